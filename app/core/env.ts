@@ -1,0 +1,103 @@
+// Process configuration: one Zod schema over process.env, checked at start by the web
+// server, the worker and the scripts. A bad value stops the process with a message that
+// names the variable (never its value: some of them are secrets).
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const booleanString = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+export const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number({ error: "must be a port number" }).int().min(1).max(65535).default(5000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => v === "" || v.startsWith("mysql://") || v.startsWith("sqlite:"), {
+      message: "must start with mysql:// (or sqlite: for a SQLite file)",
+    })
+    .optional(),
+  APP_SECRET: z.string().min(32, { message: "must be at least 32 characters" }).optional(),
+  COINBASE_API_KEY: z.string().optional(),
+  COINBASE_API_SECRET: z.string().optional(),
+  COINBASE_SANDBOX: booleanString.default(true),
+  TRUST_PROXY: booleanString.default(false),
+  WORKER_ID: z.string().optional(),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export type AppConfig = Env & {
+  appSecret: string;
+  databaseUrl: string;
+  dialect: "sqlite" | "mysql";
+};
+
+export class EnvError extends Error {}
+
+/** Parse and validate the environment; throws EnvError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new EnvError(`Invalid environment configuration:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+/** APP_SECRET from the environment, else from DATA_DIR/app-secret (created on first start). */
+export function resolveAppSecret(env: Env): string {
+  if (env.APP_SECRET) return env.APP_SECRET;
+  const dir = path.resolve(env.DATA_DIR);
+  const file = path.join(dir, "app-secret");
+  if (existsSync(file)) {
+    const stored = readFileSync(file, "utf8").trim();
+    if (stored.length >= 32) return stored;
+  }
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  return secret;
+}
+
+export function databaseUrlFor(env: Env): string {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  return `sqlite:${path.join(path.resolve(env.DATA_DIR), "app.db")}`;
+}
+
+let cached: AppConfig | undefined;
+
+/** Load the whole configuration once per process. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+  if (cached && source === process.env) return cached;
+  const env = parseEnv(source);
+  const databaseUrl = databaseUrlFor(env);
+  const config: AppConfig = {
+    ...env,
+    appSecret: resolveAppSecret(env),
+    databaseUrl,
+    dialect: databaseUrl.startsWith("mysql://") ? "mysql" : "sqlite",
+  };
+  if (source === process.env) cached = config;
+  return config;
+}
+
+/** Same as loadConfig, but prints the error and exits: for process entry points. */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,85 @@
+// Opens the database: bun:sqlite (embedded default, WAL) or a mysql2 pool, both behind Kysely.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { Kysely, MysqlDialect, sql } from "kysely";
+import { BunSqliteDialect } from "kysely-bun-sqlite";
+import { createPool } from "mysql2";
+import type { DB } from "./schema.ts";
+
+export type Dialect = "sqlite" | "mysql";
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** A description for logs and health: never includes a password. */
+  label: string;
+  destroy(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  return url.startsWith("mysql://") ? "mysql" : "sqlite";
+}
+
+/** Removes the password from a connection URL for display. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
+  }
+}
+
+export async function openDatabase(url: string): Promise<Database> {
+  return dialectOf(url) === "mysql" ? openMysql(url) : openSqlite(url);
+}
+
+async function openSqlite(url: string): Promise<Database> {
+  const { Database: BunDatabase } = await import("bun:sqlite");
+  const file = url.replace(/^sqlite:(\/\/)?/, "") || ":memory:";
+  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const raw = new BunDatabase(file, { create: true, strict: false });
+  raw.exec("PRAGMA journal_mode = WAL");
+  raw.exec("PRAGMA synchronous = FULL");
+  raw.exec("PRAGMA busy_timeout = 10000");
+  raw.exec("PRAGMA foreign_keys = ON");
+  const db = new Kysely<DB>({ dialect: new BunSqliteDialect({ database: raw }) });
+  return {
+    db,
+    dialect: "sqlite",
+    label: `sqlite:${file}`,
+    async destroy() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openMysql(url: string): Promise<Database> {
+  const pool = createPool({
+    uri: url,
+    connectionLimit: 10,
+    timezone: "Z",
+    charset: "utf8mb4",
+    // DECIMAL stays a string (money never becomes a float); BIGINT ids and epoch
+    // milliseconds fit in a double and come back as numbers, like SQLite's.
+    decimalNumbers: false,
+    supportBigNumbers: false,
+    connectTimeout: 10_000,
+  });
+  pool.on("connection", (conn) => {
+    conn.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    conn.query("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'");
+  });
+  const db = new Kysely<DB>({ dialect: new MysqlDialect({ pool }) });
+  // Fail now, with a clear message, rather than on the first request.
+  await sql`select 1`.execute(db);
+  return {
+    db,
+    dialect: "mysql",
+    label: redactUrl(url),
+    async destroy() {
+      await db.destroy();
+    },
+  };
+}

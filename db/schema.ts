@@ -1,0 +1,267 @@
+// Kysely types for every table. Conventions (docs/architecture.md):
+// - timestamps are epoch milliseconds (BIGINT) on both dialects;
+// - money and quantities are decimal strings (TEXT in SQLite, DECIMAL(36,18) in MySQL:
+//   mysql2 pads them to the scale, so always normalise with app/core/decimal.ts);
+// - booleans are 0/1 integers; JSON is stored as text and parsed in db/queries.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+type Millis = number;
+type Decimal = string;
+type Flag = number;
+/** A column the database fills (autoincrement) that is returned as a number. */
+type AutoId = Generated<number>;
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  username_key: string;
+  password_hash: string;
+  role: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SessionsTable {
+  id: string; // SHA-256 of the cookie token: the token itself is never stored
+  user_id: string;
+  created_at: Millis;
+  expires_at: Millis;
+  last_seen_at: Millis;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface LoginThrottlesTable {
+  key: string; // "user:<username_key>" or "ip:<address>"
+  failures: number;
+  locked_until: Millis | null;
+  updated_at: Millis;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string; // JSON
+  updated_at: Millis;
+}
+
+export interface ExchangesTable {
+  id: string;
+  exchange_name: string;
+  account_name: string;
+  api_key: string;
+  api_secret_enc: string;
+  passphrase_enc: string | null;
+  sandbox: ColumnType<Flag, Flag | undefined, Flag>;
+  is_enabled: ColumnType<Flag, Flag | undefined, Flag>;
+  connection_status: ColumnType<string, string | undefined, string>;
+  status_message: string | null;
+  total_usd_value: Decimal | null;
+  last_tested_at: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SignalsTable {
+  id: string;
+  action: string;
+  symbol: string;
+  order_type: string;
+  price: Decimal | null;
+  quantity: Decimal;
+  payload: string; // JSON of the received alert, secret removed
+  strategy: string | null;
+  signal_time: Millis | null;
+  dedupe_key: string;
+  processed: ColumnType<Flag, Flag | undefined, Flag>;
+  status: string; // queued | executed | skipped | failed
+  status_reason: string | null;
+  created_at: Millis;
+  processed_at: Millis | null;
+}
+
+export interface JobsTable {
+  id: AutoId;
+  task: string;
+  payload: string; // JSON, validated by the task's schema
+  status: string; // created | retry | active | completed | cancelled | failed
+  priority: ColumnType<number, number | undefined, number>;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: ColumnType<number, number | undefined, number>;
+  run_at: Millis;
+  locked_by: string | null;
+  locked_until: Millis | null;
+  last_error: string | null;
+  job_key: string | null;
+  signal_id: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+  finished_at: Millis | null;
+}
+
+export interface TradesTable {
+  id: string;
+  symbol: string;
+  side: string; // buy | sell
+  order_type: string; // market | limit
+  quantity: Decimal;
+  price: Decimal | null;
+  executed_price: Decimal | null;
+  executed_quantity: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  fee: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  status: string; // pending | executed | completed | failed | cancelled
+  source: string; // signal | manual | rule
+  order_id: string | null; // the exchange's order id
+  client_order_id: string;
+  exchange: string; // simulator | coinbase
+  signal_id: string | null;
+  position_id: string | null;
+  job_id: number | null;
+  leverage: number | null;
+  margin_type: string | null;
+  reduce_only: ColumnType<Flag, Flag | undefined, Flag>;
+  error_message: string | null;
+  created_at: Millis;
+  executed_at: Millis | null;
+  updated_at: Millis;
+}
+
+export interface PositionsTable {
+  id: string;
+  symbol: string;
+  side: string; // long | short
+  quantity: Decimal;
+  remaining_quantity: Decimal;
+  entry_price: Decimal;
+  current_price: Decimal | null;
+  entry_trade_id: string | null;
+  max_drawdown: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  portfolio_percent: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  status: string; // open | closed
+  break_even_triggered: ColumnType<Flag, Flag | undefined, Flag>;
+  trailing_stop_active: ColumnType<Flag, Flag | undefined, Flag>;
+  trailing_best_price: Decimal | null;
+  stop_price: Decimal | null;
+  advanced_controls: string | null; // JSON
+  rule_state: string | null; // JSON: take-profit levels filled, pending rule jobs
+  realized_pnl: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  fees: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  leverage: ColumnType<number, number | undefined, number>;
+  margin_type: ColumnType<string, string | undefined, string>;
+  source: string;
+  signal_id: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+  closed_at: Millis | null;
+}
+
+export interface ActivityLogsTable {
+  id: AutoId;
+  type: string; // trade | signal | system | auth | webhook | ...
+  level: string; // error | warning | success | info
+  message: string;
+  data: string | null; // JSON object
+  created_at: Millis;
+}
+
+export interface EventsTable {
+  id: AutoId;
+  type: string; // dashboard_update | new_signal | trade_update | activity_log | system_status
+  data: string; // JSON
+  created_at: Millis;
+}
+
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  hostname: string;
+  pid: number;
+  started_at: Millis;
+  last_beat_at: Millis;
+  status: string; // running | stopping | stopped
+  info: string | null; // JSON
+}
+
+export interface ProfilesTable {
+  id: string;
+  profile_id: string;
+  name: string;
+  is_default: ColumnType<Flag, Flag | undefined, Flag>;
+  active: ColumnType<Flag, Flag | undefined, Flag>;
+  trading_enabled: ColumnType<Flag, Flag | undefined, Flag>;
+  has_margin_enabled: ColumnType<Flag, Flag | undefined, Flag>;
+  source: string; // simulator | coinbase
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface BalancesTable {
+  profile_id: string;
+  currency: string;
+  available: Decimal;
+  hold: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  updated_at: Millis;
+}
+
+export interface MarketPricesTable {
+  symbol: string;
+  price: Decimal;
+  bid: Decimal | null;
+  ask: Decimal | null;
+  source: string; // coinbase | random-walk | test
+  updated_at: Millis;
+}
+
+export interface ReportsTable {
+  id: string;
+  report_id: string | null;
+  type: string; // fills | balance | account | otc_fills
+  format: string; // csv | pdf
+  status: string; // pending | creating | ready | failed
+  requested_at: Millis;
+  start_date: string | null;
+  end_date: string | null;
+  product_id: string | null;
+  profile_id: string | null;
+  year: string | null;
+  file_path: string | null;
+  file_url: string | null;
+  error_message: string | null;
+  user_id: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface DB {
+  users: UsersTable;
+  sessions: SessionsTable;
+  login_throttles: LoginThrottlesTable;
+  settings: SettingsTable;
+  exchanges: ExchangesTable;
+  signals: SignalsTable;
+  jobs: JobsTable;
+  trades: TradesTable;
+  positions: PositionsTable;
+  activity_logs: ActivityLogsTable;
+  events: EventsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
+  profiles: ProfilesTable;
+  balances: BalancesTable;
+  market_prices: MarketPricesTable;
+  reports: ReportsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type SignalRow = Selectable<SignalsTable>;
+export type NewSignalRow = Insertable<SignalsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type TradeRow = Selectable<TradesTable>;
+export type PositionRow = Selectable<PositionsTable>;
+export type ActivityLogRow = Selectable<ActivityLogsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type WorkerHeartbeatRow = Selectable<WorkerHeartbeatsTable>;
+export type ExchangeRow = Selectable<ExchangesTable>;
+export type ProfileRow = Selectable<ProfilesTable>;
+export type ReportRow = Selectable<ReportsTable>;
