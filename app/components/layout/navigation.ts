@@ -1,0 +1,36 @@
+// The sidebar entries: SPEC.md §2's list first, then the other screens.
+export interface NavItem {
+  to: string;
+  label: string;
+  icon: string;
+  adminOnly?: boolean;
+  /** Other paths that highlight this entry. */
+  aliases?: string[];
+}
+
+export const MAIN_NAV: NavItem[] = [
+  { to: "/", label: "Dashboard", icon: "dashboard", aliases: ["/dashboard"] },
+  { to: "/positions", label: "Positions", icon: "positions" },
+  { to: "/exchanges", label: "Exchanges", icon: "exchanges" },
+  { to: "/webhook", label: "Webhook Config", icon: "webhook", adminOnly: true },
+  { to: "/api-settings", label: "API Settings", icon: "api", adminOnly: true },
+  { to: "/trading-rules", label: "Trading Rules", icon: "rules", adminOnly: true },
+  { to: "/history", label: "Trade History", icon: "history", aliases: ["/trade-history", "/trades", "/signals"] },
+];
+
+export const MORE_NAV: NavItem[] = [
+  { to: "/manual-trading", label: "Manual Trading", icon: "manual" },
+  { to: "/logs", label: "Activity Logs", icon: "logs" },
+  { to: "/market-data", label: "Market Data", icon: "market" },
+  { to: "/profiles", label: "Profiles", icon: "profiles" },
+  { to: "/reports", label: "Reports", icon: "reports" },
+];
+
+export function isActive(item: NavItem, pathname: string): boolean {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  return [item.to, ...(item.aliases ?? [])].includes(path);
+}
+
+export function visibleItems(items: NavItem[], role: string): NavItem[] {
+  return items.filter((item) => !item.adminOnly || role === "admin");
+}

@@ -1,0 +1,72 @@
+import { withEmotionCache } from "@emotion/react";
+import Box from "@mui/material/Box";
+import { unstable_useEnhancedEffect as useEnhancedEffect } from "@mui/material/utils";
+import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData } from "@remix-run/react";
+import { type ReactNode, useContext } from "react";
+import { GeneralErrorBoundary } from "./components/error-boundary.tsx";
+import { ToastProvider } from "./components/toaster.tsx";
+import { ClientStyleContext } from "./mui/emotion.ts";
+import { getUser } from "./utils/auth.server.ts";
+import { getToast } from "./utils/toast.server.ts";
+
+export const PLATFORM_NAME = "PerpDesk";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [user, { toast, headers }] = await Promise.all([getUser(request, context), getToast(request, context)]);
+  return json({ user, toast }, { headers: headers ?? undefined });
+}
+
+export const meta: MetaFunction = () => [{ title: `${PLATFORM_NAME} · Futures Trading Automation` }];
+
+export const links = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+
+const Document = withEmotionCache(({ children }: { children: ReactNode }, emotionCache) => {
+  const clientStyleData = useContext(ClientStyleContext);
+  // After hydration, hand the server's style tags to the client cache (MUI's Remix example).
+  useEnhancedEffect(() => {
+    emotionCache.sheet.container = document.head;
+    const tags = emotionCache.sheet.tags;
+    emotionCache.sheet.flush();
+    tags.forEach((tag) => (emotionCache.sheet as unknown as { _insertTag: (t: HTMLStyleElement) => void })._insertTag(tag));
+    clientStyleData.reset();
+  }, []);
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="color-scheme" content="dark" />
+        <meta name="emotion-insertion-point" content="emotion-insertion-point" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+});
+
+export default function App() {
+  const { toast } = useLoaderData<typeof loader>();
+  return (
+    <Document>
+      <ToastProvider serverToast={toast}>
+        <Outlet />
+      </ToastProvider>
+    </Document>
+  );
+}
+
+export function ErrorBoundary() {
+  return (
+    <Document>
+      <Box sx={{ p: 4 }}>
+        <GeneralErrorBoundary />
+      </Box>
+    </Document>
+  );
+}

@@ -1,0 +1,27 @@
+// Every screen behind login: the session is checked here and again by each route's own
+// loader (Remix runs loaders in parallel, so a layout check alone is not a guard).
+import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
+import { AppShell } from "#app/components/layout/app-shell.tsx";
+import { getSystemStatus } from "#app/services/health.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireUser(request, context);
+  const health = await getSystemStatus(context);
+  return json({ user: { username: user.username, role: user.role }, systemStatus: health.systemStatus });
+}
+
+export default function AppLayout() {
+  const { user, systemStatus } = useLoaderData<typeof loader>();
+  return (
+    <AppShell user={user} status={systemStatus}>
+      <Outlet />
+    </AppShell>
+  );
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />;
+}

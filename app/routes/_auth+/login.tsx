@@ -1,0 +1,116 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import Alert from "@mui/material/Alert";
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import Link from "@mui/material/Link";
+import Typography from "@mui/material/Typography";
+import { type ActionFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import { Form, Link as RemixLink, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { Field } from "#app/components/forms.tsx";
+import { useToast } from "#app/components/toaster.tsx";
+import { LoginSchema } from "#app/core/schemas/auth.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import {
+  LoginError,
+  authenticateForm,
+  requireAnonymous,
+  safeRedirect,
+  startSession,
+} from "#app/utils/auth.server.ts";
+
+export const LOGIN_FAILED_401 = "Invalid username or password. Please try again.";
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireAnonymous(request, context);
+  // remix-auth-form reads the body itself: Conform parses a clone.
+  const formData = await request.clone().formData();
+  const submission = parseWithZod(formData, { schema: LoginSchema });
+  if (submission.status !== "success") {
+    return json({ result: submission.reply({ hideFields: ["password"] }), toast: null as Toast | null }, { status: 400 });
+  }
+  try {
+    const user = await authenticateForm(request, context);
+    const cookie = await startSession(request, context, user);
+    return redirect(safeRedirect(formData.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
+  } catch (error) {
+    if (!(error instanceof LoginError)) throw error;
+    const description = error.result.status === 401 ? LOGIN_FAILED_401 : error.result.error;
+    const headers: HeadersInit = error.result.retryAfterSeconds ? { "Retry-After": String(error.result.retryAfterSeconds) } : {};
+    return json(
+      {
+        result: submission.reply({ formErrors: [description], resetForm: true }),
+        toast: { title: "Login Failed", description, variant: "destructive" } as Toast | null,
+      },
+      { status: error.result.status, headers },
+    );
+  }
+}
+
+export const meta: MetaFunction = () => [{ title: "Sign in · PerpDesk" }];
+
+export default function LoginPage() {
+  const actionData = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const redirectTo = searchParams.get("redirectTo") ?? "";
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formAction === "/login";
+  const toast = useToast();
+  const usernameRef = useRef<HTMLInputElement>(null);
+
+  const [form, fields] = useForm({
+    id: "login-form",
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+
+  // A failed login clears the form, focuses the username and shows the toast (SPEC.md §8).
+  useEffect(() => {
+    if (actionData?.toast) {
+      toast(actionData.toast);
+      usernameRef.current?.focus();
+    }
+  }, [actionData, toast]);
+
+  return (
+    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
+      <CardContent sx={{ p: 4 }}>
+        <Typography variant="h2" component="h1" gutterBottom>
+          Sign in
+        </Typography>
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          Sign in to manage your trading automation.
+        </Typography>
+        {form.errors?.length ? (
+          <Alert severity="error" id={form.errorId} sx={{ mb: 1 }}>
+            {form.errors[0]}
+          </Alert>
+        ) : null}
+        <Form method="post" action="/login" {...getFormProps(form)}>
+          <input type="hidden" name="redirectTo" value={redirectTo} />
+          <Field
+            field={fields.username}
+            label="Username"
+            autoComplete="username"
+            autoFocus
+            inputRef={usernameRef}
+          />
+          <Field field={fields.password} label="Password" type="password" autoComplete="current-password" />
+          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
+            {busy ? "Signing in..." : "Sign in"}
+          </Button>
+        </Form>
+        <Typography sx={{ mt: 3 }} color="text.secondary">
+          No account yet?{" "}
+          <Link component={RemixLink} to={redirectTo ? `/register?redirectTo=${encodeURIComponent(redirectTo)}` : "/register"}>
+            Create account
+          </Link>
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,103 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import Alert from "@mui/material/Alert";
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import Link from "@mui/material/Link";
+import Typography from "@mui/material/Typography";
+import { type ActionFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import { Form, Link as RemixLink, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useEffect } from "react";
+import { Field } from "#app/components/forms.tsx";
+import { useToast } from "#app/components/toaster.tsx";
+import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import { registerUser } from "#app/services/auth.server.ts";
+import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
+import { UsernameTakenError } from "#db/queries/users.ts";
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireAnonymous(request, context);
+  const formData = await request.formData();
+  const submission = parseWithZod(formData, { schema: RegisterFormSchema });
+  if (submission.status !== "success") {
+    return json(
+      { result: submission.reply({ hideFields: ["password", "confirmPassword"] }), toast: null as Toast | null },
+      { status: 400 },
+    );
+  }
+  try {
+    const user = await registerUser(context.db, { ...submission.value, ip: context.clientIp });
+    const cookie = await startSession(request, context, user);
+    return redirect(safeRedirect(formData.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
+  } catch (error) {
+    if (!(error instanceof UsernameTakenError)) throw error;
+    return json(
+      {
+        result: submission.reply({
+          fieldErrors: { username: [error.message] },
+          hideFields: ["password", "confirmPassword"],
+        }),
+        toast: { title: "Registration Failed", description: error.message, variant: "destructive" } as Toast | null,
+      },
+      { status: 409 },
+    );
+  }
+}
+
+export const meta: MetaFunction = () => [{ title: "Create account · PerpDesk" }];
+
+export default function RegisterPage() {
+  const actionData = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const redirectTo = searchParams.get("redirectTo") ?? "";
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formAction === "/register";
+  const toast = useToast();
+
+  const [form, fields] = useForm({
+    id: "register-form",
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: RegisterFormSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+
+  useEffect(() => {
+    if (actionData?.toast) toast(actionData.toast);
+  }, [actionData, toast]);
+
+  return (
+    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
+      <CardContent sx={{ p: 4 }}>
+        <Typography variant="h2" component="h1" gutterBottom>
+          Create account
+        </Typography>
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          The first account becomes the administrator.
+        </Typography>
+        {actionData?.toast ? (
+          <Alert severity="error" sx={{ mb: 1 }}>
+            {actionData.toast.title}: {actionData.toast.description}
+          </Alert>
+        ) : null}
+        <Form method="post" action="/register" {...getFormProps(form)}>
+          <input type="hidden" name="redirectTo" value={redirectTo} />
+          <Field field={fields.username} label="Username" autoComplete="username" autoFocus helperText="3-20 letters, numbers or underscores" />
+          <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
+          <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
+          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
+            {busy ? "Creating account..." : "Create account"}
+          </Button>
+        </Form>
+        <Typography sx={{ mt: 3 }} color="text.secondary">
+          Already have an account?{" "}
+          <Link component={RemixLink} to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}>
+            Sign in
+          </Link>
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}

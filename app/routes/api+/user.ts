@@ -1,0 +1,8 @@
+// GET /api/user: the logged-in user, or 401.
+import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireUser(request, context);
+  return json(user, { headers: { "Cache-Control": "no-store" } });
+}

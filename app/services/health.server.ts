@@ -1,0 +1,60 @@
+// GET /api/health: each component checked for real, never assumed.
+import { sql } from "kysely";
+import type { AppLoadContext } from "@remix-run/node";
+import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
+import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
+
+export const WORKER_ONLINE_MS = 15_000;
+export const WORKER_WARNING_MS = 60_000;
+const SLOW_QUERY_MS = 500;
+
+export async function checkDatabase(context: Pick<AppLoadContext, "db" | "database">): Promise<SystemStatusEntry> {
+  const started = performance.now();
+  const name = context.database.dialect === "mysql" ? "MySQL/MariaDB" : "SQLite (embedded)";
+  try {
+    await sql`select 1`.execute(context.db);
+    const ms = Math.round(performance.now() - started);
+    const status: ComponentStatus = ms > SLOW_QUERY_MS ? "warning" : "online";
+    return { component: "database", status, message: `${name} answered in ${ms} ms` };
+  } catch (error) {
+    return { component: "database", status: "error", message: `${name} unreachable: ${(error as Error).message}` };
+  }
+}
+
+export async function checkWorker(context: Pick<AppLoadContext, "db">, now = Date.now()): Promise<SystemStatusEntry> {
+  try {
+    const beats = (await listHeartbeats(context.db)).filter((b) => b.status === "running");
+    const newest = beats[0];
+    if (!newest) return { component: "worker", status: "error", message: "No worker is running" };
+    const age = Math.max(0, now - newest.lastBeatAt);
+    const alive = beats.filter((b) => now - b.lastBeatAt <= WORKER_ONLINE_MS).length;
+    if (age <= WORKER_ONLINE_MS) {
+      return { component: "worker", status: "online", message: `${alive} worker${alive === 1 ? "" : "s"} running, last heartbeat ${Math.round(age / 1000)} s ago` };
+    }
+    const status: ComponentStatus = age <= WORKER_WARNING_MS ? "warning" : "error";
+    return { component: "worker", status, message: `Last worker heartbeat ${Math.round(age / 1000)} s ago` };
+  } catch (error) {
+    return { component: "worker", status: "error", message: `Heartbeat unreadable: ${(error as Error).message}` };
+  }
+}
+
+export function checkWebhook(): SystemStatusEntry {
+  // The intake (POST /api/webhook/tradingview) arrives with the signal pipeline (issue 3).
+  return { component: "webhook", status: "warning", message: "Webhook intake not built yet: signals are not accepted" };
+}
+
+export function checkExchange(context: Pick<AppLoadContext, "config">): SystemStatusEntry {
+  const hasKeys = Boolean(context.config.COINBASE_API_KEY && context.config.COINBASE_API_SECRET);
+  return {
+    component: "coinbase_api",
+    status: "warning",
+    message: hasKeys
+      ? "Coinbase keys found, but the Coinbase connector is not built yet: no orders are sent"
+      : "No exchange configured; the paper-trading simulator is not built yet: no orders are sent",
+  };
+}
+
+export async function getSystemStatus(context: AppLoadContext) {
+  const systemStatus = [await checkDatabase(context), await checkWorker(context), checkWebhook(), checkExchange(context)];
+  return { status: overallStatus(systemStatus), systemStatus, checkedAt: new Date().toISOString() };
+}

@@ -1,0 +1,61 @@
+// Helpers for the JSON resource routes under /api.
+import { json } from "@remix-run/node";
+
+export function jsonError(status: number, error: string, extra: Record<string, unknown> = {}) {
+  return json({ error, ...extra }, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/** Throws a 405 unless the request uses one of the methods. */
+export function requireMethod(request: Request, ...methods: string[]) {
+  if (!methods.includes(request.method.toUpperCase())) {
+    throw jsonError(405, `Method ${request.method} not allowed`);
+  }
+}
+
+export class BodyTooLargeError extends Error {}
+
+/**
+ * Reads a request body as text with a size limit (in bytes), without trusting
+ * Content-Length alone. Throws a 413 JSON response when the body is too large.
+ */
+export async function readBodyText(request: Request, limitBytes = 64 * 1024): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limitBytes) throw jsonError(413, "Request body too large");
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limitBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw jsonError(413, "Request body too large");
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** Parses a JSON object body (any content type). Throws a 400 JSON response otherwise. */
+export async function readJsonObject(request: Request, limitBytes = 64 * 1024): Promise<Record<string, unknown>> {
+  const text = await readBodyText(request, limitBytes);
+  if (!text.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw jsonError(400, "Request body must be valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw jsonError(400, "Request body must be a JSON object");
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The first message of a Zod error, with the field it concerns. */
+export function firstIssue(issues: { path: PropertyKey[]; message: string }[]) {
+  const issue = issues[0];
+  return { field: issue ? issue.path.map(String).join(".") : undefined, message: issue?.message ?? "Invalid input" };
+}

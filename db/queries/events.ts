@@ -1,0 +1,49 @@
+// The events table: an append-only feed of what browsers should see. The web process
+// tails it by id and pushes each row to the /ws clients.
+import { type Db, nowMs, parseJson } from "./util.ts";
+
+export const LIVE_MESSAGE_TYPES = [
+  "dashboard_update",
+  "new_signal",
+  "trade_update",
+  "activity_log",
+  "system_status",
+] as const;
+export type LiveMessageType = (typeof LIVE_MESSAGE_TYPES)[number];
+
+export interface LiveEvent {
+  id: number;
+  type: LiveMessageType;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+export async function appendEvent(db: Db, type: LiveMessageType, data: Record<string, unknown>): Promise<void> {
+  await db.insertInto("events").values({ type, data: JSON.stringify(data), created_at: nowMs() }).execute();
+}
+
+export async function listEventsAfter(db: Db, afterId: number, limit = 500): Promise<LiveEvent[]> {
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where("id", ">", afterId)
+    .orderBy("id", "asc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    type: r.type as LiveMessageType,
+    data: parseJson<Record<string, unknown>>(r.data, {}),
+    createdAt: Number(r.created_at),
+  }));
+}
+
+export async function latestEventId(db: Db): Promise<number> {
+  const row = await db.selectFrom("events").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+export async function pruneEvents(db: Db, olderThanMs: number): Promise<number> {
+  const result = await db.deleteFrom("events").where("created_at", "<", olderThanMs).executeTakeFirst();
+  return Number(result.numDeletedRows ?? 0);
+}

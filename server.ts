@@ -1,0 +1,126 @@
+// The web process: one Hono app on Bun serving static files, Remix pages and /api routes
+// on one port (PORT, default 5000).
+import { existsSync, watch } from "node:fs";
+import path from "node:path";
+import { type ServerBuild, broadcastDevReady, createRequestHandler } from "@remix-run/node";
+import { Hono } from "hono";
+import { getConnInfo, serveStatic } from "hono/bun";
+import type { AppConfig } from "./app/core/env.ts";
+import type { AppServices } from "./app/utils/context.server.ts";
+import type { Database } from "./db/client.ts";
+
+const BUILD_PATH = path.resolve("build/index.js");
+
+export interface CreateAppOptions {
+  config: AppConfig;
+  database: Database;
+  build: ServerBuild | (() => ServerBuild);
+  mode?: string;
+}
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The Hono app (no listening socket): used by the server and by the integration tests. */
+export function createApp({ config, database, build, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
+  const app = new Hono();
+  const getBuild = typeof build === "function" ? build : () => build;
+
+  // Browser hardening on every answer.
+  app.use("*", async (c, next) => {
+    await next();
+    const h = c.res.headers;
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("X-Frame-Options", "DENY");
+    h.set("Referrer-Policy", "same-origin");
+    h.set("Content-Security-Policy", "frame-ancestors 'none'; object-src 'none'; base-uri 'self'");
+    if (!h.has("Cache-Control") && !c.req.path.startsWith("/build/")) h.set("Cache-Control", "no-store");
+  });
+
+  // Cross-site request forgery: a state-changing request from another site is refused.
+  // The TradingView webhook is exempt (it authenticates with its own secret).
+  app.use("*", async (c, next) => {
+    if (UNSAFE.has(c.req.method) && !c.req.path.startsWith("/api/webhook/")) {
+      const site = c.req.header("sec-fetch-site");
+      const origin = c.req.header("origin");
+      const host = (config.TRUST_PROXY && c.req.header("x-forwarded-host")) || c.req.header("host");
+      const foreignOrigin = origin && origin !== "null" && host && new URL(origin).host !== host;
+      if (site === "cross-site" || foreignOrigin) {
+        return c.json({ error: "Cross-site request refused" }, 403);
+      }
+    }
+    await next();
+  });
+
+  app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));
+  app.use("/favicon.svg", serveStatic({ root: "./public" }));
+  app.use("/logo.svg", serveStatic({ root: "./public" }));
+
+  app.all("*", async (c) => {
+    const request = c.req.raw;
+    const forwardedProto = c.req.header("x-forwarded-proto");
+    const isHttps =
+      new URL(request.url).protocol === "https:" || (config.TRUST_PROXY && forwardedProto?.split(",")[0]?.trim() === "https");
+    const services: AppServices = {
+      db: database.db,
+      database,
+      config,
+      clientIp: clientIp(c, config),
+      isHttps: Boolean(isHttps),
+    };
+    const handler = createRequestHandler(getBuild(), mode);
+    return handler(request, services);
+  });
+
+  return app;
+}
+
+function clientIp(c: Parameters<Parameters<Hono["use"]>[1]>[0], config: AppConfig): string | null {
+  if (config.TRUST_PROXY) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function importBuild(): Promise<ServerBuild> {
+  if (!existsSync(BUILD_PATH)) {
+    throw new Error("No build found at build/index.js: run `npm run build` first (npm start does it for you).");
+  }
+  return (await import(`${BUILD_PATH}?t=${Date.now()}`)) as ServerBuild;
+}
+
+if (import.meta.main) {
+  const { loadConfigOrExit } = await import("./app/core/env.ts");
+  const { openDatabase } = await import("./db/client.ts");
+  const { migrateToLatest } = await import("./db/migrate.ts");
+  const config = loadConfigOrExit();
+  const database = await openDatabase(config.databaseUrl);
+  await migrateToLatest(database.db);
+  let build = await importBuild();
+  const app = createApp({ config, database, build: () => build });
+
+  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, idleTimeout: 60 });
+  console.log(`[web] listening on http://localhost:${server.port} (${database.label})`);
+
+  if (process.env.REMIX_DEV_ORIGIN) {
+    // `remix dev --manual`: reload the bundle in-process when a rebuild lands.
+    broadcastDevReady(build);
+    watch(path.dirname(BUILD_PATH), { persistent: false }, async (_event, file) => {
+      if (file !== "version.txt") return;
+      build = await importBuild();
+      broadcastDevReady(build);
+    });
+  }
+
+  const shutdown = async () => {
+    server.stop();
+    await database.destroy();
+    process.exit(0);
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
