@@ -22,6 +22,10 @@ export default async function handleRequest(
   const cache = createEmotionCache();
   const { extractCriticalToChunks, constructStyleTagsFromChunks } = createEmotionServer(cache);
   let status = responseStatusCode;
+  // Abort a render that hangs; the timer is cleared once the document is complete
+  // (aborting a finished render makes React close its stream twice).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ABORT_DELAY);
   const stream = await renderToReadableStream(
     <CacheProvider value={cache}>
       <ThemeProvider theme={theme}>
@@ -30,15 +34,20 @@ export default async function handleRequest(
       </ThemeProvider>
     </CacheProvider>,
     {
-      signal: AbortSignal.timeout(ABORT_DELAY),
+      signal: controller.signal,
       onError(error: unknown) {
         status = 500;
         console.error(error);
       },
     },
   );
-  await stream.allReady;
-  let html = await new Response(stream).text();
+  let html: string;
+  try {
+    await stream.allReady;
+    html = await new Response(stream).text();
+  } finally {
+    clearTimeout(timer);
+  }
   const styles = constructStyleTagsFromChunks(extractCriticalToChunks(html));
   html = html.replace(INSERTION_POINT, INSERTION_POINT + styles);
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;

@@ -37,9 +37,11 @@ const Document = withEmotionCache(({ children }: { children: ReactNode }, emotio
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <meta name="color-scheme" content="dark" />
-        <meta name="emotion-insertion-point" content="emotion-insertion-point" />
         <Meta />
         <Links />
+        {/* Last in <head>: the server puts the critical CSS after it, and React 18 tolerates
+            extra trailing nodes in <head> during hydration, but not nodes in the middle. */}
+        <meta name="emotion-insertion-point" content="emotion-insertion-point" />
       </head>
       <body>
         {children}
