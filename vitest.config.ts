@@ -1,0 +1,18 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: [{ find: /^#(app|db|worker|tests)\/(.*)$/, replacement: path.resolve("$1/$2") }],
+  },
+  esbuild: { jsx: "automatic" },
+  test: {
+    // Under `bun --bun vitest`: threads is the pool that works (STACK-NOTES.md).
+    pool: "threads",
+    include: ["app/**/*.test.{ts,tsx}", "db/**/*.test.ts", "worker/**/*.test.ts", "tests/integration/**/*.test.ts"],
+    setupFiles: ["tests/setup/setup-test-env.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    restoreMocks: true,
+  },
+});
