@@ -2,11 +2,11 @@
 // on one port (PORT, default 5000).
 import { existsSync, watch } from "node:fs";
 import path from "node:path";
-import { type ServerBuild, broadcastDevReady, createRequestHandler } from "@remix-run/node";
+import { type AppLoadContext, type ServerBuild, broadcastDevReady, createRequestHandler } from "@remix-run/node";
 import { Hono } from "hono";
 import { getConnInfo, serveStatic } from "hono/bun";
 import type { AppConfig } from "./app/core/env.ts";
-import type { AppServices } from "./app/utils/context.server.ts";
+import "./app/utils/context.server.ts";
 import type { Database } from "./db/client.ts";
 
 const BUILD_PATH = path.resolve("build/index.js");
@@ -60,7 +60,7 @@ export function createApp({ config, database, build, mode = process.env.NODE_ENV
     const forwardedProto = c.req.header("x-forwarded-proto");
     const isHttps =
       new URL(request.url).protocol === "https:" || (config.TRUST_PROXY && forwardedProto?.split(",")[0]?.trim() === "https");
-    const services: AppServices = {
+    const services: AppLoadContext = {
       db: database.db,
       database,
       config,

@@ -11,6 +11,7 @@ export default defineConfig({
     pool: "threads",
     include: ["app/**/*.test.{ts,tsx}", "db/**/*.test.ts", "worker/**/*.test.ts", "tests/integration/**/*.test.ts"],
     setupFiles: ["tests/setup/setup-test-env.ts"],
+    globalSetup: ["tests/setup/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     restoreMocks: true,

@@ -8,7 +8,7 @@ import type { ReactNode } from "react";
 export function Screen({ title, badge, actions, children }: { title: string; badge?: ReactNode; actions?: ReactNode; children: ReactNode }) {
   return (
     <Box>
-      <Stack direction="row" alignItems="center" spacing={2} sx={{ mb: 3, flexWrap: "wrap" }} useFlexGap>
+      <Stack direction="row" spacing={2} sx={{ alignItems: "center", mb: 3, flexWrap: "wrap" }} useFlexGap>
         <Typography variant="h1" component="h1">
           {title}
         </Typography>

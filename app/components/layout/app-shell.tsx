@@ -88,7 +88,7 @@ function Sidebar({ user, status, onNavigate }: { user: ShellUser; status: System
   const { pathname } = useLocation();
   return (
     <Box sx={{ display: "flex", flexDirection: "column", height: "100%" }}>
-      <Stack direction="row" spacing={1.5} alignItems="center" sx={{ px: 2.5, height: 64 }}>
+      <Stack direction="row" spacing={1.5} sx={{ alignItems: "center", px: 2.5, height: 64 }}>
         <Logo size={32} />
         <Typography variant="h3" component="p">
           PerpDesk
@@ -159,7 +159,7 @@ export function AppShell({ user, status, children }: { user: ShellUser; status: 
           <Typography variant="h3" component="p" noWrap sx={{ flex: 1 }} data-testid="platform-title">
             {PLATFORM_TITLE}
           </Typography>
-          <Stack direction="row" spacing={1} alignItems="center">
+          <Stack sx={{ alignItems: "center" }} direction="row" spacing={1}>
             <Typography data-testid="header-username" sx={{ display: { xs: "none", sm: "block" } }}>
               {user.username}
             </Typography>

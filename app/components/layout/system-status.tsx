@@ -36,7 +36,7 @@ export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] })
   const text = STATUS_TEXT[overall];
   return (
     <Box data-testid="system-status" data-status={overall} sx={{ p: 2, borderTop: 1, borderColor: "divider" }}>
-      <Stack direction="row" spacing={1} alignItems="center">
+      <Stack sx={{ alignItems: "center" }} direction="row" spacing={1}>
         <Dot status={overall} />
         <Typography variant="subtitle2">{text.title}</Typography>
       </Stack>
@@ -46,7 +46,7 @@ export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] })
       <Stack component="ul" spacing={0.5} sx={{ listStyle: "none", p: 0, m: 0, mt: 1 }}>
         {entries.map((entry) => (
           <Tooltip key={entry.component} title={entry.message} placement="right">
-            <Stack component="li" direction="row" spacing={1} alignItems="center" data-component={entry.component}>
+            <Stack sx={{ alignItems: "center" }} component="li" direction="row" spacing={1} data-component={entry.component}>
               <Dot status={entry.status === "online" || entry.status === "warning" ? entry.status : "error"} />
               <Typography variant="caption" color="text.secondary">
                 {LABELS[entry.component] ?? entry.component}: {entry.status}

@@ -19,7 +19,7 @@ export default function Page() {
         <Typography variant="h3" component="h2" gutterBottom>
           Perpetual contracts
         </Typography>
-        <Stack direction="row" spacing={1} sx={{ mb: 2 }} useFlexGap flexWrap="wrap">
+        <Stack direction="row" spacing={1} sx={{ flexWrap: "wrap", mb: 2 }} useFlexGap>
           {["BTC", "ETH", "SOL", "XRP"].map((coin) => (
             <Chip key={coin} label={`${coin}-PERP`} color="primary" variant="outlined" />
           ))}

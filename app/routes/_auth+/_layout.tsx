@@ -45,7 +45,7 @@ export default function AuthLayout() {
           background: "linear-gradient(135deg, #0f172a 0%, #1e3a8a 100%)",
         }}
       >
-        <Stack direction="row" spacing={1.5} alignItems="center" sx={{ mb: 4 }}>
+        <Stack direction="row" spacing={1.5} sx={{ alignItems: "center", mb: 4 }}>
           <Logo size={40} />
           <Typography variant="h2" component="p">
             PerpDesk
@@ -65,7 +65,7 @@ export default function AuthLayout() {
           <Typography variant="h3" component="h2" sx={{ mb: 1.5 }}>
             Perpetual contracts
           </Typography>
-          <Stack direction="row" spacing={1} sx={{ mb: 2 }} useFlexGap flexWrap="wrap">
+          <Stack direction="row" spacing={1} sx={{ flexWrap: "wrap", mb: 2 }} useFlexGap>
             {COMING_SOON.map((coin) => (
               <Chip key={coin} label={`${coin}-PERP`} color="primary" variant="outlined" />
             ))}

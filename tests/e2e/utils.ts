@@ -1,0 +1,272 @@
+// Helpers for the browser suite: starting the real app the way the README says
+// (`bun scripts/start.ts`: migrations, then the web server and the worker), driving
+// Debian's Chromium through playwright-core, and a few page checks.
+import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
+
+// ---------------------------------------------------------------------------------------
+// Build
+// ---------------------------------------------------------------------------------------
+
+function newestMtime(entry: string): number {
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const child of readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  return newest;
+}
+
+/** Runs `npx remix build` when the build is missing (or older than the sources). */
+export function ensureBuild(): void {
+  const serverBuild = path.join(ROOT, "build/index.js");
+  const clientBuild = path.join(ROOT, "public/build");
+  const sources = ["app", "db", "remix.config.js"].map((p) => path.join(ROOT, p));
+  const stale =
+    !existsSync(serverBuild) ||
+    !existsSync(clientBuild) ||
+    statSync(serverBuild).mtimeMs < Math.max(...sources.map(newestMtime));
+  if (!stale) return;
+  console.log("[e2e] building the app (npx remix build)...");
+  execSync("npx remix build", { cwd: ROOT, stdio: "inherit" });
+}
+
+// ---------------------------------------------------------------------------------------
+// The app under test
+// ---------------------------------------------------------------------------------------
+
+/** A free TCP port, starting the search at `preferred`. */
+export async function freePort(preferred: number): Promise<number> {
+  for (let port = preferred; port < preferred + 200; port++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen({ port, host: "0.0.0.0", exclusive: true }, () => server.close(() => resolve(true)));
+    });
+    if (ok) return port;
+  }
+  throw new Error(`no free port in ${preferred}..${preferred + 199}`);
+}
+
+export interface RunningApp {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  /** Everything the processes printed so far. */
+  log(): string;
+  /** SIGTERM to the whole process group, then SIGKILL if anything is left. */
+  stop(): Promise<void>;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return check();
+}
+
+/**
+ * Starts `bun scripts/start.ts` in its own process group (so the web server and the worker
+ * it spawns can be stopped together) with a fresh DATA_DIR, and waits for GET /api/health.
+ */
+export async function startApp(options: { port: number; env?: Record<string, string>; label: string }): Promise<RunningApp> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `perpdesk-e2e-${options.label}-`));
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  let output = "";
+  const binDir = path.join(ROOT, "node_modules/.bin");
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    PORT: String(options.port),
+    DATA_DIR: dataDir,
+    NODE_ENV: "production",
+    ...options.env,
+  };
+  // Never inherit the unit tests' secret or database: the app makes its own in DATA_DIR.
+  delete env.APP_SECRET;
+  if (!options.env?.DATABASE_URL) delete env.DATABASE_URL;
+
+  const child: ChildProcess = spawn("bun", ["scripts/start.ts"], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const pgid = child.pid!;
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  let exited = false;
+  child.on("exit", (code, signal) => {
+    exited = true;
+    output += `\n[e2e] start.ts exited (code ${code}, signal ${signal})\n`;
+  });
+
+  const stop = async () => {
+    if (groupAlive(pgid)) {
+      try {
+        process.kill(-pgid, "SIGTERM");
+      } catch {}
+      await waitUntil(() => !groupAlive(pgid), 8000);
+      if (groupAlive(pgid)) {
+        try {
+          process.kill(-pgid, "SIGKILL");
+        } catch {}
+        await waitUntil(() => !groupAlive(pgid), 3000);
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const healthy = await waitUntil(
+    async () => {
+      if (exited) return true;
+      try {
+        const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2000) });
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    250,
+  );
+  if (!healthy || exited) {
+    await stop();
+    throw new Error(`[e2e] the app (${options.label}) did not answer GET /api/health with 200 within 30 s. Server log:\n${output}`);
+  }
+  return { baseUrl, port: options.port, dataDir, log: () => output, stop };
+}
+
+// ---------------------------------------------------------------------------------------
+// Browser
+// ---------------------------------------------------------------------------------------
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+declare global {
+  interface Window {
+    __maxToasts?: number;
+  }
+}
+
+/**
+ * A context whose pages record the largest number of toasts ever shown at once
+ * (window.__maxToasts), so "one toast at a time" is checked all along, not just at the end.
+ */
+export async function newContext(browser: Browser, baseURL: string, options: { javaScriptEnabled?: boolean } = {}) {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 }, ...options });
+  if (options.javaScriptEnabled !== false) {
+    await context.addInitScript(() => {
+      window.__maxToasts = 0;
+      const check = () => {
+        const n = document.querySelectorAll("[data-testid=toast]").length;
+        if (n > (window.__maxToasts ?? 0)) window.__maxToasts = n;
+      };
+      new MutationObserver(check).observe(document, { childList: true, subtree: true });
+    });
+  }
+  return context;
+}
+
+export const maxToastsSeen = (page: Page) => page.evaluate(() => window.__maxToasts ?? 0);
+
+export interface PageProblems {
+  errors: string[];
+  clear(): void;
+}
+
+/** Collects uncaught page errors and console errors (hydration failures show up here). */
+export function watchProblems(page: Page): PageProblems {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") {
+      const where = message.location()?.url ? ` (${message.location().url})` : "";
+      errors.push(`console.error: ${message.text()}${where}`);
+    }
+  });
+  return { errors, clear: () => errors.splice(0, errors.length) };
+}
+
+/**
+ * Waits until React has hydrated the whole document: hydration attaches a fiber to
+ * <html> only after the entire tree has rendered; the next frame is after the commit.
+ */
+export async function waitForHydration(page: Page, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(
+    () => Object.keys(document.documentElement).some((key) => key.startsWith("__reactFiber$")),
+    undefined,
+    { timeout },
+  );
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+}
+
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage });
+}
+
+// ---------------------------------------------------------------------------------------
+// The app's own rules, restated from SPEC.md for the expectations
+// ---------------------------------------------------------------------------------------
+
+export interface HealthAnswer {
+  status: string;
+  systemStatus: { component: string; status: string; message: string }[];
+  checkedAt: string;
+}
+
+/** SPEC.md §2 (Sidebar): the status block's title and detail for a health answer. */
+export function expectedStatusText(health: HealthAnswer): { title: string; detail: string | null } {
+  const entries = health.systemStatus;
+  if (entries.length > 0 && entries.every((e) => e.status === "online")) {
+    return { title: "System Online", detail: "All services running" };
+  }
+  if (entries.some((e) => e.status === "warning")) return { title: "System Warning", detail: null };
+  return { title: "System Error", detail: "Check system status" };
+}
+
+export async function fetchHealth(baseUrl: string): Promise<HealthAnswer> {
+  const res = await fetch(`${baseUrl}/api/health`);
+  if (res.status !== 200) throw new Error(`GET /api/health answered ${res.status}`);
+  return (await res.json()) as HealthAnswer;
+}
+
+export const pathOf = (page: Page) => {
+  const url = new URL(page.url());
+  return url.pathname + url.search;
+};
+
+export type { Browser, BrowserContext, Page };

@@ -1,0 +1,104 @@
+// Who may reach what: every page and /api route that exists, for anonymous, user and admin.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+
+const USER_PAGES = [
+  "/",
+  "/dashboard",
+  "/positions",
+  "/exchanges",
+  "/manual-trading",
+  "/history",
+  "/trade-history",
+  "/trades",
+  "/signals",
+  "/logs",
+  "/profiles",
+  "/market-data",
+  "/reports",
+  "/coming-soon",
+];
+const ADMIN_PAGES = ["/api-settings", "/webhook", "/trading-rules"];
+
+describe.each(testDialects())("access matrix on %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let user: string;
+  beforeAll(async () => {
+    app = await createTestApp(dialect);
+    admin = (await registerVia(app, "matrix_admin")).cookie;
+    user = (await registerVia(app, "matrix_user")).cookie;
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+
+  test.each([...USER_PAGES, ...ADMIN_PAGES, "/no-such-page"])("anonymous %s → login, coming back after", async (path) => {
+    const response = await app.fetch(path);
+    expect(response.status).toBe(302);
+    const location = response.headers.get("location")!;
+    expect(location.startsWith("/login")).toBe(true);
+    if (path !== "/") expect(new URL(location, "http://x").searchParams.get("redirectTo")).toBe(path);
+  });
+
+  test.each(USER_PAGES)("user and admin can open %s", async (path) => {
+    for (const cookie of [user, admin]) {
+      const response = await app.fetch(path, { cookie });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/text\/html/);
+    }
+  });
+
+  test.each(ADMIN_PAGES)("%s is 403 for a user, 200 for the admin", async (path) => {
+    const denied = await app.fetch(path, { cookie: user });
+    expect(denied.status).toBe(403);
+    expect(await denied.text()).toContain("Access denied");
+    expect((await app.fetch(path, { cookie: admin })).status).toBe(200);
+  });
+
+  test("an unknown page is 404 '404 Page Not Found' when logged in", async () => {
+    const response = await app.fetch("/no-such-page/deeper", { cookie: user });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("404 Page Not Found");
+  });
+
+  test("login and register pages send a logged-in user to the app", async () => {
+    for (const path of ["/login", "/register"]) {
+      const response = await app.fetch(path, { cookie: user });
+      expect(response.status).toBe(302);
+      expect(response.headers.get("location")).toBe("/dashboard");
+    }
+  });
+
+  // [method, path, anonymous status, user status, admin status]
+  const API: [string, string, number, number, number][] = [
+    ["GET", "/api/user", 401, 200, 200],
+    ["GET", "/api/health", 200, 200, 200],
+    ["GET", "/api/login", 405, 405, 405],
+    ["GET", "/api/register", 405, 405, 405],
+    ["GET", "/api/logout", 405, 405, 405],
+    ["POST", "/api/logout", 401, 200, 200],
+    ["GET", "/api/does-not-exist", 404, 404, 404],
+    ["POST", "/api/does-not-exist", 404, 404, 404],
+    ["DELETE", "/api/nested/does/not/exist", 404, 404, 404],
+  ];
+
+  test.each(API)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (method, path, anon, asUser, asAdmin) => {
+    for (const [cookie, expected] of [
+      [undefined, anon],
+      [user, asUser],
+      [admin, asAdmin],
+    ] as const) {
+      // Logging out ends the session: use a fresh one for that call.
+      const session = method === "POST" && path === "/api/logout" && cookie
+        ? (await app.fetch("/api/login", { method: "POST", json: { username: cookie === admin ? "matrix_admin" : "matrix_user", password: "secret123" } })).headers.getSetCookie()[0]!.split(";")[0]
+        : cookie;
+      const response = await app.fetch(path, { method, cookie: session });
+      expect(response.status, `${method} ${path} as ${cookie === admin ? "admin" : cookie ? "user" : "anonymous"}`).toBe(expected);
+      expect(response.headers.get("content-type")).toMatch(/application\/json/);
+      const body = (await response.json()) as Record<string, unknown>;
+      if (expected >= 400) expect(typeof body.error).toBe("string");
+    }
+  });
+});
