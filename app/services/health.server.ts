@@ -2,7 +2,9 @@
 import { sql } from "kysely";
 import type { AppLoadContext } from "@remix-run/node";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
+import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
+import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export const WORKER_ONLINE_MS = 15_000;
 export const WORKER_WARNING_MS = 60_000;
@@ -38,9 +40,29 @@ export async function checkWorker(context: Pick<AppLoadContext, "db">, now = Dat
   }
 }
 
-export function checkWebhook(): SystemStatusEntry {
-  // The intake (POST /api/webhook/tradingview) arrives with the signal pipeline (issue 3).
-  return { component: "webhook", status: "warning", message: "Webhook intake not built yet: signals are not accepted" };
+/** The intake answers whenever the web process and the database do; auto trading off is a warning. */
+export async function checkWebhook(context: Pick<AppLoadContext, "db">): Promise<SystemStatusEntry> {
+  try {
+    const config = await getTradingConfig(context.db);
+    if (!config.autoTradingEnabled) {
+      return { component: "webhook", status: "warning", message: "Auto trading is off: signals are stored, not executed" };
+    }
+    return { component: "webhook", status: "online", message: `Accepting TradingView signals at ${WEBHOOK_PATH}` };
+  } catch (error) {
+    return { component: "webhook", status: "error", message: `Cannot store signals: ${(error as Error).message}` };
+  }
+}
+
+/** SPEC.md §4: the `system` component is in warning while the emergency stop is active. */
+export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<SystemStatusEntry> {
+  try {
+    const stop = await getEmergencyStop(context.db);
+    return stop.active
+      ? { component: "system", status: "warning", message: `Emergency stop active since ${stop.changedAt} (${stop.changedBy}): no orders are sent` }
+      : { component: "system", status: "online", message: "Trading enabled" };
+  } catch (error) {
+    return { component: "system", status: "error", message: `Trading state unreadable: ${(error as Error).message}` };
+  }
 }
 
 export function checkExchange(context: Pick<AppLoadContext, "config">): SystemStatusEntry {
@@ -55,6 +77,8 @@ export function checkExchange(context: Pick<AppLoadContext, "config">): SystemSt
 }
 
 export async function getSystemStatus(context: AppLoadContext) {
-  const systemStatus = [await checkDatabase(context), await checkWorker(context), checkWebhook(), checkExchange(context)];
+  const database = await checkDatabase(context);
+  const rest = await Promise.all([checkWorker(context), checkWebhook(context), checkSystem(context)]);
+  const systemStatus = [database, ...rest, checkExchange(context)];
   return { status: overallStatus(systemStatus), systemStatus, checkedAt: new Date().toISOString() };
 }

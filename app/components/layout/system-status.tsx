@@ -19,6 +19,7 @@ const LABELS: Record<string, string> = {
   worker: "Worker",
   webhook: "Webhook",
   coinbase_api: "Exchange",
+  system: "Trading",
 };
 
 /** The sidebar's status block: GET /api/health every 30 s (SPEC.md §7). */

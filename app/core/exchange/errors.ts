@@ -1,0 +1,27 @@
+// What can go wrong at the exchange edge, in our words. Callers decide by class:
+// - TemporaryError (and subclasses): the outcome of the call is unknown or the exchange is
+//   busy; retry later. An order placement that failed this way is reconciled by client
+//   order id before anything is sent again.
+// - InvalidOrderError / InsufficientFundsError: the exchange refused; never retry as is.
+// - AuthError: the credentials are wrong or lack permission; a human must act.
+export class ExchangeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class TemporaryError extends ExchangeError {}
+export class NetworkError extends TemporaryError {}
+export class RateLimitError extends TemporaryError {
+  constructor(message: string, public retryAfterMs: number | null = null) {
+    super(message);
+  }
+}
+
+export class InvalidOrderError extends ExchangeError {}
+export class InsufficientFundsError extends InvalidOrderError {}
+export class OrderNotFoundError extends ExchangeError {}
+export class AuthError extends ExchangeError {}
+
+export const isRetryable = (error: unknown) => error instanceof TemporaryError;

@@ -1,0 +1,298 @@
+// Prices for the simulator, shared by every process through the `market_prices` table.
+// - setPrice / getPrice: the table (an upsert on both dialects);
+// - createRandomWalk(seed): a deterministic walk per symbol, used when no market data is
+//   reachable (this is what a fresh offline install shows);
+// - fetchPublicPrices: Coinbase's public market data (no keys), the spot reference of each
+//   perp, null on any failure;
+// - startPriceFeed: the loop: public prices when reachable, else the walk from the last
+//   stored price; writes all four symbols, then calls onTick (where resting limits match).
+import type { Kysely } from "kysely";
+import { Big, D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
+import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { isMysql } from "#db/queries/util.ts";
+import type { DB } from "#db/schema.ts";
+
+export interface MarketPrice {
+  symbol: string;
+  price: string;
+  bid: string | null;
+  ask: string | null;
+  source: string;
+  updatedAt: number;
+}
+
+const norm = (value: string | number | null | undefined): string | null =>
+  value === null || value === undefined || value === "" ? null : new Big(value).toString();
+
+function positiveDecimal(value: unknown, what: string): string {
+  const parsed = parseDecimal(value);
+  if (parsed === null || !D(parsed).gt(0)) throw new Error(`${what} must be a decimal number > 0, got ${String(value)}`);
+  return parsed;
+}
+
+/** Stores the current price of a symbol (insert or update). `source`: coinbase | random-walk | test | ... */
+export async function setPrice(
+  db: Kysely<DB>,
+  symbol: string,
+  price: string,
+  source = "manual",
+  quote: { bid?: string | null; ask?: string | null; at?: number } = {},
+): Promise<MarketPrice> {
+  const values = {
+    symbol,
+    price: positiveDecimal(price, "price"),
+    bid: quote.bid == null ? null : positiveDecimal(quote.bid, "bid"),
+    ask: quote.ask == null ? null : positiveDecimal(quote.ask, "ask"),
+    source: source.slice(0, 16),
+    updated_at: quote.at ?? Date.now(),
+  };
+  const { symbol: _key, ...update } = values;
+  const insert = db.insertInto("market_prices").values(values);
+  if (isMysql(db)) await insert.onDuplicateKeyUpdate(update).execute();
+  else await insert.onConflict((oc) => oc.column("symbol").doUpdateSet(update)).execute();
+  return { symbol, price: values.price, bid: values.bid, ask: values.ask, source: values.source, updatedAt: values.updated_at };
+}
+
+export async function getPrice(db: Kysely<DB>, symbol: string): Promise<MarketPrice | null> {
+  const row = await db.selectFrom("market_prices").selectAll().where("symbol", "=", symbol).executeTakeFirst();
+  return row ? rowToPrice(row) : null;
+}
+
+/** Every stored price, by symbol. */
+export async function getPrices(db: Kysely<DB>): Promise<Map<string, MarketPrice>> {
+  const rows = await db.selectFrom("market_prices").selectAll().execute();
+  return new Map(rows.map((row) => [row.symbol, rowToPrice(row)]));
+}
+
+function rowToPrice(row: { symbol: string; price: string; bid: string | null; ask: string | null; source: string; updated_at: number }): MarketPrice {
+  return {
+    symbol: row.symbol,
+    price: norm(row.price)!,
+    bid: norm(row.bid),
+    ask: norm(row.ask),
+    source: row.source,
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+function productOf(symbol: string): ProductSpec {
+  const product = PRODUCTS.find((p) => p.symbol === symbol);
+  if (!product) throw new Error(`Unknown symbol ${symbol}`);
+  return product;
+}
+
+// ---------------------------------------------------------------------------------------
+// Random walk
+
+/** mulberry32: a small, fast, seedable PRNG (32-bit state). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export interface RandomWalk {
+  /**
+   * The next price of `symbol`: one step from `previous` (or from the product's reference
+   * price when there is none), step = price x volatility x u with u uniform in [-1, 1],
+   * rounded to the product's price tick, never below one tick.
+   */
+  next(symbol: string, previous?: string | null): string;
+}
+
+/** A walk whose steps depend only on the seed and, per symbol, on how many steps it took. */
+export function createRandomWalk(seed: number): RandomWalk {
+  const generators = new Map<string, () => number>();
+  return {
+    next(symbol, previous) {
+      const product = productOf(symbol);
+      let random = generators.get(symbol);
+      if (!random) {
+        random = mulberry32((seed ^ hashString(symbol)) >>> 0);
+        generators.set(symbol, random);
+      }
+      // The random number becomes a decimal with 6 places: u in [-1, 1], no float in the price.
+      const micro = Math.floor(random() * 2_000_001) - 1_000_000;
+      const u = D(micro).div(1_000_000);
+      const base = previous && D(previous).gt(0) ? D(previous) : D(product.referencePrice);
+      const stepped = base.times(D(1).plus(u.times(product.volatility)));
+      const rounded = D(roundToIncrement(stepped, product.quoteIncrement));
+      return (rounded.gt(0) ? rounded : D(product.quoteIncrement)).toString();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Coinbase public market data
+
+export const COINBASE_PUBLIC_BASE = "https://api.coinbase.com/api/v3/brokerage/market/products";
+
+/** The part of `fetch` used here, so tests can pass a fake. */
+export type FetchLike = (
+  url: string,
+  init?: { signal?: AbortSignal; headers?: Record<string, string> },
+) => Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
+
+const defaultFetch: FetchLike = (url, init) => fetch(url, init);
+
+/** The Coinbase spot product whose price is each perp's reference: BTC-PERP -> BTC-USD. */
+export const publicProductId = (product: ProductSpec) => `${product.base}-USD`;
+
+/**
+ * Asks Coinbase's public market data for each perp's spot reference price (GET
+ * /market/products/{BASE}-USD, field `price`), rounded to our tick. All or nothing: null when
+ * any request fails, times out (3 s for the whole batch), or answers something unexpected.
+ */
+export async function fetchPublicPrices(
+  fetchImpl: FetchLike = defaultFetch,
+  options: { timeoutMs?: number; baseUrl?: string } = {},
+): Promise<Record<string, string> | null> {
+  const timeoutMs = options.timeoutMs ?? 3000;
+  const baseUrl = options.baseUrl ?? COINBASE_PUBLIC_BASE;
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(null);
+    }, timeoutMs);
+  });
+  const work = (async () => {
+    const entries = await Promise.all(
+      PRODUCTS.map(async (product) => {
+        const response = await fetchImpl(`${baseUrl}/${publicProductId(product)}`, {
+          signal: controller.signal,
+          headers: { accept: "application/json" },
+        });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        const body = (await response.json()) as { price?: unknown } | null;
+        const price = parseDecimal(body?.price);
+        if (price === null || !D(price).gt(0)) throw new Error("no price in the answer");
+        const rounded = roundToIncrement(price, product.quoteIncrement);
+        if (!D(rounded).gt(0)) throw new Error("price below one tick");
+        return [product.symbol, rounded] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as Record<string, string>;
+  })().catch(() => null);
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+    // Whatever is still in flight after a timeout is abandoned; its rejection is handled above.
+  }
+}
+
+export interface PublicPriceSource {
+  /** Public prices, or null when unreachable; after a failure, no new attempt for `retryMs`. */
+  get(): Promise<Record<string, string> | null>;
+}
+
+export function createPublicPriceSource(
+  options: { fetchImpl?: FetchLike; retryMs?: number; timeoutMs?: number; now?: () => number } = {},
+): PublicPriceSource {
+  const retryMs = options.retryMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  let blockedUntil = 0;
+  return {
+    async get() {
+      if (now() < blockedUntil) return null;
+      const prices = await fetchPublicPrices(options.fetchImpl, { timeoutMs: options.timeoutMs });
+      if (!prices) blockedUntil = now() + retryMs;
+      return prices;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The loop
+
+export interface PriceTick {
+  symbol: string;
+  price: string;
+  source: "coinbase" | "random-walk";
+}
+
+export interface PriceFeedOptions {
+  intervalMs?: number;
+  onTick?: (prices: PriceTick[]) => void | Promise<void>;
+  /** Ask Coinbase's public market data first (default true). */
+  usePublicPrices?: boolean;
+  fetchImpl?: FetchLike;
+  /** Seed of the random walk (default: the clock). */
+  seed?: number;
+  /** Called when a tick fails (database down ...); the loop carries on. Default console.warn. */
+  onError?: (error: unknown) => void;
+  now?: () => number;
+}
+
+export interface PriceFeed {
+  /** One tick: read prices, store all four, call onTick. */
+  tick(): Promise<PriceTick[]>;
+}
+
+export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}): PriceFeed {
+  const walk = createRandomWalk(options.seed ?? Date.now());
+  const source =
+    options.usePublicPrices === false ? null : createPublicPriceSource({ fetchImpl: options.fetchImpl, now: options.now });
+  return {
+    async tick() {
+      const publicPrices = source ? await source.get() : null;
+      const ticks: PriceTick[] = [];
+      const stored = publicPrices ? null : await getPrices(db);
+      for (const product of PRODUCTS) {
+        const tick: PriceTick = publicPrices
+          ? { symbol: product.symbol, price: publicPrices[product.symbol]!, source: "coinbase" }
+          : { symbol: product.symbol, price: walk.next(product.symbol, stored?.get(product.symbol)?.price), source: "random-walk" };
+        await setPrice(db, tick.symbol, tick.price, tick.source);
+        ticks.push(tick);
+      }
+      await options.onTick?.(ticks);
+      return ticks;
+    },
+  };
+}
+
+/**
+ * Runs the feed every `intervalMs` (the next tick is scheduled when the previous one ends,
+ * so a slow answer never stacks ticks). Returns stop(), which resolves once the tick in
+ * progress (if any) has finished.
+ */
+export function startPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}): () => Promise<void> {
+  const intervalMs = options.intervalMs ?? 1000;
+  const onError = options.onError ?? ((error: unknown) => console.warn("price feed tick failed:", error));
+  const feed = createPriceFeed(db, options);
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const loop = () => {
+    if (stopped) return;
+    running = feed
+      .tick()
+      .then(
+        () => undefined,
+        (error) => onError(error),
+      )
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, intervalMs);
+      });
+  };
+  loop();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}

@@ -1,0 +1,103 @@
+// The one interface every exchange adapter implements (simulator, Coinbase). Quantities
+// and prices are decimal strings in the base asset / quote currency; symbols are ours
+// (BTC-PERP ...). Adapters translate everything vendor-specific at this edge.
+export type OrderSide = "buy" | "sell";
+export type OrderType = "market" | "limit";
+export type MarginType = "cross" | "isolated";
+
+/** open: accepted, resting; filled; cancelled; rejected. `unknown` is never returned: errors are thrown. */
+export type ExchangeOrderStatus = "open" | "filled" | "partially_filled" | "cancelled" | "rejected";
+
+export interface PlaceOrderRequest {
+  clientOrderId: string;
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  quantity: string;
+  /** Required for limit orders. */
+  price?: string | null;
+  leverage?: number;
+  marginType?: MarginType;
+  /** Only reduces an open position (closing orders). */
+  reduceOnly?: boolean;
+}
+
+export interface ExchangeOrder {
+  orderId: string;
+  clientOrderId: string;
+  symbol: string;
+  side: OrderSide;
+  type: OrderType;
+  status: ExchangeOrderStatus;
+  quantity: string;
+  price: string | null;
+  filledQuantity: string;
+  averagePrice: string | null;
+  fee: string;
+  leverage: number;
+  marginType: MarginType;
+  rejectReason: string | null;
+  createdAt: string; // ISO
+  updatedAt: string; // ISO
+}
+
+export interface Balance {
+  currency: string;
+  available: string;
+  hold: string;
+}
+
+export interface Ticker {
+  symbol: string;
+  price: string;
+  bid: string | null;
+  ask: string | null;
+  time: string; // ISO
+  source: string;
+}
+
+export interface Product {
+  symbol: string;
+  base: string;
+  quote: string;
+  baseIncrement: string;
+  baseMinSize: string;
+  quoteIncrement: string;
+  minMarketFunds: string;
+  price: string | null;
+  status: "online" | "offline";
+}
+
+export interface ExchangePosition {
+  symbol: string;
+  side: "long" | "short";
+  quantity: string;
+  entryPrice: string;
+  markPrice: string | null;
+  unrealizedPnl: string | null;
+  leverage: number;
+  marginType: MarginType;
+}
+
+export interface ConnectionTest {
+  success: boolean;
+  message: string;
+}
+
+export interface ExchangeAdapter {
+  /** "simulator" | "coinbase" */
+  readonly name: string;
+  /** Shown in the status block, e.g. "Simulator (paper trading)". */
+  readonly label: string;
+  placeOrder(request: PlaceOrderRequest): Promise<ExchangeOrder>;
+  /** The order with this client order id, or null when the exchange never received it. */
+  findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null>;
+  getOrder(orderId: string): Promise<ExchangeOrder>;
+  cancelOrder(orderId: string): Promise<ExchangeOrder>;
+  getBalances(): Promise<Balance[]>;
+  getPositions(): Promise<ExchangePosition[]>;
+  getProducts(): Promise<Product[]>;
+  getProduct(symbol: string): Promise<Product>;
+  getTicker(symbol: string): Promise<Ticker>;
+  testConnection(): Promise<ConnectionTest>;
+}

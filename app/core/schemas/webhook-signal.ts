@@ -1,0 +1,101 @@
+// The TradingView webhook body (DESIGN.md "The webhook contract"): validated field by
+// field so a 400 can name the field.
+import { parseDecimal, D } from "../decimal.ts";
+import { type ProductSpec, SYMBOLS, resolveSymbol } from "../products.ts";
+
+export const MAX_QUANTITY = "1000000000";
+export const MAX_PRICE = "1000000000000";
+
+export interface WebhookSignal {
+  action: "buy" | "sell";
+  symbol: string; // ours: BTC-PERP ...
+  product: ProductSpec;
+  quantity: string;
+  orderType: "market" | "limit";
+  price: string | null;
+  /** The alert's own time (epoch ms), when it carried one. */
+  timestamp: number | null;
+  strategy: string | null;
+  /** An explicit alert id (id / alert_id), used for deduplication. */
+  alertId: string | null;
+}
+
+type WebhookParseError = { ok: false; field: string; error: string };
+export type WebhookParseResult = { ok: true; signal: WebhookSignal } | WebhookParseError;
+
+const fail = (field: string, error: string): WebhookParseError => ({ ok: false, field, error });
+
+function parseTimestamp(value: unknown): number | null | undefined {
+  if (value === undefined || value === null || value === "") return null;
+  if (typeof value === "number" && Number.isFinite(value)) return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
+  if (typeof value === "string") {
+    const trimmed = value.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed)) return parseTimestamp(Number(trimmed));
+    const ms = Date.parse(trimmed);
+    if (Number.isFinite(ms)) return ms;
+  }
+  return undefined;
+}
+
+function positiveDecimal(value: unknown, field: string, maxValue: string): string | WebhookParseError {
+  if (value === undefined || value === null || value === "") return fail(field, `${field} is required`);
+  if (typeof value !== "number" && typeof value !== "string") return fail(field, `${field} must be a number`);
+  const parsed = parseDecimal(value);
+  if (parsed === null) return fail(field, `${field} must be a number`);
+  if (D(parsed).lte(0)) return fail(field, `${field} must be greater than 0`);
+  if (D(parsed).gt(maxValue)) return fail(field, `${field} is too large`);
+  return parsed;
+}
+
+export function parseWebhookSignal(body: Record<string, unknown>): WebhookParseResult {
+  const action = typeof body.action === "string" ? body.action.trim().toLowerCase() : undefined;
+  if (!body.action) return fail("action", "action is required");
+  if (action !== "buy" && action !== "sell") return fail("action", "action must be buy or sell");
+
+  if (body.symbol === undefined || body.symbol === null || body.symbol === "") return fail("symbol", "symbol is required");
+  if (typeof body.symbol !== "string") return fail("symbol", "symbol must be a string");
+  const product = resolveSymbol(body.symbol);
+  if (!product) return fail("symbol", `symbol ${body.symbol.slice(0, 40)} is not supported (${SYMBOLS.join(", ")})`);
+
+  const quantity = positiveDecimal(body.quantity, "quantity", MAX_QUANTITY);
+  if (typeof quantity !== "string") return quantity;
+
+  const rawType = body.order_type ?? body.orderType;
+  if (rawType === undefined || rawType === null || rawType === "") return fail("order_type", "order_type is required");
+  const orderType = typeof rawType === "string" ? rawType.trim().toLowerCase() : undefined;
+  if (orderType !== "market" && orderType !== "limit") return fail("order_type", "order_type must be market or limit");
+
+  let price: string | null = null;
+  if (orderType === "limit" || (body.price !== undefined && body.price !== null && body.price !== "")) {
+    const parsed = positiveDecimal(body.price, "price", MAX_PRICE);
+    if (typeof parsed !== "string") {
+      if (orderType === "limit") return parsed.error === "price is required" ? fail("price", "price is required for limit orders") : parsed;
+      return parsed;
+    }
+    price = parsed;
+  }
+
+  const timestamp = parseTimestamp(body.timestamp);
+  if (timestamp === undefined) return fail("timestamp", "timestamp must be an ISO date or epoch time");
+
+  if (body.strategy !== undefined && body.strategy !== null && typeof body.strategy !== "string") {
+    return fail("strategy", "strategy must be a string");
+  }
+  const rawId = body.alert_id ?? body.id;
+  const alertId = typeof rawId === "string" || typeof rawId === "number" ? String(rawId).slice(0, 100) : null;
+
+  return {
+    ok: true,
+    signal: {
+      action,
+      symbol: product.symbol,
+      product,
+      quantity,
+      orderType,
+      price,
+      timestamp,
+      strategy: typeof body.strategy === "string" ? body.strategy.slice(0, 255) : null,
+      alertId,
+    },
+  };
+}

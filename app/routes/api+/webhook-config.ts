@@ -1,0 +1,9 @@
+// GET /api/webhook-config (admin): the webhook URL, its secret and the alert template.
+import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
+import { requireAdmin } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireAdmin(request, context);
+  return json(await getWebhookConfig(request, context), { headers: { "Cache-Control": "no-store" } });
+}

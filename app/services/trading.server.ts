@@ -1,0 +1,64 @@
+// Trading configuration and the emergency stop, for page actions and API routes alike.
+import type { Kysely } from "kysely";
+import { type TradingConfig, parseTradingConfigBody } from "#app/core/schemas/trading-config.ts";
+import { recordActivity } from "#db/queries/activity-logs.ts";
+import { appendEvent } from "#db/queries/events.ts";
+import { getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
+import type { DB } from "#db/schema.ts";
+
+export async function updateTradingConfig(
+  db: Kysely<DB>,
+  body: unknown,
+  by: string,
+): Promise<{ ok: true; config: TradingConfig } | { ok: false; error: string; field?: string }> {
+  const current = await getTradingConfig(db);
+  const parsed = parseTradingConfigBody(body, current);
+  if (!parsed.success) return { ok: false, error: parsed.error, field: parsed.field };
+  await db.transaction().execute(async (trx) => {
+    await saveTradingConfig(trx, parsed.config);
+    await recordActivity(trx, {
+      type: "system",
+      level: "info",
+      message: `Trading rules saved by ${by}`,
+      data: { autoTradingEnabled: parsed.config.autoTradingEnabled, orderSizeMultiplier: parsed.config.orderSizeMultiplier },
+    });
+    await appendEvent(trx, "dashboard_update", { reason: "trading_config" });
+  });
+  return { ok: true, config: parsed.config };
+}
+
+export const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no orders will be sent until it is reset";
+export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
+
+/** Stops every order from every source (signals, manual, rules) until reset. */
+export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
+  await db.transaction().execute(async (trx) => {
+    await setEmergencyStop(trx, true, by);
+    // Queued work that would send orders ends here, with the reason on each job.
+    const pending = await trx.selectFrom("jobs").select("id").where("status", "in", ["created", "retry"]).execute();
+    if (pending.length) {
+      await trx
+        .updateTable("jobs")
+        .set({ status: "cancelled", last_error: "Emergency stop", finished_at: Date.now(), updated_at: Date.now() })
+        .where("id", "in", pending.map((p) => p.id))
+        .execute();
+      await trx
+        .updateTable("signals")
+        .set({ status: "skipped", status_reason: "Emergency stop is active: no order sent", processed_at: Date.now() })
+        .where("status", "=", "queued")
+        .execute();
+    }
+    await recordActivity(trx, { type: "system", level: "error", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
+    await appendEvent(trx, "system_status", { component: "system", status: "warning", message: EMERGENCY_STOP_MESSAGE });
+  });
+  return { success: true, message: EMERGENCY_STOP_MESSAGE };
+}
+
+export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
+  await db.transaction().execute(async (trx) => {
+    await setEmergencyStop(trx, false, by);
+    await recordActivity(trx, { type: "system", level: "success", message: `Emergency stop reset by ${by}` });
+    await appendEvent(trx, "system_status", { component: "system", status: "online", message: EMERGENCY_RESET_MESSAGE });
+  });
+  return { success: true, message: EMERGENCY_RESET_MESSAGE };
+}

@@ -1,0 +1,123 @@
+// Signals received from TradingView (SPEC.md §3 Signal).
+import { normalizeDecimal } from "../../app/core/decimal.ts";
+import type { SignalRow } from "../schema.ts";
+import { type Db, nowMs, parseJson, toBool, toIso } from "./util.ts";
+
+export type SignalStatus = "queued" | "executed" | "skipped" | "failed";
+
+export interface Signal {
+  id: string;
+  action: "buy" | "sell";
+  symbol: string;
+  orderType: "market" | "limit";
+  price: string | null;
+  quantity: string;
+  payload: Record<string, unknown>;
+  strategy: string | null;
+  processed: boolean;
+  status: SignalStatus;
+  statusReason: string | null;
+  signalTime: string | null;
+  createdAt: string;
+  processedAt: string | null;
+}
+
+export function signalRowToSignal(row: SignalRow): Signal {
+  return {
+    id: row.id,
+    action: row.action === "sell" ? "sell" : "buy",
+    symbol: row.symbol,
+    orderType: row.order_type === "limit" ? "limit" : "market",
+    price: normalizeDecimal(row.price),
+    quantity: normalizeDecimal(row.quantity)!,
+    payload: parseJson<Record<string, unknown>>(row.payload, {}),
+    strategy: row.strategy,
+    processed: toBool(row.processed),
+    status: row.status as SignalStatus,
+    statusReason: row.status_reason,
+    signalTime: toIso(row.signal_time),
+    createdAt: toIso(row.created_at)!,
+    processedAt: toIso(row.processed_at),
+  };
+}
+
+export interface NewSignal {
+  id: string;
+  action: "buy" | "sell";
+  symbol: string;
+  orderType: "market" | "limit";
+  price: string | null;
+  quantity: string;
+  payload: Record<string, unknown>;
+  strategy: string | null;
+  signalTime: number | null;
+  dedupeKey: string;
+  status: SignalStatus;
+  statusReason?: string | null;
+  createdAt?: number;
+}
+
+/** Inserts unless the dedupe key exists; returns false for a duplicate. */
+export async function insertSignal(db: Db, signal: NewSignal): Promise<boolean> {
+  const now = signal.createdAt ?? nowMs();
+  const result = await db
+    .insertInto("signals")
+    .ignore()
+    .values({
+      id: signal.id,
+      action: signal.action,
+      symbol: signal.symbol,
+      order_type: signal.orderType,
+      price: signal.price,
+      quantity: signal.quantity,
+      payload: JSON.stringify(signal.payload),
+      strategy: signal.strategy,
+      signal_time: signal.signalTime,
+      dedupe_key: signal.dedupeKey,
+      processed: signal.status === "executed" ? 1 : 0,
+      status: signal.status,
+      status_reason: signal.statusReason ?? null,
+      created_at: now,
+      processed_at: signal.status === "queued" ? null : now,
+    })
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function findSignalByDedupeKey(db: Db, dedupeKey: string): Promise<Signal | null> {
+  const row = await db.selectFrom("signals").selectAll().where("dedupe_key", "=", dedupeKey).executeTakeFirst();
+  return row ? signalRowToSignal(row) : null;
+}
+
+export async function getSignal(db: Db, id: string): Promise<Signal | null> {
+  const row = await db.selectFrom("signals").selectAll().where("id", "=", id).executeTakeFirst();
+  return row ? signalRowToSignal(row) : null;
+}
+
+export async function listSignals(db: Db, options: { limit?: number } = {}): Promise<Signal[]> {
+  const rows = await db
+    .selectFrom("signals")
+    .selectAll()
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(Math.min(Math.max(options.limit ?? 10, 1), 500))
+    .execute();
+  return rows.map(signalRowToSignal);
+}
+
+export async function updateSignalStatus(db: Db, id: string, status: SignalStatus, reason: string | null = null): Promise<void> {
+  await db
+    .updateTable("signals")
+    .set({ status, status_reason: reason, processed: status === "executed" ? 1 : 0, processed_at: nowMs() })
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function countSignals(db: Db, sinceMs = 0): Promise<number> {
+  const row = await db
+    .selectFrom("signals")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("created_at", ">=", sinceMs)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
