@@ -1,0 +1,62 @@
+// How big an order a signal becomes (DESIGN.md "Signals become orders"):
+// - amount control off: the signal's quantity × orderSizeMultiplier;
+// - amount control on: by signalAmountType — multiplier (× value), usd (value / price),
+//   percentage (value % of the available balance, as notional / price), contracts (value);
+// rounded DOWN to the product's base increment, and refused below its minimum size.
+import { D, floorToIncrement } from "../decimal.ts";
+import type { ProductSpec } from "../products.ts";
+import type { TradingConfig } from "../schemas/trading-config.ts";
+
+export type SizingResult = { ok: true; quantity: string; basis: string } | { ok: false; error: string };
+
+export function sizeSignalOrder(input: {
+  signalQuantity: string;
+  config: Pick<TradingConfig, "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue">;
+  product: ProductSpec;
+  /** Current price: needed for usd and percentage sizing. */
+  price: string | null;
+  /** Available quote balance: needed for percentage sizing. */
+  available: string | null;
+  leverage?: number;
+}): SizingResult {
+  const { config, product } = input;
+  let raw;
+  let basis: string;
+  if (!config.applyAmountControlToSignals) {
+    raw = D(input.signalQuantity).times(config.orderSizeMultiplier);
+    basis = `signal quantity ${input.signalQuantity} × multiplier ${config.orderSizeMultiplier}`;
+  } else {
+    const value = config.signalAmountValue;
+    switch (config.signalAmountType) {
+      case "multiplier":
+        raw = D(input.signalQuantity).times(value);
+        basis = `signal quantity ${input.signalQuantity} × ${value}`;
+        break;
+      case "usd":
+        if (!input.price || D(input.price).lte(0)) return { ok: false, error: `No price for ${product.symbol}: cannot size a USD amount` };
+        raw = D(value).div(input.price);
+        basis = `${value} USD at ${input.price}`;
+        break;
+      case "percentage": {
+        if (!input.price || D(input.price).lte(0)) return { ok: false, error: `No price for ${product.symbol}: cannot size a percentage` };
+        if (input.available === null) return { ok: false, error: "Balance unknown: cannot size a percentage" };
+        const notional = D(input.available).times(value).div(100).times(input.leverage ?? 1);
+        raw = notional.div(input.price);
+        basis = `${value}% of ${input.available} available${(input.leverage ?? 1) > 1 ? ` × ${input.leverage}x` : ""} at ${input.price}`;
+        break;
+      }
+      case "contracts":
+        raw = D(value);
+        basis = `${value} contracts`;
+        break;
+    }
+  }
+  const quantity = floorToIncrement(raw, product.baseIncrement);
+  if (D(quantity).lt(product.baseMinSize)) {
+    return {
+      ok: false,
+      error: `Order size ${raw.toString()} is below the minimum ${product.baseMinSize} for ${product.symbol} (${basis})`,
+    };
+  }
+  return { ok: true, quantity, basis };
+}
