@@ -1,6 +1,7 @@
 // Failed-login counters, per account name and per client address, kept in the database so
 // that every web process sees the same counts.
-import { type Db, nowMs } from "./util.ts";
+import { sql } from "kysely";
+import { type Db, isMysql, nowMs } from "./util.ts";
 
 export interface Throttle {
   key: string;
@@ -22,7 +23,9 @@ export async function getThrottle(db: Db, key: string): Promise<Throttle | null>
 
 /**
  * Counts one more failure and sets the lock the policy gives for the new count.
- * Failures older than `resetAfterMs` are forgotten first. Call inside a transaction.
+ * Failures older than `resetAfterMs` are forgotten first. The count is one atomic
+ * upsert (parallel failures are all counted, and no read-then-write lock can deadlock);
+ * call inside a transaction so the lock that follows is based on this count.
  */
 export async function recordLoginFailure(
   db: Db,
@@ -31,20 +34,17 @@ export async function recordLoginFailure(
   resetAfterMs: number,
 ): Promise<Throttle> {
   const now = nowMs();
-  const current = await getThrottle(db, key);
-  const fresh = current && now - current.updatedAt < resetAfterMs;
-  const failures = (fresh ? current.failures : 0) + 1;
+  const cutoff = now - resetAfterMs;
+  // MySQL evaluates the assignments left to right: failures must read the old updated_at.
+  const counted = sql<number>`case when updated_at < ${cutoff} then 1 else failures + 1 end`;
+  const insert = db.insertInto("login_throttles").values({ key, failures: 1, locked_until: null, updated_at: now });
+  if (isMysql(db)) await insert.onDuplicateKeyUpdate({ failures: counted, updated_at: now }).execute();
+  else await insert.onConflict((oc) => oc.column("key").doUpdateSet({ failures: counted, updated_at: now })).execute();
+  const row = await db.selectFrom("login_throttles").select("failures").where("key", "=", key).executeTakeFirstOrThrow();
+  const failures = Number(row.failures);
   const lockMs = lockFor(failures);
   const lockedUntil = lockMs > 0 ? now + lockMs : null;
-  if (current) {
-    await db
-      .updateTable("login_throttles")
-      .set({ failures, locked_until: lockedUntil, updated_at: now })
-      .where("key", "=", key)
-      .execute();
-  } else {
-    await db.insertInto("login_throttles").ignore().values({ key, failures, locked_until: lockedUntil, updated_at: now }).execute();
-  }
+  await db.updateTable("login_throttles").set({ locked_until: lockedUntil }).where("key", "=", key).execute();
   return { key, failures, lockedUntil, updatedAt: now };
 }
 

@@ -25,7 +25,7 @@ export async function writeHeartbeat(
     status: beat.status,
     info: JSON.stringify(beat.info ?? {}),
   };
-  const update = { last_beat_at: now, status: beat.status, info: values.info, pid: beat.pid, started_at: beat.startedAt };
+  const update = { last_beat_at: now, status: beat.status, info: values.info, pid: beat.pid, started_at: beat.startedAt, hostname: values.hostname };
   const insert = db.insertInto("worker_heartbeats").values(values);
   if (isMysql(db)) await insert.onDuplicateKeyUpdate(update).execute();
   else await insert.onConflict((oc) => oc.column("worker_id").doUpdateSet(update)).execute();

@@ -1,0 +1,28 @@
+// The protection a new position carries (advancedControls), copied from the trading config
+// when it opens, per the apply-to-signals / apply-to-manual switches.
+import type { TradingConfig } from "../schemas/trading-config.ts";
+
+export type OrderSource = "signal" | "manual" | "rule";
+
+/** Fractions, as in the trading config: 0.005 = 0.5 %. */
+export interface AdvancedControls {
+  takeProfits: { portfolio: number; priceDeviation: number; enabled: boolean }[] | null;
+  stopLossOffset: number | null;
+  breakEven: boolean;
+  trailingStop: { activation: number; execute: number } | null;
+}
+
+export function controlsFor(config: TradingConfig, source: OrderSource): AdvancedControls | null {
+  if (source === "rule") return null;
+  const toSignals = source === "signal";
+  const tp = toSignals ? config.applyTakeProfitToSignals : config.applyTakeProfitToManual;
+  const sl = toSignals ? config.applyStopLossToSignals : config.applyStopLossToManual;
+  const be = toSignals ? config.applyBreakEvenToSignals : config.applyBreakEvenToManual;
+  const ts = toSignals ? config.applyTrailingStopToSignals : config.applyTrailingStopToManual;
+  return {
+    takeProfits: tp ? config.takeProfits.map((l) => ({ ...l })) : null,
+    stopLossOffset: sl ? config.stopLossOffset : null,
+    breakEven: be && config.breakEvenEnabled,
+    trailingStop: ts && config.trailingStopEnabled ? { ...config.trailingStop } : null,
+  };
+}

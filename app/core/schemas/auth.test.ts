@@ -1,0 +1,111 @@
+import { describe, expect, test } from "vitest";
+import type { z } from "zod";
+import {
+  LoginSchema,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  RegisterApiSchema,
+  RegisterFormSchema,
+  USERNAME_MAX,
+  USERNAME_MIN,
+} from "#app/core/schemas/auth.ts";
+
+/** Each failing field with its messages, e.g. { username: ["Username is required"] }. */
+function errors(schema: z.ZodType, input: unknown): Record<string, string[]> {
+  const result = schema.safeParse(input);
+  if (result.success) return {};
+  const out: Record<string, string[]> = {};
+  for (const issue of result.error.issues) (out[issue.path.join(".")] ??= []).push(issue.message);
+  return out;
+}
+
+const valid = { username: "trader_01", password: "secret1" };
+
+describe("LoginSchema (SPEC.md §5, login)", () => {
+  test("missing fields: 'Username is required' and 'Password is required'", () => {
+    expect(errors(LoginSchema, {})).toEqual({ username: ["Username is required"], password: ["Password is required"] });
+  });
+
+  test("empty or blank fields give the same messages", () => {
+    expect(errors(LoginSchema, { username: "", password: "" })).toEqual({
+      username: ["Username is required"],
+      password: ["Password is required"],
+    });
+    expect(errors(LoginSchema, { username: "   ", password: "x" })).toEqual({ username: ["Username is required"] });
+  });
+
+  test("any non-empty credentials pass (no length rules at login); the username is trimmed", () => {
+    const result = LoginSchema.safeParse({ username: "  Al ", password: "p", redirectTo: "/positions" });
+    expect(result.success).toBe(true);
+    expect(result.data).toEqual({ username: "Al", password: "p", redirectTo: "/positions" });
+  });
+});
+
+describe("RegisterApiSchema (SPEC.md §5, registration)", () => {
+  test("the bounds are 3..20 and 6..100", () => {
+    expect([USERNAME_MIN, USERNAME_MAX, PASSWORD_MIN, PASSWORD_MAX]).toEqual([3, 20, 6, 100]);
+  });
+
+  test("a valid registration passes", () => {
+    expect(RegisterApiSchema.parse(valid)).toEqual(valid);
+  });
+
+  test("missing fields are required", () => {
+    expect(errors(RegisterApiSchema, {})).toEqual({ username: ["Username is required"], password: ["Password is required"] });
+  });
+
+  test("username length: 'Username must be at least 3 characters' / 'Username must be at most 20 characters'", () => {
+    expect(errors(RegisterApiSchema, { ...valid, username: "ab" })).toEqual({ username: ["Username must be at least 3 characters"] });
+    expect(errors(RegisterApiSchema, { ...valid, username: "a".repeat(21) })).toEqual({
+      username: ["Username must be at most 20 characters"],
+    });
+    expect(errors(RegisterApiSchema, { ...valid, username: "abc" })).toEqual({});
+    expect(errors(RegisterApiSchema, { ...valid, username: "a".repeat(20) })).toEqual({});
+  });
+
+  test("username characters: 'Username can only contain letters, numbers, and underscores'", () => {
+    for (const username of ["bad name", "bad-name", "bad.name", "bäd", "name!"]) {
+      expect(errors(RegisterApiSchema, { ...valid, username }), username).toEqual({
+        username: ["Username can only contain letters, numbers, and underscores"],
+      });
+    }
+    expect(errors(RegisterApiSchema, { ...valid, username: "Az_09" })).toEqual({});
+  });
+
+  test("surrounding spaces are trimmed before the rules apply", () => {
+    expect(RegisterApiSchema.parse({ ...valid, username: "  alice  " }).username).toBe("alice");
+    expect(errors(RegisterApiSchema, { ...valid, username: "  ab  " })).toEqual({
+      username: ["Username must be at least 3 characters"],
+    });
+  });
+
+  test("password length 6..100", () => {
+    expect(errors(RegisterApiSchema, { ...valid, password: "12345" })).toEqual({
+      password: ["Password must be at least 6 characters"],
+    });
+    expect(errors(RegisterApiSchema, { ...valid, password: "x".repeat(101) })).toEqual({
+      password: ["Password must be at most 100 characters"],
+    });
+    expect(errors(RegisterApiSchema, { ...valid, password: "123456" })).toEqual({});
+    expect(errors(RegisterApiSchema, { ...valid, password: "x".repeat(100) })).toEqual({});
+  });
+});
+
+describe("RegisterFormSchema (SPEC.md §5, registration screen)", () => {
+  test("matching confirmation passes", () => {
+    expect(RegisterFormSchema.safeParse({ ...valid, confirmPassword: valid.password }).success).toBe(true);
+  });
+
+  test("a different confirmation gives \"Passwords don't match\" on confirmPassword", () => {
+    expect(errors(RegisterFormSchema, { ...valid, confirmPassword: "secret2" })).toEqual({
+      confirmPassword: ["Passwords don't match"],
+    });
+  });
+
+  test("the field rules are the API's", () => {
+    expect(errors(RegisterFormSchema, { username: "a b", password: "123", confirmPassword: "123" })).toEqual({
+      username: ["Username can only contain letters, numbers, and underscores"],
+      password: ["Password must be at least 6 characters"],
+    });
+  });
+});

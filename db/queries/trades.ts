@@ -1,0 +1,169 @@
+// Trades: one row per order we send (SPEC.md §3 Trade), mirroring the exchange's order.
+// The row is written (pending, with its client order id) BEFORE the exchange is called,
+// so a crash in between is found again by that id.
+import { normalizeDecimal } from "../../app/core/decimal.ts";
+import type { TradeRow } from "../schema.ts";
+import { type Db, isMysql, nowMs, toIso } from "./util.ts";
+
+export type TradeStatus = "pending" | "executed" | "completed" | "failed" | "cancelled";
+
+export interface Trade {
+  id: string;
+  symbol: string;
+  side: "buy" | "sell";
+  orderType: "market" | "limit";
+  quantity: string;
+  price: string | null;
+  executedPrice: string | null;
+  executedQuantity: string;
+  fee: string;
+  status: TradeStatus;
+  source: string;
+  orderId: string | null;
+  clientOrderId: string;
+  exchange: string;
+  signalId: string | null;
+  positionId: string | null;
+  jobId: number | null;
+  leverage: number | null;
+  marginType: string | null;
+  reduceOnly: boolean;
+  errorMessage: string | null;
+  createdAt: string;
+  executedAt: string | null;
+  updatedAt: string;
+}
+
+export function tradeRowToTrade(row: TradeRow): Trade {
+  return {
+    id: row.id,
+    symbol: row.symbol,
+    side: row.side === "sell" ? "sell" : "buy",
+    orderType: row.order_type === "limit" ? "limit" : "market",
+    quantity: normalizeDecimal(row.quantity)!,
+    price: normalizeDecimal(row.price),
+    executedPrice: normalizeDecimal(row.executed_price),
+    executedQuantity: normalizeDecimal(row.executed_quantity) ?? "0",
+    fee: normalizeDecimal(row.fee) ?? "0",
+    status: row.status as TradeStatus,
+    source: row.source,
+    orderId: row.order_id,
+    clientOrderId: row.client_order_id,
+    exchange: row.exchange,
+    signalId: row.signal_id,
+    positionId: row.position_id,
+    jobId: row.job_id == null ? null : Number(row.job_id),
+    leverage: row.leverage == null ? null : Number(row.leverage),
+    marginType: row.margin_type,
+    reduceOnly: Boolean(Number(row.reduce_only)),
+    errorMessage: row.error_message,
+    createdAt: toIso(row.created_at)!,
+    executedAt: toIso(row.executed_at),
+    updatedAt: toIso(row.updated_at)!,
+  };
+}
+
+export interface NewTrade {
+  id: string;
+  symbol: string;
+  side: "buy" | "sell";
+  orderType: "market" | "limit";
+  quantity: string;
+  price: string | null;
+  source: string;
+  clientOrderId: string;
+  exchange: string;
+  signalId?: string | null;
+  positionId?: string | null;
+  jobId?: number | null;
+  leverage?: number | null;
+  marginType?: string | null;
+  reduceOnly?: boolean;
+  status?: TradeStatus;
+  errorMessage?: string | null;
+}
+
+export async function insertTrade(db: Db, trade: NewTrade): Promise<void> {
+  const now = nowMs();
+  await db
+    .insertInto("trades")
+    .values({
+      id: trade.id,
+      symbol: trade.symbol,
+      side: trade.side,
+      order_type: trade.orderType,
+      quantity: trade.quantity,
+      price: trade.price,
+      status: trade.status ?? "pending",
+      source: trade.source,
+      client_order_id: trade.clientOrderId,
+      exchange: trade.exchange,
+      signal_id: trade.signalId ?? null,
+      position_id: trade.positionId ?? null,
+      job_id: trade.jobId ?? null,
+      leverage: trade.leverage ?? null,
+      margin_type: trade.marginType ?? null,
+      reduce_only: trade.reduceOnly ? 1 : 0,
+      error_message: trade.errorMessage ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
+
+export async function getTrade(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Trade | null> {
+  let query = db.selectFrom("trades").selectAll().where("id", "=", id);
+  if (options.forUpdate && isMysql(db)) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? tradeRowToTrade(row) : null;
+}
+
+export async function getTradeByClientOrderId(db: Db, clientOrderId: string): Promise<Trade | null> {
+  const row = await db.selectFrom("trades").selectAll().where("client_order_id", "=", clientOrderId).executeTakeFirst();
+  return row ? tradeRowToTrade(row) : null;
+}
+
+export async function updateTrade(
+  db: Db,
+  id: string,
+  changes: Partial<{
+    status: TradeStatus;
+    orderId: string | null;
+    executedPrice: string | null;
+    executedQuantity: string;
+    fee: string;
+    positionId: string | null;
+    quantity: string;
+    errorMessage: string | null;
+    executedAt: number | null;
+  }>,
+): Promise<void> {
+  const set: Record<string, unknown> = { updated_at: nowMs() };
+  if (changes.status !== undefined) set.status = changes.status;
+  if (changes.orderId !== undefined) set.order_id = changes.orderId;
+  if (changes.executedPrice !== undefined) set.executed_price = changes.executedPrice;
+  if (changes.executedQuantity !== undefined) set.executed_quantity = changes.executedQuantity;
+  if (changes.fee !== undefined) set.fee = changes.fee;
+  if (changes.positionId !== undefined) set.position_id = changes.positionId;
+  if (changes.quantity !== undefined) set.quantity = changes.quantity;
+  if (changes.errorMessage !== undefined) set.error_message = changes.errorMessage;
+  if (changes.executedAt !== undefined) set.executed_at = changes.executedAt;
+  await db.updateTable("trades").set(set).where("id", "=", id).execute();
+}
+
+export async function listTrades(
+  db: Db,
+  options: { limit?: number; status?: string; symbol?: string; positionId?: string; signalId?: string } = {},
+): Promise<Trade[]> {
+  let query = db.selectFrom("trades").selectAll();
+  if (options.status) query = query.where("status", "=", options.status);
+  if (options.symbol) query = query.where("symbol", "=", options.symbol);
+  if (options.positionId) query = query.where("position_id", "=", options.positionId);
+  if (options.signalId) query = query.where("signal_id", "=", options.signalId);
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(Math.min(Math.max(options.limit ?? 10, 1), 1000))
+    .execute();
+  return rows.map(tradeRowToTrade);
+}
