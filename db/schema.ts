@@ -247,6 +247,8 @@ export interface DB {
   balances: BalancesTable;
   market_prices: MarketPricesTable;
   reports: ReportsTable;
+  sim_orders: SimOrdersTable;
+  sim_positions: SimPositionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -265,3 +267,43 @@ export type WorkerHeartbeatRow = Selectable<WorkerHeartbeatsTable>;
 export type ExchangeRow = Selectable<ExchangesTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type ReportRow = Selectable<ReportsTable>;
+
+// The paper-trading simulator's own state (db/migrations/2026_11_21_1000_simulator.ts).
+export interface SimOrdersTable {
+  id: string;
+  client_order_id: string;
+  profile_id: string; // profiles.id
+  symbol: string;
+  side: string; // buy | sell
+  order_type: string; // market | limit
+  quantity: Decimal;
+  price: Decimal | null; // limit price; null for market orders
+  status: string; // open | filled | cancelled | rejected
+  filled_quantity: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  average_price: Decimal | null;
+  fee: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  leverage: ColumnType<number, number | undefined, number>;
+  margin_type: ColumnType<string, string | undefined, string>;
+  reduce_only: ColumnType<Flag, Flag | undefined, Flag>;
+  hold_amount: ColumnType<Decimal, Decimal | undefined, Decimal>; // held while resting
+  realized_pnl: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  reject_reason: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SimPositionsTable {
+  profile_id: string;
+  symbol: string;
+  side: string; // long | short | flat (quantity 0: the row keeps the realized P&L)
+  quantity: Decimal;
+  entry_price: Decimal;
+  margin: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  leverage: ColumnType<number, number | undefined, number>;
+  margin_type: ColumnType<string, string | undefined, string>;
+  realized_pnl: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  updated_at: Millis;
+}
+
+export type SimOrderRow = Selectable<SimOrdersTable>;
+export type SimPositionRow = Selectable<SimPositionsTable>;

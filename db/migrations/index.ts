@@ -1,7 +1,9 @@
 // The explicit list of migrations (bundler-safe: nothing is read from a folder at run time).
 import type { Migration } from "kysely";
 import * as init from "./2026_11_21_0900_init.ts";
+import * as simulator from "./2026_11_21_1000_simulator.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
+  "2026_11_21_1000_simulator": simulator,
 };

@@ -1,0 +1,690 @@
+// The paper-trading exchange: a real matching simulation kept in the database, so the web
+// process and any number of workers see the same paper account.
+//
+// - Account: one simulator profile (`profiles`, source "simulator") with a USDC balance in
+//   `balances` (available = free collateral, hold = margin of open positions + what resting
+//   orders hold back). Created on first use, race-safe (unique key + INSERT IGNORE).
+// - Orders (`sim_orders`): market orders fill at once at the stored price plus slippage with
+//   the taker fee; limit orders that cross fill at once as takers, the others rest ("open")
+//   until matchRestingOrders fills them at their limit price with the maker fee. Fills are
+//   whole (no partial fills). Idempotent by client order id.
+// - Net position per profile and symbol (`sim_positions`), perpetual-futures style: see
+//   matching.ts. Margin = notional / leverage, taken from available into hold together
+//   with the fee; no liquidation is simulated (a loss beyond the margin makes available
+//   negative rather than closing the position).
+// - Every state change (order, balance, position) is one transaction. The balance row is
+//   locked first (FOR UPDATE on MySQL; on SQLite a no-op UPDATE takes the write lock before
+//   anything is read), so all trades of one account are serialised in the same lock order
+//   and cannot deadlock each other.
+// - No stored price yet: a market order throws TemporaryError (retry once the price feed
+//   has written a price; nothing is stored, findOrderByClientId answers null); a limit order
+//   rests, since matching needs no price at placement.
+import { randomUUID } from "node:crypto";
+import { type Kysely, type Transaction, sql } from "kysely";
+import { D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
+import {
+  ExchangeError,
+  InsufficientFundsError,
+  InvalidOrderError,
+  OrderNotFoundError,
+  TemporaryError,
+} from "#app/core/exchange/errors.ts";
+import type {
+  Balance,
+  ConnectionTest,
+  ExchangeAdapter,
+  ExchangeOrder,
+  ExchangeOrderStatus,
+  ExchangePosition,
+  MarginType,
+  OrderSide,
+  OrderType,
+  PlaceOrderRequest,
+  Product,
+  Ticker,
+} from "#app/core/exchange/types.ts";
+import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { isMysql } from "#db/queries/util.ts";
+import type { DB, SimOrderRow, SimPositionRow } from "#db/schema.ts";
+import {
+  type PositionState,
+  applyFill,
+  crossesLimit,
+  marketableLimitFillPrice,
+  moneyDown,
+  moneyUp,
+  openingQuantity,
+  q,
+  reduceOnlyQuantity,
+  takerFillPrice,
+  unrealizedPnl,
+} from "./matching.ts";
+import { getPrice, getPrices } from "./price-feed.ts";
+
+export const SIMULATOR_NAME = "simulator";
+export const SIMULATOR_LABEL = "Simulator (paper trading)";
+/** profiles.profile_id of the default paper profile (unique: what makes creation race-safe). */
+export const DEFAULT_PAPER_PROFILE_KEY = "simulator-default";
+export const MAX_LEVERAGE = 10;
+
+export interface SimulatorOptions {
+  /** Taker fee rate (market orders, marketable limits). Default "0.0006". */
+  feeRate?: string;
+  /** Maker fee rate (resting limits when they fill). Default "0.0002". */
+  makerFeeRate?: string;
+  /** Fraction a taker fill moves against the taker. Default "0.0005". */
+  slippage?: string;
+  /** Paper balance of a new account. Default "10000". */
+  startingBalance?: string;
+  currency?: "USDC";
+  /** profiles.id of the paper profile to trade on (created when missing). Default: the default paper profile. */
+  profileId?: string;
+}
+
+type Db = Kysely<DB>;
+type Trx = Transaction<DB>;
+
+const norm = (value: string | number | null | undefined): string | null =>
+  value === null || value === undefined || value === "" ? null : D(value).toString();
+
+const productOf = (symbol: string): ProductSpec | undefined => PRODUCTS.find((p) => p.symbol === symbol);
+
+function rateOption(value: string | undefined, fallback: string, what: string): string {
+  const parsed = parseDecimal(value ?? fallback);
+  if (parsed === null || D(parsed).lt(0)) throw new Error(`Simulator ${what} must be a decimal >= 0, got ${value}`);
+  return parsed;
+}
+
+export function orderRowToOrder(row: SimOrderRow): ExchangeOrder {
+  return {
+    orderId: row.id,
+    clientOrderId: row.client_order_id,
+    symbol: row.symbol,
+    side: row.side as OrderSide,
+    type: row.order_type as OrderType,
+    status: row.status as ExchangeOrderStatus,
+    quantity: norm(row.quantity)!,
+    price: norm(row.price),
+    filledQuantity: norm(row.filled_quantity) ?? "0",
+    averagePrice: norm(row.average_price),
+    fee: norm(row.fee) ?? "0",
+    leverage: Number(row.leverage),
+    marginType: row.margin_type as MarginType,
+    rejectReason: row.reject_reason,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+  };
+}
+
+function positionRowToState(row: SimPositionRow | undefined): PositionState | null {
+  if (!row) return null;
+  return {
+    side: row.side as PositionState["side"],
+    quantity: norm(row.quantity)!,
+    entryPrice: norm(row.entry_price)!,
+    margin: norm(row.margin) ?? "0",
+    leverage: Number(row.leverage),
+    marginType: row.margin_type as MarginType,
+    realizedPnl: norm(row.realized_pnl) ?? "0",
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Transactions and locks
+
+const RETRYABLE_MYSQL = new Set([1213 /* deadlock */, 1205 /* lock wait timeout */]);
+
+/** One transaction; on MySQL a deadlock victim or lock-wait timeout is retried (it was rolled back). */
+async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      const errno = (error as { errno?: number }).errno;
+      if (attempt < 5 && errno !== undefined && RETRYABLE_MYSQL.has(errno) && isMysql(db)) {
+        await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.floor(Math.random() * 10)));
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { errno?: number; code?: string; message?: string };
+  return e?.errno === 1062 || e?.code === "ER_DUP_ENTRY" || /UNIQUE constraint failed/i.test(e?.message ?? "");
+}
+
+interface LockedBalance {
+  available: string;
+  hold: string;
+}
+
+/** Locks the account's balance row (first lock of every trade) and reads it. */
+async function lockBalance(trx: Trx, profileId: string, currency: string): Promise<LockedBalance> {
+  let query = trx
+    .selectFrom("balances")
+    .select(["available", "hold"])
+    .where("profile_id", "=", profileId)
+    .where("currency", "=", currency);
+  if (isMysql(trx)) query = query.forUpdate();
+  else {
+    // SQLite: take the database write lock before reading, so another process cannot
+    // change the row between our read and our write (a deferred BEGIN would only read-lock).
+    await trx
+      .updateTable("balances")
+      .set({ updated_at: sql<number>`updated_at` })
+      .where("profile_id", "=", profileId)
+      .where("currency", "=", currency)
+      .execute();
+  }
+  const row = await query.executeTakeFirst();
+  if (!row) throw new ExchangeError(`The paper account has no ${currency} balance`);
+  return { available: norm(row.available)!, hold: norm(row.hold)! };
+}
+
+async function writeBalance(trx: Trx, profileId: string, currency: string, balance: LockedBalance, now: number) {
+  await trx
+    .updateTable("balances")
+    .set({ available: balance.available, hold: balance.hold, updated_at: now })
+    .where("profile_id", "=", profileId)
+    .where("currency", "=", currency)
+    .execute();
+}
+
+async function lockPosition(trx: Trx, profileId: string, symbol: string): Promise<SimPositionRow | undefined> {
+  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("symbol", "=", symbol);
+  if (isMysql(trx)) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+async function writePosition(trx: Trx, profileId: string, symbol: string, state: PositionState, exists: boolean, now: number) {
+  const values = {
+    side: state.side,
+    quantity: state.quantity,
+    entry_price: state.entryPrice,
+    margin: state.margin,
+    leverage: state.leverage,
+    margin_type: state.marginType,
+    realized_pnl: state.realizedPnl,
+    updated_at: now,
+  };
+  if (exists) {
+    await trx.updateTable("sim_positions").set(values).where("profile_id", "=", profileId).where("symbol", "=", symbol).execute();
+  } else {
+    await trx.insertInto("sim_positions").values({ profile_id: profileId, symbol, ...values }).execute();
+  }
+}
+
+async function readOrder(db: Db | Trx, id: string): Promise<ExchangeOrder> {
+  const row = await db.selectFrom("sim_orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  return orderRowToOrder(row);
+}
+
+const insufficientMargin = (needs: string, available: string, currency: string) =>
+  `Insufficient margin: order needs ${moneyUp(needs)} ${currency}, available ${moneyDown(available)} ${currency}`;
+
+// ---------------------------------------------------------------------------------------
+// Resting limits
+
+export interface MatchOptions {
+  /** Default "0.0002". */
+  makerFeeRate?: string;
+  /** Default "USDC". */
+  currency?: string;
+}
+
+/**
+ * Fills every open limit order of `symbol` that `price` crosses (buy limit >= price, sell
+ * limit <= price), oldest first, each at its limit price with the maker fee, each in its own
+ * transaction. Returns the orders that changed (filled, or cancelled when a reduce-only
+ * order has nothing left to reduce or margin no longer suffices).
+ */
+export async function matchRestingOrders(db: Db, symbol: string, price: string, options: MatchOptions = {}): Promise<ExchangeOrder[]> {
+  const market = parseDecimal(price);
+  if (market === null || !D(market).gt(0)) throw new Error(`matchRestingOrders: price must be > 0, got ${price}`);
+  const makerFeeRate = rateOption(options.makerFeeRate, "0.0002", "maker fee rate");
+  const currency = options.currency ?? "USDC";
+  const rows = await db
+    .selectFrom("sim_orders")
+    .select(["id", "side", "price"])
+    .where("status", "=", "open")
+    .where("symbol", "=", symbol)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  const changed: ExchangeOrder[] = [];
+  for (const row of rows) {
+    if (row.price === null || !crossesLimit(row.side as OrderSide, norm(row.price)!, market)) continue;
+    const order = await fillRestingOrder(db, row.id, market, makerFeeRate, currency);
+    if (order) changed.push(order);
+  }
+  return changed;
+}
+
+async function fillRestingOrder(db: Db, orderId: string, market: string, makerFeeRate: string, currency: string) {
+  // The owner never changes, so it is read before the transaction: the balance lock must be
+  // the transaction's first statement (on SQLite a read first would pin a snapshot that a
+  // later write lock cannot upgrade from once another process has written).
+  const peek = await db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
+  if (!peek) return null;
+  return inTransaction(db, async (trx) => {
+    const balance = await lockBalance(trx, peek.profile_id, currency);
+    let orderQuery = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
+    if (isMysql(trx)) orderQuery = orderQuery.forUpdate();
+    const row = await orderQuery.executeTakeFirst();
+    if (!row || row.status !== "open" || row.price === null) return null; // filled or cancelled meanwhile
+    const side = row.side as OrderSide;
+    const limit = norm(row.price)!;
+    if (!crossesLimit(side, limit, market)) return null;
+
+    const now = Date.now();
+    const positionRow = await lockPosition(trx, row.profile_id, row.symbol);
+    const position = positionRowToState(positionRow);
+    // The order's hold goes back first; the fill then takes what it really needs.
+    const held = norm(row.hold_amount) ?? "0";
+    let available = D(balance.available).plus(held);
+    let hold = D(balance.hold).minus(held);
+
+    const cancel = async (reason: string) => {
+      await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
+      await trx
+        .updateTable("sim_orders")
+        .set({ status: "cancelled", reject_reason: reason, hold_amount: "0", updated_at: now })
+        .where("id", "=", orderId)
+        .execute();
+      return readOrder(trx, orderId);
+    };
+
+    let quantity = norm(row.quantity)!;
+    if (row.reduce_only) {
+      quantity = reduceOnlyQuantity(position, side, quantity);
+      if (!D(quantity).gt(0)) return cancel(`Reduce-only order cancelled: no open ${row.symbol} position to reduce`);
+    }
+    const fill = applyFill(position, {
+      side,
+      quantity,
+      price: limit,
+      feeRate: makerFeeRate,
+      leverage: Number(row.leverage),
+      marginType: row.margin_type as MarginType,
+    });
+    if (D(fill.openedQuantity).gt(0)) {
+      const needs = D(fill.marginRequired).plus(fill.openFee);
+      const free = available.plus(fill.settlement);
+      if (needs.gt(free)) return cancel(`${insufficientMargin(needs.toString(), free.toString(), currency)} when the limit price was reached`);
+    }
+    available = available.plus(fill.availableDelta);
+    hold = hold.plus(fill.holdDelta);
+    await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
+    await writePosition(trx, row.profile_id, row.symbol, fill.position, positionRow !== undefined, now);
+    await trx
+      .updateTable("sim_orders")
+      .set({
+        status: "filled",
+        quantity,
+        filled_quantity: quantity,
+        average_price: limit,
+        fee: fill.fee,
+        realized_pnl: fill.realizedPnl,
+        hold_amount: "0",
+        updated_at: now,
+      })
+      .where("id", "=", orderId)
+      .execute();
+    return readOrder(trx, orderId);
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// The adapter
+
+interface ValidOrder {
+  product: ProductSpec;
+  side: OrderSide;
+  type: OrderType;
+  quantity: string;
+  price: string | null;
+  leverage: number;
+  marginType: MarginType;
+  reduceOnly: boolean;
+}
+
+export class SimulatorAdapter implements ExchangeAdapter {
+  readonly name = SIMULATOR_NAME;
+  readonly label = SIMULATOR_LABEL;
+  readonly feeRate: string;
+  readonly makerFeeRate: string;
+  readonly slippage: string;
+  readonly startingBalance: string;
+  readonly currency: string;
+  private account: Promise<string> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: SimulatorOptions = {},
+  ) {
+    this.feeRate = rateOption(options.feeRate, "0.0006", "fee rate");
+    this.makerFeeRate = rateOption(options.makerFeeRate, "0.0002", "maker fee rate");
+    this.slippage = rateOption(options.slippage, "0.0005", "slippage");
+    this.startingBalance = rateOption(options.startingBalance, "10000", "starting balance");
+    this.currency = options.currency ?? "USDC";
+  }
+
+  /** The paper profile's id (profiles.id), creating the profile and its balance on first use. */
+  ensureAccount(): Promise<string> {
+    this.account ??= this.createAccount().catch((error) => {
+      this.account = undefined;
+      throw error;
+    });
+    return this.account;
+  }
+
+  private async createAccount(): Promise<string> {
+    const now = Date.now();
+    const explicit = this.options.profileId;
+    // INSERT IGNORE on a unique key: two processes starting together make one profile.
+    await this.db
+      .insertInto("profiles")
+      .ignore()
+      .values({
+        id: explicit ?? randomUUID(),
+        profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
+        name: "Paper trading",
+        is_default: explicit ? 0 : 1,
+        active: 1,
+        trading_enabled: 1,
+        has_margin_enabled: 1,
+        source: "simulator",
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const profile = explicit
+      ? await this.db.selectFrom("profiles").select("id").where("id", "=", explicit).executeTakeFirstOrThrow()
+      : await this.db.selectFrom("profiles").select("id").where("profile_id", "=", DEFAULT_PAPER_PROFILE_KEY).executeTakeFirstOrThrow();
+    await this.db
+      .insertInto("balances")
+      .ignore()
+      .values({ profile_id: profile.id, currency: this.currency, available: this.startingBalance, hold: "0", updated_at: now })
+      .execute();
+    return profile.id;
+  }
+
+  private validate(request: PlaceOrderRequest): ValidOrder {
+    const product = productOf(request.symbol);
+    if (!product) throw new InvalidOrderError(`Unknown symbol ${request.symbol}`);
+    if (request.side !== "buy" && request.side !== "sell") throw new InvalidOrderError(`Invalid side ${request.side}: use buy or sell`);
+    if (request.type !== "market" && request.type !== "limit")
+      throw new InvalidOrderError(`Invalid order type ${request.type}: use market or limit`);
+
+    const requested = parseDecimal(request.quantity);
+    if (requested === null || !D(requested).gt(0)) throw new InvalidOrderError(`Quantity must be a number greater than 0, got ${request.quantity}`);
+    const quantity = floorToIncrement(requested, product.baseIncrement);
+    if (D(quantity).lt(product.baseMinSize)) {
+      throw new InvalidOrderError(
+        `Quantity ${requested} ${product.base} is below the minimum order size of ${product.baseMinSize} ${product.base} for ${product.symbol}`,
+      );
+    }
+
+    const leverage = request.leverage ?? 1;
+    if (!Number.isInteger(leverage) || leverage < 1 || leverage > MAX_LEVERAGE) {
+      throw new InvalidOrderError(`Leverage must be a whole number from 1 to ${MAX_LEVERAGE}, got ${leverage}`);
+    }
+    const marginType = request.marginType ?? "cross";
+    if (marginType !== "cross" && marginType !== "isolated") throw new InvalidOrderError(`Invalid margin type ${marginType}: use cross or isolated`);
+
+    let price: string | null = null;
+    if (request.type === "limit") {
+      const raw = request.price == null ? null : parseDecimal(request.price);
+      if (raw === null || !D(raw).gt(0)) throw new InvalidOrderError(`A limit order needs a price greater than 0, got ${request.price ?? "none"}`);
+      price = roundToIncrement(raw, product.quoteIncrement);
+      if (!D(price).gt(0)) throw new InvalidOrderError(`Price ${raw} is below the price tick of ${product.quoteIncrement} for ${product.symbol}`);
+    }
+    return { product, side: request.side, type: request.type, quantity, price, leverage, marginType, reduceOnly: Boolean(request.reduceOnly) };
+  }
+
+  async placeOrder(request: PlaceOrderRequest): Promise<ExchangeOrder> {
+    const clientOrderId = typeof request.clientOrderId === "string" ? request.clientOrderId.trim() : "";
+    if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
+    const profileId = await this.ensureAccount();
+    const existing = await this.findOrderByClientId(clientOrderId);
+    if (existing) return existing;
+    const order = this.validate(request);
+
+    let outcome: { order: ExchangeOrder; error?: ExchangeError };
+    try {
+      outcome = await inTransaction(this.db, (trx) => this.execute(trx, profileId, clientOrderId, order));
+    } catch (error) {
+      // The same client order id committed by someone else between our check and our insert.
+      if (isUniqueViolation(error)) {
+        const first = await this.findOrderByClientId(clientOrderId);
+        if (first) return first;
+      }
+      throw error;
+    }
+    if (outcome.error) throw outcome.error;
+    return outcome.order;
+  }
+
+  /** The order's whole effect inside one transaction. A refusal is stored (status rejected) and returned as `error`. */
+  private async execute(trx: Trx, profileId: string, clientOrderId: string, order: ValidOrder): Promise<{ order: ExchangeOrder; error?: ExchangeError }> {
+    const { product, side } = order;
+    const symbol = product.symbol;
+    const currency = this.currency;
+    const balance = await lockBalance(trx, profileId, currency);
+    const again = await trx.selectFrom("sim_orders").selectAll().where("client_order_id", "=", clientOrderId).executeTakeFirst();
+    if (again) return { order: orderRowToOrder(again) };
+
+    const now = Date.now();
+    const id = randomUUID();
+    const positionRow = await lockPosition(trx, profileId, symbol);
+    const position = positionRowToState(positionRow);
+    let quantity = order.quantity;
+    const row = () => ({
+      id,
+      client_order_id: clientOrderId,
+      profile_id: profileId,
+      symbol,
+      side,
+      order_type: order.type,
+      quantity,
+      price: order.price,
+      leverage: order.leverage,
+      margin_type: order.marginType,
+      reduce_only: order.reduceOnly ? 1 : 0,
+      created_at: now,
+      updated_at: now,
+    });
+    const reject = async (error: ExchangeError) => {
+      await trx.insertInto("sim_orders").values({ ...row(), status: "rejected", reject_reason: error.message }).execute();
+      return { order: await readOrder(trx, id), error };
+    };
+
+    if (order.reduceOnly) {
+      quantity = reduceOnlyQuantity(position, side, quantity);
+      if (!D(quantity).gt(0)) {
+        return reject(new InvalidOrderError(`Reduce-only order rejected: no open ${symbol} position to reduce`));
+      }
+    }
+
+    const market = await getPrice(trx, symbol);
+    let fillPrice: string | null = null;
+    if (order.type === "market") {
+      if (!market) throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
+      fillPrice = takerFillPrice(side, market.price, this.slippage, product.quoteIncrement);
+    } else if (market && crossesLimit(side, order.price!, market.price)) {
+      fillPrice = marketableLimitFillPrice(side, order.price!, market.price, this.slippage, product.quoteIncrement);
+    }
+
+    if (fillPrice === null) {
+      // A resting limit holds the margin of what it would open now plus its maker fee.
+      const opening = order.reduceOnly ? "0" : openingQuantity(position, side, quantity);
+      const notional = D(quantity).times(order.price!);
+      const held = D(q(D(opening).times(order.price!).div(order.leverage))).plus(q(notional.times(this.makerFeeRate)));
+      if (held.gt(balance.available)) {
+        return reject(new InsufficientFundsError(insufficientMargin(held.toString(), balance.available, currency)));
+      }
+      await writeBalance(trx, profileId, currency, { available: D(balance.available).minus(held).toString(), hold: D(balance.hold).plus(held).toString() }, now);
+      await trx.insertInto("sim_orders").values({ ...row(), status: "open", hold_amount: held.toString() }).execute();
+      return { order: await readOrder(trx, id) };
+    }
+
+    const fill = applyFill(position, { side, quantity, price: fillPrice, feeRate: this.feeRate, leverage: order.leverage, marginType: order.marginType });
+    if (D(fill.openedQuantity).gt(0)) {
+      const needs = D(fill.marginRequired).plus(fill.openFee);
+      const free = D(balance.available).plus(fill.settlement);
+      if (needs.gt(free)) return reject(new InsufficientFundsError(insufficientMargin(needs.toString(), free.toString(), currency)));
+    }
+    await writeBalance(
+      trx,
+      profileId,
+      currency,
+      { available: D(balance.available).plus(fill.availableDelta).toString(), hold: D(balance.hold).plus(fill.holdDelta).toString() },
+      now,
+    );
+    await writePosition(trx, profileId, symbol, fill.position, positionRow !== undefined, now);
+    await trx
+      .insertInto("sim_orders")
+      .values({
+        ...row(),
+        status: "filled",
+        filled_quantity: quantity,
+        average_price: fillPrice,
+        fee: fill.fee,
+        realized_pnl: fill.realizedPnl,
+      })
+      .execute();
+    return { order: await readOrder(trx, id) };
+  }
+
+  async findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null> {
+    const row = await this.db.selectFrom("sim_orders").selectAll().where("client_order_id", "=", clientOrderId).executeTakeFirst();
+    return row ? orderRowToOrder(row) : null;
+  }
+
+  async getOrder(orderId: string): Promise<ExchangeOrder> {
+    const row = await this.db.selectFrom("sim_orders").selectAll().where("id", "=", orderId).executeTakeFirst();
+    if (!row) throw new OrderNotFoundError(`Order ${orderId} not found`);
+    return orderRowToOrder(row);
+  }
+
+  /** Cancels an open order and releases what it held. Cancelling a cancelled order returns it unchanged. */
+  async cancelOrder(orderId: string): Promise<ExchangeOrder> {
+    const peek = await this.db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
+    if (!peek) throw new OrderNotFoundError(`Order ${orderId} not found`);
+    return inTransaction(this.db, async (trx) => {
+      const balance = await lockBalance(trx, peek.profile_id, this.currency);
+      let query = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
+      if (isMysql(trx)) query = query.forUpdate();
+      const row = await query.executeTakeFirstOrThrow();
+      if (row.status === "cancelled") return orderRowToOrder(row);
+      if (row.status !== "open") throw new InvalidOrderError(`Order ${orderId} is ${row.status}: only open orders can be cancelled`);
+      const now = Date.now();
+      const held = norm(row.hold_amount) ?? "0";
+      await writeBalance(
+        trx,
+        peek.profile_id,
+        this.currency,
+        { available: D(balance.available).plus(held).toString(), hold: D(balance.hold).minus(held).toString() },
+        now,
+      );
+      await trx.updateTable("sim_orders").set({ status: "cancelled", hold_amount: "0", updated_at: now }).where("id", "=", orderId).execute();
+      return readOrder(trx, orderId);
+    });
+  }
+
+  /** This account's open (resting) orders, oldest first. */
+  async getOpenOrders(symbol?: string): Promise<ExchangeOrder[]> {
+    const profileId = await this.ensureAccount();
+    let query = this.db.selectFrom("sim_orders").selectAll().where("status", "=", "open").where("profile_id", "=", profileId);
+    if (symbol) query = query.where("symbol", "=", symbol);
+    const rows = await query.orderBy("created_at").orderBy("id").execute();
+    return rows.map(orderRowToOrder);
+  }
+
+  /** Fills this simulator's resting limits on `symbol` crossed by `price` (see matchRestingOrders). */
+  matchRestingOrders(symbol: string, price: string): Promise<ExchangeOrder[]> {
+    return matchRestingOrders(this.db, symbol, price, { makerFeeRate: this.makerFeeRate, currency: this.currency });
+  }
+
+  async getBalances(): Promise<Balance[]> {
+    const profileId = await this.ensureAccount();
+    const rows = await this.db.selectFrom("balances").selectAll().where("profile_id", "=", profileId).orderBy("currency").execute();
+    return rows.map((row) => ({ currency: row.currency, available: norm(row.available)!, hold: norm(row.hold) ?? "0" }));
+  }
+
+  async getPositions(): Promise<ExchangePosition[]> {
+    const profileId = await this.ensureAccount();
+    const rows = await this.db.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).orderBy("symbol").execute();
+    const open = rows.filter((row) => row.side !== "flat" && D(row.quantity).gt(0));
+    if (open.length === 0) return [];
+    const prices = await getPrices(this.db);
+    return open.map((row) => {
+      const state = positionRowToState(row)!;
+      const mark = prices.get(row.symbol)?.price ?? null;
+      return {
+        symbol: row.symbol,
+        side: state.side as "long" | "short",
+        quantity: state.quantity,
+        entryPrice: state.entryPrice,
+        markPrice: mark,
+        unrealizedPnl: mark === null ? null : unrealizedPnl(state.side, state.quantity, state.entryPrice, mark),
+        leverage: state.leverage,
+        marginType: state.marginType,
+      };
+    });
+  }
+
+  async getProducts(): Promise<Product[]> {
+    const prices = await getPrices(this.db);
+    return PRODUCTS.map((spec) => toProduct(spec, prices.get(spec.symbol)?.price ?? null));
+  }
+
+  async getProduct(symbol: string): Promise<Product> {
+    const spec = productOf(symbol);
+    if (!spec) throw new InvalidOrderError(`Unknown symbol ${symbol}`);
+    return toProduct(spec, (await getPrice(this.db, symbol))?.price ?? null);
+  }
+
+  async getTicker(symbol: string): Promise<Ticker> {
+    const spec = productOf(symbol);
+    if (!spec) throw new InvalidOrderError(`Unknown symbol ${symbol}`);
+    const price = await getPrice(this.db, symbol);
+    if (!price) throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
+    const halfTick = D(spec.quoteIncrement).div(2);
+    return {
+      symbol,
+      price: price.price,
+      bid: price.bid ?? D(price.price).minus(halfTick).toString(),
+      ask: price.ask ?? D(price.price).plus(halfTick).toString(),
+      time: new Date(price.updatedAt).toISOString(),
+      source: price.source,
+    };
+  }
+
+  async testConnection(): Promise<ConnectionTest> {
+    try {
+      const balances = await this.getBalances();
+      const balance = balances.find((b) => b.currency === this.currency);
+      return { success: true, message: `Simulator ready: ${moneyDown(balance?.available ?? "0")} ${this.currency} available` };
+    } catch (error) {
+      return { success: false, message: `Simulator unavailable: ${(error as Error).message}` };
+    }
+  }
+}
+
+function toProduct(spec: ProductSpec, price: string | null): Product {
+  return {
+    symbol: spec.symbol,
+    base: spec.base,
+    quote: spec.quote,
+    baseIncrement: spec.baseIncrement,
+    baseMinSize: spec.baseMinSize,
+    quoteIncrement: spec.quoteIncrement,
+    minMarketFunds: spec.minMarketFunds,
+    price,
+    status: "online",
+  };
+}
+
