@@ -1,26 +1,36 @@
-// Vitest globalSetup for the browser suite: build if needed, start the app on a free
-// port over a fresh SQLite database (a new DATA_DIR), hand its URL to the tests, and
-// stop the whole process group (start.ts, the web server, the worker) afterwards.
+// Vitest globalSetup for the browser suite: build if needed, freeze a private copy of the
+// build (see snapshotApp), start the app from it on a free port over a fresh SQLite
+// database (a new DATA_DIR), hand its URL to the tests, and at the end stop the whole
+// process group (start.ts, the web server, the worker) and remove the temporary files.
 import type { TestProject } from "vitest/node";
-import { type RunningApp, ensureBuild, freePort, startApp } from "./utils.ts";
+import { type RunningApp, ensureBuild, freePort, snapshotApp, startApp } from "./utils.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
+    /** The SQLite instance every spec shares. */
     baseUrl: string;
+    /** The frozen copy of the project to start more instances from (mysql.e2e.ts). */
+    appDir: string;
   }
 }
 
-let app: RunningApp | undefined;
-
 export default async function setup(project: TestProject) {
   ensureBuild();
-  const port = await freePort(Number(process.env.E2E_PORT ?? 5101));
-  app = await startApp({ port, label: "sqlite" });
+  const snapshot = snapshotApp();
+  let app: RunningApp | undefined;
+  try {
+    const port = await freePort(Number(process.env.E2E_PORT ?? 5101));
+    app = await startApp({ port, label: "sqlite", cwd: snapshot.dir });
+  } catch (error) {
+    snapshot.remove();
+    throw error;
+  }
   console.log(`[e2e] app (SQLite) listening at ${app.baseUrl}, DATA_DIR ${app.dataDir}`);
   project.provide("baseUrl", app.baseUrl);
+  project.provide("appDir", snapshot.dir);
   return async () => {
-    if (process.env.E2E_PRINT_SERVER_LOG) console.log(app?.log());
-    await app?.stop();
-    app = undefined;
+    if (process.env.E2E_PRINT_SERVER_LOG) console.log(app.log());
+    await app.stop();
+    snapshot.remove();
   };
 }

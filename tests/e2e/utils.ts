@@ -2,12 +2,12 @@
 // (`bun scripts/start.ts`: migrations, then the web server and the worker), driving
 // Debian's Chromium through playwright-core, and a few page checks.
 import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
@@ -25,17 +25,83 @@ function newestMtime(entry: string): number {
 }
 
 /** Runs `npx remix build` when the build is missing (or older than the sources). */
-export function ensureBuild(): void {
+export function ensureBuild(force = false): void {
   const serverBuild = path.join(ROOT, "build/index.js");
   const clientBuild = path.join(ROOT, "public/build");
   const sources = ["app", "db", "remix.config.js"].map((p) => path.join(ROOT, p));
   const stale =
+    force ||
     !existsSync(serverBuild) ||
     !existsSync(clientBuild) ||
     statSync(serverBuild).mtimeMs < Math.max(...sources.map(newestMtime));
   if (!stale) return;
   console.log("[e2e] building the app (npx remix build)...");
-  execSync("npx remix build", { cwd: ROOT, stdio: "inherit" });
+  // As `npm run build` would: real Node (not the `node` shim `bun --bun` puts on PATH) and
+  // a production build.
+  execSync("npx remix build", {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...cleanEnv(), PATH: pathWithoutBunNode(), NODE_ENV: "production" },
+  });
+}
+
+/** PATH without the directories whose `node` is really Bun. */
+function pathWithoutBunNode(): string {
+  return (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => {
+      try {
+        return !/^bun(\.exe)?$/.test(path.basename(realpathSync(path.join(dir, "node"))));
+      } catch {
+        return true;
+      }
+    })
+    .join(path.delimiter);
+}
+
+/** The environment without the test runner's own variables. */
+function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("VITEST") && key !== "TEST") env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * A private copy of the build for this run: a temporary directory whose entries are
+ * symlinks to the project (sources, node_modules, scripts) except build/ and public/,
+ * which are copied. `remix build` (or `remix dev`) empties public/build, so a build run in
+ * the working tree while the suite runs would otherwise make the running app's pages
+ * unhydratable halfway through. The app is started from here exactly as from the project.
+ */
+export function snapshotApp(): { dir: string; remove(): void } {
+  for (let attempt = 1; ; attempt++) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "perpdesk-e2e-app-"));
+    const links: string[] = [];
+    const remove = () => {
+      // Unlink the symlinks first: never let a recursive delete reach the project.
+      for (const link of links) rmSync(link, { force: true });
+      rmSync(dir, { recursive: true, force: true });
+    };
+    for (const entry of readdirSync(ROOT)) {
+      if (["build", "public", "data", "test-results", ".git", ".cache"].includes(entry)) continue;
+      const link = path.join(dir, entry);
+      symlinkSync(path.join(ROOT, entry), link);
+      links.push(link);
+    }
+    cpSync(path.join(ROOT, "build"), path.join(dir, "build"), { recursive: true });
+    cpSync(path.join(ROOT, "public"), path.join(dir, "public"), { recursive: true });
+    // Complete only if every asset the server build names was copied (a build may have
+    // been emptying public/build at that very moment).
+    const serverBuild = readFileSync(path.join(dir, "build/index.js"), "utf8");
+    const assets = [...new Set(serverBuild.match(/"\/build\/[^"]+\.js"/g) ?? [])].map((a) => a.slice(1, -1));
+    const missing = assets.filter((a) => !existsSync(path.join(dir, "public", a)));
+    if (assets.length > 0 && missing.length === 0) return { dir, remove };
+    remove();
+    if (attempt >= 3) throw new Error(`[e2e] the build is incomplete (missing ${missing.slice(0, 3).join(", ")}...): run \`npx remix build\``);
+    ensureBuild(true);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -87,13 +153,13 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
  * Starts `bun scripts/start.ts` in its own process group (so the web server and the worker
  * it spawns can be stopped together) with a fresh DATA_DIR, and waits for GET /api/health.
  */
-export async function startApp(options: { port: number; env?: Record<string, string>; label: string }): Promise<RunningApp> {
+export async function startApp(options: { port: number; env?: Record<string, string>; label: string; cwd?: string }): Promise<RunningApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perpdesk-e2e-${options.label}-`));
   const baseUrl = `http://127.0.0.1:${options.port}`;
   let output = "";
   const binDir = path.join(ROOT, "node_modules/.bin");
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...cleanEnv(),
     PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
     PORT: String(options.port),
     DATA_DIR: dataDir,
@@ -105,8 +171,8 @@ export async function startApp(options: { port: number; env?: Record<string, str
   if (!options.env?.DATABASE_URL) delete env.DATABASE_URL;
 
   const child: ChildProcess = spawn("bun", ["scripts/start.ts"], {
-    cwd: ROOT,
-    env,
+    cwd: options.cwd ?? ROOT,
+    env: env as NodeJS.ProcessEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -224,12 +290,17 @@ export function watchProblems(page: Page): PageProblems {
  * Waits until React has hydrated the whole document: hydration attaches a fiber to
  * <html> only after the entire tree has rendered; the next frame is after the commit.
  */
-export async function waitForHydration(page: Page, timeout = 15_000): Promise<void> {
-  await page.waitForFunction(
-    () => Object.keys(document.documentElement).some((key) => key.startsWith("__reactFiber$")),
-    undefined,
-    { timeout },
-  );
+export async function waitForHydration(page: Page, problems?: PageProblems, timeout = 15_000): Promise<void> {
+  try {
+    await page.waitForFunction(
+      () => Object.keys(document.documentElement).some((key) => key.startsWith("__reactFiber$")),
+      undefined,
+      { timeout },
+    );
+  } catch (error) {
+    const seen = problems?.errors.length ? `; page problems: ${problems.errors.join(" | ")}` : "";
+    throw new Error(`${page.url()} was not hydrated within ${timeout} ms (${(error as Error).message.split("\n")[0]})${seen}`);
+  }
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
 }
 
@@ -269,4 +340,4 @@ export const pathOf = (page: Page) => {
   return url.pathname + url.search;
 };
 
-export type { Browser, BrowserContext, Page };
+export type { Browser, BrowserContext, Locator, Page };
