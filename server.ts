@@ -4,10 +4,13 @@ import { existsSync, watch } from "node:fs";
 import path from "node:path";
 import { type AppLoadContext, type ServerBuild, broadcastDevReady, createRequestHandler } from "@remix-run/node";
 import { Hono } from "hono";
-import { getConnInfo, serveStatic } from "hono/bun";
+import { getConnInfo, serveStatic, upgradeWebSocket, websocket } from "hono/bun";
 import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
+import { LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
+import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import type { Database } from "./db/client.ts";
+import { getSessionUser } from "./db/queries/sessions.ts";
 
 const BUILD_PATH = path.resolve("build/index.js");
 
@@ -16,12 +19,14 @@ export interface CreateAppOptions {
   database: Database;
   build: ServerBuild | (() => ServerBuild);
   mode?: string;
+  /** The live hub whose events /ws clients receive (absent: /ws answers 503). */
+  hub?: LiveHub;
 }
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /** The Hono app (no listening socket): used by the server and by the integration tests. */
-export function createApp({ config, database, build, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
+export function createApp({ config, database, build, hub, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
   const app = new Hono();
   const getBuild = typeof build === "function" ? build : () => build;
 
@@ -50,6 +55,38 @@ export function createApp({ config, database, build, mode = process.env.NODE_ENV
     }
     await next();
   });
+
+  // Live updates. The upgrade needs a session and, from a browser, our own Origin.
+  app.get(
+    "/ws",
+    async (c, next) => {
+      if (!hub) return c.json({ error: "Live updates unavailable" }, 503);
+      const origin = c.req.header("origin");
+      const host = (config.TRUST_PROXY && c.req.header("x-forwarded-host")) || c.req.header("host");
+      if (origin && host && new URL(origin).host !== host) return c.json({ error: "Origin not allowed" }, 403);
+      const token = await readSessionToken(c.req.raw, { config } as AppLoadContext);
+      const session = token ? await getSessionUser(database.db, token, SESSION_POLICY) : null;
+      if (!session) return c.json({ error: "Authentication required" }, 401);
+      await next();
+    },
+    upgradeWebSocket(() => ({
+      onOpen(_event, ws) {
+        (ws.raw as { subscribe(topic: string): void }).subscribe(LIVE_TOPIC);
+        ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
+      },
+      async onMessage(event, ws) {
+        // {"type":"resume","lastEventId":N}: send what this browser missed while away.
+        try {
+          const message = JSON.parse(String(event.data)) as { type?: string; lastEventId?: number };
+          if (message.type === "resume" && Number.isInteger(message.lastEventId)) {
+            for (const missed of await hub!.replay(Number(message.lastEventId))) ws.send(toWire(missed));
+          }
+        } catch {
+          // not JSON: ignored
+        }
+      },
+    })),
+  );
 
   app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));
   app.use("/favicon.svg", serveStatic({ root: "./public" }));
@@ -101,9 +138,12 @@ if (import.meta.main) {
   const database = await openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
   let build = await importBuild();
-  const app = createApp({ config, database, build: () => build });
+  const hub = new LiveHub({ db: database.db });
+  const app = createApp({ config, database, build: () => build, hub });
 
-  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, idleTimeout: 60 });
+  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60 });
+  hub.attach(server);
+  await hub.start();
   console.log(`[web] listening on http://localhost:${server.port} (${database.label})`);
 
   if (process.env.REMIX_DEV_ORIGIN) {
@@ -118,6 +158,7 @@ if (import.meta.main) {
 
   const shutdown = async () => {
     server.stop();
+    await hub.stop();
     await database.destroy();
     process.exit(0);
   };

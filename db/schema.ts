@@ -230,7 +230,13 @@ export interface ReportsTable {
   updated_at: Millis;
 }
 
+export interface PositionLocksTable {
+  symbol: string;
+  version: ColumnType<number, number | undefined, number>;
+}
+
 export interface DB {
+  position_locks: PositionLocksTable;
   users: UsersTable;
   sessions: SessionsTable;
   login_throttles: LoginThrottlesTable;

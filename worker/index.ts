@@ -1,45 +1,53 @@
-// The worker process. For now an idle loop: it claims no jobs yet, but it proves it is
-// alive by writing its heartbeat, which /api/health reads. SIGINT/SIGTERM stop it cleanly.
+// The worker process: runs jobs (signals → orders), moves simulator prices (when it is the
+// price leader) and writes its heartbeat, which /api/health reads. SIGINT/SIGTERM drain it.
 import { hostname } from "node:os";
 import { loadConfigOrExit } from "../app/core/env.ts";
+import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
+import { startPriceLoop } from "./monitor/price-loop.ts";
+import { startRunner } from "./runner.ts";
 
 export const HEARTBEAT_MS = 2_000;
 
-export async function runWorker(options: { signal?: AbortSignal } = {}) {
+export async function runWorker() {
   const config = loadConfigOrExit();
   const database = await openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
   const workerId = config.WORKER_ID ?? `${hostname()}:${process.pid}`;
   const startedAt = Date.now();
-  const beat = (status: string) =>
-    writeHeartbeat(database.db, { workerId, hostname: hostname(), pid: process.pid, startedAt, status });
+  const exchange = new SimulatorAdapter(database.db);
+  await exchange.ensureAccount();
+  const beat = (status: string, info: Record<string, unknown> = {}) =>
+    writeHeartbeat(database.db, { workerId, hostname: hostname(), pid: process.pid, startedAt, status, info: { exchange: exchange.name, ...info } });
 
   await beat("running");
   await pruneHeartbeats(database.db);
-  await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} started` });
-  console.log(`[worker] ${workerId} running (${database.label})`);
+  await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} started (${exchange.label})` });
+  console.log(`[worker] ${workerId} running (${database.label}, ${exchange.label})`);
 
-  let stopping = false;
+  const runner = startRunner({ db: database.db, exchange, workerId });
+  const stopPrices = startPriceLoop({ db: database.db, workerId });
   const timer = setInterval(() => {
-    beat("running").catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
+    beat("running", { activeJobs: runner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);
 
+  let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
     clearInterval(timer);
     try {
+      await stopPrices();
+      await runner.stop();
       await beat("stopped");
       await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });
     } finally {
       await database.destroy();
     }
   };
-  options.signal?.addEventListener("abort", () => void stop("aborted"));
   return { workerId, stop };
 }
 

@@ -1,9 +1,11 @@
 // The explicit list of migrations (bundler-safe: nothing is read from a folder at run time).
 import type { Migration } from "kysely";
 import * as init from "./2026_11_21_0900_init.ts";
+import * as positionLocks from "./2026_11_21_1100_position_locks.ts";
 import * as simulator from "./2026_11_21_1000_simulator.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
   "2026_11_21_1000_simulator": simulator,
+  "2026_11_21_1100_position_locks": positionLocks,
 };

@@ -1,4 +1,5 @@
 // Our net positions (SPEC.md §3 Position): at most one open position per symbol.
+import { sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { AdvancedControls } from "../../app/core/orders/controls.ts";
 import type { PositionRow } from "../schema.ts";
@@ -64,6 +65,18 @@ export function positionRowToPosition(row: PositionRow): Position {
     updatedAt: toIso(row.updated_at)!,
     closedAt: toIso(row.closed_at),
   };
+}
+
+/**
+ * Serialises every change to one symbol's positions until the transaction ends. Call it
+ * first in the transaction, before reading positions.
+ */
+export async function lockSymbol(db: Db, symbol: string): Promise<void> {
+  const bump = () =>
+    db.updateTable("position_locks").set({ version: sql<number>`version + 1` }).where("symbol", "=", symbol).executeTakeFirst();
+  if (Number((await bump()).numUpdatedRows ?? 0) > 0) return;
+  await db.insertInto("position_locks").ignore().values({ symbol, version: 0 }).execute();
+  await bump();
 }
 
 /** The open position for a symbol; on MySQL locked for the caller's transaction. */

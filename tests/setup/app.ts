@@ -24,8 +24,12 @@ export interface TestApp {
   cleanup(): Promise<void>;
 }
 
-export async function createTestApp(dialect: Dialect, env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+export async function createTestApp(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  dbOptions: { file?: boolean } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase(dialect, dbOptions);
   const config = loadConfig({
     NODE_ENV: "production",
     APP_SECRET: "integration-secret-0123456789abcdef0123456789",

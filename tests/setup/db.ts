@@ -4,6 +4,9 @@
 // MariaDB is not optional: when it is unreachable the tests fail with a message saying
 // so. For a quick local loop on SQLite alone set TEST_DIALECTS=sqlite (ignored under CI).
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createConnection } from "mysql2/promise";
 import { type Database, type Dialect, openDatabase } from "#db/client.ts";
 import { migrateToLatest } from "#db/migrate.ts";
@@ -33,7 +36,8 @@ async function mysqlAdmin() {
   }
 }
 
-export async function createTestDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+/** `file: true` puts SQLite in a temporary file, for tests that share it with another process. */
+export async function createTestDatabase(dialect: Dialect, options: { migrate?: boolean; file?: boolean } = {}): Promise<TestDatabase> {
   let url: string;
   let drop = async () => {};
   if (dialect === "mysql") {
@@ -47,6 +51,10 @@ export async function createTestDatabase(dialect: Dialect, options: { migrate?: 
       await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
       await conn.end();
     };
+  } else if (options.file) {
+    const dir = mkdtempSync(path.join(tmpdir(), "perpdesk-db-"));
+    url = `sqlite:${path.join(dir, "app.db")}`;
+    drop = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     url = "sqlite::memory:";
   }

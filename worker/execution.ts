@@ -1,0 +1,194 @@
+// Sending an order and booking its result. The trade row (with its client order id) is
+// written before the exchange is called; a retried job first asks the exchange for that
+// client order id, so a crash between "sent" and "saved" never sends a second order.
+import type { Kysely } from "kysely";
+import { D, toFixed } from "../app/core/decimal.ts";
+import { InvalidOrderError } from "../app/core/exchange/errors.ts";
+import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
+import { type OrderSource, controlsFor } from "../app/core/orders/controls.ts";
+import { applyFill } from "../app/core/orders/net-position.ts";
+import { recordActivity } from "../db/queries/activity-logs.ts";
+import { appendEvent } from "../db/queries/events.ts";
+import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
+import { updateSignalStatus } from "../db/queries/signals.ts";
+import { type Trade, getTrade, updateTrade } from "../db/queries/trades.ts";
+import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
+import { newId } from "../db/queries/util.ts";
+import type { DB } from "../db/schema.ts";
+
+export interface ExecutionContext {
+  db: Kysely<DB>;
+  exchange: ExchangeAdapter;
+  workerId: string;
+  /** The job's attempt number: from the second on, reconcile before sending. */
+  attempt: number;
+}
+
+/** A refusal that retrying cannot change (the job ends failed, the reason on the trade). */
+export class PermanentFailure extends Error {}
+
+const describeOrder = (t: Pick<Trade, "side" | "quantity" | "symbol">) => `${t.side.toUpperCase()} ${t.quantity} ${t.symbol}`;
+
+/** Marks a trade (and its signal) failed, with the reason logged and pushed. */
+export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateTrade(trx, trade.id, { status: "failed", errorMessage: reason });
+    if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", reason);
+    await recordActivity(trx, {
+      type: "trade",
+      level: "error",
+      message: `Order failed: ${describeOrder(trade)}: ${reason}`,
+      data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+    });
+    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "failed", message: reason });
+    await appendEvent(trx, "dashboard_update", { reason: "trade" });
+  });
+}
+
+/**
+ * Sends the pending trade's order (once) and books the result. Returns the trade's status
+ * afterwards. Throws TemporaryError (retry later) when the outcome is unknown.
+ */
+export async function executeTrade(ctx: ExecutionContext, tradeId: string): Promise<Trade["status"]> {
+  const trade = await getTrade(ctx.db, tradeId);
+  if (!trade) throw new PermanentFailure(`Trade ${tradeId} not found`);
+  if (trade.status !== "pending") return trade.status;
+
+  let order: ExchangeOrder | null = null;
+  if (ctx.attempt > 1 || trade.orderId) {
+    // We may have sent it before dying: the exchange knows it by our client order id.
+    order = await ctx.exchange.findOrderByClientId(trade.clientOrderId);
+  }
+  if (!order) {
+    const stop = await getEmergencyStop(ctx.db);
+    if (stop.active) {
+      await failTrade(ctx.db, trade, "Emergency stop is active: order not sent");
+      return "failed";
+    }
+    try {
+      order = await ctx.exchange.placeOrder({
+        clientOrderId: trade.clientOrderId,
+        symbol: trade.symbol,
+        side: trade.side,
+        type: trade.orderType,
+        quantity: trade.quantity,
+        price: trade.price,
+        leverage: trade.leverage ?? 1,
+        marginType: trade.marginType === "isolated" ? "isolated" : "cross",
+        reduceOnly: trade.reduceOnly,
+      });
+    } catch (error) {
+      if (error instanceof InvalidOrderError) {
+        await failTrade(ctx.db, trade, error.message);
+        return "failed";
+      }
+      throw error; // unknown outcome: the runner retries, and the retry reconciles first
+    }
+  }
+  return bookOrder(ctx.db, trade, order, ctx.exchange.name);
+}
+
+/** Applies what the exchange says about the trade's order to trades, positions and signals. */
+export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrder, exchangeName: string): Promise<Trade["status"]> {
+  if (order.status === "rejected") {
+    await failTrade(db, trade, order.rejectReason ?? "Rejected by the exchange");
+    return "failed";
+  }
+  if (order.status === "cancelled" && D(order.filledQuantity).lte(0)) {
+    await db.transaction().execute(async (trx) => {
+      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: "Cancelled" });
+      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", "Order cancelled");
+      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled" });
+    });
+    return "cancelled";
+  }
+  if (order.status === "open") {
+    // A resting limit order: booked when it fills (the price loop reports fills).
+    if (!trade.orderId) {
+      await db.transaction().execute(async (trx) => {
+        await updateTrade(trx, trade.id, { orderId: order.orderId });
+        await recordActivity(trx, {
+          type: "trade",
+          level: "info",
+          message: `Limit order resting: ${describeOrder(trade)} @ ${trade.price}`,
+          data: { tradeId: trade.id, orderId: order.orderId },
+        });
+        await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "pending" });
+      });
+    }
+    return "pending";
+  }
+
+  const filled = order.filledQuantity;
+  const price = order.averagePrice ?? trade.price ?? "0";
+  const config = await getTradingConfig(db);
+  return db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, trade.symbol);
+    // Booked once: re-read under lock (two fill reports for one order must not double-book).
+    const current = await getTrade(trx, trade.id, { forUpdate: true });
+    if (!current || current.status !== "pending") return current?.status ?? "failed";
+
+    const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
+    const effect = applyFill(open ? { side: open.side, quantity: open.quantity, remaining: open.remainingQuantity, entryPrice: open.entryPrice } : null, { side: trade.side, quantity: filled, price });
+    let positionId: string | null = open?.id ?? null;
+
+    if (open && effect.reduced) {
+      const stillOpen = effect.position && !effect.position.isNew;
+      await updatePosition(trx, open.id, {
+        remainingQuantity: stillOpen ? effect.position!.remaining : "0",
+        realizedPnl: D(open.realizedPnl).plus(effect.reduced.realizedPnl).toString(),
+        fees: D(open.fees).plus(effect.position?.isNew ? D(order.fee).times(effect.reduced.quantity).div(filled) : order.fee).toString(),
+        currentPrice: price,
+        ...(stillOpen ? {} : { status: "closed" as const, closedAt: Date.now() }),
+      });
+    } else if (open && effect.position && !effect.position.isNew) {
+      await updatePosition(trx, open.id, {
+        quantity: effect.position.quantity,
+        remainingQuantity: effect.position.remaining,
+        entryPrice: effect.position.entryPrice,
+        fees: D(open.fees).plus(order.fee).toString(),
+        currentPrice: price,
+      });
+    }
+    if (effect.position?.isNew) {
+      positionId = newId();
+      const openedFee = effect.reduced ? D(order.fee).times(effect.position.quantity).div(filled).toString() : order.fee;
+      await insertPosition(trx, {
+        id: positionId,
+        symbol: trade.symbol,
+        side: effect.position.side,
+        quantity: effect.position.quantity,
+        entryPrice: effect.position.entryPrice,
+        currentPrice: price,
+        entryTradeId: trade.id,
+        advancedControls: controlsFor(config, trade.source as OrderSource),
+        leverage: trade.leverage ?? 1,
+        marginType: trade.marginType ?? "cross",
+        source: trade.source,
+        signalId: trade.signalId,
+        fees: openedFee,
+      });
+    }
+
+    await updateTrade(trx, trade.id, {
+      status: "executed",
+      orderId: order.orderId,
+      executedPrice: price,
+      executedQuantity: filled,
+      fee: order.fee,
+      positionId,
+      executedAt: Date.now(),
+    });
+    if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "executed");
+    const pnl = effect.reduced ? `, realised P&L ${toFixed(effect.reduced.realizedPnl, 2)}` : "";
+    await recordActivity(trx, {
+      type: "trade",
+      level: "success",
+      message: `Order filled on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
+      data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
+    });
+    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "executed", price, quantity: filled });
+    await appendEvent(trx, "dashboard_update", { reason: "trade" });
+    return "executed" as const;
+  });
+}

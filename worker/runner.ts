@@ -1,0 +1,129 @@
+// The job runner: claims jobs (several at a time), runs each task, renews leases while
+// they run, completes or fails them with back-off, and recovers jobs whose worker died.
+import type { Kysely } from "kysely";
+import { AuthError, isRetryable } from "../app/core/exchange/errors.ts";
+import type { ExchangeAdapter } from "../app/core/exchange/types.ts";
+import { TASK_PAYLOADS } from "../app/core/schemas/job-payloads.ts";
+import { recordActivity } from "../db/queries/activity-logs.ts";
+import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
+import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
+import { getTradeByClientOrderId } from "../db/queries/trades.ts";
+import type { DB } from "../db/schema.ts";
+import { PermanentFailure, failTrade } from "./execution.ts";
+import { TASKS, isTaskName } from "./tasks/index.ts";
+
+export interface RunnerOptions {
+  db: Kysely<DB>;
+  exchange: ExchangeAdapter;
+  workerId: string;
+  concurrency?: number;
+  pollMs?: number;
+  leaseMs?: number;
+  /** Test hook: called after a job is claimed, before its task runs. */
+  onClaim?: (job: Job) => Promise<void> | void;
+}
+
+export interface Runner {
+  stop(): Promise<void>;
+  readonly active: number;
+}
+
+export function startRunner(options: RunnerOptions): Runner {
+  const { db, workerId } = options;
+  const concurrency = options.concurrency ?? 4;
+  const pollMs = options.pollMs ?? 20;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const active = new Map<number, Promise<void>>();
+  let running = true;
+  let wake: (() => void) | null = null;
+
+  const runJob = async (job: Job) => {
+    try {
+      await options.onClaim?.(job);
+      if (!isTaskName(job.task)) {
+        await failJob(db, job.id, workerId, `Unknown task ${job.task}`, { retryable: false });
+        return;
+      }
+      const payload = TASK_PAYLOADS[job.task].safeParse(job.payload);
+      if (!payload.success) {
+        await failJob(db, job.id, workerId, `Invalid payload: ${payload.error.issues[0]?.message}`, { retryable: false });
+        return;
+      }
+      const ctx = { db, exchange: options.exchange, workerId, attempt: job.attempts, jobId: job.id };
+      await (TASKS[job.task] as (c: typeof ctx, p: unknown) => Promise<unknown>)(ctx, payload.data);
+      await completeJob(db, job.id, workerId);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Refusals are booked by the tasks themselves; what reaches here is either permanent
+      // (bad job, wrong credentials) or an unknown outcome / outage worth retrying.
+      const retryable = isRetryable(error) || !(error instanceof PermanentFailure || error instanceof AuthError);
+      const state = await failJob(db, job.id, workerId, message, { retryable }).catch(() => null);
+      if (state === "failed") await onFinalFailure(db, job, message);
+      else if (state === "retry") {
+        await recordActivity(db, { type: "system", level: "warning", message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}` }).catch(() => undefined);
+      }
+    }
+  };
+
+  const loop = async () => {
+    let lastMaintenance = 0;
+    while (running) {
+      const now = Date.now();
+      if (now - lastMaintenance > 5_000) {
+        lastMaintenance = now;
+        await renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0);
+        await recoverExpiredLeases(db).catch(() => null);
+      }
+      const free = concurrency - active.size;
+      let claimed: Job[] = [];
+      if (free > 0) {
+        claimed = await claimJobs(db, { workerId, limit: free, leaseMs }).catch((error) => {
+          console.error(`[worker] claim failed: ${(error as Error).message}`);
+          return [];
+        });
+        for (const job of claimed) {
+          const done = runJob(job).finally(() => {
+            active.delete(job.id);
+            wake?.();
+          });
+          active.set(job.id, done);
+        }
+      }
+      if (claimed.length === 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+  };
+  const looping = loop();
+
+  return {
+    get active() {
+      return active.size;
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await looping;
+      await Promise.allSettled(active.values()); // drain: let running tasks finish
+    },
+  };
+}
+
+/** A job that will not run again: its signal and trade say why. */
+async function onFinalFailure(db: Kysely<DB>, job: Job, reason: string) {
+  await recordActivity(db, { type: "system", level: "error", message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
+  const trade = await getTradeByClientOrderId(db, `job-${job.id}`).catch(() => null);
+  if (trade && trade.status === "pending") await failTrade(db, trade, reason).catch(() => undefined);
+  const signalId = (job.payload as { signalId?: string } | null)?.signalId;
+  if (signalId) {
+    const signal = await getSignal(db, signalId).catch(() => null);
+    if (signal?.status === "queued") await updateSignalStatus(db, signalId, "failed", reason).catch(() => undefined);
+  }
+}

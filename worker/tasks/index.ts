@@ -1,0 +1,18 @@
+// The task registry: task identifier → payload schema + executor.
+import type { z } from "zod";
+import { TASK_PAYLOADS, type TaskName } from "../../app/core/schemas/job-payloads.ts";
+import { type ExecutionContext, executeTrade } from "../execution.ts";
+import { executeSignal } from "./execute-signal.ts";
+
+export type TaskContext = ExecutionContext & { jobId: number };
+
+type Executor<N extends TaskName> = (ctx: TaskContext, payload: z.infer<(typeof TASK_PAYLOADS)[N]>) => Promise<unknown>;
+
+export const TASKS: { [N in TaskName]: Executor<N> } = {
+  "execute-signal": executeSignal,
+  "place-order": (ctx, payload) => executeTrade(ctx, payload.tradeId),
+};
+
+export function isTaskName(name: string): name is TaskName {
+  return name in TASKS;
+}
