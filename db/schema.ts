@@ -120,6 +120,7 @@ export interface TradesTable {
   margin_type: string | null;
   reduce_only: ColumnType<Flag, Flag | undefined, Flag>;
   error_message: string | null;
+  realized_pnl: ColumnType<Decimal | null, Decimal | null | undefined, Decimal | null>;
   created_at: Millis;
   executed_at: Millis | null;
   updated_at: Millis;

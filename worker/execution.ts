@@ -178,6 +178,7 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
       fee: order.fee,
       positionId,
       executedAt: Date.now(),
+      realizedPnl: effect.reduced?.realizedPnl ?? null,
     });
     if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "executed");
     const pnl = effect.reduced ? `, realised P&L ${toFixed(effect.reduced.realizedPnl, 2)}` : "";

@@ -65,20 +65,32 @@ export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<
   }
 }
 
-export function checkExchange(context: Pick<AppLoadContext, "config">): SystemStatusEntry {
+/** The simulator is the exchange until Coinbase is configured; it is healthy while prices move. */
+export async function checkExchange(context: Pick<AppLoadContext, "config" | "db">, now = Date.now()): Promise<SystemStatusEntry> {
   const hasKeys = Boolean(context.config.COINBASE_API_KEY && context.config.COINBASE_API_SECRET);
-  return {
-    component: "coinbase_api",
-    status: "warning",
-    message: hasKeys
-      ? "Coinbase keys found, but the Coinbase connector is not built yet: no orders are sent"
-      : "No exchange configured; the paper-trading simulator is not built yet: no orders are sent",
-  };
+  const label = "Simulator (paper trading)";
+  try {
+    const newest = await context.db
+      .selectFrom("market_prices")
+      .select(["updated_at", "source"])
+      .orderBy("updated_at", "desc")
+      .executeTakeFirst();
+    if (!newest) return { component: "coinbase_api", status: "warning", message: `${label}: no prices yet (is the worker running?)` };
+    const age = Math.round((now - Number(newest.updated_at)) / 1000);
+    const source = newest.source === "coinbase" ? "Coinbase public prices" : "simulated prices (random walk)";
+    if (age > 30) return { component: "coinbase_api", status: "warning", message: `${label}: last price ${age} s ago` };
+    if (hasKeys) {
+      return { component: "coinbase_api", status: "warning", message: `${label}: Coinbase keys are set but the Coinbase connector is not built yet; orders stay on paper` };
+    }
+    return { component: "coinbase_api", status: "online", message: `${label} on ${source}: no exchange credentials configured` };
+  } catch (error) {
+    return { component: "coinbase_api", status: "error", message: `${label} unavailable: ${(error as Error).message}` };
+  }
 }
 
 export async function getSystemStatus(context: AppLoadContext) {
   const database = await checkDatabase(context);
-  const rest = await Promise.all([checkWorker(context), checkWebhook(context), checkSystem(context)]);
-  const systemStatus = [database, ...rest, checkExchange(context)];
+  const rest = await Promise.all([checkWorker(context), checkWebhook(context), checkSystem(context), checkExchange(context)]);
+  const systemStatus = [database, ...rest];
   return { status: overallStatus(systemStatus), systemStatus, checkedAt: new Date().toISOString() };
 }

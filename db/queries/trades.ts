@@ -1,7 +1,7 @@
 // Trades: one row per order we send (SPEC.md §3 Trade), mirroring the exchange's order.
 // The row is written (pending, with its client order id) BEFORE the exchange is called,
 // so a crash in between is found again by that id.
-import { normalizeDecimal } from "../../app/core/decimal.ts";
+import { D, normalizeDecimal } from "../../app/core/decimal.ts";
 import type { TradeRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
@@ -29,6 +29,8 @@ export interface Trade {
   marginType: string | null;
   reduceOnly: boolean;
   errorMessage: string | null;
+  /** P&L this trade realised by reducing a position (before fees); null for pure entries. */
+  realizedPnl: string | null;
   createdAt: string;
   executedAt: string | null;
   updatedAt: string;
@@ -57,6 +59,7 @@ export function tradeRowToTrade(row: TradeRow): Trade {
     marginType: row.margin_type,
     reduceOnly: Boolean(Number(row.reduce_only)),
     errorMessage: row.error_message,
+    realizedPnl: normalizeDecimal(row.realized_pnl),
     createdAt: toIso(row.created_at)!,
     executedAt: toIso(row.executed_at),
     updatedAt: toIso(row.updated_at)!,
@@ -136,6 +139,7 @@ export async function updateTrade(
     quantity: string;
     errorMessage: string | null;
     executedAt: number | null;
+    realizedPnl: string | null;
   }>,
 ): Promise<void> {
   const set: Record<string, unknown> = { updated_at: nowMs() };
@@ -148,6 +152,7 @@ export async function updateTrade(
   if (changes.quantity !== undefined) set.quantity = changes.quantity;
   if (changes.errorMessage !== undefined) set.error_message = changes.errorMessage;
   if (changes.executedAt !== undefined) set.executed_at = changes.executedAt;
+  if (changes.realizedPnl !== undefined) set.realized_pnl = changes.realizedPnl;
   await db.updateTable("trades").set(set).where("id", "=", id).execute();
 }
 
@@ -166,4 +171,15 @@ export async function listTrades(
     .limit(Math.min(Math.max(options.limit ?? 10, 1), 1000))
     .execute();
   return rows.map(tradeRowToTrade);
+}
+
+/** Realised P&L net of fees of trades executed since `sinceMs` (the dashboard's 24h P&L). */
+export async function realizedPnlSince(db: Db, sinceMs: number): Promise<string> {
+  const rows = await db
+    .selectFrom("trades")
+    .select(["realized_pnl", "fee"])
+    .where("status", "in", ["executed", "completed"])
+    .where("executed_at", ">=", sinceMs)
+    .execute();
+  return rows.reduce((acc, r) => acc.plus(r.realized_pnl ?? 0).minus(r.fee ?? 0), D(0)).toString();
 }
