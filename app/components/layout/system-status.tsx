@@ -2,9 +2,8 @@ import Box from "@mui/material/Box";
 import Stack from "@mui/material/Stack";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
-import { useFetcher } from "@remix-run/react";
-import { useEffect } from "react";
 import { type ComponentStatus, STATUS_TEXT, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
 
 export const HEALTH_POLL_MS = 30_000;
 
@@ -24,15 +23,12 @@ const LABELS: Record<string, string> = {
 
 /** The sidebar's status block: GET /api/health every 30 s (SPEC.md §7). */
 export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] }) {
-  const fetcher = useFetcher<{ systemStatus: SystemStatusEntry[] }>({ key: "system-health" });
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible" && navigator.onLine) fetcher.load("/api/health");
-    }, HEALTH_POLL_MS);
-    return () => clearInterval(timer);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
-  const entries = fetcher.data?.systemStatus ?? initial;
+  // Live system_status messages refresh it too (through the query registry).
+  const { data } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
+    initialData: { systemStatus: initial },
+    refetchIntervalMs: HEALTH_POLL_MS,
+  });
+  const entries = data?.systemStatus ?? initial;
   const overall = overallStatus(entries);
   const text = STATUS_TEXT[overall];
   return (

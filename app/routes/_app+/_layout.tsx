@@ -4,6 +4,8 @@ import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { AppShell } from "#app/components/layout/app-shell.tsx";
+import { LiveProvider } from "#app/live/use-live-updates.tsx";
+import { QueryProvider } from "#app/utils/use-api-query.tsx";
 import { getSystemStatus } from "#app/services/health.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
@@ -16,9 +18,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export default function AppLayout() {
   const { user, systemStatus } = useLoaderData<typeof loader>();
   return (
-    <AppShell user={user} status={systemStatus}>
-      <Outlet />
-    </AppShell>
+    <QueryProvider>
+      <LiveProvider>
+        <AppShell user={user} status={systemStatus}>
+          <Outlet />
+        </AppShell>
+      </LiveProvider>
+    </QueryProvider>
   );
 }
 
