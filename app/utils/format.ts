@@ -69,15 +69,8 @@ export function lastSignalLabel(createdAt: string | null | undefined, now = Date
   return new Date(at).toLocaleTimeString();
 }
 
-/** avgTimeInTrade text: '0d. 0h. 0min. 0sec.' */
-export function durationText(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(total / 86400);
-  const h = Math.floor((total % 86400) / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  return `${d}d. ${h}h. ${m}min. ${s}sec.`;
-}
+/** avgTimeInTrade text: '0d. 0h. 0min. 0sec.' (lives in app/core, shared with the statistics). */
+export { durationText } from "#app/core/duration.ts";
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
