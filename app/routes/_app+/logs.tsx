@@ -1,17 +1,31 @@
-import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+// /logs: the Activity Logs screen (SPEC.md §2 "Logs"): the latest 100 entries, polled every
+// 30 s and refreshed by live activity_log messages. The loader renders them on the server,
+// so the list shows without JavaScript.
+import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { ActivityLogPanel, LOGS_SCREEN_LIMIT, LOGS_SCREEN_POLL_MS } from "#app/components/activity-log/activity-log-panel.tsx";
+import type { ActivityLog } from "#app/components/activity-log/activity-log-utils.ts";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { NotBuiltYet, Screen } from "#app/components/screen.tsx";
+import { Screen } from "#app/components/screen.tsx";
 import { requireUser } from "#app/utils/auth.server.ts";
+import { listActivityLogs } from "#db/queries/activity-logs.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  return null;
+  const logs = await listActivityLogs(context.db, { limit: LOGS_SCREEN_LIMIT });
+  return json({ logs }, { headers: { "Cache-Control": "no-store" } });
 }
 
 export default function Page() {
+  const { logs } = useLoaderData<typeof loader>();
   return (
     <Screen title="Activity Logs">
-      <NotBuiltYet what="The activity log list (signals, orders, logins and system events) arrives with the dashboard." />
+      <ActivityLogPanel
+        initialLogs={logs as ActivityLog[]}
+        limit={LOGS_SCREEN_LIMIT}
+        refetchIntervalMs={LOGS_SCREEN_POLL_MS}
+        title="Recent activity"
+      />
     </Screen>
   );
 }

@@ -1,0 +1,140 @@
+// The manual trading form (SPEC.md §2, §5, §9): one Zod schema with the server; native
+// selects so it works without JavaScript; futures fields only for -PERP symbols.
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import Alert from "@mui/material/Alert";
+import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import CardHeader from "@mui/material/CardHeader";
+import TextField from "@mui/material/TextField";
+import Typography from "@mui/material/Typography";
+import type { SubmissionResult } from "@conform-to/react";
+import { useActionData } from "@remix-run/react";
+import { useState } from "react";
+import { DEFAULT_SYMBOL, SYMBOLS, isFuturesSymbol } from "#app/core/products.ts";
+import { LEVERAGE_OPTIONS, ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import { formatBalance } from "#app/utils/format.ts";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { useInvalidate } from "#app/utils/use-api-query.tsx";
+import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
+
+export interface BalanceInfo {
+  label: string;
+  balances: { currency: string; available: string; hold: string }[];
+}
+
+export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo | null; title?: string }) {
+  const hydrated = useHydrated();
+  const invalidate = useInvalidate();
+  const fetcher = useIntentFetcher("manual-order", () =>
+    invalidate("/api/positions", "/api/dashboard/stats", "/api/logs", "/api/trades", "/api/balance"),
+  );
+  // With JavaScript the fetcher has the answer; without, the page's own action data does.
+  const actionData = useActionData<{ result?: SubmissionResult<string[]> }>();
+  const result = (fetcher.data as { result?: SubmissionResult<string[]> } | undefined)?.result ?? actionData?.result;
+  const [symbol, setSymbol] = useState(DEFAULT_SYMBOL);
+  const [orderType, setOrderType] = useState("market");
+  const [amountType, setAmountType] = useState("quantity");
+  const futures = isFuturesSymbol(symbol);
+  const busy = fetcher.state !== "idle";
+
+  const [form, fields] = useForm({
+    id: "manual-order",
+    lastResult: result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ManualOrderSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+
+  const usdc = balance?.balances.find((b) => b.currency === "USDC");
+  const priceDisabled = hydrated && orderType === "market";
+  const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
+
+  return (
+    <Card variant="outlined" data-testid="manual-trade-form">
+      <CardHeader title={title} slotProps={{ title: { variant: "h3", component: "h2" } }} subheader={balance ? `${balance.label} · ${usdc ? `${formatBalance(usdc.available)} USDC available` : "no USDC balance"}` : "Balance unavailable"} />
+      <CardContent sx={{ pt: 0 }}>
+        {form.errors?.length ? (
+          <Alert severity="error" sx={{ mb: 1 }}>
+            {form.errors[0]}
+          </Alert>
+        ) : null}
+        <fetcher.Form method="post" {...getFormProps(form)}>
+          <input type="hidden" name="intent" value="place-order" />
+          <JsMarker />
+          <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, gap: 1.5 }}>
+            <TextField select name="symbol" label="Trading pair" size="small" value={symbol} onChange={(e) => setSymbol(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("symbol")} helperText={fieldError("symbol")}>
+              {SYMBOLS.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </TextField>
+            <TextField select name="orderType" label="Order type" size="small" value={orderType} onChange={(e) => setOrderType(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("orderType")} helperText={fieldError("orderType")}>
+              <option value="market">Market</option>
+              <option value="limit">Limit</option>
+            </TextField>
+            <TextField select name="amountType" label="Amount type" size="small" value={amountType} onChange={(e) => setAmountType(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("amountType")} helperText={fieldError("amountType")}>
+              <option value="quantity">Quantity</option>
+              <option value="usd">USD</option>
+              <option value="percentage">Percentage</option>
+            </TextField>
+            <TextField
+              key={fields.quantity.key}
+              name="quantity"
+              label={amountType === "usd" ? "Amount (USD)" : amountType === "percentage" ? "Amount (% of balance)" : "Quantity"}
+              size="small"
+              defaultValue=""
+              slotProps={{ htmlInput: { inputMode: "decimal", step: amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01" }, inputLabel: { shrink: true } }}
+              error={!!fieldError("quantity")}
+              helperText={fieldError("quantity")}
+            />
+            <TextField
+              key={`${fields.price.key}-${priceDisabled}`}
+              name="price"
+              label="Price"
+              size="small"
+              disabled={priceDisabled}
+              defaultValue={priceDisabled ? "Market Price" : ""}
+              placeholder={hydrated ? undefined : "Limit orders only"}
+              slotProps={{ htmlInput: { inputMode: "decimal" }, inputLabel: { shrink: true } }}
+              error={!!fieldError("price")}
+              helperText={fieldError("price")}
+            />
+            {futures ? (
+              <>
+                <TextField select name="leverage" label="Leverage" size="small" defaultValue="1" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
+                  {LEVERAGE_OPTIONS.map((l) => (
+                    <option key={l} value={l}>
+                      {l}x
+                    </option>
+                  ))}
+                </TextField>
+                <TextField select name="marginType" label="Margin type" size="small" defaultValue="cross" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}>
+                  <option value="cross">Cross</option>
+                  <option value="isolated">Isolated</option>
+                </TextField>
+              </>
+            ) : null}
+          </Box>
+          <Box sx={{ display: "flex", gap: 1.5, mt: 2 }}>
+            <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
+              Buy / Long
+            </Button>
+            <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
+              Sell / Short
+            </Button>
+          </Box>
+          <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
+            Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset, a USD notional, or a percentage of the available balance.
+          </Typography>
+        </fetcher.Form>
+      </CardContent>
+    </Card>
+  );
+}
+
+export type { Toast };

@@ -1,0 +1,85 @@
+// The dashboard as served (server-rendered, as without JavaScript) and its form posts.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+
+describe.each(testDialects())("dashboard on %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let user: string;
+  beforeAll(async () => {
+    app = await createTestApp(dialect);
+    admin = (await registerVia(app, "dash_admin")).cookie;
+    user = (await registerVia(app, "dash_user")).cookie;
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+
+  test("renders every panel server-side, with the empty states of SPEC §2", async () => {
+    for (const path of ["/", "/dashboard"]) {
+      const html = await (await app.fetch(path, { cookie: admin })).text();
+      for (const text of ["Dashboard", "Webhook Status", "Exchange API", "Active Trades", "24h P&amp;L", "Performance Statistics", "Signals", "No signals received yet", "Waiting for TradingView webhooks...", "Manual Trading", "Activity Log", "Last signal: No signals yet", "Emergency Stop"]) {
+        expect(html, `${path}: ${text}`).toContain(text);
+      }
+      expect(html).toContain("http://localhost:5000/api/webhook/tradingview");
+    }
+  });
+
+  test("the webhook URL box is for admins only", async () => {
+    const html = await (await app.fetch("/dashboard", { cookie: user })).text();
+    expect(html).not.toContain("http://localhost:5000/api/webhook/tradingview");
+    expect(html).not.toContain("Webhook Endpoint");
+  });
+
+  test("emergency stop and reset work as plain form posts (redirect with a toast)", async () => {
+    const stop = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "emergency-stop" } });
+    expect(stop.status).toBe(302);
+    expect(stop.headers.get("location")).toBe("/dashboard");
+    const toast = cookieFrom(stop, "tv_toast")!;
+    const page = await (await app.fetch("/dashboard", { cookie: `${user}; ${toast}` })).text();
+    expect(page).toContain("Emergency Stop Activated");
+    expect(page).toContain("Reset Emergency Stop");
+    // Forms on an index route post to "/?index" (Remix adds it).
+    const reset = await app.fetch("/?index", { method: "POST", cookie: user, form: { intent: "reset-emergency-stop" } });
+    expect(reset.status).toBe(302);
+    const after = await (await app.fetch("/", { cookie: `${user}; ${cookieFrom(reset, "tv_toast")!}` })).text();
+    expect(after).toContain("Emergency Stop Reset");
+  });
+
+  test("with JavaScript the same posts answer JSON with the toast", async () => {
+    const stop = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: user, form: { intent: "emergency-stop", _js: "1" } });
+    expect(stop.status).toBe(200);
+    expect(await stop.json()).toMatchObject({ toast: { title: "Emergency Stop Activated", variant: "destructive" } });
+    const reset = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: user, form: { intent: "reset-emergency-stop", _js: "1" } });
+    expect(await reset.json()).toMatchObject({ toast: { title: "Emergency Stop Reset" } });
+  });
+
+  test("the manual order form: SPEC §5 messages, then a queued trade and the Trade Executed toast", async () => {
+    const empty = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "market", amountType: "quantity", quantity: "" } });
+    expect(empty.status).toBe(400);
+    expect(await empty.text()).toContain("Amount is required");
+    const limit = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.1" } });
+    expect(limit.status).toBe(400);
+    expect(await limit.text()).toContain("Price must be a positive number greater than 0 for limit orders");
+    const zero = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "market", amountType: "quantity", quantity: "-1" } });
+    expect(await zero.text()).toContain("Quantity must be a positive number greater than 0");
+
+    const ok = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "sell", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.1", price: "2500", leverage: "3", marginType: "isolated" } });
+    expect(ok.status).toBe(302);
+    const page = await (await app.fetch("/dashboard", { cookie: `${user}; ${cookieFrom(ok, "tv_toast")!}` })).text();
+    expect(page).toContain("Trade Executed");
+    expect(page).toContain("SELL order for ETH-PERP has been placed successfully");
+    const trade = await app.database.db.selectFrom("trades").selectAll().where("source", "=", "manual").executeTakeFirstOrThrow();
+    expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "sell", order_type: "limit", status: "pending", leverage: 3, margin_type: "isolated" });
+    const job = await app.database.db.selectFrom("jobs").selectAll().where("task", "=", "place-order").executeTakeFirstOrThrow();
+    expect(trade.client_order_id).toBe(`job-${job.id}`);
+  });
+
+  test("dashboard stats: the cards' numbers and the system status list", async () => {
+    const stats = (await (await app.fetch("/api/dashboard/stats", { cookie: user })).json()) as { stats: Record<string, unknown>; systemStatus: { component: string }[] };
+    expect(stats.stats).toMatchObject({ activeTrades: 0, totalSignals: 0 });
+    expect(stats.stats.todayPnL).toBe("0");
+    expect(stats.systemStatus.map((s) => s.component).sort()).toEqual(["coinbase_api", "database", "system", "webhook", "worker"]);
+  });
+});
