@@ -1,6 +1,7 @@
 // The dashboard's form posts (emergency stop, reset, manual order), shared by / and
-// /dashboard. With JavaScript they answer JSON (the page shows a toast); without, they
-// redirect back with a flash toast (Post/Redirect/Get).
+// /dashboard; /manual-trading uses the same action for its place-order intent only. With
+// JavaScript they answer JSON (the page shows a toast); without, they redirect back with a
+// flash toast (Post/Redirect/Get).
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
@@ -10,10 +11,15 @@ import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { placeManualOrder } from "./orders.server.ts";
 import { activateEmergencyStop, resetEmergencyStop } from "./trading.server.ts";
 
-export async function dashboardAction({ request, context }: ActionFunctionArgs) {
+export type DashboardIntent = "emergency-stop" | "reset-emergency-stop" | "place-order";
+const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "reset-emergency-stop", "place-order"];
+
+/** `intents`: the intents this page accepts (every one by default); any other is a 400. */
+export async function dashboardAction({ request, context }: ActionFunctionArgs, options: { intents?: readonly DashboardIntent[] } = {}) {
   const user = await requireUser(request, context);
   const formData = await request.formData();
-  const intent = formData.get("intent");
+  const posted = formData.get("intent");
+  const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent) ? posted : null;
   const back = new URL(request.url).pathname;
   const wantsJson = formData.get("_js") === "1";
   const answer = async (toast: Toast, status = 200, extra: Record<string, unknown> = {}) =>

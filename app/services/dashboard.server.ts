@@ -1,8 +1,17 @@
 // GET /api/dashboard/stats: the four status cards' numbers and the system status list.
 import type { AppLoadContext } from "@remix-run/node";
 import { countSignals } from "#db/queries/signals.ts";
-import { realizedPnlSince } from "#db/queries/trades.ts";
+import { D } from "#app/core/decimal.ts";
+import { matchFifo } from "#app/core/pnl/fifo.ts";
+import { listExecutedFills } from "#db/queries/statistics.ts";
 import { getSystemStatus } from "./health.server.ts";
+
+/** Net P&L (FIFO, fees shared pro rata) of the matches closed since `sinceMs`: the same
+ * arithmetic as the Performance Statistics table, so the card and the table agree. */
+async function pnlClosedSince(context: AppLoadContext, sinceMs: number): Promise<string> {
+  const { matches } = matchFifo(await listExecutedFills(context.db));
+  return matches.filter((m) => m.exitTime >= sinceMs).reduce((acc, m) => acc.plus(m.netPnl), D(0)).toString();
+}
 
 export async function getDashboardStats(context: AppLoadContext) {
   const [health, activeTrades, todayPnL, totalSignals] = await Promise.all([
@@ -13,7 +22,7 @@ export async function getDashboardStats(context: AppLoadContext) {
       .where("status", "=", "open")
       .executeTakeFirst()
       .then((r) => Number(r?.n ?? 0)),
-    realizedPnlSince(context.db, Date.now() - 24 * 60 * 60 * 1000),
+    pnlClosedSince(context, Date.now() - 24 * 60 * 60 * 1000),
     countSignals(context.db),
   ]);
   return {

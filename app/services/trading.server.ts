@@ -48,7 +48,8 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
         .where("status", "=", "queued")
         .execute();
     }
-    await recordActivity(trx, { type: "system", level: "error", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
+    // A warning, not an error: it is a deliberate act (an error would also raise the live "System Alert").
+    await recordActivity(trx, { type: "system", level: "warning", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
     await appendEvent(trx, "system_status", { component: "system", status: "warning", message: EMERGENCY_STOP_MESSAGE });
   });
   return { success: true, message: EMERGENCY_STOP_MESSAGE };

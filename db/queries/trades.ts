@@ -1,7 +1,7 @@
 // Trades: one row per order we send (SPEC.md §3 Trade), mirroring the exchange's order.
 // The row is written (pending, with its client order id) BEFORE the exchange is called,
 // so a crash in between is found again by that id.
-import { D, normalizeDecimal } from "../../app/core/decimal.ts";
+import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { TradeRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
@@ -173,13 +173,3 @@ export async function listTrades(
   return rows.map(tradeRowToTrade);
 }
 
-/** Realised P&L net of fees of trades executed since `sinceMs` (the dashboard's 24h P&L). */
-export async function realizedPnlSince(db: Db, sinceMs: number): Promise<string> {
-  const rows = await db
-    .selectFrom("trades")
-    .select(["realized_pnl", "fee"])
-    .where("status", "in", ["executed", "completed"])
-    .where("executed_at", ">=", sinceMs)
-    .execute();
-  return rows.reduce((acc, r) => acc.plus(r.realized_pnl ?? 0).minus(r.fee ?? 0), D(0)).toString();
-}

@@ -244,21 +244,41 @@ export function launchBrowser(): Promise<Browser> {
 declare global {
   interface Window {
     __maxToasts?: number;
+    __toastLog?: SeenToast[];
   }
+}
+
+/** A toast as it was first shown (see newContext): its text and variant. */
+export interface SeenToast {
+  /** Title and description, whitespace collapsed ("Trade Executed SELL order for ..."). */
+  text: string;
+  variant: string;
+  at: number;
 }
 
 /**
  * A context whose pages record the largest number of toasts ever shown at once
- * (window.__maxToasts), so "one toast at a time" is checked all along, not just at the end.
+ * (window.__maxToasts), so "one toast at a time" is checked all along, not just at the end,
+ * and every toast ever shown (window.__toastLog), so a toast that a later one replaced
+ * quickly can still be checked.
  */
 export async function newContext(browser: Browser, baseURL: string, options: { javaScriptEnabled?: boolean } = {}) {
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 }, ...options });
   if (options.javaScriptEnabled !== false) {
     await context.addInitScript(() => {
       window.__maxToasts = 0;
+      window.__toastLog = [];
+      const seen = new WeakSet<Element>();
       const check = () => {
-        const n = document.querySelectorAll("[data-testid=toast]").length;
+        const shown = document.querySelectorAll<HTMLElement>("[data-testid=toast]");
+        const n = shown.length;
         if (n > (window.__maxToasts ?? 0)) window.__maxToasts = n;
+        for (const el of shown) {
+          if (seen.has(el)) continue;
+          seen.add(el);
+          const text = (el.innerText || el.textContent || "").replace(/\s+/g, " ").trim();
+          window.__toastLog!.push({ text, variant: el.dataset.variant ?? "", at: Date.now() });
+        }
       };
       new MutationObserver(check).observe(document, { childList: true, subtree: true });
     });
@@ -267,6 +287,9 @@ export async function newContext(browser: Browser, baseURL: string, options: { j
 }
 
 export const maxToastsSeen = (page: Page) => page.evaluate(() => window.__maxToasts ?? 0);
+
+/** Every toast shown on the page so far, oldest first (pages of a newContext with JavaScript). */
+export const toastsSeen = (page: Page): Promise<SeenToast[]> => page.evaluate(() => window.__toastLog ?? []);
 
 export interface PageProblems {
   errors: string[];

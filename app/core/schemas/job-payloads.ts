@@ -4,8 +4,27 @@ import { z } from "zod";
 export const ExecuteSignalPayload = z.object({ signalId: z.string().min(1) });
 export const PlaceOrderPayload = z.object({ tradeId: z.string().min(1) });
 
+/**
+ * close-position: a reduce-only market order for min(quantity, what remains less the closes
+ * already pending) of one position. `quantity` is a decimal or "all"; `source` says who asked
+ * (the rules monitor or a person); `trigger` names the rule ("tp1", "sl", "trail").
+ */
+export const ClosePositionPayload = z.object({
+  positionId: z.string().min(1),
+  quantity: z.union([z.literal("all"), z.string().regex(/^\d+(\.\d+)?$/, "quantity must be a decimal or \"all\"")]),
+  reason: z.string().min(1).max(200),
+  source: z.enum(["rule", "manual"]),
+  trigger: z.string().max(32).optional(),
+  requestedBy: z.string().max(100).optional(),
+});
+export type ClosePositionJob = z.infer<typeof ClosePositionPayload>;
+
 export const TASK_PAYLOADS = {
   "execute-signal": ExecuteSignalPayload,
   "place-order": PlaceOrderPayload,
+  "close-position": ClosePositionPayload,
 } as const;
 export type TaskName = keyof typeof TASK_PAYLOADS;
+
+/** Closes protect money: they are claimed before signals and manual orders. */
+export const CLOSE_JOB_PRIORITY = 10;

@@ -1,0 +1,261 @@
+// The position-protection rules (DESIGN.md "Signals become orders"): what one price tick
+// means for one open position, long or short. Pure and deterministic: decimals in, decimals
+// and actions out, no I/O. The worker's monitor (worker/monitor/rules-monitor.ts) turns the
+// actions into close-position jobs and persists the state.
+//
+// Per tick, from the position's advancedControls (fractions) and its rule state:
+// - maxDrawdown: the worst adverse excursion so far, in percent of the entry price;
+// - portfolioPercent: remaining × price / account equity × 100 (when equity is given);
+// - stop loss: entry × (1 − offset) for a long, entry × (1 + offset) for a short; once the
+//   first take-profit has filled and break-even is on (breakEvenTriggered), the stop is the
+//   entry itself. Price at or through the stop closes everything;
+// - trailing stop: arms (trailingStopActive) when the price reaches entry × (1 ± activation),
+//   then tracks the best price; a retrace of `execute` from the best (best × (1 ∓ execute))
+//   closes everything;
+// - take profits: every enabled level not yet filled, requested or skipped whose price
+//   (entry × (1 ± priceDeviation)) is reached is taken — several at once when a gap jumps
+//   over them, in ONE action. Level i closes `portfolio` of the ORIGINAL quantity; the last
+//   level (the highest enabled deviation) closes whatever remains. Quantities are rounded
+//   DOWN to the product's base increment; a close that would leave less than the minimum
+//   size closes everything instead; a share that rounds below the minimum size closes
+//   nothing (the level is skipped and its share stays for the last level).
+// A stop or trailing exit wins over take profits in the same tick (it closes everything),
+// and nothing new is requested once a close of everything is pending.
+import { Big, D, floorToIncrement } from "../decimal.ts";
+import type { AdvancedControls } from "../orders/controls.ts";
+import type { ProductSpec } from "../products.ts";
+import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey } from "./state.ts";
+
+export interface RulePosition {
+  id: string;
+  symbol: string;
+  side: "long" | "short";
+  /** Size at its largest: the ORIGINAL quantity take-profit shares are taken of. */
+  quantity: string;
+  remainingQuantity: string;
+  entryPrice: string;
+  advancedControls: AdvancedControls | null;
+  breakEvenTriggered: boolean;
+  trailingStopActive: boolean;
+  trailingBestPrice: string | null;
+  /** Percent, >= 0. */
+  maxDrawdown: string;
+  ruleState: RuleState | Record<string, unknown> | null;
+}
+
+export type RuleProduct = Pick<ProductSpec, "baseIncrement" | "baseMinSize">;
+
+export interface CloseAction {
+  trigger: RuleTrigger;
+  /** "tp1" ... "tpN" (named after the highest level it takes), "sl", "trail". */
+  name: string;
+  /** rule:<positionId>:<name>[:<n>]: one trigger, one job, across workers and restarts. */
+  jobKey: string;
+  /** Take-profit level indexes (0-based) this close takes; empty for sl / trail. */
+  levels: number[];
+  /** A decimal quantity, or "all": whatever remains when the close is sent. */
+  quantity: string;
+  /** What the close amounts to now (for the log): `quantity`, or what remains of the position less pending closes. */
+  closeQuantity: string;
+  /** The tick price that triggered it. */
+  price: string;
+  /** "Take profit 1 hit", "Take profits 1 and 2 hit", "Stop loss hit", "Break-even stop hit", "Trailing stop hit". */
+  reason: string;
+}
+
+export interface RuleSnapshot {
+  currentPrice: string;
+  maxDrawdown: string;
+  trailingStopActive: boolean;
+  trailingBestPrice: string | null;
+  /** The stop in force (null: no stop loss). */
+  stopPrice: string | null;
+  /** null when no equity was given. */
+  portfolioPercent: string | null;
+}
+
+export interface Evaluation {
+  actions: CloseAction[];
+  /** Levels reached this tick whose share rounds below the minimum size (no close: left for the last level). */
+  skippedLevels: number[];
+  /** The trailing stop armed on this tick. */
+  trailingArmed: boolean;
+  state: RuleSnapshot;
+  /** Whether maxDrawdown, the trailing state or portfolioPercent differ from the position's. */
+  stateChanged: boolean;
+}
+
+export interface EvaluateOptions {
+  /** Account equity in the quote currency, for portfolioPercent. */
+  equity?: string | null;
+  /** The position's current portfolioPercent, to tell whether it changed. */
+  portfolioPercent?: string | null;
+}
+
+/** Decimal places kept for maxDrawdown and portfolioPercent (percent values). */
+export const DRAWDOWN_DP = 4;
+export const PORTFOLIO_DP = 2;
+
+const ZERO = new Big(0);
+const ONE = new Big(1);
+const HUNDRED = new Big(100);
+
+/** The stop price in force for these controls, or null when there is no stop loss. */
+export function stopPriceFor(
+  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered">,
+): string | null {
+  const offset = position.advancedControls?.stopLossOffset;
+  if (offset == null || !(offset > 0)) return null;
+  if (position.breakEvenTriggered) return D(position.entryPrice).toString();
+  const factor = position.side === "long" ? ONE.minus(offset) : ONE.plus(offset);
+  return D(position.entryPrice).times(factor).toString();
+}
+
+/** Break-even applies when it is on AND there is a stop loss to move (SPEC.md §4: Inactive without a stop-loss offset). */
+export const breakEvenApplies = (controls: AdvancedControls | null | undefined): boolean =>
+  Boolean(controls?.breakEven && controls.stopLossOffset != null && controls.stopLossOffset > 0);
+
+/** Index of the last take-profit level: the enabled level with the highest deviation (the later one on ties). */
+export function lastTakeProfitLevel(levels: AdvancedControls["takeProfits"]): number {
+  let last = -1;
+  (levels ?? []).forEach((level, i) => {
+    if (level.enabled && (last < 0 || level.priceDeviation >= levels![last]!.priceDeviation)) last = i;
+  });
+  return last;
+}
+
+function takeProfitReason(levels: number[]): string {
+  const numbers = levels.map((i) => String(i + 1));
+  if (numbers.length === 1) return `Take profit ${numbers[0]} hit`;
+  return `Take profits ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} hit`;
+}
+
+export function evaluate(position: RulePosition, price: string, product: RuleProduct, options: EvaluateOptions = {}): Evaluation {
+  const p = D(price);
+  const entry = D(position.entryPrice);
+  const long = position.side === "long";
+  const controls = position.advancedControls;
+  const state = parseRuleState(position.ruleState);
+
+  // Worst adverse excursion, in percent of entry.
+  let maxDrawdown = position.maxDrawdown || "0";
+  const adverse = long ? entry.minus(p) : p.minus(entry);
+  if (adverse.gt(ZERO) && entry.gt(ZERO)) {
+    const excursion = adverse.times(HUNDRED).div(entry).round(DRAWDOWN_DP, Big.roundUp);
+    if (excursion.gt(maxDrawdown)) maxDrawdown = excursion.toString();
+  }
+
+  // Trailing stop: arm, then track the best price.
+  let trailingStopActive = position.trailingStopActive;
+  let trailingBestPrice = position.trailingBestPrice;
+  let trailingArmed = false;
+  let trailingHit = false;
+  const trailing = controls?.trailingStop ?? null;
+  if (trailing) {
+    if (!trailingStopActive) {
+      const activation = entry.times(long ? ONE.plus(trailing.activation) : ONE.minus(trailing.activation));
+      if (long ? p.gte(activation) : p.lte(activation)) {
+        trailingStopActive = true;
+        trailingArmed = true;
+        trailingBestPrice = p.toString();
+      }
+    } else if (trailingBestPrice === null || (long ? p.gt(trailingBestPrice) : p.lt(trailingBestPrice))) {
+      trailingBestPrice = p.toString();
+    }
+    if (trailingStopActive) {
+      const exit = D(trailingBestPrice!).times(long ? ONE.minus(trailing.execute) : ONE.plus(trailing.execute));
+      trailingHit = long ? p.lte(exit) : p.gte(exit);
+    }
+  } else if (trailingStopActive) {
+    // Controls without a trailing stop (rules re-applied): nothing to track.
+    trailingStopActive = false;
+    trailingBestPrice = null;
+  }
+
+  const stopPrice = stopPriceFor(position);
+  const stopHit = stopPrice !== null && (long ? p.lte(stopPrice) : p.gte(stopPrice));
+
+  let portfolioPercent: string | null = null;
+  if (options.equity != null && D(options.equity).gt(ZERO)) {
+    portfolioPercent = D(position.remainingQuantity).times(p).times(HUNDRED).div(options.equity).round(PORTFOLIO_DP, Big.roundHalfUp).toString();
+  }
+
+  const snapshot: RuleSnapshot = { currentPrice: p.toString(), maxDrawdown, trailingStopActive, trailingBestPrice, stopPrice, portfolioPercent };
+  const stateChanged =
+    !D(maxDrawdown).eq(position.maxDrawdown || "0") ||
+    trailingStopActive !== position.trailingStopActive ||
+    trailingBestPrice !== position.trailingBestPrice ||
+    (portfolioPercent !== null && (options.portfolioPercent == null || !D(portfolioPercent).eq(options.portfolioPercent)));
+
+  const result: Evaluation = { actions: [], skippedLevels: [], trailingArmed, state: snapshot, stateChanged };
+
+  // What is still free to close: remaining less the closes already requested.
+  const pending = Object.values(state.requested);
+  if (pending.some((r) => r.quantity === "all")) return result;
+  const free = pending.reduce((acc, r) => acc.minus(r.quantity), D(position.remainingQuantity));
+  if (free.lte(ZERO)) return result;
+  const freeText = floorToIncrement(free, product.baseIncrement);
+
+  const closeAll = (trigger: RuleTrigger, name: string, reason: string, levels: number[] = []): CloseAction => ({
+    trigger,
+    name,
+    jobKey: ruleJobKey(position.id, name, state),
+    levels,
+    quantity: "all",
+    closeQuantity: freeText,
+    price: p.toString(),
+    reason,
+  });
+
+  if (stopHit) {
+    result.actions.push(closeAll("sl", "sl", position.breakEvenTriggered ? "Break-even stop hit" : "Stop loss hit"));
+    return result;
+  }
+  if (trailingHit) {
+    result.actions.push(closeAll("trail", "trail", "Trailing stop hit"));
+    return result;
+  }
+
+  const levels = controls?.takeProfits ?? null;
+  if (!levels) return result;
+  const taken = new Set<number>([...state.tpFilled, ...state.tpSkipped, ...pending.flatMap((r) => r.levels)]);
+  const hit: number[] = [];
+  levels.forEach((level, i) => {
+    if (!level.enabled || taken.has(i)) return;
+    const target = entry.times(long ? ONE.plus(level.priceDeviation) : ONE.minus(level.priceDeviation));
+    if (long ? p.gte(target) : p.lte(target)) hit.push(i);
+  });
+  if (hit.length === 0) return result;
+
+  const name = `tp${hit[hit.length - 1]! + 1}`;
+  const reason = takeProfitReason(hit);
+  const last = lastTakeProfitLevel(levels);
+  const everyLevelTaken = levels.every((level, i) => !level.enabled || taken.has(i) || hit.includes(i));
+  if (hit.includes(last) || everyLevelTaken) {
+    result.actions.push(closeAll("tp", name, reason, hit));
+    return result;
+  }
+  const share = hit.reduce((acc, i) => acc.plus(levels[i]!.portfolio), ZERO);
+  let quantity = D(floorToIncrement(D(position.quantity).times(share), product.baseIncrement));
+  if (quantity.gt(freeText)) quantity = D(freeText);
+  if (quantity.lt(product.baseMinSize)) {
+    result.skippedLevels = hit;
+    return result;
+  }
+  if (D(freeText).minus(quantity).lt(product.baseMinSize)) {
+    // What would be left is below the minimum size: this close takes it too.
+    result.actions.push(closeAll("tp", name, reason, hit));
+    return result;
+  }
+  result.actions.push({
+    trigger: "tp",
+    name,
+    jobKey: ruleJobKey(position.id, name, state),
+    levels: hit,
+    quantity: quantity.toString(),
+    closeQuantity: quantity.toString(),
+    price: p.toString(),
+    reason,
+  });
+  return result;
+}

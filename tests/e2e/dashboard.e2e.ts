@@ -1,0 +1,630 @@
+// The Dashboard in a real browser (SPEC.md §2 Dashboard, §4, §7, §8, §9), on its OWN app
+// instance (a fresh SQLite DATA_DIR, started from the global setup's frozen build), so the
+// first account registered here is the admin whatever order the files run in.
+// Live status and the header, the four status cards, the Signals panel, the admin's Webhook
+// Endpoint box and its copy button; a TradingView webhook followed live to its order and
+// position; Emergency Stop and its reset; the Manual Trading form; the Activity Log panel's
+// filter and CSV export; a non-admin's dashboard; the Webhook Config screen; the dashboard
+// without JavaScript; and no page or console errors anywhere.
+// The tests run in order and build on each other (accounts, signals, orders).
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import {
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type PageProblems,
+  type RunningApp,
+  fetchHealth,
+  freePort,
+  launchBrowser,
+  maxToastsSeen,
+  newContext,
+  pathOf,
+  screenshot,
+  startApp,
+  toastsSeen,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "dash_admin", password: "dash-admin-secret-1" };
+const TRADER = { username: "dash_trader", password: "dash-trader-secret-2" };
+
+const WEBHOOK_PATH = "/api/webhook/tradingview";
+// The server's messages (app/services/trading.server.ts), shown in the toasts.
+const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no orders will be sent until it is reset";
+const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
+const CSV_HEADER = "Timestamp,Type,Level,Message,Data";
+
+let app: RunningApp | undefined;
+let baseUrl: string;
+let browser: Browser;
+let adminContext: BrowserContext;
+let adminPage: Page;
+let adminProblems: PageProblems;
+/** Every page's problems, for the final check (step 9). */
+const allProblems: { label: string; problems: PageProblems; allowedStatuses: number[] }[] = [];
+
+let setupError: unknown;
+
+beforeAll(async () => {
+  try {
+    const port = await freePort(Number(process.env.E2E_DASHBOARD_PORT ?? 5103));
+    app = await startApp({ port, label: "dashboard", cwd: inject("appDir") });
+    baseUrl = app.baseUrl;
+    browser = await launchBrowser();
+    adminContext = await newContext(browser, baseUrl);
+    await adminContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
+    adminPage = await adminContext.newPage();
+    adminProblems = watchProblems(adminPage);
+    allProblems.push({ label: "admin page", problems: adminProblems, allowedStatuses: [] });
+  } catch (error) {
+    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
+  }
+});
+
+beforeEach(() => {
+  if (setupError) throw setupError;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+  await app?.stop();
+});
+
+// --- small page helpers ------------------------------------------------------------------
+
+const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
+const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+async function visible(locator: Locator, timeout = 10_000) {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+/** The toasts on screen now: "Title Description", whitespace collapsed. */
+const toastTexts = async (page: Page) => (await page.getByTestId("toast").allInnerTexts()).map(squash);
+
+/**
+ * A toast with this title and description was shown (at any time since `since`: a live
+ * toast may replace it quickly, one toast at a time), with this variant.
+ */
+async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0) {
+  const wanted = `${title} ${description}`;
+  await expect
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
+      timeout: 15_000,
+      interval: 100,
+      message: `toast '${wanted}' (${variant})`,
+    })
+    .toContain(`${variant}|${wanted}`);
+}
+
+/** The toast on screen (no JavaScript: the server-rendered flash toast). */
+async function expectToastOnScreen(page: Page, title: string, description: string) {
+  await expect
+    .poll(() => toastTexts(page), { timeout: 10_000 })
+    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
+}
+
+/** Console errors other than the browser's own note about an expected non-2xx answer. */
+function unexpected(problems: PageProblems, allowedStatuses: number[] = []) {
+  return problems.errors.filter(
+    (e) => !allowedStatuses.some((s) => e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `)),
+  );
+}
+
+/** Lines of a stat card: [title, value, description?]. */
+async function cardLines(page: Page, testId: string) {
+  return (await page.getByTestId(testId).innerText())
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+const signalRows = (page: Page) => page.getByTestId("signals-panel").getByTestId("signal-row");
+const orderRows = (page: Page) => page.getByTestId("recent-orders").getByTestId("order-row");
+const positionRows = (page: Page) => page.getByTestId("open-positions").getByTestId("position-row");
+/** Table rows as their cells' texts. */
+const rowCells = (rows: Locator) => rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())));
+
+async function readClipboard(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** The admin's webhook secret, from GET /api/webhook-config with the admin's cookies. */
+async function webhookSecret(): Promise<string> {
+  const res = await adminPage.request.get("/api/webhook-config");
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { secret: string; url: string };
+  expect(typeof body.secret).toBe("string");
+  expect(body.secret.length).toBeGreaterThan(0);
+  return body.secret;
+}
+
+/** A TradingView alert: a POST with a JSON body sent as text/plain, the secret in the body. */
+async function sendWebhook(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${baseUrl}${WEBHOOK_PATH}`, {
+    method: "POST",
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function apiJson<T>(page: Page, path: string): Promise<T> {
+  const res = await page.request.get(path);
+  expect(res.status(), path).toBe(200);
+  return (await res.json()) as T;
+}
+
+/** The local date as YYYY-MM-DD. */
+function localDate(at = new Date()) {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+}
+
+/** The app's exchange prices are fresh (the worker's price loop is running). */
+async function waitForPrices() {
+  await expect
+    .poll(
+      async () => {
+        const health = await fetchHealth(baseUrl);
+        return Object.fromEntries(health.systemStatus.map((s) => [s.component, s.status]));
+      },
+      { timeout: 30_000, interval: 250, message: "GET /api/health: webhook and coinbase_api online" },
+    )
+    .toMatchObject({ webhook: "online", coinbase_api: "online" });
+}
+
+async function register(page: Page, problems: PageProblems, account: { username: string; password: string }) {
+  await page.goto("/register");
+  await visible(h1(page, "Create account"));
+  await waitForHydration(page, problems);
+  await field(page, "Username").fill(account.username);
+  await field(page, "Password").fill(account.password);
+  await field(page, "Confirm password").fill(account.password);
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+  await visible(h1(page, "Dashboard"));
+}
+
+// --- the suite ---------------------------------------------------------------------------
+
+describe("dashboard (SQLite, own instance)", () => {
+  test("1. the admin's dashboard: Connected, no signals yet, the four cards, the empty Signals panel, the Webhook Endpoint box and its copy button", async () => {
+    const page = adminPage;
+    await waitForPrices();
+    await register(page, adminProblems, ADMIN);
+    const me = await apiJson<{ username: string; role: string }>(page, "/api/user");
+    expect(me).toMatchObject({ username: ADMIN.username, role: "admin" });
+    await waitForHydration(page, adminProblems);
+
+    // Header: live status, last signal, Emergency Stop.
+    await expect.poll(() => page.getByTestId("connection-status").innerText(), { timeout: 10_000 }).toBe("Connected");
+    expect(await page.getByTestId("last-signal").innerText()).toBe("Last signal: No signals yet");
+    await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
+    expect(await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).count()).toBe(0);
+
+    // The four status cards.
+    expect((await cardLines(page, "card-webhook")).slice(0, 2)).toEqual(["Webhook Status", "online"]);
+    expect((await cardLines(page, "card-exchange")).slice(0, 2)).toEqual(["Exchange API", "connected"]);
+    expect((await cardLines(page, "card-active-trades")).slice(0, 2)).toEqual(["Active Trades", "0"]);
+    expect((await cardLines(page, "card-pnl")).slice(0, 2)).toEqual(["24h P&L", "0.00"]);
+
+    // The Signals panel: 'Live' badge, empty state.
+    const signals = page.getByTestId("signals-panel");
+    await visible(signals.getByRole("heading", { name: "Signals", exact: true }));
+    expect(await page.getByTestId("signals-live-badge").innerText()).toBe("Live");
+    await visible(signals.getByText("No signals received yet", { exact: true }));
+    await visible(signals.getByText("Waiting for TradingView webhooks...", { exact: true }));
+    expect(await signalRows(page).count()).toBe(0);
+    await visible(page.getByTestId("recent-orders").getByText("No orders yet", { exact: true }));
+    await visible(page.getByTestId("open-positions").getByText("No open positions", { exact: true }));
+
+    // The Webhook Endpoint box (admin): the URL, the copy button, the port.
+    const box = page.getByTestId("webhook-url-box");
+    await visible(box.getByRole("heading", { name: "Webhook Endpoint", exact: true }));
+    const expectedUrl = `${baseUrl}${WEBHOOK_PATH}`;
+    expect(await box.getByTestId("webhook-url").inputValue()).toBe(expectedUrl);
+    expect(squash(await box.innerText())).toContain(`Webhook port: ${app!.port}.`);
+    const since = Date.now();
+    await box.getByRole("button", { name: "Copy webhook URL", exact: true }).click();
+    await expectToastShown(page, "Copied", "Webhook URL copied", "default", since);
+    expect(await readClipboard(page)).toBe(expectedUrl);
+
+    await screenshot(page, "dashboard-01-empty");
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("2. a TradingView webhook, live: toast, signal row, EXECUTED, the order, the position, Active Trades 1, 'Just now'", async () => {
+    const page = adminPage;
+    const secret = await webhookSecret();
+    // No reload from here on: the page keeps this marker.
+    await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+    const since = Date.now();
+    const answer = await sendWebhook({
+      secret,
+      action: "buy",
+      symbol: "ETHUSDT.P",
+      quantity: "0.05",
+      order_type: "market",
+      timestamp: new Date().toISOString(),
+      strategy: "e2e-dashboard-long",
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, status: "queued" });
+
+    await expectToastShown(page, "New Signal Received", "BUY signal for ETH-PERP", "default", since);
+
+    // The signal row, without a reload.
+    await expect.poll(() => signalRows(page).count(), { timeout: 10_000 }).toBe(1);
+    const row = signalRows(page).first();
+    const rowText = squash(await row.innerText());
+    expect(rowText).toMatch(/^BUY Signal (PENDING|EXECUTED) Just now ETH-PERP · market /);
+    expect(rowText).toContain('"action":"buy"');
+    expect(rowText).toContain('"symbol":"ETH-PERP"');
+    expect(rowText).toContain('"qty":"0.05"');
+    expect(await page.getByTestId("signals-panel").getByText("No signals received yet").count()).toBe(0);
+
+    // Executed by the worker; the live refresh is throttled (5 s per message type).
+    await expect.poll(() => row.getByText("EXECUTED", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+
+    // The order and the position.
+    await expect
+      .poll(() => rowCells(orderRows(page)), { timeout: 15_000 })
+      .toEqual([["ETH-PERP", "BUY", "0.0500", expect.stringMatching(/^\d[\d,]*\.\d{4}$/), "signal", "executed"]]);
+    await expect
+      .poll(async () => (await positionRows(page).allInnerTexts()).map(squash), { timeout: 15_000 })
+      .toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0500 /)]);
+
+    // Cards and header.
+    await expect.poll(async () => (await cardLines(page, "card-active-trades"))[1], { timeout: 15_000 }).toBe("1");
+    await expect.poll(() => page.getByTestId("last-signal").innerText(), { timeout: 10_000 }).toBe("Last signal: Just now");
+
+    expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    await screenshot(page, "dashboard-02-signal-executed");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("3. Emergency Stop from the header: toast, Reset button, a webhook is 'skipped' with no order; Reset", async () => {
+    const page = adminPage;
+    const secret = await webhookSecret();
+    const tradesBefore = await apiJson<unknown[]>(page, "/api/trades?limit=50");
+    const orderRowsBefore = await orderRows(page).count();
+
+    let since = Date.now();
+    await page.getByRole("button", { name: "Emergency Stop", exact: true }).click();
+    await expectToastShown(page, "Emergency Stop Activated", EMERGENCY_STOP_MESSAGE, "destructive", since);
+    await visible(page.getByRole("button", { name: "Reset Emergency Stop", exact: true }));
+    expect(await page.getByRole("button", { name: "Emergency Stop", exact: true }).count()).toBe(0);
+    await screenshot(page, "dashboard-03-emergency-stop");
+
+    // A signal now is stored, not executed.
+    const answer = await sendWebhook({
+      secret,
+      action: "sell",
+      symbol: "ETHUSDT.P",
+      quantity: "0.02",
+      order_type: "market",
+      timestamp: new Date().toISOString(),
+      strategy: "e2e-dashboard-during-stop",
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ success: true, status: "skipped" });
+    expect(String(answer.body.reason)).toContain("Emergency stop");
+    const signalId = String(answer.body.signalId);
+
+    // It shows as the newest signal, SKIPPED (live refresh, throttled).
+    await expect.poll(() => signalRows(page).count(), { timeout: 15_000 }).toBe(2);
+    const newest = signalRows(page).first();
+    expect(squash(await newest.innerText())).toMatch(/^SELL Signal \S+ Just now ETH-PERP · market /);
+    await expect.poll(() => newest.getByText("SKIPPED", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    const stored = (await apiJson<{ id: string; processed: boolean; status: string }[]>(page, "/api/signals?limit=10")).find((s) => s.id === signalId);
+    expect(stored).toMatchObject({ processed: false, status: "skipped" });
+    // No order for it: neither in the API nor in the panel.
+    expect(await apiJson<unknown[]>(page, "/api/trades?limit=50")).toHaveLength(tradesBefore.length);
+    expect(await orderRows(page).count()).toBe(orderRowsBefore);
+
+    // Reset.
+    since = Date.now();
+    await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).click();
+    await expectToastShown(page, "Emergency Stop Reset", EMERGENCY_RESET_MESSAGE, "default", since);
+    await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
+    expect(await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).count()).toBe(0);
+    expect(await apiJson<unknown[]>(page, "/api/trades?limit=50")).toHaveLength(tradesBefore.length);
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("4. Manual Trading form: required amount, limit price, 'Market Price', a market SELL of 0.01 ETH-PERP", async () => {
+    const page = adminPage;
+    const form = page.getByTestId("manual-trade-form");
+    const quantity = form.getByLabel("Quantity", { exact: true });
+    const price = form.getByLabel("Price", { exact: true });
+    const sell = form.getByRole("button", { name: "Sell / Short", exact: true });
+    const posts: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => {
+      if (r.method() === "POST") posts.push(r.url());
+    };
+    page.on("request", onRequest);
+    try {
+      expect(await form.getByLabel("Trading pair", { exact: true }).inputValue()).toBe("ETH-PERP");
+      expect(await form.getByLabel("Order type", { exact: true }).inputValue()).toBe("market");
+      // Market orders: the price reads 'Market Price' and is disabled.
+      expect(await price.inputValue()).toBe("Market Price");
+      expect(await price.isDisabled()).toBe(true);
+
+      // Empty amount.
+      await quantity.fill("");
+      await sell.click();
+      await expect
+        .poll(async () => squash(await form.innerText()), { timeout: 5000 })
+        .toMatch(/Amount is required|Quantity must be a positive number greater than 0/);
+      expect(await quantity.getAttribute("aria-invalid")).toBe("true");
+
+      // Limit without a price.
+      await form.getByLabel("Order type", { exact: true }).selectOption("limit");
+      await expect.poll(() => price.isDisabled()).toBe(false);
+      expect(await price.inputValue()).toBe("");
+      await quantity.fill("0.01");
+      await sell.click();
+      await visible(form.getByText("Price must be a positive number greater than 0 for limit orders", { exact: true }));
+      expect(await price.getAttribute("aria-invalid")).toBe("true");
+      expect(posts, "invalid forms are not sent").toEqual([]);
+      await screenshot(page, "dashboard-04-manual-errors");
+
+      // Back to market: 'Market Price' again.
+      await form.getByLabel("Order type", { exact: true }).selectOption("market");
+      await expect.poll(() => price.isDisabled()).toBe(true);
+      expect(await price.inputValue()).toBe("Market Price");
+    } finally {
+      page.off("request", onRequest);
+    }
+
+    // A valid market SELL of 0.01 ETH-PERP.
+    const sellsBefore = (await rowCells(orderRows(page))).filter((c) => c[1] === "SELL" && c[4] === "manual").length;
+    await quantity.fill("0.01");
+    const since = Date.now();
+    await sell.click();
+    await expectToastShown(page, "Trade Executed", "SELL order for ETH-PERP has been placed successfully", "default", since);
+    await expect
+      .poll(async () => (await rowCells(orderRows(page))).filter((c) => c[0] === "ETH-PERP" && c[1] === "SELL" && c[2] === "0.0100" && c[4] === "manual"), {
+        timeout: 15_000,
+      })
+      .toHaveLength(sellsBefore + 1);
+    // The simulator fills a market order at once.
+    await expect
+      .poll(async () => (await rowCells(orderRows(page))).find((c) => c[1] === "SELL" && c[4] === "manual")?.[5], { timeout: 15_000 })
+      .toBe("executed");
+    await expect.poll(async () => (await positionRows(page).allInnerTexts()).map(squash), { timeout: 15_000 }).toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
+    await screenshot(page, "dashboard-04-manual-order");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("5. Activity Log panel: entries, a filter with no match, 'No logs to export', Clear filters, Export to CSV", async () => {
+    const page = adminPage;
+    const panel = page.getByTestId("activity-log-panel");
+    await visible(panel.getByRole("heading", { name: "Activity Log", exact: true }));
+    // Live activity_log refreshes are throttled (15 s).
+    await expect
+      .poll(async () => (await panel.getByTestId("activity-log-message").allInnerTexts()).some((m) => m.startsWith("Signal received: BUY 0.05 ETH-PERP")), {
+        timeout: 25_000,
+        interval: 250,
+      })
+      .toBe(true);
+    expect(await panel.getByTestId("activity-log-entry").count()).toBeGreaterThan(0);
+    // Each entry's data preview has at most 3 entries.
+    const previewSizes = await panel.getByTestId("activity-log-entry").evaluateAll((entries) => entries.map((e) => e.querySelectorAll("[data-testid=activity-log-data-entry]").length));
+    expect(Math.max(...previewSizes)).toBeLessThanOrEqual(3);
+
+    // A filter nothing matches: webhook entries at level error (checked through the API first).
+    expect(await apiJson<unknown[]>(page, "/api/logs?limit=100&type=webhook&level=error")).toEqual([]);
+    await panel.getByRole("button", { name: "Filter", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Filter Activity Logs" });
+    await visible(dialog);
+    await dialog.getByLabel("Type", { exact: true }).selectOption("webhook");
+    await dialog.getByLabel("Level", { exact: true }).selectOption("error");
+    await visible(dialog.getByRole("button", { name: "Clear All", exact: true }));
+    await dialog.getByRole("button", { name: "Apply", exact: true }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await visible(panel.getByTestId("activity-log-empty"));
+    expect(squash(await panel.getByTestId("activity-log-empty").innerText())).toBe("No logs match these filters Apply different filters or clear them.");
+    expect(await panel.getByTestId("activity-log-entry").count()).toBe(0);
+    expect(squash(await panel.getByTestId("activity-log-active-filters").innerText())).toBe("Type: webhook Level: error Clear filters");
+    await screenshot(page, "dashboard-05-logs-filtered");
+
+    // Nothing to export.
+    let downloads = 0;
+    const onDownload = () => (downloads += 1);
+    page.on("download", onDownload);
+    let since = Date.now();
+    await panel.getByRole("button", { name: "Export to CSV", exact: true }).click();
+    await expectToastShown(page, "No logs to export", "Apply different filters or wait for logs to be generated", "default", since);
+    page.off("download", onDownload);
+    expect(downloads).toBe(0);
+
+    // Clear filters: the entries are back.
+    await panel.getByRole("button", { name: "Clear filters", exact: true }).click();
+    await expect.poll(() => panel.getByTestId("activity-log-entry").count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await panel.getByTestId("activity-log-active-filters").count()).toBe(0);
+    // The fresh unfiltered query: what GET /api/logs?limit=20 answers, newest first.
+    const apiLogs = await apiJson<{ message: string }[]>(page, "/api/logs?limit=20");
+    await expect.poll(() => panel.getByTestId("activity-log-message").allInnerTexts(), { timeout: 10_000 }).toEqual(apiLogs.map((l) => l.message));
+    const shown = await panel.getByTestId("activity-log-entry").count();
+    const shownMessages = await panel.getByTestId("activity-log-message").allInnerTexts();
+
+    // Export to CSV: a download named with today's date, the header row, the signal line.
+    const dayBefore = localDate();
+    since = Date.now();
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), panel.getByRole("button", { name: "Export to CSV", exact: true }).click()]);
+    const dayAfter = localDate();
+    const name = download.suggestedFilename();
+    expect(name.endsWith(".csv"), name).toBe(true);
+    expect([dayBefore, dayAfter].some((day) => name.includes(day)), `${name} names today (${dayAfter})`).toBe(true);
+    const csv = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
+    const lines = csv.split(/\r?\n/).filter((l) => l !== "");
+    expect(lines[0]).toBe(CSV_HEADER);
+    expect(lines.length - 1).toBe(shown);
+    expect(lines.some((l) => l.includes("Signal received: BUY 0.05 ETH-PERP"))).toBe(true);
+    for (const message of shownMessages) expect(csv).toContain(message.includes('"') ? message.replace(/"/g, '""') : message);
+    await expectToastShown(page, "Export successful", `Exported ${shown} logs as CSV file`, "default", since);
+    await screenshot(page, "dashboard-05-logs-exported");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("6. a non-admin user's dashboard has no Webhook Endpoint box", async () => {
+    const context = await newContext(browser, baseUrl);
+    try {
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      allProblems.push({ label: "user page", problems, allowedStatuses: [] });
+      await register(page, problems, TRADER);
+      expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ username: TRADER.username, role: "user" });
+      await waitForHydration(page, problems);
+      // The rest of the dashboard is there (with the admin's signal and order).
+      await visible(page.getByTestId("signals-panel"));
+      await expect.poll(() => signalRows(page).count()).toBeGreaterThan(0);
+      await visible(page.getByTestId("manual-trade-form"));
+      await visible(page.getByTestId("activity-log-panel"));
+      await visible(page.getByRole("button", { name: /^(Emergency Stop|Reset Emergency Stop)$/ }));
+      // No Webhook Endpoint box.
+      expect(await page.getByTestId("webhook-url-box").count()).toBe(0);
+      expect(await page.getByText("Webhook Endpoint").count()).toBe(0);
+      // (The Webhook Status card's description may name the path; the URL itself is not shown.)
+      expect(await page.getByText(`${baseUrl}${WEBHOOK_PATH}`).count()).toBe(0);
+      expect(await page.locator(`input[value="${baseUrl}${WEBHOOK_PATH}"]`).count()).toBe(0);
+      expect(await page.getByLabel("Copy webhook URL").count()).toBe(0);
+      // Nor its secret through the API.
+      expect((await page.request.get("/api/webhook-config")).status()).toBe(403);
+      await screenshot(page, "dashboard-06-user");
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("7. Webhook Config (/webhook): Online, the URL with copy, the port note, the alert message with the placeholders and the secret", async () => {
+    const page = adminPage;
+    const secret = await webhookSecret();
+    const response = await page.goto("/webhook");
+    expect(response?.status()).toBe(200);
+    await visible(h1(page, "Webhook Config"));
+    await waitForHydration(page, adminProblems);
+
+    const status = page.getByTestId("webhook-status");
+    expect(await status.getAttribute("data-status")).toBe("online");
+    await visible(status.getByText("Online", { exact: true }));
+
+    const expectedUrl = `${baseUrl}${WEBHOOK_PATH}`;
+    const endpoint = page.getByTestId("webhook-endpoint");
+    expect(await endpoint.getByTestId("webhook-url").inputValue()).toBe(expectedUrl);
+    let since = Date.now();
+    await endpoint.getByRole("button", { name: "Copy webhook URL", exact: true }).click();
+    await expectToastShown(page, "Copied", "Webhook URL copied to the clipboard", "default", since);
+    expect(await readClipboard(page)).toBe(expectedUrl);
+
+    const portNote = squash(await page.getByTestId("port-note").innerText());
+    expect(portNote).toContain("TradingView only delivers webhooks to ports 80 and 443");
+    expect(portNote).toContain(`This app listens on port ${app!.port}`);
+
+    // The alert message: the placeholders; the secret hidden until revealed.
+    const message = page.getByTestId("alert-message");
+    const placeholders = ["{{strategy.order.action}}", "{{ticker}}", "{{strategy.order.contracts}}", "{{close}}", "{{timenow}}"];
+    const hidden = await message.innerText();
+    for (const p of placeholders) expect(hidden).toContain(p);
+    expect(hidden).not.toContain(secret);
+    await page.getByRole("button", { name: "Reveal secret", exact: true }).click();
+    await expect.poll(() => message.innerText()).toContain(secret);
+    const revealed = JSON.parse(await message.innerText()) as Record<string, string>;
+    expect(revealed).toMatchObject({
+      secret,
+      action: "{{strategy.order.action}}",
+      symbol: "{{ticker}}",
+      quantity: "{{strategy.order.contracts}}",
+      price: "{{close}}",
+      timestamp: "{{timenow}}",
+    });
+    since = Date.now();
+    await page.getByRole("button", { name: "Copy alert message", exact: true }).click();
+    await expectToastShown(page, "Copied", "Alert message copied to the clipboard", "default", since);
+    expect(JSON.parse(await readClipboard(page))).toEqual(revealed);
+
+    await screenshot(page, "dashboard-07-webhook-config");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("8. without JavaScript: the dashboard's panels (SSR), Emergency Stop and Reset as plain form posts", async () => {
+    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      allProblems.push({ label: "page without JavaScript", problems, allowedStatuses: [] });
+      await page.goto("/login");
+      await visible(h1(page, "Sign in"));
+      await field(page, "Username").fill(ADMIN.username);
+      await field(page, "Password").fill(ADMIN.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+      await visible(h1(page, "Dashboard"));
+
+      // The panels, server-rendered.
+      expect(await page.getByTestId("connection-status").innerText()).toBe("Disconnected");
+      expect(await page.getByTestId("last-signal").innerText()).toMatch(/^Last signal: (Just now|1 minute ago|\d+ minutes ago)$/);
+      for (const id of ["card-webhook", "card-exchange", "card-active-trades", "card-pnl"]) await visible(page.getByTestId(id));
+      expect((await cardLines(page, "card-active-trades")).slice(0, 2)).toEqual(["Active Trades", "1"]);
+      expect(await signalRows(page).count()).toBe(2);
+      expect((await rowCells(orderRows(page))).map((c) => `${c[0]} ${c[1]} ${c[4]}`)).toEqual(["ETH-PERP SELL manual", "ETH-PERP BUY signal"]);
+      expect((await positionRows(page).allInnerTexts()).map(squash)).toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
+      await visible(page.getByTestId("manual-trade-form"));
+      expect(await page.getByTestId("webhook-url-box").getByTestId("webhook-url").inputValue()).toBe(`${baseUrl}${WEBHOOK_PATH}`);
+      expect(await page.getByTestId("activity-log-panel").getByTestId("activity-log-entry").count()).toBeGreaterThan(0);
+      await screenshot(page, "dashboard-08-nojs");
+
+      // Emergency Stop: a form post, back to the dashboard with the flash toast.
+      const [stop] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard"),
+        page.getByRole("button", { name: "Emergency Stop", exact: true }).click(),
+      ]);
+      expect(stop.status()).toBe(302);
+      await page.waitForLoadState("load");
+      expect(pathOf(page)).toBe("/dashboard");
+      await expectToastOnScreen(page, "Emergency Stop Activated", EMERGENCY_STOP_MESSAGE);
+      expect(await page.getByTestId("toast").getAttribute("data-variant")).toBe("destructive");
+      await visible(page.getByRole("button", { name: "Reset Emergency Stop", exact: true }));
+      expect(await page.getByRole("button", { name: "Emergency Stop", exact: true }).count()).toBe(0);
+      await screenshot(page, "dashboard-08-nojs-stopped");
+
+      // Reset.
+      const [reset] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard"),
+        page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).click(),
+      ]);
+      expect(reset.status()).toBe(302);
+      await page.waitForLoadState("load");
+      expect(pathOf(page)).toBe("/dashboard");
+      await expectToastOnScreen(page, "Emergency Stop Reset", EMERGENCY_RESET_MESSAGE);
+      await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
+      expect(await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).count()).toBe(0);
+      const health = await fetchHealth(baseUrl);
+      expect(health.systemStatus.find((s) => s.component === "system")?.status).toBe("online");
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("9. no page errors or console errors on any page", async () => {
+    const failures = allProblems.flatMap(({ label, problems, allowedStatuses }) => unexpected(problems, allowedStatuses).map((e) => `${label}: ${e}`));
+    expect(failures).toEqual([]);
+    expect(await maxToastsSeen(adminPage)).toBeLessThanOrEqual(1);
+  });
+});
