@@ -44,6 +44,8 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
   const [form, fields] = useForm({
     id: "manual-order",
     lastResult: result,
+    // What a reset after a successful order returns to (the selects would go blank otherwise).
+    defaultValue: { leverage: "1", marginType: "cross" },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ManualOrderSchema }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
@@ -106,14 +108,14 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
             />
             {futures ? (
               <>
-                <TextField select name="leverage" label="Leverage" size="small" defaultValue="1" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
+                <TextField key={fields.leverage.key} select name="leverage" label="Leverage" size="small" defaultValue="1" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
                   {LEVERAGE_OPTIONS.map((l) => (
                     <option key={l} value={l}>
                       {l}x
                     </option>
                   ))}
                 </TextField>
-                <TextField select name="marginType" label="Margin type" size="small" defaultValue="cross" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}>
+                <TextField key={fields.marginType.key} select name="marginType" label="Margin type" size="small" defaultValue="cross" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}>
                   <option value="cross">Cross</option>
                   <option value="isolated">Isolated</option>
                 </TextField>

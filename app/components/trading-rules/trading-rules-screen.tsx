@@ -95,6 +95,7 @@ export function TradingRulesScreen({ config: loaded }: { config: TradingConfig }
     if (!dirty.current) setFormConfig((current) => (sameConfig(current, next) ? current : next));
   }, [live.data]);
 
+  const hydrated = useHydrated();
   const emergencyStop = () =>
     toast({ title: "Emergency Stop Activated", description: "All trading has been halted immediately", variant: "destructive" });
 
@@ -102,7 +103,7 @@ export function TradingRulesScreen({ config: loaded }: { config: TradingConfig }
     <Screen
       title="Trading Rules"
       actions={
-        <Button type="button" variant="contained" color="error" startIcon={<ReportIcon />} onClick={emergencyStop} data-testid="rules-emergency-stop">
+        <Button type="button" variant="contained" color="error" startIcon={<ReportIcon />} onClick={emergencyStop} disabled={!hydrated} data-testid="rules-emergency-stop">
           Emergency Stop
         </Button>
       }
@@ -223,7 +224,7 @@ function RulesForm({ config, fetcher, lastResult, onEdit }: { config: TradingCon
             onChange={setAmountOn}
           />
           <Collapse in={show(amountOn)} data-testid="amount-control-fields" data-shown={show(amountOn) ? "true" : "false"}>
-            <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "repeat(3, 1fr)" }, pt: 1.5 }}>
+            <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "repeat(3, minmax(0, 1fr))", lg: "1fr" }, pt: 1.5 }}>
               <TextField
                 name={fields.orderSizeMultiplier.name}
                 id={fields.orderSizeMultiplier.id}

@@ -1,19 +1,36 @@
-import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+// /manual-trading: the Manual Trading screen (SPEC.md §2, §5, §8). Its action is the
+// dashboard's, limited to the place-order intent: a queued trade and 'Trade Executed' (JSON
+// with JavaScript, a redirect with a flash toast without), or the messages of SPEC.md §5.
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { NotBuiltYet, Screen } from "#app/components/screen.tsx";
+import { ManualTradingScreen } from "#app/components/manual-trading/manual-trading-screen.tsx";
+import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
+import { getExchange } from "#app/services/exchange.server.ts";
+import { getSystemStatus } from "#app/services/health.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
+import { getTradingConfig } from "#db/queries/trading-state.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  return null;
+  const user = await requireUser(request, context);
+  const exchange = getExchange(context.db);
+  const [balance, config, health] = await Promise.all([
+    exchange
+      .getBalances()
+      .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
+      .catch(() => null),
+    getTradingConfig(context.db),
+    getSystemStatus(context),
+  ]);
+  return json({ balance, config, systemStatus: health.systemStatus, isAdmin: user.role === "admin" });
+}
+
+export async function action(args: ActionFunctionArgs) {
+  return dashboardAction(args, { intents: ["place-order"] });
 }
 
 export default function Page() {
-  return (
-    <Screen title="Manual Trading">
-      <NotBuiltYet what="The Place Order card (quantity, USD or percentage amounts, leverage 1-10x, Cross or Isolated margin) arrives with the order pipeline." />
-    </Screen>
-  );
+  return <ManualTradingScreen data={useLoaderData<typeof loader>()} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Manual Trading · PerpDesk" }];

@@ -1,19 +1,65 @@
-import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+// /trading-rules: the Trading Rules screen (SPEC.md §2, §5, §8), admins only (loader AND
+// action). The form posts here: parsed with the form's Zod schema (percent → fraction,
+// clamping, the take-profit total), then saved by updateTradingConfig, which validates the
+// merged config again. With JavaScript (`_js=1`) the answer is JSON with a toast; without,
+// a redirect with a flash toast, or the page again (400) with the messages by the fields.
+import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { NotBuiltYet, Screen } from "#app/components/screen.tsx";
+import { firstFormError, parseTradingRulesForm } from "#app/components/trading-rules/form-schema.ts";
+import { TradingRulesScreen } from "#app/components/trading-rules/trading-rules-screen.tsx";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
+import { redirectWithToast } from "#app/utils/toast.server.ts";
+import { getTradingConfig } from "#db/queries/trading-state.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  return null;
+  return json({ config: await getTradingConfig(context.db) }, { headers: NO_STORE });
 }
 
+const SAVED_TOAST: Toast = { title: "Trading Rules Saved", description: "Your trading rules have been updated successfully" };
+const failed = (description: string): Toast => ({ title: "Error Saving Rules", description, variant: "destructive" });
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdmin(request, context);
+  let formData: FormData;
+  try {
+    formData = await request.formData();
+  } catch {
+    return json({ toast: failed("The form could not be read") }, { status: 400, headers: NO_STORE });
+  }
+  const wantsJson = formData.get("_js") === "1";
+  const submission = parseTradingRulesForm(formData);
+  if (submission.status !== "success") {
+    const message = firstFormError(submission.error as Record<string, string[] | null>);
+    return json({ result: submission.reply(), toast: failed(message) }, { status: 400, headers: NO_STORE });
+  }
+  let saved: Awaited<ReturnType<typeof updateTradingConfig>>;
+  try {
+    saved = await updateTradingConfig(context.db, submission.value, user.username);
+  } catch (error) {
+    console.warn("saving the trading rules failed", error);
+    return json(
+      { result: submission.reply({ formErrors: ["The rules could not be saved: please try again"] }), toast: failed("Failed to save trading rules") },
+      { status: 500, headers: NO_STORE },
+    );
+  }
+  if (!saved.ok) {
+    return json({ result: submission.reply({ formErrors: [saved.error] }), toast: failed(saved.error) }, { status: 400, headers: NO_STORE });
+  }
+  if (wantsJson) return json({ result: submission.reply({ resetForm: true }), toast: SAVED_TOAST, config: saved.config }, { headers: NO_STORE });
+  return redirectWithToast(context, "/trading-rules", SAVED_TOAST, { headers: NO_STORE });
+}
+
+export const headers: HeadersFunction = () => NO_STORE;
+
 export default function Page() {
-  return (
-    <Screen title="Trading Rules">
-      <NotBuiltYet what="Take-profit levels, stop-loss, break-even, trailing stop, amount control and the system switches arrive with the rules engine." />
-    </Screen>
-  );
+  const { config } = useLoaderData<typeof loader>();
+  return <TradingRulesScreen config={config} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Trading Rules · PerpDesk" }];

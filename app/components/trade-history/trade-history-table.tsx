@@ -1,0 +1,341 @@
+// The Trade History table (SPEC.md §2, §4, §8, §9): one expandable row per trade with the
+// columns Position, Entry, Max Drawdown, TP, SL, BE, Trailing, Portfolio, P/L, ROI, Status,
+// Actions. Max drawdown 'N/A', SL 'None', BE and Trailing 'Inactive', Portfolio '100%' and
+// ROI 'N/A' are SPEC's fixed placeholders: a single order carries none of that protection
+// (positions do). An expanded row loads GET /api/trades/{id}/details, only while expanded,
+// every 10 s.
+import ExpandLessIcon from "@mui/icons-material/ExpandLess";
+import ExpandMoreIcon from "@mui/icons-material/ExpandMore";
+import Alert from "@mui/material/Alert";
+import Box from "@mui/material/Box";
+import Chip from "@mui/material/Chip";
+import CircularProgress from "@mui/material/CircularProgress";
+import IconButton from "@mui/material/IconButton";
+import Stack from "@mui/material/Stack";
+import Table from "@mui/material/Table";
+import TableBody from "@mui/material/TableBody";
+import TableCell from "@mui/material/TableCell";
+import TableContainer from "@mui/material/TableContainer";
+import TableHead from "@mui/material/TableHead";
+import TableRow from "@mui/material/TableRow";
+import Tooltip from "@mui/material/Tooltip";
+import Typography from "@mui/material/Typography";
+import { Fragment, type ReactNode, useEffect, useRef, useState } from "react";
+import { D, toFixed } from "#app/core/decimal.ts";
+import { errorText } from "#app/utils/api-client.ts";
+import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { useToast } from "../toaster.tsx";
+import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
+
+export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
+
+/** SPEC.md §4: completed and executed green, pending secondary, failed destructive, others outline. */
+export function TradeStatusBadge({ status, reason }: { status: string; reason?: string | null }) {
+  const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
+  const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" />;
+  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+}
+
+const SHORT_TIME: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+
+function TimeText({ iso, short }: { iso: string | null | undefined; short?: boolean }) {
+  const hydrated = useHydrated();
+  // UTC on the server and before hydration (no mismatch), the browser's locale after.
+  const text = !hydrated
+    ? short
+      ? utcText(iso).replace(/:\d\d UTC$/, " UTC")
+      : utcText(iso)
+    : short && iso
+      ? new Date(iso).toLocaleString(undefined, SHORT_TIME)
+      : formatDateTime(iso);
+  return (
+    <Box component="time" dateTime={iso ?? undefined} title={iso ?? undefined}>
+      {text}
+    </Box>
+  );
+}
+
+export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
+  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
+  const toggle = (id: string) =>
+    setExpanded((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  return (
+    <TableContainer>
+      <Table size="small" aria-label="Trade history" data-testid="trade-history-table" sx={{ "& th, & td": { px: 1 } }}>
+        <TableHead>
+          <TableRow>
+            {COLUMNS.map((c) => (
+              <TableCell key={c} align={c === "Actions" ? "right" : undefined} sx={{ whiteSpace: "nowrap" }}>
+                {c}
+              </TableCell>
+            ))}
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {trades.length === 0 ? (
+            <TableRow>
+              <TableCell colSpan={COLUMNS.length} sx={{ py: 5, textAlign: "center" }} data-testid="trade-history-empty">
+                <Typography>No trades found</Typography>
+              </TableCell>
+            </TableRow>
+          ) : (
+            trades.map((trade) => (
+              <Fragment key={trade.id}>
+                <TradeRow trade={trade} open={expanded.has(trade.id)} onToggle={() => toggle(trade.id)} />
+                {expanded.has(trade.id) ? (
+                  <TableRow data-testid="trade-details-row" data-trade-id={trade.id}>
+                    <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", py: 2 }}>
+                      <TradeDetailsPanel id={trade.id} />
+                    </TableCell>
+                  </TableRow>
+                ) : null}
+              </Fragment>
+            ))
+          )}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
+
+const Placeholder = ({ children }: { children: ReactNode }) => (
+  <Typography variant="body2" color="text.secondary" component="span">
+    {children}
+  </Typography>
+);
+
+function TradeRow({ trade, open, onToggle }: { trade: Trade; open: boolean; onToggle: () => void }) {
+  const price = tradePrice(trade);
+  const pnl = tradePnl(trade);
+  const pnlColor = pnl === null ? "text.secondary" : D(pnl).gt(0) ? "success.main" : D(pnl).lt(0) ? "error.main" : "text.primary";
+  return (
+    <TableRow
+      hover
+      data-testid="trade-row"
+      data-trade-id={trade.id}
+      data-status={trade.status}
+      aria-expanded={open}
+      onClick={onToggle}
+      sx={{ cursor: "pointer", "& > td": { borderBottom: open ? "none" : undefined } }}
+    >
+      <TableCell sx={{ whiteSpace: "nowrap" }}>
+        <Stack direction="row" spacing={1} sx={{ alignItems: "center" }}>
+          <Typography variant="body2" sx={{ fontWeight: 600 }} data-testid="trade-symbol">
+            {trade.symbol}
+          </Typography>
+          <Chip
+            size="small"
+            label={trade.side.toUpperCase()}
+            color={trade.side === "buy" ? "primary" : "error"}
+            variant="outlined"
+            sx={{ height: 20, fontSize: 11, fontWeight: 700 }}
+          />
+        </Stack>
+        <Typography variant="caption" color="text.secondary" component="div">
+          {`${formatQuantity(tradeQuantity(trade))} · ${trade.orderType} · ${trade.source}`}
+        </Typography>
+        <Typography variant="caption" color="text.secondary" component="div">
+          <TimeText iso={trade.createdAt} short />
+        </Typography>
+      </TableCell>
+      <TableCell sx={{ fontVariantNumeric: "tabular-nums" }}>{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</TableCell>
+      <TableCell>
+        <Placeholder>N/A</Placeholder>
+      </TableCell>
+      <TableCell>
+        <Tooltip title="Take-profit levels belong to the position (see Positions)">
+          <span>
+            <Placeholder>—</Placeholder>
+          </span>
+        </Tooltip>
+      </TableCell>
+      <TableCell>
+        <Placeholder>None</Placeholder>
+      </TableCell>
+      <TableCell>
+        <Placeholder>Inactive</Placeholder>
+      </TableCell>
+      <TableCell>
+        <Placeholder>Inactive</Placeholder>
+      </TableCell>
+      <TableCell>100%</TableCell>
+      <TableCell sx={{ color: pnlColor, fontVariantNumeric: "tabular-nums" }} data-testid="trade-pnl">
+        {pnl === null ? "—" : formatPnl(pnl)}
+      </TableCell>
+      <TableCell>
+        <Placeholder>N/A</Placeholder>
+      </TableCell>
+      <TableCell>
+        <TradeStatusBadge status={trade.status} reason={trade.errorMessage} />
+      </TableCell>
+      <TableCell align="right">
+        <IconButton
+          size="small"
+          aria-label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`}
+          aria-expanded={open}
+          data-testid="trade-expand"
+          onClick={(event) => {
+            event.stopPropagation();
+            onToggle();
+          }}
+        >
+          {open ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
+        </IconButton>
+      </TableCell>
+    </TableRow>
+  );
+}
+
+function Item({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <Box data-testid={testId}>
+      <Typography variant="caption" color="text.secondary" component="div">
+        {label}
+      </Typography>
+      <Typography variant="body2" component="div" sx={{ overflowWrap: "anywhere" }}>
+        {children}
+      </Typography>
+    </Box>
+  );
+}
+
+const money = (v: string, decimals: number) => `${toFixed(v, decimals)} USD`;
+
+/** The expanded row: mounted only while expanded, so the details load only then. */
+export function TradeDetailsPanel({ id }: { id: string }) {
+  const toast = useToast();
+  const { data, error, isLoading } = useApiQuery<TradeDetails>(detailsUrl(id), { refetchIntervalMs: DETAILS_POLL_MS });
+  // One toast per failure (the poll keeps trying; a later success clears the message).
+  const failing = useRef(false);
+  useEffect(() => {
+    if (error && !failing.current) {
+      failing.current = true;
+      toast({ title: "Failed to Load Trade Details", description: errorText(error, "Network error"), variant: "destructive" });
+    }
+    if (!error) failing.current = false;
+  }, [error, toast]);
+
+  if (error) {
+    return (
+      <Alert severity="error" data-testid="trade-details-error">
+        Failed to load trade details. Collapse the row and expand it again to retry.
+      </Alert>
+    );
+  }
+  if (!data && isLoading) {
+    return (
+      <Stack direction="row" spacing={1.5} sx={{ alignItems: "center", py: 1 }} data-testid="trade-details-loading">
+        <CircularProgress size={18} />
+        <Typography variant="body2" color="text.secondary">
+          Loading trade details...
+        </Typography>
+      </Stack>
+    );
+  }
+  if (!data || !data.trade) {
+    return (
+      <Typography variant="body2" color="text.secondary" data-testid="trade-details-none">
+        No detailed data available for this trade
+      </Typography>
+    );
+  }
+  const { trade, relatedSignal, relatedTrades, metrics } = data;
+  return (
+    <Box data-testid="trade-details">
+      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, minmax(0, 1fr))" } }}>
+        <Item label="Trade ID" testId="detail-trade-id">
+          <Tooltip title={trade.id}>
+            <Box component="span" sx={{ fontFamily: "monospace" }}>
+              {shortId(trade.id)}
+            </Box>
+          </Tooltip>
+        </Item>
+        <Item label="Exchange" testId="detail-exchange">
+          {exchangeLabel(trade.exchange)}
+        </Item>
+        <Item label="Order ID" testId="detail-order-id">
+          <Box component="span" sx={{ fontFamily: "monospace" }} title={trade.orderId ?? undefined}>
+            {shortOrderId(trade.orderId)}
+          </Box>
+        </Item>
+        <Item label="Source" testId="detail-source">
+          {trade.source}
+        </Item>
+        <Item label="Side and amount">{`${trade.side.toUpperCase()} ${formatQuantity(trade.quantity)} ${trade.symbol}${trade.leverage ? ` · ${trade.leverage}x ${trade.marginType ?? ""}` : ""}`}</Item>
+        <Item label="Created">
+          <TimeText iso={trade.createdAt} />
+        </Item>
+        <Item label="Executed">{trade.executedAt ? <TimeText iso={trade.executedAt} /> : "—"}</Item>
+        <Item label="Related signal" testId="detail-signal">
+          {relatedSignal ? (
+            <>
+              <Box component="span" sx={{ fontFamily: "monospace" }}>
+                {shortId(relatedSignal.id)}
+              </Box>
+              {` · ${relatedSignal.action.toUpperCase()} · `}
+              <TimeText iso={relatedSignal.createdAt} />
+            </>
+          ) : (
+            "None (not from a signal)"
+          )}
+        </Item>
+        <Item label="Total value" testId="detail-total-value">
+          {money(metrics.totalValue, 2)}
+        </Item>
+        <Item label="Estimated fees" testId="detail-fees">
+          {money(metrics.estimatedFees, 4)}
+        </Item>
+        <Item label="Executed quantity" testId="detail-executed-quantity">
+          {formatQuantity(metrics.executedQuantity)}
+        </Item>
+        {trade.errorMessage ? <Item label="Error">{trade.errorMessage}</Item> : null}
+      </Box>
+      <Typography variant="subtitle2" component="h3" sx={{ mt: 2, mb: 0.5 }}>
+        Related trades
+      </Typography>
+      {relatedTrades.length === 0 ? (
+        <Typography variant="body2" color="text.secondary" data-testid="related-trades-none">
+          No related trades
+        </Typography>
+      ) : (
+        <Table size="small" aria-label="Related trades" data-testid="related-trades">
+          <TableHead>
+            <TableRow>
+              <TableCell>Trade</TableCell>
+              <TableCell>Side</TableCell>
+              <TableCell align="right">Quantity</TableCell>
+              <TableCell align="right">Price</TableCell>
+              <TableCell>Source</TableCell>
+              <TableCell>Status</TableCell>
+              <TableCell>Created</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {relatedTrades.map((t) => (
+              <TableRow key={t.id} data-testid="related-trade">
+                <TableCell sx={{ fontFamily: "monospace" }}>{shortId(t.id)}</TableCell>
+                <TableCell sx={{ color: t.side === "buy" ? "primary.main" : "error.main" }}>{t.side.toUpperCase()}</TableCell>
+                <TableCell align="right">{formatQuantity(tradeQuantity(t))}</TableCell>
+                <TableCell align="right">{formatPrice(tradePrice(t))}</TableCell>
+                <TableCell>{t.source}</TableCell>
+                <TableCell>
+                  <TradeStatusBadge status={t.status} />
+                </TableCell>
+                <TableCell>
+                  <TimeText iso={t.createdAt} />
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,104 @@
+// Pure helpers of the Trade History screen (SPEC.md §2 Trade History, §4, §9): the filters
+// (symbol text, status), the summary counts, the P/L and entry cells, and the
+// trade-history.csv export (Date, Symbol, Side, Type, Quantity, Price, Status, Source).
+import { D } from "#app/core/decimal.ts";
+import type { Trade } from "#db/queries/trades.ts";
+import { toCsv } from "#app/utils/format.ts";
+
+export type { Trade };
+
+/** GET /api/trades/{id}/details (SPEC.md §3 "Trade details response"). */
+export interface TradeDetails {
+  trade: Trade;
+  relatedSignal: { id: string; action: "buy" | "sell"; createdAt: string } | null;
+  relatedTrades: Trade[];
+  metrics: { totalValue: string; estimatedFees: string; executedQuantity: string };
+}
+
+export const TRADE_HISTORY_LIMIT = 50;
+export const TRADES_POLL_MS = 30_000;
+export const SIGNALS_POLL_MS = 60_000;
+export const PNL_POLL_MS = 30_000;
+export const DETAILS_POLL_MS = 10_000;
+export const tradesUrl = `/api/trades?limit=${TRADE_HISTORY_LIMIT}`;
+export const signalsUrl = `/api/signals?limit=${TRADE_HISTORY_LIMIT}`;
+export const detailsUrl = (id: string) => `/api/trades/${encodeURIComponent(id)}/details`;
+
+export const STATUS_FILTERS = [
+  { value: "all", label: "All" },
+  { value: "executed", label: "Executed" },
+  { value: "pending", label: "Pending" },
+  { value: "failed", label: "Failed" },
+] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number]["value"];
+
+export interface TradeFilters {
+  symbol: string;
+  status: StatusFilter;
+}
+export const NO_FILTERS: TradeFilters = { symbol: "", status: "all" };
+export const hasFilters = (f: TradeFilters) => f.symbol.trim() !== "" || f.status !== "all";
+
+/** The filters of a URL (?symbol=&status=): how the screen filters without JavaScript. */
+export function filtersFromParams(params: URLSearchParams): TradeFilters {
+  const status = params.get("status") ?? "all";
+  return {
+    symbol: (params.get("symbol") ?? "").slice(0, 40),
+    status: STATUS_FILTERS.some((s) => s.value === status) ? (status as StatusFilter) : "all",
+  };
+}
+
+/** Filled orders: executed and completed both count (both are green, SPEC.md §4). */
+export const isFilled = (t: Pick<Trade, "status">) => t.status === "executed" || t.status === "completed";
+
+/** Symbol: case-insensitive substring; status: Executed (executed or completed), Pending, Failed. */
+export function filterTrades(trades: Trade[], filters: TradeFilters): Trade[] {
+  const symbol = filters.symbol.trim().toUpperCase();
+  return trades.filter((t) => {
+    if (symbol && !t.symbol.toUpperCase().includes(symbol)) return false;
+    if (filters.status === "executed") return isFilled(t);
+    if (filters.status !== "all") return t.status === filters.status;
+    return true;
+  });
+}
+
+/** The Total Trades, Completed and Failed cards (over the loaded trades). */
+export function tradeSummary(trades: Trade[]) {
+  return {
+    total: trades.length,
+    completed: trades.filter(isFilled).length,
+    failed: trades.filter((t) => t.status === "failed").length,
+  };
+}
+
+/** A row's P/L: what the trade realised by reducing a position, net of its fee; null for entries. */
+export function tradePnl(trade: Pick<Trade, "realizedPnl" | "fee">): string | null {
+  if (trade.realizedPnl === null) return null;
+  return D(trade.realizedPnl).minus(trade.fee || "0").toString();
+}
+
+/** The price a trade filled at, else its limit price; null for a market order still waiting. */
+export const tradePrice = (t: Pick<Trade, "executedPrice" | "price">) => t.executedPrice ?? t.price ?? null;
+/** What was filled, else what was ordered. */
+export const tradeQuantity = (t: Pick<Trade, "executedQuantity" | "quantity">) =>
+  t.executedQuantity && D(t.executedQuantity).gt(0) ? t.executedQuantity : t.quantity;
+
+const EXCHANGE_LABELS: Record<string, string> = { simulator: "Simulator (paper trading)", coinbase: "COINBASE" };
+export const exchangeLabel = (name: string | null | undefined) => (name ? (EXCHANGE_LABELS[name] ?? name.toUpperCase()) : "—");
+
+export const TRADE_HISTORY_FILE = "trade-history.csv";
+export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source"];
+
+/** One CSV row per trade: ISO date, symbol, side, order type, quantity, price, status, source. */
+export function tradeCsvRows(trades: Trade[]): string[][] {
+  return trades.map((t) => [t.createdAt, t.symbol, t.side, t.orderType, tradeQuantity(t), tradePrice(t) ?? "", t.status, t.source]);
+}
+
+export const tradeHistoryCsv = (trades: Trade[]) => toCsv(TRADE_CSV_HEADER, tradeCsvRows(trades));
+
+/** "2025-01-31 14:05:09 UTC": the same text on the server and before hydration. */
+export function utcText(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? "—" : `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}

@@ -1,0 +1,56 @@
+// GET /api/trades/{id}/details (SPEC.md §3 "Trade details response", §7): the trade, the
+// signal it came from, the other trades of the same position or signal, and its metrics.
+// Amounts are exact decimal strings.
+import type { Kysely } from "kysely";
+import type { TradeDetails } from "#app/components/trade-history/trade-history-utils.ts";
+import { D } from "#app/core/decimal.ts";
+import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { getSignal } from "#db/queries/signals.ts";
+import { type Trade, getTrade, listTrades } from "#db/queries/trades.ts";
+import type { DB } from "#db/schema.ts";
+
+/** The simulator's taker fee rate: the estimate for an order that has not paid its fee yet. */
+export const ESTIMATED_FEE_RATE = "0.0006";
+export const RELATED_TRADES_LIMIT = 50;
+
+export type { TradeDetails };
+
+/**
+ * Metrics of one trade: the value at the fill (executed quantity × executed price), else
+ * what it would be (quantity × limit price, or × the latest market price for a market order
+ * still waiting); the fee it paid, else an estimate at the taker rate.
+ */
+export function tradeMetrics(trade: Trade, marketPrice: string | null): TradeDetails["metrics"] {
+  const executed = D(trade.executedQuantity || "0");
+  let totalValue = D(0);
+  if (executed.gt(0) && trade.executedPrice) totalValue = executed.times(trade.executedPrice);
+  else if (trade.status !== "failed" && trade.status !== "cancelled") {
+    const price = trade.price ?? marketPrice;
+    if (price) totalValue = D(trade.quantity).times(price);
+  }
+  const fee = D(trade.fee || "0");
+  const estimatedFees = fee.gt(0) ? fee : totalValue.times(ESTIMATED_FEE_RATE);
+  return { totalValue: totalValue.toString(), estimatedFees: estimatedFees.toString(), executedQuantity: executed.toString() };
+}
+
+export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<TradeDetails | null> {
+  const trade = await getTrade(db, id);
+  if (!trade) return null;
+  const [signal, byPosition, bySignal, market] = await Promise.all([
+    trade.signalId ? getSignal(db, trade.signalId) : null,
+    trade.positionId ? listTrades(db, { positionId: trade.positionId, limit: RELATED_TRADES_LIMIT }) : [],
+    trade.signalId ? listTrades(db, { signalId: trade.signalId, limit: RELATED_TRADES_LIMIT }) : [],
+    !trade.executedPrice && !trade.price ? getPrice(db, trade.symbol) : null,
+  ]);
+  const related = new Map<string, Trade>();
+  for (const t of [...byPosition, ...bySignal]) if (t.id !== trade.id) related.set(t.id, t);
+  const relatedTrades = [...related.values()]
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+    .slice(0, RELATED_TRADES_LIMIT);
+  return {
+    trade,
+    relatedSignal: signal ? { id: signal.id, action: signal.action, createdAt: signal.createdAt } : null,
+    relatedTrades,
+    metrics: tradeMetrics(trade, market?.price ?? null),
+  };
+}

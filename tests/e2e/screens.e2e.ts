@@ -1,0 +1,696 @@
+// Manual Trading, Trade History and Trading Rules in a real browser (SPEC.md §2, §4, §5,
+// §7, §8, §9), on their OWN app instance (a fresh SQLite DATA_DIR started from the global
+// setup's frozen build), so the first account registered here is the admin whatever order
+// the files run in.
+// A manual market order with 'Trade Executed' (and 'Trade Failed' under an emergency stop);
+// the Trade History row, cards, filters, trade-history.csv checked by content, and a row
+// expanded with its details (polled while expanded, never after) and the error state; the
+// Trading Rules form saved with JavaScript and without, reloaded to show the saved values,
+// the take-profit total error toast, the header's Emergency Stop (a toast, no call), and
+// the confirmations of Apply Rules / Reset Statistics (their endpoints answered by the
+// test: another part of the app owns them). Screenshots in test-results/e2e/screens-*.png.
+// The tests run in order and build on each other.
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import {
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type PageProblems,
+  type RunningApp,
+  fetchHealth,
+  freePort,
+  launchBrowser,
+  maxToastsSeen,
+  newContext,
+  pathOf,
+  screenshot as fullScreenshot,
+  startApp,
+  toastsSeen,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
+const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
+const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source";
+
+interface TradeJson {
+  id: string;
+  symbol: string;
+  side: string;
+  orderType: string;
+  quantity: string;
+  price: string | null;
+  executedPrice: string | null;
+  executedQuantity: string;
+  status: string;
+  source: string;
+  orderId: string | null;
+  createdAt: string;
+}
+interface ConfigJson {
+  takeProfits: { portfolio: number; priceDeviation: number; enabled: boolean }[];
+  stopLossOffset: number;
+  trailingStop: { activation: number; execute: number };
+  autoTradingEnabled: boolean;
+  applyAmountControlToSignals: boolean;
+  orderSizeMultiplier: string;
+  signalAmountType: string;
+  signalAmountValue: string;
+  breakEvenEnabled: boolean;
+  trailingStopEnabled: boolean;
+}
+
+let app: RunningApp | undefined;
+let baseUrl: string;
+let browser: Browser;
+let adminContext: BrowserContext;
+let adminPage: Page;
+let adminProblems: PageProblems;
+let setupError: unknown;
+
+beforeAll(async () => {
+  try {
+    const port = await freePort(Number(process.env.E2E_SCREENS_PORT ?? 5107));
+    app = await startApp({ port, label: "screens", cwd: inject("appDir") });
+    baseUrl = app.baseUrl;
+    browser = await launchBrowser();
+    adminContext = await newContext(browser, baseUrl);
+    adminPage = await adminContext.newPage();
+    adminProblems = watchProblems(adminPage);
+  } catch (error) {
+    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
+  }
+});
+
+beforeEach(() => {
+  if (setupError) throw setupError;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+  await app?.stop();
+});
+
+// --- small page helpers ------------------------------------------------------------------
+
+const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
+const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+const input = (page: Page, name: string) => page.locator(`input[name="${name}"]`);
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+async function visible(locator: Locator, timeout = 10_000) {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+/** A toast with this title and description was shown since `since`, with this variant. */
+async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0) {
+  const wanted = `${title} ${description}`;
+  await expect
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
+      timeout: 20_000,
+      interval: 100,
+      message: `toast '${wanted}' (${variant})`,
+    })
+    .toContain(`${variant}|${wanted}`);
+}
+
+/** The toast on screen (no JavaScript: the server-rendered flash toast). */
+async function expectToastOnScreen(page: Page, title: string, description: string) {
+  await expect
+    .poll(async () => (await page.getByTestId("toast").allInnerTexts()).map(squash), { timeout: 10_000 })
+    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
+}
+
+async function apiJson<T>(page: Page, path: string): Promise<T> {
+  const res = await page.request.get(path);
+  expect(res.status(), path).toBe(200);
+  return (await res.json()) as T;
+}
+
+const tradingConfig = async (page: Page) => (await apiJson<{ config: ConfigJson }>(page, "/api/trading-config")).config;
+
+/** Lines of a stat card: [title, value, description?]. */
+async function cardLines(page: Page, testId: string) {
+  return (await page.getByTestId(testId).innerText())
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+const tradeRows = (page: Page) => page.getByTestId("trade-row");
+
+/** Counts the requests a page makes whose path matches, while `fn` runs or until stopped. */
+function countRequests(page: Page, match: (method: string, path: string) => boolean) {
+  const seen: string[] = [];
+  const listener = (r: { method(): string; url(): string }) => {
+    const path = new URL(r.url()).pathname;
+    if (match(r.method(), path)) seen.push(`${r.method()} ${path}`);
+  };
+  page.on("request", listener);
+  return { seen, stop: () => page.off("request", listener) };
+}
+
+async function waitForPrices() {
+  await expect
+    .poll(
+      async () => {
+        const health = await fetchHealth(baseUrl);
+        return Object.fromEntries(health.systemStatus.map((s) => [s.component, s.status]));
+      },
+      { timeout: 30_000, interval: 250, message: "GET /api/health: coinbase_api online (prices)" },
+    )
+    .toMatchObject({ coinbase_api: "online" });
+}
+
+/** A full-page screenshot from the top (the shell's fixed parts stay where they belong). */
+async function screenshot(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullScreenshot(page, name);
+}
+
+async function gotoHydrated(page: Page, problems: PageProblems, path: string, title: string) {
+  const response = await page.goto(path);
+  expect(response?.status(), path).toBe(200);
+  await visible(h1(page, title));
+  await waitForHydration(page, problems);
+}
+
+// --- the suite ---------------------------------------------------------------------------
+
+describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own instance)", () => {
+  let trade: TradeJson;
+
+  test("1. the first account is the admin", async () => {
+    const page = adminPage;
+    await page.goto("/register");
+    await visible(h1(page, "Create account"));
+    await waitForHydration(page, adminProblems);
+    await field(page, "Username").fill(ADMIN.username);
+    await field(page, "Password").fill(ADMIN.password);
+    await field(page, "Confirm password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ role: "admin" });
+  });
+
+  test("2. Manual Trading: Place Order card fed by balances, the notes, a market BUY → 'Trade Executed'; 'Trade Failed' under an emergency stop", async () => {
+    const page = adminPage;
+    await waitForPrices();
+    await gotoHydrated(page, adminProblems, "/manual-trading", "Manual Trading");
+    const form = page.getByTestId("manual-trade-form");
+    await visible(form.getByText("Place Order", { exact: true }));
+    expect(squash(await form.innerText())).toMatch(/Simulator \(paper trading\) · [\d.]+ USDC available/);
+    const info = squash(await page.getByTestId("manual-info").innerText());
+    for (const note of ["Market orders execute immediately", "Limit orders fill at the limit price or better", "quantity", "USD", "percentage", "leverage from 1x to 10x", "Cross or Isolated", "Stop loss and take profit are supported"]) {
+      expect(info).toContain(note);
+    }
+    expect((await page.getByTestId("protection-line").allInnerTexts()).map(squash)).toEqual([
+      "Take profit 20% at +0.5%, 30% at +1.0%, 50% at +1.5%",
+      "Stop loss 0.5% from the entry price",
+      "Breakeven Stop moves to the entry after the first take profit",
+      "Trailing stop Arms at +1.2%, closes on a 0.6% retrace",
+    ]);
+    expect(await page.getByTestId("exchange-status").innerText()).toBe("Exchange connected");
+    expect(await form.getByLabel("Leverage", { exact: true }).locator("option").allInnerTexts()).toEqual(["1x", "2x", "3x", "5x", "10x"]);
+    expect(await form.getByLabel("Margin type", { exact: true }).locator("option").allInnerTexts()).toEqual(["Cross", "Isolated"]);
+
+    // A validation message first (SPEC.md §5): nothing is sent.
+    const posts = countRequests(page, (method) => method === "POST");
+    await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
+    await expect.poll(async () => squash(await form.innerText()), { timeout: 5000 }).toMatch(/Amount is required|Quantity must be a positive number greater than 0/);
+    posts.stop();
+    expect(posts.seen).toEqual([]);
+
+    // The position this order opens carries no protection, so the worker's rules engine
+    // never adds a closing trade while these tests count rows (the Trading Rules tests below
+    // save this same choice again).
+    const manualOff = { applyTakeProfitToManual: false, applyStopLossToManual: false, applyBreakEvenToManual: false, applyTrailingStopToManual: false };
+    expect((await page.request.post("/api/trading-config", { data: manualOff })).status()).toBe(200);
+
+    // A market BUY of 0.02 ETH-PERP at 2x.
+    await form.getByLabel("Quantity", { exact: true }).fill("0.02");
+    await form.getByLabel("Leverage", { exact: true }).selectOption("2");
+    let since = Date.now();
+    const [post] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/manual-trading"),
+      form.getByRole("button", { name: "Buy / Long", exact: true }).click(),
+    ]);
+    expect(post.status()).toBe(200);
+    await expectToastShown(page, "Trade Executed", "BUY order for ETH-PERP has been placed successfully", "default", since);
+    // The worker sends it; the simulator fills a market order at once.
+    await expect
+      .poll(async () => (await apiJson<TradeJson[]>(page, "/api/trades?limit=50")).map((t) => `${t.symbol} ${t.side} ${t.source} ${t.status}`), { timeout: 20_000 })
+      .toEqual(["ETH-PERP buy manual executed"]);
+    [trade] = await apiJson<TradeJson[]>(page, "/api/trades?limit=50");
+    expect(trade!.executedPrice).toBeTruthy();
+    await screenshot(page, "screens-01-manual-trading");
+
+    // Under an emergency stop the order is refused: 'Trade Failed' with the server's reason.
+    expect((await page.request.post("/api/emergency-stop")).status()).toBe(200);
+    try {
+      since = Date.now();
+      await form.getByLabel("Quantity", { exact: true }).fill("0.01");
+      await form.getByRole("button", { name: "Sell / Short", exact: true }).click();
+      await expectToastShown(page, "Trade Failed", "Emergency stop is active: no orders are sent until it is reset", "destructive", since);
+      await screenshot(page, "screens-01-manual-trading-failed");
+    } finally {
+      expect((await page.request.post("/api/reset-emergency-stop")).status()).toBe(200);
+    }
+    expect(await apiJson<TradeJson[]>(page, "/api/trades?limit=50")).toHaveLength(1);
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    // The browser logs the refused order's 409 answer itself.
+    expect(adminProblems.errors.filter((e) => !e.includes("status of 409"))).toEqual([]);
+    adminProblems.clear();
+  });
+
+  test("3. Trade History: the row with SPEC's placeholders, the cards, the filters and Clear Filters", async () => {
+    const page = adminPage;
+    await gotoHydrated(page, adminProblems, "/history", "Trade History");
+    await expect.poll(() => tradeRows(page).count()).toBe(1);
+    const headers = await page.getByTestId("trade-history-table").locator("thead th").allInnerTexts();
+    expect(headers.map((h) => h.trim())).toEqual(["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
+    const cells = (await tradeRows(page).first().locator("td").allInnerTexts()).map(squash);
+    expect(cells[0]).toMatch(/^ETH-PERP BUY 0\.0200 · market · manual /);
+    expect(cells[1]).toBe(Number(trade.executedPrice).toFixed(4));
+    expect(cells.slice(2, 11)).toEqual(["N/A", "—", "None", "Inactive", "Inactive", "100%", "—", "N/A", "executed"]);
+
+    expect(await cardLines(page, "card-total-trades")).toEqual(["Total Trades", "1", "All orders"]);
+    expect(await cardLines(page, "card-completed")).toEqual(["Completed", "1", "Executed or completed"]);
+    expect(await cardLines(page, "card-failed")).toEqual(["Failed", "0", "Rejected or not filled"]);
+    const pnl = await apiJson<{ totalPnL: string; realizedMatches: number }>(page, "/api/closed-trades-pnl");
+    // Loaded by the browser (GET /api/closed-trades-pnl), not by the page's loader.
+    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", Number(pnl.totalPnL).toFixed(2), `${pnl.realizedMatches} closed positions`]);
+
+    // Filters: symbol text, status, Clear Filters.
+    const symbol = page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true });
+    const status = page.getByTestId("trade-filters").getByLabel("Status", { exact: true });
+    expect(await status.locator("option").allInnerTexts()).toEqual(["All", "Executed", "Pending", "Failed"]);
+    await symbol.fill("btc");
+    await visible(page.getByText("No trades found", { exact: true }));
+    expect(await tradeRows(page).count()).toBe(0);
+    await page.getByTestId("trade-clear-filters").click();
+    await expect.poll(() => tradeRows(page).count()).toBe(1);
+    expect(await symbol.inputValue()).toBe("");
+    await status.selectOption("failed");
+    await visible(page.getByText("No trades found", { exact: true }));
+    await status.selectOption("executed");
+    await symbol.fill("eth");
+    await expect.poll(() => tradeRows(page).count()).toBe(1);
+    await screenshot(page, "screens-02-trade-history");
+    await page.getByTestId("trade-clear-filters").click();
+    expect(await status.inputValue()).toBe("all");
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("4. Trade History: Export writes trade-history.csv with the SPEC columns, of the filtered rows", async () => {
+    const page = adminPage;
+    const expected = [CSV_HEADER, `${trade.createdAt},ETH-PERP,buy,market,${trade.executedQuantity},${trade.executedPrice},executed,manual`];
+    const since = Date.now();
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), page.getByRole("button", { name: "Export", exact: true }).click()]);
+    expect(download.suggestedFilename()).toBe("trade-history.csv");
+    const csv = readFileSync((await download.path())!, "utf8");
+    expect(csv.split("\r\n")).toEqual([...expected, ""]);
+    await expectToastShown(page, "Export successful", "Exported 1 trade as CSV file", "default", since);
+
+    // Filtered to nothing: no file, a toast instead.
+    await page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true }).fill("SOL");
+    let downloads = 0;
+    const onDownload = () => (downloads += 1);
+    page.on("download", onDownload);
+    await page.getByRole("button", { name: "Export", exact: true }).click();
+    await expectToastShown(page, "No trades to export", "Apply different filters or wait for trades to be placed", "default", since);
+    page.off("download", onDownload);
+    expect(downloads).toBe(0);
+    await page.getByTestId("trade-clear-filters").click();
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("5. Trade History: a row expanded shows its details, loaded only while expanded, every 10 s; the error state", async () => {
+    const page = adminPage;
+    const detailsPath = `/api/trades/${trade.id}/details`;
+    const calls = countRequests(page, (method, path) => method === "GET" && path === detailsPath);
+    try {
+      await page.waitForTimeout(500);
+      expect(calls.seen, "nothing loads while collapsed").toEqual([]);
+      await tradeRows(page).first().click();
+      const details = page.getByTestId("trade-details");
+      await visible(details);
+      expect(await tradeRows(page).first().getAttribute("aria-expanded")).toBe("true");
+      const text = async (id: string) => squash(await details.getByTestId(id).innerText());
+      expect(await text("detail-trade-id")).toBe(`Trade ID ${trade.id.slice(0, 8)}`);
+      expect(await text("detail-exchange")).toBe("Exchange Simulator (paper trading)");
+      expect(await text("detail-order-id")).toBe(`Order ID ${trade.orderId!.slice(0, 12)}`);
+      expect(await text("detail-source")).toBe("Source manual");
+      expect(await text("detail-signal")).toBe("Related signal None (not from a signal)");
+      const value = (Number(trade.executedQuantity) * Number(trade.executedPrice!)).toFixed(2);
+      expect(await text("detail-total-value")).toBe(`Total value ${value} USD`);
+      expect(await text("detail-executed-quantity")).toBe("Executed quantity 0.0200");
+      expect(await text("detail-fees")).toMatch(/^Estimated fees \d+\.\d{4} USD$/);
+      await visible(details.getByText("No related trades", { exact: true }));
+      await screenshot(page, "screens-03-trade-details");
+
+      // Polled every 10 s while expanded…
+      await expect.poll(() => calls.seen.length, { timeout: 13_000, interval: 250 }).toBe(2);
+      // …and never after collapsing.
+      await page.getByRole("button", { name: `Hide details of trade ${trade.id.slice(0, 8)}`, exact: true }).click();
+      await details.waitFor({ state: "detached" });
+      const count = calls.seen.length;
+      await page.waitForTimeout(11_000);
+      expect(calls.seen.length).toBe(count);
+    } finally {
+      calls.stop();
+    }
+
+    // A failing details call: the toast and the inline message asking to expand again.
+    const failing = (url: URL) => url.pathname === detailsPath;
+    await page.route(failing, (route) => route.fulfill({ status: 404, contentType: "application/json", body: JSON.stringify({ error: "Trade not found" }) }));
+    try {
+      const since = Date.now();
+      await page.getByRole("button", { name: `Show details of trade ${trade.id.slice(0, 8)}`, exact: true }).click();
+      await expectToastShown(page, "Failed to Load Trade Details", "Trade not found", "destructive", since);
+      await visible(page.getByTestId("trade-details-error"));
+      expect(squash(await page.getByTestId("trade-details-error").innerText())).toBe("Failed to load trade details. Collapse the row and expand it again to retry.");
+      await screenshot(page, "screens-03-trade-details-error");
+    } finally {
+      await page.unroute(failing);
+    }
+    // Expanding again loads it.
+    await tradeRows(page).first().click();
+    await page.getByTestId("trade-details-error").waitFor({ state: "detached" });
+    await tradeRows(page).first().click();
+    await visible(page.getByTestId("trade-details"));
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    // The browser logs the mocked 404 answer itself.
+    expect(adminProblems.errors.filter((e) => !e.includes("status of 404"))).toEqual([]);
+    adminProblems.clear();
+  });
+
+  test("6. Trading Rules with JavaScript: conditional sections, Emergency Stop (a toast, no call), save, reload shows the saved values", async () => {
+    const page = adminPage;
+    await gotoHydrated(page, adminProblems, "/trading-rules", "Trading Rules");
+    for (const section of ["System Controls", "Signal Protection", "Manual Position Protection", "Amount Control", "Advanced Trading Controls", "Performance Statistics"]) {
+      await visible(page.getByRole("heading", { level: 2, name: section, exact: true }));
+    }
+    // Amount control is off by default: its fields are hidden until it is switched on.
+    const amountFields = page.getByTestId("amount-control-fields");
+    expect(await amountFields.getAttribute("data-shown")).toBe("false");
+    await expect.poll(() => field(page, "Order Size Multiplier").isVisible()).toBe(false);
+    await input(page, "applyAmountControlToSignals").check();
+    await expect.poll(() => field(page, "Order Size Multiplier").isVisible()).toBe(true);
+    // Breakeven and trailing details follow their switches.
+    await input(page, "breakEvenEnabled").uncheck();
+    await expect.poll(() => page.getByTestId("breakeven-details").getAttribute("data-shown")).toBe("false");
+    await input(page, "breakEvenEnabled").check();
+    await input(page, "trailingStopEnabled").uncheck();
+    await expect.poll(() => field(page, "Activation %").isVisible()).toBe(false);
+    await input(page, "trailingStopEnabled").check();
+    await expect.poll(() => field(page, "Activation %").isVisible()).toBe(true);
+
+    // The header's Emergency Stop: only its toast, no call.
+    const posts = countRequests(page, (method) => method === "POST");
+    let since = Date.now();
+    await page.getByRole("button", { name: "Emergency Stop", exact: true }).click();
+    await expectToastShown(page, "Emergency Stop Activated", "All trading has been halted immediately", "destructive", since);
+    await page.waitForTimeout(500);
+    posts.stop();
+    expect(posts.seen).toEqual([]);
+    expect((await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("online");
+
+    // Clamping as typed: 150 becomes 100; the live total follows.
+    await input(page, "takeProfits[0].portfolio").fill("150");
+    expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("100");
+    expect(await page.getByTestId("tp-total").innerText()).toBe("Enabled levels total 180%");
+
+    // The new rules (percent on screen).
+    await input(page, "takeProfits[0].portfolio").fill("25");
+    await input(page, "takeProfits[0].priceDeviation").fill("0.6");
+    await input(page, "takeProfits[1].portfolio").fill("25");
+    await input(page, "takeProfits[2].priceDeviation").fill("2");
+    expect(await page.getByTestId("tp-total").innerText()).toBe("Enabled levels total 100%");
+    await field(page, "Stop Loss Offset %").fill("0.8");
+    await field(page, "Activation %").fill("2");
+    await field(page, "Execute %").fill("0.7");
+    await field(page, "Order Size Multiplier").fill("2.5");
+    await field(page, "Signal Amount Type").selectOption("usd");
+    await field(page, "Signal Amount Value").fill("50");
+    await input(page, "autoTradingEnabled").uncheck();
+    // Nothing is saved until Save.
+    expect((await tradingConfig(page)).autoTradingEnabled).toBe(true);
+    await screenshot(page, "screens-04-trading-rules-edited");
+
+    since = Date.now();
+    const [post] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
+      page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
+    ]);
+    expect(post.status()).toBe(200);
+    await expectToastShown(page, "Trading Rules Saved", "Your trading rules have been updated successfully", "default", since);
+    expect(await tradingConfig(page)).toMatchObject({
+      takeProfits: [
+        { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
+        { portfolio: 0.25, priceDeviation: 0.01, enabled: true },
+        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+      ],
+      stopLossOffset: 0.008,
+      trailingStop: { activation: 0.02, execute: 0.007 },
+      autoTradingEnabled: false,
+      applyAmountControlToSignals: true,
+      orderSizeMultiplier: "2.5",
+      signalAmountType: "usd",
+      signalAmountValue: "50",
+    });
+
+    // Reload: the saved values, in percent.
+    await gotoHydrated(page, adminProblems, "/trading-rules", "Trading Rules");
+    expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("25");
+    expect(await input(page, "takeProfits[0].priceDeviation").inputValue()).toBe("0.6");
+    expect(await input(page, "takeProfits[2].priceDeviation").inputValue()).toBe("2");
+    expect(await field(page, "Stop Loss Offset %").inputValue()).toBe("0.8");
+    expect(await field(page, "Activation %").inputValue()).toBe("2");
+    expect(await field(page, "Execute %").inputValue()).toBe("0.7");
+    expect(await input(page, "autoTradingEnabled").isChecked()).toBe(false);
+    expect(await input(page, "applyAmountControlToSignals").isChecked()).toBe(true);
+    expect(await amountFields.getAttribute("data-shown")).toBe("true");
+    expect(await field(page, "Order Size Multiplier").inputValue()).toBe("2.5");
+    expect(await field(page, "Signal Amount Type").inputValue()).toBe("usd");
+    expect(await field(page, "Signal Amount Value").inputValue()).toBe("50");
+    await screenshot(page, "screens-04-trading-rules-saved");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("7. Trading Rules: the take-profit total error toast, nothing sent, nothing saved", async () => {
+    const page = adminPage;
+    const before = await tradingConfig(page);
+    await input(page, "takeProfits[0].portfolio").fill("35");
+    expect(await page.getByTestId("tp-total").innerText()).toBe("Enabled levels total 110%");
+    const posts = countRequests(page, (method, path) => method === "POST" && path === "/trading-rules");
+    const since = Date.now();
+    await page.getByRole("button", { name: "Save Trading Rules", exact: true }).click();
+    await expectToastShown(page, "Error Saving Rules", TP_ERROR_110, "destructive", since);
+    await visible(page.getByTestId("tp-error").getByText(TP_ERROR_110, { exact: true }));
+    await screenshot(page, "screens-05-trading-rules-tp-error");
+    posts.stop();
+    expect(posts.seen).toEqual([]);
+    expect(await tradingConfig(page)).toEqual(before);
+    // Fixed as typed, the message goes.
+    await input(page, "takeProfits[0].portfolio").fill("25");
+    await page.getByTestId("tp-error").waitFor({ state: "detached" });
+    expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("8. Trading Rules: Apply Rules and Reset Statistics ask first, then call; their toasts", async () => {
+    const page = adminPage;
+    const dialogs: string[] = [];
+    let answer = false;
+    const onDialog = async (dialog: { message(): string; accept(): Promise<void>; dismiss(): Promise<void> }) => {
+      dialogs.push(dialog.message());
+      await (answer ? dialog.accept() : dialog.dismiss());
+    };
+    page.on("dialog", onDialog);
+    const applyPath = (url: URL) => url.pathname === "/api/positions/apply-rules";
+    const resetPath = (url: URL) => url.pathname === "/api/reset-stats";
+    let applyAnswer = { status: 200, body: { appliedCount: 2, totalPositions: 3 } as Record<string, unknown> };
+    let resetAnswer = { status: 200, body: { success: true } as Record<string, unknown> };
+    const calls: string[] = [];
+    await page.route(applyPath, (route) => {
+      calls.push(`${route.request().method()} apply-rules`);
+      return route.fulfill({ status: applyAnswer.status, contentType: "application/json", body: JSON.stringify(applyAnswer.body) });
+    });
+    await page.route(resetPath, (route) => {
+      calls.push(`${route.request().method()} reset-stats`);
+      return route.fulfill({ status: resetAnswer.status, contentType: "application/json", body: JSON.stringify(resetAnswer.body) });
+    });
+    try {
+      const apply = page.getByRole("button", { name: "Apply Rules to Existing Positions", exact: true });
+      const reset = page.getByRole("button", { name: "Reset Statistics", exact: true });
+      // Declined: no call.
+      await apply.click();
+      await reset.click();
+      await expect.poll(() => dialogs.length).toBe(2);
+      expect(dialogs[0]).toContain("Apply the saved trading rules to all existing open positions?");
+      expect(dialogs[1]).toContain("Reset all performance statistics?");
+      await page.waitForTimeout(300);
+      expect(calls).toEqual([]);
+
+      answer = true;
+      let since = Date.now();
+      await apply.click();
+      await expectToastShown(page, "Rules Applied", "Applied the trading rules to 2 of 3 open positions", "default", since);
+      applyAnswer = { status: 500, body: { error: "Rules engine unavailable" } };
+      since = Date.now();
+      await apply.click();
+      await expectToastShown(page, "Failed to Apply Rules", "Rules engine unavailable", "destructive", since);
+
+      since = Date.now();
+      await reset.click();
+      await expectToastShown(page, "Statistics Reset", "All trades, signals, positions and activity logs have been deleted", "default", since);
+      resetAnswer = { status: 500, body: { error: "Database busy" } };
+      since = Date.now();
+      await reset.click();
+      await expectToastShown(page, "Reset Failed", "Database busy", "destructive", since);
+      expect(calls).toEqual(["POST apply-rules", "POST apply-rules", "POST reset-stats", "POST reset-stats"]);
+      await screenshot(page, "screens-06-trading-rules-reset-failed");
+    } finally {
+      page.off("dialog", onDialog);
+      await page.unroute(applyPath);
+      await page.unroute(resetPath);
+    }
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors.filter((e) => !e.includes("status of 500"))).toEqual([]);
+    adminProblems.clear();
+  });
+
+  test("9. Trading Rules without JavaScript: every section shown, a plain post saves, reload shows the values, the total error on the page", async () => {
+    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    try {
+      await context.addCookies(await adminContext.cookies());
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      const response = await page.goto("/trading-rules");
+      expect(response?.status()).toBe(200);
+      await visible(h1(page, "Trading Rules"));
+      // Nothing can hide a section without JavaScript: every conditional field is there.
+      for (const testId of ["amount-control-fields", "breakeven-details", "trailing-details"]) {
+        expect(await page.getByTestId(testId).getAttribute("data-shown"), testId).toBe("true");
+      }
+      // The values saved with JavaScript (test 6).
+      expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("25");
+      expect(await input(page, "autoTradingEnabled").isChecked()).toBe(false);
+
+      await input(page, "takeProfits[0].portfolio").fill("20");
+      await input(page, "takeProfits[0].priceDeviation").fill("0.5");
+      await input(page, "takeProfits[1].portfolio").fill("30");
+      await input(page, "takeProfits[2].enabled").uncheck();
+      await input(page, "takeProfits[1].portfolio").fill("80");
+      await field(page, "Stop Loss Offset %").fill("0.6");
+      await input(page, "autoTradingEnabled").check();
+      await input(page, "applyAmountControlToSignals").uncheck();
+      await field(page, "Order Size Multiplier").fill("50"); // out of range: falls back to 1
+      await input(page, "trailingStopEnabled").uncheck();
+      await screenshot(page, "screens-07-trading-rules-nojs");
+
+      const [post] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
+        page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
+      ]);
+      expect(post.status()).toBe(302);
+      await page.waitForLoadState("load");
+      expect(pathOf(page)).toBe("/trading-rules");
+      await expectToastOnScreen(page, "Trading Rules Saved", "Your trading rules have been updated successfully");
+      const stored = await tradingConfig(page);
+      expect(stored).toMatchObject({
+        takeProfits: [
+          { portfolio: 0.2, priceDeviation: 0.005, enabled: true },
+          { portfolio: 0.8, priceDeviation: 0.01, enabled: true },
+          { portfolio: 0.5, priceDeviation: 0.02, enabled: false },
+        ],
+        stopLossOffset: 0.006,
+        autoTradingEnabled: true,
+        applyAmountControlToSignals: false,
+        orderSizeMultiplier: "1",
+        // Switched-off sections keep their stored details.
+        signalAmountType: "usd",
+        signalAmountValue: "50",
+        trailingStopEnabled: false,
+        trailingStop: { activation: 0.02, execute: 0.007 },
+      });
+
+      // Reload: the saved values.
+      await page.reload();
+      await visible(h1(page, "Trading Rules"));
+      expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("20");
+      expect(await input(page, "takeProfits[1].portfolio").inputValue()).toBe("80");
+      expect(await input(page, "takeProfits[2].enabled").isChecked()).toBe(false);
+      expect(await field(page, "Stop Loss Offset %").inputValue()).toBe("0.6");
+      expect(await field(page, "Order Size Multiplier").inputValue()).toBe("1");
+      expect(await input(page, "autoTradingEnabled").isChecked()).toBe(true);
+      expect(await input(page, "applyAmountControlToSignals").isChecked()).toBe(false);
+      expect(await input(page, "trailingStopEnabled").isChecked()).toBe(false);
+      await screenshot(page, "screens-07-trading-rules-nojs-saved");
+
+      // The total rule, checked by the server: the page again with the message, values kept.
+      await input(page, "takeProfits[2].enabled").check();
+      await input(page, "takeProfits[1].portfolio").fill("40");
+      await input(page, "takeProfits[2].portfolio").fill("50");
+      const [rejected] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
+        page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
+      ]);
+      expect(rejected.status()).toBe(400);
+      await page.waitForLoadState("load");
+      const alert = page.getByTestId("rules-error");
+      await visible(alert);
+      expect(squash(await alert.innerText())).toBe(`Error Saving Rules ${TP_ERROR_110}`);
+      await visible(page.getByTestId("tp-error").getByText(TP_ERROR_110, { exact: true }));
+      expect(await input(page, "takeProfits[1].portfolio").inputValue()).toBe("40");
+      expect((await tradingConfig(page)).takeProfits[1]!.portfolio).toBe(0.8);
+      await screenshot(page, "screens-07-trading-rules-nojs-error");
+      expect(problems.errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("10. the other Trade History paths show the same screen; Manual Trading without JavaScript places an order", async () => {
+    const page = adminPage;
+    for (const path of ["/trade-history", "/trades", "/signals"]) {
+      await gotoHydrated(page, adminProblems, path, "Trade History");
+      await expect.poll(() => tradeRows(page).count()).toBe(1);
+    }
+    await screenshot(page, "screens-08-trade-history-signals-path");
+
+    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    try {
+      await context.addCookies(await adminContext.cookies());
+      const nojs = await context.newPage();
+      await nojs.goto("/manual-trading");
+      await visible(h1(nojs, "Manual Trading"));
+      const form = nojs.getByTestId("manual-trade-form");
+      await form.getByLabel("Order type", { exact: true }).selectOption("limit");
+      await form.getByLabel("Quantity", { exact: true }).fill("0.01");
+      await form.getByLabel("Price", { exact: true }).fill("100");
+      const [post] = await Promise.all([
+        nojs.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/manual-trading"),
+        form.getByRole("button", { name: "Buy / Long", exact: true }).click(),
+      ]);
+      expect(post.status()).toBe(302);
+      await nojs.waitForLoadState("load");
+      await expectToastOnScreen(nojs, "Trade Executed", "BUY order for ETH-PERP has been placed successfully");
+      await screenshot(nojs, "screens-09-manual-trading-nojs");
+      // A resting limit: pending in the history (server-rendered, no JavaScript).
+      await nojs.goto("/history?status=pending");
+      await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(1);
+      expect(await tradeRows(nojs).first().getAttribute("data-status")).toBe("pending");
+      await screenshot(nojs, "screens-09-trade-history-nojs-filtered");
+    } finally {
+      await context.close();
+    }
+    expect(adminProblems.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,277 @@
+// The Trading Rules screen as served (SPEC.md §2, §5, §8): admins only, every section
+// server-rendered (as a browser without JavaScript gets it), and the form saved as a plain
+// HTML post: percent inputs stored as fractions, clamping, the take-profit total message,
+// and the JSON answers the page gets with JavaScript.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
+import { saveTradingConfig } from "#db/queries/trading-state.ts";
+import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+
+const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
+const DATA_PARAM = "_data=routes%2F_app%2B%2Ftrading-rules";
+
+/** The form as a browser posts it with the default values: checked switches as "on". */
+function defaultForm(): Record<string, string> {
+  return {
+    autoTradingEnabled: "on",
+    emergencyStopEnabled: "on",
+    applyTakeProfitToSignals: "on",
+    applyStopLossToSignals: "on",
+    applyBreakEvenToSignals: "on",
+    applyTrailingStopToSignals: "on",
+    applyTakeProfitToManual: "on",
+    applyStopLossToManual: "on",
+    applyBreakEvenToManual: "on",
+    applyTrailingStopToManual: "on",
+    orderSizeMultiplier: "1",
+    signalAmountType: "multiplier",
+    signalAmountValue: "1",
+    "takeProfits[0].portfolio": "20",
+    "takeProfits[0].priceDeviation": "0.5",
+    "takeProfits[0].enabled": "on",
+    "takeProfits[1].portfolio": "30",
+    "takeProfits[1].priceDeviation": "1",
+    "takeProfits[1].enabled": "on",
+    "takeProfits[2].portfolio": "50",
+    "takeProfits[2].priceDeviation": "1.5",
+    "takeProfits[2].enabled": "on",
+    stopLossOffset: "0.5",
+    breakEvenEnabled: "on",
+    trailingStopEnabled: "on",
+    "trailingStop.activation": "1.2",
+    "trailingStop.execute": "0.6",
+  };
+}
+
+function form(changes: Record<string, string | null>): Record<string, string> {
+  const body = defaultForm();
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete body[key];
+    else body[key] = value;
+  }
+  return body;
+}
+
+/** The <input> tag of a field in server-rendered HTML. */
+function inputTag(html: string, name: string): string {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const match = html.match(new RegExp(`<input[^>]*name="${escaped}"[^>]*>`));
+  if (!match) throw new Error(`no input named ${name}`);
+  return match[0];
+}
+const valueOf = (html: string, name: string) => inputTag(html, name).match(/value="([^"]*)"/)?.[1];
+const isChecked = (html: string, name: string) => /\schecked=""/.test(inputTag(html, name));
+
+describe.each(testDialects())("trading rules screen on %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let user: string;
+
+  const config = async (): Promise<TradingConfig> => {
+    const response = await app.fetch("/api/trading-config", { cookie: admin });
+    return ((await response.json()) as { config: TradingConfig }).config;
+  };
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect);
+    admin = (await registerVia(app, "rules_admin")).cookie;
+    user = (await registerVia(app, "rules_user")).cookie;
+  });
+  beforeEach(async () => {
+    await saveTradingConfig(app.database.db, DEFAULT_TRADING_CONFIG);
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+
+  test("admins only: a user gets 403 for the page and for the post; anonymous goes to login", async () => {
+    const page = await app.fetch("/trading-rules", { cookie: user });
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain("Access denied");
+    const post = await app.fetch("/trading-rules", { method: "POST", cookie: user, form: form({ autoTradingEnabled: null }) });
+    expect(post.status).toBe(403);
+    const json = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: user, form: { ...form({ autoTradingEnabled: null }), _js: "1" } });
+    expect(json.status).toBe(403);
+    const anonymous = await app.fetch("/trading-rules", { method: "POST", form: form({ autoTradingEnabled: null }) });
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get("location")).toBe("/login?redirectTo=%2Ftrading-rules");
+    expect((await config()).autoTradingEnabled).toBe(true);
+  });
+
+  test("the page: every section, the stored values in percent, every conditional field rendered (no JavaScript)", async () => {
+    const response = await app.fetch("/trading-rules", { cookie: admin });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const html = await response.text();
+    for (const text of [
+      "Trading Rules",
+      "Emergency Stop",
+      "System Controls",
+      "Signal Protection",
+      "Manual Position Protection",
+      "Apply Rules to Existing Positions",
+      "Amount Control",
+      "Advanced Trading Controls",
+      "Take Profit Levels",
+      "Stop Loss Offset %",
+      "Breakeven",
+      "Trailing Stop",
+      "Performance Statistics",
+      "Reset Statistics",
+      "Save Trading Rules",
+    ]) {
+      expect(html, text).toContain(text);
+    }
+    // A real form posting to this route, with real checkbox inputs.
+    expect(html).toMatch(/<form[^>]*method="post"/);
+    expect(inputTag(html, "autoTradingEnabled")).toContain('type="checkbox"');
+    expect(isChecked(html, "autoTradingEnabled")).toBe(true);
+    expect(isChecked(html, "applyLeverageToSignals")).toBe(false);
+    expect(isChecked(html, "applyAmountControlToSignals")).toBe(false);
+    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("20");
+    expect(valueOf(html, "takeProfits[2].priceDeviation")).toBe("1.5");
+    expect(valueOf(html, "stopLossOffset")).toBe("0.5");
+    expect(valueOf(html, "trailingStop.activation")).toBe("1.2");
+    expect(valueOf(html, "trailingStop.execute")).toBe("0.6");
+    // Amount control is off, yet its fields are there: nothing can hide them without JavaScript.
+    expect(html).toContain('data-testid="amount-control-fields" data-shown="true"');
+    expect(valueOf(html, "orderSizeMultiplier")).toBe("1");
+    expect(valueOf(html, "signalAmountValue")).toBe("1");
+    expect(html).toContain('data-testid="breakeven-details" data-shown="true"');
+    expect(html).toContain('data-testid="trailing-details" data-shown="true"');
+  });
+
+  test("a plain post stores the percent inputs as fractions, then redirects with the toast", async () => {
+    const response = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({
+        autoTradingEnabled: null,
+        applyTrailingStopToManual: null,
+        applyLeverageToSignals: "on",
+        applyAmountControlToSignals: "on",
+        orderSizeMultiplier: "2.5",
+        signalAmountType: "usd",
+        signalAmountValue: "50",
+        "takeProfits[0].portfolio": "25",
+        "takeProfits[0].priceDeviation": "0.6",
+        "takeProfits[1].portfolio": "25",
+        "takeProfits[1].priceDeviation": "1.2",
+        "takeProfits[2].priceDeviation": "2",
+        stopLossOffset: "0.8",
+        "trailingStop.activation": "2",
+        "trailingStop.execute": "0.7",
+      }),
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("/trading-rules");
+    const stored = await config();
+    expect(stored).toEqual({
+      ...DEFAULT_TRADING_CONFIG,
+      autoTradingEnabled: false,
+      applyTrailingStopToManual: false,
+      applyLeverageToSignals: true,
+      applyAmountControlToSignals: true,
+      orderSizeMultiplier: "2.5",
+      signalAmountType: "usd",
+      signalAmountValue: "50",
+      takeProfits: [
+        { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
+        { portfolio: 0.25, priceDeviation: 0.012, enabled: true },
+        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+      ],
+      stopLossOffset: 0.008,
+      trailingStop: { activation: 0.02, execute: 0.007 },
+    });
+
+    // The redirect target with the flash cookie: the toast, and the saved values in percent.
+    const html = await (await app.fetch("/trading-rules", { cookie: `${admin}; ${cookieFrom(response, "tv_toast")!}` })).text();
+    expect(html).toContain("Trading Rules Saved");
+    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("25");
+    expect(valueOf(html, "takeProfits[1].priceDeviation")).toBe("1.2");
+    expect(valueOf(html, "stopLossOffset")).toBe("0.8");
+    expect(valueOf(html, "trailingStop.activation")).toBe("2");
+    expect(valueOf(html, "orderSizeMultiplier")).toBe("2.5");
+    expect(valueOf(html, "signalAmountValue")).toBe("50");
+    expect(isChecked(html, "autoTradingEnabled")).toBe(false);
+    expect(isChecked(html, "applyAmountControlToSignals")).toBe(true);
+
+    // Saving is logged.
+    const logs = (await (await app.fetch("/api/logs?limit=5&type=system", { cookie: admin })).json()) as { message: string }[];
+    expect(logs.some((l) => l.message === "Trading rules saved by rules_admin")).toBe(true);
+  });
+
+  test("the take-profit total: the exact message on the page (400), nothing saved", async () => {
+    const response = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ "takeProfits[0].portfolio": "30", stopLossOffset: "0.9" }) });
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain("Error Saving Rules");
+    expect(html).toContain(TP_ERROR_110);
+    // The page keeps what was typed.
+    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("30");
+    expect(valueOf(html, "stopLossOffset")).toBe("0.9");
+    expect(await config()).toEqual(DEFAULT_TRADING_CONFIG);
+  });
+
+  test("with JavaScript: JSON with the 'Error Saving Rules' toast, or the saved config and a success toast", async () => {
+    const bad = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ "takeProfits[0].portfolio": "30" }), _js: "1" } });
+    expect(bad.status).toBe(400);
+    const badBody = (await bad.json()) as { toast: Record<string, string>; result: { error: Record<string, string[]> } };
+    expect(badBody.toast).toMatchObject({ title: "Error Saving Rules", description: TP_ERROR_110, variant: "destructive" });
+    expect(badBody.result.error.takeProfits).toEqual([TP_ERROR_110]);
+
+    const good = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ stopLossOffset: "1.5" }), _js: "1" } });
+    expect(good.status).toBe(200);
+    const body = (await good.json()) as { toast: Record<string, string>; config: TradingConfig };
+    expect(body.toast).toMatchObject({ title: "Trading Rules Saved" });
+    expect(body.config.stopLossOffset).toBe(0.015);
+    expect((await config()).stopLossOffset).toBe(0.015);
+  });
+
+  test("clamping: a level's portfolio percent above 100 counts as 100, below 0 as 0", async () => {
+    const response = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({
+        "takeProfits[0].portfolio": "150",
+        "takeProfits[1].portfolio": "-10",
+        "takeProfits[1].enabled": null,
+        "takeProfits[2].enabled": null,
+      }),
+    });
+    expect(response.status).toBe(302);
+    const stored = await config();
+    expect(stored.takeProfits).toEqual([
+      { portfolio: 1, priceDeviation: 0.005, enabled: true },
+      { portfolio: 0, priceDeviation: 0.01, enabled: false },
+      { portfolio: 0.5, priceDeviation: 0.015, enabled: false },
+    ]);
+  });
+
+  test("the multiplier falls back to 1; amount control off keeps the stored type and value; per-type rules when on", async () => {
+    await saveTradingConfig(app.database.db, { ...DEFAULT_TRADING_CONFIG, signalAmountType: "contracts", signalAmountValue: "3", orderSizeMultiplier: "2" });
+    const off = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ orderSizeMultiplier: "50", signalAmountType: "usd", signalAmountValue: "0.2" }) });
+    expect(off.status).toBe(302);
+    expect(await config()).toMatchObject({ orderSizeMultiplier: "1", applyAmountControlToSignals: false, signalAmountType: "contracts", signalAmountValue: "3" });
+
+    const bad = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ applyAmountControlToSignals: "on", signalAmountType: "contracts", signalAmountValue: "1.5" }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Contracts must be a whole number");
+    expect((await config()).applyAmountControlToSignals).toBe(false);
+
+    const pct = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ applyAmountControlToSignals: "on", signalAmountType: "percentage", signalAmountValue: "12.5" }) });
+    expect(pct.status).toBe(302);
+    expect(await config()).toMatchObject({ applyAmountControlToSignals: true, signalAmountType: "percentage", signalAmountValue: "12.5" });
+  });
+
+  test("the JSON API shares the rule: POST /api/trading-config refuses the same allocation", async () => {
+    const response = await app.fetch("/api/trading-config", {
+      method: "POST",
+      cookie: admin,
+      json: { takeProfits: [{ portfolio: 0.3, priceDeviation: 0.005, enabled: true }, { portfolio: 0.3, priceDeviation: 0.01, enabled: true }, { portfolio: 0.5, priceDeviation: 0.015, enabled: true }] },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe(TP_ERROR_110);
+  });
+});
