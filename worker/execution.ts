@@ -6,7 +6,8 @@ import { D, toFixed } from "../app/core/decimal.ts";
 import { InvalidOrderError } from "../app/core/exchange/errors.ts";
 import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
 import { type OrderSource, controlsFor } from "../app/core/orders/controls.ts";
-import { applyFill } from "../app/core/orders/net-position.ts";
+import { type FillEffect, applyFill, sideForOrder } from "../app/core/orders/net-position.ts";
+import { applyCloseFill, stopPriceFor } from "../app/core/rules/index.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { appendEvent } from "../db/queries/events.ts";
 import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
@@ -129,16 +130,31 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     if (!current || current.status !== "pending") return current?.status ?? "failed";
 
     const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
-    const effect = applyFill(open ? { side: open.side, quantity: open.quantity, remaining: open.remainingQuantity, entryPrice: open.entryPrice } : null, { side: trade.side, quantity: filled, price });
+    // A reduce-only close never exceeds what remains, and never opens or flips a position.
+    const bookable = !trade.reduceOnly
+      ? filled
+      : open && open.side !== sideForOrder(trade.side)
+        ? (D(filled).lt(open.remainingQuantity) ? filled : open.remainingQuantity)
+        : "0";
+    const effect: FillEffect = D(bookable).gt(0)
+      ? applyFill(open ? { side: open.side, quantity: open.quantity, remaining: open.remainingQuantity, entryPrice: open.entryPrice } : null, { side: trade.side, quantity: bookable, price })
+      : { reduced: null, position: null };
     let positionId: string | null = open?.id ?? null;
+    let breakEvenNote: string | null = null;
 
     if (open && effect.reduced) {
       const stillOpen = effect.position && !effect.position.isNew;
+      // A close the rules requested settles its request (take-profit levels filled; break-even).
+      const rule = applyCloseFill(open, trade.jobId);
+      if (rule.breakEvenNow && stillOpen) breakEvenNote = `Break-even: stop for ${trade.symbol} moved to entry ${open.entryPrice} after the first take-profit`;
       await updatePosition(trx, open.id, {
         remainingQuantity: stillOpen ? effect.position!.remaining : "0",
         realizedPnl: D(open.realizedPnl).plus(effect.reduced.realizedPnl).toString(),
         fees: D(open.fees).plus(effect.position?.isNew ? D(order.fee).times(effect.reduced.quantity).div(filled) : order.fee).toString(),
         currentPrice: price,
+        ruleState: rule.ruleState,
+        breakEvenTriggered: rule.breakEvenTriggered,
+        stopPrice: rule.stopPrice,
         ...(stillOpen ? {} : { status: "closed" as const, closedAt: Date.now() }),
       });
     } else if (open && effect.position && !effect.position.isNew) {
@@ -148,11 +164,13 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
         entryPrice: effect.position.entryPrice,
         fees: D(open.fees).plus(order.fee).toString(),
         currentPrice: price,
+        stopPrice: stopPriceFor({ ...open, entryPrice: effect.position.entryPrice }),
       });
     }
     if (effect.position?.isNew) {
       positionId = newId();
       const openedFee = effect.reduced ? D(order.fee).times(effect.position.quantity).div(filled).toString() : order.fee;
+      const controls = controlsFor(config, trade.source as OrderSource);
       await insertPosition(trx, {
         id: positionId,
         symbol: trade.symbol,
@@ -161,7 +179,8 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
         entryPrice: effect.position.entryPrice,
         currentPrice: price,
         entryTradeId: trade.id,
-        advancedControls: controlsFor(config, trade.source as OrderSource),
+        advancedControls: controls,
+        stopPrice: stopPriceFor({ side: effect.position.side, entryPrice: effect.position.entryPrice, advancedControls: controls, breakEvenTriggered: false }),
         leverage: trade.leverage ?? 1,
         marginType: trade.marginType ?? "cross",
         source: trade.source,
@@ -188,6 +207,9 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
       message: `Order filled on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
       data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
     });
+    if (breakEvenNote) {
+      await recordActivity(trx, { type: "trade", level: "info", message: breakEvenNote, data: { positionId, symbol: trade.symbol, stopPrice: open!.entryPrice } });
+    }
     await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "executed", price, quantity: filled });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
     return "executed" as const;

@@ -49,16 +49,30 @@ export interface QueryState<T> {
 const RETRIES = 3;
 const backoff = (attempt: number) => Math.min(500 * 2 ** attempt, 5000);
 
-export function useApiQuery<T>(url: string, options: { initialData?: T; refetchIntervalMs?: number; enabled?: boolean } = {}): QueryState<T> {
+export function useApiQuery<T>(
+  url: string,
+  options: {
+    initialData?: T;
+    refetchIntervalMs?: number;
+    enabled?: boolean;
+    /** Delay before retry N (0-based); default 500 ms doubling, capped at 5 s (SPEC.md §9). */
+    retryDelayMs?: (attempt: number) => number;
+  } = {},
+): QueryState<T> {
   const registry = useContext(RegistryContext);
   const [data, setData] = useState<T | undefined>(options.initialData);
   const [error, setError] = useState<Error | null>(null);
   const [isLoading, setLoading] = useState(options.initialData === undefined && options.enabled !== false);
   const generation = useRef(0);
+  const retryDelayRef = useRef(options.retryDelayMs);
+  retryDelayRef.current = options.retryDelayMs;
   const enabled = options.enabled !== false;
+
+  const inFlight = useRef(false);
 
   const refetch = useCallback(async () => {
     const mine = ++generation.current;
+    inFlight.current = true;
     for (let attempt = 0; ; attempt++) {
       try {
         const value = await getJson<T>(url);
@@ -74,10 +88,13 @@ export function useApiQuery<T>(url: string, options: { initialData?: T; refetchI
           setError(err as Error);
           break;
         }
-        await new Promise((r) => setTimeout(r, backoff(attempt)));
+        await new Promise((r) => setTimeout(r, (retryDelayRef.current ?? backoff)(attempt)));
       }
     }
-    if (mine === generation.current) setLoading(false);
+    if (mine === generation.current) {
+      inFlight.current = false;
+      setLoading(false);
+    }
   }, [url]);
 
   useEffect(() => {
@@ -86,13 +103,15 @@ export function useApiQuery<T>(url: string, options: { initialData?: T; refetchI
     const unsubscribe = registry?.subscribe(url, () => void refetch());
     const timer = options.refetchIntervalMs
       ? setInterval(() => {
-          if (navigator.onLine) void refetch();
+          // A poll never interrupts a fetch still retrying (its error would never surface).
+          if (navigator.onLine && !inFlight.current) void refetch();
         }, options.refetchIntervalMs)
       : null;
     return () => {
       unsubscribe?.();
       if (timer) clearInterval(timer);
       generation.current++;
+      inFlight.current = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [url, enabled, options.refetchIntervalMs, registry, refetch]);

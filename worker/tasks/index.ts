@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { TASK_PAYLOADS, type TaskName } from "../../app/core/schemas/job-payloads.ts";
 import { type ExecutionContext, executeTrade } from "../execution.ts";
+import { closePosition } from "./close-position.ts";
 import { executeSignal } from "./execute-signal.ts";
 
 export type TaskContext = ExecutionContext & { jobId: number };
@@ -11,6 +12,7 @@ type Executor<N extends TaskName> = (ctx: TaskContext, payload: z.infer<(typeof 
 export const TASKS: { [N in TaskName]: Executor<N> } = {
   "execute-signal": executeSignal,
   "place-order": (ctx, payload) => executeTrade(ctx, payload.tradeId),
+  "close-position": closePosition,
 };
 
 export function isTaskName(name: string): name is TaskName {

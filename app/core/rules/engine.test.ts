@@ -269,13 +269,25 @@ describe("one trigger, one request", () => {
     expect(again.map((a) => a.jobKey)).toEqual(["rule:pos-1:tp1:2"]);
   });
 
+  test("a kind of rule whose closes failed three times stops firing; cancellations do not count", () => {
+    let state = emptyRuleState();
+    for (let i = 1; i <= 2; i++) state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, i), "sl", { failed: true });
+    state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 3), "sl"); // cancelled
+    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:4"]);
+    state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 4), "sl", { failed: true });
+    expect(state.failures).toEqual({ sl: 3 });
+    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions).toEqual([]);
+    // Take profits still fire: failures count per kind.
+    expect(evaluate(position({ ruleState: state }), "3016", ETH).actions.map((a) => a.name)).toEqual(["tp1"]);
+  });
+
   test("applyCloseFill settles only the request its job carried", () => {
     const state = recordRequest(emptyRuleState(), { name: "tp1", trigger: "tp", levels: [0], quantity: "0.2" }, 7);
     const manual = applyCloseFill({ ...position(), ruleState: state }, 99);
     expect(manual).toMatchObject({ trigger: null, breakEvenTriggered: false, stopPrice: "2985" });
     const tp = applyCloseFill({ ...position(), ruleState: state }, 7);
     expect(tp).toMatchObject({ trigger: "tp1", breakEvenTriggered: true, breakEvenNow: true, stopPrice: "3000" });
-    expect(tp.ruleState).toEqual({ tpFilled: [0], tpSkipped: [], requested: {}, attempts: {} });
+    expect(tp.ruleState).toEqual({ tpFilled: [0], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
   });
 });
 

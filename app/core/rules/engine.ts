@@ -20,11 +20,12 @@
 //   size closes everything instead; a share that rounds below the minimum size closes
 //   nothing (the level is skipped and its share stays for the last level).
 // A stop or trailing exit wins over take profits in the same tick (it closes everything),
-// and nothing new is requested once a close of everything is pending.
-import { Big, D, floorToIncrement } from "../decimal.ts";
+// and nothing new is requested once a close of everything is pending. A kind of rule whose
+// closes failed MAX_RULE_FAILURES times stops firing (no hot loop of refused orders).
+import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import type { ProductSpec } from "../products.ts";
-import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey } from "./state.ts";
+import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey, ruleKindActive } from "./state.ts";
 
 export interface RulePosition {
   id: string;
@@ -99,6 +100,77 @@ export const PORTFOLIO_DP = 2;
 const ZERO = new Big(0);
 const ONE = new Big(1);
 const HUNDRED = new Big(100);
+const HALF_CENT = new Big("0.005"); // half a unit of the last portfolioPercent decimal
+
+// Divisions straight to the decimals kept, with the rounding wanted (exact: big.js rounds the
+// quotient itself), instead of 36-digit quotients rounded afterwards.
+const DrawdownBig = Big();
+DrawdownBig.DP = DRAWDOWN_DP;
+DrawdownBig.RM = Big.roundUp;
+const PortfolioBig = Big();
+PortfolioBig.DP = PORTFOLIO_DP;
+PortfolioBig.RM = Big.roundHalfUp;
+const FloorBig = Big();
+FloorBig.DP = 0;
+FloorBig.RM = Big.roundDown;
+
+// The same decimal strings (entries, sizes, fractions, prices) come back every tick: parse
+// each once. Big values are immutable (every operation returns a new one), so sharing is safe.
+const PARSED = new Map<string, Big>();
+const PARSED_MAX = 50_000;
+export function dec(value: string | number | Big): Big {
+  if (value instanceof Big) return value;
+  const key = typeof value === "number" ? String(value) : value;
+  let parsed = PARSED.get(key);
+  if (parsed === undefined) {
+    if (PARSED.size >= PARSED_MAX) PARSED.clear();
+    parsed = new Big(key);
+    PARSED.set(key, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * The prices a position's controls derive from its entry (take-profit targets, trailing
+ * activation, the stop before break-even) and the trailing exit factor. They change only
+ * with the entry or the controls, so they are kept per controls object and entry: the
+ * monitor's controls objects are shared across positions and ticks.
+ */
+interface Thresholds {
+  takeProfits: (Big | null)[];
+  activation: Big | null;
+  exitFactor: Big | null;
+  stop: string | null;
+}
+const THRESHOLDS = new WeakMap<object, Map<string, Thresholds>>();
+
+function thresholdsFor(controls: AdvancedControls, side: "long" | "short", entryText: string, entry: Big): Thresholds {
+  let perEntry = THRESHOLDS.get(controls);
+  if (!perEntry) THRESHOLDS.set(controls, (perEntry = new Map()));
+  const key = `${side}|${entryText}`;
+  let found = perEntry.get(key);
+  if (!found) {
+    if (perEntry.size >= 10_000) perEntry.clear();
+    const long = side === "long";
+    const away = (fraction: number) => entry.times(long ? ONE.plus(dec(fraction)) : ONE.minus(dec(fraction)));
+    const trailing = controls.trailingStop;
+    found = {
+      takeProfits: (controls.takeProfits ?? []).map((level) => (level.enabled ? away(level.priceDeviation) : null)),
+      activation: trailing ? away(trailing.activation) : null,
+      exitFactor: trailing ? (long ? ONE.minus(dec(trailing.execute)) : ONE.plus(dec(trailing.execute))) : null,
+      stop: stopPriceFor({ side, entryPrice: entryText, advancedControls: controls, breakEvenTriggered: false }),
+    };
+    perEntry.set(key, found);
+  }
+  return found;
+}
+
+/** Rounds DOWN to a multiple of the increment (exactly). */
+function floorTo(value: Big, increment: string): Big {
+  const inc = dec(increment);
+  if (inc.lte(ZERO)) return value;
+  return new FloorBig(value).div(inc).times(inc);
+}
 
 /** The stop price in force for these controls, or null when there is no stop loss. */
 export function stopPriceFor(
@@ -106,9 +178,9 @@ export function stopPriceFor(
 ): string | null {
   const offset = position.advancedControls?.stopLossOffset;
   if (offset == null || !(offset > 0)) return null;
-  if (position.breakEvenTriggered) return D(position.entryPrice).toString();
-  const factor = position.side === "long" ? ONE.minus(offset) : ONE.plus(offset);
-  return D(position.entryPrice).times(factor).toString();
+  if (position.breakEvenTriggered) return dec(position.entryPrice).toString();
+  const factor = position.side === "long" ? ONE.minus(dec(offset)) : ONE.plus(dec(offset));
+  return dec(position.entryPrice).times(factor).toString();
 }
 
 /** Break-even applies when it is on AND there is a stop loss to move (SPEC.md §4: Inactive without a stop-loss offset). */
@@ -130,19 +202,20 @@ function takeProfitReason(levels: number[]): string {
   return `Take profits ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} hit`;
 }
 
-export function evaluate(position: RulePosition, price: string, product: RuleProduct, options: EvaluateOptions = {}): Evaluation {
-  const p = D(price);
-  const entry = D(position.entryPrice);
+export function evaluate(position: RulePosition, price: string | Big, product: RuleProduct, options: EvaluateOptions = {}): Evaluation {
+  const p = dec(price);
+  const entry = dec(position.entryPrice);
   const long = position.side === "long";
   const controls = position.advancedControls;
   const state = parseRuleState(position.ruleState);
+  const limits = controls ? thresholdsFor(controls, position.side, position.entryPrice, entry) : null;
 
-  // Worst adverse excursion, in percent of entry.
+  // Worst adverse excursion, in percent of entry (divided only when it is a new worst).
   let maxDrawdown = position.maxDrawdown || "0";
   const adverse = long ? entry.minus(p) : p.minus(entry);
-  if (adverse.gt(ZERO) && entry.gt(ZERO)) {
-    const excursion = adverse.times(HUNDRED).div(entry).round(DRAWDOWN_DP, Big.roundUp);
-    if (excursion.gt(maxDrawdown)) maxDrawdown = excursion.toString();
+  if (adverse.gt(ZERO) && entry.gt(ZERO) && adverse.times(HUNDRED).gt(dec(maxDrawdown).times(entry))) {
+    const excursion = new DrawdownBig(adverse).times(HUNDRED).div(entry);
+    if (excursion.gt(dec(maxDrawdown))) maxDrawdown = excursion.toString();
   }
 
   // Trailing stop: arm, then track the best price.
@@ -153,17 +226,17 @@ export function evaluate(position: RulePosition, price: string, product: RulePro
   const trailing = controls?.trailingStop ?? null;
   if (trailing) {
     if (!trailingStopActive) {
-      const activation = entry.times(long ? ONE.plus(trailing.activation) : ONE.minus(trailing.activation));
+      const activation = limits!.activation!;
       if (long ? p.gte(activation) : p.lte(activation)) {
         trailingStopActive = true;
         trailingArmed = true;
         trailingBestPrice = p.toString();
       }
-    } else if (trailingBestPrice === null || (long ? p.gt(trailingBestPrice) : p.lt(trailingBestPrice))) {
+    } else if (trailingBestPrice === null || (long ? p.gt(dec(trailingBestPrice)) : p.lt(dec(trailingBestPrice)))) {
       trailingBestPrice = p.toString();
     }
     if (trailingStopActive) {
-      const exit = D(trailingBestPrice!).times(long ? ONE.minus(trailing.execute) : ONE.plus(trailing.execute));
+      const exit = dec(trailingBestPrice!).times(limits!.exitFactor!);
       trailingHit = long ? p.lte(exit) : p.gte(exit);
     }
   } else if (trailingStopActive) {
@@ -172,29 +245,37 @@ export function evaluate(position: RulePosition, price: string, product: RulePro
     trailingBestPrice = null;
   }
 
-  const stopPrice = stopPriceFor(position);
-  const stopHit = stopPrice !== null && (long ? p.lte(stopPrice) : p.gte(stopPrice));
+  const stopPrice = position.breakEvenTriggered ? stopPriceFor(position) : (limits?.stop ?? null);
+  const stopHit = stopPrice !== null && (long ? p.lte(dec(stopPrice)) : p.gte(dec(stopPrice)));
 
+  // portfolioPercent, 2 decimals half-up; the previous value is kept (no division) while the
+  // exact value still rounds to it.
   let portfolioPercent: string | null = null;
-  if (options.equity != null && D(options.equity).gt(ZERO)) {
-    portfolioPercent = D(position.remainingQuantity).times(p).times(HUNDRED).div(options.equity).round(PORTFOLIO_DP, Big.roundHalfUp).toString();
+  const equity = options.equity == null ? null : dec(options.equity);
+  if (equity !== null && equity.gt(ZERO)) {
+    const scaled = dec(position.remainingQuantity).times(p).times(HUNDRED); // = percent × equity
+    const previous = options.portfolioPercent == null ? null : dec(options.portfolioPercent);
+    const stillRounds =
+      previous !== null && scaled.gte(previous.minus(HALF_CENT).times(equity)) && scaled.lt(previous.plus(HALF_CENT).times(equity));
+    portfolioPercent = stillRounds ? options.portfolioPercent! : new PortfolioBig(scaled).div(equity).toString();
   }
 
-  const snapshot: RuleSnapshot = { currentPrice: p.toString(), maxDrawdown, trailingStopActive, trailingBestPrice, stopPrice, portfolioPercent };
+  const snapshot: RuleSnapshot = { currentPrice: typeof price === "string" ? price : p.toString(), maxDrawdown, trailingStopActive, trailingBestPrice, stopPrice, portfolioPercent };
   const stateChanged =
-    !D(maxDrawdown).eq(position.maxDrawdown || "0") ||
+    maxDrawdown !== (position.maxDrawdown || "0") ||
     trailingStopActive !== position.trailingStopActive ||
     trailingBestPrice !== position.trailingBestPrice ||
-    (portfolioPercent !== null && (options.portfolioPercent == null || !D(portfolioPercent).eq(options.portfolioPercent)));
+    (portfolioPercent !== null && portfolioPercent !== options.portfolioPercent);
 
   const result: Evaluation = { actions: [], skippedLevels: [], trailingArmed, state: snapshot, stateChanged };
 
   // What is still free to close: remaining less the closes already requested.
   const pending = Object.values(state.requested);
   if (pending.some((r) => r.quantity === "all")) return result;
-  const free = pending.reduce((acc, r) => acc.minus(r.quantity), D(position.remainingQuantity));
+  const free = pending.reduce((acc, r) => acc.minus(dec(r.quantity)), dec(position.remainingQuantity));
   if (free.lte(ZERO)) return result;
-  const freeText = floorToIncrement(free, product.baseIncrement);
+  let freeCache: string | null = null;
+  const freeText = () => (freeCache ??= floorTo(free, product.baseIncrement).toString());
 
   const closeAll = (trigger: RuleTrigger, name: string, reason: string, levels: number[] = []): CloseAction => ({
     trigger,
@@ -202,27 +283,27 @@ export function evaluate(position: RulePosition, price: string, product: RulePro
     jobKey: ruleJobKey(position.id, name, state),
     levels,
     quantity: "all",
-    closeQuantity: freeText,
-    price: p.toString(),
+    closeQuantity: freeText(),
+    price: snapshot.currentPrice,
     reason,
   });
 
-  if (stopHit) {
+  if (stopHit && ruleKindActive(state, "sl")) {
     result.actions.push(closeAll("sl", "sl", position.breakEvenTriggered ? "Break-even stop hit" : "Stop loss hit"));
     return result;
   }
-  if (trailingHit) {
+  if (trailingHit && ruleKindActive(state, "trail")) {
     result.actions.push(closeAll("trail", "trail", "Trailing stop hit"));
     return result;
   }
 
   const levels = controls?.takeProfits ?? null;
-  if (!levels) return result;
+  if (!levels || !ruleKindActive(state, "tp")) return result;
   const taken = new Set<number>([...state.tpFilled, ...state.tpSkipped, ...pending.flatMap((r) => r.levels)]);
   const hit: number[] = [];
   levels.forEach((level, i) => {
     if (!level.enabled || taken.has(i)) return;
-    const target = entry.times(long ? ONE.plus(level.priceDeviation) : ONE.minus(level.priceDeviation));
+    const target = limits!.takeProfits[i]!;
     if (long ? p.gte(target) : p.lte(target)) hit.push(i);
   });
   if (hit.length === 0) return result;
@@ -235,14 +316,15 @@ export function evaluate(position: RulePosition, price: string, product: RulePro
     result.actions.push(closeAll("tp", name, reason, hit));
     return result;
   }
-  const share = hit.reduce((acc, i) => acc.plus(levels[i]!.portfolio), ZERO);
-  let quantity = D(floorToIncrement(D(position.quantity).times(share), product.baseIncrement));
-  if (quantity.gt(freeText)) quantity = D(freeText);
-  if (quantity.lt(product.baseMinSize)) {
+  const share = hit.reduce((acc, i) => acc.plus(dec(levels[i]!.portfolio)), ZERO);
+  let quantity = floorTo(dec(position.quantity).times(share), product.baseIncrement);
+  const freeFloor = dec(freeText());
+  if (quantity.gt(freeFloor)) quantity = freeFloor;
+  if (quantity.lt(dec(product.baseMinSize))) {
     result.skippedLevels = hit;
     return result;
   }
-  if (D(freeText).minus(quantity).lt(product.baseMinSize)) {
+  if (freeFloor.minus(quantity).lt(dec(product.baseMinSize))) {
     // What would be left is below the minimum size: this close takes it too.
     result.actions.push(closeAll("tp", name, reason, hit));
     return result;
@@ -254,7 +336,7 @@ export function evaluate(position: RulePosition, price: string, product: RulePro
     levels: hit,
     quantity: quantity.toString(),
     closeQuantity: quantity.toString(),
-    price: p.toString(),
+    price: snapshot.currentPrice,
     reason,
   });
   return result;

@@ -25,7 +25,12 @@ export interface RuleState {
   requested: Record<string, RuleRequest>;
   /** Per trigger name: how many requests were released (failed, or filled with the position still open). */
   attempts: Record<string, number>;
+  /** Per kind ("tp", "sl", "trail"): closes the exchange refused or whose job failed for good. */
+  failures: Record<string, number>;
 }
+
+/** After this many failed closes of one kind the rule stops firing (a person must look): no hot loop of refused orders. */
+export const MAX_RULE_FAILURES = 3;
 
 const ints = (value: unknown): number[] =>
   Array.isArray(value) ? [...new Set(value.filter((v): v is number => Number.isInteger(v) && v >= 0))].sort((a, b) => a - b) : [];
@@ -44,10 +49,16 @@ export function parseRuleState(raw: unknown): RuleState {
   const attempts: Record<string, number> = {};
   const rawAttempts = source.attempts && typeof source.attempts === "object" ? (source.attempts as Record<string, unknown>) : {};
   for (const [name, value] of Object.entries(rawAttempts)) if (Number.isInteger(value) && (value as number) > 0) attempts[name] = value as number;
-  return { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts };
+  const failures: Record<string, number> = {};
+  const rawFailures = source.failures && typeof source.failures === "object" ? (source.failures as Record<string, unknown>) : {};
+  for (const [kind, value] of Object.entries(rawFailures)) if (Number.isInteger(value) && (value as number) > 0) failures[kind] = value as number;
+  return { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
 }
 
-export const emptyRuleState = (): RuleState => ({ tpFilled: [], tpSkipped: [], requested: {}, attempts: {} });
+export const emptyRuleState = (): RuleState => ({ tpFilled: [], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
+
+/** Whether rules of this kind still fire (fewer than MAX_RULE_FAILURES failed closes). */
+export const ruleKindActive = (state: RuleState, kind: RuleTrigger) => (state.failures[kind] ?? 0) < MAX_RULE_FAILURES;
 
 /** The job key of a trigger's next request: rule:<positionId>:<name>, then :2, :3 ... after releases. */
 export function ruleJobKey(positionId: string, name: string, state: RuleState): string {
@@ -61,11 +72,18 @@ export function findRequestByJob(state: RuleState, jobId: number): { name: strin
   return null;
 }
 
-/** A request that will not fill (job cancelled or failed, nothing sent): its trigger may fire again, under a new key. */
-export function releaseRequest(state: RuleState, name: string): RuleState {
+/**
+ * A request that will not fill (job cancelled or failed, nothing sent): its trigger may fire
+ * again, under a new key. `failed`: the close was refused or its job failed for good (counts
+ * towards MAX_RULE_FAILURES for its kind); a cancellation (emergency stop) or "nothing left
+ * to close" does not count.
+ */
+export function releaseRequest(state: RuleState, name: string, options: { failed?: boolean } = {}): RuleState {
+  const request = state.requested[name];
   const requested = { ...state.requested };
   delete requested[name];
-  return { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 } };
+  const failures = options.failed && request ? { ...state.failures, [request.trigger]: (state.failures[request.trigger] ?? 0) + 1 } : state.failures;
+  return { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 }, failures };
 }
 
 /**

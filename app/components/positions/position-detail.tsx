@@ -1,0 +1,157 @@
+// The expanded detail of one position: ids, exchange, side and amount, the related signal,
+// its trades and the metrics. Mounted only while the row is expanded, so it loads only then
+// (GET /api/positions/{id}/details, every 10 s, SPEC.md §4 and §7).
+import Alert from "@mui/material/Alert";
+import Box from "@mui/material/Box";
+import CircularProgress from "@mui/material/CircularProgress";
+import Table from "@mui/material/Table";
+import TableBody from "@mui/material/TableBody";
+import TableCell from "@mui/material/TableCell";
+import TableHead from "@mui/material/TableHead";
+import TableRow from "@mui/material/TableRow";
+import Typography from "@mui/material/Typography";
+import { type ReactNode, useEffect, useRef } from "react";
+import type { Trade } from "#db/queries/trades.ts";
+import { ApiError } from "#app/utils/api-client.ts";
+import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/utils/format.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { TradeStatusChip } from "../dashboard/orders-panel.tsx";
+import { useToast } from "../toaster.tsx";
+import { tradeTypeText } from "./position-texts.ts";
+
+export const DETAILS_POLL_MS = 10_000;
+
+// Zero intrinsic width (width 0, min-width 100 %): the detail's content never widens the
+// positions table; its trades table scrolls inside instead.
+const DETAIL_SX = { p: 2, width: 0, minWidth: "100%", boxSizing: "border-box" } as const;
+
+export interface PositionDetailsResponse {
+  trades: Trade[];
+  relatedSignal: { id: string; action: "buy" | "sell"; symbol: string; createdAt: string } | null;
+  exchange: { name: string; label: string };
+  metrics: { totalVolume: string; estimatedFees: string; feesPaid: string; unrealizedPnL: string | null; markPrice: string | null };
+}
+
+/** The reason a details call failed: the server's words, a timeout, or 'Network error'. */
+export function detailsErrorText(error: unknown): string {
+  if (error instanceof ApiError) return error.serverMessage || "Network error";
+  return "Network error";
+}
+
+function Field({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <Box data-testid={testId}>
+      <Typography variant="caption" color="text.secondary" component="div">
+        {label}
+      </Typography>
+      <Typography variant="body2" component="div" sx={{ fontVariantNumeric: "tabular-nums" }}>
+        {children}
+      </Typography>
+    </Box>
+  );
+}
+
+export function PositionDetail({ position }: { position: { id: string; symbol: string; side: "long" | "short"; quantity: string; entryTradeId: string | null } }) {
+  const query = useApiQuery<PositionDetailsResponse>(`/api/positions/${position.id}/details`, { refetchIntervalMs: DETAILS_POLL_MS });
+  const toast = useToast();
+  const toasted = useRef<Error | null>(null);
+  useEffect(() => {
+    if (query.error && query.error !== toasted.current) {
+      toasted.current = query.error;
+      toast({ title: "Failed to Load Position Details", description: detailsErrorText(query.error), variant: "destructive" });
+    }
+  }, [query.error, toast]);
+
+  const data = query.data;
+  const header = (
+    <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(5, 1fr)" }, mb: 2 }}>
+      <Field label="Position ID" testId="detail-position-id">{shortId(position.id)}</Field>
+      <Field label="Exchange" testId="detail-exchange">{data?.exchange.label ?? "—"}</Field>
+      <Field label="Entry Trade" testId="detail-entry-trade">{shortId(position.entryTradeId)}</Field>
+      <Field label="Side / Amount" testId="detail-side">
+        {position.side.toUpperCase()} {formatQuantity(position.quantity)} {position.symbol}
+      </Field>
+      <Field label="Related Signal" testId="detail-signal">
+        {data?.relatedSignal
+          ? `${shortId(data.relatedSignal.id)} · ${data.relatedSignal.action.toUpperCase()} · ${formatDateTime(data.relatedSignal.createdAt)}`
+          : data
+            ? "None (manual)"
+            : "—"}
+      </Field>
+    </Box>
+  );
+
+  if (!data) {
+    return (
+      <Box data-testid="position-detail" sx={DETAIL_SX}>
+        {header}
+        {query.error ? (
+          <Alert severity="error" data-testid="position-detail-error">
+            Failed to load the details: {detailsErrorText(query.error)}. Collapse and expand the row to try again.
+          </Alert>
+        ) : (
+          <Box sx={{ display: "flex", alignItems: "center", gap: 1 }}>
+            <CircularProgress size={18} />
+            <Typography variant="body2" color="text.secondary">
+              Loading details...
+            </Typography>
+          </Box>
+        )}
+      </Box>
+    );
+  }
+
+  return (
+    <Box data-testid="position-detail" sx={DETAIL_SX}>
+      {header}
+      <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>
+        Trades
+      </Typography>
+      <Box sx={{ overflowX: "auto", mb: 2 }}>
+        <Table size="small" data-testid="position-trades">
+          <TableHead>
+            <TableRow>
+              <TableCell>Order ID</TableCell>
+              <TableCell>Type</TableCell>
+              <TableCell align="right">Price</TableCell>
+              <TableCell align="right">Amount</TableCell>
+              <TableCell>Created At</TableCell>
+              <TableCell>Last Updated At</TableCell>
+              <TableCell>Status</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {data.trades.length === 0 ? (
+              <TableRow>
+                <TableCell colSpan={7}>
+                  <Typography variant="body2" color="text.secondary">
+                    No trades recorded for this position
+                  </Typography>
+                </TableCell>
+              </TableRow>
+            ) : (
+              data.trades.map((t) => (
+                <TableRow key={t.id} data-testid="position-trade-row">
+                  <TableCell sx={{ fontFamily: "monospace" }}>{shortOrderId(t.orderId ?? t.clientOrderId)}</TableCell>
+                  <TableCell>{tradeTypeText(position.side, t.side)}</TableCell>
+                  <TableCell align="right">{formatPrice(t.executedPrice ?? t.price)}</TableCell>
+                  <TableCell align="right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</TableCell>
+                  <TableCell>{formatDateTime(t.createdAt)}</TableCell>
+                  <TableCell>{formatDateTime(t.updatedAt)}</TableCell>
+                  <TableCell>
+                    <TradeStatusChip status={t.status} reason={t.errorMessage} />
+                  </TableCell>
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+        </Table>
+      </Box>
+      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(3, 1fr)" } }}>
+        <Field label="Total Volume" testId="detail-volume">{formatVolume(data.metrics.totalVolume)} USDC</Field>
+        <Field label="Estimated Fees" testId="detail-fees">{formatPrice(data.metrics.estimatedFees)} USDC</Field>
+        <Field label="Unrealized P&L" testId="detail-unrealized">{formatPnl(data.metrics.unrealizedPnL)} USDC</Field>
+      </Box>
+    </Box>
+  );
+}

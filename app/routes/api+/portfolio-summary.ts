@@ -1,0 +1,15 @@
+// GET /api/portfolio-summary (any logged-in user): equity, wallet balance, available,
+// margin used, unrealized and realized P&L, open positions (docs/decisions/006-portfolio-summary.md).
+import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { getPortfolioSummary } from "#app/services/positions.server.ts";
+import { jsonError } from "#app/utils/api.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  try {
+    return json(await getPortfolioSummary(context.db), { headers: { "Cache-Control": "no-store" } });
+  } catch (error) {
+    return jsonError(502, `Portfolio summary unavailable: ${(error as Error).message}`);
+  }
+}

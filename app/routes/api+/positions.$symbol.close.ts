@@ -1,0 +1,21 @@
+// POST /api/positions/{symbol}/close (any logged-in user): queues a close-position job for
+// the whole remaining quantity (the worker sends a reduce-only market order). Answers
+// { success, message, jobId }; 404 JSON when there is no open position in the symbol, 409
+// while the emergency stop is on.
+import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { requestClosePosition } from "#app/services/positions.server.ts";
+import { jsonError } from "#app/utils/api.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  return jsonError(405, "Method GET not allowed");
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const user = await requireUser(request, context);
+  if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
+  const result = await requestClosePosition(context.db, params.symbol ?? "", user.username);
+  if (!result.ok) return jsonError(result.status, result.error, { success: false });
+  return json({ success: true, message: result.message, jobId: result.jobId }, { headers: { "Cache-Control": "no-store" } });
+}

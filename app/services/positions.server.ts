@@ -1,0 +1,276 @@
+// Positions: the list the Futures Positions screen and GET /api/positions show, closing a
+// position through the job path, applying the trading rules to open positions, the position
+// details, the portfolio summary and the statistics reset. Page actions and API routes call
+// these alike. Every write that touches a position takes its symbol lock first (the lock
+// order bookOrder and the worker use).
+import type { Kysely } from "kysely";
+import { D } from "#app/core/decimal.ts";
+import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { controlsFor } from "#app/core/orders/controls.ts";
+import { realizedPnl } from "#app/core/orders/net-position.ts";
+import { closedTradesPnl } from "#app/core/pnl/fifo.ts";
+import { isFuturesSymbol } from "#app/core/products.ts";
+import { applyControls } from "#app/core/rules/index.ts";
+import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
+import { recordActivity } from "#db/queries/activity-logs.ts";
+import { appendEvent } from "#db/queries/events.ts";
+import { enqueueJob } from "#db/queries/jobs.ts";
+import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, updatePosition } from "#db/queries/positions.ts";
+import { getSignal } from "#db/queries/signals.ts";
+import { listExecutedFills } from "#db/queries/statistics.ts";
+import { type Trade, listTrades } from "#db/queries/trades.ts";
+import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
+import type { DB } from "#db/schema.ts";
+import { getExchange } from "./exchange.server.ts";
+
+type Db = Kysely<DB>;
+
+// ---------------------------------------------------------------------------------------
+// The list
+
+export interface PositionView extends Position {
+  /** (current − entry) × remaining for a long, the reverse for a short; null without a price. */
+  unrealizedPnl: string | null;
+  /** Unrealized P&L on the margin (entry notional of what remains / leverage), percent, 2 decimals. */
+  roi: string | null;
+}
+
+export function toPositionView(p: Position): PositionView {
+  const unrealizedPnl = p.currentPrice ? realizedPnl(p.side, p.entryPrice, p.currentPrice, p.remainingQuantity) : null;
+  const notional = D(p.entryPrice).times(p.remainingQuantity);
+  return {
+    ...p,
+    unrealizedPnl,
+    roi: unrealizedPnl && notional.gt(0) ? D(unrealizedPnl).div(notional).times(100).times(p.leverage).round(2).toString() : null,
+  };
+}
+
+/** Open positions on perpetual / futures symbols (SPEC.md §2), newest first. */
+export async function listPositionViews(db: Db): Promise<PositionView[]> {
+  return (await listOpenPositions(db)).filter((p) => isFuturesSymbol(p.symbol)).map(toPositionView);
+}
+
+// ---------------------------------------------------------------------------------------
+// Close
+
+export type CloseResult =
+  | { ok: true; success: true; message: string; jobId: number; positionId: string }
+  | { ok: false; status: 404 | 409; error: string };
+
+/**
+ * Queues a close-position job for the whole remaining quantity of the open position in
+ * `symbol` (the worker sends a reduce-only market order). A close already queued for the
+ * position is answered with its job instead of a second one.
+ */
+export async function requestClosePosition(db: Db, symbol: string, by: string): Promise<CloseResult> {
+  const wanted = symbol.trim().toUpperCase();
+  const position = await getOpenPosition(db, wanted);
+  if (!position) return { ok: false, status: 404, error: `No open position for ${wanted}` };
+  const stop = await getEmergencyStop(db);
+  if (stop.active) return { ok: false, status: 409, error: "Emergency stop is active: no orders are sent until it is reset" };
+
+  const live = await db
+    .selectFrom("jobs")
+    .select("id")
+    .where("task", "=", "close-position")
+    .where("status", "in", ["created", "retry", "active"])
+    .where("payload", "like", `%"positionId":"${position.id}"%`)
+    .where("payload", "like", `%"source":"manual"%`)
+    .executeTakeFirst();
+  if (live) {
+    return { ok: true, success: true, message: `A close of ${wanted} is already in progress`, jobId: Number(live.id), positionId: position.id };
+  }
+
+  const jobId = await db.transaction().execute(async (trx) => {
+    const payload: ClosePositionJob = { positionId: position.id, quantity: "all", reason: `Close requested by ${by}`, source: "manual", requestedBy: by };
+    const job = await enqueueJob(trx, { task: "close-position", payload, priority: CLOSE_JOB_PRIORITY });
+    await recordActivity(trx, {
+      type: "trade",
+      level: "info",
+      message: `Close requested by ${by}: ${position.side} ${position.remainingQuantity} ${wanted} at market`,
+      data: { positionId: position.id, symbol: wanted, remainingQuantity: position.remainingQuantity, jobId: job.id },
+    });
+    await appendEvent(trx, "trade_update", { positionId: position.id, symbol: wanted, action: "close", status: "pending" });
+    return job.id;
+  });
+  return { ok: true, success: true, message: `Close order queued for ${wanted}`, jobId, positionId: position.id };
+}
+
+// ---------------------------------------------------------------------------------------
+// Apply rules
+
+/**
+ * Copies the current trading config's controls onto every open position, by the position's
+ * source (apply-to-signals / apply-to-manual switches). See app/core/rules/apply.ts for what
+ * stays (levels taken, break-even, trailing state).
+ */
+export async function applyRulesToOpenPositions(db: Db, by: string): Promise<{ appliedCount: number; totalPositions: number }> {
+  const config = await getTradingConfig(db);
+  const open = await listOpenPositions(db);
+  let appliedCount = 0;
+  for (const candidate of open) {
+    const applied = await db.transaction().execute(async (trx) => {
+      await lockSymbol(trx, candidate.symbol);
+      const position = await getPositionForUpdate(trx, candidate.id);
+      if (!position || position.status !== "open") return false;
+      const controls = controlsFor(config, position.source === "manual" ? "manual" : "signal");
+      await updatePosition(trx, position.id, applyControls(position, controls));
+      return true;
+    });
+    if (applied) appliedCount++;
+  }
+  await db.transaction().execute(async (trx) => {
+    await recordActivity(trx, {
+      type: "system",
+      level: "info",
+      message: `Trading rules applied to ${appliedCount} of ${open.length} open position${open.length === 1 ? "" : "s"} by ${by}`,
+      data: { appliedCount, totalPositions: open.length },
+    });
+    await appendEvent(trx, "dashboard_update", { reason: "rules_applied" });
+  });
+  return { appliedCount, totalPositions: open.length };
+}
+
+// ---------------------------------------------------------------------------------------
+// Details
+
+export interface PositionDetails {
+  position: PositionView;
+  trades: Trade[];
+  relatedSignal: { id: string; action: "buy" | "sell"; symbol: string; createdAt: string } | null;
+  exchange: { name: string; label: string };
+  metrics: {
+    /** Σ executed quantity × executed price of the position's trades (quote currency). */
+    totalVolume: string;
+    /** Fees paid on its trades plus the taker fee a market close of what remains would pay now. */
+    estimatedFees: string;
+    feesPaid: string;
+    unrealizedPnL: string | null;
+    markPrice: string | null;
+  };
+}
+
+export async function getPositionDetails(db: Db, id: string): Promise<PositionDetails | null> {
+  const position = await getPosition(db, id);
+  if (!position) return null;
+  const [trades, signal, prices] = await Promise.all([
+    listTrades(db, { positionId: id, limit: 1000 }),
+    position.signalId ? getSignal(db, position.signalId) : Promise.resolve(null),
+    getPrices(db),
+  ]);
+  trades.reverse(); // oldest first: entry, then the closes
+  const exchange = getExchange(db);
+  const executed = trades.filter((t) => t.status === "executed" || t.status === "completed");
+  const totalVolume = executed.reduce((acc, t) => acc.plus(D(t.executedQuantity).times(t.executedPrice ?? 0)), D(0));
+  const feesPaid = executed.reduce((acc, t) => acc.plus(t.fee), D(0));
+  const markPrice = prices.get(position.symbol)?.price ?? position.currentPrice;
+  const open = position.status === "open" && D(position.remainingQuantity).gt(0);
+  const feeRate = (exchange as { feeRate?: string }).feeRate ?? "0.0006";
+  const exitFee = open && markPrice ? D(position.remainingQuantity).times(markPrice).times(feeRate) : D(0);
+  return {
+    position: toPositionView(position),
+    trades,
+    relatedSignal: signal ? { id: signal.id, action: signal.action, symbol: signal.symbol, createdAt: signal.createdAt } : null,
+    exchange: { name: exchange.name, label: exchange.label },
+    metrics: {
+      totalVolume: totalVolume.toString(),
+      estimatedFees: feesPaid.plus(exitFee).round(8).toString(),
+      feesPaid: feesPaid.toString(),
+      unrealizedPnL: open && markPrice ? realizedPnl(position.side, position.entryPrice, markPrice, position.remainingQuantity) : open ? null : "0",
+      markPrice,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Portfolio summary (docs/decisions/006-portfolio-summary.md)
+
+export interface PortfolioSummary {
+  exchange: string;
+  currency: string;
+  /** walletBalance + unrealizedPnL. */
+  equity: string;
+  /** Collateral: available + marginUsed (realized P&L and fees already in it). */
+  walletBalance: string;
+  /** Free collateral: what new orders can use. */
+  available: string;
+  /** Held by the exchange: margin of open positions and of resting orders. */
+  marginUsed: string;
+  /** marginUsed / equity × 100, 2 decimals; null when equity is not positive. */
+  marginUsagePercent: string | null;
+  /** Σ over open positions at the latest prices. */
+  unrealizedPnL: string;
+  /** All-time closed-trades P&L (FIFO, net of fees), as GET /api/closed-trades-pnl. */
+  realizedPnL: string;
+  openPositions: number;
+  updatedAt: string;
+}
+
+export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
+  const exchange = getExchange(db);
+  const currency = "USDC";
+  const [balances, positions, prices, fills] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), listExecutedFills(db)]);
+  const balance = balances.find((b) => b.currency === currency) ?? { available: "0", hold: "0" };
+  const unrealized = positions.reduce((acc, p) => {
+    const price = prices.get(p.symbol)?.price ?? p.currentPrice;
+    return price ? acc.plus(realizedPnl(p.side, p.entryPrice, price, p.remainingQuantity)) : acc;
+  }, D(0));
+  const wallet = D(balance.available).plus(balance.hold);
+  const equity = wallet.plus(unrealized);
+  return {
+    exchange: exchange.name,
+    currency,
+    equity: equity.toString(),
+    walletBalance: wallet.toString(),
+    available: D(balance.available).toString(),
+    marginUsed: D(balance.hold).toString(),
+    marginUsagePercent: equity.gt(0) ? D(balance.hold).div(equity).times(100).round(2).toString() : null,
+    unrealizedPnL: unrealized.toString(),
+    realizedPnL: closedTradesPnl(fills).totalPnL,
+    openPositions: positions.length,
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Reset statistics
+
+export interface ResetResult {
+  success: true;
+  message: string;
+  deleted: { trades: number; signals: number; positions: number; logs: number; jobs: number };
+}
+
+/**
+ * Deletes trades, signals, positions and activity logs — and the finished or queued jobs
+ * that pointed at them — in ONE transaction, every symbol lock taken first so no fill is
+ * booked half-way through. Jobs a worker is running now are left to finish (they find their
+ * rows gone and end). The exchange account (paper balances, orders, its positions) is not
+ * touched: an exchange does not forget; close positions first for a clean slate.
+ */
+export async function resetStatistics(db: Db, by: string): Promise<ResetResult> {
+  const deleted = await db.transaction().execute(async (trx) => {
+    await trx.updateTable("position_locks").set((eb) => ({ version: eb("version", "+", 1) })).execute();
+    const count = (r: { numDeletedRows?: bigint }) => Number(r.numDeletedRows ?? 0);
+    const trades = count(await trx.deleteFrom("trades").executeTakeFirst());
+    const jobs = count(await trx.deleteFrom("jobs").where("status", "!=", "active").executeTakeFirst());
+    const positions = count(await trx.deleteFrom("positions").executeTakeFirst());
+    const signals = count(await trx.deleteFrom("signals").executeTakeFirst());
+    const logs = count(await trx.deleteFrom("activity_logs").executeTakeFirst());
+    const summary = { trades, signals, positions, logs, jobs };
+    await recordActivity(trx, {
+      type: "system",
+      level: "warning",
+      message: `Statistics reset by ${by}: ${trades} trades, ${signals} signals, ${positions} positions and ${logs} log entries deleted`,
+      data: summary,
+    });
+    await appendEvent(trx, "dashboard_update", { reason: "reset_stats" });
+    await appendEvent(trx, "trade_update", { reason: "reset_stats" });
+    return summary;
+  });
+  return {
+    success: true,
+    message: `Statistics reset: ${deleted.trades} trades, ${deleted.signals} signals, ${deleted.positions} positions and ${deleted.logs} log entries deleted`,
+    deleted,
+  };
+}

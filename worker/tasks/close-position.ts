@@ -1,0 +1,123 @@
+// close-position: one reduce-only market order that closes (part of) an open position, for a
+// rule the monitor triggered or for a person's Close button. Under the symbol lock (the lock
+// bookOrder takes first too) it sends min(requested, remaining − closes already pending), so
+// closes racing each other never add up to more than the position. The trade carries the
+// client order id job-<jobId>: a retried job finds its order instead of sending a second.
+// A rule close that sends nothing (position already closing, emergency stop, refused order)
+// releases its request, so the rule may fire again under a new job key.
+import type { z } from "zod";
+import {
+  MAX_RULE_FAILURES,
+  type RuleState,
+  type RuleTrigger,
+  closeQuantity,
+  findRequestByJob,
+  parseRuleState,
+  releaseRequest,
+  ruleKindActive,
+} from "../../app/core/rules/index.ts";
+import { resolveSymbol } from "../../app/core/products.ts";
+import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.ts";
+import { recordActivity } from "../../db/queries/activity-logs.ts";
+import { appendEvent } from "../../db/queries/events.ts";
+import { getPosition, getPositionForUpdate, lockSymbol, pendingCloseQuantity, updatePosition } from "../../db/queries/positions.ts";
+import { getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
+import { type Db, newId } from "../../db/queries/util.ts";
+import { PermanentFailure, executeTrade } from "../execution.ts";
+import type { TaskContext } from "./index.ts";
+
+export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "nothing-to-close";
+
+export async function closePosition(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>): Promise<CloseOutcome> {
+  const clientOrderId = `job-${ctx.jobId}`;
+  const existing = await getTradeByClientOrderId(ctx.db, clientOrderId);
+  if (existing) return settle(ctx, payload, await executeTrade(ctx, existing.id)); // a retry: the same order
+
+  const peek = await getPosition(ctx.db, payload.positionId);
+  if (!peek) throw new PermanentFailure(`Position ${payload.positionId} not found`);
+  const product = resolveSymbol(peek.symbol);
+  if (!product) throw new PermanentFailure(`Unknown symbol ${peek.symbol}`);
+
+  const written = await ctx.db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, peek.symbol);
+    const position = await getPositionForUpdate(trx, payload.positionId);
+    if (!position || position.status !== "open") return { skipped: "the position is already closed" } as const;
+    const pending = await pendingCloseQuantity(trx, position.id);
+    const quantity = closeQuantity(payload.quantity, position.remainingQuantity, pending, product);
+    if (quantity === "0") return { skipped: "what remains is already being closed" } as const;
+    const tradeId = newId();
+    await insertTrade(trx, {
+      id: tradeId,
+      symbol: position.symbol,
+      side: position.side === "long" ? "sell" : "buy",
+      orderType: "market",
+      quantity,
+      price: null,
+      source: payload.source,
+      clientOrderId,
+      exchange: ctx.exchange.name,
+      signalId: null,
+      positionId: position.id,
+      jobId: ctx.jobId,
+      leverage: position.leverage,
+      marginType: position.marginType,
+      reduceOnly: true,
+    });
+    await appendEvent(trx, "trade_update", { id: tradeId, symbol: position.symbol, side: position.side === "long" ? "sell" : "buy", status: "pending", reason: payload.reason });
+    return { tradeId, quantity, symbol: position.symbol } as const;
+  });
+
+  if ("skipped" in written) {
+    await ctx.db.transaction().execute(async (trx) => {
+      await recordActivity(trx, {
+        type: "trade",
+        level: "info",
+        message: `${payload.reason}: nothing sent for ${peek.symbol}: ${written.skipped}`,
+        data: { positionId: peek.id, symbol: peek.symbol, source: payload.source, jobId: ctx.jobId },
+      });
+    });
+    if (payload.source === "rule") await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false });
+    return "nothing-to-close";
+  }
+  return settle(ctx, payload, await executeTrade(ctx, written.tradeId), peek.symbol);
+}
+
+async function settle(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>, status: CloseOutcome, symbol?: string): Promise<CloseOutcome> {
+  if ((status === "failed" || status === "cancelled") && payload.source === "rule") {
+    const position = await getPosition(ctx.db, payload.positionId);
+    if (position) await releaseRuleRequest(ctx.db, symbol ?? position.symbol, position.id, ctx.jobId, { failed: true });
+  }
+  return status;
+}
+
+/**
+ * The rule request this job carried will not fill: the rule may fire again (under a new job
+ * key), unless its kind has now failed MAX_RULE_FAILURES times (logged as an error).
+ */
+export async function releaseRuleRequest(db: Db, symbol: string, positionId: string, jobId: number, options: { failed: boolean }): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, symbol);
+    const position = await getPositionForUpdate(trx, positionId);
+    if (!position || position.status !== "open") return false;
+    const state = parseRuleState(position.ruleState);
+    const found = findRequestByJob(state, jobId);
+    if (!found) return false;
+    const next = releaseRequest(state, found.name, options);
+    await updatePosition(trx, positionId, { ruleState: next });
+    await logIfGivenUp(trx, symbol, positionId, state, next, found.request.trigger);
+    return true;
+  });
+}
+
+const KIND_TEXT = { tp: "Take-profit", sl: "Stop-loss", trail: "Trailing-stop" } as const;
+
+/** One error line when a kind of rule stops firing for a position. */
+export async function logIfGivenUp(db: Db, symbol: string, positionId: string, before: RuleState, after: RuleState, kind: RuleTrigger) {
+  if (!ruleKindActive(before, kind) || ruleKindActive(after, kind)) return;
+  await recordActivity(db, {
+    type: "trade",
+    level: "error",
+    message: `${KIND_TEXT[kind]} closes for ${symbol} failed ${MAX_RULE_FAILURES} times: that rule no longer fires for this position; close it by hand`,
+    data: { positionId, symbol, kind },
+  });
+}
