@@ -134,6 +134,10 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<Job[]> {
       return claimed.map(jobRowToJob);
     });
   }
+  // SQLite has one writer for all processes: look before taking the write lock, so an idle
+  // worker polling every few ms never blocks the web process's webhook commits.
+  const waiting = await runnable(db).limit(1).executeTakeFirst();
+  if (!waiting) return [];
   const claimed = await db
     .updateTable("jobs")
     .set(claim)
