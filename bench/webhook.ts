@@ -172,12 +172,17 @@ if (phases.includes("b")) {
     zeroLoss: settled.integrity.lost === 0 ? "PASS" : "MISS",
     noDuplicates: settled.integrity.duplicateJobs === 0 && settled.integrity.duplicateOrders === 0 && settled.integrity.ackIdMismatch === 0 ? "PASS" : "MISS",
   };
-  // Signals the app committed per second while the phase ran (the sending window plus the
-  // wait for the answers still in flight): its real ingest rate.
-  const storedPerSecond = Math.round((settled.integrity.stored / (run.elapsedMs / 1000)) * 10) / 10;
-  out.b = { rate: sustainedRate, seconds: sustainedSeconds, sent: run.results.length, resends, achievedRate: run.achievedRate, elapsedMs: Math.round(run.elapsedMs), storedPerSecond, stoppedBy: run.stoppedBy, maxStartLagMs: run.maxStartLagMs, cappedStarts: run.cappedStarts, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
+  // The app's real ingest rate: signals of this phase per second between the first and the
+  // last one it stamped (it goes on committing requests the generator gave up on).
+  const span = await inst.db.one<{ first: number; last: number }>(
+    "SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM signals WHERE dedupe_key LIKE ?",
+    [`id:${prefix}%`],
+  );
+  const spanS = (Number(span?.last ?? 0) - Number(span?.first ?? 0)) / 1000;
+  const storedPerSecond = spanS > 0 ? Math.round((settled.integrity.stored / spanS) * 10) / 10 : null;
+  out.b = { rate: sustainedRate, seconds: sustainedSeconds, sent: run.results.length, resends, achievedRate: run.achievedRate, elapsedMs: Math.round(run.elapsedMs), storedPerSecond, commitSpanS: Math.round(spanS * 10) / 10, stoppedBy: run.stoppedBy, maxStartLagMs: run.maxStartLagMs, cappedStarts: run.cappedStarts, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
   lines.push(
-    `(b) sustained ${sustainedRate}/s x ${sustainedSeconds}s: requests started ${run.achievedRate}/s, signals committed ${storedPerSecond}/s over ${Math.round(run.elapsedMs / 1000)} s, ${fmtStats(lat.service)}  errors ${lat.errors}`,
+    `(b) sustained ${sustainedRate}/s x ${sustainedSeconds}s: requests started ${run.achievedRate}/s, signals committed ${storedPerSecond}/s over ${Math.round(spanS)} s, ${fmtStats(lat.service)}  errors ${lat.errors}`,
     `    from due time (coordinated omission): p99 ${lat.fromDue.p99} ms, max ${lat.fromDue.max} ms; generator lag max ${run.maxStartLagMs} ms`,
     `    T2 rate ${v.rate}, p99<=50 ${v.p99}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(cpuUse)}`,
     `    ${fmtIntegrity(settled.integrity)}`,
