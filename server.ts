@@ -29,6 +29,12 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 export function createApp({ config, database, build, hub, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
   const app = new Hono();
   const getBuild = typeof build === "function" ? build : () => build;
+  // One request handler per build (it compiles the route tree); a dev rebuild makes a new one.
+  let current: { build: ServerBuild; handler: ReturnType<typeof createRequestHandler> } | null = null;
+  const handlerFor = (b: ServerBuild) => {
+    if (current?.build !== b) current = { build: b, handler: createRequestHandler(b, mode) };
+    return current.handler;
+  };
 
   // Browser hardening on every answer.
   app.use("*", async (c, next) => {
@@ -104,8 +110,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       clientIp: clientIp(c, config),
       isHttps: Boolean(isHttps),
     };
-    const handler = createRequestHandler(getBuild(), mode);
-    return handler(request, services);
+    return handlerFor(getBuild())(request, services);
   });
 
   return app;

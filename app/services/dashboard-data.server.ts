@@ -1,22 +1,21 @@
 // Everything the dashboard shows on first paint (then each part polls its API).
 import type { AppLoadContext } from "@remix-run/node";
-import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { matchFifo } from "#app/core/pnl/fifo.ts";
 import { periodStats } from "#app/core/pnl/performance-stats.ts";
 import { listExecutedFills } from "#db/queries/statistics.ts";
 import type { User } from "#db/queries/users.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
-import { listOpenPositions } from "#db/queries/positions.ts";
 import { listSignals } from "#db/queries/signals.ts";
 import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "./exchange.server.ts";
+import { listPositionViews } from "./positions.server.ts";
 import { publicOrigin } from "./webhook-config.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
   const exchange = getExchange(context.db);
-  const [stats, signals, trades, logs, balance] = await Promise.all([
+  const [stats, signals, trades, logs, balance, positions, fills] = await Promise.all([
     getDashboardStats(context),
     listSignals(context.db, { limit: 10 }),
     listTrades(context.db, { limit: 10 }),
@@ -25,19 +24,13 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
       .getBalances()
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
       .catch(() => null),
+    // The same views as GET /api/positions, so first paint and polling agree.
+    listPositionViews(context.db),
+    listExecutedFills(context.db),
   ]);
-  const positions = await listOpenPositions(context.db);
   return {
-    positions: positions.map((p) => ({
-      id: p.id,
-      symbol: p.symbol,
-      side: p.side,
-      remainingQuantity: p.remainingQuantity,
-      entryPrice: p.entryPrice,
-      currentPrice: p.currentPrice,
-      unrealizedPnl: p.currentPrice ? realizedPnl(p.side, p.entryPrice, p.currentPrice, p.remainingQuantity) : null,
-    })),
-    performance: periodStats(matchFifo(await listExecutedFills(context.db)).matches, Date.now()),
+    positions,
+    performance: periodStats(matchFifo(fills).matches, Date.now()),
     isAdmin: user.role === "admin",
     stats,
     signals,
