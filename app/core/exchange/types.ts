@@ -65,6 +65,10 @@ export interface Product {
   quoteIncrement: string;
   minMarketFunds: string;
   price: string | null;
+  /** Percent change over 24 h as a decimal string ("2.5" = +2.5 %), null when unknown. */
+  priceChange24h?: string | null;
+  /** Base-asset volume over 24 h, null when unknown. */
+  volume24h?: string | null;
   status: "online" | "offline";
 }
 
