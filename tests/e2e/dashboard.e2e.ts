@@ -27,6 +27,9 @@ import {
   toastsSeen,
   waitForHydration,
   watchProblems,
+  escapeRe,
+  field,
+  h1,
 } from "./utils.ts";
 
 const ADMIN = { username: "dash_admin", password: "dash-admin-secret-1" };
@@ -77,9 +80,6 @@ afterAll(async () => {
 
 // --- small page helpers ------------------------------------------------------------------
 
-const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
-const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 
 async function visible(locator: Locator, timeout = 10_000) {

@@ -19,6 +19,9 @@ import {
   screenshot,
   waitForHydration,
   watchProblems,
+  escapeRe,
+  field,
+  h1,
 } from "./utils.ts";
 
 const baseUrl = inject("baseUrl");
@@ -58,8 +61,6 @@ afterAll(async () => {
 
 // --- small page helpers ------------------------------------------------------------------
 
-const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
-const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 const sidebar = (page: Page) => page.getByTestId("sidebar");
 const toasts = (page: Page) => page.getByTestId("toast");
 
@@ -74,7 +75,6 @@ async function expectSingleToast(page: Page, title: string, description: string)
     .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
 }
 
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Console errors other than the browser's own note about an expected non-2xx answer. */
 function unexpected(problems: PageProblems, allowedStatuses: number[] = []) {

@@ -30,6 +30,9 @@ import {
   toastsSeen,
   waitForHydration,
   watchProblems,
+  escapeRe,
+  field,
+  h1,
 } from "./utils.ts";
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
@@ -97,10 +100,7 @@ afterAll(async () => {
 
 // --- small page helpers ------------------------------------------------------------------
 
-const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
-const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 const input = (page: Page, name: string) => page.locator(`input[name="${name}"]`);
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 
 async function visible(locator: Locator, timeout = 10_000) {

@@ -363,4 +363,9 @@ export const pathOf = (page: Page) => {
   return url.pathname + url.search;
 };
 
+/** Locators every spec uses. */
+export const h1 = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
+export const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+export const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 export type { Browser, BrowserContext, Locator, Page };
