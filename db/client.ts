@@ -2,9 +2,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Kysely, MysqlDialect, sql } from "kysely";
-import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { createPool } from "mysql2";
 import type { DB } from "./schema.ts";
+import { SqliteDialect } from "./sqlite-driver.ts";
 
 export type Dialect = "sqlite" | "mysql";
 
@@ -39,12 +39,19 @@ async function openSqlite(url: string): Promise<Database> {
   const { Database: BunDatabase } = await import("bun:sqlite");
   const file = url.replace(/^sqlite:(\/\/)?/, "") || ":memory:";
   if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const raw = new BunDatabase(file, { create: true, strict: false });
-  raw.exec("PRAGMA journal_mode = WAL");
-  raw.exec("PRAGMA synchronous = FULL");
-  raw.exec("PRAGMA busy_timeout = 10000");
-  raw.exec("PRAGMA foreign_keys = ON");
-  const db = new Kysely<DB>({ dialect: new BunSqliteDialect({ database: raw }) });
+  const writer = new BunDatabase(file, { create: true, strict: false });
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec("PRAGMA synchronous = FULL");
+  // No synchronous sleeping in SQLite's busy handler: the driver waits for locks asynchronously.
+  writer.exec("PRAGMA busy_timeout = 0");
+  writer.exec("PRAGMA foreign_keys = ON");
+  let reader: InstanceType<typeof BunDatabase> | null = null;
+  if (file !== ":memory:") {
+    reader = new BunDatabase(file, { strict: false });
+    reader.exec("PRAGMA busy_timeout = 1000");
+    reader.exec("PRAGMA foreign_keys = ON");
+  }
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ writer, reader, busyTimeoutMs: 10_000 }) });
   return {
     db,
     dialect: "sqlite",
