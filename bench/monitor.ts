@@ -7,8 +7,11 @@
 //            monitor does in memory once the positions are read;
 //   monitor  one whole monitor tick against a real database (SQLite file in WAL mode, or a
 //            fresh MariaDB database with --mysql): the one query that reads every open
-//            position, the balances, the evaluation, and the batched write of what changed.
-//            Prices wander within ±0.3 % of the entries, so no rule fires (the steady state);
+//            position, the balances, the emergency stop, the evaluation, and the batched
+//            write of what changed. Prices wander within ±0.3 % of the entries, so no rule
+//            fires (the steady state);
+//   mark     the same tick when the once-a-minute write of every position's current price
+//            is due (markIntervalMs 0: every tick is such a tick);
 //   trigger  one tick in which EVERY position fires a rule (longs their first take-profit,
 //            shorts their stop): a locked transaction and a close-position job per position
 //            (the worst case, for scale).
@@ -166,6 +169,14 @@ async function benchMonitor() {
       closes += result.closes;
       if (result.evaluated !== POSITIONS) throw new Error(`evaluated ${result.evaluated} of ${POSITIONS}`);
     }
+    // Ticks that also write every open position's current price (once a minute in the loop).
+    const markTimes: number[] = [];
+    for (let t = 0; t < Math.min(TICKS, 50); t++) {
+      const prices = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
+      const start = performance.now();
+      await monitorPositions(db, prices, { exchange, markIntervalMs: 0 });
+      markTimes.push(performance.now() - start);
+    }
 
     // +0.6 %: every long reaches its first take-profit, every short its stop loss: one
     // locked transaction and one close-position job per position.
@@ -177,6 +188,7 @@ async function benchMonitor() {
     return {
       label: database.label.replace(/\/\/.*@/, "//"),
       stats: summary(times.slice(5)),
+      mark: summary(markTimes.slice(Math.min(5, markTimes.length - 1))),
       written,
       closes,
       trigger: { ms: Math.round(t1 - t0), closes: fired.closes, jobs },
@@ -197,7 +209,9 @@ const engine = await benchEngine();
 console.log(`engine   (pure evaluation, per tick)          ${fmt(engine.stats)}  ${engine.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
 const monitor = await benchMonitor();
 console.log(`monitor  (${MYSQL ? "MariaDB" : "SQLite"}: read + evaluate + write) ${fmt(monitor.stats)}  ${monitor.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
+console.log(`mark     (the same + every position's price)  ${fmt(monitor.mark)}  (once a minute at the price loop's 1 s cadence)`);
 console.log(`         rows written by the batch: ${monitor.written} over ${TICKS} ticks; closes requested: ${monitor.closes} (expected 0)`);
 console.log(`trigger  (every position fires a rule at once)  ${monitor.trigger.ms} ms for the tick: ${monitor.trigger.closes} close jobs (${monitor.trigger.jobs} in the table)`);
+console.log(JSON.stringify({ bench: "monitor", dialect: MYSQL ? "mysql" : "sqlite", positions: POSITIONS, ticks: TICKS, targetMs: TARGET_MS, engine: engine.stats, monitor: monitor.stats, mark: monitor.mark, rowsWritten: monitor.written, closes: monitor.closes, trigger: monitor.trigger }));
 clearTimeout(guard);
 process.exit(0);

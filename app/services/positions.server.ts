@@ -45,9 +45,16 @@ export function toPositionView(p: Position): PositionView {
   };
 }
 
-/** Open positions on perpetual / futures symbols (SPEC.md §2), newest first. */
+/**
+ * Open positions on perpetual / futures symbols (SPEC.md §2), newest first, at the latest
+ * market price (market_prices, written by the price loop on every tick; the rules monitor
+ * writes positions.current_price only every few seconds), else the stored current price.
+ */
 export async function listPositionViews(db: Db): Promise<PositionView[]> {
-  return (await listOpenPositions(db)).filter((p) => isFuturesSymbol(p.symbol)).map(toPositionView);
+  const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
+  return positions
+    .filter((p) => isFuturesSymbol(p.symbol))
+    .map((p) => toPositionView({ ...p, currentPrice: prices.get(p.symbol)?.price ?? p.currentPrice }));
 }
 
 // ---------------------------------------------------------------------------------------

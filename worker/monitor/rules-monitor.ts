@@ -1,8 +1,9 @@
 // The rules monitor: on every price tick, every open position is evaluated by the rules
 // engine (app/core/rules) from ONE query, in memory. Then:
 // - the tick state (current price, maxDrawdown, trailing best / armed, stop, portfolio %) is
-//   written in one batched statement for the positions whose state changed, and the current
-//   price of each ticked symbol in one statement per symbol;
+//   written in one batched statement for the positions whose state changed; the current price
+//   of every other open position only once a minute (markIntervalMs: screens read the market
+//   price), so a tick where nothing changed writes nothing;
 // - a position with something to decide (a close to request, a level to skip, a trailing stop
 //   that arms, a requested close whose job died) is handled in its own transaction under its
 //   symbol lock: re-read, re-evaluated on fresh state, and each close becomes a close-position
@@ -40,7 +41,19 @@ export interface MonitorOptions {
   exchange?: Pick<ExchangeAdapter, "getBalances">;
   /** The quote currency (default USDC). */
   currency?: string;
+  /**
+   * How often (ms) the current price of EVERY open position is written (default 60,000; 0:
+   * every tick). Between those writes only the positions whose rule state changed get it
+   * (in the batched snapshot): the screens and the position details show the market price
+   * (market_prices, written by the price loop on every tick) over the stored one, so a tick
+   * where nothing changes writes nothing. docs/decisions/012-statistics-cache-and-monitor.md.
+   */
+  markIntervalMs?: number;
 }
+
+export const MARK_INTERVAL_MS = 60_000;
+/** When each database's open positions last had their current price written (per process). */
+const lastMarkedAt = new WeakMap<Kysely<DB>, number>();
 
 export interface MonitorResult {
   evaluated: number;
@@ -103,7 +116,8 @@ export function createRulesMonitor(db: Kysely<DB>, options: MonitorOptions = {})
   const currency = options.currency ?? "USDC";
   return {
     /** One tick. `prices`: the tick's prices by symbol (default: the stored market prices). */
-    tick: (prices?: Map<string, string> | Record<string, string>) => monitorPositions(db, prices, { exchange, currency }),
+    tick: (prices?: Map<string, string> | Record<string, string>) =>
+      monitorPositions(db, prices, { exchange, currency, markIntervalMs: options.markIntervalMs }),
   };
 }
 
@@ -147,11 +161,18 @@ export async function monitorPositions(
     if (mustDecide) decide.push({ position, price, product });
     else if (evaluation.stateChanged || evaluation.state.stopPrice !== position.stopPrice) snapshots.push({ id: position.id, ...evaluation.state });
   }
-  // The tick's state in one transaction (one commit): prices per symbol, then what changed.
-  result.updated = await db.transaction().execute(async (trx) => {
-    await markOpenPositions(trx, new Map([...prices].filter(([symbol]) => held.has(symbol))));
-    return writeRuleSnapshots(trx, snapshots);
-  });
+  // The tick's state in one transaction (one commit): every position's price when it is
+  // due (markIntervalMs), then what changed. Nothing due and nothing changed: no write.
+  const markEvery = options.markIntervalMs ?? MARK_INTERVAL_MS;
+  const now = Date.now();
+  const markDue = markEvery <= 0 || now - (lastMarkedAt.get(db) ?? Number.NEGATIVE_INFINITY) >= markEvery;
+  if (markDue || snapshots.length > 0) {
+    result.updated = await db.transaction().execute(async (trx) => {
+      if (markDue) await markOpenPositions(trx, new Map([...prices].filter(([symbol]) => held.has(symbol))));
+      return writeRuleSnapshots(trx, snapshots);
+    });
+    if (markDue) lastMarkedAt.set(db, now);
+  }
 
   for (const item of decide) {
     const outcome = await decideUnderLock(db, item.position.id, item.position.symbol, item.price, item.product, equity, stop.active);

@@ -1,0 +1,71 @@
+// The monitor's writes on both dialects: a tick where nothing changes writes nothing (the
+// once-a-minute price mark aside), the state that changed is written in the same tick, and
+// the positions list shows the market price whatever the stored one.
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { controlsFor } from "#app/core/orders/controls.ts";
+import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
+import { listPositionViews } from "#app/services/positions.server.ts";
+import { getPosition, insertPosition } from "#db/queries/positions.ts";
+import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { monitorPositions } from "./rules-monitor.ts";
+
+describe.each(testDialects())("rules monitor writes on %s", (dialect) => {
+  let database: TestDatabase;
+  // No balances: no equity, so portfolioPercent stays out of it (it moves with every price).
+  const exchange = { getBalances: async () => [] };
+  const db = () => database.db;
+
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+    await setPrice(db(), "ETH-PERP", "3000", "test");
+    await insertPosition(db(), {
+      id: "p-eth",
+      symbol: "ETH-PERP",
+      side: "long",
+      quantity: "1",
+      entryPrice: "3000",
+      currentPrice: "3000",
+      entryTradeId: null,
+      advancedControls: controlsFor(DEFAULT_TRADING_CONFIG, "signal"),
+      leverage: 1,
+      marginType: "cross",
+      source: "signal",
+      signalId: null,
+      fees: "0",
+    });
+  });
+  afterEach(async () => {
+    await database.cleanup();
+  });
+
+  test("the price mark is due once per interval; state changes are written at once; the list shows the market price", async () => {
+    // First tick for this database: the mark is due (every open position gets the price).
+    const first = await monitorPositions(db(), new Map([["ETH-PERP", "2990"]]), { exchange, markIntervalMs: 60_000 });
+    expect(first.evaluated).toBe(1);
+    let stored = await getPosition(db(), "p-eth");
+    expect(stored!.currentPrice).toBe("2990");
+    expect(stored!.maxDrawdown).toBe("0.3334"); // 10 / 3000 × 100, 4 decimals rounded up (the engine never understates it)
+
+    // Up again (no new worst, nothing else changes): nothing is written...
+    const quiet = await monitorPositions(db(), new Map([["ETH-PERP", "3005"]]), { exchange, markIntervalMs: 60_000 });
+    expect(quiet.updated).toBe(0);
+    stored = await getPosition(db(), "p-eth");
+    expect(stored!.currentPrice).toBe("2990");
+    // ...and the screens still show the latest market price.
+    await setPrice(db(), "ETH-PERP", "3005", "test");
+    const [view] = await listPositionViews(db());
+    expect(view).toMatchObject({ id: "p-eth", currentPrice: "3005", unrealizedPnl: "5" });
+
+    // A new worst excursion is written in the same tick, with its price.
+    const worse = await monitorPositions(db(), new Map([["ETH-PERP", "2988"]]), { exchange, markIntervalMs: 60_000 });
+    expect(worse.updated).toBe(1);
+    stored = await getPosition(db(), "p-eth");
+    expect(stored).toMatchObject({ currentPrice: "2988", maxDrawdown: "0.4" });
+
+    // markIntervalMs 0: every tick writes the price.
+    const marked = await monitorPositions(db(), new Map([["ETH-PERP", "3001"]]), { exchange, markIntervalMs: 0 });
+    expect(marked.updated).toBe(0); // no rule state changed; the mark is not counted
+    expect((await getPosition(db(), "p-eth"))!.currentPrice).toBe("3001");
+  });
+});
