@@ -3,6 +3,7 @@
 import { hostname } from "node:os";
 import { loadConfigOrExit } from "../app/core/env.ts";
 import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
+import { createExchange } from "../app/services/exchange.server.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
@@ -18,8 +19,11 @@ export async function runWorker() {
   await migrateToLatest(database.db);
   const workerId = config.WORKER_ID ?? `${hostname()}:${process.pid}`;
   const startedAt = Date.now();
-  const exchange = new SimulatorAdapter(database.db);
-  await exchange.ensureAccount();
+  const simulator = new SimulatorAdapter(database.db);
+  await simulator.ensureAccount();
+  // Simulator, or Coinbase when credentials say so; follows credential changes without a restart.
+  const exchange = createExchange(database.db, { simulator });
+  await exchange.resolve().catch((error) => console.error(`[worker] exchange choice failed: ${(error as Error).message}`));
   const beat = (status: string, info: Record<string, unknown> = {}) =>
     writeHeartbeat(database.db, { workerId, hostname: hostname(), pid: process.pid, startedAt, status, info: { exchange: exchange.name, ...info } });
 

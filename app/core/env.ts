@@ -25,6 +25,10 @@ export const EnvSchema = z.object({
   COINBASE_API_KEY: z.string().optional(),
   COINBASE_API_SECRET: z.string().optional(),
   COINBASE_SANDBOX: booleanString.default(true),
+  /** Base URL of every Advanced Trade call (tests point it at a fake Coinbase). */
+  COINBASE_API_URL: z.url({ message: "must be an http(s) URL" }).optional(),
+  /** Base URL of every Coinbase Exchange API call (profiles, reports). */
+  COINBASE_EXCHANGE_API_URL: z.url({ message: "must be an http(s) URL" }).optional(),
   TRUST_PROXY: booleanString.default(false),
   WORKER_ID: z.string().optional(),
 });

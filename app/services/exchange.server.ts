@@ -1,10 +1,339 @@
-// The exchange the web process reads from (balances, prices). The simulator until the
-// Coinbase connector exists; the worker uses the same choice.
+// Which exchange the app trades on, decided from the credentials (services/credentials.server.ts)
+// and re-decided while processes run (docs/decisions/009-coinbase-connector.md):
+//   - no credentials                 -> the simulator (paper trading);
+//   - credentials with sandbox ON    -> the simulator (paper trading at Coinbase's public
+//                                       prices): Coinbase's Advanced Trade sandbox only returns
+//                                       canned answers and never fills (DESIGN.md);
+//   - credentials with sandbox OFF   -> CoinbaseAdapter: real orders on Coinbase.
+// getExchange(db) returns one delegating adapter per database that checks, at most every
+// CHECK_MS, whether the credentials (or the symbol map) changed, and switches without a
+// restart. Profiles and reports use the Coinbase Exchange API only when the credentials carry
+// a passphrase (getProfilesProvider / getRemoteReportsProvider, else null: the simulator's).
 import type { Kysely } from "kysely";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
+import type { ProfilesProvider, RemoteReportsProvider } from "#app/core/exchange/accounts.ts";
+import { CoinbaseAdapter, PortfoliosProfilesProvider } from "#app/core/exchange/coinbase/adapter.ts";
+import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.ts";
+import { type CoinbaseKeys, coinbaseHosts, getProductMap } from "#app/core/exchange/coinbase/config.ts";
+import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
+import type { CallResult } from "#app/core/exchange/coinbase/http.ts";
+import { AuthError } from "#app/core/exchange/errors.ts";
+import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest } from "#app/core/exchange/types.ts";
+import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
+import { type CoinbaseCredentials, credentialsVersion, getTradingCredentials } from "./credentials.server.ts";
 
-export function getExchange(db: Kysely<DB>): ExchangeAdapter {
-  return new SimulatorAdapter(db);
+type Db = Kysely<DB>;
+
+export type ExchangeMode = "simulator" | "coinbase-sandbox" | "coinbase-live" | "unavailable";
+
+export const MODE_LABELS: Record<ExchangeMode, string> = {
+  simulator: SIMULATOR_LABEL,
+  "coinbase-sandbox": "Coinbase sandbox: paper trading on the simulator at Coinbase prices",
+  "coinbase-live": "Coinbase (live trading)",
+  unavailable: "Coinbase credentials unusable",
+};
+
+/** How often a process looks for changed credentials (a one-row read). */
+export const CHECK_MS = 1_500;
+
+export function modeFor(credentials: Pick<CoinbaseCredentials, "sandbox"> | null): ExchangeMode {
+  if (!credentials) return "simulator";
+  return credentials.sandbox ? "coinbase-sandbox" : "coinbase-live";
+}
+
+// ---------------------------------------------------------------------------------------
+// Last call to Coinbase (for /api/health): kept per process, stored in settings when it
+// changes from working to failing (or back) and at most every few seconds otherwise, so
+// the web process can report what the worker saw.
+
+export const LAST_CALL_SETTING = "coinbase_last_call";
+const PERSIST_EVERY_MS = 5_000;
+
+export interface LastCall extends CallResult {
+  service: string;
+}
+
+const lastPersist = new WeakMap<Db, { at: number; ok: boolean }>();
+
+export function callRecorder(db: Db, service: string) {
+  return (result: CallResult) => {
+    const previous = lastPersist.get(db);
+    if (previous && previous.ok === result.ok && result.at - previous.at < PERSIST_EVERY_MS) return;
+    lastPersist.set(db, { at: result.at, ok: result.ok });
+    const value: LastCall = { ...result, service };
+    setSetting(db, LAST_CALL_SETTING, value).catch(() => undefined); // status only: never fails the call
+  };
+}
+
+export async function getLastCoinbaseCall(db: Db): Promise<LastCall | null> {
+  return getSetting<LastCall>(db, LAST_CALL_SETTING);
+}
+
+// ---------------------------------------------------------------------------------------
+// Building the pieces
+
+export interface ExchangeFactoryOptions {
+  /** Tests: where credentials come from (default getTradingCredentials). */
+  resolveCredentials?: (db: Db) => Promise<CoinbaseCredentials | null>;
+  /** Tests: what signals a change (default credentialsVersion). */
+  version?: (db: Db) => Promise<string>;
+  /** Tests: client tuning (timeouts, retries) for the live adapter. */
+  clientOptions?: Partial<ConstructorParameters<typeof AdvancedTradeClient>[0]>;
+  adapterOptions?: { fillWaitMs?: number; fillPollMs?: number };
+  simulator?: SimulatorAdapter;
+  checkMs?: number;
+  env?: Record<string, string | undefined>;
+}
+
+function liveClient(db: Db | null, keys: CoinbaseKeys, options: ExchangeFactoryOptions = {}) {
+  const hosts = coinbaseHosts(options.env);
+  return new AdvancedTradeClient({
+    keys,
+    baseUrl: keys.sandbox ? hosts.advancedTradeSandbox : hosts.advancedTrade,
+    publicBaseUrl: hosts.advancedTrade,
+    onResult: db ? callRecorder(db, "Coinbase Advanced Trade") : undefined,
+    ...options.clientOptions,
+  });
+}
+
+/** An adapter that refuses everything with one clear reason (credentials unreadable). */
+class UnavailableAdapter implements ExchangeAdapter {
+  readonly name = "coinbase";
+  readonly label = MODE_LABELS.unavailable;
+  constructor(private readonly reason: string) {}
+  private fail(): never {
+    throw new AuthError(this.reason);
+  }
+  placeOrder = async (_r: PlaceOrderRequest) => this.fail();
+  findOrderByClientId = async (_id: string) => this.fail();
+  getOrder = async (_id: string) => this.fail();
+  cancelOrder = async (_id: string) => this.fail();
+  getBalances = async () => this.fail();
+  getPositions = async () => this.fail();
+  getProducts = async () => this.fail();
+  getProduct = async (_s: string) => this.fail();
+  getTicker = async (_s: string) => this.fail();
+  testConnection = async (): Promise<ConnectionTest> => ({ success: false, message: this.reason });
+}
+
+interface Resolved {
+  mode: ExchangeMode;
+  adapter: ExchangeAdapter;
+  key: string;
+}
+
+/**
+ * The exchange adapter that follows the credentials: every call goes to the adapter the
+ * current credentials choose, re-checked at most every `checkMs`.
+ */
+export class SwitchingExchange implements ExchangeAdapter {
+  private resolved: Resolved | null = null;
+  private pending: Promise<Resolved> | null = null;
+  private checkedAt = 0;
+  readonly simulator: SimulatorAdapter;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: ExchangeFactoryOptions = {},
+  ) {
+    this.simulator = options.simulator ?? new SimulatorAdapter(db);
+  }
+
+  get name(): string {
+    return this.resolved?.adapter.name ?? this.simulator.name;
+  }
+  get label(): string {
+    return this.resolved ? (this.resolved.mode === "coinbase-sandbox" ? MODE_LABELS["coinbase-sandbox"] : this.resolved.adapter.label) : this.simulator.label;
+  }
+  get mode(): ExchangeMode {
+    return this.resolved?.mode ?? "simulator";
+  }
+  /** The simulator's fee rate while it trades (positions.server.ts estimates exit fees with it). */
+  get feeRate(): string | undefined {
+    return (this.resolved?.adapter as { feeRate?: string } | undefined)?.feeRate ?? (this.resolved ? undefined : this.simulator.feeRate);
+  }
+
+  /** The adapter to use now (re-resolved when the credentials changed). */
+  async current(): Promise<ExchangeAdapter> {
+    return (await this.resolve()).adapter;
+  }
+
+  async resolve(): Promise<Resolved> {
+    const now = Date.now();
+    if (this.resolved && now - this.checkedAt < (this.options.checkMs ?? CHECK_MS)) return this.resolved;
+    this.pending ??= this.refresh().finally(() => {
+      this.pending = null;
+    });
+    return this.pending;
+  }
+
+  private async refresh(): Promise<Resolved> {
+    const version = await (this.options.version ?? credentialsVersion)(this.db).catch(() => "unknown");
+    const map = await getProductMap(this.db);
+    const key = `${version}|${JSON.stringify(map)}`;
+    this.checkedAt = Date.now();
+    if (this.resolved && this.resolved.key === key && version !== "unknown") return this.resolved;
+    let next: Resolved;
+    try {
+      const credentials = await (this.options.resolveCredentials ?? getTradingCredentials)(this.db);
+      const mode = modeFor(credentials);
+      next =
+        mode === "coinbase-live"
+          ? {
+              mode,
+              key,
+              adapter: new CoinbaseAdapter({
+                client: liveClient(this.db, credentials!, this.options),
+                productMap: map,
+                environment: "production",
+                ...this.options.adapterOptions,
+              }),
+            }
+          : { mode, key, adapter: this.simulator };
+    } catch (error) {
+      const reason = `Stored Coinbase credentials cannot be used (${(error as Error).message}): re-enter them in API Settings`;
+      next = { mode: "unavailable", key, adapter: new UnavailableAdapter(reason) };
+    }
+    this.resolved = next;
+    return next;
+  }
+
+  placeOrder(request: PlaceOrderRequest) {
+    return this.current().then((a) => a.placeOrder(request));
+  }
+  findOrderByClientId(clientOrderId: string) {
+    return this.current().then((a) => a.findOrderByClientId(clientOrderId));
+  }
+  getOrder(orderId: string) {
+    return this.current().then((a) => a.getOrder(orderId));
+  }
+  cancelOrder(orderId: string) {
+    return this.current().then((a) => a.cancelOrder(orderId));
+  }
+  getBalances() {
+    return this.current().then((a) => a.getBalances());
+  }
+  getPositions() {
+    return this.current().then((a) => a.getPositions());
+  }
+  getProducts() {
+    return this.current().then((a) => a.getProducts());
+  }
+  getProduct(symbol: string) {
+    return this.current().then((a) => a.getProduct(symbol));
+  }
+  getTicker(symbol: string) {
+    return this.current().then((a) => a.getTicker(symbol));
+  }
+  async testConnection(): Promise<ConnectionTest> {
+    const resolved = await this.resolve();
+    if (resolved.mode === "coinbase-sandbox") {
+      const credentials = await (this.options.resolveCredentials ?? getTradingCredentials)(this.db).catch(() => null);
+      if (credentials) return testCoinbaseConnection(credentials, { db: this.db, env: this.options.env, clientOptions: this.options.clientOptions });
+    }
+    return resolved.adapter.testConnection();
+  }
+}
+
+const perDb = new WeakMap<Db, SwitchingExchange>();
+
+/** The exchange of this process for `db` (one per database, so its cache and checks are shared). */
+export function getExchange(db: Db): SwitchingExchange {
+  let exchange = perDb.get(db);
+  if (!exchange) {
+    exchange = new SwitchingExchange(db);
+    perDb.set(db, exchange);
+    exchange.resolve().catch(() => undefined); // decide early, so the first name/label is right
+  }
+  return exchange;
+}
+
+/** For the worker: its own instance around the simulator it already set up. */
+export function createExchange(db: Db, options: ExchangeFactoryOptions = {}): SwitchingExchange {
+  return new SwitchingExchange(db, options);
+}
+
+// ---------------------------------------------------------------------------------------
+// Test Connection (API Settings, Exchanges): a read-only call, never an order.
+
+export interface TestConnectionOptions {
+  db?: Db;
+  env?: Record<string, string | undefined>;
+  clientOptions?: Partial<ConstructorParameters<typeof AdvancedTradeClient>[0]>;
+}
+
+/**
+ * Checks credentials with one read-only call and says which environment answered:
+ * - with a passphrase (a Coinbase Exchange API key): GET /profiles on the Exchange API,
+ *   sandbox or production as the credentials say;
+ * - else (a CDP key): GET /accounts on Advanced Trade. Its sandbox needs no key and answers
+ *   anything, so the key is verified on production even in sandbox mode (read-only), and the
+ *   message says that orders stay on paper.
+ */
+export async function testCoinbaseConnection(
+  credentials: Pick<CoinbaseCredentials, "apiKey" | "apiSecret" | "passphrase" | "sandbox">,
+  options: TestConnectionOptions = {},
+): Promise<ConnectionTest> {
+  const hosts = coinbaseHosts(options.env);
+  const env = credentials.sandbox ? "sandbox" : "production";
+  try {
+    if (credentials.passphrase) {
+      const client = new CoinbaseExchangeClient({
+        apiKey: credentials.apiKey,
+        apiSecret: credentials.apiSecret,
+        passphrase: credentials.passphrase,
+        sandbox: credentials.sandbox,
+        baseUrl: credentials.sandbox ? hosts.exchangeSandbox : hosts.exchange,
+        onResult: options.db ? callRecorder(options.db, "Coinbase Exchange") : undefined,
+        maxAttempts: 1,
+        ...(options.clientOptions as object),
+      });
+      return await client.testConnection();
+    }
+    const client = liveClient(options.db ?? null, { ...credentials, sandbox: false }, { clientOptions: { maxAttempts: 1, ...options.clientOptions }, env: options.env });
+    const result = await new CoinbaseAdapter({ client, environment: "production" }).testConnection();
+    if (!result.success || env === "production") return result;
+    return {
+      success: true,
+      message: `${result.message}. Sandbox mode is on: orders are paper-traded by the simulator at Coinbase prices (Coinbase's sandbox never fills)`,
+    };
+  } catch (error) {
+    return { success: false, message: `Coinbase connection test failed: ${(error as Error).message}` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Profiles and reports (Coinbase Exchange API, only with a passphrase)
+
+async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Promise<CoinbaseExchangeClient | null> {
+  const credentials = await (options.resolveCredentials ?? getTradingCredentials)(db);
+  if (!credentials?.passphrase) return null;
+  const hosts = coinbaseHosts(options.env);
+  return new CoinbaseExchangeClient({
+    apiKey: credentials.apiKey,
+    apiSecret: credentials.apiSecret,
+    passphrase: credentials.passphrase,
+    sandbox: credentials.sandbox,
+    baseUrl: credentials.sandbox ? hosts.exchangeSandbox : hosts.exchange,
+    onResult: callRecorder(db, "Coinbase Exchange"),
+    ...(options.clientOptions as object),
+  });
+}
+
+/** Coinbase Exchange profiles when a passphrase-bearing key is configured, else null (use the simulator's). */
+export async function getProfilesProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<ProfilesProvider | null> {
+  return exchangeClient(db, options);
+}
+
+/** Coinbase Exchange reports when a passphrase-bearing key is configured, else null (build them locally). */
+export async function getRemoteReportsProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<RemoteReportsProvider | null> {
+  return exchangeClient(db, options);
+}
+
+/** Advanced Trade portfolios as profiles (live CDP keys without a passphrase); not used by default. */
+export async function getPortfoliosProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<ProfilesProvider | null> {
+  const credentials = await (options.resolveCredentials ?? getTradingCredentials)(db);
+  if (!credentials || credentials.passphrase || credentials.sandbox) return null;
+  return new PortfoliosProfilesProvider(liveClient(db, credentials, options));
 }

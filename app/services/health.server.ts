@@ -4,6 +4,8 @@ import type { AppLoadContext } from "@remix-run/node";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
+import { getTradingCredentials } from "./credentials.server.ts";
+import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "./exchange.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export const WORKER_ONLINE_MS = 15_000;
@@ -65,11 +67,28 @@ export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<
   }
 }
 
-/** The simulator is the exchange until Coinbase is configured; it is healthy while prices move. */
+/**
+ * coinbase_api: which exchange trades (simulator / Coinbase sandbox on paper / Coinbase live,
+ * services/exchange.server.ts) and whether its last call worked. The simulator (and sandbox
+ * paper trading) is healthy while prices move; live Coinbase by the last call any process made.
+ */
 export async function checkExchange(context: Pick<AppLoadContext, "config" | "db">, now = Date.now()): Promise<SystemStatusEntry> {
-  const hasKeys = Boolean(context.config.COINBASE_API_KEY && context.config.COINBASE_API_SECRET);
-  const label = "Simulator (paper trading)";
+  let mode: ExchangeMode;
   try {
+    mode = modeFor(await getTradingCredentials(context.db, context.config));
+  } catch (error) {
+    return { component: "coinbase_api", status: "error", message: `${MODE_LABELS.unavailable}: ${(error as Error).message}` };
+  }
+  const label = MODE_LABELS[mode];
+  try {
+    const last = mode === "simulator" ? null : await getLastCoinbaseCall(context.db);
+    const lastText = last
+      ? `last Coinbase call ${last.method} ${last.path} ${Math.max(0, Math.round((now - last.at) / 1000))} s ago ${last.ok ? "worked" : `failed: ${last.message}`}`
+      : "no Coinbase call yet";
+    if (mode === "coinbase-live") {
+      if (!last) return { component: "coinbase_api", status: "warning", message: `${label}: ${lastText}` };
+      return { component: "coinbase_api", status: last.ok ? "online" : "error", message: `${label}: ${lastText}` };
+    }
     const newest = await context.db
       .selectFrom("market_prices")
       .select(["updated_at", "source"])
@@ -79,8 +98,9 @@ export async function checkExchange(context: Pick<AppLoadContext, "config" | "db
     const age = Math.round((now - Number(newest.updated_at)) / 1000);
     const source = newest.source === "coinbase" ? "Coinbase public prices" : "simulated prices (random walk)";
     if (age > 30) return { component: "coinbase_api", status: "warning", message: `${label}: last price ${age} s ago` };
-    if (hasKeys) {
-      return { component: "coinbase_api", status: "warning", message: `${label}: Coinbase keys are set but the Coinbase connector is not built yet; orders stay on paper` };
+    if (mode === "coinbase-sandbox") {
+      const status: ComponentStatus = last && !last.ok ? "warning" : "online";
+      return { component: "coinbase_api", status, message: `${label} (${source}); ${lastText}` };
     }
     return { component: "coinbase_api", status: "online", message: `${label} on ${source}: no exchange credentials configured` };
   } catch (error) {

@@ -23,5 +23,7 @@ export class InvalidOrderError extends ExchangeError {}
 export class InsufficientFundsError extends InvalidOrderError {}
 export class OrderNotFoundError extends ExchangeError {}
 export class AuthError extends ExchangeError {}
+/** The exchange does not know the thing asked for (404), other than an order. */
+export class NotFoundError extends ExchangeError {}
 
 export const isRetryable = (error: unknown) => error instanceof TemporaryError;
