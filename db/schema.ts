@@ -229,6 +229,25 @@ export interface ReportsTable {
   user_id: string | null;
   created_at: Millis;
   updated_at: Millis;
+  // 2026_11_22_0200_profiles_reports: the generated file, kept in the database.
+  file_data: Uint8Array | null;
+  file_name: string | null;
+  content_type: string | null;
+  file_size: number | null;
+  completed_at: Millis | null;
+  expires_at: Millis | null;
+}
+
+/** Funds moved between paper profiles (2026_11_22_0200_profiles_reports). */
+export interface ProfileTransfersTable {
+  id: string;
+  from_profile_id: string; // profiles.id
+  to_profile_id: string; // profiles.id
+  currency: string;
+  amount: Decimal;
+  kind: string; // transfer | delete
+  requested_by: string | null;
+  created_at: Millis;
 }
 
 export interface PositionLocksTable {
@@ -254,6 +273,7 @@ export interface DB {
   balances: BalancesTable;
   market_prices: MarketPricesTable;
   reports: ReportsTable;
+  profile_transfers: ProfileTransfersTable;
   sim_orders: SimOrdersTable;
   sim_positions: SimPositionsTable;
 }

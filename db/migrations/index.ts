@@ -5,6 +5,7 @@ import * as positionLocks from "./2026_11_21_1100_position_locks.ts";
 import * as tradeRealizedPnl from "./2026_11_21_1200_trade_realized_pnl.ts";
 import * as simulator from "./2026_11_21_1000_simulator.ts";
 import * as exchangeConnections from "./2026_11_22_0100_exchange_connections.ts";
+import * as profilesReports from "./2026_11_22_0200_profiles_reports.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_21_1100_position_locks": positionLocks,
   "2026_11_21_1200_trade_realized_pnl": tradeRealizedPnl,
   "2026_11_22_0100_exchange_connections": exchangeConnections,
+  "2026_11_22_0200_profiles_reports": profilesReports,
 };
