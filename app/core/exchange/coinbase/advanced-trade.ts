@@ -7,7 +7,7 @@
 // - A 401 on a signed call first checks our clock against Coinbase's /time: when it is off by
 //   more than 5 s, the request is signed again with Coinbase's time (clock skew tolerated).
 import { buildCdpJwt } from "./jwt.ts";
-import { AT_PREFIX, AT_PRODUCTION_URL, AT_SANDBOX_URL } from "./config.ts";
+import { AT_PREFIX, AT_PRODUCTION_URL } from "./config.ts";
 import { type CallResult, type FetchFn, type RateLimiter, limiterFor, send, withQuery } from "./http.ts";
 import { AuthError } from "../errors.ts";
 
@@ -208,10 +208,6 @@ export class AdvancedTradeClient {
     return Boolean(this.options.keys?.apiKey && this.options.keys?.apiSecret);
   }
 
-  get isSandbox(): boolean {
-    return this.baseUrl === AT_SANDBOX_URL;
-  }
-
   private nowS() {
     return (this.options.now?.() ?? Math.floor(Date.now() / 1000)) + this.clockOffsetS;
   }
@@ -221,7 +217,7 @@ export class AdvancedTradeClient {
     const keys = this.options.keys;
     if (!keys?.apiKey || !keys.apiSecret) throw new AuthError("No Coinbase API key is configured");
     const fullPath = `${AT_PREFIX}${path}`;
-    const url = withQuery(new URL(fullPath, this.baseUrl), options.query);
+    const url = withQuery(new URL(`${this.baseUrl}${fullPath}`), options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const attempt = () =>
       send({
@@ -237,7 +233,7 @@ export class AdvancedTradeClient {
         backoffMs: this.options.backoffMs,
         onResult: this.options.onResult,
         headers: async () => ({
-          authorization: `Bearer ${await buildCdpJwt({ apiKey: keys.apiKey, apiSecret: keys.apiSecret, method, host: url.host, path: fullPath, now: this.nowS() })}`,
+          authorization: `Bearer ${await buildCdpJwt({ apiKey: keys.apiKey, apiSecret: keys.apiSecret, method, host: url.host, path: url.pathname, now: this.nowS() })}`,
           accept: "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         }),
@@ -270,7 +266,7 @@ export class AdvancedTradeClient {
   /** An unsigned call to public market data (production host: the sandbox has none). */
   async public<T>(path: string, query?: Query): Promise<T> {
     const fullPath = `${AT_PREFIX}${path}`;
-    const url = withQuery(new URL(fullPath, this.publicBaseUrl), query);
+    const url = withQuery(new URL(`${this.publicBaseUrl}${fullPath}`), query);
     const answer = await send({
       service: "Coinbase",
       fetchImpl: this.fetchImpl,

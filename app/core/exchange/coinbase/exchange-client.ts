@@ -96,7 +96,7 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
   }
 
   async request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
-    const url = withQuery(new URL(path, this.baseUrl), options.query);
+    const url = withQuery(new URL(`${this.baseUrl}${path}`), options.query);
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
     const requestPath = `${url.pathname}${url.search}`;
     const answer = await send({

@@ -175,6 +175,7 @@ export interface CallResult {
   message: string;
 }
 
+const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const jitter = (base: number, attempt: number) => Math.round(base * 2 ** (attempt - 1) * (0.5 + Math.random()));
 
@@ -236,7 +237,7 @@ async function attemptOnce(options: SendOptions, timeoutMs: number): Promise<Htt
     } catch (error) {
       if (controller.signal.aborted) {
         throw new NetworkError(
-          `${options.service} did not answer ${options.method} ${options.path} within ${Math.round(timeoutMs / 1000)} s${options.method === "GET" ? "" : ": the outcome is unknown"}`,
+          `${options.service} did not answer ${options.method} ${options.path} within ${duration(timeoutMs)}${options.method === "GET" ? "" : ": the outcome is unknown"}`,
         );
       }
       throw new NetworkError(`${options.service} could not be reached for ${options.method} ${options.path}: ${(error as Error).message}`);
@@ -246,7 +247,7 @@ async function attemptOnce(options: SendOptions, timeoutMs: number): Promise<Htt
       text = await response.text();
     } catch (error) {
       if (controller.signal.aborted) {
-        throw new NetworkError(`${options.service} did not finish answering ${options.method} ${options.path} within ${Math.round(timeoutMs / 1000)} s`);
+        throw new NetworkError(`${options.service} did not finish answering ${options.method} ${options.path} within ${duration(timeoutMs)}`);
       }
       throw new NetworkError(`${options.service} answer to ${options.method} ${options.path} was cut off: ${(error as Error).message}`);
     }
