@@ -1,8 +1,5 @@
 // Everything the dashboard shows on first paint (then each part polls its API).
 import type { AppLoadContext } from "@remix-run/node";
-import { matchFifo } from "#app/core/pnl/fifo.ts";
-import { periodStats } from "#app/core/pnl/performance-stats.ts";
-import { listExecutedFills } from "#db/queries/statistics.ts";
 import type { User } from "#db/queries/users.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
 import { listSignals } from "#db/queries/signals.ts";
@@ -10,12 +7,13 @@ import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "./exchange.server.ts";
 import { listPositionViews } from "./positions.server.ts";
+import { getPerformanceStats } from "./statistics.server.ts";
 import { publicOrigin } from "./webhook-config.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
   const exchange = getExchange(context.db);
-  const [stats, signals, trades, logs, balance, positions, fills] = await Promise.all([
+  const [stats, signals, trades, logs, balance, positions, performance] = await Promise.all([
     getDashboardStats(context),
     listSignals(context.db, { limit: 10 }),
     listTrades(context.db, { limit: 10 }),
@@ -26,11 +24,11 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
       .catch(() => null),
     // The same views as GET /api/positions, so first paint and polling agree.
     listPositionViews(context.db),
-    listExecutedFills(context.db),
+    getPerformanceStats(context.db),
   ]);
   return {
     positions,
-    performance: periodStats(matchFifo(fills).matches, Date.now()),
+    performance,
     isAdmin: user.role === "admin",
     stats,
     signals,

@@ -1,16 +1,13 @@
 // GET /api/dashboard/stats: the four status cards' numbers and the system status list.
 import type { AppLoadContext } from "@remix-run/node";
 import { countSignals } from "#db/queries/signals.ts";
-import { D } from "#app/core/decimal.ts";
-import { matchFifo } from "#app/core/pnl/fifo.ts";
-import { listExecutedFills } from "#db/queries/statistics.ts";
+import { getNetPnlSince } from "./statistics.server.ts";
 import { getSystemStatus } from "./health.server.ts";
 
 /** Net P&L (FIFO, fees shared pro rata) of the matches closed since `sinceMs`: the same
  * arithmetic as the Performance Statistics table, so the card and the table agree. */
-async function pnlClosedSince(context: AppLoadContext, sinceMs: number): Promise<string> {
-  const { matches } = matchFifo(await listExecutedFills(context.db));
-  return matches.filter((m) => m.exitTime >= sinceMs).reduce((acc, m) => acc.plus(m.netPnl), D(0)).toString();
+function pnlClosedSince(context: AppLoadContext, sinceMs: number): Promise<string> {
+  return getNetPnlSince(context.db, sinceMs);
 }
 
 export async function getDashboardStats(context: AppLoadContext) {

@@ -8,7 +8,6 @@ import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
-import { closedTradesPnl } from "#app/core/pnl/fifo.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
 import { applyControls } from "#app/core/rules/index.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
@@ -17,11 +16,11 @@ import { appendEvent } from "#db/queries/events.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
 import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, updatePosition } from "#db/queries/positions.ts";
 import { getSignal } from "#db/queries/signals.ts";
-import { listExecutedFills } from "#db/queries/statistics.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
 import { getExchange } from "./exchange.server.ts";
+import { getClosedTradesPnl } from "./statistics.server.ts";
 
 type Db = Kysely<DB>;
 
@@ -216,7 +215,7 @@ export interface PortfolioSummary {
 export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
   const exchange = getExchange(db);
   const currency = "USDC";
-  const [balances, positions, prices, fills] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), listExecutedFills(db)]);
+  const [balances, positions, prices, closed] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), getClosedTradesPnl(db)]);
   const balance = balances.find((b) => b.currency === currency) ?? { available: "0", hold: "0" };
   const unrealized = positions.reduce((acc, p) => {
     const price = prices.get(p.symbol)?.price ?? p.currentPrice;
@@ -233,7 +232,7 @@ export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
     marginUsed: D(balance.hold).toString(),
     marginUsagePercent: equity.gt(0) ? D(balance.hold).div(equity).times(100).round(2).toString() : null,
     unrealizedPnL: unrealized.toString(),
-    realizedPnL: closedTradesPnl(fills).totalPnL,
+    realizedPnL: closed.totalPnL,
     openPositions: positions.length,
     updatedAt: new Date().toISOString(),
   };

@@ -1,19 +1,90 @@
 // Executed fills for the P&L and performance statistics (app/core/pnl): every trade that
-// executed (status executed or completed, with a price and a time), oldest first.
+// executed (status executed or completed, with a price and a time), oldest first; and a
+// fingerprint of that set, which the statistics cache (app/services/statistics.server.ts)
+// reads on every request to tell whether anything changed since it last looked.
+import { sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { ExecutedFill } from "../../app/core/pnl/fifo.ts";
 import type { Db } from "./util.ts";
 
-export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
-  const rows = await db
+export interface ExecutedFillRow extends ExecutedFill {
+  /** trades.updated_at (epoch ms): every write of a trade sets it (db/queries/trades.ts). */
+  updatedAt: number;
+}
+
+/**
+ * What identifies the set of executed fills: how many, the newest updated_at and two sums
+ * of updated_at modulo two primes. A fill added, removed, or written again (its updated_at
+ * moves) changes it; two sums make a coincidence need a move by a multiple of ~10^12 ms.
+ */
+export interface FillsFingerprint {
+  count: number;
+  maxUpdatedAt: number;
+  sumA: number;
+  sumB: number;
+}
+
+const MOD_A = 1_000_003;
+const MOD_B = 999_983;
+
+export const EMPTY_FINGERPRINT: FillsFingerprint = { count: 0, maxUpdatedAt: 0, sumA: 0, sumB: 0 };
+
+/** `base` plus the given rows (what the fingerprint becomes when they are added). */
+export function addToFingerprint(base: FillsFingerprint, rows: readonly { updatedAt: number }[]): FillsFingerprint {
+  let { count, maxUpdatedAt, sumA, sumB } = base;
+  for (const row of rows) {
+    count++;
+    if (row.updatedAt > maxUpdatedAt) maxUpdatedAt = row.updatedAt;
+    sumA += row.updatedAt % MOD_A;
+    sumB += row.updatedAt % MOD_B;
+  }
+  return { count, maxUpdatedAt, sumA, sumB };
+}
+
+export const sameFingerprint = (a: FillsFingerprint, b: FillsFingerprint) =>
+  a.count === b.count && a.maxUpdatedAt === b.maxUpdatedAt && a.sumA === b.sumA && a.sumB === b.sumB;
+
+
+/** One aggregate over the executed fills (index trades_status_updated_at_idx). */
+export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint> {
+  const updated = sql.ref("updated_at");
+  const row = await db
     .selectFrom("trades")
-    .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage"])
+    .select([
+      sql<number | string>`count(*)`.as("n"),
+      sql<number | string | null>`max(${updated})`.as("max_updated"),
+      sql<number | string | null>`sum(${updated} % ${sql.lit(MOD_A)})`.as("sum_a"),
+      sql<number | string | null>`sum(${updated} % ${sql.lit(MOD_B)})`.as("sum_b"),
+    ])
     .where("status", "in", ["executed", "completed"])
     .where("executed_at", "is not", null)
     .where("executed_price", "is not", null)
-    .orderBy("executed_at", "asc")
-    .orderBy("id", "asc")
-    .execute();
+    .executeTakeFirst();
+  return {
+    count: Number(row?.n ?? 0),
+    maxUpdatedAt: Number(row?.max_updated ?? 0),
+    sumA: Number(row?.sum_a ?? 0),
+    sumB: Number(row?.sum_b ?? 0),
+  };
+}
+
+/**
+ * The executed fills in execution order (executed_at, then id); with `after`, only those
+ * that come after that fill in that order.
+ */
+export async function listExecutedFillRows(db: Db, after?: { executedAt: number; id: string } | null): Promise<ExecutedFillRow[]> {
+  let query = db
+    .selectFrom("trades")
+    .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
+    .where("status", "in", ["executed", "completed"])
+    .where("executed_at", "is not", null)
+    .where("executed_price", "is not", null);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb("executed_at", ">", after.executedAt), eb.and([eb("executed_at", "=", after.executedAt), eb("id", ">", after.id)])]),
+    );
+  }
+  const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();
   return rows.map((row) => ({
     id: row.id,
     symbol: row.symbol,
@@ -23,5 +94,11 @@ export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
     fee: normalizeDecimal(row.fee) ?? "0",
     executedAt: Number(row.executed_at),
     leverage: row.leverage == null ? null : Number(row.leverage),
+    updatedAt: Number(row.updated_at),
   }));
+}
+
+/** Every executed fill, oldest first. */
+export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
+  return (await listExecutedFillRows(db)).map(({ updatedAt: _, ...fill }) => fill);
 }

@@ -96,23 +96,25 @@ const validLeverage = (value: number | null | undefined): number =>
 const proRata = (total: Big, part: Big, whole: Big): Big => total.times(part).div(whole).round(FEE_SCALE, Big.roundHalfUp);
 
 /**
- * Matches fills FIFO per symbol. `fills` must be in execution order; fills with equal
- * `executedAt` keep the order they are given in (the sort is stable).
+ * The FIFO books of every symbol, fed one fill at a time in execution order: what
+ * matchFifo does, kept so the statistics cache can add new fills to it without matching
+ * every fill again (app/services/statistics.server.ts).
  */
-export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
-  const ordered = [...fills].sort((a, b) => a.executedAt - b.executedAt);
-  const books = new Map<string, Lot[]>();
-  const matches: RealizedMatch[] = [];
-  let total = D(0);
+export class FifoBook {
+  private readonly books = new Map<string, Lot[]>();
+  private total = D(0);
+  private count = 0;
 
-  for (const fill of ordered) {
+  /** Applies one fill (the next in execution order); returns the matches it realized. */
+  apply(fill: ExecutedFill): RealizedMatch[] {
+    const matches: RealizedMatch[] = [];
     const quantity = D(fill.quantity);
-    if (quantity.lte(0)) continue;
+    if (quantity.lte(0)) return matches;
     const price = D(fill.price);
     const fee = D(fill.fee);
     const fillSide = fill.side === "buy" ? "long" : "short";
-    const lots = books.get(fill.symbol) ?? [];
-    books.set(fill.symbol, lots);
+    const lots = this.books.get(fill.symbol) ?? [];
+    this.books.set(fill.symbol, lots);
 
     let left = quantity;
     let feeAllocated = D(0);
@@ -131,7 +133,8 @@ export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
       const gross = move.times(closed);
       const fees = entryFee.plus(exitFee);
       const net = gross.minus(fees);
-      total = total.plus(net);
+      this.total = this.total.plus(net);
+      this.count++;
       matches.push({
         symbol: fill.symbol,
         side: lot.side,
@@ -171,25 +174,51 @@ export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
         leverage: validLeverage(fill.leverage),
       });
     }
+    return matches;
   }
 
-  const openLots: OpenLot[] = [];
-  for (const [symbol, lots] of books) {
-    for (const lot of lots) {
-      openLots.push({
-        symbol,
-        side: lot.side,
-        quantity: lot.remaining.toString(),
-        entryPrice: lot.price.toString(),
-        fee: lot.feeLeft.toString(),
-        entryTime: lot.time,
-        entryTradeId: lot.tradeId,
-        leverage: lot.leverage,
-      });
+  /** Sum of every realized match's netPnl, exact. */
+  get totalPnL(): string {
+    return this.total.toString();
+  }
+
+  get realizedMatches(): number {
+    return this.count;
+  }
+
+  /** Lots still open, per symbol in FIFO order. */
+  openLots(): OpenLot[] {
+    const openLots: OpenLot[] = [];
+    for (const [symbol, lots] of this.books) {
+      for (const lot of lots) {
+        openLots.push({
+          symbol,
+          side: lot.side,
+          quantity: lot.remaining.toString(),
+          entryPrice: lot.price.toString(),
+          fee: lot.feeLeft.toString(),
+          entryTime: lot.time,
+          entryTradeId: lot.tradeId,
+          leverage: lot.leverage,
+        });
+      }
     }
+    return openLots;
   }
+}
 
-  return { matches, realizedMatches: matches.length, totalPnL: total.toString(), openLots };
+/**
+ * Matches fills FIFO per symbol. `fills` must be in execution order; fills with equal
+ * `executedAt` keep the order they are given in (the sort is stable).
+ */
+export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
+  const ordered = [...fills].sort((a, b) => a.executedAt - b.executedAt);
+  const book = new FifoBook();
+  const matches: RealizedMatch[] = [];
+  for (const fill of ordered) {
+    for (const match of book.apply(fill)) matches.push(match);
+  }
+  return { matches, realizedMatches: matches.length, totalPnL: book.totalPnL, openLots: book.openLots() };
 }
 
 /** The closed-trades P&L response (SPEC.md §3): `{ totalPnL, realizedMatches }`. */

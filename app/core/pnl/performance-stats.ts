@@ -62,62 +62,91 @@ const percentOf = (part: Big, whole: Big): Big => (whole.eq(0) ? D(0) : part.div
 export const matchVolume = (match: RealizedMatch): Big => D(match.entryPrice).times(match.quantity);
 export const matchPnlPercent = (match: RealizedMatch): Big => percentOf(D(match.netPnl), matchVolume(match));
 
+/** What the statistics are computed from: sums, counts and extremes over some matches. */
+export interface StatsTotals {
+  count: number;
+  totalPnl: Big;
+  totalVolume: Big;
+  totalMargin: Big;
+  sumPercent: Big;
+  grossProfit: Big;
+  /** Positive. */
+  grossLoss: Big;
+  winningVolume: Big;
+  wins: number;
+  losses: number;
+  maxGain: Big | null;
+  maxLoss: Big | null;
+  minVolume: Big | null;
+  maxVolume: Big | null;
+  totalDurationMs: number;
+}
+
+export const matchMargin = (match: RealizedMatch, volume: Big = matchVolume(match)): Big => volume.div(match.leverage > 0 ? match.leverage : 1);
+
 export function performanceStats(matches: readonly RealizedMatch[]): PerformanceStats {
-  const count = matches.length;
-  let totalPnl = D(0);
-  let totalVolume = D(0);
-  let totalMargin = D(0);
-  let sumPercent = D(0);
-  let grossProfit = D(0);
-  let grossLoss = D(0); // positive
-  let winningVolume = D(0);
-  let wins = 0;
-  let losses = 0;
-  let maxGain: Big | null = null;
-  let maxLoss: Big | null = null;
-  let minVolume: Big | null = null;
-  let maxVolume: Big | null = null;
-  let totalDurationMs = 0;
+  const t: StatsTotals = {
+    count: matches.length,
+    totalPnl: D(0),
+    totalVolume: D(0),
+    totalMargin: D(0),
+    sumPercent: D(0),
+    grossProfit: D(0),
+    grossLoss: D(0),
+    winningVolume: D(0),
+    wins: 0,
+    losses: 0,
+    maxGain: null,
+    maxLoss: null,
+    minVolume: null,
+    maxVolume: null,
+    totalDurationMs: 0,
+  };
 
   for (const match of matches) {
     const net = D(match.netPnl);
     const volume = matchVolume(match);
     const percent = matchPnlPercent(match);
-    totalPnl = totalPnl.plus(net);
-    totalVolume = totalVolume.plus(volume);
-    totalMargin = totalMargin.plus(volume.div(match.leverage > 0 ? match.leverage : 1));
-    sumPercent = sumPercent.plus(percent);
-    if (minVolume === null || volume.lt(minVolume)) minVolume = volume;
-    if (maxVolume === null || volume.gt(maxVolume)) maxVolume = volume;
+    t.totalPnl = t.totalPnl.plus(net);
+    t.totalVolume = t.totalVolume.plus(volume);
+    t.totalMargin = t.totalMargin.plus(matchMargin(match, volume));
+    t.sumPercent = t.sumPercent.plus(percent);
+    if (t.minVolume === null || volume.lt(t.minVolume)) t.minVolume = volume;
+    if (t.maxVolume === null || volume.gt(t.maxVolume)) t.maxVolume = volume;
     if (net.gt(0)) {
-      wins += 1;
-      grossProfit = grossProfit.plus(net);
-      winningVolume = winningVolume.plus(volume);
-      if (maxGain === null || percent.gt(maxGain)) maxGain = percent;
+      t.wins += 1;
+      t.grossProfit = t.grossProfit.plus(net);
+      t.winningVolume = t.winningVolume.plus(volume);
+      if (t.maxGain === null || percent.gt(t.maxGain)) t.maxGain = percent;
     } else if (net.lt(0)) {
-      losses += 1;
-      grossLoss = grossLoss.minus(net);
-      if (maxLoss === null || percent.lt(maxLoss)) maxLoss = percent;
+      t.losses += 1;
+      t.grossLoss = t.grossLoss.minus(net);
+      if (t.maxLoss === null || percent.lt(t.maxLoss)) t.maxLoss = percent;
     }
-    totalDurationMs += Math.max(0, match.exitTime - match.entryTime);
+    t.totalDurationMs += Math.max(0, match.exitTime - match.entryTime);
   }
+  return statsFromTotals(t);
+}
 
+/** The SPEC.md §3 fields from totals (the one place their formulas live). */
+export function statsFromTotals(t: StatsTotals): PerformanceStats {
+  const count = t.count;
   return {
-    avgPnlPercent: round2(count ? sumPercent.div(count) : D(0)),
-    totalPnl: round2(totalPnl),
-    pnlPercent: round2(percentOf(totalPnl, totalVolume)),
-    roi: round2(percentOf(totalPnl, totalMargin)),
-    maxLossPercent: round2(maxLoss ?? D(0)),
-    maxGainPercent: round2(maxGain ?? D(0)),
-    totalVolume: round2(totalVolume),
-    minTradeVolume: round2(minVolume ?? D(0)),
-    avgTradeVolume: round2(count ? totalVolume.div(count) : D(0)),
-    maxTradeVolume: round2(maxVolume ?? D(0)),
+    avgPnlPercent: round2(count ? t.sumPercent.div(count) : D(0)),
+    totalPnl: round2(t.totalPnl),
+    pnlPercent: round2(percentOf(t.totalPnl, t.totalVolume)),
+    roi: round2(percentOf(t.totalPnl, t.totalMargin)),
+    maxLossPercent: round2(t.maxLoss ?? D(0)),
+    maxGainPercent: round2(t.maxGain ?? D(0)),
+    totalVolume: round2(t.totalVolume),
+    minTradeVolume: round2(t.minVolume ?? D(0)),
+    avgTradeVolume: round2(count ? t.totalVolume.div(count) : D(0)),
+    maxTradeVolume: round2(t.maxVolume ?? D(0)),
     totalTrades: count,
-    avgTimeInTrade: durationText(count ? Math.floor(totalDurationMs / count) : 0),
-    profitFactor: losses > 0 && grossLoss.gt(0) ? round2(grossProfit.div(grossLoss)) : null,
-    profitVolumePercent: round2(percentOf(winningVolume, totalVolume)),
-    percentProfitable: round2(percentOf(D(wins), D(count))),
+    avgTimeInTrade: durationText(count ? Math.floor(t.totalDurationMs / count) : 0),
+    profitFactor: t.losses > 0 && t.grossLoss.gt(0) ? round2(t.grossProfit.div(t.grossLoss)) : null,
+    profitVolumePercent: round2(percentOf(t.winningVolume, t.totalVolume)),
+    percentProfitable: round2(percentOf(D(t.wins), D(count))),
   };
 }
 

@@ -1,0 +1,201 @@
+// The statistics ledger: FIFO matching (fifo.ts) fed fill by fill, with running sums, so
+// the P&L and the performance statistics over all time or over a rolling window cost a
+// few additions instead of matching and summing every fill again. Pure; the cache that
+// keeps one ledger per database lives in app/services/statistics.server.ts.
+//
+// Exactly matchFifo + performanceStats: the same fills in the same order give the same
+// matches; the sums over a window are differences of prefix sums (decimal additions and
+// subtractions are exact), extremes are scanned over the window, and every field goes
+// through statsFromTotals. Matches are realized in execution order, so their exit times
+// never decrease and a window "exit time >= since" is a suffix found by binary search.
+import { Big, D } from "../decimal.ts";
+import { type ExecutedFill, FifoBook, type RealizedMatch } from "./fifo.ts";
+import {
+  PERIOD_MS,
+  type PerformanceStats,
+  type PeriodStats,
+  type StatsTotals,
+  matchMargin,
+  matchPnlPercent,
+  matchVolume,
+  statsFromTotals,
+} from "./performance-stats.ts";
+
+interface Prefix {
+  pnl: Big;
+  volume: Big;
+  margin: Big;
+  percent: Big;
+  grossProfit: Big;
+  grossLoss: Big;
+  winningVolume: Big;
+  wins: number;
+  losses: number;
+  durationMs: number;
+}
+
+interface Derived {
+  net: Big;
+  volume: Big;
+  percent: Big;
+  exitTime: number;
+}
+
+/** Position of a fill in execution order (the order the fills query sorts by). */
+export interface FillKey {
+  executedAt: number;
+  id: string;
+}
+
+/** a before b in execution order: executed_at, then id (as the database sorts them). */
+export const keyBefore = (a: FillKey, b: FillKey): boolean => a.executedAt < b.executedAt || (a.executedAt === b.executedAt && a.id < b.id);
+
+const ZERO_PREFIX: Prefix = {
+  pnl: D(0),
+  volume: D(0),
+  margin: D(0),
+  percent: D(0),
+  grossProfit: D(0),
+  grossLoss: D(0),
+  winningVolume: D(0),
+  wins: 0,
+  losses: 0,
+  durationMs: 0,
+};
+
+export class StatsLedger {
+  private readonly book = new FifoBook();
+  private readonly matches: RealizedMatch[] = [];
+  private readonly derived: Derived[] = [];
+  /** prefix[i]: sums over matches[0..i). */
+  private readonly prefix: Prefix[] = [ZERO_PREFIX];
+  private memo = new Map<number, PerformanceStats>();
+  /** Extremes over every match (the all-time window needs no scan). */
+  private readonly all: Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume"> = { maxGain: null, maxLoss: null, minVolume: null, maxVolume: null };
+  private last: FillKey | null = null;
+  private fillCount = 0;
+
+  /** The last fill applied (null: none). */
+  get lastKey(): FillKey | null {
+    return this.last;
+  }
+
+  get fills(): number {
+    return this.fillCount;
+  }
+
+  /** Adds fills that come after every fill already applied, in execution order. */
+  append(fills: readonly ExecutedFill[]): void {
+    for (const fill of fills) {
+      const key = { executedAt: fill.executedAt, id: fill.id };
+      if (this.last && !keyBefore(this.last, key)) {
+        throw new Error(`StatsLedger.append: fill ${fill.id} is not after ${this.last.id} in execution order`);
+      }
+      this.last = key;
+      this.fillCount++;
+      for (const match of this.book.apply(fill)) this.addMatch(match);
+    }
+    this.memo = new Map();
+  }
+
+  private addMatch(match: RealizedMatch) {
+    const net = D(match.netPnl);
+    const volume = matchVolume(match);
+    const percent = matchPnlPercent(match);
+    const p = this.prefix[this.prefix.length - 1]!;
+    const win = net.gt(0);
+    const loss = net.lt(0);
+    const all = this.all;
+    if (all.minVolume === null || volume.lt(all.minVolume)) all.minVolume = volume;
+    if (all.maxVolume === null || volume.gt(all.maxVolume)) all.maxVolume = volume;
+    if (win && (all.maxGain === null || percent.gt(all.maxGain))) all.maxGain = percent;
+    if (loss && (all.maxLoss === null || percent.lt(all.maxLoss))) all.maxLoss = percent;
+    this.matches.push(match);
+    this.derived.push({ net, volume, percent, exitTime: match.exitTime });
+    this.prefix.push({
+      pnl: p.pnl.plus(net),
+      volume: p.volume.plus(volume),
+      margin: p.margin.plus(matchMargin(match, volume)),
+      percent: p.percent.plus(percent),
+      grossProfit: win ? p.grossProfit.plus(net) : p.grossProfit,
+      grossLoss: loss ? p.grossLoss.minus(net) : p.grossLoss,
+      winningVolume: win ? p.winningVolume.plus(volume) : p.winningVolume,
+      wins: p.wins + (win ? 1 : 0),
+      losses: p.losses + (loss ? 1 : 0),
+      durationMs: p.durationMs + Math.max(0, match.exitTime - match.entryTime),
+    });
+  }
+
+  /** The closed-trades P&L response (SPEC.md §3). */
+  closedTradesPnl(): { totalPnL: string; realizedMatches: number } {
+    return { totalPnL: this.book.totalPnL, realizedMatches: this.book.realizedMatches };
+  }
+
+  /** Index of the first match whose exit time is >= since. */
+  private firstSince(since: number): number {
+    let lo = 0;
+    let hi = this.derived.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.derived[mid]!.exitTime < since) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Net P&L of the matches closed at or after `since` (epoch ms), exact. */
+  netPnlSince(since: number): string {
+    const start = this.firstSince(since);
+    return this.prefix[this.prefix.length - 1]!.pnl.minus(this.prefix[start]!.pnl).toString();
+  }
+
+  /** The statistics of the matches from index `start` to the end. */
+  private statsFrom(start: number): PerformanceStats {
+    const cached = this.memo.get(start);
+    if (cached) return cached;
+    const end = this.derived.length;
+    const a = this.prefix[start]!;
+    const b = this.prefix[end]!;
+    const totals: StatsTotals = {
+      count: end - start,
+      totalPnl: b.pnl.minus(a.pnl),
+      totalVolume: b.volume.minus(a.volume),
+      totalMargin: b.margin.minus(a.margin),
+      sumPercent: b.percent.minus(a.percent),
+      grossProfit: b.grossProfit.minus(a.grossProfit),
+      grossLoss: b.grossLoss.minus(a.grossLoss),
+      winningVolume: b.winningVolume.minus(a.winningVolume),
+      wins: b.wins - a.wins,
+      losses: b.losses - a.losses,
+      maxGain: null,
+      maxLoss: null,
+      minVolume: null,
+      maxVolume: null,
+      totalDurationMs: b.durationMs - a.durationMs,
+    };
+    if (start === 0) Object.assign(totals, this.all);
+    for (let i = start === 0 ? end : start; i < end; i++) {
+      const m = this.derived[i]!;
+      if (totals.minVolume === null || m.volume.lt(totals.minVolume)) totals.minVolume = m.volume;
+      if (totals.maxVolume === null || m.volume.gt(totals.maxVolume)) totals.maxVolume = m.volume;
+      if (m.net.gt(0)) {
+        if (totals.maxGain === null || m.percent.gt(totals.maxGain)) totals.maxGain = m.percent;
+      } else if (m.net.lt(0)) {
+        if (totals.maxLoss === null || m.percent.lt(totals.maxLoss)) totals.maxLoss = m.percent;
+      }
+    }
+    const stats = statsFromTotals(totals);
+    if (this.memo.size >= 16) this.memo.clear();
+    this.memo.set(start, stats);
+    return stats;
+  }
+
+  /** allTime, month (last 30 days) and week (last 7 days) at `now`, as periodStats. */
+  periodStats(now: number): PeriodStats {
+    return {
+      allTime: this.statsFrom(0),
+      month: this.statsFrom(this.firstSince(now - PERIOD_MS.month)),
+      week: this.statsFrom(this.firstSince(now - PERIOD_MS.week)),
+    };
+  }
+}

@@ -1,0 +1,133 @@
+// The statistics cache (app/services/statistics.server.ts) on both dialects: every answer
+// equals a computation from scratch over the executed fills, whatever happened to them
+// (booked in order, booked out of order, rewritten, pending, deleted by a reset), and the
+// cache is actually used (hits and appends, rebuilds only when they are needed). The API
+// routes and the dashboard see a fill booked just before they are called.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { closedTradesPnl, matchFifo } from "#app/core/pnl/fifo.ts";
+import { periodStats } from "#app/core/pnl/performance-stats.ts";
+import {
+  getClosedTradesPnl,
+  getNetPnlSince,
+  getPerformanceStats,
+  statsCacheCounters,
+} from "#app/services/statistics.server.ts";
+import { listExecutedFills } from "#db/queries/statistics.ts";
+import { insertTrade, updateTrade } from "#db/queries/trades.ts";
+import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe.each(testDialects())("statistics cache on %s", (dialect) => {
+  let app: TestApp;
+  let cookie: string;
+  const db = () => app.database.db;
+  let n = 0;
+
+  /** A trade as the worker writes it: pending first, then executed (the booking). */
+  const book = async (side: "buy" | "sell", quantity: string, price: string, executedAt: number, fee = "0.5", symbol = "ETH-PERP") => {
+    const id = `t${String(++n).padStart(4, "0")}-${side}`;
+    await insertTrade(db(), { id, symbol, side, orderType: "market", quantity, price: null, source: "signal", clientOrderId: `c-${id}`, exchange: "simulator", leverage: 2 });
+    await updateTrade(db(), id, { status: "executed", executedPrice: price, executedQuantity: quantity, fee, executedAt });
+    return id;
+  };
+
+  /** What the cache must answer: everything from scratch. */
+  const fromScratch = async (now: number) => {
+    const fills = await listExecutedFills(db());
+    return { stats: periodStats(matchFifo(fills).matches, now), pnl: closedTradesPnl(fills) };
+  };
+
+  const expectFresh = async (now: number) => {
+    const expected = await fromScratch(now);
+    expect(await getPerformanceStats(db(), now)).toEqual(expected.stats);
+    expect(await getClosedTradesPnl(db())).toEqual(expected.pnl);
+    return expected;
+  };
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect);
+    cookie = (await registerVia(app, "admin")).cookie;
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+
+  test("appends new fills, answers unchanged data from memory, rebuilds after out-of-order, rewritten and deleted fills", async () => {
+    const t0 = Date.now() - 20 * DAY;
+    const now = Date.now();
+
+    // Empty, then a first round trip booked in order.
+    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    await book("buy", "1", "3000", t0);
+    const firstExit = await book("sell", "1", "3100", t0 + 60_000);
+    let expected = await expectFresh(now);
+    expect(expected.pnl).toEqual({ totalPnL: "99", realizedMatches: 1 }); // 100 − 0.5 − 0.5
+    expect(expected.stats.allTime.totalTrades).toBe(1);
+    expect(expected.stats.week.totalTrades).toBe(0); // 20 days ago: in the month, not the week
+    expect(expected.stats.month.totalTrades).toBe(1);
+
+    // Nothing changed: answered from memory.
+    const before = statsCacheCounters(db());
+    await expectFresh(now);
+    const after = statsCacheCounters(db());
+    expect(after.hits).toBeGreaterThan(before.hits);
+    expect(after.rebuilds).toBe(before.rebuilds);
+
+    // A pending trade is not a fill: still a hit.
+    await insertTrade(db(), { id: "pending-1", symbol: "ETH-PERP", side: "buy", orderType: "market", quantity: "1", price: null, source: "manual", clientOrderId: "c-pending-1", exchange: "simulator" });
+    const hitsBefore = statsCacheCounters(db()).hits;
+    await expectFresh(now);
+    expect(statsCacheCounters(db()).hits).toBeGreaterThan(hitsBefore);
+
+    // Booked in order (today, a short closed at a loss): appended, not rebuilt.
+    const rebuilds = statsCacheCounters(db()).rebuilds;
+    const appends = statsCacheCounters(db()).appends;
+    await book("sell", "2", "3000", now - 3_600_000, "1");
+    await book("buy", "2", "3050", now - 1_800_000, "1");
+    expected = await expectFresh(now);
+    expect(statsCacheCounters(db()).rebuilds).toBe(rebuilds);
+    expect(statsCacheCounters(db()).appends).toBeGreaterThan(appends);
+    expect(expected.pnl).toEqual({ totalPnL: "-3", realizedMatches: 2 }); // 99 + (−100 − 1 − 1)
+    expect(expected.stats.week.totalTrades).toBe(1);
+    expect(await getNetPnlSince(db(), now - DAY)).toBe("-102");
+
+    // Booked out of execution order (a fill from 10 days ago committed now): rebuilt, exact.
+    await book("buy", "1", "100", t0 + 10 * DAY, "0.1", "SOL-PERP");
+    await book("sell", "1", "110", t0 + 10 * DAY + 1, "0.1", "SOL-PERP");
+    const rebuildsBefore = statsCacheCounters(db()).rebuilds;
+    expected = await expectFresh(now);
+    expect(statsCacheCounters(db()).rebuilds).toBeGreaterThan(rebuildsBefore);
+    expect(expected.pnl).toEqual({ totalPnL: "6.8", realizedMatches: 3 });
+
+    // An old fill rewritten (its fee corrected), nothing added: rebuilt, exact.
+    await Bun.sleep(2); // a later millisecond, as any real correction would be
+    await updateTrade(db(), firstExit, { fee: "2.5" });
+    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "4.8", realizedMatches: 3 });
+
+    // Same as a reset: every trade deleted.
+    await db().deleteFrom("trades").execute();
+    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0 });
+  });
+
+  test("the API routes and the dashboard see a fill booked just before they are called", async () => {
+    const get = async (path: string) => {
+      const response = await app.fetch(path, { cookie });
+      expect(response.status).toBe(200);
+      return response.json();
+    };
+    const now = Date.now();
+    const first = (await get("/api/closed-trades-pnl")) as { totalPnL: string; realizedMatches: number };
+    await get("/api/performance-stats");
+    await book("buy", "0.5", "60000", now - 120_000, "1", "BTC-PERP");
+    await book("sell", "0.5", "60200", now - 60_000, "1", "BTC-PERP");
+    const pnl = (await get("/api/closed-trades-pnl")) as { totalPnL: string; realizedMatches: number };
+    expect(pnl.realizedMatches).toBe(first.realizedMatches + 1);
+    const stats = (await get("/api/performance-stats")) as { week: { totalTrades: number } };
+    expect(stats).toEqual((await fromScratch(Date.now())).stats);
+    expect(stats.week.totalTrades).toBeGreaterThanOrEqual(1);
+    const dashboard = (await get("/api/dashboard/stats")) as { stats: { todayPnL: string } };
+    expect(dashboard.stats.todayPnL).toBe(await getNetPnlSince(db(), Date.now() - DAY));
+  });
+});
