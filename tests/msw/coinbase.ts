@@ -233,7 +233,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       } catch {
         return HttpResponse.json({ error: "INVALID_ARGUMENT", message: "malformed JSON" }, { status: 400 });
       }
-      const shortPath = url.pathname.startsWith(new URL(base).pathname) ? url.pathname.slice(new URL(base).pathname.length) || "/" : url.pathname;
+      const prefix = new URL(base).pathname.replace(/\/+$/, "");
+      const shortPath = prefix && url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || "/" : url.pathname;
       const record: FakeRequest = { method: request.method, host: url.host, path: shortPath, query: url.searchParams, body, authorized: kind === "public" };
       state.requests.push(record);
       if (kind === "jwt") {

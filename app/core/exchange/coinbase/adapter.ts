@@ -480,8 +480,9 @@ export function checkCreateAnswer(answer: CreateOrderResponse, productId: string
   if (answer?.success && answer.success_response?.order_id) return answer.success_response.order_id;
   const e = answer?.error_response ?? {};
   const reason = e.new_order_failure_reason || e.preview_failure_reason || e.error || answer?.failure_reason || "UNKNOWN_FAILURE_REASON";
-  const text = [e.message, e.error_details].filter(Boolean).join(": ");
-  const message = `Coinbase refused the ${productId} order: ${reason}${text && text !== reason ? ` (${text})` : ""}`;
+  const parts = [e.error, e.message, e.error_details].filter((part, i, all): part is string => Boolean(part) && part !== reason && all.indexOf(part) === i);
+  const text = parts.join(": ");
+  const message = `Coinbase refused the ${productId} order: ${reason}${text ? ` (${text})` : ""}`;
   if (/INSUFFICIENT_FUND/i.test(`${reason} ${text}`)) throw new InsufficientFundsError(message);
   throw new InvalidOrderError(message);
 }
