@@ -11,7 +11,7 @@
 import type { Kysely } from "kysely";
 import { decryptSecret } from "#app/core/crypto.ts";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
-import { getCredentialsVersion, getPrimaryConnection } from "#db/queries/exchanges.ts";
+import { type StoredExchangeConnection, getCredentialsVersion, getPrimaryConnection } from "#db/queries/exchanges.ts";
 import type { DB } from "#db/schema.ts";
 
 export type CoinbaseCredentials = {
@@ -41,18 +41,21 @@ export async function getTradingCredentials(
   config: CredentialsConfig = loadConfig(),
 ): Promise<CoinbaseCredentials | null> {
   const primary = await getPrimaryConnection(db);
-  if (primary) {
-    return {
-      apiKey: primary.apiKey,
-      apiSecret: decryptSecret(primary.apiSecretEnc, config.appSecret),
-      passphrase: primary.passphraseEnc ? decryptSecret(primary.passphraseEnc, config.appSecret) : null,
-      sandbox: primary.sandbox,
-      source: "settings",
-      connectionId: null,
-      connectionRef: primary.id,
-    };
-  }
+  if (primary) return connectionCredentials(primary, config);
   return envCredentials(config);
+}
+
+/** A stored connection's credentials, decrypted (throws DecryptError when APP_SECRET changed). */
+export function connectionCredentials(connection: StoredExchangeConnection, config: CredentialsConfig): CoinbaseCredentials {
+  return {
+    apiKey: connection.apiKey,
+    apiSecret: decryptSecret(connection.apiSecretEnc, config.appSecret),
+    passphrase: connection.passphraseEnc ? decryptSecret(connection.passphraseEnc, config.appSecret) : null,
+    sandbox: connection.sandbox,
+    source: "settings",
+    connectionId: null,
+    connectionRef: connection.id,
+  };
 }
 
 /** COINBASE_API_KEY / COINBASE_API_SECRET / COINBASE_SANDBOX, when both key and secret are set. */

@@ -187,6 +187,21 @@ export async function getCredentialsVersion(db: Db): Promise<string> {
   return (await getSetting<string>(db, CREDENTIALS_VERSION_KEY)) ?? "none";
 }
 
+/**
+ * Serialises credential changes: the version row, locked FOR UPDATE on MySQL (SQLite's
+ * write transactions already run one at a time). Call first inside the transaction, so two
+ * saves never both create the 'Default' connection.
+ */
+export async function lockCredentials(trx: Db): Promise<void> {
+  if (!isMysql(trx)) return;
+  await trx
+    .insertInto("settings")
+    .ignore()
+    .values({ key: CREDENTIALS_VERSION_KEY, value: JSON.stringify("none"), updated_at: nowMs() })
+    .execute();
+  await trx.selectFrom("settings").select("key").where("key", "=", CREDENTIALS_VERSION_KEY).forUpdate().execute();
+}
+
 export async function renewCredentialsVersion(db: Db): Promise<string> {
   const version = newId();
   await setSetting(db, CREDENTIALS_VERSION_KEY, version);

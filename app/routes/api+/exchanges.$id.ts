@@ -1,0 +1,39 @@
+// /api/exchanges/{id}: GET (any logged-in user) one exchange; PUT (admin) { isEnabled } or
+// { sandbox } answers the updated exchange; DELETE (admin) removes it. 404 JSON when there
+// is no such exchange.
+import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { UpdateExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
+import { deleteExchange, getExchangeView, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
+import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+const NOT_FOUND = "Exchange not found";
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  const exchange = await getExchangeView(context.db, params.id ?? "");
+  if (!exchange) return jsonError(404, NOT_FOUND);
+  return json(exchange, { headers: NO_STORE });
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const user = await requireAdmin(request, context);
+  const id = params.id ?? "";
+  if (request.method === "PUT") {
+    const parsed = UpdateExchangeSchema.safeParse(await readJsonObject(request));
+    if (!parsed.success) {
+      const { field, message } = firstIssue(parsed.error.issues);
+      return jsonError(400, message, { field });
+    }
+    const updated = await updateExchangeFlags(context.db, id, parsed.data, user.username);
+    if (!updated) return jsonError(404, NOT_FOUND);
+    return json(updated, { headers: NO_STORE });
+  }
+  if (request.method === "DELETE") {
+    const removed = await deleteExchange(context.db, id, user.username);
+    if (!removed) return jsonError(404, NOT_FOUND);
+    return json({ success: true, message: `Exchange "${removed.accountName}" deleted`, id }, { headers: NO_STORE });
+  }
+  return jsonError(405, `Method ${request.method} not allowed`);
+}

@@ -1,0 +1,28 @@
+// GET /api/exchanges (any logged-in user): { exchanges: [...] } with the API key truncated to
+// 20 characters plus "...", never a secret. POST /api/exchanges (admin): SPEC.md §7's
+// exchangeName, accountName, apiKey, apiSecret, passphrase, sandbox, isEnabled; answers the
+// created exchange (201), or 400 { error, field } with SPEC.md §5's message.
+import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
+import { createExchange, listExchanges } from "#app/services/exchange-connections.server.ts";
+import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  return json({ exchanges: await listExchanges(context.db) }, { headers: NO_STORE });
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdmin(request, context);
+  if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
+  const parsed = AddExchangeSchema.safeParse(await readJsonObject(request));
+  if (!parsed.success) {
+    const { field, message } = firstIssue(parsed.error.issues);
+    return jsonError(400, message, { field });
+  }
+  const created = await createExchange(context.db, context.config, parsed.data, user.username);
+  return json(created, { status: 201, headers: NO_STORE });
+}
