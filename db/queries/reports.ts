@@ -286,3 +286,14 @@ export async function listSimFills(db: Db, profileIds: string[]): Promise<(SimFi
     filledAt: Number(row.updated_at),
   }));
 }
+
+/** Frees the bytes of expired reports (their rows stay, marked by expires_at). Returns how many. */
+export async function pruneExpiredReportFiles(db: Db, now = nowMs()): Promise<number> {
+  const result = await db
+    .updateTable("reports")
+    .set({ file_data: null, updated_at: now })
+    .where("expires_at", "<", now)
+    .where("file_data", "is not", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -4,6 +4,7 @@ import { TASK_PAYLOADS, type TaskName } from "../../app/core/schemas/job-payload
 import { type ExecutionContext, executeTrade } from "../execution.ts";
 import { closePosition } from "./close-position.ts";
 import { executeSignal } from "./execute-signal.ts";
+import { generateReport } from "./generate-report.ts";
 
 export type TaskContext = ExecutionContext & { jobId: number };
 
@@ -13,6 +14,7 @@ export const TASKS: { [N in TaskName]: Executor<N> } = {
   "execute-signal": executeSignal,
   "place-order": (ctx, payload) => executeTrade(ctx, payload.tradeId),
   "close-position": closePosition,
+  "generate-report": generateReport,
 };
 
 export function isTaskName(name: string): name is TaskName {

@@ -19,10 +19,14 @@ export const ClosePositionPayload = z.object({
 });
 export type ClosePositionJob = z.infer<typeof ClosePositionPayload>;
 
+/** generate-report: builds (or fetches from Coinbase) the file of one reports row. */
+export const GenerateReportPayload = z.object({ reportId: z.string().min(1) });
+
 export const TASK_PAYLOADS = {
   "execute-signal": ExecuteSignalPayload,
   "place-order": PlaceOrderPayload,
   "close-position": ClosePositionPayload,
+  "generate-report": GenerateReportPayload,
 } as const;
 export type TaskName = keyof typeof TASK_PAYLOADS;
 

@@ -1,0 +1,199 @@
+// Market Data (SPEC.md §2, §3 Market product, §7, §9) from the active exchange adapter
+// (getExchange: the simulator, or Coinbase). The product list is cached per web process and
+// database with a TTL and single-flight, so any number of browsers polling
+// /api/market/products (30 s) and /api/market/summary (10 s) cost one upstream call per
+// TTL; a failed refresh serves the last good list (marked stale) rather than an error.
+// 24 h change and volume come from the adapter; the simulator has no price history, so it
+// reports null and the screen says so (no invented numbers).
+import type { Kysely } from "kysely";
+import { D } from "#app/core/decimal.ts";
+import type { ExchangeAdapter, Product, Ticker } from "#app/core/exchange/types.ts";
+import type { DB } from "#db/schema.ts";
+import { getExchange } from "./exchange.server.ts";
+
+type Db = Kysely<DB>;
+
+export const PRODUCTS_TTL_MS = 10_000;
+export const TOP_MOVERS = 5;
+/** SPEC.md §9: the market summary cards are static figures. */
+export const STATIC_SUMMARY = { marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%" } as const;
+
+/** SPEC.md §3 Market product. */
+export interface MarketProduct {
+  id: string;
+  productId: string;
+  baseCurrencyId: string;
+  quoteCurrencyId: string;
+  status: "online" | "offline";
+  price: string | null;
+  priceChange24h: string | null;
+  volume24h: string | null;
+  midMarketPrice: string | null;
+  minMarketFunds: string;
+  baseIncrement: string;
+  quoteIncrement: string;
+  baseMinSize: string;
+  fcmTradingSessionEnabled: boolean;
+  lastUpdated: string;
+}
+
+export interface MarketProductDetails extends MarketProduct {
+  bid: string | null;
+  ask: string | null;
+  priceSource: string | null;
+}
+
+export interface MarketSummary {
+  totalProducts: number;
+  onlineProducts: number;
+  marketCap: string;
+  volume24h: string;
+  dominance: string;
+  topGainers: MarketProduct[];
+  topLosers: MarketProduct[];
+  /** False when the exchange reports no 24 h change (the simulator). */
+  hasChangeData: boolean;
+  source: string;
+  lastUpdated: string;
+  stale: boolean;
+}
+
+interface Entry {
+  source: string;
+  products: MarketProduct[];
+  fetchedAt: number;
+  stale: boolean;
+}
+
+interface Cache {
+  entry: Entry | null;
+  inflight: Promise<Entry> | null;
+  /** Upstream calls made (tests read it). */
+  upstreamCalls: number;
+}
+
+const caches = new WeakMap<object, Cache>();
+
+function cacheFor(db: Db): Cache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = { entry: null, inflight: null, upstreamCalls: 0 }));
+  return cache;
+}
+
+export function marketCacheStats(db: Db) {
+  return { upstreamCalls: cacheFor(db).upstreamCalls };
+}
+
+/** Tests: forget the cached list. */
+export function resetMarketCache(db: Db) {
+  caches.delete(db);
+}
+
+export function toMarketProduct(p: Product, at: number): MarketProduct {
+  return {
+    id: p.symbol,
+    productId: p.symbol,
+    baseCurrencyId: p.base,
+    quoteCurrencyId: p.quote,
+    status: p.status,
+    price: p.price,
+    priceChange24h: p.priceChange24h ?? null,
+    volume24h: p.volume24h ?? null,
+    midMarketPrice: null,
+    minMarketFunds: p.minMarketFunds,
+    baseIncrement: p.baseIncrement,
+    quoteIncrement: p.quoteIncrement,
+    baseMinSize: p.baseMinSize,
+    fcmTradingSessionEnabled: p.status === "online",
+    lastUpdated: new Date(at).toISOString(),
+  };
+}
+
+export interface MarketOptions {
+  exchange?: ExchangeAdapter;
+  now?: number;
+  ttlMs?: number;
+}
+
+async function loadProducts(db: Db, options: MarketOptions = {}): Promise<Entry> {
+  const cache = cacheFor(db);
+  const exchange = options.exchange ?? getExchange(db);
+  const now = options.now ?? Date.now();
+  const ttl = options.ttlMs ?? PRODUCTS_TTL_MS;
+  const entry = cache.entry;
+  if (entry && entry.source === exchange.name && now - entry.fetchedAt < ttl) return entry;
+  cache.inflight ??= (async () => {
+    cache.upstreamCalls += 1;
+    try {
+      const products = await exchange.getProducts();
+      const at = Date.now();
+      const fresh: Entry = { source: exchange.name, products: products.map((p) => toMarketProduct(p, at)), fetchedAt: at, stale: false };
+      cache.entry = fresh;
+      return fresh;
+    } catch (error) {
+      // The last good list beats an error page; it is marked stale and retried next time.
+      if (cache.entry && cache.entry.source === exchange.name) return { ...cache.entry, stale: true };
+      throw error;
+    } finally {
+      cache.inflight = null;
+    }
+  })();
+  return cache.inflight;
+}
+
+export async function getMarketProducts(db: Db, options: MarketOptions = {}): Promise<MarketProduct[]> {
+  return (await loadProducts(db, options)).products;
+}
+
+const byChange = (a: MarketProduct, b: MarketProduct) => D(b.priceChange24h!).cmp(D(a.priceChange24h!));
+
+/** Top gainers: the largest positive 24 h changes; losers: the largest negative, SPEC's 5 each. */
+export function topMovers(products: MarketProduct[], count = TOP_MOVERS) {
+  const known = products.filter((p) => p.priceChange24h !== null);
+  const gainers = known.filter((p) => D(p.priceChange24h!).gt(0)).sort(byChange).slice(0, count);
+  const losers = known
+    .filter((p) => D(p.priceChange24h!).lt(0))
+    .sort((a, b) => byChange(b, a))
+    .slice(0, count);
+  return { gainers, losers, hasChangeData: known.length > 0 };
+}
+
+export async function getMarketSummary(db: Db, options: MarketOptions = {}): Promise<MarketSummary> {
+  const entry = await loadProducts(db, options);
+  const { gainers, losers, hasChangeData } = topMovers(entry.products);
+  return {
+    totalProducts: entry.products.length,
+    onlineProducts: entry.products.filter((p) => p.status === "online").length,
+    ...STATIC_SUMMARY,
+    topGainers: gainers,
+    topLosers: losers,
+    hasChangeData,
+    source: entry.source,
+    lastUpdated: new Date(entry.fetchedAt).toISOString(),
+    stale: entry.stale,
+  };
+}
+
+/** One product with its best bid/ask (mid-market price). Null when the exchange has no such product. */
+export async function getMarketProduct(db: Db, productId: string, options: MarketOptions = {}): Promise<MarketProductDetails | null> {
+  const products = await getMarketProducts(db, options);
+  const product = products.find((p) => p.productId === productId || p.productId.toLowerCase() === productId.toLowerCase());
+  if (!product) return null;
+  const exchange = options.exchange ?? getExchange(db);
+  let ticker: Ticker | null = null;
+  try {
+    ticker = await exchange.getTicker(product.productId);
+  } catch {
+    ticker = null; // no quote yet: the details show the list's price alone
+  }
+  const mid = ticker?.bid && ticker?.ask ? D(ticker.bid).plus(ticker.ask).div(2).toString() : null;
+  return {
+    ...product,
+    price: ticker?.price ?? product.price,
+    midMarketPrice: mid,
+    bid: ticker?.bid ?? null,
+    ask: ticker?.ask ?? null,
+    priceSource: ticker?.source ?? null,
+    lastUpdated: ticker?.time ?? product.lastUpdated,
+  };
+}
