@@ -21,7 +21,7 @@ import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/
 import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest } from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, credentialsVersion, getTradingCredentials } from "./credentials.server.ts";
+import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.server.ts";
 
 type Db = Kysely<DB>;
 
@@ -84,6 +84,8 @@ export interface ExchangeFactoryOptions {
   simulator?: SimulatorAdapter;
   checkMs?: number;
   env?: Record<string, string | undefined>;
+  /** The configuration stored secrets were encrypted under (default: this process's). */
+  config?: CredentialsConfig;
 }
 
 function liveClient(db: Db | null, keys: CoinbaseKeys, options: ExchangeFactoryOptions = {}) {
@@ -117,6 +119,9 @@ class UnavailableAdapter implements ExchangeAdapter {
   testConnection = async (): Promise<ConnectionTest> => ({ success: false, message: this.reason });
 }
 
+const credentialsOf = (db: Db, options: ExchangeFactoryOptions) =>
+  options.resolveCredentials ? options.resolveCredentials(db) : getTradingCredentials(db, options.config);
+
 interface Resolved {
   mode: ExchangeMode;
   adapter: ExchangeAdapter;
@@ -138,6 +143,19 @@ export class SwitchingExchange implements ExchangeAdapter {
     private readonly options: ExchangeFactoryOptions = {},
   ) {
     this.simulator = options.simulator ?? new SimulatorAdapter(db);
+    // Kept fresh in the background too, so `name` / `label` (read without a call, e.g. when
+    // a trade row is written) follow a credentials change within CHECK_MS.
+    const every = options.checkMs ?? CHECK_MS;
+    if (every > 0) {
+      this.timer = setInterval(() => void this.resolve().catch(() => undefined), every);
+      (this.timer as { unref?: () => void }).unref?.();
+    }
+  }
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  /** Stops the background refresh (tests, shutdown). */
+  stop() {
+    clearInterval(this.timer);
   }
 
   get name(): string {
@@ -176,7 +194,7 @@ export class SwitchingExchange implements ExchangeAdapter {
     if (this.resolved && this.resolved.key === key && version !== "unknown") return this.resolved;
     let next: Resolved;
     try {
-      const credentials = await (this.options.resolveCredentials ?? getTradingCredentials)(this.db);
+      const credentials = await credentialsOf(this.db, this.options);
       const mode = modeFor(credentials);
       next =
         mode === "coinbase-live"
@@ -229,7 +247,7 @@ export class SwitchingExchange implements ExchangeAdapter {
   async testConnection(): Promise<ConnectionTest> {
     const resolved = await this.resolve();
     if (resolved.mode === "coinbase-sandbox") {
-      const credentials = await (this.options.resolveCredentials ?? getTradingCredentials)(this.db).catch(() => null);
+      const credentials = await credentialsOf(this.db, this.options).catch(() => null);
       if (credentials) return testCoinbaseConnection(credentials, { db: this.db, env: this.options.env, clientOptions: this.options.clientOptions });
     }
     return resolved.adapter.testConnection();
@@ -238,11 +256,14 @@ export class SwitchingExchange implements ExchangeAdapter {
 
 const perDb = new WeakMap<Db, SwitchingExchange>();
 
-/** The exchange of this process for `db` (one per database, so its cache and checks are shared). */
-export function getExchange(db: Db): SwitchingExchange {
+/**
+ * The exchange of this process for `db` (one per database, so its cache and checks are
+ * shared). `config` only matters the first time (tests whose APP_SECRET is not the process's).
+ */
+export function getExchange(db: Db, config?: CredentialsConfig): SwitchingExchange {
   let exchange = perDb.get(db);
   if (!exchange) {
-    exchange = new SwitchingExchange(db);
+    exchange = new SwitchingExchange(db, { config });
     perDb.set(db, exchange);
     exchange.resolve().catch(() => undefined); // decide early, so the first name/label is right
   }
@@ -307,7 +328,7 @@ export async function testCoinbaseConnection(
 // Profiles and reports (Coinbase Exchange API, only with a passphrase)
 
 async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Promise<CoinbaseExchangeClient | null> {
-  const credentials = await (options.resolveCredentials ?? getTradingCredentials)(db);
+  const credentials = await credentialsOf(db, options);
   if (!credentials?.passphrase) return null;
   const hosts = coinbaseHosts(options.env);
   return new CoinbaseExchangeClient({
@@ -333,7 +354,7 @@ export async function getRemoteReportsProvider(db: Db, options: ExchangeFactoryO
 
 /** Advanced Trade portfolios as profiles (live CDP keys without a passphrase); not used by default. */
 export async function getPortfoliosProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<ProfilesProvider | null> {
-  const credentials = await (options.resolveCredentials ?? getTradingCredentials)(db);
+  const credentials = await credentialsOf(db, options);
   if (!credentials || credentials.passphrase || credentials.sandbox) return null;
   return new PortfoliosProfilesProvider(liveClient(db, credentials, options));
 }

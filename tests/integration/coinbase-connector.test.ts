@@ -1,0 +1,242 @@
+// The connector in the app, on both dialects, with Coinbase played by the MSW fake:
+// credentials saved -> the worker switches to Coinbase without a restart; webhook -> job ->
+// worker -> one Coinbase order of the right contract count with our client order id; an
+// ambiguous timeout reconciled by client order id (never a second order); sandbox on ->
+// paper trading; /api/health's coinbase_api; Test Connection; profiles/reports providers.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { DEFAULT_PRODUCT_MAP, getProductMap, setProductMap } from "#app/core/exchange/coinbase/config.ts";
+import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { createExchange as saveConnection, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
+import {
+  LAST_CALL_SETTING,
+  type SwitchingExchange,
+  createExchange,
+  getProfilesProvider,
+  getRemoteReportsProvider,
+  testCoinbaseConnection,
+} from "#app/services/exchange.server.ts";
+import { checkExchange } from "#app/services/health.server.ts";
+import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
+import { deleteSetting } from "#db/queries/settings.ts";
+import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
+import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { startRunner } from "#worker/runner.ts";
+
+const key = makeCdpKey("ec");
+const exchangeKey = makeExchangeKey();
+const msw = useCoinbaseFake({ cdpKeys: [key], exchangeKeys: [exchangeKey] });
+const FAST = { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 };
+
+async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
+  let app: TestApp;
+  let secret: string;
+  let exchange: SwitchingExchange;
+  let connectionId: string;
+  const db = () => app.database.db;
+  const webhook = (body: Record<string, unknown>) =>
+    app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+  const executed = (signalId: string) =>
+    waitFor("trade executed", async () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect, {}, { file: true });
+    const admin = (await registerVia(app, "cb_admin")).cookie;
+    secret = ((await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as { secret: string }).secret;
+    const simulator = new SimulatorAdapter(db());
+    await simulator.ensureAccount();
+    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: FAST, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
+  });
+  afterAll(async () => {
+    exchange?.stop();
+    await app?.cleanup();
+  });
+  beforeEach(async () => {
+    msw.reset();
+    for (const table of ["jobs", "trades", "positions", "signals", "exchanges"] as const) await db().deleteFrom(table).execute();
+    await deleteSetting(db(), LAST_CALL_SETTING);
+    await renewCredentialsVersion(db()); // the rows went behind the repository's back
+    await waitFor("back on the simulator", async () => exchange.mode === "simulator", 5000);
+  });
+
+  const connectLive = async (sandbox = false) => {
+    const view = await saveConnection(
+      db(),
+      app.config,
+      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox, isEnabled: true } as never,
+      "cb_admin",
+    );
+    connectionId = view.id;
+    // The background refresh (every checkMs, as in the worker) notices the new credentials.
+    await waitFor("exchange switched", async () => exchange.mode === (sandbox ? "coinbase-sandbox" : "coinbase-live"), 5000);
+  };
+
+  test("no credentials: the simulator; saved live credentials switch to Coinbase without a restart; sandbox on goes back to paper", async () => {
+    expect((await exchange.resolve()).mode).toBe("simulator");
+    expect(exchange.name).toBe("simulator");
+    await connectLive(false);
+    expect((await exchange.resolve()).mode).toBe("coinbase-live");
+    expect(exchange.name).toBe("coinbase");
+    expect(exchange.label).toBe("Coinbase (live trading)");
+    await updateExchangeFlags(db(), connectionId, { sandbox: true }, "cb_admin");
+    await waitFor("sandbox mode", async () => (await exchange.resolve()).mode === "coinbase-sandbox", 5000);
+    expect(exchange.name).toBe("simulator");
+    expect(exchange.label).toBe("Coinbase sandbox: paper trading on the simulator at Coinbase prices");
+    expect(msw.fake.state.requests).toEqual([]); // choosing never calls Coinbase
+  });
+
+  test("webhook -> job -> worker -> one Coinbase order: whole contracts, client order id job-<id>, booked in base units", async () => {
+    await connectLive(false);
+    const runner = startRunner({ db: db(), exchange, workerId: "cb-w1", pollMs: 5 });
+    try {
+      const response = await webhook({ action: "buy", symbol: "BTC-PERP", quantity: "0.057", order_type: "market" });
+      const { signalId } = (await response.json()) as { signalId: string };
+      const trade = await executed(signalId);
+      expect(trade.client_order_id).toBe(`job-${trade.job_id}`);
+      const sent = msw.fake.requestsTo("/orders", "POST");
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.body).toMatchObject({
+        client_order_id: trade.client_order_id,
+        product_id: "BIP-20DEC30-CDE",
+        side: "BUY",
+        order_configuration: { market_market_ioc: { base_size: "5" } },
+        margin_type: "CROSS",
+      });
+      expect(trade).toMatchObject({ exchange: "coinbase", symbol: "BTC-PERP", side: "buy" });
+      expect(Number(trade.executed_quantity)).toBe(0.05);
+      expect(Number(trade.executed_price)).toBe(95000);
+      expect(Number(trade.fee)).toBeCloseTo(1.43, 8);
+      const position = await db().selectFrom("positions").selectAll().where("status", "=", "open").executeTakeFirstOrThrow();
+      expect(position).toMatchObject({ symbol: "BTC-PERP", side: "long", entry_trade_id: trade.id });
+      expect(Number(position.quantity)).toBe(0.05);
+      const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Order filled on coinbase%").executeTakeFirst();
+      expect(log?.message).toBe("Order filled on coinbase: BUY 0.05 BTC-PERP @ 95000 (fee 1.43)");
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test("an order Coinbase took but never answered (timeout) is found by client order id on the retry: one order, booked once", async () => {
+    await connectLive(false);
+    msw.fake.fail({ method: "POST", path: "/orders", afterProcessing: true, hang: true });
+    const runner = startRunner({ db: db(), exchange, workerId: "cb-w2", pollMs: 5 });
+    try {
+      const response = await webhook({ action: "sell", symbol: "ETH-PERP", quantity: "0.25", order_type: "market" });
+      const { signalId } = (await response.json()) as { signalId: string };
+      const trade = await executed(signalId);
+      expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
+      expect(msw.fake.ordersFor(trade.client_order_id)).toHaveLength(1);
+      expect(msw.fake.requestsTo("/orders/historical/batch", "GET").length).toBeGreaterThanOrEqual(1);
+      const job = await db().selectFrom("jobs").select(["attempts", "status"]).where("id", "=", trade.job_id!).executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ status: "completed" });
+      expect(Number(job.attempts)).toBe(2);
+      const retried = await db().selectFrom("activity_logs").select("message").where("message", "like", `Job execute-signal #${trade.job_id} will retry%`).executeTakeFirstOrThrow();
+      expect(retried.message).toContain("did not answer POST /api/v3/brokerage/orders within 400 ms: the outcome is unknown");
+      expect(Number(trade.executed_quantity)).toBe(0.2); // 2 contracts of 0.1 ETH
+      const positions = await db().selectFrom("positions").selectAll().execute();
+      expect(positions).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test("a Coinbase refusal (HTTP 200, success:false) fails the trade with Coinbase's reason, no retry", async () => {
+    await connectLive(false);
+    msw.fake.fail({ method: "POST", path: "/orders", status: 200, body: { success: false, error_response: { error: "INSUFFICIENT_FUND", message: "Insufficient balance", new_order_failure_reason: "INSUFFICIENT_FUND" } } });
+    const runner = startRunner({ db: db(), exchange, workerId: "cb-w3", pollMs: 5 });
+    try {
+      const { signalId } = (await (await webhook({ action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market" })).json()) as { signalId: string };
+      const trade = await waitFor("trade failed", async () =>
+        db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "failed").executeTakeFirst(),
+      );
+      expect(trade.error_message).toBe("Coinbase refused the SLP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance)");
+      expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test("coinbase_api health: the mode, and whether the last Coinbase call worked", async () => {
+    const context = { db: db(), config: app.config };
+    expect((await checkExchange(context)).message).toMatch(/^Simulator \(paper trading\)/);
+    await connectLive(false);
+    expect(await checkExchange(context)).toEqual({ component: "coinbase_api", status: "warning", message: "Coinbase (live trading): no Coinbase call yet" });
+    msw.fake.fail({ path: "/accounts", status: 500, times: 3 });
+    await expect(exchange.getBalances()).rejects.toThrow("Coinbase is unavailable (HTTP 500)");
+    const failing = await waitFor("failure recorded", async () => {
+      const entry = await checkExchange(context);
+      return entry.status === "error" ? entry : null;
+    });
+    expect(failing.message).toMatch(/^Coinbase \(live trading\): last Coinbase call GET \/api\/v3\/brokerage\/accounts \d+ s ago failed: Coinbase is unavailable \(HTTP 500\)/);
+    await exchange.getBalances();
+    const working = await waitFor("success recorded", async () => {
+      const entry = await checkExchange(context);
+      return entry.status === "online" ? entry : null;
+    });
+    expect(working.message).toMatch(/^Coinbase \(live trading\): last Coinbase call GET \/api\/v3\/brokerage\/\S+ \d+ s ago worked$/);
+
+    await updateExchangeFlags(db(), connectionId, { sandbox: true }, "cb_admin");
+    await setPrice(db(), "BTC-PERP", "95000", "coinbase");
+    const sandbox = await checkExchange(context);
+    expect(sandbox.message).toMatch(/^Coinbase sandbox: paper trading on the simulator at Coinbase prices \(Coinbase public prices\); last Coinbase call/);
+  });
+
+  test("Test Connection: read-only; sandbox keys are verified on production and the message says orders stay on paper; failures say why", async () => {
+    const ok = await testCoinbaseConnection({ apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: true }, { clientOptions: FAST });
+    expect(ok).toEqual({
+      success: true,
+      message:
+        "Connected to Coinbase Advanced Trade (production): the API key works, 1 account visible. Sandbox mode is on: orders are paper-traded by the simulator at Coinbase prices (Coinbase's sandbox never fills)",
+    });
+    expect(msw.fake.state.requests.map((r) => `${r.method} ${r.host}${r.path}`)).toEqual(["GET api.coinbase.com/accounts"]);
+    const stranger = makeCdpKey("ed25519");
+    const refused = await testCoinbaseConnection({ apiKey: stranger.apiKey, apiSecret: stranger.apiSecret, passphrase: null, sandbox: false }, { clientOptions: FAST });
+    expect(refused.success).toBe(false);
+    expect(refused.message).toMatch(/^Coinbase rejected the API key \(401 Unauthorized\)/);
+    const garbage = await testCoinbaseConnection({ apiKey: "k", apiSecret: "not-a-key", passphrase: null, sandbox: false });
+    expect(garbage).toEqual({ success: false, message: "The Coinbase API secret is neither an EC private key PEM nor a base64 Ed25519 key (64 bytes)" });
+    const viaExchange = await testCoinbaseConnection({ ...exchangeKey, sandbox: false }, { clientOptions: FAST });
+    expect(viaExchange).toEqual({ success: true, message: "Connected to Coinbase Exchange (production): 1 profile visible" });
+  });
+
+  test("profiles and reports: Coinbase Exchange only with a passphrase, else null (the simulator's)", async () => {
+    expect(await getProfilesProvider(db(), { config: app.config })).toBeNull();
+    await connectLive(false);
+    expect(await getRemoteReportsProvider(db(), { config: app.config })).toBeNull();
+    const withPassphrase = { resolveCredentials: async () => ({ ...exchangeKey, sandbox: false, source: "settings" as const, connectionId: null }) };
+    const provider = await getProfilesProvider(db(), withPassphrase);
+    expect(provider).toBeInstanceOf(CoinbaseExchangeClient);
+    expect((await provider!.listProfiles()).map((p) => p.name)).toEqual(["default"]);
+    expect(await getRemoteReportsProvider(db(), withPassphrase)).toBeInstanceOf(CoinbaseExchangeClient);
+  });
+
+  test("the symbol map: defaults, a stored override the exchange picks up, and validation", async () => {
+    expect(await getProductMap(db())).toEqual(DEFAULT_PRODUCT_MAP);
+    await expect(setProductMap(db(), { "DOGE-PERP": "DOG-20DEC30-CDE" })).rejects.toThrow("Unknown symbol DOGE-PERP");
+    await expect(setProductMap(db(), { "BTC-PERP": "not an id" })).rejects.toThrow("not a Coinbase product id");
+    await connectLive(false);
+    try {
+      await setProductMap(db(), { "BTC-PERP": "bip-20dec30-cde" });
+      expect((await getProductMap(db()))["BTC-PERP"]).toBe("BIP-20DEC30-CDE");
+      await setProductMap(db(), { "BTC-PERP": "BIT-28NOV26-CDE" });
+      await Bun.sleep(120); // the next check (every checkMs) sees the new map
+      const error = await exchange.placeOrder({ clientOrderId: "map-1", symbol: "BTC-PERP", side: "buy", type: "market", quantity: "0.05" }).catch((e) => e);
+      expect(error.message).toBe("Coinbase has no product BIT-28NOV26-CDE (mapped to BTC-PERP): check the symbol map in settings");
+    } finally {
+      await setProductMap(db(), { "BTC-PERP": "BIP-20DEC30-CDE" });
+    }
+  });
+});
