@@ -9,6 +9,7 @@ import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
+import { startOrderSync } from "./monitor/order-sync.ts";
 import { startRunner } from "./runner.ts";
 
 export const HEARTBEAT_MS = 2_000;
@@ -34,6 +35,8 @@ export async function runWorker() {
 
   const runner = startRunner({ db: database.db, exchange, workerId });
   const stopPrices = startPriceLoop({ db: database.db, workerId });
+  // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
+  const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   const timer = setInterval(() => {
     beat("running", { activeJobs: runner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);
@@ -45,6 +48,8 @@ export async function runWorker() {
     clearInterval(timer);
     try {
       await stopPrices();
+      await stopOrderSync();
+      exchange.stop();
       await runner.stop();
       await beat("stopped");
       await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });

@@ -24,6 +24,7 @@ import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
@@ -164,6 +165,29 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       );
       expect(trade.error_message).toBe("Coinbase refused the SLP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance)");
       expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test("a limit order resting on Coinbase is booked by the order sync once Coinbase fills it", async () => {
+    await connectLive(false);
+    const runner = startRunner({ db: db(), exchange, workerId: "cb-w4", pollMs: 5 });
+    try {
+      const { signalId } = (await (await webhook({ action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "limit", price: "3300.2" })).json()) as { signalId: string };
+      const resting = await waitFor("order resting", async () =>
+        db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("order_id", "is not", null).executeTakeFirst(),
+      );
+      expect(resting.status).toBe("pending");
+      expect(msw.fake.requestsTo("/orders", "POST")[0]!.body).toMatchObject({ order_configuration: { limit_limit_gtc: { base_size: "3", limit_price: "3300" } } });
+      expect(await syncExchangeOrders(db(), exchange)).toBe(0); // still open: nothing to book
+      msw.fake.fillOrder(resting.order_id!);
+      expect(await syncExchangeOrders(db(), exchange)).toBe(1);
+      const trade = await executed(signalId);
+      expect(Number(trade.executed_price)).toBe(3300);
+      expect(Number(trade.executed_quantity)).toBe(0.3);
+      expect(await syncExchangeOrders(db(), exchange)).toBe(0); // booked once
+      expect(await db().selectFrom("positions").selectAll().execute()).toHaveLength(1);
     } finally {
       await runner.stop();
     }

@@ -694,6 +694,13 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     fail(fault: Fault) {
       state.faults.push({ times: 1, ...fault });
     },
+    /** Fills a resting order at its limit price (or `price`), as the market would. */
+    fillOrder(orderId: string, price?: string) {
+      const order = state.orders.find((o) => o.order_id === orderId);
+      if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);
+      const config = Object.values(order.order_configuration)[0] ?? {};
+      fill(order, new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
+    },
     setPrice(productId: string, price: string) {
       state.products.get(productId)!.price = price;
     },
