@@ -1,19 +1,44 @@
-import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+// /market-data: the Market Data screen (SPEC.md §2, §9). ?tab=overview|pairs|details,
+// &product=, &q=, &filter=all|gainers|losers choose what the server renders (links and a GET
+// form: it works without JavaScript); the data comes from the same cached services as
+// /api/market/*.
+import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { NotBuiltYet, Screen } from "#app/components/screen.tsx";
+import { type MarketTab, type MarketView, MarketDataScreen, type PairFilter } from "#app/components/market-data/market-data-screen.tsx";
+import { type MarketProduct, type MarketProductDetails, type MarketSummary, getMarketProduct, getMarketProducts, getMarketSummary } from "#app/services/market-data.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
+
+const TABS: MarketTab[] = ["overview", "pairs", "details"];
+const FILTERS: PairFilter[] = ["all", "gainers", "losers"];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  return null;
+  const url = new URL(request.url);
+  const tab = url.searchParams.get("tab") as MarketTab | null;
+  const filter = url.searchParams.get("filter") as PairFilter | null;
+  const view: MarketView = {
+    tab: tab && TABS.includes(tab) ? tab : "overview",
+    product: url.searchParams.get("product") || null,
+    q: (url.searchParams.get("q") ?? "").slice(0, 64),
+    filter: filter && FILTERS.includes(filter) ? filter : "all",
+  };
+  let summary: MarketSummary | null = null;
+  let products: MarketProduct[] | null = null;
+  let details: MarketProductDetails | null = null;
+  let loadError: string | null = null;
+  try {
+    [summary, products] = await Promise.all([getMarketSummary(context.db), getMarketProducts(context.db)]);
+    if (view.product) details = await getMarketProduct(context.db, view.product);
+  } catch (error) {
+    loadError = `Market data unavailable: ${(error as Error).message}`;
+  }
+  return json({ view, summary, products, details, loadError }, { headers: { "Cache-Control": "no-store" } });
 }
 
 export default function Page() {
-  return (
-    <Screen title="Market Data">
-      <NotBuiltYet what="The overview, trading pairs and product details arrive with the exchange connector." />
-    </Screen>
-  );
+  const data = useLoaderData<typeof loader>();
+  return <MarketDataScreen initialView={data.view} summary={data.summary} products={data.products} details={data.details} loadError={data.loadError} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Market Data · PerpDesk" }];
