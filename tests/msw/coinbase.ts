@@ -429,6 +429,12 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       return HttpResponse.json({ products, num_products: products.length });
     }),
     route("get", AT, "/market/products/:id", "public", ({ params }) => {
+      // Spot references (BTC-USD ...), which the simulator's price feed reads: the perp's price.
+      const spot = /^([A-Z]+)-USD$/.exec(params.id!);
+      if (spot) {
+        const perp = [...state.products.values()].find((p) => p.root === spot[1]);
+        if (perp) return HttpResponse.json({ product_id: params.id, price: perp.price, product_type: "SPOT", base_currency_id: spot[1], quote_currency_id: "USD", status: "online" });
+      }
       const p = state.products.get(params.id!);
       return p ? HttpResponse.json(wireProduct(p)) : HttpResponse.json({ error: "NOT_FOUND", message: "product not found" }, { status: 404 });
     }),

@@ -136,7 +136,8 @@ export function createRandomWalk(seed: number): RandomWalk {
 // ---------------------------------------------------------------------------------------
 // Coinbase public market data
 
-export const COINBASE_PUBLIC_BASE = "https://api.coinbase.com/api/v3/brokerage/market/products";
+/** Production, unless COINBASE_API_URL points the whole connector elsewhere (a test's fake Coinbase). */
+export const COINBASE_PUBLIC_BASE = `${(process.env.COINBASE_API_URL || "https://api.coinbase.com").replace(/\/+$/, "")}/api/v3/brokerage/market/products`;
 
 /** The part of `fetch` used here, so tests can pass a fake. */
 export type FetchLike = (
