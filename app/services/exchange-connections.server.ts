@@ -16,8 +16,8 @@ import {
   type UpdateExchange,
   credentialsIssue,
   maskApiKey,
-  truncateApiKey,
 } from "#app/core/schemas/exchange-connection.ts";
+import { truncateKey } from "#app/utils/format.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import {
@@ -74,7 +74,7 @@ export function toExchangeView(
     id: connection.id,
     exchangeName: connection.exchangeName,
     accountName: connection.accountName,
-    apiKey: truncateApiKey(connection.apiKey),
+    apiKey: truncateKey(connection.apiKey),
     hasPassphrase: connection.passphraseEnc !== null,
     sandbox: connection.sandbox,
     isEnabled: connection.isEnabled,

@@ -42,11 +42,6 @@ export function maskApiKey(apiKey: string): string {
   return `${apiKey.slice(0, 4)}${MASK_CHAR.repeat(8)}${apiKey.slice(-4)}`;
 }
 
-/** The API key as the Exchanges table and GET /api/exchanges show it (SPEC.md §2, §9). */
-export function truncateApiKey(apiKey: string): string {
-  return `${apiKey.slice(0, 20)}...`;
-}
-
 /** Checkbox/switch booleans from JSON (true/false) or a form post ("on" / absent, "true"/"false"). */
 export function toBoolean(value: unknown, fallback: boolean): boolean {
   if (value === undefined || value === null || value === "") return fallback;
@@ -64,7 +59,7 @@ const requiredText = (message: string, max: number, tooLong: string) =>
     z.string({ error: message }).min(1, message).max(max, tooLong),
   );
 
-/** The Connect Exchange dialog and POST /api/exchanges. */
+/** POST /api/exchanges (JSON: sandbox and isEnabled default to true when absent). */
 export const AddExchangeSchema = z.object({
   exchangeName: z.preprocess(
     (v) => (typeof v === "string" ? v.trim().toUpperCase() : v),
@@ -80,6 +75,14 @@ export const AddExchangeSchema = z.object({
   ),
   sandbox: z.unknown().optional().transform((v) => toBoolean(v, true)),
   isEnabled: z.unknown().optional().transform((v) => toBoolean(v, true)),
+});
+/**
+ * The Connect Exchange form (page action without JavaScript, instant validation with it):
+ * the same fields, but the switches are checkboxes, so absent means off.
+ */
+export const AddExchangeFormSchema = AddExchangeSchema.extend({
+  sandbox: z.unknown().optional().transform((v) => toBoolean(v, false)),
+  isEnabled: z.unknown().optional().transform((v) => toBoolean(v, false)),
 });
 export type AddExchangeInput = z.input<typeof AddExchangeSchema>;
 export type AddExchange = z.output<typeof AddExchangeSchema>;

@@ -1,19 +1,84 @@
-import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+// /api-settings: API Settings (SPEC.md §2; app/components/api-settings/api-settings-screen.tsx),
+// admins only in loader AND action. The action is the no-JavaScript path of the screen's
+// buttons: intent save | save-settings | test, the same operations as POST
+// /api/credentials/save, /api/credentials/save-settings and GET /api/test/coinbase, answered
+// by a redirect with a flash toast, or (a refused save) the page again with the message.
+import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { type ApiSettingsActionData, ApiSettingsScreen } from "#app/components/api-settings/api-settings-screen.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { NotBuiltYet, Screen } from "#app/components/screen.tsx";
+import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
+import {
+  coinbaseTester,
+  getCredentialsSummary,
+  saveCredentialSettings,
+  saveCredentials,
+  testTradingCredentials,
+} from "#app/services/exchange-connections.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
+import { redirectWithToast } from "#app/utils/toast.server.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  return null;
+  const setupOpen = new URL(request.url).searchParams.get("setup") === "1";
+  return json({ summary: await getCredentialsSummary(context.db, context.config), setupOpen }, { headers: NO_STORE });
 }
 
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdmin(request, context);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const refused = (title: string, message: string, status = 400) =>
+    json<ApiSettingsActionData>({ toast: { title, description: message, variant: "destructive" }, formError: { title, message } }, { status, headers: NO_STORE });
+
+  if (intent === "save") {
+    const text = (name: string) => (typeof form.get(name) === "string" ? String(form.get(name)) : undefined);
+    const input = SaveCredentialsFields.parse({
+      apiKey: text("apiKey"),
+      apiSecret: text("apiSecret"),
+      sandbox: form.get("sandbox") === "on", // a checkbox: absent means off
+      originalApiKey: text("originalApiKey"),
+      originalApiSecret: text("originalApiSecret"),
+    });
+    const outcome = await saveCredentials(context.db, context.config, input, user.username);
+    if (!outcome.success) return refused(outcome.title, outcome.error, outcome.status);
+    return redirectWithToast(context, "/api-settings", { title: "Credentials Saved", description: outcome.message }, { headers: NO_STORE });
+  }
+
+  if (intent === "save-settings") {
+    const outcome = await saveCredentialSettings(context.db, context.config, form.get("sandbox") === "on", user.username).catch((error: Error) => {
+      console.warn(`saving the sandbox setting failed: ${error.message}`);
+      return null;
+    });
+    if (!outcome) return refused("Save Error", "The settings could not be saved: please try again", 500);
+    if (!outcome.success) return refused(outcome.title, outcome.error, outcome.status);
+    return redirectWithToast(context, "/api-settings", { title: "Settings Saved", description: outcome.message }, { headers: NO_STORE });
+  }
+
+  if (intent === "test") {
+    const outcome = await testTradingCredentials(context.db, context.config, user.username, coinbaseTester(context.db)).catch((error: Error) => {
+      console.warn(`testing the credentials failed: ${error.message}`);
+      return null;
+    });
+    const toast = !outcome
+      ? { title: "Connection Test Error", description: "Failed to test connection", variant: "destructive" as const }
+      : outcome.success
+        ? { title: "Connection Successful", description: outcome.message }
+        : { title: "Connection Test Failed", description: outcome.message, variant: "destructive" as const };
+    return redirectWithToast(context, "/api-settings", toast, { headers: NO_STORE });
+  }
+
+  return json({ error: "Unknown action" }, { status: 400, headers: NO_STORE });
+}
+
+export const headers: HeadersFunction = () => NO_STORE;
+
 export default function Page() {
-  return (
-    <Screen title="API Settings">
-      <NotBuiltYet what="The API key and secret form, Test Connection and the environment setup instructions arrive with the Coinbase connector." />
-    </Screen>
-  );
+  const data = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  return <ApiSettingsScreen summary={data.summary} setupOpen={data.setupOpen} actionData={actionData && "formError" in actionData ? (actionData as ApiSettingsActionData) : undefined} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "API Settings · PerpDesk" }];

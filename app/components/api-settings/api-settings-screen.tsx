@@ -1,0 +1,333 @@
+// The API Settings screen (SPEC.md §2 API Settings, §4 credentials form, §5, §7, §8), admins
+// only: the connection status card with Test Connection (GET /api/test/coinbase), the API
+// key / secret / sandbox form (POST /api/credentials/save; Save Settings, POST
+// /api/credentials/save-settings, appears once the sandbox value changed), and Get
+// Environment Setup with the COINBASE_* variables.
+//
+// The form is filled with the masked values GET /api/credentials gives. With JavaScript:
+// any edit of key or secret marks the form changed; saving an unchanged form says 'No
+// Changes Detected' without a call; masked bullets are refused before the call (the same
+// rules as the server: credentialsIssue). Without JavaScript the form posts to the page
+// (intent=save | save-settings | test), the untouched masked values travel back as
+// originalApiKey/originalApiSecret so the server can tell "nothing edited", and the answer
+// is a redirect with a flash toast or the page again with the message.
+import NetworkCheckIcon from "@mui/icons-material/NetworkCheck";
+import SaveIcon from "@mui/icons-material/Save";
+import SettingsEthernetIcon from "@mui/icons-material/SettingsEthernet";
+import Alert from "@mui/material/Alert";
+import AlertTitle from "@mui/material/AlertTitle";
+import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
+import Checkbox from "@mui/material/Checkbox";
+import Chip from "@mui/material/Chip";
+import Collapse from "@mui/material/Collapse";
+import FormControlLabel from "@mui/material/FormControlLabel";
+import Paper from "@mui/material/Paper";
+import Stack from "@mui/material/Stack";
+import TextField from "@mui/material/TextField";
+import Typography from "@mui/material/Typography";
+import { Link as RemixLink } from "@remix-run/react";
+import { type FormEvent, type ReactNode, useRef, useState } from "react";
+import { type CredentialsSummary, MASKED_SECRET, MESSAGES, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import { ApiError, apiRequest, errorText, getJson } from "#app/utils/api-client.ts";
+import { formatDateTime } from "#app/utils/format.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { Screen } from "../screen.tsx";
+import { useToast } from "../toaster.tsx";
+
+/** SPEC.md §7: GET /api/credentials every 30 s. */
+export const CREDENTIALS_POLL_MS = 30_000;
+
+export const ENV_SETUP_LINES = [
+  "COINBASE_API_KEY=organizations/<org_id>/apiKeys/<key_id>",
+  'COINBASE_API_SECRET="-----BEGIN EC PRIVATE KEY-----\\n...\\n-----END EC PRIVATE KEY-----\\n"',
+  "COINBASE_SANDBOX=true",
+] as const;
+
+/** What the page action answers when a no-JavaScript post fails (400). */
+export interface ApiSettingsActionData {
+  toast: Toast;
+  formError?: { title: string; message: string };
+}
+
+const SOURCE_TEXT: Record<CredentialsSummary["source"], string> = {
+  settings: "Saved on this page",
+  env: "Environment variables (COINBASE_API_KEY / COINBASE_API_SECRET)",
+  none: "Not configured: orders are paper orders on the simulator",
+};
+
+export function ApiSettingsScreen({ summary: initial, setupOpen, actionData }: { summary: CredentialsSummary; setupOpen: boolean; actionData?: ApiSettingsActionData }) {
+  const query = useApiQuery<CredentialsSummary>("/api/credentials", { initialData: initial, refetchIntervalMs: CREDENTIALS_POLL_MS });
+  const summary = query.data ?? initial;
+  // The form starts again from the stored values after each save (a new key remounts it).
+  const [saves, setSaves] = useState(0);
+  const refresh = () => {
+    void query.refetch();
+  };
+  return (
+    <Screen title="API Settings">
+      <Stack spacing={3}>
+        <ConnectionCard summary={summary} onTested={refresh} />
+        <CredentialsCard
+          key={`${saves}:${summary.connectionId ?? summary.source}`}
+          summary={summary}
+          actionData={actionData}
+          onSaved={() => {
+            setSaves((n) => n + 1);
+            refresh();
+          }}
+        />
+        <EnvironmentSetup initiallyOpen={setupOpen} />
+      </Stack>
+    </Screen>
+  );
+}
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Stack direction={{ xs: "column", sm: "row" }} spacing={{ xs: 0, sm: 2 }} sx={{ py: 0.5 }}>
+      <Typography color="text.secondary" sx={{ minWidth: 160 }}>
+        {label}
+      </Typography>
+      <Box sx={{ minWidth: 0, overflowWrap: "anywhere" }}>{children}</Box>
+    </Stack>
+  );
+}
+
+function statusChip(summary: CredentialsSummary) {
+  if (summary.source === "none") return <Chip size="small" label="Not configured" variant="outlined" data-testid="credentials-status" />;
+  if (summary.connectionStatus === "connected") return <Chip size="small" label="Connected" color="success" data-testid="credentials-status" />;
+  if (summary.connectionStatus === "error") return <Chip size="small" label="Error" color="error" data-testid="credentials-status" />;
+  return <Chip size="small" label={summary.source === "env" ? "Not tested" : "Disconnected"} variant="outlined" data-testid="credentials-status" />;
+}
+
+function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; onTested: () => void }) {
+  const hydrated = useHydrated();
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const [lastTest, setLastTest] = useState<{ success: boolean; message: string } | null>(null);
+  const test = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const result = await getJson<{ success: boolean; message?: string; error?: string }>("/api/test/coinbase");
+      const message = result.message ?? result.error ?? "";
+      setLastTest({ success: result.success, message });
+      toast(result.success ? { title: "Connection Successful", description: message } : { title: "Connection Test Failed", description: message || "Failed to test connection", variant: "destructive" });
+    } catch (error) {
+      toast({ title: "Connection Test Error", description: errorText(error, "Failed to test connection"), variant: "destructive" });
+    } finally {
+      setBusy(false);
+      onTested();
+    }
+  };
+  const message = lastTest?.message ?? summary.statusMessage;
+  return (
+    <Paper variant="outlined" sx={{ p: 3 }} data-testid="connection-card">
+      <Stack direction="row" spacing={2} sx={{ alignItems: "center", mb: 2, flexWrap: "wrap" }} useFlexGap>
+        <SettingsEthernetIcon color="primary" />
+        <Typography variant="h2" component="h2">
+          Connection Status
+        </Typography>
+        {statusChip(summary)}
+        <Box sx={{ flex: 1 }} />
+        <form method="post" action="/api-settings" onSubmit={hydrated ? (e) => void test(e) : undefined}>
+          <input type="hidden" name="intent" value="test" />
+          <Button type="submit" variant="outlined" startIcon={<NetworkCheckIcon />} disabled={busy} data-testid="test-connection">
+            {busy ? "Testing..." : "Test Connection"}
+          </Button>
+        </form>
+      </Stack>
+      <Row label="Exchange">Coinbase</Row>
+      <Row label="Credentials">{SOURCE_TEXT[summary.source]}</Row>
+      {summary.source !== "none" ? (
+        <>
+          <Row label="API key">
+            <Typography sx={{ fontFamily: "monospace" }} data-testid="credentials-masked-key">
+              {summary.apiKey}
+            </Typography>
+          </Row>
+          <Row label="Environment">{summary.sandbox ? "Sandbox: orders are paper orders at Coinbase prices" : "Production: orders are sent to Coinbase for real"}</Row>
+        </>
+      ) : null}
+      {summary.lastTestedAt ? <Row label="Last tested">{formatDateTime(summary.lastTestedAt)}</Row> : null}
+      {message ? (
+        <Alert severity={(lastTest?.success ?? summary.connectionStatus === "connected") ? "success" : "error"} sx={{ mt: 2 }} data-testid="connection-message">
+          {message}
+        </Alert>
+      ) : null}
+    </Paper>
+  );
+}
+
+function CredentialsCard({ summary, actionData, onSaved }: { summary: CredentialsSummary; actionData?: ApiSettingsActionData; onSaved: () => void }) {
+  const hydrated = useHydrated();
+  const toast = useToast();
+  const formRef = useRef<HTMLFormElement>(null);
+  const originalKey = summary.apiKey;
+  const originalSecret = summary.hasSecret ? MASKED_SECRET : "";
+  const [changed, setChanged] = useState(false);
+  const [sandbox, setSandbox] = useState(summary.sandbox);
+  const [busy, setBusy] = useState<null | "save" | "settings">(null);
+  const [jsError, setFormError] = useState<{ title: string; message: string } | null>(null);
+  const formError = jsError ?? actionData?.formError ?? null;
+  const sandboxChanged = sandbox !== summary.sandbox;
+
+  const values = () => {
+    const data = new FormData(formRef.current!);
+    return { apiKey: String(data.get("apiKey") ?? ""), apiSecret: String(data.get("apiSecret") ?? "") };
+  };
+
+  const fail = (title: string, message: string) => {
+    setFormError({ title, message });
+    toast({ title, description: message, variant: "destructive" });
+  };
+
+  const save = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    if (submitter?.value === "save-settings") return void saveSettings();
+    if (!changed) return fail(MESSAGES.noChangesTitle, MESSAGES.noChanges);
+    const { apiKey, apiSecret } = values();
+    // The server's rules, in its order (one schema for both sides).
+    const parsed = SaveCredentialsSchema.safeParse({ apiKey, apiSecret, sandbox });
+    if (!parsed.success) {
+      const issue = credentialsIssue({ apiKey: apiKey.trim(), apiSecret: apiSecret.trim() });
+      return fail(issue?.title ?? "Save Failed", issue?.message ?? parsed.error.issues[0]?.message ?? "Invalid credentials");
+    }
+    setBusy("save");
+    try {
+      const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save", { apiKey: parsed.data.apiKey, apiSecret: parsed.data.apiSecret, sandbox });
+      setFormError(null);
+      toast({ title: "Credentials Saved", description: result.message });
+      onSaved();
+    } catch (error) {
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
+      else fail("Save Error", errorText(error, "The credentials could not be saved"));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const saveSettings = async () => {
+    setBusy("settings");
+    try {
+      const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save-settings", { sandbox });
+      setFormError(null);
+      toast({ title: "Settings Saved", description: result.message });
+      onSaved();
+    } catch (error) {
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
+      else fail("Save Error", errorText(error, "The settings could not be saved"));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <Paper variant="outlined" sx={{ p: 3 }} data-testid="credentials-card">
+      <Typography variant="h2" component="h2" gutterBottom>
+        API Credentials
+      </Typography>
+      <Typography color="text.secondary" sx={{ mb: 2 }}>
+        A Coinbase Developer Platform (CDP) API key with trade and view permissions. No passphrase is needed for futures. The secret is stored encrypted and never shown again.
+      </Typography>
+      {formError ? (
+        <Alert severity="error" sx={{ mb: 2 }} data-testid="credentials-error">
+          <AlertTitle>{formError.title}</AlertTitle>
+          {formError.message}
+        </Alert>
+      ) : null}
+      <form ref={formRef} method="post" action="/api-settings" onSubmit={hydrated ? (e) => void save(e) : undefined} noValidate data-testid="credentials-form">
+        <input type="hidden" name="originalApiKey" value={originalKey} />
+        <input type="hidden" name="originalApiSecret" value={originalSecret} />
+        <TextField
+          name="apiKey"
+          id="credentials-api-key"
+          label="API Key"
+          defaultValue={originalKey}
+          fullWidth
+          margin="normal"
+          autoComplete="off"
+          onChange={() => setChanged(true)}
+          slotProps={{ htmlInput: { "data-testid": "credentials-api-key", spellCheck: false } }}
+        />
+        <TextField
+          name="apiSecret"
+          id="credentials-api-secret"
+          label="API Secret"
+          defaultValue={originalSecret}
+          fullWidth
+          margin="normal"
+          multiline
+          minRows={3}
+          autoComplete="off"
+          onChange={() => setChanged(true)}
+          helperText="The private key, including its BEGIN and END lines"
+          slotProps={{ htmlInput: { "data-testid": "credentials-api-secret", spellCheck: false } }}
+        />
+        <FormControlLabel
+          control={<Checkbox name="sandbox" checked={sandbox} onChange={(_, v) => setSandbox(v)} slotProps={{ input: { "data-testid": "credentials-sandbox" } as object }} />}
+          label="Use sandbox (paper trading at Coinbase prices; recommended)"
+        />
+        <Stack direction="row" spacing={2} sx={{ mt: 2, flexWrap: "wrap" }} useFlexGap>
+          <Button type="submit" name="intent" value="save" variant="contained" startIcon={<SaveIcon />} disabled={busy !== null} data-testid="save-credentials">
+            {busy === "save" ? "Saving..." : "Save Credentials"}
+          </Button>
+          {/* SPEC.md §2/§4: shown only after the sandbox value changed (always without JavaScript, which cannot tell). */}
+          {!hydrated || sandboxChanged ? (
+            <Button type="submit" name="intent" value="save-settings" variant="outlined" disabled={busy !== null} data-testid="save-settings">
+              {busy === "settings" ? "Saving..." : "Save Settings"}
+            </Button>
+          ) : null}
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+function EnvironmentSetup({ initiallyOpen }: { initiallyOpen: boolean }) {
+  const hydrated = useHydrated();
+  const [open, setOpen] = useState(initiallyOpen);
+  return (
+    <Paper variant="outlined" sx={{ p: 3 }} id="environment-setup" data-testid="environment-setup">
+      <Stack direction="row" spacing={2} sx={{ alignItems: "center", flexWrap: "wrap" }} useFlexGap>
+        <Typography variant="h2" component="h2">
+          Environment Setup
+        </Typography>
+        <Box sx={{ flex: 1 }} />
+        <Button
+          component={RemixLink}
+          to={open && !hydrated ? "/api-settings" : "/api-settings?setup=1#environment-setup"}
+          variant="outlined"
+          data-testid="get-environment-setup"
+          onClick={(event: React.MouseEvent) => {
+            if (!hydrated) return;
+            event.preventDefault();
+            setOpen((v) => !v);
+          }}
+        >
+          Get Environment Setup
+        </Button>
+      </Stack>
+      <Collapse in={open}>
+        <Box sx={{ pt: 2 }} data-testid="environment-instructions">
+          <Typography gutterBottom>Instead of saving keys here, set them in the environment of the web and worker processes (for example in a .env file or your service manager):</Typography>
+          <Box component="pre" sx={{ p: 2, bgcolor: "action.hover", borderRadius: 1, overflowX: "auto", fontSize: 13 }}>
+            {ENV_SETUP_LINES.join("\n")}
+          </Box>
+          <Typography component="ul" sx={{ pl: 3, m: 0 }}>
+            <li>COINBASE_API_KEY: the CDP API key name.</li>
+            <li>COINBASE_API_SECRET: its private key (line breaks may be written as \n).</li>
+            <li>COINBASE_SANDBOX: true (paper trading, the default) or false (live orders).</li>
+          </Typography>
+          <Typography sx={{ mt: 1 }}>
+            Then restart the application (npm start, or the web and worker processes) so it reads them. No passphrase is needed for futures. Keys saved on this page take precedence over the environment.
+          </Typography>
+        </Box>
+      </Collapse>
+    </Paper>
+  );
+}

@@ -1,0 +1,163 @@
+// The Exchanges and API Settings screens as a browser without JavaScript gets them:
+// server-rendered HTML and plain form posts to the page actions (intent=...), answered by
+// redirects with flash toasts or the page again with SPEC.md §5's messages. The Coinbase
+// connector answers through the MSW fake (tests/msw/coinbase.ts): no network.
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
+import { getTradingCredentials } from "#app/services/credentials.server.ts";
+import { createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
+import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+
+const goodKey = makeCdpKey("ec");
+const fake = createCoinbaseFake({ cdpKeys: [goodKey] });
+const server = setupServer(...fake.handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterAll(() => server.close());
+
+/** Text as React renders it into HTML. */
+const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** The flash toast a redirect carries, read back by following it. */
+async function toastAfter(app: TestApp, response: Response, cookie: string): Promise<string> {
+  expect(response.status).toBe(302);
+  const flash = response.headers.getSetCookie().map((c) => c.split(";")[0]).filter((c) => !c.startsWith("tv_session="));
+  const page = await app.fetch(response.headers.get("location")!, { cookie: [cookie, ...flash].join("; ") });
+  expect(page.status).toBe(200);
+  return page.text();
+}
+
+describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let user: string;
+  beforeAll(async () => {
+    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
+    admin = (await registerVia(app, "scr_admin")).cookie;
+    user = (await registerVia(app, "scr_user")).cookie;
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+  afterEach(async () => {
+    await app.database.db.deleteFrom("exchanges").execute();
+  });
+
+  const post = (path: string, form: Record<string, string>, cookie = admin) => app.fetch(path, { method: "POST", cookie, form });
+
+  test("the empty Exchanges page, the inline Connect Exchange form, and each validation message beside its field", async () => {
+    const page = await (await app.fetch("/exchanges", { cookie: admin })).text();
+    expect(page).toContain("No exchanges connected");
+    expect(page).toContain("Add Your First Exchange");
+    expect(page).toContain('href="/exchanges?add=1"');
+
+    const form = await (await app.fetch("/exchanges?add=1", { cookie: admin })).text();
+    expect(form).toContain("Connect Exchange");
+    expect(form).toContain('name="intent" value="add"');
+
+    const invalid = await post("/exchanges", { intent: "add", exchangeName: "", accountName: "", apiKey: "", apiSecret: "", sandbox: "on", isEnabled: "on" });
+    expect(invalid.status).toBe(400);
+    const body = await invalid.text();
+    for (const message of [MESSAGES.exchangeRequired, MESSAGES.accountNameRequired, MESSAGES.apiKeyRequired, MESSAGES.apiSecretRequired]) expect(body).toContain(html(message));
+    expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
+
+    // The secret typed into a refused form is not sent back in the page.
+    const partial = await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "", apiKey: "k", apiSecret: "top-secret-value-123" });
+    expect(await partial.text()).not.toContain("top-secret-value-123");
+  });
+
+  test("add (switches off when unchecked), toggle sandbox and enabled, test, delete with its confirmation step", async () => {
+    const added = await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Desk", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, isEnabled: "on" });
+    const afterAdd = await toastAfter(app, added, admin);
+    expect(afterAdd).toContain("Exchange Added");
+    const row = await app.database.db.selectFrom("exchanges").selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ account_name: "Desk", sandbox: 0, is_enabled: 1 });
+    expect(afterAdd).toContain(html(`${goodKey.apiKey.slice(0, 20)}...`));
+    expect(afterAdd).not.toContain(goodKey.apiKey.slice(20));
+    for (const column of ["Exchange", "Account Name", "API", "Total USD Value", "Status", "Enabled", "Actions"]) expect(afterAdd).toContain(`>${column}</th>`);
+
+    expect(await toastAfter(app, await post("/exchanges", { intent: "sandbox", id: row.id, value: "true" }), admin)).toContain("Sandbox Mode Updated");
+    expect((await app.database.db.selectFrom("exchanges").select("sandbox").executeTakeFirstOrThrow()).sandbox).toBe(1);
+    expect(await toastAfter(app, await post("/exchanges", { intent: "enabled", id: row.id, value: "false" }), admin)).toContain("Exchange Updated");
+    expect(await getTradingCredentials(app.database.db, app.config)).toBeNull();
+    await post("/exchanges", { intent: "enabled", id: row.id, value: "true" });
+
+    const tested = await toastAfter(app, await post("/exchanges", { intent: "test", id: row.id }), admin);
+    expect(tested).toContain("Connection Successful");
+    expect((await app.database.db.selectFrom("exchanges").select("connection_status").executeTakeFirstOrThrow()).connection_status).toBe("connected");
+
+    const ask = await post("/exchanges", { intent: "delete", id: row.id });
+    expect(ask.status).toBe(302);
+    expect(ask.headers.get("location")).toBe(`/exchanges?confirmDelete=${row.id}`);
+    const confirmPage = await (await app.fetch(ask.headers.get("location")!, { cookie: admin })).text();
+    expect(confirmPage).toContain(html('Are you sure you want to delete the exchange "Desk"?'));
+    expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toHaveLength(1);
+    expect(await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin)).toContain("Exchange Deleted");
+    expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
+    expect(await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin)).toContain("Error Deleting Exchange");
+  });
+
+  test("a user sees the table without change controls and every post is refused", async () => {
+    await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Shared", apiKey: "shared-key", apiSecret: "shared-secret", sandbox: "on", isEnabled: "on" });
+    const page = await (await app.fetch("/exchanges", { cookie: user })).text();
+    expect(page).toContain("Shared");
+    expect(page).not.toContain('data-testid="add-exchange"');
+    expect(page).not.toContain('data-testid="exchange-delete"');
+    const id = (await app.database.db.selectFrom("exchanges").select("id").executeTakeFirstOrThrow()).id;
+    for (const form of [{ intent: "delete", id, confirmed: "1" }, { intent: "sandbox", id, value: "false" }, { intent: "add", exchangeName: "COINBASE", accountName: "x", apiKey: "k", apiSecret: "s" }]) {
+      expect((await post("/exchanges", form, user)).status).toBe(403);
+    }
+    expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toHaveLength(1);
+    expect((await app.fetch("/api-settings", { cookie: user })).status).toBe(403);
+    expect((await post("/api-settings", { intent: "save", apiKey: "a", apiSecret: "b" }, user)).status).toBe(403);
+  });
+
+  test("API Settings without JavaScript: the masked form, every save message, Save Settings, Test Connection, the environment setup", async () => {
+    const first = await (await app.fetch("/api-settings", { cookie: admin })).text();
+    for (const text of ["Connection Status", "Test Connection", "API Key", "API Secret", "Save Settings", "Get Environment Setup", "No passphrase is needed for futures"]) expect(first).toContain(text);
+
+    const missing = await post("/api-settings", { intent: "save", apiKey: "", apiSecret: "", originalApiKey: "", originalApiSecret: "" });
+    expect(missing.status).toBe(400);
+    const missingPage = await missing.text();
+    expect(missingPage).toContain(MESSAGES.missingCredentialsTitle);
+    expect(missingPage).toContain(MESSAGES.missingCredentials);
+
+    const saved = await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" });
+    expect(await toastAfter(app, saved, admin)).toContain("Credentials Saved");
+
+    const page = await (await app.fetch("/api-settings", { cookie: admin })).text();
+    const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
+    expect(page).toContain(maskedKey);
+    expect(page).not.toContain(goodKey.apiKey);
+    expect(page).not.toContain(goodKey.apiSecret.split("\n")[1]!);
+    const maskedSecret = "•".repeat(16);
+    expect(page).toContain(maskedSecret);
+
+    const untouched = await post("/api-settings", { intent: "save", apiKey: maskedKey, apiSecret: maskedSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    expect(untouched.status).toBe(400);
+    const untouchedPage = await untouched.text();
+    expect(untouchedPage).toContain(MESSAGES.noChangesTitle);
+    expect(untouchedPage).toContain(MESSAGES.noChanges);
+
+    const masked = await post("/api-settings", { intent: "save", apiKey: "new-key", apiSecret: maskedSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    expect(await masked.text()).toContain(html(MESSAGES.masked));
+
+    const same = await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    expect(same.status).toBe(400);
+    expect(await same.text()).toContain(html(MESSAGES.nothingToSave));
+
+    const noSetting = await post("/api-settings", { intent: "save-settings", sandbox: "on" });
+    expect(noSetting.status).toBe(400);
+    expect(await noSetting.text()).toContain(MESSAGES.noSettingsChange);
+    expect(await toastAfter(app, await post("/api-settings", { intent: "save-settings" }), admin)).toContain("Settings Saved");
+    expect((await getTradingCredentials(app.database.db, app.config))?.sandbox).toBe(false);
+
+    const tested = await toastAfter(app, await post("/api-settings", { intent: "test" }), admin);
+    expect(tested).toContain("Connection Successful");
+    expect(tested).toContain(">Connected<");
+
+    const setup = await (await app.fetch("/api-settings?setup=1", { cookie: admin })).text();
+    for (const text of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application"]) expect(setup).toContain(text);
+  });
+});
