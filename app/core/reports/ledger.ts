@@ -42,7 +42,8 @@ export async function buildLedger(db: Db, profileIds: string[], simulatorCurrenc
       raw.push({ at: t.createdAt, profileId: t.toProfileId, currency: t.currency, type: "transfer_in", amount: t.amount, reference: t.id, details: `from ${t.fromProfileId}${note}` });
     }
   }
-  raw.sort((a, b) => a.at - b.at || a.reference.localeCompare(b.reference) || a.type.localeCompare(b.type));
+  // Stable: one fill's P&L then its fee, fills before transfers of the same millisecond.
+  raw.sort((a, b) => a.at - b.at);
   // Walk backwards from today's totals.
   const running = new Map<string, ReturnType<typeof D>>();
   for (const b of balances) running.set(`${b.profileId}|${b.currency}`, D(b.available).plus(b.hold));

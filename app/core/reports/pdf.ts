@@ -22,10 +22,10 @@ function fit(font: PDFFont, text: string, width: number): string {
   return `${cut}...`;
 }
 
-function columnWidths(font: PDFFont, table: Pick<ReportTable, "columns" | "rows">): number[] {
+function columnWidths(font: PDFFont, bold: PDFFont, table: Pick<ReportTable, "columns" | "rows">): number[] {
   const available = PAGE_WIDTH - 2 * MARGIN;
   const natural = table.columns.map((column, i) => {
-    let widest = font.widthOfTextAtSize(winAnsiSafe(column), FONT_SIZE);
+    let widest = bold.widthOfTextAtSize(winAnsiSafe(column), FONT_SIZE) + 1;
     for (const row of table.rows.slice(0, 500)) {
       widest = Math.max(widest, font.widthOfTextAtSize(winAnsiSafe((row[i] ?? "").slice(0, 60)), FONT_SIZE));
     }
@@ -42,7 +42,7 @@ export async function reportPdf(table: ReportTable): Promise<Uint8Array> {
   doc.setCreator("PerpDesk reports");
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
-  const widths = columnWidths(font, table);
+  const widths = columnWidths(font, bold, table);
   const pages: ReturnType<typeof doc.addPage>[] = [];
 
   let page = doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]);
