@@ -2,36 +2,48 @@
 // behind the dashboard, GET /api/performance-stats, GET /api/closed-trades-pnl, the 24 h
 // P&L card and the portfolio summary. docs/decisions/012-statistics-cache-and-monitor.md.
 //
-// On every call, one aggregate query reads the fingerprint of the executed fills (count,
-// newest updated_at, two modular sums of updated_at). Unchanged: the ledger answers as it
-// is. Changed: the fills after the ledger's last one are read and appended, provided the
-// fingerprint then matches exactly (nothing else was added, removed or rewritten); anything
-// else (a fill booked out of execution order, a trade rewritten, a reset) rebuilds the ledger
-// from every fill. The fingerprint is read after the call starts, so a caller always sees
-// every fill committed before it asked. Refreshes of one database run one at a time.
+// On every call one aggregate query reads the fingerprint of the executed trades (count,
+// newest updated_at, two modular sums of updated_at; covered by an index). Unchanged: the
+// ledger answers as it is. Changed: the executed trades written since shortly before the
+// newest one the cache has seen are read, and the ones it has not counted yet are appended,
+// provided the fingerprint then matches exactly (nothing else was added, removed or
+// rewritten) and each comes after every fill of its symbol. Anything else (a trade
+// rewritten, a fill booked out of order within its symbol, a commit older than the look-
+// back, a reset) rebuilds the ledger from every fill. The fingerprint is read after the
+// call starts, so a caller always sees every fill committed before it asked. Refreshes of
+// one database run one at a time.
 import type { Kysely } from "kysely";
+import type { ExecutedFill } from "#app/core/pnl/fifo.ts";
 import { StatsLedger, keyBefore } from "#app/core/pnl/ledger.ts";
 import {
   EMPTY_FINGERPRINT,
-  type ExecutedFillRow,
+  type ExecutedTradeRow,
   type FillsFingerprint,
   addToFingerprint,
   executedFillsFingerprint,
-  listExecutedFillRows,
+  listExecutedTradeRows,
   sameFingerprint,
 } from "#db/queries/statistics.ts";
 import type { DB } from "#db/schema.ts";
 
+/**
+ * How far before the newest updated_at already counted the delta read starts: a trade
+ * stamped earlier but committed later (a slow transaction) is still found. Older commits
+ * cause a rebuild, never a wrong answer.
+ */
+export const LOOKBACK_MS = 2000;
+
 interface Entry {
   ledger: StatsLedger;
   fingerprint: FillsFingerprint;
+  /** Every executed trade counted in the fingerprint (with or without a fill). */
+  counted: Set<string>;
 }
 
 interface CacheState {
   entry: Entry | null;
   /** The tail of the queue of refreshes (one at a time per database). */
   queue: Promise<unknown>;
-  /** How the last refreshes went (tests and diagnostics). */
   counters: { hits: number; appends: number; rebuilds: number };
 }
 
@@ -46,21 +58,20 @@ function stateOf(db: Kysely<DB>): CacheState {
   return state;
 }
 
-/** In execution order, whatever the database's collation did with the ids. */
-function inOrder(rows: ExecutedFillRow[]): ExecutedFillRow[] {
-  for (let i = 1; i < rows.length; i++) {
-    if (!keyBefore(rows[i - 1]!, rows[i]!)) {
-      return [...rows].sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
-    }
+/** The rows' fills in execution order, whatever the database's collation did with the ids. */
+function fillsInOrder(rows: readonly ExecutedTradeRow[]): ExecutedFill[] {
+  const fills = rows.flatMap((row) => (row.fill ? [row.fill] : []));
+  for (let i = 1; i < fills.length; i++) {
+    if (!keyBefore(fills[i - 1]!, fills[i]!)) return fills.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
   }
-  return rows;
+  return fills;
 }
 
 async function rebuild(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> {
-  const rows = inOrder(await listExecutedFillRows(db));
+  const rows = await listExecutedTradeRows(db);
   const ledger = new StatsLedger();
-  ledger.append(rows);
-  state.entry = { ledger, fingerprint: addToFingerprint(EMPTY_FINGERPRINT, rows) };
+  ledger.append(fillsInOrder(rows));
+  state.entry = { ledger, fingerprint: addToFingerprint(EMPTY_FINGERPRINT, rows), counted: new Set(rows.map((r) => r.id)) };
   state.counters.rebuilds++;
   return ledger;
 }
@@ -74,13 +85,15 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
     return entry.ledger;
   }
   if (current.count > entry.fingerprint.count) {
-    const last = entry.ledger.lastKey;
-    const delta = inOrder(await listExecutedFillRows(db, last));
-    const expected = addToFingerprint(entry.fingerprint, delta);
-    // A fill committed between the two reads: the fingerprint read again must match.
-    const matches = sameFingerprint(expected, current) || sameFingerprint(expected, await executedFillsFingerprint(db));
-    if (matches && (!last || delta.length === 0 || keyBefore(last, delta[0]!))) {
-      entry.ledger.append(delta);
+    const recent = await listExecutedTradeRows(db, { updatedSince: entry.fingerprint.maxUpdatedAt - LOOKBACK_MS });
+    const fresh = recent.filter((row) => !entry.counted.has(row.id));
+    const expected = addToFingerprint(entry.fingerprint, fresh);
+    // A trade committed between the two reads: the fingerprint read again must match.
+    const consistent = sameFingerprint(expected, current) || sameFingerprint(expected, await executedFillsFingerprint(db));
+    const fills = fillsInOrder(fresh);
+    if (consistent && entry.ledger.canAppend(fills)) {
+      entry.ledger.append(fills);
+      for (const row of fresh) entry.counted.add(row.id);
       entry.fingerprint = expected;
       state.counters.appends++;
       return entry.ledger;

@@ -6,6 +6,7 @@ import * as tradeRealizedPnl from "./2026_11_21_1200_trade_realized_pnl.ts";
 import * as simulator from "./2026_11_21_1000_simulator.ts";
 import * as exchangeConnections from "./2026_11_22_0100_exchange_connections.ts";
 import * as profilesReports from "./2026_11_22_0200_profiles_reports.ts";
+import * as tradeFillIndexes from "./2026_11_22_0300_trade_fill_indexes.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_21_1200_trade_realized_pnl": tradeRealizedPnl,
   "2026_11_22_0100_exchange_connections": exchangeConnections,
   "2026_11_22_0200_profiles_reports": profilesReports,
+  "2026_11_22_0300_trade_fill_indexes": tradeFillIndexes,
 };

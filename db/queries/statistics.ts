@@ -1,15 +1,19 @@
 // Executed fills for the P&L and performance statistics (app/core/pnl): every trade that
 // executed (status executed or completed, with a price and a time), oldest first; and a
-// fingerprint of that set, which the statistics cache (app/services/statistics.server.ts)
-// reads on every request to tell whether anything changed since it last looked.
+// fingerprint of the executed trades, which the statistics cache
+// (app/services/statistics.server.ts) reads on every request to tell whether anything
+// changed since it last looked.
 import { sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { ExecutedFill } from "../../app/core/pnl/fifo.ts";
 import type { Db } from "./util.ts";
 
-export interface ExecutedFillRow extends ExecutedFill {
+/** An executed trade as the statistics cache counts it; `fill` is null without a price or time. */
+export interface ExecutedTradeRow {
+  id: string;
   /** trades.updated_at (epoch ms): every write of a trade sets it (db/queries/trades.ts). */
   updatedAt: number;
+  fill: ExecutedFill | null;
 }
 
 /**
@@ -23,6 +27,8 @@ export interface FillsFingerprint {
   sumA: number;
   sumB: number;
 }
+
+const EXECUTED = ["executed", "completed"];
 
 const MOD_A = 1_000_003;
 const MOD_B = 999_983;
@@ -45,7 +51,7 @@ export const sameFingerprint = (a: FillsFingerprint, b: FillsFingerprint) =>
   a.count === b.count && a.maxUpdatedAt === b.maxUpdatedAt && a.sumA === b.sumA && a.sumB === b.sumB;
 
 
-/** One aggregate over the executed fills (index trades_status_updated_at_idx). */
+/** One aggregate over the executed trades (covered by the index trades_status_updated_at_idx). */
 export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint> {
   const updated = sql.ref("updated_at");
   const row = await db
@@ -56,9 +62,7 @@ export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint
       sql<number | string | null>`sum(${updated} % ${sql.lit(MOD_A)})`.as("sum_a"),
       sql<number | string | null>`sum(${updated} % ${sql.lit(MOD_B)})`.as("sum_b"),
     ])
-    .where("status", "in", ["executed", "completed"])
-    .where("executed_at", "is not", null)
-    .where("executed_price", "is not", null)
+    .where("status", "in", EXECUTED)
     .executeTakeFirst();
   return {
     count: Number(row?.n ?? 0),
@@ -69,36 +73,37 @@ export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint
 }
 
 /**
- * The executed fills in execution order (executed_at, then id); with `after`, only those
- * that come after that fill in that order.
+ * Every executed trade (status executed or completed), in execution order (executed_at,
+ * then id; those without a time last); with `updatedSince`, only those written at or after
+ * that time (epoch ms).
  */
-export async function listExecutedFillRows(db: Db, after?: { executedAt: number; id: string } | null): Promise<ExecutedFillRow[]> {
+export async function listExecutedTradeRows(db: Db, options: { updatedSince?: number } = {}): Promise<ExecutedTradeRow[]> {
   let query = db
     .selectFrom("trades")
     .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
-    .where("status", "in", ["executed", "completed"])
-    .where("executed_at", "is not", null)
-    .where("executed_price", "is not", null);
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([eb("executed_at", ">", after.executedAt), eb.and([eb("executed_at", "=", after.executedAt), eb("id", ">", after.id)])]),
-    );
-  }
+    .where("status", "in", EXECUTED);
+  if (options.updatedSince !== undefined) query = query.where("updated_at", ">=", options.updatedSince);
   const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();
   return rows.map((row) => ({
     id: row.id,
-    symbol: row.symbol,
-    side: row.side === "sell" ? "sell" : "buy",
-    quantity: normalizeDecimal(row.executed_quantity) ?? "0",
-    price: normalizeDecimal(row.executed_price)!,
-    fee: normalizeDecimal(row.fee) ?? "0",
-    executedAt: Number(row.executed_at),
-    leverage: row.leverage == null ? null : Number(row.leverage),
     updatedAt: Number(row.updated_at),
+    fill:
+      row.executed_at == null || row.executed_price == null
+        ? null
+        : {
+            id: row.id,
+            symbol: row.symbol,
+            side: row.side === "sell" ? "sell" : "buy",
+            quantity: normalizeDecimal(row.executed_quantity) ?? "0",
+            price: normalizeDecimal(row.executed_price)!,
+            fee: normalizeDecimal(row.fee) ?? "0",
+            executedAt: Number(row.executed_at),
+            leverage: row.leverage == null ? null : Number(row.leverage),
+          },
   }));
 }
 
-/** Every executed fill, oldest first. */
+/** Every executed fill (an executed trade with a price and a time), oldest first. */
 export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
-  return (await listExecutedFillRows(db)).map(({ updatedAt: _, ...fill }) => fill);
+  return (await listExecutedTradeRows(db)).flatMap((row) => (row.fill ? [row.fill] : []));
 }

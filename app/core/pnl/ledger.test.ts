@@ -79,10 +79,36 @@ describe("StatsLedger", () => {
     expect(ledger.netPnlSince(0)).toBe("0");
   });
 
-  test("refuses a fill that is not after the last one", () => {
+  test("fills of other symbols may come late (each symbol in order): the same as matchFifo over all of them", () => {
+    const fills = randomFills(400, 99);
+    // Deliver ETH late: every other symbol first, then ETH's fills, in 5 batches interleaved.
+    const eth = fills.filter((f) => f.symbol === "ETH-PERP");
+    const rest = fills.filter((f) => f.symbol !== "ETH-PERP");
     const ledger = new StatsLedger();
-    const [a, b] = randomFills(2, 3);
-    ledger.append([a!, b!]);
-    expect(() => ledger.append([a!])).toThrow(/not after/);
+    ledger.append(rest.slice(0, 150));
+    ledger.append(eth.slice(0, 40));
+    ledger.append(rest.slice(150));
+    ledger.append(eth.slice(40));
+    const last = fills[fills.length - 1]!.executedAt;
+    const { matches } = matchFifo(fills);
+    expect(ledger.closedTradesPnl()).toEqual(closedTradesPnl(fills));
+    for (const now of [last, last + 5 * DAY, last + 30 * DAY]) expect(ledger.periodStats(now)).toEqual(periodStats(matches, now));
+    expect(ledger.netPnlSince(last - 10 * DAY)).toBe(
+      matches.filter((m) => m.exitTime >= last - 10 * DAY).reduce((acc, m) => acc.plus(m.netPnl), D(0)).toString(),
+    );
+  });
+
+  test("refuses a fill already applied or before the last fill of its symbol, and changes nothing", () => {
+    const ledger = new StatsLedger();
+    const fills = randomFills(30, 3).filter((f) => f.symbol === "BTC-PERP");
+    expect(fills.length).toBeGreaterThan(3);
+    ledger.append(fills.slice(1, 3));
+    const before = ledger.closedTradesPnl();
+    expect(ledger.canAppend([fills[0]!])).toBe(false); // earlier than BTC's last
+    expect(ledger.canAppend([fills[2]!])).toBe(false); // already applied
+    expect(ledger.canAppend([fills[3]!])).toBe(true);
+    expect(() => ledger.append([fills[3]!, fills[0]!])).toThrow(/not after/);
+    expect(ledger.closedTradesPnl()).toEqual(before);
+    expect(ledger.fills).toBe(2);
   });
 });

@@ -3,11 +3,15 @@
 // few additions instead of matching and summing every fill again. Pure; the cache that
 // keeps one ledger per database lives in app/services/statistics.server.ts.
 //
-// Exactly matchFifo + performanceStats: the same fills in the same order give the same
-// matches; the sums over a window are differences of prefix sums (decimal additions and
-// subtractions are exact), extremes are scanned over the window, and every field goes
-// through statsFromTotals. Matches are realized in execution order, so their exit times
-// never decrease and a window "exit time >= since" is a suffix found by binary search.
+// Exactly matchFifo + performanceStats: FIFO matching only ever pairs fills of one symbol,
+// so the matches depend only on each symbol's fills in execution order (executed_at, then
+// id), and the statistics only on the set of matches. A fill may therefore come after
+// fills of OTHER symbols executed later (the worker books symbols concurrently), as long as
+// it comes after every fill of its own symbol. Matches are kept sorted by exit time (a
+// late one is inserted and the prefix sums after it recomputed), so a window "exit time >=
+// since" is a suffix found by binary search and its sums are differences of prefix sums
+// (decimal additions and subtractions are exact); extremes are scanned over the window,
+// and every field goes through statsFromTotals.
 import { Big, D } from "../decimal.ts";
 import { type ExecutedFill, FifoBook, type RealizedMatch } from "./fifo.ts";
 import {
@@ -38,6 +42,8 @@ interface Derived {
   net: Big;
   volume: Big;
   percent: Big;
+  margin: Big;
+  durationMs: number;
   exitTime: number;
 }
 
@@ -72,58 +78,98 @@ export class StatsLedger {
   private memo = new Map<number, PerformanceStats>();
   /** Extremes over every match (the all-time window needs no scan). */
   private readonly all: Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume"> = { maxGain: null, maxLoss: null, minVolume: null, maxVolume: null };
-  private last: FillKey | null = null;
-  private fillCount = 0;
+  /** The last fill applied per symbol. */
+  private readonly lastBySymbol = new Map<string, FillKey>();
+  private readonly ids = new Set<string>();
+  private newestExecutedAt: number | null = null;
 
-  /** The last fill applied (null: none). */
-  get lastKey(): FillKey | null {
-    return this.last;
-  }
-
+  /** Number of fills applied. */
   get fills(): number {
-    return this.fillCount;
+    return this.ids.size;
   }
 
-  /** Adds fills that come after every fill already applied, in execution order. */
-  append(fills: readonly ExecutedFill[]): void {
+  /** The latest executed_at applied (null: none). */
+  get maxExecutedAt(): number | null {
+    return this.newestExecutedAt;
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** Whether `fills` (in execution order) can be appended: each new, each after every fill of its symbol. */
+  canAppend(fills: readonly ExecutedFill[]): boolean {
+    const last = new Map<string, FillKey>();
     for (const fill of fills) {
+      if (this.ids.has(fill.id)) return false;
+      const previous = last.get(fill.symbol) ?? this.lastBySymbol.get(fill.symbol);
       const key = { executedAt: fill.executedAt, id: fill.id };
-      if (this.last && !keyBefore(this.last, key)) {
-        throw new Error(`StatsLedger.append: fill ${fill.id} is not after ${this.last.id} in execution order`);
-      }
-      this.last = key;
-      this.fillCount++;
-      for (const match of this.book.apply(fill)) this.addMatch(match);
+      if (previous && !keyBefore(previous, key)) return false;
+      last.set(fill.symbol, key);
     }
+    return true;
+  }
+
+  /** Adds fills (in execution order) that canAppend accepts; throws otherwise, before changing anything. */
+  append(fills: readonly ExecutedFill[]): void {
+    if (!this.canAppend(fills)) throw new Error("StatsLedger.append: a fill is already applied or not after every fill of its symbol");
+    let firstChanged = this.derived.length;
+    for (const fill of fills) {
+      this.ids.add(fill.id);
+      this.lastBySymbol.set(fill.symbol, { executedAt: fill.executedAt, id: fill.id });
+      if (this.newestExecutedAt === null || fill.executedAt > this.newestExecutedAt) this.newestExecutedAt = fill.executedAt;
+      for (const match of this.book.apply(fill)) firstChanged = Math.min(firstChanged, this.addMatch(match));
+    }
+    this.recomputePrefix(firstChanged);
     this.memo = new Map();
   }
 
-  private addMatch(match: RealizedMatch) {
+  /** Inserts a match in exit-time order (after those with the same exit time); returns its index. */
+  private addMatch(match: RealizedMatch): number {
     const net = D(match.netPnl);
     const volume = matchVolume(match);
     const percent = matchPnlPercent(match);
-    const p = this.prefix[this.prefix.length - 1]!;
-    const win = net.gt(0);
-    const loss = net.lt(0);
     const all = this.all;
     if (all.minVolume === null || volume.lt(all.minVolume)) all.minVolume = volume;
     if (all.maxVolume === null || volume.gt(all.maxVolume)) all.maxVolume = volume;
-    if (win && (all.maxGain === null || percent.gt(all.maxGain))) all.maxGain = percent;
-    if (loss && (all.maxLoss === null || percent.lt(all.maxLoss))) all.maxLoss = percent;
-    this.matches.push(match);
-    this.derived.push({ net, volume, percent, exitTime: match.exitTime });
-    this.prefix.push({
-      pnl: p.pnl.plus(net),
-      volume: p.volume.plus(volume),
-      margin: p.margin.plus(matchMargin(match, volume)),
-      percent: p.percent.plus(percent),
-      grossProfit: win ? p.grossProfit.plus(net) : p.grossProfit,
-      grossLoss: loss ? p.grossLoss.minus(net) : p.grossLoss,
-      winningVolume: win ? p.winningVolume.plus(volume) : p.winningVolume,
-      wins: p.wins + (win ? 1 : 0),
-      losses: p.losses + (loss ? 1 : 0),
-      durationMs: p.durationMs + Math.max(0, match.exitTime - match.entryTime),
-    });
+    if (net.gt(0) && (all.maxGain === null || percent.gt(all.maxGain))) all.maxGain = percent;
+    if (net.lt(0) && (all.maxLoss === null || percent.lt(all.maxLoss))) all.maxLoss = percent;
+    const derived: Derived = {
+      net,
+      volume,
+      percent,
+      margin: matchMargin(match, volume),
+      durationMs: Math.max(0, match.exitTime - match.entryTime),
+      exitTime: match.exitTime,
+    };
+    let at = this.derived.length;
+    while (at > 0 && this.derived[at - 1]!.exitTime > match.exitTime) at--;
+    this.matches.splice(at, 0, match);
+    this.derived.splice(at, 0, derived);
+    return at;
+  }
+
+  /** prefix[i + 1] for every i >= from (prefix[0] is zero). */
+  private recomputePrefix(from: number) {
+    this.prefix.length = from + 1;
+    for (let i = from; i < this.derived.length; i++) {
+      const p = this.prefix[i]!;
+      const d = this.derived[i]!;
+      const win = d.net.gt(0);
+      const loss = d.net.lt(0);
+      this.prefix.push({
+        pnl: p.pnl.plus(d.net),
+        volume: p.volume.plus(d.volume),
+        margin: p.margin.plus(d.margin),
+        percent: p.percent.plus(d.percent),
+        grossProfit: win ? p.grossProfit.plus(d.net) : p.grossProfit,
+        grossLoss: loss ? p.grossLoss.minus(d.net) : p.grossLoss,
+        winningVolume: win ? p.winningVolume.plus(d.volume) : p.winningVolume,
+        wins: p.wins + (win ? 1 : 0),
+        losses: p.losses + (loss ? 1 : 0),
+        durationMs: p.durationMs + d.durationMs,
+      });
+    }
   }
 
   /** The closed-trades P&L response (SPEC.md §3). */
