@@ -86,6 +86,8 @@ export interface ExchangeFactoryOptions {
   env?: Record<string, string | undefined>;
   /** The configuration stored secrets were encrypted under (default: this process's). */
   config?: CredentialsConfig;
+  /** Re-check in the background (default true: the worker); web requests re-check on each call. */
+  watch?: boolean;
 }
 
 function liveClient(db: Db | null, keys: CoinbaseKeys, options: ExchangeFactoryOptions = {}) {
@@ -143,10 +145,10 @@ export class SwitchingExchange implements ExchangeAdapter {
     private readonly options: ExchangeFactoryOptions = {},
   ) {
     this.simulator = options.simulator ?? new SimulatorAdapter(db);
-    // Kept fresh in the background too, so `name` / `label` (read without a call, e.g. when
-    // a trade row is written) follow a credentials change within CHECK_MS.
+    // The worker's is kept fresh in the background too, so `name` / `label` (read without a
+    // call, e.g. when a trade row is written) follow a credentials change within CHECK_MS.
     const every = options.checkMs ?? CHECK_MS;
-    if (every > 0) {
+    if (every > 0 && options.watch !== false) {
       this.timer = setInterval(() => void this.resolve().catch(() => undefined), every);
       (this.timer as { unref?: () => void }).unref?.();
     }
@@ -263,7 +265,7 @@ const perDb = new WeakMap<Db, SwitchingExchange>();
 export function getExchange(db: Db, config?: CredentialsConfig): SwitchingExchange {
   let exchange = perDb.get(db);
   if (!exchange) {
-    exchange = new SwitchingExchange(db, { config });
+    exchange = new SwitchingExchange(db, { config, watch: false });
     perDb.set(db, exchange);
     exchange.resolve().catch(() => undefined); // decide early, so the first name/label is right
   }
