@@ -72,7 +72,9 @@ interface Cache {
   upstreamCalls: number;
 }
 
-const caches = new WeakMap<object, Cache>();
+// One cache per database for the whole process, even when this module is loaded twice (the
+// built server bundle and a test importing the source share it through the global registry).
+const caches: WeakMap<object, Cache> = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.marketCache")] ??= new WeakMap<object, Cache>()) as WeakMap<object, Cache>;
 
 function cacheFor(db: Db): Cache {
   let cache = caches.get(db);

@@ -114,7 +114,7 @@ async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: Re
     }
     if (state.status === "failed") return fail(ctx.db, report, "Coinbase could not generate the report");
     if (!state.fileUrl) return fail(ctx.db, report, "Coinbase reported the report ready without a file");
-    await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending"], remoteFileUrl: state.fileUrl });
+    await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending", "creating"], remoteFileUrl: state.fileUrl });
     const data = await remote.downloadReport(state.fileUrl);
     const expires = state.expiresAt ? Date.parse(state.expiresAt) : NaN;
     return ready(ctx.db, report, {
