@@ -1,0 +1,431 @@
+// Futures Positions in a real browser (SPEC.md §2 "Futures Positions", §4, §7, §8), on its
+// OWN app instance (a fresh SQLite DATA_DIR started from the global setup's frozen build)
+// whose market prices come from a fake Coinbase on 127.0.0.1 run by this file
+// (COINBASE_API_URL): the price loop asks it every second, so the test decides every price
+// and the rules engine's triggers (no random walk, nothing leaves the machine).
+// States: loading, error with Retry ('Failed to Load Positions' and its toast), 'No Open
+// Positions'; rows opened by real webhooks (only -PERP / -FUTURE symbols), TP 'Multi-TP
+// (n/m)' / 'Manual' / 'Disabled', SL, BE and Trailing texts, PARTIAL (and BE 'Triggered')
+// after a take-profit the price drove, the count badge; the detail row (loads only while
+// expanded, every 10 s); Close with its confirmation and both toasts. Screenshots in
+// test-results/e2e/positions-*.png. The tests run in order and build on each other.
+import { Database } from "bun:sqlite";
+import { type Server, createServer } from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import {
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type PageProblems,
+  type RunningApp,
+  freePort,
+  h1,
+  launchBrowser,
+  maxToastsSeen,
+  newContext,
+  screenshot as fullScreenshot,
+  startApp,
+  toastsSeen,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "positions_admin", password: "positions-admin-secret-1" };
+/** Base prices of the fake Coinbase (BASE-USD spot, the perps' reference). */
+const PRICES: Record<string, string> = { BTC: "95000", ETH: "3400", SOL: "180", XRP: "2.2" };
+
+interface PositionJson {
+  id: string;
+  symbol: string;
+  side: string;
+  quantity: string;
+  remainingQuantity: string;
+  entryPrice: string;
+  status: string;
+  entryTradeId: string | null;
+  signalId: string | null;
+  breakEvenTriggered: boolean;
+}
+
+let app: RunningApp | undefined;
+let baseUrl: string;
+let fakeCoinbase: Server | undefined;
+let priceRequests = 0;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: PageProblems;
+let secret: string;
+let setupError: unknown;
+
+/** GET /api/v3/brokerage/market/products/{BASE}-USD → { price } from PRICES; anything else 404. */
+function startFakeCoinbase(port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    const match = /^\/api\/v3\/brokerage\/market\/products\/([A-Z]+)-USD$/.exec(req.url ?? "");
+    const price = match ? PRICES[match[1]!] : undefined;
+    if (!price) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND" }));
+      return;
+    }
+    priceRequests++;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+beforeAll(async () => {
+  try {
+    const pricePort = await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311));
+    fakeCoinbase = await startFakeCoinbase(pricePort);
+    const port = await freePort(Number(process.env.E2E_POSITIONS_PORT ?? 5111));
+    app = await startApp({ port, label: "positions", cwd: inject("appDir"), env: { COINBASE_API_URL: `http://127.0.0.1:${pricePort}` } });
+    baseUrl = app.baseUrl;
+    browser = await launchBrowser();
+    context = await newContext(browser, baseUrl);
+    page = await context.newPage();
+    problems = watchProblems(page);
+  } catch (error) {
+    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
+  }
+});
+
+beforeEach(() => {
+  if (setupError) throw setupError;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+  await app?.stop();
+  await new Promise<void>((resolve) => (fakeCoinbase ? fakeCoinbase.close(() => resolve()) : resolve()));
+});
+
+// --- helpers -------------------------------------------------------------------------------
+
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+async function visible(locator: Locator, timeout = 10_000) {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+async function screenshot(name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullScreenshot(page, `positions-${name}`);
+}
+
+async function apiJson<T>(p: string): Promise<T> {
+  const res = await page.request.get(p);
+  expect(res.status(), p).toBe(200);
+  return (await res.json()) as T;
+}
+
+async function expectToastShown(title: string, description: string, variant: "default" | "destructive", since: number) {
+  const wanted = `${title} ${description}`;
+  await expect
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
+      timeout: 20_000,
+      interval: 100,
+      message: `toast '${wanted}' (${variant})`,
+    })
+    .toContain(`${variant}|${wanted}`);
+}
+
+/** Counts the requests the page makes whose method and path match, until stopped. */
+function countRequests(match: (method: string, path: string) => boolean) {
+  const seen: string[] = [];
+  const listener = (r: { method(): string; url(): string }) => {
+    const p = new URL(r.url()).pathname;
+    if (match(r.method(), p)) seen.push(`${r.method()} ${p}`);
+  };
+  page.on("request", listener);
+  return { seen, stop: () => page.off("request", listener) };
+}
+
+async function gotoPositions() {
+  const response = await page.goto("/positions");
+  expect(response?.status()).toBe(200);
+  await visible(h1(page, "Futures Positions"));
+  await waitForHydration(page, problems);
+}
+
+const row = (symbol: string) => page.locator(`[data-testid=position-row][data-symbol="${symbol}"]`);
+const badge = () => page.getByTestId("positions-count");
+/** The twelve cells of a position's row, whitespace collapsed. */
+const cells = async (symbol: string) => (await row(symbol).locator("td").allInnerTexts()).map(squash);
+
+async function webhook(action: "buy" | "sell", symbol: string, quantity: string) {
+  const res = await page.request.post("/api/webhook/tradingview", {
+    headers: { "content-type": "text/plain" },
+    data: JSON.stringify({ secret, id: `e2e-${symbol}-${Date.now()}`, action, symbol, quantity, order_type: "market" }),
+  });
+  expect(res.status()).toBe(200);
+}
+
+async function saveConfig(changes: Record<string, unknown>) {
+  const res = await page.request.post("/api/trading-config", { data: changes });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+async function openPosition(symbol: string): Promise<PositionJson> {
+  let found: PositionJson | undefined;
+  await expect
+    .poll(
+      async () => {
+        found = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === symbol);
+        return found?.status;
+      },
+      { timeout: 20_000, message: `an open ${symbol} position` },
+    )
+    .toBe("open");
+  return found!;
+}
+
+/** The price the loop reads next (within a second) for a perp, e.g. setPrice("ETH", "3425"). */
+function setPrice(base: string, price: string) {
+  PRICES[base] = price;
+}
+
+// --- the suite -----------------------------------------------------------------------------
+
+describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)", () => {
+  let eth: PositionJson;
+
+  test("1. the first account is the admin; prices come from the fake Coinbase", async () => {
+    await page.goto("/register");
+    await visible(h1(page, "Create account"));
+    await waitForHydration(page, problems);
+    await page.getByLabel("Username", { exact: true }).fill(ADMIN.username);
+    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await page.getByLabel("Confirm password", { exact: true }).fill(ADMIN.password);
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    expect(await apiJson<{ role: string }>("/api/user")).toMatchObject({ role: "admin" });
+    secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
+    expect(secret).toBeTruthy();
+    await expect.poll(() => priceRequests, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+  });
+
+  test("2. no positions: 'No Open Positions' and the badge 0; the twelve columns are not shown", async () => {
+    await gotoPositions();
+    await visible(page.getByText("No Open Positions", { exact: true }));
+    expect(squash(await badge().innerText())).toBe("0");
+    expect(await page.getByTestId("positions-table").count()).toBe(0);
+    await screenshot("01-empty");
+  });
+
+  test("3. loading, then 'Failed to Load Positions' with Retry after 3 retries, and Retry loads the list", async () => {
+    // Arrive by client-side navigation with the page's loader answering that it failed, and
+    // every GET /api/positions held 1.5 s then answered 500: the screen shows its loading
+    // state, then the error state with Retry once the query has retried 3 times.
+    await page.goto("/dashboard");
+    await waitForHydration(page, problems);
+    const loaderPath = /\/positions\?_data=routes%2F_app%2B%2Fpositions$/;
+    await page.route(loaderPath, (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ positions: null, loadError: "Unable to load positions" }) }),
+    );
+    const apiCalls = countRequests((method, p) => method === "GET" && p === "/api/positions");
+    const positionsApi = (url: URL) => url.pathname === "/api/positions";
+    await page.route(positionsApi, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable" }) });
+    });
+    const since = Date.now();
+    try {
+      await page.getByRole("link", { name: "Positions", exact: true }).first().click();
+      await page.waitForURL((url) => url.pathname === "/positions");
+      await visible(h1(page, "Futures Positions"));
+      await visible(page.getByTestId("positions-loading"));
+      expect(squash(await page.getByTestId("positions-loading").innerText())).toBe("Loading positions...");
+      expect(squash(await badge().innerText())).toBe("…");
+      await screenshot("02-loading");
+
+      const error = page.getByTestId("positions-error");
+      await visible(error, 30_000);
+      expect(squash(await error.innerText())).toBe("Failed to Load Positions Database unavailable Retry");
+      // The first call and 3 retries (SPEC.md §7) before the error shows.
+      expect(apiCalls.seen.length).toBeGreaterThanOrEqual(4);
+      await expectToastShown("Failed to Load Positions", "Database unavailable. Press Retry to try again.", "destructive", since);
+      await screenshot("03-error");
+    } finally {
+      await page.unroute(loaderPath);
+      await page.unroute(positionsApi);
+    }
+    await page.getByRole("button", { name: "Retry", exact: true }).click();
+    await visible(page.getByText("No Open Positions", { exact: true }));
+    expect(squash(await badge().innerText())).toBe("0");
+    apiCalls.stop();
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    // The browser logs the 500 answers itself.
+    expect(problems.errors.filter((e) => !e.includes("status of 500"))).toEqual([]);
+    problems.clear();
+  });
+
+  test("4. webhooks open positions: TP 'Multi-TP (3/3)', 'Manual', 'Disabled', SL, BE, Trailing, OPEN; only -PERP / -FUTURE symbols; the badge", async () => {
+    // Default rules (SPEC.md §5 defaults): 3 take-profit levels, stop 0.5 %, break-even, trailing.
+    await webhook("buy", "ETH-PERP", "0.5");
+    eth = await openPosition("ETH-PERP");
+    // Take-profit and trailing not applied to signals: TP 'Manual', Trailing 'Inactive'.
+    await saveConfig({ applyTakeProfitToSignals: false, applyTrailingStopToSignals: false });
+    await webhook("sell", "SOL-PERP", "10");
+    await openPosition("SOL-PERP");
+    // Take-profit applied with every level disabled: 'Disabled'; no stop loss: SL 'None', BE 'Inactive'.
+    await saveConfig({
+      applyTakeProfitToSignals: true,
+      applyStopLossToSignals: false,
+      takeProfits: [
+        { portfolio: 0.2, priceDeviation: 0.005, enabled: false },
+        { portfolio: 0.3, priceDeviation: 0.01, enabled: false },
+        { portfolio: 0.5, priceDeviation: 0.015, enabled: false },
+      ],
+    });
+    await webhook("buy", "BTC-PERP", "0.01");
+    await openPosition("BTC-PERP");
+
+    // A spot position (not a perp) written straight into the database: never listed.
+    const db = new Database(path.join(app!.dataDir, "app.db"));
+    try {
+      db.exec("PRAGMA busy_timeout = 10000");
+      const now = Date.now();
+      db.query(
+        `INSERT INTO positions (id, symbol, side, quantity, remaining_quantity, entry_price, current_price, status, source, created_at, updated_at)
+         VALUES ('spot-position-0001', 'ETH-USD', 'long', '1', '1', '3400', '3400', 'open', 'manual', ?, ?)`,
+      ).run(now, now);
+    } finally {
+      db.close();
+    }
+    expect((await apiJson<PositionJson[]>("/api/positions")).map((p) => p.symbol).sort()).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP"]);
+
+    await gotoPositions();
+    await expect.poll(() => page.getByTestId("position-row").count(), { timeout: 15_000 }).toBe(3);
+    expect(squash(await badge().innerText())).toBe("3");
+    expect(await page.locator('[data-testid=position-row][data-symbol="ETH-USD"]').count()).toBe(0);
+    const headers = (await page.getByTestId("positions-table").locator("thead th").allInnerTexts()).map(squash);
+    expect(headers).toEqual(["Position", "Entry / Current", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
+
+    const e = await cells("ETH-PERP");
+    expect(e[0]).toBe("ETH-PERP LONG 0.5000 1x cross");
+    expect(e[1]).toMatch(/^3,?401\.7000 3,?400\.0000$/); // entry (market + 0.05 % slippage) / current
+    expect(e[3]).toBe("Multi-TP (3/3) 0 of 3 hit");
+    expect(e[4]).toMatch(/^0\.5% @ 3,?384\.69\d*$/);
+    expect(e.slice(5, 7)).toEqual(["Active", "Active"]);
+    expect(e[10]).toBe("OPEN");
+    expect(e[11]).toBe("Close");
+
+    const s = await cells("SOL-PERP");
+    expect(s[0]).toBe("SOL-PERP SHORT 10.0000 1x cross");
+    expect(s[3]).toBe("Manual");
+    expect(s[4]).toMatch(/^0\.5% @ /);
+    expect(s.slice(5, 7)).toEqual(["Active", "Inactive"]);
+    expect(s[10]).toBe("OPEN");
+
+    const b = await cells("BTC-PERP");
+    expect(b[3]).toBe("Disabled");
+    expect(b[4]).toBe("None");
+    expect(b.slice(5, 7)).toEqual(["Inactive", "Inactive"]);
+    await screenshot("04-rows");
+    expect(problems.errors).toEqual([]);
+  });
+
+  test("5. the price reaches the first take-profit: PARTIAL, '1 of 3 hit', BE 'Triggered', the remaining quantity", async () => {
+    // Entry 3401.70: TP1 at +0.5 % (3418.71), TP2 at +1 % (3435.72). 3425 is between them.
+    setPrice("ETH", "3425");
+    await expect
+      .poll(async () => (await cells("ETH-PERP"))[10], { timeout: 30_000, message: "ETH-PERP shown PARTIAL (polled every 5 s)" })
+      .toBe("PARTIAL");
+    const e = await cells("ETH-PERP");
+    expect(e[0]).toBe("ETH-PERP LONG 0.4000 of 0.5000 1x cross"); // 20 % of 0.5 closed
+    expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000$/);
+    expect(e[3]).toBe("Multi-TP (3/3) 1 of 3 hit");
+    expect(e[4]).toMatch(/^0\.5% @ 3,?401\.70\d*$/); // the stop moved to the entry
+    expect(e[5]).toBe("Triggered");
+    expect(e[6]).toBe("Active"); // trailing arms at +1.2 %
+    expect(e[8]).toMatch(/realised/);
+    expect(squash(await badge().innerText())).toBe("3");
+    await screenshot("05-partial");
+  });
+
+  test("6. the detail row: loads only while expanded, every 10 s; ids, side and amount, signal, trades Entry and Exit, metrics", async () => {
+    const details = countRequests((method, p) => method === "GET" && /^\/api\/positions\/[^/]+\/details$/.test(p));
+    await page.waitForTimeout(1000);
+    expect(details.seen).toEqual([]); // nothing while collapsed
+    await row("ETH-PERP").click();
+    const detail = page.getByTestId("position-detail");
+    await visible(detail.getByTestId("position-trades"), 15_000);
+    expect(details.seen).toEqual([`GET /api/positions/${eth.id}/details`]);
+    expect(squash(await detail.getByTestId("detail-position-id").innerText())).toBe(`Position ID ${eth.id.slice(0, 8)}`);
+    expect(squash(await detail.getByTestId("detail-exchange").innerText())).toMatch(/^Exchange Simulator/);
+    expect(squash(await detail.getByTestId("detail-entry-trade").innerText())).toBe(`Entry Trade ${eth.entryTradeId!.slice(0, 8)}`);
+    expect(squash(await detail.getByTestId("detail-side").innerText())).toBe("Side / Amount LONG 0.5000 ETH-PERP");
+    expect(squash(await detail.getByTestId("detail-signal").innerText())).toMatch(new RegExp(`^Related Signal ${eth.signalId!.slice(0, 8)} · BUY · `));
+    const types = await detail.getByTestId("position-trades").locator("tbody tr").evaluateAll((rows) =>
+      rows.map((r) => (r.querySelectorAll("td")[1]?.textContent ?? "").trim()),
+    );
+    expect(types.sort()).toEqual(["Entry", "Exit"]);
+    expect(squash(await detail.innerText())).toMatch(/Total Volume/i);
+    await screenshot("06-detail");
+
+    // Polled every 10 s while expanded...
+    await expect.poll(() => details.seen.length, { timeout: 15_000, interval: 250 }).toBe(2);
+    // ...and never once collapsed.
+    await row("ETH-PERP").click();
+    await expect.poll(() => page.getByTestId("position-detail").count()).toBe(0);
+    const after = details.seen.length;
+    await page.waitForTimeout(11_000);
+    expect(details.seen.length).toBe(after);
+    details.stop();
+  });
+
+  test("7. Close asks 'Are you sure you want to close your position in {symbol}?': dismissed, nothing; accepted, 'Position Closed'; refused, 'Error Closing Position'", async () => {
+    const dialogs: string[] = [];
+    let accept = false;
+    const onDialog = async (dialog: { message(): string; accept(): Promise<void>; dismiss(): Promise<void> }) => {
+      dialogs.push(dialog.message());
+      await (accept ? dialog.accept() : dialog.dismiss());
+    };
+    page.on("dialog", onDialog);
+    const closes = countRequests((method, p) => method === "POST" && p.endsWith("/close"));
+    try {
+      // Dismissed: no call, the row stays.
+      await page.getByTestId("close-SOL-PERP").click();
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toBe("Are you sure you want to close your position in SOL-PERP?");
+      await page.waitForTimeout(500);
+      expect(closes.seen).toEqual([]);
+
+      // Accepted: POST /api/positions/SOL-PERP/close, 'Position Closed', the worker closes it.
+      accept = true;
+      let since = Date.now();
+      await page.getByTestId("close-SOL-PERP").click();
+      await expectToastShown("Position Closed", "Successfully closed position for SOL-PERP", "default", since);
+      expect(dialogs[1]).toBe("Are you sure you want to close your position in SOL-PERP?");
+      expect(closes.seen).toEqual(["POST /api/positions/SOL-PERP/close"]);
+      await expect.poll(() => row("SOL-PERP").count(), { timeout: 20_000 }).toBe(0);
+      await expect.poll(async () => squash(await badge().innerText())).toBe("2");
+      await screenshot("07-closed");
+
+      // The server refuses: 'Error Closing Position'; the row stays.
+      const btcClose = (url: URL) => url.pathname === "/api/positions/BTC-PERP/close";
+      await page.route(btcClose, (route) =>
+        route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Exchange unavailable" }) }),
+      );
+      since = Date.now();
+      await page.getByTestId("close-BTC-PERP").click();
+      await expectToastShown("Error Closing Position", "Failed to close position for BTC-PERP", "destructive", since);
+      expect(dialogs[2]).toBe("Are you sure you want to close your position in BTC-PERP?");
+      await page.waitForTimeout(1000);
+      expect(await row("BTC-PERP").count()).toBe(1);
+      await screenshot("08-close-error");
+      await page.unroute(btcClose);
+    } finally {
+      page.off("dialog", onDialog);
+      closes.stop();
+    }
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(problems.errors.filter((e) => !e.includes("status of 500"))).toEqual([]);
+  });
+});
