@@ -2,7 +2,6 @@
 // in ONE transaction; the worker sends it (the same path as signals).
 import type { Kysely } from "kysely";
 import { D, floorToIncrement, toFixed } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { resolveSymbol } from "#app/core/products.ts";
 import type { ManualOrder } from "#app/core/schemas/manual-order.ts";
@@ -13,6 +12,7 @@ import { type Trade, getTrade, insertTrade } from "#db/queries/trades.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
+import { getExchange } from "./exchange.server.ts";
 
 export type PlaceResult = { ok: true; trade: Trade } | { ok: false; status: 400 | 409 | 503; error: string; field?: string };
 
@@ -28,7 +28,7 @@ async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ qu
     if (order.amountType === "usd") {
       raw = D(order.quantity).div(reference).toString();
     } else {
-      const balances = await new SimulatorAdapter(db).getBalances();
+      const balances = await getExchange(db).getBalances();
       const available = balances.find((b) => b.currency === product.quote)?.available ?? "0";
       raw = D(available).times(order.quantity).div(100).times(order.leverage).div(reference).toString();
     }
@@ -46,6 +46,8 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
   const sized = await resolveQuantity(db, order);
   if ("error" in sized) return { ok: false, status: sized.status, error: sized.error, field: "quantity" };
 
+  // The exchange that will receive it (simulator, or Coinbase when credentials say so).
+  const exchange = (await getExchange(db).current()).name;
   const tradeId = newId();
   await db.transaction().execute(async (trx) => {
     const job = await enqueueJob(trx, { task: "place-order", payload: { tradeId }, jobKey: `trade:${tradeId}` });
@@ -58,7 +60,7 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
       price: order.price,
       source: "manual",
       clientOrderId: `job-${job.id}`,
-      exchange: "simulator",
+      exchange,
       jobId: job.id,
       leverage: order.leverage,
       marginType: order.marginType,

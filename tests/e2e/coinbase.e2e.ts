@@ -1,0 +1,168 @@
+// The Coinbase connector end to end: the built app (web + worker processes, as `npm start`
+// runs them) with live Coinbase credentials from the environment (COINBASE_SANDBOX=false),
+// talking to the fake Coinbase of tests/msw/coinbase.ts over HTTP (COINBASE_API_URL), which
+// verifies every signed request. A TradingView signal and a manual order each become one
+// Coinbase order in whole contracts with our client order id; Trade History shows them on
+// COINBASE; /api/health says "Coinbase (live trading)". Screenshots:
+// test-results/e2e/coinbase-*.png. No request leaves the machine.
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
+import { makeCdpKey } from "../msw/coinbase.ts";
+import {
+  type Browser,
+  type BrowserContext,
+  type Page,
+  type PageProblems,
+  type RunningApp,
+  field,
+  freePort,
+  h1,
+  launchBrowser,
+  newContext,
+  screenshot,
+  startApp,
+  toastsSeen,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "coinbase_admin", password: "coinbase-admin-secret-1" };
+const key = makeCdpKey("ec");
+
+interface TradeJson {
+  id: string;
+  symbol: string;
+  side: string;
+  quantity: string;
+  executedQuantity: string;
+  executedPrice: string | null;
+  status: string;
+  source: string;
+  exchange?: string;
+  clientOrderId?: string;
+  orderId: string | null;
+}
+
+let fake: CoinbaseServer | undefined;
+let app: RunningApp | undefined;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: PageProblems;
+let setupError: unknown;
+
+beforeAll(async () => {
+  try {
+    fake = await startCoinbaseServer({ cdpKeys: [key] });
+    const port = await freePort(Number(process.env.E2E_COINBASE_PORT ?? 5131));
+    app = await startApp({
+      port,
+      label: "coinbase",
+      cwd: inject("appDir"),
+      env: { ...fake.env, COINBASE_API_KEY: key.apiKey, COINBASE_API_SECRET: key.apiSecret, COINBASE_SANDBOX: "false" },
+    });
+    browser = await launchBrowser();
+    context = await newContext(browser, app.baseUrl);
+    page = await context.newPage();
+    problems = watchProblems(page);
+  } catch (error) {
+    setupError = error;
+  }
+});
+
+beforeEach(() => {
+  if (setupError) throw setupError;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+  await app?.stop();
+  await fake?.stop();
+});
+
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+const trades = async () => (await (await page.request.get("/api/trades?limit=50")).json()) as TradeJson[];
+
+describe("Coinbase connector (live mode against a fake Coinbase)", () => {
+  test("1. registered admin; /api/health says Coinbase (live trading) once the worker has called Coinbase", async () => {
+    await page.goto("/register");
+    await h1(page, "Create account").waitFor();
+    await waitForHydration(page, problems);
+    await field(page, "Username").fill(ADMIN.username);
+    await field(page, "Password").fill(ADMIN.password);
+    await field(page, "Confirm password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    // The dashboard reads balances through the exchange: a signed GET /accounts.
+    await expect
+      .poll(async () => {
+        const health = (await (await page.request.get("/api/health")).json()) as { systemStatus: { component: string; status: string; message: string }[] };
+        return health.systemStatus.find((c) => c.component === "coinbase_api");
+      }, { timeout: 30_000, interval: 250 })
+      .toMatchObject({ status: "online", message: expect.stringMatching(/^Coinbase \(live trading\): last Coinbase call GET \/api\/v3\/brokerage\/\S+ \d+ s ago worked$/) });
+    expect(fake!.coinbase.state.requests.filter((r) => !r.authorized && r.path.startsWith("/market/") === false)).toEqual([]);
+    await screenshot(page, "coinbase-01-dashboard");
+  });
+
+  test("2. a TradingView signal becomes one Coinbase order: 0.25 ETH -> 2 contracts, client order id job-<id>, booked as 0.2 ETH", async () => {
+    const config = (await (await page.request.get("/api/webhook-config")).json()) as { secret: string };
+    const response = await fetch(`${app!.baseUrl}/api/webhook/tradingview`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },
+      body: JSON.stringify({ secret: config.secret, action: "buy", symbol: "ETHUSDT.P", quantity: "0.25", order_type: "market" }),
+    });
+    expect(response.status).toBe(200);
+    await expect
+      .poll(async () => (await trades()).map((t) => `${t.symbol} ${t.side} ${t.source} ${t.status} ${t.executedQuantity}`), { timeout: 30_000, interval: 250 })
+      .toEqual(["ETH-PERP buy signal executed 0.2"]);
+    const orders = fake!.coinbase.requestsTo("/orders", "POST");
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.body).toMatchObject({
+      product_id: "ETP-20DEC30-CDE",
+      side: "BUY",
+      client_order_id: expect.stringMatching(/^job-\d+$/),
+      order_configuration: { market_market_ioc: { base_size: "2" } },
+    });
+    const [trade] = await trades();
+    expect(Number(trade!.executedPrice)).toBe(3400);
+    expect(trade!.orderId).toBe(fake!.coinbase.state.orders[0]!.order_id);
+  });
+
+  test("3. a manual market order from the Manual Trading screen goes to Coinbase too ('Trade Executed')", async () => {
+    await page.goto("/manual-trading");
+    await h1(page, "Manual Trading").waitFor();
+    await waitForHydration(page, problems);
+    const form = page.getByTestId("manual-trade-form");
+    await expect.poll(async () => squash(await form.innerText()), { timeout: 15_000 }).toMatch(/Coinbase \(live trading\)/);
+    const symbol = "SOL-PERP";
+    await form.getByLabel("Trading pair", { exact: true }).selectOption(symbol);
+    await form.getByLabel("Quantity", { exact: true }).fill("12"); // 2 contracts of 5 SOL
+    const since = Date.now();
+    await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
+    await expect
+      .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => t.text), { timeout: 20_000 })
+      .toContain(`Trade Executed BUY order for ${symbol} has been placed successfully`);
+    await expect
+      .poll(async () => (await trades()).filter((t) => t.source === "manual").map((t) => `${t.symbol} ${t.status}`), { timeout: 30_000, interval: 250 })
+      .toEqual([`${symbol} executed`]);
+    const sent = fake!.coinbase.requestsTo("/orders", "POST");
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.body).toMatchObject({ side: "BUY", product_id: "SLP-20DEC30-CDE", order_configuration: { market_market_ioc: { base_size: "2" } } });
+    await screenshot(page, "coinbase-02-manual-trading");
+  });
+
+  test("4. Trade History shows both trades on COINBASE", async () => {
+    await page.goto("/trade-history");
+    await h1(page, "Trade History").waitFor();
+    await waitForHydration(page, problems);
+    const rows = page.getByTestId("trade-row");
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    await rows.first().click();
+    const details = page.getByTestId("trade-details");
+    await details.waitFor();
+    expect(squash(await details.getByTestId("detail-exchange").innerText())).toBe("Exchange COINBASE");
+    await screenshot(page, "coinbase-03-trade-history");
+    expect(problems.errors).toEqual([]);
+  });
+});
