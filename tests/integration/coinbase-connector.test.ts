@@ -45,6 +45,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null | undefine
 describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   let app: TestApp;
   let secret: string;
+  let admin: string;
   let exchange: SwitchingExchange;
   let connectionId: string;
   const db = () => app.database.db;
@@ -55,7 +56,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
 
   beforeAll(async () => {
     app = await createTestApp(dialect, {}, { file: true });
-    const admin = (await registerVia(app, "cb_admin")).cookie;
+    admin = (await registerVia(app, "cb_admin")).cookie;
     secret = ((await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as { secret: string }).secret;
     const simulator = new SimulatorAdapter(db());
     await simulator.ensureAccount();
@@ -165,6 +166,30 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       );
       expect(trade.error_message).toBe("Coinbase refused the SLP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance)");
       expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  test("Close (a reduce-only market order) goes to /orders/close_position with the position's contracts and closes it", async () => {
+    await connectLive(false);
+    const runner = startRunner({ db: db(), exchange, workerId: "cb-w5", pollMs: 5 });
+    try {
+      const { signalId } = (await (await webhook({ action: "buy", symbol: "SOL-PERP", quantity: "15", order_type: "market" })).json()) as { signalId: string };
+      await executed(signalId);
+      msw.fake.setPrice("SLP-20DEC30-CDE", "190");
+      const close = await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: admin });
+      expect(close.status).toBe(200);
+      const closed = await waitFor("position closed", async () =>
+        db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "closed").executeTakeFirst(),
+      );
+      expect(msw.fake.requestsTo("/orders/close_position", "POST").map((r) => r.body)).toEqual([
+        { client_order_id: expect.stringMatching(/^job-\d+$/), product_id: "SLP-20DEC30-CDE", size: "3" },
+      ]);
+      expect(Number(closed.realized_pnl)).toBe(150); // (190 - 180) × 15 SOL
+      expect(msw.fake.state.positions.size).toBe(0);
+      const trades = await db().selectFrom("trades").select(["exchange", "reduce_only", "status"]).where("symbol", "=", "SOL-PERP").orderBy("created_at").execute();
+      expect(trades.map((t) => `${t.exchange} ${Number(t.reduce_only)} ${t.status}`)).toEqual(["coinbase 0 executed", "coinbase 1 executed"]);
     } finally {
       await runner.stop();
     }
