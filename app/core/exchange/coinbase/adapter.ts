@@ -288,9 +288,9 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   async findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null> {
     const productIds = Object.values(this.productMap);
     let cursor: string | undefined;
-    // Recent orders, newest first, a few pages at most: a retry happens within minutes.
+    // Recent orders (newest first, Coinbase's default order), a few pages at most: a retry happens within minutes.
     for (let page = 0; page < 5; page++) {
-      const answer = await this.client.listOrders({ product_ids: productIds, limit: 100, cursor, sort_by: "LAST_FILL_TIME" });
+      const answer = await this.client.listOrders({ product_ids: productIds, limit: 100, cursor });
       const found = (answer.orders ?? []).find((o) => o.client_order_id === clientOrderId);
       if (found) return this.toOrder(found);
       if (!answer.has_next || !answer.cursor) return null;
