@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_PRODUCT_MAP, getProductMap, setProductMap } from "#app/core/exchange/coinbase/config.ts";
 import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
+import { AuthError } from "#app/core/exchange/errors.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { createExchange as saveConnection, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
@@ -216,6 +217,21 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     } finally {
       await runner.stop();
     }
+  });
+
+  test("stored secrets that cannot be decrypted (APP_SECRET changed) stop trading with a clear reason instead of falling back to paper", async () => {
+    await connectLive(false);
+    const other = { ...app.config, appSecret: "another-app-secret-0123456789abcdef0123456789" };
+    const stranded = createExchange(db(), { config: other, watch: false });
+    expect((await stranded.resolve()).mode).toBe("unavailable");
+    const error = await stranded.placeOrder({ clientOrderId: "x", symbol: "BTC-PERP", side: "buy", type: "market", quantity: "1" }).catch((e) => e);
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toMatch(/^Stored Coinbase credentials cannot be used \(.+\): re-enter them in API Settings$/);
+    expect(error.message).not.toContain(key.apiSecret.slice(40, 80));
+    expect((await stranded.testConnection()).success).toBe(false);
+    const health = await checkExchange({ db: db(), config: other });
+    expect(health.status).toBe("error");
+    expect(msw.fake.state.requests).toEqual([]);
   });
 
   test("coinbase_api health: the mode, and whether the last Coinbase call worked", async () => {
