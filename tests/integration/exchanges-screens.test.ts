@@ -105,7 +105,8 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     expect(page).not.toContain('data-testid="add-exchange"');
     expect(page).not.toContain('data-testid="exchange-delete"');
     const id = (await app.database.db.selectFrom("exchanges").select("id").executeTakeFirstOrThrow()).id;
-    for (const form of [{ intent: "delete", id, confirmed: "1" }, { intent: "sandbox", id, value: "false" }, { intent: "add", exchangeName: "COINBASE", accountName: "x", apiKey: "k", apiSecret: "s" }]) {
+    const forms: Record<string, string>[] = [{ intent: "delete", id, confirmed: "1" }, { intent: "sandbox", id, value: "false" }, { intent: "add", exchangeName: "COINBASE", accountName: "x", apiKey: "k", apiSecret: "s" }];
+    for (const form of forms) {
       expect((await post("/exchanges", form, user)).status).toBe(403);
     }
     expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toHaveLength(1);

@@ -71,12 +71,13 @@ export function ApiSettingsScreen({ summary: initial, setupOpen, actionData }: {
       <Stack spacing={3}>
         <ConnectionCard summary={summary} onTested={refresh} />
         <CredentialsCard
-          key={`${saves}:${summary.connectionId ?? summary.source}`}
+          key={`${saves}:${summary.connectionId ?? summary.source}:${summary.apiKey}:${summary.sandbox}`}
           summary={summary}
           actionData={actionData}
-          onSaved={() => {
+          onSaved={async () => {
+            // The stored values first, then a fresh form from them.
+            await query.refetch();
             setSaves((n) => n + 1);
-            refresh();
           }}
         />
         <EnvironmentSetup initiallyOpen={setupOpen} />
@@ -162,7 +163,7 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
   );
 }
 
-function CredentialsCard({ summary, actionData, onSaved }: { summary: CredentialsSummary; actionData?: ApiSettingsActionData; onSaved: () => void }) {
+function CredentialsCard({ summary, actionData, onSaved }: { summary: CredentialsSummary; actionData?: ApiSettingsActionData; onSaved: () => Promise<void> }) {
   const hydrated = useHydrated();
   const toast = useToast();
   const formRef = useRef<HTMLFormElement>(null);
@@ -202,7 +203,7 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
       const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save", { apiKey: parsed.data.apiKey, apiSecret: parsed.data.apiSecret, sandbox });
       setFormError(null);
       toast({ title: "Credentials Saved", description: result.message });
-      onSaved();
+      await onSaved();
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
       else fail("Save Error", errorText(error, "The credentials could not be saved"));
@@ -217,7 +218,7 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
       const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save-settings", { sandbox });
       setFormError(null);
       toast({ title: "Settings Saved", description: result.message });
-      onSaved();
+      await onSaved();
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
       else fail("Save Error", errorText(error, "The settings could not be saved"));

@@ -186,7 +186,15 @@ function StatusChip({ exchange }: { exchange: ExchangeView }) {
     <Box>
       {statusMessage ? <Tooltip title={statusMessage}>{chip}</Tooltip> : chip}
       {statusMessage ? (
-        <Typography variant="caption" color="text.secondary" component="div" sx={{ maxWidth: 260, mt: 0.5 }} data-testid="exchange-status-message">
+        <Typography
+          variant="caption"
+          color="text.secondary"
+          component="div"
+          title={statusMessage}
+          // Three lines at most; the whole message is in the tooltip.
+          sx={{ maxWidth: 260, mt: 0.5, display: "-webkit-box", WebkitLineClamp: 3, WebkitBoxOrient: "vertical", overflow: "hidden" }}
+          data-testid="exchange-status-message"
+        >
           {statusMessage}
         </Typography>
       ) : null}

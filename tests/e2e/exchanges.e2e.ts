@@ -1,0 +1,328 @@
+// Exchanges and API Settings in a real browser (SPEC.md §2, §4, §5, §7, §8), on their OWN
+// app instance (a fresh SQLite DATA_DIR from the global setup's frozen build) pointed at the
+// fake Coinbase of tests/fakes/coinbase-server.ts (COINBASE_API_URL), which knows one CDP
+// key: Test succeeds with it and fails (401) with any other. No network.
+// Exchanges: the empty state, the Connect Exchange dialog's validation messages, adding two
+// exchanges, Test with 'Connection Successful' and 'Connection Failed' + the server's
+// message, the sandbox switch, delete with the browser confirmation (dismissed, then
+// accepted). API Settings: each save message of SPEC.md §5, Save Settings appearing only
+// after the sandbox changed, Test Connection, Get Environment Setup. Screenshots in
+// test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { type CdpTestKey, makeCdpKey } from "../msw/coinbase.ts";
+import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
+import {
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type PageProblems,
+  type RunningApp,
+  escapeRe,
+  field,
+  freePort,
+  h1,
+  launchBrowser,
+  maxToastsSeen,
+  newContext,
+  screenshot as fullScreenshot,
+  startApp,
+  toastsSeen,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "exch_admin", password: "exch-admin-secret-1" };
+const goodKey: CdpTestKey = makeCdpKey("ec");
+const unknownKey: CdpTestKey = makeCdpKey("ec");
+
+let fake: CoinbaseServer | undefined;
+let app: RunningApp | undefined;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: PageProblems;
+let setupError: unknown;
+
+beforeAll(async () => {
+  try {
+    fake = await startCoinbaseServer({ cdpKeys: [goodKey] });
+    const port = await freePort(Number(process.env.E2E_EXCHANGES_PORT ?? 5127));
+    app = await startApp({ port, label: "exchanges", cwd: inject("appDir"), env: fake.env });
+    browser = await launchBrowser();
+    context = await newContext(browser, app.baseUrl);
+    page = await context.newPage();
+    problems = watchProblems(page);
+  } catch (error) {
+    setupError = error; // reported by every test
+  }
+});
+
+beforeEach(() => {
+  if (setupError) throw setupError;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+  await app?.stop();
+  await fake?.stop();
+});
+
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+async function visible(locator: Locator, timeout = 10_000) {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+/** A toast with this title (and description, a string or a pattern) was shown since `since`. */
+async function expectToast(title: string, description: string | RegExp, variant: "default" | "destructive", since: number) {
+  const pattern = new RegExp(`^${variant}\\|${escapeRe(title)} ${typeof description === "string" ? escapeRe(description) : description.source}$`);
+  await expect
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), { timeout: 20_000, interval: 100, message: `toast ${title}` })
+    .toContainEqual(expect.stringMatching(pattern));
+}
+
+async function apiJson<T>(path: string): Promise<T> {
+  const res = await page.request.get(path);
+  expect(res.status(), path).toBe(200);
+  return (await res.json()) as T;
+}
+
+interface ExchangeJson {
+  id: string;
+  accountName: string;
+  apiKey: string;
+  sandbox: boolean;
+  isEnabled: boolean;
+  connectionStatus: string;
+  statusMessage: string | null;
+}
+const exchanges = async () => (await apiJson<{ exchanges: ExchangeJson[] }>("/api/exchanges")).exchanges;
+
+async function screenshot(name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullScreenshot(page, `exchanges-${name}`);
+}
+
+async function gotoHydrated(path: string, title: string) {
+  const response = await page.goto(path);
+  expect(response?.status(), path).toBe(200);
+  await visible(h1(page, title));
+  await waitForHydration(page, problems);
+}
+
+const row = (accountName: string) => page.getByTestId("exchange-row").filter({ has: page.getByTestId("exchange-account").getByText(accountName, { exact: true }) });
+const dialog = () => page.getByRole("dialog", { name: "Connect Exchange" });
+
+describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () => {
+  test("1. the first account is the admin; Exchanges starts empty", async () => {
+    await page.goto("/register");
+    await visible(h1(page, "Create account"));
+    await waitForHydration(page, problems);
+    await field(page, "Username").fill(ADMIN.username);
+    await field(page, "Password").fill(ADMIN.password);
+    await field(page, "Confirm password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+
+    await gotoHydrated("/exchanges", "Exchanges");
+    await visible(page.getByText("No exchanges connected", { exact: true }));
+    await visible(page.getByRole("link", { name: "Add Your First Exchange" }));
+    await screenshot("1-empty");
+  });
+
+  test("2. Connect Exchange: each validation message, then two exchanges added", async () => {
+    await page.getByTestId("add-exchange").click();
+    await visible(dialog());
+    await page.getByTestId("connect-exchangeName").selectOption("");
+    await page.getByTestId("connect-submit").click();
+    for (const message of ["Please select an exchange", "Account name is required", "API Key is required", "API Secret is required"]) {
+      await visible(dialog().getByText(message, { exact: true }));
+    }
+    await screenshot("2-dialog-errors");
+    expect(await exchanges()).toEqual([]);
+
+    let since = Date.now();
+    await page.getByTestId("connect-exchangeName").selectOption("COINBASE");
+    await page.getByTestId("connect-accountName").fill("Main");
+    await page.getByTestId("connect-apiKey").fill(goodKey.apiKey);
+    await page.getByTestId("connect-apiSecret").fill(goodKey.apiSecret);
+    // The errors go as the fields become valid.
+    await expect.poll(() => dialog().getByText("API Secret is required", { exact: true }).count()).toBe(0);
+    await page.getByTestId("connect-submit").click();
+    await expectToast("Exchange Added", "Main is connected (sandbox)", "default", since);
+    await dialog().waitFor({ state: "hidden" });
+    await visible(row("Main"));
+    expect(squash(await row("Main").getByTestId("exchange-api-key").innerText())).toBe(`${goodKey.apiKey.slice(0, 20)}...`);
+    expect(await row("Main").getByTestId("exchange-total-usd").innerText()).toContain("$10,000.00");
+    await visible(row("Main").getByTestId("exchange-trading"));
+
+    since = Date.now();
+    await page.getByTestId("add-exchange").click();
+    await page.getByTestId("connect-accountName").fill("Backup");
+    await page.getByTestId("connect-apiKey").fill(unknownKey.apiKey);
+    await page.getByTestId("connect-apiSecret").fill(unknownKey.apiSecret);
+    await page.getByTestId("connect-submit").click();
+    await expectToast("Exchange Added", "Backup is connected (sandbox)", "default", since);
+    await visible(row("Backup"));
+    expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main", "Backup"]);
+    const html = await page.content();
+    expect(html).not.toContain(goodKey.apiSecret.split("\n")[1]!);
+  });
+
+  test("3. Test: 'Connection Successful' for the known key, 'Connection Failed' with Coinbase's message for the other", async () => {
+    let since = Date.now();
+    await row("Main").getByTestId("exchange-test").click();
+    await expectToast("Connection Successful", /.+/, "default", since);
+    await expect.poll(async () => squash(await row("Main").getByTestId("exchange-status").innerText())).toBe("Connected");
+
+    since = Date.now();
+    await row("Backup").getByTestId("exchange-test").click();
+    const backup = async () => (await exchanges()).find((e) => e.accountName === "Backup")!;
+    await expect.poll(async () => (await backup()).connectionStatus).toBe("error");
+    const message = (await backup()).statusMessage!;
+    expect(message).toMatch(/401|rejected|unauthori/i);
+    await expectToast("Connection Failed", message, "destructive", since);
+    await expect.poll(async () => squash(await row("Backup").getByTestId("exchange-status").innerText())).toBe("Error");
+    await visible(row("Backup").getByText(message, { exact: true }));
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    await screenshot("3-tested");
+  });
+
+  test("4. the sandbox switch goes live and back; the enabled switch", async () => {
+    let since = Date.now();
+    await row("Main").getByTestId("exchange-sandbox-switch").click();
+    await expectToast("Sandbox Mode Updated", "Main now trades live on Coinbase", "default", since);
+    await expect.poll(async () => (await exchanges()).find((e) => e.accountName === "Main")!.sandbox).toBe(false);
+    await visible(row("Main").getByTestId("exchange-environment").getByText("Live", { exact: true }));
+    await screenshot("4-live");
+
+    since = Date.now();
+    await row("Main").getByTestId("exchange-sandbox-switch").click();
+    await expectToast("Sandbox Mode Updated", "Main now uses the sandbox: paper trading", "default", since);
+    await expect.poll(async () => (await exchanges()).find((e) => e.accountName === "Main")!.sandbox).toBe(true);
+
+    since = Date.now();
+    await row("Backup").getByTestId("exchange-enabled-switch").click();
+    await expectToast("Exchange Updated", "Backup is now disabled", "default", since);
+    await expect.poll(async () => (await exchanges()).find((e) => e.accountName === "Backup")!.isEnabled).toBe(false);
+  });
+
+  test("5. delete asks a browser confirmation: dismissed keeps it, accepted removes it", async () => {
+    const messages: string[] = [];
+    page.once("dialog", (d) => {
+      messages.push(d.message());
+      void d.dismiss();
+    });
+    await row("Backup").getByTestId("exchange-delete").click();
+    await expect.poll(() => messages.length).toBe(1);
+    expect(messages[0]).toBe('Are you sure you want to delete the exchange "Backup"? Its stored API keys are removed.');
+    expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main", "Backup"]);
+
+    const since = Date.now();
+    page.once("dialog", (d) => void d.accept());
+    await row("Backup").getByTestId("exchange-delete").click();
+    await expectToast("Exchange Deleted", "Backup has been removed", "default", since);
+    await row("Backup").waitFor({ state: "detached" });
+    expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
+    await screenshot("5-after-delete");
+  });
+
+  test("6. API Settings: the masked form and every save message of SPEC.md §5", async () => {
+    await gotoHydrated("/api-settings", "API Settings");
+    const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
+    const key = page.getByTestId("credentials-api-key");
+    const secret = page.getByTestId("credentials-api-secret");
+    expect(await key.inputValue()).toBe(maskedKey);
+    expect(await secret.inputValue()).toBe("•".repeat(16));
+    await visible(page.getByText("No passphrase is needed for futures", { exact: false }));
+    expect(await page.getByTestId("save-settings").count()).toBe(0);
+    await screenshot("6-api-settings");
+
+    let since = Date.now();
+    await page.getByTestId("save-credentials").click();
+    await expectToast("No Changes Detected", "Please enter new credentials or modify existing ones to save", "destructive", since);
+
+    since = Date.now();
+    await key.fill("");
+    await secret.fill("");
+    await page.getByTestId("save-credentials").click();
+    await expectToast("Missing Credentials", "API Key and Secret are required", "destructive", since);
+
+    since = Date.now();
+    await key.fill(goodKey.apiKey);
+    await secret.fill("•".repeat(16));
+    await page.getByTestId("save-credentials").click();
+    await expectToast("Invalid Credentials", "Please enter your actual API credentials, not the masked values.", "destructive", since);
+
+    since = Date.now();
+    await secret.fill(goodKey.apiSecret);
+    await page.getByTestId("save-credentials").click();
+    await expectToast("Save Failed", "No changes to save. Please enter new credentials.", "destructive", since);
+    await visible(page.getByTestId("credentials-error").getByText("No changes to save. Please enter new credentials."));
+    await screenshot("6-save-failed");
+  });
+
+  test("7. Save Settings appears only after the sandbox changed; Test Connection; Get Environment Setup", async () => {
+    await gotoHydrated("/api-settings", "API Settings");
+    expect(await page.getByTestId("save-settings").count()).toBe(0);
+    await page.getByTestId("credentials-sandbox").click();
+    await visible(page.getByTestId("save-settings"));
+    await page.getByTestId("credentials-sandbox").click();
+    await expect.poll(() => page.getByTestId("save-settings").count()).toBe(0);
+
+    let since = Date.now();
+    await page.getByTestId("credentials-sandbox").click();
+    await page.getByTestId("save-settings").click();
+    await expectToast("Settings Saved", "Sandbox mode is off: orders are sent to Coinbase for real.", "default", since);
+    await expect.poll(async () => (await apiJson<{ sandbox: boolean }>("/api/credentials")).sandbox).toBe(false);
+    await expect.poll(() => page.getByTestId("save-settings").count()).toBe(0);
+
+    since = Date.now();
+    await page.getByTestId("test-connection").click();
+    await expectToast("Connection Successful", /.+/, "default", since);
+    await expect.poll(async () => squash(await page.getByTestId("credentials-status").innerText())).toBe("Connected");
+
+    // Back to sandbox, saved with new keys in one go (Save Credentials carries the sandbox box).
+    since = Date.now();
+    await page.getByTestId("credentials-sandbox").click();
+    await page.getByTestId("save-settings").click();
+    await expectToast("Settings Saved", "Sandbox mode is on: orders are paper orders.", "default", since);
+
+    await page.getByTestId("get-environment-setup").click();
+    const instructions = page.getByTestId("environment-instructions");
+    await visible(instructions);
+    const text = await instructions.innerText();
+    for (const name of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application", "No passphrase is needed for futures"]) expect(text).toContain(name);
+    await screenshot("7-environment-setup");
+    // The browser logs the 400 of test 6's refused save ('No changes to save'); nothing else.
+    expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
+  });
+
+  test("8. without JavaScript: add an exchange inline and delete it through the confirmation row", async () => {
+    const noJs = await newContext(browser, app!.baseUrl, { javaScriptEnabled: false });
+    await noJs.addCookies(await context.cookies());
+    const p = await noJs.newPage();
+    await p.goto("/exchanges");
+    await p.getByTestId("add-exchange").click();
+    await p.waitForURL((url) => url.search === "?add=1");
+    await p.getByTestId("connect-submit").click();
+    await visible(p.getByText("Account name is required", { exact: true }));
+    await p.getByTestId("connect-accountName").fill("NoScript");
+    await p.getByTestId("connect-apiKey").fill("noscript-key");
+    await p.getByTestId("connect-apiSecret").fill("noscript-secret");
+    await p.getByTestId("connect-submit").click();
+    await p.waitForURL((url) => url.pathname === "/exchanges" && url.search === "");
+    await visible(p.getByTestId("toast").getByText("Exchange Added"));
+    const added = p.getByTestId("exchange-row").filter({ hasText: "NoScript" });
+    await visible(added);
+    await added.getByTestId("exchange-delete").click();
+    await visible(p.getByTestId("exchange-confirm-delete"));
+    await fullScreenshot(p, "exchanges-8-nojs-confirm-delete");
+    await p.getByTestId("exchange-confirm-delete-yes").click();
+    await visible(p.getByTestId("toast").getByText("Exchange Deleted"));
+    expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
+    await noJs.close();
+  });
+});
