@@ -155,7 +155,7 @@ function FormDialog({
     shouldRevalidate: "onInput",
   });
   return (
-    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="xs" aria-labelledby={`profile-${kind}-title`} data-testid={`profile-${kind}-dialog`}>
+    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="xs" slotProps={{ transition: { appear: false } }} aria-labelledby={`profile-${kind}-title`} data-testid={`profile-${kind}-dialog`}>
       <fetcher.Form method="post" action="/profiles" {...getFormProps(form)}>
         <DialogTitle id={`profile-${kind}-title`}>{title}</DialogTitle>
         <DialogContent>

@@ -206,7 +206,7 @@ function GenerateReportDialog({
   const err = (name: keyof typeof fields) => fields[name].errors?.[0];
   const busy = fetcher.state !== "idle";
   return (
-    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="sm" aria-labelledby="generate-report-title" data-testid="generate-report-dialog">
+    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="sm" slotProps={{ transition: { appear: false } }} aria-labelledby="generate-report-title" data-testid="generate-report-dialog">
       <fetcher.Form method="post" action="/reports" {...getFormProps(form)}>
         <DialogTitle id="generate-report-title">Generate Report</DialogTitle>
         <DialogContent>
