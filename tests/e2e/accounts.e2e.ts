@@ -247,6 +247,15 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     expect(lines[1]).toMatch(new RegExp(`^${escapeRe(tradeId)},[^,]+,\\d{4}-\\d\\d-\\d\\dT[^,]+,ETH-PERP,BUY,market,0\\.5,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,,manual$`));
     expect(lines[2]).toBe("");
 
+    // A download the server refuses: the destructive toast of SPEC §8 with the reason.
+    await page.route("**/api/reports/*/download", (route) =>
+      route.fulfill({ status: 410, contentType: "application/json", body: JSON.stringify({ error: "The report has expired: generate it again" }) }),
+    );
+    const t1 = Date.now();
+    await card.getByTestId("report-download").click();
+    await expectToastShown("Failed to download report", "The report has expired: generate it again", "destructive", t1);
+    await page.unroute("**/api/reports/*/download");
+
     await page.getByTestId("filter-type").selectOption("balance");
     await page.getByTestId("reports-empty").waitFor();
     await page.getByTestId("filter-type").selectOption("all");
@@ -304,7 +313,9 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     expect(rendered.dark).toBeGreaterThan(1000); // text was drawn
     await viewer.locator("#page").screenshot({ path: path.join(SCREENSHOT_DIR, "accounts-report-pdf-page1.png") });
     await viewer.close();
-    // The refused overdraft of test 3 answered 409 on purpose (Chromium logs every non-2xx load).
-    expect(problems.errors.filter((e) => !/status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/.test(e))).toEqual([]);
+    // The refused overdraft of test 3 answered 409 on purpose (Chromium logs every non-2xx load),
+    // and test 5's refused download answered 410 on purpose.
+    const expected = [/status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/, /status of 410 \(Gone\) \(http:\/\/[^)]+\/api\/reports\/[^/]+\/download\)/];
+    expect(problems.errors.filter((e) => !expected.some((re) => re.test(e)))).toEqual([]);
   });
 });

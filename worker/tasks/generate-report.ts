@@ -78,15 +78,21 @@ export async function generateReport(ctx: TaskContext, payload: z.infer<typeof G
   const remote = options.remote !== undefined ? options.remote : await getRemoteReportsProvider(ctx.db);
   if (remote) return generateRemote(ctx, report, remote, options);
 
-  await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending"] });
-  let built;
   try {
-    built = await buildReport(ctx.db, reportRequestOf(report), report.id);
+    await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending"] });
+    let built;
+    try {
+      built = await buildReport(ctx.db, reportRequestOf(report), report.id);
+    } catch (error) {
+      // The data is ours: what fails here fails again, so the report says why at once.
+      return await fail(ctx.db, report, (error as Error).message || "Generation failed");
+    }
+    return await ready(ctx.db, report, { ...built, expiresAt: Date.now() + REPORT_TTL_MS });
   } catch (error) {
-    // The data is ours: what fails here fails again, so the report says why at once.
-    return fail(ctx.db, report, (error as Error).message || "Generation failed");
+    // Storing failed (database busy or down): retry; the last attempt leaves the reason.
+    if (ctx.attempt < REPORT_JOB_ATTEMPTS) throw error;
+    return fail(ctx.db, report, `Generation failed: ${(error as Error).message}`);
   }
-  return ready(ctx.db, report, { ...built, expiresAt: Date.now() + REPORT_TTL_MS });
 }
 
 async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: RemoteReportsProvider, options: GenerateReportOptions) {

@@ -6,13 +6,12 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, js
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { ReportsScreen } from "#app/components/reports/reports-screen.tsx";
-import { SIMULATOR_NAME } from "#app/core/exchange/simulator/adapter.ts";
 import { REPORT_STATUSES, REPORT_TYPES, REPORT_TYPE_LABELS, ReportFormSchema } from "#app/core/schemas/reports.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
+import { listProfileViews } from "#app/services/profiles.server.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
-import { listProfileRecords } from "#db/queries/profiles.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -27,7 +26,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
   const [reports, profiles] = await Promise.all([
     listReportViews(context.db, { type: filters.type === "all" ? undefined : filters.type, status: filters.status === "all" ? undefined : filters.status }),
-    listProfileRecords(context.db, { source: SIMULATOR_NAME }),
+    // The profiles the reports can be about: the paper ones, or Coinbase's with a passphrase key.
+    listProfileViews(context.db)
+      .then((r) => r.profiles)
+      .catch(() => []),
   ]);
   return json(
     { reports, filters, profiles: profiles.map((p) => ({ id: p.id, name: p.name })), dialog: url.searchParams.get("dialog") === "generate" },
