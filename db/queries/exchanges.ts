@@ -194,12 +194,17 @@ export async function getCredentialsVersion(db: Db): Promise<string> {
  */
 export async function lockCredentials(trx: Db): Promise<void> {
   if (!isMysql(trx)) return;
+  const lock = () => trx.selectFrom("settings").select("key").where("key", "=", CREDENTIALS_VERSION_KEY).forUpdate().executeTakeFirst();
+  // The migration seeds the row. Inserting it here is the fallback for a database migrated
+  // before that: never the common path, since INSERT IGNORE of an existing key takes a
+  // shared lock that concurrent upgrades to FOR UPDATE would deadlock on.
+  if (await lock()) return;
   await trx
     .insertInto("settings")
     .ignore()
     .values({ key: CREDENTIALS_VERSION_KEY, value: JSON.stringify("none"), updated_at: nowMs() })
     .execute();
-  await trx.selectFrom("settings").select("key").where("key", "=", CREDENTIALS_VERSION_KEY).forUpdate().execute();
+  await lock();
 }
 
 export async function renewCredentialsVersion(db: Db): Promise<string> {

@@ -6,7 +6,7 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { decryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
-import { NO_CREDENTIALS_MESSAGE } from "#app/services/exchange-connections.server.ts";
+import { NO_CREDENTIALS_MESSAGE, saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { credentialsVersion, getTradingCredentials } from "#app/services/credentials.server.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
@@ -43,12 +43,11 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   });
   const spies: { mockRestore(): void }[] = [];
   beforeEach(() => {
-    for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[method];
+    // (console.error is already watched by tests/setup: any call fails the test.)
+    for (const method of ["log", "info", "warn", "debug"] as const) {
       spies.push(
         vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
           consoleLines.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-          if (method === "error") original(...args); // still fails the test (tests/setup)
         }),
       );
     }
@@ -306,6 +305,18 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 
     await expectNoSecret([goodKey.apiSecret, unknownKey.apiSecret], [summary.text, saved.text, same.text, replaced.text]);
     await call("DELETE", `/api/exchanges/${exchanges[0]!.id}`);
+  });
+
+  test("two saves at once with no connection yet make one 'Default', holding the last keys", async () => {
+    const save = (n: number) => saveCredentials(db(), app.config, { apiKey: `parallel-key-${n}`, apiSecret: `parallel-secret-${n}`, sandbox: true }, "exch_admin");
+    const outcomes = await Promise.all([1, 2, 3, 4].map(save));
+    expect(outcomes.every((o) => o.success)).toBe(true);
+    const rows = await db().selectFrom("exchanges").selectAll().execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.account_name).toBe("Default");
+    expect(rows[0]!.api_key).toMatch(/^parallel-key-[1-4]$/);
+    const n = rows[0]!.api_key.slice(-1);
+    expect(decryptSecret(rows[0]!.api_secret_enc, app.config.appSecret)).toBe(`parallel-secret-${n}`);
   });
 
   test("GET /api/test/coinbase: no credentials, a good key (status kept on the connection), a rejected key; other exchanges 404", async () => {
