@@ -6,7 +6,8 @@
 // exchanges, Test with 'Connection Successful' and 'Connection Failed' + the server's
 // message, the sandbox switch, delete with the browser confirmation (dismissed, then
 // accepted). API Settings: each save message of SPEC.md §5, Save Settings appearing only
-// after the sandbox changed, Test Connection, Get Environment Setup. Screenshots in
+// after the sandbox changed, Test Connection, Get Environment Setup. The error toasts of
+// §8 (failed calls answered by the test), and adding/deleting without JavaScript. Screenshots in
 // test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
 import { type CdpTestKey, makeCdpKey } from "../msw/coinbase.ts";
@@ -300,7 +301,62 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
   });
 
-  test("8. without JavaScript: add an exchange inline and delete it through the confirmation row", async () => {
+  test("8. the error toasts of SPEC.md §8 when a call fails (the API answered by the test)", async () => {
+    await gotoHydrated("/exchanges", "Exchanges");
+    const fail500 = (body: string) => (route: import("playwright-core").Route) => route.fulfill({ status: 500, contentType: "application/json", body });
+
+    await page.route("**/api/exchanges", (route) => (route.request().method() === "POST" ? fail500(JSON.stringify({ error: "Database unavailable" }))(route) : route.continue()));
+    let since = Date.now();
+    await page.getByTestId("add-exchange").click();
+    await page.getByTestId("connect-accountName").fill("Broken");
+    await page.getByTestId("connect-apiKey").fill("broken-key");
+    await page.getByTestId("connect-apiSecret").fill("broken-secret");
+    await page.getByTestId("connect-submit").click();
+    await expectToast("Error Adding Exchange", "Database unavailable", "destructive", since);
+    await page.getByRole("button", { name: "Cancel" }).click();
+    await page.unroute("**/api/exchanges");
+
+    await page.route("**/api/exchanges/*", (route) => (["PUT", "DELETE"].includes(route.request().method()) ? fail500(JSON.stringify({ error: "Try again later" }))(route) : route.continue()));
+    since = Date.now();
+    await row("Main").getByTestId("exchange-sandbox-switch").click();
+    await expectToast("Error Updating Sandbox Mode", "Try again later", "destructive", since);
+    since = Date.now();
+    await row("Main").getByTestId("exchange-enabled-switch").click();
+    await expectToast("Error Updating Exchange", "Try again later", "destructive", since);
+    since = Date.now();
+    page.once("dialog", (d) => void d.accept());
+    await row("Main").getByTestId("exchange-delete").click();
+    await expectToast("Error Deleting Exchange", "Try again later", "destructive", since);
+    await page.unroute("**/api/exchanges/*");
+    // Nothing changed, and the switches show the stored values again.
+    expect(await exchanges()).toMatchObject([{ accountName: "Main", sandbox: true, isEnabled: true }]);
+    expect(await row("Main").getByTestId("exchange-sandbox-switch").isChecked()).toBe(true);
+
+    await page.route("**/api/exchanges/*/test", (route) => route.abort("failed"));
+    since = Date.now();
+    await row("Main").getByTestId("exchange-test").click();
+    await expectToast("Connection Test Failed", /.+/, "destructive", since);
+    await page.unroute("**/api/exchanges/*/test");
+
+    await gotoHydrated("/api-settings", "API Settings");
+    await page.route("**/api/test/coinbase", (route) => route.abort("failed"));
+    since = Date.now();
+    await page.getByTestId("test-connection").click();
+    await expectToast("Connection Test Error", /.+/, "destructive", since);
+    await page.unroute("**/api/test/coinbase");
+
+    await page.route("**/api/credentials/save", fail500(""));
+    since = Date.now();
+    await page.getByTestId("credentials-api-key").fill("another-key");
+    await page.getByTestId("credentials-api-secret").fill("another-secret");
+    await page.getByTestId("save-credentials").click();
+    await expectToast("Save Error", "500: Internal Server Error", "destructive", since);
+    await page.unroute("**/api/credentials/save");
+    expect((await apiJson<{ apiKey: string }>("/api/credentials")).apiKey).toBe(`${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`);
+    await screenshot("8-save-error");
+  });
+
+  test("9. without JavaScript: add an exchange inline and delete it through the confirmation row", async () => {
     const noJs = await newContext(browser, app!.baseUrl, { javaScriptEnabled: false });
     await noJs.addCookies(await context.cookies());
     const p = await noJs.newPage();
@@ -319,7 +375,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await visible(added);
     await added.getByTestId("exchange-delete").click();
     await visible(p.getByTestId("exchange-confirm-delete"));
-    await fullScreenshot(p, "exchanges-8-nojs-confirm-delete");
+    await fullScreenshot(p, "exchanges-9-nojs-confirm-delete");
     await p.getByTestId("exchange-confirm-delete-yes").click();
     await visible(p.getByTestId("toast").getByText("Exchange Deleted"));
     expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
