@@ -4,7 +4,7 @@
 // answer, activity log, live event or console line.
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
-import { decryptSecret } from "#app/core/crypto.ts";
+import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { NO_CREDENTIALS_MESSAGE, saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { credentialsVersion, getTradingCredentials } from "#app/services/credentials.server.ts";
@@ -317,6 +317,30 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(rows[0]!.api_key).toMatch(/^parallel-key-[1-4]$/);
     const n = rows[0]!.api_key.slice(-1);
     expect(decryptSecret(rows[0]!.api_secret_enc, app.config.appSecret)).toBe(`parallel-secret-${n}`);
+  });
+
+  test("a secret stored under another APP_SECRET: Test says so (status error), and saving new keys replaces it", async () => {
+    const now = Date.now();
+    await db()
+      .insertInto("exchanges")
+      .values({
+        id: "00000000-0000-4000-8000-00000000abcd",
+        exchange_name: "COINBASE",
+        account_name: "Old",
+        api_key: "old-key",
+        api_secret_enc: encryptSecret("old-secret", "a-different-app-secret-0123456789abcdef"),
+        passphrase_enc: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const tested = await call("POST", "/api/exchanges/00000000-0000-4000-8000-00000000abcd/test");
+    expect(tested.body).toMatchObject({ success: false, message: "Stored secret cannot be decrypted: APP_SECRET differs from the one that encrypted it" });
+    expect(tested.body.exchange.connectionStatus).toBe("error");
+    expect((await call("GET", "/api/credentials")).body).toMatchObject({ source: "settings", hasSecret: true, apiKey: "••••••••" });
+    const saved = await call("POST", "/api/credentials/save", { apiKey: "old-key", apiSecret: "old-secret", sandbox: true });
+    expect(saved.body.success).toBe(true);
+    expect(await getTradingCredentials(db(), app.config)).toMatchObject({ apiKey: "old-key", apiSecret: "old-secret" });
   });
 
   test("GET /api/test/coinbase: no credentials, a good key (status kept on the connection), a rejected key; other exchanges 404", async () => {
