@@ -8,6 +8,7 @@ import { getConnInfo, serveStatic, upgradeWebSocket, websocket } from "hono/bun"
 import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
 import { LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
+import { webhookHttp } from "./app/services/webhook.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import type { Database } from "./db/client.ts";
 import { getSessionUser } from "./db/queries/sessions.ts";
@@ -92,6 +93,11 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
         }
       },
     })),
+  );
+
+  // The TradingView webhook: the hot path, answered here rather than through Remix.
+  app.all("/api/webhook/:platform", (c) =>
+    webhookHttp(database.db, c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config) }),
   );
 
   app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));

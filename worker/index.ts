@@ -10,7 +10,8 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
 import { startOrderSync } from "./monitor/order-sync.ts";
-import { startRunner } from "./runner.ts";
+import { listenForWake } from "../app/services/worker-wake.server.ts";
+import { type Runner, startRunner } from "./runner.ts";
 
 export const HEARTBEAT_MS = 2_000;
 
@@ -25,20 +26,34 @@ export async function runWorker() {
   // Simulator, or Coinbase when credentials say so; follows credential changes without a restart.
   const exchange = createExchange(database.db, { simulator });
   await exchange.resolve().catch((error) => console.error(`[worker] exchange choice failed: ${(error as Error).message}`));
+  // The web process pokes this port after committing runnable jobs (a hint; polling stays).
+  let runner: Runner | null = null;
+  const wake = await listenForWake(() => runner?.poke()).catch((error) => {
+    console.error(`[worker] no wake-up socket, polling only: ${(error as Error).message}`);
+    return null;
+  });
   const beat = (status: string, info: Record<string, unknown> = {}) =>
-    writeHeartbeat(database.db, { workerId, hostname: hostname(), pid: process.pid, startedAt, status, info: { exchange: exchange.name, ...info } });
+    writeHeartbeat(database.db, {
+      workerId,
+      hostname: hostname(),
+      pid: process.pid,
+      startedAt,
+      status,
+      info: { exchange: exchange.name, ...(wake ? { wake: wake.address } : {}), ...info },
+    });
 
   await beat("running");
   await pruneHeartbeats(database.db);
   await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} started (${exchange.label})` });
   console.log(`[worker] ${workerId} running (${database.label}, ${exchange.label})`);
 
-  const runner = startRunner({ db: database.db, exchange, workerId });
+  runner = startRunner({ db: database.db, exchange, workerId });
+  const activeRunner = runner;
   const stopPrices = startPriceLoop({ db: database.db, workerId });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   const timer = setInterval(() => {
-    beat("running", { activeJobs: runner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
+    beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);
 
   let stopping = false;
@@ -50,7 +65,8 @@ export async function runWorker() {
       await stopPrices();
       await stopOrderSync();
       exchange.stop();
-      await runner.stop();
+      await activeRunner.stop();
+      wake?.close();
       await beat("stopped");
       await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });
     } finally {

@@ -25,6 +25,8 @@ export interface RunnerOptions {
 
 export interface Runner {
   stop(): Promise<void>;
+  /** New runnable jobs were committed: look now instead of at the next poll. */
+  poke(): void;
   readonly active: number;
 }
 
@@ -36,6 +38,7 @@ export function startRunner(options: RunnerOptions): Runner {
   const active = new Map<number, Promise<void>>();
   let running = true;
   let wake: (() => void) | null = null;
+  let poked = false;
 
   const runJob = async (job: Job) => {
     try {
@@ -74,6 +77,7 @@ export function startRunner(options: RunnerOptions): Runner {
         await renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0);
         await recoverExpiredLeases(db).catch(() => null);
       }
+      poked = false;
       const free = concurrency - active.size;
       let claimed: Job[] = [];
       if (free > 0) {
@@ -89,7 +93,7 @@ export function startRunner(options: RunnerOptions): Runner {
           active.set(job.id, done);
         }
       }
-      if (claimed.length === 0) {
+      if (claimed.length === 0 && !poked) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
           wake = () => {
@@ -106,6 +110,10 @@ export function startRunner(options: RunnerOptions): Runner {
   return {
     get active() {
       return active.size;
+    },
+    poke() {
+      poked = true;
+      wake?.();
     },
     async stop() {
       running = false;

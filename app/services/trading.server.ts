@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { type TradingConfig, parseTradingConfigBody } from "#app/core/schemas/trading-config.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
+import { clearSettingsCache } from "#db/queries/settings.ts";
 import { getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
 
@@ -24,6 +25,7 @@ export async function updateTradingConfig(
     });
     await appendEvent(trx, "dashboard_update", { reason: "trading_config" });
   });
+  clearSettingsCache();
   return { ok: true, config: parsed.config };
 }
 
@@ -52,6 +54,7 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
     await recordActivity(trx, { type: "system", level: "warning", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
     await appendEvent(trx, "system_status", { component: "system", status: "warning", message: EMERGENCY_STOP_MESSAGE });
   });
+  clearSettingsCache();
   return { success: true, message: EMERGENCY_STOP_MESSAGE };
 }
 
@@ -61,5 +64,6 @@ export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
     await recordActivity(trx, { type: "system", level: "success", message: `Emergency stop reset by ${by}` });
     await appendEvent(trx, "system_status", { component: "system", status: "online", message: EMERGENCY_RESET_MESSAGE });
   });
+  clearSettingsCache();
   return { success: true, message: EMERGENCY_RESET_MESSAGE };
 }

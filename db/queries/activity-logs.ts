@@ -1,7 +1,7 @@
 // The activity log. recordActivity also appends the matching live event, so a caller that
 // runs it inside its transaction gets the log line and the push atomically.
 import { redact } from "../../app/core/redact.ts";
-import { appendEvent } from "./events.ts";
+import { type NewEvent, appendEvents } from "./events.ts";
 import { type Db, nowMs, parseJson, toIso } from "./util.ts";
 
 export const LOG_LEVELS = ["error", "warning", "success", "info"] as const;
@@ -24,13 +24,21 @@ export interface NewActivityLog {
 }
 
 export async function recordActivity(db: Db, entry: NewActivityLog): Promise<void> {
-  const data = redact(entry.data ?? {});
+  await recordActivities(db, [entry]);
+}
+
+/** Several log lines (and their live events, in the same order) in two statements. */
+export async function recordActivities(db: Db, entries: NewActivityLog[], extraEvents: NewEvent[] = []): Promise<void> {
+  if (entries.length === 0 && extraEvents.length === 0) return;
   const now = nowMs();
-  await db
-    .insertInto("activity_logs")
-    .values({ type: entry.type, level: entry.level, message: entry.message, data: JSON.stringify(data), created_at: now })
-    .execute();
-  await appendEvent(db, "activity_log", { type: entry.type, level: entry.level, message: entry.message, data });
+  const events: NewEvent[] = [];
+  const rows = entries.map((entry) => {
+    const data = redact(entry.data ?? {});
+    events.push({ type: "activity_log", data: { type: entry.type, level: entry.level, message: entry.message, data } });
+    return { type: entry.type, level: entry.level, message: entry.message, data: JSON.stringify(data), created_at: now };
+  });
+  if (rows.length > 0) await db.insertInto("activity_logs").values(rows).execute();
+  await appendEvents(db, [...events, ...extraEvents]);
 }
 
 export async function listActivityLogs(

@@ -18,8 +18,23 @@ export interface LiveEvent {
   createdAt: number;
 }
 
+export interface NewEvent {
+  type: LiveMessageType;
+  data: Record<string, unknown>;
+}
+
 export async function appendEvent(db: Db, type: LiveMessageType, data: Record<string, unknown>): Promise<void> {
-  await db.insertInto("events").values({ type, data: JSON.stringify(data), created_at: nowMs() }).execute();
+  await appendEvents(db, [{ type, data }]);
+}
+
+/** Appends events in order (one statement: ids follow the array's order). */
+export async function appendEvents(db: Db, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = nowMs();
+  await db
+    .insertInto("events")
+    .values(events.map((e) => ({ type: e.type, data: JSON.stringify(e.data), created_at: now })))
+    .execute();
 }
 
 export async function listEventsAfter(db: Db, afterId: number, limit = 500): Promise<LiveEvent[]> {

@@ -64,21 +64,39 @@ export interface NewJob {
 }
 
 /** Inserts a job (call inside the transaction that creates what it works on). */
-export async function enqueueJob(db: Db, job: NewJob): Promise<{ id: number; created: boolean }> {
-  const now = nowMs();
-  const values = {
+function jobValues(job: NewJob & { cancelledBecause?: string | null }, now: number) {
+  const cancelled = job.cancelledBecause ?? null;
+  return {
     task: job.task,
     payload: JSON.stringify(job.payload ?? null),
-    status: "created",
+    status: cancelled ? "cancelled" : "created",
     priority: job.priority ?? 0,
     attempts: 0,
     max_attempts: job.maxAttempts ?? 8,
     run_at: job.runAt ?? now,
     job_key: job.jobKey ?? null,
     signal_id: job.signalId ?? null,
+    last_error: cancelled ? cancelled.slice(0, 4000) : null,
+    finished_at: cancelled ? now : null,
     created_at: now,
     updated_at: now,
   };
+}
+
+/**
+ * Inserts new jobs in one statement, without reading their ids back (for keys known to be
+ * new, such as a just-created signal's). `cancelledBecause` stores a job that must not run
+ * (emergency stop, auto trading off) directly as cancelled, with the reason.
+ */
+export async function insertJobs(db: Db, jobs: (NewJob & { cancelledBecause?: string | null })[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = nowMs();
+  await db.insertInto("jobs").values(jobs.map((job) => jobValues(job, now))).execute();
+}
+
+export async function enqueueJob(db: Db, job: NewJob): Promise<{ id: number; created: boolean }> {
+  const now = nowMs();
+  const values = jobValues(job, now);
   if (job.jobKey) {
     const result = await db.insertInto("jobs").ignore().values(values).executeTakeFirst();
     const created = Number(result.numInsertedOrUpdatedRows ?? 0) > 0;

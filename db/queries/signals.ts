@@ -20,6 +20,7 @@ export interface Signal {
   signalTime: string | null;
   createdAt: string;
   processedAt: string | null;
+  dedupeKey: string | null;
 }
 
 export function signalRowToSignal(row: SignalRow): Signal {
@@ -38,6 +39,7 @@ export function signalRowToSignal(row: SignalRow): Signal {
     signalTime: toIso(row.signal_time),
     createdAt: toIso(row.created_at)!,
     processedAt: toIso(row.processed_at),
+    dedupeKey: row.dedupe_key ?? null,
   };
 }
 
@@ -57,31 +59,55 @@ export interface NewSignal {
   createdAt?: number;
 }
 
+function signalValues(signal: NewSignal) {
+  const now = signal.createdAt ?? nowMs();
+  return {
+    id: signal.id,
+    action: signal.action,
+    symbol: signal.symbol,
+    order_type: signal.orderType,
+    price: signal.price,
+    quantity: signal.quantity,
+    payload: JSON.stringify(signal.payload),
+    strategy: signal.strategy,
+    signal_time: signal.signalTime,
+    dedupe_key: signal.dedupeKey,
+    processed: signal.status === "executed" ? 1 : 0,
+    status: signal.status,
+    status_reason: signal.statusReason ?? null,
+    created_at: now,
+    processed_at: signal.status === "queued" ? null : now,
+  };
+}
+
 /** Inserts unless the dedupe key exists; returns false for a duplicate. */
 export async function insertSignal(db: Db, signal: NewSignal): Promise<boolean> {
-  const now = signal.createdAt ?? nowMs();
-  const result = await db
-    .insertInto("signals")
-    .ignore()
-    .values({
-      id: signal.id,
-      action: signal.action,
-      symbol: signal.symbol,
-      order_type: signal.orderType,
-      price: signal.price,
-      quantity: signal.quantity,
-      payload: JSON.stringify(signal.payload),
-      strategy: signal.strategy,
-      signal_time: signal.signalTime,
-      dedupe_key: signal.dedupeKey,
-      processed: signal.status === "executed" ? 1 : 0,
-      status: signal.status,
-      status_reason: signal.statusReason ?? null,
-      created_at: now,
-      processed_at: signal.status === "queued" ? null : now,
-    })
-    .executeTakeFirst();
+  const result = await db.insertInto("signals").ignore().values(signalValues(signal)).executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
+ * Inserts several signals in one statement, skipping any whose dedupe key exists (also
+ * within the batch: the first wins). Returns, per dedupe key, the id of the signal stored
+ * under it, so a caller knows which of its signals are new and which are duplicates of what.
+ */
+export async function insertSignals(db: Db, signals: NewSignal[]): Promise<Map<string, string>> {
+  if (signals.length === 0) return new Map();
+  await db.insertInto("signals").ignore().values(signals.map(signalValues)).execute();
+  return signalIdsByDedupeKey(db, signals.map((s) => s.dedupeKey));
+}
+
+export async function signalIdsByDedupeKey(db: Db, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.selectFrom("signals").select(["id", "dedupe_key"]).where("dedupe_key", "in", [...new Set(keys)]).execute();
+  return new Map(rows.map((r) => [r.dedupe_key as string, r.id]));
+}
+
+/** The signals stored under any of these dedupe keys (one query). */
+export async function findSignalsByDedupeKeys(db: Db, keys: string[]): Promise<Signal[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.selectFrom("signals").selectAll().where("dedupe_key", "in", keys).execute();
+  return rows.map(signalRowToSignal);
 }
 
 export async function findSignalByDedupeKey(db: Db, dedupeKey: string): Promise<Signal | null> {
