@@ -1,6 +1,7 @@
 // Manual orders: validated and sized here, then written as a pending trade plus its job
 // in ONE transaction; the worker sends it (the same path as signals).
 import type { Kysely } from "kysely";
+import { pokeWorkers } from "./worker-wake.server.ts";
 import { D, floorToIncrement, toFixed } from "#app/core/decimal.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { resolveSymbol } from "#app/core/products.ts";
@@ -73,5 +74,6 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
     });
     await appendEvent(trx, "trade_update", { id: tradeId, symbol: order.symbol, side: order.side, status: "pending" });
   });
+  pokeWorkers(db);
   return { ok: true, trade: (await getTrade(db, tradeId))! };
 }

@@ -4,6 +4,7 @@
 // these alike. Every write that touches a position takes its symbol lock first (the lock
 // order bookOrder and the worker use).
 import type { Kysely } from "kysely";
+import { pokeWorkers } from "./worker-wake.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
@@ -99,6 +100,7 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
     await appendEvent(trx, "trade_update", { positionId: position.id, symbol: wanted, action: "close", status: "pending" });
     return job.id;
   });
+  pokeWorkers(db);
   return { ok: true, success: true, message: `Close order queued for ${wanted}`, jobId, positionId: position.id };
 }
 
