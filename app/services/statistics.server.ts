@@ -5,9 +5,10 @@
 // On every call one aggregate query reads the fingerprint of the executed trades (count,
 // newest updated_at, two modular sums of updated_at; covered by an index). Unchanged: the
 // ledger answers as it is. Changed: the executed trades written since shortly before the
-// newest one the cache has seen are read, and the ones it has not counted yet are appended,
-// provided the fingerprint then matches exactly (nothing else was added, removed or
-// rewritten) and each comes after every fill of its symbol. Anything else (a trade
+// newest one the cache has seen are read together with the fingerprint (one statement, one
+// snapshot), and the ones it has not counted yet are appended, provided the fingerprint then
+// matches exactly (nothing else was added, removed or rewritten) and each comes after every
+// fill of its symbol. Anything else (a trade
 // rewritten, a fill booked out of order within its symbol, a commit older than the look-
 // back, a reset) rebuilds the ledger from every fill. The fingerprint is read after the
 // call starts, so a caller always sees every fill committed before it asked. Refreshes of
@@ -22,6 +23,7 @@ import {
   addToFingerprint,
   executedFillsFingerprint,
   listExecutedTradeRows,
+  readExecutedSince,
   sameFingerprint,
 } from "#db/queries/statistics.ts";
 import type { DB } from "#db/schema.ts";
@@ -85,13 +87,13 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
     return entry.ledger;
   }
   if (current.count > entry.fingerprint.count) {
-    const recent = await listExecutedTradeRows(db, { updatedSince: entry.fingerprint.maxUpdatedAt - LOOKBACK_MS });
+    // The recent trades and the fingerprint from one statement (one snapshot): a trade
+    // committed meanwhile is in both or in neither.
+    const { rows: recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
     const fresh = recent.filter((row) => !entry.counted.has(row.id));
     const expected = addToFingerprint(entry.fingerprint, fresh);
-    // A trade committed between the two reads: the fingerprint read again must match.
-    const consistent = sameFingerprint(expected, current) || sameFingerprint(expected, await executedFillsFingerprint(db));
     const fills = fillsInOrder(fresh);
-    if (consistent && entry.ledger.canAppend(fills)) {
+    if (sameFingerprint(expected, snapshot) && entry.ledger.canAppend(fills)) {
       entry.ledger.append(fills);
       for (const row of fresh) entry.counted.add(row.id);
       entry.fingerprint = expected;

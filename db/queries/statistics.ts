@@ -74,8 +74,7 @@ export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint
 
 /**
  * Every executed trade (status executed or completed), in execution order (executed_at,
- * then id; those without a time last); with `updatedSince`, only those written at or after
- * that time (epoch ms).
+ * then id); with `updatedSince`, only those written at or after that time (epoch ms).
  */
 export async function listExecutedTradeRows(db: Db, options: { updatedSince?: number } = {}): Promise<ExecutedTradeRow[]> {
   let query = db
@@ -84,7 +83,23 @@ export async function listExecutedTradeRows(db: Db, options: { updatedSince?: nu
     .where("status", "in", EXECUTED);
   if (options.updatedSince !== undefined) query = query.where("updated_at", ">=", options.updatedSince);
   const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();
-  return rows.map((row) => ({
+  return rows.map((row) => toTradeRow(row as RawTradeRow));
+}
+
+interface RawTradeRow {
+  id: string;
+  symbol: string;
+  side: string;
+  executed_quantity: string | number | null;
+  executed_price: string | number | null;
+  fee: string | number | null;
+  executed_at: number | string | null;
+  leverage: number | string | null;
+  updated_at: number | string;
+}
+
+function toTradeRow(row: RawTradeRow): ExecutedTradeRow {
+  return {
     id: row.id,
     updatedAt: Number(row.updated_at),
     fill:
@@ -100,7 +115,35 @@ export async function listExecutedTradeRows(db: Db, options: { updatedSince?: nu
             executedAt: Number(row.executed_at),
             leverage: row.leverage == null ? null : Number(row.leverage),
           },
-  }));
+  };
+}
+
+/**
+ * The executed trades written at or after `updatedSince` AND the fingerprint of all
+ * executed trades, read by ONE statement, so both describe the same snapshot (a single
+ * SELECT reads one consistent view on SQLite and on InnoDB): a trade committed meanwhile is
+ * either in both or in neither.
+ */
+export async function readExecutedSince(db: Db, updatedSince: number): Promise<{ rows: ExecutedTradeRow[]; fingerprint: FillsFingerprint }> {
+  const statuses = sql.join(EXECUTED.map((s) => sql.lit(s)));
+  const result = await sql<RawTradeRow & { k: number | string; n: number | string | null; sum_a: number | string | null; sum_b: number | string | null }>`
+    select 0 as k, id, symbol, side, executed_quantity, executed_price, fee, executed_at, leverage, updated_at,
+           0 as n, 0 as sum_a, 0 as sum_b
+      from trades where status in (${statuses}) and updated_at >= ${updatedSince}
+    union all
+    select 1, null, null, null, null, null, null, null, null, max(updated_at),
+           count(*), sum(updated_at % ${sql.lit(MOD_A)}), sum(updated_at % ${sql.lit(MOD_B)})
+      from trades where status in (${statuses})`.execute(db);
+  const rows: ExecutedTradeRow[] = [];
+  let fingerprint = EMPTY_FINGERPRINT;
+  for (const row of result.rows) {
+    if (Number(row.k) === 1) {
+      fingerprint = { count: Number(row.n ?? 0), maxUpdatedAt: Number(row.updated_at ?? 0), sumA: Number(row.sum_a ?? 0), sumB: Number(row.sum_b ?? 0) };
+    } else {
+      rows.push(toTradeRow(row));
+    }
+  }
+  return { rows, fingerprint };
 }
 
 /** Every executed fill (an executed trade with a price and a time), oldest first. */
