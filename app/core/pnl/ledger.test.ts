@@ -38,7 +38,7 @@ function randomFills(n: number, seed: number, start = Date.UTC(2026, 8, 1)): Exe
 
 describe("StatsLedger", () => {
   test("one batch or many small ones: the same P&L and statistics as matchFifo + periodStats at every moment", () => {
-    const fills = randomFills(600, 42);
+    const fills = randomFills(1200, 42); // several blocks of 256 matches
     const whole = new StatsLedger();
     whole.append(fills);
     const pieces = new StatsLedger();
@@ -47,7 +47,7 @@ describe("StatsLedger", () => {
     expect(whole.closedTradesPnl()).toEqual(closedTradesPnl(fills));
     expect(pieces.closedTradesPnl()).toEqual(closedTradesPnl(fills));
     const { matches } = matchFifo(fills);
-    expect(matches.length).toBeGreaterThan(200);
+    expect(matches.length).toBeGreaterThan(512);
     const last = fills[fills.length - 1]!.executedAt;
     // Windows that hold everything, part, or nothing.
     for (const now of [last, last + 3 * DAY, last + 20 * DAY, last + 40 * DAY, last + 100 * DAY]) {
@@ -80,7 +80,7 @@ describe("StatsLedger", () => {
   });
 
   test("fills of other symbols may come late (each symbol in order): the same as matchFifo over all of them", () => {
-    const fills = randomFills(400, 99);
+    const fills = randomFills(1000, 99);
     // Deliver ETH late: every other symbol first, then ETH's fills, in 5 batches interleaved.
     const eth = fills.filter((f) => f.symbol === "ETH-PERP");
     const rest = fills.filter((f) => f.symbol !== "ETH-PERP");

@@ -47,6 +47,30 @@ interface Derived {
   exitTime: number;
 }
 
+type Extremes = Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume">;
+
+/** Matches per block of precomputed extremes: a window scans at most one block, then one entry per block. */
+const BLOCK = 256;
+
+const noExtremes = (): Extremes => ({ maxGain: null, maxLoss: null, minVolume: null, maxVolume: null });
+
+function addExtremes(into: Extremes, d: Derived) {
+  if (into.minVolume === null || d.volume.lt(into.minVolume)) into.minVolume = d.volume;
+  if (into.maxVolume === null || d.volume.gt(into.maxVolume)) into.maxVolume = d.volume;
+  if (d.net.gt(0)) {
+    if (into.maxGain === null || d.percent.gt(into.maxGain)) into.maxGain = d.percent;
+  } else if (d.net.lt(0)) {
+    if (into.maxLoss === null || d.percent.lt(into.maxLoss)) into.maxLoss = d.percent;
+  }
+}
+
+function mergeExtremes(into: Extremes, other: Extremes) {
+  if (other.minVolume !== null && (into.minVolume === null || other.minVolume.lt(into.minVolume))) into.minVolume = other.minVolume;
+  if (other.maxVolume !== null && (into.maxVolume === null || other.maxVolume.gt(into.maxVolume))) into.maxVolume = other.maxVolume;
+  if (other.maxGain !== null && (into.maxGain === null || other.maxGain.gt(into.maxGain))) into.maxGain = other.maxGain;
+  if (other.maxLoss !== null && (into.maxLoss === null || other.maxLoss.lt(into.maxLoss))) into.maxLoss = other.maxLoss;
+}
+
 /** Position of a fill in execution order (the order the fills query sorts by). */
 export interface FillKey {
   executedAt: number;
@@ -77,7 +101,9 @@ export class StatsLedger {
   private readonly prefix: Prefix[] = [ZERO_PREFIX];
   private memo = new Map<number, PerformanceStats>();
   /** Extremes over every match (the all-time window needs no scan). */
-  private readonly all: Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume"> = { maxGain: null, maxLoss: null, minVolume: null, maxVolume: null };
+  private readonly all: Extremes = noExtremes();
+  /** blocks[b]: extremes of derived[b × BLOCK .. (b + 1) × BLOCK). */
+  private readonly blocks: Extremes[] = [];
   /** The last fill applied per symbol. */
   private readonly lastBySymbol = new Map<string, FillKey>();
   private readonly ids = new Set<string>();
@@ -121,6 +147,7 @@ export class StatsLedger {
       for (const match of this.book.apply(fill)) firstChanged = Math.min(firstChanged, this.addMatch(match));
     }
     this.recomputePrefix(firstChanged);
+    this.recomputeBlocks(firstChanged);
     this.memo = new Map();
   }
 
@@ -129,11 +156,6 @@ export class StatsLedger {
     const net = D(match.netPnl);
     const volume = matchVolume(match);
     const percent = matchPnlPercent(match);
-    const all = this.all;
-    if (all.minVolume === null || volume.lt(all.minVolume)) all.minVolume = volume;
-    if (all.maxVolume === null || volume.gt(all.maxVolume)) all.maxVolume = volume;
-    if (net.gt(0) && (all.maxGain === null || percent.gt(all.maxGain))) all.maxGain = percent;
-    if (net.lt(0) && (all.maxLoss === null || percent.lt(all.maxLoss))) all.maxLoss = percent;
     const derived: Derived = {
       net,
       volume,
@@ -142,11 +164,24 @@ export class StatsLedger {
       durationMs: Math.max(0, match.exitTime - match.entryTime),
       exitTime: match.exitTime,
     };
+    addExtremes(this.all, derived);
     let at = this.derived.length;
     while (at > 0 && this.derived[at - 1]!.exitTime > match.exitTime) at--;
     this.matches.splice(at, 0, match);
     this.derived.splice(at, 0, derived);
     return at;
+  }
+
+  /** The blocks from the one holding `from` to the end. */
+  private recomputeBlocks(from: number) {
+    const first = Math.floor(from / BLOCK);
+    this.blocks.length = first;
+    for (let start = first * BLOCK; start < this.derived.length; start += BLOCK) {
+      const extremes = noExtremes();
+      const end = Math.min(this.derived.length, start + BLOCK);
+      for (let i = start; i < end; i++) addExtremes(extremes, this.derived[i]!);
+      this.blocks.push(extremes);
+    }
   }
 
   /** prefix[i + 1] for every i >= from (prefix[0] is zero). */
@@ -219,16 +254,13 @@ export class StatsLedger {
       maxVolume: null,
       totalDurationMs: b.durationMs - a.durationMs,
     };
-    if (start === 0) Object.assign(totals, this.all);
-    for (let i = start === 0 ? end : start; i < end; i++) {
-      const m = this.derived[i]!;
-      if (totals.minVolume === null || m.volume.lt(totals.minVolume)) totals.minVolume = m.volume;
-      if (totals.maxVolume === null || m.volume.gt(totals.maxVolume)) totals.maxVolume = m.volume;
-      if (m.net.gt(0)) {
-        if (totals.maxGain === null || m.percent.gt(totals.maxGain)) totals.maxGain = m.percent;
-      } else if (m.net.lt(0)) {
-        if (totals.maxLoss === null || m.percent.lt(totals.maxLoss)) totals.maxLoss = m.percent;
-      }
+    if (start === 0) {
+      Object.assign(totals, this.all);
+    } else {
+      // Up to the next block boundary one by one, then one entry per block.
+      const boundary = Math.min(end, Math.ceil(start / BLOCK) * BLOCK);
+      for (let i = start; i < boundary; i++) addExtremes(totals, this.derived[i]!);
+      for (let b = boundary / BLOCK; b < this.blocks.length && b * BLOCK < end; b++) mergeExtremes(totals, this.blocks[b]!);
     }
     const stats = statsFromTotals(totals);
     if (this.memo.size >= 16) this.memo.clear();
