@@ -28,7 +28,7 @@ export async function runWorker() {
   await exchange.resolve().catch((error) => console.error(`[worker] exchange choice failed: ${(error as Error).message}`));
   // The web process pokes this port after committing runnable jobs (a hint; polling stays).
   let runner: Runner | null = null;
-  const wake = await listenForWake(() => runner?.poke()).catch((error) => {
+  const wake = await listenForWake(() => runner?.poke(), config.WORKER_WAKE_HOST || undefined).catch((error) => {
     console.error(`[worker] no wake-up socket, polling only: ${(error as Error).message}`);
     return null;
   });

@@ -31,6 +31,7 @@ export const EnvSchema = z.object({
   COINBASE_EXCHANGE_API_URL: z.url({ message: "must be an http(s) URL" }).optional(),
   TRUST_PROXY: booleanString.default(false),
   WORKER_ID: z.string().optional(),
+  WORKER_WAKE_HOST: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -15,7 +15,7 @@ export interface WakeAddress {
 type UdpSocket = import("bun").udp.Socket<"buffer">;
 
 /** Worker side: calls `onWake` for every datagram received. */
-export async function listenForWake(onWake: () => void, host = process.env.WORKER_WAKE_HOST || "127.0.0.1") {
+export async function listenForWake(onWake: () => void, host = "127.0.0.1") {
   const socket = await Bun.udpSocket({
     hostname: host,
     port: 0,
