@@ -144,8 +144,9 @@ class SqliteDriver implements Driver {
         return fn();
       } catch (error) {
         if (!isBusyError(error) || Date.now() >= deadline) throw error;
-        // 0.5-1 ms at first, then up to ~8 ms: short enough for sub-ms lock holders.
-        const base = Math.min(8, 0.5 * 2 ** Math.min(attempt, 4));
+        // About every millisecond: the other process's transactions are sub-millisecond and
+        // may follow each other closely, so a longer back-off would starve this one.
+        const base = Math.min(1, 0.25 * 2 ** attempt);
         await sleep(base / 2 + Math.random() * base);
       }
     }
