@@ -134,15 +134,16 @@ async function seed(): Promise<{ trades: number; signals: number; positions: num
     ["id", "action", "symbol", "order_type", "price", "quantity", "payload", "strategy", "signal_time", "dedupe_key", "processed", "status", "status_reason", "created_at", "processed_at"],
     signals,
   );
-  await insertRows(
-    "trades",
-    ["id", "symbol", "side", "order_type", "quantity", "price", "executed_price", "executed_quantity", "fee", "status", "source", "order_id", "client_order_id", "exchange", "signal_id", "position_id", "job_id", "leverage", "margin_type", "reduce_only", "error_message", "realized_pnl", "created_at", "executed_at", "updated_at"],
-    trades,
-  );
+  // Positions before trades: trades.position_id references them (enforced on MariaDB).
   await insertRows(
     "positions",
     ["id", "symbol", "side", "quantity", "remaining_quantity", "entry_price", "current_price", "entry_trade_id", "max_drawdown", "portfolio_percent", "status", "break_even_triggered", "trailing_stop_active", "trailing_best_price", "stop_price", "advanced_controls", "rule_state", "realized_pnl", "fees", "leverage", "margin_type", "source", "signal_id", "created_at", "updated_at", "closed_at"],
     positions,
+  );
+  await insertRows(
+    "trades",
+    ["id", "symbol", "side", "order_type", "quantity", "price", "executed_price", "executed_quantity", "fee", "status", "source", "order_id", "client_order_id", "exchange", "signal_id", "position_id", "job_id", "leverage", "margin_type", "reduce_only", "error_message", "realized_pnl", "created_at", "executed_at", "updated_at"],
+    trades,
   );
   return { trades: trades.length, signals: signals.length, positions: positions.length, ms: Date.now() - started };
 }

@@ -12,7 +12,7 @@
 // rewritten, a fill booked out of order within its symbol, a commit older than the look-
 // back, a reset) rebuilds the ledger from every fill. The fingerprint is read after the
 // call starts, so a caller always sees every fill committed before it asked. Refreshes of
-// one database run one at a time.
+// one database run one at a time; callers that arrive while one runs share the next.
 import type { Kysely } from "kysely";
 import type { ExecutedFill } from "#app/core/pnl/fifo.ts";
 import { StatsLedger, keyBefore } from "#app/core/pnl/ledger.ts";
@@ -44,8 +44,10 @@ interface Entry {
 
 interface CacheState {
   entry: Entry | null;
-  /** The tail of the queue of refreshes (one at a time per database). */
-  queue: Promise<unknown>;
+  /** The refresh running now (its fingerprint may predate a caller's request). */
+  running: Promise<StatsLedger> | null;
+  /** The refresh that starts when `running` ends: every caller arriving meanwhile shares it. */
+  pending: Promise<StatsLedger> | null;
   counters: { hits: number; appends: number; rebuilds: number };
 }
 
@@ -54,7 +56,7 @@ const caches = new WeakMap<Kysely<DB>, CacheState>();
 function stateOf(db: Kysely<DB>): CacheState {
   let state = caches.get(db);
   if (!state) {
-    state = { entry: null, queue: Promise.resolve(), counters: { hits: 0, appends: 0, rebuilds: 0 } };
+    state = { entry: null, running: null, pending: null, counters: { hits: 0, appends: 0, rebuilds: 0 } };
     caches.set(db, state);
   }
   return state;
@@ -104,20 +106,38 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   return rebuild(db, state);
 }
 
-/** The ledger with every fill executed so far (see the file's comment). */
+/** One refresh; a failed one leaves no half-applied ledger behind (the next call rebuilds). */
+function startRefresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> {
+  const run = refresh(db, state).catch((error) => {
+    state.entry = null;
+    throw error;
+  });
+  state.running = run;
+  const clear = () => {
+    if (state.running === run) state.running = null;
+  };
+  run.then(clear, clear);
+  return run;
+}
+
+/**
+ * The ledger with every fill executed so far (see the file's comment). Refreshes of one
+ * database never overlap. A caller never gets the result of a refresh that started before
+ * it called (that one may have missed its fills): it waits for the next one, which every
+ * caller arriving in the meantime shares, so at most one refresh runs and one waits.
+ */
 export function getStatsLedger(db: Kysely<DB>): Promise<StatsLedger> {
   const state = stateOf(db);
-  const run = state.queue.then(async () => {
-    try {
-      return await refresh(db, state);
-    } catch (error) {
-      // A failed refresh leaves no half-applied ledger behind: the next call rebuilds.
-      state.entry = null;
-      throw error;
-    }
-  });
-  state.queue = run.catch(() => undefined);
-  return run;
+  if (state.pending) return state.pending;
+  if (!state.running) return startRefresh(db, state);
+  const next = state.running
+    .catch(() => undefined)
+    .then(() => {
+      state.pending = null;
+      return startRefresh(db, state);
+    });
+  state.pending = next;
+  return next;
 }
 
 /** Hits, appends and rebuilds of this database's cache so far (tests, diagnostics). */

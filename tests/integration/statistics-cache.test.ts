@@ -12,6 +12,7 @@ import {
   getClosedTradesPnl,
   getNetPnlSince,
   getPerformanceStats,
+  getStatsLedger,
   statsCacheCounters,
 } from "#app/services/statistics.server.ts";
 import { listExecutedFills } from "#db/queries/statistics.ts";
@@ -126,6 +127,26 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     // Same as a reset: every trade deleted.
     await db().deleteFrom("trades").execute();
     expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0 });
+  });
+
+  test("concurrent callers share refreshes (at most one running, one waiting) and still see a fill booked before they called", async () => {
+    const now = Date.now();
+    await getStatsLedger(db());
+    const before = statsCacheCounters(db());
+    const refreshes = (c: typeof before) => c.hits + c.appends + c.rebuilds;
+    // 20 callers at once: one refresh runs, the other 19 share the next one.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => getClosedTradesPnl(db())));
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(refreshes(statsCacheCounters(db())) - refreshes(before)).toBe(2);
+    // A refresh is running (its fingerprint read before the booking); a caller after the
+    // booking gets the next refresh, with the new fill.
+    const running = getClosedTradesPnl(db());
+    await book("buy", "1", "150", now - 30_000, "0.1", "XRP-PERP");
+    await book("sell", "1", "151", now - 20_000, "0.1", "XRP-PERP");
+    const after = await getClosedTradesPnl(db());
+    await running;
+    expect(after).toEqual((await fromScratch(now)).pnl);
+    expect(after.realizedMatches).toBe(answers[0]!.realizedMatches + 1);
   });
 
   test("the API routes and the dashboard see a fill booked just before they are called", async () => {
