@@ -10,6 +10,7 @@
 //            position, the balances, the emergency stop, the evaluation, and the batched
 //            write of what changed. Prices wander within ±0.3 % of the entries, so no rule
 //            fires (the steady state);
+//   steady   ticks at unchanged prices: nothing to write (the read and the evaluation only);
 //   mark     the same tick when the once-a-minute write of every position's current price
 //            is due (markIntervalMs 0: every tick is such a tick);
 //   trigger  one tick in which EVERY position fires a rule (longs their first take-profit,
@@ -169,6 +170,18 @@ async function benchMonitor() {
       closes += result.closes;
       if (result.evaluated !== POSITIONS) throw new Error(`evaluated ${result.evaluated} of ${POSITIONS}`);
     }
+    // Ticks where nothing changes (the same prices again: no new worst excursion, the same
+    // portfolio percents): one read, the evaluation, no write.
+    const steady = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, 0)]));
+    await monitorPositions(db, steady, { exchange });
+    const steadyTimes: number[] = [];
+    let steadyWrites = 0;
+    for (let t = 0; t < Math.min(TICKS, 100); t++) {
+      const start = performance.now();
+      const result = await monitorPositions(db, steady, { exchange });
+      steadyTimes.push(performance.now() - start);
+      steadyWrites += result.updated;
+    }
     // Ticks that also write every open position's current price (once a minute in the loop).
     const markTimes: number[] = [];
     for (let t = 0; t < Math.min(TICKS, 50); t++) {
@@ -189,6 +202,8 @@ async function benchMonitor() {
       label: database.label.replace(/\/\/.*@/, "//"),
       stats: summary(times.slice(5)),
       mark: summary(markTimes.slice(Math.min(5, markTimes.length - 1))),
+      steady: summary(steadyTimes.slice(Math.min(5, steadyTimes.length - 1))),
+      steadyWrites,
       written,
       closes,
       trigger: { ms: Math.round(t1 - t0), closes: fired.closes, jobs },
@@ -209,9 +224,10 @@ const engine = await benchEngine();
 console.log(`engine   (pure evaluation, per tick)          ${fmt(engine.stats)}  ${engine.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
 const monitor = await benchMonitor();
 console.log(`monitor  (${MYSQL ? "MariaDB" : "SQLite"}: read + evaluate + write) ${fmt(monitor.stats)}  ${monitor.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
+console.log(`steady   (nothing changed: read + evaluate, no write) ${fmt(monitor.steady)}  ${monitor.steady.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms); rows written ${monitor.steadyWrites}`);
 console.log(`mark     (the same + every position's price)  ${fmt(monitor.mark)}  (once a minute at the price loop's 1 s cadence)`);
 console.log(`         rows written by the batch: ${monitor.written} over ${TICKS} ticks; closes requested: ${monitor.closes} (expected 0)`);
 console.log(`trigger  (every position fires a rule at once)  ${monitor.trigger.ms} ms for the tick: ${monitor.trigger.closes} close jobs (${monitor.trigger.jobs} in the table)`);
-console.log(JSON.stringify({ bench: "monitor", dialect: MYSQL ? "mysql" : "sqlite", positions: POSITIONS, ticks: TICKS, targetMs: TARGET_MS, engine: engine.stats, monitor: monitor.stats, mark: monitor.mark, rowsWritten: monitor.written, closes: monitor.closes, trigger: monitor.trigger }));
+console.log(JSON.stringify({ bench: "monitor", dialect: MYSQL ? "mysql" : "sqlite", positions: POSITIONS, ticks: TICKS, targetMs: TARGET_MS, engine: engine.stats, monitor: monitor.stats, steady: monitor.steady, steadyWrites: monitor.steadyWrites, mark: monitor.mark, rowsWritten: monitor.written, closes: monitor.closes, trigger: monitor.trigger }));
 clearTimeout(guard);
 process.exit(0);
