@@ -11,6 +11,7 @@ import { findSignalsByDedupeKeys } from "#db/queries/signals.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
+import { BodyTooLargeError, readLimitedText } from "#app/utils/api.server.ts";
 import { OverloadedError, signalWriterFor } from "./signal-writer.server.ts";
 
 export const WEBHOOK_PLATFORM = "tradingview";
@@ -230,9 +231,9 @@ export async function webhookHttp(
   const started = Date.now();
   let rawBody: string;
   try {
-    rawBody = await readBody(request);
+    rawBody = await readLimitedText(request, MAX_BODY_BYTES);
   } catch (error) {
-    if (!(error instanceof BodyTooLarge)) throw error;
+    if (!(error instanceof BodyTooLargeError)) throw error;
     await signalWriterFor(db)
       .write({ logs: [{ type: "webhook", level: "warning", message: "Webhook rejected: body larger than 64 KiB", data: { ip: context.ip, status: 413 } }] })
       .catch(() => undefined);
@@ -250,27 +251,4 @@ export async function webhookHttp(
   // If the commit lands after all, TradingView's retry is recognised as a duplicate.
   if (!outcome) return json({ success: false, error: "Signal not confirmed in time, please retry" }, 503);
   return json(outcome.body, outcome.status);
-}
-
-class BodyTooLarge extends Error {}
-
-async function readBody(request: Request): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new BodyTooLarge();
-  if (!request.body) return "";
-  // Streamed, so a body without a length (chunked) is cut off at the limit, not buffered whole.
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 }

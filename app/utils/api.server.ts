@@ -16,11 +16,12 @@ export class BodyTooLargeError extends Error {}
 
 /**
  * Reads a request body as text with a size limit (in bytes), without trusting
- * Content-Length alone. Throws a 413 JSON response when the body is too large.
+ * Content-Length alone (a chunked body is cut off at the limit, not buffered whole).
+ * Throws BodyTooLargeError when the body is too large.
  */
-export async function readBodyText(request: Request, limitBytes = 64 * 1024): Promise<string> {
+export async function readLimitedText(request: Request, limitBytes = 64 * 1024): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limitBytes) throw jsonError(413, "Request body too large");
+  if (declared > limitBytes) throw new BodyTooLargeError();
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -31,11 +32,21 @@ export async function readBodyText(request: Request, limitBytes = 64 * 1024): Pr
     size += value.byteLength;
     if (size > limitBytes) {
       await reader.cancel().catch(() => undefined);
-      throw jsonError(413, "Request body too large");
+      throw new BodyTooLargeError();
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+}
+
+/** readLimitedText for Remix routes: too large throws a 413 JSON response. */
+export async function readBodyText(request: Request, limitBytes = 64 * 1024): Promise<string> {
+  try {
+    return await readLimitedText(request, limitBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw jsonError(413, "Request body too large");
+    throw error;
+  }
 }
 
 /** Parses a JSON object body (any content type). Throws a 400 JSON response otherwise. */
