@@ -1,5 +1,6 @@
 // Manual orders: validated and sized here, then written as a pending trade plus its job
 // in ONE transaction; the worker sends it (the same path as signals).
+import { marginBalance } from "#app/core/exchange/types.ts";
 import type { Kysely } from "kysely";
 import { pokeWorkers } from "./worker-wake.server.ts";
 import { D, floorToIncrement, toFixed } from "#app/core/decimal.ts";
@@ -30,7 +31,7 @@ async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ qu
       raw = D(order.quantity).div(reference).toString();
     } else {
       const balances = await getExchange(db).getBalances();
-      const available = balances.find((b) => b.currency === product.quote)?.available ?? "0";
+      const available = marginBalance(balances).available;
       raw = D(available).times(order.quantity).div(100).times(order.leverage).div(reference).toString();
     }
   }

@@ -3,6 +3,7 @@
 // details, the portfolio summary and the statistics reset. Page actions and API routes call
 // these alike. Every write that touches a position takes its symbol lock first (the lock
 // order bookOrder and the worker use).
+import { marginBalance } from "#app/core/exchange/types.ts";
 import type { Kysely } from "kysely";
 import { pokeWorkers } from "./worker-wake.server.ts";
 import { D } from "#app/core/decimal.ts";
@@ -216,9 +217,9 @@ export interface PortfolioSummary {
 
 export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
   const exchange = getExchange(db);
-  const currency = "USDC";
   const [balances, positions, prices, closed] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), getClosedTradesPnl(db)]);
-  const balance = balances.find((b) => b.currency === currency) ?? { available: "0", hold: "0" };
+  const balance = marginBalance(balances);
+  const currency = balance.currency;
   const unrealized = positions.reduce((acc, p) => {
     const price = prices.get(p.symbol)?.price ?? p.currentPrice;
     return price ? acc.plus(realizedPnl(p.side, p.entryPrice, price, p.remainingQuantity)) : acc;

@@ -1,4 +1,5 @@
 // execute-signal: a stored signal becomes one order (or a recorded reason why not).
+import { marginBalance } from "../../app/core/exchange/types.ts";
 import { D } from "../../app/core/decimal.ts";
 import { sizeSignalOrder } from "../../app/core/orders/sizing.ts";
 import { resolveSymbol } from "../../app/core/products.ts";
@@ -57,7 +58,7 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const needsMarket = config.applyAmountControlToSignals && (config.signalAmountType === "usd" || config.signalAmountType === "percentage");
   const price = needsMarket ? (await ctx.exchange.getTicker(signal.symbol)).price : signal.price;
   const available = needsMarket && config.signalAmountType === "percentage"
-    ? ((await ctx.exchange.getBalances()).find((b) => b.currency === product.quote)?.available ?? "0")
+    ? marginBalance(await ctx.exchange.getBalances()).available
     : null;
   const sized = sizeSignalOrder({ signalQuantity: signal.quantity, config, product, price, available, leverage });
   if (!sized.ok) return skip(sized.error, "error");

@@ -1,5 +1,6 @@
 // The manual trading form (SPEC.md §2, §5, §9): one Zod schema with the server; native
 // selects so it works without JavaScript; futures fields only for -PERP symbols.
+import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Alert from "@mui/material/Alert";
@@ -51,13 +52,13 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
     shouldRevalidate: "onInput",
   });
 
-  const usdc = balance?.balances.find((b) => b.currency === "USDC");
+  const margin = balance ? marginBalance(balance.balances) : undefined;
   const priceDisabled = hydrated && orderType === "market";
   const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
 
   return (
     <Card variant="outlined" data-testid="manual-trade-form">
-      <CardHeader title={title} slotProps={{ title: { variant: "h3", component: "h2" } }} subheader={balance ? `${balance.label} · ${usdc ? `${formatBalance(usdc.available)} USDC available` : "no USDC balance"}` : "Balance unavailable"} />
+      <CardHeader title={title} slotProps={{ title: { variant: "h3", component: "h2" } }} subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"} />
       <CardContent sx={{ pt: 0 }}>
         {form.errors?.length ? (
           <Alert severity="error" sx={{ mb: 1 }}>

@@ -105,3 +105,18 @@ export interface ExchangeAdapter {
   getTicker(symbol: string): Promise<Ticker>;
   testConnection(): Promise<ConnectionTest>;
 }
+
+/**
+ * The balance that carries futures margin: Coinbase reports its futures buying power as
+ * "USD"; the simulator's paper account is "USDC". The first present wins; a zero balance
+ * in the preferred currency is returned when none is present.
+ */
+export const MARGIN_CURRENCIES = ["USD", "USDC"] as const;
+
+export function marginBalance(balances: Balance[]): Balance {
+  for (const currency of MARGIN_CURRENCIES) {
+    const found = balances.find((b) => b.currency === currency);
+    if (found) return found;
+  }
+  return { currency: "USDC", available: "0", hold: "0" };
+}
