@@ -8,63 +8,35 @@
 // The tests run in order and build on each other.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   type Browser,
   type BrowserContext,
   type Page,
   type PageProblems,
-  type RunningApp,
   ROOT,
   SCREENSHOT_DIR,
   escapeRe,
-  field,
-  freePort,
   h1,
-  launchBrowser,
   maxToastsSeen,
   newContext,
   screenshot,
-  startApp,
   toastsSeen,
   waitForHydration,
-  watchProblems,
+  registerAccount,
+  useSuite,
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
 const FILLS_HEADER = "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L,Source";
 
-let app: RunningApp | undefined;
 let baseUrl: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: PageProblems;
-let setupError: unknown;
 
-beforeAll(async () => {
-  try {
-    const port = await freePort(Number(process.env.E2E_ACCOUNTS_PORT ?? 5131));
-    app = await startApp({ port, label: "accounts", cwd: inject("appDir") });
-    baseUrl = app.baseUrl;
-    browser = await launchBrowser();
-    context = await newContext(browser, baseUrl);
-    page = await context.newPage();
-    problems = watchProblems(page);
-  } catch (error) {
-    setupError = error;
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
-});
+useSuite({ label: "accounts", port: 5131 }, (suite) => ({ baseUrl, browser, context, page, problems } = suite));
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 
@@ -86,14 +58,7 @@ const cardBalance = (name: string) => page.locator(`[data-testid="profile-card"]
 
 describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () => {
   test("1. the first account is the admin", async () => {
-    await page.goto("/register");
-    await h1(page, "Create account").waitFor();
-    await waitForHydration(page, problems);
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await field(page, "Confirm password").fill(ADMIN.password);
-    await page.getByRole("button", { name: "Create account", exact: true }).click();
-    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await registerAccount(page, problems, ADMIN);
   });
 
   test("2. Market Data: overview cards, pairs search and filter, a card opens its details", async () => {

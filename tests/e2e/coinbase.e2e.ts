@@ -5,25 +5,19 @@
 // Coinbase order in whole contracts with our client order id; Trade History shows them on
 // COINBASE; /api/health says "Coinbase (live trading)". Screenshots:
 // test-results/e2e/coinbase-*.png. No request leaves the machine.
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
 import { makeCdpKey } from "../msw/coinbase.ts";
 import {
-  type Browser,
-  type BrowserContext,
   type Page,
   type PageProblems,
   type RunningApp,
-  field,
-  freePort,
   h1,
-  launchBrowser,
-  newContext,
   screenshot,
-  startApp,
   toastsSeen,
   waitForHydration,
-  watchProblems,
+  registerAccount,
+  useSuite,
 } from "./utils.ts";
 
 const ADMIN = { username: "coinbase_admin", password: "coinbase-admin-secret-1" };
@@ -45,55 +39,28 @@ interface TradeJson {
 
 let fake: CoinbaseServer | undefined;
 let app: RunningApp | undefined;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let problems: PageProblems;
-let setupError: unknown;
 
-beforeAll(async () => {
-  try {
-    fake = await startCoinbaseServer({ cdpKeys: [key] });
-    const port = await freePort(Number(process.env.E2E_COINBASE_PORT ?? 5131));
-    app = await startApp({
-      port,
-      label: "coinbase",
-      cwd: inject("appDir"),
-      env: { ...fake.env, COINBASE_API_KEY: key.apiKey, COINBASE_API_SECRET: key.apiSecret, COINBASE_SANDBOX: "false" },
-    });
-    browser = await launchBrowser();
-    context = await newContext(browser, app.baseUrl);
-    page = await context.newPage();
-    problems = watchProblems(page);
-  } catch (error) {
-    setupError = error;
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
-  await fake?.stop();
-});
+useSuite(
+  {
+    label: "coinbase",
+    port: 5131,
+    before: async () => {
+      fake = await startCoinbaseServer({ cdpKeys: [key] });
+      return { ...fake.env, COINBASE_API_KEY: key.apiKey, COINBASE_API_SECRET: key.apiSecret, COINBASE_SANDBOX: "false" };
+    },
+    after: async () => fake?.stop(),
+  },
+  (suite) => ({ app, page, problems } = suite),
+);
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 const trades = async () => (await (await page.request.get("/api/trades?limit=50")).json()) as TradeJson[];
 
 describe("Coinbase connector (live mode against a fake Coinbase)", () => {
   test("1. registered admin; /api/health says Coinbase (live trading) once the worker has called Coinbase", async () => {
-    await page.goto("/register");
-    await h1(page, "Create account").waitFor();
-    await waitForHydration(page, problems);
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await field(page, "Confirm password").fill(ADMIN.password);
-    await page.getByRole("button", { name: "Create account", exact: true }).click();
-    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await registerAccount(page, problems, ADMIN);
     // The dashboard reads balances through the exchange: a signed GET /accounts.
     await expect
       .poll(async () => {

@@ -9,7 +9,7 @@
 // after the sandbox changed, Test Connection, Get Environment Setup. The error toasts of
 // §8 (failed calls answered by the test), and adding/deleting without JavaScript. Screenshots in
 // test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { type CdpTestKey, makeCdpKey } from "../msw/coinbase.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
 import {
@@ -20,17 +20,14 @@ import {
   type PageProblems,
   type RunningApp,
   escapeRe,
-  field,
-  freePort,
   h1,
-  launchBrowser,
   maxToastsSeen,
   newContext,
   screenshot as fullScreenshot,
-  startApp,
   toastsSeen,
   waitForHydration,
-  watchProblems,
+  registerAccount,
+  useSuite,
 } from "./utils.ts";
 
 const ADMIN = { username: "exch_admin", password: "exch-admin-secret-1" };
@@ -43,32 +40,19 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: PageProblems;
-let setupError: unknown;
 
-beforeAll(async () => {
-  try {
-    fake = await startCoinbaseServer({ cdpKeys: [goodKey] });
-    const port = await freePort(Number(process.env.E2E_EXCHANGES_PORT ?? 5127));
-    app = await startApp({ port, label: "exchanges", cwd: inject("appDir"), env: fake.env });
-    browser = await launchBrowser();
-    context = await newContext(browser, app.baseUrl);
-    page = await context.newPage();
-    problems = watchProblems(page);
-  } catch (error) {
-    setupError = error; // reported by every test
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
-  await fake?.stop();
-});
+useSuite(
+  {
+    label: "exchanges",
+    port: 5127,
+    before: async () => {
+      fake = await startCoinbaseServer({ cdpKeys: [goodKey] });
+      return fake.env;
+    },
+    after: async () => fake?.stop(),
+  },
+  (suite) => ({ app, browser, context, page, problems } = suite),
+);
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 
@@ -118,14 +102,7 @@ const dialog = () => page.getByRole("dialog", { name: "Connect Exchange" });
 
 describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () => {
   test("1. the first account is the admin; Exchanges starts empty", async () => {
-    await page.goto("/register");
-    await visible(h1(page, "Create account"));
-    await waitForHydration(page, problems);
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await field(page, "Confirm password").fill(ADMIN.password);
-    await page.getByRole("button", { name: "Create account", exact: true }).click();
-    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await registerAccount(page, problems, ADMIN);
 
     await gotoHydrated("/exchanges", "Exchanges");
     await visible(page.getByText("No exchanges connected", { exact: true }));

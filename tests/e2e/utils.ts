@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, inject } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
@@ -330,6 +331,94 @@ export async function waitForHydration(page: Page, problems?: PageProblems, time
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage });
+}
+
+// ---------------------------------------------------------------------------------------
+// A spec file's app, browser and first page
+// ---------------------------------------------------------------------------------------
+
+export interface Suite {
+  /** The file's own app; undefined when it uses the global setup's shared one. */
+  app: RunningApp | undefined;
+  baseUrl: string;
+  browser: Browser;
+  /** The first (admin's) context and page, with its problems watched. */
+  context: BrowserContext;
+  page: Page;
+  problems: PageProblems;
+}
+
+export interface SuiteOptions {
+  /** Names the app's DATA_DIR and the port variable E2E_<LABEL>_PORT. */
+  label: string;
+  /**
+   * Starts an app of the file's own (a fresh SQLite DATA_DIR, from the global setup's
+   * frozen build) on the first free port from here (or from E2E_<LABEL>_PORT). Without
+   * it, the file uses the global setup's shared app.
+   */
+  port?: number;
+  /** The app's environment. */
+  env?: Record<string, string>;
+  /** Runs before the app starts (a fake server, a database); what it returns is added to env. */
+  before?: () => Promise<Record<string, string> | void>;
+  /** Runs after the app and the browser stopped, even when setting up failed halfway. */
+  after?: () => Promise<void>;
+  /** Permissions granted to the first context for the app's origin (clipboard-read, ...). */
+  permissions?: string[];
+}
+
+/**
+ * Registers the file's hooks: before all tests, start the app (unless shared), the browser
+ * and the first context and page, and hand them to `ready`; a setup error is reported by
+ * every test (a failing beforeAll would only mark them skipped); after all, close the
+ * browser, stop the app (printing its log with E2E_PRINT_SERVER_LOG), then `after`.
+ */
+export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): void {
+  let app: RunningApp | undefined;
+  let browser: Browser | undefined;
+  let setupError: unknown;
+
+  beforeAll(async () => {
+    try {
+      const env = { ...options.env, ...(await options.before?.()) };
+      let baseUrl = inject("baseUrl");
+      if (options.port !== undefined) {
+        const port = await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PORT`] ?? options.port));
+        app = await startApp({ port, label: options.label, cwd: inject("appDir"), env });
+        baseUrl = app.baseUrl;
+      }
+      browser = await launchBrowser();
+      const context = await newContext(browser, baseUrl);
+      if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseUrl });
+      const page = await context.newPage();
+      ready({ app, baseUrl, browser, context, page, problems: watchProblems(page) });
+    } catch (error) {
+      setupError = error;
+    }
+  });
+
+  beforeEach(() => {
+    if (setupError) throw setupError;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
+    await app?.stop();
+    await options.after?.();
+  });
+}
+
+/** Registers an account through the Create account screen; the first one is the admin. */
+export async function registerAccount(page: Page, problems: PageProblems, account: { username: string; password: string }): Promise<void> {
+  await page.goto("/register");
+  await h1(page, "Create account").waitFor({ state: "visible", timeout: 10_000 });
+  await waitForHydration(page, problems);
+  await field(page, "Username").fill(account.username);
+  await field(page, "Password").fill(account.password);
+  await field(page, "Confirm password").fill(account.password);
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
 }
 
 // ---------------------------------------------------------------------------------------
