@@ -9,9 +9,10 @@ import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
 import { LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
 import { webhookHttp } from "./app/services/webhook.server.ts";
+import { closeSocketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import type { Database } from "./db/client.ts";
-import { getSessionUser } from "./db/queries/sessions.ts";
+import { getSessionUser, sessionIsLive } from "./db/queries/sessions.ts";
 
 const BUILD_PATH = path.resolve("build/index.js");
 
@@ -74,10 +75,14 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       const token = await readSessionToken(c.req.raw, { config } as AppLoadContext);
       const session = token ? await getSessionUser(database.db, token, SESSION_POLICY) : null;
       if (!session) return c.json({ error: "Authentication required" }, 401);
+      c.set("sessionToken" as never, token as never);
       await next();
     },
-    upgradeWebSocket(() => ({
+    upgradeWebSocket((c) => {
+      const token = c.get("sessionToken" as never) as unknown as string;
+      return {
       onOpen(_event, ws) {
+        trackSocket(token, ws);
         (ws.raw as { subscribe(topic: string): void }).subscribe(LIVE_TOPIC);
         ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
       },
@@ -92,7 +97,11 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
           // not JSON: ignored
         }
       },
-    })),
+      onClose(_event, ws) {
+        untrackSocket(token, ws);
+      },
+      };
+    }),
   );
 
   // The TradingView webhook: the hot path, answered here rather than through Remix.
@@ -155,6 +164,14 @@ if (import.meta.main) {
   const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60 });
   hub.attach(server);
   await hub.start();
+  // Sessions ended elsewhere (another web node, expiry) lose their live feed within a minute.
+  const sweep = setInterval(async () => {
+    for (const token of trackedSessions()) {
+      const alive = await sessionIsLive(database.db, token).catch(() => true);
+      if (!alive) closeSocketsOfSession(token);
+    }
+  }, 60_000);
+  sweep.unref?.();
   console.log(`[web] listening on http://localhost:${server.port} (${database.label})`);
 
   if (process.env.REMIX_DEV_ORIGIN) {

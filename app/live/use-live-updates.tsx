@@ -99,10 +99,11 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       };
       socket.onmessage = onMessage;
       socket.onerror = () => console.warn("WebSocket error");
-      socket.onclose = () => {
+      socket.onclose = (event) => {
         setConnected(false);
         socketRef.current = null;
-        if (closedByUs || attempts >= RECONNECT_ATTEMPTS) return;
+        // 4401: the server ended this session's feed (logged out); reconnecting cannot succeed.
+        if (closedByUs || event.code === 4401 || attempts >= RECONNECT_ATTEMPTS) return;
         retryTimer = setTimeout(connect, reconnectDelayMs(attempts));
         attempts += 1;
       };

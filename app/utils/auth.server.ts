@@ -1,5 +1,6 @@
 // Who is asking: the session user, the guards every loader/action/API route calls first,
 // and the remix-auth form strategy used by both the login page and POST /api/login.
+import { closeSocketsOfSession } from "#app/live/session-sockets.server.ts";
 import { json, redirect } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
@@ -106,7 +107,10 @@ export function authenticateForm(request: Request, context: AppLoadContext): Pro
  */
 export async function startSession(request: Request, context: AppLoadContext, user: User): Promise<string> {
   const previous = await readSessionToken(request, context);
-  if (previous) await deleteSessionByToken(context.db, previous);
+  if (previous) {
+    await deleteSessionByToken(context.db, previous);
+    closeSocketsOfSession(previous);
+  }
   const { token } = await createSession(context.db, {
     userId: user.id,
     ip: context.clientIp,
@@ -119,7 +123,10 @@ export async function startSession(request: Request, context: AppLoadContext, us
 /** Ends the session server-side and returns the Set-Cookie header that clears it. */
 export async function endSession(request: Request, context: AppLoadContext): Promise<string> {
   const token = await readSessionToken(request, context);
-  if (token) await deleteSessionByToken(context.db, token);
+  if (token) {
+    await deleteSessionByToken(context.db, token);
+    closeSocketsOfSession(token);
+  }
   return destroySessionCookie(context);
 }
 

@@ -51,6 +51,13 @@ export async function createSession(
  * Slides the idle expiry (at most once a minute, to keep reads cheap), never past the
  * absolute limit.
  */
+/** Whether the session exists and has not expired (a read only: it does not extend it). */
+export async function sessionIsLive(db: Db, token: string): Promise<boolean> {
+  if (!token) return false;
+  const row = await db.selectFrom("sessions").select("expires_at").where("id", "=", sha256Hex(token)).executeTakeFirst();
+  return Boolean(row && Number(row.expires_at) > nowMs());
+}
+
 export async function getSessionUser(
   db: Db,
   token: string,
