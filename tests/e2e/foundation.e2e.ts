@@ -3,21 +3,21 @@
 // system status), logout, a failed login, a second account's role, every route of the
 // routing table, the pages without JavaScript, and one toast at a time.
 // The tests run in order and build on each other (accounts, sessions).
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, inject, test } from "vitest";
 import {
   type Browser,
-  type BrowserContext,
   type Locator,
   type Page,
   type PageProblems,
   expectedStatusText,
   fetchHealth,
-  launchBrowser,
   maxToastsSeen,
   newContext,
   pathOf,
   screenshot,
   waitForHydration,
+  registerAccount,
+  useSuite,
   watchProblems,
   escapeRe,
   field,
@@ -34,29 +34,11 @@ const MAIN_ENTRIES = ["Dashboard", "Positions", "Exchanges", "Webhook Config", "
 const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules"];
 
 let browser: Browser;
-let adminContext: BrowserContext;
 let adminPage: Page;
 let adminProblems: PageProblems;
 
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    browser = await launchBrowser();
-    adminContext = await newContext(browser, baseUrl);
-    adminPage = await adminContext.newPage();
-    adminProblems = watchProblems(adminPage);
-  } catch (error) {
-    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
+useSuite({ label: "foundation" }, (suite) => {
+  ({ browser, page: adminPage, problems: adminProblems } = suite);
 });
 
 // --- small page helpers ------------------------------------------------------------------
@@ -284,14 +266,7 @@ describe("foundation (issue #2), SQLite", () => {
     try {
       const page = await context.newPage();
       const problems = watchProblems(page);
-      await page.goto("/register");
-      await visible(h1(page, "Create account"));
-      await waitForHydration(page, problems);
-      await field(page, "Username").fill(TRADER.username);
-      await field(page, "Password").fill(TRADER.password);
-      await field(page, "Confirm password").fill(TRADER.password);
-      await page.getByRole("button", { name: "Create account", exact: true }).click();
-      await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+      await registerAccount(page, problems, TRADER);
       await visible(h1(page, "Dashboard"));
       await expectShell(page, TRADER.username);
 

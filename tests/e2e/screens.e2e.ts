@@ -11,24 +11,22 @@
 // test: another part of the app owns them). Screenshots in test-results/e2e/screens-*.png.
 // The tests run in order and build on each other.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   type Browser,
   type BrowserContext,
   type Locator,
   type Page,
   type PageProblems,
-  type RunningApp,
   fetchHealth,
-  freePort,
-  launchBrowser,
   maxToastsSeen,
   newContext,
   pathOf,
   screenshot as fullScreenshot,
-  startApp,
   toastsSeen,
   waitForHydration,
+  registerAccount,
+  useSuite,
   watchProblems,
   escapeRe,
   field,
@@ -66,36 +64,14 @@ interface ConfigJson {
   trailingStopEnabled: boolean;
 }
 
-let app: RunningApp | undefined;
 let baseUrl: string;
 let browser: Browser;
 let adminContext: BrowserContext;
 let adminPage: Page;
 let adminProblems: PageProblems;
-let setupError: unknown;
 
-beforeAll(async () => {
-  try {
-    const port = await freePort(Number(process.env.E2E_SCREENS_PORT ?? 5107));
-    app = await startApp({ port, label: "screens", cwd: inject("appDir") });
-    baseUrl = app.baseUrl;
-    browser = await launchBrowser();
-    adminContext = await newContext(browser, baseUrl);
-    adminPage = await adminContext.newPage();
-    adminProblems = watchProblems(adminPage);
-  } catch (error) {
-    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
+useSuite({ label: "screens", port: 5107 }, (suite) => {
+  ({ baseUrl, browser, context: adminContext, page: adminPage, problems: adminProblems } = suite);
 });
 
 // --- small page helpers ------------------------------------------------------------------
@@ -187,14 +163,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
   test("1. the first account is the admin", async () => {
     const page = adminPage;
-    await page.goto("/register");
-    await visible(h1(page, "Create account"));
-    await waitForHydration(page, adminProblems);
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await field(page, "Confirm password").fill(ADMIN.password);
-    await page.getByRole("button", { name: "Create account", exact: true }).click();
-    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await registerAccount(page, adminProblems, ADMIN);
     expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ role: "admin" });
   });
 
