@@ -8,24 +8,22 @@
 // without JavaScript; and no page or console errors anywhere.
 // The tests run in order and build on each other (accounts, signals, orders).
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   type Browser,
-  type BrowserContext,
   type Locator,
   type Page,
   type PageProblems,
   type RunningApp,
   fetchHealth,
-  freePort,
-  launchBrowser,
   maxToastsSeen,
   newContext,
   pathOf,
   screenshot,
-  startApp,
   toastsSeen,
   waitForHydration,
+  registerAccount,
+  useSuite,
   watchProblems,
   escapeRe,
   field,
@@ -44,38 +42,14 @@ const CSV_HEADER = "Timestamp,Type,Level,Message,Data";
 let app: RunningApp | undefined;
 let baseUrl: string;
 let browser: Browser;
-let adminContext: BrowserContext;
 let adminPage: Page;
 let adminProblems: PageProblems;
 /** Every page's problems, for the final check (step 9). */
 const allProblems: { label: string; problems: PageProblems; allowedStatuses: number[] }[] = [];
 
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    const port = await freePort(Number(process.env.E2E_DASHBOARD_PORT ?? 5103));
-    app = await startApp({ port, label: "dashboard", cwd: inject("appDir") });
-    baseUrl = app.baseUrl;
-    browser = await launchBrowser();
-    adminContext = await newContext(browser, baseUrl);
-    await adminContext.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
-    adminPage = await adminContext.newPage();
-    adminProblems = watchProblems(adminPage);
-    allProblems.push({ label: "admin page", problems: adminProblems, allowedStatuses: [] });
-  } catch (error) {
-    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
+useSuite({ label: "dashboard", port: 5103, permissions: ["clipboard-read", "clipboard-write"] }, (suite) => {
+  ({ app, baseUrl, browser, page: adminPage, problems: adminProblems } = suite);
+  allProblems.push({ label: "admin page", problems: adminProblems, allowedStatuses: [] });
 });
 
 // --- small page helpers ------------------------------------------------------------------
@@ -182,14 +156,7 @@ async function waitForPrices() {
 }
 
 async function register(page: Page, problems: PageProblems, account: { username: string; password: string }) {
-  await page.goto("/register");
-  await visible(h1(page, "Create account"));
-  await waitForHydration(page, problems);
-  await field(page, "Username").fill(account.username);
-  await field(page, "Password").fill(account.password);
-  await field(page, "Confirm password").fill(account.password);
-  await page.getByRole("button", { name: "Create account", exact: true }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+  await registerAccount(page, problems, account);
   await visible(h1(page, "Dashboard"));
 }
 

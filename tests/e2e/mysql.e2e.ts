@@ -3,20 +3,16 @@
 // when it is unreachable this test fails, it does not skip.
 import { randomBytes } from "node:crypto";
 import { type Connection, createConnection } from "mysql2/promise";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
-  type Browser,
-  type RunningApp,
+  type Page,
+  type PageProblems,
   expectedStatusText,
   fetchHealth,
-  freePort,
-  launchBrowser,
   maxToastsSeen,
-  newContext,
   screenshot,
-  startApp,
   waitForHydration,
-  watchProblems,
+  useSuite,
 } from "./utils.ts";
 
 // The same server the integration tests use (README, "Tests").
@@ -25,31 +21,36 @@ const DATABASE = `e2e_${Date.now().toString(36)}_${randomBytes(3).toString("hex"
 
 let admin: Connection | undefined;
 let created = false;
-let app: RunningApp | undefined;
-let browser: Browser | undefined;
+let baseUrl: string;
+let page: Page;
+let problems: PageProblems;
 
-let setupError: unknown;
-
-beforeAll(async () => {
-  try {
-    try {
-      admin = await createConnection({ uri: MYSQL_URL, connectTimeout: 5000 });
-    } catch (error) {
-      throw new Error(
-        `MariaDB/MySQL is required for the MariaDB browser test and is unreachable at ${MYSQL_URL}: ${(error as Error).message}`,
-      );
-    }
-    await dropStaleDatabases(admin);
-    await admin.query(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-    created = true;
-    const port = await freePort(Number(process.env.E2E_MYSQL_PORT ?? 5102));
-    app = await startApp({ port, label: "mysql", cwd: inject("appDir"), env: { DATABASE_URL: `${MYSQL_URL}/${DATABASE}` } });
-    browser = await launchBrowser();
-  } catch (error) {
-    // Reported by the test itself (a failing beforeAll would only mark it skipped).
-    setupError = error;
-  }
-});
+useSuite(
+  {
+    label: "mysql",
+    port: 5102,
+    before: async () => {
+      try {
+        admin = await createConnection({ uri: MYSQL_URL, connectTimeout: 5000 });
+      } catch (error) {
+        throw new Error(
+          `MariaDB/MySQL is required for the MariaDB browser test and is unreachable at ${MYSQL_URL}: ${(error as Error).message}`,
+        );
+      }
+      await dropStaleDatabases(admin);
+      await admin.query(`CREATE DATABASE \`${DATABASE}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+      created = true;
+      return { DATABASE_URL: `${MYSQL_URL}/${DATABASE}` };
+    },
+    after: async () => {
+      if (admin) {
+        if (created) await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
+        await admin.end();
+      }
+    },
+  },
+  (suite) => ({ baseUrl, page, problems } = suite),
+);
 
 /** Databases left behind by killed runs (named e2e_<base-36 time>_..., older than an hour). */
 async function dropStaleDatabases(conn: Connection) {
@@ -61,68 +62,47 @@ async function dropStaleDatabases(conn: Connection) {
   }
 }
 
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  if (admin) {
-    if (created) await admin.query(`DROP DATABASE IF EXISTS \`${DATABASE}\``);
-    await admin.end();
-  }
-});
-
 describe("foundation over MariaDB", () => {
   test("10. register, the dashboard, and /api/health's database is MySQL/MariaDB online", async () => {
-    const baseUrl = app!.baseUrl;
-    const context = await newContext(browser!, baseUrl);
-    try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
-      const response = await page.goto("/");
-      expect(response?.status()).toBe(200);
-      expect(new URL(page.url()).pathname).toBe("/login");
-      await page.getByRole("heading", { level: 1, name: "Sign in", exact: true }).waitFor();
-      await waitForHydration(page, problems);
+    const response = await page.goto("/");
+    expect(response?.status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await page.getByRole("heading", { level: 1, name: "Sign in", exact: true }).waitFor();
+    await waitForHydration(page, problems);
 
-      await page.getByRole("link", { name: "Create account", exact: true }).click();
-      await page.getByRole("heading", { level: 1, name: "Create account", exact: true }).waitFor();
-      await page.getByLabel("Username", { exact: true }).fill("maria_admin");
-      await page.getByLabel("Password", { exact: true }).fill("maria-secret-1");
-      await page.getByLabel("Confirm password", { exact: true }).fill("maria-secret-1");
-      await page.getByRole("button", { name: "Create account", exact: true }).click();
-      await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
-      await page.getByRole("heading", { level: 1, name: "Dashboard", exact: true }).waitFor();
-      expect((await page.getByTestId("header-username").innerText()).trim()).toBe("maria_admin");
-      const current = page.getByTestId("sidebar").locator('[aria-current="page"]');
-      expect(await current.allInnerTexts()).toEqual(["Dashboard"]);
+    await page.getByRole("link", { name: "Create account", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Create account", exact: true }).waitFor();
+    await page.getByLabel("Username", { exact: true }).fill("maria_admin");
+    await page.getByLabel("Password", { exact: true }).fill("maria-secret-1");
+    await page.getByLabel("Confirm password", { exact: true }).fill("maria-secret-1");
+    await page.getByRole("button", { name: "Create account", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await page.getByRole("heading", { level: 1, name: "Dashboard", exact: true }).waitFor();
+    expect((await page.getByTestId("header-username").innerText()).trim()).toBe("maria_admin");
+    const current = page.getByTestId("sidebar").locator('[aria-current="page"]');
+    expect(await current.allInnerTexts()).toEqual(["Dashboard"]);
 
-      // The account lives in the MariaDB database, as the first (admin) account.
-      const me = await page.request.get("/api/user");
-      expect(await me.json()).toMatchObject({ username: "maria_admin", role: "admin" });
-      const [rows] = await admin!.query(`SELECT username, role FROM \`${DATABASE}\`.users`);
-      expect(rows).toEqual([expect.objectContaining({ username: "maria_admin", role: "admin" })]);
+    // The account lives in the MariaDB database, as the first (admin) account.
+    const me = await page.request.get("/api/user");
+    expect(await me.json()).toMatchObject({ username: "maria_admin", role: "admin" });
+    const [rows] = await admin!.query(`SELECT username, role FROM \`${DATABASE}\`.users`);
+    expect(rows).toEqual([expect.objectContaining({ username: "maria_admin", role: "admin" })]);
 
-      // Health: the database component names MySQL/MariaDB and is online.
-      const health = await fetchHealth(baseUrl);
-      const database = health.systemStatus.find((entry) => entry.component === "database");
-      expect(database).toBeDefined();
-      expect(database!.status).toBe("online");
-      expect(database!.message).toContain("MySQL/MariaDB");
+    // Health: the database component names MySQL/MariaDB and is online.
+    const health = await fetchHealth(baseUrl);
+    const database = health.systemStatus.find((entry) => entry.component === "database");
+    expect(database).toBeDefined();
+    expect(database!.status).toBe("online");
+    expect(database!.message).toContain("MySQL/MariaDB");
 
-      // The sidebar's status block agrees with it.
-      const { title, detail } = expectedStatusText(health);
-      const block = (await page.getByTestId("system-status").innerText()).replace(/\s+/g, " ");
-      expect(block).toContain(title);
-      if (detail) expect(block).toContain(detail);
+    // The sidebar's status block agrees with it.
+    const { title, detail } = expectedStatusText(health);
+    const block = (await page.getByTestId("system-status").innerText()).replace(/\s+/g, " ");
+    expect(block).toContain(title);
+    if (detail) expect(block).toContain(detail);
 
-      await screenshot(page, "10-mysql-dashboard");
-      expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
-      expect(problems.errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
+    await screenshot(page, "10-mysql-dashboard");
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(problems.errors).toEqual([]);
   });
 });
