@@ -14,17 +14,18 @@ import {
   type BrowserContext,
   type Page,
   type PageProblems,
-  ROOT,
-  SCREENSHOT_DIR,
   escapeRe,
+  expectToastShown,
   h1,
   maxToastsSeen,
   newContext,
-  screenshot,
-  toastsSeen,
-  waitForHydration,
   registerAccount,
+  ROOT,
+  screenshot,
+  SCREENSHOT_DIR,
+  squash,
   useSuite,
+  waitForHydration,
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
@@ -37,15 +38,6 @@ let page: Page;
 let problems: PageProblems;
 
 useSuite({ label: "accounts", port: 5131 }, (suite) => ({ baseUrl, browser, context, page, problems } = suite));
-
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-async function expectToastShown(title: string, description: string, variant: "default" | "destructive", since = 0) {
-  const wanted = `${title} ${description}`;
-  await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), { timeout: 20_000, interval: 100, message: `toast '${wanted}'` })
-    .toContain(`${variant}|${wanted}`);
-}
 
 async function gotoHydrated(target: Page, pathname: string, title: string, watch?: PageProblems) {
   const response = await target.goto(pathname);
@@ -113,7 +105,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await create.getByLabel("Profile name").fill("Swing");
     const t0 = Date.now();
     await create.getByRole("button", { name: "Create Profile" }).click();
-    await expectToastShown("Profile Created", "Profile Swing has been created", "default", t0);
+    await expectToastShown(page, "Profile Created", "Profile Swing has been created", "default", t0);
     await create.waitFor({ state: "hidden" });
     await expect.poll(async () => squash(await cardBalance("Swing").innerText())).toBe("USDC 0.00000000");
 
@@ -128,7 +120,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await transfer.getByLabel("Amount").fill("1000.5");
     const t1 = Date.now();
     await transfer.getByRole("button", { name: "Transfer", exact: true }).click();
-    await expectToastShown("Transfer Complete", "Transferred 1000.5 USDC from Paper trading to Swing", "default", t1);
+    await expectToastShown(page, "Transfer Complete", "Transferred 1000.5 USDC from Paper trading to Swing", "default", t1);
     await expect.poll(async () => squash(await cardBalance("Swing").innerText())).toBe("USDC 1000.50000000");
     expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 8999.50000000");
 
@@ -138,7 +130,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await transfer.getByLabel("Amount").fill("5000");
     const t2 = Date.now();
     await transfer.getByRole("button", { name: "Transfer", exact: true }).click();
-    await expectToastShown("Error", "Insufficient funds: Swing has 1000.5 USDC available, the transfer needs 5000 USDC", "destructive", t2);
+    await expectToastShown(page, "Error", "Insufficient funds: Swing has 1000.5 USDC available, the transfer needs 5000 USDC", "destructive", t2);
     expect(await transfer.innerText()).toContain("Insufficient funds");
     await transfer.getByRole("button", { name: "Cancel" }).click();
     await transfer.waitFor({ state: "hidden" });
@@ -154,7 +146,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await del.getByTestId("delete-destination").selectOption(idOf("Paper trading"));
     const t3 = Date.now();
     await del.getByRole("button", { name: "Delete Profile" }).click();
-    await expectToastShown("Profile Deleted", "Profile Swing deleted; its funds moved to Paper trading", "default", t3);
+    await expectToastShown(page, "Profile Deleted", "Profile Swing deleted; its funds moved to Paper trading", "default", t3);
     await expect.poll(() => page.getByTestId("profile-card").count()).toBe(1);
     expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 10000.00000000");
     expect(await maxToastsSeen(page)).toBe(1);
@@ -197,7 +189,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await dialog.getByTestId("report-product").selectOption("ETH-PERP");
     const t0 = Date.now();
     await dialog.getByRole("button", { name: "Generate" }).click();
-    await expectToastShown("Report Requested", "Your fills report (CSV) is being generated", "default", t0);
+    await expectToastShown(page, "Report Requested", "Your fills report (CSV) is being generated", "default", t0);
     const card = page.locator('[data-testid="report-card"][data-type="fills"]');
     // Live: the worker's activity event refreshes the card long before the 30 s poll.
     await expect.poll(() => card.getAttribute("data-status"), { timeout: 15_000 }).toBe("ready");
@@ -218,7 +210,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     );
     const t1 = Date.now();
     await card.getByTestId("report-download").click();
-    await expectToastShown("Failed to download report", "The report has expired: generate it again", "destructive", t1);
+    await expectToastShown(page, "Failed to download report", "The report has expired: generate it again", "destructive", t1);
     await page.unroute("**/api/reports/*/download");
 
     await page.getByTestId("filter-type").selectOption("balance");

@@ -13,11 +13,12 @@ import {
   type PageProblems,
   type RunningApp,
   h1,
-  screenshot,
-  toastsSeen,
-  waitForHydration,
   registerAccount,
+  screenshot,
+  squash,
+  toastsSeen,
   useSuite,
+  waitForHydration,
 } from "./utils.ts";
 
 const ADMIN = { username: "coinbase_admin", password: "coinbase-admin-secret-1" };
@@ -55,7 +56,6 @@ useSuite(
   (suite) => ({ app, page, problems } = suite),
 );
 
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 const trades = async () => (await (await page.request.get("/api/trades?limit=50")).json()) as TradeJson[];
 
 describe("Coinbase connector (live mode against a fake Coinbase)", () => {

@@ -15,19 +15,24 @@ import {
   type Page,
   type PageProblems,
   type RunningApp,
+  apiJson,
+  cardLines,
+  expectToastOnScreen,
+  expectToastShown,
   fetchHealth,
+  field,
+  h1,
   maxToastsSeen,
   newContext,
   pathOf,
-  screenshot,
-  toastsSeen,
-  waitForHydration,
   registerAccount,
+  screenshot,
+  squash,
+  unexpectedErrors,
   useSuite,
+  visible,
+  waitForHydration,
   watchProblems,
-  escapeRe,
-  field,
-  h1,
 } from "./utils.ts";
 
 const ADMIN = { username: "dash_admin", password: "dash-admin-secret-1" };
@@ -53,52 +58,6 @@ useSuite({ label: "dashboard", port: 5103, permissions: ["clipboard-read", "clip
 });
 
 // --- small page helpers ------------------------------------------------------------------
-
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-async function visible(locator: Locator, timeout = 10_000) {
-  await locator.first().waitFor({ state: "visible", timeout });
-}
-
-/** The toasts on screen now: "Title Description", whitespace collapsed. */
-const toastTexts = async (page: Page) => (await page.getByTestId("toast").allInnerTexts()).map(squash);
-
-/**
- * A toast with this title and description was shown (at any time since `since`: a live
- * toast may replace it quickly, one toast at a time), with this variant.
- */
-async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0) {
-  const wanted = `${title} ${description}`;
-  await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
-      timeout: 15_000,
-      interval: 100,
-      message: `toast '${wanted}' (${variant})`,
-    })
-    .toContain(`${variant}|${wanted}`);
-}
-
-/** The toast on screen (no JavaScript: the server-rendered flash toast). */
-async function expectToastOnScreen(page: Page, title: string, description: string) {
-  await expect
-    .poll(() => toastTexts(page), { timeout: 10_000 })
-    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
-}
-
-/** Console errors other than the browser's own note about an expected non-2xx answer. */
-function unexpected(problems: PageProblems, allowedStatuses: number[] = []) {
-  return problems.errors.filter(
-    (e) => !allowedStatuses.some((s) => e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `)),
-  );
-}
-
-/** Lines of a stat card: [title, value, description?]. */
-async function cardLines(page: Page, testId: string) {
-  return (await page.getByTestId(testId).innerText())
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-}
 
 const signalRows = (page: Page) => page.getByTestId("signals-panel").getByTestId("signal-row");
 const orderRows = (page: Page) => page.getByTestId("recent-orders").getByTestId("order-row");
@@ -128,12 +87,6 @@ async function sendWebhook(body: Record<string, unknown>): Promise<{ status: num
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-async function apiJson<T>(page: Page, path: string): Promise<T> {
-  const res = await page.request.get(path);
-  expect(res.status(), path).toBe(200);
-  return (await res.json()) as T;
 }
 
 /** The local date as YYYY-MM-DD. */
@@ -590,7 +543,7 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("9. no page errors or console errors on any page", async () => {
-    const failures = allProblems.flatMap(({ label, problems, allowedStatuses }) => unexpected(problems, allowedStatuses).map((e) => `${label}: ${e}`));
+    const failures = allProblems.flatMap(({ label, problems, allowedStatuses }) => unexpectedErrors(problems, allowedStatuses).map((e) => `${label}: ${e}`));
     expect(failures).toEqual([]);
     expect(await maxToastsSeen(adminPage)).toBeLessThanOrEqual(1);
   });

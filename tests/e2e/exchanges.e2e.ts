@@ -15,19 +15,21 @@ import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-serv
 import {
   type Browser,
   type BrowserContext,
-  type Locator,
   type Page,
   type PageProblems,
   type RunningApp,
+  apiJson,
   escapeRe,
   h1,
   maxToastsSeen,
   newContext,
-  screenshot as fullScreenshot,
-  toastsSeen,
-  waitForHydration,
   registerAccount,
+  screenshot as fullScreenshot,
+  squash,
+  toastsSeen,
   useSuite,
+  visible,
+  waitForHydration,
 } from "./utils.ts";
 
 const ADMIN = { username: "exch_admin", password: "exch-admin-secret-1" };
@@ -54,24 +56,12 @@ useSuite(
   (suite) => ({ app, browser, context, page, problems } = suite),
 );
 
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-async function visible(locator: Locator, timeout = 10_000) {
-  await locator.first().waitFor({ state: "visible", timeout });
-}
-
 /** A toast with this title (and description, a string or a pattern) was shown since `since`. */
 async function expectToast(title: string, description: string | RegExp, variant: "default" | "destructive", since: number) {
   const pattern = new RegExp(`^${variant}\\|${escapeRe(title)} ${typeof description === "string" ? escapeRe(description) : description.source}$`);
   await expect
     .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), { timeout: 20_000, interval: 100, message: `toast ${title}` })
     .toContainEqual(expect.stringMatching(pattern));
-}
-
-async function apiJson<T>(path: string): Promise<T> {
-  const res = await page.request.get(path);
-  expect(res.status(), path).toBe(200);
-  return (await res.json()) as T;
 }
 
 interface ExchangeJson {
@@ -83,7 +73,7 @@ interface ExchangeJson {
   connectionStatus: string;
   statusMessage: string | null;
 }
-const exchanges = async () => (await apiJson<{ exchanges: ExchangeJson[] }>("/api/exchanges")).exchanges;
+const exchanges = async () => (await apiJson<{ exchanges: ExchangeJson[] }>(page, "/api/exchanges")).exchanges;
 
 async function screenshot(name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
@@ -254,7 +244,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.getByTestId("credentials-sandbox").click();
     await page.getByTestId("save-settings").click();
     await expectToast("Settings Saved", "Sandbox mode is off: orders are sent to Coinbase for real.", "default", since);
-    await expect.poll(async () => (await apiJson<{ sandbox: boolean }>("/api/credentials")).sandbox).toBe(false);
+    await expect.poll(async () => (await apiJson<{ sandbox: boolean }>(page, "/api/credentials")).sandbox).toBe(false);
     await expect.poll(() => page.getByTestId("save-settings").count()).toBe(0);
 
     since = Date.now();
@@ -329,7 +319,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.getByTestId("save-credentials").click();
     await expectToast("Save Error", "500: Internal Server Error", "destructive", since);
     await page.unroute("**/api/credentials/save");
-    expect((await apiJson<{ apiKey: string }>("/api/credentials")).apiKey).toBe(`${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`);
+    expect((await apiJson<{ apiKey: string }>(page, "/api/credentials")).apiKey).toBe(`${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`);
     await screenshot("8-save-error");
   });
 

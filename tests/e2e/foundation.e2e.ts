@@ -6,22 +6,23 @@
 import { describe, expect, inject, test } from "vitest";
 import {
   type Browser,
-  type Locator,
   type Page,
   type PageProblems,
   expectedStatusText,
+  expectToastOnScreen,
   fetchHealth,
+  field,
+  h1,
   maxToastsSeen,
   newContext,
   pathOf,
-  screenshot,
-  waitForHydration,
   registerAccount,
+  screenshot,
+  unexpectedErrors,
   useSuite,
+  visible,
+  waitForHydration,
   watchProblems,
-  escapeRe,
-  field,
-  h1,
 } from "./utils.ts";
 
 const baseUrl = inject("baseUrl");
@@ -45,25 +46,6 @@ useSuite({ label: "foundation" }, (suite) => {
 
 const sidebar = (page: Page) => page.getByTestId("sidebar");
 const toasts = (page: Page) => page.getByTestId("toast");
-
-async function visible(locator: Locator, timeout = 10_000) {
-  await locator.first().waitFor({ state: "visible", timeout });
-}
-
-/** Exactly one toast is shown, with this title and description. */
-async function expectSingleToast(page: Page, title: string, description: string) {
-  await expect
-    .poll(async () => (await toasts(page).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim()), { timeout: 10_000 })
-    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
-}
-
-
-/** Console errors other than the browser's own note about an expected non-2xx answer. */
-function unexpected(problems: PageProblems, allowedStatuses: number[] = []) {
-  return problems.errors.filter(
-    (e) => !allowedStatuses.some((s) => e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `)),
-  );
-}
 
 async function expectShell(page: Page, username: string) {
   const banner = page.getByRole("banner");
@@ -225,7 +207,7 @@ describe("foundation (issue #2), SQLite", () => {
     await page.unroute(isLogout);
     await visible(h1(page, "Sign in"));
     expect(pathOf(page)).toBe("/login");
-    await expectSingleToast(page, "Logged Out", "You have been successfully logged out");
+    await expectToastOnScreen(page, "Logged Out", "You have been successfully logged out");
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
 
     // The session is really over.
@@ -239,7 +221,7 @@ describe("foundation (issue #2), SQLite", () => {
     await field(page, "Username").fill(ADMIN.username);
     await field(page, "Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expectSingleToast(page, "Login Failed", "Invalid username or password. Please try again.");
+    await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
     await expect.poll(() => field(page, "Username").inputValue()).toBe("");
     await expect.poll(() => field(page, "Password").inputValue()).toBe("");
     await expect.poll(() => field(page, "Username").evaluate((el) => el === document.activeElement)).toBe(true);
@@ -247,7 +229,7 @@ describe("foundation (issue #2), SQLite", () => {
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     await screenshot(page, "05-login-failed");
     // The 401 of the failed attempt is the only thing the console may mention.
-    expect(unexpected(adminProblems, [401])).toEqual([]);
+    expect(unexpectedErrors(adminProblems, [401])).toEqual([]);
     adminProblems.clear();
 
     // The right password signs the admin in (no redirectTo: the dashboard).
@@ -300,7 +282,7 @@ describe("foundation (issue #2), SQLite", () => {
         expect(await h1(page, title).count(), `${path} must not show its screen`).toBe(0);
         expect(await page.getByTestId("not-built-yet").count()).toBe(0);
         await screenshot(page, `06-access-denied${path.replace(/\//g, "-")}`);
-        expect(unexpected(problems, [403]), path).toEqual([]);
+        expect(unexpectedErrors(problems, [403]), path).toEqual([]);
       }
       expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     } finally {
@@ -350,7 +332,7 @@ describe("foundation (issue #2), SQLite", () => {
     await visible(h1(page, "404 Page Not Found"));
     await waitForHydration(page, adminProblems);
     await screenshot(page, "07-route-404");
-    const notFoundProblems = unexpected(adminProblems, [404]);
+    const notFoundProblems = unexpectedErrors(adminProblems, [404]);
     if (notFoundProblems.length) failures.push(`/no-such-page: ${notFoundProblems.join(" | ")}`);
 
     expect(failures, "console or page errors").toEqual([]);
@@ -406,7 +388,7 @@ describe("foundation (issue #2), SQLite", () => {
       await page.getByRole("banner").getByRole("button", { name: "Logout", exact: true }).click();
       await page.waitForURL((url) => url.pathname === "/login", { timeout: 15_000 });
       await visible(h1(page, "Sign in"));
-      await expectSingleToast(page, "Logged Out", "You have been successfully logged out");
+      await expectToastOnScreen(page, "Logged Out", "You have been successfully logged out");
       await screenshot(page, "08-nojs-logged-out");
 
       await field(page, "Username").fill(NOJS.username);
@@ -437,13 +419,13 @@ describe("foundation (issue #2), SQLite", () => {
 
       await page.getByRole("banner").getByRole("button", { name: "Logout", exact: true }).click();
       await page.waitForURL((url) => url.pathname === "/login", { timeout: 15_000 });
-      await expectSingleToast(page, "Logged Out", "You have been successfully logged out");
+      await expectToastOnScreen(page, "Logged Out", "You have been successfully logged out");
 
       // While 'Logged Out' is still up, a failed login replaces it.
       await field(page, "Username").fill(TRADER.username);
       await field(page, "Password").fill("wrong-password-1");
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
-      await expectSingleToast(page, "Login Failed", "Invalid username or password. Please try again.");
+      await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
 
       // And another one replaces that.
       await field(page, "Username").fill(TRADER.username);
@@ -454,7 +436,7 @@ describe("foundation (issue #2), SQLite", () => {
       ]);
       const shownFrom = Date.now();
       expect(answer.status()).toBe(401);
-      await expectSingleToast(page, "Login Failed", "Invalid username or password. Please try again.");
+      await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
       await screenshot(page, "09-toast");
       expect(await maxToastsSeen(page)).toBe(1);
 
@@ -464,7 +446,7 @@ describe("foundation (issue #2), SQLite", () => {
       expect(shownFor).toBeGreaterThanOrEqual(4000);
       expect(shownFor).toBeLessThanOrEqual(7000);
       expect(await maxToastsSeen(page)).toBe(1);
-      expect(unexpected(problems, [401])).toEqual([]);
+      expect(unexpectedErrors(problems, [401])).toEqual([]);
     } finally {
       await context.close();
     }

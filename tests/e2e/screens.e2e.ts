@@ -15,22 +15,26 @@ import { describe, expect, test } from "vitest";
 import {
   type Browser,
   type BrowserContext,
-  type Locator,
   type Page,
   type PageProblems,
+  apiJson,
+  cardLines,
+  countRequests,
+  expectToastOnScreen,
+  expectToastShown,
   fetchHealth,
+  field,
+  h1,
   maxToastsSeen,
   newContext,
   pathOf,
-  screenshot as fullScreenshot,
-  toastsSeen,
-  waitForHydration,
   registerAccount,
+  screenshot as fullScreenshot,
+  squash,
   useSuite,
+  visible,
+  waitForHydration,
   watchProblems,
-  escapeRe,
-  field,
-  h1,
 } from "./utils.ts";
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
@@ -77,59 +81,10 @@ useSuite({ label: "screens", port: 5107 }, (suite) => {
 // --- small page helpers ------------------------------------------------------------------
 
 const input = (page: Page, name: string) => page.locator(`input[name="${name}"]`);
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-async function visible(locator: Locator, timeout = 10_000) {
-  await locator.first().waitFor({ state: "visible", timeout });
-}
-
-/** A toast with this title and description was shown since `since`, with this variant. */
-async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0) {
-  const wanted = `${title} ${description}`;
-  await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
-      timeout: 20_000,
-      interval: 100,
-      message: `toast '${wanted}' (${variant})`,
-    })
-    .toContain(`${variant}|${wanted}`);
-}
-
-/** The toast on screen (no JavaScript: the server-rendered flash toast). */
-async function expectToastOnScreen(page: Page, title: string, description: string) {
-  await expect
-    .poll(async () => (await page.getByTestId("toast").allInnerTexts()).map(squash), { timeout: 10_000 })
-    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
-}
-
-async function apiJson<T>(page: Page, path: string): Promise<T> {
-  const res = await page.request.get(path);
-  expect(res.status(), path).toBe(200);
-  return (await res.json()) as T;
-}
 
 const tradingConfig = async (page: Page) => (await apiJson<{ config: ConfigJson }>(page, "/api/trading-config")).config;
 
-/** Lines of a stat card: [title, value, description?]. */
-async function cardLines(page: Page, testId: string) {
-  return (await page.getByTestId(testId).innerText())
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-}
-
 const tradeRows = (page: Page) => page.getByTestId("trade-row");
-
-/** Counts the requests a page makes whose path matches, while `fn` runs or until stopped. */
-function countRequests(page: Page, match: (method: string, path: string) => boolean) {
-  const seen: string[] = [];
-  const listener = (r: { method(): string; url(): string }) => {
-    const path = new URL(r.url()).pathname;
-    if (match(r.method(), path)) seen.push(`${r.method()} ${path}`);
-  };
-  page.on("request", listener);
-  return { seen, stop: () => page.off("request", listener) };
-}
 
 async function waitForPrices() {
   await expect

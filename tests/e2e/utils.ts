@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, inject } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
@@ -419,6 +419,72 @@ export async function registerAccount(page: Page, problems: PageProblems, accoun
   await field(page, "Confirm password").fill(account.password);
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+}
+
+// ---------------------------------------------------------------------------------------
+// Page checks every spec uses
+// ---------------------------------------------------------------------------------------
+
+/** Whitespace collapsed to single spaces, trimmed. */
+export const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+export async function visible(locator: Locator, timeout = 10_000): Promise<void> {
+  await locator.first().waitFor({ state: "visible", timeout });
+}
+
+/** GET `pathname` with the page's cookies: 200 and its JSON. */
+export async function apiJson<T>(page: Page, pathname: string): Promise<T> {
+  const res = await page.request.get(pathname);
+  expect(res.status(), pathname).toBe(200);
+  return (await res.json()) as T;
+}
+
+/**
+ * A toast with this title and description was shown (at any time since `since`: a live
+ * toast may replace it quickly, one toast at a time), with this variant.
+ */
+export async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0): Promise<void> {
+  const wanted = `${title} ${description}`;
+  await expect
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
+      timeout: 20_000,
+      interval: 100,
+      message: `toast '${wanted}' (${variant})`,
+    })
+    .toContain(`${variant}|${wanted}`);
+}
+
+/** Exactly one toast on screen now, with this title and description (without JavaScript: the server-rendered flash toast). */
+export async function expectToastOnScreen(page: Page, title: string, description: string): Promise<void> {
+  await expect
+    .poll(async () => (await page.getByTestId("toast").allInnerTexts()).map(squash), { timeout: 10_000 })
+    .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
+}
+
+/** Lines of a stat card: [title, value, description?]. */
+export async function cardLines(page: Page, testId: string): Promise<string[]> {
+  return (await page.getByTestId(testId).innerText())
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** Console errors other than the browser's own note about an expected non-2xx answer. */
+export function unexpectedErrors(problems: PageProblems, allowedStatuses: number[] = []): string[] {
+  return problems.errors.filter(
+    (e) => !allowedStatuses.some((s) => e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `)),
+  );
+}
+
+/** Counts the requests a page makes whose method and path match, until stopped. */
+export function countRequests(page: Page, match: (method: string, path: string) => boolean) {
+  const seen: string[] = [];
+  const listener = (r: { method(): string; url(): string }) => {
+    const p = new URL(r.url()).pathname;
+    if (match(r.method(), p)) seen.push(`${r.method()} ${p}`);
+  };
+  page.on("request", listener);
+  return { seen, stop: () => page.off("request", listener) };
 }
 
 // ---------------------------------------------------------------------------------------
