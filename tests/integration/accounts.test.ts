@@ -11,21 +11,11 @@ import { FILLS_COLUMNS } from "#app/core/reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
 import { insertReport } from "#db/queries/reports.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, createTestApp, registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { pdfText } from "#tests/setup/pdf-text.ts";
 import { generateReport } from "#worker/tasks/generate-report.ts";
 import { startRunner } from "#worker/runner.ts";
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 interface ProfileJson {
   id: string;

@@ -23,7 +23,7 @@ import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -33,16 +33,6 @@ const exchangeKey = makeExchangeKey();
 const msw = useCoinbaseFake({ cdpKeys: [key], exchangeKeys: [exchangeKey] });
 const FAST = { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 };
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
 describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   let app: TestApp;
   let secret: string;
@@ -51,14 +41,14 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   let connectionId: string;
   const db = () => app.database.db;
   const webhook = (body: Record<string, unknown>) =>
-    app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+    sendSignal(app, secret, body);
   const executed = (signalId: string) =>
     waitFor("trade executed", async () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
 
   beforeAll(async () => {
     app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "cb_admin")).cookie;
-    secret = ((await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as { secret: string }).secret;
+    secret = await webhookSecret(app, admin);
     const simulator = new SimulatorAdapter(db());
     await simulator.ensureAccount();
     exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: FAST, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });

@@ -3,19 +3,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
 
 describe.each(testDialects())("pipeline on %s", (dialect) => {
   let app: TestApp;
@@ -28,12 +18,12 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     return Number((await query.executeTakeFirst())!.n);
   };
   const webhook = (body: Record<string, unknown>) =>
-    app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+    sendSignal(app, secret, body);
 
   beforeAll(async () => {
     app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "pipe_admin")).cookie;
-    secret = ((await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as { secret: string }).secret;
+    secret = await webhookSecret(app, admin);
     await new SimulatorAdapter(db()).ensureAccount();
   });
   afterAll(async () => {

@@ -8,22 +8,12 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { positionRowToPosition } from "#db/queries/positions.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}
 
 describe.each(testDialects())("positions and rules on %s", (dialect) => {
   let app: TestApp;
@@ -34,7 +24,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
   const db = () => app.database.db;
 
   const webhook = (body: Record<string, unknown>) =>
-    app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+    sendSignal(app, secret, body);
   const startWorkers = (n = 1) => {
     runners = Array.from({ length: n }, (_, i) => startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: `w${i + 1}`, pollMs: 3 }));
   };
@@ -42,7 +32,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     waitFor("jobs finished", async () => {
       const row = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
       return Number(row!.n) === 0;
-    });
+    }, 15_000, 10);
   /** A price tick as the price loop makes it: the stored price, then resting fills and the rules monitor. */
   const tick = async (symbol: string, price: string) => {
     await setPrice(db(), symbol, price, "test");
@@ -56,7 +46,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     return waitFor("position open", async () => {
       const row = await db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst();
       return row ? positionRowToPosition(row) : null;
-    });
+    }, 15_000, 10);
   };
   const position = async (id: string) => positionRowToPosition(await db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
   const tradeLogs = async (sinceId: number) =>
@@ -74,7 +64,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "rules_admin")).cookie;
     user = (await registerVia(app, "rules_user")).cookie;
-    secret = ((await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as { secret: string }).secret;
+    secret = await webhookSecret(app, admin);
     await new SimulatorAdapter(db()).ensureAccount();
   });
   afterAll(async () => {
@@ -315,7 +305,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     const manual = await waitFor("manual position", async () => {
       const row = await db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst();
       return row ? positionRowToPosition(row) : null;
-    });
+    }, 15_000, 10);
     await tick("ETH-PERP", "3016.6"); // TP1 filled on the signal position: break-even triggered
     expect(await position(signal.id)).toMatchObject({ breakEvenTriggered: true });
 

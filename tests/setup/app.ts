@@ -73,3 +73,24 @@ export async function registerVia(app: TestApp, username: string, password = "se
   if (response.status !== 201) throw new Error(`register ${username}: ${response.status} ${await response.text()}`);
   return { user: (await response.json()) as { id: string; username: string; role: string }, cookie: cookieFrom(response)! };
 }
+
+/** Polls `probe` every `stepMs` until it answers something truthy, and returns that; throws after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, stepMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** The webhook secret, as the admin reads it from GET /api/webhook-config. */
+export async function webhookSecret(app: TestApp, adminCookie: string): Promise<string> {
+  return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string }).secret;
+}
+
+/** A TradingView alert with this secret, sent as TradingView sends it (JSON as text/plain). */
+export function sendSignal(app: TestApp, secret: string, body: Record<string, unknown>): Promise<Response> {
+  return app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+}
