@@ -1,6 +1,7 @@
 // MUI inputs fed by Conform field metadata: one place for ids, names, errors and a11y.
 import TextField, { type TextFieldProps } from "@mui/material/TextField";
 import type { FieldMetadata } from "@conform-to/react";
+import type { ReactNode } from "react";
 
 type FieldProps = Omit<TextFieldProps, "name" | "defaultValue" | "error"> & {
   field: FieldMetadata<string | undefined>;
@@ -29,5 +30,40 @@ export function Field({ field, helperText, slotProps, ...props }: FieldProps) {
       }}
       {...props}
     />
+  );
+}
+
+type NativeSelectProps = {
+  name: string;
+  label: string;
+  /** With onChange: the controlled value; without: the initial one (as defaultValue). */
+  value?: string;
+  onChange?: (value: string) => void;
+  defaultValue?: string;
+  /** The field's error message, shown under it. */
+  error?: string;
+  testId?: string;
+  size?: TextFieldProps["size"];
+  margin?: TextFieldProps["margin"];
+  children: ReactNode;
+};
+
+/** A full-width native <select> (it works without JavaScript) with a label that always shrinks. */
+export function NativeSelect({ name, label, value, onChange, defaultValue, error, testId, size, margin = "normal", children }: NativeSelectProps) {
+  return (
+    <TextField
+      select
+      name={name}
+      label={label}
+      {...(onChange ? { value, onChange: (e) => onChange(e.target.value) } : { defaultValue: defaultValue ?? value ?? "" })}
+      fullWidth
+      size={size}
+      margin={margin}
+      error={!!error}
+      helperText={error}
+      slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": testId } }}
+    >
+      {children}
+    </TextField>
   );
 }

@@ -145,6 +145,17 @@ function PairCard({ product, href, onOpen }: { product: MarketProduct; href: str
   );
 }
 
+function DetailsSection({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Paper variant="outlined" sx={{ p: 2 }}>
+      <Typography variant="h3" component="h2" gutterBottom>
+        {title}
+      </Typography>
+      {children}
+    </Paper>
+  );
+}
+
 function Row({ label, value }: { label: string; value: ReactNode }) {
   return (
     <Box sx={{ display: "flex", justifyContent: "space-between", py: 0.5, borderBottom: 1, borderColor: "divider" }}>
@@ -175,37 +186,28 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
   if (!p) return <Typography color="text.secondary">Loading {productId}...</Typography>;
   return (
     <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "repeat(3, 1fr)" } }} data-testid="product-details" data-product={p.productId}>
-      <Paper variant="outlined" sx={{ p: 2 }}>
-        <Typography variant="h3" component="h2" gutterBottom>
-          Price Information
-        </Typography>
+      <DetailsSection title="Price Information">
         <Row label="Price" value={formatMarketPrice(p.price)} />
         <Row label="Mid-market price" value={formatMarketPrice(p.midMarketPrice)} />
         <Row label="Best bid" value={formatMarketPrice(p.bid)} />
         <Row label="Best ask" value={formatMarketPrice(p.ask)} />
         <Row label="24h change" value={<Box component="span" sx={{ color: changeColor(p.priceChange24h) }}>{formatChange(p.priceChange24h)}</Box>} />
-      </Paper>
-      <Paper variant="outlined" sx={{ p: 2 }}>
-        <Typography variant="h3" component="h2" gutterBottom>
-          Trading Information
-        </Typography>
+      </DetailsSection>
+      <DetailsSection title="Trading Information">
         <Row label="Status" value={p.status} />
         <Row label="Base increment" value={p.baseIncrement} />
         <Row label="Quote increment" value={p.quoteIncrement} />
         <Row label="Minimum size" value={p.baseMinSize} />
         <Row label="Minimum market funds" value={p.minMarketFunds} />
         <Row label="Trading session" value={p.fcmTradingSessionEnabled ? "Open" : "Closed"} />
-      </Paper>
-      <Paper variant="outlined" sx={{ p: 2 }}>
-        <Typography variant="h3" component="h2" gutterBottom>
-          Market Data
-        </Typography>
+      </DetailsSection>
+      <DetailsSection title="Market Data">
         <Row label="Base currency" value={p.baseCurrencyId} />
         <Row label="Quote currency" value={p.quoteCurrencyId} />
         <Row label="24h volume" value={formatVolume(p.volume24h)} />
         <Row label="Price source" value={p.priceSource ?? "—"} />
         <Row label="Last updated" value={formatDateTime(p.lastUpdated)} />
-      </Paper>
+      </DetailsSection>
     </Box>
   );
 }

@@ -34,6 +34,7 @@ import { formatBalance } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
+import { NativeSelect } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 
@@ -105,21 +106,17 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
   );
 }
 
-function NativeSelect({ name, label, defaultValue, error, children, testId }: { name: string; label: string; defaultValue?: string; error?: string; children: ReactNode; testId?: string }) {
+/** A profile picker's options: a "Select a profile" placeholder, then the profiles by name. */
+function ProfileOptions({ profiles }: { profiles: { id: string; name: string }[] }) {
   return (
-    <TextField
-      select
-      name={name}
-      label={label}
-      defaultValue={defaultValue ?? ""}
-      fullWidth
-      margin="normal"
-      error={!!error}
-      helperText={error}
-      slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": testId } }}
-    >
-      {children}
-    </TextField>
+    <>
+      <option value="">Select a profile</option>
+      {profiles.map((p) => (
+        <option key={p.id} value={p.id}>
+          {p.name}
+        </option>
+      ))}
+    </>
   );
 }
 
@@ -273,20 +270,10 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
         {(fields) => (
           <>
             <NativeSelect name="fromProfileId" label="From profile" defaultValue={selected?.id ?? ""} error={fields.fromProfileId?.errors?.[0]} testId="transfer-from">
-              <option value="">Select a profile</option>
-              {profiles.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
+              <ProfileOptions profiles={profiles} />
             </NativeSelect>
             <NativeSelect name="toProfileId" label="To profile" error={fields.toProfileId?.errors?.[0]} testId="transfer-to">
-              <option value="">Select a profile</option>
-              {profiles.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
+              <ProfileOptions profiles={profiles} />
             </NativeSelect>
             <NativeSelect name="currency" label="Currency" defaultValue="USDC" error={fields.currency?.errors?.[0]} testId="transfer-currency">
               {currencies.map((c) => (
@@ -310,25 +297,11 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
               <input type="hidden" name="profileId" value={selected.id} />
             ) : (
               <NativeSelect name="profileId" label="Profile" error={fields.profileId?.errors?.[0]}>
-                <option value="">Select a profile</option>
-                {profiles
-                  .filter((p) => !p.isDefault)
-                  .map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.name}
-                    </option>
-                  ))}
+                <ProfileOptions profiles={profiles.filter((p) => !p.isDefault)} />
               </NativeSelect>
             )}
             <NativeSelect name="toProfileId" label="Move funds to" error={fields.toProfileId?.errors?.[0]} testId="delete-destination">
-              <option value="">Select a profile</option>
-              {profiles
-                .filter((p) => p.id !== selected?.id)
-                .map((p) => (
-                  <option key={p.id} value={p.id}>
-                    {p.name}
-                  </option>
-                ))}
+              <ProfileOptions profiles={profiles.filter((p) => p.id !== selected?.id)} />
             </NativeSelect>
           </>
         )}

@@ -33,6 +33,7 @@ import { ApiError, errorText } from "#app/utils/api-client.ts";
 import { formatDateTime } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { NativeSelect } from "../forms.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
@@ -162,25 +163,6 @@ function ReportCard({ report }: { report: ReportView }) {
   );
 }
 
-function Select({ name, label, value, onChange, error, children, testId }: { name: string; label: string; value?: string; onChange?: (v: string) => void; error?: string; children: ReactNode; testId?: string }) {
-  return (
-    <TextField
-      select
-      name={name}
-      label={label}
-      {...(onChange ? { value, onChange: (e) => onChange(e.target.value) } : { defaultValue: value ?? "" })}
-      fullWidth
-      size="small"
-      margin="dense"
-      error={!!error}
-      helperText={error}
-      slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": testId } }}
-    >
-      {children}
-    </TextField>
-  );
-}
-
 function GenerateReportDialog({
   open,
   onClose,
@@ -217,38 +199,38 @@ function GenerateReportDialog({
           ) : null}
           <JsMarker />
           <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, columnGap: 2 }}>
-            <Select name="type" label="Report type" value={type} onChange={hydrated ? setType : undefined} error={err("type")} testId="report-type">
+            <NativeSelect size="small" margin="dense" name="type" label="Report type" value={type} onChange={hydrated ? setType : undefined} error={err("type")} testId="report-type">
               {REPORT_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {REPORT_TYPE_LABELS[t]}
                 </option>
               ))}
-            </Select>
-            <Select name="format" label="Format" value="csv" error={err("format")} testId="report-format">
+            </NativeSelect>
+            <NativeSelect size="small" margin="dense" name="format" label="Format" value="csv" error={err("format")} testId="report-format">
               <option value="csv">CSV</option>
               <option value="pdf">PDF</option>
-            </Select>
+            </NativeSelect>
             {type !== "balance" || !hydrated ? (
               <TextField name="startDate" type="date" label="Start date" size="small" margin="dense" fullWidth error={!!err("startDate")} helperText={err("startDate")} slotProps={{ inputLabel: { shrink: true } }} />
             ) : null}
             <TextField name="endDate" type="date" label={type === "balance" && hydrated ? "As of date" : "End date"} size="small" margin="dense" fullWidth error={!!err("endDate")} helperText={err("endDate")} slotProps={{ inputLabel: { shrink: true } }} />
-            <Select name="profileId" label="Profile" value="" error={err("profileId")} testId="report-profile">
+            <NativeSelect size="small" margin="dense" name="profileId" label="Profile" value="" error={err("profileId")} testId="report-profile">
               <option value="">{type === "balance" ? "All profiles" : "Default profile"}</option>
               {profiles.map((p) => (
                 <option key={p.id} value={p.id}>
                   {p.name}
                 </option>
               ))}
-            </Select>
+            </NativeSelect>
             {type === "fills" || type === "otc_fills" || !hydrated ? (
-              <Select name="productId" label="Product" value="" error={err("productId")} testId="report-product">
+              <NativeSelect size="small" margin="dense" name="productId" label="Product" value="" error={err("productId")} testId="report-product">
                 <option value="">All products</option>
                 {SYMBOLS.map((s) => (
                   <option key={s} value={s}>
                     {s}
                   </option>
                 ))}
-              </Select>
+              </NativeSelect>
             ) : null}
             <TextField name="year" label="Year (optional)" size="small" margin="dense" fullWidth error={!!err("year")} helperText={err("year")} slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "numeric" } }} />
           </Box>
@@ -364,24 +346,24 @@ export function ReportsScreen({
     >
       <Box component="form" method="get" action="/reports" sx={{ display: "flex", gap: 2, mb: 2, flexWrap: "wrap", alignItems: "center" }} data-testid="report-filters">
         <Box sx={{ width: 180 }}>
-          <Select name="type" label="Type" value={filters.type} onChange={hydrated ? (v) => changeFilter("type", v) : undefined} testId="filter-type">
+          <NativeSelect size="small" margin="dense" name="type" label="Type" value={filters.type} onChange={hydrated ? (v) => changeFilter("type", v) : undefined} testId="filter-type">
             <option value="all">All types</option>
             {REPORT_TYPES.map((t) => (
               <option key={t} value={t}>
                 {REPORT_TYPE_LABELS[t]}
               </option>
             ))}
-          </Select>
+          </NativeSelect>
         </Box>
         <Box sx={{ width: 180 }}>
-          <Select name="status" label="Status" value={filters.status} onChange={hydrated ? (v) => changeFilter("status", v) : undefined} testId="filter-status">
+          <NativeSelect size="small" margin="dense" name="status" label="Status" value={filters.status} onChange={hydrated ? (v) => changeFilter("status", v) : undefined} testId="filter-status">
             <option value="all">All statuses</option>
             {REPORT_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s.charAt(0).toUpperCase() + s.slice(1)}
               </option>
             ))}
-          </Select>
+          </NativeSelect>
         </Box>
         {hydrated ? null : (
           <Button type="submit" variant="outlined">
