@@ -1,5 +1,5 @@
 // Helpers for the JSON resource routes under /api.
-import { json } from "@remix-run/node";
+import { type AppLoadContext, type LoaderFunctionArgs, json } from "@remix-run/node";
 
 export function jsonError(status: number, error: string, extra: Record<string, unknown> = {}) {
   return json({ error, ...extra }, { status, headers: { "Cache-Control": "no-store" } });
@@ -69,4 +69,21 @@ export async function readJsonObject(request: Request, limitBytes = 64 * 1024): 
 export function firstIssue(issues: { path: PropertyKey[]; message: string }[]) {
   const issue = issues[0];
   return { field: issue ? issue.path.map(String).join(".") : undefined, message: issue?.message ?? "Invalid input" };
+}
+
+/**
+ * The loader of an endpoint that takes no GET: 405, after `guard` (requireUser, requireAdmin)
+ * so that a visitor the guard refuses gets its answer instead.
+ */
+export function getNotAllowedLoader(guard: (request: Request, context: AppLoadContext) => Promise<unknown>) {
+  return async ({ request, context }: LoaderFunctionArgs) => {
+    await guard(request, context);
+    return jsonError(405, "Method GET not allowed");
+  };
+}
+
+/** A service's outcome as the answer: { success: true, message }, or { success: false, error, title } with its status; never cached. */
+export function outcomeJson(outcome: { success: true; message: string } | { success: false; title: string; error: string; status: number }) {
+  if (!outcome.success) return json({ success: false, error: outcome.error, title: outcome.title }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
+  return json({ success: true, message: outcome.message }, { headers: { "Cache-Control": "no-store" } });
 }

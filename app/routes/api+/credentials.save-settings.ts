@@ -1,18 +1,13 @@
 // POST /api/credentials/save-settings (admin): { sandbox } of the trading connection alone.
 // Answers { success: true, message } or 400 { success: false, error } ('No settings have
 // been modified' when sandbox is already so).
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveSettingsSchema } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentialSettings } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, getNotAllowedLoader, jsonError, outcomeJson, readJsonObject } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
-
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireAdmin(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireAdmin);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
@@ -23,6 +18,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return jsonError(400, message, { field, success: false });
   }
   const outcome = await saveCredentialSettings(context.db, context.config, parsed.data.sandbox, user.username);
-  if (!outcome.success) return json({ success: false, error: outcome.error, title: outcome.title }, { status: outcome.status, headers: NO_STORE });
-  return json({ success: true, message: outcome.message }, { headers: NO_STORE });
+  return outcomeJson(outcome);
 }

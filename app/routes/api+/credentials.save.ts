@@ -1,18 +1,13 @@
 // POST /api/credentials/save (admin): { apiKey, apiSecret, sandbox } for the trading
 // connection. Answers { success: true, message } or 4xx { success: false, error, title }
 // with SPEC.md §5's texts (missing, masked values, nothing to save).
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentials } from "#app/services/exchange-connections.server.ts";
-import { jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError, outcomeJson, readJsonObject } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
-
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireAdmin(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireAdmin);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
@@ -20,6 +15,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // The shape only: SPEC.md §5's rules, in their order, are saveCredentials' first step.
   const input = SaveCredentialsFields.parse(await readJsonObject(request));
   const outcome = await saveCredentials(context.db, context.config, input, user.username);
-  if (!outcome.success) return json({ success: false, error: outcome.error, title: outcome.title }, { status: outcome.status, headers: NO_STORE });
-  return json({ success: true, message: outcome.message }, { headers: NO_STORE });
+  return outcomeJson(outcome);
 }

@@ -1,13 +1,10 @@
 // POST /api/emergency-stop (every logged-in user): answers { success, message }.
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { activateEmergencyStop } from "#app/services/trading.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);

@@ -2,15 +2,12 @@
 // the whole remaining quantity (the worker sends a reduce-only market order). Answers
 // { success, message, jobId }; 404 JSON when there is no open position in the symbol, 409
 // while the emergency stop is on.
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { requestClosePosition } from "#app/services/positions.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requireUser(request, context);

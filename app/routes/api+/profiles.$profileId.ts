@@ -1,16 +1,13 @@
 // DELETE /api/profiles/{profileId} with body {toProfileId}: moves the profile's funds to the
 // destination (required) and deactivates it, in one transaction. The default profile cannot
 // be deleted (409).
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { DeleteProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { deleteProfile } from "#app/services/profiles.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, getNotAllowedLoader, jsonError, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requireUser(request, context);

@@ -1,16 +1,13 @@
 // POST /api/profiles/transfer {fromProfileId, toProfileId, currency, amount}: moves funds
 // between two profiles in one transaction. 200 {success, message}; 400 for a missing or bad
 // field, 404 for an unknown profile, 409 when the source lacks the funds.
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { TransferSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { transferFunds } from "#app/services/profiles.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, getNotAllowedLoader, jsonError, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);

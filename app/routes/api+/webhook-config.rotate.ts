@@ -1,14 +1,11 @@
 // POST /api/webhook-config/rotate (admin): a new secret; the old one stops working at once.
-import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
 import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireAdmin(request, context);
-  return jsonError(405, "Method GET not allowed");
-}
+export const loader = getNotAllowedLoader(requireAdmin);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
