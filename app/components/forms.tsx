@@ -1,4 +1,5 @@
 // MUI inputs fed by Conform field metadata: one place for ids, names, errors and a11y.
+import Alert from "@mui/material/Alert";
 import TextField, { type TextFieldProps } from "@mui/material/TextField";
 import type { FieldMetadata } from "@conform-to/react";
 import type { ReactNode } from "react";
@@ -65,5 +66,15 @@ export function NativeSelect({ name, label, value, onChange, defaultValue, error
     >
       {children}
     </TextField>
+  );
+}
+
+/** A form's own (not a field's) first error, as an error alert; nothing when there is none. */
+export function FormError({ errors, mb = 1 }: { errors: string[] | undefined; mb?: number }) {
+  if (!errors?.length) return null;
+  return (
+    <Alert severity="error" sx={{ mb }}>
+      {errors[0]}
+    </Alert>
   );
 }

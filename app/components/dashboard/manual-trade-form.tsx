@@ -3,7 +3,6 @@
 import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
 import Card from "@mui/material/Card";
@@ -21,6 +20,7 @@ import { formatBalance } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
+import { FormError } from "../forms.tsx";
 
 export interface BalanceInfo {
   label: string;
@@ -60,11 +60,7 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
     <Card variant="outlined" data-testid="manual-trade-form">
       <CardHeader title={title} slotProps={{ title: { variant: "h3", component: "h2" } }} subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"} />
       <CardContent sx={{ pt: 0 }}>
-        {form.errors?.length ? (
-          <Alert severity="error" sx={{ mb: 1 }}>
-            {form.errors[0]}
-          </Alert>
-        ) : null}
+        <FormError errors={form.errors} />
         <fetcher.Form method="post" {...getFormProps(form)}>
           <input type="hidden" name="intent" value="place-order" />
           <JsMarker />

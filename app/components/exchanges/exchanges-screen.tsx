@@ -51,6 +51,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
+import { FormError } from "../forms.tsx";
 
 /** SPEC.md §7/§9: GET /api/exchanges every 5 minutes (stale after 4). */
 export const EXCHANGES_POLL_MS = 5 * 60_000;
@@ -441,11 +442,7 @@ function ConnectExchangeForm({ lastResult, onDone, onCancel, onCancelHref }: { l
   return (
     <form method="post" action="/exchanges" {...getFormProps(form)} noValidate data-testid="connect-exchange-form">
       <input type="hidden" name="intent" value="add" />
-      {form.errors?.length ? (
-        <Alert severity="error" sx={{ mb: 2 }}>
-          {form.errors[0]}
-        </Alert>
-      ) : null}
+      <FormError errors={form.errors} mb={2} />
       <TextField
         select
         name={fields.exchangeName.name}

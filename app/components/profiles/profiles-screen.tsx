@@ -34,7 +34,7 @@ import { formatBalance } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
-import { NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 
@@ -156,11 +156,7 @@ function FormDialog({
       <fetcher.Form method="post" action="/profiles" {...getFormProps(form)}>
         <DialogTitle id={`profile-${kind}-title`}>{title}</DialogTitle>
         <DialogContent>
-          {form.errors?.length ? (
-            <Alert severity="error" sx={{ mb: 1 }}>
-              {form.errors[0]}
-            </Alert>
-          ) : null}
+          <FormError errors={form.errors} />
           <input type="hidden" name="intent" value={kind} />
           <JsMarker />
           {children(fields as unknown as Record<string, { errors?: string[] }>)}

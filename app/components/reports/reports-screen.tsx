@@ -33,7 +33,7 @@ import { ApiError, errorText } from "#app/utils/api-client.ts";
 import { formatDateTime } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect } from "../forms.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
@@ -192,11 +192,7 @@ function GenerateReportDialog({
       <fetcher.Form method="post" action="/reports" {...getFormProps(form)}>
         <DialogTitle id="generate-report-title">Generate Report</DialogTitle>
         <DialogContent>
-          {form.errors?.length ? (
-            <Alert severity="error" sx={{ mb: 1 }}>
-              {form.errors[0]}
-            </Alert>
-          ) : null}
+          <FormError errors={form.errors} />
           <JsMarker />
           <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, columnGap: 2 }}>
             <NativeSelect size="small" margin="dense" name="type" label="Report type" value={type} onChange={hydrated ? setType : undefined} error={err("type")} testId="report-type">
