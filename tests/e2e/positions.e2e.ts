@@ -12,24 +12,24 @@
 import { Database } from "bun:sqlite";
 import { type Server, createServer } from "node:http";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
-  type Browser,
-  type BrowserContext,
-  type Locator,
   type Page,
   type PageProblems,
   type RunningApp,
+  apiJson as apiJsonOf,
+  countRequests as countRequestsOf,
+  expectToastShown as expectToastShownOf,
   freePort,
   h1,
-  launchBrowser,
   maxToastsSeen,
-  newContext,
+  registerAccount,
   screenshot as fullScreenshot,
-  startApp,
-  toastsSeen,
+  squash,
+  unexpectedErrors,
+  useSuite,
+  visible,
   waitForHydration,
-  watchProblems,
 } from "./utils.ts";
 
 const ADMIN = { username: "positions_admin", password: "positions-admin-secret-1" };
@@ -49,16 +49,12 @@ interface PositionJson {
   breakEvenTriggered: boolean;
 }
 
-let app: RunningApp | undefined;
-let baseUrl: string;
-let fakeCoinbase: Server | undefined;
-let priceRequests = 0;
-let browser: Browser;
-let context: BrowserContext;
+let app: RunningApp;
 let page: Page;
 let problems: PageProblems;
+let fakeCoinbase: Server | undefined;
+let priceRequests = 0;
 let secret: string;
-let setupError: unknown;
 
 /** GET /api/v3/brokerage/market/products/{BASE}-USD → { price } from PRICES; anything else 404. */
 function startFakeCoinbase(port: number): Promise<Server> {
@@ -78,73 +74,35 @@ function startFakeCoinbase(port: number): Promise<Server> {
   });
 }
 
-beforeAll(async () => {
-  try {
-    const pricePort = await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311));
-    fakeCoinbase = await startFakeCoinbase(pricePort);
-    const port = await freePort(Number(process.env.E2E_POSITIONS_PORT ?? 5111));
-    app = await startApp({ port, label: "positions", cwd: inject("appDir"), env: { COINBASE_API_URL: `http://127.0.0.1:${pricePort}` } });
-    baseUrl = app.baseUrl;
-    browser = await launchBrowser();
-    context = await newContext(browser, baseUrl);
-    page = await context.newPage();
-    problems = watchProblems(page);
-  } catch (error) {
-    setupError = error; // reported by every test (a failing beforeAll would only mark them skipped)
-  }
-});
-
-beforeEach(() => {
-  if (setupError) throw setupError;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
-  await app?.stop();
-  await new Promise<void>((resolve) => (fakeCoinbase ? fakeCoinbase.close(() => resolve()) : resolve()));
-});
+useSuite(
+  {
+    label: "positions",
+    port: 5111,
+    before: async () => {
+      const pricePort = await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311));
+      fakeCoinbase = await startFakeCoinbase(pricePort);
+      return { COINBASE_API_URL: `http://127.0.0.1:${pricePort}` };
+    },
+    after: () => new Promise<void>((resolve) => (fakeCoinbase ? fakeCoinbase.close(() => resolve()) : resolve())),
+  },
+  (suite) => {
+    app = suite.app!;
+    page = suite.page;
+    problems = suite.problems;
+  },
+);
 
 // --- helpers -------------------------------------------------------------------------------
-
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-async function visible(locator: Locator, timeout = 10_000) {
-  await locator.first().waitFor({ state: "visible", timeout });
-}
 
 async function screenshot(name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await fullScreenshot(page, `positions-${name}`);
 }
 
-async function apiJson<T>(p: string): Promise<T> {
-  const res = await page.request.get(p);
-  expect(res.status(), p).toBe(200);
-  return (await res.json()) as T;
-}
-
-async function expectToastShown(title: string, description: string, variant: "default" | "destructive", since: number) {
-  const wanted = `${title} ${description}`;
-  await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
-      timeout: 20_000,
-      interval: 100,
-      message: `toast '${wanted}' (${variant})`,
-    })
-    .toContain(`${variant}|${wanted}`);
-}
-
-/** Counts the requests the page makes whose method and path match, until stopped. */
-function countRequests(match: (method: string, path: string) => boolean) {
-  const seen: string[] = [];
-  const listener = (r: { method(): string; url(): string }) => {
-    const p = new URL(r.url()).pathname;
-    if (match(r.method(), p)) seen.push(`${r.method()} ${p}`);
-  };
-  page.on("request", listener);
-  return { seen, stop: () => page.off("request", listener) };
-}
+const apiJson = <T>(p: string) => apiJsonOf<T>(page, p);
+const expectToastShown = (title: string, description: string, variant: "default" | "destructive", since: number) =>
+  expectToastShownOf(page, title, description, variant, since);
+const countRequests = (match: (method: string, path: string) => boolean) => countRequestsOf(page, match);
 
 async function gotoPositions() {
   const response = await page.goto("/positions");
@@ -196,14 +154,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
   let eth: PositionJson;
 
   test("1. the first account is the admin; prices come from the fake Coinbase", async () => {
-    await page.goto("/register");
-    await visible(h1(page, "Create account"));
-    await waitForHydration(page, problems);
-    await page.getByLabel("Username", { exact: true }).fill(ADMIN.username);
-    await page.getByLabel("Password", { exact: true }).fill(ADMIN.password);
-    await page.getByLabel("Confirm password", { exact: true }).fill(ADMIN.password);
-    await page.getByRole("button", { name: "Create account", exact: true }).click();
-    await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+    await registerAccount(page, problems, ADMIN);
     expect(await apiJson<{ role: string }>("/api/user")).toMatchObject({ role: "admin" });
     secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
     expect(secret).toBeTruthy();
@@ -261,7 +212,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     apiCalls.stop();
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     // The browser logs the 500 answers itself.
-    expect(problems.errors.filter((e) => !e.includes("status of 500"))).toEqual([]);
+    expect(unexpectedErrors(problems, [500])).toEqual([]);
     problems.clear();
   });
 
@@ -287,7 +238,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await openPosition("BTC-PERP");
 
     // A spot position (not a perp) written straight into the database: never listed.
-    const db = new Database(path.join(app!.dataDir, "app.db"));
+    const db = new Database(path.join(app.dataDir, "app.db"));
     try {
       db.exec("PRAGMA busy_timeout = 10000");
       const now = Date.now();
@@ -426,6 +377,6 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       closes.stop();
     }
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
-    expect(problems.errors.filter((e) => !e.includes("status of 500"))).toEqual([]);
+    expect(unexpectedErrors(problems, [500])).toEqual([]);
   });
 });
