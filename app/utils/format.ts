@@ -86,14 +86,19 @@ export function csvField(value: unknown): string {
 
 export const toCsv = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(",")).join("\r\n") + "\r\n";
 
-/** Offers a text as a file download in the browser. */
-export function downloadText(filename: string, text: string, type = "text/csv;charset=utf-8") {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Offers a blob as a file download in the browser; its object URL is released after `keepMs`. */
+export function downloadBlob(filename: string, blob: Blob, keepMs = 1000) {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement("a");
   link.href = url;
   link.download = filename;
   document.body.appendChild(link);
   link.click();
   link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  setTimeout(() => URL.revokeObjectURL(url), keepMs);
+}
+
+/** Offers a text as a file download in the browser. */
+export function downloadText(filename: string, text: string, type = "text/csv;charset=utf-8") {
+  downloadBlob(filename, new Blob([text], { type }));
 }

@@ -30,7 +30,7 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import type { ReportView } from "#app/services/reports.server.ts";
 import { ApiError, errorText } from "#app/utils/api-client.ts";
-import { formatDateTime } from "#app/utils/format.ts";
+import { downloadBlob, formatDateTime } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { FormError, NativeSelect } from "../forms.tsx";
@@ -70,14 +70,7 @@ async function downloadFile(url: string, fallbackName: string) {
   }
   const disposition = response.headers.get("content-disposition") ?? "";
   const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? fallbackName;
-  const blobUrl = URL.createObjectURL(await response.blob());
-  const link = document.createElement("a");
-  link.href = blobUrl;
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(blobUrl), 10_000);
+  downloadBlob(name, await response.blob(), 10_000);
 }
 
 function ReportCard({ report }: { report: ReportView }) {
