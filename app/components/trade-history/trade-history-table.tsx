@@ -4,8 +4,6 @@
 // ROI 'N/A' are SPEC's fixed placeholders: a single order carries none of that protection
 // (positions do). An expanded row loads GET /api/trades/{id}/details, only while expanded,
 // every 10 s.
-import ExpandLessIcon from "@mui/icons-material/ExpandLess";
-import ExpandMoreIcon from "@mui/icons-material/ExpandMore";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import Chip from "@mui/material/Chip";
@@ -20,13 +18,14 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
-import { Fragment, type ReactNode, useEffect, useRef, useState } from "react";
+import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, LeanStyles, cls } from "../ui/lean.tsx";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
@@ -36,6 +35,13 @@ export function TradeStatusBadge({ status, reason }: { status: string; reason?: 
   const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
   const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" />;
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+}
+
+/** TradeStatusBadge for the table rows: the same chip as lean elements (components/ui/lean.tsx). */
+function LeanStatusBadge({ status, reason, hydrated }: { status: string; reason?: string | null; hydrated: boolean }) {
+  const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
+  const chip = <LeanChip label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" aria-label={reason && !hydrated ? reason : undefined} />;
+  return reason && hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
 const SHORT_TIME: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
@@ -51,13 +57,14 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
       ? new Date(iso).toLocaleString(undefined, SHORT_TIME)
       : formatDateTime(iso);
   return (
-    <Box component="time" dateTime={iso ?? undefined} title={iso ?? undefined}>
+    <time dateTime={iso ?? undefined} title={iso ?? undefined}>
       {text}
-    </Box>
+    </time>
   );
 }
 
 export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
+  const hydrated = useHydrated();
   const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
   const toggle = (id: string) =>
     setExpanded((current) => {
@@ -68,6 +75,7 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
     });
   return (
     <TableContainer>
+      <LeanStyles />
       <Table size="small" aria-label="Trade history" data-testid="trade-history-table" sx={{ "& th, & td": { px: 1 } }}>
         <TableHead>
           <TableRow>
@@ -88,7 +96,7 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
           ) : (
             trades.map((trade) => (
               <Fragment key={trade.id}>
-                <TradeRow trade={trade} open={expanded.has(trade.id)} onToggle={() => toggle(trade.id)} />
+                <TradeRow trade={trade} open={expanded.has(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
                 {expanded.has(trade.id) ? (
                   <TableRow data-testid="trade-details-row" data-trade-id={trade.id}>
                     <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", py: 2 }}>
@@ -105,91 +113,96 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
   );
 }
 
-const Placeholder = ({ children }: { children: ReactNode }) => (
-  <Typography variant="body2" color="text.secondary" component="span">
-    {children}
-  </Typography>
-);
+// The rows are plain elements with the lean classes (components/ui/lean.tsx): 50 rows of
+// MUI TableCell, Typography, Stack and Chip cost an emotion serialization each, most of the
+// page's render time (docs/benchmarks.md, "Pages (T5)").
+// MUI 9's Typography takes no "text.secondary" color (system props are gone), so the
+// placeholders and captions render in the primary text color; the lean rows keep that look.
+const Placeholder = ({ children }: { children: ReactNode }) => <span className="pd-body2">{children}</span>;
 
-function TradeRow({ trade, open, onToggle }: { trade: Trade; open: boolean; onToggle: () => void }) {
+const EXPAND_MORE = "M16.59 8.59 12 13.17 7.41 8.59 6 10l6 6 6-6z";
+const EXPAND_LESS = "m12 8-6 6 1.41 1.41L12 10.83l4.59 4.58L18 14z";
+const TP_TIP = "Take-profit levels belong to the position (see Positions)";
+
+/** The MUI IconButton once hydrated; before that (the server's render) the same look, plain. */
+function ExpandButton({ hydrated, label, open, onToggle }: { hydrated: boolean; label: string; open: boolean; onToggle: () => void }) {
+  const props = {
+    "aria-label": label,
+    "aria-expanded": open,
+    "data-testid": "trade-expand",
+    onClick: (event: MouseEvent) => {
+      event.stopPropagation();
+      onToggle();
+    },
+  };
+  const icon = <LeanIcon d={open ? EXPAND_LESS : EXPAND_MORE} />;
+  return hydrated ? (
+    <IconButton size="small" {...props}>
+      {icon}
+    </IconButton>
+  ) : (
+    <LeanIconButton {...props}>{icon}</LeanIconButton>
+  );
+}
+
+function TradeRow({ trade, open, onToggle, hydrated }: { trade: Trade; open: boolean; onToggle: () => void; hydrated: boolean }) {
   const price = tradePrice(trade);
   const pnl = tradePnl(trade);
-  const pnlColor = pnl === null ? "text.secondary" : D(pnl).gt(0) ? "success.main" : D(pnl).lt(0) ? "error.main" : "text.primary";
+  const pnlClass = pnl === null ? "pd-muted" : D(pnl).gt(0) ? "pd-c-success" : D(pnl).lt(0) ? "pd-c-error" : "pd-text";
   return (
-    <TableRow
-      hover
-      data-testid="trade-row"
-      data-trade-id={trade.id}
-      data-status={trade.status}
-      aria-expanded={open}
-      onClick={onToggle}
-      sx={{ cursor: "pointer", "& > td": { borderBottom: open ? "none" : undefined } }}
-    >
-      <TableCell sx={{ whiteSpace: "nowrap" }}>
-        <Stack direction="row" spacing={1} sx={{ alignItems: "center" }}>
-          <Typography variant="body2" sx={{ fontWeight: 600 }} data-testid="trade-symbol">
+    <tr className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")} data-testid="trade-row" data-trade-id={trade.id} data-status={trade.status} aria-expanded={open} onClick={onToggle}>
+      <td className="pd-td pd-nowrap">
+        <div className="pd-row">
+          <p className="pd-body2 pd-bold" data-testid="trade-symbol">
             {trade.symbol}
-          </Typography>
-          <Chip
-            size="small"
-            label={trade.side.toUpperCase()}
-            color={trade.side === "buy" ? "primary" : "error"}
-            variant="outlined"
-            sx={{ height: 20, fontSize: 11, fontWeight: 700 }}
-          />
-        </Stack>
-        <Typography variant="caption" color="text.secondary" component="div">
-          {`${formatQuantity(tradeQuantity(trade))} · ${trade.orderType} · ${trade.source}`}
-        </Typography>
-        <Typography variant="caption" color="text.secondary" component="div">
+          </p>
+          <LeanChip label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} variant="outlined" tag />
+        </div>
+        <div className="pd-caption">{`${formatQuantity(tradeQuantity(trade))} · ${trade.orderType} · ${trade.source}`}</div>
+        <div className="pd-caption">
           <TimeText iso={trade.createdAt} short />
-        </Typography>
-      </TableCell>
-      <TableCell sx={{ fontVariantNumeric: "tabular-nums" }}>{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</TableCell>
-      <TableCell>
+        </div>
+      </td>
+      <td className="pd-td pd-num">{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</td>
+      <td className="pd-td">
         <Placeholder>N/A</Placeholder>
-      </TableCell>
-      <TableCell>
-        <Tooltip title="Take-profit levels belong to the position (see Positions)">
-          <span>
+      </td>
+      <td className="pd-td">
+        {hydrated ? (
+          <Tooltip title={TP_TIP}>
+            <span>
+              <Placeholder>—</Placeholder>
+            </span>
+          </Tooltip>
+        ) : (
+          <span aria-label={TP_TIP}>
             <Placeholder>—</Placeholder>
           </span>
-        </Tooltip>
-      </TableCell>
-      <TableCell>
+        )}
+      </td>
+      <td className="pd-td">
         <Placeholder>None</Placeholder>
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className="pd-td">
         <Placeholder>Inactive</Placeholder>
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className="pd-td">
         <Placeholder>Inactive</Placeholder>
-      </TableCell>
-      <TableCell>100%</TableCell>
-      <TableCell sx={{ color: pnlColor, fontVariantNumeric: "tabular-nums" }} data-testid="trade-pnl">
+      </td>
+      <td className="pd-td">100%</td>
+      <td className={cls("pd-td pd-num", pnlClass)} data-testid="trade-pnl">
         {pnl === null ? "—" : formatPnl(pnl)}
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className="pd-td">
         <Placeholder>N/A</Placeholder>
-      </TableCell>
-      <TableCell>
-        <TradeStatusBadge status={trade.status} reason={trade.errorMessage} />
-      </TableCell>
-      <TableCell align="right">
-        <IconButton
-          size="small"
-          aria-label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`}
-          aria-expanded={open}
-          data-testid="trade-expand"
-          onClick={(event) => {
-            event.stopPropagation();
-            onToggle();
-          }}
-        >
-          {open ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
-        </IconButton>
-      </TableCell>
-    </TableRow>
+      </td>
+      <td className="pd-td">
+        <LeanStatusBadge status={trade.status} reason={trade.errorMessage} hydrated={hydrated} />
+      </td>
+      <td className="pd-td pd-right">
+        <ExpandButton hydrated={hydrated} label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} />
+      </td>
+    </tr>
   );
 }
 

@@ -1,0 +1,158 @@
+// Lean table parts for the big server-rendered lists (Trade History, the Dashboard's
+// panels): plain elements with fixed class names and one stylesheet, instead of an MUI
+// styled component (and an emotion serialization) per cell, chip and caption. The rules copy
+// what MUI 9 renders for TableRow (hover), TableCell (body, small), Typography (body2,
+// caption), Stack (row, spacing 1), Chip (small, filled and outlined) and SvgIcon (small), all
+// from the app's theme, so the page looks the same (decision 013). Render <LeanStyles /> once
+// in any component that uses these classes (React renders the <style> in place, on the
+// server and on client navigations alike).
+import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes } from "react";
+import { theme } from "#app/mui/theme.ts";
+
+type Decls = Record<string, string | number | undefined>;
+
+const kebab = (key: string) => key.replace(/^(Webkit|Moz)/, (m) => `-${m.toLowerCase()}`).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const decls = (d: Decls) =>
+  Object.entries(d)
+    .filter(([, v]) => v !== undefined && typeof v !== "object")
+    .map(([k, v]) => `${kebab(k)}:${v}`)
+    .join(";");
+const rule = (selector: string, d: Decls) => `${selector}{${decls(d)}}`;
+
+const p = theme.palette;
+const typo = (variant: "body2" | "caption") => {
+  const { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } = theme.typography[variant];
+  return { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } as Decls;
+};
+const cellBorder = p.mode === "light" ? theme.lighten(theme.alpha(p.divider, 1), 0.88) : theme.darken(theme.alpha(p.divider, 1), 0.68);
+const chipOutlineDefault = p.mode === "light" ? p.grey[400] : p.grey[700];
+
+export type LeanColor = "primary" | "secondary" | "success" | "error" | "warning" | "info";
+const COLORS: LeanColor[] = ["primary", "secondary", "success", "error", "warning", "info"];
+
+const CSS = [
+  rule(".pd-tr", { color: "inherit", display: "table-row", verticalAlign: "middle", outline: 0 }),
+  rule(".pd-tr.pd-hover:hover", { backgroundColor: p.action.hover }),
+  rule(".pd-pointer", { cursor: "pointer" }),
+  rule(".pd-open>td", { borderBottom: "none" }),
+  rule(".pd-td", { ...typo("body2"), display: "table-cell", verticalAlign: "inherit", borderBottom: `1px solid ${cellBorder}`, textAlign: "left", padding: "6px 16px", color: p.text.primary }),
+  rule(".pd-td.pd-right", { textAlign: "right", flexDirection: "row-reverse" }),
+  rule(".pd-nowrap", { whiteSpace: "nowrap" }),
+  rule(".pd-num", { fontVariantNumeric: "tabular-nums" }),
+  rule(".pd-mono", { fontFamily: "monospace" }),
+  rule(".pd-body2", { margin: 0, ...typo("body2") }),
+  rule(".pd-caption", { margin: 0, ...typo("caption") }),
+  rule(".pd-bold", { fontWeight: 600 }),
+  rule(".pd-muted", { color: p.text.secondary }),
+  rule(".pd-text", { color: p.text.primary }),
+  ...COLORS.map((c) => rule(`.pd-c-${c}`, { color: p[c].main })),
+  rule(".pd-row", { display: "flex", flexDirection: "row", alignItems: "center" }),
+  rule(".pd-row>*", { margin: 0 }),
+  rule(".pd-row>*~*", { marginLeft: theme.spacing(1) }),
+  // Chip, size small.
+  rule(".pd-chip", {
+    maxWidth: "100%",
+    fontFamily: theme.typography.fontFamily,
+    fontSize: theme.typography.pxToRem(13),
+    display: "inline-flex",
+    alignItems: "center",
+    justifyContent: "center",
+    height: "24px",
+    lineHeight: 1.5,
+    color: p.text.primary,
+    backgroundColor: p.action.selected,
+    borderRadius: "16px",
+    whiteSpace: "nowrap",
+    transition: theme.transitions.create(["background-color", "box-shadow"]),
+    cursor: "unset",
+    outline: 0,
+    textDecoration: "none",
+    border: 0,
+    padding: 0,
+    verticalAlign: "middle",
+    boxSizing: "border-box",
+  }),
+  rule(".pd-chip>span", { overflow: "hidden", textOverflow: "ellipsis", paddingLeft: "8px", paddingRight: "8px", whiteSpace: "nowrap" }),
+  rule(".pd-chip.pd-outlined", { backgroundColor: "transparent", border: `1px solid ${chipOutlineDefault}` }),
+  rule(".pd-chip.pd-outlined>span", { paddingLeft: "7px", paddingRight: "7px" }),
+  ...COLORS.flatMap((c) => [
+    rule(`.pd-chip.pd-filled-${c}`, { backgroundColor: p[c].main, color: p[c].contrastText }),
+    rule(`.pd-chip.pd-outlined.pd-outlined-${c}`, { color: p[c].main, border: `1px solid ${theme.alpha(p[c].main, 0.7)}` }),
+  ]),
+  rule(".pd-chip.pd-tag", { height: "20px", fontSize: "11px", fontWeight: 700 }),
+  // IconButton, size small (what shows before hydration; components/ui/lean.tsx LeanIconButton).
+  rule(".pd-iconbtn", {
+    display: "inline-flex",
+    alignItems: "center",
+    justifyContent: "center",
+    position: "relative",
+    boxSizing: "border-box",
+    WebkitTapHighlightColor: "transparent",
+    backgroundColor: "transparent",
+    outline: 0,
+    border: 0,
+    margin: 0,
+    cursor: "pointer",
+    userSelect: "none",
+    verticalAlign: "middle",
+    MozAppearance: "none",
+    WebkitAppearance: "none",
+    textDecoration: "none",
+    textAlign: "center",
+    flex: "0 0 auto",
+    padding: "5px",
+    borderRadius: "50%",
+    color: p.action.active,
+    fontSize: theme.typography.pxToRem(18),
+    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
+    printColorAdjust: "exact",
+  }),
+  rule(".pd-iconbtn::-moz-focus-inner", { borderStyle: "none" }),
+  rule(".pd-iconbtn:hover", { backgroundColor: p.action.hover }),
+  `@media (hover: none){${rule(".pd-iconbtn:hover", { backgroundColor: "transparent" })}}`,
+  // SvgIcon, fontSize small.
+  rule(".pd-icon", { userSelect: "none", width: "1em", height: "1em", display: "inline-block", flexShrink: 0, transition: theme.transitions.create("fill", { duration: theme.transitions.duration.shorter }), fill: "currentColor", fontSize: theme.typography.pxToRem(20) }),
+].join("");
+
+/** The stylesheet for the pd-* classes (about 3 KB). */
+export function LeanStyles() {
+  // As HTML: React would escape the ">" of the child selectors in a text child.
+  return <style data-lean="" dangerouslySetInnerHTML={{ __html: CSS }} />;
+}
+
+export const cls = (...names: (string | false | null | undefined)[]) => names.filter(Boolean).join(" ");
+
+/** MUI's Chip (size small, not clickable) as two plain elements; forwards its ref for Tooltip. */
+export const LeanChip = forwardRef<HTMLDivElement, { label: string; color?: LeanColor; variant?: "filled" | "outlined"; tag?: boolean } & HTMLAttributes<HTMLDivElement>>(function LeanChip(
+  { label, color, variant = "filled", tag, className, ...rest },
+  ref,
+) {
+  const outlined = variant === "outlined";
+  return (
+    <div ref={ref} className={cls("pd-chip", outlined && "pd-outlined", color && (outlined ? `pd-outlined-${color}` : `pd-filled-${color}`), tag && "pd-tag", className)} {...rest}>
+      <span>{label}</span>
+    </div>
+  );
+});
+
+/** An MUI icon's path as a small SvgIcon, without a styled component. */
+export function LeanIcon({ d }: { d: string }) {
+  return (
+    <svg className="pd-icon" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+      <path d={d} />
+    </svg>
+  );
+}
+
+/**
+ * MUI's IconButton (size small) as a plain button, for server rendering: the page's rows
+ * render this until hydration and the real IconButton (ripple, focus ripple) after it. Without
+ * JavaScript the button does nothing in either form.
+ */
+export function LeanIconButton({ children, ...rest }: ButtonHTMLAttributes<HTMLButtonElement>) {
+  return (
+    <button type="button" tabIndex={0} className="pd-iconbtn" {...rest}>
+      {children}
+    </button>
+  );
+}
