@@ -10,10 +10,11 @@
 // expanded, every 10 s); Close with its confirmation and both toasts. Screenshots in
 // test-results/e2e/positions-*.png. The tests run in order and build on each other.
 import { Database } from "bun:sqlite";
-import { type Server, createServer } from "node:http";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import {
+  type FakePrices,
+  startFakePrices,
   type Page,
   type PageProblems,
   type RunningApp,
@@ -33,9 +34,6 @@ import {
 } from "./utils.ts";
 
 const ADMIN = { username: "positions_admin", password: "positions-admin-secret-1" };
-/** Base prices of the fake Coinbase (BASE-USD spot, the perps' reference). */
-const PRICES: Record<string, string> = { BTC: "95000", ETH: "3400", SOL: "180", XRP: "2.2" };
-
 interface PositionJson {
   id: string;
   symbol: string;
@@ -52,38 +50,18 @@ interface PositionJson {
 let app: RunningApp;
 let page: Page;
 let problems: PageProblems;
-let fakeCoinbase: Server | undefined;
-let priceRequests = 0;
+let fakePrices: FakePrices | undefined;
 let secret: string;
-
-/** GET /api/v3/brokerage/market/products/{BASE}-USD → { price } from PRICES; anything else 404. */
-function startFakeCoinbase(port: number): Promise<Server> {
-  const server = createServer((req, res) => {
-    const match = /^\/api\/v3\/brokerage\/market\/products\/([A-Z]+)-USD$/.exec(req.url ?? "");
-    const price = match ? PRICES[match[1]!] : undefined;
-    if (!price) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND" }));
-      return;
-    }
-    priceRequests++;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
-}
 
 useSuite(
   {
     label: "positions",
     port: 5111,
     before: async () => {
-      const pricePort = await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311));
-      fakeCoinbase = await startFakeCoinbase(pricePort);
-      return { COINBASE_API_URL: `http://127.0.0.1:${pricePort}` };
+      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311)));
+      return { COINBASE_API_URL: fakePrices.url };
     },
-    after: () => new Promise<void>((resolve) => (fakeCoinbase ? fakeCoinbase.close(() => resolve()) : resolve())),
+    after: () => fakePrices?.close() ?? Promise.resolve(),
   },
   (suite) => {
     app = suite.app!;
@@ -145,7 +123,7 @@ async function openPosition(symbol: string): Promise<PositionJson> {
 
 /** The price the loop reads next (within a second) for a perp, e.g. setPrice("ETH", "3425"). */
 function setPrice(base: string, price: string) {
-  PRICES[base] = price;
+  fakePrices!.set(base, price);
 }
 
 // --- the suite -----------------------------------------------------------------------------
@@ -158,7 +136,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(await apiJson<{ role: string }>("/api/user")).toMatchObject({ role: "admin" });
     secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
     expect(secret).toBeTruthy();
-    await expect.poll(() => priceRequests, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
   });
 
   test("2. no positions: 'No Open Positions' and the badge 0; the twelve columns are not shown", async () => {

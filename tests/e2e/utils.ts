@@ -3,6 +3,7 @@
 // Debian's Chromium through playwright-core, and a few page checks.
 import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { type Server as HttpServer, createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -165,6 +166,9 @@ export async function startApp(options: { port: number; env?: Record<string, str
     PORT: String(options.port),
     DATA_DIR: dataDir,
     NODE_ENV: "production",
+    // Nothing leaves the machine: Coinbase's public prices come from a fake when a suite
+    // starts one; otherwise this address refuses at once and the simulator's walk is used.
+    COINBASE_API_URL: "http://127.0.0.1:9",
     ...options.env,
   };
   // Never inherit the unit tests' secret or database: the app makes its own in DATA_DIR.
@@ -524,3 +528,47 @@ export const field = (page: Page, label: string) => page.getByLabel(label, { exa
 export const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export type { Browser, BrowserContext, Locator, Page };
+
+export interface FakePrices {
+  url: string;
+  /** The price the app's price loop reads next (within a second), e.g. set("ETH", "3425"). */
+  set(base: string, price: string): void;
+  /** How many price requests were answered. */
+  readonly requests: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A fake of Coinbase's public market data on 127.0.0.1: GET
+ * /api/v3/brokerage/market/products/{BASE}-USD answers { price } from `prices`, anything else
+ * 404. Point an app at it with COINBASE_API_URL and its prices hold still (no random walk
+ * setting off take-profits or stops in the middle of a test) until a test moves them.
+ */
+export async function startFakePrices(port: number, initial: Record<string, string> = { BTC: "95000", ETH: "3400", SOL: "180", XRP: "2.2" }): Promise<FakePrices> {
+  const prices = { ...initial };
+  let requests = 0;
+  const server: HttpServer = createHttpServer((req, res) => {
+    const match = /^\/api\/v3\/brokerage\/market\/products\/([A-Z]+)-USD$/.exec(req.url ?? "");
+    const price = match ? prices[match[1]!] : undefined;
+    if (!price) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND" }));
+      return;
+    }
+    requests++;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    set(base, price) {
+      prices[base] = price;
+    },
+    get requests() {
+      return requests;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
