@@ -14,6 +14,8 @@ import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
 import type { Trade } from "#db/queries/trades.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/utils/format.ts";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { LeanStatusChip } from "../ui/lean.tsx";
 
 /** SPEC.md §4: completed and executed green, pending secondary, failed destructive, others outline. */
 export function TradeStatusChip({ status, reason }: { status: string; reason?: string | null }) {
@@ -30,7 +32,11 @@ export function TradeStatusChip({ status, reason }: { status: string; reason?: s
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
+// The rows are plain elements with the lean classes (components/ui/lean.tsx), as in Trade
+// History: no styled component per cell when the dashboard is server-rendered. The page
+// renders their stylesheet (./dashboard-styles.tsx).
 export function RecentOrders({ trades }: { trades: Trade[] }) {
+  const hydrated = useHydrated();
   return (
     <Card variant="outlined" data-testid="recent-orders">
       <CardHeader title="Recent Orders" slotProps={{ title: { variant: "h3", component: "h2" } }} />
@@ -51,16 +57,16 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
             </TableHead>
             <TableBody>
               {trades.map((t) => (
-                <TableRow key={t.id} data-testid="order-row">
-                  <TableCell>{t.symbol}</TableCell>
-                  <TableCell sx={{ color: t.side === "buy" ? "primary.main" : "error.main" }}>{t.side.toUpperCase()}</TableCell>
-                  <TableCell align="right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</TableCell>
-                  <TableCell align="right">{formatPrice(t.executedPrice ?? t.price)}</TableCell>
-                  <TableCell>{t.source}</TableCell>
-                  <TableCell>
-                    <TradeStatusChip status={t.status} reason={t.errorMessage} />
-                  </TableCell>
-                </TableRow>
+                <tr key={t.id} data-testid="order-row" className="pd-tr">
+                  <td className="pd-td">{t.symbol}</td>
+                  <td className={t.side === "buy" ? "pd-td pd-c-primary" : "pd-td pd-c-error"}>{t.side.toUpperCase()}</td>
+                  <td className="pd-td pd-right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</td>
+                  <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
+                  <td className="pd-td">{t.source}</td>
+                  <td className="pd-td">
+                    <LeanStatusChip status={t.status} reason={t.errorMessage} hydrated={hydrated} />
+                  </td>
+                </tr>
               ))}
             </TableBody>
           </Table>

@@ -50,9 +50,7 @@ const ROWS: { label: string; render: (s: PeriodStats) => React.ReactNode }[] = [
   {
     label: "Profitable",
     render: (s) => (
-      <Box component="span" sx={{ color: Number(s.percentProfitable ?? 0) >= 50 ? "success.main" : undefined }}>
-        {formatPercent(s.percentProfitable, 1)}
-      </Box>
+      <span className={Number(s.percentProfitable ?? 0) >= 50 ? "pd-c-success" : undefined}>{formatPercent(s.percentProfitable, 1)}</span>
     ),
   },
   { label: "Profit factor", render: (s) => formatProfitFactor(s.profitFactor) },
@@ -82,15 +80,16 @@ export function PerformanceStatsTable({ initial }: { initial: PerformanceStats |
               </TableRow>
             </TableHead>
             <TableBody>
+              {/* Lean body rows (components/ui/lean.tsx, stylesheet: ./dashboard-styles.tsx). */}
               {ROWS.map((row) => (
-                <TableRow key={row.label}>
-                  <TableCell component="th" scope="row">
+                <tr key={row.label} className="pd-tr">
+                  <th className="pd-td" scope="row">
                     {row.label}
-                  </TableCell>
-                  <TableCell align="right">{row.render(data.allTime)}</TableCell>
-                  <TableCell align="right">{row.render(data.month)}</TableCell>
-                  <TableCell align="right">{row.render(data.week)}</TableCell>
-                </TableRow>
+                  </th>
+                  <td className="pd-td pd-right">{row.render(data.allTime)}</td>
+                  <td className="pd-td pd-right">{row.render(data.month)}</td>
+                  <td className="pd-td pd-right">{row.render(data.week)}</td>
+                </tr>
               ))}
             </TableBody>
           </Table>

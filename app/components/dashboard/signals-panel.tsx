@@ -1,6 +1,4 @@
 // The Signals panel (SPEC.md §2 Dashboard): a 'Live' badge and the latest signals.
-import ArrowDownwardIcon from "@mui/icons-material/ArrowDownward";
-import ArrowUpwardIcon from "@mui/icons-material/ArrowUpward";
 import Box from "@mui/material/Box";
 import Card from "@mui/material/Card";
 import CardContent from "@mui/material/CardContent";
@@ -11,24 +9,32 @@ import Typography from "@mui/material/Typography";
 import type { Signal } from "#db/queries/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/utils/format.ts";
-import { useNow } from "#app/utils/use-hydrated.ts";
+import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
+import { LeanChip, LeanIcon } from "../ui/lean.tsx";
 
 export const SIGNALS_POLL_MS = 60_000;
 
-function StatusBadge({ signal }: { signal: Signal }) {
-  if (signal.processed) return <Chip size="small" color="success" label="EXECUTED" />;
-  if (signal.status === "queued") return <Chip size="small" color="warning" label="PENDING" />;
+// The rows are plain elements with the lean classes (components/ui/lean.tsx) instead of an
+// MUI Box, Typography and Chip each: a styled component per element is what server rendering
+// the dashboard cost (docs/benchmarks.md, "Pages (T5)"). The chips' Tooltips mount after
+// hydration; before it the reason is the chip's aria-label, as a closed Tooltip renders it.
+// The stylesheet is rendered once by the page (./dashboard-styles.tsx).
+const ARROW_UP = "m4 12 1.41 1.41L11 7.83V20h2V7.83l5.58 5.59L20 12l-8-8z";
+const ARROW_DOWN = "m20 12-1.41-1.41L13 16.17V4h-2v12.17l-5.58-5.59L4 12l8 8z";
+
+function StatusBadge({ signal, hydrated }: { signal: Signal; hydrated: boolean }) {
+  if (signal.processed) return <LeanChip color="success" label="EXECUTED" />;
+  if (signal.status === "queued") return <LeanChip color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so.
-  return (
-    <Tooltip title={signal.statusReason ?? ""}>
-      <Chip size="small" color={signal.status === "failed" ? "error" : "default"} label={signal.status.toUpperCase()} />
-    </Tooltip>
-  );
+  const reason = signal.statusReason ?? "";
+  const chip = <LeanChip color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} aria-label={reason && !hydrated ? reason : undefined} />;
+  return hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
 export function SignalsPanel({ signals }: { signals: Signal[] }) {
   const now = useNow(30_000);
   const { connected } = useLive();
+  const hydrated = useHydrated();
   return (
     <Card variant="outlined" data-testid="signals-panel">
       <CardHeader
@@ -48,25 +54,23 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
           signals.map((signal) => {
             const buy = signal.action === "buy";
             return (
-              <Box key={signal.id} data-testid="signal-row" sx={{ display: "flex", gap: 1.5, py: 1.25, borderBottom: 1, borderColor: "divider" }}>
-                <Box sx={{ color: buy ? "primary.main" : "error.main", pt: 0.25 }}>{buy ? <ArrowUpwardIcon /> : <ArrowDownwardIcon />}</Box>
-                <Box sx={{ flex: 1, minWidth: 0 }}>
-                  <Box sx={{ display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap" }}>
-                    <Typography sx={{ fontWeight: 600 }}>{signal.action.toUpperCase()} Signal</Typography>
-                    <StatusBadge signal={signal} />
-                    <Typography variant="caption" color="text.secondary" sx={{ ml: "auto" }}>
-                      {signalAge(signal.createdAt, now)}
-                    </Typography>
-                  </Box>
-                  <Typography variant="body2" color="text.secondary">
+              <div key={signal.id} data-testid="signal-row" className="pd-signal">
+                <div className={buy ? "pd-signal-icon pd-c-primary" : "pd-signal-icon pd-c-error"}>
+                  <LeanIcon d={buy ? ARROW_UP : ARROW_DOWN} medium />
+                </div>
+                <div className="pd-signal-main">
+                  <div className="pd-signal-head">
+                    <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
+                    <StatusBadge signal={signal} hydrated={hydrated} />
+                    <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
+                  </div>
+                  <p className="pd-body2">
                     {signal.symbol} · {signal.orderType}
                     {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
-                  </Typography>
-                  <Typography variant="caption" sx={{ fontFamily: "monospace", color: "text.secondary" }}>
-                    {JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}
-                  </Typography>
-                </Box>
-              </Box>
+                  </p>
+                  <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
+                </div>
+              </div>
             );
           })
         )}

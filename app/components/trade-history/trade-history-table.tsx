@@ -25,7 +25,7 @@ import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortO
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, LeanStyles, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, LeanStyles, cls } from "../ui/lean.tsx";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
@@ -35,13 +35,6 @@ export function TradeStatusBadge({ status, reason }: { status: string; reason?: 
   const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
   const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" />;
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
-}
-
-/** TradeStatusBadge for the table rows: the same chip as lean elements (components/ui/lean.tsx). */
-function LeanStatusBadge({ status, reason, hydrated }: { status: string; reason?: string | null; hydrated: boolean }) {
-  const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
-  const chip = <LeanChip label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" aria-label={reason && !hydrated ? reason : undefined} />;
-  return reason && hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
 const SHORT_TIME: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
@@ -197,7 +190,7 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: Trade; open: boo
         <Placeholder>N/A</Placeholder>
       </td>
       <td className="pd-td">
-        <LeanStatusBadge status={trade.status} reason={trade.errorMessage} hydrated={hydrated} />
+        <LeanStatusChip status={trade.status} reason={trade.errorMessage} hydrated={hydrated} testId="trade-status" />
       </td>
       <td className="pd-td pd-right">
         <ExpandButton hydrated={hydrated} label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} />

@@ -7,6 +7,7 @@
 // in any component that uses these classes (React renders the <style> in place, on the
 // server and on client navigations alike).
 import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes } from "react";
+import Tooltip from "@mui/material/Tooltip";
 import { theme } from "#app/mui/theme.ts";
 
 type Decls = Record<string, string | number | undefined>;
@@ -17,10 +18,11 @@ const decls = (d: Decls) =>
     .filter(([, v]) => v !== undefined && typeof v !== "object")
     .map(([k, v]) => `${kebab(k)}:${v}`)
     .join(";");
-const rule = (selector: string, d: Decls) => `${selector}{${decls(d)}}`;
+/** One CSS rule from a style object (camelCase keys, values as CSS text; numbers unitless). */
+export const rule = (selector: string, d: Decls) => `${selector}{${decls(d)}}`;
 
 const p = theme.palette;
-const typo = (variant: "body2" | "caption") => {
+const typo = (variant: "body1" | "body2" | "caption") => {
   const { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } = theme.typography[variant];
   return { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } as Decls;
 };
@@ -39,9 +41,11 @@ const CSS = [
   rule(".pd-td.pd-right", { textAlign: "right", flexDirection: "row-reverse" }),
   rule(".pd-nowrap", { whiteSpace: "nowrap" }),
   rule(".pd-num", { fontVariantNumeric: "tabular-nums" }),
-  rule(".pd-mono", { fontFamily: "monospace" }),
+  rule(".pd-body1", { margin: 0, ...typo("body1") }),
   rule(".pd-body2", { margin: 0, ...typo("body2") }),
   rule(".pd-caption", { margin: 0, ...typo("caption") }),
+  rule(".pd-mono", { fontFamily: "monospace" }),
+  rule(".pd-ml-auto", { marginLeft: "auto" }),
   rule(".pd-bold", { fontWeight: 600 }),
   rule(".pd-muted", { color: p.text.secondary }),
   rule(".pd-text", { color: p.text.primary }),
@@ -112,12 +116,28 @@ const CSS = [
   `@media (hover: none){${rule(".pd-iconbtn:hover", { backgroundColor: "transparent" })}}`,
   // SvgIcon, fontSize small.
   rule(".pd-icon", { userSelect: "none", width: "1em", height: "1em", display: "inline-block", flexShrink: 0, transition: theme.transitions.create("fill", { duration: theme.transitions.duration.shorter }), fill: "currentColor", fontSize: theme.typography.pxToRem(20) }),
+  rule(".pd-icon.pd-icon-md", { fontSize: theme.typography.pxToRem(24) }),
 ].join("");
 
-/** The stylesheet for the pd-* classes (about 3 KB). */
-export function LeanStyles() {
+/** The stylesheet for the pd-* classes (about 4 KB); `extra`: a component's own rules. */
+export function LeanStyles({ extra = "" }: { extra?: string }) {
   // As HTML: React would escape the ">" of the child selectors in a text child.
-  return <style data-lean="" dangerouslySetInnerHTML={{ __html: CSS }} />;
+  return <style data-lean="" dangerouslySetInnerHTML={{ __html: CSS + extra }} />;
+}
+
+/** SPEC.md §4's trade status colours: completed and executed green, pending secondary, failed destructive, others outline. */
+export function tradeStatusColor(status: string): LeanColor | undefined {
+  return status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
+}
+
+/**
+ * A trade status chip for server-rendered rows: before hydration a lean chip carrying the
+ * reason as its aria-label (what MUI's Tooltip renders when closed), after it the Tooltip.
+ */
+export function LeanStatusChip({ status, reason, hydrated, testId }: { status: string; reason?: string | null; hydrated: boolean; testId?: string }) {
+  const color = tradeStatusColor(status);
+  const chip = <LeanChip label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} aria-label={reason && !hydrated ? reason : undefined} />;
+  return reason && hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
 export const cls = (...names: (string | false | null | undefined)[]) => names.filter(Boolean).join(" ");
@@ -136,9 +156,9 @@ export const LeanChip = forwardRef<HTMLDivElement, { label: string; color?: Lean
 });
 
 /** An MUI icon's path as a small SvgIcon, without a styled component. */
-export function LeanIcon({ d }: { d: string }) {
+export function LeanIcon({ d, medium }: { d: string; medium?: boolean }) {
   return (
-    <svg className="pd-icon" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+    <svg className={medium ? "pd-icon pd-icon-md" : "pd-icon"} focusable="false" aria-hidden="true" viewBox="0 0 24 24">
       <path d={d} />
     </svg>
   );
