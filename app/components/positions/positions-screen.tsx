@@ -3,8 +3,6 @@
 // by live trade_update / dashboard_update messages. The list is server-rendered, so it shows
 // without JavaScript; Close asks for confirmation with JavaScript and posts the page's form
 // (intent=close) without it.
-import KeyboardArrowDownIcon from "@mui/icons-material/KeyboardArrowDown";
-import KeyboardArrowRightIcon from "@mui/icons-material/KeyboardArrowRight";
 import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
 import Chip from "@mui/material/Chip";
@@ -27,6 +25,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
+import { LeanChip, LeanIcon, LeanStyles, cls } from "../ui/lean.tsx";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
 
@@ -39,20 +38,22 @@ export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL
 /** JSON turns the server's PositionView into this (dates are already strings). */
 export type PositionItem = PositionView;
 
-const signColor = (value: string | null | undefined) => (value == null ? undefined : D(value).gt(0) ? "success.main" : D(value).lt(0) ? "error.main" : undefined);
+const signClass = (value: string | null | undefined) => (value == null ? undefined : D(value).gt(0) ? "pd-c-success" : D(value).lt(0) ? "pd-c-error" : undefined);
 
+// The rows are plain elements with the lean classes (components/ui/lean.tsx) instead of an
+// MUI TableCell, Typography, Box and Chip each (docs/benchmarks.md, "Pages (T5)"). MUI 9's
+// Typography takes no "text.secondary" color, so the captions keep the primary text color.
 function Caption({ children }: { children: ReactNode }) {
-  return (
-    <Typography variant="caption" color="text.secondary" component="div">
-      {children}
-    </Typography>
-  );
+  return <div className="pd-caption">{children}</div>;
 }
 
 function StateChip({ label }: { label: string }) {
-  const color = label === "Triggered" || label === "Tracking" ? "success" : label === "Active" ? "primary" : "default";
-  return <Chip size="small" label={label} color={color} variant={label === "Inactive" ? "outlined" : "filled"} />;
+  const color = label === "Triggered" || label === "Tracking" ? "success" : label === "Active" ? "primary" : undefined;
+  return <LeanChip label={label} color={color} variant={label === "Inactive" ? "outlined" : "filled"} />;
 }
+
+const ARROW_DOWN = "M7.41 8.59 12 13.17l4.59-4.58L18 10l-6 6-6-6z";
+const ARROW_RIGHT = "M8.59 16.59 13.17 12 8.59 7.41 10 6l6 6-6 6z";
 
 function ClosePositionButton({ symbol }: { symbol: string }) {
   const hydrated = useHydrated();
@@ -93,67 +94,55 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
   const tpProgress = takeProfitProgress(controls, p.ruleState);
   const drawdown = D(p.maxDrawdown || "0");
   return (
-    <TableRow
-      hover
-      data-testid="position-row"
-      data-symbol={p.symbol}
-      aria-expanded={expanded}
-      onClick={onToggle}
-      sx={{ cursor: "pointer", "& > td": { borderBottom: expanded ? "none" : undefined } }}
-    >
-      <TableCell>
-        <Box sx={{ display: "flex", alignItems: "center", gap: 1 }}>
-          {expanded ? <KeyboardArrowDownIcon fontSize="small" /> : <KeyboardArrowRightIcon fontSize="small" />}
-          <Box>
-            <Typography sx={{ fontWeight: 600, whiteSpace: "nowrap" }}>{p.symbol}</Typography>
+    <tr className={cls("pd-tr pd-hover pd-pointer", expanded && "pd-open")} data-testid="position-row" data-symbol={p.symbol} aria-expanded={expanded} onClick={onToggle}>
+      <td className="pd-td">
+        <div className="pd-hstack">
+          <LeanIcon d={expanded ? ARROW_DOWN : ARROW_RIGHT} />
+          <div>
+            <p className="pd-body1 pd-bold pd-nowrap">{p.symbol}</p>
             <Caption>
-              <Box component="span" sx={{ color: p.side === "long" ? "primary.main" : "error.main", fontWeight: 600 }}>
-                {p.side.toUpperCase()}
-              </Box>{" "}
-              {formatQuantity(p.remainingQuantity)}
+              <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span> {formatQuantity(p.remainingQuantity)}
               {D(p.remainingQuantity).lt(p.quantity) ? ` of ${formatQuantity(p.quantity)}` : ""}
             </Caption>
             <Caption>
               {p.leverage}x {p.marginType}
             </Caption>
-          </Box>
-        </Box>
-      </TableCell>
-      <TableCell sx={{ fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>
+          </div>
+        </div>
+      </td>
+      <td className="pd-td pd-num pd-nowrap">
         <div>{formatPrice(p.entryPrice)}</div>
         <Caption>{formatPrice(p.currentPrice)}</Caption>
-      </TableCell>
-      <TableCell sx={{ color: drawdown.gt(0) ? "error.main" : undefined, fontVariantNumeric: "tabular-nums" }}>
-        {drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}
-      </TableCell>
-      <TableCell sx={{ whiteSpace: "nowrap" }}>
+      </td>
+      <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>{drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}</td>
+      <td className="pd-td pd-nowrap">
         <div>{takeProfitText(controls)}</div>
         {tpProgress ? <Caption>{tpProgress}</Caption> : null}
-      </TableCell>
-      <TableCell sx={{ whiteSpace: "nowrap" }}>
+      </td>
+      <td className="pd-td pd-nowrap">
         <div>{controls?.stopLossOffset != null && controls.stopLossOffset > 0 ? formatFractionPercent(controls.stopLossOffset) : "None"}</div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className="pd-td">
         <StateChip label={be} />
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className="pd-td">
         <StateChip label={trailing} />
         {trailing === "Tracking" && p.trailingBestPrice ? <Caption>best {formatPrice(p.trailingBestPrice)}</Caption> : null}
-      </TableCell>
-      <TableCell sx={{ fontVariantNumeric: "tabular-nums" }}>{formatPercent(p.portfolioPercent)}</TableCell>
-      <TableCell sx={{ fontVariantNumeric: "tabular-nums" }}>
-        <Box sx={{ color: signColor(p.unrealizedPnl), whiteSpace: "nowrap" }}>{formatPnl(p.unrealizedPnl)}</Box>
+      </td>
+      <td className="pd-td pd-num">{formatPercent(p.portfolioPercent)}</td>
+      <td className="pd-td pd-num">
+        <div className={cls("pd-nowrap", signClass(p.unrealizedPnl))}>{formatPnl(p.unrealizedPnl)}</div>
         {!D(p.realizedPnl || "0").eq(0) ? <Caption>realised {formatPnl(p.realizedPnl)}</Caption> : null}
-      </TableCell>
-      <TableCell sx={{ color: signColor(p.roi), fontVariantNumeric: "tabular-nums" }}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</TableCell>
-      <TableCell>
-        <Chip size="small" label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
-      </TableCell>
-      <TableCell>
+      </td>
+      <td className={cls("pd-td pd-num", signClass(p.roi))}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</td>
+      <td className="pd-td">
+        <LeanChip label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
+      </td>
+      <td className="pd-td">
         <ClosePositionButton symbol={p.symbol} />
-      </TableCell>
-    </TableRow>
+      </td>
+    </tr>
   );
 }
 
@@ -168,6 +157,7 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
     });
   return (
     <TableContainer component={Paper} variant="outlined">
+      <LeanStyles />
       <Table size="small" data-testid="positions-table">
         <TableHead>
           <TableRow>

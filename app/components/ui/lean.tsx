@@ -1,11 +1,13 @@
 // Lean table parts for the big server-rendered lists (Trade History, the Dashboard's
 // panels): plain elements with fixed class names and one stylesheet, instead of an MUI
 // styled component (and an emotion serialization) per cell, chip and caption. The rules copy
-// what MUI 9 renders for TableRow (hover), TableCell (body, small), Typography (body2,
-// caption), Stack (row, spacing 1), Chip (small, filled and outlined) and SvgIcon (small), all
-// from the app's theme, so the page looks the same (decision 013). Render <LeanStyles /> once
-// in any component that uses these classes (React renders the <style> in place, on the
-// server and on client navigations alike).
+// what MUI 9 renders for TableRow (hover), TableCell (body, small), Typography (body1, body2,
+// caption), Stack (row, spacing 1), Chip (small, filled and outlined), IconButton (small) and
+// SvgIcon, all from the app's theme, so the page looks the same, pixel for pixel
+// (docs/benchmarks.md, "Pages (T5)"). Render <LeanStyles /> once per page that uses these
+// classes (React renders the <style> in place, on the server and on client navigations
+// alike). Interactive MUI parts (Tooltip, IconButton's ripple) are swapped in after
+// hydration: without JavaScript they do nothing anyway.
 import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes } from "react";
 import Tooltip from "@mui/material/Tooltip";
 import { theme } from "#app/mui/theme.ts";
@@ -53,6 +55,7 @@ const CSS = [
   rule(".pd-row", { display: "flex", flexDirection: "row", alignItems: "center" }),
   rule(".pd-row>*", { margin: 0 }),
   rule(".pd-row>*~*", { marginLeft: theme.spacing(1) }),
+  rule(".pd-hstack", { display: "flex", alignItems: "center", gap: theme.spacing(1) }),
   // Chip, size small.
   rule(".pd-chip", {
     maxWidth: "100%",
