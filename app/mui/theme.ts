@@ -23,5 +23,15 @@ export const theme = createTheme({
     MuiButton: { defaultProps: { disableElevation: true }, styleOverrides: { root: { textTransform: "none" } } },
     MuiPaper: { styleOverrides: { root: { backgroundImage: "none" } } },
     MuiTooltip: { defaultProps: { enterDelay: 700, enterNextDelay: 300 } },
+    // MUI 9 no longer turns Typography's `color="text.secondary"` into a colour; the app uses
+    // it for every muted caption, so the theme maps it once.
+    MuiTypography: {
+      variants: [
+        { props: { color: "text.secondary" }, style: ({ theme }) => ({ color: theme.palette.text.secondary }) },
+        { props: { color: "text.primary" }, style: ({ theme }) => ({ color: theme.palette.text.primary }) },
+        { props: { color: "error" }, style: ({ theme }) => ({ color: theme.palette.error.main }) },
+        { props: { color: "primary.light" }, style: ({ theme }) => ({ color: theme.palette.primary.light }) },
+      ],
+    },
   },
 });
