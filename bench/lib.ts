@@ -19,6 +19,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { groupAlive, stopGroup, waitUntil } from "../tests/support/process-group.ts";
 
 export const ROOT = path.resolve(import.meta.dir, "..");
 export const BIN_DIR = path.join(ROOT, "node_modules/.bin");
@@ -302,24 +303,6 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await sleep(stepMs);
-  }
-  return check();
-}
-
 async function mysqlAdmin() {
   const mysql = await import("mysql2/promise");
   return mysql.createConnection({ ...MYSQL_ADMIN, connectTimeout: 5000 });
@@ -443,18 +426,7 @@ export async function startInstance(options: { mysql: boolean; appDir: string; l
     if (stopped) return;
     stopped = true;
     await reader?.close().catch(() => undefined);
-    if (groupAlive(pgid)) {
-      try {
-        process.kill(-pgid, "SIGTERM");
-      } catch {}
-      await waitUntil(() => !groupAlive(pgid), 10_000);
-      if (groupAlive(pgid)) {
-        try {
-          process.kill(-pgid, "SIGKILL");
-        } catch {}
-        await waitUntil(() => !groupAlive(pgid), 3000);
-      }
-    }
+    await stopGroup(pgid, 10_000);
   };
   onCleanup(stop);
 

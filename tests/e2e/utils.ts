@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
+import { groupAlive, stopGroup, waitUntil } from "../support/process-group.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
@@ -133,24 +134,6 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return check();
-}
-
 /**
  * Starts `bun scripts/start.ts` in its own process group (so the web server and the worker
  * it spawns can be stopped together) with a fresh DATA_DIR, and waits for GET /api/health.
@@ -191,18 +174,7 @@ export async function startApp(options: { port: number; env?: Record<string, str
   });
 
   const stop = async () => {
-    if (groupAlive(pgid)) {
-      try {
-        process.kill(-pgid, "SIGTERM");
-      } catch {}
-      await waitUntil(() => !groupAlive(pgid), 8000);
-      if (groupAlive(pgid)) {
-        try {
-          process.kill(-pgid, "SIGKILL");
-        } catch {}
-        await waitUntil(() => !groupAlive(pgid), 3000);
-      }
-    }
+    await stopGroup(pgid, 8000);
     rmSync(dataDir, { recursive: true, force: true });
   };
 
