@@ -26,6 +26,7 @@ import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, LeanStyles, cls } from "../ui/lean.tsx";
+import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
 
@@ -147,14 +148,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
 }
 
 export function PositionsTable({ positions }: { positions: PositionItem[] }) {
-  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
-  const toggle = (id: string) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  const { isExpanded, toggle } = useExpanded();
   return (
     <TableContainer component={Paper} variant="outlined">
       <LeanStyles />
@@ -171,8 +165,8 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
         <TableBody>
           {positions.map((p) => (
             <Fragment key={p.id}>
-              <PositionRow p={p} expanded={expanded.has(p.id)} onToggle={() => toggle(p.id)} />
-              {expanded.has(p.id) ? (
+              <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
+              {isExpanded(p.id) ? (
                 <TableRow data-testid="position-detail-row">
                   <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", p: 0 }}>
                     <PositionDetail position={p} />

@@ -18,7 +18,7 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
-import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef, useState } from "react";
+import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
@@ -26,6 +26,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, LeanStyles, cls } from "../ui/lean.tsx";
+import { useExpanded } from "../ui/use-expanded.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
@@ -58,14 +59,7 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
 
 export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
   const hydrated = useHydrated();
-  const [expanded, setExpanded] = useState<Set<string>>(() => new Set());
-  const toggle = (id: string) =>
-    setExpanded((current) => {
-      const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  const { isExpanded, toggle } = useExpanded();
   return (
     <TableContainer>
       <LeanStyles />
@@ -89,8 +83,8 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
           ) : (
             trades.map((trade) => (
               <Fragment key={trade.id}>
-                <TradeRow trade={trade} open={expanded.has(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
-                {expanded.has(trade.id) ? (
+                <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
+                {isExpanded(trade.id) ? (
                   <TableRow data-testid="trade-details-row" data-trade-id={trade.id}>
                     <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", py: 2 }}>
                       <TradeDetailsPanel id={trade.id} />
