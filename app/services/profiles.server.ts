@@ -11,17 +11,11 @@ import { getProfilesProvider } from "./exchange.server.ts";
 
 type Db = Kysely<DB>;
 
-/** SPEC.md §3 Profile, plus the balances the cards show. */
-export interface ProfileView {
-  id: string;
+/** SPEC.md §3 Profile: the provider's profile (with the balances the cards show) plus the fields §3 adds. */
+export interface ProfileView extends ExchangeProfile {
   profileId: string;
-  name: string;
-  isDefault: boolean;
-  active: boolean;
   tradingEnabled: boolean;
   hasMarginEnabled: boolean;
-  createdAt: string;
-  balances: { currency: string; available: string; hold: string }[];
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; error: string };
@@ -38,11 +32,11 @@ export function toProfileView(p: ExchangeProfile, provider: string): ProfileView
     name: p.name,
     isDefault: p.isDefault,
     active: p.active,
+    createdAt: p.createdAt,
+    balances: p.balances,
     // The paper profiles trade with margin; Coinbase Exchange profiles are spot accounts.
     tradingEnabled: p.active,
     hasMarginEnabled: provider === "simulator",
-    createdAt: p.createdAt,
-    balances: p.balances,
   };
 }
 
