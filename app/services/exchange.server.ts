@@ -11,7 +11,7 @@
 // a passphrase (getProfilesProvider / getRemoteReportsProvider, else null: the simulator's).
 import type { Kysely } from "kysely";
 import type { ProfilesProvider, RemoteReportsProvider } from "#app/core/exchange/accounts.ts";
-import { CoinbaseAdapter, PortfoliosProfilesProvider } from "#app/core/exchange/coinbase/adapter.ts";
+import { CoinbaseAdapter } from "#app/core/exchange/coinbase/adapter.ts";
 import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.ts";
 import { type CoinbaseKeys, coinbaseHosts, getProductMap } from "#app/core/exchange/coinbase/config.ts";
 import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
@@ -298,19 +298,12 @@ export async function testCoinbaseConnection(
   credentials: Pick<CoinbaseCredentials, "apiKey" | "apiSecret" | "passphrase" | "sandbox">,
   options: TestConnectionOptions = {},
 ): Promise<ConnectionTest> {
-  const hosts = coinbaseHosts(options.env);
   const env = credentials.sandbox ? "sandbox" : "production";
   try {
     if (credentials.passphrase) {
-      const client = new CoinbaseExchangeClient({
-        apiKey: credentials.apiKey,
-        apiSecret: credentials.apiSecret,
-        passphrase: credentials.passphrase,
-        sandbox: credentials.sandbox,
-        baseUrl: credentials.sandbox ? hosts.exchangeSandbox : hosts.exchange,
-        onResult: options.db ? callRecorder(options.db, "Coinbase Exchange") : undefined,
-        maxAttempts: 1,
-        ...(options.clientOptions as object),
+      const client = exchangeApiClient(options.db ?? null, { ...credentials, passphrase: credentials.passphrase }, {
+        env: options.env,
+        clientOptions: { maxAttempts: 1, ...options.clientOptions },
       });
       return await client.testConnection();
     }
@@ -329,9 +322,12 @@ export async function testCoinbaseConnection(
 // ---------------------------------------------------------------------------------------
 // Profiles and reports (Coinbase Exchange API, only with a passphrase)
 
-async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Promise<CoinbaseExchangeClient | null> {
-  const credentials = await credentialsOf(db, options);
-  if (!credentials?.passphrase) return null;
+/** A Coinbase Exchange API client for passphrase-bearing credentials, on the host their sandbox flag names. */
+function exchangeApiClient(
+  db: Db | null,
+  credentials: Pick<CoinbaseCredentials, "apiKey" | "apiSecret" | "sandbox"> & { passphrase: string },
+  options: Pick<ExchangeFactoryOptions, "env" | "clientOptions">,
+): CoinbaseExchangeClient {
   const hosts = coinbaseHosts(options.env);
   return new CoinbaseExchangeClient({
     apiKey: credentials.apiKey,
@@ -339,9 +335,15 @@ async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Pro
     passphrase: credentials.passphrase,
     sandbox: credentials.sandbox,
     baseUrl: credentials.sandbox ? hosts.exchangeSandbox : hosts.exchange,
-    onResult: callRecorder(db, "Coinbase Exchange"),
+    onResult: db ? callRecorder(db, "Coinbase Exchange") : undefined,
     ...(options.clientOptions as object),
   });
+}
+
+async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Promise<CoinbaseExchangeClient | null> {
+  const credentials = await credentialsOf(db, options);
+  if (!credentials?.passphrase) return null;
+  return exchangeApiClient(db, { ...credentials, passphrase: credentials.passphrase }, options);
 }
 
 /** Coinbase Exchange profiles when a passphrase-bearing key is configured, else null (use the simulator's). */
@@ -352,11 +354,4 @@ export async function getProfilesProvider(db: Db, options: ExchangeFactoryOption
 /** Coinbase Exchange reports when a passphrase-bearing key is configured, else null (build them locally). */
 export async function getRemoteReportsProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<RemoteReportsProvider | null> {
   return exchangeClient(db, options);
-}
-
-/** Advanced Trade portfolios as profiles (live CDP keys without a passphrase); not used by default. */
-export async function getPortfoliosProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<ProfilesProvider | null> {
-  const credentials = await credentialsOf(db, options);
-  if (!credentials || credentials.passphrase || credentials.sandbox) return null;
-  return new PortfoliosProfilesProvider(liveClient(db, credentials, options));
 }
