@@ -18,7 +18,9 @@ import {
   PERIOD_MS,
   type PerformanceStats,
   type PeriodStats,
+  type StatsExtremes,
   type StatsTotals,
+  addExtremes,
   matchMargin,
   matchPnlPercent,
   matchVolume,
@@ -47,22 +49,12 @@ interface Derived {
   exitTime: number;
 }
 
-type Extremes = Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume">;
+type Extremes = StatsExtremes;
 
 /** Matches per block of precomputed extremes: a window scans at most one block, then one entry per block. */
 const BLOCK = 256;
 
 const noExtremes = (): Extremes => ({ maxGain: null, maxLoss: null, minVolume: null, maxVolume: null });
-
-function addExtremes(into: Extremes, d: Derived) {
-  if (into.minVolume === null || d.volume.lt(into.minVolume)) into.minVolume = d.volume;
-  if (into.maxVolume === null || d.volume.gt(into.maxVolume)) into.maxVolume = d.volume;
-  if (d.net.gt(0)) {
-    if (into.maxGain === null || d.percent.gt(into.maxGain)) into.maxGain = d.percent;
-  } else if (d.net.lt(0)) {
-    if (into.maxLoss === null || d.percent.lt(into.maxLoss)) into.maxLoss = d.percent;
-  }
-}
 
 function mergeExtremes(into: Extremes, other: Extremes) {
   if (other.minVolume !== null && (into.minVolume === null || other.minVolume.lt(into.minVolume))) into.minVolume = other.minVolume;
@@ -95,7 +87,6 @@ const ZERO_PREFIX: Prefix = {
 
 export class StatsLedger {
   private readonly book = new FifoBook();
-  private readonly matches: RealizedMatch[] = [];
   private readonly derived: Derived[] = [];
   /** prefix[i]: sums over matches[0..i). */
   private readonly prefix: Prefix[] = [ZERO_PREFIX];
@@ -167,7 +158,6 @@ export class StatsLedger {
     addExtremes(this.all, derived);
     let at = this.derived.length;
     while (at > 0 && this.derived[at - 1]!.exitTime > match.exitTime) at--;
-    this.matches.splice(at, 0, match);
     this.derived.splice(at, 0, derived);
     return at;
   }
