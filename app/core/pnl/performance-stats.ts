@@ -84,6 +84,19 @@ export interface StatsTotals {
 
 export const matchMargin = (match: RealizedMatch, volume: Big = matchVolume(match)): Big => volume.div(match.leverage > 0 ? match.leverage : 1);
 
+export type StatsExtremes = Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume">;
+
+/** Widens `into`'s extremes by one match (its net P&L, volume and P&L %). */
+export function addExtremes(into: StatsExtremes, m: { net: Big; volume: Big; percent: Big }) {
+  if (into.minVolume === null || m.volume.lt(into.minVolume)) into.minVolume = m.volume;
+  if (into.maxVolume === null || m.volume.gt(into.maxVolume)) into.maxVolume = m.volume;
+  if (m.net.gt(0)) {
+    if (into.maxGain === null || m.percent.gt(into.maxGain)) into.maxGain = m.percent;
+  } else if (m.net.lt(0)) {
+    if (into.maxLoss === null || m.percent.lt(into.maxLoss)) into.maxLoss = m.percent;
+  }
+}
+
 export function performanceStats(matches: readonly RealizedMatch[]): PerformanceStats {
   const t: StatsTotals = {
     count: matches.length,
@@ -111,17 +124,14 @@ export function performanceStats(matches: readonly RealizedMatch[]): Performance
     t.totalVolume = t.totalVolume.plus(volume);
     t.totalMargin = t.totalMargin.plus(matchMargin(match, volume));
     t.sumPercent = t.sumPercent.plus(percent);
-    if (t.minVolume === null || volume.lt(t.minVolume)) t.minVolume = volume;
-    if (t.maxVolume === null || volume.gt(t.maxVolume)) t.maxVolume = volume;
+    addExtremes(t, { net, volume, percent });
     if (net.gt(0)) {
       t.wins += 1;
       t.grossProfit = t.grossProfit.plus(net);
       t.winningVolume = t.winningVolume.plus(volume);
-      if (t.maxGain === null || percent.gt(t.maxGain)) t.maxGain = percent;
     } else if (net.lt(0)) {
       t.losses += 1;
       t.grossLoss = t.grossLoss.minus(net);
-      if (t.maxLoss === null || percent.lt(t.maxLoss)) t.maxLoss = percent;
     }
     t.totalDurationMs += Math.max(0, match.exitTime - match.entryTime);
   }
