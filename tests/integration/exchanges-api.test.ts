@@ -101,6 +101,17 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect((await call("GET", "/api/exchanges/nope/test")).status).toBe(405);
     expect((await call("GET", "/api/credentials/save")).status).toBe(405);
     expect((await call("PATCH", "/api/exchanges/nope")).status).toBe(405);
+    // The actions' own method check (an admin past the guard, a method the action does not take).
+    for (const [method, path] of [
+      ["PUT", "/api/exchanges"],
+      ["PUT", "/api/exchanges/nope/test"],
+      ["PUT", "/api/credentials/save"],
+      ["PUT", "/api/credentials/save-settings"],
+    ] as const) {
+      const refused = await call(method, path, {});
+      expect(refused.status, `${method} ${path}`).toBe(405);
+      expect(refused.body.error).toBe(`Method ${method} not allowed`);
+    }
   });
 
   test("Connect Exchange validation answers SPEC.md §5's messages and writes nothing", async () => {

@@ -4,14 +4,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveSettingsSchema } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentialSettings } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, getNotAllowedLoader, jsonError, outcomeJson, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, getNotAllowedLoader, jsonError, outcomeJson, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
+  requireMethod(request, "POST");
   const parsed = SaveSettingsSchema.safeParse(await readJsonObject(request));
   if (!parsed.success) {
     const { field, message } = firstIssue(parsed.error.issues);

@@ -4,14 +4,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentials } from "#app/services/exchange-connections.server.ts";
-import { getNotAllowedLoader, jsonError, outcomeJson, readJsonObject } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, outcomeJson, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
+  requireMethod(request, "POST");
   // The shape only: SPEC.md §5's rules, in their order, are saveCredentials' first step.
   const input = SaveCredentialsFields.parse(await readJsonObject(request));
   const outcome = await saveCredentials(context.db, context.config, input, user.username);

@@ -5,7 +5,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { createExchange, listExchanges } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, jsonError, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -17,7 +17,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
+  requireMethod(request, "POST");
   const parsed = AddExchangeSchema.safeParse(await readJsonObject(request));
   if (!parsed.success) {
     const { field, message } = firstIssue(parsed.error.issues);
