@@ -5,6 +5,7 @@
 import type { Kysely } from "kysely";
 import { DecryptError, decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { D } from "#app/core/decimal.ts";
+import { REDACTED } from "#app/core/redact.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import {
   type AddExchange,
@@ -242,7 +243,7 @@ function scrub(message: string, credentials: () => CoinbaseCredentials): string 
   }
   let out = message;
   for (const secret of [creds.apiSecret, creds.passphrase]) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+    if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
   }
   return out;
 }
