@@ -98,20 +98,10 @@ export class StatsLedger {
   /** The last fill applied per symbol. */
   private readonly lastBySymbol = new Map<string, FillKey>();
   private readonly ids = new Set<string>();
-  private newestExecutedAt: number | null = null;
 
   /** Number of fills applied. */
   get fills(): number {
     return this.ids.size;
-  }
-
-  /** The latest executed_at applied (null: none). */
-  get maxExecutedAt(): number | null {
-    return this.newestExecutedAt;
-  }
-
-  has(id: string): boolean {
-    return this.ids.has(id);
   }
 
   /** Whether `fills` (in execution order) can be appended: each new, each after every fill of its symbol. */
@@ -134,7 +124,6 @@ export class StatsLedger {
     for (const fill of fills) {
       this.ids.add(fill.id);
       this.lastBySymbol.set(fill.symbol, { executedAt: fill.executedAt, id: fill.id });
-      if (this.newestExecutedAt === null || fill.executedAt > this.newestExecutedAt) this.newestExecutedAt = fill.executedAt;
       for (const match of this.book.apply(fill)) firstChanged = Math.min(firstChanged, this.addMatch(match));
     }
     this.recomputePrefix(firstChanged);
