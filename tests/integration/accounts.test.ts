@@ -296,6 +296,15 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       expect(await generateReport(ctx, { reportId: id2 }, { remote: failing, pollIntervalMs: 1 })).toBe("failed");
       const { body } = await getJson<Record<string, unknown>[]>("/api/reports?status=failed");
       expect(body.find((r) => r.id === id2)).toMatchObject({ status: "failed", errorMessage: "Coinbase could not generate the report", fileUrl: null });
+
+      // Download refusals the user can hit: the failed report says why; an expired file is gone.
+      const failedDownload = await app.fetch(`/api/reports/${id2}/download`, { cookie: user });
+      expect(failedDownload.status).toBe(409);
+      expect(await failedDownload.json()).toEqual({ error: "The report failed: Coinbase could not generate the report" });
+      await db().updateTable("reports").set({ expires_at: Date.now() - 1000 }).where("id", "=", id).execute();
+      const expired = await app.fetch(`/api/reports/${id}/download`, { cookie: user });
+      expect(expired.status).toBe(410);
+      expect(await expired.json()).toEqual({ error: "The report has expired: generate it again" });
     });
   });
 });
