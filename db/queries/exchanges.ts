@@ -82,15 +82,11 @@ export async function getPrimaryConnection(db: Db, options: { forUpdate?: boolea
   return row ? exchangeRowToConnection(row) : null;
 }
 
-export interface NewExchangeConnection {
-  exchangeName: string;
-  accountName: string;
-  apiKey: string;
-  apiSecretEnc: string;
-  passphraseEnc: string | null;
-  sandbox: boolean;
-  isEnabled: boolean;
-}
+/** What a caller chooses for a new connection (status, value and times start empty). */
+export type NewExchangeConnection = Pick<
+  StoredExchangeConnection,
+  "exchangeName" | "accountName" | "apiKey" | "apiSecretEnc" | "passphraseEnc" | "sandbox" | "isEnabled"
+>;
 
 export async function insertExchangeConnection(db: Db, input: NewExchangeConnection): Promise<StoredExchangeConnection> {
   const id = newId();
@@ -122,14 +118,7 @@ export async function insertExchangeConnection(db: Db, input: NewExchangeConnect
   return (await getExchangeConnection(db, id))!;
 }
 
-export interface ExchangeConnectionPatch {
-  accountName?: string;
-  apiKey?: string;
-  apiSecretEnc?: string;
-  passphraseEnc?: string | null;
-  sandbox?: boolean;
-  isEnabled?: boolean;
-}
+export type ExchangeConnectionPatch = Partial<Omit<NewExchangeConnection, "exchangeName">>;
 
 /** Changes what the worker trades with (keys, sandbox, enabled): renews the version. */
 export async function updateExchangeConnection(db: Db, id: string, patch: ExchangeConnectionPatch): Promise<StoredExchangeConnection | null> {
