@@ -1,5 +1,5 @@
-// The exchange credentials the app trades with, and the API Settings / Exchanges operations
-// on them (docs/decisions/010-exchange-connections.md).
+// The exchange credentials the app trades with (docs/decisions/010-exchange-connections.md);
+// the API Settings / Exchanges operations on them are in exchange-connections.server.ts.
 //
 // Where credentials come from, first match wins:
 //   1. the first enabled exchange connection (oldest first), saved from API Settings or the
