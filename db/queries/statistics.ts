@@ -64,25 +64,28 @@ export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint
     ])
     .where("status", "in", EXECUTED)
     .executeTakeFirst();
-  return {
-    count: Number(row?.n ?? 0),
-    maxUpdatedAt: Number(row?.max_updated ?? 0),
-    sumA: Number(row?.sum_a ?? 0),
-    sumB: Number(row?.sum_b ?? 0),
-  };
+  return row ? toFingerprint(row.n, row.max_updated, row.sum_a, row.sum_b) : EMPTY_FINGERPRINT;
 }
 
-/**
- * Every executed trade (status executed or completed), in execution order (executed_at,
- * then id); with `updatedSince`, only those written at or after that time (epoch ms).
- */
-export async function listExecutedTradeRows(db: Db, options: { updatedSince?: number } = {}): Promise<ExecutedTradeRow[]> {
-  let query = db
+type Aggregate = number | string | null | undefined;
+
+/** The fingerprint from the aggregate's columns (drivers return numbers or strings; an empty sum is null). */
+const toFingerprint = (n: Aggregate, maxUpdated: Aggregate, sumA: Aggregate, sumB: Aggregate): FillsFingerprint => ({
+  count: Number(n ?? 0),
+  maxUpdatedAt: Number(maxUpdated ?? 0),
+  sumA: Number(sumA ?? 0),
+  sumB: Number(sumB ?? 0),
+});
+
+/** Every executed trade (status executed or completed), in execution order (executed_at, then id). */
+export async function listExecutedTradeRows(db: Db): Promise<ExecutedTradeRow[]> {
+  const rows = await db
     .selectFrom("trades")
     .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
-    .where("status", "in", EXECUTED);
-  if (options.updatedSince !== undefined) query = query.where("updated_at", ">=", options.updatedSince);
-  const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();
+    .where("status", "in", EXECUTED)
+    .orderBy("executed_at", "asc")
+    .orderBy("id", "asc")
+    .execute();
   return rows.map((row) => toTradeRow(row as RawTradeRow));
 }
 
@@ -138,7 +141,7 @@ export async function readExecutedSince(db: Db, updatedSince: number): Promise<{
   let fingerprint = EMPTY_FINGERPRINT;
   for (const row of result.rows) {
     if (Number(row.k) === 1) {
-      fingerprint = { count: Number(row.n ?? 0), maxUpdatedAt: Number(row.updated_at ?? 0), sumA: Number(row.sum_a ?? 0), sumB: Number(row.sum_b ?? 0) };
+      fingerprint = toFingerprint(row.n, row.updated_at, row.sum_a, row.sum_b);
     } else {
       rows.push(toTradeRow(row));
     }
