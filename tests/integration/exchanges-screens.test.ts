@@ -98,6 +98,25 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     expect(await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin)).toContain("Error Deleting Exchange");
   });
 
+  test("without JavaScript, a change to an exchange that is gone says so and writes nothing; an unknown intent is a 400", async () => {
+    const gone = "no-such-exchange";
+    const cases: [Record<string, string>, string][] = [
+      [{ intent: "sandbox", id: gone, value: "true" }, "Error Updating Sandbox Mode"],
+      [{ intent: "enabled", id: gone, value: "false" }, "Error Updating Exchange"],
+      [{ intent: "test", id: gone }, "Connection Test Failed"],
+      [{ intent: "delete", id: gone, confirmed: "1" }, "Error Deleting Exchange"],
+    ];
+    for (const [form, title] of cases) {
+      const page = await toastAfter(app, await post("/exchanges", form), admin);
+      expect(page, form.intent).toContain(title);
+      expect(page, form.intent).toContain("The exchange no longer exists");
+    }
+    expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
+    const unknown = await post("/exchanges", { intent: "rename", id: gone });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("No exchanges connected");
+  });
+
   test("a user sees the table without change controls and every post is refused", async () => {
     await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Shared", apiKey: "shared-key", apiSecret: "shared-secret", sandbox: "on", isEnabled: "on" });
     const page = await (await app.fetch("/exchanges", { cookie: user })).text();
