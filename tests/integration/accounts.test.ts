@@ -96,6 +96,22 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       expect(summary.hasChangeData).toBe(true);
     });
 
+    test("an exchange that fails: the last good list marked stale, else the error", async () => {
+      const products: Product[] = [{ symbol: "BTC-PERP", base: "BTC", quote: "USDC", baseIncrement: "0.0001", baseMinSize: "0.0001", quoteIncrement: "0.01", minMarketFunds: "10", price: "1", status: "online" }];
+      let down = false;
+      const getProducts = async () => {
+        if (down) throw new Error("exchange down");
+        return products;
+      };
+      const flaky = { name: "flaky", getProducts } as unknown as ExchangeAdapter;
+      const key = {} as typeof app.database.db; // its own cache
+      expect((await getMarketSummary(key, { exchange: flaky })).stale).toBe(false);
+      down = true;
+      const stale = await getMarketSummary(key, { exchange: flaky, ttlMs: 0 });
+      expect(stale).toMatchObject({ totalProducts: 1, stale: true });
+      await expect(getMarketSummary({} as typeof app.database.db, { exchange: flaky })).rejects.toThrow("exchange down");
+    });
+
     test("the page renders each tab without JavaScript", async () => {
       const overview = await (await app.fetch("/market-data", { cookie: user })).text();
       expect(overview).toContain("Total Products");
