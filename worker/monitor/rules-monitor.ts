@@ -70,6 +70,12 @@ export interface MonitorResult {
 
 const DEAD_JOB = new Set(["failed", "cancelled"]);
 
+/** The status of each of these jobs that exists, by id. */
+async function jobStatuses(db: Kysely<DB>, ids: number[]): Promise<Map<number, string>> {
+  const rows = await db.selectFrom("jobs").select(["id", "status"]).where("id", "in", ids).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.status]));
+}
+
 /** Cheap test before parsing: does the stored rule state hold any requested close? */
 const hasRequests = (p: MonitoredPosition) => {
   const requested = (p.ruleState as { requested?: unknown } | null)?.requested;
@@ -142,8 +148,7 @@ export async function monitorPositions(
   const requestedJobs = positions.flatMap((p) => requestsOf(p).map((r) => r.jobId));
   const deadJobs = new Set<number>();
   if (requestedJobs.length > 0) {
-    const rows = await db.selectFrom("jobs").select(["id", "status"]).where("id", "in", requestedJobs).execute();
-    const known = new Map(rows.map((r) => [Number(r.id), r.status]));
+    const known = await jobStatuses(db, requestedJobs);
     for (const id of requestedJobs) if (!known.has(id) || DEAD_JOB.has(known.get(id)!)) deadJobs.add(id);
   }
 
@@ -206,8 +211,7 @@ async function decideUnderLock(
 
     const requested = Object.entries(state.requested);
     if (requested.length > 0 && !emergencyStop) {
-      const rows = await trx.selectFrom("jobs").select(["id", "status"]).where("id", "in", requested.map(([, r]) => r.jobId)).execute();
-      const status = new Map(rows.map((r) => [Number(r.id), r.status]));
+      const status = await jobStatuses(trx, requested.map(([, r]) => r.jobId));
       for (const [name, request] of requested) {
         const jobStatus = status.get(request.jobId);
         if (jobStatus !== undefined && !DEAD_JOB.has(jobStatus)) continue;
