@@ -198,30 +198,22 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
       const issue = credentialsIssue({ apiKey: apiKey.trim(), apiSecret: apiSecret.trim() });
       return fail(issue?.title ?? "Save Failed", issue?.message ?? parsed.error.issues[0]?.message ?? "Invalid credentials");
     }
-    setBusy("save");
-    try {
-      const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save", { apiKey: parsed.data.apiKey, apiSecret: parsed.data.apiSecret, sandbox });
-      setFormError(null);
-      toast({ title: "Credentials Saved", description: result.message });
-      await onSaved();
-    } catch (error) {
-      if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
-      else fail("Save Error", errorText(error, "The credentials could not be saved"));
-    } finally {
-      setBusy(null);
-    }
+    await post("save", "/api/credentials/save", { apiKey: parsed.data.apiKey, apiSecret: parsed.data.apiSecret, sandbox }, "Credentials Saved", "The credentials could not be saved");
   };
 
-  const saveSettings = async () => {
-    setBusy("settings");
+  const saveSettings = () => post("settings", "/api/credentials/save-settings", { sandbox }, "Settings Saved", "The settings could not be saved");
+
+  /** One save call: its success toast, or 'Save Failed' with the server's 4xx reason / 'Save Error' otherwise. */
+  const post = async (which: "save" | "settings", path: string, body: Record<string, unknown>, savedTitle: string, fallback: string) => {
+    setBusy(which);
     try {
-      const result = await apiRequest<{ success: boolean; message: string }>("POST", "/api/credentials/save-settings", { sandbox });
+      const result = await apiRequest<{ success: boolean; message: string }>("POST", path, body);
       setFormError(null);
-      toast({ title: "Settings Saved", description: result.message });
+      toast({ title: savedTitle, description: result.message });
       await onSaved();
     } catch (error) {
       if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
-      else fail("Save Error", errorText(error, "The settings could not be saved"));
+      else fail("Save Error", errorText(error, fallback));
     } finally {
       setBusy(null);
     }
