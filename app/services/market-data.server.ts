@@ -179,7 +179,8 @@ export async function getMarketSummary(db: Db, options: MarketOptions = {}): Pro
 /** One product with its best bid/ask (mid-market price). Null when the exchange has no such product. */
 export async function getMarketProduct(db: Db, productId: string, options: MarketOptions = {}): Promise<MarketProductDetails | null> {
   const products = await getMarketProducts(db, options);
-  const product = products.find((p) => p.productId === productId || p.productId.toLowerCase() === productId.toLowerCase());
+  const wanted = productId.toLowerCase();
+  const product = products.find((p) => p.productId.toLowerCase() === wanted);
   if (!product) return null;
   const exchange = options.exchange ?? getExchange(db);
   let ticker: Ticker | null = null;
