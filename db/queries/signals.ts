@@ -97,7 +97,7 @@ export async function insertSignals(db: Db, signals: NewSignal[]): Promise<Map<s
   return signalIdsByDedupeKey(db, signals.map((s) => s.dedupeKey));
 }
 
-export async function signalIdsByDedupeKey(db: Db, keys: string[]): Promise<Map<string, string>> {
+async function signalIdsByDedupeKey(db: Db, keys: string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const rows = await db.selectFrom("signals").select(["id", "dedupe_key"]).where("dedupe_key", "in", [...new Set(keys)]).execute();
   return new Map(rows.map((r) => [r.dedupe_key as string, r.id]));
@@ -108,11 +108,6 @@ export async function findSignalsByDedupeKeys(db: Db, keys: string[]): Promise<S
   if (keys.length === 0) return [];
   const rows = await db.selectFrom("signals").selectAll().where("dedupe_key", "in", keys).execute();
   return rows.map(signalRowToSignal);
-}
-
-export async function findSignalByDedupeKey(db: Db, dedupeKey: string): Promise<Signal | null> {
-  const row = await db.selectFrom("signals").selectAll().where("dedupe_key", "=", dedupeKey).executeTakeFirst();
-  return row ? signalRowToSignal(row) : null;
 }
 
 export async function getSignal(db: Db, id: string): Promise<Signal | null> {
