@@ -107,6 +107,7 @@ export class SignalWriter {
 
   private async commit(writes: SignalWrite[]): Promise<SignalWriteResult[]> {
     let runnableJobs = 0;
+    let newSignals = 0;
     const results = await this.db.transaction().execute(async (trx) => {
       const signals = writes.flatMap((w) => (w.signal ? [w.signal] : []));
       const stored = await insertSignals(trx, signals);
@@ -128,6 +129,7 @@ export class SignalWriter {
           out.push({ duplicateOf: storedId });
           continue;
         }
+        newSignals += 1;
         if (write.job) {
           jobs.push(write.job);
           if (!write.job.cancelledBecause) runnableJobs += 1;
@@ -137,7 +139,7 @@ export class SignalWriter {
         out.push({ duplicateOf: null });
       }
       await insertJobs(trx, jobs);
-      if (out.some((r, i) => writes[i]!.signal && !r.duplicateOf)) events.push({ type: "dashboard_update", data: { reason: "signal" } });
+      if (newSignals > 0) events.push({ type: "dashboard_update", data: { reason: "signal" } });
       await recordActivities(trx, logs, events);
       return out;
     });
