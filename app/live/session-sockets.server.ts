@@ -3,12 +3,12 @@
 // registry lives on globalThis: server.ts (which owns the sockets) and the Remix build
 // (which ends sessions) hold separate copies of this module. Sessions ended by another web
 // node, or expired, are caught by the periodic sweep in server.ts.
+import { SESSION_ENDED_CODE } from "./close-codes.ts";
+
 export interface ClosableSocket {
   close(code?: number, reason?: string): void;
 }
 
-/** Close code sent when the session behind a socket has ended (4000-4999: application codes). */
-export const SESSION_ENDED_CODE = 4401;
 
 const registry = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.sessionSockets")] ??= new Map()) as Map<string, Set<ClosableSocket>>;
 

@@ -5,6 +5,7 @@
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from "react";
 import { useToast } from "#app/components/toaster.tsx";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
+import { SESSION_ENDED_CODE } from "./close-codes.ts";
 
 export const RECONNECT_ATTEMPTS = 5;
 export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // attempt 0..4: 1, 2, 4, 8, 16 s
@@ -102,8 +103,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       socket.onclose = (event) => {
         setConnected(false);
         socketRef.current = null;
-        // 4401: the server ended this session's feed (logged out); reconnecting cannot succeed.
-        if (closedByUs || event.code === 4401 || attempts >= RECONNECT_ATTEMPTS) return;
+        if (closedByUs || event.code === SESSION_ENDED_CODE || attempts >= RECONNECT_ATTEMPTS) return;
         retryTimer = setTimeout(connect, reconnectDelayMs(attempts));
         attempts += 1;
       };

@@ -3,7 +3,7 @@
 import { websocket } from "hono/bun";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LiveHub } from "#app/live/hub.server.ts";
-import { SESSION_ENDED_CODE } from "#app/live/session-sockets.server.ts";
+import { SESSION_ENDED_CODE } from "#app/live/close-codes.ts";
 import { loadConfig } from "#app/core/env.ts";
 import { createApp } from "#server.ts";
 import { loadBuild } from "#tests/setup/app.ts";
