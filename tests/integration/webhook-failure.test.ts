@@ -2,7 +2,10 @@
 // resends on 5xx) and leaves nothing half-written: no signal without its job.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { signalWriterFor } from "#app/services/signal-writer.server.ts";
 import { getWebhookSecret, handleWebhook } from "#app/services/webhook.server.ts";
+import { openDatabase } from "#db/client.ts";
+import { waitFor } from "#tests/setup/app.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
 
@@ -42,5 +45,56 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
       ip: "127.0.0.1",
     });
     expect(retry).toMatchObject({ status: 200, body: { success: true, status: "queued" } });
+  });
+
+  test("with 4,000 writes already waiting, a webhook is refused at once with 503 and nothing is stored", async () => {
+    // A file database (SQLite) so a second connection can hold the write lock; on MySQL the
+    // holder locks the activity log table. Either way the writer's first batch stalls and
+    // the 4,000 writes behind it stay queued while the webhook arrives.
+    const db = dialect === "sqlite" ? await createTestDatabase(dialect, { file: true }) : database;
+    const secret = await getWebhookSecret(db.db, APP_SECRET); // created before the lock is taken
+    const holder = await openDatabase(db.url);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holding =
+      dialect === "sqlite"
+        ? holder.db.transaction().execute(async (trx) => {
+            await trx.insertInto("settings").values({ key: "lock-holder", value: "1", updated_at: Date.now() }).execute();
+            locked();
+            await held;
+          })
+        : holder.db.connection().execute(async (conn) => {
+            await sql`lock tables activity_logs write`.execute(conn);
+            locked();
+            await held;
+            await sql`unlock tables`.execute(conn);
+          });
+    await isLocked;
+    try {
+      const writer = signalWriterFor(db.db);
+      const load = () => writer.write({ logs: [{ type: "webhook", level: "info", message: "load" }] });
+      const waiting = Array.from({ length: 4_000 }, load);
+      // The writer takes its first batch and stalls on the lock; fill the queue up again.
+      await waitFor("the writer to take its first batch", async () => writer.waiting < 4_000, 5000, 1);
+      while (writer.waiting < 4_000) waiting.push(load());
+      const outcome = await handleWebhook(db.db, {
+        rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market", id: "overload-1" }),
+        token: null,
+        appSecret: APP_SECRET,
+        ip: "127.0.0.1",
+      });
+      expect(outcome).toEqual({ status: 503, body: { success: false, error: "Server busy, please retry" } });
+      release();
+      await holding;
+      await Promise.all(waiting);
+      expect(await db.db.selectFrom("signals").select("id").where("dedupe_key", "=", "id:overload-1").execute()).toEqual([]);
+    } finally {
+      release();
+      await holding.catch(() => undefined);
+      await holder.destroy();
+      if (db !== database) await db.cleanup();
+    }
   });
 });
