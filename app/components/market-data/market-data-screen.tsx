@@ -26,7 +26,7 @@ import { type MouseEvent, type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { MarketProduct, MarketProductDetails, MarketSummary } from "#app/services/market-data.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { formatDateTime, formatMarketPrice, formatVolume } from "#app/utils/format.ts";
+import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";
@@ -58,9 +58,8 @@ export function marketHref(view: MarketView): string {
 
 /** "+2.35%" / "-1.20%", or "—" when the exchange gives no 24 h change. */
 export function formatChange(change: string | null | undefined): string {
-  if (change == null || change === "") return "—";
-  const value = D(change);
-  return `${value.gt(0) ? "+" : ""}${value.toFixed(2)}%`;
+  const signed = formatPnl(change); // the same sign and 2 decimals as P&L
+  return signed === "—" ? signed : `${signed}%`;
 }
 
 const changeColor = (change: string | null) => (change == null ? "text.secondary" : D(change).gt(0) ? "success.main" : D(change).lt(0) ? "error.main" : "text.secondary");
