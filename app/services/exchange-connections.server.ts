@@ -368,32 +368,37 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
   }
 }
 
-/** POST /api/credentials/save-settings: the sandbox switch of the trading connection. */
+/** POST /api/credentials/save-settings: the sandbox switch of the trading connection. One transaction. */
 export async function saveCredentialSettings(db: Kysely<DB>, config: CredentialsConfig, sandbox: boolean, by: string): Promise<SaveOutcome> {
-  return db.transaction().execute(async (trx): Promise<SaveOutcome> => {
-    await lockCredentials(trx);
-    const primary = await getPrimaryConnection(trx, { forUpdate: true });
-    if (!primary) {
-      const env = envCredentials(config);
-      if (env && env.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
-      return {
-        success: false,
-        title: "Save Failed",
-        error: env
-          ? "These credentials come from the environment: change COINBASE_SANDBOX and restart, or save an API key and secret here"
-          : "No API credentials are saved yet: enter your API key and secret first",
-        status: 400,
-      };
-    }
-    if (primary.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
-    await updateExchangeConnection(trx, primary.id, { sandbox });
-    await logChange(trx, sandbox ? "info" : "warning", `Sandbox mode of "${primary.accountName}" turned ${sandbox ? "on" : "off (live trading)"} by ${by}`, {
-      exchangeId: primary.id,
-      accountName: primary.accountName,
-      sandbox,
+  try {
+    return await db.transaction().execute(async (trx): Promise<SaveOutcome> => {
+      await lockCredentials(trx);
+      const primary = await getPrimaryConnection(trx, { forUpdate: true });
+      if (!primary) {
+        const env = envCredentials(config);
+        if (env && env.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
+        return {
+          success: false,
+          title: "Save Failed",
+          error: env
+            ? "These credentials come from the environment: change COINBASE_SANDBOX and restart, or save an API key and secret here"
+            : "No API credentials are saved yet: enter your API key and secret first",
+          status: 400,
+        };
+      }
+      if (primary.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
+      await updateExchangeConnection(trx, primary.id, { sandbox });
+      await logChange(trx, sandbox ? "info" : "warning", `Sandbox mode of "${primary.accountName}" turned ${sandbox ? "on" : "off (live trading)"} by ${by}`, {
+        exchangeId: primary.id,
+        accountName: primary.accountName,
+        sandbox,
+      });
+      return { success: true, message: sandbox ? "Sandbox mode is on: orders are paper orders." : "Sandbox mode is off: orders are sent to Coinbase for real." };
     });
-    return { success: true, message: sandbox ? "Sandbox mode is on: orders are paper orders." : "Sandbox mode is off: orders are sent to Coinbase for real." };
-  });
+  } catch (error) {
+    console.error(`saving the sandbox setting failed: ${(error as Error).message}`);
+    return { success: false, title: "Save Error", error: "The settings could not be saved: please try again", status: 500 };
+  }
 }
 
 export const NO_CREDENTIALS_MESSAGE =

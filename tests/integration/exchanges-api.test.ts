@@ -6,7 +6,8 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
-import { NO_CREDENTIALS_MESSAGE, saveCredentials } from "#app/services/exchange-connections.server.ts";
+import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from "#app/services/exchange-connections.server.ts";
+import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
 import { credentialsVersion, getTradingCredentials } from "#app/services/credentials.server.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
@@ -408,5 +409,28 @@ describe.each(testDialects())("credentials from the environment on %s", (dialect
     const saved = await app.fetch("/api/credentials/save", { method: "POST", cookie: admin, json: { apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true } });
     expect(saved.status).toBe(200);
     expect(await getTradingCredentials(app.database.db, app.config)).toMatchObject({ source: "settings", apiKey: unknownKey.apiKey, sandbox: true });
+  });
+});
+
+describe("credentials saves when the database fails", () => {
+  // A database that refuses to open a transaction: both saves answer 'Save Error' (500) with
+  // a message that names no secret, instead of throwing into the route.
+  const broken = { transaction: () => { throw new Error("database unavailable"); } } as never;
+  const config = { appSecret: "unit-app-secret-0123456789abcdef0123456789", COINBASE_API_KEY: undefined, COINBASE_API_SECRET: undefined, COINBASE_SANDBOX: true };
+
+  test("saveCredentials and saveCredentialSettings answer Save Error", async () => {
+    allowConsoleError();
+    expect(await saveCredentials(broken, config, { apiKey: "some-key", apiSecret: "some-secret-value", sandbox: true }, "admin")).toEqual({
+      success: false,
+      title: "Save Error",
+      error: "The credentials could not be saved: please try again",
+      status: 500,
+    });
+    expect(await saveCredentialSettings(broken, config, false, "admin")).toEqual({
+      success: false,
+      title: "Save Error",
+      error: "The settings could not be saved: please try again",
+      status: 500,
+    });
   });
 });

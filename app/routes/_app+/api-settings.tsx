@@ -48,11 +48,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   if (intent === "save-settings") {
-    const outcome = await saveCredentialSettings(context.db, context.config, form.get("sandbox") === "on", user.username).catch((error: Error) => {
-      console.warn(`saving the sandbox setting failed: ${error.message}`);
-      return null;
-    });
-    if (!outcome) return refused("Save Error", "The settings could not be saved: please try again", 500);
+    const outcome = await saveCredentialSettings(context.db, context.config, form.get("sandbox") === "on", user.username);
     if (!outcome.success) return refused(outcome.title, outcome.error, outcome.status);
     return redirectWithToast(context, "/api-settings", { title: "Settings Saved", description: outcome.message }, { headers: NO_STORE });
   }
