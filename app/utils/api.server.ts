@@ -1,8 +1,11 @@
 // Helpers for the JSON resource routes under /api.
 import { type AppLoadContext, type LoaderFunctionArgs, json } from "@remix-run/node";
 
+/** Answers that must never be cached (server.ts also sets it on any answer without a Cache-Control). */
+export const NO_STORE = { "Cache-Control": "no-store" };
+
 export function jsonError(status: number, error: string, extra: Record<string, unknown> = {}) {
-  return json({ error, ...extra }, { status, headers: { "Cache-Control": "no-store" } });
+  return json({ error, ...extra }, { status, headers: NO_STORE });
 }
 
 /** Throws a 405 unless the request uses one of the methods. */

@@ -21,8 +21,8 @@ import {
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);

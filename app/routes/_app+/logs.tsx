@@ -9,11 +9,12 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const logs = await listActivityLogs(context.db, { limit: LOGS_SCREEN_LIMIT });
-  return json({ logs }, { headers: { "Cache-Control": "no-store" } });
+  return json({ logs }, { headers: NO_STORE });
 }
 
 export default function Page() {

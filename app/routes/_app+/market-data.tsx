@@ -8,6 +8,7 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { type MarketTab, type MarketView, MarketDataScreen, type PairFilter } from "#app/components/market-data/market-data-screen.tsx";
 import { type MarketProduct, type MarketProductDetails, type MarketSummary, getMarketProduct, getMarketProducts, getMarketSummary } from "#app/services/market-data.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 const TABS: MarketTab[] = ["overview", "pairs", "details"];
 const FILTERS: PairFilter[] = ["all", "gainers", "losers"];
@@ -33,7 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } catch (error) {
     loadError = `Market data unavailable: ${(error as Error).message}`;
   }
-  return json({ view, summary, products, details, loadError }, { headers: { "Cache-Control": "no-store" } });
+  return json({ view, summary, products, details, loadError }, { headers: NO_STORE });
 }
 
 export default function Page() {

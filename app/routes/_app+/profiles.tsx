@@ -12,8 +12,8 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { type ProfileView, createProfile, deleteProfile, listProfileViews, transferFunds } from "#app/services/profiles.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 const DIALOGS: DialogKind[] = ["create", "transfer", "delete"];
 const FALLBACKS: Record<DialogKind, string> = {
   create: "Failed to create profile",

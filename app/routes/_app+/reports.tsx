@@ -12,8 +12,8 @@ import { listProfileViews } from "#app/services/profiles.server.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -13,8 +13,8 @@ import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);

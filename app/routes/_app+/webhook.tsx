@@ -43,9 +43,9 @@ import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 const HEALTH_POLL_MS = 30_000;
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);

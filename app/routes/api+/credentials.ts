@@ -3,8 +3,9 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getCredentialsSummary } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  return json(await getCredentialsSummary(context.db, context.config), { headers: { "Cache-Control": "no-store" } });
+  return json(await getCredentialsSummary(context.db, context.config), { headers: NO_STORE });
 }

@@ -4,10 +4,9 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { UpdateExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { deleteExchange, getExchangeView, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 const NOT_FOUND = "Exchange not found";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {

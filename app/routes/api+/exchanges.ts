@@ -5,10 +5,9 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { createExchange, listExchanges } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, jsonError, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
+import { firstIssue, jsonError, NO_STORE, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

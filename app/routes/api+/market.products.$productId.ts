@@ -2,7 +2,7 @@
 // ask and mid-market price; 404 JSON for a product the exchange does not list.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getMarketProduct } from "#app/services/market-data.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -11,7 +11,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   try {
     const product = await getMarketProduct(context.db, productId);
     if (!product) return jsonError(404, `Product ${productId} not found`);
-    return json(product, { headers: { "Cache-Control": "no-store" } });
+    return json(product, { headers: NO_STORE });
   } catch (error) {
     return jsonError(502, `Market data unavailable: ${(error as Error).message}`);
   }

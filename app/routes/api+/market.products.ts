@@ -2,13 +2,13 @@
 // exchange's products (SPEC.md §3 Market product), from the per-process cache.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getMarketProducts } from "#app/services/market-data.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    return json(await getMarketProducts(context.db), { headers: { "Cache-Control": "no-store" } });
+    return json(await getMarketProducts(context.db), { headers: NO_STORE });
   } catch (error) {
     return jsonError(502, `Market data unavailable: ${(error as Error).message}`);
   }

@@ -2,13 +2,13 @@
 // cards of SPEC.md §9 and the top 5 gainers and losers by 24 h change.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getMarketSummary } from "#app/services/market-data.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    return json(await getMarketSummary(context.db), { headers: { "Cache-Control": "no-store" } });
+    return json(await getMarketSummary(context.db), { headers: NO_STORE });
   } catch (error) {
     return jsonError(502, `Market data unavailable: ${(error as Error).message}`);
   }

@@ -2,13 +2,13 @@
 // margin used, unrealized and realized P&L, open positions (docs/decisions/006-portfolio-summary.md).
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPortfolioSummary } from "#app/services/positions.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    return json(await getPortfolioSummary(context.db), { headers: { "Cache-Control": "no-store" } });
+    return json(await getPortfolioSummary(context.db), { headers: NO_STORE });
   } catch (error) {
     return jsonError(502, `Portfolio summary unavailable: ${(error as Error).message}`);
   }

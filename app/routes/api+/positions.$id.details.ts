@@ -3,12 +3,12 @@
 // position, the exchange label and metrics.feesPaid / markPrice. 404 JSON for an unknown id.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPositionDetails } from "#app/services/positions.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const details = await getPositionDetails(context.db, params.id ?? "");
   if (!details) return jsonError(404, "Position not found");
-  return json(details, { headers: { "Cache-Control": "no-store" } });
+  return json(details, { headers: NO_STORE });
 }

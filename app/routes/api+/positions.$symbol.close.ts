@@ -4,7 +4,7 @@
 // while the emergency stop is on.
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { requestClosePosition } from "#app/services/positions.server.ts";
-import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
@@ -14,5 +14,5 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const result = await requestClosePosition(context.db, params.symbol ?? "", user.username);
   if (!result.ok) return jsonError(result.status, result.error, { success: false });
-  return json({ success: true, message: result.message, jobId: result.jobId }, { headers: { "Cache-Control": "no-store" } });
+  return json({ success: true, message: result.message, jobId: result.jobId }, { headers: NO_STORE });
 }

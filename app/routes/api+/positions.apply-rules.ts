@@ -2,7 +2,7 @@
 // every open position by its source. Answers { appliedCount, totalPositions }.
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { applyRulesToOpenPositions } from "#app/services/positions.server.ts";
-import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
@@ -10,5 +10,5 @@ export const loader = getNotAllowedLoader(requireAdmin);
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
-  return json(await applyRulesToOpenPositions(context.db, user.username), { headers: { "Cache-Control": "no-store" } });
+  return json(await applyRulesToOpenPositions(context.db, user.username), { headers: NO_STORE });
 }

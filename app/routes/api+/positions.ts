@@ -3,8 +3,9 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  return json(await listPositionViews(context.db), { headers: { "Cache-Control": "no-store" } });
+  return json(await listPositionViews(context.db), { headers: NO_STORE });
 }

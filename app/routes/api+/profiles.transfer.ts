@@ -4,7 +4,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { TransferSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { transferFunds } from "#app/services/profiles.server.ts";
-import { firstIssue, getNotAllowedLoader, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, getNotAllowedLoader, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
@@ -20,5 +20,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const result = await transferFunds(context.db, parsed.data, user.username);
   if (!result.ok) return jsonError(result.status, result.error, { success: false });
-  return json({ success: true, message: result.value.message }, { headers: { "Cache-Control": "no-store" } });
+  return json({ success: true, message: result.value.message }, { headers: NO_STORE });
 }

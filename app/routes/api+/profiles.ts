@@ -4,10 +4,9 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { CreateProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { createProfile, listProfileViews } from "#app/services/profiles.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
-const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

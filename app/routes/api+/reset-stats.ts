@@ -2,7 +2,7 @@
 // transaction. Answers { success, message }.
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { resetStatistics } from "#app/services/positions.server.ts";
-import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
@@ -11,5 +11,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const result = await resetStatistics(context.db, user.username);
-  return json({ success: result.success, message: result.message }, { headers: { "Cache-Control": "no-store" } });
+  return json({ success: result.success, message: result.message }, { headers: NO_STORE });
 }

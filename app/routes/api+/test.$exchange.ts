@@ -4,7 +4,7 @@
 // Any other exchange name is 404: Coinbase is the only supported exchange.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { coinbaseTester, testTradingCredentials } from "#app/services/exchange-connections.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -14,5 +14,5 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const body = outcome.success
     ? { success: true, message: outcome.message, source: outcome.source }
     : { success: false, error: outcome.message, message: outcome.message, source: outcome.source };
-  return json(body, { headers: { "Cache-Control": "no-store" } });
+  return json(body, { headers: NO_STORE });
 }

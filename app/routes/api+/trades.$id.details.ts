@@ -3,14 +3,14 @@
 // unknown id.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getTradeDetails } from "#app/services/trade-details.server.ts";
-import { jsonError } from "#app/utils/api.server.ts";
+import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const details = await getTradeDetails(context.db, params.id ?? "");
   if (!details) return jsonError(404, "Trade not found");
-  return json(details, { headers: { "Cache-Control": "no-store" } });
+  return json(details, { headers: NO_STORE });
 }
 
 export async function action({ request }: ActionFunctionArgs) {

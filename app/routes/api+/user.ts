@@ -1,8 +1,9 @@
 // GET /api/user: the logged-in user, or 401.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { requireUser } from "#app/utils/auth.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  return json(user, { headers: { "Cache-Control": "no-store" } });
+  return json(user, { headers: NO_STORE });
 }

@@ -2,8 +2,9 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
+import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  return json(await getWebhookConfig(request, context), { headers: { "Cache-Control": "no-store" } });
+  return json(await getWebhookConfig(request, context), { headers: NO_STORE });
 }

@@ -3,7 +3,7 @@
 // the exchange's message. (A folder route: a file named *.test.ts is ignored as a test.)
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { coinbaseTester, testExchange } from "#app/services/exchange-connections.server.ts";
-import { getNotAllowedLoader, jsonError, requireMethod } from "#app/utils/api.server.ts";
+import { getNotAllowedLoader, jsonError, NO_STORE, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
@@ -13,5 +13,5 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   requireMethod(request, "POST");
   const outcome = await testExchange(context.db, context.config, params.id ?? "", user.username, coinbaseTester(context.db));
   if (!outcome) return jsonError(404, "Exchange not found");
-  return json(outcome, { headers: { "Cache-Control": "no-store" } });
+  return json(outcome, { headers: NO_STORE });
 }
