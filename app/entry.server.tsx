@@ -7,6 +7,7 @@ import { ThemeProvider } from "@mui/material/styles";
 import type { EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToReadableStream } from "react-dom/server.browser";
+import { leanStylesheetLink } from "./components/ui/lean-css.server.ts";
 import { createEmotionCache } from "./mui/emotion.ts";
 import { theme } from "./mui/theme.ts";
 
@@ -49,7 +50,9 @@ export default async function handleRequest(
     clearTimeout(timer);
   }
   const styles = constructStyleTagsFromChunks(extractCriticalToChunks(html));
-  html = html.replace(INSERTION_POINT, INSERTION_POINT + styles);
+  // The lean classes' stylesheet goes last: after React's <head> nodes (hydration tolerates
+  // trailing ones) and after emotion's, which the client cache inserts before it.
+  html = html.replace(INSERTION_POINT, INSERTION_POINT + styles + leanStylesheetLink());
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   return new Response(html, { status, headers: responseHeaders });

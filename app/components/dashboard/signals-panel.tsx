@@ -11,6 +11,7 @@ import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/utils/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { LeanChip, LeanIcon } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
 
@@ -18,9 +19,15 @@ export const SIGNALS_POLL_MS = 60_000;
 // MUI Box, Typography and Chip each: a styled component per element is what server rendering
 // the dashboard cost (docs/benchmarks.md, "Pages (T5)"). The chips' Tooltips mount after
 // hydration; before it the reason is the chip's aria-label, as a closed Tooltip renders it.
-// The stylesheet is rendered once by the page (./dashboard-styles.tsx).
 const ARROW_UP = "m4 12 1.41 1.41L11 7.83V20h2V7.83l5.58 5.59L20 12l-8-8z";
 const ARROW_DOWN = "m20 12-1.41-1.41L13 16.17V4h-2v12.17l-5.58-5.59L4 12l8 8z";
+
+const S = leanSheet("signal", {
+  row: { display: "flex", gap: 1.5, py: 1.25, borderBottom: "1px solid", borderColor: "divider" },
+  icon: { pt: 0.25 },
+  main: { flex: 1, minWidth: 0 },
+  head: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap" },
+});
 
 function StatusBadge({ signal, hydrated }: { signal: Signal; hydrated: boolean }) {
   if (signal.processed) return <LeanChip color="success" label="EXECUTED" />;
@@ -54,12 +61,12 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
           signals.map((signal) => {
             const buy = signal.action === "buy";
             return (
-              <div key={signal.id} data-testid="signal-row" className="pd-signal">
-                <div className={buy ? "pd-signal-icon pd-c-primary" : "pd-signal-icon pd-c-error"}>
+              <div key={signal.id} data-testid="signal-row" className={S.row}>
+                <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
                   <LeanIcon d={buy ? ARROW_UP : ARROW_DOWN} medium />
                 </div>
-                <div className="pd-signal-main">
-                  <div className="pd-signal-head">
+                <div className={S.main}>
+                  <div className={S.head}>
                     <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
                     <StatusBadge signal={signal} hydrated={hydrated} />
                     <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>

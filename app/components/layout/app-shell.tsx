@@ -1,58 +1,158 @@
-import AccountBalanceIcon from "@mui/icons-material/AccountBalance";
-import ArticleIcon from "@mui/icons-material/Article";
-import AssessmentIcon from "@mui/icons-material/Assessment";
-import CandlestickChartIcon from "@mui/icons-material/CandlestickChart";
-import DashboardIcon from "@mui/icons-material/Dashboard";
-import HistoryIcon from "@mui/icons-material/History";
-import KeyIcon from "@mui/icons-material/Key";
-import MenuIcon from "@mui/icons-material/Menu";
-import PeopleIcon from "@mui/icons-material/People";
-import RuleIcon from "@mui/icons-material/Rule";
-import ShowChartIcon from "@mui/icons-material/ShowChart";
-import SwapHorizIcon from "@mui/icons-material/SwapHoriz";
-import TouchAppIcon from "@mui/icons-material/TouchApp";
-import WebhookIcon from "@mui/icons-material/Webhook";
-import AppBar from "@mui/material/AppBar";
-import Box from "@mui/material/Box";
+// The shell around every signed-in screen: header, sidebar and the status block. It is on
+// every page, so it renders plain elements with lean classes (components/ui/lean-sheet.ts)
+// rather than MUI's AppBar, Drawer and List: a styled component per element on every server
+// render was most of a small page's cost (docs/benchmarks.md, "Pages (T5)"). The rules
+// follow what those MUI components render with the app's theme. The phone-sized menu is
+// still MUI's temporary Drawer, which renders nothing until opened.
 import Button from "@mui/material/Button";
-import Chip from "@mui/material/Chip";
-import Divider from "@mui/material/Divider";
 import Drawer from "@mui/material/Drawer";
-import IconButton from "@mui/material/IconButton";
-import List from "@mui/material/List";
-import ListItemButton from "@mui/material/ListItemButton";
-import ListItemIcon from "@mui/material/ListItemIcon";
-import ListItemText from "@mui/material/ListItemText";
-import ListSubheader from "@mui/material/ListSubheader";
-import Stack from "@mui/material/Stack";
-import Toolbar from "@mui/material/Toolbar";
-import Typography from "@mui/material/Typography";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
+import { theme } from "#app/mui/theme.ts";
 import { Logo } from "../logo.tsx";
 import { useToast } from "../toaster.tsx";
+import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
 import { SystemStatusBlock } from "./system-status.tsx";
 
 export const DRAWER_WIDTH = 248;
 export const PLATFORM_TITLE = "Futures Trading Automation";
 
-const ICONS: Record<string, ReactNode> = {
-  dashboard: <DashboardIcon />,
-  positions: <ShowChartIcon />,
-  exchanges: <SwapHorizIcon />,
-  webhook: <WebhookIcon />,
-  api: <KeyIcon />,
-  rules: <RuleIcon />,
-  history: <HistoryIcon />,
-  manual: <TouchAppIcon />,
-  logs: <ArticleIcon />,
-  market: <CandlestickChartIcon />,
-  profiles: <PeopleIcon />,
-  reports: <AssessmentIcon />,
-  balance: <AccountBalanceIcon />,
+// The Material icons' paths (what @mui/icons-material draws for each entry).
+const ICONS: Record<string, string> = {
+  dashboard: "M3 13h8V3H3zm0 8h8v-6H3zm10 0h8V11h-8zm0-18v6h8V3z",
+  positions: "m3.5 18.49 6-6.01 4 4L22 6.92l-1.41-1.41-7.09 7.97-4-4L2 16.99z",
+  exchanges: "M6.99 11 3 15l3.99 4v-3H14v-2H6.99zM21 9l-3.99-4v3H10v2h7.01v3z",
+  webhook:
+    "M10 15h5.88c.27-.31.67-.5 1.12-.5.83 0 1.5.67 1.5 1.5s-.67 1.5-1.5 1.5c-.44 0-.84-.19-1.12-.5H11.9c-.46 2.28-2.48 4-4.9 4-2.76 0-5-2.24-5-5 0-2.42 1.72-4.44 4-4.9v2.07c-1.16.41-2 1.53-2 2.83 0 1.65 1.35 3 3 3s3-1.35 3-3zm2.5-11c1.65 0 3 1.35 3 3h2c0-2.76-2.24-5-5-5s-5 2.24-5 5c0 1.43.6 2.71 1.55 3.62l-2.35 3.9c-.68.14-1.2.75-1.2 1.48 0 .83.67 1.5 1.5 1.5s1.5-.67 1.5-1.5c0-.16-.02-.31-.07-.45l3.38-5.63C10.49 9.61 9.5 8.42 9.5 7c0-1.65 1.35-3 3-3m4.5 9c-.64 0-1.23.2-1.72.54l-3.05-5.07C11.53 8.35 11 7.74 11 7c0-.83.67-1.5 1.5-1.5S14 6.17 14 7c0 .15-.02.29-.06.43l2.19 3.65c.28-.05.57-.08.87-.08 2.76 0 5 2.24 5 5s-2.24 5-5 5c-1.85 0-3.47-1.01-4.33-2.5h2.67c.48.32 1.05.5 1.66.5 1.65 0 3-1.35 3-3s-1.35-3-3-3",
+  api: "M21 10h-8.35C11.83 7.67 9.61 6 7 6c-3.31 0-6 2.69-6 6s2.69 6 6 6c2.61 0 4.83-1.67 5.65-4H13l2 2 2-2 2 2 4-4.04zM7 15c-1.65 0-3-1.35-3-3s1.35-3 3-3 3 1.35 3 3-1.35 3-3 3",
+  rules: "M16.54 11 13 7.46l1.41-1.41 2.12 2.12 4.24-4.24 1.41 1.41zM11 7H2v2h9zm10 6.41L19.59 12 17 14.59 14.41 12 13 13.41 15.59 16 13 18.59 14.41 20 17 17.41 19.59 20 21 18.59 18.41 16zM11 15H2v2h9z",
+  history:
+    "M13 3c-4.97 0-9 4.03-9 9H1l3.89 3.89.07.14L9 12H6c0-3.87 3.13-7 7-7s7 3.13 7 7-3.13 7-7 7c-1.93 0-3.68-.79-4.94-2.06l-1.42 1.42C8.27 19.99 10.51 21 13 21c4.97 0 9-4.03 9-9s-4.03-9-9-9m-1 5v5l4.28 2.54.72-1.21-3.5-2.08V8z",
+  manual:
+    "M9 11.24V7.5C9 6.12 10.12 5 11.5 5S14 6.12 14 7.5v3.74c1.21-.81 2-2.18 2-3.74C16 5.01 13.99 3 11.5 3S7 5.01 7 7.5c0 1.56.79 2.93 2 3.74m9.84 4.63-4.54-2.26c-.17-.07-.35-.11-.54-.11H13v-6c0-.83-.67-1.5-1.5-1.5S10 6.67 10 7.5v10.74c-3.6-.76-3.54-.75-3.67-.75-.31 0-.59.13-.79.33l-.79.8 4.94 4.94c.27.27.65.44 1.06.44h6.79c.75 0 1.33-.55 1.44-1.28l.75-5.27c.01-.07.02-.14.02-.2 0-.62-.38-1.16-.91-1.38",
+  logs: "M19 3H5c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h14c1.1 0 2-.9 2-2V5c0-1.1-.9-2-2-2m-5 14H7v-2h7zm3-4H7v-2h10zm0-4H7V7h10z",
+  market: "M9 4H7v2H5v12h2v2h2v-2h2V6H9zm10 4h-2V4h-2v4h-2v7h2v5h2v-5h2z",
+  profiles:
+    "M16 11c1.66 0 2.99-1.34 2.99-3S17.66 5 16 5s-3 1.34-3 3 1.34 3 3 3m-8 0c1.66 0 2.99-1.34 2.99-3S9.66 5 8 5 5 6.34 5 8s1.34 3 3 3m0 2c-2.33 0-7 1.17-7 3.5V19h14v-2.5c0-2.33-4.67-3.5-7-3.5m8 0c-.29 0-.62.02-.97.05 1.16.84 1.97 1.97 1.97 3.45V19h6v-2.5c0-2.33-4.67-3.5-7-3.5",
+  reports: "M19 3H5c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h14c1.1 0 2-.9 2-2V5c0-1.1-.9-2-2-2M9 17H7v-7h2zm4 0h-2V7h2zm4 0h-2v-4h2z",
 };
+const MENU_ICON = "M3 18h18v-2H3zm0-5h18v-2H3zm0-7v2h18V6z";
+
+// MUI's Toolbar: 56 px, 48 px on a landscape phone, 64 px from "sm" up. (The sx engine puts
+// breakpoint blocks first, so the landscape rule names its own width range.)
+const toolbarHeight = {
+  minHeight: 56,
+  [theme.breakpoints.up("sm")]: { minHeight: 64 },
+  [`@media (orientation: landscape) and (max-width:${theme.breakpoints.values.sm - 0.05}px)`]: { minHeight: 48 },
+};
+const paper = { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none" };
+
+const S = leanSheet("shell", {
+  root: { display: "flex", minHeight: "100vh" },
+  bar: {
+    ...paper,
+    display: "flex",
+    flexDirection: "column",
+    width: "100%",
+    boxSizing: "border-box",
+    flexShrink: 0,
+    position: "fixed",
+    zIndex: theme.zIndex.appBar,
+    top: 0,
+    left: "auto",
+    right: 0,
+    borderBottom: 1,
+    borderColor: "divider",
+    "@media print": { position: "absolute" },
+    [theme.breakpoints.up("md")]: { width: `calc(100% - ${DRAWER_WIDTH}px)`, ml: `${DRAWER_WIDTH}px` },
+  },
+  toolbar: { position: "relative", display: "flex", alignItems: "center", gap: 1.5, px: 2, [theme.breakpoints.up("sm")]: { px: 3 } },
+  toolbarHeight,
+  menuButton: {
+    display: "inline-flex",
+    alignItems: "center",
+    justifyContent: "center",
+    position: "relative",
+    boxSizing: "border-box",
+    bgcolor: "transparent",
+    outline: 0,
+    border: 0,
+    m: 0,
+    ml: "-12px",
+    p: 1,
+    borderRadius: "50%",
+    cursor: "pointer",
+    userSelect: "none",
+    verticalAlign: "middle",
+    appearance: "none",
+    color: "action.active",
+    fontSize: "1.5rem",
+    flex: "0 0 auto",
+    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
+    "&:hover": { bgcolor: "action.hover" },
+    "&:focus-visible": { bgcolor: "action.focus" },
+    [theme.breakpoints.up("md")]: { display: "none" },
+  },
+  phoneOnly: { [theme.breakpoints.up("md")]: { display: "none" } },
+  title: { flex: 1 },
+  user: { display: "flex", alignItems: "center", gap: 1 },
+  username: { display: "none", [theme.breakpoints.up("sm")]: { display: "block" } },
+  aside: { [theme.breakpoints.up("md")]: { width: DRAWER_WIDTH, flexShrink: 0 } },
+  docked: { flex: "0 0 auto", display: "none", [theme.breakpoints.up("md")]: { display: "block" } },
+  drawerPaper: {
+    ...paper,
+    overflowY: "auto",
+    display: "flex",
+    flexDirection: "column",
+    height: "100%",
+    flex: "1 0 auto",
+    zIndex: theme.zIndex.drawer,
+    position: "fixed",
+    top: 0,
+    left: 0,
+    outline: 0,
+    width: DRAWER_WIDTH,
+    boxSizing: "border-box",
+    borderRight: 1,
+    borderColor: "divider",
+  },
+  sidebar: { display: "flex", flexDirection: "column", height: "100%" },
+  brand: { display: "flex", alignItems: "center", gap: 1.5, px: 2.5, height: 64 },
+  divider: { m: 0, flexShrink: 0, borderWidth: 0, borderStyle: "solid", borderColor: "divider", borderBottomWidth: "thin" },
+  nav: { flex: 1, overflowY: "auto", py: 1 },
+  list: { listStyle: "none", m: 0, p: 0, position: "relative" },
+  subheader: { boxSizing: "border-box", color: "text.secondary", typography: "body2", fontWeight: 500, lineHeight: "32px", px: 2, mt: 1 },
+  link: {
+    display: "flex",
+    alignItems: "center",
+    justifyContent: "flex-start",
+    position: "relative",
+    boxSizing: "border-box",
+    minWidth: 0,
+    textAlign: "left",
+    textDecoration: "none",
+    color: "inherit",
+    outline: 0,
+    px: 2,
+    py: 0.5,
+    mx: 1,
+    mb: 0.25,
+    borderRadius: 1,
+    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
+    "&:hover": { bgcolor: "action.hover" },
+    "&:focus-visible": { bgcolor: "action.focus" },
+    '&[aria-current="page"]': { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
+    '&[aria-current="page"]:hover': {
+      bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity),
+    },
+  },
+  linkIcon: { minWidth: 36, color: "action.active", flexShrink: 0, display: "inline-flex" },
+  linkText: { flex: "1 1 auto", minWidth: 0, my: 0.5, display: "block" },
+  main: { flex: 1, minWidth: 0, p: 2, [theme.breakpoints.up("md")]: { p: 3 } },
+});
 
 interface ShellUser {
   username: string;
@@ -65,19 +165,14 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
       {items.map((item) => {
         const active = isActive(item, pathname);
         return (
-          <ListItemButton
-            key={item.to}
-            component={Link}
-            to={item.to}
-            prefetch="intent"
-            selected={active}
-            aria-current={active ? "page" : undefined}
-            onClick={onNavigate}
-            sx={{ borderRadius: 1, mx: 1, mb: 0.25 }}
-          >
-            <ListItemIcon sx={{ minWidth: 36 }}>{ICONS[item.icon]}</ListItemIcon>
-            <ListItemText primary={item.label} />
-          </ListItemButton>
+          <li key={item.to}>
+            <Link to={item.to} prefetch="intent" className={S.link} aria-current={active ? "page" : undefined} onClick={onNavigate}>
+              <span className={S.linkIcon}>
+                <LeanIcon d={ICONS[item.icon] ?? ""} medium />
+              </span>
+              <span className={cls(S.linkText, T.body2)}>{item.label}</span>
+            </Link>
+          </li>
         );
       })}
     </>
@@ -87,32 +182,23 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
 function Sidebar({ user, status, onNavigate }: { user: ShellUser; status: SystemStatusEntry[]; onNavigate?: () => void }) {
   const { pathname } = useLocation();
   return (
-    <Box sx={{ display: "flex", flexDirection: "column", height: "100%" }}>
-      <Stack direction="row" spacing={1.5} sx={{ alignItems: "center", px: 2.5, height: 64 }}>
+    <div className={S.sidebar}>
+      <div className={S.brand}>
         <Logo size={32} />
-        <Typography variant="h3" component="p">
-          PerpDesk
-        </Typography>
-      </Stack>
-      <Divider />
-      <Box component="nav" aria-label="Main navigation" sx={{ flex: 1, overflowY: "auto", py: 1 }}>
-        <List dense disablePadding>
+        <p className={T.h3}>PerpDesk</p>
+      </div>
+      <hr className={S.divider} />
+      <nav aria-label="Main navigation" className={S.nav}>
+        <ul className={S.list}>
           <NavList items={visibleItems(MAIN_NAV, user.role)} pathname={pathname} onNavigate={onNavigate} />
-        </List>
-        <List
-          dense
-          disablePadding
-          subheader={
-            <ListSubheader disableSticky sx={{ bgcolor: "transparent", lineHeight: "32px", mt: 1 }}>
-              More
-            </ListSubheader>
-          }
-        >
+        </ul>
+        <ul className={S.list}>
+          <li className={S.subheader}>More</li>
           <NavList items={visibleItems(MORE_NAV, user.role)} pathname={pathname} onNavigate={onNavigate} />
-        </List>
-      </Box>
+        </ul>
+      </nav>
       <SystemStatusBlock initial={status} />
-    </Box>
+    </div>
   );
 }
 
@@ -142,33 +228,28 @@ function LogoutButton() {
 export function AppShell({ user, status, children }: { user: ShellUser; status: SystemStatusEntry[]; children: ReactNode }) {
   const [mobileOpen, setMobileOpen] = useState(false);
   return (
-    <Box sx={{ display: "flex", minHeight: "100vh" }}>
-      <AppBar
-        position="fixed"
-        color="inherit"
-        elevation={0}
-        sx={{ width: { md: `calc(100% - ${DRAWER_WIDTH}px)` }, ml: { md: `${DRAWER_WIDTH}px` }, borderBottom: 1, borderColor: "divider", bgcolor: "background.paper" }}
-      >
-        <Toolbar sx={{ gap: 1.5 }}>
-          <IconButton edge="start" aria-label="Open navigation" onClick={() => setMobileOpen(true)} sx={{ display: { md: "none" } }}>
-            <MenuIcon />
-          </IconButton>
-          <Box sx={{ display: { md: "none" } }}>
+    <div className={S.root}>
+      <header className={S.bar}>
+        <div className={cls(S.toolbar, S.toolbarHeight)}>
+          <button type="button" className={S.menuButton} aria-label="Open navigation" onClick={() => setMobileOpen(true)}>
+            <LeanIcon d={MENU_ICON} medium />
+          </button>
+          <div className={S.phoneOnly}>
             <Logo size={28} />
-          </Box>
-          <Typography variant="h3" component="p" noWrap sx={{ flex: 1 }} data-testid="platform-title">
+          </div>
+          <p className={cls(T.h3, T.noWrap, S.title)} data-testid="platform-title">
             {PLATFORM_TITLE}
-          </Typography>
-          <Stack sx={{ alignItems: "center" }} direction="row" spacing={1}>
-            <Typography data-testid="header-username" sx={{ display: { xs: "none", sm: "block" } }}>
+          </p>
+          <div className={S.user}>
+            <p className={cls(T.body1, S.username)} data-testid="header-username">
               {user.username}
-            </Typography>
-            {user.role === "admin" ? <Chip label="admin" size="small" color="primary" variant="outlined" /> : null}
-          </Stack>
+            </p>
+            {user.role === "admin" ? <LeanChip label="admin" color="primary" variant="outlined" /> : null}
+          </div>
           <LogoutButton />
-        </Toolbar>
-      </AppBar>
-      <Box component="aside" sx={{ width: { md: DRAWER_WIDTH }, flexShrink: { md: 0 } }}>
+        </div>
+      </header>
+      <aside className={S.aside}>
         <Drawer
           variant="temporary"
           open={mobileOpen}
@@ -178,19 +259,16 @@ export function AppShell({ user, status, children }: { user: ShellUser; status: 
         >
           <Sidebar user={user} status={status} onNavigate={() => setMobileOpen(false)} />
         </Drawer>
-        <Drawer
-          variant="permanent"
-          open
-          data-testid="sidebar"
-          sx={{ display: { xs: "none", md: "block" }, "& .MuiDrawer-paper": { width: DRAWER_WIDTH, boxSizing: "border-box" } }}
-        >
-          <Sidebar user={user} status={status} />
-        </Drawer>
-      </Box>
-      <Box component="main" sx={{ flex: 1, minWidth: 0, p: { xs: 2, md: 3 } }}>
-        <Toolbar />
+        <div className={S.docked} data-testid="sidebar">
+          <div className={S.drawerPaper}>
+            <Sidebar user={user} status={status} />
+          </div>
+        </div>
+      </aside>
+      <main className={S.main}>
+        <div className={S.toolbarHeight} />
         {children}
-      </Box>
-    </Box>
+      </main>
+    </div>
   );
 }

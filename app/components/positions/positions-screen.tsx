@@ -25,7 +25,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, LeanStyles, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, cls } from "../ui/lean.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
@@ -151,7 +151,6 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <TableContainer component={Paper} variant="outlined">
-      <LeanStyles />
       <Table size="small" data-testid="positions-table">
         <TableHead>
           <TableRow>

@@ -25,7 +25,7 @@ import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortO
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, LeanStyles, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, cls } from "../ui/lean.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
@@ -62,7 +62,6 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <TableContainer>
-      <LeanStyles />
       <Table size="small" aria-label="Trade history" data-testid="trade-history-table" sx={{ "& th, & td": { px: 1 } }}>
         <TableHead>
           <TableRow>

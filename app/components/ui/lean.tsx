@@ -4,13 +4,13 @@
 // what MUI 9 renders for TableRow (hover), TableCell (body, small), Typography (body1, body2,
 // caption), Stack (row, spacing 1), Chip (small, filled and outlined), IconButton (small) and
 // SvgIcon, all from the app's theme, so the page looks the same, pixel for pixel
-// (docs/benchmarks.md, "Pages (T5)"). Render <LeanStyles /> once per page that uses these
-// classes (React renders the <style> in place, on the server and on client navigations
-// alike). Interactive MUI parts (Tooltip, IconButton's ripple) are swapped in after
+// (docs/benchmarks.md, "Pages (T5)"). The rules live in the global lean stylesheet
+// (./lean-sheet.ts), which every document links. Interactive MUI parts (Tooltip, IconButton's ripple) are swapped in after
 // hydration: without JavaScript they do nothing anyway.
 import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes } from "react";
 import Tooltip from "@mui/material/Tooltip";
 import { theme } from "#app/mui/theme.ts";
+import { leanRawCss, leanSheet } from "./lean-sheet.ts";
 
 type Decls = Record<string, string | number | undefined>;
 
@@ -122,11 +122,7 @@ const CSS = [
   rule(".pd-icon.pd-icon-md", { fontSize: theme.typography.pxToRem(24) }),
 ].join("");
 
-/** The stylesheet for the pd-* classes (about 4 KB); `extra`: a component's own rules. */
-export function LeanStyles({ extra = "" }: { extra?: string }) {
-  // As HTML: React would escape the ">" of the child selectors in a text child.
-  return <style data-lean="" dangerouslySetInnerHTML={{ __html: CSS + extra }} />;
-}
+leanRawCss("rows", CSS);
 
 /** SPEC.md §4's trade status colours: completed and executed green, pending secondary, failed destructive, others outline. */
 export function tradeStatusColor(status: string): LeanColor | undefined {
@@ -179,3 +175,21 @@ export function LeanIconButton({ children, ...rest }: ButtonHTMLAttributes<HTMLB
     </button>
   );
 }
+
+/**
+ * Typography without a styled component: `T.h3`, `T.body2`, … are MUI's variants from the
+ * theme (margin 0, as Typography renders them), `T.muted` its text.secondary colour.
+ */
+export const T = leanSheet("t", {
+  h1: { typography: "h1", m: 0 },
+  h2: { typography: "h2", m: 0 },
+  h3: { typography: "h3", m: 0 },
+  subtitle1: { typography: "subtitle1", m: 0 },
+  subtitle2: { typography: "subtitle2", m: 0 },
+  body1: { typography: "body1", m: 0 },
+  body2: { typography: "body2", m: 0 },
+  caption: { typography: "caption", m: 0 },
+  muted: { color: "text.secondary" },
+  noWrap: { overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" },
+  num: { fontVariantNumeric: "tabular-nums" },
+});

@@ -1,6 +1,5 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { DashboardStyles } from "#app/components/dashboard/dashboard-styles.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { DashboardScreen } from "#app/components/screens/dashboard.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
@@ -17,12 +16,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function Page() {
-  return (
-    <>
-      <DashboardStyles />
-      <DashboardScreen data={useLoaderData<typeof loader>()} />
-    </>
-  );
+  return <DashboardScreen data={useLoaderData<typeof loader>()} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · PerpDesk" }];
