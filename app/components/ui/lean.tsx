@@ -7,7 +7,7 @@
 // (docs/benchmarks.md, "Pages (T5)"). The rules live in the global lean stylesheet
 // (./lean-sheet.ts), which every document links. Interactive MUI parts (Tooltip, IconButton's ripple) are swapped in after
 // hydration: without JavaScript they do nothing anyway.
-import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes } from "react";
+import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes, type ReactNode } from "react";
 import Tooltip from "@mui/material/Tooltip";
 import { theme } from "#app/mui/theme.ts";
 import { leanRawCss, leanSheet } from "./lean-sheet.ts";
@@ -193,3 +193,45 @@ export const T = leanSheet("t", {
   noWrap: { overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" },
   num: { fontVariantNumeric: "tabular-nums" },
 });
+
+/** MUI's outlined Card, CardHeader and CardContent (see LeanCard). */
+export const CARD = leanSheet("card", {
+  root: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", borderRadius: 1, border: 1, borderColor: "divider", overflow: "hidden" },
+  header: { display: "flex", alignItems: "center", p: 2 },
+  headerText: { flex: "1 1 auto", minWidth: 0 },
+  action: { flex: "0 0 auto", alignSelf: "flex-start", mt: -0.5, mr: -1, mb: -0.5 },
+  subheader: { display: "block" },
+  content: { p: 2, "&:last-child": { pb: 3 } },
+  /** CardContent right under a header: no top padding (the app's `sx={{ pt: 0 }}`). */
+  flush: { pt: 0 },
+});
+
+/**
+ * An outlined MUI Card with an optional header (title as an h2 in the h3 style, subheader,
+ * action) and one content block, as plain elements. `contentClassName` adds to the content's
+ * classes (CARD.flush under a header is the usual one).
+ */
+export function LeanCard({
+  title,
+  subheader,
+  action,
+  children,
+  contentClassName,
+  className,
+  ...rest
+}: { title?: ReactNode; subheader?: ReactNode; action?: ReactNode; contentClassName?: string } & HTMLAttributes<HTMLDivElement>) {
+  return (
+    <div className={cls(CARD.root, className)} {...rest}>
+      {title !== undefined ? (
+        <div className={CARD.header}>
+          <div className={CARD.headerText}>
+            <h2 className={T.h3}>{title}</h2>
+            {subheader ? <span className={cls(T.body2, T.muted, CARD.subheader)}>{subheader}</span> : null}
+          </div>
+          {action ? <div className={CARD.action}>{action}</div> : null}
+        </div>
+      ) : null}
+      <div className={cls(CARD.content, contentClassName)}>{children}</div>
+    </div>
+  );
+}
