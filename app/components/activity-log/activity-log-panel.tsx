@@ -3,23 +3,18 @@
 // (type, level, Clear All, Apply) that queries GET /api/logs; a Clear filters link; Export to
 // CSV of what is shown. Server-rendered entries seed the query, so it renders without
 // JavaScript; live `activity_log` messages refresh it through the query registry.
-import DownloadIcon from "@mui/icons-material/Download";
-import FilterListIcon from "@mui/icons-material/FilterList";
 import Alert from "@mui/material/Alert";
 import Badge from "@mui/material/Badge";
-import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
-import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
 import Link from "@mui/material/Link";
-import Paper from "@mui/material/Paper";
-import Stack from "@mui/material/Stack";
-import Typography from "@mui/material/Typography";
 import { useCallback, useEffect, useState } from "react";
 import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatDateTime } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
+import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 import {
   type ActivityLog,
   type LogFilters,
@@ -39,6 +34,101 @@ export const DASHBOARD_LOG_LIMIT = 20;
 export const DASHBOARD_LOG_POLL_MS = 90_000;
 export const LOGS_SCREEN_LIMIT = 100;
 export const LOGS_SCREEN_POLL_MS = 30_000;
+
+// The panel and its entries are plain elements with the lean classes (components/ui/lean.tsx)
+// instead of an MUI Paper, Stack, Typography, Box and Chip each: a styled component per
+// element is what server rendering the Logs screen's 100 entries cost (docs/benchmarks.md,
+// "Pages (T5)"). The rules copy what MUI renders for them, so the panel looks the same. The
+// Buttons, the Filter dialog and what only shows after hydration (the filters' Badge and Clear
+// link, the error Alert, the spinner) stay MUI.
+const FILTER_ICON = "M10 18h4v-2h-4zM3 6v2h18V6zm3 7h12v-2H6z";
+const DOWNLOAD_ICON = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
+
+const S = leanSheet("actlog", {
+  // Paper, variant outlined, sx p 2.
+  panel: {
+    bgcolor: "background.paper",
+    color: "text.primary",
+    backgroundImage: "none",
+    borderRadius: 1,
+    border: 1,
+    borderColor: "divider",
+    p: 2,
+  },
+  // Stack, row, spacing 1, useFlexGap.
+  bar: {
+    display: "flex",
+    flexDirection: "row",
+    gap: 1,
+    alignItems: "center",
+    flexWrap: "wrap",
+    mb: 1.5,
+  },
+  grow: { flex: 1 },
+  // Badge's root (with an invisible badge).
+  badge: {
+    position: "relative",
+    display: "inline-flex",
+    verticalAlign: "middle",
+    flexShrink: 0,
+  },
+  loading: {
+    display: "flex",
+    flexDirection: "row",
+    gap: 1.5,
+    alignItems: "center",
+    justifyContent: "center",
+    py: 4,
+  },
+  empty: { py: 4, textAlign: "center" },
+  list: {
+    listStyle: "none",
+    m: 0,
+    p: 0,
+    maxHeight: "24rem",
+    overflowY: "auto",
+    borderTop: 1,
+    borderColor: "divider",
+  },
+  entry: { py: 1.25, px: 0.5, borderBottom: 1, borderColor: "divider" },
+  head: {
+    display: "flex",
+    flexDirection: "row",
+    gap: 1,
+    alignItems: "center",
+    flexWrap: "wrap",
+  },
+  level: {
+    "&.pd-chip": { textTransform: "uppercase", fontWeight: 600, fontSize: 11 },
+  },
+  type: { fontWeight: 600, textTransform: "uppercase", letterSpacing: 0.5 },
+  message: { mt: 0.5, overflowWrap: "anywhere" },
+  data: {
+    display: "flex",
+    flexDirection: "row",
+    gap: 0.75,
+    mt: 0.75,
+    flexWrap: "wrap",
+    alignItems: "center",
+  },
+  dataEntry: {
+    fontFamily: "monospace",
+    fontSize: 12,
+    px: 0.75,
+    py: 0.25,
+    borderRadius: 0.5,
+    bgcolor: "action.hover",
+    color: "text.secondary",
+    overflowWrap: "anywhere",
+  },
+  dataKey: { color: "text.primary" },
+});
+
+/** levelColor's chip colour for LeanChip ("default" is LeanChip's no colour). */
+const chipColor = (level: string) => {
+  const color = levelColor(level);
+  return color === "default" ? undefined : color;
+};
 
 export interface ActivityLogPanelProps {
   /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}). */
@@ -94,7 +184,10 @@ function PanelBody({
   refetchIntervalMs: number;
 }) {
   const toast = useToast();
-  const { data, error, isLoading, refetch } = useApiQuery<ActivityLog[]>(url, { initialData: initialLogs, refetchIntervalMs });
+  const { data, error, isLoading, refetch } = useApiQuery<ActivityLog[]>(url, {
+    initialData: initialLogs,
+    refetchIntervalMs,
+  });
   const [dialogOpen, setDialogOpen] = useState(false);
   const [retrying, setRetrying] = useState(false);
   // Times render in UTC on the server and before hydration, then in the browser's locale.
@@ -117,49 +210,61 @@ function PanelBody({
 
   const exportCsv = () => {
     if (logs.length === 0) {
-      toast({ title: "No logs to export", description: "Apply different filters or wait for logs to be generated" });
+      toast({
+        title: "No logs to export",
+        description: "Apply different filters or wait for logs to be generated",
+      });
       return;
     }
     downloadText(activityLogFileName(), activityLogCsv(logs));
-    toast({ title: "Export successful", description: `Exported ${logs.length} logs as CSV file` });
+    toast({
+      title: "Export successful",
+      description: `Exported ${logs.length} logs as CSV file`,
+    });
   };
 
+  const filterButton = (
+    <Button
+      size="small"
+      variant="outlined"
+      startIcon={<LeanIcon d={FILTER_ICON} />}
+      onClick={() => setDialogOpen(true)}
+      data-testid="activity-log-filter-button"
+    >
+      Filter
+    </Button>
+  );
+
   return (
-    <Paper variant="outlined" sx={{ p: 2 }} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
-      <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap", mb: 1.5 }}>
-        <Typography variant="h3" component="h2">
-          {title}
-        </Typography>
+    <div className={S.panel} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
+      <div className={S.bar}>
+        <h2 className={T.h3}>{title}</h2>
         {data ? (
-          <Typography variant="caption" color="text.secondary" data-testid="activity-log-count">
+          <span className={cls(T.caption, T.muted)} data-testid="activity-log-count">
             {`${logs.length} ${logs.length === 1 ? "entry" : "entries"}, newest first`}
-          </Typography>
+          </span>
         ) : null}
-        <Box sx={{ flex: 1 }} />
-        <Badge color="primary" badgeContent={activeCount} invisible={activeCount === 0}>
-          <Button
-            size="small"
-            variant="outlined"
-            startIcon={<FilterListIcon />}
-            onClick={() => setDialogOpen(true)}
-            data-testid="activity-log-filter-button"
-          >
-            Filter
-          </Button>
-        </Badge>
-        <Button size="small" variant="outlined" startIcon={<DownloadIcon />} onClick={exportCsv} data-testid="activity-log-export">
+        <div className={S.grow} />
+        {activeCount > 0 ? (
+          <Badge color="primary" badgeContent={activeCount}>
+            {filterButton}
+          </Badge>
+        ) : (
+          <span className={S.badge}>{filterButton}</span>
+        )}
+        <Button size="small" variant="outlined" startIcon={<LeanIcon d={DOWNLOAD_ICON} />} onClick={exportCsv} data-testid="activity-log-export">
           Export to CSV
         </Button>
-      </Stack>
+      </div>
 
       {filtered ? (
-        <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap", mb: 1.5 }} data-testid="activity-log-active-filters">
-          {filters.type ? <Chip size="small" variant="outlined" label={`Type: ${filters.type}`} /> : null}
-          {filters.level ? <Chip size="small" variant="outlined" label={`Level: ${filters.level}`} /> : null}
+        <div className={S.bar} data-testid="activity-log-active-filters">
+          {filters.type ? <LeanChip variant="outlined" label={`Type: ${filters.type}`} /> : null}
+          {filters.level ? <LeanChip variant="outlined" label={`Level: ${filters.level}`} /> : null}
           <Link component="button" type="button" variant="body2" onClick={() => onFiltersChange(NO_FILTERS)} data-testid="activity-log-clear-filters">
             Clear filters
           </Link>
-        </Stack>
+        </div>
       ) : null}
 
       {errorMessage ? (
@@ -178,31 +283,27 @@ function PanelBody({
       ) : null}
 
       {!data && isLoading ? (
-        <Stack direction="row" spacing={1.5} sx={{ alignItems: "center", justifyContent: "center", py: 4 }} data-testid="activity-log-loading">
+        <div className={S.loading} data-testid="activity-log-loading">
           <CircularProgress size={20} />
-          <Typography color="text.secondary">Loading activity logs...</Typography>
-        </Stack>
+          <p className={cls(T.body1, T.muted)}>Loading activity logs...</p>
+        </div>
       ) : null}
 
       {data && logs.length === 0 ? (
-        <Box sx={{ py: 4, textAlign: "center" }} data-testid="activity-log-empty">
-          <Typography>{filtered ? "No logs match these filters" : "No activity yet"}</Typography>
-          <Typography variant="body2" color="text.secondary">
+        <div className={S.empty} data-testid="activity-log-empty">
+          <p className={T.body1}>{filtered ? "No logs match these filters" : "No activity yet"}</p>
+          <p className={cls(T.body2, T.muted)}>
             {filtered ? "Apply different filters or clear them." : "Signals, orders, logins and system events appear here."}
-          </Typography>
-        </Box>
+          </p>
+        </div>
       ) : null}
 
       {logs.length > 0 ? (
-        <Box
-          component="ul"
-          data-testid="activity-log-list"
-          sx={{ listStyle: "none", m: 0, p: 0, maxHeight: "24rem", overflowY: "auto", borderTop: 1, borderColor: "divider" }}
-        >
+        <ul className={S.list} data-testid="activity-log-list">
           {logs.map((log) => (
             <LogEntry key={log.id} log={log} hydrated={hydrated} />
           ))}
-        </Box>
+        </ul>
       ) : null}
 
       <LogFilterDialog
@@ -214,55 +315,41 @@ function PanelBody({
           onFiltersChange(next);
         }}
       />
-    </Paper>
+    </div>
   );
 }
 
 function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolean }) {
   const preview = dataPreview(log.data);
   return (
-    <Box
-      component="li"
-      data-testid="activity-log-entry"
-      data-level={log.level}
-      data-type={log.type}
-      sx={{ py: 1.25, px: 0.5, borderBottom: 1, borderColor: "divider" }}
-    >
-      <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap" }}>
-        <Chip size="small" label={log.level} color={levelColor(log.level)} data-testid="activity-log-level" sx={{ textTransform: "uppercase", fontWeight: 600, fontSize: 11 }} />
-        <Typography variant="caption" color="text.secondary" data-testid="activity-log-type" sx={{ fontWeight: 600, textTransform: "uppercase", letterSpacing: 0.5 }}>
+    <li className={S.entry} data-testid="activity-log-entry" data-level={log.level} data-type={log.type}>
+      <div className={S.head}>
+        <LeanChip label={log.level} color={chipColor(log.level)} data-testid="activity-log-level" className={S.level} />
+        <span className={cls(T.caption, T.muted, S.type)} data-testid="activity-log-type">
           {log.type}
-        </Typography>
-        <Box sx={{ flex: 1 }} />
-        <Typography variant="caption" color="text.secondary" component="time" dateTime={log.createdAt} title={log.createdAt} data-testid="activity-log-time">
+        </span>
+        <div className={S.grow} />
+        <time className={cls(T.caption, T.muted)} dateTime={log.createdAt} title={log.createdAt} data-testid="activity-log-time">
           {hydrated ? formatDateTime(log.createdAt) : utcTimeText(log.createdAt)}
-        </Typography>
-      </Stack>
-      <Typography variant="body2" data-testid="activity-log-message" sx={{ mt: 0.5, overflowWrap: "anywhere" }}>
+        </time>
+      </div>
+      <p className={cls(T.body2, S.message)} data-testid="activity-log-message">
         {log.message}
-      </Typography>
+      </p>
       {preview.entries.length > 0 ? (
-        <Stack direction="row" spacing={0.75} useFlexGap sx={{ mt: 0.75, flexWrap: "wrap", alignItems: "center" }} data-testid="activity-log-data">
+        <div className={S.data} data-testid="activity-log-data">
           {preview.entries.map((entry) => (
-            <Box
-              key={entry.key}
-              component="span"
-              data-testid="activity-log-data-entry"
-              sx={{ fontFamily: "monospace", fontSize: 12, px: 0.75, py: 0.25, borderRadius: 0.5, bgcolor: "action.hover", color: "text.secondary", overflowWrap: "anywhere" }}
-            >
-              <Box component="span" sx={{ color: "text.primary" }}>
-                {entry.key}
-              </Box>
-              : {entry.value}
-            </Box>
+            <span key={entry.key} className={S.dataEntry} data-testid="activity-log-data-entry">
+              <span className={S.dataKey}>{entry.key}</span>: {entry.value}
+            </span>
           ))}
           {preview.more > 0 ? (
-            <Typography variant="caption" color="text.secondary" data-testid="activity-log-data-more">
+            <span className={cls(T.caption, T.muted)} data-testid="activity-log-data-more">
               {`+${preview.more} more`}
-            </Typography>
+            </span>
           ) : null}
-        </Stack>
+        </div>
       ) : null}
-    </Box>
+    </li>
   );
 }
