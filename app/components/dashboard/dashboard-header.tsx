@@ -1,11 +1,6 @@
 // The dashboard header (SPEC.md §2): live connection status, the last-signal text, and
 // Emergency Stop / Reset Emergency Stop (shown while the `system` component is in warning).
-import ReportIcon from "@mui/icons-material/Report";
-import RestartAltIcon from "@mui/icons-material/RestartAlt";
-import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
-import Chip from "@mui/material/Chip";
-import Typography from "@mui/material/Typography";
 import { useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
 import type { Toast } from "#app/core/schemas/toast.ts";
@@ -14,6 +9,17 @@ import { lastSignalLabel } from "#app/utils/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
+import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("dash-head", {
+  bar: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 3 },
+  spacer: { flex: 1 },
+});
+// Material icons' paths: Report and RestartAlt.
+const REPORT = "M15.73 3H8.27L3 8.27v7.46L8.27 21h7.46L21 15.73V8.27zM12 17.3c-.72 0-1.3-.58-1.3-1.3s.58-1.3 1.3-1.3 1.3.58 1.3 1.3-.58 1.3-1.3 1.3m1-4.3h-2V7h2z";
+const RESTART =
+  "M12 5V2L8 6l4 4V7c3.31 0 6 2.69 6 6 0 2.97-2.17 5.43-5 5.91v2.02c3.95-.49 7-3.85 7-7.93 0-4.42-3.58-8-8-8m-6 8c0-1.65.67-3.15 1.76-4.24L6.34 7.34C4.9 8.79 4 10.79 4 13c0 4.08 3.05 7.44 7 7.93v-2.02c-2.83-.48-5-2.94-5-5.91";
 
 /** Posts an intent to the page's action: JSON + toast with JavaScript, a redirect without. */
 export function useIntentFetcher(key: string, onDone?: () => void) {
@@ -41,33 +47,25 @@ export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyAc
   const fetcher = useIntentFetcher("emergency", () => invalidate("/api/dashboard/stats", "/api/health", "/api/signals", "/api/logs"));
   const busy = fetcher.state !== "idle";
   return (
-    <Box sx={{ display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 3 }}>
-      <Typography variant="h1" component="h1">
-        Dashboard
-      </Typography>
-      <Chip
-        data-testid="connection-status"
-        size="small"
-        label={connected ? "Connected" : "Disconnected"}
-        color={connected ? "success" : "default"}
-        variant={connected ? "filled" : "outlined"}
-      />
-      <Typography variant="body2" color="text.secondary" data-testid="last-signal">
+    <div className={S.bar}>
+      <h1 className={T.h1}>Dashboard</h1>
+      <LeanChip data-testid="connection-status" label={connected ? "Connected" : "Disconnected"} color={connected ? "success" : undefined} variant={connected ? "filled" : "outlined"} />
+      <p className={cls(T.body2, T.muted)} data-testid="last-signal">
         {`Last signal: ${lastSignalLabel(lastSignalAt, now)}`}
-      </Typography>
-      <Box sx={{ flex: 1 }} />
+      </p>
+      <div className={S.spacer} />
       <fetcher.Form method="post">
         <JsMarker />
         {emergencyActive ? (
-          <Button type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<RestartAltIcon />} disabled={busy}>
+          <Button type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<LeanIcon d={RESTART} />} disabled={busy}>
             Reset Emergency Stop
           </Button>
         ) : (
-          <Button type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<ReportIcon />} disabled={busy}>
+          <Button type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<LeanIcon d={REPORT} />} disabled={busy}>
             Emergency Stop
           </Button>
         )}
       </fetcher.Form>
-    </Box>
+    </div>
   );
 }

@@ -3,13 +3,7 @@
 import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import CardHeader from "@mui/material/CardHeader";
-import TextField from "@mui/material/TextField";
-import Typography from "@mui/material/Typography";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
 import { useState } from "react";
@@ -21,6 +15,17 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
 import { FormError } from "../forms.tsx";
+import { CARD, LeanCard, T, cls } from "../ui/lean.tsx";
+import { LeanTextField } from "../ui/lean-field.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+// Plain elements and lean fields (components/ui/lean-field.tsx): the form is on the
+// Dashboard, which is server-rendered on every visit.
+const S = leanSheet("order-form", {
+  grid: { display: "grid", gridTemplateColumns: "1fr", gap: 1.5, "@media (min-width:600px)": { gridTemplateColumns: "1fr 1fr" } },
+  buttons: { display: "flex", gap: 1.5, mt: 2 },
+  note: { mt: 1.5 },
+});
 
 export interface BalanceInfo {
   label: string;
@@ -57,82 +62,83 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
   const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
 
   return (
-    <Card variant="outlined" data-testid="manual-trade-form">
-      <CardHeader title={title} slotProps={{ title: { variant: "h3", component: "h2" } }} subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"} />
-      <CardContent sx={{ pt: 0 }}>
+    <LeanCard
+      data-testid="manual-trade-form"
+      title={title}
+      subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"}
+      contentClassName={CARD.flush}
+    >
         <FormError errors={form.errors} />
         <fetcher.Form method="post" {...getFormProps(form)}>
           <input type="hidden" name="intent" value="place-order" />
           <JsMarker />
-          <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, gap: 1.5 }}>
-            <TextField select name="symbol" label="Trading pair" size="small" value={symbol} onChange={(e) => setSymbol(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("symbol")} helperText={fieldError("symbol")}>
+          <div className={S.grid}>
+            <LeanTextField select name="symbol" label="Trading pair" value={symbol} onChange={(e) => setSymbol(e.target.value)} error={!!fieldError("symbol")} helperText={fieldError("symbol")}>
               {SYMBOLS.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
-            </TextField>
-            <TextField select name="orderType" label="Order type" size="small" value={orderType} onChange={(e) => setOrderType(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("orderType")} helperText={fieldError("orderType")}>
+            </LeanTextField>
+            <LeanTextField select name="orderType" label="Order type" value={orderType} onChange={(e) => setOrderType(e.target.value)} error={!!fieldError("orderType")} helperText={fieldError("orderType")}>
               <option value="market">Market</option>
               <option value="limit">Limit</option>
-            </TextField>
-            <TextField select name="amountType" label="Amount type" size="small" value={amountType} onChange={(e) => setAmountType(e.target.value)} slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("amountType")} helperText={fieldError("amountType")}>
+            </LeanTextField>
+            <LeanTextField select name="amountType" label="Amount type" value={amountType} onChange={(e) => setAmountType(e.target.value)} error={!!fieldError("amountType")} helperText={fieldError("amountType")}>
               <option value="quantity">Quantity</option>
               <option value="usd">USD</option>
               <option value="percentage">Percentage</option>
-            </TextField>
-            <TextField
+            </LeanTextField>
+            <LeanTextField
               key={fields.quantity.key}
               name="quantity"
               label={amountType === "usd" ? "Amount (USD)" : amountType === "percentage" ? "Amount (% of balance)" : "Quantity"}
-              size="small"
               defaultValue=""
-              slotProps={{ htmlInput: { inputMode: "decimal", step: amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01" }, inputLabel: { shrink: true } }}
+              inputMode="decimal"
+              step={amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01"}
               error={!!fieldError("quantity")}
               helperText={fieldError("quantity")}
             />
-            <TextField
+            <LeanTextField
               key={`${fields.price.key}-${priceDisabled}`}
               name="price"
               label="Price"
-              size="small"
               disabled={priceDisabled}
               defaultValue={priceDisabled ? "Market Price" : ""}
               placeholder={hydrated ? undefined : "Limit orders only"}
-              slotProps={{ htmlInput: { inputMode: "decimal" }, inputLabel: { shrink: true } }}
+              inputMode="decimal"
               error={!!fieldError("price")}
               helperText={fieldError("price")}
             />
             {futures ? (
               <>
-                <TextField key={fields.leverage.key} select name="leverage" label="Leverage" size="small" defaultValue="1" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
+                <LeanTextField key={fields.leverage.key} select name="leverage" label="Leverage" defaultValue="1" error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
                   {LEVERAGE_OPTIONS.map((l) => (
                     <option key={l} value={l}>
                       {l}x
                     </option>
                   ))}
-                </TextField>
-                <TextField key={fields.marginType.key} select name="marginType" label="Margin type" size="small" defaultValue="cross" slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}>
+                </LeanTextField>
+                <LeanTextField key={fields.marginType.key} select name="marginType" label="Margin type" defaultValue="cross">
                   <option value="cross">Cross</option>
                   <option value="isolated">Isolated</option>
-                </TextField>
+                </LeanTextField>
               </>
             ) : null}
-          </Box>
-          <Box sx={{ display: "flex", gap: 1.5, mt: 2 }}>
+          </div>
+          <div className={S.buttons}>
             <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
               Buy / Long
             </Button>
             <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
               Sell / Short
             </Button>
-          </Box>
-          <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
+          </div>
+          <p className={cls(T.caption, T.muted, S.note)}>
             Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset, a USD notional, or a percentage of the available balance.
-          </Typography>
+          </p>
         </fetcher.Form>
-      </CardContent>
-    </Card>
+    </LeanCard>
   );
 }
 

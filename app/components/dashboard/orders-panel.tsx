@@ -1,21 +1,20 @@
 // Recent orders and open positions on the dashboard, so a signal can be followed to its
 // order and position without leaving the page.
-import Box from "@mui/material/Box";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import CardHeader from "@mui/material/CardHeader";
 import Chip from "@mui/material/Chip";
-import Table from "@mui/material/Table";
-import TableBody from "@mui/material/TableBody";
-import TableCell from "@mui/material/TableCell";
-import TableHead from "@mui/material/TableHead";
-import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
-import Typography from "@mui/material/Typography";
 import type { Trade } from "#db/queries/trades.ts";
+import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { LeanStatusChip } from "../ui/lean.tsx";
+import { CARD, LeanCard, LeanChip, LeanStatusChip, TABLE, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("orders", {
+  scroll: { overflowX: "auto" },
+  position: { display: "flex", gap: 2, py: 0.75, borderBottom: 1, borderColor: "divider", alignItems: "center" },
+  symbol: { fontWeight: 600, minWidth: 90 },
+  pnl: { ml: "auto" },
+});
 
 /** SPEC.md §4: completed and executed green, pending secondary, failed destructive, others outline. */
 export function TradeStatusChip({ status, reason }: { status: string; reason?: string | null }) {
@@ -32,47 +31,43 @@ export function TradeStatusChip({ status, reason }: { status: string; reason?: s
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
-// The rows are plain elements with the lean classes (components/ui/lean.tsx), as in Trade
-// History: no styled component per cell when the dashboard is server-rendered. The page
-// renders their stylesheet (./dashboard-styles.tsx).
+// Plain elements with the lean classes (components/ui/lean.tsx), as in Trade History: no
+// styled component per cell when the dashboard is server-rendered.
 export function RecentOrders({ trades }: { trades: Trade[] }) {
   const hydrated = useHydrated();
   return (
-    <Card variant="outlined" data-testid="recent-orders">
-      <CardHeader title="Recent Orders" slotProps={{ title: { variant: "h3", component: "h2" } }} />
-      <CardContent sx={{ pt: 0, overflowX: "auto" }}>
-        {trades.length === 0 ? (
-          <Typography color="text.secondary">No orders yet</Typography>
-        ) : (
-          <Table size="small">
-            <TableHead>
-              <TableRow>
-                <TableCell>Symbol</TableCell>
-                <TableCell>Side</TableCell>
-                <TableCell align="right">Quantity</TableCell>
-                <TableCell align="right">Price</TableCell>
-                <TableCell>Source</TableCell>
-                <TableCell>Status</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {trades.map((t) => (
-                <tr key={t.id} data-testid="order-row" className="pd-tr">
-                  <td className="pd-td">{t.symbol}</td>
-                  <td className={t.side === "buy" ? "pd-td pd-c-primary" : "pd-td pd-c-error"}>{t.side.toUpperCase()}</td>
-                  <td className="pd-td pd-right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</td>
-                  <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
-                  <td className="pd-td">{t.source}</td>
-                  <td className="pd-td">
-                    <LeanStatusChip status={t.status} reason={t.errorMessage} hydrated={hydrated} />
-                  </td>
-                </tr>
-              ))}
-            </TableBody>
-          </Table>
-        )}
-      </CardContent>
-    </Card>
+    <LeanCard data-testid="recent-orders" title="Recent Orders" contentClassName={cls(CARD.flush, S.scroll)}>
+      {trades.length === 0 ? (
+        <p className={cls(T.body1, T.muted)}>No orders yet</p>
+      ) : (
+        <table className={TABLE.table}>
+          <thead>
+            <tr className="pd-tr">
+              <th scope="col" className={cls("pd-td", TABLE.head)}>Symbol</th>
+              <th scope="col" className={cls("pd-td", TABLE.head)}>Side</th>
+              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>Quantity</th>
+              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>Price</th>
+              <th scope="col" className={cls("pd-td", TABLE.head)}>Source</th>
+              <th scope="col" className={cls("pd-td", TABLE.head)}>Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {trades.map((t) => (
+              <tr key={t.id} data-testid="order-row" className="pd-tr">
+                <td className="pd-td">{t.symbol}</td>
+                <td className={t.side === "buy" ? "pd-td pd-c-primary" : "pd-td pd-c-error"}>{t.side.toUpperCase()}</td>
+                <td className="pd-td pd-right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</td>
+                <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
+                <td className="pd-td">{t.source}</td>
+                <td className="pd-td">
+                  <LeanStatusChip status={t.status} reason={t.errorMessage} hydrated={hydrated} />
+                </td>
+              </tr>
+          ))}
+          </tbody>
+        </table>
+      )}
+    </LeanCard>
   );
 }
 
@@ -88,27 +83,22 @@ export interface PositionSummary {
 
 export function OpenPositions({ positions }: { positions: PositionSummary[] }) {
   return (
-    <Card variant="outlined" data-testid="open-positions">
-      <CardHeader title="Open Positions" slotProps={{ title: { variant: "h3", component: "h2" } }} />
-      <CardContent sx={{ pt: 0 }}>
-        {positions.length === 0 ? (
-          <Typography color="text.secondary">No open positions</Typography>
-        ) : (
-          positions.map((p) => (
-            <Box key={p.id} data-testid="position-row" sx={{ display: "flex", gap: 2, py: 0.75, borderBottom: 1, borderColor: "divider", alignItems: "center" }}>
-              <Typography sx={{ fontWeight: 600, minWidth: 90 }}>{p.symbol}</Typography>
-              <Chip size="small" label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} variant="outlined" />
-              <Typography variant="body2">{formatQuantity(p.remainingQuantity)}</Typography>
-              <Typography variant="body2" color="text.secondary">
-                {formatPrice(p.entryPrice)} → {formatPrice(p.currentPrice)}
-              </Typography>
-              <Typography variant="body2" sx={{ ml: "auto", color: p.unrealizedPnl && Number(p.unrealizedPnl) < 0 ? "error.main" : "success.main" }}>
-                {formatPnl(p.unrealizedPnl)}
-              </Typography>
-            </Box>
-          ))
-        )}
-      </CardContent>
-    </Card>
+    <LeanCard data-testid="open-positions" title="Open Positions" contentClassName={CARD.flush}>
+      {positions.length === 0 ? (
+        <p className={cls(T.body1, T.muted)}>No open positions</p>
+      ) : (
+        positions.map((p) => (
+          <div key={p.id} data-testid="position-row" className={S.position}>
+            <p className={cls(T.body1, S.symbol)}>{p.symbol}</p>
+            <LeanChip label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} variant="outlined" />
+            <p className={T.body2}>{formatQuantity(p.remainingQuantity)}</p>
+            <p className={cls(T.body2, T.muted)}>
+              {formatPrice(p.entryPrice)} → {formatPrice(p.currentPrice)}
+            </p>
+            <p className={cls(T.body2, S.pnl, p.unrealizedPnl && D(p.unrealizedPnl).lt(0) ? "pd-c-error" : "pd-c-success")}>{formatPnl(p.unrealizedPnl)}</p>
+          </div>
+        ))
+      )}
+    </LeanCard>
   );
 }

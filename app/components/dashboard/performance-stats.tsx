@@ -1,17 +1,15 @@
 // Performance Statistics (all time, month, week) from GET /api/performance-stats, every 120 s.
-import Box from "@mui/material/Box";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import CardHeader from "@mui/material/CardHeader";
 import CircularProgress from "@mui/material/CircularProgress";
-import Table from "@mui/material/Table";
-import TableBody from "@mui/material/TableBody";
-import TableCell from "@mui/material/TableCell";
-import TableHead from "@mui/material/TableHead";
-import TableRow from "@mui/material/TableRow";
-import Typography from "@mui/material/Typography";
+import { D } from "#app/core/decimal.ts";
 import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { CARD, LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("perf", {
+  scroll: { overflowX: "auto" },
+  message: { py: 3, textAlign: "center" },
+});
 
 export const PERFORMANCE_POLL_MS = 120_000;
 
@@ -50,7 +48,7 @@ const ROWS: { label: string; render: (s: PeriodStats) => React.ReactNode }[] = [
   {
     label: "Profitable",
     render: (s) => (
-      <span className={Number(s.percentProfitable ?? 0) >= 50 ? "pd-c-success" : undefined}>{formatPercent(s.percentProfitable, 1)}</span>
+      <span className={D(s.percentProfitable ?? 0).gte(50) ? "pd-c-success" : undefined}>{formatPercent(s.percentProfitable, 1)}</span>
     ),
   },
   { label: "Profit factor", render: (s) => formatProfitFactor(s.profitFactor) },
@@ -66,46 +64,46 @@ export function PerformanceStatsTable({ initial }: { initial: PerformanceStats |
     refetchIntervalMs: PERFORMANCE_POLL_MS,
   });
   return (
-    <Card variant="outlined" data-testid="performance-stats">
-      <CardHeader title="Performance Statistics" slotProps={{ title: { variant: "h3", component: "h2" } }} />
-      <CardContent sx={{ pt: 0, overflowX: "auto" }}>
-        {data ? (
-          <Table size="small">
-            <TableHead>
-              <TableRow>
-                <TableCell />
-                <TableCell align="right">All time</TableCell>
-                <TableCell align="right">Month</TableCell>
-                <TableCell align="right">Week</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {/* Lean body rows (components/ui/lean.tsx, stylesheet: ./dashboard-styles.tsx). */}
-              {ROWS.map((row) => (
-                <tr key={row.label} className="pd-tr">
-                  <th className="pd-td" scope="row">
-                    {row.label}
-                  </th>
-                  <td className="pd-td pd-right">{row.render(data.allTime)}</td>
-                  <td className="pd-td pd-right">{row.render(data.month)}</td>
-                  <td className="pd-td pd-right">{row.render(data.week)}</td>
-                </tr>
-              ))}
-            </TableBody>
-          </Table>
-        ) : error || !isLoading ? (
-          <Box sx={{ py: 3, textAlign: "center" }} data-testid="performance-error">
-            <Typography>Unable to load performance metrics</Typography>
-            <Typography variant="body2" color="text.secondary">
-              Please try again later
-            </Typography>
-          </Box>
-        ) : (
-          <Box sx={{ py: 3, textAlign: "center" }}>
-            <CircularProgress size={24} />
-          </Box>
-        )}
-      </CardContent>
-    </Card>
+    <LeanCard data-testid="performance-stats" title="Performance Statistics" contentClassName={cls(CARD.flush, S.scroll)}>
+      {data ? (
+        <table className={TABLE.table}>
+          <thead>
+            <tr className="pd-tr">
+              <td className={cls("pd-td", TABLE.head)} />
+              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+                All time
+              </th>
+              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+                Month
+              </th>
+              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+                Week
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {ROWS.map((row) => (
+              <tr key={row.label} className="pd-tr">
+                <th className="pd-td" scope="row">
+                  {row.label}
+                </th>
+                <td className="pd-td pd-right">{row.render(data.allTime)}</td>
+                <td className="pd-td pd-right">{row.render(data.month)}</td>
+                <td className="pd-td pd-right">{row.render(data.week)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : error || !isLoading ? (
+        <div className={S.message} data-testid="performance-error">
+          <p className={T.body1}>Unable to load performance metrics</p>
+          <p className={cls(T.body2, T.muted)}>Please try again later</p>
+        </div>
+      ) : (
+        <div className={S.message}>
+          <CircularProgress size={24} />
+        </div>
+      )}
+    </LeanCard>
   );
 }

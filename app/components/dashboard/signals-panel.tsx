@@ -1,16 +1,10 @@
 // The Signals panel (SPEC.md §2 Dashboard): a 'Live' badge and the latest signals.
-import Box from "@mui/material/Box";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import CardHeader from "@mui/material/CardHeader";
-import Chip from "@mui/material/Chip";
 import Tooltip from "@mui/material/Tooltip";
-import Typography from "@mui/material/Typography";
 import type { Signal } from "#db/queries/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/utils/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
-import { LeanChip, LeanIcon } from "../ui/lean.tsx";
+import { CARD, LeanCard, LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
@@ -27,6 +21,8 @@ const S = leanSheet("signal", {
   icon: { pt: 0.25 },
   main: { flex: 1, minWidth: 0 },
   head: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap" },
+  list: { maxHeight: "24rem", overflowY: "auto" },
+  empty: { py: 4, textAlign: "center" },
 });
 
 function StatusBadge({ signal, hydrated }: { signal: Signal; hydrated: boolean }) {
@@ -43,45 +39,41 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
   const { connected } = useLive();
   const hydrated = useHydrated();
   return (
-    <Card variant="outlined" data-testid="signals-panel">
-      <CardHeader
-        title="Signals"
-        slotProps={{ title: { variant: "h3", component: "h2" } }}
-        action={<Chip size="small" label="Live" color={connected ? "success" : "default"} variant={connected ? "filled" : "outlined"} data-testid="signals-live-badge" />}
-      />
-      <CardContent sx={{ pt: 0, maxHeight: "24rem", overflowY: "auto" }}>
-        {signals.length === 0 ? (
-          <Box sx={{ py: 4, textAlign: "center" }}>
-            <Typography>No signals received yet</Typography>
-            <Typography variant="body2" color="text.secondary">
-              Waiting for TradingView webhooks...
-            </Typography>
-          </Box>
-        ) : (
-          signals.map((signal) => {
-            const buy = signal.action === "buy";
-            return (
-              <div key={signal.id} data-testid="signal-row" className={S.row}>
-                <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
-                  <LeanIcon d={buy ? ARROW_UP : ARROW_DOWN} medium />
-                </div>
-                <div className={S.main}>
-                  <div className={S.head}>
-                    <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
-                    <StatusBadge signal={signal} hydrated={hydrated} />
-                    <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
-                  </div>
-                  <p className="pd-body2">
-                    {signal.symbol} · {signal.orderType}
-                    {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
-                  </p>
-                  <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
-                </div>
+    <LeanCard
+      data-testid="signals-panel"
+      title="Signals"
+      action={<LeanChip label="Live" color={connected ? "success" : undefined} variant={connected ? "filled" : "outlined"} data-testid="signals-live-badge" />}
+      contentClassName={cls(CARD.flush, S.list)}
+    >
+      {signals.length === 0 ? (
+        <div className={S.empty}>
+          <p className={T.body1}>No signals received yet</p>
+          <p className={cls(T.body2, T.muted)}>Waiting for TradingView webhooks...</p>
+        </div>
+      ) : (
+        signals.map((signal) => {
+          const buy = signal.action === "buy";
+          return (
+            <div key={signal.id} data-testid="signal-row" className={S.row}>
+              <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
+                <LeanIcon d={buy ? ARROW_UP : ARROW_DOWN} medium />
               </div>
-            );
-          })
-        )}
-      </CardContent>
-    </Card>
+              <div className={S.main}>
+                <div className={S.head}>
+                  <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
+                  <StatusBadge signal={signal} hydrated={hydrated} />
+                  <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
+                </div>
+                <p className="pd-body2">
+                  {signal.symbol} · {signal.orderType}
+                  {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
+                </p>
+                <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
+              </div>
+            </div>
+          );
+        })
+      )}
+    </LeanCard>
   );
 }

@@ -1,14 +1,19 @@
 // Admin only (SPEC.md §6): the webhook URL with a copy button, and the port in text.
-import ContentCopyIcon from "@mui/icons-material/ContentCopy";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import CardHeader from "@mui/material/CardHeader";
 import IconButton from "@mui/material/IconButton";
-import InputAdornment from "@mui/material/InputAdornment";
-import TextField from "@mui/material/TextField";
 import Tooltip from "@mui/material/Tooltip";
-import Typography from "@mui/material/Typography";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
+import { CARD, LeanCard, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanTextField } from "../ui/lean-field.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("webhook-box", {
+  adornment: { display: "flex", alignItems: "center", height: "0.01em", maxHeight: "2em", whiteSpace: "nowrap", color: "action.active", ml: 1 },
+  copy: { mr: -1.5 },
+  note: { mt: 1 },
+});
+// The Material ContentCopy icon's path.
+const COPY = "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2m0 16H8V7h11z";
 
 export function useCopy() {
   const toast = useToast();
@@ -24,34 +29,26 @@ export function useCopy() {
 
 export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
   const copy = useCopy();
+  const hydrated = useHydrated();
+  // The copy button only works with JavaScript: a plain button until hydrated, then MUI's
+  // IconButton with its Tooltip.
+  const button = hydrated ? (
+    <Tooltip title="Copy webhook URL">
+      <IconButton aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL copied")} edge="end">
+        <LeanIcon d={COPY} />
+      </IconButton>
+    </Tooltip>
+  ) : (
+    <button type="button" className={cls("pd-iconbtn", S.copy)} aria-label="Copy webhook URL">
+      <LeanIcon d={COPY} />
+    </button>
+  );
   return (
-    <Card variant="outlined" data-testid="webhook-url-box">
-      <CardHeader title="Webhook Endpoint" slotProps={{ title: { variant: "h3", component: "h2" } }} />
-      <CardContent sx={{ pt: 0 }}>
-        <TextField
-          value={url}
-          fullWidth
-          size="small"
-          label="TradingView webhook URL"
-          slotProps={{
-            htmlInput: { readOnly: true, "data-testid": "webhook-url" },
-            input: {
-              endAdornment: (
-                <InputAdornment position="end">
-                  <Tooltip title="Copy webhook URL">
-                    <IconButton aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL copied")} edge="end">
-                      <ContentCopyIcon fontSize="small" />
-                    </IconButton>
-                  </Tooltip>
-                </InputAdornment>
-              ),
-            },
-          }}
-        />
-        <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
-          Webhook port: {port}. TradingView only delivers to ports 80 and 443: put a reverse proxy or a port mapping in front.
-        </Typography>
-      </CardContent>
-    </Card>
+    <LeanCard data-testid="webhook-url-box" title="Webhook Endpoint" contentClassName={CARD.flush}>
+      <LeanTextField value={url} fullWidth label="TradingView webhook URL" readOnly data-testid="webhook-url" endAdornment={<div className={S.adornment}>{button}</div>} />
+      <p className={cls(T.caption, T.muted, S.note)}>
+        Webhook port: {port}. TradingView only delivers to ports 80 and 443: put a reverse proxy or a port mapping in front.
+      </p>
+    </LeanCard>
   );
 }

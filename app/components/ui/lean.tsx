@@ -226,7 +226,7 @@ export function LeanCard({
         <div className={CARD.header}>
           <div className={CARD.headerText}>
             <h2 className={T.h3}>{title}</h2>
-            {subheader ? <span className={cls(T.body2, T.muted, CARD.subheader)}>{subheader}</span> : null}
+            {subheader ? <span className={cls(T.body1, T.muted, CARD.subheader)}>{subheader}</span> : null}
           </div>
           {action ? <div className={CARD.action}>{action}</div> : null}
         </div>
@@ -235,3 +235,9 @@ export function LeanCard({
     </div>
   );
 }
+
+/** MUI's Table (a real <table>) and its head cells, size small: `<th className={cls("pd-td", TABLE.head)}>`. */
+export const TABLE = leanSheet("table", {
+  table: { display: "table", width: "100%", borderCollapse: "collapse", borderSpacing: 0 },
+  head: { lineHeight: "1.5rem", fontWeight: 500 },
+});

@@ -1,34 +1,33 @@
 // SPEC.md §2: a stat card has a title, value, icon, description and a status of
-// success, warning, error or neutral.
-import Box from "@mui/material/Box";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
-import Typography from "@mui/material/Typography";
+// success, warning, error or neutral. Plain elements with lean classes: the cards head the
+// Dashboard and Trade History, which are server-rendered on every visit.
 import type { ReactNode } from "react";
+import { LeanCard, T, cls } from "./lean.tsx";
+import { leanSheet } from "./lean-sheet.ts";
 
 export type CardStatus = "success" | "warning" | "error" | "neutral";
 
-const COLOR: Record<CardStatus, string> = { success: "success.main", warning: "warning.main", error: "error.main", neutral: "text.secondary" };
+const S = leanSheet("stat", {
+  card: { height: "100%" },
+  head: { display: "flex", alignItems: "center", justifyContent: "space-between", mb: 1 },
+  icon: { display: "flex" },
+  value: { fontVariantNumeric: "tabular-nums" },
+  success: { color: "success.main" },
+  warning: { color: "warning.main" },
+  error: { color: "error.main" },
+  neutral: { color: "text.secondary" },
+});
 
+/** `icon`: an SVG icon (an MUI icon or a LeanIcon medium), coloured by the status. */
 export function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {
   return (
-    <Card variant="outlined" data-testid={testId} data-status={status} sx={{ height: "100%" }}>
-      <CardContent>
-        <Box sx={{ display: "flex", alignItems: "center", justifyContent: "space-between", mb: 1 }}>
-          <Typography variant="subtitle2" color="text.secondary">
-            {title}
-          </Typography>
-          <Box sx={{ color: COLOR[status], display: "flex" }}>{icon}</Box>
-        </Box>
-        <Typography variant="h2" component="p" sx={{ color: COLOR[status], fontVariantNumeric: "tabular-nums" }}>
-          {value}
-        </Typography>
-        {description ? (
-          <Typography variant="caption" color="text.secondary">
-            {description}
-          </Typography>
-        ) : null}
-      </CardContent>
-    </Card>
+    <LeanCard data-testid={testId} data-status={status} className={S.card}>
+      <div className={S.head}>
+        <h6 className={cls(T.subtitle2, T.muted)}>{title}</h6>
+        <div className={cls(S.icon, S[status])}>{icon}</div>
+      </div>
+      <p className={cls(T.h2, S.value, S[status])}>{value}</p>
+      {description ? <span className={cls(T.caption, T.muted)}>{description}</span> : null}
+    </LeanCard>
   );
 }
