@@ -82,4 +82,24 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     expect(stats.stats.todayPnL).toBe("0");
     expect(stats.systemStatus.map((s) => s.component).sort()).toEqual(["coinbase_api", "database", "system", "webhook", "worker"]);
   });
+
+  test("every document links the lean stylesheet, which is served with a long cache only for its own version", async () => {
+    const html = await (await app.fetch("/dashboard", { cookie: admin })).text();
+    const href = html.match(/<link rel="stylesheet" href="(\/lean\.css\?v=([0-9a-f]{12}))"\/>/);
+    expect(href, "the <link> in <head>").not.toBeNull();
+    expect(html.indexOf(href![0])).toBeLessThan(html.indexOf("</head>"));
+    const css = await app.fetch(href![1]);
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(css.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const text = await css.text();
+    // The shell's, the dashboard's and the table rows' classes, all of them used by the page.
+    for (const name of ["pd-shell-bar", "pd-status-dot", "pd-dash-cards", "pd-field-input", "pd-td"]) {
+      expect(text, name).toContain(`.${name}`);
+      expect(html, name).toContain(name);
+    }
+    const stale = await app.fetch("/lean.css?v=000000000000");
+    expect(stale.headers.get("cache-control")).toBe("no-cache");
+    expect(await stale.text()).toBe(text);
+  });
 });
