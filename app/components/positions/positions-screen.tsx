@@ -3,18 +3,8 @@
 // by live trade_update / dashboard_update messages. The list is server-rendered, so it shows
 // without JavaScript; Close asks for confirmation with JavaScript and posts the page's form
 // (intent=close) without it.
-import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
-import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
-import Paper from "@mui/material/Paper";
-import Table from "@mui/material/Table";
-import TableBody from "@mui/material/TableBody";
-import TableCell from "@mui/material/TableCell";
-import TableContainer from "@mui/material/TableContainer";
-import TableHead from "@mui/material/TableHead";
-import TableRow from "@mui/material/TableRow";
-import Typography from "@mui/material/Typography";
 import { Fragment, type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
@@ -23,9 +13,10 @@ import { apiRequest, errorText } from "#app/utils/api-client.ts";
 import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/utils/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
-import { Screen } from "../screen.tsx";
+import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
@@ -38,6 +29,48 @@ export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL
 
 /** JSON turns the server's PositionView into this (dates are already strings). */
 export type PositionItem = PositionView;
+
+// The screen's frame (../screen.tsx's title row), the outlined Paper, MUI's Table (size small)
+// with its head cells, and the error, loading and empty states as plain elements with lean
+// classes (components/ui/lean-sheet.ts): the same look without an emotion serialization per
+// styled element on every server render (docs/benchmarks.md, "Pages (T5)").
+const pal = theme.palette;
+const cellBorder = pal.mode === "light" ? theme.lighten(theme.alpha(pal.divider, 1), 0.88) : theme.darken(theme.alpha(pal.divider, 1), 0.68);
+const S = leanSheet("pos", {
+  /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
+  head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
+  spacer: { flex: 1 },
+  /** Paper variant outlined. */
+  paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${pal.divider}` },
+  /** TableContainer. */
+  container: { width: "100%", overflowX: "auto" },
+  /** Table. */
+  table: { display: "table", width: "100%", borderCollapse: "collapse", borderSpacing: 0 },
+  /** TableCell in the head, size small, with the screen's sx (fontWeight 600, lineHeight 1.3). */
+  th: { typography: "body2", display: "table-cell", verticalAlign: "inherit", borderBottom: `1px solid ${cellBorder}`, textAlign: "left", padding: "6px 16px", color: "text.primary", fontWeight: 600, lineHeight: 1.3 },
+  /** The expanded row's cell: sx bgcolor action.hover, p 0. */
+  detail: { bgcolor: "action.hover", p: 0 },
+  /** The error and empty Paper: p 4, centred text. */
+  state: { p: 4, textAlign: "center" },
+  /** Typography gutterBottom. */
+  gutter: { mb: "0.35em" },
+  mb2: { mb: 2 },
+  loading: { py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 },
+});
+
+/** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */
+function LeanScreen({ title, badge, children }: { title: string; badge?: ReactNode; children: ReactNode }) {
+  return (
+    <div>
+      <div className={S.head}>
+        <h1 className={T.h1}>{title}</h1>
+        {badge}
+        <div className={S.spacer} />
+      </div>
+      {children}
+    </div>
+  );
+}
 
 const signClass = (value: string | null | undefined) => (value == null ? undefined : D(value).gt(0) ? "pd-c-success" : D(value).lt(0) ? "pd-c-error" : undefined);
 
@@ -150,33 +183,33 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
 export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
-    <TableContainer component={Paper} variant="outlined">
-      <Table size="small" data-testid="positions-table">
-        <TableHead>
-          <TableRow>
+    <div className={cls(S.paper, S.container)}>
+      <table className={S.table} data-testid="positions-table">
+        <thead>
+          <tr className="pd-tr">
             {COLUMNS.map((c) => (
-              <TableCell key={c} sx={{ fontWeight: 600, lineHeight: 1.3 }}>
+              <th key={c} className={S.th} scope="col">
                 {c}
-              </TableCell>
+              </th>
             ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
+          </tr>
+        </thead>
+        <tbody>
           {positions.map((p) => (
             <Fragment key={p.id}>
               <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
               {isExpanded(p.id) ? (
-                <TableRow data-testid="position-detail-row">
-                  <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", p: 0 }}>
+                <tr className="pd-tr" data-testid="position-detail-row">
+                  <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
                     <PositionDetail position={p} />
-                  </TableCell>
-                </TableRow>
+                  </td>
+                </tr>
               ) : null}
             </Fragment>
           ))}
-        </TableBody>
-      </Table>
-    </TableContainer>
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -212,19 +245,15 @@ export function PositionsScreen({ initial, loadError }: { initial: PositionItem[
 
   const positions = (query.data ?? []).filter((p) => isFuturesSymbol(p.symbol));
   const badge = (
-    <Chip data-testid="positions-count" label={query.data ? positions.length : "…"} color="primary" size="small" aria-label={`${positions.length} open positions`} />
+    <LeanChip data-testid="positions-count" label={query.data ? String(positions.length) : "…"} color="primary" aria-label={`${positions.length} open positions`} />
   );
 
   let body: ReactNode;
   if (query.data === undefined && (error || (loadError && !hydrated))) {
     body = (
-      <Paper variant="outlined" sx={{ p: 4, textAlign: "center" }} data-testid="positions-error">
-        <Typography variant="h3" component="p" gutterBottom>
-          Failed to Load Positions
-        </Typography>
-        <Typography color="text.secondary" sx={{ mb: 2 }}>
-          {error ? errorText(error, "Unable to load positions") : loadError}
-        </Typography>
+      <div className={cls(S.paper, S.state)} data-testid="positions-error">
+        <p className={cls(T.h3, S.gutter)}>Failed to Load Positions</p>
+        <p className={cls(T.body1, T.muted, S.mb2)}>{error ? errorText(error, "Unable to load positions") : loadError}</p>
         {hydrated ? (
           <Button variant="contained" onClick={retry} disabled={retrying}>
             {retrying ? "Retrying..." : "Retry"}
@@ -234,31 +263,29 @@ export function PositionsScreen({ initial, loadError }: { initial: PositionItem[
             Retry
           </Button>
         )}
-      </Paper>
+      </div>
     );
   } else if (query.data === undefined || retrying) {
     body = (
-      <Box sx={{ py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 }} data-testid="positions-loading">
+      <div className={S.loading} data-testid="positions-loading">
         <CircularProgress />
-        <Typography color="text.secondary">Loading positions...</Typography>
-      </Box>
+        <p className={cls(T.body1, T.muted)}>Loading positions...</p>
+      </div>
     );
   } else if (positions.length === 0) {
     body = (
-      <Paper variant="outlined" sx={{ p: 4, textAlign: "center" }} data-testid="positions-empty">
-        <Typography variant="h3" component="p" gutterBottom>
-          No Open Positions
-        </Typography>
-        <Typography color="text.secondary">Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.</Typography>
-      </Paper>
+      <div className={cls(S.paper, S.state)} data-testid="positions-empty">
+        <p className={cls(T.h3, S.gutter)}>No Open Positions</p>
+        <p className={cls(T.body1, T.muted)}>Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.</p>
+      </div>
     );
   } else {
     body = <PositionsTable positions={positions} />;
   }
 
   return (
-    <Screen title="Futures Positions" badge={badge}>
+    <LeanScreen title="Futures Positions" badge={badge}>
       {body}
-    </Screen>
+    </LeanScreen>
   );
 }

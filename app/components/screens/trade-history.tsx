@@ -6,27 +6,18 @@
 // every 30 s; live trade updates refresh them sooner); the P&L card loads
 // GET /api/closed-trades-pnl in the browser (every 30 s). Without JavaScript the filters
 // are a GET form the loader applies.
-import AccountBalanceWalletIcon from "@mui/icons-material/AccountBalanceWallet";
-import CheckCircleIcon from "@mui/icons-material/CheckCircle";
-import DownloadIcon from "@mui/icons-material/Download";
-import CancelIcon from "@mui/icons-material/Cancel";
-import ReceiptLongIcon from "@mui/icons-material/ReceiptLong";
 import Alert from "@mui/material/Alert";
-import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
-import Paper from "@mui/material/Paper";
-import Stack from "@mui/material/Stack";
 import TextField from "@mui/material/TextField";
-import Typography from "@mui/material/Typography";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatPnl } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { Screen } from "../screen.tsx";
+import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
 import { TradeHistoryTable } from "../trade-history/trade-history-table.tsx";
 import {
@@ -47,7 +38,72 @@ import {
   tradeSummary,
   tradesUrl,
 } from "../trade-history/trade-history-utils.ts";
-import { StatCard } from "../ui/stat-card.tsx";
+import { LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+import type { CardStatus } from "../ui/stat-card.tsx";
+
+// The screen's frame (../screen.tsx), its stat cards (../ui/stat-card.tsx), the outlined
+// Paper, the filter form's box and the captions as plain elements with lean classes
+// (components/ui/lean-sheet.ts) instead of an MUI styled component, and an emotion
+// serialization, each on every server render (docs/benchmarks.md, "Pages (T5)"). The form
+// controls, buttons and the error Alert (with its Retry) stay MUI.
+const S = leanSheet("th", {
+  /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
+  head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
+  grow: { flex: 1 },
+  cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
+  /** Paper (and Card) variant outlined. */
+  paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${theme.palette.divider}` },
+  card: { overflow: "hidden", height: "100%" },
+  /** CardContent. */
+  cardContent: { p: 2, "&:last-child": { pb: 3 } },
+  cardTop: { display: "flex", alignItems: "center", justifyContent: "space-between", mb: 1 },
+  cardIcon: { display: "flex" },
+  pad: { p: 2 },
+  filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
+  footer: { display: "flex", flexDirection: "row", mt: 1.5 },
+  success: { color: "success.main" },
+  warning: { color: "warning.main" },
+  error: { color: "error.main" },
+  neutral: { color: "text.secondary" },
+});
+
+const ICONS = {
+  receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],
+  check: ["M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2m-2 15-5-5 1.41-1.41L10 14.17l7.59-7.59L19 8z"],
+  cancel: ["M12 2C6.47 2 2 6.47 2 12s4.47 10 10 10 10-4.47 10-10S17.53 2 12 2m5 13.59L15.59 17 12 13.41 8.41 17 7 15.59 10.59 12 7 8.41 8.41 7 12 10.59 15.59 7 17 8.41 13.41 12z"],
+  wallet: [
+    "M21 18v1c0 1.1-.9 2-2 2H5c-1.11 0-2-.9-2-2V5c0-1.1.89-2 2-2h14c1.1 0 2 .9 2 2v1h-9c-1.11 0-2 .9-2 2v8c0 1.1.89 2 2 2zm-9-2h10V8H12zm4-2.5c-.83 0-1.5-.67-1.5-1.5s.67-1.5 1.5-1.5 1.5.67 1.5 1.5-.67 1.5-1.5 1.5",
+  ],
+} as const;
+const DOWNLOAD = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
+
+/** An MUI icon (SvgIcon, fontSize medium) from its paths. */
+function CardIcon({ paths }: { paths: readonly string[] }) {
+  return (
+    <svg className="pd-icon pd-icon-md" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+      {paths.map((d) => (
+        <path key={d} d={d} />
+      ))}
+    </svg>
+  );
+}
+
+/** ../ui/stat-card.tsx's StatCard as plain elements: the same title, value, icon, description and status. */
+function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {
+  return (
+    <div className={cls(S.paper, S.card)} data-testid={testId} data-status={status}>
+      <div className={S.cardContent}>
+        <div className={S.cardTop}>
+          <h6 className={cls(T.subtitle2, T.muted)}>{title}</h6>
+          <div className={cls(S[status], S.cardIcon)}>{icon}</div>
+        </div>
+        <p className={cls(T.h2, S[status], T.num)}>{value}</p>
+        {description ? <span className={cls(T.caption, T.muted)}>{description}</span> : null}
+      </div>
+    </div>
+  );
+}
 
 export interface ClosedTradesPnl {
   totalPnL: string;
@@ -100,44 +156,43 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
   };
 
   return (
-    <Screen
-      title="Trade History"
-      actions={
-        <Button variant="outlined" startIcon={<DownloadIcon />} onClick={exportCsv} disabled={!hydrated} data-testid="trade-history-export">
+    <div>
+      <div className={S.head}>
+        <h1 className={T.h1}>Trade History</h1>
+        <div className={S.grow} />
+        <Button variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} onClick={exportCsv} disabled={!hydrated} data-testid="trade-history-export">
           Export
         </Button>
-      }
-    >
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 }}>
+      </div>
+      <div className={S.cards}>
         <StatCard
           testId="card-total-trades"
           title="Total Trades"
           value={String(summary.total)}
-          icon={<ReceiptLongIcon />}
+          icon={<CardIcon paths={ICONS.receipt} />}
           description={summary.total >= TRADE_HISTORY_LIMIT ? `The latest ${TRADE_HISTORY_LIMIT} orders` : "All orders"}
         />
-        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<CheckCircleIcon />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
-        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<CancelIcon />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
+        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<CardIcon paths={ICONS.check} />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
+        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<CardIcon paths={ICONS.cancel} />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
         <StatCard
           testId="card-trade-pnl"
           title="P&L"
           value={totalPnL === null ? "—" : formatPnl(totalPnL)}
-          icon={<AccountBalanceWalletIcon />}
+          icon={<CardIcon paths={ICONS.wallet} />}
           status={pnlStatus}
           description={pnlDescription}
         />
-      </Box>
+      </div>
 
-      <Paper variant="outlined" sx={{ p: 2 }} data-testid="trade-history">
-        <Box
-          component="form"
+      <div className={cls(S.paper, S.pad)} data-testid="trade-history">
+        <form
           method="get"
           action={location.pathname}
           onSubmit={(event) => {
             // With JavaScript the filters apply as they are typed.
             if (hydrated) event.preventDefault();
           }}
-          sx={{ display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 }}
+          className={S.filters}
           data-testid="trade-filters"
         >
           <TextField
@@ -185,11 +240,11 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
           >
             Clear Filters
           </Button>
-          <Box sx={{ flex: 1 }} />
-          <Typography variant="body2" color="text.secondary" data-testid="trade-count">
+          <div className={S.grow} />
+          <p className={cls(T.body2, T.muted)} data-testid="trade-count">
             {hasFilters(filters) ? `${shown.length} of ${all.length} trades` : `${all.length} ${all.length === 1 ? "trade" : "trades"}`}
-          </Typography>
-        </Box>
+          </p>
+        </form>
 
         {trades.error ? (
           <Alert
@@ -207,13 +262,11 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
 
         <TradeHistoryTable trades={shown} />
         {all.length > 0 ? (
-          <Stack direction="row" sx={{ mt: 1.5 }}>
-            <Typography variant="caption" color="text.secondary">
-              Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.
-            </Typography>
-          </Stack>
+          <div className={S.footer}>
+            <span className={cls(T.caption, T.muted)}>Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
+          </div>
         ) : null}
-      </Paper>
-    </Screen>
+      </div>
+    </div>
   );
 }

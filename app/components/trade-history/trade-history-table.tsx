@@ -13,7 +13,6 @@ import Stack from "@mui/material/Stack";
 import Table from "@mui/material/Table";
 import TableBody from "@mui/material/TableBody";
 import TableCell from "@mui/material/TableCell";
-import TableContainer from "@mui/material/TableContainer";
 import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
@@ -24,8 +23,10 @@ import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
@@ -57,45 +58,63 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
   );
 }
 
+// The table's frame as plain elements too: MUI's TableContainer, Table (size small, the
+// screen's 8 px cell padding) and head cells, and the empty row (docs/benchmarks.md, "Pages (T5)").
+const pal = theme.palette;
+const cellBorder = pal.mode === "light" ? theme.lighten(theme.alpha(pal.divider, 1), 0.88) : theme.darken(theme.alpha(pal.divider, 1), 0.68);
+const S = leanSheet("th-table", {
+  /** TableContainer. */
+  container: { width: "100%", overflowX: "auto" },
+  /** Table, with the screen's sx `"& th, & td": { px: 1 }`. */
+  table: { display: "table", width: "100%", borderCollapse: "collapse", borderSpacing: 0, "& th, & td": { px: 1 } },
+  /** TableCell in the head, size small, sx whiteSpace nowrap. */
+  head: { typography: "body2", display: "table-cell", verticalAlign: "inherit", borderBottom: `1px solid ${cellBorder}`, textAlign: "left", padding: "6px 16px", color: "text.primary", lineHeight: "1.5rem", fontWeight: "fontWeightMedium", whiteSpace: "nowrap" },
+  right: { textAlign: "right", flexDirection: "row-reverse" },
+  /** The empty row's cell: sx py 5, centred. */
+  empty: { py: 5, textAlign: "center" },
+  /** The expanded row's cell: sx bgcolor action.hover, py 2. */
+  detail: { bgcolor: "action.hover", py: 2 },
+});
+
 export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
   const hydrated = useHydrated();
   const { isExpanded, toggle } = useExpanded();
   return (
-    <TableContainer>
-      <Table size="small" aria-label="Trade history" data-testid="trade-history-table" sx={{ "& th, & td": { px: 1 } }}>
-        <TableHead>
-          <TableRow>
+    <div className={S.container}>
+      <table className={S.table} aria-label="Trade history" data-testid="trade-history-table">
+        <thead>
+          <tr className="pd-tr">
             {COLUMNS.map((c) => (
-              <TableCell key={c} align={c === "Actions" ? "right" : undefined} sx={{ whiteSpace: "nowrap" }}>
+              <th key={c} className={cls(S.head, c === "Actions" && S.right)} scope="col">
                 {c}
-              </TableCell>
+              </th>
             ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
+          </tr>
+        </thead>
+        <tbody>
           {trades.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={COLUMNS.length} sx={{ py: 5, textAlign: "center" }} data-testid="trade-history-empty">
-                <Typography>No trades found</Typography>
-              </TableCell>
-            </TableRow>
+            <tr className="pd-tr">
+              <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
+                <p className={T.body1}>No trades found</p>
+              </td>
+            </tr>
           ) : (
             trades.map((trade) => (
               <Fragment key={trade.id}>
                 <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
                 {isExpanded(trade.id) ? (
-                  <TableRow data-testid="trade-details-row" data-trade-id={trade.id}>
-                    <TableCell colSpan={COLUMNS.length} sx={{ bgcolor: "action.hover", py: 2 }}>
+                  <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
+                    <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
                       <TradeDetailsPanel id={trade.id} />
-                    </TableCell>
-                  </TableRow>
+                    </td>
+                  </tr>
                 ) : null}
               </Fragment>
             ))
           )}
-        </TableBody>
-      </Table>
-    </TableContainer>
+        </tbody>
+      </table>
+    </div>
   );
 }
 
