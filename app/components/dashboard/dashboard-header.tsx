@@ -1,6 +1,5 @@
 // The dashboard header (SPEC.md §2): live connection status, the last-signal text, and
 // Emergency Stop / Reset Emergency Stop (shown while the `system` component is in warning).
-import Button from "@mui/material/Button";
 import { useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
 import type { Toast } from "#app/core/schemas/toast.ts";
@@ -10,6 +9,7 @@ import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 
 const S = leanSheet("dash-head", {
@@ -57,13 +57,13 @@ export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyAc
       <fetcher.Form method="post">
         <JsMarker />
         {emergencyActive ? (
-          <Button type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<LeanIcon d={RESTART} />} disabled={busy}>
+          <LeanButton type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<LeanIcon d={RESTART} />} disabled={busy}>
             Reset Emergency Stop
-          </Button>
+          </LeanButton>
         ) : (
-          <Button type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<LeanIcon d={REPORT} />} disabled={busy}>
+          <LeanButton type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<LeanIcon d={REPORT} />} disabled={busy}>
             Emergency Stop
-          </Button>
+          </LeanButton>
         )}
       </fetcher.Form>
     </div>

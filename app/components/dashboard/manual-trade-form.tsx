@@ -3,7 +3,6 @@
 import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import Button from "@mui/material/Button";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
 import { useState } from "react";
@@ -16,6 +15,7 @@ import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
 import { FormError } from "../forms.tsx";
 import { CARD, LeanCard, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 
@@ -127,12 +127,12 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
             ) : null}
           </div>
           <div className={S.buttons}>
-            <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
+            <LeanButton type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
               Buy / Long
-            </Button>
-            <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
+            </LeanButton>
+            <LeanButton type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
               Sell / Short
-            </Button>
+            </LeanButton>
           </div>
           <p className={cls(T.caption, T.muted, S.note)}>
             Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset, a USD notional, or a percentage of the available balance.

@@ -4,7 +4,6 @@
 // render was most of a small page's cost (docs/benchmarks.md, "Pages (T5)"). The rules
 // follow what those MUI components render with the app's theme. The phone-sized menu is
 // still MUI's temporary Drawer, which renders nothing until opened.
-import Button from "@mui/material/Button";
 import Drawer from "@mui/material/Drawer";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
@@ -13,6 +12,7 @@ import { theme } from "#app/mui/theme.ts";
 import { Logo } from "../logo.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
 import { SystemStatusBlock } from "./system-status.tsx";
@@ -218,9 +218,9 @@ function LogoutButton() {
   }, [fetcher.state, fetcher.data, toast]);
   return (
     <fetcher.Form method="post" action="/logout">
-      <Button type="submit" variant="outlined" color="inherit" size="small" disabled={busy}>
+      <LeanButton type="submit" variant="outlined" color="inherit" size="small" disabled={busy}>
         {busy ? "Logging out..." : "Logout"}
-      </Button>
+      </LeanButton>
     </fetcher.Form>
   );
 }
