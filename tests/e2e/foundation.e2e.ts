@@ -66,6 +66,8 @@ async function expectActiveEntry(page: Page, label: string | null) {
   const link = sidebar(page).getByRole("link", { name: label, exact: true });
   expect(await link.getAttribute("aria-current")).toBe("page");
   expect(await link.getAttribute("class")).toContain("Mui-selected");
+  // And it shows: the stylesheet gives it the selected background.
+  expect(await link.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
 }
 
 async function expectSystemStatus(page: Page) {

@@ -144,8 +144,8 @@ const S = leanSheet("shell", {
     transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
     "&:hover": { bgcolor: "action.hover" },
     "&:focus-visible": { bgcolor: "action.focus" },
-    '&[aria-current="page"]': { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
-    '&[aria-current="page"]:hover': {
+    "&.Mui-selected": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
+    "&.Mui-selected:hover": {
       bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity),
     },
   },
@@ -166,7 +166,7 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
         const active = isActive(item, pathname);
         return (
           <li key={item.to}>
-            <Link to={item.to} prefetch="intent" className={S.link} aria-current={active ? "page" : undefined} onClick={onNavigate}>
+            <Link to={item.to} prefetch="intent" className={cls(S.link, active && "Mui-selected")} aria-current={active ? "page" : undefined} onClick={onNavigate}>
               <span className={S.linkIcon}>
                 <LeanIcon d={ICONS[item.icon] ?? ""} medium />
               </span>
