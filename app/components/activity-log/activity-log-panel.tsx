@@ -14,6 +14,7 @@ import { downloadText, formatDateTime } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import {
   type ActivityLog,
@@ -224,15 +225,9 @@ function PanelBody({
   };
 
   const filterButton = (
-    <Button
-      size="small"
-      variant="outlined"
-      startIcon={<LeanIcon d={FILTER_ICON} />}
-      onClick={() => setDialogOpen(true)}
-      data-testid="activity-log-filter-button"
-    >
+    <LeanButton size="small" variant="outlined" startIcon={<LeanIcon d={FILTER_ICON} />} onClick={() => setDialogOpen(true)} data-testid="activity-log-filter-button">
       Filter
-    </Button>
+    </LeanButton>
   );
 
   return (
@@ -252,9 +247,9 @@ function PanelBody({
         ) : (
           <span className={S.badge}>{filterButton}</span>
         )}
-        <Button size="small" variant="outlined" startIcon={<LeanIcon d={DOWNLOAD_ICON} />} onClick={exportCsv} data-testid="activity-log-export">
+        <LeanButton size="small" variant="outlined" startIcon={<LeanIcon d={DOWNLOAD_ICON} />} onClick={exportCsv} data-testid="activity-log-export">
           Export to CSV
-        </Button>
+        </LeanButton>
       </div>
 
       {filtered ? (
