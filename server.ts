@@ -131,6 +131,9 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   return app;
 }
 
+/** How often a web process checks that the sessions of its open sockets still exist. */
+export const SESSION_SWEEP_MS = 5_000;
+
 function clientIp(c: Parameters<Parameters<Hono["use"]>[1]>[0], config: AppConfig): string | null {
   if (config.TRUST_PROXY) {
     const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
@@ -161,16 +164,19 @@ if (import.meta.main) {
   const hub = new LiveHub({ db: database.db });
   const app = createApp({ config, database, build: () => build, hub });
 
-  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60 });
+  // reusePort: with WEB_PROCESSES > 1, `npm start` runs several of these on one port and the
+  // kernel spreads connections over them (each has its own live hub and caches).
+  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60, reusePort: config.WEB_PROCESSES > 1 });
   hub.attach(server);
   await hub.start();
-  // Sessions ended elsewhere (another web node, expiry) lose their live feed within a minute.
+  // Sessions ended elsewhere (another web process or node, expiry) lose their live feed
+  // within SESSION_SWEEP_MS: one query per signed-in session with an open socket here.
   const sweep = setInterval(async () => {
     for (const token of trackedSessions()) {
       const alive = await sessionIsLive(database.db, token).catch(() => true);
       if (!alive) closeSocketsOfSession(token);
     }
-  }, 60_000);
+  }, SESSION_SWEEP_MS);
   sweep.unref?.();
   console.log(`[web] listening on http://localhost:${server.port} (${database.label})`);
 

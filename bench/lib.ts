@@ -559,9 +559,12 @@ function machineTicks(): { busy: number; total: number } {
 export function cpuSampler(inst: Instance) {
   const named = () => {
     const map: Record<string, number> = {};
+    let webs = 0;
     for (const pid of inst.pids()) {
       const cmd = commandOf(pid);
-      const name = cmd.includes("worker/index.ts") ? "worker" : cmd.includes("server.ts") ? "web" : cmd.includes("start.ts") ? "start.ts" : `pid${pid}`;
+      // Several web processes (WEB_PROCESSES > 1): web, web 2, web 3, ...
+      const web = () => (++webs === 1 ? "web" : `web ${webs}`);
+      const name = cmd.includes("worker/index.ts") ? "worker" : cmd.includes("server.ts") ? web() : cmd.includes("start.ts") ? "start.ts" : `pid${pid}`;
       map[name] = pid;
     }
     map["load generator (bench)"] = process.pid;

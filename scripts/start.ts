@@ -1,5 +1,6 @@
-// `npm start`: migrate once, then run the web server and the worker side by side.
-// The worker is restarted if it dies; stopping this process stops both.
+// `npm start`: migrate once, then run the web server (WEB_PROCESSES of them on one port) and
+// the worker side by side. The worker is restarted if it dies; a web server that dies stops
+// everything (a supervisor restarts the whole app); stopping this process stops them all.
 import { type Subprocess, spawn } from "bun";
 import { loadConfigOrExit } from "../app/core/env.ts";
 import { openDatabase } from "../db/client.ts";
@@ -42,5 +43,5 @@ async function shutdown(code = 0) {
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
-run("web", "server.ts", false);
+for (let i = 1; i <= config.WEB_PROCESSES; i++) run(config.WEB_PROCESSES > 1 ? `web ${i}` : "web", "server.ts", false);
 run("worker", "worker/index.ts", true);

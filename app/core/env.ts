@@ -32,6 +32,8 @@ export const EnvSchema = z.object({
   TRUST_PROXY: booleanString.default(false),
   WORKER_ID: z.string().optional(),
   WORKER_WAKE_HOST: z.string().optional(),
+  /** How many web server processes `npm start` runs on the one port (SO_REUSEPORT; docs/operations.md). */
+  WEB_PROCESSES: z.coerce.number({ error: "must be a whole number from 1 to 32" }).int().min(1).max(32).default(1),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
