@@ -8,9 +8,8 @@
 // are a GET form the loader applies.
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
-import TextField from "@mui/material/TextField";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useId, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
@@ -38,8 +37,8 @@ import {
   tradeSummary,
   tradesUrl,
 } from "../trade-history/trade-history-utils.ts";
-import { LeanIcon, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { LeanIcon, T, cls, rule } from "../ui/lean.tsx";
+import { leanRawCss, leanSheet } from "../ui/lean-sheet.ts";
 import type { CardStatus } from "../ui/stat-card.tsx";
 
 // The screen's frame (../screen.tsx), its stat cards (../ui/stat-card.tsx), the outlined
@@ -67,6 +66,135 @@ const S = leanSheet("th", {
   error: { color: "error.main" },
   neutral: { color: "text.secondary" },
 });
+
+// The filter fields (MUI's outlined TextField, size small, label shrunk, and its native
+// select) and the buttons as they render before hydration (Export disabled, Apply, the Clear
+// Filters link), copied from what MUI 9 emits with the app's theme: an MUI TextField is six
+// styled components (and its global autofill keyframes), most of the page's render after the
+// rows went lean. The fields stay plain after hydration too (controlled, the same DOM, focus
+// and hover shown by CSS); the buttons become MUI's (ripple) once hydrated.
+const pal = theme.palette;
+const font = theme.typography.fontFamily;
+const outlineBorder = pal.mode === "light" ? "rgba(0, 0, 0, 0.23)" : "rgba(255, 255, 255, 0.23)";
+const easeOut = (prop: string, ms: number, delay = 0) => `${prop} ${ms}ms cubic-bezier(0.0, 0, 0.2, 1) ${delay}ms`;
+const inputBox = { font: "inherit", letterSpacing: "inherit", color: "currentColor", border: 0, boxSizing: "content-box", background: "none", height: "1.4375em", margin: 0, WebkitTapHighlightColor: "transparent", display: "block", minWidth: 0, width: "100%", padding: "8.5px 14px" };
+const placeholder = { color: "currentColor", opacity: 0.5, transition: "opacity 200ms cubic-bezier(0.4, 0, 0.2, 1) 0ms" };
+const autofill = { WebkitBoxShadow: `0 0 0 100px ${pal.mode === "light" ? "#d3e0f0" : "#266798"} inset`, WebkitTextFillColor: pal.text.primary, caretColor: pal.text.primary, borderRadius: "inherit" };
+const btnBase = {
+  display: "inline-flex",
+  alignItems: "center",
+  justifyContent: "center",
+  position: "relative",
+  boxSizing: "border-box",
+  WebkitTapHighlightColor: "transparent",
+  backgroundColor: "transparent",
+  outline: 0,
+  border: 0,
+  margin: 0,
+  borderRadius: `${theme.shape.borderRadius}px`,
+  padding: "6px 16px",
+  cursor: "pointer",
+  userSelect: "none",
+  verticalAlign: "middle",
+  MozAppearance: "none",
+  WebkitAppearance: "none",
+  textDecoration: "none",
+  color: "inherit",
+  fontFamily: font,
+  fontWeight: theme.typography.fontWeightMedium,
+  fontSize: theme.typography.pxToRem(14),
+  lineHeight: 1.75,
+  textTransform: "none",
+  minWidth: "64px",
+  transition: theme.transitions.create(["background-color", "box-shadow", "border-color", "color"], { duration: theme.transitions.duration.short }),
+  boxShadow: "none",
+  printColorAdjust: "exact",
+};
+const hoverBg = theme.alpha(pal.primary.main, pal.action.hoverOpacity);
+leanRawCss(
+  "th-controls",
+  [
+    rule(".pd-thf-fc", { display: "inline-flex", flexDirection: "column", position: "relative", minWidth: 0, padding: 0, margin: 0, border: 0, verticalAlign: "top" }),
+    rule(".pd-thf-fc.pd-thf-w200", { minWidth: "200px" }),
+    rule(".pd-thf-fc.pd-thf-w160", { minWidth: "160px" }),
+    rule(".pd-thf-label", {
+      color: pal.text.secondary,
+      fontFamily: font,
+      fontWeight: 400,
+      fontSize: "1rem",
+      lineHeight: "1.4375em",
+      padding: 0,
+      display: "block",
+      transformOrigin: "top left",
+      whiteSpace: "nowrap",
+      overflow: "hidden",
+      textOverflow: "ellipsis",
+      position: "absolute",
+      left: 0,
+      top: 0,
+      transition: [easeOut("color", 200), easeOut("transform", 200), easeOut("max-width", 200)].join(","),
+      zIndex: 1,
+      userSelect: "none",
+      pointerEvents: "auto",
+      maxWidth: "calc(133% - 32px)",
+      transform: "translate(14px, -9px) scale(0.75)",
+    }),
+    rule(".pd-thf-fc:focus-within>.pd-thf-label", { color: pal.primary.main }),
+    rule(".pd-thf-root", { fontFamily: font, fontWeight: 400, fontSize: "1rem", lineHeight: "1.4375em", color: pal.text.primary, boxSizing: "border-box", position: "relative", cursor: "text", display: "inline-flex", alignItems: "center", borderRadius: `${theme.shape.borderRadius}px` }),
+    rule(".pd-thf-root:hover .pd-thf-outline", { borderColor: pal.text.primary }),
+    `@media (hover: none){${rule(".pd-thf-root:hover .pd-thf-outline", { borderColor: outlineBorder })}}`,
+    rule(".pd-thf-root:focus-within .pd-thf-outline", { borderWidth: "2px", borderColor: pal.primary.main }),
+    rule(".pd-thf-input", inputBox),
+    rule(".pd-thf-input::placeholder", placeholder),
+    rule(".pd-thf-input:focus", { outline: 0 }),
+    rule(".pd-thf-input:invalid", { boxShadow: "none" }),
+    rule(".pd-thf-input::-webkit-search-decoration", { WebkitAppearance: "none" }),
+    rule(".pd-thf-input:-webkit-autofill", autofill),
+    rule(".pd-thf-select", { MozAppearance: "none", WebkitAppearance: "none", userSelect: "none", cursor: "pointer", borderRadius: `${theme.shape.borderRadius}px`, ...inputBox, paddingRight: "32px" }),
+    rule(".pd-thf-select:focus", { outline: 0 }),
+    rule(".pd-thf-select:invalid", { boxShadow: "none" }),
+    rule(".pd-thf-select:not([multiple]) option,.pd-thf-select:not([multiple]) optgroup", { backgroundColor: pal.background.paper }),
+    rule(".pd-thf-select:-webkit-autofill", autofill),
+    rule(".pd-thf-caret", { userSelect: "none", width: "1em", height: "1em", display: "inline-block", flexShrink: 0, transition: theme.transitions.create("fill", { duration: theme.transitions.duration.shorter }), fill: "currentColor", fontSize: "1.5rem", position: "absolute", top: "calc(50% - .5em)", pointerEvents: "none", color: pal.action.active, right: "7px" }),
+    rule(".pd-thf-outline", { textAlign: "left", position: "absolute", bottom: 0, right: 0, top: "-5px", left: 0, margin: 0, padding: "0 8px", pointerEvents: "none", borderRadius: "inherit", borderStyle: "solid", borderWidth: "1px", overflow: "hidden", minWidth: "0%", borderColor: outlineBorder }),
+    rule(".pd-thf-legend", { float: "unset", width: "auto", overflow: "hidden", display: "block", padding: 0, height: "11px", fontSize: "0.75em", visibility: "hidden", whiteSpace: "nowrap", maxWidth: "100%", transition: easeOut("max-width", 100, 50) }),
+    rule(".pd-thf-legend>span", { paddingLeft: "5px", paddingRight: "5px", display: "inline-block", opacity: 0, visibility: "visible" }),
+    // Button (disableElevation, the theme's textTransform none).
+    rule(".pd-thb", btnBase),
+    rule(".pd-thb::-moz-focus-inner", { borderStyle: "none" }),
+    rule(".pd-thb:hover", { textDecoration: "none" }),
+    rule(".pd-thb.pd-thb-contained", { color: pal.primary.contrastText, backgroundColor: pal.primary.main }),
+    `@media (hover: hover){${rule(".pd-thb.pd-thb-contained:hover", { backgroundColor: pal.primary.dark })}}`,
+    rule(".pd-thb.pd-thb-text", { padding: "6px 8px", color: pal.primary.main }),
+    `@media (hover: hover){${rule(".pd-thb.pd-thb-text:hover", { backgroundColor: hoverBg })}}`,
+    rule(".pd-thb.pd-thb-outlined", { padding: "5px 15px", border: `1px solid ${theme.alpha(pal.primary.main, 0.5)}`, color: pal.primary.main }),
+    rule(".pd-thb.pd-thb-disabled", { pointerEvents: "none", cursor: "default", color: pal.action.disabled }),
+    rule(".pd-thb.pd-thb-outlined.pd-thb-disabled", { border: `1px solid ${pal.action.disabledBackground}` }),
+    rule(".pd-thb-start", { display: "inherit", alignItems: "center", marginRight: "8px", marginLeft: "-4px" }),
+    rule(".pd-thb-start::before", { content: '"\\200b"', width: 0, overflow: "hidden" }),
+    rule(".pd-thb-start>*:nth-of-type(1)", { fontSize: "20px" }),
+  ].join(""),
+);
+
+/** MUI's outlined TextField (size small, label shrunk) as plain elements: the same DOM, ids and label. */
+function OutlinedField({ label, width, children }: { label: string; width: 160 | 200; children: (id: string) => ReactNode }) {
+  const id = useId();
+  return (
+    <div className={cls("pd-thf-fc", width === 200 ? "pd-thf-w200" : "pd-thf-w160")}>
+      <label className="pd-thf-label" data-shrink="true" htmlFor={id} id={`${id}-label`}>
+        {label}
+      </label>
+      <div className="pd-thf-root">
+        {children(id)}
+        <fieldset aria-hidden="true" className="pd-thf-outline">
+          <legend className="pd-thf-legend">
+            <span>{label}</span>
+          </legend>
+        </fieldset>
+      </div>
+    </div>
+  );
+}
 
 const ICONS = {
   receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],
@@ -160,9 +288,19 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
       <div className={S.head}>
         <h1 className={T.h1}>Trade History</h1>
         <div className={S.grow} />
-        <Button variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} onClick={exportCsv} disabled={!hydrated} data-testid="trade-history-export">
-          Export
-        </Button>
+        {hydrated ? (
+          <Button variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} onClick={exportCsv} data-testid="trade-history-export">
+            Export
+          </Button>
+        ) : (
+          // Before hydration MUI's Button is disabled (nothing to export without JavaScript): the same, plain.
+          <button className="pd-thb pd-thb-outlined pd-thb-disabled" tabIndex={-1} type="button" disabled data-testid="trade-history-export">
+            <span className="pd-thb-start">
+              <LeanIcon d={DOWNLOAD} />
+            </span>
+            Export
+          </button>
+        )}
       </div>
       <div className={S.cards}>
         <StatCard
@@ -195,51 +333,62 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
           className={S.filters}
           data-testid="trade-filters"
         >
-          <TextField
-            name="symbol"
-            label="Symbol"
-            size="small"
-            placeholder="e.g. BTC"
-            value={filters.symbol}
-            onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
-            slotProps={{ inputLabel: { shrink: true }, htmlInput: { maxLength: 40 } }}
-            sx={{ minWidth: 200 }}
-          />
-          <TextField
-            select
-            name="status"
-            label="Status"
-            size="small"
-            value={filters.status}
-            onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))}
-            slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}
-            sx={{ minWidth: 160 }}
-          >
-            {STATUS_FILTERS.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </TextField>
+          <OutlinedField label="Symbol" width={200}>
+            {(id) => (
+              <input
+                aria-invalid="false"
+                id={id}
+                name="symbol"
+                placeholder="e.g. BTC"
+                type="text"
+                maxLength={40}
+                className="pd-thf-input"
+                value={filters.symbol}
+                onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
+              />
+            )}
+          </OutlinedField>
+          <OutlinedField label="Status" width={160}>
+            {(id) => (
+              <>
+                <select className="pd-thf-select" aria-invalid="false" id={id} name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))}>
+                  {STATUS_FILTERS.map((s) => (
+                    <option key={s.value} value={s.value}>
+                      {s.label}
+                    </option>
+                  ))}
+                </select>
+                <svg className="pd-thf-caret" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+                  <path d="M7 10l5 5 5-5z" />
+                </svg>
+              </>
+            )}
+          </OutlinedField>
           {!hydrated ? (
-            <Button type="submit" variant="contained">
+            // Only before hydration (the no-JavaScript form's submit), so never an MUI Button.
+            <button className="pd-thb pd-thb-contained" tabIndex={0} type="submit">
               Apply
-            </Button>
+            </button>
           ) : null}
-          <Button
-            component={RemixLink}
-            to={location.pathname}
-            variant="text"
-            disabled={hydrated && !hasFilters(filters) && !location.search}
-            onClick={(event: React.MouseEvent) => {
-              if (!hydrated) return;
-              event.preventDefault();
-              clearFilters();
-            }}
-            data-testid="trade-clear-filters"
-          >
-            Clear Filters
-          </Button>
+          {hydrated ? (
+            <Button
+              component={RemixLink}
+              to={location.pathname}
+              variant="text"
+              disabled={!hasFilters(filters) && !location.search}
+              onClick={(event: React.MouseEvent) => {
+                event.preventDefault();
+                clearFilters();
+              }}
+              data-testid="trade-clear-filters"
+            >
+              Clear Filters
+            </Button>
+          ) : (
+            <RemixLink className="pd-thb pd-thb-text" tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
+              Clear Filters
+            </RemixLink>
+          )}
           <div className={S.grow} />
           <p className={cls(T.body2, T.muted)} data-testid="trade-count">
             {hasFilters(filters) ? `${shown.length} of ${all.length} trades` : `${all.length} ${all.length === 1 ? "trade" : "trades"}`}
