@@ -61,6 +61,9 @@ const TARGETS = [
   { name: "positions-loader", path: "/positions?_data=routes%2F_app%2B%2Fpositions", kind: "data" },
   { name: "trade-history-loader", path: "/trade-history?_data=routes%2F_app%2B%2Ftrade-history", kind: "data" },
   { name: "dashboard-loader", path: "/dashboard?_data=routes%2F_app%2B%2Fdashboard", kind: "data" },
+  // What every signed-in page also loads: the root's and the shell's loaders.
+  { name: "root-loader", path: "/dashboard?_data=root", kind: "data" },
+  { name: "layout-loader", path: "/dashboard?_data=routes%2F_app%2B%2F_layout", kind: "data" },
 ] as const;
 /** By default the six targets T5 names; the loaders only with --only. */
 const DEFAULT_TARGETS = new Set(["positions", "trade-history", "dashboard", "api-positions", "api-trades", "api-performance-stats"]);

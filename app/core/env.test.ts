@@ -25,7 +25,12 @@ describe("parseEnv", () => {
       DATA_DIR: "./data",
       COINBASE_SANDBOX: true,
       TRUST_PROXY: false,
+      WEB_PROCESSES: 1,
     });
+  });
+
+  test.each(["0", "33", "1.5", "two"])("WEB_PROCESSES=%s throws EnvError naming it", (n) => {
+    expect(envError({ WEB_PROCESSES: n }).message).toMatch(/\bWEB_PROCESSES: must be a whole number from 1 to 32/);
   });
 
   test("empty strings count as unset", () => {
@@ -46,6 +51,7 @@ describe("parseEnv", () => {
       COINBASE_SANDBOX: "false",
       TRUST_PROXY: "yes",
       WORKER_ID: "worker-7",
+      WEB_PROCESSES: "2",
     });
     expect(env).toMatchObject({
       NODE_ENV: "production",
@@ -55,6 +61,7 @@ describe("parseEnv", () => {
       COINBASE_SANDBOX: false,
       TRUST_PROXY: true,
       WORKER_ID: "worker-7",
+      WEB_PROCESSES: 2,
     });
     expect(parseEnv({ DATABASE_URL: "sqlite:./data/other.db" }).DATABASE_URL).toBe("sqlite:./data/other.db");
   });

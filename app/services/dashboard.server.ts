@@ -2,7 +2,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { countSignals } from "#db/queries/signals.ts";
 import { getNetPnlSince } from "./statistics.server.ts";
-import { getSystemStatus } from "./health.server.ts";
+import { getSystemStatusForPage } from "./health.server.ts";
 
 /** Net P&L (FIFO, fees shared pro rata) of the matches closed since `sinceMs`: the same
  * arithmetic as the Performance Statistics table, so the card and the table agree. */
@@ -12,7 +12,7 @@ function pnlClosedSince(context: AppLoadContext, sinceMs: number): Promise<strin
 
 export async function getDashboardStats(context: AppLoadContext) {
   const [health, activeTrades, todayPnL, totalSignals] = await Promise.all([
-    getSystemStatus(context),
+    getSystemStatusForPage(context),
     context.db
       .selectFrom("positions")
       .select((eb) => eb.fn.countAll<number>().as("n"))

@@ -2,6 +2,7 @@
 import { sql } from "kysely";
 import type { AppLoadContext } from "@remix-run/node";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
+import { settingsGeneration } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
 import { getTradingCredentials } from "./credentials.server.ts";
@@ -113,4 +114,28 @@ export async function getSystemStatus(context: AppLoadContext) {
   const rest = await Promise.all([checkWorker(context), checkWebhook(context), checkSystem(context), checkExchange(context)]);
   const systemStatus = [database, ...rest];
   return { status: overallStatus(systemStatus), systemStatus, checkedAt: new Date().toISOString() };
+}
+
+export type SystemStatus = Awaited<ReturnType<typeof getSystemStatus>>;
+
+const PAGE_STATUS_MAX_AGE_MS = 1000;
+const pageStatus = new WeakMap<object, { at: number; generation: number; pending: Promise<SystemStatus> }>();
+
+/**
+ * The system status for pages (the sidebar's block, the dashboard's cards): at most 1 s old,
+ * shared by the requests of this process, and recomputed at once after a settings change
+ * here (emergency stop, trading config, credentials). Every page load would otherwise run
+ * the seven checks again, twice on the dashboard. GET /api/health always checks afresh.
+ */
+export function getSystemStatusForPage(context: AppLoadContext): Promise<SystemStatus> {
+  const now = Date.now();
+  const generation = settingsGeneration();
+  const hit = pageStatus.get(context.db);
+  if (hit && hit.generation === generation && now - hit.at < PAGE_STATUS_MAX_AGE_MS) return hit.pending;
+  const pending = getSystemStatus(context);
+  const entry = { at: now, generation, pending };
+  pageStatus.set(context.db, entry);
+  // A failed check set is not kept (getSystemStatus reports failures as entries; this is for a throw).
+  pending.catch(() => pageStatus.get(context.db) === entry && pageStatus.delete(context.db));
+  return pending;
 }

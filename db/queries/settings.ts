@@ -22,6 +22,11 @@ export function clearSettingsCache(): void {
   shared.generation += 1;
 }
 
+/** Changes whenever clearSettingsCache runs in this process (for caches derived from settings). */
+export function settingsGeneration(): number {
+  return shared.generation;
+}
+
 /** getSetting through the per-process cache (at most `ttlMs` old). */
 export async function getSettingCached<T>(db: Db, key: string, ttlMs = 1000): Promise<T | null> {
   let perDb = cache.get(db);

@@ -6,12 +6,12 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { AppShell } from "#app/components/layout/app-shell.tsx";
 import { LiveProvider } from "#app/live/use-live-updates.tsx";
 import { QueryProvider } from "#app/utils/use-api-query.tsx";
-import { getSystemStatus } from "#app/services/health.server.ts";
+import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const health = await getSystemStatus(context);
+  const health = await getSystemStatusForPage(context);
   return json({ user: { username: user.username, role: user.role }, systemStatus: health.systemStatus });
 }
 

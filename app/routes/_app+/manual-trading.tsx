@@ -7,7 +7,7 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { ManualTradingScreen } from "#app/components/manual-trading/manual-trading-screen.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
 import { getExchange } from "#app/services/exchange.server.ts";
-import { getSystemStatus } from "#app/services/health.server.ts";
+import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
 
@@ -20,7 +20,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
       .catch(() => null),
     getTradingConfig(context.db),
-    getSystemStatus(context),
+    getSystemStatusForPage(context),
   ]);
   return json({ balance, config, systemStatus: health.systemStatus, isAdmin: user.role === "admin" });
 }

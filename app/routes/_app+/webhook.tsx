@@ -37,7 +37,7 @@ import { Screen } from "#app/components/screen.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { SYMBOLS } from "#app/core/products.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
-import { getSystemStatus } from "#app/services/health.server.ts";
+import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
 import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
@@ -49,7 +49,7 @@ const HEALTH_POLL_MS = 30_000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const [config, health] = await Promise.all([getWebhookConfig(request, context), getSystemStatus(context)]);
+  const [config, health] = await Promise.all([getWebhookConfig(request, context), getSystemStatusForPage(context)]);
   const rotated = new URL(request.url).searchParams.has("rotated");
   return json({ config, systemStatus: health.systemStatus, rotated }, { headers: NO_STORE });
 }
