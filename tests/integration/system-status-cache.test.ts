@@ -1,0 +1,49 @@
+// The pages' system status (getSystemStatusForPage): shared for up to 1 s, recomputed at
+// once after a settings change in this process; GET /api/health's getSystemStatus is live.
+import type { AppLoadContext } from "@remix-run/node";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { loadConfig } from "#app/core/env.ts";
+import { getSystemStatus, getSystemStatusForPage } from "#app/services/health.server.ts";
+import { setEmergencyStop } from "#db/queries/trading-state.ts";
+import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
+import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+
+describe.each(testDialects())("page system status on %s", (dialect) => {
+  let database: TestDatabase;
+  let context: AppLoadContext;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "status-cache-secret-0123456789abcdef0123", DATA_DIR: "/tmp/perpdesk-test-unused" });
+    context = { db: database.db, database, config, clientIp: null, isHttps: false } as AppLoadContext;
+  });
+  afterAll(async () => {
+    await database?.cleanup();
+  });
+
+  const worker = (s: Awaited<ReturnType<typeof getSystemStatus>>) => s.systemStatus.find((e) => e.component === "worker")!.status;
+  const system = (s: Awaited<ReturnType<typeof getSystemStatus>>) => s.systemStatus.find((e) => e.component === "system")!.status;
+
+  test("requests within a second share one status; the live check sees changes at once; then it refreshes", async () => {
+    let now = Date.now();
+    vi.spyOn(Date, "now").mockImplementation(() => now);
+    const first = getSystemStatusForPage(context);
+    expect(getSystemStatusForPage(context)).toBe(first); // concurrent requests: one computation
+    expect(worker(await first)).toBe("error"); // no worker yet
+
+    await writeHeartbeat(database.db, { workerId: "w-status", hostname: "h", pid: 1, startedAt: now, status: "running" });
+    now += 900;
+    expect(worker(await getSystemStatusForPage(context))).toBe("error"); // still the shared one
+    expect(worker(await getSystemStatus(context))).toBe("online"); // /api/health: live
+    now += 200;
+    expect(worker(await getSystemStatusForPage(context))).toBe("online"); // older than 1 s: recomputed
+  });
+
+  test("a settings change in this process (emergency stop) shows at once", async () => {
+    const before = await getSystemStatusForPage(context);
+    expect(system(before)).toBe("online");
+    await setEmergencyStop(database.db, true, "test");
+    expect(system(await getSystemStatusForPage(context))).toBe("warning");
+    await setEmergencyStop(database.db, false, "test");
+    expect(system(await getSystemStatusForPage(context))).toBe("online");
+  });
+});
