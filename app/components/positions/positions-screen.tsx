@@ -15,8 +15,9 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, T, cls, rule } from "../ui/lean.tsx";
-import { leanRawCss, leanSheet } from "../ui/lean-sheet.ts";
+import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
@@ -57,46 +58,6 @@ const S = leanSheet("pos", {
   mb2: { mb: 2 },
   loading: { py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 },
 });
-
-// The Close button before hydration: MUI's Button (outlined, small, error colour; the theme's
-// disableElevation and textTransform none) copied as one class. Once hydrated it is MUI's (ripple).
-leanRawCss(
-  "pos-close",
-  [
-    rule(".pd-pos-close", {
-      display: "inline-flex",
-      alignItems: "center",
-      justifyContent: "center",
-      position: "relative",
-      boxSizing: "border-box",
-      WebkitTapHighlightColor: "transparent",
-      backgroundColor: "transparent",
-      outline: 0,
-      margin: 0,
-      borderRadius: `${theme.shape.borderRadius}px`,
-      cursor: "pointer",
-      userSelect: "none",
-      verticalAlign: "middle",
-      MozAppearance: "none",
-      WebkitAppearance: "none",
-      textDecoration: "none",
-      fontFamily: theme.typography.fontFamily,
-      fontWeight: theme.typography.fontWeightMedium,
-      lineHeight: 1.75,
-      textTransform: "none",
-      minWidth: "64px",
-      transition: theme.transitions.create(["background-color", "box-shadow", "border-color", "color"], { duration: theme.transitions.duration.short }),
-      padding: "3px 9px",
-      fontSize: theme.typography.pxToRem(13),
-      border: `1px solid ${theme.alpha(pal.error.main, 0.5)}`,
-      color: pal.error.main,
-      boxShadow: "none",
-      printColorAdjust: "exact",
-    }),
-    rule(".pd-pos-close::-moz-focus-inner", { borderStyle: "none" }),
-    `@media (hover: hover){${rule(".pd-pos-close:hover", { borderColor: pal.error.main, backgroundColor: theme.alpha(pal.error.main, pal.action.hoverOpacity) })}}`,
-  ].join(""),
-);
 
 /** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */
 function LeanScreen({ title, badge, children }: { title: string; badge?: ReactNode; children: ReactNode }) {
@@ -159,9 +120,10 @@ function ClosePositionButton({ symbol }: { symbol: string }) {
           {busy ? "Closing..." : "Close"}
         </Button>
       ) : (
-        <button className="pd-pos-close" tabIndex={0} type="submit" data-testid={`close-${symbol}`}>
+        // Before hydration a plain button with the same look (MUI's ripple comes with JavaScript).
+        <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`close-${symbol}`}>
           Close
-        </button>
+        </LeanButton>
       )}
     </form>
   );

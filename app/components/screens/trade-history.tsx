@@ -9,7 +9,7 @@
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
-import { type ReactNode, useId, useState } from "react";
+import { useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
@@ -39,7 +39,9 @@ import {
 } from "../trade-history/trade-history-utils.ts";
 import { LeanIcon, T, cls, rule } from "../ui/lean.tsx";
 import { leanRawCss, leanSheet } from "../ui/lean-sheet.ts";
-import type { CardStatus } from "../ui/stat-card.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
+import { LeanTextField } from "../ui/lean-field.tsx";
+import { StatCard } from "../ui/stat-card.tsx";
 
 // The screen's frame (../screen.tsx), its stat cards (../ui/stat-card.tsx), the outlined
 // Paper, the filter form's box and the captions as plain elements with lean classes
@@ -51,150 +53,60 @@ const S = leanSheet("th", {
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   grow: { flex: 1 },
   cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
-  /** Paper (and Card) variant outlined. */
+  /** Paper variant outlined. */
   paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${theme.palette.divider}` },
-  card: { overflow: "hidden", height: "100%" },
-  /** CardContent. */
-  cardContent: { p: 2, "&:last-child": { pb: 3 } },
-  cardTop: { display: "flex", alignItems: "center", justifyContent: "space-between", mb: 1 },
-  cardIcon: { display: "flex" },
   pad: { p: 2 },
+  symbol: { minWidth: 200 },
+  status: { minWidth: 160 },
+  /**
+   * The outline's hover and focus looks of MUI's TextField: ../ui/lean-field.tsx's own rules
+   * for them nest the base class in itself ("&:hover & > fieldset") and so never match.
+   */
+  field: {
+    "& > div:hover > fieldset": { borderColor: "text.primary" },
+    "@media (hover: none)": { "& > div:hover > fieldset": { borderColor: theme.alpha(theme.palette.common.white, 0.23) } },
+    "& > div:focus-within > fieldset": { borderColor: "primary.main", borderWidth: 2 },
+  },
   filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
   footer: { display: "flex", flexDirection: "row", mt: 1.5 },
-  success: { color: "success.main" },
-  warning: { color: "warning.main" },
-  error: { color: "error.main" },
-  neutral: { color: "text.secondary" },
 });
 
-// The filter fields (MUI's outlined TextField, size small, label shrunk, and its native
-// select) and the buttons as they render before hydration (Export disabled, Apply, the Clear
-// Filters link), copied from what MUI 9 emits with the app's theme: an MUI TextField is six
-// styled components (and its global autofill keyframes), most of the page's render after the
-// rows went lean. The fields stay plain after hydration too (controlled, the same DOM, focus
-// and hover shown by CSS); the buttons become MUI's (ripple) once hydrated.
+// Before hydration the Clear Filters link (MUI's text Button as a Remix Link) is a plain <a>
+// with MUI's look (the theme's textTransform none); once hydrated it is MUI's Button (ripple).
 const pal = theme.palette;
-const font = theme.typography.fontFamily;
-const outlineBorder = pal.mode === "light" ? "rgba(0, 0, 0, 0.23)" : "rgba(255, 255, 255, 0.23)";
-const easeOut = (prop: string, ms: number, delay = 0) => `${prop} ${ms}ms cubic-bezier(0.0, 0, 0.2, 1) ${delay}ms`;
-const inputBox = { font: "inherit", letterSpacing: "inherit", color: "currentColor", border: 0, boxSizing: "content-box", background: "none", height: "1.4375em", margin: 0, WebkitTapHighlightColor: "transparent", display: "block", minWidth: 0, width: "100%", padding: "8.5px 14px" };
-const placeholder = { color: "currentColor", opacity: 0.5, transition: "opacity 200ms cubic-bezier(0.4, 0, 0.2, 1) 0ms" };
-const autofill = { WebkitBoxShadow: `0 0 0 100px ${pal.mode === "light" ? "#d3e0f0" : "#266798"} inset`, WebkitTextFillColor: pal.text.primary, caretColor: pal.text.primary, borderRadius: "inherit" };
-const btnBase = {
-  display: "inline-flex",
-  alignItems: "center",
-  justifyContent: "center",
-  position: "relative",
-  boxSizing: "border-box",
-  WebkitTapHighlightColor: "transparent",
-  backgroundColor: "transparent",
-  outline: 0,
-  border: 0,
-  margin: 0,
-  borderRadius: `${theme.shape.borderRadius}px`,
-  padding: "6px 16px",
-  cursor: "pointer",
-  userSelect: "none",
-  verticalAlign: "middle",
-  MozAppearance: "none",
-  WebkitAppearance: "none",
-  textDecoration: "none",
-  color: "inherit",
-  fontFamily: font,
-  fontWeight: theme.typography.fontWeightMedium,
-  fontSize: theme.typography.pxToRem(14),
-  lineHeight: 1.75,
-  textTransform: "none",
-  minWidth: "64px",
-  transition: theme.transitions.create(["background-color", "box-shadow", "border-color", "color"], { duration: theme.transitions.duration.short }),
-  boxShadow: "none",
-  printColorAdjust: "exact",
-};
-const hoverBg = theme.alpha(pal.primary.main, pal.action.hoverOpacity);
 leanRawCss(
-  "th-controls",
+  "th-link-button",
   [
-    rule(".pd-thf-fc", { display: "inline-flex", flexDirection: "column", position: "relative", minWidth: 0, padding: 0, margin: 0, border: 0, verticalAlign: "top" }),
-    rule(".pd-thf-fc.pd-thf-w200", { minWidth: "200px" }),
-    rule(".pd-thf-fc.pd-thf-w160", { minWidth: "160px" }),
-    rule(".pd-thf-label", {
-      color: pal.text.secondary,
-      fontFamily: font,
-      fontWeight: 400,
-      fontSize: "1rem",
-      lineHeight: "1.4375em",
-      padding: 0,
-      display: "block",
-      transformOrigin: "top left",
-      whiteSpace: "nowrap",
-      overflow: "hidden",
-      textOverflow: "ellipsis",
-      position: "absolute",
-      left: 0,
-      top: 0,
-      transition: [easeOut("color", 200), easeOut("transform", 200), easeOut("max-width", 200)].join(","),
-      zIndex: 1,
+    rule(".pd-th-linkbtn", {
+      display: "inline-flex",
+      alignItems: "center",
+      justifyContent: "center",
+      position: "relative",
+      boxSizing: "border-box",
+      WebkitTapHighlightColor: "transparent",
+      backgroundColor: "transparent",
+      outline: 0,
+      border: 0,
+      margin: 0,
+      borderRadius: `${theme.shape.borderRadius}px`,
+      padding: "6px 8px",
+      cursor: "pointer",
       userSelect: "none",
-      pointerEvents: "auto",
-      maxWidth: "calc(133% - 32px)",
-      transform: "translate(14px, -9px) scale(0.75)",
+      verticalAlign: "middle",
+      textDecoration: "none",
+      color: pal.primary.main,
+      fontFamily: theme.typography.fontFamily,
+      fontWeight: theme.typography.fontWeightMedium,
+      fontSize: theme.typography.pxToRem(14),
+      lineHeight: 1.75,
+      textTransform: "none",
+      minWidth: "64px",
+      transition: theme.transitions.create(["background-color", "box-shadow", "border-color", "color"], { duration: theme.transitions.duration.short }),
+      boxShadow: "none",
     }),
-    rule(".pd-thf-fc:focus-within>.pd-thf-label", { color: pal.primary.main }),
-    rule(".pd-thf-root", { fontFamily: font, fontWeight: 400, fontSize: "1rem", lineHeight: "1.4375em", color: pal.text.primary, boxSizing: "border-box", position: "relative", cursor: "text", display: "inline-flex", alignItems: "center", borderRadius: `${theme.shape.borderRadius}px` }),
-    rule(".pd-thf-root:hover .pd-thf-outline", { borderColor: pal.text.primary }),
-    `@media (hover: none){${rule(".pd-thf-root:hover .pd-thf-outline", { borderColor: outlineBorder })}}`,
-    rule(".pd-thf-root:focus-within .pd-thf-outline", { borderWidth: "2px", borderColor: pal.primary.main }),
-    rule(".pd-thf-input", inputBox),
-    rule(".pd-thf-input::placeholder", placeholder),
-    rule(".pd-thf-input:focus", { outline: 0 }),
-    rule(".pd-thf-input:invalid", { boxShadow: "none" }),
-    rule(".pd-thf-input::-webkit-search-decoration", { WebkitAppearance: "none" }),
-    rule(".pd-thf-input:-webkit-autofill", autofill),
-    rule(".pd-thf-select", { MozAppearance: "none", WebkitAppearance: "none", userSelect: "none", cursor: "pointer", borderRadius: `${theme.shape.borderRadius}px`, ...inputBox, paddingRight: "32px" }),
-    rule(".pd-thf-select:focus", { outline: 0 }),
-    rule(".pd-thf-select:invalid", { boxShadow: "none" }),
-    rule(".pd-thf-select:not([multiple]) option,.pd-thf-select:not([multiple]) optgroup", { backgroundColor: pal.background.paper }),
-    rule(".pd-thf-select:-webkit-autofill", autofill),
-    rule(".pd-thf-caret", { userSelect: "none", width: "1em", height: "1em", display: "inline-block", flexShrink: 0, transition: theme.transitions.create("fill", { duration: theme.transitions.duration.shorter }), fill: "currentColor", fontSize: "1.5rem", position: "absolute", top: "calc(50% - .5em)", pointerEvents: "none", color: pal.action.active, right: "7px" }),
-    rule(".pd-thf-outline", { textAlign: "left", position: "absolute", bottom: 0, right: 0, top: "-5px", left: 0, margin: 0, padding: "0 8px", pointerEvents: "none", borderRadius: "inherit", borderStyle: "solid", borderWidth: "1px", overflow: "hidden", minWidth: "0%", borderColor: outlineBorder }),
-    rule(".pd-thf-legend", { float: "unset", width: "auto", overflow: "hidden", display: "block", padding: 0, height: "11px", fontSize: "0.75em", visibility: "hidden", whiteSpace: "nowrap", maxWidth: "100%", transition: easeOut("max-width", 100, 50) }),
-    rule(".pd-thf-legend>span", { paddingLeft: "5px", paddingRight: "5px", display: "inline-block", opacity: 0, visibility: "visible" }),
-    // Button (disableElevation, the theme's textTransform none).
-    rule(".pd-thb", btnBase),
-    rule(".pd-thb::-moz-focus-inner", { borderStyle: "none" }),
-    rule(".pd-thb:hover", { textDecoration: "none" }),
-    rule(".pd-thb.pd-thb-contained", { color: pal.primary.contrastText, backgroundColor: pal.primary.main }),
-    `@media (hover: hover){${rule(".pd-thb.pd-thb-contained:hover", { backgroundColor: pal.primary.dark })}}`,
-    rule(".pd-thb.pd-thb-text", { padding: "6px 8px", color: pal.primary.main }),
-    `@media (hover: hover){${rule(".pd-thb.pd-thb-text:hover", { backgroundColor: hoverBg })}}`,
-    rule(".pd-thb.pd-thb-outlined", { padding: "5px 15px", border: `1px solid ${theme.alpha(pal.primary.main, 0.5)}`, color: pal.primary.main }),
-    rule(".pd-thb.pd-thb-disabled", { pointerEvents: "none", cursor: "default", color: pal.action.disabled }),
-    rule(".pd-thb.pd-thb-outlined.pd-thb-disabled", { border: `1px solid ${pal.action.disabledBackground}` }),
-    rule(".pd-thb-start", { display: "inherit", alignItems: "center", marginRight: "8px", marginLeft: "-4px" }),
-    rule(".pd-thb-start::before", { content: '"\\200b"', width: 0, overflow: "hidden" }),
-    rule(".pd-thb-start>*:nth-of-type(1)", { fontSize: "20px" }),
+    `@media (hover: hover){${rule(".pd-th-linkbtn:hover", { backgroundColor: theme.alpha(pal.primary.main, pal.action.hoverOpacity) })}}`,
   ].join(""),
 );
-
-/** MUI's outlined TextField (size small, label shrunk) as plain elements: the same DOM, ids and label. */
-function OutlinedField({ label, width, children }: { label: string; width: 160 | 200; children: (id: string) => ReactNode }) {
-  const id = useId();
-  return (
-    <div className={cls("pd-thf-fc", width === 200 ? "pd-thf-w200" : "pd-thf-w160")}>
-      <label className="pd-thf-label" data-shrink="true" htmlFor={id} id={`${id}-label`}>
-        {label}
-      </label>
-      <div className="pd-thf-root">
-        {children(id)}
-        <fieldset aria-hidden="true" className="pd-thf-outline">
-          <legend className="pd-thf-legend">
-            <span>{label}</span>
-          </legend>
-        </fieldset>
-      </div>
-    </div>
-  );
-}
 
 const ICONS = {
   receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],
@@ -214,22 +126,6 @@ function CardIcon({ paths }: { paths: readonly string[] }) {
         <path key={d} d={d} />
       ))}
     </svg>
-  );
-}
-
-/** ../ui/stat-card.tsx's StatCard as plain elements: the same title, value, icon, description and status. */
-function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {
-  return (
-    <div className={cls(S.paper, S.card)} data-testid={testId} data-status={status}>
-      <div className={S.cardContent}>
-        <div className={S.cardTop}>
-          <h6 className={cls(T.subtitle2, T.muted)}>{title}</h6>
-          <div className={cls(S[status], S.cardIcon)}>{icon}</div>
-        </div>
-        <p className={cls(T.h2, S[status], T.num)}>{value}</p>
-        {description ? <span className={cls(T.caption, T.muted)}>{description}</span> : null}
-      </div>
-    </div>
   );
 }
 
@@ -294,12 +190,9 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
           </Button>
         ) : (
           // Before hydration MUI's Button is disabled (nothing to export without JavaScript): the same, plain.
-          <button className="pd-thb pd-thb-outlined pd-thb-disabled" tabIndex={-1} type="button" disabled data-testid="trade-history-export">
-            <span className="pd-thb-start">
-              <LeanIcon d={DOWNLOAD} />
-            </span>
+          <LeanButton variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} tabIndex={-1} disabled data-testid="trade-history-export">
             Export
-          </button>
+          </LeanButton>
         )}
       </div>
       <div className={S.cards}>
@@ -333,42 +226,27 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
           className={S.filters}
           data-testid="trade-filters"
         >
-          <OutlinedField label="Symbol" width={200}>
-            {(id) => (
-              <input
-                aria-invalid="false"
-                id={id}
-                name="symbol"
-                placeholder="e.g. BTC"
-                type="text"
-                maxLength={40}
-                className="pd-thf-input"
-                value={filters.symbol}
-                onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
-              />
-            )}
-          </OutlinedField>
-          <OutlinedField label="Status" width={160}>
-            {(id) => (
-              <>
-                <select className="pd-thf-select" aria-invalid="false" id={id} name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))}>
-                  {STATUS_FILTERS.map((s) => (
-                    <option key={s.value} value={s.value}>
-                      {s.label}
-                    </option>
-                  ))}
-                </select>
-                <svg className="pd-thf-caret" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
-                  <path d="M7 10l5 5 5-5z" />
-                </svg>
-              </>
-            )}
-          </OutlinedField>
+          <LeanTextField
+            label="Symbol"
+            name="symbol"
+            placeholder="e.g. BTC"
+            maxLength={40}
+            value={filters.symbol}
+            onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
+            className={cls(S.field, S.symbol)}
+          />
+          <LeanTextField select label="Status" name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))} className={cls(S.field, S.status)}>
+            {STATUS_FILTERS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </LeanTextField>
           {!hydrated ? (
             // Only before hydration (the no-JavaScript form's submit), so never an MUI Button.
-            <button className="pd-thb pd-thb-contained" tabIndex={0} type="submit">
+            <LeanButton type="submit" variant="contained">
               Apply
-            </button>
+            </LeanButton>
           ) : null}
           {hydrated ? (
             <Button
@@ -385,7 +263,7 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
               Clear Filters
             </Button>
           ) : (
-            <RemixLink className="pd-thb pd-thb-text" tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
+            <RemixLink className="pd-th-linkbtn" tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
               Clear Filters
             </RemixLink>
           )}
