@@ -11,7 +11,6 @@ import { leanSheet } from "./lean-sheet.ts";
 
 const p = theme.palette;
 const OUTLINE = theme.alpha(p.common.white, p.mode === "dark" ? 0.23 : 0);
-const outline = "& > fieldset";
 
 const F = leanSheet("field", {
   root: { display: "inline-flex", flexDirection: "column", position: "relative", minWidth: 0, p: 0, m: 0, border: 0, verticalAlign: "top" },
@@ -45,8 +44,9 @@ const F = leanSheet("field", {
     display: "inline-flex",
     alignItems: "center",
     borderRadius: 1,
-    [`&:hover ${outline}`]: { borderColor: "text.primary" },
-    [`&:focus-within ${outline}`]: { borderColor: "primary.main", borderWidth: 2 },
+    "&:hover > fieldset": { borderColor: "text.primary" },
+    "@media (hover: none)": { "&:hover > fieldset": { borderColor: OUTLINE } },
+    "&:focus-within > fieldset": { borderColor: "primary.main", borderWidth: 2 },
   },
   withEnd: { pr: "14px" },
   input: {
