@@ -58,15 +58,6 @@ const S = leanSheet("th", {
   pad: { p: 2 },
   symbol: { minWidth: 200 },
   status: { minWidth: 160 },
-  /**
-   * The outline's hover and focus looks of MUI's TextField: ../ui/lean-field.tsx's own rules
-   * for them nest the base class in itself ("&:hover & > fieldset") and so never match.
-   */
-  field: {
-    "& > div:hover > fieldset": { borderColor: "text.primary" },
-    "@media (hover: none)": { "& > div:hover > fieldset": { borderColor: theme.alpha(theme.palette.common.white, 0.23) } },
-    "& > div:focus-within > fieldset": { borderColor: "primary.main", borderWidth: 2 },
-  },
   filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
   footer: { display: "flex", flexDirection: "row", mt: 1.5 },
 });
@@ -233,9 +224,9 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
             maxLength={40}
             value={filters.symbol}
             onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
-            className={cls(S.field, S.symbol)}
+            className={S.symbol}
           />
-          <LeanTextField select label="Status" name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))} className={cls(S.field, S.status)}>
+          <LeanTextField select label="Status" name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))} className={S.status}>
             {STATUS_FILTERS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
