@@ -7,14 +7,17 @@ import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "./exchange.server.ts";
 import { listPositionViews } from "./positions.server.ts";
-import { getPerformanceStats } from "./statistics.server.ts";
+import { getStatsLedger } from "./statistics.server.ts";
 import { publicOrigin } from "./webhook-config.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
   const exchange = getExchange(context.db);
+  // One statistics refresh for the 24 h P&L card and the Performance Statistics table: two
+  // separate calls would each read the fills' fingerprint (a scan of the executed trades).
+  const ledger = getStatsLedger(context.db);
   const [stats, signals, trades, logs, balance, positions, performance] = await Promise.all([
-    getDashboardStats(context),
+    getDashboardStats(context, ledger),
     listSignals(context.db, { limit: 10 }),
     listTrades(context.db, { limit: 10 }),
     listActivityLogs(context.db, { limit: 20 }),
@@ -24,7 +27,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
       .catch(() => null),
     // The same views as GET /api/positions, so first paint and polling agree.
     listPositionViews(context.db),
-    getPerformanceStats(context.db),
+    ledger.then((l) => l.periodStats(Date.now())),
   ]);
   return {
     positions,

@@ -1,16 +1,18 @@
 // GET /api/dashboard/stats: the four status cards' numbers and the system status list.
 import type { AppLoadContext } from "@remix-run/node";
+import type { StatsLedger } from "#app/core/pnl/ledger.ts";
 import { countSignals } from "#db/queries/signals.ts";
-import { getNetPnlSince } from "./statistics.server.ts";
+import { getStatsLedger } from "./statistics.server.ts";
 import { getSystemStatusForPage } from "./health.server.ts";
 
 /** Net P&L (FIFO, fees shared pro rata) of the matches closed since `sinceMs`: the same
  * arithmetic as the Performance Statistics table, so the card and the table agree. */
-function pnlClosedSince(context: AppLoadContext, sinceMs: number): Promise<string> {
-  return getNetPnlSince(context.db, sinceMs);
+async function pnlClosedSince(ledger: Promise<StatsLedger>, sinceMs: number): Promise<string> {
+  return (await ledger).netPnlSince(sinceMs);
 }
 
-export async function getDashboardStats(context: AppLoadContext) {
+/** `ledger`: the statistics ledger when the caller already asked for it (one refresh, one fingerprint read, per request). */
+export async function getDashboardStats(context: AppLoadContext, ledger: Promise<StatsLedger> = getStatsLedger(context.db)) {
   const [health, activeTrades, todayPnL, totalSignals] = await Promise.all([
     getSystemStatusForPage(context),
     context.db
@@ -19,7 +21,7 @@ export async function getDashboardStats(context: AppLoadContext) {
       .where("status", "=", "open")
       .executeTakeFirst()
       .then((r) => Number(r?.n ?? 0)),
-    pnlClosedSince(context, Date.now() - 24 * 60 * 60 * 1000),
+    pnlClosedSince(ledger, Date.now() - 24 * 60 * 60 * 1000),
     countSignals(context.db),
   ]);
   return {
