@@ -12,7 +12,7 @@ import { theme } from "#app/mui/theme.ts";
 import { Logo } from "../logo.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
+import { BUTTON_BASE, LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
 import { SystemStatusBlock } from "./system-status.tsx";
@@ -72,22 +72,10 @@ const S = leanSheet("shell", {
   toolbar: { position: "relative", display: "flex", alignItems: "center", gap: 1.5, px: 2, [theme.breakpoints.up("sm")]: { px: 3 } },
   toolbarHeight,
   menuButton: {
-    display: "inline-flex",
-    alignItems: "center",
-    justifyContent: "center",
-    position: "relative",
-    boxSizing: "border-box",
-    bgcolor: "transparent",
-    outline: 0,
-    border: 0,
-    m: 0,
+    ...BUTTON_BASE,
     ml: "-12px",
     p: 1,
     borderRadius: "50%",
-    cursor: "pointer",
-    userSelect: "none",
-    verticalAlign: "middle",
-    appearance: "none",
     color: "action.active",
     fontSize: "1.5rem",
     flex: "0 0 auto",

@@ -37,9 +37,9 @@ import {
   tradeSummary,
   tradesUrl,
 } from "../trade-history/trade-history-utils.ts";
-import { LeanIcon, T, cls, rule } from "../ui/lean.tsx";
-import { leanRawCss, leanSheet } from "../ui/lean-sheet.ts";
-import { LeanButton } from "../ui/lean-button.tsx";
+import { LeanIcon, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+import { LeanButton, leanButtonClass } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
 import { StatCard } from "../ui/stat-card.tsx";
 
@@ -61,43 +61,6 @@ const S = leanSheet("th", {
   filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
   footer: { display: "flex", flexDirection: "row", mt: 1.5 },
 });
-
-// Before hydration the Clear Filters link (MUI's text Button as a Remix Link) is a plain <a>
-// with MUI's look (the theme's textTransform none); once hydrated it is MUI's Button (ripple).
-const pal = theme.palette;
-leanRawCss(
-  "th-link-button",
-  [
-    rule(".pd-th-linkbtn", {
-      display: "inline-flex",
-      alignItems: "center",
-      justifyContent: "center",
-      position: "relative",
-      boxSizing: "border-box",
-      WebkitTapHighlightColor: "transparent",
-      backgroundColor: "transparent",
-      outline: 0,
-      border: 0,
-      margin: 0,
-      borderRadius: `${theme.shape.borderRadius}px`,
-      padding: "6px 8px",
-      cursor: "pointer",
-      userSelect: "none",
-      verticalAlign: "middle",
-      textDecoration: "none",
-      color: pal.primary.main,
-      fontFamily: theme.typography.fontFamily,
-      fontWeight: theme.typography.fontWeightMedium,
-      fontSize: theme.typography.pxToRem(14),
-      lineHeight: 1.75,
-      textTransform: "none",
-      minWidth: "64px",
-      transition: theme.transitions.create(["background-color", "box-shadow", "border-color", "color"], { duration: theme.transitions.duration.short }),
-      boxShadow: "none",
-    }),
-    `@media (hover: hover){${rule(".pd-th-linkbtn:hover", { backgroundColor: theme.alpha(pal.primary.main, pal.action.hoverOpacity) })}}`,
-  ].join(""),
-);
 
 const ICONS = {
   receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],
@@ -254,7 +217,7 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
               Clear Filters
             </Button>
           ) : (
-            <RemixLink className="pd-th-linkbtn" tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
+            <RemixLink className={leanButtonClass()} tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
               Clear Filters
             </RemixLink>
           )}

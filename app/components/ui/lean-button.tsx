@@ -20,21 +20,27 @@ const colorRecipe = (c: Color) => ({
   "--pdb-hover": theme.alpha(p[c].main, p.action.hoverOpacity),
 });
 
+/** MUI's ButtonBase reset: what every lean button-like element starts from. */
+export const BUTTON_BASE = {
+  display: "inline-flex",
+  alignItems: "center",
+  justifyContent: "center",
+  position: "relative",
+  boxSizing: "border-box",
+  bgcolor: "transparent",
+  outline: 0,
+  border: 0,
+  m: 0,
+  cursor: "pointer",
+  userSelect: "none",
+  verticalAlign: "middle",
+  appearance: "none",
+  textDecoration: "none",
+} as const;
+
 const B = leanSheet("btn", {
   root: {
-    display: "inline-flex",
-    alignItems: "center",
-    justifyContent: "center",
-    position: "relative",
-    boxSizing: "border-box",
-    bgcolor: "transparent",
-    outline: 0,
-    border: 0,
-    m: 0,
-    cursor: "pointer",
-    userSelect: "none",
-    verticalAlign: "middle",
-    textDecoration: "none",
+    ...BUTTON_BASE,
     typography: "button",
     textTransform: "none",
     minWidth: 64,
@@ -89,14 +95,20 @@ export interface LeanButtonProps extends ButtonHTMLAttributes<HTMLButtonElement>
   startIcon?: ReactNode;
 }
 
+/** The classes of a LeanButton, for another element with a button's look (a link). */
+export function leanButtonClass({ variant = "text", color = "primary", size = "medium", fullWidth }: Pick<LeanButtonProps, "variant" | "color" | "size" | "fullWidth"> = {}) {
+  const small = size === "small";
+  const smallVariant = variant === "contained" ? B.smallContained : variant === "outlined" ? B.smallOutlined : B.smallText;
+  return cls(B.root, B[variant], small && B.small, small && smallVariant, fullWidth && B.fullWidth, B[color]);
+}
+
 export const LeanButton = forwardRef<HTMLButtonElement, LeanButtonProps>(function LeanButton(
-  { variant = "text", color = "primary", size = "medium", fullWidth, startIcon, className, children, type = "button", ...rest },
+  { variant, color, size = "medium", fullWidth, startIcon, className, children, type = "button", ...rest },
   ref,
 ) {
   const small = size === "small";
-  const smallVariant = variant === "contained" ? B.smallContained : variant === "outlined" ? B.smallOutlined : B.smallText;
   return (
-    <button ref={ref} type={type} className={cls(B.root, B[variant], small && B.small, small && smallVariant, fullWidth && B.fullWidth, B[color], className)} {...rest}>
+    <button ref={ref} type={type} className={cls(leanButtonClass({ variant, color, size, fullWidth }), className)} {...rest}>
       {startIcon ? <span className={cls(B.icon, small && B.iconSmall)}>{startIcon}</span> : null}
       {children}
     </button>
