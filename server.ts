@@ -169,6 +169,10 @@ if (import.meta.main) {
   const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60, reusePort: config.WEB_PROCESSES > 1 });
   hub.attach(server);
   await hub.start();
+  // Warm the build's caches in the background (app/entry.server.tsx warmUp); a failure is
+  // only logged: the first request then builds them as before.
+  const entry = build.entry.module as { warmUp?: (context: { db: Database["db"] }) => Promise<unknown> };
+  entry.warmUp?.({ db: database.db }).catch((error) => console.error(`[web] warm-up failed: ${(error as Error).message}`));
   // Sessions ended elsewhere (another web process or node, expiry) lose their live feed
   // within SESSION_SWEEP_MS: one query per signed-in session with an open socket here.
   const sweep = setInterval(async () => {

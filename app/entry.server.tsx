@@ -9,10 +9,11 @@ import { CacheProvider } from "@emotion/react";
 import createEmotionServer from "@emotion/server/create-instance";
 import CssBaseline from "@mui/material/CssBaseline";
 import { ThemeProvider } from "@mui/material/styles";
-import type { EntryContext } from "@remix-run/node";
+import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server.browser";
-import { leanStylesheetLink } from "./components/ui/lean-css.server.ts";
+import { leanStylesheet, leanStylesheetLink } from "./components/ui/lean-css.server.ts";
+import { getStatsLedger, statsCacheCounters } from "./services/statistics.server.ts";
 import { createEmotionCache } from "./mui/emotion.ts";
 import { theme } from "./mui/theme.ts";
 
@@ -36,4 +37,16 @@ export default function handleRequest(request: Request, responseStatusCode: numb
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   return new Response(html, { status: responseStatusCode, headers: responseHeaders });
+}
+
+/**
+ * Called by server.ts once the web process listens: builds what the first pages would
+ * otherwise build while a user waits (the statistics ledger, a full pass over every fill:
+ * ~0.3 s at 10,000 trades; the lean stylesheet). It lives here because the Remix build
+ * holds its own copy of these modules' caches.
+ */
+export async function warmUp(context: Pick<AppLoadContext, "db">) {
+  leanStylesheet();
+  await getStatsLedger(context.db);
+  return { statistics: statsCacheCounters(context.db) };
 }
