@@ -162,12 +162,15 @@ interface Sample {
   bytes: number;
 }
 
-async function request(path: string): Promise<Sample> {
+/** `fresh`: on a new connection (so that with WEB_PROCESSES > 1 the kernel picks a process anew). */
+async function request(path: string, fresh = false): Promise<Sample> {
   const url = `${inst.baseUrl}${path}`;
   assertLoopback(url);
   const sent = wallMs();
   try {
-    const res = await fetch(url, { headers: { cookie: inst.cookie, accept: "text/html,application/json" }, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+    const headers: Record<string, string> = { cookie: inst.cookie, accept: "text/html,application/json" };
+    if (fresh) headers.connection = "close";
+    const res = await fetch(url, { headers, redirect: "manual", signal: AbortSignal.timeout(10_000) });
     const ttfb = wallMs() - sent;
     const body = await res.arrayBuffer();
     return { ttfb, full: wallMs() - sent, status: res.status, bytes: body.byteLength };
@@ -241,10 +244,11 @@ log(`seeding ${TRADES} trades...`);
 const seeded = await seed();
 log(`seeded ${seeded.trades} trades, ${seeded.signals} signals, ${seeded.positions} closed positions in ${seeded.ms} ms`);
 await warmup(inst, args);
-// Every target once (caches, JIT), and a check that each answers 200.
+// Every target 40 times, each on a new connection so that every web process serves some
+// (caches, JIT), and a check that each answers 200.
 for (const t of targets) {
-  for (let i = 0; i < 20; i++) {
-    const s = await request(t.path);
+  for (let i = 0; i < 40; i++) {
+    const s = await request(t.path, true);
     if (s.status !== 200) throw new Error(`GET ${t.path} answered ${s.status} during the warm-up`);
   }
 }
