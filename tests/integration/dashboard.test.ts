@@ -102,4 +102,17 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     expect(stale.headers.get("cache-control")).toBe("no-cache");
     expect(await stale.text()).toBe(text);
   });
+
+  test("the lean stylesheet answers a revalidation with its ETag by a 304", async () => {
+    const first = await app.fetch("/lean.css");
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-f]{12}"$/);
+    const again = await app.fetch("/lean.css", { headers: { "If-None-Match": etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect(again.headers.get("etag")).toBe(etag);
+    const other = await app.fetch("/lean.css", { headers: { "If-None-Match": '"000000000000"' } });
+    expect(other.status).toBe(200);
+    expect(await other.text()).toBe(await first.text());
+  });
 });
