@@ -10,7 +10,8 @@ import { cls } from "./lean.tsx";
 import { leanSheet } from "./lean-sheet.ts";
 
 const p = theme.palette;
-const OUTLINE = theme.alpha(p.common.white, p.mode === "dark" ? 0.23 : 0);
+// OutlinedInput's border colour (a light theme's is black at 0.23, not transparent white).
+const OUTLINE = p.mode === "light" ? "rgba(0, 0, 0, 0.23)" : "rgba(255, 255, 255, 0.23)";
 
 const F = leanSheet("field", {
   root: { display: "inline-flex", flexDirection: "column", position: "relative", minWidth: 0, p: 0, m: 0, border: 0, verticalAlign: "top" },
