@@ -3,13 +3,15 @@ import IconButton from "@mui/material/IconButton";
 import Tooltip from "@mui/material/Tooltip";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
-import { CARD, LeanCard, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { CARD, LeanCard, LeanIcon, LeanIconButton, T, cls } from "../ui/lean.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 
 const S = leanSheet("webhook-box", {
   adornment: { display: "flex", alignItems: "center", height: "0.01em", maxHeight: "2em", whiteSpace: "nowrap", color: "action.active", ml: 1 },
-  copy: { mr: -1.5 },
+  // IconButton, size medium, edge "end" (LeanIconButton is the small one): the same 36 px
+  // before and after hydration, so the field does not shift.
+  copy: { mr: -1.5, p: 1 },
   note: { mt: 1 },
 });
 // The Material ContentCopy icon's path.
@@ -39,9 +41,9 @@ export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
       </IconButton>
     </Tooltip>
   ) : (
-    <button type="button" className={cls("pd-iconbtn", S.copy)} aria-label="Copy webhook URL">
+    <LeanIconButton className={S.copy} aria-label="Copy webhook URL">
       <LeanIcon d={COPY} />
-    </button>
+    </LeanIconButton>
   );
   return (
     <LeanCard data-testid="webhook-url-box" title="Webhook Endpoint" contentClassName={CARD.flush}>

@@ -168,9 +168,9 @@ export function LeanIcon({ d, medium }: { d: string; medium?: boolean }) {
  * render this until hydration and the real IconButton (ripple, focus ripple) after it. Without
  * JavaScript the button does nothing in either form.
  */
-export function LeanIconButton({ children, ...rest }: ButtonHTMLAttributes<HTMLButtonElement>) {
+export function LeanIconButton({ children, className, ...rest }: ButtonHTMLAttributes<HTMLButtonElement>) {
   return (
-    <button type="button" tabIndex={0} className="pd-iconbtn" {...rest}>
+    <button type="button" tabIndex={0} className={cls("pd-iconbtn", className)} {...rest}>
       {children}
     </button>
   );
