@@ -15,7 +15,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, T, TABLE, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -36,7 +36,6 @@ export type PositionItem = PositionView;
 // classes (components/ui/lean-sheet.ts): the same look without an emotion serialization per
 // styled element on every server render (docs/benchmarks.md, "Pages (T5)").
 const pal = theme.palette;
-const cellBorder = pal.mode === "light" ? theme.lighten(theme.alpha(pal.divider, 1), 0.88) : theme.darken(theme.alpha(pal.divider, 1), 0.68);
 const S = leanSheet("pos", {
   /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
@@ -45,10 +44,8 @@ const S = leanSheet("pos", {
   paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${pal.divider}` },
   /** TableContainer. */
   container: { width: "100%", overflowX: "auto" },
-  /** Table. */
-  table: { display: "table", width: "100%", borderCollapse: "collapse", borderSpacing: 0 },
-  /** TableCell in the head, size small, with the screen's sx (fontWeight 600, lineHeight 1.3). */
-  th: { typography: "body2", display: "table-cell", verticalAlign: "inherit", borderBottom: `1px solid ${cellBorder}`, textAlign: "left", padding: "6px 16px", color: "text.primary", fontWeight: 600, lineHeight: 1.3 },
+  /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
+  th: { fontWeight: 600, lineHeight: 1.3 },
   /** The expanded row's cell: sx bgcolor action.hover, p 0. */
   detail: { bgcolor: "action.hover", p: 0 },
   /** The error and empty Paper: p 4, centred text. */
@@ -192,11 +189,11 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <div className={cls(S.paper, S.container)}>
-      <table className={S.table} data-testid="positions-table">
+      <table className={TABLE.table} data-testid="positions-table">
         <thead>
           <tr className="pd-tr">
             {COLUMNS.map((c) => (
-              <th key={c} className={S.th} scope="col">
+              <th key={c} className={cls("pd-td", S.th)} scope="col">
                 {c}
               </th>
             ))}

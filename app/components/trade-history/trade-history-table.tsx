@@ -23,9 +23,8 @@ import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
@@ -60,16 +59,12 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
 
 // The table's frame as plain elements too: MUI's TableContainer, Table (size small, the
 // screen's 8 px cell padding) and head cells, and the empty row (docs/benchmarks.md, "Pages (T5)").
-const pal = theme.palette;
-const cellBorder = pal.mode === "light" ? theme.lighten(theme.alpha(pal.divider, 1), 0.88) : theme.darken(theme.alpha(pal.divider, 1), 0.68);
+// The table and head cells are lean.tsx's TABLE and pd-td (with pd-nowrap, pd-right).
 const S = leanSheet("th-table", {
   /** TableContainer. */
   container: { width: "100%", overflowX: "auto" },
-  /** Table, with the screen's sx `"& th, & td": { px: 1 }`. */
-  table: { display: "table", width: "100%", borderCollapse: "collapse", borderSpacing: 0, "& th, & td": { px: 1 } },
-  /** TableCell in the head, size small, sx whiteSpace nowrap. */
-  head: { typography: "body2", display: "table-cell", verticalAlign: "inherit", borderBottom: `1px solid ${cellBorder}`, textAlign: "left", padding: "6px 16px", color: "text.primary", lineHeight: "1.5rem", fontWeight: "fontWeightMedium", whiteSpace: "nowrap" },
-  right: { textAlign: "right", flexDirection: "row-reverse" },
+  /** The screen's sx on its Table: `"& th, & td": { px: 1 }`. */
+  table: { "& th, & td": { px: 1 } },
   /** The empty row's cell: sx py 5, centred. */
   empty: { py: 5, textAlign: "center" },
   /** The expanded row's cell: sx bgcolor action.hover, py 2. */
@@ -81,11 +76,11 @@ export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <div className={S.container}>
-      <table className={S.table} aria-label="Trade history" data-testid="trade-history-table">
+      <table className={cls(TABLE.table, S.table)} aria-label="Trade history" data-testid="trade-history-table">
         <thead>
           <tr className="pd-tr">
             {COLUMNS.map((c) => (
-              <th key={c} className={cls(S.head, c === "Actions" && S.right)} scope="col">
+              <th key={c} className={cls("pd-td pd-nowrap", TABLE.head, c === "Actions" && "pd-right")} scope="col">
                 {c}
               </th>
             ))}
