@@ -82,6 +82,8 @@ const S = leanSheet("shell", {
     transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
     "&:hover": { bgcolor: "action.hover" },
     "&:focus-visible": { bgcolor: "action.focus" },
+    // No sticky hover after a tap (MUI's reset): the button only shows on phone-sized screens.
+    "@media (hover: none)": { "&:hover": { bgcolor: "transparent" } },
     [theme.breakpoints.up("md")]: { display: "none" },
   },
   phoneOnly: { [theme.breakpoints.up("md")]: { display: "none" } },
@@ -135,6 +137,11 @@ const S = leanSheet("shell", {
     "&.Mui-selected": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
     "&.Mui-selected:hover": {
       bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity),
+    },
+    // ListItemButton's touch reset: a tapped entry keeps no hover colour.
+    "@media (hover: none)": {
+      "&:hover": { bgcolor: "transparent" },
+      "&.Mui-selected:hover": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
     },
   },
   linkIcon: { minWidth: 36, color: "action.active", flexShrink: 0, display: "inline-flex" },
