@@ -72,17 +72,6 @@ const ICONS = {
 } as const;
 const DOWNLOAD = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
 
-/** An MUI icon (SvgIcon, fontSize medium) from its paths. */
-function CardIcon({ paths }: { paths: readonly string[] }) {
-  return (
-    <svg className="pd-icon pd-icon-md" focusable="false" aria-hidden="true" viewBox="0 0 24 24">
-      {paths.map((d) => (
-        <path key={d} d={d} />
-      ))}
-    </svg>
-  );
-}
-
 export interface ClosedTradesPnl {
   totalPnL: string;
   realizedMatches: number;
@@ -154,16 +143,16 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
           testId="card-total-trades"
           title="Total Trades"
           value={String(summary.total)}
-          icon={<CardIcon paths={ICONS.receipt} />}
+          icon={<LeanIcon d={ICONS.receipt} medium />}
           description={summary.total >= TRADE_HISTORY_LIMIT ? `The latest ${TRADE_HISTORY_LIMIT} orders` : "All orders"}
         />
-        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<CardIcon paths={ICONS.check} />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
-        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<CardIcon paths={ICONS.cancel} />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
+        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<LeanIcon d={ICONS.check} medium />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
+        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<LeanIcon d={ICONS.cancel} medium />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
         <StatCard
           testId="card-trade-pnl"
           title="P&L"
           value={totalPnL === null ? "—" : formatPnl(totalPnL)}
-          icon={<CardIcon paths={ICONS.wallet} />}
+          icon={<LeanIcon d={ICONS.wallet} medium />}
           status={pnlStatus}
           description={pnlDescription}
         />

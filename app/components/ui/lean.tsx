@@ -21,7 +21,7 @@ const decls = (d: Decls) =>
     .map(([k, v]) => `${kebab(k)}:${v}`)
     .join(";");
 /** One CSS rule from a style object (camelCase keys, values as CSS text; numbers unitless). */
-export const rule = (selector: string, d: Decls) => `${selector}{${decls(d)}}`;
+const rule = (selector: string, d: Decls) => `${selector}{${decls(d)}}`;
 
 const p = theme.palette;
 const typo = (variant: "body1" | "body2" | "caption") => {
@@ -154,11 +154,11 @@ export const LeanChip = forwardRef<HTMLDivElement, { label: string; color?: Lean
   );
 });
 
-/** An MUI icon's path as a small SvgIcon, without a styled component. */
-export function LeanIcon({ d, medium }: { d: string; medium?: boolean }) {
+/** An MUI icon's path (or paths, for the icons drawn with several) as a small SvgIcon, without a styled component. */
+export function LeanIcon({ d, medium }: { d: string | readonly string[]; medium?: boolean }) {
   return (
     <svg className={medium ? "pd-icon pd-icon-md" : "pd-icon"} focusable="false" aria-hidden="true" viewBox="0 0 24 24">
-      <path d={d} />
+      {typeof d === "string" ? <path d={d} /> : d.map((path) => <path key={path} d={path} />)}
     </svg>
   );
 }
