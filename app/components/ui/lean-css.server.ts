@@ -14,6 +14,31 @@ function value(key: string, v: string | number): string {
   return typeof v === "number" && v !== 0 && !UNITLESS.has(key) ? `${v}px` : String(v);
 }
 
+/** A selector list's parts (commas inside parentheses, as in `:not(a, b)`, do not split). */
+function parts(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "," && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out;
+}
+
+/** A nested key under `parent`, as emotion does it: each part of each list, `&` or a descendant. */
+function nest(parent: string, key: string): string {
+  return parts(parent)
+    .flatMap((p) => parts(key).map((k) => (k.includes("&") ? k.replaceAll("&", p) : `${p} ${k}`)))
+    .join(", ");
+}
+
 /** A resolved style object as CSS rules for `selector`. */
 export function styleToCss(selector: string, style: Record<string, unknown>): string {
   let own = "";
@@ -23,8 +48,7 @@ export function styleToCss(selector: string, style: Record<string, unknown>): st
     if (typeof v === "object") {
       const inner = v as Record<string, unknown>;
       if (key.startsWith("@")) nested += `${key}{${styleToCss(selector, inner)}}`;
-      else if (key.includes("&")) nested += styleToCss(key.replaceAll("&", selector), inner);
-      else nested += styleToCss(`${selector} ${key}`, inner);
+      else nested += styleToCss(nest(selector, key), inner);
     } else {
       own += `${kebab(key)}:${value(key, v as string | number)};`;
     }

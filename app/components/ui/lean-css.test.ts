@@ -24,6 +24,12 @@ describe("styleToCss", () => {
       ".a{color:red;}.a:hover{color:blue;}.a > b, .a > i{margin:0;}.a span{padding:2px;}@media (min-width:900px){.a{color:green;}.a:hover{color:white;}}",
     );
   });
+
+  test("a descendant list and a rule nested under a list apply to every part, as emotion writes them", () => {
+    expect(styleToCss(".a", { "th, td": { padding: 8 } })).toBe(".a th, .a td{padding:8px;}");
+    expect(styleToCss(".a", { "& > b, & > i": { "&:hover": { color: "red" } } })).toBe(".a > b:hover, .a > i:hover{color:red;}");
+    expect(styleToCss(".a", { "&:not(.b, .c) > p": { margin: 0 } })).toBe(".a:not(.b, .c) > p{margin:0;}");
+  });
 });
 
 describe("leanSheet", () => {
