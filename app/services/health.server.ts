@@ -119,7 +119,7 @@ export async function getSystemStatus(context: AppLoadContext) {
 export type SystemStatus = Awaited<ReturnType<typeof getSystemStatus>>;
 
 const PAGE_STATUS_MAX_AGE_MS = 1000;
-const pageStatus = new WeakMap<object, { at: number; generation: number; pending: Promise<SystemStatus> }>();
+const pageStatus = new WeakMap<object, { at: number; generation: number; pending: Promise<SystemStatus>; settled: boolean }>();
 
 /**
  * The system status for pages (the sidebar's block, the dashboard's cards): at most 1 s old,
@@ -131,11 +131,18 @@ export function getSystemStatusForPage(context: AppLoadContext): Promise<SystemS
   const now = Date.now();
   const generation = settingsGeneration();
   const hit = pageStatus.get(context.db);
-  if (hit && hit.generation === generation && now - hit.at < PAGE_STATUS_MAX_AGE_MS) return hit.pending;
+  // A check still running is shared whatever its age (slow checks never pile up); a finished
+  // one is at most PAGE_STATUS_MAX_AGE_MS old.
+  if (hit && hit.generation === generation && (!hit.settled || now - hit.at < PAGE_STATUS_MAX_AGE_MS)) return hit.pending;
   const pending = getSystemStatus(context);
-  const entry = { at: now, generation, pending };
+  const entry = { at: now, generation, pending, settled: false };
   pageStatus.set(context.db, entry);
-  // A failed check set is not kept (getSystemStatus reports failures as entries; this is for a throw).
-  pending.catch(() => pageStatus.get(context.db) === entry && pageStatus.delete(context.db));
+  pending.then(
+    () => {
+      entry.settled = true;
+    },
+    // A failed check set is not kept (getSystemStatus reports failures as entries; this is for a throw).
+    () => pageStatus.get(context.db) === entry && pageStatus.delete(context.db),
+  );
   return pending;
 }

@@ -38,6 +38,17 @@ describe.each(testDialects())("page system status on %s", (dialect) => {
     expect(worker(await getSystemStatusForPage(context))).toBe("online"); // older than 1 s: recomputed
   });
 
+  test("a check still running is shared however long it takes (slow checks never pile up)", async () => {
+    let now = Date.now() + 10_000; // past anything cached by the tests above
+    vi.spyOn(Date, "now").mockImplementation(() => now);
+    const running = getSystemStatusForPage(context);
+    now += 5_000; // far past the 1 s, but the first check has not finished
+    expect(getSystemStatusForPage(context)).toBe(running);
+    await running;
+    now += 1_001;
+    expect(getSystemStatusForPage(context)).not.toBe(running); // finished and old: checked afresh
+  });
+
   test("a settings change in this process (emergency stop) shows at once", async () => {
     const before = await getSystemStatusForPage(context);
     expect(system(before)).toBe("online");
