@@ -26,8 +26,10 @@ function run(name: string, entry: string, restart: boolean) {
       console.error(`[start] ${name} exited (${code}); restarting in 1 s`);
       setTimeout(() => !stopping && run(name, entry, restart), 1000);
     } else {
+      // Even a clean exit is a failure here: nobody asked it to stop, and a supervisor that
+      // restarts only on failure must restart the app.
       console.error(`[start] ${name} exited (${code}); stopping`);
-      void shutdown(code ?? 1);
+      void shutdown(code || 1);
     }
   });
 }
