@@ -5,12 +5,6 @@ import { countSignals } from "#db/queries/signals.ts";
 import { getStatsLedger } from "./statistics.server.ts";
 import { getSystemStatusForPage } from "./health.server.ts";
 
-/** Net P&L (FIFO, fees shared pro rata) of the matches closed since `sinceMs`: the same
- * arithmetic as the Performance Statistics table, so the card and the table agree. */
-async function pnlClosedSince(ledger: Promise<StatsLedger>, sinceMs: number): Promise<string> {
-  return (await ledger).netPnlSince(sinceMs);
-}
-
 /** `ledger`: the statistics ledger when the caller already asked for it (one refresh, one fingerprint read, per request). */
 export async function getDashboardStats(context: AppLoadContext, ledger: Promise<StatsLedger> = getStatsLedger(context.db)) {
   const [health, activeTrades, todayPnL, totalSignals] = await Promise.all([
@@ -21,7 +15,9 @@ export async function getDashboardStats(context: AppLoadContext, ledger: Promise
       .where("status", "=", "open")
       .executeTakeFirst()
       .then((r) => Number(r?.n ?? 0)),
-    pnlClosedSince(ledger, Date.now() - 24 * 60 * 60 * 1000),
+    // Net P&L (FIFO, fees shared pro rata) of the matches closed in the last 24 h: the same
+    // arithmetic as the Performance Statistics table, so the card and the table agree.
+    ledger.then((l) => l.netPnlSince(Date.now() - 24 * 60 * 60 * 1000)),
     countSignals(context.db),
   ]);
   return {
