@@ -7,7 +7,7 @@
 // - failures retry with capped exponential back-off until max_attempts, then `failed`.
 import { sql } from "kysely";
 import type { JobRow } from "../schema.ts";
-import { type Db, isMysql, nowMs, parseJson } from "./util.ts";
+import { type Db, isMysql, nowMs, parseJson, transactionWithLockRetry } from "./util.ts";
 
 export const JOB_STATES = ["created", "retry", "active", "completed", "cancelled", "failed"] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -143,7 +143,9 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<Job[]> {
   };
 
   if (isMysql(db)) {
-    return db.transaction().execute(async (trx) => {
+    // Workers claiming at once while jobs are inserted can make InnoDB pick one claim as a
+    // deadlock victim (gap locks on the index): it was rolled back, so it is simply retried.
+    return transactionWithLockRetry(db, async (trx) => {
       const rows = await runnable(trx).forUpdate().skipLocked().execute();
       if (rows.length === 0) return [];
       const ids = rows.map((r) => Number(r.id));

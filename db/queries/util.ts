@@ -1,12 +1,34 @@
 // Small helpers shared by the repositories.
 import { createHash, randomUUID } from "node:crypto";
-import { type Kysely, MysqlAdapter } from "kysely";
+import { type Kysely, MysqlAdapter, type Transaction } from "kysely";
 import type { DB } from "../schema.ts";
 
 export type Db = Kysely<DB>;
 
 export function isMysql(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof MysqlAdapter;
+}
+
+const RETRYABLE_MYSQL = new Set([1213 /* deadlock */, 1205 /* lock wait timeout */]);
+
+/**
+ * One transaction; on MySQL a deadlock victim or a lock-wait timeout (InnoDB rolled it back,
+ * so nothing of it happened) is run again, up to `attempts` times in all, after a short
+ * random pause.
+ */
+export async function transactionWithLockRetry<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      const errno = (error as { errno?: number }).errno;
+      if (attempt < attempts && errno !== undefined && RETRYABLE_MYSQL.has(errno) && isMysql(db)) {
+        await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.floor(Math.random() * 10)));
+        continue;
+      }
+      throw error;
+    }
+  }
 }
 
 export const newId = (): string => randomUUID();

@@ -44,7 +44,7 @@ import type {
   Ticker,
 } from "#app/core/exchange/types.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
-import { isMysql } from "#db/queries/util.ts";
+import { isMysql, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB, SimOrderRow, SimPositionRow } from "#db/schema.ts";
 import {
   type PositionState,
@@ -131,24 +131,6 @@ function positionRowToState(row: SimPositionRow | undefined): PositionState | nu
 
 // ---------------------------------------------------------------------------------------
 // Transactions and locks
-
-const RETRYABLE_MYSQL = new Set([1213 /* deadlock */, 1205 /* lock wait timeout */]);
-
-/** One transaction; on MySQL a deadlock victim or lock-wait timeout is retried (it was rolled back). */
-async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction().execute(work);
-    } catch (error) {
-      const errno = (error as { errno?: number }).errno;
-      if (attempt < 5 && errno !== undefined && RETRYABLE_MYSQL.has(errno) && isMysql(db)) {
-        await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.floor(Math.random() * 10)));
-        continue;
-      }
-      throw error;
-    }
-  }
-}
 
 function isUniqueViolation(error: unknown): boolean {
   const e = error as { errno?: number; code?: string; message?: string };
@@ -268,7 +250,7 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
   // later write lock cannot upgrade from once another process has written).
   const peek = await db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
   if (!peek) return null;
-  return inTransaction(db, async (trx) => {
+  return transactionWithLockRetry(db, async (trx) => {
     const balance = await lockBalance(trx, peek.profile_id, currency);
     let orderQuery = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
     if (isMysql(trx)) orderQuery = orderQuery.forUpdate();
@@ -454,7 +436,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
 
     let outcome: { order: ExchangeOrder; error?: ExchangeError };
     try {
-      outcome = await inTransaction(this.db, (trx) => this.execute(trx, profileId, clientOrderId, order));
+      outcome = await transactionWithLockRetry(this.db, (trx) => this.execute(trx, profileId, clientOrderId, order));
     } catch (error) {
       // The same client order id committed by someone else between our check and our insert.
       if (isUniqueViolation(error)) {
@@ -573,7 +555,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
   async cancelOrder(orderId: string): Promise<ExchangeOrder> {
     const peek = await this.db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
     if (!peek) throw new OrderNotFoundError(`Order ${orderId} not found`);
-    return inTransaction(this.db, async (trx) => {
+    return transactionWithLockRetry(this.db, async (trx) => {
       const balance = await lockBalance(trx, peek.profile_id, this.currency);
       let query = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
       if (isMysql(trx)) query = query.forUpdate();
