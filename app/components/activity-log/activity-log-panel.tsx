@@ -13,7 +13,7 @@ import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatDateTime } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import {
@@ -46,16 +46,8 @@ const FILTER_ICON = "M10 18h4v-2h-4zM3 6v2h18V6zm3 7h12v-2H6z";
 const DOWNLOAD_ICON = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
 
 const S = leanSheet("actlog", {
-  // Paper, variant outlined, sx p 2.
-  panel: {
-    bgcolor: "background.paper",
-    color: "text.primary",
-    backgroundImage: "none",
-    borderRadius: 1,
-    border: 1,
-    borderColor: "divider",
-    p: 2,
-  },
+  // With PAPER.outlined: sx p 2.
+  panel: { p: 2 },
   // Stack, row, spacing 1, useFlexGap.
   bar: {
     display: "flex",
@@ -231,7 +223,7 @@ function PanelBody({
   );
 
   return (
-    <div className={S.panel} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
+    <div className={cls(PAPER.outlined, S.panel)} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
       <div className={S.bar}>
         <h2 className={T.h3}>{title}</h2>
         {data ? (

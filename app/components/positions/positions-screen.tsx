@@ -15,7 +15,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, T, TABLE, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, PAPER, T, TABLE, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -35,13 +35,10 @@ export type PositionItem = PositionView;
 // with its head cells, and the error, loading and empty states as plain elements with lean
 // classes (components/ui/lean-sheet.ts): the same look without an emotion serialization per
 // styled element on every server render (docs/benchmarks.md, "Pages (T5)").
-const pal = theme.palette;
 const S = leanSheet("pos", {
   /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   spacer: { flex: 1 },
-  /** Paper variant outlined. */
-  paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${pal.divider}` },
   /** TableContainer. */
   container: { width: "100%", overflowX: "auto" },
   /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
@@ -188,7 +185,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
 export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
-    <div className={cls(S.paper, S.container)}>
+    <div className={cls(PAPER.outlined, S.container)}>
       <table className={TABLE.table} data-testid="positions-table">
         <thead>
           <tr className="pd-tr">
@@ -256,7 +253,7 @@ export function PositionsScreen({ initial, loadError }: { initial: PositionItem[
   let body: ReactNode;
   if (query.data === undefined && (error || (loadError && !hydrated))) {
     body = (
-      <div className={cls(S.paper, S.state)} data-testid="positions-error">
+      <div className={cls(PAPER.outlined, S.state)} data-testid="positions-error">
         <p className={cls(T.h3, S.gutter)}>Failed to Load Positions</p>
         <p className={cls(T.body1, T.muted, S.mb2)}>{error ? errorText(error, "Unable to load positions") : loadError}</p>
         {hydrated ? (
@@ -279,7 +276,7 @@ export function PositionsScreen({ initial, loadError }: { initial: PositionItem[
     );
   } else if (positions.length === 0) {
     body = (
-      <div className={cls(S.paper, S.state)} data-testid="positions-empty">
+      <div className={cls(PAPER.outlined, S.state)} data-testid="positions-empty">
         <p className={cls(T.h3, S.gutter)}>No Open Positions</p>
         <p className={cls(T.body1, T.muted)}>Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.</p>
       </div>

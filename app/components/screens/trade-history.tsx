@@ -37,7 +37,7 @@ import {
   tradeSummary,
   tradesUrl,
 } from "../trade-history/trade-history-utils.ts";
-import { LeanIcon, T, cls } from "../ui/lean.tsx";
+import { LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { LeanButton, leanButtonClass } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
@@ -53,8 +53,6 @@ const S = leanSheet("th", {
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   grow: { flex: 1 },
   cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
-  /** Paper variant outlined. */
-  paper: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: `1px solid ${theme.palette.divider}` },
   pad: { p: 2 },
   symbol: { minWidth: 200 },
   status: { minWidth: 160 },
@@ -158,7 +156,7 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
         />
       </div>
 
-      <div className={cls(S.paper, S.pad)} data-testid="trade-history">
+      <div className={cls(PAPER.outlined, S.pad)} data-testid="trade-history">
         <form
           method="get"
           action={location.pathname}

@@ -194,9 +194,14 @@ export const T = leanSheet("t", {
   num: { fontVariantNumeric: "tabular-nums" },
 });
 
-/** MUI's outlined Card, CardHeader and CardContent (see LeanCard). */
+/** MUI's Paper, variant outlined (the app's theme: no elevation overlay). */
+export const PAPER = leanSheet("paper", {
+  outlined: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", transition: theme.transitions.create("box-shadow"), borderRadius: 1, border: 1, borderColor: "divider" },
+});
+
+/** MUI's outlined Card (PAPER.outlined plus CARD.root), CardHeader and CardContent (see LeanCard). */
 export const CARD = leanSheet("card", {
-  root: { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none", borderRadius: 1, border: 1, borderColor: "divider", overflow: "hidden" },
+  root: { overflow: "hidden" },
   header: { display: "flex", alignItems: "center", p: 2 },
   headerText: { flex: "1 1 auto", minWidth: 0 },
   action: { flex: "0 0 auto", alignSelf: "flex-start", mt: -0.5, mr: -1, mb: -0.5 },
@@ -221,7 +226,7 @@ export function LeanCard({
   ...rest
 }: { title?: ReactNode; subheader?: ReactNode; action?: ReactNode; contentClassName?: string } & HTMLAttributes<HTMLDivElement>) {
   return (
-    <div className={cls(CARD.root, className)} {...rest}>
+    <div className={cls(PAPER.outlined, CARD.root, className)} {...rest}>
       {title !== undefined ? (
         <div className={CARD.header}>
           <div className={CARD.headerText}>
