@@ -178,7 +178,7 @@ export function LeanIconButton({ children, className, ...rest }: ButtonHTMLAttri
 
 /**
  * Typography without a styled component: `T.h3`, `T.body2`, … are MUI's variants from the
- * theme (margin 0, as Typography renders them), `T.muted` its text.secondary colour.
+ * theme (margin 0, as Typography renders them), `T.muted` its text.secondary colour, `T.noWrap` one line with an ellipsis.
  */
 export const T = leanSheet("t", {
   h1: { typography: "h1", m: 0 },
@@ -191,7 +191,6 @@ export const T = leanSheet("t", {
   caption: { typography: "caption", m: 0 },
   muted: { color: "text.secondary" },
   noWrap: { overflow: "hidden", textOverflow: "ellipsis", whiteSpace: "nowrap" },
-  num: { fontVariantNumeric: "tabular-nums" },
 });
 
 /** MUI's Paper, variant outlined (the app's theme: no elevation overlay). */
