@@ -7,7 +7,10 @@ import { Hono } from "hono";
 import { getConnInfo, serveStatic, upgradeWebSocket, websocket } from "hono/bun";
 import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
-import { LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
+import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
+import { liveEventForNonAdmins } from "./app/core/auth/log-privacy.ts";
+import { can } from "./app/core/auth/permissions.ts";
+import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
 import { webhookHttp } from "./app/services/webhook.server.ts";
 import { closeSocketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
@@ -38,14 +41,29 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     return current.handler;
   };
 
+  const hosts = allowedHosts(config);
+  const requestHost = (c: { req: { url: string; header(name: string): string | undefined } }) =>
+    (config.TRUST_PROXY && c.req.header("x-forwarded-host")?.split(",")[0]?.trim()) || c.req.header("host") || new URL(c.req.url).host;
+
+  // DNS rebinding: only our own host names (docs/security.md). The TradingView webhook is
+  // exempt: it is not a browser request and authenticates with its own secret.
+  app.use("*", async (c, next) => {
+    if (!c.req.path.startsWith("/api/webhook/") && !hostAllowed(requestHost(c), hosts)) {
+      return c.text(`Unknown host. Set PUBLIC_URL or ALLOWED_HOSTS to the name this server is reached at (docs/security.md).`, 421);
+    }
+    await next();
+  });
+
   // Browser hardening on every answer.
   app.use("*", async (c, next) => {
     await next();
     const h = c.res.headers;
+    if (requestIsHttps(c.req.raw, config)) h.set("Strict-Transport-Security", "max-age=31536000");
     h.set("X-Content-Type-Options", "nosniff");
     h.set("X-Frame-Options", "DENY");
     h.set("Referrer-Policy", "same-origin");
-    h.set("Content-Security-Policy", "frame-ancestors 'none'; object-src 'none'; base-uri 'self'");
+    // Documents bring their own policy with a per-page script nonce (entry.server.tsx).
+    if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
     if (!h.has("Cache-Control") && !c.req.path.startsWith("/build/")) h.set("Cache-Control", "no-store");
   });
 
@@ -54,9 +72,10 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   app.use("*", async (c, next) => {
     if (UNSAFE.has(c.req.method) && !c.req.path.startsWith("/api/webhook/")) {
       const site = c.req.header("sec-fetch-site");
-      const origin = c.req.header("origin");
-      const host = (config.TRUST_PROXY && c.req.header("x-forwarded-host")) || c.req.header("host");
-      const foreignOrigin = origin && origin !== "null" && host && new URL(origin).host !== host;
+      const origin = originHost(c.req.header("origin"));
+      const host = requestHost(c);
+      // A malformed Origin is refused like a foreign one (it used to throw: a 500).
+      const foreignOrigin = origin === undefined || (origin !== null && host && origin !== host);
       if (site === "cross-site" || foreignOrigin) {
         return c.json({ error: "Cross-site request refused" }, 403);
       }
@@ -69,29 +88,54 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     "/ws",
     async (c, next) => {
       if (!hub) return c.json({ error: "Live updates unavailable" }, 503);
-      const origin = c.req.header("origin");
-      const host = (config.TRUST_PROXY && c.req.header("x-forwarded-host")) || c.req.header("host");
-      if (origin && host && new URL(origin).host !== host) return c.json({ error: "Origin not allowed" }, 403);
+      const origin = originHost(c.req.header("origin"));
+      const host = requestHost(c);
+      if (origin === undefined || (origin !== null && host && origin !== host)) return c.json({ error: "Origin not allowed" }, 403);
       const token = await readSessionToken(c.req.raw, { config } as AppLoadContext);
       const session = token ? await getSessionUser(database.db, token, SESSION_POLICY) : null;
       if (!session) return c.json({ error: "Authentication required" }, 401);
       c.set("sessionToken" as never, token as never);
+      // A role change ends the account's sessions (and so this socket): the role is fixed for the socket's life.
+      c.set("sensitive" as never, can(session.user.role, "logs.sensitive") as never);
       await next();
     },
     upgradeWebSocket((c) => {
       const token = c.get("sessionToken" as never) as unknown as string;
+      const sensitive = c.get("sensitive" as never) as unknown as boolean;
+      // Abuse limits per socket: one resume, at most WS_MESSAGES_PER_SECOND messages a second
+      // (more closes it with 1008), and a replay of at most REPLAY_LIMIT events (further
+      // behind, the browser is told to refetch everything instead).
+      let resumed = false;
+      let windowStart = 0;
+      let inWindow = 0;
       return {
       onOpen(_event, ws) {
         trackSocket(token, ws);
-        (ws.raw as { subscribe(topic: string): void }).subscribe(LIVE_TOPIC);
+        (ws.raw as { subscribe(topic: string): void }).subscribe(sensitive ? LIVE_TOPIC : LIVE_PUBLIC_TOPIC);
         ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
       },
       async onMessage(event, ws) {
+        const now = Date.now();
+        if (now - windowStart >= 1000) {
+          windowStart = now;
+          inWindow = 0;
+        }
+        if (++inWindow > WS_MESSAGES_PER_SECOND) {
+          ws.close(1008, "Too many messages");
+          return;
+        }
+        if (typeof event.data !== "string" || event.data.length > 1024) return;
         // {"type":"resume","lastEventId":N}: send what this browser missed while away.
         try {
-          const message = JSON.parse(String(event.data)) as { type?: string; lastEventId?: number };
-          if (message.type === "resume" && Number.isInteger(message.lastEventId)) {
-            for (const missed of await hub!.replay(Number(message.lastEventId))) ws.send(toWire(missed));
+          const message = JSON.parse(event.data) as { type?: string; lastEventId?: number };
+          if (message?.type === "resume" && Number.isSafeInteger(message.lastEventId) && !resumed) {
+            resumed = true;
+            const from = Math.max(0, Number(message.lastEventId));
+            if (hub!.lastEventId - from > REPLAY_LIMIT) {
+              ws.send(JSON.stringify({ type: "resync", data: { lastEventId: hub!.lastEventId } }));
+              return;
+            }
+            for (const missed of await hub!.replay(from, REPLAY_LIMIT)) ws.send(toWire(sensitive ? missed : liveEventForNonAdmins(missed)));
           }
         } catch {
           // not JSON: ignored
@@ -106,7 +150,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
 
   // The TradingView webhook: the hot path, answered here rather than through Remix.
   app.all("/api/webhook/:platform", (c) =>
-    webhookHttp(database.db, c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config) }),
+    webhookHttp(database.db, c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config), allowlist: config.WEBHOOK_ALLOWLIST }),
   );
 
   app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));
@@ -115,9 +159,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
 
   app.all("*", async (c) => {
     const request = c.req.raw;
-    const forwardedProto = c.req.header("x-forwarded-proto");
-    const isHttps =
-      new URL(request.url).protocol === "https:" || (config.TRUST_PROXY && forwardedProto?.split(",")[0]?.trim() === "https");
+    const isHttps = requestIsHttps(request, config);
     const services: AppLoadContext = {
       db: database.db,
       database,
@@ -134,9 +176,20 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
 /** How often a web process checks that the sessions of its open sockets still exist. */
 export const SESSION_SWEEP_MS = 5_000;
 
+/** /ws: messages a socket may send per second before it is closed (1008). */
+export const WS_MESSAGES_PER_SECOND = 20;
+/** /ws: the most events a resume replays; further behind, the browser refetches instead. */
+export const REPLAY_LIMIT = 500;
+
+function requestIsHttps(request: Request, config: AppConfig): boolean {
+  if (new URL(request.url).protocol === "https:") return true;
+  return config.TRUST_PROXY && request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+}
+
 function clientIp(c: Parameters<Parameters<Hono["use"]>[1]>[0], config: AppConfig): string | null {
   if (config.TRUST_PROXY) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    // The right-most hop that is not a proxy: the left-most is whatever the client wrote.
+    const forwarded = forwardedClient(c.req.header("x-forwarded-for"));
     if (forwarded) return forwarded;
   }
   try {

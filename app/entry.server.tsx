@@ -10,25 +10,31 @@ import createEmotionServer from "@emotion/server/create-instance";
 import CssBaseline from "@mui/material/CssBaseline";
 import { ThemeProvider } from "@mui/material/styles";
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import { randomBytes } from "node:crypto";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server.browser";
 import { leanStylesheet, leanStylesheetLink } from "./components/ui/lean-css.server.ts";
 import { getStatsLedger, statsCacheCounters } from "./services/statistics.server.ts";
 import { createEmotionCache } from "./mui/emotion.ts";
 import { theme } from "./mui/theme.ts";
+import { NonceContext, documentPolicy } from "./utils/nonce.ts";
 
 const INSERTION_POINT = '<meta name="emotion-insertion-point" content="emotion-insertion-point"/>';
 
 export default function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
   const cache = createEmotionCache();
   const { extractCriticalToChunks, constructStyleTagsFromChunks } = createEmotionServer(cache);
+  // A fresh nonce per document: only Remix's own inline scripts carry it (docs/security.md).
+  const nonce = randomBytes(16).toString("base64");
   let html = renderToString(
-    <CacheProvider value={cache}>
-      <ThemeProvider theme={theme}>
-        <CssBaseline />
-        <RemixServer context={remixContext} url={request.url} />
-      </ThemeProvider>
-    </CacheProvider>,
+    <NonceContext.Provider value={nonce}>
+      <CacheProvider value={cache}>
+        <ThemeProvider theme={theme}>
+          <CssBaseline />
+          <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+        </ThemeProvider>
+      </CacheProvider>
+    </NonceContext.Provider>,
   );
   const styles = constructStyleTagsFromChunks(extractCriticalToChunks(html));
   // The lean classes' stylesheet goes last: after React's <head> nodes (hydration tolerates
@@ -36,6 +42,7 @@ export default function handleRequest(request: Request, responseStatusCode: numb
   html = html.replace(INSERTION_POINT, INSERTION_POINT + styles + leanStylesheetLink());
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+  responseHeaders.set("Content-Security-Policy", documentPolicy(nonce));
   return new Response(html, { status: responseStatusCode, headers: responseHeaders });
 }
 

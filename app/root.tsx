@@ -8,6 +8,7 @@ import { GeneralErrorBoundary } from "./components/error-boundary.tsx";
 import { ToastProvider } from "./components/toaster.tsx";
 import { ClientStyleContext } from "./mui/emotion.ts";
 import { getUser } from "./utils/auth.server.ts";
+import { useNonce } from "./utils/nonce.ts";
 import { getToast } from "./utils/toast.server.ts";
 
 export const PLATFORM_NAME = "PerpDesk";
@@ -23,6 +24,7 @@ export const links = () => [{ rel: "icon", href: "/favicon.svg", type: "image/sv
 
 const Document = withEmotionCache(({ children }: { children: ReactNode }, emotionCache) => {
   const clientStyleData = useContext(ClientStyleContext);
+  const nonce = useNonce();
   // After hydration, hand the server's style tags to the client cache (MUI's Remix example).
   useEnhancedEffect(() => {
     emotionCache.sheet.container = document.head;
@@ -45,8 +47,8 @@ const Document = withEmotionCache(({ children }: { children: ReactNode }, emotio
       </head>
       <body>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

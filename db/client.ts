@@ -1,5 +1,5 @@
 // Opens the database: bun:sqlite (embedded default, WAL) or a mysql2 pool, both behind Kysely.
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Kysely, MysqlDialect, sql } from "kysely";
 import { createPool } from "mysql2";
@@ -38,9 +38,12 @@ export async function openDatabase(url: string): Promise<Database> {
 async function openSqlite(url: string): Promise<Database> {
   const { Database: BunDatabase } = await import("bun:sqlite");
   const file = url.replace(/^sqlite:(\/\/)?/, "") || ":memory:";
-  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
   const writer = new BunDatabase(file, { create: true, strict: false });
   writer.exec("PRAGMA journal_mode = WAL");
+  // The database holds sessions, encrypted keys and the account's history: owner-only
+  // (issue 10), whatever the umask made of it (the -wal and -shm files follow the database's mode).
+  if (file !== ":memory:") restrictMode(path.resolve(file));
   writer.exec("PRAGMA synchronous = FULL");
   // No synchronous sleeping in SQLite's busy handler: the driver waits for locks asynchronously.
   writer.exec("PRAGMA busy_timeout = 0");
@@ -89,4 +92,15 @@ async function openMysql(url: string): Promise<Database> {
       await db.destroy();
     },
   };
+}
+
+/** The database file and its WAL files 0600; a failure (a file system without modes) is not fatal. */
+function restrictMode(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if (existsSync(f)) chmodSync(f, 0o600);
+    } catch {
+      // not ours to change (read-only or foreign file system): leave it
+    }
+  }
 }

@@ -16,9 +16,31 @@ export interface UsersTable {
   username: string;
   username_key: string;
   password_hash: string;
-  role: string;
+  role: string; // admin | trader | viewer
+  disabled: ColumnType<Flag, Flag | undefined, Flag>;
+  last_login_at: Millis | null;
+  totp_secret_enc: string | null; // confirmed TOTP secret (AES-GCM, APP_SECRET)
+  totp_pending_enc: string | null; // secret being enrolled, not yet confirmed
+  totp_last_step: number | null; // time step (30 s) of the last accepted code: each code works once
   created_at: Millis;
   updated_at: Millis;
+}
+
+export interface InvitesTable {
+  code: string;
+  role: string; // admin | trader | viewer
+  created_by: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: Millis | null;
+  used_by: string | null;
+}
+
+export interface RecoveryCodesTable {
+  code_hash: string; // SHA-256 hex of the code: the code itself is shown once, never stored
+  user_id: string;
+  created_at: Millis;
+  used_at: Millis | null;
 }
 
 export interface SessionsTable {
@@ -276,6 +298,8 @@ export interface DB {
   profile_transfers: ProfileTransfersTable;
   sim_orders: SimOrdersTable;
   sim_positions: SimPositionsTable;
+  invites: InvitesTable;
+  recovery_codes: RecoveryCodesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -61,8 +61,9 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
     order = await ctx.exchange.findOrderByClientId(trade.clientOrderId);
   }
   if (!order) {
-    const stop = await getEmergencyStop(ctx.db);
-    if (stop.active) {
+    // The emergency stop blocks new entries; reduce-only closes (protection, Close,
+    // flatten) always go out, so a stop never leaves a position unprotected.
+    if (!trade.reduceOnly && (await getEmergencyStop(ctx.db)).active) {
       await failTrade(ctx.db, trade, "Emergency stop is active: order not sent");
       return "failed";
     }
@@ -96,10 +97,21 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     return "failed";
   }
   if (order.status === "cancelled" && D(order.filledQuantity).lte(0)) {
+    // The exchange's reason when it cancelled the order itself (the simulator: margin short
+    // when the limit price was reached); a cancel someone asked for says "Cancelled".
+    const reason = order.rejectReason ?? "Cancelled";
     await db.transaction().execute(async (trx) => {
-      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: "Cancelled" });
-      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", "Order cancelled");
-      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled" });
+      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
+      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", order.rejectReason ?? "Order cancelled");
+      if (order.rejectReason) {
+        await recordActivity(trx, {
+          type: "trade",
+          level: "error",
+          message: `Order cancelled by the exchange: ${describeOrder(trade)}: ${order.rejectReason}`,
+          data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+        });
+      }
+      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
     });
     return "cancelled";
   }

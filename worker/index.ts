@@ -8,6 +8,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
+import { startHousekeeping } from "./housekeeping.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
 import { startOrderSync } from "./monitor/order-sync.ts";
 import { listenForWake } from "../app/services/worker-wake.server.ts";
@@ -52,6 +53,7 @@ export async function runWorker() {
   const stopPrices = startPriceLoop({ db: database.db, workerId });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
+  const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS });
   const timer = setInterval(() => {
     beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);
@@ -61,6 +63,7 @@ export async function runWorker() {
     if (stopping) return;
     stopping = true;
     clearInterval(timer);
+    stopHousekeeping();
     try {
       await stopPrices();
       await stopOrderSync();

@@ -26,6 +26,8 @@ describe("parseEnv", () => {
       COINBASE_SANDBOX: true,
       TRUST_PROXY: false,
       WEB_PROCESSES: 1,
+      EVENTS_RETENTION_HOURS: 24,
+      JOBS_RETENTION_DAYS: 7,
     });
   });
 

@@ -2,7 +2,7 @@
 // server, the worker and the scripts. A bad value stops the process with a message that
 // names the variable (never its value: some of them are secrets).
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 
@@ -30,6 +30,21 @@ export const EnvSchema = z.object({
   /** Base URL of every Coinbase Exchange API call (profiles, reports). */
   COINBASE_EXCHANGE_API_URL: z.url({ message: "must be an http(s) URL" }).optional(),
   TRUST_PROXY: booleanString.default(false),
+  // The address users and TradingView reach the app at (https://trade.example.com): invite
+  // links and the webhook URL are built from it, and its host is allowed (docs/security.md).
+  PUBLIC_URL: z
+    .url({ message: "must be an http(s) URL" })
+    .refine((v) => /^https?:\/\//i.test(v), { message: "must be an http(s) URL" })
+    .transform((v) => v.replace(/\/+$/, ""))
+    .optional(),
+  // More host names the app answers besides PUBLIC_URL's (comma separated), against DNS rebinding.
+  ALLOWED_HOSTS: z.string().optional(),
+  // Only these senders may post to the webhook: "tradingview" (its published addresses) and/or addresses, comma separated.
+  WEBHOOK_ALLOWLIST: z.string().optional(),
+  /** Live events older than this are pruned by the worker (the feed replays at most 500). */
+  EVENTS_RETENTION_HOURS: z.coerce.number({ error: "must be a number of hours" }).positive().default(24),
+  /** Finished jobs older than this are pruned by the worker. */
+  JOBS_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().default(7),
   WORKER_ID: z.string().optional(),
   WORKER_WAKE_HOST: z.string().optional(),
   /** How many web server processes `npm start` runs on the one port (SO_REUSEPORT; docs/operations.md). */
@@ -68,7 +83,12 @@ export function resolveAppSecret(env: Env): string {
     const stored = readFileSync(file, "utf8").trim();
     if (stored.length >= 32) return stored;
   }
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700); // the data directory holds the secret and the database: owner-only
+  } catch {
+    // not ours to change
+  }
   const secret = randomBytes(32).toString("hex");
   writeFileSync(file, secret + "\n", { mode: 0o600 });
   return secret;

@@ -4,11 +4,14 @@
 // Ids are assigned at insert but become visible at commit, so on MySQL a later id can show
 // up before an earlier one. The tail therefore stops at a gap and waits for it (up to
 // GAP_WAIT_MS, after which the id is treated as rolled back) instead of skipping past it.
+import { liveEventForNonAdmins } from "#app/core/auth/log-privacy.ts";
 import type { Kysely } from "kysely";
 import { type LiveEvent, latestEventId, listEventsAfter } from "#db/queries/events.ts";
 import type { DB } from "#db/schema.ts";
 
 export const LIVE_TOPIC = "live";
+/** Non-admin sockets: the same events, sign-in entries and addresses removed (app/core/auth/log-privacy.ts). */
+export const LIVE_PUBLIC_TOPIC = "live-public";
 const GAP_WAIT_MS = 2_000;
 
 export interface Publisher {
@@ -73,7 +76,12 @@ export class LiveHub {
       this.lastId = event.id;
     }
     if (deliver.length && this.publisher) {
-      for (const event of deliver) this.publisher.publish(LIVE_TOPIC, toWire(event));
+      for (const event of deliver) {
+        const wire = toWire(event);
+        this.publisher.publish(LIVE_TOPIC, wire);
+        const forOthers = liveEventForNonAdmins(event);
+        this.publisher.publish(LIVE_PUBLIC_TOPIC, forOthers === event ? wire : toWire(forOthers));
+      }
     }
     return deliver;
   }

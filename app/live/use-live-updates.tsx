@@ -14,11 +14,21 @@ export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // att
 export const LIVE_REFRESH: Record<string, { throttleMs: number; keys: string[] }> = {
   dashboard_update: { throttleMs: 10_000, keys: ["/api/dashboard/stats", "/api/performance-stats", "/api/balance", "/api/positions", "/api/portfolio-summary"] },
   new_signal: { throttleMs: 5_000, keys: ["/api/signals"] },
-  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/dashboard/stats", "/api/signals", "/api/balance"] },
+  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/dashboard/stats", "/api/signals", "/api/balance"] },
   activity_log: { throttleMs: 15_000, keys: ["/api/logs"] },
   system_status: { throttleMs: 15_000, keys: ["/api/health", "/api/dashboard/stats"] },
 };
 const REFRESH_DELAY_MS = 100;
+
+/**
+ * Manual orders this page placed that were still queued or resting when the form answered
+ * (issue 11): their outcome arrives as a live trade_update and is toasted here, 'Trade
+ * Executed' for a fill, 'Trade Failed' with the reason for a late refusal.
+ */
+const watchedTrades = new Set<string>();
+export function watchTrade(id: string): void {
+  watchedTrades.add(id);
+}
 
 export interface LiveMessage {
   id?: number;
@@ -76,6 +86,12 @@ export function LiveProvider({ children }: { children: ReactNode }) {
         else lastEventId.current = Number(message.data.lastEventId ?? 0);
         return;
       }
+      if (message.type === "resync") {
+        // Too far behind for a replay: refetch everything this page shows.
+        lastEventId.current = Number(message.data.lastEventId ?? 0);
+        invalidate(...new Set(Object.values(LIVE_REFRESH).flatMap((rule) => rule.keys)));
+        return;
+      }
       if (typeof message.id === "number") {
         if (lastEventId.current !== null && message.id <= lastEventId.current) return; // already seen
         lastEventId.current = message.id;
@@ -85,6 +101,16 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       if (message.type === "new_signal") {
         const action = String(message.data.action ?? "").toUpperCase();
         toast({ title: "New Signal Received", description: `${action} signal for ${String(message.data.symbol ?? "")}` });
+      } else if (message.type === "trade_update" && typeof message.data.id === "string" && watchedTrades.has(message.data.id)) {
+        const status = String(message.data.status ?? "");
+        if (status === "failed" || status === "cancelled") {
+          watchedTrades.delete(message.data.id);
+          toast({ title: "Trade Failed", description: String(message.data.message ?? "The order was cancelled"), variant: "destructive" });
+        } else if (status === "executed") {
+          watchedTrades.delete(message.data.id);
+          const side = String(message.data.side ?? "").toUpperCase();
+          toast({ title: "Trade Executed", description: `${side} order for ${String(message.data.symbol ?? "")} has been placed successfully` });
+        }
       } else if (message.type === "activity_log" && message.data.level === "error") {
         toast({ title: "System Alert", description: String(message.data.message ?? ""), variant: "destructive" });
       }

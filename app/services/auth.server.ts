@@ -1,10 +1,13 @@
 // Account operations shared by the login/registration pages and the JSON API:
 // password hashing (argon2id), the failed-login throttle, registration.
 import type { Kysely } from "kysely";
-import { recordActivity } from "#db/queries/activity-logs.ts";
-import { clearThrottle, getThrottle, recordLoginFailure } from "#db/queries/login-throttles.ts";
-import { type User, findUserByUsername, insertUser, usernameKey } from "#db/queries/users.ts";
+import { type NewActivityLog, recordActivities, recordActivity } from "#db/queries/activity-logs.ts";
+import { clearThrottle, refundAttempt, reserveLoginAttempt } from "#db/queries/login-throttles.ts";
+import { type Invite, consumeInvite, findOpenInvite } from "#db/queries/invites.ts";
+import { getSetting } from "#db/queries/settings.ts";
+import { type User, countUsers, findUserByUsername, insertUser, usernameKey } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
+import { REGISTRATION_BY_INVITATION } from "#app/core/schemas/auth.ts";
 
 // OWASP's minimum for argon2id: 19 MiB, two passes, one lane.
 const HASH_OPTIONS = { algorithm: "argon2id", memoryCost: 19456, timeCost: 2 } as const;
@@ -17,15 +20,19 @@ let dummyHash: Promise<string> | undefined;
 const getDummyHash = () => (dummyHash ??= hashPassword("not-a-real-password-" + Math.random()));
 
 /**
- * Throttle policy (docs/decisions/001-login-throttle.md):
- * - per account name: 5 failures free, then a lock of 30 s doubling with each further
- *   failure, at most 15 minutes;
- * - per client address: 20 failures free, then 60 s doubling, at most 15 minutes;
- * - counters are forgotten after an hour without failures, and the account counter is
- *   cleared by a successful login.
+ * Throttle policy (docs/decisions/016-login-throttle-v2.md, replacing 001):
+ * - per account AND source pair: 5 attempts free, then a lock of 30 s doubling with each
+ *   further failure, at most 15 minutes. A stranger's failures lock only the stranger's
+ *   pair: the owner, from an address with no failures, still signs in;
+ * - per source address (many names from one place): 20 free, then 60 s doubling, at most
+ *   15 minutes;
+ * - each attempt is reserved (counted) BEFORE the password is checked, so parallel
+ *   requests cannot get more checks than the allowance; a successful login clears its
+ *   pair and gives the source its attempt back;
+ * - counters are forgotten after an hour without failures.
  */
 export const THROTTLE = {
-  account: { free: 5, baseMs: 30_000 },
+  pair: { free: 5, baseMs: 30_000 },
   ip: { free: 20, baseMs: 60_000 },
   maxLockMs: 15 * 60_000,
   resetAfterMs: 60 * 60_000,
@@ -33,12 +40,14 @@ export const THROTTLE = {
 
 const lockPolicy = (free: number, baseMs: number) => (failures: number) =>
   failures < free ? 0 : Math.min(baseMs * 2 ** (failures - free), THROTTLE.maxLockMs);
+const pairLock = lockPolicy(THROTTLE.pair.free, THROTTLE.pair.baseMs);
+const ipLock = lockPolicy(THROTTLE.ip.free, THROTTLE.ip.baseMs);
 
-const accountKey = (username: string) => `user:${usernameKey(username)}`;
+export const pairKey = (username: string, ip: string | null) => `pair:${usernameKey(username)}|${ip ?? "-"}`;
 const ipKey = (ip: string) => `ip:${ip}`;
 
 export type LoginResult =
-  | { ok: true; user: User }
+  | { ok: true; user: User; /** 2FA is on: no session until the code is checked. */ secondFactor: boolean }
   | { ok: false; status: 401 | 429; error: string; retryAfterSeconds?: number };
 
 export const INVALID_CREDENTIALS = "Invalid username or password";
@@ -47,74 +56,141 @@ export async function attemptLogin(
   db: Kysely<DB>,
   input: { username: string; password: string; ip: string | null },
 ): Promise<LoginResult> {
-  const now = Date.now();
-  const keys = [accountKey(input.username), ...(input.ip ? [ipKey(input.ip)] : [])];
-  for (const key of keys) {
-    const throttle = await getThrottle(db, key);
-    if (throttle?.lockedUntil && throttle.lockedUntil > now) {
-      const retryAfterSeconds = Math.ceil((throttle.lockedUntil - now) / 1000);
-      await recordActivity(db, {
-        type: "auth",
-        level: "warning",
-        message: `Login refused for ${input.username}: too many failed attempts`,
-        data: { username: input.username, ip: input.ip, retryAfterSeconds },
-      });
-      return {
-        ok: false,
-        status: 429,
-        error: `Too many failed login attempts. Try again in ${retryAfterSeconds} seconds.`,
-        retryAfterSeconds,
-      };
-    }
+  const pair = pairKey(input.username, input.ip);
+  const keys = [{ key: pair, lockFor: pairLock }, ...(input.ip ? [{ key: ipKey(input.ip), lockFor: ipLock }] : [])];
+  const reservation = await reserveLoginAttempt(db, keys, THROTTLE.resetAfterMs);
+  if (!reservation.ok) {
+    // Refusals write nothing: a flood of them must not fill the log (the lock itself is logged once).
+    const retryAfterSeconds = Math.ceil(reservation.retryAfterMs / 1000);
+    return { ok: false, status: 429, error: `Too many failed login attempts. Try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds };
   }
 
   const user = await findUserByUsername(db, input.username);
+  // A disabled account answers like a wrong password (its state is not revealed).
   const valid = user
-    ? await verifyPassword(input.password, user.passwordHash)
+    ? (await verifyPassword(input.password, user.passwordHash)) && !user.disabled
     : (await verifyPassword(input.password, await getDummyHash()), false);
 
   if (!user || !valid) {
-    await db.transaction().execute(async (trx) => {
-      await recordLoginFailure(trx, accountKey(input.username), lockPolicy(THROTTLE.account.free, THROTTLE.account.baseMs), THROTTLE.resetAfterMs);
-      if (input.ip) {
-        await recordLoginFailure(trx, ipKey(input.ip), lockPolicy(THROTTLE.ip.free, THROTTLE.ip.baseMs), THROTTLE.resetAfterMs);
-      }
-      await recordActivity(trx, {
+    const entries: NewActivityLog[] = [
+      { type: "auth", level: "warning", message: `Failed login for ${input.username}`, data: { username: input.username, ip: input.ip } },
+    ];
+    for (const lock of reservation.locked) {
+      const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
+      entries.push({
         type: "auth",
         level: "warning",
-        message: `Failed login for ${input.username}`,
-        data: { username: input.username, ip: input.ip },
+        message: lock.key.startsWith("ip:")
+          ? `Logins from one address locked for ${seconds} s after ${lock.failures} failures`
+          : `Login for ${input.username} from one address locked for ${seconds} s after ${lock.failures} failures`,
+        data: { username: input.username, ip: input.ip, failures: lock.failures, lockedSeconds: seconds },
       });
-    });
+    }
+    await recordActivities(db, entries);
     return { ok: false, status: 401, error: INVALID_CREDENTIALS };
   }
 
   const { passwordHash: _hash, ...publicUser } = user;
+  if (publicUser.twoFactorEnabled) {
+    // The password was right: its throttle is cleared as for a login, but the session waits
+    // for the second step (checkSecondFactor, then completeLogin).
+    await db.transaction().execute(async (trx) => {
+      await clearThrottle(trx, pair);
+      if (input.ip) await refundAttempt(trx, ipKey(input.ip), ipLock);
+    });
+    return { ok: true, user: publicUser, secondFactor: true };
+  }
+  return { ok: true, user: await completeLogin(db, publicUser, input.ip, pair), secondFactor: false };
+}
+
+/** Records a login (last login time, activity log) and clears the password throttle of the pair. */
+export async function completeLogin(db: Kysely<DB>, user: User, ip: string | null, pair?: string): Promise<User> {
+  const now = Date.now();
   await db.transaction().execute(async (trx) => {
-    await clearThrottle(trx, accountKey(input.username));
+    if (pair) {
+      await clearThrottle(trx, pair);
+      if (ip) await refundAttempt(trx, ipKey(ip), ipLock);
+    }
+    await trx.updateTable("users").set({ last_login_at: now }).where("id", "=", user.id).execute();
     await recordActivity(trx, {
       type: "auth",
       level: "info",
-      message: `${user.username} logged in`,
-      data: { username: user.username, ip: input.ip },
+      message: `${user.username} logged in${user.twoFactorEnabled ? " (two-factor)" : ""}`,
+      data: { username: user.username, ip },
     });
   });
-  return { ok: true, user: publicUser };
+  return { ...user, lastLoginAt: new Date(now).toISOString() };
 }
 
+/** The admin setting that lets anyone register (as a viewer) without an invitation. */
+export const REGISTRATION_OPEN_SETTING = "registration_open";
+export { REGISTRATION_BY_INVITATION };
+
+export class RegistrationClosedError extends Error {
+  constructor() {
+    super(REGISTRATION_BY_INVITATION);
+  }
+}
+
+export async function isRegistrationOpen(db: Kysely<DB>): Promise<boolean> {
+  return (await getSetting<boolean>(db, REGISTRATION_OPEN_SETTING)) === true;
+}
+
+/**
+ * What the registration screen may offer: the first account (it becomes admin), an account
+ * through a valid invitation (with its role), an open registration (viewer), or nothing.
+ */
+export type RegistrationMode =
+  | { kind: "first" }
+  | { kind: "invite"; invite: Invite }
+  | { kind: "open" }
+  | { kind: "closed"; inviteInvalid: boolean };
+
+export async function registrationMode(db: Kysely<DB>, inviteCode: string | null | undefined): Promise<RegistrationMode> {
+  if ((await countUsers(db)) === 0) return { kind: "first" };
+  if (inviteCode) {
+    const invite = await findOpenInvite(db, inviteCode);
+    if (invite) return { kind: "invite", invite };
+  }
+  if (await isRegistrationOpen(db)) return { kind: "open" };
+  return { kind: "closed", inviteInvalid: Boolean(inviteCode) };
+}
+
+/**
+ * Creates an account. The first one becomes admin; after it an account needs a valid
+ * invitation (it gets the invitation's role, and uses it up in the same transaction, so
+ * one code makes one account however many register at once) or an open registration
+ * (viewer). Refused without hashing the password when registration is closed, so a
+ * stranger cannot spend the server's CPU on argon2.
+ */
 export async function registerUser(
   db: Kysely<DB>,
-  input: { username: string; password: string; ip: string | null },
+  input: { username: string; password: string; invite?: string | null; ip: string | null },
 ): Promise<User> {
+  const mode = await registrationMode(db, input.invite);
+  if (mode.kind === "closed") throw new RegistrationClosedError();
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
-    const user = await insertUser(trx, { username: input.username, passwordHash });
+    const invite = mode.kind === "invite" ? mode.invite : null;
+    const user = await insertUser(trx, { username: input.username, passwordHash, role: invite?.role ?? "viewer" });
+    if (user.role === "admin" && !invite) {
+      // The first account (it won the first_admin marker inside this transaction).
+    } else if (invite) {
+      if (!(await consumeInvite(trx, invite.code, user.id))) throw new RegistrationClosedError();
+    } else if (!(await isRegistrationOpen(trx))) {
+      // Another registration became the first account meanwhile, or the admin closed
+      // registration: this one is refused and rolled back.
+      throw new RegistrationClosedError();
+    }
+    // Registering signs the account in: it counts as its first login.
+    const now = Date.now();
+    await trx.updateTable("users").set({ last_login_at: now }).where("id", "=", user.id).execute();
     await recordActivity(trx, {
       type: "auth",
       level: "success",
-      message: `Account ${user.username} created${user.role === "admin" ? " (admin)" : ""}`,
+      message: `Account ${user.username} created (${user.role}${invite ? ", by invitation" : mode.kind === "open" ? ", open registration" : ""})`,
       data: { username: user.username, role: user.role, ip: input.ip },
     });
-    return user;
+    return { ...user, lastLoginAt: new Date(now).toISOString() };
   });
 }

@@ -6,20 +6,34 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import type { Permission } from "#app/core/auth/permissions.ts";
+import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
-import { placeManualOrder } from "./orders.server.ts";
+import type { Trade } from "#db/queries/trades.ts";
+import { awaitOrderOutcome, placeManualOrder } from "./orders.server.ts";
+import { flattenAll } from "./positions.server.ts";
 import { activateEmergencyStop, resetEmergencyStop } from "./trading.server.ts";
 
-export type DashboardIntent = "emergency-stop" | "reset-emergency-stop" | "place-order";
-const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "reset-emergency-stop", "place-order"];
+export type DashboardIntent = "emergency-stop" | "emergency-stop-flatten" | "reset-emergency-stop" | "place-order" | "flatten";
+const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "emergency-stop-flatten", "reset-emergency-stop", "place-order", "flatten"];
+/** What each intent needs (app/core/auth/permissions.ts): anyone may stop, only an admin resumes, traders order. */
+const INTENT_PERMISSION: Record<DashboardIntent, Permission> = {
+  "emergency-stop": "emergency.activate",
+  // Stopping is everyone's; flattening sends closing orders, as Close does.
+  "emergency-stop-flatten": "positions.close",
+  "reset-emergency-stop": "emergency.reset",
+  "place-order": "orders.place",
+  flatten: "positions.close",
+};
 
 /** `intents`: the intents this page accepts (every one by default); any other is a 400. */
 export async function dashboardAction({ request, context }: ActionFunctionArgs, options: { intents?: readonly DashboardIntent[] } = {}) {
-  const user = await requireUser(request, context);
+  await requireUser(request, context);
   const formData = await request.formData();
   const posted = formData.get("intent");
-  const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent) ? posted : null;
+  const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent) ? (posted as DashboardIntent) : null;
+  if (!intent) return json({ error: "Unknown action" }, { status: 400 });
+  const user = await requirePermission(request, context, INTENT_PERMISSION[intent]);
   const back = new URL(request.url).pathname;
   const wantsJson = formData.get("_js") === "1";
   const answer = async (toast: Toast, status = 200, extra: Record<string, unknown> = {}) =>
@@ -32,6 +46,20 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
     } catch {
       return answer({ title: "Emergency Stop Failed", description: "Failed to activate emergency stop", variant: "destructive" }, 500);
     }
+  }
+  if (intent === "flatten" || intent === "emergency-stop-flatten") {
+    let stopped = "";
+    if (intent === "emergency-stop-flatten") {
+      await activateEmergencyStop(context.db, user.username);
+      stopped = "Emergency stop active. ";
+    }
+    const result = await flattenAll(context.db, user.username);
+    const summary = `${stopped}${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
+    return answer(
+      result.flat
+        ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
+        : { title: "Not Flat Yet", description: `${summary}; still open: ${result.remaining.join("; ")}`, variant: "destructive" },
+    );
   }
   if (intent === "reset-emergency-stop") {
     try {
@@ -54,11 +82,38 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
         result: submission.reply({ formErrors: [placed.error] }),
       });
     }
-    return answer(
-      { title: "Trade Executed", description: `${order.side.toUpperCase()} order for ${order.symbol} has been placed successfully` },
-      200,
-      { result: submission.reply({ resetForm: true }), tradeId: placed.trade.id },
-    );
+    // Say what really happened (issue 11): 'Trade Executed' only for a fill.
+    const outcome = await awaitOrderOutcome(context.db, placed.trade);
+    const trade = outcome.trade;
+    const failed = trade.status === "failed" || trade.status === "cancelled";
+    return answer(outcomeToast(trade, outcome.workerRunning), 200, {
+      result: failed ? submission.reply({ formErrors: [trade.errorMessage ?? "Trade execution failed"] }) : submission.reply({ resetForm: true }),
+      tradeId: trade.id,
+      tradeStatus: trade.status,
+    });
   }
   return json({ error: "Unknown action" }, { status: 400 });
+}
+
+/** The toast for a manual order's outcome: SPEC's 'Trade Executed' only when it filled. */
+export function outcomeToast(trade: Trade, workerRunning: boolean): Toast {
+  const side = trade.side.toUpperCase();
+  if (trade.status === "executed" || trade.status === "completed") {
+    return { title: "Trade Executed", description: `${side} order for ${trade.symbol} has been placed successfully` };
+  }
+  if (trade.status === "failed" || trade.status === "cancelled") {
+    return { title: "Trade Failed", description: trade.errorMessage || "Trade execution failed", variant: "destructive" };
+  }
+  if (trade.orderId && trade.orderType === "limit") {
+    return { title: "Limit order resting", description: `${side} ${trade.quantity} ${trade.symbol} @ ${trade.price} waits on the exchange: see Open orders on Positions` };
+  }
+  if (trade.orderId) {
+    return { title: "Order sent", description: `${side} order for ${trade.symbol} is at the exchange: you will see here when it fills` };
+  }
+  return {
+    title: "Order queued",
+    description: workerRunning
+      ? `${side} order for ${trade.symbol} is queued: you will see here when it fills or fails`
+      : `${side} order for ${trade.symbol} is queued: no worker is running, it is sent when one starts`,
+  };
 }

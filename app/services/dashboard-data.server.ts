@@ -1,5 +1,6 @@
 // Everything the dashboard shows on first paint (then each part polls its API).
 import type { AppLoadContext } from "@remix-run/node";
+import { publicOrigin } from "#app/utils/api.server.ts";
 import type { User } from "#db/queries/users.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
 import { listSignals } from "#db/queries/signals.ts";
@@ -8,7 +9,6 @@ import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "./exchange.server.ts";
 import { listPositionViews } from "./positions.server.ts";
 import { getStatsLedger } from "./statistics.server.ts";
-import { publicOrigin } from "./webhook-config.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
@@ -20,7 +20,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
     getDashboardStats(context, ledger),
     listSignals(context.db, { limit: 10 }),
     listTrades(context.db, { limit: 10 }),
-    listActivityLogs(context.db, { limit: 20 }),
+    listActivityLogs(context.db, { limit: 20, viewer: user }),
     exchange
       .getBalances()
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))

@@ -4,6 +4,7 @@
 // the way out (docs/decisions/010-exchange-connections.md).
 import type { Kysely } from "kysely";
 import { DecryptError, decryptSecret, encryptSecret } from "#app/core/crypto.ts";
+import { assertNoOpenExposure, openExposure } from "./exposure.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { REDACTED } from "#app/core/redact.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
@@ -163,6 +164,8 @@ async function logChange(trx: Kysely<DB>, level: "info" | "success" | "warning",
 export async function createExchange(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView> {
   const created = await db.transaction().execute(async (trx) => {
     await lockCredentials(trx);
+    // An enabled connection may become the one the worker trades with (issue 11).
+    if (input.isEnabled) await assertNoOpenExposure(trx);
     const connection = await insertExchangeConnection(trx, {
       exchangeName: input.exchangeName,
       accountName: input.accountName,
@@ -193,6 +196,9 @@ export async function updateExchangeFlags(db: Kysely<DB>, id: string, patch: Upd
     if (patch.isEnabled !== undefined && patch.isEnabled !== before.isEnabled) changes.isEnabled = patch.isEnabled;
     if (patch.sandbox !== undefined && patch.sandbox !== before.sandbox) changes.sandbox = patch.sandbox;
     if (Object.keys(changes).length === 0) return before;
+    // Enabling, disabling or switching the mode of a connection that trades (or may) moves
+    // where orders go: refused while positions or orders are open on the current one.
+    if (before.isEnabled || changes.isEnabled) await assertNoOpenExposure(trx);
     const after = await updateExchangeConnection(trx, id, changes);
     const words: string[] = [];
     if (changes.isEnabled !== undefined) words.push(changes.isEnabled ? "enabled" : "disabled");
@@ -212,6 +218,7 @@ export async function deleteExchange(db: Kysely<DB>, id: string, by: string): Pr
     await lockCredentials(trx);
     const existing = await getExchangeConnection(trx, id);
     if (!existing) return null;
+    if (existing.isEnabled) await assertNoOpenExposure(trx);
     await deleteExchangeConnection(trx, id);
     await logChange(trx, "warning", `Exchange "${existing.accountName}" deleted by ${by}`, {
       exchangeId: id,
@@ -319,6 +326,8 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
     return await db.transaction().execute(async (trx): Promise<SaveOutcome> => {
       await lockCredentials(trx);
       const primary = await getPrimaryConnection(trx, { forUpdate: true });
+      // New keys or mode move where orders go: refused while anything is open (issue 11).
+      const exposure = await openExposure(trx);
       if (primary) {
         let storedSecret: string | null = null;
         try {
@@ -329,6 +338,7 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
         if (primary.apiKey === input.apiKey && storedSecret === input.apiSecret && primary.sandbox === input.sandbox) {
           return { success: false, title: "Save Failed", error: MESSAGES.nothingToSave, status: 400 };
         }
+        if (exposure) return { success: false, title: "Save Failed", error: exposure, status: 409 };
         await updateExchangeConnection(trx, primary.id, {
           apiKey: input.apiKey,
           apiSecretEnc: encryptSecret(input.apiSecret, config.appSecret),
@@ -340,6 +350,7 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           sandbox: input.sandbox,
         });
       } else {
+        if (exposure) return { success: false, title: "Save Failed", error: exposure, status: 409 };
         const created = await insertExchangeConnection(trx, {
           exchangeName: "COINBASE",
           accountName: DEFAULT_ACCOUNT_NAME,

@@ -7,7 +7,7 @@ import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
 import { getTradingCredentials } from "./credentials.server.ts";
 import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "./exchange.server.ts";
-import { WEBHOOK_PATH } from "./webhook.server.ts";
+import { WEBHOOK_PATH, webhookSecretReadable } from "./webhook.server.ts";
 
 export const WORKER_ONLINE_MS = 15_000;
 export const WORKER_WARNING_MS = 60_000;
@@ -44,8 +44,11 @@ export async function checkWorker(context: Pick<AppLoadContext, "db">, now = Dat
 }
 
 /** The intake answers whenever the web process and the database do; auto trading off is a warning. */
-export async function checkWebhook(context: Pick<AppLoadContext, "db">): Promise<SystemStatusEntry> {
+export async function checkWebhook(context: Pick<AppLoadContext, "db"> & { config?: { appSecret: string } }): Promise<SystemStatusEntry> {
   try {
+    if (context.config && !(await webhookSecretReadable(context.db, context.config.appSecret))) {
+      return { component: "webhook", status: "error", message: "Webhook secret cannot be decrypted (APP_SECRET changed): signals are refused until it is restored or the secret rotated" };
+    }
     const config = await getTradingConfig(context.db);
     if (!config.autoTradingEnabled) {
       return { component: "webhook", status: "warning", message: "Auto trading is off: signals are stored, not executed" };
@@ -61,7 +64,7 @@ export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<
   try {
     const stop = await getEmergencyStop(context.db);
     return stop.active
-      ? { component: "system", status: "warning", message: `Emergency stop active since ${stop.changedAt} (${stop.changedBy}): no orders are sent` }
+      ? { component: "system", status: "warning", message: `Emergency stop active since ${stop.changedAt} (${stop.changedBy}): no new positions are opened; protection and closes keep working` }
       : { component: "system", status: "online", message: "Trading enabled" };
   } catch (error) {
     return { component: "system", status: "error", message: `Trading state unreadable: ${(error as Error).message}` };

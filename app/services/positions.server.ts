@@ -19,10 +19,11 @@ import { enqueueJob } from "#db/queries/jobs.ts";
 import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, updatePosition } from "#db/queries/positions.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
-import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
+import { getTradingConfig } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
 import { getExchange } from "./exchange.server.ts";
 import { getClosedTradesPnl } from "./statistics.server.ts";
+import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts";
 
 type Db = Kysely<DB>;
 
@@ -74,8 +75,7 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
   const wanted = symbol.trim().toUpperCase();
   const position = await getOpenPosition(db, wanted);
   if (!position) return { ok: false, status: 404, error: `No open position for ${wanted}` };
-  const stop = await getEmergencyStop(db);
-  if (stop.active) return { ok: false, status: 409, error: "Emergency stop is active: no orders are sent until it is reset" };
+  // No emergency-stop check: a close only reduces risk, and the stop must never freeze it.
 
   const live = await db
     .selectFrom("jobs")
@@ -255,17 +255,42 @@ export interface ResetResult {
  * that pointed at them — in ONE transaction, every symbol lock taken first so no fill is
  * booked half-way through. Jobs a worker is running now are left to finish (they find their
  * rows gone and end). The exchange account (paper balances, orders, its positions) is not
- * touched: an exchange does not forget; close positions first for a clean slate.
+ * touched: an exchange does not forget. Refused (409) while a position is open or an order
+ * is pending: flatten first.
  */
-export async function resetStatistics(db: Db, by: string): Promise<ResetResult> {
+export async function resetStatistics(db: Db, by: string): Promise<ResetResult | { success: false; status: 409; error: string }> {
   const deleted = await db.transaction().execute(async (trx) => {
     await trx.updateTable("position_locks").set((eb) => ({ version: eb("version", "+", 1) })).execute();
+    // Refused while anything is open (issue 11): the positions and orders would go on at the
+    // exchange with no record here, unprotected.
+    const open = Number((await trx.selectFrom("positions").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "open").executeTakeFirst())?.n ?? 0);
+    const resting = Number((await trx.selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").executeTakeFirst())?.n ?? 0);
+    if (open > 0 || resting > 0) return { open, resting };
     const count = (r: { numDeletedRows?: bigint }) => Number(r.numDeletedRows ?? 0);
     const trades = count(await trx.deleteFrom("trades").executeTakeFirst());
     const jobs = count(await trx.deleteFrom("jobs").where("status", "!=", "active").executeTakeFirst());
     const positions = count(await trx.deleteFrom("positions").executeTakeFirst());
     const signals = count(await trx.deleteFrom("signals").executeTakeFirst());
-    const logs = count(await trx.deleteFrom("activity_logs").executeTakeFirst());
+    // Earlier resets' audit lines stay: a reset cannot erase the record of resets (issue 11).
+    const logs = count(
+      await trx
+        .deleteFrom("activity_logs")
+        .where((eb) => eb.not(eb.and([eb("type", "=", "system"), eb("message", "like", "Statistics reset by %")])))
+        .executeTakeFirst(),
+    );
+    // Nothing rests (checked above): any hold left on the paper account is released.
+    const openSimOrders = Number((await trx.selectFrom("sim_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "open").executeTakeFirst())?.n ?? 0);
+    if (openSimOrders === 0) {
+      for (const b of await trx.selectFrom("balances").select(["profile_id", "currency", "available", "hold"]).execute()) {
+        if (D(b.hold).eq(0)) continue;
+        await trx
+          .updateTable("balances")
+          .set({ available: D(b.available).plus(b.hold).toString(), hold: "0" })
+          .where("profile_id", "=", b.profile_id)
+          .where("currency", "=", b.currency)
+          .execute();
+      }
+    }
     const summary = { trades, signals, positions, logs, jobs };
     await recordActivity(trx, {
       type: "system",
@@ -277,9 +302,72 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult> 
     await appendEvent(trx, "trade_update", { reason: "reset_stats" });
     return summary;
   });
+  if ("open" in deleted) {
+    const what = [
+      deleted.open ? `${deleted.open} open position${deleted.open === 1 ? "" : "s"}` : null,
+      deleted.resting ? `${deleted.resting} pending order${deleted.resting === 1 ? "" : "s"}` : null,
+    ].filter(Boolean);
+    return { success: false, status: 409, error: `Close the positions and cancel the orders first (Flatten all): ${what.join(" and ")}` };
+  }
   return {
     success: true,
     message: `Statistics reset: ${deleted.trades} trades, ${deleted.signals} signals, ${deleted.positions} positions and ${deleted.logs} log entries deleted`,
     deleted,
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// Flatten all (issue 11)
+
+export interface FlattenResult {
+  /** Positions whose close was requested. */
+  closed: number;
+  /** Resting orders that ended cancelled. */
+  cancelled: number;
+  /** True when the exchange reports no position and no resting order is left. */
+  flat: boolean;
+  /** What is left when not flat ("ETH-PERP long 0.5 on the exchange", "1 resting order"). */
+  remaining: string[];
+  /** False when the worker had not finished within the wait (the closes still run). */
+  done: boolean;
+}
+
+/**
+ * Cancels every resting order and closes every open position at market (reduce-only, so it
+ * works under the emergency stop), waits for the worker, then asks the exchange whether the
+ * account is flat and says so, or says what is left. One activity-log line with the outcome.
+ */
+export async function flattenAll(db: Db, by: string): Promise<FlattenResult> {
+  const cancelling = await cancelAllOrders(db, by);
+  const positions = await listOpenPositions(db);
+  const jobIds: number[] = [];
+  for (const position of positions) {
+    const close = await requestClosePosition(db, position.symbol, by);
+    if (close.ok) jobIds.push(close.jobId);
+  }
+  const done = (await waitForJobs(db, jobIds)) && cancelling.done;
+
+  const remaining: string[] = [];
+  const stillOpen = await listOpenPositions(db);
+  for (const p of stillOpen) remaining.push(`${p.symbol} ${p.side} ${p.remainingQuantity} in the app`);
+  try {
+    for (const p of await getExchange(db).getPositions()) {
+      if (D(p.quantity).gt(0)) remaining.push(`${p.symbol} ${p.side} ${p.quantity} on the exchange`);
+    }
+  } catch (error) {
+    remaining.push(`the exchange could not be asked: ${(error as Error).message}`);
+  }
+  const resting = (await listOpenOrders(db)).length;
+  if (resting > 0) remaining.push(`${resting} resting order${resting === 1 ? "" : "s"}`);
+  const flat = remaining.length === 0;
+  await recordActivity(db, {
+    type: "trade",
+    level: flat ? "success" : "warning",
+    message: flat
+      ? `Flatten all by ${by}: ${positions.length} position${positions.length === 1 ? "" : "s"} closed, ${cancelling.cancelled} order${cancelling.cancelled === 1 ? "" : "s"} cancelled; the account is flat`
+      : `Flatten all by ${by}: not flat yet: ${remaining.join("; ")}`,
+    data: { by, closed: positions.length, cancelled: cancelling.cancelled, flat, remaining },
+  });
+  await appendEvent(db, "dashboard_update", { reason: "flatten" });
+  return { closed: positions.length, cancelled: cancelling.cancelled, flat, remaining, done };
 }

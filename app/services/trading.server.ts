@@ -29,15 +29,27 @@ export async function updateTradingConfig(
   return { ok: true, config: parsed.config };
 }
 
-export const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no orders will be sent until it is reset";
+export const EMERGENCY_STOP_MESSAGE =
+  "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
+/** Job tasks that open or add to positions: what the emergency stop cancels. */
+const ENTRY_TASKS = ["execute-signal", "place-order"];
+
 export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 
-/** Stops every order from every source (signals, manual, rules) until reset. */
+/**
+ * Stops new entries from every source (signals, manual orders) until reset. Protection and
+ * closes keep running: reduce-only close jobs are not cancelled (issue 11).
+ */
 export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
     await setEmergencyStop(trx, true, by);
-    // Queued work that would send orders ends here, with the reason on each job.
-    const pending = await trx.selectFrom("jobs").select("id").where("status", "in", ["created", "retry"]).execute();
+    // Queued work that would open or add to a position ends here, with the reason on each job.
+    const pending = await trx
+      .selectFrom("jobs")
+      .select("id")
+      .where("status", "in", ["created", "retry"])
+      .where("task", "in", ENTRY_TASKS)
+      .execute();
     if (pending.length) {
       await trx
         .updateTable("jobs")

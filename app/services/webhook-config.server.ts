@@ -1,17 +1,7 @@
 // What the Webhook Config screen and GET /api/webhook-config show.
 import type { AppLoadContext } from "@remix-run/node";
+import { publicOrigin } from "#app/utils/api.server.ts";
 import { WEBHOOK_PATH, getWebhookSecret } from "./webhook.server.ts";
-
-/** The app's public origin as the browser sees it (behind a trusted proxy: the forwarded host). */
-export function publicOrigin(request: Request, context: AppLoadContext): string {
-  const url = new URL(request.url);
-  if (context.config.TRUST_PROXY) {
-    const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
-    const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-    if (host) return `${proto === "https" ? "https" : url.protocol.replace(":", "")}://${host}`;
-  }
-  return url.origin;
-}
 
 /** The alert message to paste into TradingView: its placeholders, and our secret. */
 export function alertTemplate(secret: string): string {

@@ -3,7 +3,7 @@
 // answer. The exchange is never called here.
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { decryptSecret, encryptSecret, randomSecret, safeEqual } from "#app/core/crypto.ts";
+import { DecryptError, decryptSecret, encryptSecret, randomSecret, safeEqual } from "#app/core/crypto.ts";
 import { parseWebhookSignal } from "#app/core/schemas/webhook-signal.ts";
 import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearSettingsCache, getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
@@ -13,6 +13,7 @@ import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { BodyTooLargeError, readLimitedText } from "#app/utils/api.server.ts";
 import { OverloadedError, signalWriterFor } from "./signal-writer.server.ts";
+import { RejectionTally, activeAllowlist, addressAllowed } from "./webhook-guard.server.ts";
 
 export const WEBHOOK_PLATFORM = "tradingview";
 export const WEBHOOK_PATH = `/api/webhook/${WEBHOOK_PLATFORM}`;
@@ -20,6 +21,8 @@ export const WEBHOOK_SECRET_KEY = "webhook_secret";
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Same body within this window = the same alert delivered twice. */
 export const DEDUPE_WINDOW_MS = 60_000;
+/** Webhook Config's "Strict ticker mapping": only exact product symbols are accepted. */
+export const STRICT_TICKERS_SETTING = "webhook_strict_tickers";
 
 interface StoredSecret {
   encrypted: string;
@@ -57,7 +60,7 @@ export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by:
 
 export type WebhookOutcome =
   | { status: 200; body: { success: true; signalId: string; status: "queued" | "skipped" | "duplicate"; duplicate?: true; reason?: string } }
-  | { status: 400 | 401 | 413 | 503; body: { success: false; error: string; field?: string } };
+  | { status: 400 | 401 | 413 | 429 | 503; body: { success: false; error: string; field?: string } };
 
 function parseBody(text: string): Record<string, unknown> | null {
   try {
@@ -66,6 +69,16 @@ function parseBody(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A string with an unpaired UTF-16 surrogate (JSON can spell one as "\ud800"): databases
+ * store it as U+FFFD, so the signal read back would not match what was written.
+ */
+function hasBrokenText(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
+  if (depth > 20 || value === null || typeof value !== "object") return false;
+  return Object.entries(value).some(([key, v]) => hasBrokenText(key) || hasBrokenText(v, depth + 1));
 }
 
 /** The payload kept on the signal: what TradingView sent, minus the secret. */
@@ -92,25 +105,85 @@ export async function handleWebhook(db: Kysely<DB>, input: WebhookInput): Promis
 }
 
 const BUSY: WebhookOutcome = { status: 503, body: { success: false, error: "Server busy, please retry" } };
+const TOO_MANY_REJECTIONS: WebhookOutcome = { status: 429, body: { success: false, error: "Too many rejected requests from this address: wait a minute" } };
+
+const tallies = new WeakMap<object, RejectionTally>();
+/** This process's rejection tally for the database, with its once-a-minute summary writer. */
+export function tallyFor(db: Kysely<DB>): RejectionTally {
+  let tally = tallies.get(db);
+  if (!tally) {
+    const created = new RejectionTally();
+    tally = created;
+    tallies.set(db, created);
+    const timer = setInterval(() => void flushRejections(db).catch(() => undefined), 15_000);
+    (timer as { unref?: () => void }).unref?.();
+  }
+  return tally;
+}
+
+/** Writes the summary lines of finished minutes (all of them with `all`, e.g. at shutdown or in tests). */
+export async function flushRejections(db: Kysely<DB>, all = false): Promise<number> {
+  const lines = tallyFor(db).flush(all);
+  if (lines.length > 0) await signalWriterFor(db).write({ logs: lines });
+  return lines.length;
+}
+
+/**
+ * The stored webhook secret cannot be decrypted (APP_SECRET changed): answer 503 (TradingView
+ * retries), log it once per process and mark the webhook component in error.
+ */
+const unreadableLogged = new WeakSet<object>();
+async function secretUnreadable(db: Kysely<DB>, writer: ReturnType<typeof signalWriterFor>): Promise<WebhookOutcome> {
+  if (!unreadableLogged.has(db)) {
+    unreadableLogged.add(db);
+    await writer
+      .write({
+        logs: [
+          {
+            type: "webhook",
+            level: "error",
+            message: "Webhook secret cannot be decrypted: APP_SECRET has changed since it was stored. Restore APP_SECRET, or rotate the secret on Webhook Config and update your TradingView alerts.",
+            data: {},
+          },
+        ],
+      })
+      .catch(() => undefined);
+  }
+  return { status: 503, body: { success: false, error: "Webhook secret unreadable on the server (APP_SECRET changed): the operator must restore APP_SECRET or rotate the secret" } };
+}
 
 async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutcome> {
   const now = input.now ?? Date.now();
   const writer = signalWriterFor(db);
-  const reject = async (status: 400 | 401, error: string, field?: string) => {
-    await writer.write({
-      logs: [{ type: "webhook", level: "warning", message: `Webhook rejected: ${error}`, data: { ip: input.ip, field, status } }],
-    });
+  const tally = tallyFor(db);
+  // Rejections are tallied (webhook-guard.server.ts): one line per source and reason a
+  // minute, and a source rejected too often gets 429 with nothing written.
+  const reject = async (status: 400 | 401, error: string, field?: string): Promise<WebhookOutcome> => {
+    if (tally.limited(input.ip)) {
+      tally.record(input.ip, status, error);
+      return TOO_MANY_REJECTIONS;
+    }
+    const line = tally.record(input.ip, status, error);
+    if (line) await writer.write({ logs: [{ ...line, data: { ...line.data, ...(field ? { field } : {}) } }] });
     return { status, body: { success: false as const, error, ...(field ? { field } : {}) } };
   };
 
   const body = parseBody(input.rawBody);
   if (!body) return reject(400, "Request body must be a JSON object");
+  if (hasBrokenText(body)) return reject(400, "Request body contains text that is not valid Unicode");
 
   const presented = typeof body.secret === "string" ? body.secret : input.token;
-  const expected = await getWebhookSecretCached(db, input.appSecret);
+  let expected: string;
+  try {
+    expected = await getWebhookSecretCached(db, input.appSecret);
+  } catch (error) {
+    if (error instanceof DecryptError) return secretUnreadable(db, writer);
+    throw error;
+  }
   if (!presented || !safeEqual(presented, expected)) return reject(401, "Invalid or missing webhook secret");
 
-  const parsed = parseWebhookSignal(body);
+  const strict = (await getSettingCached<boolean>(db, STRICT_TICKERS_SETTING)) === true;
+  const parsed = parseWebhookSignal(body, { strict });
   if (!parsed.ok) return reject(400, parsed.error, parsed.field);
   const signal = parsed.signal;
 
@@ -199,14 +272,24 @@ function duplicateOutcome(signalId: string): WebhookOutcome {
 async function getWebhookSecretCached(db: Kysely<DB>, appSecret: string): Promise<string> {
   const stored = await getSettingCached<StoredSecret>(db, WEBHOOK_SECRET_KEY);
   if (!stored) return getWebhookSecret(db, appSecret);
-  let plain = decrypted.get(stored);
-  if (plain === undefined) {
-    plain = decryptSecret(stored.encrypted, appSecret);
-    decrypted.set(stored, plain);
-  }
+  const cached = decrypted.get(stored);
+  if (cached?.appSecret === appSecret) return cached.plain;
+  const plain = decryptSecret(stored.encrypted, appSecret);
+  decrypted.set(stored, { appSecret, plain });
   return plain;
 }
-const decrypted = new WeakMap<StoredSecret, string>();
+const decrypted = new WeakMap<StoredSecret, { appSecret: string; plain: string }>();
+
+/** False when a stored webhook secret exists and this APP_SECRET cannot decrypt it (health). */
+export async function webhookSecretReadable(db: Kysely<DB>, appSecret: string): Promise<boolean> {
+  try {
+    await getWebhookSecretCached(db, appSecret);
+    return true;
+  } catch (error) {
+    if (error instanceof DecryptError) return false;
+    throw error;
+  }
+}
 
 /** Whatever happens, TradingView gets an answer before it gives up (~3 s). */
 const DEADLINE_MS = 2000;
@@ -223,9 +306,16 @@ export async function webhookHttp(
   db: Kysely<DB>,
   request: Request,
   platform: string,
-  context: { appSecret: string; ip: string | null },
+  context: { appSecret: string; ip: string | null; allowlist?: string },
 ): Promise<Response> {
   if (platform !== WEBHOOK_PLATFORM) return json({ error: "Not found" }, 404);
+  const allowlist = await activeAllowlist(db, context.allowlist);
+  if (!addressAllowed(context.ip, allowlist)) {
+    const tally = tallyFor(db);
+    const line = tally.limited(context.ip) ? (tally.record(context.ip, 403, "sender not in the allowlist"), null) : tally.record(context.ip, 403, "sender not in the allowlist");
+    if (line) await signalWriterFor(db).write({ logs: [line] }).catch(() => undefined);
+    return json({ success: false, error: "Sender address not allowed" }, 403);
+  }
   if (request.method === "GET" || request.method === "HEAD") return json({ error: "Method GET not allowed: TradingView sends POST" }, 405);
   if (request.method !== "POST") return json({ error: `Method ${request.method} not allowed` }, 405);
   const started = Date.now();
@@ -234,9 +324,8 @@ export async function webhookHttp(
     rawBody = await readLimitedText(request, MAX_BODY_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    await signalWriterFor(db)
-      .write({ logs: [{ type: "webhook", level: "warning", message: "Webhook rejected: body larger than 64 KiB", data: { ip: context.ip, status: 413 } }] })
-      .catch(() => undefined);
+    const line = tallyFor(db).record(context.ip, 413, "body larger than 64 KiB");
+    if (line) await signalWriterFor(db).write({ logs: [line] }).catch(() => undefined);
     return json({ success: false, error: "Request body too large (limit 64 KiB)" }, 413);
   }
   const token = new URL(request.url).searchParams.get("token");

@@ -68,6 +68,60 @@ export async function readJsonObject(request: Request, limitBytes = 64 * 1024): 
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * A request body as an object, whether it came as JSON or as a form post
+ * (application/x-www-form-urlencoded or multipart): contracts that take "JSON and form posts
+ * alike" read it with this. Form values are strings; files are ignored.
+ */
+export async function readBodyObject(request: Request, limitBytes = 64 * 1024): Promise<Record<string, unknown>> {
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("application/x-www-form-urlencoded")) {
+    return Object.fromEntries(new URLSearchParams(await readBodyText(request, limitBytes)));
+  }
+  if (type.startsWith("multipart/form-data")) {
+    const declared = Number(request.headers.get("content-length") ?? "0");
+    if (declared > limitBytes) throw jsonError(413, "Request body too large");
+    let form: FormData;
+    try {
+      form = await request.formData();
+    } catch {
+      throw jsonError(400, "Request body must be a valid form");
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of form) if (typeof value === "string") out[key] = value;
+    return out;
+  }
+  return readJsonObject(request, limitBytes);
+}
+
+/**
+ * The app's public origin, for links handed out (webhook URL, invite links): PUBLIC_URL when
+ * set, else the one the browser used (behind a trusted proxy: the forwarded host and protocol).
+ */
+export function publicOrigin(request: Request, context: AppLoadContext): string {
+  if (context.config.PUBLIC_URL) return context.config.PUBLIC_URL;
+  const url = new URL(request.url);
+  if (context.config.TRUST_PROXY) {
+    const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+    const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
+    if (host) return `${proto === "https" ? "https" : url.protocol.replace(":", "")}://${host}`;
+  }
+  return url.origin;
+}
+
+/**
+ * A whole-number query parameter clamped to [min, max]: fractional values are floored, and
+ * missing, non-numeric or absurd ones give the fallback (a list limit of "1.5", "-3",
+ * "1e308" or "abc" is never a 500).
+ */
+export function queryInt(params: URLSearchParams, name: string, fallback: number, min = 1, max = 1000): number {
+  const raw = params.get(name);
+  if (raw == null || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) return fallback;
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
 /** The first message of a Zod error, with the field it concerns. */
 export function firstIssue(issues: { path: PropertyKey[]; message: string }[]) {
   const issue = issues[0];

@@ -5,8 +5,10 @@ import { json, redirect } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
+import { type Permission, can, refusalMessage } from "#app/core/auth/permissions.ts";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
 import { type LoginResult, attemptLogin } from "#app/services/auth.server.ts";
+import { isTwoFactorRequired } from "#app/services/two-factor.server.ts";
 import { createSession, deleteSessionByToken, getSessionUser } from "#db/queries/sessions.ts";
 import type { User } from "#db/queries/users.ts";
 import {
@@ -41,7 +43,10 @@ const isApiRequest = (request: Request) => new URL(request.url).pathname.startsW
  */
 export async function requireUser(request: Request, context: AppLoadContext): Promise<User> {
   const user = await getUser(request, context);
-  if (user) return user;
+  if (user) {
+    await requireTwoFactorIfDemanded(request, context, user);
+    return user;
+  }
   if (isApiRequest(request)) {
     throw json({ error: "Authentication required" }, { status: 401, headers: { "Cache-Control": "no-store" } });
   }
@@ -51,11 +56,36 @@ export async function requireUser(request: Request, context: AppLoadContext): Pr
   throw redirect(target);
 }
 
+/** Where an account without 2FA may still go when an admin requires 2FA: to set it up, or leave. */
+const TWO_FACTOR_SETUP_PATHS = new Set(["/account", "/logout", "/api/logout", "/api/user"]);
+export const TWO_FACTOR_REQUIRED = "Two-factor authentication is required: set it up on the Account screen first";
+
+/** An admin required 2FA for all: an account without it only reaches the Account screen. */
+async function requireTwoFactorIfDemanded(request: Request, context: AppLoadContext, user: User): Promise<void> {
+  if (user.twoFactorEnabled) return;
+  const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
+  if (TWO_FACTOR_SETUP_PATHS.has(path) || !(await isTwoFactorRequired(context.db))) return;
+  if (isApiRequest(request)) throw json({ error: TWO_FACTOR_REQUIRED }, { status: 403, headers: { "Cache-Control": "no-store" } });
+  throw redirect("/account");
+}
+
 /** requireUser, then a 403 JSON (pages render it through their error boundary) unless admin. */
 export async function requireAdmin(request: Request, context: AppLoadContext): Promise<User> {
   const user = await requireUser(request, context);
   if (user.role !== "admin") {
     throw json({ error: "Admin access required" }, { status: 403, headers: { "Cache-Control": "no-store" } });
+  }
+  return user;
+}
+
+/**
+ * requireUser, then a 403 JSON (pages render it through their error boundary) unless the
+ * user's role has the permission (app/core/auth/permissions.ts).
+ */
+export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission): Promise<User> {
+  const user = await requireUser(request, context);
+  if (!can(user.role, permission)) {
+    throw json({ error: refusalMessage(user.role, permission) }, { status: 403, headers: { "Cache-Control": "no-store" } });
   }
   return user;
 }
@@ -77,8 +107,14 @@ export class LoginValidationError extends Error {
   }
 }
 
+/** A right password: the user, and whether a second-factor code must follow before a session. */
+export interface PasswordOutcome {
+  user: User;
+  secondFactor: boolean;
+}
+
 function authenticatorFor(context: AppLoadContext) {
-  const authenticator = new Authenticator<User>();
+  const authenticator = new Authenticator<PasswordOutcome>();
   authenticator.use(
     new FormStrategy(async ({ form }) => {
       const parsed = LoginSchema.safeParse({
@@ -88,15 +124,18 @@ function authenticatorFor(context: AppLoadContext) {
       if (!parsed.success) throw new LoginValidationError(parsed.error.issues);
       const result = await attemptLogin(context.db, { ...parsed.data, ip: context.clientIp });
       if (!result.ok) throw new LoginError(result);
-      return result.user;
+      return { user: result.user, secondFactor: result.secondFactor };
     }),
     "form",
   );
   return authenticator;
 }
 
-/** Authenticates a form post (username, password). Throws LoginError / LoginValidationError. */
-export function authenticateForm(request: Request, context: AppLoadContext): Promise<User> {
+/**
+ * Authenticates a form post (username, password). Throws LoginError / LoginValidationError.
+ * With 2FA on, `secondFactor` is true and nothing is logged in yet.
+ */
+export function authenticateForm(request: Request, context: AppLoadContext): Promise<PasswordOutcome> {
   return authenticatorFor(context).authenticate("form", request);
 }
 
@@ -130,10 +169,34 @@ export async function endSession(request: Request, context: AppLoadContext): Pro
   return destroySessionCookie(context);
 }
 
-/** Only same-site relative paths are followed after login. */
+/**
+ * Only same-origin paths are followed after login and registration. Refused: anything that
+ * is not a single leading "/" path, control characters anywhere (a browser drops tab, CR and
+ * LF, so "/\t/evil.example" would become "//evil.example"), backslashes (read as "/"), and
+ * whatever resolves to another origin; the auth pages themselves go to the fallback.
+ */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/dashboard"): string {
-  if (!to || typeof to !== "string") return fallback;
-  if (!to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
-  if (to.startsWith("/login") || to.startsWith("/register") || to.startsWith("/logout")) return fallback;
-  return to;
+  if (!to || typeof to !== "string" || to.length > 2048) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f\\]/.test(to)) return fallback;
+  let decoded = to;
+  try {
+    decoded = decodeURIComponent(to);
+  } catch {
+    return fallback;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: as above, once decoded
+  if (/[\u0000-\u001f\u007f\\]/.test(decoded)) return fallback;
+  if (!to.startsWith("/") || to.startsWith("//") || decoded.startsWith("//")) return fallback;
+  const base = "http://same.origin.invalid";
+  let url: URL;
+  try {
+    url = new URL(to, base);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== base) return fallback;
+  const path = url.pathname + url.search + url.hash;
+  if (/^\/(login|register|logout|two-factor)(\/|$|\?)/.test(path)) return fallback;
+  return path;
 }

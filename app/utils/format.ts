@@ -78,9 +78,16 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(at.getTime()) ? "—" : at.toLocaleString();
 }
 
-/** A CSV field: quoted when needed, quotes doubled. */
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * A CSV field: quoted when needed, quotes doubled. A text that a spreadsheet would run as a
+ * formula (starting with = + - @, tab or CR: an alert's strategy name, a log message) gets a
+ * leading apostrophe (OWASP "CSV injection"); numbers, signed ones included, stay numbers.
+ */
 export function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  let text = value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (typeof value !== "number" && /^[=+\-@\t\r]/.test(text) && !NUMBER.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -2,12 +2,12 @@
 import { redirect } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
 import { type Toast, ToastSchema } from "#app/core/schemas/toast.ts";
-import { flashCookie } from "./session.server.ts";
+import { flashCookie, secureCookies } from "./session.server.ts";
 
 export async function createToastHeaders(context: AppLoadContext, toast: Toast): Promise<Headers> {
   const value = ToastSchema.parse(toast);
   return new Headers({
-    "Set-Cookie": await flashCookie(context).serialize(value, { secure: context.isHttps }),
+    "Set-Cookie": await flashCookie(context).serialize(value, { secure: secureCookies(context) }),
   });
 }
 
@@ -31,7 +31,7 @@ export async function getToast(
   const parsed = ToastSchema.safeParse(raw);
   if (!raw) return { toast: null, headers: null };
   const headers = new Headers({
-    "Set-Cookie": await flashCookie(context).serialize("", { secure: context.isHttps, maxAge: 0, expires: new Date(0) }),
+    "Set-Cookie": await flashCookie(context).serialize("", { secure: secureCookies(context), maxAge: 0, expires: new Date(0) }),
   });
   return { toast: parsed.success ? parsed.data : null, headers };
 }

@@ -1,6 +1,9 @@
 // The activity log. recordActivity also appends the matching live event, so a caller that
 // runs it inside its transaction gets the log line and the push atomically.
+import { type LogViewer, logForViewer } from "#app/core/auth/log-privacy.ts";
+import { can } from "#app/core/auth/permissions.ts";
 import { redact } from "../../app/core/redact.ts";
+import { sql } from "kysely";
 import { type NewEvent, appendEvents } from "./events.ts";
 import { type Db, nowMs, parseJson, toIso } from "./util.ts";
 
@@ -41,11 +44,22 @@ export async function recordActivities(db: Db, entries: NewActivityLog[], extraE
   await appendEvents(db, [...events, ...extraEvents]);
 }
 
+/**
+ * Newest first. `viewer` (a non-admin) reads only the sign-in entries about itself and no
+ * addresses (app/core/auth/log-privacy.ts); without it, everything.
+ */
 export async function listActivityLogs(
   db: Db,
-  options: { limit?: number; type?: string; level?: string; beforeId?: number } = {},
+  options: { limit?: number; type?: string; level?: string; beforeId?: number; viewer?: LogViewer } = {},
 ): Promise<ActivityLog[]> {
   let query = db.selectFrom("activity_logs").selectAll();
+  const viewer = options.viewer && !can(options.viewer.role, "logs.sensitive") ? options.viewer : null;
+  if (viewer) {
+    // Other users' sign-in entries never leave the database; the JSON text is ours
+    // (JSON.stringify, no spaces) and usernames are [A-Za-z0-9_], escaped for LIKE.
+    const pattern = `%"username":"${viewer.username.toLowerCase().replace(/[!%_]/g, "!$&")}"%`;
+    query = query.where((eb) => eb.or([eb("type", "!=", "auth"), sql<boolean>`lower(${sql.ref("data")}) like ${pattern} escape '!'`]));
+  }
   if (options.type) query = query.where("type", "=", options.type);
   if (options.level) query = query.where("level", "=", options.level);
   if (options.beforeId) query = query.where("id", "<", options.beforeId);
@@ -53,7 +67,7 @@ export async function listActivityLogs(
     .orderBy("id", "desc")
     .limit(Math.min(Math.max(options.limit ?? 20, 1), 1000))
     .execute();
-  return rows.map((r) => ({
+  const entries = rows.map((r) => ({
     id: Number(r.id),
     type: r.type,
     level: (LOG_LEVELS as readonly string[]).includes(r.level) ? (r.level as LogLevel) : "info",
@@ -61,4 +75,5 @@ export async function listActivityLogs(
     data: parseJson<Record<string, unknown>>(r.data, {}),
     createdAt: toIso(r.created_at)!,
   }));
+  return viewer ? entries.flatMap((e) => logForViewer(e, viewer) ?? []) : entries;
 }

@@ -1,7 +1,7 @@
 // Failed-login counters, per account name and per client address, kept in the database so
 // that every web process sees the same counts.
 import { sql } from "kysely";
-import { type Db, isMysql, nowMs } from "./util.ts";
+import { type Db, isMysql, nowMs, transactionWithLockRetry } from "./util.ts";
 
 export interface Throttle {
   key: string;
@@ -50,4 +50,54 @@ export async function recordLoginFailure(
 
 export async function clearThrottle(db: Db, key: string): Promise<void> {
   await db.deleteFrom("login_throttles").where("key", "=", key).execute();
+}
+
+export type Reservation = { ok: true; locked: Throttle[] } | { ok: false; retryAfterMs: number };
+
+/**
+ * Reserves one login attempt against every key BEFORE the password is checked: in one
+ * transaction (rows locked FOR UPDATE on MySQL; SQLite's writer transaction is exclusive) a
+ * key under a lock refuses the attempt, otherwise the attempt is counted as a failure up
+ * front and the policy's lock set. So N parallel wrong passwords verify at most the free
+ * allowance, however they interleave. A successful login then clears or refunds (see
+ * clearThrottle / refundAttempt). `locked` lists the keys this attempt locked.
+ */
+export async function reserveLoginAttempt(
+  db: Db,
+  keys: { key: string; lockFor: (failures: number) => number }[],
+  resetAfterMs: number,
+): Promise<Reservation> {
+  // Every row exists before the transaction, so FOR UPDATE always has a row to lock (two
+  // transactions that both found no row would otherwise both pass).
+  const now = nowMs();
+  const seed = db.insertInto("login_throttles").values(keys.map(({ key }) => ({ key, failures: 0, locked_until: null, updated_at: now })));
+  if (isMysql(db)) await seed.ignore().execute();
+  else await seed.onConflict((oc) => oc.column("key").doNothing()).execute();
+  return transactionWithLockRetry(db, async (trx) => {
+    const at = nowMs();
+    let query = trx.selectFrom("login_throttles").selectAll().where("key", "in", keys.map((k) => k.key));
+    if (isMysql(trx)) query = query.forUpdate();
+    const rows = await query.execute();
+    const lockedUntil = Math.max(0, ...rows.map((r) => (r.locked_until == null ? 0 : Number(r.locked_until))));
+    if (lockedUntil > at) return { ok: false, retryAfterMs: lockedUntil - at };
+    const locked: Throttle[] = [];
+    for (const { key, lockFor } of keys) {
+      const throttle = await recordLoginFailure(trx, key, lockFor, resetAfterMs);
+      if (throttle.lockedUntil) locked.push(throttle);
+    }
+    return { ok: true, locked };
+  });
+}
+
+/** Gives back one reserved attempt (a login that succeeded): one failure less, and no lock if under the allowance. */
+export async function refundAttempt(db: Db, key: string, lockFor: (failures: number) => number): Promise<void> {
+  const row = await getThrottle(db, key);
+  if (!row) return;
+  const failures = Math.max(0, row.failures - 1);
+  const lockMs = lockFor(failures);
+  await db
+    .updateTable("login_throttles")
+    .set({ failures, locked_until: lockMs > 0 ? row.updatedAt + lockMs : null })
+    .where("key", "=", key)
+    .execute();
 }

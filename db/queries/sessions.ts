@@ -78,6 +78,8 @@ export async function getSessionUser(
     .where("sessions.id", "=", id)
     .executeTakeFirst();
   if (!row) return null;
+  // A disabled account keeps no session: refused here at once, whatever the cookie.
+  if (Number(row.disabled ?? 0) === 1) return null;
   const now = nowMs();
   if (Number(row.session_expires_at) <= now) {
     await db.deleteFrom("sessions").where("id", "=", id).execute();

@@ -49,18 +49,33 @@ describe("usernameKey and userRowToUser", () => {
     expect(usernameKey("  Alice_01 ")).toBe("alice_01");
   });
 
-  test("userRowToUser maps a row, and any role but admin reads as user", () => {
+  test("userRowToUser maps a row, and an unknown role reads as viewer", () => {
     const row = {
       id: "id-1",
       username: "Alice",
       username_key: "alice",
       password_hash: "secret-hash",
       role: "admin",
+      disabled: 0,
+      last_login_at: null,
+      totp_secret_enc: null,
+      totp_pending_enc: null,
+      totp_last_step: null,
       created_at: Date.UTC(2026, 0, 2, 3, 4, 5, 6),
       updated_at: 0,
     };
-    expect(userRowToUser(row)).toEqual({ id: "id-1", username: "Alice", role: "admin", createdAt: "2026-01-02T03:04:05.006Z" });
-    expect(userRowToUser({ ...row, role: "superuser" }).role).toBe("user");
+    expect(userRowToUser(row)).toEqual({
+      id: "id-1",
+      username: "Alice",
+      role: "admin",
+      createdAt: "2026-01-02T03:04:05.006Z",
+      disabled: false,
+      lastLoginAt: null,
+      twoFactorEnabled: false,
+    });
+    expect(userRowToUser({ ...row, role: "superuser" }).role).toBe("viewer");
+    expect(userRowToUser({ ...row, role: "viewer" }).role).toBe("viewer");
+    expect(userRowToUser({ ...row, role: "trader", totp_secret_enc: "x" })).toMatchObject({ role: "trader", twoFactorEnabled: true });
     expect(userRowToUser(row)).not.toHaveProperty("passwordHash");
   });
 });
@@ -73,7 +88,7 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       expect(await countUsers(t.db)).toBe(0);
     });
 
-    test("the first user becomes admin, later ones user", async () => {
+    test("the first user becomes admin, later ones viewer (without an invitation role)", async () => {
       const before = Date.now();
       const alice = await register(t.db, "Alice");
       expect(alice).toMatchObject({ username: "Alice", role: "admin" });
@@ -83,14 +98,14 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
 
       const bob = await register(t.db, "bob");
       const carol = await register(t.db, "carol");
-      expect(bob.role).toBe("user");
-      expect(carol.role).toBe("user");
+      expect(bob.role).toBe("viewer");
+      expect(carol.role).toBe("viewer");
 
       const rows = await t.db.selectFrom("users").select(["username", "role", "username_key"]).orderBy("username_key").execute();
       expect(rows).toEqual([
         { username: "Alice", role: "admin", username_key: "alice" },
-        { username: "bob", role: "user", username_key: "bob" },
-        { username: "carol", role: "user", username_key: "carol" },
+        { username: "bob", role: "viewer", username_key: "bob" },
+        { username: "carol", role: "viewer", username_key: "carol" },
       ]);
       expect(await countUsers(t.db)).toBe(3);
     });
@@ -112,7 +127,7 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
     test("findUserById returns the public user, or null", async () => {
       const alice = await findUserByUsername(t.db, "alice");
       const found = await findUserById(t.db, alice!.id);
-      expect(found).toEqual({ id: alice!.id, username: "Alice", role: "admin", createdAt: alice!.createdAt });
+      expect(found).toEqual({ id: alice!.id, username: "Alice", role: "admin", createdAt: alice!.createdAt, disabled: false, lastLoginAt: null, twoFactorEnabled: false });
       expect(found).not.toHaveProperty("passwordHash");
       expect(await findUserById(t.db, "00000000-0000-0000-0000-000000000000")).toBeNull();
     });
@@ -145,7 +160,7 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       username: key,
       username_key: key,
       password_hash: "h",
-      role: "user",
+      role: "viewer",
       created_at: now,
       updated_at: now,
     });
@@ -218,7 +233,7 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       const results = await race(["racer_one", "racer_two"]);
       expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled"]);
       const users = results.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof insertUser>>>).value);
-      expect(users.map((u) => u.role).sort()).toEqual(["admin", "user"]);
+      expect(users.map((u) => u.role).sort()).toEqual(["admin", "viewer"]);
 
       const stored = await t.db.selectFrom("users").select(["id", "role"]).execute();
       expect(stored).toHaveLength(2);
@@ -237,7 +252,7 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       expect(rejected).toHaveLength(1);
       expect(rejected[0]!.reason).toBeInstanceOf(UsernameTakenError);
       const rows = await t.db.selectFrom("users").select("role").where("username_key", "=", "same_name").execute();
-      expect(rows).toEqual([{ role: "user" }]);
+      expect(rows).toEqual([{ role: "viewer" }]);
       expect(await countUsers(t.db)).toBe(3);
     });
   });

@@ -1,13 +1,18 @@
 import type { UserRow } from "../schema.ts";
 import { type Db, newId, nowMs, toIso } from "./util.ts";
 
-export type Role = "admin" | "user";
+import { type Role, isRole } from "#app/core/auth/permissions.ts";
+
+export { ROLES, type Role, isRole } from "#app/core/auth/permissions.ts";
 
 export interface User {
   id: string;
   username: string;
   role: Role;
   createdAt: string;
+  disabled: boolean;
+  lastLoginAt: string | null;
+  twoFactorEnabled: boolean;
 }
 
 export interface UserWithPassword extends User {
@@ -20,8 +25,11 @@ export function userRowToUser(row: UserRow): User {
   return {
     id: row.id,
     username: row.username,
-    role: row.role === "admin" ? "admin" : "user",
+    role: isRole(row.role) ? row.role : "viewer",
     createdAt: toIso(row.created_at)!,
+    disabled: Number(row.disabled ?? 0) === 1,
+    lastLoginAt: toIso(row.last_login_at ?? null),
+    twoFactorEnabled: Boolean(row.totp_secret_enc),
   };
 }
 
@@ -52,12 +60,12 @@ export class UsernameTakenError extends Error {
 }
 
 /**
- * Inserts a user with role `user`, then claims the one-time `first_admin` marker: the
- * account that wins it (inside the same transaction) becomes admin. The marker is a
- * primary-key row, so two concurrent first registrations cannot both become admin.
- * Call inside a transaction.
+ * Inserts a user with `input.role` (default `viewer`), then claims the one-time
+ * `first_admin` marker: the account that wins it (inside the same transaction) becomes
+ * admin. The marker is a primary-key row, so two concurrent first registrations cannot
+ * both become admin. Call inside a transaction.
  */
-export async function insertUser(db: Db, input: { username: string; passwordHash: string }): Promise<User> {
+export async function insertUser(db: Db, input: { username: string; passwordHash: string; role?: Role }): Promise<User> {
   const id = newId();
   const now = nowMs();
   const key = usernameKey(input.username);
@@ -71,7 +79,7 @@ export async function insertUser(db: Db, input: { username: string; passwordHash
         username: input.username.trim(),
         username_key: key,
         password_hash: input.passwordHash,
-        role: "user",
+        role: input.role ?? "viewer",
         created_at: now,
         updated_at: now,
       })
@@ -85,12 +93,12 @@ export async function insertUser(db: Db, input: { username: string; passwordHash
     .ignore()
     .values({ key: "first_admin", value: JSON.stringify(id), updated_at: now })
     .executeTakeFirst();
-  let role: Role = "user";
+  let role: Role = input.role ?? "viewer";
   if (Number(claim.numInsertedOrUpdatedRows ?? 0) > 0) {
     await db.updateTable("users").set({ role: "admin", updated_at: now }).where("id", "=", id).execute();
     role = "admin";
   }
-  return { id, username: input.username.trim(), role, createdAt: toIso(now)! };
+  return { id, username: input.username.trim(), role, createdAt: toIso(now)!, disabled: false, lastLoginAt: null, twoFactorEnabled: false };
 }
 
 export async function updatePasswordHash(db: Db, id: string, passwordHash: string): Promise<void> {

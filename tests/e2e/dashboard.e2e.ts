@@ -25,6 +25,7 @@ import {
   maxToastsSeen,
   newContext,
   pathOf,
+  inviteLink,
   registerAccount,
   screenshot,
   squash,
@@ -40,7 +41,7 @@ const TRADER = { username: "dash_trader", password: "dash-trader-secret-2" };
 
 const WEBHOOK_PATH = "/api/webhook/tradingview";
 // The server's messages (app/services/trading.server.ts), shown in the toasts.
-const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no orders will be sent until it is reset";
+const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
 const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 const CSV_HEADER = "Timestamp,Type,Level,Message,Data";
 
@@ -108,7 +109,7 @@ async function waitForPrices() {
     .toMatchObject({ webhook: "online", coinbase_api: "online" });
 }
 
-async function register(page: Page, problems: PageProblems, account: { username: string; password: string }) {
+async function register(page: Page, problems: PageProblems, account: { username: string; password: string; invite?: string }) {
   await registerAccount(page, problems, account);
   await visible(h1(page, "Dashboard"));
 }
@@ -185,7 +186,7 @@ describe("dashboard (SQLite, own instance)", () => {
     await expect.poll(() => signalRows(page).count(), { timeout: 10_000 }).toBe(1);
     const row = signalRows(page).first();
     const rowText = squash(await row.innerText());
-    expect(rowText).toMatch(/^BUY Signal (PENDING|EXECUTED) Just now ETH-PERP · market /);
+    expect(rowText).toMatch(/^BUY Signal (PENDING|EXECUTED) Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /);
     expect(rowText).toContain('"action":"buy"');
     expect(rowText).toContain('"symbol":"ETH-PERP"');
     expect(rowText).toContain('"qty":"0.05"');
@@ -243,7 +244,7 @@ describe("dashboard (SQLite, own instance)", () => {
     // It shows as the newest signal, SKIPPED (live refresh, throttled).
     await expect.poll(() => signalRows(page).count(), { timeout: 15_000 }).toBe(2);
     const newest = signalRows(page).first();
-    expect(squash(await newest.innerText())).toMatch(/^SELL Signal \S+ Just now ETH-PERP · market /);
+    expect(squash(await newest.innerText())).toMatch(/^SELL Signal \S+ Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /);
     await expect.poll(() => newest.getByText("SKIPPED", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
     const stored = (await apiJson<{ id: string; processed: boolean; status: string }[]>(page, "/api/signals?limit=10")).find((s) => s.id === signalId);
     expect(stored).toMatchObject({ processed: false, status: "skipped" });
@@ -406,15 +407,16 @@ describe("dashboard (SQLite, own instance)", () => {
       const page = await context.newPage();
       const problems = watchProblems(page);
       allProblems.push({ label: "user page", problems, allowedStatuses: [] });
-      await register(page, problems, TRADER);
-      expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ username: TRADER.username, role: "user" });
+      await register(page, problems, { ...TRADER, invite: await inviteLink(adminPage, "trader") });
+      expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ username: TRADER.username, role: "trader" });
       await waitForHydration(page, problems);
       // The rest of the dashboard is there (with the admin's signal and order).
       await visible(page.getByTestId("signals-panel"));
       await expect.poll(() => signalRows(page).count()).toBeGreaterThan(0);
       await visible(page.getByTestId("manual-trade-form"));
       await visible(page.getByTestId("activity-log-panel"));
-      await visible(page.getByRole("button", { name: /^(Emergency Stop|Reset Emergency Stop)$/ }));
+      // A trader may stop; only the admin resets (then the header says so instead of a button).
+      await visible(page.getByRole("button", { name: "Emergency Stop" }).or(page.getByTestId("emergency-active")));
       // No Webhook Endpoint box.
       expect(await page.getByTestId("webhook-url-box").count()).toBe(0);
       expect(await page.getByText("Webhook Endpoint").count()).toBe(0);

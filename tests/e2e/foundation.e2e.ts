@@ -16,6 +16,7 @@ import {
   maxToastsSeen,
   newContext,
   pathOf,
+  inviteLink,
   registerAccount,
   screenshot,
   unexpectedErrors,
@@ -31,8 +32,8 @@ const ADMIN = { username: "admin_e2e", password: "admin-secret-1" };
 const TRADER = { username: "trader_two", password: "trader-secret-2" };
 const NOJS = { username: "nojs_third", password: "nojs-secret-3" };
 
-const MAIN_ENTRIES = ["Dashboard", "Positions", "Exchanges", "Webhook Config", "API Settings", "Trading Rules", "Trade History"];
-const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules"];
+const MAIN_ENTRIES = ["Dashboard", "Positions", "Exchanges", "Webhook Config", "API Settings", "Trading Rules", "Users", "Trade History"];
+const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules", "Users"];
 
 let browser: Browser;
 let adminPage: Page;
@@ -73,7 +74,7 @@ async function expectActiveEntry(page: Page, label: string | null) {
 async function expectSystemStatus(page: Page) {
   const block = page.getByTestId("system-status");
   await visible(block);
-  const health = await fetchHealth(baseUrl);
+  const health = await fetchHealth(baseUrl, page);
   const { title, detail } = expectedStatusText(health);
   const text = (await block.innerText()).replace(/\s+/g, " ");
   expect(text).toContain(title);
@@ -245,17 +246,17 @@ describe("foundation (issue #2), SQLite", () => {
     expect(adminProblems.errors).toEqual([]);
   });
 
-  test("6. a second account is a plain user: no admin entries, admin screens answer 403", async () => {
+  test("6. a second account, invited as a trader: no admin entries, admin screens answer 403", async () => {
     const context = await newContext(browser, baseUrl);
     try {
       const page = await context.newPage();
       const problems = watchProblems(page);
-      await registerAccount(page, problems, TRADER);
+      await registerAccount(page, problems, { ...TRADER, invite: await inviteLink(adminPage, "trader") });
       await visible(h1(page, "Dashboard"));
       await expectShell(page, TRADER.username);
 
       const me = await page.request.get("/api/user");
-      expect(await me.json()).toMatchObject({ username: TRADER.username, role: "user" });
+      expect(await me.json()).toMatchObject({ username: TRADER.username, role: "trader" });
 
       const nav = sidebar(page);
       for (const label of MAIN_ENTRIES.filter((l) => !ADMIN_ONLY.includes(l))) {
@@ -311,6 +312,8 @@ describe("foundation (issue #2), SQLite", () => {
       ["/profiles", "Profiles", "Profiles"],
       ["/market-data", "Market Data", "Market Data"],
       ["/reports", "Reports", "Reports"],
+      ["/users", "Users", "Users"],
+      ["/account", "Account", "Account"],
       ["/coming-soon", "Coming soon", null],
     ];
     const failures: string[] = [];
@@ -363,6 +366,12 @@ describe("foundation (issue #2), SQLite", () => {
       await page.getByRole("link", { name: "Create account", exact: true }).click();
       await page.waitForURL((url) => url.pathname === "/register");
       await visible(h1(page, "Create account"));
+      // After the first account, registering needs an invitation: the screen says so, no form.
+      await visible(page.getByText("Registration is by invitation: ask the admin for an invite link"));
+      expect(await page.getByLabel("Confirm password").count()).toBe(0);
+      await screenshot(page, "08-nojs-register-closed");
+      await page.goto(await inviteLink(adminPage, "viewer"));
+      await visible(page.getByText("This account will be a viewer (read-only)."));
       await field(page, "Username").fill(NOJS.username);
       await field(page, "Password").fill(NOJS.password);
       await field(page, "Confirm password").fill(NOJS.password + "x");

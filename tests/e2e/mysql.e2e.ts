@@ -89,7 +89,7 @@ describe("foundation over MariaDB", () => {
     expect(rows).toEqual([expect.objectContaining({ username: "maria_admin", role: "admin" })]);
 
     // Health: the database component names MySQL/MariaDB and is online.
-    const health = await fetchHealth(baseUrl);
+    const health = await fetchHealth(baseUrl, page);
     const database = health.systemStatus.find((entry) => entry.component === "database");
     expect(database).toBeDefined();
     expect(database!.status).toBe("online");

@@ -344,7 +344,8 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       );
       since = Date.now();
       await page.getByTestId("close-BTC-PERP").click();
-      await expectToastShown("Error Closing Position", "Failed to close position for BTC-PERP", "destructive", since);
+      // The reason reaches the trader, not only the console.
+      await expectToastShown("Error Closing Position", "Failed to close position for BTC-PERP: Exchange unavailable", "destructive", since);
       expect(dialogs[2]).toBe("Are you sure you want to close your position in BTC-PERP?");
       await page.waitForTimeout(1000);
       expect(await row("BTC-PERP").count()).toBe(1);

@@ -39,7 +39,7 @@ import {
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
-const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source";
+const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (before fee),Trade ID,Order ID";
 
 interface TradeJson {
   id: string;
@@ -53,6 +53,7 @@ interface TradeJson {
   status: string;
   source: string;
   orderId: string | null;
+  fee: string;
   createdAt: string;
 }
 interface ConfigJson {
@@ -180,7 +181,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       since = Date.now();
       await form.getByLabel("Quantity", { exact: true }).fill("0.01");
       await form.getByRole("button", { name: "Sell / Short", exact: true }).click();
-      await expectToastShown(page, "Trade Failed", "Emergency stop is active: no orders are sent until it is reset", "destructive", since);
+      await expectToastShown(page, "Trade Failed", "Emergency stop is active: no new positions are opened until it is reset", "destructive", since);
       await screenshot(page, "screens-01-manual-trading-failed");
     } finally {
       expect((await page.request.post("/api/reset-emergency-stop")).status()).toBe(200);
@@ -233,7 +234,10 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
   test("4. Trade History: Export writes trade-history.csv with the SPEC columns, of the filtered rows", async () => {
     const page = adminPage;
-    const expected = [CSV_HEADER, `${trade.createdAt},ETH-PERP,buy,market,${trade.executedQuantity},${trade.executedPrice},executed,manual`];
+    const expected = [
+      CSV_HEADER,
+      `${trade.createdAt},ETH-PERP,buy,market,${trade.executedQuantity},${trade.executedPrice},executed,manual,${Number(trade.fee)},,${trade.id},${trade.orderId ?? ""}`,
+    ];
     const since = Date.now();
     const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), page.getByRole("button", { name: "Export", exact: true }).click()]);
     expect(download.suggestedFilename()).toBe("trade-history.csv");
@@ -335,15 +339,24 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await input(page, "trailingStopEnabled").check();
     await expect.poll(() => field(page, "Activation %").isVisible()).toBe(true);
 
-    // The header's Emergency Stop: only its toast, no call.
-    const posts = countRequests(page, (method) => method === "POST");
+    // The header's Emergency Stop is the real one (issue 11): it stops, then offers Reset.
     let since = Date.now();
     await page.getByRole("button", { name: "Emergency Stop", exact: true }).click();
-    await expectToastShown(page, "Emergency Stop Activated", "All trading has been halted immediately", "destructive", since);
-    await page.waitForTimeout(500);
-    posts.stop();
-    expect(posts.seen).toEqual([]);
-    expect((await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("online");
+    await expectToastShown(
+      page,
+      "Emergency Stop Activated",
+      "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working",
+      "destructive",
+      since,
+    );
+    await expect.poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("warning");
+    await visible(page.getByTestId("emergency-banner"));
+    since = Date.now();
+    await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).click();
+    await expectToastShown(page, "Emergency Stop Reset", "Emergency stop reset: trading resumed", "default", since);
+    await expect.poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("online");
+    await expect.poll(() => page.getByTestId("emergency-banner").count()).toBe(0);
+    await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
 
     // Clamping as typed: 150 becomes 100; the live total follows.
     await input(page, "takeProfits[0].portfolio").fill("150");
@@ -605,7 +618,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       ]);
       expect(post.status()).toBe(302);
       await nojs.waitForLoadState("load");
-      await expectToastOnScreen(nojs, "Trade Executed", "BUY order for ETH-PERP has been placed successfully");
+      // A limit far below the market rests: the toast says so, not 'Trade Executed' (issue 11).
+      await expectToastOnScreen(nojs, "Limit order resting", "BUY 0.01 ETH-PERP @ 100 waits on the exchange: see Open orders on Positions");
       await screenshot(nojs, "screens-09-manual-trading-nojs");
       // A resting limit: pending in the history (server-rendered, no JavaScript).
       await nojs.goto("/history?status=pending");

@@ -385,9 +385,12 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
   });
 }
 
-/** Registers an account through the Create account screen; the first one is the admin. */
-export async function registerAccount(page: Page, problems: PageProblems, account: { username: string; password: string }): Promise<void> {
-  await page.goto("/register");
+/**
+ * Registers an account through the Create account screen; the first one is the admin, later
+ * ones need an invite link (`account.invite`, from inviteLink).
+ */
+export async function registerAccount(page: Page, problems: PageProblems, account: { username: string; password: string; invite?: string }): Promise<void> {
+  await page.goto(account.invite ?? "/register");
   await h1(page, "Create account").waitFor({ state: "visible", timeout: 10_000 });
   await waitForHydration(page, problems);
   await field(page, "Username").fill(account.username);
@@ -395,6 +398,13 @@ export async function registerAccount(page: Page, problems: PageProblems, accoun
   await field(page, "Confirm password").fill(account.password);
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+}
+
+/** An invite link for `role`, made by the admin signed in on `adminPage` (POST /api/invites). */
+export async function inviteLink(adminPage: Page, role: "admin" | "trader" | "viewer" = "trader"): Promise<string> {
+  const response = await adminPage.request.post("/api/invites", { data: { role } });
+  if (response.status() !== 201) throw new Error(`invite: ${response.status()} ${await response.text()}`);
+  return ((await response.json()) as { url: string }).url;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -483,7 +493,16 @@ export function expectedStatusText(health: HealthAnswer): { title: string; detai
   return { title: "System Error", detail: "Check system status" };
 }
 
-export async function fetchHealth(baseUrl: string): Promise<HealthAnswer> {
+/**
+ * GET /api/health. Anonymous callers get each component's status only (issue 10); pass a
+ * signed-in page to get the messages as well.
+ */
+export async function fetchHealth(baseUrl: string, signedIn?: Page): Promise<HealthAnswer> {
+  if (signedIn) {
+    const res = await signedIn.request.get(`${baseUrl}/api/health`);
+    if (res.status() !== 200) throw new Error(`GET /api/health answered ${res.status()}`);
+    return (await res.json()) as HealthAnswer;
+  }
   const res = await fetch(`${baseUrl}/api/health`);
   if (res.status !== 200) throw new Error(`GET /api/health answered ${res.status}`);
   return (await res.json()) as HealthAnswer;

@@ -95,7 +95,7 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
     ["GET", "/api/market/summary", 401, 200, 200],
     ["GET", "/api/market/products/NOPE-PERP", 401, 404, 404],
     ["GET", "/api/profiles", 401, 200, 200],
-    ["POST", "/api/profiles/transfer", 401, 400, 400],
+    ["POST", "/api/profiles/transfer", 401, 403, 400],
     ["GET", "/api/reports", 401, 200, 200],
     ["GET", "/api/reports/none/download", 401, 404, 404],
     ["GET", "/api/does-not-exist", 404, 404, 404],

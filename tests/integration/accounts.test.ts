@@ -44,7 +44,8 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
   beforeAll(async () => {
     app = await createTestApp(dialect);
     await registerVia(app, "acct_admin");
-    user = (await registerVia(app, "acct_user")).cookie;
+    // Profile changes and report generation are admin-only (issue 10): a second admin.
+    user = (await registerVia(app, "acct_user", "secret123", "admin")).cookie;
     await setPrice(db(), "BTC-PERP", "95000.5", "test", { bid: "95000", ask: "95001" });
     await setPrice(db(), "XRP-PERP", "0.5123", "test");
   });

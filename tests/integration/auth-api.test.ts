@@ -17,15 +17,15 @@ describe.each(testDialects())("auth API on %s", (dialect) => {
     expect(await response.json()).toEqual({ error: "Authentication required" });
   });
 
-  test("the first account is admin, the second a user; login, user, logout", async () => {
+  test("the first account is admin, the second gets its invitation's role; login, user, logout", async () => {
     const admin = await registerVia(app, "first_admin");
     expect(admin.user.role).toBe("admin");
     const second = await registerVia(app, "second_user");
-    expect(second.user.role).toBe("user");
+    expect(second.user.role).toBe("trader");
 
     const me = await app.fetch("/api/user", { cookie: second.cookie });
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ username: "second_user", role: "user" });
+    expect(await me.json()).toMatchObject({ username: "second_user", role: "trader" });
 
     const login = await app.fetch("/api/login", { method: "POST", json: { username: "FIRST_ADMIN", password: "secret123" } });
     expect(login.status).toBe(200);

@@ -1,5 +1,6 @@
 // Login, registration and logout through the pages (plain form posts, as without
 // JavaScript) and the JSON API: validation, sessions, throttling, cookies, CSRF.
+import { createInvite } from "#db/queries/invites.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { THROTTLE } from "#app/services/auth.server.ts";
 import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
@@ -24,8 +25,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
       [{ username: "gooduser", password: "12345", confirmPassword: "12345" }, "Password must be at least 6 characters"],
       [{ username: "", password: "secret1", confirmPassword: "secret1" }, "Username is required"],
     ];
+    // The form shows only with a valid invitation once the first account exists.
+    const invite = (await createInvite(app.database.db, { role: "viewer", createdBy: null })).code;
     for (const [form, message] of cases) {
-      const response = await app.fetch("/register", { method: "POST", form });
+      const response = await app.fetch(`/register?invite=${invite}`, { method: "POST", form: { ...form, invite } });
       expect(response.status).toBe(400);
       expect(await response.text()).toContain(message);
     }
@@ -34,9 +37,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
   });
 
   test("registration form: a taken name (any case) is refused with the Registration Failed toast", async () => {
-    const response = await app.fetch("/register", {
+    const invite = (await createInvite(app.database.db, { role: "viewer", createdBy: null })).code;
+    const response = await app.fetch(`/register?invite=${invite}`, {
       method: "POST",
-      form: { username: "OWNER", password: "secret1", confirmPassword: "secret1" },
+      form: { username: "OWNER", password: "secret1", confirmPassword: "secret1", invite },
     });
     expect(response.status).toBe(409);
     const html = await response.text();
@@ -103,7 +107,11 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     expect(await missing.json()).toEqual({ error: "Password is required", field: "password" });
     const notJson = await app.fetch("/api/login", { method: "POST", body: "{nope", headers: { "Content-Type": "application/json" } });
     expect(notJson.status).toBe(400);
-    const taken = await app.fetch("/api/register", { method: "POST", json: { username: "Owner", password: "secret1" } });
+    // Without an invitation a stranger learns nothing about which names exist.
+    const closed = await app.fetch("/api/register", { method: "POST", json: { username: "Owner", password: "secret1" } });
+    expect(closed.status).toBe(403);
+    const invite = (await createInvite(app.database.db, { role: "viewer", createdBy: null })).code;
+    const taken = await app.fetch("/api/register", { method: "POST", json: { username: "Owner", password: "secret1", invite } });
     expect(taken.status).toBe(409);
     expect(await taken.json()).toEqual({ error: "Username already exists", field: "username" });
   });
@@ -111,10 +119,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
   test("repeated failures lock the account for a while, answered 429 with Retry-After, and logged", async () => {
     await registerVia(app, "victim", "victim-pass");
     const statuses: number[] = [];
-    for (let i = 0; i < THROTTLE.account.free; i++) {
+    for (let i = 0; i < THROTTLE.pair.free; i++) {
       statuses.push((await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: `wrong-${i}` } })).status);
     }
-    expect(statuses).toEqual(Array(THROTTLE.account.free).fill(401));
+    expect(statuses).toEqual(Array(THROTTLE.pair.free).fill(401));
     // Locked now: even the right password is refused until the lock expires.
     const locked = await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: "victim-pass" } });
     expect(locked.status).toBe(429);
@@ -125,10 +133,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     expect(logs.every((l) => !String(l.data).includes("wrong-") && !String(l.data).includes("victim-pass"))).toBe(true);
 
     // When the lock has passed, the right password works and clears the counter.
-    await app.database.db.updateTable("login_throttles").set({ locked_until: Date.now() - 1 }).where("key", "=", "user:victim").execute();
+    await app.database.db.updateTable("login_throttles").set({ locked_until: Date.now() - 1 }).where("key", "like", "pair:victim|%").execute();
     const ok = await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: "victim-pass" } });
     expect(ok.status).toBe(200);
-    const row = await app.database.db.selectFrom("login_throttles").selectAll().where("key", "=", "user:victim").executeTakeFirst();
+    const row = await app.database.db.selectFrom("login_throttles").selectAll().where("key", "like", "pair:victim|%").executeTakeFirst();
     expect(row).toBeUndefined();
   });
 
@@ -177,7 +185,7 @@ describe("Secure cookies behind https", () => {
     try {
       const response = await app.fetch("/api/register", {
         method: "POST",
-        json: { username: "https_user", password: "secret1" },
+        json: { username: "https_user", password: "secret1" }, // the first account: no invitation needed
         headers: { "X-Forwarded-Proto": "https" },
       });
       expect(response.status).toBe(201);

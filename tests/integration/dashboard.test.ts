@@ -1,6 +1,6 @@
 // The dashboard as served (server-rendered, as without JavaScript) and its form posts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, createTestApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("dashboard on %s", (dialect) => {
@@ -39,9 +39,12 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const toast = cookieFrom(stop, "tv_toast")!;
     const page = await (await app.fetch("/dashboard", { cookie: `${user}; ${toast}` })).text();
     expect(page).toContain("Emergency Stop Activated");
-    expect(page).toContain("Reset Emergency Stop");
+    // A trader may stop but not resume: the header says who can; the admin's has the Reset button.
+    expect(page).toContain("Emergency stop active: an admin resets it");
+    expect(page).not.toContain("Reset Emergency Stop");
+    expect(await (await app.fetch("/dashboard", { cookie: admin })).text()).toContain("Reset Emergency Stop");
     // Forms on an index route post to "/?index" (Remix adds it).
-    const reset = await app.fetch("/?index", { method: "POST", cookie: user, form: { intent: "reset-emergency-stop" } });
+    const reset = await app.fetch("/?index", { method: "POST", cookie: admin, form: { intent: "reset-emergency-stop" } });
     expect(reset.status).toBe(302);
     const after = await (await app.fetch("/", { cookie: `${user}; ${cookieFrom(reset, "tv_toast")!}` })).text();
     expect(after).toContain("Emergency Stop Reset");
@@ -51,11 +54,11 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const stop = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: user, form: { intent: "emergency-stop", _js: "1" } });
     expect(stop.status).toBe(200);
     expect(await stop.json()).toMatchObject({ toast: { title: "Emergency Stop Activated", variant: "destructive" } });
-    const reset = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: user, form: { intent: "reset-emergency-stop", _js: "1" } });
+    const reset = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: admin, form: { intent: "reset-emergency-stop", _js: "1" } });
     expect(await reset.json()).toMatchObject({ toast: { title: "Emergency Stop Reset" } });
   });
 
-  test("the manual order form: SPEC §5 messages, then a queued trade and the Trade Executed toast", async () => {
+  test("the manual order form: SPEC §5 messages, then a queued trade and a toast saying so", async () => {
     const empty = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "market", amountType: "quantity", quantity: "" } });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain("Amount is required");
@@ -68,8 +71,8 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const ok = await app.fetch("/dashboard", { method: "POST", cookie: user, form: { intent: "place-order", side: "sell", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.1", price: "2500", leverage: "3", marginType: "isolated" } });
     expect(ok.status).toBe(302);
     const page = await (await app.fetch("/dashboard", { cookie: `${user}; ${cookieFrom(ok, "tv_toast")!}` })).text();
-    expect(page).toContain("Trade Executed");
-    expect(page).toContain("SELL order for ETH-PERP has been placed successfully");
+    expect(page).toContain("Order queued");
+    expect(page).toContain("SELL order for ETH-PERP is queued");
     const trade = await app.database.db.selectFrom("trades").selectAll().where("source", "=", "manual").executeTakeFirstOrThrow();
     expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "sell", order_type: "limit", status: "pending", leverage: 3, margin_type: "isolated" });
     const job = await app.database.db.selectFrom("jobs").selectAll().where("task", "=", "place-order").executeTakeFirstOrThrow();
@@ -114,5 +117,14 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const other = await app.fetch("/lean.css", { headers: { "If-None-Match": '"000000000000"' } });
     expect(other.status).toBe(200);
     expect(await other.text()).toBe(await first.text());
+  });
+
+  test("a signal row shows the ticker the alert sent beside the product it became", async () => {
+    const secret = await webhookSecret(app, admin);
+    expect((await sendSignal(app, secret, { action: "buy", symbol: "BINANCE:ETHUSDT", quantity: "0.01", order_type: "market", id: "ticker-1" })).status).toBe(200);
+    expect((await sendSignal(app, secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.001", order_type: "market", id: "ticker-2" })).status).toBe(200);
+    const page = await (await app.fetch("/dashboard", { cookie: user })).text();
+    const tickers = [...page.matchAll(/data-testid="signal-ticker"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    expect(tickers).toEqual([" (alert: BINANCE:ETHUSDT)"]);
   });
 });

@@ -1,45 +1,21 @@
 // Logging out closes that session's live feed at once (close code 4401); another session's
 // socket stays open. Real server: Bun.serve over the same Hono app the web process runs.
-import { websocket } from "hono/bun";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LiveHub } from "#app/live/hub.server.ts";
 import { SESSION_ENDED_CODE } from "#app/live/close-codes.ts";
-import { loadConfig } from "#app/core/env.ts";
-import { createApp } from "#server.ts";
-import { loadBuild } from "#tests/setup/app.ts";
-import { type TestDatabase, createTestDatabase } from "#tests/setup/db.ts";
+import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 
 describe("live feed and logout", () => {
-  let database: TestDatabase;
-  let server: ReturnType<typeof Bun.serve>;
-  let hub: LiveHub;
+  let live: LiveServer;
   let base: string;
   beforeAll(async () => {
-    database = await createTestDatabase("sqlite");
-    const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "live-logout-secret-0123456789abcdef0123", DATA_DIR: "/tmp/perpdesk-test-unused" });
-    hub = new LiveHub({ db: database.db });
-    const app = createApp({ config, database, build: await loadBuild(), hub, mode: "production" });
-    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch, websocket });
-    hub.attach(server);
-    await hub.start();
-    base = `127.0.0.1:${server.port}`;
+    live = await startLiveServer("sqlite");
+    base = live.base;
   });
   afterAll(async () => {
-    server?.stop(true);
-    await hub?.stop();
-    await database?.cleanup();
+    await live?.stop();
   });
 
-  async function register(username: string) {
-    const response = await fetch(`http://${base}/api/register`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ username, password: "secret123" }),
-    });
-    expect(response.status).toBe(201);
-    const cookie = response.headers.getSetCookie().map((h) => h.split(";")[0]!).find((p) => p.startsWith("tv_session="))!;
-    return cookie;
-  }
+  const register = (username: string) => live.register(username);
 
   function open(cookie: string) {
     const ws = new WebSocket(`ws://${base}/ws`, { headers: { Cookie: cookie } } as never);

@@ -1,5 +1,5 @@
 // The Manual Trading screen as served (SPEC.md §2, §5, §8) and its place-order post, the
-// same handling as the dashboard's: field messages, a queued trade, 'Trade Executed'.
+// same handling as the dashboard's: field messages, a queued trade and what became of it.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
@@ -65,13 +65,14 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
     }
   });
 
-  test("a plain post queues the trade and redirects back with 'Trade Executed'", async () => {
+  test("a plain post queues the trade and redirects back saying it is queued (no worker runs here: never 'Trade Executed')", async () => {
     const response = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order() });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/manual-trading");
     const html = await (await app.fetch("/manual-trading", { cookie: `${user}; ${cookieFrom(response, "tv_toast")!}` })).text();
-    expect(html).toContain("Trade Executed");
-    expect(html).toContain("BUY order for ETH-PERP has been placed successfully");
+    expect(html).toContain("Order queued");
+    expect(html).toContain("BUY order for ETH-PERP is queued: no worker is running, it is sent when one starts");
+    expect(html).not.toContain("Trade Executed");
 
     const trade = await app.database.db.selectFrom("trades").selectAll().where("source", "=", "manual").executeTakeFirstOrThrow();
     expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "buy", order_type: "limit", status: "pending", leverage: 5, margin_type: "isolated" });
@@ -84,7 +85,7 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
   test("with JavaScript: JSON with the toast; SPEC.md §5 messages beside the fields", async () => {
     const ok = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: user, form: { ...order({ side: "sell" }), _js: "1" } });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ toast: { title: "Trade Executed", description: "SELL order for ETH-PERP has been placed successfully" }, tradeId: expect.any(String) });
+    expect(await ok.json()).toMatchObject({ toast: { title: "Order queued" }, tradeId: expect.any(String), tradeStatus: "pending" });
 
     const empty = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order({ quantity: "" }) });
     expect(empty.status).toBe(400);

@@ -90,7 +90,7 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     expect((await signal.json()).status).toBe("skipped");
     const manual = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" } });
     expect(manual.status).toBe(409);
-    expect((await manual.json()).error).toBe("Emergency stop is active: no orders are sent until it is reset");
+    expect((await manual.json()).error).toBe("Emergency stop is active: no new positions are opened until it is reset");
     // A manual order queued before the stop is not sent either.
     await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin });
     const queued = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" } });

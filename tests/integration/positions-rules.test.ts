@@ -220,26 +220,40 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     }
   }, 60_000);
 
-  test("the emergency stop holds rule closes; a cancelled close fires again under a new key after the reset", async () => {
+  test("the emergency stop never holds protection: a queued rule close survives it, new triggers fire, manual Close works; entries are refused", async () => {
     const opened = await openPositionWithoutWorkers("ETH-PERP", "1");
     await setPrice(db(), "ETH-PERP", "3020", "test");
     await processPriceTicks(db(), [{ symbol: "ETH-PERP", price: "3020" }]); // TP1 requested, not run yet
-    await app.fetch("/api/emergency-stop", { method: "POST", cookie: user }); // cancels the queued close
-    expect((await db().selectFrom("jobs").select("status").where("job_key", "=", `rule:${opened.id}:tp1`).executeTakeFirstOrThrow()).status).toBe("cancelled");
-    const held = await processPriceTicks(db(), [{ symbol: "ETH-PERP", price: "3020" }]);
-    expect(held.closes).toBe(0);
-    const refused = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: user });
-    expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ success: false, error: "Emergency stop is active: no orders are sent until it is reset" });
-
-    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: user });
-    const again = await processPriceTicks(db(), [{ symbol: "ETH-PERP", price: "3020" }]);
-    expect(again).toMatchObject({ closes: 1, released: 1 });
-    const keys = (await db().selectFrom("jobs").select("job_key").where("task", "=", "close-position").orderBy("id").execute()).map((j) => j.job_key);
-    expect(keys).toEqual([`rule:${opened.id}:tp1`, `rule:${opened.id}:tp1:2`]);
+    const stop = await app.fetch("/api/emergency-stop", { method: "POST", cookie: user });
+    expect(stop.status).toBe(200);
+    // The close job is not cancelled: it only reduces risk.
+    expect((await db().selectFrom("jobs").select("status").where("job_key", "=", `rule:${opened.id}:tp1`).executeTakeFirstOrThrow()).status).toBe("created");
     startWorkers();
     await idle();
     expect(await position(opened.id)).toMatchObject({ remainingQuantity: "0.8", breakEvenTriggered: true });
+
+    // Under the stop the price falls through the break-even stop: the stop-loss still fires.
+    await setPrice(db(), "ETH-PERP", "2990", "test");
+    const fired = await processPriceTicks(db(), [{ symbol: "ETH-PERP", price: "2990" }]);
+    expect(fired.closes).toBe(1);
+    await idle();
+    expect(await position(opened.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
+    const sim = await db().selectFrom("sim_positions").selectAll().where("symbol", "=", "ETH-PERP").executeTakeFirstOrThrow();
+    expect(D(sim.quantity).toString()).toBe("0");
+
+    // A new entry is refused while the stop is on; a manual Close of another position is not.
+    const entry = await webhook({ action: "buy", symbol: "SOLUSDT.P", quantity: "1", order_type: "market", id: `stop-${Date.now()}` });
+    expect(entry.status).toBe(200);
+    expect(await entry.json()).toMatchObject({ status: "skipped" });
+    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin });
+    await setPrice(db(), "SOL-PERP", "180", "test");
+    const second = await openPosition("buy", "SOL-PERP", "1");
+    await app.fetch("/api/emergency-stop", { method: "POST", cookie: user });
+    const close = await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: user });
+    expect(close.status).toBe(200);
+    await idle();
+    expect(await position(second.id)).toMatchObject({ status: "closed" });
+    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin }); // only an admin resumes
   });
 
   test("closes the exchange refuses are retried under new keys, then the rule gives up with one error line", async () => {
@@ -324,7 +338,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect(log.map((l) => l.message)).toEqual(["Trading rules applied to 2 of 2 open positions by rules_admin"]);
   });
 
-  test("reset-stats deletes trades, signals, positions and logs in one go", async () => {
+  test("reset-stats refuses while a position is open; after Flatten all it deletes trades, signals, positions and logs in one go", async () => {
     startWorkers();
     await openPosition("buy", "ETH-PERP", "0.2");
     await idle();
@@ -332,16 +346,31 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
       Number((await db().selectFrom(table as "trades").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())!.n);
     expect(await count("trades")).toBe(1);
     expect((await app.fetch("/api/reset-stats", { method: "POST", cookie: user })).status).toBe(403);
+    const refused = await app.fetch("/api/reset-stats", { method: "POST", cookie: admin });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({ success: false, error: "Close the positions and cancel the orders first (Flatten all): 1 open position" });
+    expect(await count("positions")).toBe(1);
+
+    const flat = await app.fetch("/api/positions/close-all", { method: "POST", cookie: user });
+    expect(await flat.json()).toMatchObject({ closed: 1, flat: true });
+    await idle();
     const logCount = await count("activity_logs");
     expect(logCount).toBeGreaterThan(0);
     const response = await app.fetch("/api/reset-stats", { method: "POST", cookie: admin });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ success: true, message: `Statistics reset: 1 trades, 1 signals, 1 positions and ${logCount} log entries deleted` });
+    expect(await response.json()).toEqual({ success: true, message: `Statistics reset: 2 trades, 1 signals, 1 positions and ${logCount} log entries deleted` });
     expect([await count("trades"), await count("signals"), await count("positions"), await count("jobs")]).toEqual([0, 0, 0, 0]);
     const logs = await db().selectFrom("activity_logs").select("message").execute();
-    expect(logs.map((l) => l.message)).toEqual([`Statistics reset by rules_admin: 1 trades, 1 signals, 1 positions and ${logCount} log entries deleted`]);
-    expect(await count("sim_orders")).toBe(1); // the exchange keeps its order history
+    expect(logs.map((l) => l.message)).toEqual([`Statistics reset by rules_admin: 2 trades, 1 signals, 1 positions and ${logCount} log entries deleted`]);
+    expect(await count("sim_orders")).toBe(2); // the exchange keeps its order history
     expect(await (await app.fetch("/api/closed-trades-pnl", { cookie: user })).json()).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    // A second reset cannot erase the record of the first.
+    expect((await app.fetch("/api/reset-stats", { method: "POST", cookie: admin })).status).toBe(200);
+    const audit = (await db().selectFrom("activity_logs").select("message").orderBy("id").execute()).map((l) => l.message);
+    expect(audit).toEqual([
+      `Statistics reset by rules_admin: 2 trades, 1 signals, 1 positions and ${logCount} log entries deleted`,
+      "Statistics reset by rules_admin: 0 trades, 0 signals, 0 positions and 0 log entries deleted",
+    ]);
   });
 
   // [method, path, anonymous, user, admin] with no open position.

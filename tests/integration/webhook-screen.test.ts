@@ -50,6 +50,16 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
     }
   });
 
+  test("the page shows what a signal's position gets (from the trading config) and how tickers map", async () => {
+    const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+    expect(page).toContain('data-testid="signal-defaults"');
+    for (const text of ["Take profit", "20% at +0.5%, 30% at +1.0%, 50% at +1.5%", "0.5% from the entry price", "Arms at +1.2%, closes on a 0.6% retrace"]) {
+      expect(page, text).toContain(text);
+    }
+    const rows = [...page.matchAll(/data-testid="ticker-mapping"[^>]*>(.*?)<\/tr>/g)].map((m) => m[1]!.replace(/<style[^>]*>.*?<\/style>/g, "").replace(/<[^>]+>/g, "").replace(/<!-- -->/g, ""));
+    expect(rows).toEqual(["BINANCE:ETHUSDT→ ETH-PERP", "ETHUSDT.P→ ETH-PERP", "COINBASE:BTC-USD→ BTC-PERP", "BTCUSD→ BTC-PERP", "SOLUSDC→ SOL-PERP", "XRP-PERP→ XRP-PERP"]);
+  });
+
   test("a user gets 403 for the page and cannot rotate; anonymous goes to login", async () => {
     const page = await app.fetch("/webhook", { cookie: user });
     expect(page.status).toBe(403);

@@ -5,6 +5,8 @@ import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
 import type { Dialect } from "#db/client.ts";
+import { createInvite } from "#db/queries/invites.ts";
+import { type Role, countUsers } from "#db/queries/users.ts";
 import { createApp } from "../../server.ts";
 import { type TestDatabase, createTestDatabase } from "./db.ts";
 
@@ -67,9 +69,14 @@ export function cookieFrom(response: Response, name = "tv_session"): string | un
   return undefined;
 }
 
-/** Registers through the JSON API and returns the user and its session cookie. */
-export async function registerVia(app: TestApp, username: string, password = "secret123") {
-  const response = await app.fetch("/api/register", { method: "POST", json: { username, password } });
+/**
+ * Registers through the JSON API and returns the user and its session cookie. The first
+ * account becomes admin; later ones register with an invitation (made straight in the
+ * database) granting `role`, `trader` unless said otherwise.
+ */
+export async function registerVia(app: TestApp, username: string, password = "secret123", role: Role = "trader") {
+  const invite = (await countUsers(app.database.db)) > 0 ? (await createInvite(app.database.db, { role, createdBy: null })).code : undefined;
+  const response = await app.fetch("/api/register", { method: "POST", json: { username, password, ...(invite ? { invite } : {}) } });
   if (response.status !== 201) throw new Error(`register ${username}: ${response.status} ${await response.text()}`);
   return { user: (await response.json()) as { id: string; username: string; role: string }, cookie: cookieFrom(response)! };
 }

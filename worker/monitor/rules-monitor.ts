@@ -10,7 +10,9 @@
 //   job whose job key is unique per trigger (rule:<positionId>:tp1, :sl, :trail, then :2 ...),
 //   recorded in the position's rule state in the same transaction. So one trigger never makes
 //   two closes, whatever the number of workers, ticks or restarts.
-// While the emergency stop is on, nothing is requested (the state is still tracked).
+// The emergency stop never holds protection (issue 11): it blocks new entries only, so
+// stop-loss, take-profit, break-even and trailing closes are requested as usual, at the
+// current price: a trigger missed while something blocked it is re-evaluated, not replayed.
 import type { Kysely } from "kysely";
 import { D, toFixed } from "../../app/core/decimal.ts";
 import { SimulatorAdapter } from "../../app/core/exchange/simulator/adapter.ts";
@@ -32,7 +34,6 @@ import {
   updatePosition,
   writeRuleSnapshots,
 } from "../../db/queries/positions.ts";
-import { getEmergencyStop } from "../../db/queries/trading-state.ts";
 import { logIfGivenUp } from "../tasks/close-position.ts";
 import type { DB } from "../../db/schema.ts";
 
@@ -141,7 +142,6 @@ export async function monitorPositions(
   const exchange = options.exchange ?? new SimulatorAdapter(db);
   const equity = await accountEquity(positions, prices, exchange, options.currency);
   result.equity = equity;
-  const stop = await getEmergencyStop(db);
 
   // Requested closes whose job died (cancelled by the emergency stop, failed for good).
   const requestsOf = (p: MonitoredPosition) => (hasRequests(p) ? Object.values(parseRuleState(p.ruleState).requested) : []);
@@ -161,8 +161,7 @@ export async function monitorPositions(
     result.evaluated++;
     const evaluation = evaluate(position, price, product, { equity, portfolioPercent: position.portfolioPercent });
     const hasDeadJob = deadJobs.size > 0 && requestsOf(position).some((r) => deadJobs.has(r.jobId));
-    const mustDecide =
-      (evaluation.actions.length > 0 && !stop.active) || evaluation.skippedLevels.length > 0 || evaluation.trailingArmed || (hasDeadJob && !stop.active);
+    const mustDecide = evaluation.actions.length > 0 || evaluation.skippedLevels.length > 0 || evaluation.trailingArmed || hasDeadJob;
     if (mustDecide) decide.push({ position, price, product });
     else if (evaluation.stateChanged || evaluation.state.stopPrice !== position.stopPrice) snapshots.push({ id: position.id, ...evaluation.state });
   }
@@ -180,7 +179,7 @@ export async function monitorPositions(
   }
 
   for (const item of decide) {
-    const outcome = await decideUnderLock(db, item.position.id, item.position.symbol, item.price, item.product, equity, stop.active);
+    const outcome = await decideUnderLock(db, item.position.id, item.position.symbol, item.price, item.product, equity);
     result.decided++;
     result.closes += outcome.closes;
     result.released += outcome.released;
@@ -200,7 +199,6 @@ async function decideUnderLock(
   price: string,
   product: ProductSpec,
   equity: string | null,
-  emergencyStop: boolean,
 ): Promise<{ closes: number; released: number }> {
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, symbol);
@@ -210,7 +208,7 @@ async function decideUnderLock(
     let released = 0;
 
     const requested = Object.entries(state.requested);
-    if (requested.length > 0 && !emergencyStop) {
+    if (requested.length > 0) {
       const status = await jobStatuses(trx, requested.map(([, r]) => r.jobId));
       for (const [name, request] of requested) {
         const jobStatus = status.get(request.jobId);
@@ -250,7 +248,7 @@ async function decideUnderLock(
     }
 
     let closes = 0;
-    if (!emergencyStop) {
+    {
       for (const action of evaluation.actions) {
         const payload: ClosePositionJob = { positionId, quantity: action.quantity, reason: action.reason, source: "rule", trigger: action.name };
         const job = await enqueueJob(trx, { task: "close-position", payload, jobKey: action.jobKey, priority: CLOSE_JOB_PRIORITY });

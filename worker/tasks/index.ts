@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { TASK_PAYLOADS, type TaskName } from "../../app/core/schemas/job-payloads.ts";
 import { type ExecutionContext, executeTrade } from "../execution.ts";
+import { cancelOrder } from "./cancel-order.ts";
 import { closePosition } from "./close-position.ts";
 import { executeSignal } from "./execute-signal.ts";
 import { generateReport } from "./generate-report.ts";
@@ -14,6 +15,7 @@ export const TASKS: { [N in TaskName]: Executor<N> } = {
   "execute-signal": executeSignal,
   "place-order": (ctx, payload) => executeTrade(ctx, payload.tradeId),
   "close-position": closePosition,
+  "cancel-order": cancelOrder,
   "generate-report": generateReport,
 };
 

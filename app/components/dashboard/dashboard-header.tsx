@@ -9,12 +9,14 @@ import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { useCan } from "../layout/permissions.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 
 const S = leanSheet("dash-head", {
   bar: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 3 },
   spacer: { flex: 1 },
+  controls: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center" },
 });
 // Material icons' paths: Report and RestartAlt.
 const REPORT = "M15.73 3H8.27L3 8.27v7.46L8.27 21h7.46L21 15.73V8.27zM12 17.3c-.72 0-1.3-.58-1.3-1.3s.58-1.3 1.3-1.3 1.3.58 1.3 1.3-.58 1.3-1.3 1.3m1-4.3h-2V7h2z";
@@ -40,12 +42,42 @@ export function JsMarker() {
   return useHydrated() ? <input type="hidden" name="_js" value="1" /> : null;
 }
 
-export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyActive: boolean; lastSignalAt: string | null }) {
-  const { connected } = useLive();
-  const now = useNow(30_000);
+/**
+ * Emergency Stop, or Reset Emergency Stop while it is active (a chip for roles that may not
+ * reset). Posts to `action` (the dashboard's action by default: the page it is on).
+ */
+export function EmergencyControl({ emergencyActive, action }: { emergencyActive: boolean; action?: string }) {
   const invalidate = useInvalidate();
   const fetcher = useIntentFetcher("emergency", () => invalidate("/api/dashboard/stats", "/api/health", "/api/signals", "/api/logs"));
   const busy = fetcher.state !== "idle";
+  const canReset = useCan("emergency.reset");
+  const canFlatten = useCan("positions.close");
+  return (
+    <fetcher.Form method="post" action={action} className={S.controls}>
+      <JsMarker />
+      {canFlatten ? (
+        <LeanButton type="submit" name="intent" value={emergencyActive ? "flatten" : "emergency-stop-flatten"} variant="outlined" color="error" disabled={busy} data-testid="stop-and-flatten">
+          {emergencyActive ? "Flatten all" : "Stop and flatten"}
+        </LeanButton>
+      ) : null}
+      {emergencyActive && !canReset ? (
+        <LeanChip data-testid="emergency-active" label="Emergency stop active: an admin resets it" color="error" variant="outlined" />
+      ) : emergencyActive ? (
+        <LeanButton type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<LeanIcon d={RESTART} />} disabled={busy}>
+          Reset Emergency Stop
+        </LeanButton>
+      ) : (
+        <LeanButton type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<LeanIcon d={REPORT} />} disabled={busy}>
+          Emergency Stop
+        </LeanButton>
+      )}
+    </fetcher.Form>
+  );
+}
+
+export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyActive: boolean; lastSignalAt: string | null }) {
+  const { connected } = useLive();
+  const now = useNow(30_000);
   return (
     <div className={S.bar}>
       <h1 className={T.h1}>Dashboard</h1>
@@ -54,18 +86,7 @@ export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyAc
         {`Last signal: ${lastSignalLabel(lastSignalAt, now)}`}
       </p>
       <div className={S.spacer} />
-      <fetcher.Form method="post">
-        <JsMarker />
-        {emergencyActive ? (
-          <LeanButton type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<LeanIcon d={RESTART} />} disabled={busy}>
-            Reset Emergency Stop
-          </LeanButton>
-        ) : (
-          <LeanButton type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<LeanIcon d={REPORT} />} disabled={busy}>
-            Emergency Stop
-          </LeanButton>
-        )}
-      </fetcher.Form>
+      <EmergencyControl emergencyActive={emergencyActive} />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { DEFAULT_SYMBOL, SYMBOLS, isFuturesSymbol } from "#app/core/products.ts";
 import { LEVERAGE_OPTIONS, ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
@@ -14,6 +14,8 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
 import { FormError } from "../forms.tsx";
+import { watchTrade } from "#app/live/use-live-updates.tsx";
+import { useCan, useRole } from "../layout/permissions.tsx";
 import { CARD, LeanCard, T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
@@ -33,7 +35,23 @@ export interface BalanceInfo {
   balances: { currency: string; available: string; hold: string }[];
 }
 
-export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo | null; title?: string }) {
+/** The order form, or for a role that may not order (viewer) a note saying so. */
+export function ManualTradeForm(props: { balance: BalanceInfo | null; title?: string }) {
+  const canOrder = useCan("orders.place");
+  const role = useRole();
+  if (!canOrder) {
+    return (
+      <LeanCard data-testid="manual-trade-form" title={props.title ?? "Manual Trading"}>
+        <p className={cls(T.body2, T.muted)} data-testid="orders-not-allowed">
+          {`Your role (${role ?? "viewer"}) can watch the account but not place orders. An admin can give you the trader role.`}
+        </p>
+      </LeanCard>
+    );
+  }
+  return <OrderForm {...props} />;
+}
+
+function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo | null; title?: string }) {
   const hydrated = useHydrated();
   const invalidate = useInvalidate();
   const fetcher = useIntentFetcher("manual-order", () =>
@@ -47,6 +65,11 @@ export function ManualTradeForm({ balance, title = "Manual Trading" }: { balance
   const [amountType, setAmountType] = useState("quantity");
   const futures = isFuturesSymbol(symbol);
   const busy = fetcher.state !== "idle";
+  // Still queued or resting when answered: its fill or late failure comes as a live toast.
+  const answered = fetcher.data as { tradeId?: string; tradeStatus?: string } | undefined;
+  useEffect(() => {
+    if (answered?.tradeId && answered.tradeStatus === "pending") watchTrade(answered.tradeId);
+  }, [answered]);
 
   const [form, fields] = useForm({
     id: "manual-order",

@@ -65,7 +65,8 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
                   <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
                 </div>
                 <p className="pd-body2">
-                  {signal.symbol} · {signal.orderType}
+                  {signal.symbol}
+                  <SentTicker signal={signal} /> · {signal.orderType}
                   {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
                 </p>
                 <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
@@ -76,4 +77,11 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
       )}
     </LeanCard>
   );
+}
+
+/** The ticker the alert sent, beside the product it became, when they differ (issue 11). */
+function SentTicker({ signal }: { signal: Pick<Signal, "symbol" | "payload"> }) {
+  const sent = typeof signal.payload?.symbol === "string" ? signal.payload.symbol.trim() : "";
+  if (!sent || sent.toUpperCase() === signal.symbol) return null;
+  return <span className="pd-muted" data-testid="signal-ticker">{` (alert: ${sent.slice(0, 40)})`}</span>;
 }

@@ -15,6 +15,7 @@ import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
 import { BUTTON_BASE, LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
+import { EmergencyBanner } from "./emergency-banner.tsx";
 import { SystemStatusBlock } from "./system-status.tsx";
 
 export const DRAWER_WIDTH = 248;
@@ -37,6 +38,9 @@ const ICONS: Record<string, string> = {
   market: "M9 4H7v2H5v12h2v2h2v-2h2V6H9zm10 4h-2V4h-2v4h-2v7h2v5h2v-5h2z",
   profiles:
     "M16 11c1.66 0 2.99-1.34 2.99-3S17.66 5 16 5s-3 1.34-3 3 1.34 3 3 3m-8 0c1.66 0 2.99-1.34 2.99-3S9.66 5 8 5 5 6.34 5 8s1.34 3 3 3m0 2c-2.33 0-7 1.17-7 3.5V19h14v-2.5c0-2.33-4.67-3.5-7-3.5m8 0c-.29 0-.62.02-.97.05 1.16.84 1.97 1.97 1.97 3.45V19h6v-2.5c0-2.33-4.67-3.5-7-3.5",
+  account:
+    "M18 8h-1V6c0-2.76-2.24-5-5-5S7 3.24 7 6v2H6c-1.1 0-2 .9-2 2v10c0 1.1.9 2 2 2h12c1.1 0 2-.9 2-2V10c0-1.1-.9-2-2-2m-6 9c-1.1 0-2-.9-2-2s.9-2 2-2 2 .9 2 2-.9 2-2 2m3.1-9H8.9V6c0-1.71 1.39-3.1 3.1-3.1s3.1 1.39 3.1 3.1z",
+  users: "M12 12c2.21 0 4-1.79 4-4s-1.79-4-4-4-4 1.79-4 4 1.79 4 4 4m0 2c-2.67 0-8 1.34-8 4v2h16v-2c0-2.66-5.33-4-8-4",
   reports: "M19 3H5c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h14c1.1 0 2-.9 2-2V5c0-1.1-.9-2-2-2M9 17H7v-7h2zm4 0h-2V7h2zm4 0h-2v-4h2z",
 };
 const MENU_ICON = "M3 18h18v-2H3zm0-5h18v-2H3zm0-7v2h18V6z";
@@ -262,6 +266,7 @@ export function AppShell({ user, status, children }: { user: ShellUser; status: 
       </aside>
       <main className={S.main}>
         <div className={S.toolbarHeight} />
+        <EmergencyBanner initial={status} />
         {children}
       </main>
     </div>

@@ -6,7 +6,7 @@ const item = (to: string): NavItem => {
   if (!found) throw new Error(`no nav item ${to}`);
   return found;
 };
-const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules"];
+const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules", "Users"];
 
 describe("isActive", () => {
   test("Dashboard is active at / and /dashboard", () => {

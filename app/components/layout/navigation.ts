@@ -15,6 +15,7 @@ export const MAIN_NAV: NavItem[] = [
   { to: "/webhook", label: "Webhook Config", icon: "webhook", adminOnly: true },
   { to: "/api-settings", label: "API Settings", icon: "api", adminOnly: true },
   { to: "/trading-rules", label: "Trading Rules", icon: "rules", adminOnly: true },
+  { to: "/users", label: "Users", icon: "users", adminOnly: true },
   { to: "/history", label: "Trade History", icon: "history", aliases: ["/trade-history", "/trades", "/signals"] },
 ];
 
@@ -24,6 +25,7 @@ export const MORE_NAV: NavItem[] = [
   { to: "/market-data", label: "Market Data", icon: "market" },
   { to: "/profiles", label: "Profiles", icon: "profiles" },
   { to: "/reports", label: "Reports", icon: "reports" },
+  { to: "/account", label: "Account", icon: "account" },
 ];
 
 export function isActive(item: NavItem, pathname: string): boolean {

@@ -1,13 +1,16 @@
-// What protection a position opened by a manual order carries, as the Manual Trading
-// screen lists it: the trading config through controlsFor(config, "manual"), the very rule
-// the worker applies when the position opens.
-import { controlsFor } from "#app/core/orders/controls.ts";
+// What protection a new position carries, as Manual Trading (manual orders) and Webhook
+// Config (signals) list it: the trading config through controlsFor(config, source), the very
+// rule the worker applies when the position opens.
+import { type OrderSource, controlsFor } from "#app/core/orders/controls.ts";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { formatFractionPercent } from "#app/utils/format.ts";
 
 /** What a position opened by a manual order gets, line by line (controlsFor, source manual). */
-export function manualProtectionLines(config: TradingConfig): { label: string; value: string; on: boolean }[] {
-  const controls = controlsFor(config, "manual")!;
+export const manualProtectionLines = (config: TradingConfig) => protectionLines(config, "manual");
+
+/** What a position opened from `source` (a signal or a manual order) gets, line by line. */
+export function protectionLines(config: TradingConfig, source: Exclude<OrderSource, "rule">): { label: string; value: string; on: boolean }[] {
+  const controls = controlsFor(config, source)!;
   const levels = controls.takeProfits?.filter((l) => l.enabled) ?? [];
   return [
     {

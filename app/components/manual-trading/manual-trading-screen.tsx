@@ -23,6 +23,7 @@ import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { formatBalance } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-form.tsx";
+import { ProtectionTable } from "./protection-table.tsx";
 import { Screen } from "../screen.tsx";
 import { manualProtectionLines } from "./manual-protection.ts";
 
@@ -131,16 +132,7 @@ export function ManualTradingScreen({ data }: { data: ManualTradingData }) {
             </Box>
           </InfoCard>
           <InfoCard title="Protection for Manual Positions" testId="manual-protection">
-            <Table size="small" aria-label="Protection for manual positions">
-              <TableBody>
-                {protection.map((line) => (
-                  <TableRow key={line.label} data-testid="protection-line">
-                    <TableCell sx={{ fontWeight: 600, whiteSpace: "nowrap", verticalAlign: "top" }}>{line.label}</TableCell>
-                    <TableCell sx={{ color: line.on ? "text.primary" : "text.secondary" }}>{line.value}</TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
+            <ProtectionTable lines={protection} label="Protection for manual positions" testId="protection-line" />
           </InfoCard>
         </Box>
       </Box>

@@ -15,7 +15,9 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
+import { FlattenButton, type OpenOrder, OpenOrders } from "./open-orders.tsx";
 import { LeanChip, LeanIcon, PAPER, T, TABLE, cls } from "../ui/lean.tsx";
+import { useCan } from "../layout/permissions.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -43,6 +45,12 @@ const S = leanSheet("pos", {
   container: { width: "100%", overflowX: "auto" },
   /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
   th: { fontWeight: 600, lineHeight: 1.3 },
+  /**
+   * The symbol column stays on the left and the Close column on the right while the middle
+   * scrolls (issue 11: at 1440 px the Actions column was cut off).
+   */
+  stickyLeft: { position: "sticky", left: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "1px 0 0 rgba(255,255,255,0.08)" },
+  stickyRight: { position: "sticky", right: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "-1px 0 0 rgba(255,255,255,0.08)" },
   /** The expanded row's cell: sx bgcolor action.hover, p 0. */
   detail: { bgcolor: "action.hover", p: 0 },
   /** The error and empty Paper: p 4, centred text. */
@@ -54,13 +62,14 @@ const S = leanSheet("pos", {
 });
 
 /** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */
-function LeanScreen({ title, badge, children }: { title: string; badge?: ReactNode; children: ReactNode }) {
+function LeanScreen({ title, badge, actions, children }: { title: string; badge?: ReactNode; actions?: ReactNode; children: ReactNode }) {
   return (
     <div>
       <div className={S.head}>
         <h1 className={T.h1}>{title}</h1>
         {badge}
         <div className={S.spacer} />
+        {actions}
       </div>
       {children}
     </div>
@@ -97,8 +106,8 @@ function ClosePositionButton({ symbol }: { symbol: string }) {
       await apiRequest("POST", `/api/positions/${encodeURIComponent(symbol)}/close`);
       toast({ title: "Position Closed", description: `Successfully closed position for ${symbol}` });
     } catch (error) {
-      console.warn(`close ${symbol} failed: ${errorText(error, "unknown error")}`);
-      toast({ title: "Error Closing Position", description: `Failed to close position for ${symbol}`, variant: "destructive" });
+      // SPEC's text, then the server's reason (it used to reach only the console).
+      toast({ title: "Error Closing Position", description: `Failed to close position for ${symbol}: ${errorText(error, "unknown error")}`, variant: "destructive" });
     } finally {
       setBusy(false);
       invalidate("/api/positions", "/api/trades", "/api/dashboard/stats");
@@ -124,6 +133,7 @@ function ClosePositionButton({ symbol }: { symbol: string }) {
 }
 
 function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boolean; onToggle: () => void }) {
+  const canClose = useCan("positions.close");
   const controls = p.advancedControls;
   const be = breakEvenText(controls, p.breakEvenTriggered);
   const trailing = trailingText(controls, p.trailingStopActive);
@@ -131,7 +141,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
   const drawdown = D(p.maxDrawdown || "0");
   return (
     <tr className={cls("pd-tr pd-hover pd-pointer", expanded && "pd-open")} data-testid="position-row" data-symbol={p.symbol} aria-expanded={expanded} onClick={onToggle}>
-      <td className="pd-td">
+      <td className={cls("pd-td", S.stickyLeft)}>
         <div className="pd-hstack">
           <LeanIcon d={expanded ? ARROW_DOWN : ARROW_RIGHT} />
           <div>
@@ -175,8 +185,8 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       <td className="pd-td">
         <LeanChip label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
       </td>
-      <td className="pd-td">
-        <ClosePositionButton symbol={p.symbol} />
+      <td className={cls("pd-td", S.stickyRight)}>
+        {canClose ? <ClosePositionButton symbol={p.symbol} /> : null}
       </td>
     </tr>
   );
@@ -189,8 +199,8 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
       <table className={TABLE.table} data-testid="positions-table">
         <thead>
           <tr className="pd-tr">
-            {COLUMNS.map((c) => (
-              <th key={c} className={cls("pd-td", S.th)} scope="col">
+            {COLUMNS.map((c, i) => (
+              <th key={c} className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)} scope="col">
                 {c}
               </th>
             ))}
@@ -215,7 +225,7 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   );
 }
 
-export function PositionsScreen({ initial, loadError }: { initial: PositionItem[] | null; loadError: string | null }) {
+export function PositionsScreen({ initial, loadError, orders }: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null }) {
   const hydrated = useHydrated();
   const toast = useToast();
   const query = useApiQuery<PositionItem[]>("/api/positions", {
@@ -286,8 +296,9 @@ export function PositionsScreen({ initial, loadError }: { initial: PositionItem[
   }
 
   return (
-    <LeanScreen title="Futures Positions" badge={badge}>
+    <LeanScreen title="Futures Positions" badge={badge} actions={<FlattenButton />}>
       {body}
+      <OpenOrders initial={orders} />
     </LeanScreen>
   );
 }

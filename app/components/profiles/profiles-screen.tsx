@@ -27,6 +27,7 @@ import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
 import { useActionData, useFetcher, useNavigate } from "@remix-run/react";
 import { type MouseEvent, type ReactNode, useEffect, useState } from "react";
+import { useCan } from "#app/components/layout/permissions.tsx";
 import { CreateProfileSchema, DeleteProfileSchema, TransferSchema } from "#app/core/schemas/profiles.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import type { ProfileView } from "#app/services/profiles.server.ts";
@@ -56,6 +57,7 @@ export const PROFILES_POLL_MS = 30_000;
 const dialogHref = (kind: DialogKind, profileId?: string) => `/profiles?dialog=${kind}${profileId ? `&profile=${encodeURIComponent(profileId)}` : ""}`;
 
 function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: DialogState, e: MouseEvent) => void }) {
+  const canManage = useCan("profiles.manage");
   return (
     <Card variant="outlined" data-testid="profile-card" data-profile-name={profile.name} sx={{ display: "flex", flexDirection: "column" }}>
       <CardContent sx={{ flex: 1 }}>
@@ -92,6 +94,7 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
           ))
         )}
       </CardContent>
+      {canManage ? (
       <CardActions>
         <Button size="small" href={dialogHref("transfer", profile.id)} onClick={(e) => open({ kind: "transfer", profileId: profile.id }, e)}>
           Transfer
@@ -102,6 +105,7 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
           </Button>
         )}
       </CardActions>
+      ) : null}
     </Card>
   );
 }
@@ -207,11 +211,12 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
     if (initialDialog) navigate("/profiles", { replace: true, preventScrollReset: true });
   };
   const busy = fetcher.state !== "idle";
+  const canManage = useCan("profiles.manage");
   const lastResult = (kind: DialogKind) => (answer?.intent === kind && !answer.done ? answer.result : undefined);
   const selected = profiles.find((p) => p.id === dialog?.profileId) ?? null;
   const currencies = [...new Set(["USDC", ...profiles.flatMap((p) => p.balances.map((b) => b.currency))])];
 
-  const actions = (
+  const actions = !canManage ? null : (
     <Box sx={{ display: "flex", gap: 1 }}>
       <Button variant="outlined" href={dialogHref("transfer")} onClick={(e) => open({ kind: "transfer" }, e)} disabled={profiles.length < 2}>
         Transfer Funds
@@ -256,13 +261,13 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
       </Typography>
       {body}
 
-      <FormDialog key={`create-${generation}`} kind="create" title="Create Profile" open={dialog?.kind === "create"} onClose={close} lastResult={lastResult("create")} schema={CreateProfileSchema} submitLabel="Create Profile" busy={busy} fetcher={fetcher}>
+      <FormDialog key={`create-${generation}`} kind="create" title="Create Profile" open={canManage && dialog?.kind === "create"} onClose={close} lastResult={lastResult("create")} schema={CreateProfileSchema} submitLabel="Create Profile" busy={busy} fetcher={fetcher}>
         {(fields) => (
           <TextField name="name" label="Profile name" fullWidth margin="normal" autoFocus error={!!fields.name?.errors?.length} helperText={fields.name?.errors?.[0]} slotProps={{ inputLabel: { shrink: true } }} />
         )}
       </FormDialog>
 
-      <FormDialog key={`transfer-${generation}`} kind="transfer" title="Transfer Funds" open={dialog?.kind === "transfer"} onClose={close} lastResult={lastResult("transfer")} schema={TransferSchema} submitLabel="Transfer" busy={busy} fetcher={fetcher}>
+      <FormDialog key={`transfer-${generation}`} kind="transfer" title="Transfer Funds" open={canManage && dialog?.kind === "transfer"} onClose={close} lastResult={lastResult("transfer")} schema={TransferSchema} submitLabel="Transfer" busy={busy} fetcher={fetcher}>
         {(fields) => (
           <>
             <NativeSelect name="fromProfileId" label="From profile" defaultValue={selected?.id ?? ""} error={fields.fromProfileId?.errors?.[0]} testId="transfer-from">
@@ -283,7 +288,7 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
         )}
       </FormDialog>
 
-      <FormDialog key={`delete-${generation}-${dialog?.profileId ?? ""}`} kind="delete" title="Delete Profile" open={dialog?.kind === "delete"} onClose={close} lastResult={lastResult("delete")} schema={DeleteProfileSchema} submitLabel="Delete Profile" busy={busy} fetcher={fetcher}>
+      <FormDialog key={`delete-${generation}-${dialog?.profileId ?? ""}`} kind="delete" title="Delete Profile" open={canManage && dialog?.kind === "delete"} onClose={close} lastResult={lastResult("delete")} schema={DeleteProfileSchema} submitLabel="Delete Profile" busy={busy} fetcher={fetcher}>
         {(fields) => (
           <>
             <DialogContentText>

@@ -3,6 +3,7 @@
 // the worker's live activity events): 'Processing...' while pending or creating, the error or
 // 'Generation failed' when failed, Download when ready. The dialog posts to the page's action
 // (JSON with JavaScript, a redirect with a flash toast without); filters are a GET form.
+import { useCan } from "#app/components/layout/permissions.tsx";
 import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import DescriptionIcon from "@mui/icons-material/Description";
@@ -250,6 +251,7 @@ export function ReportsScreen({
   const toast = useToast();
   const navigate = useNavigate();
   const { lastMessage } = useLive();
+  const canGenerate = useCan("reports.generate");
   const [filters, setFilters] = useState(initialFilters);
   const url = reportsUrl(filters);
   const query = useApiQuery<ReportView[]>(url, {
@@ -328,9 +330,11 @@ export function ReportsScreen({
     <Screen
       title="Reports"
       actions={
-        <Button variant="contained" href="/reports?dialog=generate" onClick={openDialog}>
-          Generate Report
-        </Button>
+        canGenerate ? (
+          <Button variant="contained" href="/reports?dialog=generate" onClick={openDialog}>
+            Generate Report
+          </Button>
+        ) : null
       }
     >
       <Box component="form" method="get" action="/reports" sx={{ display: "flex", gap: 2, mb: 2, flexWrap: "wrap", alignItems: "center" }} data-testid="report-filters">
@@ -361,7 +365,7 @@ export function ReportsScreen({
         )}
       </Box>
       {body}
-      <GenerateReportDialog key={generation} open={open} onClose={close} profiles={profiles} lastResult={answer && !answer.done ? answer.result : undefined} fetcher={fetcher} />
+      <GenerateReportDialog key={generation} open={open && canGenerate} onClose={close} profiles={profiles} lastResult={answer && !answer.done ? answer.result : undefined} fetcher={fetcher} />
     </Screen>
   );
 }

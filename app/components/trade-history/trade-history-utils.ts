@@ -1,6 +1,7 @@
 // Pure helpers of the Trade History screen (SPEC.md §2 Trade History, §4, §9): the filters
 // (symbol text, status), the summary counts, the P/L and entry cells, and the
-// trade-history.csv export (Date, Symbol, Side, Type, Quantity, Price, Status, Source).
+// trade-history.csv export (SPEC's Date, Symbol, Side, Type, Quantity, Price, Status,
+// Source, then Fee, Realized P&L before fee, Trade ID, Order ID).
 import { D } from "#app/core/decimal.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { toCsv } from "#app/utils/format.ts";
@@ -87,11 +88,29 @@ const EXCHANGE_LABELS: Record<string, string> = { simulator: "Simulator (paper t
 export const exchangeLabel = (name: string | null | undefined) => (name ? (EXCHANGE_LABELS[name] ?? name.toUpperCase()) : "—");
 
 export const TRADE_HISTORY_FILE = "trade-history.csv";
-export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source"];
+/**
+ * SPEC.md's columns first, then (issue 11) what a trader reconciles with: the fee the fill
+ * paid, the P&L it realised by reducing a position BEFORE that fee (empty for entries: the
+ * row's P/L on screen is this minus the fee), and the app's and the exchange's ids.
+ */
+export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (before fee)", "Trade ID", "Order ID"];
 
-/** One CSV row per trade: ISO date, symbol, side, order type, quantity, price, status, source. */
+/** One CSV row per trade, in TRADE_CSV_HEADER's order. */
 export function tradeCsvRows(trades: Trade[]): string[][] {
-  return trades.map((t) => [t.createdAt, t.symbol, t.side, t.orderType, tradeQuantity(t), tradePrice(t) ?? "", t.status, t.source]);
+  return trades.map((t) => [
+    t.createdAt,
+    t.symbol,
+    t.side,
+    t.orderType,
+    tradeQuantity(t),
+    tradePrice(t) ?? "",
+    t.status,
+    t.source,
+    t.fee && !D(t.fee).eq(0) ? D(t.fee).toString() : isFilled(t) ? "0" : "",
+    t.realizedPnl === null ? "" : D(t.realizedPnl).toString(),
+    t.id,
+    t.orderId ?? "",
+  ]);
 }
 
 export const tradeHistoryCsv = (trades: Trade[]) => toCsv(TRADE_CSV_HEADER, tradeCsvRows(trades));

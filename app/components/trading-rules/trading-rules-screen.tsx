@@ -8,7 +8,6 @@
 // Statistics call POST /api/positions/apply-rules and POST /api/reset-stats after a
 // browser confirmation. See docs/decisions/007-trading-rules-form.md.
 import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import ReportIcon from "@mui/icons-material/Report";
 import SaveIcon from "@mui/icons-material/Save";
 import Alert from "@mui/material/Alert";
 import AlertTitle from "@mui/material/AlertTitle";
@@ -30,7 +29,8 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { apiRequest, errorText } from "#app/utils/api-client.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { JsMarker, useIntentFetcher } from "../dashboard/dashboard-header.tsx";
+import { EmergencyControl, JsMarker, useIntentFetcher } from "../dashboard/dashboard-header.tsx";
+import { useEmergencyActive } from "../layout/emergency-banner.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import {
@@ -95,19 +95,12 @@ export function TradingRulesScreen({ config: loaded }: { config: TradingConfig }
     if (!dirty.current) setFormConfig((current) => (sameConfig(current, next) ? current : next));
   }, [live.data]);
 
-  const hydrated = useHydrated();
-  const emergencyStop = () =>
-    toast({ title: "Emergency Stop Activated", description: "All trading has been halted immediately", variant: "destructive" });
+  // The real control (issue 11: SPEC's button here only toasted): Emergency Stop, or Reset
+  // while it is active, through the dashboard's action.
+  const emergencyActive = useEmergencyActive();
 
   return (
-    <Screen
-      title="Trading Rules"
-      actions={
-        <Button type="button" variant="contained" color="error" startIcon={<ReportIcon />} onClick={emergencyStop} disabled={!hydrated} data-testid="rules-emergency-stop">
-          Emergency Stop
-        </Button>
-      }
-    >
+    <Screen title="Trading Rules" actions={<EmergencyControl emergencyActive={emergencyActive} action="/dashboard" />}>
       <RulesForm
         key={`${saves}:${JSON.stringify(formConfig)}`}
         config={formConfig}
@@ -373,7 +366,7 @@ function RulesForm({ config, fetcher, lastResult, onEdit }: { config: TradingCon
               <SwitchRow name="breakEvenEnabled" label="Enable Breakeven" checked={breakEvenOn} onChange={setBreakEvenOn} />
               <Collapse in={show(breakEvenOn)} data-testid="breakeven-details" data-shown={show(breakEvenOn) ? "true" : "false"}>
                 <Typography variant="body2" color="text.secondary" sx={{ pt: 0.5 }}>
-                  After the first take-profit level fills, the stop-loss moves to the entry price, so the rest of the position cannot end in a loss.
+                  After the first take-profit level fills, the stop-loss moves to the entry price: when the price comes back to the entry, the rest is closed at market, about break-even but less the fees and any slippage of the closing order.
                 </Typography>
               </Collapse>
             </Box>

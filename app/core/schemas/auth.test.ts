@@ -6,6 +6,7 @@ import {
   PASSWORD_MIN,
   RegisterApiSchema,
   RegisterFormSchema,
+  TwoFactorCodeSchema,
   USERNAME_MAX,
   USERNAME_MIN,
 } from "#app/core/schemas/auth.ts";
@@ -107,5 +108,29 @@ describe("RegisterFormSchema (SPEC.md §5, registration screen)", () => {
       username: ["Username can only contain letters, numbers, and underscores"],
       password: ["Password must be at least 6 characters"],
     });
+  });
+});
+
+describe("login bounds and the second-factor code (issue 10)", () => {
+  test("the login username and password have the registration maxima", () => {
+    expect(LoginSchema.safeParse({ username: "a".repeat(20), password: "x" }).success).toBe(true);
+    const long = LoginSchema.safeParse({ username: "a".repeat(21), password: "x" });
+    expect(long.success).toBe(false);
+    expect(long.error?.issues[0]?.message).toBe("Username must be at most 20 characters");
+    expect(LoginSchema.safeParse({ username: "alice", password: "x".repeat(101) }).success).toBe(false);
+  });
+
+  test.each([
+    ["123456", "123456"],
+    ["123 456", "123456"],
+    [" 654321 ", "654321"],
+    ["ABCDE-FGHJK", "abcdefghjk"],
+    ["abcde fghjk", "abcdefghjk"],
+  ])("%j is accepted as %j", (input, normalised) => {
+    expect(TwoFactorCodeSchema.parse(input)).toBe(normalised);
+  });
+
+  test.each(["", "12345", "1234567", "abcde-fghj", "12345a", "x".repeat(41), "<script>"])("%j is refused", (input) => {
+    expect(TwoFactorCodeSchema.safeParse(input).success).toBe(false);
   });
 });

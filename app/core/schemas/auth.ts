@@ -7,9 +7,17 @@ export const USERNAME_MAX = 20;
 export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 100;
 
+// The registration maxima bound the login too: a 1 MB "password" never reaches argon2.
 export const LoginSchema = z.object({
-  username: z.string({ error: "Username is required" }).trim().min(1, "Username is required"),
-  password: z.string({ error: "Password is required" }).min(1, "Password is required"),
+  username: z
+    .string({ error: "Username is required" })
+    .trim()
+    .min(1, "Username is required")
+    .max(USERNAME_MAX, "Username must be at most 20 characters"),
+  password: z
+    .string({ error: "Password is required" })
+    .min(1, "Password is required")
+    .max(PASSWORD_MAX, "Password must be at most 100 characters"),
   redirectTo: z.string().optional(),
 });
 export type LoginInput = z.infer<typeof LoginSchema>;
@@ -26,8 +34,14 @@ const password = z
   .min(PASSWORD_MIN, "Password must be at least 6 characters")
   .max(PASSWORD_MAX, "Password must be at most 100 characters");
 
-/** POST /api/register: SPEC.md §7 sends username and password only. */
-export const RegisterApiSchema = z.object({ username, password });
+/** The answer (403) and the registration screen's notice once registration needs an invitation. */
+export const REGISTRATION_BY_INVITATION = "Registration is by invitation: ask the admin for an invite link";
+
+/** An invitation code from an invite link (`/register?invite=<code>`). */
+const invite = z.string().trim().max(64).optional();
+
+/** POST /api/register: SPEC.md §7's username and password, plus the invitation (issue 10). */
+export const RegisterApiSchema = z.object({ username, password, invite });
 
 /** The registration screen adds the confirmation field. */
 export const RegisterFormSchema = z
@@ -36,9 +50,24 @@ export const RegisterFormSchema = z
     password,
     confirmPassword: z.string({ error: "Please confirm your password" }),
     redirectTo: z.string().optional(),
+    invite,
   })
   .refine((v) => v.password === v.confirmPassword, {
     message: "Passwords don't match",
     path: ["confirmPassword"],
   });
 export type RegisterInput = z.infer<typeof RegisterApiSchema>;
+
+/**
+ * A second-factor code: the 6 digits of an authenticator app (spaces allowed, as apps show
+ * "123 456"), or a recovery code ("abcde-fghij", case and dashes ignored). Normalised to
+ * digits or to the recovery code's 10 letters and digits.
+ */
+export const TWO_FACTOR_CODE_MESSAGE = "Enter the 6-digit code from your authenticator app, or a recovery code";
+export const TwoFactorCodeSchema = z
+  .string({ error: "Code is required" })
+  .max(40, TWO_FACTOR_CODE_MESSAGE)
+  .transform((v) => v.replace(/[\s-]/g, "").toLowerCase())
+  .pipe(z.string().min(1, "Code is required").regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_CODE_MESSAGE));
+
+export const TwoFactorCodeFormSchema = z.object({ code: TwoFactorCodeSchema, redirectTo: z.string().optional() });

@@ -19,6 +19,9 @@ export const ClosePositionPayload = z.object({
 });
 export type ClosePositionJob = z.infer<typeof ClosePositionPayload>;
 
+/** cancel-order: cancels a resting order on the exchange and books what it became. */
+export const CancelOrderPayload = z.object({ tradeId: z.string().min(1), requestedBy: z.string().max(100) });
+
 /** generate-report: builds (or fetches from Coinbase) the file of one reports row. */
 export const GenerateReportPayload = z.object({ reportId: z.string().min(1) });
 
@@ -26,6 +29,7 @@ export const TASK_PAYLOADS = {
   "execute-signal": ExecuteSignalPayload,
   "place-order": PlaceOrderPayload,
   "close-position": ClosePositionPayload,
+  "cancel-order": CancelOrderPayload,
   "generate-report": GenerateReportPayload,
 } as const;
 export type TaskName = keyof typeof TASK_PAYLOADS;

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { D, isDecimalString } from "../decimal.ts";
 import { SYMBOLS, isFuturesSymbol } from "../products.ts";
+import { MAX_PRICE, MAX_QUANTITY } from "./webhook-signal.ts";
 
 export const LEVERAGE_OPTIONS = [1, 2, 3, 5, 10] as const;
 export const AMOUNT_TYPES = ["quantity", "usd", "percentage"] as const;
@@ -15,17 +16,22 @@ export const ManualOrderSchema = z
     side: z.enum(["buy", "sell"], { error: "Side is required" }),
     orderType: z.enum(["market", "limit"], { error: "Order type is required" }),
     amountType: z.enum(AMOUNT_TYPES, { error: "Amount type is required" }),
-    quantity: z.string({ error: "Amount is required" }).trim().min(1, "Amount is required"),
-    price: z.string().trim().optional(),
+    quantity: z.string({ error: "Amount is required" }).trim().min(1, "Amount is required").max(40, "Quantity must be a positive number greater than 0"),
+    price: z.string().trim().max(40, "Price must be a positive number greater than 0 for limit orders").optional(),
     leverage: z.string().trim().optional(),
     marginType: z.string().trim().optional(),
   })
   .superRefine((v, ctx) => {
     if (!positive(v.quantity)) {
       ctx.addIssue({ code: "custom", path: ["quantity"], message: "Quantity must be a positive number greater than 0" });
+    } else if (D(v.quantity).gt(MAX_QUANTITY)) {
+      // The webhook's caps (issue 10): a typo of many zeros is refused, not sent.
+      ctx.addIssue({ code: "custom", path: ["quantity"], message: `Amount must be at most ${Number(MAX_QUANTITY).toLocaleString("en-US")}` });
     }
     if (v.orderType === "limit" && !positive(v.price)) {
       ctx.addIssue({ code: "custom", path: ["price"], message: "Price must be a positive number greater than 0 for limit orders" });
+    } else if (v.orderType === "limit" && D(v.price!).gt(MAX_PRICE)) {
+      ctx.addIssue({ code: "custom", path: ["price"], message: `Price must be at most ${Number(MAX_PRICE).toLocaleString("en-US")}` });
     }
     if (!SYMBOLS.includes(v.symbol)) {
       ctx.addIssue({ code: "custom", path: ["symbol"], message: `Trading pair ${v.symbol} is not supported` });

@@ -47,15 +47,27 @@ function positiveDecimal(value: unknown, field: string, maxValue: string): strin
   return parsed;
 }
 
-export function parseWebhookSignal(body: Record<string, unknown>): WebhookParseResult {
+/**
+ * `strict`: only the products' own symbols (BTC-PERP ...) are accepted, no ticker mapping
+ * (Webhook Config's "Strict ticker mapping", issue 11): an alert for BTCUSD on a chart of
+ * another instrument is refused instead of trading BTC-PERP.
+ */
+export function parseWebhookSignal(body: Record<string, unknown>, options: { strict?: boolean } = {}): WebhookParseResult {
   const action = typeof body.action === "string" ? body.action.trim().toLowerCase() : undefined;
   if (!body.action) return fail("action", "action is required");
   if (action !== "buy" && action !== "sell") return fail("action", "action must be buy or sell");
 
   if (body.symbol === undefined || body.symbol === null || body.symbol === "") return fail("symbol", "symbol is required");
   if (typeof body.symbol !== "string") return fail("symbol", "symbol must be a string");
-  const product = resolveSymbol(body.symbol);
-  if (!product) return fail("symbol", `symbol ${body.symbol.slice(0, 40)} is not supported (${SYMBOLS.join(", ")})`);
+  const product = options.strict ? (SYMBOLS.includes(body.symbol.trim().toUpperCase()) ? resolveSymbol(body.symbol) : null) : resolveSymbol(body.symbol);
+  if (!product) {
+    return fail(
+      "symbol",
+      options.strict
+        ? `symbol ${body.symbol.slice(0, 40)} is not one of ${SYMBOLS.join(", ")} (strict ticker mapping is on)`
+        : `symbol ${body.symbol.slice(0, 40)} is not supported (${SYMBOLS.join(", ")})`,
+    );
+  }
 
   const quantity = positiveDecimal(body.quantity, "quantity", MAX_QUANTITY);
   if (typeof quantity !== "string") return quantity;

@@ -4,6 +4,7 @@ import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { Outlet, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { AppShell } from "#app/components/layout/app-shell.tsx";
+import { PermissionsProvider } from "#app/components/layout/permissions.tsx";
 import { LiveProvider } from "#app/live/use-live-updates.tsx";
 import { QueryProvider } from "#app/utils/use-api-query.tsx";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
@@ -20,9 +21,11 @@ export default function AppLayout() {
   return (
     <QueryProvider>
       <LiveProvider>
-        <AppShell user={user} status={systemStatus}>
-          <Outlet />
-        </AppShell>
+        <PermissionsProvider role={user.role}>
+          <AppShell user={user} status={systemStatus}>
+            <Outlet />
+          </AppShell>
+        </PermissionsProvider>
       </LiveProvider>
     </QueryProvider>
   );

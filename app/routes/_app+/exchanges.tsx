@@ -20,6 +20,7 @@ import {
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
@@ -56,6 +57,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const created = await createExchange(context.db, context.config, submission.value, user.username);
       return back({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}` });
     } catch (error) {
+      if (error instanceof OpenExposureError) return back(failed("Error Adding Exchange", error.message));
       console.warn(`adding an exchange failed: ${(error as Error).message}`);
       return back(failed("Error Adding Exchange", "Failed to add exchange"));
     }
@@ -66,9 +68,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const patch = intent === "sandbox" ? { sandbox: value } : { isEnabled: value };
     const title = intent === "sandbox" ? "Error Updating Sandbox Mode" : "Error Updating Exchange";
     const updated = await updateExchangeFlags(context.db, id, patch, user.username).catch((error: Error) => {
+      if (error instanceof OpenExposureError) return error;
       console.warn(`updating exchange ${id} failed: ${error.message}`);
       return undefined;
     });
+    if (updated instanceof OpenExposureError) return back(failed(title, updated.message));
     if (updated === null) return back(failed(title, "The exchange no longer exists"));
     if (!updated) return back(failed(title, "Failed to update exchange"));
     return back(
@@ -92,9 +96,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // Without JavaScript there is no browser confirmation: ask on the page first.
     if (form.get("confirmed") !== "1") return redirect(`/exchanges?confirmDelete=${encodeURIComponent(id)}`, { headers: NO_STORE });
     const removed = await deleteExchange(context.db, id, user.username).catch((error: Error) => {
+      if (error instanceof OpenExposureError) return error;
       console.warn(`deleting exchange ${id} failed: ${error.message}`);
       return undefined;
     });
+    if (removed instanceof OpenExposureError) return back(failed("Error Deleting Exchange", removed.message));
     if (removed === null) return back(failed("Error Deleting Exchange", "The exchange no longer exists"));
     if (!removed) return back(failed("Error Deleting Exchange", "Failed to delete exchange"));
     return back({ title: "Exchange Deleted", description: `${removed.accountName} has been removed` });

@@ -12,8 +12,8 @@ import { listActivityLogs } from "#db/queries/activity-logs.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  const logs = await listActivityLogs(context.db, { limit: LOGS_SCREEN_LIMIT });
+  const user = await requireUser(request, context);
+  const logs = await listActivityLogs(context.db, { limit: LOGS_SCREEN_LIMIT, viewer: user });
   return json({ logs }, { headers: NO_STORE });
 }
 

@@ -1,40 +1,78 @@
 // Futures Positions (SPEC.md §2): server-rendered list, then polled and live-updated on the
 // client (app/components/positions/positions-screen.tsx). The action is the no-JavaScript
-// path of the Close button: intent=close, symbol → the same close as the API, then a
+// path of the Close button (intent=close, symbol), and the Open orders and Flatten all forms
+// (intent cancel-order + id, cancel-all, flatten): the same services as the API, then a
 // redirect back with a toast.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
+import type { OpenOrder } from "#app/components/positions/open-orders.tsx";
 import { type PositionItem, PositionsScreen } from "#app/components/positions/positions-screen.tsx";
-import { listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
+import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/orders.server.ts";
+import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    return json({ positions: await listPositionViews(context.db), loadError: null as string | null });
+    const [positions, orders] = await Promise.all([listPositionViews(context.db), listOpenOrders(context.db)]);
+    return json({ positions, orders, loadError: null as string | null });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);
-    return json({ positions: null, loadError: "Unable to load positions" });
+    return json({ positions: null, orders: null, loadError: "Unable to load positions" });
   }
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
   const form = await request.formData();
-  if (form.get("intent") !== "close") return json({ error: "Unknown action" }, { status: 400 });
-  const symbol = String(form.get("symbol") ?? "");
-  const result = await requestClosePosition(context.db, symbol, user.username).catch(() => null);
-  const toast = result?.ok
-    ? { title: "Position Closed", description: `Successfully closed position for ${symbol}` }
-    : { title: "Error Closing Position", description: `Failed to close position for ${symbol}`, variant: "destructive" as const };
-  return redirectWithToast(context, "/positions", toast);
+  const intent = form.get("intent");
+  const back = (toast: Toast) => redirectWithToast(context, "/positions", toast);
+  if (intent === "close") {
+    const user = await requirePermission(request, context, "positions.close");
+    const symbol = String(form.get("symbol") ?? "");
+    const result = await requestClosePosition(context.db, symbol, user.username).catch((error: Error) => ({ ok: false as const, error: error.message }));
+    return back(
+      result.ok
+        ? { title: "Position Closed", description: `Successfully closed position for ${symbol}` }
+        : { title: "Error Closing Position", description: `Failed to close position for ${symbol}: ${result.error}`, variant: "destructive" },
+    );
+  }
+  if (intent === "cancel-order") {
+    const user = await requirePermission(request, context, "orders.cancel");
+    const result = await cancelOrderBy(context.db, String(form.get("id") ?? ""), user.username);
+    if (!result.ok) return back({ title: "Cancel Failed", description: result.error, variant: "destructive" });
+    return back(
+      result.status === "cancelled"
+        ? { title: "Order Cancelled", description: "The order was cancelled and its margin released" }
+        : result.done
+          ? { title: "Order Not Cancelled", description: `The order was ${result.status} before the cancel arrived`, variant: "destructive" }
+          : { title: "Cancel Requested", description: "The exchange has not answered yet: the list updates when it does" },
+    );
+  }
+  if (intent === "cancel-all") {
+    const user = await requirePermission(request, context, "orders.cancel");
+    const result = await cancelAllOrders(context.db, user.username);
+    return back({ title: "Orders Cancelled", description: `${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled${result.done ? "" : "; others are still being cancelled"}` });
+  }
+  if (intent === "flatten") {
+    const user = await requirePermission(request, context, "positions.close");
+    const result = await flattenAll(context.db, user.username);
+    const summary = `${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
+    return back(
+      result.flat
+        ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
+        : { title: "Not Flat Yet", description: `${summary}; still open: ${result.remaining.join("; ")}`, variant: "destructive" },
+    );
+  }
+  await requireUser(request, context);
+  return json({ error: "Unknown action" }, { status: 400 });
 }
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <PositionsScreen initial={data.positions as unknown as PositionItem[] | null} loadError={data.loadError} />;
+  return <PositionsScreen initial={data.positions as unknown as PositionItem[] | null} loadError={data.loadError} orders={data.orders as unknown as OpenOrder[] | null} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Futures Positions · PerpDesk" }];

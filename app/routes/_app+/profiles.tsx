@@ -10,7 +10,7 @@ import { type DialogKind, type DialogState, ProfilesScreen } from "#app/componen
 import { CreateProfileSchema, DeleteProfileSchema, TransferSchema } from "#app/core/schemas/profiles.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { type ProfileView, createProfile, deleteProfile, listProfileViews, transferFunds } from "#app/services/profiles.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
@@ -35,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "profiles.manage");
   const formData = await request.formData();
   const wantsJson = formData.get("_js") === "1";
   const intent = String(formData.get("intent") ?? "") as DialogKind;

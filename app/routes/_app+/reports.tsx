@@ -10,7 +10,7 @@ import { REPORT_STATUSES, REPORT_TYPES, REPORT_TYPE_LABELS, ReportFormSchema } f
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { listProfileViews } from "#app/services/profiles.server.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
@@ -40,7 +40,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const failed = (description: string): Toast => ({ title: "Failed to create report", description, variant: "destructive" });
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "reports.generate");
   const formData = await request.formData();
   const wantsJson = formData.get("_js") === "1";
   const submission = parseWithZod(formData, { schema: ReportFormSchema });

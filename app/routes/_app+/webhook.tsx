@@ -29,17 +29,23 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
   json,
+  redirect,
 } from "@remix-run/node";
 import { Form, Link as RemixLink, useLoaderData, useNavigation } from "@remix-run/react";
 import { type ReactNode, useState } from "react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { useToast } from "#app/components/toaster.tsx";
-import { SYMBOLS } from "#app/core/products.ts";
+import { SYMBOLS, resolveSymbol } from "#app/core/products.ts";
+import { protectionLines } from "#app/components/manual-trading/manual-protection.ts";
+import { ProtectionTable } from "#app/components/manual-trading/protection-table.tsx";
+import { getTradingConfig } from "#db/queries/trading-state.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
 import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
+import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
+import { type AllowlistView, allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -49,18 +55,46 @@ const HEALTH_POLL_MS = 30_000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const [config, health] = await Promise.all([getWebhookConfig(request, context), getSystemStatusForPage(context)]);
-  const rotated = new URL(request.url).searchParams.has("rotated");
-  return json({ config, systemStatus: health.systemStatus, rotated }, { headers: NO_STORE });
+  const [config, health, allowlist, trading] = await Promise.all([
+    getWebhookConfig(request, context),
+    getSystemStatusForPage(context),
+    allowlistView(context.db, context.config.WEBHOOK_ALLOWLIST),
+    getTradingConfig(context.db),
+  ]);
+  const protection = protectionLines(trading, "signal");
+  const url = new URL(request.url);
+  const rotated = url.searchParams.has("rotated");
+  const allowlistError = url.searchParams.get("allowlistError");
+  return json(
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  let intent: FormDataEntryValue | null = null;
+  let form: FormData | null = null;
   try {
-    intent = (await request.formData()).get("intent");
+    form = await request.formData();
   } catch {
     // not a form body
+  }
+  const intent = form?.get("intent");
+  if (intent === "allowlist") {
+    if (context.config.WEBHOOK_ALLOWLIST) {
+      return json({ error: "WEBHOOK_ALLOWLIST is set in the environment: change it there" }, { status: 409, headers: NO_STORE });
+    }
+    const checked = validateAllowlist(String(form?.get("allowlist") ?? "").slice(0, 4000));
+    if (!checked.ok) return redirect(`/webhook?${new URLSearchParams({ allowlistError: checked.error })}`, { headers: NO_STORE });
+    await saveAllowlist(context.db, user.username, checked.value);
+    return redirectWithToast(
+      context,
+      "/webhook",
+      checked.value
+        ? { title: "Webhook senders limited", description: `Only ${checked.value} may post alerts now; others get 403.` }
+        : { title: "Webhook allowlist removed", description: "Any address with the secret may post alerts." },
+      { headers: NO_STORE },
+    );
   }
   if (intent !== "rotate") return json({ error: "Unknown action" }, { status: 400, headers: NO_STORE });
   await rotateWebhookSecret(context.db, context.config.appSecret, user.username);
@@ -386,8 +420,80 @@ function SignalFormatCard({ maxBodyBytes }: { maxBodyBytes: number }) {
   );
 }
 
+/** TradingView tickers as alerts send them, and the product each becomes (resolveSymbol). */
+const TICKER_EXAMPLES = ["BINANCE:ETHUSDT", "ETHUSDT.P", "COINBASE:BTC-USD", "BTCUSD", "SOLUSDC", "XRP-PERP"];
+
+/** What a position opened by a signal gets (issue 11), and how tickers map to products. */
+function SignalDefaultsCard({ protection }: { protection: { label: string; value: string; on: boolean }[] }) {
+  return (
+    <Card title="What a signal gets" testId="signal-defaults">
+      <Typography color="text.secondary" sx={{ mb: 1 }}>
+        A position opened by an alert carries this protection (Trading Rules, signal switches):
+      </Typography>
+      <ProtectionTable lines={protection} label="Protection for signal positions" testId="signal-protection-line" />
+      <Typography color="text.secondary" sx={{ mt: 2, mb: 1 }}>
+        Tickers map to the perpetual of their base asset (exchange prefix, quote currency and <code>.P</code> are dropped); any other base is
+        refused with a 400:
+      </Typography>
+      <Table size="small" aria-label="Ticker mapping">
+        <TableBody>
+          {TICKER_EXAMPLES.map((ticker) => (
+            <TableRow key={ticker} data-testid="ticker-mapping">
+              <TableCell sx={{ fontFamily: "monospace" }}>{ticker}</TableCell>
+              <TableCell>→ {resolveSymbol(ticker)?.symbol ?? "refused"}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </Card>
+  );
+}
+
+/** Who may post alerts: anyone with the secret, TradingView's published addresses, or a list. */
+function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlist: AllowlistView; error: string | null; yourAddress: string | null; trustProxy: boolean }) {
+  const fromEnv = allowlist.source === "env";
+  return (
+    <Card title="Allowed senders" testId="allowlist-card">
+      <Typography color="text.secondary" sx={{ mb: 1.5 }}>
+        Optional: only these addresses may post alerts, even with the secret. <code>tradingview</code> stands for TradingView's published
+        webhook addresses ({TRADINGVIEW_ADDRESSES.join(", ")}). Empty: any address with the secret.
+      </Typography>
+      <Typography sx={{ mb: 1.5 }} data-testid="allowlist-state">
+        {allowlist.addresses.length === 0 ? "Now: any address with the secret." : `Now: ${allowlist.addresses.length} address${allowlist.addresses.length === 1 ? "" : "es"} (${allowlist.addresses.join(", ")}).`}
+      </Typography>
+      {fromEnv ? (
+        <Alert severity="info">Set by the WEBHOOK_ALLOWLIST environment variable: change it there and restart.</Alert>
+      ) : (
+        <Form method="post" action="/webhook" style={{ display: "grid", gap: 8 }}>
+          <input type="hidden" name="intent" value="allowlist" />
+          <TextField
+            name="allowlist"
+            label="Addresses"
+            size="small"
+            defaultValue={allowlist.value}
+            error={Boolean(error)}
+            helperText={error ?? 'Comma separated, e.g. "tradingview" or "tradingview, 203.0.113.7"'}
+            slotProps={{ htmlInput: { "data-testid": "allowlist-input", maxLength: 4000 } }}
+          />
+          <Box>
+            <Button type="submit" variant="outlined" data-testid="allowlist-save">
+              Save allowed senders
+            </Button>
+          </Box>
+        </Form>
+      )}
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
+        This app sees your own requests coming from {yourAddress ?? "an unknown address"}.{" "}
+        {trustProxy
+          ? "Behind your proxy it reads the sender from X-Forwarded-For (TRUST_PROXY is on)."
+          : "If that is your proxy's address, turn TRUST_PROXY on first, or every alert would be refused."}
+      </Typography>
+    </Card>
+  );
+}
+
 export default function Page() {
-  const { config, systemStatus, rotated } = useLoaderData<typeof loader>();
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection } = useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -404,8 +510,12 @@ export default function Page() {
           <EndpointCard url={config.url} secret={config.secret} revealed={revealed} onToggleReveal={() => setToggled({ secret: config.secret, revealed: !revealed })} />
           <SetupCard url={config.url} port={config.port} />
           <AlertMessageCard message={config.alertMessage} secret={config.secret} revealed={revealed} />
+          <AllowlistCard allowlist={allowlist} error={allowlistError} yourAddress={yourAddress} trustProxy={trustProxy} />
         </Stack>
-        <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
+        <Stack spacing={3} sx={{ minWidth: 0 }}>
+          <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
+          <SignalDefaultsCard protection={protection} />
+        </Stack>
       </Box>
     </Screen>
   );

@@ -11,7 +11,7 @@ import { Logo } from "#app/components/logo.tsx";
 import { requireAnonymous } from "#app/utils/auth.server.ts";
 
 const COMING_SOON = ["BTC", "ETH", "SOL", "XRP"];
-const AUTH_PATHS = new Set(["/login", "/register"]);
+const AUTH_PATHS = new Set(["/login", "/register", "/two-factor"]);
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAnonymous(request, context);

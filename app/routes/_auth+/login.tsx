@@ -20,6 +20,7 @@ import {
   safeRedirect,
   startSession,
 } from "#app/utils/auth.server.ts";
+import { commitSecondFactor } from "#app/utils/session.server.ts";
 
 export const LOGIN_FAILED_401 = "Invalid username or password. Please try again.";
 
@@ -32,9 +33,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return json({ result: submission.reply({ hideFields: ["password"] }), toast: null as Toast | null }, { status: 400 });
   }
   try {
-    const user = await authenticateForm(request, context);
+    const { user, secondFactor } = await authenticateForm(request, context);
+    const redirectTo = safeRedirect(formData.get("redirectTo"));
+    if (secondFactor) {
+      // The password was right; the session waits for the code (/two-factor).
+      const pending = await commitSecondFactor(context, { userId: user.id, redirectTo });
+      return redirect("/two-factor", { headers: { "Set-Cookie": pending } });
+    }
     const cookie = await startSession(request, context, user);
-    return redirect(safeRedirect(formData.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
+    return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
     if (!(error instanceof LoginError)) throw error;
     const description = error.result.status === 401 ? LOGIN_FAILED_401 : error.result.error;

@@ -6,16 +6,30 @@ import Card from "@mui/material/Card";
 import CardContent from "@mui/material/CardContent";
 import Link from "@mui/material/Link";
 import Typography from "@mui/material/Typography";
-import { type ActionFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
-import { Form, Link as RemixLink, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect } from "react";
 import { Field } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
-import { registerUser } from "#app/services/auth.server.ts";
+import { REGISTRATION_BY_INVITATION } from "#app/core/schemas/auth.ts";
+import { RegistrationClosedError, registerUser, registrationMode } from "#app/services/auth.server.ts";
 import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
 import { UsernameTakenError } from "#db/queries/users.ts";
+
+const ROLE_TEXT = { admin: "an administrator", trader: "a trader", viewer: "a viewer (read-only)" } as const;
+
+/** What this screen may offer: a form (first account, invitation, open registration) or the closed notice. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireAnonymous(request, context);
+  const mode = await registrationMode(context.db, new URL(request.url).searchParams.get("invite"));
+  return json({
+    kind: mode.kind,
+    role: mode.kind === "invite" ? mode.invite.role : mode.kind === "open" ? "viewer" : mode.kind === "first" ? "admin" : null,
+    inviteInvalid: mode.kind === "closed" && mode.inviteInvalid,
+  });
+}
 
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireAnonymous(request, context);
@@ -32,6 +46,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const cookie = await startSession(request, context, user);
     return redirect(safeRedirect(formData.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
   } catch (error) {
+    if (error instanceof RegistrationClosedError) {
+      return json(
+        {
+          result: submission.reply({ formErrors: [error.message], hideFields: ["password", "confirmPassword"] }),
+          toast: { title: "Registration Failed", description: error.message, variant: "destructive" } as Toast | null,
+        },
+        { status: 403 },
+      );
+    }
     if (!(error instanceof UsernameTakenError)) throw error;
     return json(
       {
@@ -50,10 +73,12 @@ export const meta: MetaFunction = () => [{ title: "Create account · PerpDesk" }
 
 export default function RegisterPage() {
   const actionData = useActionData<typeof action>();
+  const mode = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const redirectTo = searchParams.get("redirectTo") ?? "";
+  const inviteCode = searchParams.get("invite") ?? "";
   const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && navigation.formAction === "/register";
+  const busy = navigation.state !== "idle" && navigation.formAction?.startsWith("/register") === true;
   const toast = useToast();
 
   const [form, fields] = useForm({
@@ -74,16 +99,27 @@ export default function RegisterPage() {
         <Typography variant="h2" component="h1" gutterBottom>
           Create account
         </Typography>
-        <Typography color="text.secondary" sx={{ mb: 2 }}>
-          The first account becomes the administrator.
-        </Typography>
+        {mode.kind === "closed" ? (
+          <Alert severity="info" sx={{ mb: 1 }} data-testid="registration-closed">
+            {mode.inviteInvalid ? "This invite link is not valid any more (used, revoked or expired). " : ""}
+            {REGISTRATION_BY_INVITATION}
+          </Alert>
+        ) : (
+          <Typography color="text.secondary" sx={{ mb: 2 }}>
+            {mode.kind === "first"
+              ? "The first account becomes the administrator."
+              : `This account will be ${ROLE_TEXT[mode.role ?? "viewer"]}.`}
+          </Typography>
+        )}
         {actionData?.toast ? (
           <Alert severity="error" sx={{ mb: 1 }}>
             {actionData.toast.title}: {actionData.toast.description}
           </Alert>
         ) : null}
-        <Form method="post" action="/register" {...getFormProps(form)}>
+        {mode.kind === "closed" ? null : (
+        <Form method="post" action={inviteCode ? `/register?invite=${encodeURIComponent(inviteCode)}` : "/register"} {...getFormProps(form)}>
           <input type="hidden" name="redirectTo" value={redirectTo} />
+          <input type="hidden" name="invite" value={inviteCode} />
           <Field field={fields.username} label="Username" autoComplete="username" autoFocus helperText="3-20 letters, numbers or underscores" />
           <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
           <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
@@ -91,6 +127,7 @@ export default function RegisterPage() {
             {busy ? "Creating account..." : "Create account"}
           </Button>
         </Form>
+        )}
         <Typography sx={{ mt: 3 }} color="text.secondary">
           Already have an account?{" "}
           <Link component={RemixLink} to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}>

@@ -2,12 +2,12 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { activateEmergencyStop } from "#app/services/trading.server.ts";
 import { getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "emergency.activate");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   return json(await activateEmergencyStop(context.db, user.username));
 }

@@ -4,6 +4,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { UpdateExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { deleteExchange, getExchangeView, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
+import { refuseOnExposure } from "#app/services/exposure.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
 
@@ -25,12 +26,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       const { field, message } = firstIssue(parsed.error.issues);
       return jsonError(400, message, { field });
     }
-    const updated = await updateExchangeFlags(context.db, id, parsed.data, user.username);
+    const updated = await updateExchangeFlags(context.db, id, parsed.data, user.username).catch(refuseOnExposure);
+    if (updated instanceof Response) return updated;
     if (!updated) return jsonError(404, NOT_FOUND);
     return json(updated, { headers: NO_STORE });
   }
   if (request.method === "DELETE") {
-    const removed = await deleteExchange(context.db, id, user.username);
+    const removed = await deleteExchange(context.db, id, user.username).catch(refuseOnExposure);
+    if (removed instanceof Response) return removed;
     if (!removed) return jsonError(404, NOT_FOUND);
     return json({ success: true, message: `Exchange "${removed.accountName}" deleted`, id }, { headers: NO_STORE });
   }

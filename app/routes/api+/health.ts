@@ -1,8 +1,17 @@
 // GET /api/health (public): {status, systemStatus: [{component, status, message}], checkedAt}.
+// Anonymous callers (uptime monitors, strangers) get each component's status only: the
+// messages tell the trading state (emergency stop, paper or live, worker count, database)
+// and are for signed-in users (issue 10).
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getSystemStatus } from "#app/services/health.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { getUser } from "#app/utils/auth.server.ts";
 
-export async function loader({ context }: LoaderFunctionArgs) {
-  return json(await getSystemStatus(context), { headers: NO_STORE });
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [health, user] = await Promise.all([getSystemStatus(context), getUser(request, context)]);
+  if (user) return json(health, { headers: NO_STORE });
+  return json(
+    { ...health, systemStatus: health.systemStatus.map(({ component, status }) => ({ component, status })) },
+    { headers: NO_STORE },
+  );
 }

@@ -1,19 +1,21 @@
 // GET /api/logs?limit=20&type=&level=&beforeId=: newest first.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { queryInt } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
+  const user = await requireUser(request, context);
   const params = new URL(request.url).searchParams;
-  const limit = Number(params.get("limit") ?? 20);
-  const beforeId = Number(params.get("beforeId") ?? 0);
+  const limit = queryInt(params, "limit", 20, 1, 1000);
+  const beforeId = queryInt(params, "beforeId", 0, 0, Number.MAX_SAFE_INTEGER);
   return json(
     await listActivityLogs(context.db, {
-      limit: Number.isFinite(limit) ? limit : 20,
+      limit,
       type: params.get("type") || undefined,
       level: params.get("level") || undefined,
-      beforeId: Number.isFinite(beforeId) && beforeId > 0 ? beforeId : undefined,
+      beforeId: beforeId > 0 ? beforeId : undefined,
+      viewer: user,
     }),
   );
 }

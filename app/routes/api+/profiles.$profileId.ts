@@ -5,12 +5,12 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { DeleteProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { deleteProfile } from "#app/services/profiles.server.ts";
 import { firstIssue, getNotAllowedLoader, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "profiles.manage");
   if (request.method !== "DELETE") return jsonError(405, `Method ${request.method} not allowed`);
   const body = stringFields(await readJsonObject(request), ["toProfileId"]);
   const parsed = DeleteProfileSchema.safeParse({ ...body, profileId: params.profileId ?? "" });

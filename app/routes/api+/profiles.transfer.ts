@@ -5,12 +5,12 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { TransferSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { transferFunds } from "#app/services/profiles.server.ts";
 import { firstIssue, getNotAllowedLoader, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "profiles.manage");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const body = stringFields(await readJsonObject(request), ["fromProfileId", "toProfileId", "currency", "amount"]);
   const parsed = TransferSchema.safeParse(body);

@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { CreateProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { createProfile, listProfileViews } from "#app/services/profiles.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -19,7 +19,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "profiles.manage");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const parsed = CreateProfileSchema.safeParse(stringFields(await readJsonObject(request), ["name"]));
   if (!parsed.success) {

@@ -4,8 +4,8 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { REPORT_STATUSES, REPORT_TYPES, ReportFormSchema, reportFormFromBody } from "#app/core/schemas/reports.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
-import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { firstIssue, jsonError, NO_STORE, readJsonObject, queryInt } from "#app/utils/api.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -15,17 +15,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const status = url.searchParams.get("status") || undefined;
   if (type && type !== "all" && !(REPORT_TYPES as readonly string[]).includes(type)) return jsonError(400, `Unknown report type ${type}`);
   if (status && status !== "all" && !(REPORT_STATUSES as readonly string[]).includes(status)) return jsonError(400, `Unknown report status ${status}`);
-  const limit = Number(url.searchParams.get("limit") ?? 100);
   const reports = await listReportViews(context.db, {
     type: type === "all" ? undefined : type,
     status: status === "all" ? undefined : status,
-    limit: Number.isFinite(limit) ? limit : 100,
+    limit: queryInt(url.searchParams, "limit", 100, 1, 500),
   });
   return json(reports, { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "reports.generate");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const parsed = ReportFormSchema.safeParse(reportFormFromBody(await readJsonObject(request)));
   if (!parsed.success) {

@@ -2,16 +2,15 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual-order.ts";
 import { placeManualOrder } from "#app/services/orders.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
+import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 import { listTrades } from "#db/queries/trades.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const url = new URL(request.url);
-  const limit = Number(url.searchParams.get("limit") ?? 10);
   const trades = await listTrades(context.db, {
-    limit: Number.isFinite(limit) ? limit : 10,
+    limit: queryInt(url.searchParams, "limit", 10, 1, 1000),
     status: url.searchParams.get("status") || undefined,
     symbol: url.searchParams.get("symbol") || undefined,
   });
@@ -19,7 +18,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
+  const user = await requirePermission(request, context, "orders.place");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const body = await readJsonObject(request);
   const parsed = ManualOrderSchema.safeParse(manualOrderFromBody(body));

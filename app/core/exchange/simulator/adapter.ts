@@ -203,7 +203,10 @@ async function readOrder(db: Db | Trx, id: string): Promise<ExchangeOrder> {
   return orderRowToOrder(row);
 }
 
-const insufficientMargin = (needs: string, available: string, currency: string) =>
+/** The simulator's default taker fee (what a market order pays), also used by the web's margin pre-check. */
+export const SIM_TAKER_FEE_RATE = "0.0006";
+
+export const insufficientMargin = (needs: string, available: string, currency: string) =>
   `Insufficient margin: order needs ${moneyUp(needs)} ${currency}, available ${moneyDown(available)} ${currency}`;
 
 // ---------------------------------------------------------------------------------------
@@ -346,7 +349,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
     private readonly db: Db,
     private readonly options: SimulatorOptions = {},
   ) {
-    this.feeRate = rateOption(options.feeRate, "0.0006", "fee rate");
+    this.feeRate = rateOption(options.feeRate, SIM_TAKER_FEE_RATE, "fee rate");
     this.makerFeeRate = rateOption(options.makerFeeRate, "0.0002", "maker fee rate");
     this.slippage = rateOption(options.slippage, "0.0005", "slippage");
     this.startingBalance = rateOption(options.startingBalance, "10000", "starting balance");

@@ -1,0 +1,90 @@
+// Open orders and Flatten all (issue 11). The resting orders (GET /api/orders, refreshed by
+// live trade updates) with Cancel each and Cancel all, and the Flatten all button. Every
+// control is a plain form posted to /positions (intents cancel-order, cancel-all, flatten),
+// so it works without JavaScript; with it, Remix submits in place and the toast follows.
+import type { Trade } from "#db/queries/trades.ts";
+import { Form, useNavigation } from "@remix-run/react";
+import { formatDateTime, formatPrice, formatQuantity } from "#app/utils/format.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { useCan } from "../layout/permissions.tsx";
+import { PAPER, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("orders", {
+  card: { p: 2, mt: 3 },
+  head: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 1 },
+  spacer: { flex: 1 },
+  list: { listStyle: "none", m: 0, p: 0, display: "grid", gap: 1 },
+  row: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", py: 0.5, borderBottom: "1px solid rgba(255,255,255,0.08)" },
+  what: { flex: "1 1 240px" },
+});
+
+export type OpenOrder = Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt">;
+
+/** "Flatten all": cancels every resting order and closes every position at market. */
+export function FlattenButton() {
+  const canClose = useCan("positions.close");
+  const navigation = useNavigation();
+  if (!canClose) return null;
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "flatten";
+  return (
+    <Form method="post" action="/positions">
+      <input type="hidden" name="intent" value="flatten" />
+      <LeanButton type="submit" variant="outlined" color="error" disabled={busy} data-testid="flatten-all">
+        {busy ? "Flattening..." : "Flatten all"}
+      </LeanButton>
+    </Form>
+  );
+}
+
+export function OpenOrders({ initial }: { initial: OpenOrder[] | null }) {
+  const canCancel = useCan("orders.cancel");
+  const { data } = useApiQuery<OpenOrder[]>("/api/orders", { initialData: initial ?? undefined });
+  const orders = data ?? initial ?? [];
+  return (
+    <section className={cls(PAPER.outlined, S.card)} data-testid="open-orders" aria-label="Open orders">
+      <div className={S.head}>
+        <h2 className={T.h3}>Open orders</h2>
+        <span className={cls(T.body2, T.muted)}>{orders.length === 0 ? "" : `${orders.length} resting`}</span>
+        <div className={S.spacer} />
+        {canCancel && orders.length > 1 ? (
+          <Form method="post" action="/positions">
+            <input type="hidden" name="intent" value="cancel-all" />
+            <LeanButton type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
+              Cancel all
+            </LeanButton>
+          </Form>
+        ) : null}
+      </div>
+      {orders.length === 0 ? (
+        <p className={cls(T.body2, T.muted)} data-testid="no-open-orders">
+          No resting orders. Limit orders wait here until they fill or you cancel them.
+        </p>
+      ) : (
+        <ul className={S.list}>
+          {orders.map((o) => (
+            <li key={o.id} className={S.row} data-testid="open-order" data-symbol={o.symbol}>
+              <span className={cls(T.body2, S.what)}>
+                <b className={o.side === "buy" ? "pd-c-primary" : "pd-c-error"}>{o.side.toUpperCase()}</b> {formatQuantity(o.quantity)} {o.symbol}{" "}
+                {o.orderType} @ {formatPrice(o.price)}
+              </span>
+              <span className={cls(T.caption, T.muted)}>
+                {o.source} · {formatDateTime(o.createdAt)}
+              </span>
+              {canCancel ? (
+                <Form method="post" action="/positions">
+                  <input type="hidden" name="intent" value="cancel-order" />
+                  <input type="hidden" name="id" value={o.id} />
+                  <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
+                    Cancel
+                  </LeanButton>
+                </Form>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

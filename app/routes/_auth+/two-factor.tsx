@@ -1,0 +1,100 @@
+// /two-factor: the second login step for an account with 2FA on. The login action sends
+// here after a right password (a 5-minute signed cookie names the account); a right app
+// code or recovery code starts the session. Plain form post: works without JavaScript.
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import Alert from "@mui/material/Alert";
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import Link from "@mui/material/Link";
+import Typography from "@mui/material/Typography";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import { Form, Link as RemixLink, useActionData, useNavigation } from "@remix-run/react";
+import { Field } from "#app/components/forms.tsx";
+import { TwoFactorCodeFormSchema } from "#app/core/schemas/auth.ts";
+import { completeLogin } from "#app/services/auth.server.ts";
+import { checkSecondFactor } from "#app/services/two-factor.server.ts";
+import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
+import { clearSecondFactor, readSecondFactor } from "#app/utils/session.server.ts";
+import { findUserById } from "#db/queries/users.ts";
+
+export const meta: MetaFunction = () => [{ title: "Two-factor code · PerpDesk" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireAnonymous(request, context);
+  if (!(await readSecondFactor(request, context))) throw redirect("/login");
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  await requireAnonymous(request, context);
+  const pending = await readSecondFactor(request, context);
+  const user = pending ? await findUserById(context.db, pending.userId) : null;
+  if (!pending || !user || user.disabled || !user.twoFactorEnabled) {
+    return redirect("/login", { headers: { "Set-Cookie": await clearSecondFactor(context) } });
+  }
+  const formData = await request.formData();
+  const submission = parseWithZod(formData, { schema: TwoFactorCodeFormSchema });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const checked = await checkSecondFactor(context.db, context.config.appSecret, user.id, submission.value.code, {
+    ip: context.clientIp,
+    purpose: "login",
+  });
+  if (!checked.ok) {
+    const headers: HeadersInit = checked.retryAfterSeconds ? { "Retry-After": String(checked.retryAfterSeconds) } : {};
+    return json({ result: submission.reply({ formErrors: [checked.error], resetForm: true }) }, { status: checked.status, headers });
+  }
+  const headers = new Headers();
+  headers.append("Set-Cookie", await startSession(request, context, await completeLogin(context.db, user, context.clientIp)));
+  headers.append("Set-Cookie", await clearSecondFactor(context));
+  return redirect(safeRedirect(pending.redirectTo), { headers });
+}
+
+export default function TwoFactorPage() {
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formAction === "/two-factor";
+  const [form, fields] = useForm({
+    id: "two-factor-form",
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: TwoFactorCodeFormSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+
+  return (
+    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
+      <CardContent sx={{ p: 4 }}>
+        <Typography variant="h2" component="h1" gutterBottom>
+          Two-factor code
+        </Typography>
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          Enter the 6-digit code your authenticator app shows for PerpDesk. Lost your phone? Enter one of your recovery codes instead.
+        </Typography>
+        {form.errors?.length ? (
+          <Alert severity="error" id={form.errorId} sx={{ mb: 1 }}>
+            {form.errors[0]}
+          </Alert>
+        ) : null}
+        <Form method="post" action="/two-factor" {...getFormProps(form)}>
+          <Field
+            field={fields.code}
+            label="Authentication code"
+            autoComplete="one-time-code"
+            autoFocus
+            slotProps={{ htmlInput: { inputMode: "text", spellCheck: false, autoCapitalize: "off" } }}
+          />
+          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
+            {busy ? "Verifying..." : "Verify"}
+          </Button>
+        </Form>
+        <Typography sx={{ mt: 3 }} color="text.secondary">
+          <Link component={RemixLink} to="/login">
+            Back to sign in
+          </Link>
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}

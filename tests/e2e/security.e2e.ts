@@ -1,0 +1,278 @@
+// Safe on a public server (issue 10) in a real browser, on the file's OWN app instance: the
+// admin invites from the Users screen, a trader registers by the invite link and trades, a
+// viewer sees no trading controls, a stranger gets the closed registration notice, the
+// trader enrols in 2FA and signs in with JavaScript on (app code) and off (recovery code),
+// the admin resets 2FA and disables an account (its open page is signed out). Screenshots
+// of the Users and Account screens at 1440 and 390 px in test-results/e2e/security-*.png.
+// The tests run in order and build on each other.
+import { createHmac } from "node:crypto";
+import { describe, expect, test } from "vitest";
+import {
+  type Browser,
+  type BrowserContext,
+  type Page,
+  type PageProblems,
+  expectToastShown,
+  field,
+  h1,
+  newContext,
+  pathOf,
+  registerAccount,
+  screenshot,
+  squash,
+  useSuite,
+  visible,
+  waitForHydration,
+  watchProblems,
+} from "./utils.ts";
+
+const ADMIN = { username: "sec_admin", password: "sec-admin-secret-1" };
+const TRADER = { username: "sec_trader", password: "sec-trader-secret-1" };
+const VIEWER = { username: "sec_viewer", password: "sec-viewer-secret-1" };
+
+let baseUrl: string;
+let browser: Browser;
+let page: Page;
+let problems: PageProblems;
+useSuite({ label: "security", port: 5151 }, (suite) => ({ baseUrl, browser, page, problems } = suite));
+
+// RFC 6238 (HMAC-SHA1, 6 digits, 30 s), as the phone's authenticator app computes it.
+function totp(secret: string, step = Math.floor(Date.now() / 30_000)): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  const bytes: number[] = [];
+  for (const c of secret.replace(/\s/g, "")) {
+    value = (value << 5) | alphabet.indexOf(c);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac("sha1", Buffer.from(bytes)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
+async function gotoHydrated(target: Page, pathname: string, title: string, watch: PageProblems) {
+  const response = await target.goto(pathname);
+  expect(response?.status(), pathname).toBe(200);
+  await h1(target, title).waitFor({ state: "visible", timeout: 10_000 });
+  await waitForHydration(target, watch);
+}
+
+async function signIn(target: Page, account: { username: string; password: string }) {
+  await target.goto("/login");
+  await field(target, "Username").fill(account.username);
+  await field(target, "Password").fill(account.password);
+  await target.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+let traderContext: BrowserContext;
+let traderPage: Page;
+let traderProblems: PageProblems;
+let viewerContext: BrowserContext;
+let viewerPage: Page;
+let secret = "";
+let recoveryCodes: string[] = [];
+
+describe("security: invitations, roles, 2FA, the Users screen (SQLite, own instance)", () => {
+  test("1. the first account is the admin; a stranger then finds registration closed", async () => {
+    await registerAccount(page, problems, ADMIN);
+    const stranger = await newContext(browser, baseUrl);
+    const strangerPage = await stranger.newPage();
+    const strangerProblems = watchProblems(strangerPage);
+    await gotoHydrated(strangerPage, "/register", "Create account", strangerProblems);
+    expect(squash(await strangerPage.getByTestId("registration-closed").innerText())).toBe("Registration is by invitation: ask the admin for an invite link");
+    expect(await strangerPage.getByRole("button", { name: "Create account" }).count()).toBe(0);
+    const api = await strangerPage.request.post("/api/register", { data: { username: "stranger", password: "secret123" } });
+    expect(api.status()).toBe(403);
+    expect(strangerProblems.errors).toEqual([]);
+    await stranger.close();
+  });
+
+  test("2. Users screen: the admin creates a trader invite link; the trader registers with it and places an order", async () => {
+    await gotoHydrated(page, "/users", "Users", problems);
+    await page.getByTestId("invite-role").selectOption("trader");
+    await page.getByTestId("create-invite").click();
+    await expectToastShown(page, "Invitation created", "A trader invite link is ready: copy it below and send it to the person.", "default");
+    const url = await page.getByTestId("invite-url").first().inputValue();
+    expect(url).toMatch(new RegExp(`/register\\?invite=[A-Za-z0-9_-]{22}$`));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshot(page, "security-01-users-1440");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "security-02-users-390");
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    traderContext = await newContext(browser, baseUrl);
+    traderPage = await traderContext.newPage();
+    traderProblems = watchProblems(traderPage);
+    await registerAccount(traderPage, traderProblems, { ...TRADER, invite: new URL(url).pathname + new URL(url).search });
+    expect(((await (await traderPage.request.get("/api/user")).json()) as { role: string }).role).toBe("trader");
+
+    // The invitation is used up: it is gone from the screen.
+    await gotoHydrated(page, "/users", "Users", problems);
+    await visible(page.getByTestId("no-invites"));
+    expect(await page.locator('[data-testid="user-row"][data-username="sec_trader"]').count()).toBe(1);
+
+    // The trader trades: a market BUY from Manual Trading.
+    await expect
+      .poll(async () => ((await (await traderPage.request.get("/api/market/products")).json()) as { price: string | null }[]).every((p) => p.price !== null), { timeout: 30_000 })
+      .toBe(true);
+    await gotoHydrated(traderPage, "/manual-trading", "Manual Trading", traderProblems);
+    const form = traderPage.getByTestId("manual-trade-form");
+    await form.getByLabel("Quantity", { exact: true }).fill("0.01");
+    const since = Date.now();
+    await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
+    await expectToastShown(traderPage, "Trade Executed", "BUY order for ETH-PERP has been placed successfully", "default", since);
+    // But settings are the admin's.
+    expect((await traderPage.goto("/trading-rules"))?.status()).toBe(403);
+    expect(traderProblems.errors.filter((e) => !e.includes("403"))).toEqual([]);
+  });
+
+  test("3. a viewer sees no trading controls; it may still stop trading, not reset the stop", async () => {
+    const link = await page.request.post("/api/invites", { data: { role: "viewer" } });
+    const invite = new URL(((await link.json()) as { url: string }).url);
+    viewerContext = await newContext(browser, baseUrl);
+    viewerPage = await viewerContext.newPage();
+    const viewerProblems = watchProblems(viewerPage);
+    await registerAccount(viewerPage, viewerProblems, { ...VIEWER, invite: invite.pathname + invite.search });
+
+    await gotoHydrated(viewerPage, "/manual-trading", "Manual Trading", viewerProblems);
+    await visible(viewerPage.getByTestId("orders-not-allowed"));
+    expect(await viewerPage.getByRole("button", { name: "Buy / Long" }).count()).toBe(0);
+
+    await expect.poll(async () => ((await (await viewerPage.request.get("/api/positions")).json()) as unknown[]).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await gotoHydrated(viewerPage, "/positions", "Futures Positions", viewerProblems);
+    expect(await viewerPage.getByRole("button", { name: /^Close/ }).count()).toBe(0);
+    await screenshot(viewerPage, "security-03-viewer-positions");
+
+    // The server refuses what the screen hides.
+    const order = await viewerPage.request.post("/api/trades", { data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.01" } });
+    expect(order.status()).toBe(403);
+    await gotoHydrated(viewerPage, "/dashboard", "Dashboard", viewerProblems);
+    await visible(viewerPage.getByRole("button", { name: "Emergency Stop", exact: true }));
+    expect(await viewerPage.getByRole("button", { name: "Reset Emergency Stop" }).count()).toBe(0);
+    for (const name of ["Webhook Config", "API Settings", "Trading Rules", "Users"]) {
+      expect(await viewerPage.getByTestId("sidebar").getByRole("link", { name, exact: true }).count(), name).toBe(0);
+    }
+    expect(viewerProblems.errors).toEqual([]);
+  });
+
+  test("4. the trader turns on 2FA with JavaScript: QR code, a code from the app, ten recovery codes", async () => {
+    await gotoHydrated(traderPage, "/account", "Account", traderProblems);
+    await traderPage.getByTestId("start-enrolment").click();
+    await visible(traderPage.getByTestId("two-factor-qr"));
+    expect(await traderPage.getByTestId("two-factor-qr").evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    secret = (await traderPage.getByTestId("two-factor-secret").innerText()).replace(/\s/g, "");
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await screenshot(traderPage, "security-04-account-enrol-1440");
+
+    await traderPage.getByTestId("confirm-code").fill("000000" === totp(secret) ? "111111" : "000000");
+    await traderPage.getByTestId("confirm-submit").click();
+    await visible(traderPage.getByText("That code is not valid. Check your authenticator app and try again."));
+
+    await traderPage.getByTestId("confirm-code").fill(totp(secret));
+    await traderPage.getByTestId("confirm-submit").click();
+    await visible(traderPage.getByTestId("recovery-codes"));
+    recoveryCodes = (await traderPage.getByTestId("recovery-code").allInnerTexts()).map((c) => c.trim());
+    expect(recoveryCodes).toHaveLength(10);
+    await expect.poll(() => traderPage.getByTestId("two-factor-state").innerText(), { timeout: 5000 }).toBe("on");
+    await screenshot(traderPage, "security-05-account-codes-1440");
+    await traderPage.setViewportSize({ width: 390, height: 844 });
+    await screenshot(traderPage, "security-06-account-390");
+    await traderPage.setViewportSize({ width: 1440, height: 900 });
+    expect(traderProblems.errors.filter((e) => !e.includes("403") && !e.includes("401"))).toEqual([]);
+  });
+
+  test("5. sign in with 2FA, JavaScript on: password, then the app's code", async () => {
+    const fresh = await newContext(browser, baseUrl);
+    const p = await fresh.newPage();
+    const watch = watchProblems(p);
+    await signIn(p, TRADER);
+    await p.waitForURL((url) => url.pathname === "/two-factor", { timeout: 10_000 });
+    await waitForHydration(p, watch);
+    await screenshot(p, "security-07-two-factor");
+    // The code for the next 30 s step: the enrolment used this one, and a code works once.
+    const next = totp(secret, Math.floor(Date.now() / 30_000) + 1);
+    await field(p, "Authentication code").fill(next);
+    await p.getByRole("button", { name: "Verify", exact: true }).click();
+    await p.waitForURL((url) => url.pathname === "/dashboard", { timeout: 10_000 });
+    expect(((await (await p.request.get("/api/user")).json()) as { username: string }).username).toBe(TRADER.username);
+    expect(watch.errors).toEqual([]);
+    await fresh.close();
+  });
+
+  test("6. sign in with 2FA, JavaScript off: password, then a recovery code", async () => {
+    const noJs = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const p = await noJs.newPage();
+    await signIn(p, TRADER);
+    await p.waitForURL((url) => url.pathname === "/two-factor", { timeout: 10_000 });
+    await field(p, "Authentication code").fill("wrong-code");
+    await p.getByRole("button", { name: "Verify", exact: true }).click();
+    await p.waitForLoadState("load");
+    expect(pathOf(p)).toBe("/two-factor");
+    expect(await p.getByText("Enter the 6-digit code from your authenticator app, or a recovery code").count()).toBeGreaterThan(0);
+    await field(p, "Authentication code").fill(recoveryCodes[0]!);
+    await p.getByRole("button", { name: "Verify", exact: true }).click();
+    await p.waitForURL((url) => url.pathname === "/dashboard", { timeout: 10_000 });
+    await p.goto("/account");
+    expect(await p.getByTestId("recovery-left").innerText()).toBe("9");
+    await screenshot(p, "security-08-account-nojs");
+    await noJs.close();
+  });
+
+  test("7. the admin sees 2FA on, resets it, and disables the viewer, whose open page is signed out", async () => {
+    await gotoHydrated(page, "/users", "Users", problems);
+    const traderRow = page.locator('[data-testid="user-row"][data-username="sec_trader"]');
+    expect(squash(await traderRow.innerText())).toContain("on");
+    await page.getByTestId("reset-2fa-sec_trader").click();
+    await expectToastShown(page, "Two-factor authentication reset", "sec_trader signs in with the password only until they set it up again.", "default");
+    await expect.poll(async () => page.getByTestId("reset-2fa-sec_trader").count()).toBe(0);
+
+    await page.getByTestId("toggle-sec_viewer").click();
+    await expectToastShown(page, "User updated", "sec_viewer: viewer, disabled", "default");
+    // The viewer's session ended at once: its next request lands on the login page.
+    await viewerPage.goto("/dashboard");
+    expect(pathOf(viewerPage)).toMatch(/^\/login/);
+    await signIn(viewerPage, VIEWER);
+    await viewerPage.waitForLoadState("load");
+    expect(pathOf(viewerPage)).toMatch(/^\/login/);
+    expect(problems.errors).toEqual([]);
+  });
+
+  test("8. Positions: a resting limit order is listed and cancelled; Flatten all leaves the account flat (1440 and 390 px)", async () => {
+    const products = (await (await traderPage.request.get("/api/market/products")).json()) as { productId: string; price: string }[];
+    const eth = Number(products.find((p) => p.productId === "ETH-PERP")!.price);
+    const placed = await traderPage.request.post("/api/trades", {
+      data: { symbol: "ETH-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.01", price: (eth * 0.5).toFixed(2) },
+    });
+    expect(placed.status()).toBe(201);
+    await expect.poll(async () => ((await (await traderPage.request.get("/api/orders")).json()) as unknown[]).length, { timeout: 15_000 }).toBe(1);
+
+    await gotoHydrated(traderPage, "/positions", "Futures Positions", traderProblems);
+    const orders = traderPage.getByTestId("open-orders");
+    await visible(orders.getByTestId("open-order"));
+    expect(squash(await orders.getByTestId("open-order").innerText())).toContain("BUY 0.0100 ETH-PERP limit");
+    await screenshot(traderPage, "security-09-positions-open-order-1440");
+    await traderPage.setViewportSize({ width: 390, height: 844 });
+    await screenshot(traderPage, "security-10-positions-open-order-390");
+    await traderPage.setViewportSize({ width: 1440, height: 900 });
+
+    let since = Date.now();
+    await orders.getByRole("button", { name: "Cancel", exact: true }).click();
+    await expectToastShown(traderPage, "Order Cancelled", "The order was cancelled and its margin released", "default", since);
+    await visible(orders.getByTestId("no-open-orders"));
+
+    // The viewer sees the list but neither Cancel nor Flatten all.
+    since = Date.now();
+    await traderPage.getByTestId("flatten-all").click();
+    await expectToastShown(traderPage, "Account Flat", "1 position closed, 0 orders cancelled; the exchange reports no open position", "default", since);
+    await visible(traderPage.getByTestId("positions-empty"));
+    await screenshot(traderPage, "security-11-positions-flat");
+    expect(traderProblems.errors.filter((e) => !e.includes("403") && !e.includes("401"))).toEqual([]);
+  });
+});

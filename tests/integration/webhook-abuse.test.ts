@@ -1,0 +1,156 @@
+// The webhook against strangers (issue 10): a flood of bad-secret posts writes a handful of
+// rows and valid alerts still answer fast; a source rejected too often gets 429 (but never a
+// request with the right secret); the sender allowlist; an undecryptable stored secret is a
+// 503 with an error in health and one log line; the worker prunes old events and jobs.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "#app/core/env.ts";
+import { REJECTS_PER_MINUTE, TRADINGVIEW_ADDRESSES } from "#app/services/webhook-guard.server.ts";
+import { flushRejections } from "#app/services/webhook.server.ts";
+import { appendEvents } from "#db/queries/events.ts";
+import { createApp } from "#server.ts";
+import { type TestApp, createTestApp, loadBuild, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { pruneOnce } from "#worker/housekeeping.ts";
+
+const count = async (app: TestApp, table: "activity_logs" | "events" | "signals") =>
+  Number((await app.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+
+const post = (app: TestApp, body: unknown, ip: string) =>
+  app.fetch("/api/webhook/tradingview", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body), headers: { "Content-Type": "text/plain", "X-Forwarded-For": ip } });
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+
+describe.each(testDialects())("webhook abuse on %s", (dialect) => {
+  let app: TestApp;
+  let secret: string;
+  beforeAll(async () => {
+    app = await createTestApp(dialect, { TRUST_PROXY: "true" });
+    const admin = (await registerVia(app, "hook_owner")).cookie;
+    secret = await webhookSecret(app, admin);
+    await app.fetch("/api/trading-config", { method: "POST", cookie: admin, json: { autoTradingEnabled: false } });
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+
+  test("2,000 bad-secret posts write a handful of rows; valid alerts sent meanwhile answer 200 and fast", async () => {
+    await flushRejections(app.database.db, true);
+    const lastLog = await app.database.db.selectFrom("activity_logs").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+    const before = { logs: await count(app, "activity_logs"), events: await count(app, "events"), signals: await count(app, "signals"), lastLogId: Number(lastLog?.id ?? 0) };
+    const valid: number[] = [];
+    const flood = (async () => {
+      const answers: number[] = [];
+      for (let batch = 0; batch < 20; batch++) {
+        const responses = await Promise.all(
+          Array.from({ length: 100 }, (_, i) => post(app, { secret: `guess-${batch}-${i}`, action: "buy", symbol: "BTCUSDT.P", quantity: "1", order_type: "market" }, "203.0.113.50")),
+        );
+        answers.push(...responses.map((r) => r.status));
+      }
+      return answers;
+    })();
+    const alerts = (async () => {
+      for (let i = 0; i < 40; i++) {
+        const started = performance.now();
+        const response = await post(app, { secret, id: `valid-${dialect}-${i}`, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" }, "52.89.214.238");
+        valid.push(performance.now() - started);
+        expect(response.status).toBe(200);
+      }
+    })();
+    const [statuses] = await Promise.all([flood, alerts]);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(REJECTS_PER_MINUTE);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(2000 - REJECTS_PER_MINUTE);
+    await flushRejections(app.database.db, true);
+    const after = { logs: await count(app, "activity_logs"), events: await count(app, "events"), signals: await count(app, "signals") };
+    expect(after.signals - before.signals).toBe(40);
+    // The 2,000 rejections: the minute's first line and one summary with the count.
+    const rejectedLines = await app.database.db.selectFrom("activity_logs").select("message").where("message", "like", "Webhook rejected%").where("id", ">", before.lastLogId).execute();
+    expect(rejectedLines).toHaveLength(2);
+    // Everything else written meanwhile belongs to the 40 valid signals (their lines and events).
+    const validLines = await app.database.db.selectFrom("activity_logs").select("id").where("message", "not like", "Webhook rejected%").where("id", ">", before.lastLogId).execute();
+    expect(after.logs - before.logs).toBe(validLines.length + 2);
+    expect(validLines.length).toBeLessThanOrEqual(40 * 2);
+    const summary = await app.database.db.selectFrom("activity_logs").select(["message", "data"]).where("message", "like", "Webhook rejected 2000 times%").execute();
+    expect(summary).toHaveLength(1);
+    console.log(`[webhook-abuse ${dialect}] valid alerts during the flood: p50 ${percentile(valid, 50).toFixed(1)} ms, p99 ${percentile(valid, 99).toFixed(1)} ms`);
+    expect(percentile(valid, 99)).toBeLessThan(250);
+  });
+
+  test("a source over the rejection limit gets 429 unread, yet its alert with the right secret goes through", async () => {
+    for (let i = 0; i < REJECTS_PER_MINUTE; i++) expect((await post(app, "not json", "198.51.100.9")).status).toBe(400);
+    expect((await post(app, "not json", "198.51.100.9")).status).toBe(429);
+    expect((await post(app, { secret: "nope", action: "buy", symbol: "BTCUSDT.P", quantity: "1", order_type: "market" }, "198.51.100.9")).status).toBe(429);
+    expect((await post(app, { secret, id: `limited-${dialect}`, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" }, "198.51.100.9")).status).toBe(200);
+    // Another source is not affected.
+    expect((await post(app, "not json", "198.51.100.10")).status).toBe(400);
+  });
+
+  test("WEBHOOK_ALLOWLIST=tradingview: other senders get 403 before anything is read", async () => {
+    const other = await createTestApp(dialect, { TRUST_PROXY: "true", WEBHOOK_ALLOWLIST: "tradingview" });
+    try {
+      const admin = (await registerVia(other, "allow_owner")).cookie;
+      const otherSecret = await webhookSecret(other, admin);
+      const refused = await post(other, { secret: otherSecret, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" }, "203.0.113.77");
+      expect(refused.status).toBe(403);
+      expect(await count(other, "signals")).toBe(0);
+      for (const address of TRADINGVIEW_ADDRESSES) {
+        expect((await post(other, { secret: otherSecret, id: `tv-${address}`, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" }, address)).status).toBe(200);
+      }
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  test("the Webhook Config screen's allowlist: bad entries refused, saved list enforced at once, emptied again", async () => {
+    const admin = (await app.fetch("/api/login", { method: "POST", json: { username: "hook_owner", password: "secret123" } })).headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const save = (allowlist: string) => app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "allowlist", allowlist } });
+    const bad = await save("tradingview, 999.1.1.1");
+    expect(bad.status).toBe(302);
+    expect(decodeURIComponent(bad.headers.get("location")!.replace(/\+/g, " "))).toContain("999.1.1.1 is not an IP address");
+    expect(await app.database.db.selectFrom("settings").select("value").where("key", "=", "webhook_allowlist").executeTakeFirst()).toBeUndefined();
+
+    const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+    expect(page).toContain('data-testid="allowlist-card"');
+    expect(page).toContain("Now: any address with the secret.");
+
+    expect((await save("TradingView 198.51.100.9")).status).toBe(302);
+    try {
+      const body = (id: string) => ({ secret, id, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" });
+      expect((await post(app, body("allow-1"), "203.0.113.78")).status).toBe(403);
+      expect((await post(app, body("allow-2"), "198.51.100.9")).status).toBe(200);
+      expect((await post(app, body("allow-3"), TRADINGVIEW_ADDRESSES[0]!)).status).toBe(200);
+      expect(await (await app.fetch("/webhook", { cookie: admin })).text()).toContain("Now: 5 addresses");
+    } finally {
+      expect((await save("")).status).toBe(302);
+    }
+    expect((await post(app, { secret, id: "allow-4", action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" }, "203.0.113.79")).status).toBe(200);
+  });
+
+  test("APP_SECRET changed: 503 with a clear error, the webhook component in error, one log line", async () => {
+    const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "a-different-secret-0123456789abcdefghijkl", DATA_DIR: "/tmp/perpdesk-test-unused", TRUST_PROXY: "true" });
+    const changed = createApp({ config, database: app.database, build: await loadBuild(), mode: "production" });
+    const send = () =>
+      changed.request("http://localhost:5000/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, action: "buy", symbol: "BTCUSDT.P", quantity: "1", order_type: "market" }), headers: { "Content-Type": "text/plain" } });
+    const answers = [await send(), await send(), await send()];
+    for (const answer of answers) {
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { error: string }).error).toMatch(/APP_SECRET/);
+    }
+    const health = (await (await changed.request("http://localhost:5000/api/health")).json()) as { systemStatus: { component: string; status: string }[] };
+    expect(health.systemStatus.find((c) => c.component === "webhook")!.status).toBe("error");
+    const lines = await app.database.db.selectFrom("activity_logs").select("message").where("message", "like", "Webhook secret cannot be decrypted%").execute();
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(lines.length).toBeLessThanOrEqual(1);
+  });
+
+  test("housekeeping prunes events and finished jobs past their retention, nothing younger", async () => {
+    const now = Date.now();
+    await appendEvents(app.database.db, [{ type: "system_status", data: { old: true } }]);
+    await app.database.db.updateTable("events").set({ created_at: now - 48 * 3_600_000 }).where("type", "=", "system_status").execute();
+    const eventsBefore = await count(app, "events");
+    const old = await app.database.db.selectFrom("events").select("id").where("created_at", "<", now - 24 * 3_600_000).execute();
+    expect(old.length).toBeGreaterThan(0);
+    const result = await pruneOnce(app.database.db, { eventsHours: 24, jobsDays: 7 }, now);
+    expect(result.events).toBe(old.length);
+    expect(await count(app, "events")).toBe(eventsBefore - old.length);
+  });
+});

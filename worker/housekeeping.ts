@@ -1,0 +1,34 @@
+// Housekeeping (issue 10): the `events` table (the live feed's tail; a resume replays at
+// most 500) and finished jobs grow with every signal, so every worker prunes them on a
+// schedule: events older than EVENTS_RETENTION_HOURS, completed and cancelled jobs older
+// than JOBS_RETENTION_DAYS, and expired sessions. Deletes are idempotent, so several workers
+// doing it at once is harmless. Signals, trades, positions and the activity log are history
+// and are never pruned here.
+import type { Kysely } from "kysely";
+import { pruneEvents } from "#db/queries/events.ts";
+import { pruneFinishedJobs } from "#db/queries/jobs.ts";
+import { deleteExpiredSessions } from "#db/queries/sessions.ts";
+import type { DB } from "#db/schema.ts";
+
+export const HOUSEKEEPING_MS = 10 * 60_000;
+
+export interface Retention {
+  eventsHours: number;
+  jobsDays: number;
+}
+
+export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date.now()): Promise<{ events: number; jobs: number; sessions: number }> {
+  const events = await pruneEvents(db, now - retention.eventsHours * 3_600_000);
+  const jobs = await pruneFinishedJobs(db, now - retention.jobsDays * 86_400_000);
+  const sessions = await deleteExpiredSessions(db, now);
+  return { events, jobs, sessions };
+}
+
+/** Prunes now and every HOUSEKEEPING_MS; returns the stop function. */
+export function startHousekeeping(db: Kysely<DB>, retention: Retention): () => void {
+  const run = () =>
+    pruneOnce(db, retention).catch((error) => console.error(`[worker] housekeeping failed: ${(error as Error).message}`));
+  void run();
+  const timer = setInterval(run, HOUSEKEEPING_MS);
+  return () => clearInterval(timer);
+}
