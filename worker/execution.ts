@@ -16,6 +16,7 @@ import { type Trade, getTrade, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
 import { newId } from "../db/queries/util.ts";
 import type { DB } from "../db/schema.ts";
+import { realizeFill } from "./fifo-books.ts";
 
 export interface ExecutionContext {
   db: Kysely<DB>;
@@ -141,6 +142,8 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     const current = await getTrade(trx, trade.id, { forUpdate: true });
     if (!current || current.status !== "pending") return current?.status ?? "failed";
 
+    // Realized P&L by the one FIFO ledger (net of fees), computed before the fill is written.
+    const realized = await realizeFill(trx, db, { id: trade.id, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, leverage: trade.leverage ?? null });
     const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
     // A reduce-only close never exceeds what remains, and never opens or flips a position.
     const bookable = !trade.reduceOnly
@@ -161,7 +164,7 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
       if (rule.breakEvenNow && stillOpen) breakEvenNote = `Break-even: stop for ${trade.symbol} moved to entry ${open.entryPrice} after the first take-profit`;
       await updatePosition(trx, open.id, {
         remainingQuantity: stillOpen ? effect.position!.remaining : "0",
-        realizedPnl: D(open.realizedPnl).plus(effect.reduced.realizedPnl).toString(),
+        realizedPnl: D(open.realizedPnl).plus(realized.realizedPnl ?? "0").toString(),
         fees: D(open.fees).plus(effect.position?.isNew ? D(order.fee).times(effect.reduced.quantity).div(filled) : order.fee).toString(),
         currentPrice: price,
         ruleState: rule.ruleState,
@@ -208,11 +211,11 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
       executedQuantity: filled,
       fee: order.fee,
       positionId,
-      executedAt: Date.now(),
-      realizedPnl: effect.reduced?.realizedPnl ?? null,
+      executedAt: realized.executedAt,
+      realizedPnl: realized.realizedPnl,
     });
     if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "executed");
-    const pnl = effect.reduced ? `, realised P&L ${toFixed(effect.reduced.realizedPnl, 2)}` : "";
+    const pnl = realized.realizedPnl !== null ? `, realised P&L ${toFixed(realized.realizedPnl, 2)} (net of fees)` : "";
     await recordActivity(trx, {
       type: "trade",
       level: "success",

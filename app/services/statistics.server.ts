@@ -150,7 +150,7 @@ export async function getPerformanceStats(db: Kysely<DB>, now = Date.now()) {
   return (await getStatsLedger(db)).periodStats(now);
 }
 
-/** SPEC.md §3 closed-trades P&L: { totalPnL, realizedMatches }. */
+/** SPEC.md §3 closed-trades P&L: { totalPnL, realizedMatches }, plus closingTrades (the rows that closed something). */
 export async function getClosedTradesPnl(db: Kysely<DB>) {
   return (await getStatsLedger(db)).closedTradesPnl();
 }

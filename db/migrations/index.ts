@@ -8,6 +8,7 @@ import * as exchangeConnections from "./2026_11_22_0100_exchange_connections.ts"
 import * as profilesReports from "./2026_11_22_0200_profiles_reports.ts";
 import * as tradeFillIndexes from "./2026_11_22_0300_trade_fill_indexes.ts";
 import * as security from "./2026_11_24_0100_security.ts";
+import * as fifoRealizedPnl from "./2026_11_25_0100_fifo_realized_pnl.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_22_0200_profiles_reports": profilesReports,
   "2026_11_22_0300_trade_fill_indexes": tradeFillIndexes,
   "2026_11_24_0100_security": security,
+  "2026_11_25_0100_fifo_realized_pnl": fifoRealizedPnl,
 };

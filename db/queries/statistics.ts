@@ -153,3 +153,34 @@ export async function readExecutedSince(db: Db, updatedSince: number): Promise<{
 export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
   return (await listExecutedTradeRows(db)).flatMap((row) => (row.fill ? [row.fill] : []));
 }
+
+/** How many executed fills one symbol has, and the last in execution order (the worker's FIFO check). */
+export async function symbolFillsHead(db: Db, symbol: string): Promise<{ count: number; lastId: string | null; lastAt: number | null }> {
+  const base = db
+    .selectFrom("trades")
+    .where("symbol", "=", symbol)
+    .where("status", "in", EXECUTED)
+    .where("executed_at", "is not", null)
+    .where("executed_price", "is not", null);
+  const [counted, last] = await Promise.all([
+    base.select(sql<number | string>`count(*)`.as("n")).executeTakeFirst(),
+    base.select(["id", "executed_at"]).orderBy("executed_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst(),
+  ]);
+  return { count: Number(counted?.n ?? 0), lastId: last?.id ?? null, lastAt: last?.executed_at == null ? null : Number(last.executed_at) };
+}
+
+/** One symbol's executed fills in execution order; with `after`, only those after that fill. */
+export async function listSymbolFills(db: Db, symbol: string, after?: { executedAt: number; id: string }): Promise<ExecutedFill[]> {
+  let query = db
+    .selectFrom("trades")
+    .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
+    .where("symbol", "=", symbol)
+    .where("status", "in", EXECUTED);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb("executed_at", ">", after.executedAt), eb.and([eb("executed_at", "=", after.executedAt), eb("id", ">", after.id)])]),
+    );
+  }
+  const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();
+  return rows.flatMap((row) => toTradeRow(row as RawTradeRow).fill ?? []);
+}

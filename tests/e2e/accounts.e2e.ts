@@ -29,7 +29,7 @@ import {
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
-const FILLS_HEADER = "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L,Source";
+const FILLS_HEADER = "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L (net of fees),Source";
 
 let baseUrl: string;
 let browser: Browser;

@@ -39,7 +39,7 @@ import {
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
-const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (before fee),Trade ID,Order ID";
+const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID";
 
 interface TradeJson {
   id: string;
@@ -207,9 +207,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     expect(await cardLines(page, "card-total-trades")).toEqual(["Total Trades", "1", "All orders"]);
     expect(await cardLines(page, "card-completed")).toEqual(["Completed", "1", "Executed or completed"]);
     expect(await cardLines(page, "card-failed")).toEqual(["Failed", "0", "Rejected or not filled"]);
-    const pnl = await apiJson<{ totalPnL: string; realizedMatches: number }>(page, "/api/closed-trades-pnl");
+    const pnl = await apiJson<{ totalPnL: string; realizedMatches: number; closingTrades: number }>(page, "/api/closed-trades-pnl");
     // Loaded by the browser (GET /api/closed-trades-pnl), not by the page's loader.
-    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", Number(pnl.totalPnL).toFixed(2), `${pnl.realizedMatches} closed positions`]);
+    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", Number(pnl.totalPnL).toFixed(2), `All time, net of fees: ${pnl.closingTrades} closing ${pnl.closingTrades === 1 ? "trade" : "trades"}`]);
 
     // Filters: symbol text, status, Clear Filters.
     const symbol = page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true });

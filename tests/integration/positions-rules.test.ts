@@ -97,24 +97,27 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     const tp1 = await tick("ETH-PERP", "3017"); // TP1: 20 % of 1
     expect(tp1.closes).toBe(1);
     let p = await position(opened.id);
-    // SELL 0.2 at 3017 × 0.9995 = 3015.4915 → 3015.49; P&L (3015.49 − 3001.5) × 0.2 = 2.798.
-    expect(p).toMatchObject({ remainingQuantity: "0.8", breakEvenTriggered: true, stopPrice: "3001.5", realizedPnl: "2.798" });
+    // SELL 0.2 at 3017 × 0.9995 = 3015.4915 → 3015.49; gross (3015.49 − 3001.5) × 0.2 = 2.798,
+    // net of fees (FIFO, docs/pnl.md): − entry share 1.8009 × 0.2 = 0.36018 − exit fee 0.3618588 = 2.0759612.
+    expect(p).toMatchObject({ remainingQuantity: "0.8", breakEvenTriggered: true, stopPrice: "3001.5", realizedPnl: "2.0759612" });
     expect(p.ruleState).toMatchObject({ tpFilled: [0], requested: {} });
 
     await tick("ETH-PERP", "3017"); // the same price again: no second close for TP1
     await tick("ETH-PERP", "3038"); // TP2 (30 % of 1) and the trailing stop arms at 3038
     p = await position(opened.id);
-    // SELL 0.3 at 3038 × 0.9995 = 3036.481 → 3036.48; P&L 34.98 × 0.3 = 10.494.
-    expect(p).toMatchObject({ remainingQuantity: "0.5", trailingStopActive: true, trailingBestPrice: "3038", realizedPnl: "13.292" });
+    // SELL 0.3 at 3038 × 0.9995 = 3036.481 → 3036.48; gross 34.98 × 0.3 = 10.494, net
+    // − 0.54027 (1.8009 × 0.3) − 0.5465664 = 9.4071636; position 2.0759612 + 9.4071636 = 11.4831248.
+    expect(p).toMatchObject({ remainingQuantity: "0.5", trailingStopActive: true, trailingBestPrice: "3038", realizedPnl: "11.4831248" });
 
     await tick("ETH-PERP", "3045"); // best 3045: exit at 3045 × 0.994 = 3026.73
     await tick("ETH-PERP", "3027"); // above the exit: nothing
     expect((await position(opened.id)).remainingQuantity).toBe("0.5");
     await tick("ETH-PERP", "3026"); // retrace reached: close what remains
     p = await position(opened.id);
-    // SELL 0.5 at 3026 × 0.9995 = 3024.487 → 3024.48; P&L 22.98 × 0.5 = 11.49.
+    // SELL 0.5 at 3026 × 0.9995 = 3024.487 → 3024.48; gross 22.98 × 0.5 = 11.49, net − the entry
+    // fee left 0.90045 − 0.907344 = 9.682206; position 21.1653308 (gross 24.782 − fees 3.6166692).
     // Fees 1.8009 + 0.3618588 + 0.5465664 + 0.907344 = 3.6166692.
-    expect(p).toMatchObject({ status: "closed", remainingQuantity: "0", realizedPnl: "24.782", fees: "3.6166692", maxDrawdown: "0.2166", trailingBestPrice: "3045" });
+    expect(p).toMatchObject({ status: "closed", remainingQuantity: "0", realizedPnl: "21.1653308", fees: "3.6166692", maxDrawdown: "0.2166", trailingBestPrice: "3045" });
 
     expect(await closes(opened.id)).toEqual([
       { status: "executed", quantity: "0.2", price: "3015.49", source: "rule" },
@@ -129,18 +132,18 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     ]);
     expect(await tradeLogs(since)).toEqual([
       "Take profit 1 hit: closing 0.2 ETH-PERP at 3017.00",
-      "Order filled on simulator: SELL 0.2 ETH-PERP @ 3015.49 (fee 0.3618588), realised P&L 2.80",
+      "Order filled on simulator: SELL 0.2 ETH-PERP @ 3015.49 (fee 0.3618588), realised P&L 2.08 (net of fees)",
       "Break-even: stop for ETH-PERP moved to entry 3001.5 after the first take-profit",
       "Trailing stop armed for ETH-PERP at 3038.00: closes on a 0.6% retrace from the best price",
       "Take profit 2 hit: closing 0.3 ETH-PERP at 3038.00",
-      "Order filled on simulator: SELL 0.3 ETH-PERP @ 3036.48 (fee 0.5465664), realised P&L 10.49",
+      "Order filled on simulator: SELL 0.3 ETH-PERP @ 3036.48 (fee 0.5465664), realised P&L 9.41 (net of fees)",
       "Trailing stop hit: closing 0.5 ETH-PERP at 3026.00",
-      "Order filled on simulator: SELL 0.5 ETH-PERP @ 3024.48 (fee 0.907344), realised P&L 11.49",
+      "Order filled on simulator: SELL 0.5 ETH-PERP @ 3024.48 (fee 0.907344), realised P&L 9.68 (net of fees)",
     ]);
 
     // Statistics: FIFO P&L net of fees = 24.782 − 3.6166692 = 21.1653308, three matches.
     const pnl = await (await app.fetch("/api/closed-trades-pnl", { cookie: user })).json();
-    expect(pnl).toEqual({ totalPnL: "21.1653308", realizedMatches: 3 });
+    expect(pnl).toEqual({ totalPnL: "21.1653308", realizedMatches: 3, closingTrades: 3 });
     // The paper account agrees: 10000 + 21.1653308, nothing held, nothing open.
     const summary = (await (await app.fetch("/api/portfolio-summary", { cookie: user })).json()) as Record<string, unknown>;
     expect(summary).toMatchObject({ equity: "10021.1653308", walletBalance: "10021.1653308", marginUsed: "0", unrealizedPnL: "0", realizedPnL: "21.1653308", openPositions: 0, currency: "USDC" });
@@ -165,8 +168,9 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect((await position(opened.id)).status).toBe("open");
     await tick("BTC-PERP", "100449.8");
     const p = await position(opened.id);
-    // BUY 0.01 at 100449.8 × 1.0005 = 100500.0249 → 100500.1 (rounded up to the tick); P&L (99950 − 100500.1) × 0.01 = −5.501.
-    expect(p).toMatchObject({ status: "closed", realizedPnl: "-5.501", maxDrawdown: "0.5001" });
+    // BUY 0.01 at 100449.8 × 1.0005 = 100500.0249 → 100500.1 (rounded up to the tick); gross (99950 − 100500.1) × 0.01 = −5.501,
+    // net of the entry fee 0.5997 and the exit fee 0.6030006: −6.7037006.
+    expect(p).toMatchObject({ status: "closed", realizedPnl: "-6.7037006", maxDrawdown: "0.5001" });
     expect(await closes(opened.id)).toEqual([{ status: "executed", quantity: "0.01", price: "100500.1", source: "rule" }]);
 
     const second = await openPosition("sell", "BTC-PERP", "0.01"); // at 100449.8 × 0.9995 = 100399.5
@@ -363,7 +367,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     const logs = await db().selectFrom("activity_logs").select("message").execute();
     expect(logs.map((l) => l.message)).toEqual([`Statistics reset by rules_admin: 2 trades, 1 signals, 1 positions and ${logCount} log entries deleted`]);
     expect(await count("sim_orders")).toBe(2); // the exchange keeps its order history
-    expect(await (await app.fetch("/api/closed-trades-pnl", { cookie: user })).json()).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect(await (await app.fetch("/api/closed-trades-pnl", { cookie: user })).json()).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
     // A second reset cannot erase the record of the first.
     expect((await app.fetch("/api/reset-stats", { method: "POST", cookie: admin })).status).toBe(200);
     const audit = (await db().selectFrom("activity_logs").select("message").orderBy("id").execute()).map((l) => l.message);

@@ -62,11 +62,11 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     const now = Date.now();
 
     // Empty, then a first round trip booked in order.
-    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
     await book("buy", "1", "3000", t0);
     const firstExit = await book("sell", "1", "3100", t0 + 60_000);
     let expected = await expectFresh(now);
-    expect(expected.pnl).toEqual({ totalPnL: "99", realizedMatches: 1 }); // 100 − 0.5 − 0.5
+    expect(expected.pnl).toEqual({ totalPnL: "99", realizedMatches: 1, closingTrades: 1 }); // 100 − 0.5 − 0.5
     expect(expected.stats.allTime.totalTrades).toBe(1);
     expect(expected.stats.week.totalTrades).toBe(0); // 20 days ago: in the month, not the week
     expect(expected.stats.month.totalTrades).toBe(1);
@@ -92,7 +92,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     expected = await expectFresh(now);
     expect(statsCacheCounters(db()).rebuilds).toBe(rebuilds);
     expect(statsCacheCounters(db()).appends).toBeGreaterThan(appends);
-    expect(expected.pnl).toEqual({ totalPnL: "-3", realizedMatches: 2 }); // 99 + (−100 − 1 − 1)
+    expect(expected.pnl).toEqual({ totalPnL: "-3", realizedMatches: 2, closingTrades: 2 }); // 99 + (−100 − 1 − 1)
     expect(expected.stats.week.totalTrades).toBe(1);
     expect(await getNetPnlSince(db(), now - DAY)).toBe("-102");
 
@@ -103,7 +103,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     let rebuildsBefore = statsCacheCounters(db()).rebuilds;
     expected = await expectFresh(now);
     expect(statsCacheCounters(db()).rebuilds).toBe(rebuildsBefore);
-    expect(expected.pnl).toEqual({ totalPnL: "6.8", realizedMatches: 3 });
+    expect(expected.pnl).toEqual({ totalPnL: "6.8", realizedMatches: 3, closingTrades: 3 });
 
     // A fill of ETH executed before ETH's last one (out of order within its symbol): rebuilt, exact.
     await book("buy", "1", "2900", now - 2 * 3_600_000, "0.5");
@@ -126,7 +126,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
 
     // Same as a reset: every trade deleted.
     await db().deleteFrom("trades").execute();
-    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect((await expectFresh(now)).pnl).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
   });
 
   test("concurrent callers share refreshes (at most one running, one waiting) and still see a fill booked before they called", async () => {

@@ -87,7 +87,7 @@ describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
     await executed("pending-1", "BTC-PERP", "buy", "1", "100", "0.1", null, { status: "pending" });
     const pnl = await app.fetch("/api/closed-trades-pnl", { cookie });
     expect(pnl.status).toBe(200);
-    expect(await pnl.json()).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect(await pnl.json()).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
     const stats = await app.fetch("/api/performance-stats", { cookie });
     expect(stats.status).toBe(200);
     expect(await stats.json()).toEqual({ allTime: EMPTY, month: EMPTY, week: EMPTY });
@@ -120,7 +120,7 @@ describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
     const pnl = await app.fetch("/api/closed-trades-pnl", { cookie });
     expect(pnl.status).toBe(200);
     // 9.79 − 10.19 + 9.83 − 5.1025 = 4.3275 over A, B, C, D
-    expect(await pnl.json()).toEqual({ totalPnL: "4.3275", realizedMatches: 4 });
+    expect(await pnl.json()).toEqual({ totalPnL: "4.3275", realizedMatches: 4, closingTrades: 4 });
 
     const response = await app.fetch("/api/performance-stats", { cookie });
     expect(response.status).toBe(200);

@@ -73,6 +73,8 @@ const DOWNLOAD = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
 export interface ClosedTradesPnl {
   totalPnL: string;
   realizedMatches: number;
+  /** Trades that closed something: the rows with a realized P&L (the total is their sum). */
+  closingTrades?: number;
 }
 
 export interface TradeHistoryData {
@@ -95,15 +97,15 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
   const shown = filterTrades(all, filters);
   const summary = tradeSummary(all);
   const totalPnL = pnl.data?.totalPnL ?? null;
-  const matches = pnl.data?.realizedMatches ?? 0;
+  const closing = pnl.data?.closingTrades ?? 0;
   const pnlStatus = totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
   const pnlDescription = pnl.data
-    ? `${matches} closed ${matches === 1 ? "position" : "positions"}`
+    ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}`
     : pnl.error
       ? `Unavailable: ${errorText(pnl.error, "Unknown error")}`
       : hydrated
-        ? "Loading closed positions..."
-        : "Closed positions: needs JavaScript";
+        ? "Loading realized P&L..."
+        : "Realized P&L: needs JavaScript";
 
   const exportCsv = () => {
     if (shown.length === 0) {

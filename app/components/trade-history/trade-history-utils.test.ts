@@ -82,34 +82,34 @@ test("summary: total, completed (executed or completed), failed", () => {
   expect(tradeSummary([])).toEqual({ total: 0, completed: 0, failed: 0 });
 });
 
-test("a row's P/L: realised P&L net of the trade's fee; none for entries", () => {
-  expect(tradePnl(TRADES[3]!)).toBe("0.974");
+test("a row's P/L: the realised P&L the ledger booked (already net of fees); none for entries", () => {
+  expect(tradePnl(TRADES[3]!)).toBe("0.995");
   expect(tradePnl(TRADES[0]!)).toBeNull();
-  expect(tradePnl(trade({ realizedPnl: "-1.5", fee: "0.1" }))).toBe("-1.6");
+  expect(tradePnl(trade({ realizedPnl: "-1.5", fee: "0.1" }))).toBe("-1.5");
 });
 
 describe("trade-history.csv", () => {
-  test("SPEC's columns first, then Fee, Realized P&L (before fee), Trade ID, Order ID", () => {
-    expect(TRADE_CSV_HEADER).toEqual(["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (before fee)", "Trade ID", "Order ID"]);
+  test("SPEC's columns first, then Fee, Realized P&L (net of fees), Trade ID, Order ID", () => {
+    expect(TRADE_CSV_HEADER).toEqual(["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (net of fees)", "Trade ID", "Order ID"]);
     expect(tradeCsvRows([...TRADES.slice(0, 4)])).toEqual([
       ["2026-01-02T03:04:05.000Z", "ETH-PERP", "buy", "market", "0.01", "3400.5", "executed", "manual", "0.02", "", "a", ""],
       ["2026-01-02T03:04:05.000Z", "BTC-PERP", "sell", "limit", "0.01", "95000", "pending", "manual", "", "", "b", ""],
       ["2026-01-02T03:04:05.000Z", "SOL-PERP", "buy", "market", "0.01", "", "failed", "manual", "", "", "c", ""],
       ["2026-01-02T03:04:05.000Z", "ETH-PERP", "sell", "market", "0.01", "3500", "completed", "signal", "0.021", "0.995", "d", ""],
     ]);
-    // The row's P/L on screen is the realised P&L less the fee: 0.995 − 0.021.
-    expect(tradePnl(TRADES[3]!)).toBe("0.974");
+    // The CSV's realised P&L is the row's P/L on screen.
+    expect(tradePnl(TRADES[3]!)).toBe("0.995");
   });
 
   test("the file: a header line, CRLF line ends, fields quoted when needed", () => {
     const csv = tradeHistoryCsv([TRADES[0]!, trade({ id: "q", symbol: 'ODD,"PERP"', source: "manual" })]);
     expect(csv.split("\r\n")).toEqual([
-      "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (before fee),Trade ID,Order ID",
+      "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID",
       "2026-01-02T03:04:05.000Z,ETH-PERP,buy,market,0.01,3400.5,executed,manual,0.02,,a,",
       '2026-01-02T03:04:05.000Z,"ODD,""PERP""",buy,market,0.01,,pending,manual,,,q,',
       "",
     ]);
-    expect(tradeHistoryCsv([])).toBe("Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (before fee),Trade ID,Order ID\r\n");
+    expect(tradeHistoryCsv([])).toBe("Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID\r\n");
   });
 });
 

@@ -1,7 +1,7 @@
 // Pure helpers of the Trade History screen (SPEC.md §2 Trade History, §4, §9): the filters
 // (symbol text, status), the summary counts, the P/L and entry cells, and the
 // trade-history.csv export (SPEC's Date, Symbol, Side, Type, Quantity, Price, Status,
-// Source, then Fee, Realized P&L before fee, Trade ID, Order ID).
+// Source, then Fee, Realized P&L net of fees, Trade ID, Order ID).
 import { D } from "#app/core/decimal.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { toCsv } from "#app/utils/format.ts";
@@ -72,10 +72,13 @@ export function tradeSummary(trades: Trade[]) {
   };
 }
 
-/** A row's P/L: what the trade realised by reducing a position, net of its fee; null for entries. */
-export function tradePnl(trade: Pick<Trade, "realizedPnl" | "fee">): string | null {
-  if (trade.realizedPnl === null) return null;
-  return D(trade.realizedPnl).minus(trade.fee || "0").toString();
+/**
+ * A row's P/L: what the trade realised by closing FIFO lots, net of the fee shares (the
+ * lots' entry fees and this fill's), as the worker booked it from the one P&L ledger
+ * (docs/pnl.md); null for a trade that closed nothing.
+ */
+export function tradePnl(trade: Pick<Trade, "realizedPnl">): string | null {
+  return trade.realizedPnl === null ? null : D(trade.realizedPnl).toString();
 }
 
 /** The price a trade filled at, else its limit price; null for a market order still waiting. */
@@ -90,10 +93,10 @@ export const exchangeLabel = (name: string | null | undefined) => (name ? (EXCHA
 export const TRADE_HISTORY_FILE = "trade-history.csv";
 /**
  * SPEC.md's columns first, then (issue 11) what a trader reconciles with: the fee the fill
- * paid, the P&L it realised by reducing a position BEFORE that fee (empty for entries: the
- * row's P/L on screen is this minus the fee), and the app's and the exchange's ids.
+ * paid, the P&L it realised net of fees (the row's P/L on screen; empty when it closed
+ * nothing), and the app's and the exchange's ids.
  */
-export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (before fee)", "Trade ID", "Order ID"];
+export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (net of fees)", "Trade ID", "Order ID"];
 
 /** One CSV row per trade, in TRADE_CSV_HEADER's order. */
 export function tradeCsvRows(trades: Trade[]): string[][] {
@@ -107,7 +110,7 @@ export function tradeCsvRows(trades: Trade[]): string[][] {
     t.status,
     t.source,
     t.fee && !D(t.fee).eq(0) ? D(t.fee).toString() : isFilled(t) ? "0" : "",
-    t.realizedPnl === null ? "" : D(t.realizedPnl).toString(),
+    tradePnl(t) ?? "",
     t.id,
     t.orderId ?? "",
   ]);

@@ -163,10 +163,10 @@ describe("matchFifo", () => {
 
   test("nothing executed: no matches, total 0", () => {
     expect(matchFifo([])).toEqual({ matches: [], realizedMatches: 0, totalPnL: "0", openLots: [] });
-    expect(closedTradesPnl([])).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect(closedTradesPnl([])).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
   });
 
-  test("closedTradesPnl is the response shape: total net P&L and the number of matches", () => {
+  test("closedTradesPnl is the response shape: total net P&L, the number of matches and of the fills that closed something", () => {
     // the partial-closes fixture above: 29.77 + 9.75 − 60.42 = −20.9 over 3 matches
     expect(
       closedTradesPnl([
@@ -175,6 +175,6 @@ describe("matchFifo", () => {
         fill("sell", "2", "130", "0.26", 3),
         fill("sell", "2", "90", "0.18", 4),
       ]),
-    ).toEqual({ totalPnL: "-20.9", realizedMatches: 3 });
+    ).toEqual({ totalPnL: "-20.9", realizedMatches: 3, closingTrades: 2 });
   });
 });

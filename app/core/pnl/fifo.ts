@@ -104,6 +104,7 @@ export class FifoBook {
   private readonly books = new Map<string, Lot[]>();
   private total = D(0);
   private count = 0;
+  private closers = 0;
 
   /** Applies one fill (the next in execution order); returns the matches it realized. */
   apply(fill: ExecutedFill): RealizedMatch[] {
@@ -159,6 +160,7 @@ export class FifoBook {
       }
     }
 
+    if (matches.length > 0) this.closers++;
     if (left.gt(0)) {
       // Opens (or, after closing everything opposite, flips into) a lot in the fill's direction.
       const lotFee = fee.minus(feeAllocated);
@@ -184,6 +186,11 @@ export class FifoBook {
 
   get realizedMatches(): number {
     return this.count;
+  }
+
+  /** Fills that closed something (each a Trade History row with a realized P&L). */
+  get closingTrades(): number {
+    return this.closers;
   }
 
   /** Lots still open, per symbol in FIFO order. */
@@ -222,7 +229,7 @@ export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
 }
 
 /** The closed-trades P&L response (SPEC.md §3): `{ totalPnL, realizedMatches }`. */
-export function closedTradesPnl(fills: readonly ExecutedFill[]): { totalPnL: string; realizedMatches: number } {
-  const { totalPnL, realizedMatches } = matchFifo(fills);
-  return { totalPnL, realizedMatches };
+export function closedTradesPnl(fills: readonly ExecutedFill[]): { totalPnL: string; realizedMatches: number; closingTrades: number } {
+  const { totalPnL, realizedMatches, matches } = matchFifo(fills);
+  return { totalPnL, realizedMatches, closingTrades: new Set(matches.map((m) => m.exitTradeId)).size };
 }

@@ -74,7 +74,7 @@ describe("StatsLedger", () => {
 
   test("empty: zero statistics, profitFactor null", () => {
     const ledger = new StatsLedger();
-    expect(ledger.closedTradesPnl()).toEqual({ totalPnL: "0", realizedMatches: 0 });
+    expect(ledger.closedTradesPnl()).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
     expect(ledger.periodStats(Date.now())).toEqual(periodStats([], Date.now()));
     expect(ledger.netPnlSince(0)).toBe("0");
   });

@@ -187,8 +187,8 @@ export class StatsLedger {
   }
 
   /** The closed-trades P&L response (SPEC.md §3). */
-  closedTradesPnl(): { totalPnL: string; realizedMatches: number } {
-    return { totalPnL: this.book.totalPnL, realizedMatches: this.book.realizedMatches };
+  closedTradesPnl(): { totalPnL: string; realizedMatches: number; closingTrades: number } {
+    return { totalPnL: this.book.totalPnL, realizedMatches: this.book.realizedMatches, closingTrades: this.book.closingTrades };
   }
 
   /** Index of the first match whose exit time is >= since. */

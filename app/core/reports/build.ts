@@ -26,7 +26,7 @@ export interface ReportTable {
 
 export class ReportInputError extends Error {}
 
-export const FILLS_COLUMNS = ["Trade ID", "Order ID", "Created At", "Product", "Side", "Type", "Size", "Price", "Fee", "Total", "Realized P&L", "Source"];
+export const FILLS_COLUMNS = ["Trade ID", "Order ID", "Created At", "Product", "Side", "Type", "Size", "Price", "Fee", "Total", "Realized P&L (net of fees)", "Source"];
 export const ACCOUNT_COLUMNS = ["Time", "Profile", "Type", "Amount", "Balance", "Currency", "Reference", "Details"];
 export const BALANCE_COLUMNS = ["Profile ID", "Profile", "Currency", "Balance", "As Of"];
 export const OTC_FILLS_COLUMNS = ["Trade ID", "Created At", "Product", "Side", "Size", "Price", "Fee", "Total"];
