@@ -177,7 +177,8 @@ export async function getPositionDetails(db: Db, id: string): Promise<PositionDe
   const feeRate = (exchange as { feeRate?: string }).feeRate ?? "0.0006";
   const exitFee = open && markPrice ? D(position.remainingQuantity).times(markPrice).times(feeRate) : D(0);
   return {
-    position: toPositionView(position),
+    // The mark the list uses too (the latest feed price), so a row and its details agree.
+    position: toPositionView({ ...position, currentPrice: markPrice }),
     trades,
     relatedSignal: signal ? { id: signal.id, action: signal.action, symbol: signal.symbol, createdAt: signal.createdAt } : null,
     exchange: { name: exchange.name, label: exchange.label },
