@@ -36,6 +36,26 @@ export interface InvitesTable {
   used_by: string | null;
 }
 
+/** A difference between the exchange and the app's book (worker/monitor/reconcile.ts). */
+export interface DriftsTable {
+  id: string;
+  exchange: string;
+  symbol: string;
+  kind: string; // unknown_position | quantity_mismatch | missing_on_exchange
+  app_side: string | null; // long | short | null (flat)
+  app_quantity: string;
+  exchange_side: string | null;
+  exchange_quantity: string;
+  exchange_entry: string | null;
+  mark_price: string | null;
+  status: string; // open | resolved | cleared
+  resolution: string | null;
+  resolved_by: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+  resolved_at: Millis | null;
+}
+
 export interface RecoveryCodesTable {
   code_hash: string; // SHA-256 hex of the code: the code itself is shown once, never stored
   user_id: string;
@@ -300,6 +320,7 @@ export interface DB {
   sim_positions: SimPositionsTable;
   invites: InvitesTable;
   recovery_codes: RecoveryCodesTable;
+  drifts: DriftsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -219,7 +219,10 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     await recordActivity(trx, {
       type: "trade",
       level: "success",
-      message: `Order filled on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
+      message:
+        trade.source === "reconcile"
+          ? `Booked from ${exchangeName} (reconciliation, no order sent): ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price}${pnl}`
+          : `Order filled on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
       data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
     });
     if (breakEvenNote) {

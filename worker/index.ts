@@ -11,6 +11,7 @@ import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats
 import { startHousekeeping } from "./housekeeping.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
 import { startOrderSync } from "./monitor/order-sync.ts";
+import { startReconcile } from "./monitor/reconcile.ts";
 import { listenForWake } from "../app/services/worker-wake.server.ts";
 import { type Runner, startRunner } from "./runner.ts";
 
@@ -53,6 +54,8 @@ export async function runWorker() {
   const stopPrices = startPriceLoop({ db: database.db, workerId });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
+  // Positions on the exchange compared with the app's book; differences become drift alarms.
+  const stopReconcile = startReconcile({ db: database.db, exchange, workerId, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000 });
   const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS });
   const timer = setInterval(() => {
     beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
@@ -67,6 +70,7 @@ export async function runWorker() {
     try {
       await stopPrices();
       await stopOrderSync();
+      await stopReconcile();
       exchange.stop();
       await activeRunner.stop();
       wake?.close();

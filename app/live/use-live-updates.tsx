@@ -14,7 +14,7 @@ export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // att
 export const LIVE_REFRESH: Record<string, { throttleMs: number; keys: string[] }> = {
   dashboard_update: { throttleMs: 10_000, keys: ["/api/dashboard/stats", "/api/performance-stats", "/api/balance", "/api/positions", "/api/portfolio-summary"] },
   new_signal: { throttleMs: 5_000, keys: ["/api/signals"] },
-  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/dashboard/stats", "/api/signals", "/api/balance"] },
+  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/drifts", "/api/dashboard/stats", "/api/signals", "/api/balance"] },
   activity_log: { throttleMs: 15_000, keys: ["/api/logs"] },
   system_status: { throttleMs: 15_000, keys: ["/api/health", "/api/dashboard/stats"] },
 };

@@ -9,6 +9,7 @@ import * as profilesReports from "./2026_11_22_0200_profiles_reports.ts";
 import * as tradeFillIndexes from "./2026_11_22_0300_trade_fill_indexes.ts";
 import * as security from "./2026_11_24_0100_security.ts";
 import * as fifoRealizedPnl from "./2026_11_25_0100_fifo_realized_pnl.ts";
+import * as drifts from "./2026_11_25_0200_drifts.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_22_0300_trade_fill_indexes": tradeFillIndexes,
   "2026_11_24_0100_security": security,
   "2026_11_25_0100_fifo_realized_pnl": fifoRealizedPnl,
+  "2026_11_25_0200_drifts": drifts,
 };

@@ -6,6 +6,7 @@ import { cancelOrder } from "./cancel-order.ts";
 import { closePosition } from "./close-position.ts";
 import { executeSignal } from "./execute-signal.ts";
 import { generateReport } from "./generate-report.ts";
+import { resolveDrift } from "./resolve-drift.ts";
 
 export type TaskContext = ExecutionContext & { jobId: number };
 
@@ -17,6 +18,7 @@ export const TASKS: { [N in TaskName]: Executor<N> } = {
   "close-position": closePosition,
   "cancel-order": cancelOrder,
   "generate-report": generateReport,
+  "resolve-drift": resolveDrift,
 };
 
 export function isTaskName(name: string): name is TaskName {

@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   "positions.close": TRADERS,
   /** Cancelling resting orders. */
   "orders.cancel": TRADERS,
+  /** Resolving a drift alarm (adopt the exchange's position, or adopt and close it). */
+  "drifts.resolve": TRADERS,
   /** Anyone may stop trading... */
   "emergency.activate": EVERYONE,
   /** ...only an admin resumes it. */
@@ -41,6 +43,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   "orders.place": "place orders",
   "positions.close": "close positions",
   "orders.cancel": "cancel orders",
+  "drifts.resolve": "resolve drift alarms",
   "emergency.activate": "activate the emergency stop",
   "emergency.reset": "reset the emergency stop",
   "stats.reset": "reset statistics",

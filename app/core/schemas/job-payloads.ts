@@ -22,6 +22,14 @@ export type ClosePositionJob = z.infer<typeof ClosePositionPayload>;
 /** cancel-order: cancels a resting order on the exchange and books what it became. */
 export const CancelOrderPayload = z.object({ tradeId: z.string().min(1), requestedBy: z.string().max(100) });
 
+/**
+ * resolve-drift: a person resolves a drift alarm. adopt: the app books the fill that makes
+ * its position equal the exchange's as it is now; close: adopt, then close that position at
+ * market on the exchange.
+ */
+export const DRIFT_ACTIONS = ["adopt", "close"] as const;
+export const ResolveDriftPayload = z.object({ driftId: z.string().min(1), action: z.enum(DRIFT_ACTIONS), requestedBy: z.string().max(100) });
+
 /** generate-report: builds (or fetches from Coinbase) the file of one reports row. */
 export const GenerateReportPayload = z.object({ reportId: z.string().min(1) });
 
@@ -31,6 +39,7 @@ export const TASK_PAYLOADS = {
   "close-position": ClosePositionPayload,
   "cancel-order": CancelOrderPayload,
   "generate-report": GenerateReportPayload,
+  "resolve-drift": ResolveDriftPayload,
 } as const;
 export type TaskName = keyof typeof TASK_PAYLOADS;
 
