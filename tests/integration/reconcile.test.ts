@@ -155,11 +155,35 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     await reconcileOnce(db(), sim(), { streak });
     await reconcileOnce(db(), sim(), { streak });
     expect((await drifts()).map((d) => d.kind)).toEqual(["quantity_mismatch"]);
+    // The alarm is on the dashboard's and Positions' server render, with its Adopt and Close forms.
+    const page = await (await app.fetch("/positions", { cookie: trader })).text();
+    expect(page).toContain("The exchange and the app disagree");
+    expect(page).toContain("Quantity differs from the exchange: ETH-PERP is long 2 on the exchange, long 1 in the app");
+    expect(page).toContain('value="drift-adopt"');
+    expect(await (await app.fetch("/dashboard", { cookie: viewer })).text()).toContain("The exchange and the app disagree");
+    expect(await (await app.fetch("/dashboard", { cookie: viewer })).text()).not.toContain('value="drift-adopt"'); // a viewer reads only
     await setSimPosition("ETH-PERP", "long", "1", "3001.5");
     expect((await reconcileOnce(db(), sim(), { streak })).cleared).toBe(1);
     expect(await drifts()).toEqual([]);
     const row = await db().selectFrom("drifts").select(["status", "resolution"]).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "cleared", resolution: "The exchange and the app agree again" });
+  });
+
+  test("the Positions page's Adopt form without JavaScript: a redirect with the toast, the drift resolved", async () => {
+    await useExchange(sim());
+    await setSimPosition("SOL-PERP", "long", "2", "150");
+    const streak = new Map<string, number>();
+    await reconcileOnce(db(), sim(), { streak });
+    await reconcileOnce(db(), sim(), { streak });
+    const [drift] = await drifts();
+    const denied = await app.fetch("/positions", { method: "POST", cookie: viewer, form: { intent: "drift-adopt", id: drift!.id } });
+    expect(denied.status).toBe(403);
+    const posted = await app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "drift-adopt", id: drift!.id } });
+    expect(posted.status).toBe(302);
+    expect(posted.headers.get("location")).toBe("/positions");
+    const after = await (await app.fetch("/positions", { cookie: trader })).text();
+    expect(after).not.toContain("The exchange and the app disagree");
+    expect(positionRowToPosition((await openPosition("SOL-PERP"))!)).toMatchObject({ side: "long", remainingQuantity: "2", entryPrice: "150" });
   });
 
   test("fake Coinbase: a short opened outside the app is found and closed on Coinbase", async () => {

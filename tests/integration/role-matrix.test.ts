@@ -150,6 +150,8 @@ const TABLE: Row[] = [
   READ("api+/orders.ts", "/api/orders"),
   TRADER_WRITE("api+/orders.cancel-all.ts", "POST", "/api/orders/cancel-all", { expect: [401, 403, 200, 200] }),
   TRADER_WRITE("api+/trades.$id.cancel.ts", "POST", "/api/trades/no-such-trade/cancel", { expect: [401, 403, 404, 404] }),
+  READ("api+/drifts.ts", "/api/drifts"),
+  TRADER_WRITE("api+/drifts.$id.resolve.ts", "POST", "/api/drifts/no-such-drift/resolve", { json: { action: "adopt" }, expect: [401, 403, 404, 404] }),
   TRADER_WRITE("api+/positions.close-all.ts", "POST", "/api/positions/close-all", { expect: [401, 403, 200, 200], guard: "trades" }),
   { file: "api+/$.ts", method: "POST", path: "/api/does-not-exist", expect: [404, 404, 404, 404] },
 ];

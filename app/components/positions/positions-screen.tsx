@@ -15,6 +15,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
+import { type DriftItem, DriftAlarms } from "./drift-alarms.tsx";
 import { FlattenButton, type OpenOrder, OpenOrders } from "./open-orders.tsx";
 import { LeanChip, LeanIcon, PAPER, T, TABLE, cls } from "../ui/lean.tsx";
 import { useCan } from "../layout/permissions.tsx";
@@ -225,7 +226,12 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   );
 }
 
-export function PositionsScreen({ initial, loadError, orders }: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null }) {
+export function PositionsScreen({
+  initial,
+  loadError,
+  orders,
+  drifts = null,
+}: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null; drifts?: DriftItem[] | null }) {
   const hydrated = useHydrated();
   const toast = useToast();
   const query = useApiQuery<PositionItem[]>("/api/positions", {
@@ -297,6 +303,7 @@ export function PositionsScreen({ initial, loadError, orders }: { initial: Posit
 
   return (
     <LeanScreen title="Futures Positions" badge={badge} actions={<FlattenButton />}>
+      <DriftAlarms initial={drifts} />
       {body}
       <OpenOrders initial={orders} />
     </LeanScreen>

@@ -14,6 +14,7 @@ import { formatPnl } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
 import { DashboardHeader } from "../dashboard/dashboard-header.tsx";
+import { type DriftItem, DriftAlarms } from "../positions/drift-alarms.tsx";
 import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-form.tsx";
 import { OpenPositions, type PositionSummary, RecentOrders } from "../dashboard/orders-panel.tsx";
 import { type PerformanceStats, PerformanceStatsTable } from "../dashboard/performance-stats.tsx";
@@ -56,6 +57,8 @@ export interface DashboardData {
   positions: PositionSummary[];
   performance: PerformanceStats | null;
   webhook: { url: string; port: number } | null;
+  /** Open drift alarms (issue 11); absent in older callers. */
+  drifts?: DriftItem[] | null;
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
@@ -86,6 +89,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
   return (
     <div>
       <DashboardHeader emergencyActive={component("system")?.status === "warning"} lastSignalAt={signals.data?.[0]?.createdAt ?? null} />
+      <DriftAlarms initial={data.drifts ?? null} />
       <div className={S.cards}>
         <StatCard testId="card-webhook" title="Webhook Status" value={webhookOnline ? "online" : "offline"} icon={<LeanIcon d={ICON.webhook} medium />} status={webhookOnline ? "success" : "error"} description={component("webhook")?.message} />
         <StatCard testId="card-exchange" title="Exchange API" value={exchangeConnected ? "connected" : "disconnected"} icon={<LeanIcon d={ICON.hub} medium />} status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"} description={exchange?.message} />

@@ -6,9 +6,11 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
+import type { DriftItem } from "#app/components/positions/drift-alarms.tsx";
 import type { OpenOrder } from "#app/components/positions/open-orders.tsx";
 import { type PositionItem, PositionsScreen } from "#app/components/positions/positions-screen.tsx";
 import type { Toast } from "#app/core/schemas/toast.ts";
+import { listDrifts, requestDriftResolution } from "#app/services/drifts.server.ts";
 import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/orders.server.ts";
 import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
 import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
@@ -17,11 +19,11 @@ import { redirectWithToast } from "#app/utils/toast.server.ts";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    const [positions, orders] = await Promise.all([listPositionViews(context.db), listOpenOrders(context.db)]);
-    return json({ positions, orders, loadError: null as string | null });
+    const [positions, orders, drifts] = await Promise.all([listPositionViews(context.db), listOpenOrders(context.db), listDrifts(context.db)]);
+    return json({ positions, orders, drifts, loadError: null as string | null });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);
-    return json({ positions: null, orders: null, loadError: "Unable to load positions" });
+    return json({ positions: null, orders: null, drifts: null, loadError: "Unable to load positions" });
   }
 }
 
@@ -66,13 +68,26 @@ export async function action({ request, context }: ActionFunctionArgs) {
         : { title: "Not Flat Yet", description: `${summary}; still open: ${result.remaining.join("; ")}`, variant: "destructive" },
     );
   }
+  if (intent === "drift-adopt" || intent === "drift-close") {
+    const user = await requirePermission(request, context, "drifts.resolve");
+    const action = intent === "drift-close" ? "close" : "adopt";
+    const result = await requestDriftResolution(context.db, String(form.get("id") ?? ""), action, user.username);
+    if (!result.ok) return back({ title: "Drift Not Resolved", description: result.error, variant: "destructive" });
+    return back(
+      !result.done
+        ? { title: "Drift Resolution Queued", description: "The worker has not finished yet: the alarm goes when it has" }
+        : result.drift.status === "resolved"
+          ? { title: action === "close" ? "Drift Adopted and Closed" : "Drift Adopted", description: result.drift.resolution ?? `${result.drift.symbol} now matches the exchange` }
+          : { title: "Drift Not Resolved", description: `The worker could not resolve the ${result.drift.symbol} drift: see the activity log`, variant: "destructive" },
+    );
+  }
   await requireUser(request, context);
   return json({ error: "Unknown action" }, { status: 400 });
 }
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <PositionsScreen initial={data.positions as unknown as PositionItem[] | null} loadError={data.loadError} orders={data.orders as unknown as OpenOrder[] | null} />;
+  return <PositionsScreen initial={data.positions as unknown as PositionItem[] | null} loadError={data.loadError} orders={data.orders as unknown as OpenOrder[] | null} drifts={data.drifts as unknown as DriftItem[] | null} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Futures Positions · PerpDesk" }];

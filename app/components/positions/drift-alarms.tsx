@@ -1,0 +1,66 @@
+// Drift alarms (issue 11): differences between the exchange's positions and the app's that
+// the reconciliation loop confirmed (GET /api/drifts, refreshed by live trade updates). Shown
+// on Positions and the dashboard while any is open, each with Adopt (the app takes the
+// exchange's position) and Close (adopt, then close it at market). Plain forms posted to
+// /positions (intent drift-adopt / drift-close), so they work without JavaScript.
+import { Form } from "@remix-run/react";
+import { describeDrift } from "#app/core/reconcile/compare.ts";
+import type { Drift } from "#db/queries/drifts.ts";
+import { formatDateTime } from "#app/utils/format.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { useCan } from "../layout/permissions.tsx";
+import { T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const S = leanSheet("drifts", {
+  box: { p: 2, mb: 3, border: "1px solid", borderColor: "error.main", borderRadius: 1, bgcolor: "rgba(244,67,54,0.08)" },
+  list: { listStyle: "none", m: 0, p: 0, mt: 1, display: "grid", gap: 1 },
+  row: { display: "flex", alignItems: "center", gap: 1.5, flexWrap: "wrap" },
+  what: { flex: "1 1 280px" },
+});
+
+export type DriftItem = Pick<Drift, "id" | "exchange" | "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity" | "createdAt">;
+
+export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
+  const canResolve = useCan("drifts.resolve");
+  const { data } = useApiQuery<DriftItem[]>("/api/drifts", { initialData: initial ?? undefined });
+  const drifts = data ?? initial ?? [];
+  if (drifts.length === 0) return null;
+  return (
+    <section className={S.box} role="alert" data-testid="drift-alarms" aria-label="Drift alarms">
+      <h2 className={cls(T.h3, "pd-c-error")}>The exchange and the app disagree</h2>
+      <p className={cls(T.body2, T.muted)}>
+        Reconciliation found {drifts.length === 1 ? "a position" : `${drifts.length} positions`} that differ from the exchange. Adopt takes the exchange's position
+        into the app (booked at its entry or mark price, no order sent); Close adopts it and then closes it at market.
+      </p>
+      <ul className={S.list}>
+        {drifts.map((d) => (
+          <li key={d.id} className={S.row} data-testid="drift" data-symbol={d.symbol} data-kind={d.kind}>
+            <span className={cls(T.body2, S.what)}>
+              {describeDrift(d)} <span className={cls(T.caption, T.muted)}>· {d.exchange} · since {formatDateTime(d.createdAt)}</span>
+            </span>
+            {canResolve ? (
+              <>
+                <Form method="post" action="/positions">
+                  <input type="hidden" name="intent" value="drift-adopt" />
+                  <input type="hidden" name="id" value={d.id} />
+                  <LeanButton type="submit" size="small" variant="outlined" data-testid={`drift-adopt-${d.symbol}`}>
+                    Adopt
+                  </LeanButton>
+                </Form>
+                <Form method="post" action="/positions">
+                  <input type="hidden" name="intent" value="drift-close" />
+                  <input type="hidden" name="id" value={d.id} />
+                  <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`drift-close-${d.symbol}`}>
+                    Close
+                  </LeanButton>
+                </Form>
+              </>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
