@@ -341,3 +341,23 @@ export async function webhookHttp(
   if (!outcome) return json({ success: false, error: "Signal not confirmed in time, please retry" }, 503);
   return json(outcome.body, outcome.status);
 }
+
+/** Webhook Config's "Strict ticker mapping" (issue 11): on, only the products' own symbols are accepted. */
+export async function getStrictTickers(db: Kysely<DB>): Promise<boolean> {
+  return (await getSetting<boolean>(db, STRICT_TICKERS_SETTING)) === true;
+}
+
+export async function saveStrictTickers(db: Kysely<DB>, by: string, on: boolean): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await setSetting(trx, STRICT_TICKERS_SETTING, on);
+    await recordActivity(trx, {
+      type: "system",
+      level: "info",
+      message: on
+        ? `${by} turned strict ticker mapping on: alerts must name a product (BTC-PERP ...); other tickers are refused with a 400`
+        : `${by} turned strict ticker mapping off: TradingView tickers (BINANCE:ETHUSDT, ETHUSDT.P ...) map to their perpetual`,
+      data: { by, strictTickers: on },
+    });
+  });
+  clearSettingsCache();
+}

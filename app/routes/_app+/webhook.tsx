@@ -43,7 +43,7 @@ import { getTradingConfig } from "#db/queries/trading-state.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
-import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
+import { getStrictTickers, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
 import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
 import { type AllowlistView, allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
@@ -55,18 +55,19 @@ const HEALTH_POLL_MS = 30_000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const [config, health, allowlist, trading] = await Promise.all([
+  const [config, health, allowlist, trading, strictTickers] = await Promise.all([
     getWebhookConfig(request, context),
     getSystemStatusForPage(context),
     allowlistView(context.db, context.config.WEBHOOK_ALLOWLIST),
     getTradingConfig(context.db),
+    getStrictTickers(context.db),
   ]);
   const protection = protectionLines(trading, "signal");
   const url = new URL(request.url);
   const rotated = url.searchParams.has("rotated");
   const allowlistError = url.searchParams.get("allowlistError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection },
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers },
     { headers: NO_STORE },
   );
 }
@@ -93,6 +94,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
       checked.value
         ? { title: "Webhook senders limited", description: `Only ${checked.value} may post alerts now; others get 403.` }
         : { title: "Webhook allowlist removed", description: "Any address with the secret may post alerts." },
+      { headers: NO_STORE },
+    );
+  }
+  if (intent === "strict-tickers") {
+    const on = form?.get("value") === "on";
+    await saveStrictTickers(context.db, user.username, on);
+    return redirectWithToast(
+      context,
+      "/webhook",
+      on
+        ? { title: "Strict ticker mapping on", description: `Alerts must name ${SYMBOLS.join(", ")}; other tickers are refused with a 400.` }
+        : { title: "Strict ticker mapping off", description: "TradingView tickers map to the perpetual of their base asset." },
       { headers: NO_STORE },
     );
   }
@@ -424,7 +437,7 @@ function SignalFormatCard({ maxBodyBytes }: { maxBodyBytes: number }) {
 const TICKER_EXAMPLES = ["BINANCE:ETHUSDT", "ETHUSDT.P", "COINBASE:BTC-USD", "BTCUSD", "SOLUSDC", "XRP-PERP"];
 
 /** What a position opened by a signal gets (issue 11), and how tickers map to products. */
-function SignalDefaultsCard({ protection }: { protection: { label: string; value: string; on: boolean }[] }) {
+function SignalDefaultsCard({ protection, strict }: { protection: { label: string; value: string; on: boolean }[]; strict: boolean }) {
   return (
     <Card title="What a signal gets" testId="signal-defaults">
       <Typography color="text.secondary" sx={{ mb: 1 }}>
@@ -432,19 +445,35 @@ function SignalDefaultsCard({ protection }: { protection: { label: string; value
       </Typography>
       <ProtectionTable lines={protection} label="Protection for signal positions" testId="signal-protection-line" />
       <Typography color="text.secondary" sx={{ mt: 2, mb: 1 }}>
-        Tickers map to the perpetual of their base asset (exchange prefix, quote currency and <code>.P</code> are dropped); any other base is
-        refused with a 400:
+        {strict ? (
+          <>
+            Strict ticker mapping is <b>on</b>: an alert must name the product itself ({SYMBOLS.join(", ")}); any other ticker is refused with a 400, so an
+            alert copied onto another chart cannot trade the wrong product:
+          </>
+        ) : (
+          <>
+            Tickers map to the perpetual of their base asset (exchange prefix, quote currency and <code>.P</code> are dropped); any other base is
+            refused with a 400:
+          </>
+        )}
       </Typography>
       <Table size="small" aria-label="Ticker mapping">
         <TableBody>
           {TICKER_EXAMPLES.map((ticker) => (
             <TableRow key={ticker} data-testid="ticker-mapping">
               <TableCell sx={{ fontFamily: "monospace" }}>{ticker}</TableCell>
-              <TableCell>→ {resolveSymbol(ticker)?.symbol ?? "refused"}</TableCell>
+              <TableCell>→ {(strict && !SYMBOLS.includes(ticker) ? null : resolveSymbol(ticker)?.symbol) ?? "refused"}</TableCell>
             </TableRow>
           ))}
         </TableBody>
       </Table>
+      <Form method="post" action="/webhook" style={{ marginTop: 16 }}>
+        <input type="hidden" name="intent" value="strict-tickers" />
+        <input type="hidden" name="value" value={strict ? "off" : "on"} />
+        <Button type="submit" variant="outlined" size="small" data-testid="strict-tickers-toggle">
+          {strict ? "Turn strict mapping off" : "Turn strict mapping on"}
+        </Button>
+      </Form>
     </Card>
   );
 }
@@ -493,7 +522,7 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export default function Page() {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection } = useLoaderData<typeof loader>();
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers } = useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -514,7 +543,7 @@ export default function Page() {
         </Stack>
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
-          <SignalDefaultsCard protection={protection} />
+          <SignalDefaultsCard protection={protection} strict={strictTickers} />
         </Stack>
       </Box>
     </Screen>
