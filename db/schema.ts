@@ -56,6 +56,13 @@ export interface DriftsTable {
   resolved_at: Millis | null;
 }
 
+/** The first price of each minute per symbol, 24 h of it (Market Data's 24 h change). */
+export interface PriceHistoryTable {
+  symbol: string;
+  bucket: Millis; // the minute's start, epoch ms
+  price: Decimal;
+}
+
 export interface RecoveryCodesTable {
   code_hash: string; // SHA-256 hex of the code: the code itself is shown once, never stored
   user_id: string;
@@ -321,6 +328,7 @@ export interface DB {
   invites: InvitesTable;
   recovery_codes: RecoveryCodesTable;
   drifts: DriftsTable;
+  price_history: PriceHistoryTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -3,8 +3,9 @@
 // schedule: events older than EVENTS_RETENTION_HOURS, completed and cancelled jobs older
 // than JOBS_RETENTION_DAYS, and expired sessions. Deletes are idempotent, so several workers
 // doing it at once is harmless. Signals, trades, positions and the activity log are history
-// and are never pruned here.
+// and are never pruned here. Market Data's minute price history keeps 25 h.
 import type { Kysely } from "kysely";
+import { prunePriceHistory } from "#app/core/exchange/simulator/price-feed.ts";
 import { pruneEvents } from "#db/queries/events.ts";
 import { pruneFinishedJobs } from "#db/queries/jobs.ts";
 import { deleteExpiredSessions } from "#db/queries/sessions.ts";
@@ -17,11 +18,12 @@ export interface Retention {
   jobsDays: number;
 }
 
-export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date.now()): Promise<{ events: number; jobs: number; sessions: number }> {
+export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date.now()): Promise<{ events: number; jobs: number; sessions: number; prices: number }> {
   const events = await pruneEvents(db, now - retention.eventsHours * 3_600_000);
   const jobs = await pruneFinishedJobs(db, now - retention.jobsDays * 86_400_000);
   const sessions = await deleteExpiredSessions(db, now);
-  return { events, jobs, sessions };
+  const prices = await prunePriceHistory(db, now);
+  return { events, jobs, sessions, prices };
 }
 
 /** Prunes now and every HOUSEKEEPING_MS; returns the stop function. */

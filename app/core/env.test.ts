@@ -27,6 +27,7 @@ describe("parseEnv", () => {
       TRUST_PROXY: false,
       WEB_PROCESSES: 1,
       EVENTS_RETENTION_HOURS: 24,
+      RECONCILE_INTERVAL_SECONDS: 30,
       JOBS_RETENTION_DAYS: 7,
     });
   });

@@ -27,7 +27,11 @@ export interface MarketProduct {
   status: "online" | "offline";
   price: string | null;
   priceChange24h: string | null;
+  /** Set when the change is over less than 24 h (the price history is younger): its start. */
+  priceChangeSince: string | null;
   volume24h: string | null;
+  /** What the volume counts when it is not the market's ("paper fills"). */
+  volumeBasis: string | null;
   midMarketPrice: string | null;
   minMarketFunds: string;
   baseIncrement: string;
@@ -100,7 +104,9 @@ export function toMarketProduct(p: Product, at: number): MarketProduct {
     status: p.status,
     price: p.price,
     priceChange24h: p.priceChange24h ?? null,
+    priceChangeSince: p.changeSince ? new Date(p.changeSince).toISOString() : null,
     volume24h: p.volume24h ?? null,
+    volumeBasis: p.volumeBasis ?? null,
     midMarketPrice: null,
     minMarketFunds: p.minMarketFunds,
     baseIncrement: p.baseIncrement,

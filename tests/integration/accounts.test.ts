@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteReport, RemoteReportsProvider, ReportRequest } from "#app/core/exchange/accounts.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { prunePriceHistory, setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter, Product } from "#app/core/exchange/types.ts";
 import { FILLS_COLUMNS } from "#app/core/reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
@@ -54,13 +54,15 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
   });
 
   describe("market data", () => {
-    test("products: the active adapter's four perps with SPEC's fields; no invented 24 h figures", async () => {
+    test("products: the active adapter's four perps with SPEC's fields; the change only over the history kept", async () => {
       resetMarketCache(db());
       const { status, body } = await getJson<Record<string, unknown>[]>("/api/market/products");
       expect(status).toBe(200);
       expect(body.map((p) => p.productId)).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP", "XRP-PERP"]);
-      expect(body[0]).toMatchObject({ id: "BTC-PERP", baseCurrencyId: "BTC", quoteCurrencyId: "USDC", status: "online", price: "95000.5", priceChange24h: null, volume24h: null, minMarketFunds: "10" });
-      expect(body[1]!.price).toBeNull(); // no stored ETH price yet
+      // One price kept so far: a change of 0 since then (said so), the paper exchange's own volume.
+      expect(body[0]).toMatchObject({ id: "BTC-PERP", baseCurrencyId: "BTC", quoteCurrencyId: "USDC", status: "online", price: "95000.5", priceChange24h: "0", volume24h: "0", volumeBasis: "paper fills", minMarketFunds: "10" });
+      expect(typeof body[0]!.priceChangeSince).toBe("string");
+      expect(body[1]).toMatchObject({ price: null, priceChange24h: null }); // no stored ETH price yet
     });
 
     test("the product list is cached: many requests inside the TTL cost one upstream call", async () => {
@@ -69,10 +71,35 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       expect(marketCacheStats(db()).upstreamCalls).toBe(1);
     });
 
-    test("summary: counts, SPEC's static cards, and no movers without 24 h data", async () => {
+    test("summary: counts, SPEC's static cards, and no movers while nothing moved", async () => {
       const { status, body } = await getJson<Record<string, unknown>>("/api/market/summary");
       expect(status).toBe(200);
-      expect(body).toMatchObject({ totalProducts: 4, onlineProducts: 4, marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%", topGainers: [], topLosers: [], hasChangeData: false, source: "simulator" });
+      expect(body).toMatchObject({ totalProducts: 4, onlineProducts: 4, marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%", topGainers: [], topLosers: [], hasChangeData: true, source: "simulator" });
+    });
+
+    test("24 h change from the kept minute history, 24 h volume from the paper exchange's fills", async () => {
+      const now = Date.now();
+      const minute = (at: number) => Math.floor(at / 60_000) * 60_000;
+      // Older than 24 h: ignored. One minute inside the window: the reference.
+      await db().insertInto("price_history").values({ symbol: "ETH-PERP", bucket: minute(now - 25 * 3_600_000), price: "1" }).execute();
+      await db().insertInto("price_history").values({ symbol: "ETH-PERP", bucket: minute(now - 86_400_000 + 60_000), price: "3000" }).execute();
+      await setPrice(db(), "ETH-PERP", "3150", "test");
+      const sim = new SimulatorAdapter(db());
+      await sim.ensureAccount();
+      expect(await sim.placeOrder({ clientOrderId: "vol-1", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.5" })).toMatchObject({ status: "filled" });
+      resetMarketCache(db());
+      const { body } = await getJson<Record<string, unknown>[]>("/api/market/products");
+      const eth = body.find((p) => p.productId === "ETH-PERP")!;
+      // (3150 − 3000) / 3000 = +5 % over a full day (no "since"); 0.5 ETH traded.
+      expect(eth).toMatchObject({ priceChange24h: "5", priceChangeSince: null, volume24h: "0.5", volumeBasis: "paper fills" });
+      const summary = (await getJson<{ topGainers: { productId: string }[] }>("/api/market/summary")).body;
+      expect(summary.topGainers.map((p) => p.productId)).toEqual(["ETH-PERP"]);
+      // The worker's housekeeping drops what is older than 25 h.
+      expect(await prunePriceHistory(db(), now)).toBe(1);
+      // Leave the paper account as the profile tests below expect it: untouched.
+      await db().deleteFrom("sim_orders").execute();
+      await db().deleteFrom("sim_positions").execute();
+      await db().updateTable("balances").set({ available: "10000", hold: "0" }).where("currency", "=", "USDC").execute();
     });
 
     test("one product: bid, ask and mid-market price; an unknown one is a 404", async () => {

@@ -177,7 +177,8 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       expect(msw.fake.requestsTo("/orders/close_position", "POST").map((r) => r.body)).toEqual([
         { client_order_id: expect.stringMatching(/^job-\d+$/), product_id: "SLP-20DEC30-CDE", size: "3" },
       ]);
-      expect(Number(closed.realized_pnl)).toBe(150); // (190 - 180) × 15 SOL
+      // (190 − 180) × 15 SOL = 150 gross, less the fake's fees 0.81 (entry) and 0.86 (exit): 148.33 net (docs/pnl.md).
+      expect(Number(closed.realized_pnl)).toBe(148.33);
       expect(msw.fake.state.positions.size).toBe(0);
       const trades = await db().selectFrom("trades").select(["exchange", "reduce_only", "status"]).where("symbol", "=", "SOL-PERP").orderBy("created_at").execute();
       expect(trades.map((t) => `${t.exchange} ${Number(t.reduce_only)} ${t.status}`)).toEqual(["coinbase 0 executed", "coinbase 1 executed"]);

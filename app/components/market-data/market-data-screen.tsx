@@ -120,6 +120,16 @@ function Overview({ summary }: { summary: MarketSummary | undefined }) {
   );
 }
 
+/** "24h change", or the real window while the price history is younger than a day. */
+function changeLabel(p: Pick<MarketProduct, "priceChangeSince">): string {
+  return p.priceChangeSince ? `Change since ${formatDateTime(p.priceChangeSince)}` : "24h change";
+}
+
+/** "24h volume", with what it counts when it is not the market's (the simulator: its own fills). */
+function volumeLabel(p: Pick<MarketProduct, "volumeBasis">): string {
+  return p.volumeBasis ? `24h volume (${p.volumeBasis})` : "24h volume";
+}
+
 function PairCard({ product, href, onOpen }: { product: MarketProduct; href: string; onOpen: (e: MouseEvent) => void }) {
   return (
     <Card variant="outlined" data-testid="pair-card" data-product={product.productId}>
@@ -135,8 +145,12 @@ function PairCard({ product, href, onOpen }: { product: MarketProduct; href: str
             {formatMarketPrice(product.price)}
           </Typography>
           <Box sx={{ display: "flex", justifyContent: "space-between", mt: 1 }}>
-            <Typography sx={{ color: changeColor(product.priceChange24h) }}>24h {formatChange(product.priceChange24h)}</Typography>
-            <Typography color="text.secondary">Vol {formatVolume(product.volume24h)}</Typography>
+            <Typography sx={{ color: changeColor(product.priceChange24h) }} title={changeLabel(product)}>
+              {product.priceChangeSince ? "Since start" : "24h"} {formatChange(product.priceChange24h)}
+            </Typography>
+            <Typography color="text.secondary" title={volumeLabel(product)}>
+              Vol {formatVolume(product.volume24h)}
+            </Typography>
           </Box>
         </CardContent>
       </CardActionArea>
@@ -190,7 +204,7 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
         <Row label="Mid-market price" value={formatMarketPrice(p.midMarketPrice)} />
         <Row label="Best bid" value={formatMarketPrice(p.bid)} />
         <Row label="Best ask" value={formatMarketPrice(p.ask)} />
-        <Row label="24h change" value={<Box component="span" sx={{ color: changeColor(p.priceChange24h) }}>{formatChange(p.priceChange24h)}</Box>} />
+        <Row label={changeLabel(p)} value={<Box component="span" sx={{ color: changeColor(p.priceChange24h) }}>{formatChange(p.priceChange24h)}</Box>} />
       </DetailsSection>
       <DetailsSection title="Trading Information">
         <Row label="Status" value={p.status} />
@@ -203,7 +217,7 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
       <DetailsSection title="Market Data">
         <Row label="Base currency" value={p.baseCurrencyId} />
         <Row label="Quote currency" value={p.quoteCurrencyId} />
-        <Row label="24h volume" value={formatVolume(p.volume24h)} />
+        <Row label={volumeLabel(p)} value={formatVolume(p.volume24h)} />
         <Row label="Price source" value={p.priceSource ?? "—"} />
         <Row label="Last updated" value={formatDateTime(p.lastUpdated)} />
       </DetailsSection>

@@ -69,6 +69,10 @@ export interface Product {
   priceChange24h?: string | null;
   /** Base-asset volume over 24 h, null when unknown. */
   volume24h?: string | null;
+  /** When the change's window starts, epoch ms, if later than 24 h ago (a history younger than a day). */
+  changeSince?: number | null;
+  /** What the volume counts when it is not the market's ("paper fills": the simulator's own). */
+  volumeBasis?: string | null;
   status: "online" | "offline";
 }
 

@@ -59,7 +59,7 @@ import {
   takerFillPrice,
   unrealizedPnl,
 } from "./matching.ts";
-import { getPrice, getPrices } from "./price-feed.ts";
+import { DAY_MS, MINUTE_MS, dayChanges, getPrice, getPrices } from "./price-feed.ts";
 
 export const SIMULATOR_NAME = "simulator";
 export const SIMULATOR_LABEL = "Simulator (paper trading)";
@@ -621,9 +621,30 @@ export class SimulatorAdapter implements ExchangeAdapter {
     });
   }
 
-  async getProducts(): Promise<Product[]> {
+  /**
+   * The products with the price feed's 24 h change (its kept minute history: from the price
+   * 24 h ago, or from the oldest kept one while the history is younger) and the paper
+   * exchange's own traded volume over 24 h (the simulator has no market volume).
+   */
+  async getProducts(now = Date.now()): Promise<Product[]> {
     const prices = await getPrices(this.db);
-    return PRODUCTS.map((spec) => toProduct(spec, prices.get(spec.symbol)?.price ?? null));
+    const current = new Map([...prices].map(([symbol, p]) => [symbol, p.price]));
+    const [changes, fills] = await Promise.all([
+      dayChanges(this.db, current, now),
+      this.db.selectFrom("sim_orders").select(["symbol", "filled_quantity"]).where("status", "=", "filled").where("updated_at", ">=", now - DAY_MS).execute(),
+    ]);
+    const volume = new Map<string, ReturnType<typeof D>>();
+    for (const fill of fills) volume.set(fill.symbol, (volume.get(fill.symbol) ?? D(0)).plus(String(fill.filled_quantity)));
+    return PRODUCTS.map((spec) => {
+      const change = changes.get(spec.symbol);
+      return {
+        ...toProduct(spec, prices.get(spec.symbol)?.price ?? null),
+        priceChange24h: change?.change ?? null,
+        changeSince: change && change.since > now - DAY_MS + 2 * MINUTE_MS ? change.since : null,
+        volume24h: (volume.get(spec.symbol) ?? D(0)).toString(),
+        volumeBasis: "paper fills",
+      };
+    });
   }
 
   async getProduct(symbol: string): Promise<Product> {

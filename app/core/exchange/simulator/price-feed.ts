@@ -50,6 +50,7 @@ export async function setPrice(
   const insert = db.insertInto("market_prices").values(values);
   if (isMysql(db)) await insert.onDuplicateKeyUpdate(update).execute();
   else await insert.onConflict((oc) => oc.column("symbol").doUpdateSet(update)).execute();
+  await recordMinute(db, symbol, values.price, values.updated_at);
   return { symbol, price: values.price, bid: values.bid, ask: values.ask, source: values.source, updatedAt: values.updated_at };
 }
 
@@ -296,4 +297,61 @@ export function startPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}): 
     clearTimeout(timer);
     await running;
   };
+}
+
+// ---------------------------------------------------------------------------------------
+// 24 h of history (issue 11): the first price of every minute, for Market Data's change.
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+/** Minutes already written, per database and symbol, so a feed ticking every second writes once a minute. */
+const written = new WeakMap<object, Map<string, number>>();
+
+async function recordMinute(db: Kysely<DB>, symbol: string, price: string, at: number): Promise<void> {
+  const bucket = Math.floor(at / MINUTE_MS) * MINUTE_MS;
+  let seen = written.get(db);
+  if (!seen) written.set(db, (seen = new Map()));
+  if (seen.get(symbol) === bucket) return;
+  const insert = db.insertInto("price_history").values({ symbol, bucket, price });
+  if (isMysql(db)) await insert.ignore().execute();
+  else await insert.onConflict((oc) => oc.columns(["symbol", "bucket"]).doNothing()).execute();
+  seen.set(symbol, bucket);
+}
+
+export interface DayChange {
+  /** Percent change from the first kept price in the window to `price`, 2 decimals. */
+  change: string;
+  /** When the window's first kept price was taken (24 h ago once the history reaches back that far). */
+  since: number;
+}
+
+/** Per symbol, the change over the last 24 h (or since the oldest kept price, when younger). */
+export async function dayChanges(db: Kysely<DB>, current: Map<string, string>, now = Date.now()): Promise<Map<string, DayChange>> {
+  const from = now - DAY_MS;
+  const firsts = await db
+    .selectFrom("price_history")
+    .select(["symbol", (eb) => eb.fn.min("bucket").as("first")])
+    .where("bucket", ">=", from)
+    .groupBy("symbol")
+    .execute();
+  const out = new Map<string, DayChange>();
+  if (firsts.length === 0) return out;
+  const rows = await db
+    .selectFrom("price_history")
+    .select(["symbol", "bucket", "price"])
+    .where((eb) => eb.or(firsts.map((f) => eb.and([eb("symbol", "=", f.symbol), eb("bucket", "=", Number(f.first))]))))
+    .execute();
+  for (const row of rows) {
+    const price = current.get(row.symbol);
+    const then = D(String(row.price));
+    if (!price || then.lte(0)) continue;
+    out.set(row.symbol, { change: D(price).minus(then).div(then).times(100).round(2).toString(), since: Number(row.bucket) });
+  }
+  return out;
+}
+
+/** Drops history older than 25 h; returns how many rows went. */
+export async function prunePriceHistory(db: Kysely<DB>, now = Date.now()): Promise<number> {
+  const result = await db.deleteFrom("price_history").where("bucket", "<", now - DAY_MS - 3_600_000).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
