@@ -9,6 +9,7 @@ import { pokeWorkers } from "./worker-wake.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
+import { liquidationPrice, positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
 import { applyControls } from "#app/core/rules/index.ts";
@@ -31,17 +32,23 @@ type Db = Kysely<DB>;
 // The list
 
 export interface PositionView extends Position {
+  /** Initial margin of what remains: entry notional / leverage (app/core/orders/liquidation.ts). */
+  margin: string;
+  /** Simulator: by its margin model; Coinbase: the exchange's figure; null when unknown. */
+  liquidationPrice: string | null;
   /** (current − entry) × remaining for a long, the reverse for a short; null without a price. */
   unrealizedPnl: string | null;
   /** Unrealized P&L on the margin (entry notional of what remains / leverage), percent, 2 decimals. */
   roi: string | null;
 }
 
-export function toPositionView(p: Position): PositionView {
+export function toPositionView(p: Position, liquidation: string | null = null): PositionView {
   const unrealizedPnl = p.currentPrice ? realizedPnl(p.side, p.entryPrice, p.currentPrice, p.remainingQuantity) : null;
   const notional = D(p.entryPrice).times(p.remainingQuantity);
   return {
     ...p,
+    margin: positionMargin({ side: p.side, entryPrice: p.entryPrice, quantity: p.remainingQuantity, leverage: p.leverage, marginType: p.marginType }),
+    liquidationPrice: liquidation,
     unrealizedPnl,
     roi: unrealizedPnl && notional.gt(0) ? D(unrealizedPnl).div(notional).times(100).times(p.leverage).round(2).toString() : null,
   };
@@ -54,9 +61,40 @@ export function toPositionView(p: Position): PositionView {
  */
 export async function listPositionViews(db: Db): Promise<PositionView[]> {
   const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
-  return positions
-    .filter((p) => isFuturesSymbol(p.symbol))
-    .map((p) => toPositionView({ ...p, currentPrice: prices.get(p.symbol)?.price ?? p.currentPrice }));
+  const open = positions.filter((p) => isFuturesSymbol(p.symbol));
+  const liquidation = open.length > 0 ? await liquidationPrices(db, open) : new Map<string, string | null>();
+  return open.map((p) => toPositionView({ ...p, currentPrice: prices.get(p.symbol)?.price ?? p.currentPrice }, liquidation.get(p.symbol) ?? null));
+}
+
+/** Coinbase's positions, kept 10 s per process: every page and poll would otherwise call it. */
+const exchangeLiquidations = new WeakMap<object, { at: number; name: string; bySymbol: Map<string, string | null> }>();
+const LIQUIDATION_TTL_MS = 10_000;
+
+/**
+ * Liquidation price per symbol: the simulator's from its margin model (cross positions draw
+ * on the free collateral); a real exchange's as it reports it. A failing call shows none.
+ */
+async function liquidationPrices(db: Db, positions: Position[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  try {
+    const exchange = await getExchange(db).current();
+    if (exchange.name === "simulator") {
+      const free = positions.some((p) => p.marginType !== "isolated") ? marginBalance(await exchange.getBalances()).available : null;
+      for (const p of positions) {
+        out.set(p.symbol, liquidationPrice({ side: p.side, entryPrice: p.entryPrice, quantity: p.remainingQuantity, leverage: p.leverage, marginType: p.marginType }, free));
+      }
+      return out;
+    }
+    let cached = exchangeLiquidations.get(db);
+    if (!cached || cached.name !== exchange.name || Date.now() - cached.at > LIQUIDATION_TTL_MS) {
+      const reported = await exchange.getPositions();
+      cached = { at: Date.now(), name: exchange.name, bySymbol: new Map(reported.map((r) => [r.symbol, r.liquidationPrice ?? null])) };
+      exchangeLiquidations.set(db, cached);
+    }
+    return cached.bySymbol;
+  } catch {
+    return out;
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -237,8 +237,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(headers).toEqual(["Position", "Entry / Current", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
 
     const e = await cells("ETH-PERP");
-    expect(e[0]).toBe("ETH-PERP LONG 0.5000 1x cross");
-    expect(e[1]).toMatch(/^3,?401\.7000 3,?400\.0000$/); // entry (market + 0.05 % slippage) / current
+    // Margin: 3401.70 × 0.5 / 1x = 1700.85; a 1x long has no liquidation price (its whole notional backs it).
+    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.5000 1x cross margin 1,?700\.8500$/);
+    expect(e[1]).toMatch(/^3,?401\.7000 3,?400\.0000 liq\. —$/); // entry (market + 0.05 % slippage) / current
     expect(e[3]).toBe("Multi-TP (3/3) 0 of 3 hit");
     expect(e[4]).toMatch(/^0\.5% @ 3,?384\.69\d*$/);
     expect(e.slice(5, 7)).toEqual(["Active", "Active"]);
@@ -246,7 +247,8 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(e[11]).toBe("Close");
 
     const s = await cells("SOL-PERP");
-    expect(s[0]).toBe("SOL-PERP SHORT 10.0000 1x cross");
+    expect(s[0]).toMatch(/^SOL-PERP SHORT 10\.0000 1x cross margin [\d,]+\.\d{4}$/);
+    expect(s[1]).toMatch(/ liq\. [\d,]+\.\d{4}$/); // a short is liquidated above its entry
     expect(s[3]).toBe("Manual");
     expect(s[4]).toMatch(/^0\.5% @ /);
     expect(s.slice(5, 7)).toEqual(["Active", "Inactive"]);
@@ -257,6 +259,21 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(b[4]).toBe("None");
     expect(b.slice(5, 7)).toEqual(["Inactive", "Inactive"]);
     await screenshot("04-rows");
+
+    // A phone (390 px): each position is a card with its figures and its own Close; the table is hidden.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await expect.poll(() => page.getByTestId("position-card").count()).toBe(3);
+      expect(await page.getByTestId("positions-table").isVisible()).toBe(false);
+      const card = page.locator('[data-testid=position-card][data-symbol="ETH-PERP"]');
+      const text = squash(await card.innerText());
+      expect(text).toMatch(/^ETH-PERP LONG 0\.5000 OPEN Entry 3,?401\.7000 Mark 3,?400\.0000 P\/L /);
+      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* BE \/ Trailing Active \/ Active Close$/);
+      expect(await page.getByTestId("card-close-ETH-PERP").isVisible()).toBe(true);
+      await screenshot("04-rows-390");
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
     expect(problems.errors).toEqual([]);
   });
 
@@ -267,8 +284,8 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       .poll(async () => (await cells("ETH-PERP"))[10], { timeout: 30_000, message: "ETH-PERP shown PARTIAL (polled every 5 s)" })
       .toBe("PARTIAL");
     const e = await cells("ETH-PERP");
-    expect(e[0]).toBe("ETH-PERP LONG 0.4000 of 0.5000 1x cross"); // 20 % of 0.5 closed
-    expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000$/);
+    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800$/); // 20 % of 0.5 closed
+    expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000 liq\. —$/);
     expect(e[3]).toBe("Multi-TP (3/3) 1 of 3 hit");
     expect(e[4]).toMatch(/^0\.5% @ 3,?401\.70\d*$/); // the stop moved to the entry
     expect(e[5]).toBe("Triggered");

@@ -42,8 +42,13 @@ const S = leanSheet("pos", {
   /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   spacer: { flex: 1 },
-  /** TableContainer. */
-  container: { width: "100%", overflowX: "auto" },
+  /** TableContainer: from 600 px; below, the cards. */
+  container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
+  /** Phone cards (below 600 px). */
+  cards: { display: { xs: "grid", sm: "none" }, gap: 1.5, listStyle: "none", m: 0, p: 0 },
+  card: { p: 2 },
+  cardHead: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
+  facts: { display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 2, rowGap: 0.5, m: 0, mb: 1.5, "& dt": { color: "text.secondary" }, "& dd": { m: 0, textAlign: "right" } },
   /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
   th: { fontWeight: 600, lineHeight: 1.3 },
   /**
@@ -94,7 +99,7 @@ function StateChip({ label }: { label: string }) {
 const ARROW_DOWN = "M7.41 8.59 12 13.17l4.59-4.58L18 10l-6 6-6-6z";
 const ARROW_RIGHT = "M8.59 16.59 13.17 12 8.59 7.41 10 6l6 6-6 6z";
 
-function ClosePositionButton({ symbol }: { symbol: string }) {
+function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: string; testId?: string }) {
   const hydrated = useHydrated();
   const toast = useToast();
   const invalidate = useInvalidate();
@@ -120,12 +125,12 @@ function ClosePositionButton({ symbol }: { symbol: string }) {
       <input type="hidden" name="intent" value="close" />
       <input type="hidden" name="symbol" value={symbol} />
       {hydrated ? (
-        <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={`close-${symbol}`}>
+        <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={testId}>
           {busy ? "Closing..." : "Close"}
         </Button>
       ) : (
         // Before hydration a plain button with the same look (MUI's ripple comes with JavaScript).
-        <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`close-${symbol}`}>
+        <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={testId}>
           Close
         </LeanButton>
       )}
@@ -154,12 +159,18 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
             <Caption>
               {p.leverage}x {p.marginType}
             </Caption>
+            <Caption>
+              <span className="pd-nowrap">margin {formatPrice(p.margin)}</span>
+            </Caption>
           </div>
         </div>
       </td>
       <td className="pd-td pd-num pd-nowrap">
         <div>{formatPrice(p.entryPrice)}</div>
         <Caption>{formatPrice(p.currentPrice)}</Caption>
+        <Caption>
+          <span title={LIQUIDATION_HINT}>liq. {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</span>
+        </Caption>
       </td>
       <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>{drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}</td>
       <td className="pd-td pd-nowrap">
@@ -193,36 +204,97 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
   );
 }
 
+export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
+
+/**
+ * On a phone (below 600 px) each position is a card with what a trader acts on: side and
+ * size, entry and mark, unrealized P&L, protection, margin and liquidation, and Close. The
+ * table stays for wider screens; both come from the same rows, so they always agree.
+ */
+function PositionCards({ positions }: { positions: PositionItem[] }) {
+  const canClose = useCan("positions.close");
+  return (
+    <ul className={S.cards} data-testid="position-cards">
+      {positions.map((p) => {
+        const controls = p.advancedControls;
+        return (
+          <li key={p.id} className={cls(PAPER.outlined, S.card)} data-testid="position-card" data-symbol={p.symbol}>
+            <div className={S.cardHead}>
+              <p className="pd-body1 pd-bold">{p.symbol}</p>
+              <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
+              <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
+              <span className={S.spacer} />
+              <LeanChip label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
+            </div>
+            <dl className={S.facts}>
+              <dt>Entry</dt>
+              <dd className="pd-num">{formatPrice(p.entryPrice)}</dd>
+              <dt>Mark</dt>
+              <dd className="pd-num">{formatPrice(p.currentPrice)}</dd>
+              <dt>P/L</dt>
+              <dd className={cls("pd-num", signClass(p.unrealizedPnl))}>
+                {formatPnl(p.unrealizedPnl)}
+                {p.roi == null ? "" : ` (${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)})`}
+              </dd>
+              <dt>Margin</dt>
+              <dd className="pd-num">
+                {formatPrice(p.margin)} · {p.leverage}x {p.marginType}
+              </dd>
+              <dt title={LIQUIDATION_HINT}>Liq. price</dt>
+              <dd className="pd-num">{p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</dd>
+              <dt>TP</dt>
+              <dd>
+                {takeProfitText(controls)}
+                {takeProfitProgress(controls, p.ruleState) ? ` · ${takeProfitProgress(controls, p.ruleState)}` : ""}
+              </dd>
+              <dt>SL</dt>
+              <dd>{p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}</dd>
+              <dt>BE / Trailing</dt>
+              <dd>
+                {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}
+              </dd>
+            </dl>
+            {canClose ? <ClosePositionButton symbol={p.symbol} testId={`card-close-${p.symbol}`} /> : null}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
-    <div className={cls(PAPER.outlined, S.container)}>
-      <table className={TABLE.table} data-testid="positions-table">
-        <thead>
-          <tr className="pd-tr">
-            {COLUMNS.map((c, i) => (
-              <th key={c} className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)} scope="col">
-                {c}
-              </th>
+    <>
+      <PositionCards positions={positions} />
+      <div className={cls(PAPER.outlined, S.container)}>
+        <table className={TABLE.table} data-testid="positions-table">
+          <thead>
+            <tr className="pd-tr">
+              {COLUMNS.map((c, i) => (
+                <th key={c} className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)} scope="col">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {positions.map((p) => (
+              <Fragment key={p.id}>
+                <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
+                {isExpanded(p.id) ? (
+                  <tr className="pd-tr" data-testid="position-detail-row">
+                    <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
+                      <PositionDetail position={p} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
             ))}
-          </tr>
-        </thead>
-        <tbody>
-          {positions.map((p) => (
-            <Fragment key={p.id}>
-              <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
-              {isExpanded(p.id) ? (
-                <tr className="pd-tr" data-testid="position-detail-row">
-                  <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
-                    <PositionDetail position={p} />
-                  </td>
-                </tr>
-              ) : null}
-            </Fragment>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 

@@ -85,6 +85,8 @@ export interface ExchangePosition {
   unrealizedPnl: string | null;
   leverage: number;
   marginType: MarginType;
+  /** The exchange's own liquidation price, when it reports one. */
+  liquidationPrice?: string | null;
 }
 
 export interface ConnectionTest {

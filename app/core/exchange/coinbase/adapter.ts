@@ -443,6 +443,7 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       unrealizedPnl: money(wire.unrealized_pnl),
       leverage: Math.max(1, Math.round(Number(typeof wire.leverage === "object" ? money(wire.leverage) : wire.leverage) || 1)),
       marginType: /isolated/i.test(wire.margin_type ?? "") ? "isolated" : "cross",
+      liquidationPrice: money(wire.liquidation_price),
     };
   }
 
