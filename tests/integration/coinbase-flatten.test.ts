@@ -46,6 +46,7 @@ describe.each(testDialects())("Flatten all on Coinbase, %s", (dialect) => {
   });
 
   test("every position is closed on Coinbase and Coinbase reports the account flat", async () => {
+    msw.reset(); // the fake is shared by both dialects' runs
     for (const body of [
       { action: "buy", symbol: "SOL-PERP", quantity: "15", order_type: "market" },
       { action: "sell", symbol: "ETH-PERP", quantity: "0.3", order_type: "market" },
