@@ -59,7 +59,8 @@ useSuite(
     port: 5111,
     before: async () => {
       fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311)));
-      return { COINBASE_API_URL: fakePrices.url };
+      // Reconciliation every 2 s, so a drift shows within seconds (test 8).
+      return { COINBASE_API_URL: fakePrices.url, RECONCILE_INTERVAL_SECONDS: "2" };
     },
     after: () => fakePrices?.close() ?? Promise.resolve(),
   },
@@ -374,5 +375,39 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     }
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     expect(unexpectedErrors(problems, [500])).toEqual([]);
+  });
+
+  test("8. a position opened outside the app: the drift alarm (1280 and 390 px), Adopt takes it into the app", async () => {
+    await gotoPositions();
+    expect(await page.getByTestId("drift-alarms").count()).toBe(0);
+    // The paper exchange gets an XRP long the app never ordered (as if traded in another tool).
+    const db = new Database(path.join(app.dataDir, "app.db"));
+    try {
+      db.exec("PRAGMA busy_timeout = 10000");
+      const profile = db.query("SELECT profile_id FROM sim_positions LIMIT 1").get() as { profile_id: string };
+      db.query(
+        `INSERT INTO sim_positions (profile_id, symbol, side, quantity, entry_price, margin, leverage, margin_type, realized_pnl, updated_at)
+         VALUES (?, 'XRP-PERP', 'long', '100', '2.1', '210', 1, 'cross', '0', ?)`,
+      ).run(profile.profile_id, Date.now());
+    } finally {
+      db.close();
+    }
+    const alarm = page.getByTestId("drift-alarms");
+    await expect.poll(() => alarm.count(), { timeout: 30_000, message: "the drift alarm appears (two reconciliation passes, then a live update)" }).toBe(1);
+    expect(squash(await alarm.innerText())).toMatch(
+      /^The exchange and the app disagree .* Position on the exchange the app does not know: XRP-PERP is long 100 on the exchange, flat in the app · simulator · since .* Adopt Close$/,
+    );
+    await screenshot("09-drift");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot("09-drift-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    const since = Date.now();
+    await page.getByTestId("drift-adopt-XRP-PERP").click();
+    await expect.poll(() => alarm.count(), { timeout: 20_000 }).toBe(0);
+    await expectToastShown("Drift Adopted", "adopted by positions_admin: booked BUY 100 XRP-PERP @ 2.1", "default", since);
+    await expect.poll(() => row("XRP-PERP").count(), { timeout: 20_000 }).toBe(1);
+    expect((await cells("XRP-PERP"))[0]).toMatch(/^XRP-PERP LONG 100\.0000 1x cross/);
+    await screenshot("10-drift-adopted");
   });
 });

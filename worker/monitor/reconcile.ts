@@ -13,6 +13,7 @@
 import type { Kysely } from "kysely";
 import { type BookSide, type DriftFinding, compareBooks, describeDrift } from "../../app/core/reconcile/compare.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
+import { isFuturesSymbol } from "../../app/core/products.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { closeDrift, insertDrift, listOpenDrifts, updateDriftFinding } from "../../db/queries/drifts.ts";
 import { appendEvent } from "../../db/queries/events.ts";
@@ -40,7 +41,8 @@ async function readAppBook(db: Kysely<DB>, since: number): Promise<AppBook> {
       .execute(),
   ]);
   return {
-    positions: positions.map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
+    // Only what the futures exchange holds (the list shows the same: SPEC's -PERP / -FUTURE symbols).
+    positions: positions.filter((p) => isFuturesSymbol(p.symbol)).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
     busy: new Set(inFlight.map((r) => r.symbol)),
   };
 }

@@ -31,7 +31,7 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
     <section className={S.box} role="alert" data-testid="drift-alarms" aria-label="Drift alarms">
       <h2 className={cls(T.h3, "pd-c-error")}>The exchange and the app disagree</h2>
       <p className={cls(T.body2, T.muted)}>
-        Reconciliation found {drifts.length === 1 ? "a position" : `${drifts.length} positions`} that differ from the exchange. Adopt takes the exchange's position
+        Reconciliation found {drifts.length === 1 ? "a position that differs" : `${drifts.length} positions that differ`} from the exchange. Adopt takes the exchange's position
         into the app (booked at its entry or mark price, no order sent); Close adopts it and then closes it at market.
       </p>
       <ul className={S.list}>
