@@ -1,4 +1,5 @@
 // Everything the dashboard shows on first paint (then each part polls its API).
+import { listOpenOrders } from "./orders.server.ts";
 import { listDrifts } from "./drifts.server.ts";
 import type { AppLoadContext } from "@remix-run/node";
 import { publicOrigin } from "#app/utils/api.server.ts";
@@ -17,7 +18,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
   // One statistics refresh for the 24 h P&L card and the Performance Statistics table: two
   // separate calls would each read the fills' fingerprint (a scan of the executed trades).
   const ledger = getStatsLedger(context.db);
-  const [stats, signals, trades, logs, balance, positions, performance, drifts] = await Promise.all([
+  const [stats, signals, trades, logs, balance, positions, performance, drifts, orders] = await Promise.all([
     getDashboardStats(context, ledger),
     listSignals(context.db, { limit: 10 }),
     listTrades(context.db, { limit: 10 }),
@@ -30,9 +31,11 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
     listPositionViews(context.db),
     ledger.then((l) => l.periodStats(Date.now())),
     listDrifts(context.db),
+    listOpenOrders(context.db),
   ]);
   return {
     drifts,
+    orders,
     positions,
     performance,
     isAdmin: user.role === "admin",

@@ -76,6 +76,23 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect(log.length).toBe(1);
   });
 
+  test("the open orders card is on Manual Trading and (while an order rests) the dashboard; its forms return there", async () => {
+    expect(await (await app.fetch("/dashboard", { cookie: trader })).text()).not.toContain('data-testid="open-orders"');
+    const id = await placeLimit("2450");
+    for (const page of ["/manual-trading", "/dashboard", "/positions"]) {
+      const html = await (await app.fetch(page, { cookie: trader })).text();
+      expect(html, page).toContain(`data-testid="cancel-order-${id}"`);
+    }
+    const form = (back: string) => app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "cancel-order", id, back } });
+    const posted = await form("/manual-trading");
+    expect(posted.status).toBe(302);
+    expect(posted.headers.get("location")).toBe("/manual-trading");
+    expect(await openOrders()).toEqual([]);
+    // Another origin is never a destination: back to Positions.
+    const evil = await app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "cancel-all", back: "https://evil.example/x" } });
+    expect(evil.headers.get("location")).toBe("/positions");
+  });
+
   test("Cancel all cancels every resting order", async () => {
     await placeLimit("2400");
     await placeLimit("2300");

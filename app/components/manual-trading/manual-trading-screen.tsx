@@ -4,6 +4,7 @@
 // Stop loss and take profit: the position a manual order opens carries the protection
 // configured under Trading Rules → Manual Position Protection (shown here from
 // GET /api/trading-config, every 30 s); the form has no per-order fields.
+import { type OpenOrder, OpenOrders } from "../positions/open-orders.tsx";
 import Box from "@mui/material/Box";
 import Card from "@mui/material/Card";
 import CardContent from "@mui/material/CardContent";
@@ -38,6 +39,8 @@ export interface ManualTradingData {
   config: TradingConfig;
   systemStatus: SystemStatusEntry[];
   isAdmin: boolean;
+  /** Resting orders (issue 11), with Cancel and Cancel all. */
+  orders?: OpenOrder[] | null;
 }
 
 function InfoCard({ title, children, testId }: { title: string; children: ReactNode; testId: string }) {
@@ -76,6 +79,7 @@ export function ManualTradingScreen({ data }: { data: ManualTradingData }) {
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "3fr 2fr" }, alignItems: "start" }}>
         <Box sx={{ display: "grid", gap: 2, minWidth: 0 }}>
           <ManualTradeForm balance={balance.data ?? null} title="Place Order" />
+          <OpenOrders initial={data.orders ?? null} back="/manual-trading" />
           <InfoCard title="Balances" testId="manual-balances">
             {balances.length === 0 ? (
               <Typography color="text.secondary">{balance.error ? "Balances unavailable" : "No balances"}</Typography>

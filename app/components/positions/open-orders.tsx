@@ -1,7 +1,9 @@
 // Open orders and Flatten all (issue 11). The resting orders (GET /api/orders, refreshed by
 // live trade updates) with Cancel each and Cancel all, and the Flatten all button. Every
 // control is a plain form posted to /positions (intents cancel-order, cancel-all, flatten),
-// so it works without JavaScript; with it, Remix submits in place and the toast follows.
+// so it works without JavaScript; with it, Remix submits in place and the toast follows. The
+// card is on Positions, Manual Trading and (while an order rests) the dashboard; its forms
+// return to the page they were posted from (`back`, a same-origin path).
 import type { Trade } from "#db/queries/trades.ts";
 import { Form, useNavigation } from "@remix-run/react";
 import { formatDateTime, formatPrice, formatQuantity } from "#app/utils/format.ts";
@@ -38,10 +40,15 @@ export function FlattenButton() {
   );
 }
 
-export function OpenOrders({ initial }: { initial: OpenOrder[] | null }) {
+/**
+ * `back`: the page the forms return to (Positions, the dashboard, Manual Trading);
+ * `hideWhenEmpty`: the dashboard shows the card only while an order rests.
+ */
+export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false }: { initial: OpenOrder[] | null; back?: string; hideWhenEmpty?: boolean }) {
   const canCancel = useCan("orders.cancel");
   const { data } = useApiQuery<OpenOrder[]>("/api/orders", { initialData: initial ?? undefined });
   const orders = data ?? initial ?? [];
+  if (hideWhenEmpty && orders.length === 0) return null;
   return (
     <section className={cls(PAPER.outlined, S.card)} data-testid="open-orders" aria-label="Open orders">
       <div className={S.head}>
@@ -51,6 +58,7 @@ export function OpenOrders({ initial }: { initial: OpenOrder[] | null }) {
         {canCancel && orders.length > 1 ? (
           <Form method="post" action="/positions">
             <input type="hidden" name="intent" value="cancel-all" />
+            <input type="hidden" name="back" value={back} />
             <LeanButton type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
               Cancel all
             </LeanButton>
@@ -75,6 +83,7 @@ export function OpenOrders({ initial }: { initial: OpenOrder[] | null }) {
               {canCancel ? (
                 <Form method="post" action="/positions">
                   <input type="hidden" name="intent" value="cancel-order" />
+                  <input type="hidden" name="back" value={back} />
                   <input type="hidden" name="id" value={o.id} />
                   <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
                     Cancel

@@ -15,6 +15,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
 import { DashboardHeader } from "../dashboard/dashboard-header.tsx";
 import { type DriftItem, DriftAlarms } from "../positions/drift-alarms.tsx";
+import { type OpenOrder, OpenOrders } from "../positions/open-orders.tsx";
 import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-form.tsx";
 import { OpenPositions, type PositionSummary, RecentOrders } from "../dashboard/orders-panel.tsx";
 import { type PerformanceStats, PerformanceStatsTable } from "../dashboard/performance-stats.tsx";
@@ -59,6 +60,8 @@ export interface DashboardData {
   webhook: { url: string; port: number } | null;
   /** Open drift alarms (issue 11); absent in older callers. */
   drifts?: DriftItem[] | null;
+  /** Resting orders: the card shows while any rests (issue 11). */
+  orders?: OpenOrder[] | null;
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
@@ -101,6 +104,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           <SignalsPanel signals={signals.data ?? []} />
           <OpenPositions positions={positions.data ?? []} />
           <RecentOrders trades={trades.data ?? []} />
+          <OpenOrders initial={data.orders ?? null} back="/dashboard" hideWhenEmpty />
         </div>
         <div className={S.column}>
           <ManualTradeForm balance={balance.data ?? null} />

@@ -8,21 +8,23 @@ import { ManualTradingScreen } from "#app/components/manual-trading/manual-tradi
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
 import { getExchange } from "#app/services/exchange.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
+import { listOpenOrders } from "#app/services/orders.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const exchange = getExchange(context.db);
-  const [balance, config, health] = await Promise.all([
+  const [balance, config, health, orders] = await Promise.all([
     exchange
       .getBalances()
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
       .catch(() => null),
     getTradingConfig(context.db),
     getSystemStatusForPage(context),
+    listOpenOrders(context.db),
   ]);
-  return json({ balance, config, systemStatus: health.systemStatus, isAdmin: user.role === "admin" });
+  return json({ balance, config, systemStatus: health.systemStatus, isAdmin: user.role === "admin", orders });
 }
 
 export async function action(args: ActionFunctionArgs) {

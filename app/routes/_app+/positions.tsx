@@ -13,7 +13,7 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { listDrifts, requestDriftResolution } from "#app/services/drifts.server.ts";
 import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/orders.server.ts";
 import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser, safeRedirect } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -30,7 +30,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const intent = form.get("intent");
-  const back = (toast: Toast) => redirectWithToast(context, "/positions", toast);
+  // Open orders' forms also post from the dashboard and Manual Trading, and go back there.
+  const returnTo = safeRedirect(form.get("back"), "/positions");
+  const back = (toast: Toast) => redirectWithToast(context, returnTo, toast);
   if (intent === "close") {
     const user = await requirePermission(request, context, "positions.close");
     const symbol = String(form.get("symbol") ?? "");
