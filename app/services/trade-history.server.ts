@@ -3,11 +3,50 @@
 // GET /api/trades?limit=50 and loads GET /api/closed-trades-pnl itself (every 30 s), as
 // decided in docs/decisions/007-trading-rules-form.md. Since the statistics cache
 // (decision 012) that answer costs about a millisecond, not a FIFO pass over every fill.
+//
+// Issue 11: each trade carries its position's protection state (one query for the page), so
+// the row shows real values (drawdown, TP, SL, break-even, trailing, ROI) instead of SPEC's
+// placeholders, which stay only for trades without a position. It is the position's state
+// now (its final state once closed): states at earlier moments are not kept.
 import type { AppLoadContext } from "@remix-run/node";
+import type { Kysely } from "kysely";
 import { TRADE_HISTORY_LIMIT, filtersFromParams } from "#app/components/trade-history/trade-history-utils.ts";
-import { listTrades } from "#db/queries/trades.ts";
+import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
+import { type Trade, listTrades } from "#db/queries/trades.ts";
+import type { DB } from "#db/schema.ts";
+
+export type TradePositionState = Pick<
+  Position,
+  "id" | "side" | "entryPrice" | "leverage" | "maxDrawdown" | "advancedControls" | "ruleState" | "breakEvenTriggered" | "trailingStopActive" | "stopPrice" | "status"
+>;
+export type TradeWithPosition = Trade & { position: TradePositionState | null };
+
+export async function withPositions(db: Kysely<DB>, trades: Trade[]): Promise<TradeWithPosition[]> {
+  const ids = [...new Set(trades.flatMap((t) => (t.positionId ? [t.positionId] : [])))];
+  const rows = ids.length ? await db.selectFrom("positions").selectAll().where("id", "in", ids).execute() : [];
+  const byId = new Map(
+    rows.map((row) => {
+      const p = positionRowToPosition(row);
+      const state: TradePositionState = {
+        id: p.id,
+        side: p.side,
+        entryPrice: p.entryPrice,
+        leverage: p.leverage,
+        maxDrawdown: p.maxDrawdown,
+        advancedControls: p.advancedControls,
+        ruleState: p.ruleState,
+        breakEvenTriggered: p.breakEvenTriggered,
+        trailingStopActive: p.trailingStopActive,
+        stopPrice: p.stopPrice,
+        status: p.status,
+      };
+      return [p.id, state];
+    }),
+  );
+  return trades.map((t) => ({ ...t, position: t.positionId ? (byId.get(t.positionId) ?? null) : null }));
+}
 
 export async function loadTradeHistory(request: Request, context: AppLoadContext) {
-  const trades = await listTrades(context.db, { limit: TRADE_HISTORY_LIMIT });
+  const trades = await withPositions(context.db, await listTrades(context.db, { limit: TRADE_HISTORY_LIMIT }));
   return { trades, filters: filtersFromParams(new URL(request.url).searchParams) };
 }

@@ -29,7 +29,7 @@ export interface Trade {
   marginType: string | null;
   reduceOnly: boolean;
   errorMessage: string | null;
-  /** P&L this trade realised by reducing a position (before fees); null for pure entries. */
+  /** P&L this trade realised by closing FIFO lots, net of fees (docs/pnl.md); null when it closed nothing. */
   realizedPnl: string | null;
   createdAt: string;
   executedAt: string | null;

@@ -193,7 +193,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     adminProblems.clear();
   });
 
-  test("3. Trade History: the row with SPEC's placeholders, the cards, the filters and Clear Filters", async () => {
+  test("3. Trade History: the row with its position's state, the cards, the filters and Clear Filters", async () => {
     const page = adminPage;
     await gotoHydrated(page, adminProblems, "/history", "Trade History");
     await expect.poll(() => tradeRows(page).count()).toBe(1);
@@ -202,7 +202,10 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     const cells = (await tradeRows(page).first().locator("td").allInnerTexts()).map(squash);
     expect(cells[0]).toMatch(/^ETH-PERP BUY 0\.0200 · market · manual /);
     expect(cells[1]).toBe(Number(trade.executedPrice).toFixed(4));
-    expect(cells.slice(2, 11)).toEqual(["N/A", "—", "None", "Inactive", "Inactive", "100%", "—", "N/A", "executed"]);
+    // The entry of a position: its real state (drawdown on the random walk, manual protection
+    // with no take-profit: 'Manual'); an entry realizes nothing: P/L '—', ROI 'N/A'.
+    expect(cells[2]).toMatch(/^(-\d+\.\d{2}|0\.00)%$/);
+    expect(cells.slice(3, 11)).toEqual(["Manual", "None", "Inactive", "Inactive", "100%", "—", "N/A", "executed"]);
 
     expect(await cardLines(page, "card-total-trades")).toEqual(["Total Trades", "1", "All orders"]);
     expect(await cardLines(page, "card-completed")).toEqual(["Completed", "1", "Executed or completed"]);

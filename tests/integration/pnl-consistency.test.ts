@@ -81,6 +81,11 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     const report = await buildReportTable(db(), { type: "fills", format: "csv" });
     const column = report.columns.indexOf("Realized P&L (net of fees)");
     expect(report.rows.map((r) => (r[column] === "" ? null : D(String(r[column])).toString()))).toEqual(TRADE_PNL);
+    // Each row carries its position's state (Trade History shows it instead of placeholders):
+    // the entry belongs to the long, the flip's row to the short it opened.
+    const withPosition = trades as (Trade & { position: { side: string; entryPrice: string } | null })[];
+    expect(withPosition.map((t) => t.position?.side)).toEqual(["long", "long", "long", "short", "short"]);
+    expect(D(withPosition[0]!.position!.entryPrice).toString()).toBe("3051.525"); // (3001.5 + 3101.55) / 2
     // The sum of the rows is the header's total.
     expect(TRADE_PNL.reduce((sum, p) => sum.plus(p ?? "0"), D(0)).toString()).toBe(TOTAL);
   });

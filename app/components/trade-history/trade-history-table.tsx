@@ -1,9 +1,10 @@
 // The Trade History table (SPEC.md §2, §4, §8, §9): one expandable row per trade with the
 // columns Position, Entry, Max Drawdown, TP, SL, BE, Trailing, Portfolio, P/L, ROI, Status,
-// Actions. Max drawdown 'N/A', SL 'None', BE and Trailing 'Inactive', Portfolio '100%' and
-// ROI 'N/A' are SPEC's fixed placeholders: a single order carries none of that protection
-// (positions do). An expanded row loads GET /api/trades/{id}/details, only while expanded,
-// every 10 s.
+// Actions. A trade of a position shows that position's real state (issue 11): max drawdown,
+// TP (levels and how many hit), SL (its stop price), BE, Trailing, and for a closing trade its
+// ROI on the margin it freed; SPEC's fixed placeholders (Max drawdown 'N/A', SL 'None', BE and
+// Trailing 'Inactive', ROI 'N/A') stay for trades without a position (failed, cancelled,
+// resting). An expanded row loads GET /api/trades/{id}/details, only while expanded, every 10 s.
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import Chip from "@mui/material/Chip";
@@ -20,13 +21,15 @@ import Typography from "@mui/material/Typography";
 import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
+import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
+import type { TradePositionState } from "#app/services/trade-history.server.ts";
+import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
@@ -71,7 +74,10 @@ const S = leanSheet("th-table", {
   detail: { bgcolor: "action.hover", py: 2 },
 });
 
-export function TradeHistoryTable({ trades }: { trades: Trade[] }) {
+/** A row: the trade, with its position's state when it has one (GET /api/trades). */
+export type TradeRowData = Trade & { position?: TradePositionState | null };
+
+export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const hydrated = useHydrated();
   const { isExpanded, toggle } = useExpanded();
   return (
@@ -145,9 +151,22 @@ function ExpandButton({ hydrated, label, open, onToggle }: { hydrated: boolean; 
   );
 }
 
-function TradeRow({ trade, open, onToggle, hydrated }: { trade: Trade; open: boolean; onToggle: () => void; hydrated: boolean }) {
+/** ROI of a closing trade: its realized P&L on the margin of what it closed (entry × quantity / leverage), percent. */
+function closingRoi(trade: Trade, position: TradePositionState): string | null {
+  const pnl = tradePnl(trade);
+  if (pnl === null) return null;
+  const margin = D(position.entryPrice).times(tradeQuantity(trade)).div(position.leverage > 0 ? position.leverage : 1);
+  return margin.gt(0) ? D(pnl).div(margin).times(100).round(2).toString() : null;
+}
+
+function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; open: boolean; onToggle: () => void; hydrated: boolean }) {
   const price = tradePrice(trade);
   const pnl = tradePnl(trade);
+  const position = trade.position ?? null;
+  const controls = position?.advancedControls ?? null;
+  const drawdown = position ? D(position.maxDrawdown || "0") : null;
+  const tpProgress = position ? takeProfitProgress(controls, position.ruleState) : null;
+  const roi = position ? closingRoi(trade, position) : null;
   const pnlClass = pnl === null ? "pd-muted" : D(pnl).gt(0) ? "pd-c-success" : D(pnl).lt(0) ? "pd-c-error" : "pd-text";
   return (
     <tr className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")} data-testid="trade-row" data-trade-id={trade.id} data-status={trade.status} aria-expanded={open} onClick={onToggle}>
@@ -164,11 +183,16 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: Trade; open: boo
         </div>
       </td>
       <td className="pd-td pd-num">{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</td>
-      <td className="pd-td">
-        <Placeholder>N/A</Placeholder>
+      <td className={cls("pd-td pd-num", drawdown?.gt(0) && "pd-c-error")} data-testid="trade-drawdown">
+        {drawdown ? (drawdown.gt(0) ? `-${formatPercent(drawdown.toString())}` : formatPercent("0")) : <Placeholder>N/A</Placeholder>}
       </td>
-      <td className="pd-td">
-        {hydrated ? (
+      <td className="pd-td pd-nowrap" data-testid="trade-tp">
+        {position ? (
+          <>
+            <div className="pd-body2">{takeProfitText(controls)}</div>
+            {tpProgress ? <div className="pd-caption">{tpProgress}</div> : null}
+          </>
+        ) : hydrated ? (
           <Tooltip title={TP_TIP}>
             <span>
               <Placeholder>—</Placeholder>
@@ -180,21 +204,21 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: Trade; open: boo
           </span>
         )}
       </td>
-      <td className="pd-td">
-        <Placeholder>None</Placeholder>
+      <td className="pd-td pd-nowrap" data-testid="trade-sl">
+        <Placeholder>{position?.stopPrice ? `@ ${formatPrice(position.stopPrice)}` : "None"}</Placeholder>
       </td>
-      <td className="pd-td">
-        <Placeholder>Inactive</Placeholder>
+      <td className="pd-td" data-testid="trade-be">
+        <Placeholder>{position ? breakEvenText(controls, position.breakEvenTriggered) : "Inactive"}</Placeholder>
       </td>
-      <td className="pd-td">
-        <Placeholder>Inactive</Placeholder>
+      <td className="pd-td" data-testid="trade-trailing">
+        <Placeholder>{position ? trailingText(controls, position.trailingStopActive) : "Inactive"}</Placeholder>
       </td>
       <td className="pd-td">100%</td>
       <td className={cls("pd-td pd-num", pnlClass)} data-testid="trade-pnl">
         {pnl === null ? "—" : formatPnl(pnl)}
       </td>
-      <td className="pd-td">
-        <Placeholder>N/A</Placeholder>
+      <td className={cls("pd-td pd-num", roi !== null && (D(roi).gt(0) ? "pd-c-success" : D(roi).lt(0) ? "pd-c-error" : null))} data-testid="trade-roi">
+        {roi !== null ? `${D(roi).gt(0) ? "+" : ""}${formatPercent(roi)}` : <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td">
         <LeanStatusChip status={trade.status} reason={trade.errorMessage} hydrated={hydrated} testId="trade-status" />

@@ -2,6 +2,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual-order.ts";
 import { placeManualOrder } from "#app/services/orders.server.ts";
+import { withPositions } from "#app/services/trade-history.server.ts";
 import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
 import { listTrades } from "#db/queries/trades.ts";
@@ -14,7 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     status: url.searchParams.get("status") || undefined,
     symbol: url.searchParams.get("symbol") || undefined,
   });
-  return json(trades);
+  return json(await withPositions(context.db, trades));
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
