@@ -398,7 +398,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         entry_vwap: money(p.entry.toString()),
         unrealized_pnl: money(pnl),
         daily_realized_pnl: money("0"),
-        liquidation_price: money("0"),
+        // The fake's own margin model: 30 % against the position from its entry.
+        liquidation_price: money(p.entry.times(p.contracts.gt(0) ? "0.7" : "1.3").round(2).toString()),
         leverage: "3",
         margin_type: "MARGIN_TYPE_CROSS",
       };

@@ -443,7 +443,8 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       unrealizedPnl: money(wire.unrealized_pnl),
       leverage: Math.max(1, Math.round(Number(typeof wire.leverage === "object" ? money(wire.leverage) : wire.leverage) || 1)),
       marginType: /isolated/i.test(wire.margin_type ?? "") ? "isolated" : "cross",
-      liquidationPrice: money(wire.liquidation_price),
+      // Coinbase answers 0 when it has no liquidation price for the position.
+      liquidationPrice: ((liq) => (liq !== null && D(liq).gt(0) ? liq : null))(money(wire.liquidation_price)),
     };
   }
 
