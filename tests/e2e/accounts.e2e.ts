@@ -63,8 +63,12 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     expect(cards).toContain("Total Products 4");
     for (const text of ["Market Cap $2.1T", "24h Volume $89.2B", "Dominance 54.2%"]) expect(cards).toContain(text);
     await expect.poll(() => page.getByTestId("top-gainers").innerText()).toContain("Top Gainers");
-    expect(await page.getByTestId("top-losers").innerText()).toContain("24h change not available from this exchange");
+    // The simulator keeps its minute price history: the change is known (since the start here).
+    expect(await page.getByTestId("top-losers").innerText()).not.toContain("24h change not available from this exchange");
     await screenshot(page, "accounts-market-overview");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "accounts-market-overview-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await page.getByRole("tab", { name: "Trading Pairs" }).click();
     await page.getByTestId("pairs-grid").waitFor();
@@ -73,7 +77,10 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await expect.poll(async () => page.getByTestId("pair-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-product")))).toEqual(["SOL-PERP"]);
     expect(new URL(page.url()).search).toBe("?tab=pairs&q=sol");
     await page.getByTestId("pair-filter").selectOption("gainers");
-    await page.getByTestId("pairs-empty").waitFor();
+    // Only products that rose are left (none, if nothing rose since the start).
+    await expect
+      .poll(async () => (await page.getByTestId("pair-card").allInnerTexts()).every((t) => /(24h|Since start) \+\d/.test(squash(t))))
+      .toBe(true);
     await page.getByTestId("pair-filter").selectOption("all");
     await page.getByTestId("pair-search").fill("");
     await expect.poll(() => page.getByTestId("pair-card").count()).toBe(4);
@@ -85,6 +92,9 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     expect(await details.getAttribute("data-product")).toBe("XRP-PERP");
     const text = squash(await details.innerText());
     for (const part of ["Price Information", "Trading Information", "Market Data", "Base currency XRP", "Quote currency USDC", "Minimum market funds 10"]) expect(text).toContain(part);
+    // The change over the history kept so far (younger than a day here), the paper exchange's own volume.
+    expect(text).toMatch(/Change since .+ [+-]?\d+\.\d{2}%/);
+    expect(text).toMatch(/24h volume \(paper fills\) /);
     expect(text).toMatch(/Price \d+\.\d{2} Mid-market price \d+\.\d{2} /); // SPEC.md §9: two decimals at 1 or above
     expect(await page.getByRole("tab", { name: "Product Details" }).getAttribute("aria-selected")).toBe("true");
     await screenshot(page, "accounts-market-details");
