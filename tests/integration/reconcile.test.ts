@@ -186,7 +186,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     expect(positionRowToPosition((await openPosition("SOL-PERP"))!)).toMatchObject({ side: "long", remainingQuantity: "2", entryPrice: "150" });
   });
 
-  test("fake Coinbase: a short opened outside the app is found and closed on Coinbase", async () => {
+  test("fake Coinbase: each drift kind; an unknown short closed on Coinbase, a mismatch and an outside close adopted", async () => {
     const client = new AdvancedTradeClient({ keys: cdpKey, baseUrl: fake.url, publicBaseUrl: fake.url, readTimeoutMs: 2000, writeTimeoutMs: 2000 });
     const coinbase = new CoinbaseAdapter({ client, fillPollMs: 5 });
     await useExchange(coinbase);
@@ -214,5 +214,26 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     // Short 10 adopted at Coinbase's entry 181, bought back at 180 with a 0.54 fee: +9.46 net.
     const realized = await db().selectFrom("trades").select("realized_pnl").where("symbol", "=", "SOL-PERP").where("side", "=", "buy").executeTakeFirstOrThrow();
     expect(D(realized.realized_pnl!).toString()).toBe("9.46");
+
+    // A quantity mismatch and a position closed outside the app, on Coinbase too.
+    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "market", id: "cb-eth" })).json()) as { signalId: string };
+    await waitFor("ETH on Coinbase", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    fake.coinbase.state.positions.set("ETP-20DEC30-CDE", { contracts: new Big("5"), entry: new Big("3400") }); // 0.5 ETH: 0.2 more, bought elsewhere
+    await reconcileOnce(db(), coinbase, { streak });
+    expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);
+    const [mismatch] = await drifts();
+    expect(mismatch).toMatchObject({ symbol: "ETH-PERP", kind: "quantity_mismatch", appQuantity: "0.3", exchangeQuantity: "0.5" });
+    expect((await resolve(mismatch!.id, "adopt")).status).toBe(200);
+    expect(positionRowToPosition((await openPosition("ETH-PERP"))!).remainingQuantity).toBe("0.5");
+    expect((await reconcileOnce(db(), coinbase, { streak })).findings).toEqual([]); // agreed: the streak starts again
+    fake.coinbase.state.positions.delete("ETP-20DEC30-CDE"); // closed on Coinbase's own site
+    await reconcileOnce(db(), coinbase, { streak });
+    expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);
+    const [missing] = await drifts();
+    expect(missing).toMatchObject({ symbol: "ETH-PERP", kind: "missing_on_exchange", appQuantity: "0.5", exchangeSide: null });
+    expect((await resolve(missing!.id, "adopt")).status).toBe(200);
+    expect(await openPosition("ETH-PERP")).toBeNull();
+    expect((await reconcileOnce(db(), coinbase, { streak })).findings).toEqual([]);
+    expect(fake.coinbase.requestsTo(/^\/orders$/, "POST")).toHaveLength(1); // only the ETH entry: adopting sends nothing
   });
 });
