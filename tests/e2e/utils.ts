@@ -431,13 +431,13 @@ export async function apiJson<T>(page: Page, pathname: string): Promise<T> {
  */
 export async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0): Promise<void> {
   const wanted = `${title} ${description}`;
-  await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
-      timeout: 20_000,
-      interval: 100,
-      message: `toast '${wanted}' (${variant})`,
-    })
-    .toContain(`${variant}|${wanted}`);
+  const seen = async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`);
+  try {
+    await expect.poll(seen, { timeout: 20_000, interval: 100, message: `toast '${wanted}' (${variant})` }).toContain(`${variant}|${wanted}`);
+  } catch (error) {
+    // Say which toasts did show: a different text is a different failure than none at all.
+    throw new Error(`${(error as Error).message}\ntoasts seen: ${JSON.stringify(await seen())}`);
+  }
 }
 
 /** Exactly one toast on screen now, with this title and description (without JavaScript: the server-rendered flash toast). */
