@@ -2,12 +2,14 @@
 import { marginBalance } from "../../app/core/exchange/types.ts";
 import { D } from "../../app/core/decimal.ts";
 import { sizeSignalOrder } from "../../app/core/orders/sizing.ts";
-import { resolveSymbol } from "../../app/core/products.ts";
+import { type ProductSpec, resolveSymbol } from "../../app/core/products.ts";
+import { type PositionTarget, storedPositionTarget } from "../../app/core/schemas/webhook-signal.ts";
+import { planTargetOrder } from "../../app/core/orders/target.ts";
 import type { ExecuteSignalPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
-import { getOpenPosition } from "../../db/queries/positions.ts";
-import { getSignal, updateSignalStatus } from "../../db/queries/signals.ts";
+import { getOpenPosition, lockSymbol } from "../../db/queries/positions.ts";
+import { type Signal, getSignal, updateSignalStatus } from "../../db/queries/signals.ts";
 import { getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../../db/queries/trading-state.ts";
 import { newId } from "../../db/queries/util.ts";
@@ -44,6 +46,9 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   if (!config.autoTradingEnabled) return skip("Auto trading is disabled");
   const product = resolveSymbol(signal.symbol);
   if (!product) return skip(`Unknown symbol ${signal.symbol}`, "error");
+
+  const target = storedPositionTarget(signal.payload);
+  if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip);
 
   // An entry that arrives late is not chased; a reduction of an open position still runs.
   const open = await getOpenPosition(ctx.db, signal.symbol);
@@ -83,5 +88,61 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
     });
     await appendEvent(trx, "trade_update", { id: tradeId, symbol: signal.symbol, side: signal.action, status: "pending" });
   });
+  return executeTrade(ctx, tradeId);
+}
+
+/**
+ * Target-position mode (issue 12): the alert says where the strategy's position is after it
+ * (long 2, flat, short 1); the order is whatever brings the app's position there, counting
+ * orders already on their way (pending trades of the symbol), decided under the symbol's
+ * lock so two alerts in flight cannot both add the same difference. A duplicated alert
+ * finds the position already at its target and sends nothing; a missed one is made up by the
+ * next. An entry (the position grows or flips) that arrives late is not chased.
+ */
+async function executeTarget(
+  ctx: ExecutionContext & { jobId: number },
+  signal: Signal,
+  target: PositionTarget,
+  product: ProductSpec,
+  clientOrderId: string,
+  skip: (reason: string, level?: "warning" | "error") => Promise<"skipped" | "failed">,
+) {
+  const tradeId = newId();
+  const planned = await ctx.db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, signal.symbol);
+    const [open, pending] = await Promise.all([
+      getOpenPosition(trx, signal.symbol),
+      trx.selectFrom("trades").select(["side", "quantity"]).where("symbol", "=", signal.symbol).where("status", "=", "pending").execute(),
+    ]);
+    const plan = planTargetOrder({
+      target,
+      position: open ? { side: open.side, quantity: open.remainingQuantity } : null,
+      pending: pending.map((t) => ({ side: t.side === "sell" ? "sell" : "buy", quantity: String(t.quantity) })),
+      product,
+    });
+    if (!plan.order) return plan;
+    const age = Date.now() - Date.parse(signal.signalTime ?? signal.createdAt);
+    if (plan.entry && age > MAX_SIGNAL_LAG_MS) return { ...plan, order: null, reason: `Signal is ${Math.round(age / 1000)} s old (limit ${MAX_SIGNAL_LAG_MS / 1000} s): entry not chased` };
+    await insertTrade(trx, {
+      id: tradeId,
+      symbol: signal.symbol,
+      side: plan.order.side,
+      orderType: signal.orderType,
+      quantity: plan.order.quantity,
+      price: signal.orderType === "limit" ? signal.price : null,
+      source: "signal",
+      clientOrderId,
+      exchange: ctx.exchange.name,
+      signalId: signal.id,
+      jobId: ctx.jobId,
+      leverage: 1,
+      marginType: "cross",
+      // Toward flat without crossing it: it may only reduce.
+      reduceOnly: !plan.entry,
+    });
+    await appendEvent(trx, "trade_update", { id: tradeId, symbol: signal.symbol, side: plan.order.side, status: "pending" });
+    return plan;
+  });
+  if (!planned.order) return skip(planned.reason);
   return executeTrade(ctx, tradeId);
 }

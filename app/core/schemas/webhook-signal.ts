@@ -16,8 +16,45 @@ export interface WebhookSignal {
   /** The alert's own time (epoch ms), when it carried one. */
   timestamp: number | null;
   strategy: string | null;
-  /** An explicit alert id (id / alert_id), used for deduplication. */
+  /** An explicit alert id (id / alert_id), else the strategy order's id and bar (order_id@bar_time), used for deduplication. */
   alertId: string | null;
+  /**
+   * Target-position mode (issue 12): the strategy's position after this alert
+   * ({{strategy.market_position}} / {{strategy.market_position_size}}). The worker brings the
+   * position to it instead of applying buy/sell blindly; null for a plain buy/sell alert.
+   */
+  target: PositionTarget | null;
+}
+
+export interface PositionTarget {
+  side: "long" | "short" | "flat";
+  /** Size in the base asset; "0" for flat. */
+  size: string;
+}
+
+/**
+ * The target of an alert body (stored payloads too: the worker reads it from the signal),
+ * null without `market_position`, or the field's error.
+ */
+export function parsePositionTarget(body: Record<string, unknown>): PositionTarget | null | WebhookParseError {
+  const raw = body.market_position;
+  if (raw === undefined || raw === null || raw === "") return null;
+  const side = typeof raw === "string" ? raw.trim().toLowerCase() : "";
+  if (side !== "long" && side !== "short" && side !== "flat") return fail("market_position", "market_position must be long, flat or short");
+  if (side === "flat") return { side, size: "0" };
+  const rawSize = body.market_position_size;
+  if (rawSize === undefined || rawSize === null || rawSize === "") return fail("market_position_size", "market_position_size is required with market_position long or short");
+  const size = typeof rawSize === "number" || typeof rawSize === "string" ? parseDecimal(rawSize) : null;
+  if (size === null || D(size).lt(0)) return fail("market_position_size", "market_position_size must be a number of 0 or more");
+  if (D(size).gt(MAX_QUANTITY)) return fail("market_position_size", "market_position_size is too large");
+  return D(size).eq(0) ? { side: "flat", size: "0" } : { side, size };
+}
+
+/** The target stored with a signal (its payload), or null when it had none or it does not parse. */
+export function storedPositionTarget(payload: Record<string, unknown> | null | undefined): PositionTarget | null {
+  if (!payload) return null;
+  const target = parsePositionTarget(payload);
+  return target && !("ok" in target) ? target : null;
 }
 
 type WebhookParseError = { ok: false; field: string; error: string };
@@ -94,7 +131,13 @@ export function parseWebhookSignal(body: Record<string, unknown>, options: { str
     return fail("strategy", "strategy must be a string");
   }
   const rawId = body.alert_id ?? body.id;
-  const alertId = typeof rawId === "string" || typeof rawId === "number" ? String(rawId).slice(0, 100) : null;
+  const scalar = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v).trim() : "");
+  // A strategy order's id ({{strategy.order.id}}) repeats across bars: with its bar ({{time}}) it names one alert.
+  const orderKey = scalar(body.order_id) ? `order:${scalar(body.order_id)}@${scalar(body.bar_time)}` : null;
+  const alertId = typeof rawId === "string" || typeof rawId === "number" ? String(rawId).slice(0, 100) : orderKey ? orderKey.slice(0, 100) : null;
+
+  const target = parsePositionTarget(body);
+  if (target && "ok" in target) return target;
 
   return {
     ok: true,
@@ -108,6 +151,7 @@ export function parseWebhookSignal(body: Record<string, unknown>, options: { str
       timestamp,
       strategy: typeof body.strategy === "string" ? body.strategy.slice(0, 255) : null,
       alertId,
+      target,
     },
   };
 }
