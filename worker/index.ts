@@ -51,7 +51,8 @@ export async function runWorker() {
 
   runner = startRunner({ db: database.db, exchange, workerId });
   const activeRunner = runner;
-  const stopPrices = startPriceLoop({ db: database.db, workerId });
+  // Rules act on the active exchange's own prices (live Coinbase: the CDE product's book).
+  const stopPrices = startPriceLoop({ db: database.db, workerId, exchange, maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000 });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   // Positions on the exchange compared with the app's book; differences become drift alarms.

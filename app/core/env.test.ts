@@ -28,6 +28,7 @@ describe("parseEnv", () => {
       WEB_PROCESSES: 1,
       EVENTS_RETENTION_HOURS: 24,
       RECONCILE_INTERVAL_SECONDS: 30,
+      PRICE_MAX_AGE_SECONDS: 15,
       JOBS_RETENTION_DAYS: 7,
     });
   });

@@ -45,6 +45,8 @@ export const EnvSchema = z.object({
   EVENTS_RETENTION_HOURS: z.coerce.number({ error: "must be a number of hours" }).positive().default(24),
   /** Finished jobs older than this are pruned by the worker. */
   RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).min(2).max(3600).default(30),
+  /** A price older than this never triggers a protection order (issue 15, app/core/price-source.ts). */
+  PRICE_MAX_AGE_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).min(2).max(600).default(15),
   JOBS_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().default(7),
   WORKER_ID: z.string().optional(),
   WORKER_WAKE_HOST: z.string().optional(),

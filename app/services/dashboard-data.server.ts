@@ -28,7 +28,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
       .catch(() => null),
     // The same views as GET /api/positions, so first paint and polling agree.
-    listPositionViews(context.db),
+    listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }),
     ledger.then((l) => l.periodStats(Date.now())),
     listDrifts(context.db),
     listOpenOrders(context.db),

@@ -8,8 +8,9 @@ import type { Kysely } from "kysely";
 import { pokeWorkers } from "./worker-wake.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { judgePrice, sourceLabel } from "#app/core/price-source.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
-import { liquidationPrice, positionMargin } from "#app/core/orders/liquidation.ts";
+import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
 import { applyControls } from "#app/core/rules/index.ts";
@@ -40,6 +41,10 @@ export interface PositionView extends Position {
   unrealizedPnl: string | null;
   /** Unrealized P&L on the margin (entry notional of what remains / leverage), percent, 2 decimals. */
   roi: string | null;
+  /** Why the rules may not act on this symbol's price now (stale, or from another source); null when they may. */
+  priceStale?: string | null;
+  /** Where the shown price comes from ("simulated prices (random walk, offline simulator)" ...). */
+  priceSource?: string | null;
 }
 
 export function toPositionView(p: Position, liquidation: string | null = null): PositionView {
@@ -59,11 +64,26 @@ export function toPositionView(p: Position, liquidation: string | null = null): 
  * market price (market_prices, written by the price loop on every tick; the rules monitor
  * writes positions.current_price only every few seconds), else the stored current price.
  */
-export async function listPositionViews(db: Db): Promise<PositionView[]> {
+export async function listPositionViews(db: Db, options: { maxAgeMs?: number } = {}): Promise<PositionView[]> {
   const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
   const open = positions.filter((p) => isFuturesSymbol(p.symbol));
-  const liquidation = open.length > 0 ? await liquidationPrices(db, open) : new Map<string, string | null>();
-  return open.map((p) => toPositionView({ ...p, currentPrice: prices.get(p.symbol)?.price ?? p.currentPrice }, liquidation.get(p.symbol) ?? null));
+  if (open.length === 0) return [];
+  const liquidation = await liquidationPrices(db, open);
+  // Issue 15: the same test the worker's rules apply before acting on a price.
+  const exchangeName = await getExchange(db)
+    .current()
+    .then((a) => a.name)
+    .catch(() => "coinbase");
+  const now = Date.now();
+  return open.map((p) => {
+    const price = prices.get(p.symbol);
+    const verdict = judgePrice(price, exchangeName, now, options.maxAgeMs);
+    return {
+      ...toPositionView({ ...p, currentPrice: price?.price ?? p.currentPrice }, liquidation.get(p.symbol) ?? null),
+      priceStale: verdict.reason,
+      priceSource: price ? sourceLabel(price.source) : null,
+    };
+  });
 }
 
 /** Coinbase's positions, kept 10 s per process: every page and poll would otherwise call it. */
@@ -71,18 +91,18 @@ const exchangeLiquidations = new WeakMap<object, { at: number; name: string; byS
 const LIQUIDATION_TTL_MS = 10_000;
 
 /**
- * Liquidation price per symbol: the simulator's from its margin model (cross positions draw
- * on the free collateral); a real exchange's as it reports it. A failing call shows none.
+ * Liquidation price per symbol: the simulator's from its margin model (maintenance margin;
+ * cross positions draw on the free collateral and the other cross positions); a real
+ * exchange's as it reports it. A failing call shows none.
  */
 async function liquidationPrices(db: Db, positions: Position[]): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   try {
     const exchange = await getExchange(db).current();
     if (exchange.name === "simulator") {
-      const free = positions.some((p) => p.marginType !== "isolated") ? marginBalance(await exchange.getBalances()).available : null;
-      for (const p of positions) {
-        out.set(p.symbol, liquidationPrice({ side: p.side, entryPrice: p.entryPrice, quantity: p.remainingQuantity, leverage: p.leverage, marginType: p.marginType }, free));
-      }
+      // The price the paper exchange liquidates at (its held margin, maintenance, the account's
+      // other positions: app/core/orders/liquidation.ts), read fresh: it moves with every mark.
+      for (const r of await exchange.getPositions()) out.set(r.symbol, r.liquidationPrice ?? null);
       return out;
     }
     let cached = exchangeLiquidations.get(db);

@@ -247,7 +247,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     await updateExchangeFlags(db(), connectionId, { sandbox: true }, "cb_admin");
     await setPrice(db(), "BTC-PERP", "95000", "coinbase");
     const sandbox = await checkExchange(context);
-    expect(sandbox.message).toMatch(/^Coinbase sandbox: paper trading on the simulator at Coinbase prices \(Coinbase public prices\); last Coinbase call/);
+    expect(sandbox.message).toMatch(/^Coinbase sandbox: paper trading on the simulator at Coinbase prices \(Coinbase public spot prices\); last Coinbase call/);
   });
 
   test("Test Connection: read-only; sandbox keys are verified on production and the message says orders stay on paper; failures say why", async () => {

@@ -1,35 +1,90 @@
 // Prices: one worker at a time (the leader: the live worker with the smallest id) moves
-// the market (public prices or the random walk), fills resting limit orders, and runs the
-// rules monitor over every open position at the new prices (worker/monitor/rules-monitor.ts).
-// Other workers stand by and take over if it dies.
+// the market and runs the rules monitor over every open position at the new prices
+// (worker/monitor/rules-monitor.ts). Other workers stand by and take over if it dies.
+// Where the prices come from follows the active exchange (issue 15, app/core/price-source.ts):
+// - the simulator (and sandbox paper trading): its feed (Coinbase's public spot prices, or
+//   the random walk offline), which also fills the simulator's resting limit orders;
+// - live Coinbase: the traded CDE product's best bid/ask, polled through the adapter and
+//   stored as "coinbase-cde"; the simulator's feed does not run.
+// The monitor only sees prices the rules may act on (the active exchange's, fresh); a held
+// symbol without one is reported stale by the price guard (worker/monitor/price-guard.ts).
 import type { Kysely } from "kysely";
 import { SIMULATOR_NAME, matchRestingOrders } from "../../app/core/exchange/simulator/adapter.ts";
-import { type PriceTick, createPriceFeed } from "../../app/core/exchange/simulator/price-feed.ts";
+import { type PriceTick, createPriceFeed, setPrice } from "../../app/core/exchange/simulator/price-feed.ts";
+import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
+import { DEFAULT_PRICE_MAX_AGE_MS, LIVE_PRICE_SOURCE, judgePrice } from "../../app/core/price-source.ts";
+import { PRODUCTS } from "../../app/core/products.ts";
 import { getTradeByClientOrderId } from "../../db/queries/trades.ts";
 import { listHeartbeats } from "../../db/queries/worker-heartbeats.ts";
 import type { DB } from "../../db/schema.ts";
 import { bookOrder } from "../execution.ts";
+import { type PriceGuard, createPriceGuard } from "./price-guard.ts";
 import { type MonitorResult, createRulesMonitor } from "./rules-monitor.ts";
 
 const LEADER_FRESH_MS = 10_000;
 
+/** A tick's price of one symbol; `source` / `at` default to a test's price taken now. */
+export type Tick = Pick<PriceTick, "symbol" | "price"> & { source?: string; at?: number };
+
+export interface TickOptions {
+  /** The active exchange's name: which prices the rules may act on (default the simulator). */
+  exchangeName?: string;
+  maxAgeMs?: number;
+  now?: number;
+  /** Reports held symbols without a usable price (stale), and their recovery. */
+  guard?: PriceGuard;
+}
+
 /**
- * What one tick of prices does: resting limit orders it crosses fill (and are booked), then
- * the rules monitor evaluates every open position at the new prices. Tests drive this
+ * What one tick of prices does: the simulator's resting limit orders its prices cross fill
+ * (and are booked), then the rules monitor evaluates every open position at the prices the
+ * rules may act on (the active exchange's, fresh: app/core/price-source.ts). Tests drive this
  * directly (setPrice, then processPriceTicks) instead of running the loop.
  */
 export async function processPriceTicks(
   db: Kysely<DB>,
-  ticks: Pick<PriceTick, "symbol" | "price">[],
+  ticks: Tick[],
   monitor: ReturnType<typeof createRulesMonitor> = createRulesMonitor(db),
+  options: TickOptions = {},
 ): Promise<MonitorResult> {
+  const exchangeName = options.exchangeName ?? SIMULATOR_NAME;
+  const now = options.now ?? Date.now();
   for (const tick of ticks) {
+    if (tick.source === LIVE_PRICE_SOURCE) continue; // the simulator fills at its own prices only
     for (const order of await matchRestingOrders(db, tick.symbol, tick.price)) {
       const trade = await getTradeByClientOrderId(db, order.clientOrderId);
       if (trade && trade.status === "pending") await bookOrder(db, trade, order, SIMULATOR_NAME);
     }
   }
-  return monitor.tick(new Map(ticks.map((t) => [t.symbol, t.price])));
+  const usable = ticks.filter((t) => judgePrice({ source: t.source ?? "test", updatedAt: t.at ?? now }, exchangeName, now, options.maxAgeMs).usable);
+  const result = await monitor.tick(new Map(usable.map((t) => [t.symbol, t.price])));
+  await options.guard?.check(db, exchangeName, now);
+  return result;
+}
+
+/**
+ * Live prices: each product's best bid/ask mid on the active exchange, stored as
+ * "coinbase-cde" at the time it was received. A product whose call fails (or times out) has
+ * no tick: its stored price ages and the guard reports it stale.
+ */
+export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "getTicker">, timeoutMs = 3000): Promise<Tick[]> {
+  const answers = await Promise.allSettled(
+    PRODUCTS.map((product) =>
+      Promise.race([
+        exchange.getTicker(product.symbol),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no price for ${product.symbol} within ${timeoutMs} ms`)), timeoutMs)),
+      ]),
+    ),
+  );
+  const ticks: Tick[] = [];
+  for (const answer of answers) {
+    if (answer.status !== "fulfilled") continue;
+    const at = Date.now();
+    const ticker = answer.value;
+    await setPrice(db, ticker.symbol, ticker.price, LIVE_PRICE_SOURCE, { bid: ticker.bid, ask: ticker.ask, at });
+    ticks.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, at });
+  }
+  return ticks;
 }
 
 export async function isPriceLeader(db: Kysely<DB>, workerId: string, now = Date.now()): Promise<boolean> {
@@ -38,16 +93,28 @@ export async function isPriceLeader(db: Kysely<DB>, workerId: string, now = Date
   return ids.length === 0 || ids[0] === workerId;
 }
 
-export function startPriceLoop(options: { db: Kysely<DB>; workerId: string; intervalMs?: number; usePublicPrices?: boolean }) {
+export function startPriceLoop(options: {
+  db: Kysely<DB>;
+  workerId: string;
+  intervalMs?: number;
+  usePublicPrices?: boolean;
+  /** The active exchange (default: the simulator). Live Coinbase prices come from it. */
+  exchange?: Pick<ExchangeAdapter, "name" | "getTicker">;
+  maxAgeMs?: number;
+}) {
   const { db, workerId } = options;
   const feed = createPriceFeed(db, { usePublicPrices: options.usePublicPrices ?? true });
   const monitor = createRulesMonitor(db);
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_PRICE_MAX_AGE_MS;
+  const guard = createPriceGuard({ maxAgeMs });
   let running = true;
   const loop = (async () => {
     while (running) {
       try {
         if (await isPriceLeader(db, workerId)) {
-          await processPriceTicks(db, await feed.tick(), monitor);
+          const exchangeName = options.exchange?.name ?? SIMULATOR_NAME;
+          const ticks = exchangeName === SIMULATOR_NAME ? await feed.tick() : await exchangeTicks(db, options.exchange!);
+          await processPriceTicks(db, ticks, monitor, { exchangeName, maxAgeMs, guard });
         }
       } catch (error) {
         console.error(`[worker] price tick failed: ${(error as Error).message}`);

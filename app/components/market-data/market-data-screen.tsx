@@ -24,6 +24,7 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { type MouseEvent, type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
+import { sourceLabel } from "#app/core/price-source.ts";
 import type { MarketProduct, MarketProductDetails, MarketSummary } from "#app/services/market-data.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/utils/format.ts";
@@ -218,7 +219,7 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
         <Row label="Base currency" value={p.baseCurrencyId} />
         <Row label="Quote currency" value={p.quoteCurrencyId} />
         <Row label={volumeLabel(p)} value={formatVolume(p.volume24h)} />
-        <Row label="Price source" value={p.priceSource ?? "—"} />
+        <Row label="Price source" value={p.priceSource ? sourceLabel(p.priceSource) : "—"} />
         <Row label="Last updated" value={formatDateTime(p.lastUpdated)} />
       </DetailsSection>
     </Box>

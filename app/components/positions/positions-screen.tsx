@@ -168,6 +168,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       <td className="pd-td pd-num pd-nowrap">
         <div>{formatPrice(p.entryPrice)}</div>
         <Caption>{formatPrice(p.currentPrice)}</Caption>
+        <PriceNote p={p} />
         <Caption>
           <span title={LIQUIDATION_HINT}>liq. {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</span>
         </Caption>
@@ -204,6 +205,33 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
   );
 }
 
+/**
+ * Issue 15: "price stale" when the rules may not act on the price (too old, or not the active
+ * exchange's), with the reason on hover; else the random walk's label, so an invented price
+ * is never taken for the market's.
+ */
+function PriceNote({ p }: { p: Pick<PositionItem, "priceStale" | "priceSource"> }) {
+  if (p.priceStale) {
+    return (
+      <Caption>
+        <span className="pd-c-warning pd-bold" title={`Protection paused: ${p.priceStale}`} data-testid="price-stale">
+          price stale
+        </span>
+      </Caption>
+    );
+  }
+  if (p.priceSource?.includes("random walk")) {
+    return (
+      <Caption>
+        <span title={p.priceSource} data-testid="price-simulated">
+          simulated (random walk)
+        </span>
+      </Caption>
+    );
+  }
+  return null;
+}
+
 export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
@@ -230,7 +258,10 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
               <dt>Entry</dt>
               <dd className="pd-num">{formatPrice(p.entryPrice)}</dd>
               <dt>Mark</dt>
-              <dd className="pd-num">{formatPrice(p.currentPrice)}</dd>
+              <dd className="pd-num">
+                {formatPrice(p.currentPrice)}
+                <PriceNote p={p} />
+              </dd>
               <dt>P/L</dt>
               <dd className={cls("pd-num", signClass(p.unrealizedPnl))}>
                 {formatPnl(p.unrealizedPnl)}

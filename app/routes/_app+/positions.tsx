@@ -19,7 +19,7 @@ import { redirectWithToast } from "#app/utils/toast.server.ts";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {
-    const [positions, orders, drifts] = await Promise.all([listPositionViews(context.db), listOpenOrders(context.db), listDrifts(context.db)]);
+    const [positions, orders, drifts] = await Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }), listOpenOrders(context.db), listDrifts(context.db)]);
     return json({ positions, orders, drifts, loadError: null as string | null });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);

@@ -189,6 +189,23 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     expect(second[0]!.price).toBe(walk.next("BTC-PERP", btc));
   });
 
+  test("after public prices were seen, a failed fetch writes nothing (prices go stale) and never switches to the walk", async () => {
+    const db = database.db;
+    const { impl } = fakeFetch(PUBLIC);
+    let up = true;
+    const net = offline();
+    const feed = createPriceFeed(db, { seed: 7, fetchImpl: (url, init) => (up ? impl(url, init) : net.impl(url, init)) });
+    expect((await feed.tick()).every((t) => t.source === "coinbase")).toBe(true);
+    const before = await getPrice(db, "BTC-PERP");
+    up = false;
+    expect(await feed.tick()).toEqual([]);
+    expect(await feed.tick()).toEqual([]);
+    expect(net.calls()).toBe(8); // asked again on every tick, not blocked for 60 s
+    expect(await getPrice(db, "BTC-PERP")).toEqual(before);
+    up = true;
+    expect((await feed.tick()).map((t) => t.source)).toEqual(["coinbase", "coinbase", "coinbase", "coinbase"]);
+  });
+
   test("online: public prices are stored with source coinbase", async () => {
     const db = database.db;
     const { impl } = fakeFetch(PUBLIC);

@@ -1,7 +1,8 @@
 // Prices for the simulator, shared by every process through the `market_prices` table.
 // - setPrice / getPrice: the table (an upsert on both dialects);
 // - createRandomWalk(seed): a deterministic walk per symbol, used when no market data is
-//   reachable (this is what a fresh offline install shows);
+//   reachable (this is what a fresh offline install shows; never after public prices were
+//   seen: then a failure leaves the prices to go stale, app/core/price-source.ts);
 // - fetchPublicPrices: Coinbase's public market data (no keys), the spot reference of each
 //   perp, null on any failure;
 // - startPriceFeed: the loop: public prices when reachable, else the walk from the last
@@ -197,8 +198,13 @@ export async function fetchPublicPrices(
 }
 
 export interface PublicPriceSource {
-  /** Public prices, or null when unreachable; after a failure, no new attempt for `retryMs`. */
+  /**
+   * Public prices, or null when unreachable. Until they have answered once, a failure means
+   * no new attempt for `retryMs` (an offline install); after that, every tick asks again.
+   */
   get(): Promise<Record<string, string> | null>;
+  /** Have public prices answered at least once? Then the feed never falls back to the walk. */
+  readonly reached: boolean;
 }
 
 export function createPublicPriceSource(
@@ -207,11 +213,16 @@ export function createPublicPriceSource(
   const retryMs = options.retryMs ?? 60_000;
   const now = options.now ?? Date.now;
   let blockedUntil = 0;
+  let reached = false;
   return {
+    get reached() {
+      return reached;
+    },
     async get() {
       if (now() < blockedUntil) return null;
       const prices = await fetchPublicPrices(options.fetchImpl, { timeoutMs: options.timeoutMs });
-      if (!prices) blockedUntil = now() + retryMs;
+      if (prices) reached = true;
+      else if (!reached) blockedUntil = now() + retryMs;
       return prices;
     },
   };
@@ -251,6 +262,10 @@ export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}):
   return {
     async tick() {
       const publicPrices = source ? await source.get() : null;
+      // Once Coinbase's prices have been seen, a failed fetch writes nothing (the prices age
+      // and turn stale) rather than inventing a walk from them (issue 15): the walk is the
+      // offline simulator's feed only.
+      if (!publicPrices && source?.reached) return [];
       const ticks: PriceTick[] = [];
       const stored = publicPrices ? null : await getPrices(db);
       for (const product of PRODUCTS) {
