@@ -299,6 +299,14 @@ export interface ProfileTransfersTable {
   created_at: Millis;
 }
 
+export interface OrderSlotsTable {
+  exchange: string;
+  symbol: string;
+  /** The job ("job:<id>") whose order is in flight, null when free. */
+  holder: string | null;
+  expires_at: ColumnType<number, number | undefined, number>;
+}
+
 export interface PositionLocksTable {
   symbol: string;
   version: ColumnType<number, number | undefined, number>;
@@ -306,6 +314,7 @@ export interface PositionLocksTable {
 
 export interface DB {
   position_locks: PositionLocksTable;
+  order_slots: OrderSlotsTable;
   users: UsersTable;
   sessions: SessionsTable;
   login_throttles: LoginThrottlesTable;

@@ -14,6 +14,7 @@ import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../
 import { updateSignalStatus } from "../db/queries/signals.ts";
 import { type Trade, getTrade, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
+import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { newId } from "../db/queries/util.ts";
 import type { DB } from "../db/schema.ts";
 import { realizeFill } from "./fifo-books.ts";
@@ -50,9 +51,38 @@ export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): P
 /**
  * Sends the pending trade's order (once) and books the result. Returns the trade's status
  * afterwards. Throws TemporaryError (retry later) when the outcome is unknown.
+ *
+ * One order in flight per exchange and symbol (issue 15): the order slot is taken before
+ * anything is asked of the exchange and given back once the outcome is booked, so a
+ * stop-loss close and a TradingView order on one symbol reach the exchange, and are booked,
+ * one after the other, in the same order. Under the slot a reduce-only close is re-sized to
+ * what is still open (nothing open: cancelled, nothing sent). An unknown outcome keeps the
+ * slot until its retry settles it (or the slot's lease runs out).
  */
 export async function executeTrade(ctx: ExecutionContext, tradeId: string): Promise<Trade["status"]> {
-  const trade = await getTrade(ctx.db, tradeId);
+  const first = await getTrade(ctx.db, tradeId);
+  if (!first) throw new PermanentFailure(`Trade ${tradeId} not found`);
+  if (first.status !== "pending") return first.status;
+  const exchangeName = ctx.exchange.name;
+  const holder = `job:${first.jobId ?? first.id}`;
+  await acquireOrderSlot(ctx.db, exchangeName, first.symbol, holder);
+  let settled = false;
+  try {
+    const status = await sendAndBook(ctx, tradeId);
+    settled = true;
+    return status;
+  } catch (error) {
+    // A refusal is settled; an unknown outcome (TemporaryError ...) keeps the slot for its retry.
+    settled = error instanceof PermanentFailure;
+    throw error;
+  } finally {
+    if (settled) await releaseOrderSlot(ctx.db, exchangeName, first.symbol, holder).catch(() => undefined);
+  }
+}
+
+async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trade["status"]> {
+  // Re-read under the slot: another order on this symbol may have been booked meanwhile.
+  let trade = await getTrade(ctx.db, tradeId);
   if (!trade) throw new PermanentFailure(`Trade ${tradeId} not found`);
   if (trade.status !== "pending") return trade.status;
 
@@ -67,6 +97,11 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
     if (!trade.reduceOnly && (await getEmergencyStop(ctx.db)).active) {
       await failTrade(ctx.db, trade, "Emergency stop is active: order not sent");
       return "failed";
+    }
+    if (trade.reduceOnly) {
+      const resized = await resizeClose(ctx.db, trade);
+      if (!resized) return "cancelled";
+      trade = resized;
     }
     try {
       order = await ctx.exchange.placeOrder({
@@ -89,6 +124,41 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
     }
   }
   return bookOrder(ctx.db, trade, order, ctx.exchange.name);
+}
+
+/**
+ * A reduce-only close about to be sent, under the order slot: at most what is still open on
+ * the other side (earlier orders on the symbol are booked by now). Nothing open to reduce:
+ * the trade is cancelled, nothing is sent, and null is returned.
+ */
+async function resizeClose(db: Kysely<DB>, trade: Trade): Promise<Trade | null> {
+  return db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, trade.symbol);
+    const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
+    const reduces = open !== null && open.side !== sideForOrder(trade.side);
+    if (!reduces) {
+      const reason = "Nothing to close: the position was closed before this order was sent";
+      await updateTrade(trx, trade.id, { status: "cancelled", errorMessage: reason });
+      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", reason);
+      await recordActivity(trx, {
+        type: "trade",
+        level: "info",
+        message: `${describeOrder(trade)} not sent: ${reason}`,
+        data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+      });
+      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
+      return null;
+    }
+    if (D(trade.quantity).lte(open!.remainingQuantity)) return trade;
+    await updateTrade(trx, trade.id, { quantity: open!.remainingQuantity });
+    await recordActivity(trx, {
+      type: "trade",
+      level: "info",
+      message: `${describeOrder(trade)} reduced to ${open!.remainingQuantity}: only that much is still open`,
+      data: { tradeId: trade.id, symbol: trade.symbol, quantity: open!.remainingQuantity },
+    });
+    return { ...trade, quantity: open!.remainingQuantity };
+  });
 }
 
 /** Applies what the exchange says about the trade's order to trades, positions and signals. */

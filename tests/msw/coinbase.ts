@@ -100,6 +100,8 @@ export interface Fault {
   afterProcessing?: boolean;
   /** How many requests it applies to (default 1). */
   times?: number;
+  /** A slow answer: the work is done, then the answer waits this long (with `status`: that error after the wait). */
+  delayMs?: number;
 }
 
 export interface FakeRequest {
@@ -247,8 +249,12 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         record.authorized = true;
       }
       const fault = takeFault(request.method, shortPath);
-      if (fault && !fault.afterProcessing) return faultResponse(fault);
+      if (fault && !fault.afterProcessing && fault.delayMs === undefined) return faultResponse(fault);
       const response = await work({ request, url, params: params as Record<string, string>, body });
+      if (fault?.delayMs !== undefined) {
+        await delay(fault.delayMs);
+        if (fault.status === undefined && !fault.afterProcessing) return response;
+      }
       if (fault) return faultResponse(fault);
       return response;
     });

@@ -1,0 +1,116 @@
+// Issue 15, races and unknown outcomes, on the fake Coinbase (live) and both dialects:
+// - a stop-loss close and a TradingView sell for the same symbol, claimed together by one
+//   worker, reach Coinbase one after the other (the order slot) and the app's book ends equal
+//   to Coinbase's position, whichever went first;
+// - two workers, many orders on one symbol: never two in flight at once.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { D } from "#app/core/decimal.ts";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
+import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import { orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
+import { makeCdpKey } from "#tests/msw/coinbase.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
+import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
+
+const key = makeCdpKey("ec");
+const msw = useCoinbaseFake({ cdpKeys: [key] });
+
+describe.each(testDialects())("One order in flight per symbol, %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let secret: string;
+  let exchange: SwitchingExchange;
+  let runner: Runner | null = null;
+  const db = () => app.database.db;
+  const start = () => (runner = startRunner({ db: db(), exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 }));
+  const stop = async () => {
+    await runner?.stop();
+    runner = null;
+  };
+  const settled = () =>
+    waitFor("every job done", async () => (await db().selectFrom("jobs").select("id").where("status", "in", ["created", "retry", "active"]).execute()).length === 0, 15_000);
+
+  /** The app's open position in contracts of 0.01 BTC (+ long, - short) against Coinbase's. */
+  async function books() {
+    const open = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", "BTC-PERP").where("status", "=", "open").execute();
+    const app = open.reduce((acc, p) => acc.plus(D(String(p.remaining_quantity)).times(p.side === "long" ? 1 : -1)), D(0));
+    const onCoinbase = msw.fake.state.positions.get("BIP-20DEC30-CDE") as { contracts?: { toString(): string } } | undefined;
+    return { app: app.div("0.01").toString(), coinbase: onCoinbase?.contracts ? D(onCoinbase.contracts.toString()).toString() : "0", rows: open.length };
+  }
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+    admin = (await registerVia(app, "race_admin")).cookie;
+    secret = await webhookSecret(app, admin);
+    const simulator = new SimulatorAdapter(db());
+    await simulator.ensureAccount();
+    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
+    await saveConnection(
+      db(),
+      app.config,
+      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
+      "race_admin",
+    );
+    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+  });
+  afterAll(async () => {
+    await stop();
+    exchange?.stop();
+    await app?.cleanup();
+  });
+
+  test("the slot: one holder at a time, renewable by its holder, free again after its lease", async () => {
+    const now = Date.now();
+    expect(await tryOrderSlot(db(), "x", "ETH-PERP", "job:1", now, 1000)).toBe(true);
+    expect(await tryOrderSlot(db(), "x", "ETH-PERP", "job:2", now, 1000)).toBe(false);
+    expect(await tryOrderSlot(db(), "x", "ETH-PERP", "job:1", now + 10, 1000)).toBe(true);
+    expect(await tryOrderSlot(db(), "x", "SOL-PERP", "job:2", now, 1000)).toBe(true); // another symbol
+    expect(await orderSlotHolder(db(), "x", "ETH-PERP", now + 500)).toBe("job:1");
+    expect(await tryOrderSlot(db(), "x", "ETH-PERP", "job:2", now + 2000, 1000)).toBe(true); // job:1's lease ran out
+  });
+
+  test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {
+    msw.reset();
+    start();
+    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    expect(await books()).toEqual({ app: "2", coinbase: "2", rows: 1 });
+    const position = await db().selectFrom("positions").select(["stop_price"]).where("status", "=", "open").executeTakeFirstOrThrow();
+
+    // Both jobs are queued while no worker runs, then claimed together.
+    await stop();
+    msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.floor(Number(position.stop_price) * 0.99)));
+    await processPriceTicks(db(), await exchangeTicks(db(), exchange), createRulesMonitor(db(), { exchange }), { exchangeName: "coinbase" });
+    expect(await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("status", "=", "created").execute()).toHaveLength(1);
+    const sell = (await (await sendSignal(app, secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    expect(sell.signalId).toBeTruthy();
+    // Coinbase answers the close slowly (it is done at once): without the slot the sell would
+    // go out and be booked while the close is still unanswered, and the two book in reverse.
+    msw.fake.fail({ method: "POST", path: "/orders/close_position", delayMs: 400 });
+    start();
+    await settled();
+
+    const end = await books();
+    expect(end.app).toBe(end.coinbase);
+    expect(end.rows).toBeLessThanOrEqual(1);
+    // Each order went out only after the one before it was booked: never two at once.
+    const orders = msw.fake.requestsTo(/^\/orders(\/close_position)?$/, "POST");
+    expect(orders.length).toBeGreaterThanOrEqual(2);
+    const trades = await db().selectFrom("trades").select(["status", "reduce_only", "error_message"]).orderBy("created_at").execute();
+    // Every trade is settled: executed, or a close cancelled because nothing was left to close.
+    for (const t of trades) expect(["executed", "cancelled"]).toContain(t.status);
+    const executedWithoutEffect = await db()
+      .selectFrom("trades")
+      .select("id")
+      .where("status", "=", "executed")
+      .where("position_id", "is", null)
+      .execute();
+    expect(executedWithoutEffect).toEqual([]);
+    expect(await orderSlotHolder(db(), "coinbase", "BTC-PERP")).toBeNull();
+  });
+});
