@@ -19,6 +19,7 @@ import { listHeartbeats } from "../../db/queries/worker-heartbeats.ts";
 import type { DB } from "../../db/schema.ts";
 import { bookOrder } from "../execution.ts";
 import { type PriceGuard, createPriceGuard } from "./price-guard.ts";
+import { applyPaperMargin } from "./paper-margin.ts";
 import { type MonitorResult, createRulesMonitor } from "./rules-monitor.ts";
 
 const LEADER_FRESH_MS = 10_000;
@@ -56,6 +57,7 @@ export async function processPriceTicks(
       if (trade && trade.status === "pending") await bookOrder(db, trade, order, SIMULATOR_NAME);
     }
   }
+  await applyPaperMargin(db, ticks); // liquidations (and funding) on the paper accounts, booked in the app
   const usable = ticks.filter((t) => judgePrice({ source: t.source ?? "test", updatedAt: t.at ?? now }, exchangeName, now, options.maxAgeMs).usable);
   const result = await monitor.tick(new Map(usable.map((t) => [t.symbol, t.price])));
   await options.guard?.check(db, exchangeName, now);

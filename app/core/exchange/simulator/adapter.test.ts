@@ -84,9 +84,11 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(Number.isNaN(Date.parse(buy.createdAt))).toBe(false);
     // available 10000 - 4752.375 - 28.51425 = 5219.11075
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "5219.11075", hold: "4752.375" });
-    // unrealized at 95000: (95000 - 95047.5) x 0.5 = -23.75
+    // unrealized at 95000: (95000 - 95047.5) x 0.5 = -23.75. Liquidation (cross, maintenance
+    // 0.5 %): cushion 4752.375 + 5219.11075 = 9971.48575, (47523.75 - 9971.48575) / 0.4975
+    // = 75481.93… → 75482 (app/core/orders/liquidation.ts).
     expect(await adapter.getPositions()).toEqual([
-      { symbol: "BTC-PERP", side: "long", quantity: "0.5", entryPrice: "95047.5", markPrice: "95000", unrealizedPnl: "-23.75", leverage: 10, marginType: "cross" },
+      { symbol: "BTC-PERP", side: "long", quantity: "0.5", entryPrice: "95047.5", markPrice: "95000", unrealizedPnl: "-23.75", leverage: 10, marginType: "cross", liquidationPrice: "75482" },
     ]);
 
     await setPrice(database.db, "BTC-PERP", "96000", "test");
@@ -247,6 +249,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
         unrealizedPnl: "99.999999999999999999",
         leverage: 1,
         marginType: "cross",
+        liquidationPrice: null, // 1x with 800 free: no positive price gets there
       },
     ]);
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "800", hold: "9200" });

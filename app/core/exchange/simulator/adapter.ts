@@ -10,8 +10,14 @@
 //   whole (no partial fills). Idempotent by client order id.
 // - Net position per profile and symbol (`sim_positions`), perpetual-futures style: see
 //   matching.ts. Margin = notional / leverage, taken from available into hold together
-//   with the fee; no liquidation is simulated (a loss beyond the margin makes available
-//   negative rather than closing the position).
+//   with the fee.
+// - Paper margin (docs/decisions/024-paper-margin.md): a new order that opens exposure must
+//   fit in the free collateral less the unrealized losses of the open positions
+//   (unrealizedLoss); reduce-only orders are never refused for margin. liquidateAccounts
+//   (run on every price tick by worker/monitor/paper-margin.ts) closes a position whose mark
+//   reached its liquidation price (app/core/orders/liquidation.ts: maintenance margin per
+//   product; isolated on its own margin, cross on the account) at that price, as a filled
+//   market order with client order id liq-<uuid> and the taker fee.
 // - Every state change (order, balance, position) is one transaction. The balance row is
 //   locked first (FOR UPDATE on MySQL; on SQLite a no-op UPDATE takes the write lock before
 //   anything is read), so all trades of one account are serialised in the same lock order
@@ -21,7 +27,7 @@
 //   rests, since matching needs no price at placement.
 import { randomUUID } from "node:crypto";
 import { type Kysely, type Transaction, sql } from "kysely";
-import { D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
+import { type Big, D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import {
   ExchangeError,
   InsufficientFundsError,
@@ -57,8 +63,10 @@ import {
   q,
   reduceOnlyQuantity,
   takerFillPrice,
+  unrealizedLoss,
   unrealizedPnl,
 } from "./matching.ts";
+import { type AccountPosition, accountLiquidationPrices, isLiquidated } from "#app/core/orders/liquidation.ts";
 import { DAY_MS, MINUTE_MS, dayChanges, getPrice, getPrices } from "./price-feed.ts";
 
 export const SIMULATOR_NAME = "simulator";
@@ -126,6 +134,20 @@ function positionRowToState(row: SimPositionRow | undefined): PositionState | nu
     leverage: Number(row.leverage),
     marginType: row.margin_type as MarginType,
     realizedPnl: norm(row.realized_pnl) ?? "0",
+  };
+}
+
+/** A sim_positions row as the liquidation rule reads it (its held margin, its mark). */
+function accountPositionOf(row: SimPositionRow, mark: string | null): AccountPosition {
+  return {
+    symbol: row.symbol,
+    side: row.side as "long" | "short",
+    entryPrice: norm(row.entry_price)!,
+    quantity: norm(row.quantity)!,
+    leverage: Number(row.leverage),
+    marginType: row.margin_type,
+    margin: norm(row.margin) ?? "0",
+    mark,
   };
 }
 
@@ -208,6 +230,42 @@ export const SIM_TAKER_FEE_RATE = "0.0006";
 
 export const insufficientMargin = (needs: string, available: string, currency: string) =>
   `Insufficient margin: order needs ${moneyUp(needs)} ${currency}, available ${moneyDown(available)} ${currency}`;
+
+/** The refusal when the free collateral, less the open positions' unrealized losses, cannot carry `needs`; null when it can. */
+function marginShortfall(needs: Big, free: Big, loss: string, currency: string): string | null {
+  const usable = free.plus(loss);
+  if (!needs.gt(usable)) return null;
+  const counted = D(loss).lt(0) ? ` (unrealized losses of open positions ${moneyUp(D(loss).neg())} ${currency} counted)` : "";
+  return `${insufficientMargin(needs.toString(), usable.toString(), currency)}${counted}`;
+}
+
+/**
+ * The unrealized losses the account's open positions take from its free collateral
+ * (matching.ts unrealizedLoss) at the stored prices: every position but `symbol`'s, plus
+ * `own` (what stays open of `symbol`'s position after the order's closing part) at `ownMark`.
+ */
+async function accountLoss(trx: Trx, profileId: string, symbol: string, own: PositionState | null, ownMark: string | null): Promise<string> {
+  const rows = await trx
+    .selectFrom("sim_positions")
+    .selectAll()
+    .where("profile_id", "=", profileId)
+    .where("symbol", "!=", symbol)
+    .where("side", "!=", "flat")
+    .execute();
+  let loss = D(unrealizedLoss(own, ownMark));
+  if (rows.length === 0) return loss.toString();
+  const prices = await getPrices(trx);
+  for (const row of rows) loss = loss.plus(unrealizedLoss(positionRowToState(row), prices.get(row.symbol)?.price ?? null));
+  return loss.toString();
+}
+
+/** What stays open of `position` once `closed` of it is closed (null when nothing does). */
+function remainingOf(position: PositionState | null, closed: string): PositionState | null {
+  if (!position || position.side === "flat") return null;
+  const rest = D(position.quantity).minus(closed);
+  if (rest.lte(0)) return null;
+  return { ...position, quantity: rest.toString(), margin: D(position.margin).times(rest).div(position.quantity).toString() };
+}
 
 // ---------------------------------------------------------------------------------------
 // Resting limits
@@ -295,9 +353,9 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
       marginType: row.margin_type as MarginType,
     });
     if (D(fill.openedQuantity).gt(0)) {
-      const needs = D(fill.marginRequired).plus(fill.openFee);
-      const free = available.plus(fill.settlement);
-      if (needs.gt(free)) return cancel(`${insufficientMargin(needs.toString(), free.toString(), currency)} when the limit price was reached`);
+      const loss = await accountLoss(trx, row.profile_id, row.symbol, remainingOf(position, fill.closedQuantity), limit);
+      const refused = marginShortfall(D(fill.marginRequired).plus(fill.openFee), available.plus(fill.settlement), loss, currency);
+      if (refused) return cancel(`${refused} when the limit price was reached`);
     }
     available = available.plus(fill.availableDelta);
     hold = hold.plus(fill.holdDelta);
@@ -319,6 +377,149 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
       .execute();
     return readOrder(trx, orderId);
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// Liquidation (docs/decisions/024-paper-margin.md)
+
+export interface LiquidationOptions {
+  /** Taker fee rate the liquidation pays. Default SIM_TAKER_FEE_RATE. */
+  feeRate?: string;
+  /** Default "USDC". */
+  currency?: string;
+  /** Only these symbols' marks moved (a tick); default every open position is looked at. */
+  symbols?: string[];
+}
+
+export interface Liquidation {
+  profileId: string;
+  /** The filled liq-<uuid> order that closed the position. */
+  order: ExchangeOrder;
+  side: "long" | "short";
+  marginType: MarginType;
+  leverage: number;
+  entryPrice: string;
+  /** The mark that reached the liquidation price. */
+  markPrice: string;
+  /** The price it closed at: its liquidation price (a cross account's other positions: their mark). */
+  liquidationPrice: string;
+  realizedPnl: string;
+}
+
+const openRows = (rows: SimPositionRow[]) => rows.filter((row) => row.side !== "flat" && D(row.quantity).gt(0));
+
+/**
+ * Closes every open paper position whose mark (market_prices) reached its liquidation price
+ * (app/core/orders/liquidation.ts, the figure getPositions shows): an isolated one alone, at
+ * that price; a cross one takes the account's other cross positions with it (the account's
+ * equity is down to its maintenance margin), the crossed one at its liquidation price, the
+ * others at their mark. Each close is a filled market order `liq-<uuid>` paying the taker
+ * fee, booked like any fill on the balance (margin released, P&L and fee settled). One
+ * transaction per account, under its balance lock; nothing is written when nothing crossed.
+ */
+export async function liquidateAccounts(db: Db, options: LiquidationOptions = {}): Promise<Liquidation[]> {
+  const feeRate = rateOption(options.feeRate, SIM_TAKER_FEE_RATE, "fee rate");
+  const currency = options.currency ?? "USDC";
+  let query = db.selectFrom("sim_positions").selectAll().where("side", "!=", "flat");
+  if (options.symbols) {
+    if (options.symbols.length === 0) return [];
+    // A cross account can be liquidated by any of its symbols' moves: every position of an
+    // account holding one of these symbols is read.
+    const holders = db.selectFrom("sim_positions").select("profile_id").where("side", "!=", "flat").where("symbol", "in", options.symbols);
+    query = query.where("profile_id", "in", holders);
+  }
+  const rows = openRows(await query.execute());
+  if (rows.length === 0) return [];
+  const prices = await getPrices(db);
+  const byProfile = new Map<string, SimPositionRow[]>();
+  for (const row of rows) byProfile.set(row.profile_id, [...(byProfile.get(row.profile_id) ?? []), row]);
+  const balances = await db.selectFrom("balances").select(["profile_id", "available"]).where("currency", "=", currency).where("profile_id", "in", [...byProfile.keys()]).execute();
+  const out: Liquidation[] = [];
+  for (const [profileId, positions] of byProfile) {
+    const available = balances.find((b) => b.profile_id === profileId)?.available;
+    // A read without locks first: most ticks liquidate nothing and must write nothing.
+    if (available === undefined || crossedSymbols(positions, prices, norm(available)!).size === 0) continue;
+    out.push(...(await transactionWithLockRetry(db, (trx) => liquidateAccount(trx, profileId, feeRate, currency))));
+  }
+  return out;
+}
+
+type Prices = Awaited<ReturnType<typeof getPrices>>;
+
+/** The symbols whose mark reached their liquidation price (with that price). */
+function crossedSymbols(rows: SimPositionRow[], prices: Prices, available: string): Map<string, { mark: string; liquidation: string }> {
+  const accountRows = rows.map((row) => accountPositionOf(row, prices.get(row.symbol)?.price ?? null));
+  const liquidation = accountLiquidationPrices(accountRows, available);
+  const crossed = new Map<string, { mark: string; liquidation: string }>();
+  for (const p of accountRows) {
+    const price = liquidation.get(p.symbol) ?? null;
+    if (p.mark !== null && price !== null && isLiquidated(p.side, price, p.mark)) crossed.set(p.symbol, { mark: p.mark, liquidation: price });
+  }
+  return crossed;
+}
+
+async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, currency: string): Promise<Liquidation[]> {
+  const balance = await lockBalance(trx, profileId, currency);
+  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("side", "!=", "flat").orderBy("symbol");
+  if (isMysql(trx)) query = query.forUpdate();
+  const rows = openRows(await query.execute());
+  const prices = await getPrices(trx);
+  const crossed = crossedSymbols(rows, prices, balance.available); // again, under the lock
+  if (crossed.size === 0) return [];
+  const crossAccount = rows.some((row) => row.margin_type !== "isolated" && crossed.has(row.symbol));
+  const closing = rows.filter((row) => crossed.has(row.symbol) || (crossAccount && row.margin_type !== "isolated"));
+  let available = D(balance.available);
+  let hold = D(balance.hold);
+  const now = Date.now();
+  const out: Liquidation[] = [];
+  for (const row of closing) {
+    const state = positionRowToState(row)!;
+    const hit = crossed.get(row.symbol);
+    const mark = hit?.mark ?? prices.get(row.symbol)?.price ?? state.entryPrice;
+    const price = hit?.liquidation ?? mark;
+    const side: OrderSide = state.side === "long" ? "sell" : "buy";
+    const fill = applyFill(state, { side, quantity: state.quantity, price, feeRate, leverage: state.leverage, marginType: state.marginType });
+    available = available.plus(fill.availableDelta);
+    hold = hold.plus(fill.holdDelta);
+    await writePosition(trx, profileId, row.symbol, fill.position, true, now);
+    const id = randomUUID();
+    await trx
+      .insertInto("sim_orders")
+      .values({
+        id,
+        client_order_id: `liq-${randomUUID()}`,
+        profile_id: profileId,
+        symbol: row.symbol,
+        side,
+        order_type: "market",
+        quantity: state.quantity,
+        price: null,
+        leverage: state.leverage,
+        margin_type: state.marginType,
+        reduce_only: 1,
+        status: "filled",
+        filled_quantity: state.quantity,
+        average_price: price,
+        fee: fill.fee,
+        realized_pnl: fill.realizedPnl,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    out.push({
+      profileId,
+      order: await readOrder(trx, id),
+      side: state.side as "long" | "short",
+      marginType: state.marginType,
+      leverage: state.leverage,
+      entryPrice: state.entryPrice,
+      markPrice: mark,
+      liquidationPrice: price,
+      realizedPnl: fill.realizedPnl,
+    });
+  }
+  await writeBalance(trx, profileId, currency, { available: available.toString(), hold: hold.toString() }, now);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -506,9 +707,15 @@ export class SimulatorAdapter implements ExchangeAdapter {
       // A resting limit holds the margin of what it would open now plus its maker fee.
       const opening = order.reduceOnly ? "0" : openingQuantity(position, side, quantity);
       const notional = D(quantity).times(order.price!);
-      const held = D(q(D(opening).times(order.price!).div(order.leverage))).plus(q(notional.times(this.makerFeeRate)));
-      if (held.gt(balance.available)) {
-        return reject(new InsufficientFundsError(insufficientMargin(held.toString(), balance.available, currency)));
+      let held = D(q(D(opening).times(order.price!).div(order.leverage))).plus(q(notional.times(this.makerFeeRate)));
+      if (order.reduceOnly) {
+        // Never refused for margin: it holds back what it can of its fee (the fill pays it from what it closes).
+        const free = D(balance.available).gt(0) ? D(balance.available) : D(0);
+        if (held.gt(free)) held = free;
+      } else {
+        const loss = await accountLoss(trx, profileId, symbol, position, market?.price ?? null);
+        const refused = marginShortfall(held, D(balance.available), loss, currency);
+        if (refused) return reject(new InsufficientFundsError(refused));
       }
       await writeBalance(trx, profileId, currency, { available: D(balance.available).minus(held).toString(), hold: D(balance.hold).plus(held).toString() }, now);
       await trx.insertInto("sim_orders").values({ ...row(), status: "open", hold_amount: held.toString() }).execute();
@@ -517,9 +724,9 @@ export class SimulatorAdapter implements ExchangeAdapter {
 
     const fill = applyFill(position, { side, quantity, price: fillPrice, feeRate: this.feeRate, leverage: order.leverage, marginType: order.marginType });
     if (D(fill.openedQuantity).gt(0)) {
-      const needs = D(fill.marginRequired).plus(fill.openFee);
-      const free = D(balance.available).plus(fill.settlement);
-      if (needs.gt(free)) return reject(new InsufficientFundsError(insufficientMargin(needs.toString(), free.toString(), currency)));
+      const loss = await accountLoss(trx, profileId, symbol, remainingOf(position, fill.closedQuantity), market?.price ?? fillPrice);
+      const refused = marginShortfall(D(fill.marginRequired).plus(fill.openFee), D(balance.available).plus(fill.settlement), loss, currency);
+      if (refused) return reject(new InsufficientFundsError(refused));
     }
     await writeBalance(
       trx,
@@ -604,11 +811,20 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const rows = await this.db.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).orderBy("symbol").execute();
     const open = rows.filter((row) => row.side !== "flat" && D(row.quantity).gt(0));
     if (open.length === 0) return [];
-    const prices = await getPrices(this.db);
+    const [prices, balance] = await Promise.all([
+      getPrices(this.db),
+      this.db.selectFrom("balances").select("available").where("profile_id", "=", profileId).where("currency", "=", this.currency).executeTakeFirst(),
+    ]);
+    // The price liquidateAccounts acts on (app/core/orders/liquidation.ts), shown on the Positions screen.
+    const liquidation = accountLiquidationPrices(
+      open.map((row) => accountPositionOf(row, prices.get(row.symbol)?.price ?? null)),
+      balance ? norm(balance.available) : null,
+    );
     return open.map((row) => {
       const state = positionRowToState(row)!;
       const mark = prices.get(row.symbol)?.price ?? null;
       return {
+        liquidationPrice: liquidation.get(row.symbol) ?? null,
         symbol: row.symbol,
         side: state.side as "long" | "short",
         quantity: state.quantity,

@@ -11,6 +11,7 @@ import {
   q,
   reduceOnlyQuantity,
   takerFillPrice,
+  unrealizedLoss,
   unrealizedPnl,
 } from "./matching.ts";
 
@@ -114,4 +115,16 @@ describe("simulator matching arithmetic", () => {
     expect(moneyUp("100.001")).toBe("100.01");
     expect(moneyDown("99.999")).toBe("99.99");
   });
+});
+
+test("unrealizedLoss: what an open position's loss takes from the free collateral (profits count for nothing)", () => {
+  const cross = { side: "long" as const, quantity: "2", entryPrice: "3000", margin: "600", leverage: 10, marginType: "cross" as const, realizedPnl: "0" };
+  expect(unrealizedLoss(cross, "2900")).toBe("-200"); // the account carries a cross position's whole loss
+  expect(unrealizedLoss(cross, "3100")).toBe("0");
+  expect(unrealizedLoss({ ...cross, side: "short" }, "3100")).toBe("-200");
+  const isolated = { ...cross, marginType: "isolated" as const };
+  expect(unrealizedLoss(isolated, "2900")).toBe("0"); // its own 600 of margin carries it
+  expect(unrealizedLoss(isolated, "2650")).toBe("-100"); // 700 lost, 100 beyond its margin
+  expect(unrealizedLoss(null, "1")).toBe("0");
+  expect(unrealizedLoss(cross, null)).toBe("0");
 });

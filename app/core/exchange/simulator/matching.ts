@@ -208,6 +208,19 @@ export function unrealizedPnl(side: PositionSide, quantity: string, entryPrice: 
   return q(perUnit.times(quantity));
 }
 
+/**
+ * What an open position's unrealized loss takes from the account's free collateral at `mark`
+ * (zero or negative; profits count for nothing until realized): a cross position's whole
+ * loss (the account carries it); an isolated one's only beyond its own margin (its margin,
+ * already held, carries the rest).
+ */
+export function unrealizedLoss(state: PositionState | null, mark: string | null): string {
+  if (!state || state.side === "flat" || mark === null || D(state.quantity).lte(0)) return "0";
+  let loss = D(unrealizedPnl(state.side, state.quantity, state.entryPrice, mark));
+  if (state.marginType === "isolated") loss = loss.plus(state.margin);
+  return loss.lt(0) ? loss.toString() : "0";
+}
+
 /** Money for messages: what is needed rounded up, what is available rounded down, 2 places. */
 export const moneyUp = (value: DecimalInput) => D(value).round(2, Big.roundUp).toFixed(2);
 export const moneyDown = (value: DecimalInput) => D(value).round(2, Big.roundDown).toFixed(2);
