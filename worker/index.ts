@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { loadConfigOrExit } from "../app/core/env.ts";
 import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
 import { createExchange } from "../app/services/exchange.server.ts";
+import { tradingProductsFor } from "../app/core/exchange/trading-product.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
@@ -52,7 +53,9 @@ export async function runWorker() {
   runner = startRunner({ db: database.db, exchange, workerId });
   const activeRunner = runner;
   // Rules act on the active exchange's own prices (live Coinbase: the CDE product's book).
-  const stopPrices = startPriceLoop({ db: database.db, workerId, exchange, maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000 });
+  // ... and size their closes in the active exchange's units (whole Coinbase contracts live).
+  const products = tradingProductsFor(database.db, exchange);
+  const stopPrices = startPriceLoop({ db: database.db, workerId, exchange, products, maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000 });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   // Positions on the exchange compared with the app's book; differences become drift alarms.

@@ -12,6 +12,7 @@ import type { Kysely } from "kysely";
 import { SIMULATOR_NAME, matchRestingOrders } from "../../app/core/exchange/simulator/adapter.ts";
 import { type PriceTick, createPriceFeed, setPrice } from "../../app/core/exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
+import type { TradingProductResolver } from "../../app/core/exchange/trading-product.ts";
 import { DEFAULT_PRICE_MAX_AGE_MS, LIVE_PRICE_SOURCE, judgePrice } from "../../app/core/price-source.ts";
 import { PRODUCTS } from "../../app/core/products.ts";
 import { getTradeByClientOrderId } from "../../db/queries/trades.ts";
@@ -103,10 +104,12 @@ export function startPriceLoop(options: {
   /** The active exchange (default: the simulator). Live Coinbase prices come from it. */
   exchange?: Pick<ExchangeAdapter, "name" | "getTicker">;
   maxAgeMs?: number;
+  /** The products as the active exchange trades them, for the rules (app/core/exchange/trading-product.ts). */
+  products?: TradingProductResolver;
 }) {
   const { db, workerId } = options;
   const feed = createPriceFeed(db, { usePublicPrices: options.usePublicPrices ?? true });
-  const monitor = createRulesMonitor(db);
+  const monitor = createRulesMonitor(db, { products: options.products });
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_PRICE_MAX_AGE_MS;
   const guard = createPriceGuard({ maxAgeMs });
   let running = true;

@@ -18,7 +18,8 @@ import { D, toFixed } from "../../app/core/decimal.ts";
 import { SimulatorAdapter } from "../../app/core/exchange/simulator/adapter.ts";
 import { getPrices } from "../../app/core/exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
-import { type ProductSpec, resolveSymbol } from "../../app/core/products.ts";
+import type { ProductSpec } from "../../app/core/products.ts";
+import { type TradingProductResolver, createTradingProductResolver } from "../../app/core/exchange/trading-product.ts";
 import { type Evaluation, dec, evaluate, parseRuleState, recordRequest, recordSkipped, releaseRequest } from "../../app/core/rules/index.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
@@ -50,6 +51,12 @@ export interface MonitorOptions {
    * where nothing changes writes nothing. docs/decisions/012-statistics-cache-and-monitor.md.
    */
   markIntervalMs?: number;
+  /**
+   * The products as the ACTIVE exchange trades them (whole Coinbase contracts live): what the
+   * take-profit shares are rounded to (docs/decisions/025-contracts-and-rounding.md). Default:
+   * the exchange's (when it can give products), else the simulator's, per its setting.
+   */
+  products?: TradingProductResolver;
 }
 
 export const MARK_INTERVAL_MS = 60_000;
@@ -116,15 +123,24 @@ export async function accountEquity(
   return collateral.toString();
 }
 
+/** The exchange's products when it can give them (name + getProduct), else the simulator's. */
+function defaultProducts(db: Kysely<DB>, exchange: object): TradingProductResolver {
+  const candidate = exchange as Partial<Pick<ExchangeAdapter, "name" | "getProduct">>;
+  const usable = typeof candidate.getProduct === "function" && typeof candidate.name === "string";
+  return createTradingProductResolver(db, usable ? { exchange: exchange as Pick<ExchangeAdapter, "name" | "getProduct"> } : {});
+}
+
 const toMap = (prices: Map<string, string> | Record<string, string>) => (prices instanceof Map ? prices : new Map(Object.entries(prices)));
 
 export function createRulesMonitor(db: Kysely<DB>, options: MonitorOptions = {}) {
   const exchange = options.exchange ?? new SimulatorAdapter(db);
   const currency = options.currency ?? "USDC";
+  const products = options.products ?? defaultProducts(db, exchange);
   return {
     /** One tick. `prices`: the tick's prices by symbol (default: the stored market prices). */
     tick: (prices?: Map<string, string> | Record<string, string>) =>
-      monitorPositions(db, prices, { exchange, currency, markIntervalMs: options.markIntervalMs }),
+      monitorPositions(db, prices, { exchange, currency, markIntervalMs: options.markIntervalMs, products }),
+    products,
   };
 }
 
@@ -140,6 +156,7 @@ export async function monitorPositions(
   const held = new Set(positions.map((p) => p.symbol));
 
   const exchange = options.exchange ?? new SimulatorAdapter(db);
+  const products = options.products ?? defaultProducts(db, exchange);
   const equity = await accountEquity(positions, prices, exchange, options.currency);
   result.equity = equity;
 
@@ -154,9 +171,12 @@ export async function monitorPositions(
 
   const snapshots: RuleSnapshotRow[] = [];
   const decide: { position: MonitoredPosition; price: string; product: ProductSpec }[] = [];
+  // Each held symbol's product as the active exchange trades it, once per tick.
+  const productOf = new Map<string, ProductSpec | null>();
+  for (const symbol of held) if (prices.has(symbol)) productOf.set(symbol, await products.product(symbol).catch(() => null));
   for (const position of positions) {
     const price = prices.get(position.symbol);
-    const product = resolveSymbol(position.symbol);
+    const product = productOf.get(position.symbol) ?? null;
     if (!price || !product) continue;
     result.evaluated++;
     const evaluation = evaluate(position, price, product, { equity, portfolioPercent: position.portfolioPercent });
@@ -233,7 +253,7 @@ async function decideUnderLock(
       await recordActivity(trx, {
         type: "trade",
         level: "info",
-        message: `Take profit ${describeLevels(evaluation.skippedLevels)} reached for ${symbol} at ${shownPrice}: its share of ${fresh.quantity} is below the minimum size ${product.baseMinSize}, left for the last level`,
+        message: `Take profit ${describeLevels(evaluation.skippedLevels)} reached for ${symbol} at ${shownPrice}: its share of ${fresh.quantity} cannot be split off in whole ${product.baseIncrement} ${product.base} steps (minimum ${product.baseMinSize}), left for the last level`,
         data: { positionId, symbol, levels: evaluation.skippedLevels.map((i) => i + 1), price },
       });
     }

@@ -5,6 +5,12 @@
 // client order id job-<jobId>: a retried job finds its order instead of sending a second.
 // A rule close that sends nothing (position already closing, emergency stop, refused order)
 // releases its request, so the rule may fire again under a new job key.
+// Sizes are the ACTIVE exchange's (app/core/exchange/trading-product.ts: whole Coinbase
+// contracts live). A size refusal (under one contract, under the minimum, a size the exchange
+// will not take) never counts toward MAX_RULE_FAILURES: only real exchange failures disable a
+// rule. It re-sizes instead: a take-profit share too small to send is left for the last level
+// (its levels recorded as skipped), a close of everything fires again with the product re-read
+// (docs/decisions/025-contracts-and-rounding.md).
 import type { z } from "zod";
 import {
   MAX_RULE_FAILURES,
@@ -13,10 +19,15 @@ import {
   closeQuantity,
   findRequestByJob,
   parseRuleState,
+  recordSkipped,
   releaseRequest,
   ruleKindActive,
+  wholeContracts,
 } from "../../app/core/rules/index.ts";
-import { resolveSymbol } from "../../app/core/products.ts";
+import { InsufficientFundsError, InvalidOrderError } from "../../app/core/exchange/errors.ts";
+import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
+import type { ExchangeAdapter, PlaceOrderRequest } from "../../app/core/exchange/types.ts";
+import { D } from "../../app/core/decimal.ts";
 import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
@@ -26,7 +37,7 @@ import { type Db, newId } from "../../db/queries/util.ts";
 import { PermanentFailure, executeTrade } from "../execution.ts";
 import type { TaskContext } from "./index.ts";
 
-export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "nothing-to-close";
+export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "unknown" | "nothing-to-close";
 
 export async function closePosition(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>): Promise<CloseOutcome> {
   const clientOrderId = `job-${ctx.jobId}`;
@@ -35,7 +46,8 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
 
   const peek = await getPosition(ctx.db, payload.positionId);
   if (!peek) throw new PermanentFailure(`Position ${payload.positionId} not found`);
-  const product = resolveSymbol(peek.symbol);
+  const products = tradingProductsFor(ctx.db, ctx.exchange);
+  const product = await products.product(peek.symbol);
   if (!product) throw new PermanentFailure(`Unknown symbol ${peek.symbol}`);
 
   const written = await ctx.db.transaction().execute(async (trx) => {
@@ -44,7 +56,14 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
     if (!position || position.status !== "open") return { skipped: "the position is already closed" } as const;
     const pending = await pendingCloseQuantity(trx, position.id);
     const quantity = closeQuantity(payload.quantity, position.remainingQuantity, pending, product);
-    if (quantity === "0") return { skipped: "what remains is already being closed" } as const;
+    if (quantity === "0") {
+      // A share smaller than one contract while whole contracts remain: a size, not a failure.
+      const free = D(position.remainingQuantity).minus(pending);
+      if (payload.quantity !== "all" && wholeContracts(free, product) !== "0") {
+        return { skipped: `${payload.quantity} ${position.symbol} is less than the minimum ${product.baseMinSize} (whole ${product.baseIncrement} contracts): left for the last level`, undersized: true } as const;
+      }
+      return { skipped: "what remains is already being closed" } as const;
+    }
     const tradeId = newId();
     await insertTrade(trx, {
       id: tradeId,
@@ -76,10 +95,28 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
         data: { positionId: peek.id, symbol: peek.symbol, source: payload.source, jobId: ctx.jobId },
       });
     });
-    if (payload.source === "rule") await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false });
+    if (payload.source === "rule") {
+      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false, skipLevels: "undersized" in written });
+    }
     return "nothing-to-close";
   }
-  return settle(ctx, payload, await executeTrade(ctx, written.tradeId), peek.symbol);
+  const watched = watchRefusals(ctx.exchange);
+  const status = await executeTrade({ ...ctx, exchange: watched.exchange }, written.tradeId);
+  const refusal = watched.refusal();
+  if (status === "failed" && isSizeRefusal(refusal)) {
+    products.forget(peek.symbol); // the contract size may have changed: read it again
+    if (payload.source === "rule") {
+      await recordActivity(ctx.db, {
+        type: "trade",
+        level: "warning",
+        message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${(refusal as Error).message}): not counted as a failure, re-sized on the next tick`,
+        data: { positionId: peek.id, symbol: peek.symbol, jobId: ctx.jobId, quantity: written.quantity },
+      });
+      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false, skipLevels: payload.quantity !== "all" });
+    }
+    return status;
+  }
+  return settle(ctx, payload, status, peek.symbol);
 }
 
 async function settle(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>, status: CloseOutcome, symbol?: string): Promise<CloseOutcome> {
@@ -91,10 +128,47 @@ async function settle(ctx: TaskContext, payload: z.infer<typeof ClosePositionPay
 }
 
 /**
+ * A refusal of the order's SIZE (not of the account, the credentials or the market): under
+ * one contract, under the minimum, a size precision or a size larger than the position.
+ */
+export function isSizeRefusal(error: unknown): boolean {
+  if (!(error instanceof InvalidOrderError) || error instanceof InsufficientFundsError) return false;
+  return /less than one .*contract|below the minimum|minimum order size|SIZE_TOO_(SMALL|LARGE)|INVALID_SIZE|INVALID_BASE_SIZE|BASE_SIZE|size exceeds|whole number of contracts|Quantity must be/i.test(error.message);
+}
+
+/** The exchange with the error its placeOrder threw kept (executeTrade only records the message). */
+function watchRefusals(exchange: ExchangeAdapter): { exchange: ExchangeAdapter; refusal: () => unknown } {
+  let refusal: unknown = null;
+  const wrapped = new Proxy(exchange, {
+    get(target, property) {
+      if (property === "placeOrder") {
+        return async (request: PlaceOrderRequest) => {
+          try {
+            return await target.placeOrder(request);
+          } catch (error) {
+            refusal = error;
+            throw error;
+          }
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { exchange: wrapped, refusal: () => refusal };
+}
+
+/**
  * The rule request this job carried will not fill: the rule may fire again (under a new job
  * key), unless its kind has now failed MAX_RULE_FAILURES times (logged as an error).
  */
-export async function releaseRuleRequest(db: Db, symbol: string, positionId: string, jobId: number, options: { failed: boolean }): Promise<boolean> {
+export async function releaseRuleRequest(
+  db: Db,
+  symbol: string,
+  positionId: string,
+  jobId: number,
+  options: { failed: boolean; /** A take-profit too small to send: its levels are skipped (left for the last level). */ skipLevels?: boolean },
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, symbol);
     const position = await getPositionForUpdate(trx, positionId);
@@ -102,7 +176,10 @@ export async function releaseRuleRequest(db: Db, symbol: string, positionId: str
     const state = parseRuleState(position.ruleState);
     const found = findRequestByJob(state, jobId);
     if (!found) return false;
-    const next = releaseRequest(state, found.name, options);
+    let next = releaseRequest(state, found.name, { failed: options.failed });
+    if (options.skipLevels && found.request.trigger === "tp" && found.request.quantity !== "all" && found.request.levels.length > 0) {
+      next = recordSkipped(next, found.request.levels);
+    }
     await updatePosition(trx, positionId, { ruleState: next });
     await logIfGivenUp(trx, symbol, positionId, state, next, found.request.trigger);
     return true;

@@ -3,6 +3,7 @@ import { marginBalance } from "../../app/core/exchange/types.ts";
 import { D } from "../../app/core/decimal.ts";
 import { sizeSignalOrder } from "../../app/core/orders/sizing.ts";
 import { type ProductSpec, resolveSymbol } from "../../app/core/products.ts";
+import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
 import { type PositionTarget, storedPositionTarget } from "../../app/core/schemas/webhook-signal.ts";
 import { planTargetOrder } from "../../app/core/orders/target.ts";
 import type { ExecuteSignalPayload } from "../../app/core/schemas/job-payloads.ts";
@@ -44,8 +45,10 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const [config, stop] = await Promise.all([getTradingConfig(ctx.db), getEmergencyStop(ctx.db)]);
   if (stop.active) return skip("Emergency stop is active");
   if (!config.autoTradingEnabled) return skip("Auto trading is disabled");
-  const product = resolveSymbol(signal.symbol);
-  if (!product) return skip(`Unknown symbol ${signal.symbol}`, "error");
+  const spec = resolveSymbol(signal.symbol);
+  if (!spec) return skip(`Unknown symbol ${signal.symbol}`, "error");
+  // Sized in the active exchange's units: whole Coinbase contracts live (decision 025).
+  const product = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
 
   const target = storedPositionTarget(signal.payload);
   if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip);

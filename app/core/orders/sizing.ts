@@ -1,8 +1,13 @@
 // How big an order a signal becomes (DESIGN.md "Signals become orders"):
 // - amount control off: the signal's quantity × orderSizeMultiplier;
 // - amount control on: by signalAmountType — multiplier (× value), usd (value / price),
-//   percentage (value % of the available balance, as notional / price), contracts (value);
-// rounded DOWN to the product's base increment, and refused below its minimum size.
+//   percentage (value % of the available balance, as notional / price), contracts (value
+//   EXCHANGE contracts: value × the product's contractSize, e.g. on Coinbase 1 = one BIP
+//   contract = 0.01 BTC; on the simulator without "Use Coinbase contract sizes" the product
+//   has no contract size and 1 contract = 1 base unit, as before);
+// rounded DOWN to the product's base increment, and refused below its minimum size. The
+// product is the active exchange's (app/core/exchange/trading-product.ts), so on Coinbase
+// the increment is one contract. docs/decisions/025-contracts-and-rounding.md.
 import { D, floorToIncrement } from "../decimal.ts";
 import type { ProductSpec } from "../products.ts";
 import type { TradingConfig } from "../schemas/trading-config.ts";
@@ -12,7 +17,8 @@ export type SizingResult = { ok: true; quantity: string; basis: string } | { ok:
 export function sizeSignalOrder(input: {
   signalQuantity: string;
   config: Pick<TradingConfig, "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue">;
-  product: ProductSpec;
+  /** The product as the active exchange trades it; contractSize: one exchange contract in the base asset (absent/null: 1). */
+  product: ProductSpec & { contractSize?: string | null };
   /** Current price: needed for usd and percentage sizing. */
   price: string | null;
   /** Available quote balance: needed for percentage sizing. */
@@ -45,10 +51,12 @@ export function sizeSignalOrder(input: {
         basis = `${value}% of ${input.available} available${(input.leverage ?? 1) > 1 ? ` × ${input.leverage}x` : ""} at ${input.price}`;
         break;
       }
-      case "contracts":
-        raw = D(value);
-        basis = `${value} contracts`;
+      case "contracts": {
+        const contract = product.contractSize;
+        raw = contract ? D(value).times(contract) : D(value);
+        basis = contract ? `${value} contracts of ${D(contract).toString()} ${product.base}` : `${value} contracts`;
         break;
+      }
     }
   }
   const quantity = floorToIncrement(raw, product.baseIncrement);

@@ -200,28 +200,34 @@ describe("short: the mirror image", () => {
 });
 
 describe("quantities", () => {
-  test("rounded down to the base increment; the last level takes the rest", () => {
+  test("rounded to the nearest increment (half up); the last level takes the rest", () => {
     // XRP (increment 1): 7 × 20 % = 1.4 → 1; 7 × 30 % = 2.1 → 2; the last closes 4.
     const xrp = position({ symbol: "XRP-PERP", quantity: "7", remainingQuantity: "7", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
     expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual(["2.01: tp1 1 → 1", "2.02: tp2 2 → 2", "2.03: tp3 all → 4"]);
-    // ETH (increment 0.001): 0.123 × 20 % = 0.0246 → 0.024; × 30 % = 0.0369 → 0.036; rest 0.063.
+    // ETH (increment 0.001): 0.123 × 20 % = 0.0246 → 0.025; × 30 % = 0.0369 → 0.037; rest 0.061.
     const eth = position({ quantity: "0.123", remainingQuantity: "0.123", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
-    expect(acted(drive(eth, ["3015", "3030", "3045"]).steps)).toEqual(["3015: tp1 0.024 → 0.024", "3030: tp2 0.036 → 0.036", "3045: tp3 all → 0.063"]);
+    expect(acted(drive(eth, ["3015", "3030", "3045"]).steps)).toEqual(["3015: tp1 0.025 → 0.025", "3030: tp2 0.037 → 0.037", "3045: tp3 all → 0.061"]);
   });
 
-  test("a share below the minimum size is skipped and left for the last level", () => {
-    // XRP 3: 0.6 → 0 and 0.9 → 0 are below 1 XRP: levels 1 and 2 close nothing; level 3 closes 3.
+  test("a share below one increment closes one while more than one remains", () => {
+    // XRP 3: 0.6 → 1 (3 remain); 0.9 → 1 (2 remain, 1 left for the last); the last closes 1.
     const xrp = position({ symbol: "XRP-PERP", quantity: "3", remainingQuantity: "3", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
+    expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual(["2.01: tp1 1 → 1", "2.02: tp2 1 → 1", "2.03: tp3 all → 1"]);
+  });
+
+  test("a position of one increment: earlier levels are skipped and left for the last level", () => {
+    // XRP 1: nothing can be split off; levels 1 and 2 are skipped; level 3 closes 1.
+    const xrp = position({ symbol: "XRP-PERP", quantity: "1", remainingQuantity: "1", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
     const run = drive(xrp, ["2.01", "2.01", "2.02", "2.03"], XRP);
-    expect(acted(run.steps)).toEqual(["2.03: tp3 all → 3"]);
+    expect(acted(run.steps)).toEqual(["2.03: tp3 all → 1"]);
     expect((run.pos.ruleState as RuleState).tpSkipped).toEqual([0, 1]);
     // Skipped levels filled nothing: break-even has not fired before the last level.
     expect(drive(xrp, ["2.01", "2.02"], XRP).pos.breakEvenTriggered).toBe(false);
   });
 
-  test("a remainder below the minimum size is closed with the action that would leave it", () => {
+  test("an earlier level always leaves the minimum size for the last level", () => {
     // Increment 0.01, minimum 0.05; 0.2 with levels 50 / 45 / 5 %: TP1 0.1 leaves 0.1;
-    // TP2 0.09 would leave 0.01 (< 0.05): it closes all 0.1.
+    // TP2 0.09 would leave 0.01 (< 0.05): it is capped at 0.05; the last level closes 0.05.
     const product = { baseIncrement: "0.01", baseMinSize: "0.05" };
     const controls: AdvancedControls = {
       ...DEFAULT_CONTROLS,
@@ -233,7 +239,8 @@ describe("quantities", () => {
       ],
     };
     const run = drive(position({ quantity: "0.2", remainingQuantity: "0.2", advancedControls: controls }), ["3015", "3030"], product);
-    expect(acted(run.steps)).toEqual(["3015: tp1 0.1 → 0.1", "3030: tp2 all → 0.1"]);
+    expect(acted(run.steps)).toEqual(["3015: tp1 0.1 → 0.1", "3030: tp2 0.05 → 0.05"]);
+    expect(acted(drive(run.pos, ["3045"], product).steps)).toEqual(["3045: tp3 all → 0.05"]);
   });
 
   test("closeQuantity never exceeds what remains less the pending closes", () => {

@@ -15,16 +15,19 @@
 // - take profits: every enabled level not yet filled, requested or skipped whose price
 //   (entry × (1 ± priceDeviation)) is reached is taken — several at once when a gap jumps
 //   over them, in ONE action. Level i closes `portfolio` of the ORIGINAL quantity; the last
-//   level (the highest enabled deviation) closes whatever remains. Quantities are rounded
-//   DOWN to the product's base increment; a close that would leave less than the minimum
-//   size closes everything instead; a share that rounds below the minimum size closes
-//   nothing (the level is skipped and its share stays for the last level).
+//   level (the highest enabled deviation) closes whatever remains. The product is the ACTIVE
+//   exchange's (app/core/exchange/trading-product.ts: on Coinbase one increment = one
+//   contract). A share is rounded to the NEAREST whole increment (half up), at least the
+//   minimum size, and never so much that less than the minimum is left for the last level;
+//   a position too small to split closes nothing at an earlier level (it is skipped and its
+//   share stays for the last level). rules/contracts.ts, docs/decisions/025.
 // A stop or trailing exit wins over take profits in the same tick (it closes everything),
 // and nothing new is requested once a close of everything is pending. A kind of rule whose
 // closes failed MAX_RULE_FAILURES times stops firing (no hot loop of refused orders).
 import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import type { ProductSpec } from "../products.ts";
+import { takeProfitSize } from "./contracts.ts";
 import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey, ruleKindActive } from "./state.ts";
 
 export interface RulePosition {
@@ -317,18 +320,13 @@ export function evaluate(position: RulePosition, price: string | Big, product: R
     return result;
   }
   const share = hit.reduce((acc, i) => acc.plus(dec(levels[i]!.portfolio)), ZERO);
-  let quantity = floorTo(dec(position.quantity).times(share), product.baseIncrement);
-  const freeFloor = dec(freeText());
-  if (quantity.gt(freeFloor)) quantity = freeFloor;
-  if (quantity.lt(dec(product.baseMinSize))) {
+  // Whole contracts of the active exchange's product (rules/contracts.ts, decision 025).
+  const sized = takeProfitSize({ original: dec(position.quantity), share, free, product });
+  if (sized.kind === "skip") {
     result.skippedLevels = hit;
     return result;
   }
-  if (freeFloor.minus(quantity).lt(dec(product.baseMinSize))) {
-    // What would be left is below the minimum size: this close takes it too.
-    result.actions.push(closeAll("tp", name, reason, hit));
-    return result;
-  }
+  const quantity = dec(sized.quantity);
   result.actions.push({
     trigger: "tp",
     name,

@@ -4,3 +4,4 @@ export * from "./engine.ts";
 export * from "./state.ts";
 export * from "./close.ts";
 export * from "./apply.ts";
+export * from "./contracts.ts";
