@@ -49,6 +49,55 @@ export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): P
 }
 
 /**
+ * The outcome of the trade's order could not be learnt after every retry (issue 15): it may
+ * be on the exchange, so it is neither failed nor forgotten. `unknown`, shown with the
+ * reason, and settled by the worker's order sync (settleUnknownTrade) once the exchange answers.
+ */
+export async function markUnknown(db: Kysely<DB>, trade: Trade, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const message = `Outcome unknown: ${reason}. The order may be on ${trade.exchange}; the worker keeps asking for it by its client order id`;
+    await updateTrade(trx, trade.id, { status: "unknown", errorMessage: message });
+    await recordActivity(trx, {
+      type: "trade",
+      level: "error",
+      message: `${describeOrder(trade)}: ${message}`,
+      data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source, clientOrderId: trade.clientOrderId },
+    });
+    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "unknown", message });
+    await appendEvent(trx, "dashboard_update", { reason: "trade" });
+  });
+}
+
+/**
+ * Asks the exchange, by client order id, what became of a trade whose job gave up (or that is
+ * `unknown`): found and final, it is booked; found and resting, it goes back to pending with
+ * its order id (the order sync follows it); surely absent, it failed without being sent; no
+ * answer, it is (or stays) unknown. Returns the trade's status afterwards.
+ */
+export async function settleUnknownTrade(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">, trade: Trade, reason: string): Promise<Trade["status"]> {
+  let order: ExchangeOrder | null;
+  try {
+    order = await exchange.findOrderByClientId(trade.clientOrderId);
+  } catch (error) {
+    if (trade.status !== "unknown") await markUnknown(db, trade, `${reason}; asking ${exchange.name} for it failed too (${(error as Error).message})`);
+    return "unknown";
+  }
+  if (!order) {
+    await failTrade(db, trade, `${reason}; ${exchange.name} has no order ${trade.clientOrderId}: nothing was sent`);
+    return "failed";
+  }
+  if (order.status === "open") {
+    await db.transaction().execute(async (trx) => {
+      await updateTrade(trx, trade.id, { status: "pending", orderId: order.orderId, errorMessage: null });
+      await recordActivity(trx, { type: "trade", level: "info", message: `${describeOrder(trade)} found resting on ${exchange.name}: followed until it fills`, data: { tradeId: trade.id, orderId: order.orderId } });
+      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "pending" });
+    });
+    return "pending";
+  }
+  return bookOrder(db, trade, order, exchange.name);
+}
+
+/**
  * Sends the pending trade's order (once) and books the result. Returns the trade's status
  * afterwards. Throws TemporaryError (retry later) when the outcome is unknown.
  *
@@ -210,7 +259,7 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     await lockSymbol(trx, trade.symbol);
     // Booked once: re-read under lock (two fill reports for one order must not double-book).
     const current = await getTrade(trx, trade.id, { forUpdate: true });
-    if (!current || current.status !== "pending") return current?.status ?? "failed";
+    if (!current || (current.status !== "pending" && current.status !== "unknown")) return current?.status ?? "failed";
 
     // Realized P&L by the one FIFO ledger (net of fees), computed before the fill is written.
     const realized = await realizeFill(trx, db, { id: trade.id, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, leverage: trade.leverage ?? null });

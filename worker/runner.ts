@@ -6,10 +6,11 @@ import type { ExchangeAdapter } from "../app/core/exchange/types.ts";
 import { TASK_PAYLOADS } from "../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
+import { releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
 import { getTradeByClientOrderId } from "../db/queries/trades.ts";
 import type { DB } from "../db/schema.ts";
-import { PermanentFailure, failTrade } from "./execution.ts";
+import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts";
 import { TASKS, isTaskName } from "./tasks/index.ts";
 
 export interface RunnerOptions {
@@ -61,7 +62,7 @@ export function startRunner(options: RunnerOptions): Runner {
       // (bad job, wrong credentials) or an unknown outcome / outage worth retrying.
       const retryable = isRetryable(error) || !(error instanceof PermanentFailure || error instanceof AuthError);
       const state = await failJob(db, job.id, workerId, message, { retryable }).catch(() => null);
-      if (state === "failed") await onFinalFailure(db, job, message);
+      if (state === "failed") await onFinalFailure(db, options.exchange, job, message, retryable);
       else if (state === "retry") {
         await recordActivity(db, { type: "system", level: "warning", message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}` }).catch(() => undefined);
       }
@@ -125,10 +126,20 @@ export function startRunner(options: RunnerOptions): Runner {
 }
 
 /** A job that will not run again: its signal and trade say why. */
-async function onFinalFailure(db: Kysely<DB>, job: Job, reason: string) {
+async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Job, reason: string, outcomeUnknown: boolean) {
   await recordActivity(db, { type: "system", level: "error", message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
   const trade = await getTradeByClientOrderId(db, `job-${job.id}`).catch(() => null);
-  if (trade && trade.status === "pending") await failTrade(db, trade, reason).catch(() => undefined);
+  // Its order may be on the exchange: asked once more, then booked, failed (surely not sent) or unknown.
+  // A refusal (permanent, credentials) sent nothing: failed. An unknown outcome may be on the
+  // exchange: asked once more, then booked, failed (surely not sent) or `unknown` (issue 15).
+  // The job is over: its order slot (kept through its unknown outcomes) is free for the next order.
+  if (trade) await releaseOrderSlot(db, exchange.name, trade.symbol, `job:${job.id}`).catch(() => undefined);
+  if (trade && trade.status === "pending") {
+    if (outcomeUnknown) {
+      const status = await settleUnknownTrade(db, exchange, trade, `gave up after ${job.attempts} attempts (${reason})`).catch(() => "unknown");
+      if (status !== "failed") return; // booked, resting or unknown: its signal follows the trade
+    } else await failTrade(db, trade, reason).catch(() => undefined);
+  }
   const signalId = (job.payload as { signalId?: string } | null)?.signalId;
   if (signalId) {
     const signal = await getSignal(db, signalId).catch(() => null);

@@ -5,7 +5,8 @@ import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { TradeRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
-export type TradeStatus = "pending" | "executed" | "completed" | "failed" | "cancelled";
+/** unknown: the order may be on the exchange, its outcome could not be learnt after every retry (reconciled by the worker). */
+export type TradeStatus = "pending" | "executed" | "completed" | "failed" | "cancelled" | "unknown";
 
 export interface Trade {
   id: string;

@@ -13,6 +13,7 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { settleUnknownTrades } from "#worker/monitor/order-sync.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -112,5 +113,58 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
       .execute();
     expect(executedWithoutEffect).toEqual([]);
     expect(await orderSlotHolder(db(), "coinbase", "BTC-PERP")).toBeNull();
+  });
+
+  /** Sends a signal with the worker stopped and its job limited to one attempt. */
+  async function oneAttemptSignal(body: Record<string, unknown>) {
+    await stop();
+    const { signalId } = (await (await sendSignal(app, secret, body)).json()) as { signalId: string };
+    await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
+    return signalId;
+  }
+  const tradeOf = (signalId: string) => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).executeTakeFirst();
+
+  test("an answer lost after Coinbase took the order: unknown (not failed), then booked once Coinbase answers", async () => {
+    msw.reset();
+    const signalId = await oneAttemptSignal({ action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market" });
+    msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
+    msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
+    start();
+    await waitFor("unknown", async () => (await tradeOf(signalId))?.status === "unknown");
+    const trade = (await tradeOf(signalId))!;
+    expect(trade.error_message).toMatch(/^Outcome unknown: gave up after 1 attempts/);
+    expect(trade.error_message).toMatch(/the worker keeps asking for it by its client order id$/);
+    expect(msw.fake.state.positions.get("SLP-20DEC30-CDE")).toBeTruthy(); // Coinbase did take it
+    const log = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "%Outcome unknown%").executeTakeFirst();
+    expect(log?.level).toBe("error");
+    expect((await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status).toBe("queued");
+    expect(await orderSlotHolder(db(), "coinbase", "SOL-PERP")).toBeNull(); // the job is over: the slot is free
+    // Still no answer: it stays unknown.
+    expect(await settleUnknownTrades(db(), exchange)).toBe(0);
+
+    msw.fake.state.faults.length = 0;
+    expect(await settleUnknownTrades(db(), exchange)).toBe(1);
+    const booked = (await tradeOf(signalId))!;
+    expect(booked.status).toBe("executed");
+    expect(D(String(booked.executed_quantity)).eq(10)).toBe(true);
+    expect((await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status).toBe("executed");
+    const sol = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", "SOL-PERP").where("status", "=", "open").executeTakeFirst();
+    expect(sol).toMatchObject({ side: "long" });
+    expect(D(String(sol!.remaining_quantity)).eq(10)).toBe(true);
+  });
+
+  test("an order Coinbase never got: unknown while Coinbase cannot be asked, then failed with 'nothing was sent'", async () => {
+    msw.reset();
+    const signalId = await oneAttemptSignal({ action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" });
+    msw.fake.fail({ method: "POST", path: "/orders", status: 503 });
+    msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
+    start();
+    await waitFor("unknown", async () => (await tradeOf(signalId))?.status === "unknown");
+    msw.fake.state.faults.length = 0;
+    expect(await settleUnknownTrades(db(), exchange)).toBe(1);
+    const trade = (await tradeOf(signalId))!;
+    expect(trade.status).toBe("failed");
+    expect(trade.error_message).toMatch(/coinbase has no order \S+: nothing was sent$/);
+    expect(msw.fake.state.positions.get("ETP-20DEC30-CDE")).toBeUndefined();
   });
 });

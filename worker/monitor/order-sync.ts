@@ -10,7 +10,7 @@ import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { getTrade } from "../../db/queries/trades.ts";
 import type { DB } from "../../db/schema.ts";
-import { bookOrder, failTrade } from "../execution.ts";
+import { bookOrder, failTrade, settleUnknownTrade } from "../execution.ts";
 import { isPriceLeader } from "./price-loop.ts";
 
 export const ORDER_SYNC_MS = 2_000;
@@ -52,7 +52,23 @@ export async function syncExchangeOrders(db: Kysely<DB>, exchange: ExchangeAdapt
   return changed;
 }
 
-/** Runs syncExchangeOrders every `intervalMs` on the price leader; returns stop(). */
+/**
+ * Trades whose outcome is unknown (issue 15): each asked for by its client order id and
+ * settled (booked, back to pending while it rests, or failed when surely never sent); one
+ * the exchange still cannot answer for stays unknown. Every exchange, the simulator too.
+ */
+export async function settleUnknownTrades(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">): Promise<number> {
+  const rows = await db.selectFrom("trades").select("id").where("status", "=", "unknown").where("exchange", "=", exchange.name).orderBy("created_at").limit(BATCH).execute();
+  let changed = 0;
+  for (const row of rows) {
+    const trade = await getTrade(db, row.id);
+    if (trade?.status !== "unknown") continue;
+    if ((await settleUnknownTrade(db, exchange, trade, "reconciled")) !== "unknown") changed++;
+  }
+  return changed;
+}
+
+/** Runs syncExchangeOrders (and settleUnknownTrades) every `intervalMs` on the price leader; returns stop(). */
 export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdapter; workerId: string; intervalMs?: number }) {
   const { db, exchange, workerId } = options;
   let running = true;
@@ -60,7 +76,10 @@ export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdap
   const loop = (async () => {
     while (running) {
       try {
-        if (exchange.name !== "simulator" && (await isPriceLeader(db, workerId))) await syncExchangeOrders(db, exchange);
+        if (await isPriceLeader(db, workerId)) {
+          await settleUnknownTrades(db, exchange);
+          if (exchange.name !== "simulator") await syncExchangeOrders(db, exchange);
+        }
         lastError = "";
       } catch (error) {
         const message = (error as Error).message;
