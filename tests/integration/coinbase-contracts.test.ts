@@ -1,0 +1,188 @@
+// Whole contracts on the fake Coinbase (docs/decisions/025-contracts-and-rounding.md), on both
+// dialects: positions of 2, 5 and 1 BIP contracts (0.01 BTC each) opened by webhooks go
+// through TP1..TP3 (30 / 30 / 40 %) with whole contracts sent (the sizes the fake received),
+// nothing disabled and the position closed at the end; a size refusal never counts toward
+// disabling protection (a real refusal still does); a signal with the `contracts` amount type
+// sends that many exchange contracts.
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { D } from "#app/core/decimal.ts";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { createTradingProductResolver, tradingProductsFor } from "#app/core/exchange/trading-product.ts";
+import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
+import { parseRuleState } from "#app/core/rules/index.ts";
+import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
+import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
+import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import { saveTradingConfig } from "#db/queries/trading-state.ts";
+import { makeCdpKey } from "#tests/msw/coinbase.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
+import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
+
+const key = makeCdpKey("ec");
+const msw = useCoinbaseFake({ cdpKeys: [key] });
+const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
+
+// TP 30 / 30 / 40 % at +1 / +2 / +3 % of the entry (95 000): 95 950, 96 900, 97 850.
+const CONFIG: TradingConfig = {
+  ...DEFAULT_TRADING_CONFIG,
+  takeProfits: [
+    { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
+    { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
+    { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
+  ],
+  stopLossOffset: 0.05,
+  breakEvenEnabled: true,
+  trailingStopEnabled: false,
+  applyTrailingStopToSignals: false,
+};
+const TP = ["95950", "96900", "97850"];
+
+describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
+  let app: TestApp;
+  let secret: string;
+  let exchange: SwitchingExchange;
+  let runner: Runner | null = null;
+  const db = () => app.database.db;
+
+  const idle = () =>
+    waitFor("jobs finished", async () => {
+      const row = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
+      return Number(row!.n) === 0;
+    }, 15_000, 10);
+  /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */
+  const tick = async (monitor: ReturnType<typeof createRulesMonitor>, price: string) => {
+    msw.fake.setPrice(BIP, price);
+    const at = Date.now();
+    await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
+    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, { exchangeName: "coinbase" });
+    await idle();
+  };
+  const liveMonitor = () => createRulesMonitor(db(), { exchange, products: tradingProductsFor(db(), exchange) });
+  const open = async (quantity: string) => {
+    const response = await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity, order_type: "market", id: `c-${Math.random()}` });
+    expect(response.status).toBe(200);
+    return waitFor("position open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+  };
+  const position = (id: string) => db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const closeSizes = () => msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
+  const givenUp = async () => (await db().selectFrom("activity_logs").select("message").where("message", "like", "%no longer fires%").execute()).length;
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+    const admin = (await registerVia(app, "contracts_admin")).cookie;
+    secret = await webhookSecret(app, admin);
+    const simulator = new SimulatorAdapter(db());
+    await simulator.ensureAccount();
+    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
+    await saveConnection(
+      db(),
+      app.config,
+      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
+      "contracts_admin",
+    );
+    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    runner = startRunner({ db: db(), exchange, workerId: "contracts-w1", pollMs: 5 });
+  });
+  afterAll(async () => {
+    await runner?.stop();
+    exchange?.stop();
+    await app?.cleanup();
+  });
+  beforeEach(async () => {
+    msw.reset(); // the fake is shared by both dialects' runs
+    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const) await db().deleteFrom(table).execute();
+    await saveTradingConfig(db(), CONFIG);
+  });
+
+  test("2 contracts: TP1 closes 1, TP2 is skipped (one contract left for the last level), TP3 closes 1", async () => {
+    const monitor = liveMonitor();
+    const opened = await open("0.02");
+    expect(D(opened.quantity).toString()).toBe("0.02");
+    for (const price of TP) await tick(monitor, price);
+    expect(closeSizes()).toEqual(["1", "1"]);
+    const closed = await position(opened.id);
+    expect(closed.status).toBe("closed");
+    const state = parseRuleState(closed.rule_state ? JSON.parse(String(closed.rule_state)) : null);
+    expect(state.failures).toEqual({});
+    expect(state.tpSkipped).toEqual([1]);
+    expect(await givenUp()).toBe(0);
+    expect(msw.fake.state.positions.size).toBe(0);
+  });
+
+  test("5 contracts: 2, 2, then the rest (1)", async () => {
+    const monitor = liveMonitor();
+    const opened = await open("0.05");
+    for (const price of TP) await tick(monitor, price);
+    expect(closeSizes()).toEqual(["2", "2", "1"]);
+    expect((await position(opened.id)).status).toBe("closed");
+    expect(await givenUp()).toBe(0);
+    expect(msw.fake.state.positions.size).toBe(0);
+  });
+
+  test("1 contract: TP1 and TP2 are skipped, TP3 closes it", async () => {
+    const monitor = liveMonitor();
+    const opened = await open("0.01");
+    for (const price of TP) await tick(monitor, price);
+    expect(closeSizes()).toEqual(["1"]);
+    const closed = await position(opened.id);
+    expect(closed.status).toBe("closed");
+    expect(parseRuleState(JSON.parse(String(closed.rule_state))).tpSkipped).toEqual([0, 1]);
+    const skipped = await db().selectFrom("activity_logs").select("message").where("message", "like", "Take profit % reached for BTC-PERP%left for the last level").execute();
+    expect(skipped).toHaveLength(2);
+  });
+
+  test("rules sized with the wrong increments (0.0001 BTC) never disable protection: the close re-sizes", async () => {
+    // The bug: 30 % of 2 contracts = 0.006 BTC, under one contract. The close-position task
+    // sizes with Coinbase's contract and sends nothing for it: the level is left for the last.
+    const stale = createRulesMonitor(db(), { exchange, products: createTradingProductResolver(db(), { useCoinbaseContracts: async () => false }) });
+    const opened = await open("0.02");
+    for (const price of TP) await tick(stale, price);
+    expect(closeSizes()).toEqual(["2"]); // TP3 closes everything
+    const closed = await position(opened.id);
+    expect(closed.status).toBe("closed");
+    expect(parseRuleState(JSON.parse(String(closed.rule_state))).failures).toEqual({});
+    expect(await givenUp()).toBe(0);
+  });
+
+  test("a size refusal from Coinbase is not a failure; a real refusal still counts", async () => {
+    const monitor = liveMonitor();
+    const opened = await open("0.05");
+    // TP1 (2 contracts) refused for its size: not counted, its share left for the last level.
+    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" } } });
+    await tick(monitor, TP[0]!);
+    let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    expect(state.failures).toEqual({});
+    expect(state.tpSkipped).toEqual([0]);
+    // TP2 refused for another reason: that counts (1 of 3); the next tick sends it again.
+    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "UNKNOWN", message: "rejected", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" } } });
+    await tick(monitor, TP[1]!);
+    state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    expect(state.failures).toEqual({ tp: 1 });
+    await tick(monitor, TP[1]!);
+    await tick(monitor, TP[2]!);
+    // Sent: TP1 2 (refused), TP2 2 (refused), TP2 2, TP3 the rest 3.
+    expect(closeSizes()).toEqual(["2", "2", "2", "3"]);
+    expect((await position(opened.id)).status).toBe("closed");
+    expect(await givenUp()).toBe(0);
+  });
+
+  test("amount type contracts: 3 means three BIP contracts (0.03 BTC), 2 SOL contracts are 10 SOL", async () => {
+    await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "3" });
+    const opened = await open("1");
+    expect(D(opened.quantity).toString()).toBe("0.03");
+    await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "2" });
+    expect((await sendSignal(app, secret, { action: "sell", symbol: "SOL-PERP", quantity: "1", order_type: "market", id: "c-sol" })).status).toBe(200);
+    const sol = await waitFor("SOL open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+    expect(D(sol.quantity).toString()).toBe("10");
+    const sizes = msw.fake.requestsTo("/orders", "POST").map((r) => {
+      const body = r.body as { product_id: string; order_configuration: { market_market_ioc: { base_size: string } } };
+      return [body.product_id, body.order_configuration.market_market_ioc.base_size];
+    });
+    expect(sizes).toEqual([[BIP, "3"], ["SLP-20DEC30-CDE", "2"]]);
+  });
+});
