@@ -8,7 +8,7 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
 import { releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
-import { getTradeByClientOrderId } from "../db/queries/trades.ts";
+import { getTradeByJob } from "../db/queries/trades.ts";
 import type { DB } from "../db/schema.ts";
 import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts";
 import { TASKS, isTaskName } from "./tasks/index.ts";
@@ -128,7 +128,7 @@ export function startRunner(options: RunnerOptions): Runner {
 /** A job that will not run again: its signal and trade say why. */
 async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Job, reason: string, outcomeUnknown: boolean) {
   await recordActivity(db, { type: "system", level: "error", message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
-  const trade = await getTradeByClientOrderId(db, `job-${job.id}`).catch(() => null);
+  const trade = await getTradeByJob(db, job.id).catch(() => null);
   // Its order may be on the exchange: asked once more, then booked, failed (surely not sent) or unknown.
   // A refusal (permanent, credentials) sent nothing: failed. An unknown outcome may be on the
   // exchange: asked once more, then booked, failed (surely not sent) or `unknown` (issue 15).

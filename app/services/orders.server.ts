@@ -15,7 +15,7 @@ import type { ManualOrder } from "#app/core/schemas/manual-order.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
-import { type Trade, getTrade, insertTrade, tradeRowToTrade } from "#db/queries/trades.ts";
+import { type Trade, getTrade, insertTrade, newClientOrderId, tradeRowToTrade } from "#db/queries/trades.ts";
 import { CLOSE_JOB_PRIORITY } from "#app/core/schemas/job-payloads.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
@@ -89,7 +89,7 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
       quantity: sized.quantity,
       price: order.price,
       source: "manual",
-      clientOrderId: `job-${job.id}`,
+      clientOrderId: newClientOrderId(),
       exchange,
       jobId: job.id,
       leverage: order.leverage,

@@ -1,6 +1,7 @@
 // Trades: one row per order we send (SPEC.md §3 Trade), mirroring the exchange's order.
 // The row is written (pending, with its client order id) BEFORE the exchange is called,
 // so a crash in between is found again by that id.
+import { randomUUID } from "node:crypto";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { TradeRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
@@ -119,6 +120,21 @@ export async function getTrade(db: Db, id: string, options: { forUpdate?: boolea
   let query = db.selectFrom("trades").selectAll().where("id", "=", id);
   if (options.forUpdate && isMysql(db)) query = query.forUpdate();
   const row = await query.executeTakeFirst();
+  return row ? tradeRowToTrade(row) : null;
+}
+
+/**
+ * A new client order id: globally unique (issue 15), so a rebuilt database or a second install
+ * trading the same account can never match someone else's order. Written once with the trade
+ * row; every attempt of the job finds that row (getTradeByJob) and re-uses it.
+ */
+export function newClientOrderId(): string {
+  return `pd-${randomUUID()}`;
+}
+
+/** The trade a job wrote (its retries re-use it, and its client order id). */
+export async function getTradeByJob(db: Db, jobId: number): Promise<Trade | null> {
+  const row = await db.selectFrom("trades").selectAll().where("job_id", "=", jobId).orderBy("created_at").executeTakeFirst();
   return row ? tradeRowToTrade(row) : null;
 }
 

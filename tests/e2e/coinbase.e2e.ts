@@ -72,7 +72,7 @@ describe("Coinbase connector (live mode against a fake Coinbase)", () => {
     await screenshot(page, "coinbase-01-dashboard");
   });
 
-  test("2. a TradingView signal becomes one Coinbase order: 0.25 ETH -> 2 contracts, client order id job-<id>, booked as 0.2 ETH", async () => {
+  test("2. a TradingView signal becomes one Coinbase order: 0.25 ETH -> 2 contracts, client order id pd-<uuid>, booked as 0.2 ETH", async () => {
     const config = (await (await page.request.get("/api/webhook-config")).json()) as { secret: string };
     const response = await fetch(`${app!.baseUrl}/api/webhook/tradingview`, {
       method: "POST",
@@ -88,7 +88,7 @@ describe("Coinbase connector (live mode against a fake Coinbase)", () => {
     expect(orders[0]!.body).toMatchObject({
       product_id: "ETP-20DEC30-CDE",
       side: "BUY",
-      client_order_id: expect.stringMatching(/^job-\d+$/),
+      client_order_id: expect.stringMatching(/^pd-[0-9a-f-]{36}$/),
       order_configuration: { market_market_ioc: { base_size: "2" } },
     });
     const [trade] = await trades();

@@ -91,14 +91,14 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     expect(msw.fake.state.requests).toEqual([]); // choosing never calls Coinbase
   });
 
-  test("webhook -> job -> worker -> one Coinbase order: whole contracts, client order id job-<id>, booked in base units", async () => {
+  test("webhook -> job -> worker -> one Coinbase order: whole contracts, client order id pd-<uuid>, booked in base units", async () => {
     await connectLive(false);
     const runner = startRunner({ db: db(), exchange, workerId: "cb-w1", pollMs: 5 });
     try {
       const response = await webhook({ action: "buy", symbol: "BTC-PERP", quantity: "0.057", order_type: "market" });
       const { signalId } = (await response.json()) as { signalId: string };
       const trade = await executed(signalId);
-      expect(trade.client_order_id).toBe(`job-${trade.job_id}`);
+      expect(trade.client_order_id).toMatch(/^pd-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       const sent = msw.fake.requestsTo("/orders", "POST");
       expect(sent).toHaveLength(1);
       expect(sent[0]!.body).toMatchObject({
@@ -175,7 +175,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
         db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "closed").executeTakeFirst(),
       );
       expect(msw.fake.requestsTo("/orders/close_position", "POST").map((r) => r.body)).toEqual([
-        { client_order_id: expect.stringMatching(/^job-\d+$/), product_id: "SLP-20DEC30-CDE", size: "3" },
+        { client_order_id: expect.stringMatching(/^pd-[0-9a-f-]{36}$/), product_id: "SLP-20DEC30-CDE", size: "3" },
       ]);
       // (190 − 180) × 15 SOL = 150 gross, less the fake's fees 0.81 (entry) and 0.86 (exit): 148.33 net (docs/pnl.md).
       expect(Number(closed.realized_pnl)).toBe(148.33);

@@ -76,7 +76,8 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const trade = await app.database.db.selectFrom("trades").selectAll().where("source", "=", "manual").executeTakeFirstOrThrow();
     expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "sell", order_type: "limit", status: "pending", leverage: 3, margin_type: "isolated" });
     const job = await app.database.db.selectFrom("jobs").selectAll().where("task", "=", "place-order").executeTakeFirstOrThrow();
-    expect(trade.client_order_id).toBe(`job-${job.id}`);
+    expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
+    expect(Number(trade.job_id)).toBe(Number(job.id));
   });
 
   test("dashboard stats: the cards' numbers and the system status list", async () => {

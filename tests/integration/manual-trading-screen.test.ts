@@ -79,7 +79,8 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
     expect(Number(trade.quantity)).toBe(0.25);
     expect(Number(trade.price)).toBe(2100);
     const job = await app.database.db.selectFrom("jobs").selectAll().where("task", "=", "place-order").executeTakeFirstOrThrow();
-    expect(trade.client_order_id).toBe(`job-${job.id}`);
+    expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
+    expect(Number(trade.job_id)).toBe(Number(job.id));
   });
 
   test("with JavaScript: JSON with the toast; SPEC.md §5 messages beside the fields", async () => {

@@ -177,7 +177,7 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
       const trade = await waitFor("trade executed after restart", async () =>
         db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(),
       );
-      expect(trade.client_order_id).toMatch(/^job-\d+$/);
+      expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
     } finally {
       await runner.stop();
     }

@@ -2,7 +2,8 @@
 // rule the monitor triggered or for a person's Close button. Under the symbol lock (the lock
 // bookOrder takes first too) it sends min(requested, remaining − closes already pending), so
 // closes racing each other never add up to more than the position. The trade carries the
-// client order id job-<jobId>: a retried job finds its order instead of sending a second.
+// client order id it was written with (a UUID, issue 15): a retried job finds its trade by
+// job id and that order by its id instead of sending a second.
 // A rule close that sends nothing (position already closing, emergency stop, refused order)
 // releases its request, so the rule may fire again under a new job key.
 // Sizes are the ACTIVE exchange's (app/core/exchange/trading-product.ts: whole Coinbase
@@ -32,7 +33,7 @@ import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.t
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
 import { getPosition, getPositionForUpdate, lockSymbol, pendingCloseQuantity, updatePosition } from "../../db/queries/positions.ts";
-import { getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
+import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { type Db, newId } from "../../db/queries/util.ts";
 import { PermanentFailure, executeTrade } from "../execution.ts";
 import type { TaskContext } from "./index.ts";
@@ -40,8 +41,7 @@ import type { TaskContext } from "./index.ts";
 export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "unknown" | "nothing-to-close";
 
 export async function closePosition(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>): Promise<CloseOutcome> {
-  const clientOrderId = `job-${ctx.jobId}`;
-  const existing = await getTradeByClientOrderId(ctx.db, clientOrderId);
+  const existing = await getTradeByJob(ctx.db, ctx.jobId);
   if (existing) return settle(ctx, payload, await executeTrade(ctx, existing.id)); // a retry: the same order
 
   const peek = await getPosition(ctx.db, payload.positionId);
@@ -73,7 +73,7 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
       quantity,
       price: null,
       source: payload.source,
-      clientOrderId,
+      clientOrderId: newClientOrderId(),
       exchange: ctx.exchange.name,
       signalId: null,
       positionId: position.id,

@@ -11,7 +11,7 @@ import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
 import { getOpenPosition, lockSymbol } from "../../db/queries/positions.ts";
 import { type Signal, getSignal, updateSignalStatus } from "../../db/queries/signals.ts";
-import { getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
+import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../../db/queries/trading-state.ts";
 import { newId } from "../../db/queries/util.ts";
 import { type ExecutionContext, PermanentFailure, executeTrade } from "../execution.ts";
@@ -23,10 +23,10 @@ export const MAX_SIGNAL_LAG_MS = 30_000;
 export async function executeSignal(ctx: ExecutionContext & { jobId: number }, payload: z.infer<typeof ExecuteSignalPayload>) {
   const signal = await getSignal(ctx.db, payload.signalId);
   if (!signal) throw new PermanentFailure(`Signal ${payload.signalId} not found`);
-  const clientOrderId = `job-${ctx.jobId}`;
-  const existing = await getTradeByClientOrderId(ctx.db, clientOrderId);
+  const existing = await getTradeByJob(ctx.db, ctx.jobId);
   if (existing) return executeTrade(ctx, existing.id); // a retry: same order, never a second one
   if (signal.status !== "queued") return signal.status;
+  const clientOrderId = newClientOrderId();
 
   const skip = async (reason: string, level: "warning" | "error" = "warning") => {
     await ctx.db.transaction().execute(async (trx) => {

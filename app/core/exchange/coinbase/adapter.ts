@@ -5,7 +5,7 @@
 //   (config.ts). Quantities: ours are in the base asset; Coinbase's are contracts. We send
 //   floor(quantity / contract_size) contracts (contract_size read from the product) and report
 //   back contracts x contract_size. Under one contract is refused before anything is sent.
-// - Orders carry our client order id (job-<id>); a market order is followed up (GET) until it
+// - Orders carry our client order id (pd-<uuid>); a market order is followed up (GET) until it
 //   is final, briefly, so the worker can book the fill at once. A reduce-only market order is
 //   sent as /orders/close_position with a size. HTTP 200 with success:false is a refusal.
 // - findOrderByClientId lists recent orders (there is no lookup by client id) and matches.
