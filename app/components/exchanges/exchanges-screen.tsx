@@ -52,6 +52,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import { FormError } from "../forms.tsx";
+import { ContractSizesSetting, type ContractSizesView } from "./contract-sizes-setting.tsx";
 
 /** SPEC.md §7/§9: GET /api/exchanges every 5 minutes (stale after 4). */
 export const EXCHANGES_POLL_MS = 5 * 60_000;
@@ -79,9 +80,11 @@ export interface ExchangesScreenProps {
   confirmDeleteId: string | null;
   /** The page action's answer to a failed Connect Exchange post. */
   addResult?: SubmissionResult<string[]>;
+  /** The simulator's "Use Coinbase contract sizes" (decision 025); absent: not shown. */
+  contractSizes?: ContractSizesView;
 }
 
-export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmDeleteId, addResult }: ExchangesScreenProps) {
+export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmDeleteId, addResult, contractSizes }: ExchangesScreenProps) {
   const hydrated = useHydrated();
   const query = useApiQuery<{ exchanges: ExchangeView[] }>("/api/exchanges", { initialData: { exchanges: initial }, refetchIntervalMs: EXCHANGES_POLL_MS });
   const exchanges = query.data?.exchanges ?? initial;
@@ -154,6 +157,7 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
           </Table>
         </TableContainer>
       )}
+      {contractSizes ? <ContractSizesSetting setting={contractSizes} isAdmin={isAdmin} hydrated={hydrated} /> : null}
       <Dialog open={hydrated && dialogOpen} onClose={() => setDialogOpen(false)} fullWidth maxWidth="sm" aria-labelledby="connect-exchange-title">
         <DialogTitle id="connect-exchange-title">Connect Exchange</DialogTitle>
         <DialogContent>

@@ -14,7 +14,7 @@
 // contractSize is what one "contract" of the `contracts` signal amount type means: Coinbase's
 // contract size, or null on the simulator without the setting (one contract = one base unit).
 import type { Kysely } from "kysely";
-import { getSettingCached, setSetting } from "#db/queries/settings.ts";
+import { getSettingCached, setSetting, settingsGeneration } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
 import { D } from "../decimal.ts";
 import { type ProductSpec, resolveSymbol } from "../products.ts";
@@ -99,12 +99,15 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
   const cacheMs = options.cacheMs ?? 60_000;
   const now = options.now ?? Date.now;
   const live = new Map<string, { product: TradingProduct; at: number }>();
-  let setting: { value: boolean; at: number } | null = null;
+  let setting: { value: boolean; at: number; generation: number } | null = null;
 
+  // Read at most once a second (a change by another process is seen within ~2 s); a change
+  // written by this process (settingsGeneration) is seen at once.
   const useContracts = async (): Promise<boolean> => {
-    if (setting && now() - setting.at < 1000) return setting.value;
+    const generation = settingsGeneration();
+    if (setting && setting.generation === generation && now() - setting.at < 1000) return setting.value;
     const value = options.useCoinbaseContracts ? await options.useCoinbaseContracts() : db ? await simulatorUsesCoinbaseContracts(db) : false;
-    setting = { value, at: now() };
+    setting = { value, at: now(), generation };
     return value;
   };
 

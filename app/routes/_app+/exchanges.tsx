@@ -3,7 +3,8 @@
 // action requires admin). The action is the no-JavaScript path of every button: intent
 // add | sandbox | enabled | test | delete, the same operations as the JSON API, answered by a
 // redirect with a flash toast (or, for an invalid Connect Exchange form, the page again with
-// the messages beside the fields).
+// the messages beside the fields). intent contract-sizes stores the simulator's "Use Coinbase
+// contract sizes" (docs/decisions/025-contracts-and-rounding.md).
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
@@ -20,6 +21,8 @@ import {
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+import { getCoinbaseContractSizesChoice, setCoinbaseContractSizes, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
+import { recordActivity } from "#db/queries/activity-logs.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
@@ -34,6 +37,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       isAdmin: user.role === "admin",
       addOpen: url.searchParams.get("add") === "1",
       confirmDeleteId: url.searchParams.get("confirmDelete"),
+      contractSizes: { on: await simulatorUsesCoinbaseContracts(context.db, 0), chosen: (await getCoinbaseContractSizesChoice(context.db, 0)) !== null },
     },
     { headers: NO_STORE },
   );
@@ -82,6 +86,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   }
 
+  if (intent === "contract-sizes") {
+    const value = form.get("value") === "true";
+    await setCoinbaseContractSizes(context.db, value);
+    await recordActivity(context.db, {
+      type: "system",
+      level: "info",
+      message: `Simulator: "Use Coinbase contract sizes" switched ${value ? "on" : "off"} by ${user.username}`,
+      data: { setting: "simulator_coinbase_contract_sizes", value },
+    });
+    return back({ title: "Simulator Setting Updated", description: value ? "Paper orders are sized in whole Coinbase contracts" : "Paper orders use the simulator's own increments" });
+  }
+
   if (intent === "test") {
     const outcome = await testExchange(context.db, context.config, id, user.username, coinbaseTester(context.db)).catch((error: Error) => {
       console.warn(`testing exchange ${id} failed: ${error.message}`);
@@ -115,7 +131,16 @@ export default function Page() {
   const data = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const addResult = actionData && "addResult" in actionData ? actionData.addResult : undefined;
-  return <ExchangesScreen exchanges={data.exchanges} isAdmin={data.isAdmin} addOpen={data.addOpen} confirmDeleteId={data.confirmDeleteId} addResult={addResult} />;
+  return (
+    <ExchangesScreen
+      exchanges={data.exchanges}
+      isAdmin={data.isAdmin}
+      addOpen={data.addOpen}
+      confirmDeleteId={data.confirmDeleteId}
+      addResult={addResult}
+      contractSizes={data.contractSizes}
+    />
+  );
 }
 
 export const meta: MetaFunction = () => [{ title: "Exchanges · PerpDesk" }];
