@@ -32,7 +32,7 @@ export const SIGNAL_AMOUNT_RULES: Record<SignalAmountType, { label: string; min:
   multiplier: { label: "Multiplier", min: "0.01", max: null, step: null, help: "Signal quantity × this value (min 0.01)" },
   usd: { label: "USD amount", min: "1", max: null, step: "0.01", help: "Order notional in USD (min 1, step 0.01)" },
   percentage: { label: "Percentage of balance", min: "0.1", max: "100", step: "0.1", help: "Percent of the available balance (0.1 to 100, step 0.1)" },
-  contracts: { label: "Contracts", min: "1", max: null, step: "1", help: "A fixed number of contracts (whole numbers, min 1)" },
+  contracts: { label: "Contracts", min: "1", max: null, step: "1", help: "A fixed number of exchange contracts (whole numbers, min 1; on Coinbase one BTC contract is 0.01 BTC)" },
 };
 
 export const MULTIPLIER_MIN = "0.01";
