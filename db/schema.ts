@@ -195,6 +195,8 @@ export interface PositionsTable {
   rule_state: string | null; // JSON: take-profit levels filled, pending rule jobs
   realized_pnl: ColumnType<Decimal, Decimal | undefined, Decimal>;
   fees: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  /** Funding paid (-) or received (+) so far; included in realized_pnl (docs/pnl.md). */
+  funding: ColumnType<Decimal, Decimal | undefined, Decimal>;
   leverage: ColumnType<number, number | undefined, number>;
   margin_type: ColumnType<string, string | undefined, string>;
   source: string;
@@ -334,6 +336,8 @@ export interface DB {
   profile_transfers: ProfileTransfersTable;
   sim_orders: SimOrdersTable;
   sim_positions: SimPositionsTable;
+  sim_funding: SimFundingTable;
+  funding_payments: FundingPaymentsTable;
   invites: InvitesTable;
   recovery_codes: RecoveryCodesTable;
   drifts: DriftsTable;
@@ -391,7 +395,41 @@ export interface SimPositionsTable {
   leverage: ColumnType<number, number | undefined, number>;
   margin_type: ColumnType<string, string | undefined, string>;
   realized_pnl: ColumnType<Decimal, Decimal | undefined, Decimal>;
+  /** When the position took its side (funding charges positions open at the boundary); null when unknown. */
+  opened_at: ColumnType<Millis | null, Millis | null | undefined, Millis | null>;
   updated_at: Millis;
+}
+
+/** The simulator's funding payments: one per profile, symbol and interval (unique). */
+export interface SimFundingTable {
+  id: string;
+  profile_id: string;
+  symbol: string;
+  interval_start: Millis;
+  side: string; // long | short
+  quantity: Decimal;
+  mark_price: Decimal;
+  rate: Decimal;
+  /** Signed, on the balance: negative = the position paid. */
+  amount: Decimal;
+  created_at: Millis;
+}
+
+/** The funding payments the app booked on its positions (exchange + exchange_ref unique). */
+export interface FundingPaymentsTable {
+  id: string;
+  exchange: string;
+  /** The exchange's record of it (sim_funding.id). */
+  exchange_ref: string;
+  position_id: string | null;
+  symbol: string;
+  side: string;
+  quantity: Decimal;
+  mark_price: Decimal;
+  rate: Decimal;
+  amount: Decimal;
+  interval_start: Millis;
+  created_at: Millis;
 }
 
 export type SimOrderRow = Selectable<SimOrdersTable>;

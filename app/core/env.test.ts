@@ -29,8 +29,18 @@ describe("parseEnv", () => {
       EVENTS_RETENTION_HOURS: 24,
       RECONCILE_INTERVAL_SECONDS: 30,
       PRICE_MAX_AGE_SECONDS: 15,
+      SIM_FUNDING_RATE: "0.0001",
+      SIM_FUNDING_INTERVAL_SECONDS: 3600,
       JOBS_RETENTION_DAYS: 7,
     });
+  });
+
+  test("SIM_FUNDING_RATE: a decimal within ±0.01; 0 disables", () => {
+    expect(parseEnv({ SIM_FUNDING_RATE: "0" }).SIM_FUNDING_RATE).toBe("0");
+    expect(parseEnv({ SIM_FUNDING_RATE: "-0.0003", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toMatchObject({ SIM_FUNDING_RATE: "-0.0003", SIM_FUNDING_INTERVAL_SECONDS: 60 });
+    expect(envError({ SIM_FUNDING_RATE: "1e-4" }).message).toMatch(/\bSIM_FUNDING_RATE: must be a decimal rate/);
+    expect(envError({ SIM_FUNDING_RATE: "0.5" }).message).toMatch(/\bSIM_FUNDING_RATE: must be between -0.01 and 0.01/);
+    expect(envError({ SIM_FUNDING_INTERVAL_SECONDS: "0" }).message).toMatch(/\bSIM_FUNDING_INTERVAL_SECONDS\b/);
   });
 
   test.each(["0", "33", "1.5", "two"])("WEB_PROCESSES=%s throws EnvError naming it", (n) => {

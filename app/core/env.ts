@@ -47,6 +47,14 @@ export const EnvSchema = z.object({
   RECONCILE_INTERVAL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).min(2).max(3600).default(30),
   /** A price older than this never triggers a protection order (issue 15, app/core/price-source.ts). */
   PRICE_MAX_AGE_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).min(2).max(600).default(15),
+  /** Paper funding (decision 024): rate per interval on each open simulator position's notional at the mark; longs pay shorts when positive, 0 disables. */
+  SIM_FUNDING_RATE: z
+    .string()
+    .regex(/^-?(\d+(\.\d*)?|\.\d+)$/, { message: "must be a decimal rate such as 0.0001" })
+    .refine((v) => Math.abs(Number(v)) <= 0.01, { message: "must be between -0.01 and 0.01" })
+    .default("0.0001"),
+  /** Paper funding interval (boundaries on the epoch: 3600 = every hour on the hour). */
+  SIM_FUNDING_INTERVAL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).int().min(1).max(86400).default(3600),
   JOBS_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().default(7),
   WORKER_ID: z.string().optional(),
   WORKER_WAKE_HOST: z.string().optional(),

@@ -329,6 +329,8 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
     const trades = count(await trx.deleteFrom("trades").executeTakeFirst());
     const jobs = count(await trx.deleteFrom("jobs").where("status", "!=", "active").executeTakeFirst());
     const positions = count(await trx.deleteFrom("positions").executeTakeFirst());
+    // The funding booked on them goes with them (the P&L totals add it: docs/pnl.md).
+    await trx.deleteFrom("funding_payments").execute();
     const signals = count(await trx.deleteFrom("signals").executeTakeFirst());
     // Earlier resets' audit lines stay: a reset cannot erase the record of resets (issue 11).
     const logs = count(

@@ -27,6 +27,9 @@ import {
   sameFingerprint,
 } from "#db/queries/statistics.ts";
 import type { DB } from "#db/schema.ts";
+import { D } from "#app/core/decimal.ts";
+import { PERIOD_MS } from "#app/core/pnl/performance-stats.ts";
+import { fundingSince, listFundingAmounts } from "#db/queries/funding.ts";
 
 /**
  * How far before the newest updated_at already counted the delta read starts: a trade
@@ -145,17 +148,37 @@ export function statsCacheCounters(db: Kysely<DB>): CacheState["counters"] {
   return { ...stateOf(db).counters };
 }
 
-/** SPEC.md §3 performance stats (allTime, month, week) at `now`. */
+// Funding payments (paper: decision 024) are realized P&L that is not a trade: every total
+// below adds the funding charged in its window (docs/pnl.md); counts, wins and the per-match
+// figures stay the trades'.
+
+/** SPEC.md §3 performance stats (allTime, month, week) at `now`; totalPnl (and its percentages) include funding. */
 export async function getPerformanceStats(db: Kysely<DB>, now = Date.now()) {
-  return (await getStatsLedger(db)).periodStats(now);
+  const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
+  if (funding.length === 0) return ledger.periodStats(now);
+  return ledger.periodStats(now, {
+    allTime: fundingSince(funding),
+    month: fundingSince(funding, now - PERIOD_MS.month),
+    week: fundingSince(funding, now - PERIOD_MS.week),
+  });
 }
 
-/** SPEC.md §3 closed-trades P&L: { totalPnL, realizedMatches }, plus closingTrades (the rows that closed something). */
-export async function getClosedTradesPnl(db: Kysely<DB>) {
-  return (await getStatsLedger(db)).closedTradesPnl();
+/**
+ * SPEC.md §3 closed-trades P&L: { totalPnL, realizedMatches }, plus closingTrades (the rows
+ * that closed something). totalPnL includes funding; `funding` (its part) is present when
+ * any was booked.
+ */
+export async function getClosedTradesPnl(db: Kysely<DB>): Promise<{ totalPnL: string; realizedMatches: number; closingTrades: number; funding?: string }> {
+  const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
+  const closed = ledger.closedTradesPnl();
+  if (funding.length === 0) return closed;
+  const total = fundingSince(funding);
+  return { ...closed, totalPnL: D(closed.totalPnL).plus(total).toString(), funding: total };
 }
 
-/** Net P&L of the matches closed at or after `since` (epoch ms). */
+/** Net P&L of the matches closed at or after `since` (epoch ms), plus the funding charged since. */
 export async function getNetPnlSince(db: Kysely<DB>, since: number): Promise<string> {
-  return (await getStatsLedger(db)).netPnlSince(since);
+  const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
+  const net = ledger.netPnlSince(since);
+  return funding.length === 0 ? net : D(net).plus(fundingSince(funding, since)).toString();
 }

@@ -11,6 +11,7 @@ import * as security from "./2026_11_24_0100_security.ts";
 import * as fifoRealizedPnl from "./2026_11_25_0100_fifo_realized_pnl.ts";
 import * as drifts from "./2026_11_25_0200_drifts.ts";
 import * as priceHistory from "./2026_11_25_0300_price_history.ts";
+import * as paperFunding from "./2026_11_25_0500_paper_funding.ts";
 import * as orderSlots from "./2026_11_25_0400_order_slots.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0200_drifts": drifts,
   "2026_11_25_0300_price_history": priceHistory,
   "2026_11_25_0400_order_slots": orderSlots,
+  "2026_11_25_0500_paper_funding": paperFunding,
 };

@@ -25,8 +25,11 @@ export interface Position {
   stopPrice: string | null;
   advancedControls: AdvancedControls | null;
   ruleState: Record<string, unknown>;
+  /** Net of fees; includes the funding below (docs/pnl.md). */
   realizedPnl: string;
   fees: string;
+  /** Funding paid (-) or received (+) while it was open (paper: worker/monitor/paper-margin.ts). */
+  funding: string;
   leverage: number;
   marginType: string;
   source: string;
@@ -73,6 +76,7 @@ export function positionRowToPosition(row: PositionRow): Position {
     ruleState: parseJson<Record<string, unknown>>(row.rule_state, {}),
     realizedPnl: normalizeDecimal(row.realized_pnl) ?? "0",
     fees: normalizeDecimal(row.fees) ?? "0",
+    funding: normalizeDecimal(row.funding) ?? "0",
     leverage: Number(row.leverage),
     marginType: row.margin_type,
     source: row.source,

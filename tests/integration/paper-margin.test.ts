@@ -28,6 +28,11 @@ import { newId } from "#db/queries/util.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { applyPaperMargin, bookFunding, fundingSettings } from "#worker/monitor/paper-margin.ts";
+import { applyFunding, fundingBoundary } from "#app/core/exchange/simulator/adapter.ts";
+import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
+import { getPortfolioSummary } from "#app/services/positions.server.ts";
+import { buildLedger } from "#app/core/reports/ledger.ts";
 
 describe.each(testDialects())("paper margin on %s", (dialect) => {
   let database: TestDatabase;
@@ -131,7 +136,7 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     await database?.cleanup();
   });
   beforeEach(async () => {
-    for (const table of ["trades", "positions", "sim_orders", "sim_positions", "activity_logs", "events", "jobs"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "positions", "sim_orders", "sim_positions", "sim_funding", "funding_payments", "activity_logs", "events", "jobs"] as const) await db().deleteFrom(table).execute();
     await setBalance("10000");
     for (const [symbol, price] of [["ETH-PERP", "3000"], ["BTC-PERP", "95000"], ["SOL-PERP", "180"]] as const) await setPrice(db(), symbol, price, "test");
   });
@@ -231,5 +236,85 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const close = await order("ETH-PERP", "sell", "2", { leverage: 1, marginType: "cross", reduceOnly: true });
     expect(close.status).toBe("executed");
     expect((await appPositions("ETH-PERP"))[0]!.status).toBe("closed");
+  });
+
+  test("funding: charged once per interval at the boundary, on the balance and in the positions' realized P&L and every total", async () => {
+    const H = 3_600_000;
+    const funding = { fundingRate: "0.0001", fundingIntervalMs: H };
+    expect((await order("ETH-PERP", "buy", "2")).status).toBe("executed"); // isolated long: margin 600, fee 3.6
+    expect((await order("BTC-PERP", "sell", "0.1", { marginType: "cross" })).status).toBe("executed"); // margin 950, fee 5.7
+    expect(await balance()).toEqual({ available: "8440.7", hold: "1550" });
+    await setPrice(db(), "ETH-PERP", "3100", "test");
+    await setPrice(db(), "BTC-PERP", "96000", "test");
+    const ticks = [{ symbol: "ETH-PERP", price: "3100" }];
+
+    // This hour's boundary is before they opened: nothing to pay for it.
+    expect((await applyPaperMargin(db(), ticks, { ...funding, now: Date.now() })).funding).toEqual([]);
+
+    // The next boundary: the long pays 2 × 3100 × 0.0001 = 0.62, the short receives 0.1 × 96000 × 0.0001 = 0.96.
+    const next = fundingBoundary(Date.now(), H) + H;
+    const first = await applyPaperMargin(db(), ticks, { ...funding, now: next + 1500 });
+    expect(first.funding.map((f) => [f.symbol, f.side, f.amount, f.intervalStart]).sort()).toEqual([
+      ["BTC-PERP", "short", "0.96", next],
+      ["ETH-PERP", "long", "-0.62", next],
+    ]);
+    expect(first.fundingBooked).toHaveLength(2);
+    expect(await balance()).toEqual({ available: "8441.04", hold: "1550" });
+    // Once per interval: another tick, another worker (no memory of this one), a restart.
+    expect((await applyPaperMargin(db(), ticks, { ...funding, now: next + 2500 })).funding).toEqual([]);
+    expect(await applyFunding(db(), { rate: "0.0001", intervalMs: H, now: next + 3000 })).toEqual([]);
+    expect(await bookFunding(db(), profileId, next + 3000)).toEqual([]);
+    expect(await balance()).toEqual({ available: "8441.04", hold: "1550" });
+    expect(await db().selectFrom("sim_funding").select("id").execute()).toHaveLength(2);
+
+    const eth = async () => (await appPositions("ETH-PERP"))[0]!;
+    const btc = async () => (await appPositions("BTC-PERP"))[0]!;
+    expect([(await eth()).funding, (await eth()).realizedPnl]).toEqual(["-0.62", "-0.62"]);
+    expect([(await btc()).funding, (await btc()).realizedPnl]).toEqual(["0.96", "0.96"]);
+    // The Positions screen shows it.
+    expect((await listPositionViews(db())).map((p) => [p.symbol, p.funding]).sort()).toEqual([
+      ["BTC-PERP", "0.96"],
+      ["ETH-PERP", "-0.62"],
+    ]);
+    const lines = await db().selectFrom("activity_logs").select("message").where("message", "like", "Funding%").orderBy("id").execute();
+    expect(lines.map((l) => l.message).sort()).toEqual([
+      `Funding paid: LONG 2 ETH-PERP paid 0.62 USDC (rate 0.0001 x 6200.00 at mark 3100, interval ${new Date(next).toISOString().replace(".000Z", "Z")})`,
+      `Funding received: SHORT 0.1 BTC-PERP received 0.96 USDC (rate 0.0001 x 9600.00 at mark 96000, interval ${new Date(next).toISOString().replace(".000Z", "Z")})`,
+    ]);
+
+    // The interval after: charged again (the long at a new mark: 2 × 3000 × 0.0001 = 0.6).
+    await setPrice(db(), "ETH-PERP", "3000", "test");
+    expect((await applyPaperMargin(db(), ticks, { ...funding, now: next + H + 10 })).funding).toHaveLength(2);
+    expect((await eth()).funding).toBe("-1.22");
+    expect((await btc()).funding).toBe("1.92");
+
+    // Closed: the trades' realized P&L plus the funding is what the balance gained, and every total says so.
+    expect((await order("ETH-PERP", "sell", "2", { reduceOnly: true })).status).toBe("executed"); // at 3000: 0 − 3.6 − 3.6
+    await setPrice(db(), "BTC-PERP", "95000", "test");
+    expect((await order("BTC-PERP", "buy", "0.1", { reduceOnly: true, marginType: "cross" })).status).toBe("executed"); // at 95000: 0 − 5.7 − 5.7
+    expect([(await eth()).status, (await eth()).realizedPnl]).toEqual(["closed", "-8.42"]); // −7.2 − 1.22
+    expect([(await btc()).status, (await btc()).realizedPnl]).toEqual(["closed", "-9.48"]); // −11.4 + 1.92
+    const trades = (await db().selectFrom("trades").select("realized_pnl").where("status", "=", "executed").execute()).reduce((sum, t) => sum.plus(t.realized_pnl ?? "0"), D(0));
+    expect(trades.toString()).toBe("-18.6");
+    const total = "-17.9"; // −18.6 + 0.7 of funding (−1.22 + 1.92)
+    expect(await balance()).toEqual({ available: D(10000).plus(total).toString(), hold: "0" });
+    expect(await getClosedTradesPnl(db())).toEqual({ totalPnL: total, realizedMatches: 2, closingTrades: 2, funding: "0.7" });
+    expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
+    expect((await getPerformanceStats(db())).allTime).toMatchObject({ totalPnl: "-17.90", totalTrades: 2 });
+    expect((await getPortfolioSummary(db())).realizedPnL).toBe(total);
+    // The account statement has the funding lines, and its running balance ends at the balance.
+    const ledger = await buildLedger(db(), [profileId]);
+    expect(ledger.filter((e) => e.type === "funding").map((e) => e.amount).sort()).toEqual(["-0.6", "-0.62", "0.96", "0.96"]);
+    expect(ledger.at(-1)!.balance).toBe(D(10000).plus(total).toString());
+  });
+
+  test("funding settings come from the environment: SIM_FUNDING_RATE (0 disables) and SIM_FUNDING_INTERVAL_SECONDS", async () => {
+    expect(fundingSettings({})).toEqual({ rate: "0.0001", intervalMs: 3_600_000 });
+    expect(fundingSettings({ SIM_FUNDING_RATE: "0", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toEqual({ rate: "0", intervalMs: 60_000 });
+    expect(() => fundingSettings({ SIM_FUNDING_RATE: "lots" })).toThrow();
+    expect((await order("ETH-PERP", "buy", "1")).status).toBe("executed");
+    const later = Date.now() + 7_200_000;
+    expect((await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], { now: later, fundingRate: "0", fundingIntervalMs: 3_600_000 })).funding).toEqual([]);
+    expect(await db().selectFrom("sim_funding").select("id").execute()).toEqual([]);
   });
 });

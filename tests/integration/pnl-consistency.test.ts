@@ -18,7 +18,7 @@
 //   the long position realized 96.59003 − 110.01003 = −13.42, the short 140.265045.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter, fundingBoundary } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { tradeCsvRows } from "#app/components/trade-history/trade-history-utils.ts";
 import { buildReportTable } from "#app/core/reports/build.ts";
@@ -27,6 +27,7 @@ import type { Trade } from "#db/queries/trades.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
+import { applyPaperMargin } from "#worker/monitor/paper-margin.ts";
 
 const STEPS: [action: "buy" | "sell", quantity: string, price: string][] = [
   ["buy", "1", "3000"],
@@ -108,5 +109,46 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     ]);
     const lines = (await db().selectFrom("activity_logs").select("message").where("message", "like", "Order filled%").orderBy("id").execute()).map((r) => r.message.replace(/^.*?(, realised P&L .*)?$/, "$1"));
     expect(lines).toEqual(["", "", ", realised P&L 96.59 (net of fees)", ", realised P&L -110.01 (net of fees)", ", realised P&L 140.27 (net of fees)"]);
+  });
+
+  // Funding (decision 024) is realized P&L that is not a trade: a long of 1 opened at 3000
+  // (→ 3001.5, fee 1.8009) pays one interval's funding, 1 × 3000 × 0.0001 = 0.3, and is closed
+  // at 3000 (→ 2998.5, fee 1.7991): the trade realizes −3 − 1.8009 − 1.7991 = −6.6, the
+  // position −6.9, and every total moves by −6.9; the rows add up to the total less funding.
+  test("funding is in the position's realized P&L and in every total, the same everywhere", async () => {
+    const executed = async (n: number) => {
+      const row = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
+      return Number(row!.n) === n;
+    };
+    const secret = await webhookSecret(app, admin);
+    await setPrice(db(), "ETH-PERP", "3000", "test");
+    expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: "pnl-f1" })).status).toBe(200);
+    await waitFor("funded long booked", () => executed(6), 15_000, 10);
+    const H = 3_600_000;
+    const paid = await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], { now: fundingBoundary(Date.now(), H) + H + 1, fundingRate: "0.0001", fundingIntervalMs: H });
+    expect(paid.funding.map((f) => f.amount)).toEqual(["-0.3"]);
+    expect((await sendSignal(app, secret, { action: "sell", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: "pnl-f2" })).status).toBe(200);
+    await waitFor("funded long closed", () => executed(7), 15_000, 10);
+
+    const total = D(TOTAL).minus("6.9").toString();
+    expect(total).toBe("119.945045");
+    const trades = await api<Trade[]>("/api/trades?limit=50");
+    expect(D(trades[0]!.realizedPnl!).toString()).toBe("-6.6");
+    expect(trades.reduce((sum, t) => sum.plus(t.realizedPnl ?? "0"), D(0)).toString()).toBe(D(total).plus("0.3").toString());
+    expect(await api("/api/closed-trades-pnl")).toEqual({ totalPnL: total, realizedMatches: 5, closingTrades: 4, funding: "-0.3" });
+    const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
+    for (const period of ["allTime", "month", "week"]) expect(stats[period]).toMatchObject({ totalPnl: "119.95", totalTrades: 5 });
+    expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
+    expect(await api("/api/portfolio-summary")).toMatchObject({ realizedPnL: total, unrealizedPnL: "0", openPositions: 0 });
+    const positions = await db().selectFrom("positions").select(["side", "realized_pnl", "funding", "status"]).orderBy("created_at").execute();
+    expect(positions.map((p) => [p.side, p.status, D(p.realized_pnl).toString(), D(p.funding).toString()])).toEqual([
+      ["long", "closed", "-13.42", "0"],
+      ["short", "closed", "140.265045", "0"],
+      ["long", "closed", "-6.9", "-0.3"],
+    ]);
+    expect(positions.reduce((sum, p) => sum.plus(p.realized_pnl), D(0)).toString()).toBe(total);
+    // The account statement carries the funding line the paper wallet booked.
+    const statement = await buildReportTable(db(), { type: "account", format: "csv" });
+    expect(statement.rows.filter((r) => r[2] === "funding").map((r) => D(String(r[3])).toString())).toEqual(["-0.3"]);
   });
 });

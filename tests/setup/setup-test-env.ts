@@ -5,6 +5,9 @@ import { afterEach, beforeEach, expect, vi } from "vitest";
 
 process.env.NODE_ENV = "test";
 process.env.APP_SECRET ??= "test-app-secret-0123456789abcdef0123456789abcdef";
+// No paper funding unless a test asks for it (decision 024): a test crossing the hour would
+// otherwise see its balances move.
+process.env.SIM_FUNDING_RATE ??= "0";
 
 let consoleError: ReturnType<typeof vi.spyOn> | undefined;
 let allowed = false;

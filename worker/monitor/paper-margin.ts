@@ -11,15 +11,36 @@
 //   worker died between the two) is booked on the next start: the trade's client order id is
 //   the order's, so it is never booked twice.
 //
+// - Funding: at each funding boundary (SIM_FUNDING_INTERVAL_SECONDS, default every hour on
+//   the hour) the simulator charges every position open at the boundary notional at the mark
+//   x SIM_FUNDING_RATE (default 0.0001; longs pay shorts when positive; 0 disables) on its
+//   balance (applyFunding: one sim_funding row per profile, symbol and interval, unique). The
+//   app books each payment once (funding_payments, unique by the sim_funding id, written under
+//   the symbol lock) onto its open position: positions.funding and positions.realized_pnl,
+//   which the P&L totals include (docs/pnl.md); an activity line and live events.
+//   The first tick after a boundary does it; later ticks of the same interval skip it
+//   without a query. Live Coinbase charges its own funding: not modelled here.
+//
 // Only the default paper profile is the app's account; other paper profiles are liquidated
 // on the simulator alone. Live prices (source coinbase-cde) never act on the simulator.
 import type { Kysely } from "kysely";
 import { D, toFixed } from "../../app/core/decimal.ts";
-import { DEFAULT_PAPER_PROFILE_KEY, type Liquidation, SIMULATOR_NAME, liquidateAccounts, orderRowToOrder } from "../../app/core/exchange/simulator/adapter.ts";
+import {
+  DEFAULT_PAPER_PROFILE_KEY,
+  type FundingPayment,
+  type Liquidation,
+  SIMULATOR_NAME,
+  applyFunding,
+  fundingBoundary,
+  fundingRowToPayment,
+  liquidateAccounts,
+  orderRowToOrder,
+} from "../../app/core/exchange/simulator/adapter.ts";
+import { EnvSchema } from "../../app/core/env.ts";
 import type { ExchangeOrder } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
-import { getOpenPosition } from "../../db/queries/positions.ts";
+import { getOpenPosition, lockSymbol } from "../../db/queries/positions.ts";
 import { getTrade, getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
 import { newId } from "../../db/queries/util.ts";
 import type { DB } from "../../db/schema.ts";
@@ -40,31 +61,137 @@ const LIVE_SOURCE = "coinbase-cde";
 export const LIQUIDATION_SOURCE = "liquidation";
 export const LIQUIDATION_PREFIX = "liq-";
 
+export interface PaperMarginOptions {
+  now?: number;
+  /** Default SIM_FUNDING_RATE from the environment ("0.0001"). */
+  fundingRate?: string;
+  /** Default SIM_FUNDING_INTERVAL_SECONDS from the environment (3600) x 1000. */
+  fundingIntervalMs?: number;
+}
+
 export interface PaperMarginResult {
   liquidations: Liquidation[];
   /** The app trades booked for liquidations (this tick's and any left over). */
   booked: string[];
+  /** The simulator's funding payments made on this tick. */
+  funding: FundingPayment[];
+  /** The funding payments the app booked on this tick (ids of sim_funding). */
+  fundingBooked: string[];
 }
 
 const caughtUp = new WeakSet<object>();
+/** Per database: the funding boundary already settled by this process. */
+const fundedBoundary = new WeakMap<object, number>();
 
-/** What one tick of simulator prices does to the paper accounts' margin. */
-export async function applyPaperMargin(db: Db, ticks: MarginTick[]): Promise<PaperMarginResult> {
+/** The funding settings from the environment (app/core/env.ts), read per call (tests change them). */
+export function fundingSettings(env: Record<string, string | undefined> = process.env): { rate: string; intervalMs: number } {
+  const blank = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
+  const rate = EnvSchema.shape.SIM_FUNDING_RATE.parse(blank(env.SIM_FUNDING_RATE));
+  const seconds = EnvSchema.shape.SIM_FUNDING_INTERVAL_SECONDS.parse(blank(env.SIM_FUNDING_INTERVAL_SECONDS));
+  return { rate, intervalMs: seconds * 1000 };
+}
+
+/** What one tick of simulator prices does to the paper accounts: liquidations, then funding. */
+export async function applyPaperMargin(db: Db, ticks: MarginTick[], options: PaperMarginOptions = {}): Promise<PaperMarginResult> {
   const symbols = [...new Set(ticks.filter((t) => t.source !== LIVE_SOURCE).map((t) => t.symbol))];
-  const result: PaperMarginResult = { liquidations: [], booked: [] };
+  const result: PaperMarginResult = { liquidations: [], booked: [], funding: [], fundingBooked: [] };
   if (symbols.length === 0) return result;
   result.liquidations = await liquidateAccounts(db, { symbols });
   const profileId = await defaultProfileId(db);
-  if (!profileId) return result;
   for (const liquidation of result.liquidations) {
     if (liquidation.profileId !== profileId) continue;
     if (await bookLiquidation(db, liquidation.order, liquidation)) result.booked.push(liquidation.order.clientOrderId);
   }
-  if (!caughtUp.has(db)) {
-    caughtUp.add(db);
-    result.booked.push(...(await bookMissedLiquidations(db, profileId)));
+  const first = !caughtUp.has(db);
+  if (first && profileId) result.booked.push(...(await bookMissedLiquidations(db, profileId)));
+  caughtUp.add(db);
+
+  const env = options.fundingRate === undefined || options.fundingIntervalMs === undefined ? fundingSettings() : null;
+  const rate = options.fundingRate ?? env!.rate;
+  const intervalMs = options.fundingIntervalMs ?? env!.intervalMs;
+  const now = options.now ?? Date.now();
+  const boundary = fundingBoundary(now, intervalMs);
+  if (!D(rate).eq(0) && fundedBoundary.get(db) !== boundary) {
+    result.funding = await applyFunding(db, { rate, intervalMs, now });
+    fundedBoundary.set(db, boundary);
+    if (profileId && (result.funding.length > 0 || first)) result.fundingBooked = await bookFunding(db, profileId, now);
   }
   return result;
+}
+
+/**
+ * Books onto the app's positions every funding payment of the app's paper account not booked
+ * yet (this boundary's, and any a stopped worker left), each once: under the symbol lock, the
+ * funding_payments row (unique by the sim_funding id) and the position's funding and realized
+ * P&L change together.
+ */
+export async function bookFunding(db: Db, profileId: string, now = Date.now(), sinceMs = 7 * 86_400_000): Promise<string[]> {
+  const rows = await db
+    .selectFrom("sim_funding as f")
+    .leftJoin("funding_payments as p", (join) => join.onRef("p.exchange_ref", "=", "f.id").on("p.exchange", "=", SIMULATOR_NAME))
+    .selectAll("f")
+    .where("f.profile_id", "=", profileId)
+    .where("f.created_at", ">=", now - sinceMs)
+    .where("p.id", "is", null)
+    .orderBy("f.created_at")
+    .orderBy("f.symbol")
+    .execute();
+  const booked: string[] = [];
+  for (const row of rows) {
+    const payment = fundingRowToPayment(row);
+    if (await bookFundingPayment(db, payment)) booked.push(payment.id);
+  }
+  return booked;
+}
+
+async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<boolean> {
+  // Whose position it is (its entry on the simulator), read before the transaction.
+  const candidate = await getOpenPosition(db, payment.symbol);
+  const entry = candidate?.entryTradeId ? await getTrade(db, candidate.entryTradeId) : null;
+  const onSimulator = candidate !== null && (!entry || entry.exchange === SIMULATOR_NAME);
+  return db.transaction().execute(async (trx) => {
+    await lockSymbol(trx, payment.symbol);
+    const done = await trx.selectFrom("funding_payments").select("id").where("exchange", "=", SIMULATOR_NAME).where("exchange_ref", "=", payment.id).executeTakeFirst();
+    if (done) return false;
+    const open = await getOpenPosition(trx, payment.symbol, { forUpdate: true });
+    const position = open && onSimulator && open.id === candidate!.id && open.side === payment.side ? open : null;
+    const now = Date.now();
+    await trx
+      .insertInto("funding_payments")
+      .values({
+        id: newId(),
+        exchange: SIMULATOR_NAME,
+        exchange_ref: payment.id,
+        position_id: position?.id ?? null,
+        symbol: payment.symbol,
+        side: payment.side,
+        quantity: payment.quantity,
+        mark_price: payment.markPrice,
+        rate: payment.rate,
+        amount: payment.amount,
+        interval_start: payment.intervalStart,
+        created_at: payment.createdAt,
+      })
+      .execute();
+    if (position) {
+      await trx
+        .updateTable("positions")
+        .set({ funding: D(position.funding).plus(payment.amount).toString(), realized_pnl: D(position.realizedPnl).plus(payment.amount).toString(), updated_at: now })
+        .where("id", "=", position.id)
+        .execute();
+    }
+    const paid = D(payment.amount).lt(0);
+    const at = new Date(payment.intervalStart).toISOString().replace(".000Z", "Z");
+    await recordActivity(trx, {
+      type: "trade",
+      level: "info",
+      message: `Funding ${paid ? "paid" : "received"}: ${payment.side.toUpperCase()} ${payment.quantity} ${payment.symbol} ${paid ? "paid" : "received"} ${toFixed(D(payment.amount).abs(), 2)} USDC (rate ${payment.rate} x ${toFixed(D(payment.quantity).times(payment.markPrice), 2)} at mark ${payment.markPrice}, interval ${at})${position ? "" : "; no open position of the app on this symbol"}`,
+      data: { fundingId: payment.id, positionId: position?.id ?? null, symbol: payment.symbol, amount: payment.amount, rate: payment.rate, markPrice: payment.markPrice, intervalStart: payment.intervalStart },
+    });
+    await appendEvent(trx, "trade_update", { positionId: position?.id ?? null, symbol: payment.symbol, reason: "funding", amount: payment.amount });
+    await appendEvent(trx, "dashboard_update", { reason: "funding" });
+    return true;
+  });
 }
 
 async function defaultProfileId(db: Db): Promise<string | null> {

@@ -193,6 +193,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       <td className="pd-td pd-num">
         <div className={cls("pd-nowrap", signClass(p.unrealizedPnl))}>{formatPnl(p.unrealizedPnl)}</div>
         {!D(p.realizedPnl || "0").eq(0) ? <Caption>realised {formatPnl(p.realizedPnl)}</Caption> : null}
+        {!D(p.funding || "0").eq(0) ? <Caption>incl. funding {formatPnl(p.funding)}</Caption> : null}
       </td>
       <td className={cls("pd-td pd-num", signClass(p.roi))}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</td>
       <td className="pd-td">
@@ -232,6 +233,7 @@ function PriceNote({ p }: { p: Pick<PositionItem, "priceStale" | "priceSource"> 
   return null;
 }
 
+export const FUNDING_HINT = "Funding paid (−) or received (+) while the position was open; included in its realised P&L";
 export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
@@ -273,6 +275,12 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
               </dd>
               <dt title={LIQUIDATION_HINT}>Liq. price</dt>
               <dd className="pd-num">{p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</dd>
+              {!D(p.funding || "0").eq(0) ? (
+                <>
+                  <dt title={FUNDING_HINT}>Funding</dt>
+                  <dd className={cls("pd-num", signClass(p.funding))}>{formatPnl(p.funding)}</dd>
+                </>
+              ) : null}
               <dt>TP</dt>
               <dd>
                 {takeProfitText(controls)}

@@ -90,7 +90,7 @@ export class StatsLedger {
   private readonly derived: Derived[] = [];
   /** prefix[i]: sums over matches[0..i). */
   private readonly prefix: Prefix[] = [ZERO_PREFIX];
-  private memo = new Map<number, PerformanceStats>();
+  private memo = new Map<number | string, PerformanceStats>();
   /** Extremes over every match (the all-time window needs no scan). */
   private readonly all: Extremes = noExtremes();
   /** blocks[b]: extremes of derived[b × BLOCK .. (b + 1) × BLOCK). */
@@ -209,16 +209,21 @@ export class StatsLedger {
     return this.prefix[this.prefix.length - 1]!.pnl.minus(this.prefix[start]!.pnl).toString();
   }
 
-  /** The statistics of the matches from index `start` to the end. */
-  private statsFrom(start: number): PerformanceStats {
-    const cached = this.memo.get(start);
+  /**
+   * The statistics of the matches from index `start` to the end; `extraPnl` (funding in the
+   * window: realized P&L that is not a match) is added to the total P&L before the fields
+   * derived from it.
+   */
+  private statsFrom(start: number, extraPnl = "0"): PerformanceStats {
+    const key = extraPnl === "0" ? start : `${start}|${extraPnl}`;
+    const cached = this.memo.get(key);
     if (cached) return cached;
     const end = this.derived.length;
     const a = this.prefix[start]!;
     const b = this.prefix[end]!;
     const totals: StatsTotals = {
       count: end - start,
-      totalPnl: b.pnl.minus(a.pnl),
+      totalPnl: b.pnl.minus(a.pnl).plus(extraPnl),
       totalVolume: b.volume.minus(a.volume),
       totalMargin: b.margin.minus(a.margin),
       sumPercent: b.percent.minus(a.percent),
@@ -243,16 +248,19 @@ export class StatsLedger {
     }
     const stats = statsFromTotals(totals);
     if (this.memo.size >= 16) this.memo.clear();
-    this.memo.set(start, stats);
+    this.memo.set(key, stats);
     return stats;
   }
 
-  /** allTime, month (last 30 days) and week (last 7 days) at `now`, as periodStats. */
-  periodStats(now: number): PeriodStats {
+  /**
+   * allTime, month (last 30 days) and week (last 7 days) at `now`, as periodStats; `extraPnl`
+   * per period (funding charged in it) is added to each total P&L.
+   */
+  periodStats(now: number, extraPnl?: { allTime: string; month: string; week: string }): PeriodStats {
     return {
-      allTime: this.statsFrom(0),
-      month: this.statsFrom(this.firstSince(now - PERIOD_MS.month)),
-      week: this.statsFrom(this.firstSince(now - PERIOD_MS.week)),
+      allTime: this.statsFrom(0, extraPnl?.allTime),
+      month: this.statsFrom(this.firstSince(now - PERIOD_MS.month), extraPnl?.month),
+      week: this.statsFrom(this.firstSince(now - PERIOD_MS.week), extraPnl?.week),
     };
   }
 }

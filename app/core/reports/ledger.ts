@@ -1,5 +1,6 @@
 // The paper account's ledger: every change of a profile's total balance (available + hold),
-// from the simulator's filled orders (fee, realised P&L) and the transfers between profiles.
+// from the simulator's filled orders (fee, realised P&L), its funding payments (decision 024)
+// and the transfers between profiles.
 // Balances at an earlier time are worked out backwards from today's balance, so the figures
 // always agree with the balance the account holds now (nothing is assumed about how it began).
 import { D } from "#app/core/decimal.ts";
@@ -11,7 +12,7 @@ export interface LedgerEntry {
   at: number;
   profileId: string;
   currency: string;
-  type: "fee" | "realized_pnl" | "transfer_in" | "transfer_out";
+  type: "fee" | "realized_pnl" | "funding" | "transfer_in" | "transfer_out";
   amount: string; // signed
   /** The profile's balance in this currency right after the entry. */
   balance: string;
@@ -22,7 +23,12 @@ export interface LedgerEntry {
 /** Every ledger entry of the profiles, oldest first, each with the balance after it. */
 export async function buildLedger(db: Db, profileIds: string[], simulatorCurrency = "USDC"): Promise<LedgerEntry[]> {
   if (profileIds.length === 0) return [];
-  const [balances, fills, transfers] = await Promise.all([listBalances(db, profileIds), listSimFills(db, profileIds), listTransfers(db, { profileIds })]);
+  const [balances, fills, transfers, funding] = await Promise.all([
+    listBalances(db, profileIds),
+    listSimFills(db, profileIds),
+    listTransfers(db, { profileIds }),
+    db.selectFrom("sim_funding").selectAll().where("profile_id", "in", profileIds).orderBy("created_at").execute(),
+  ]);
   const raw: Omit<LedgerEntry, "balance">[] = [];
   for (const f of fills) {
     const what = `${f.side.toUpperCase()} ${f.quantity} ${f.symbol} @ ${f.price}`;
@@ -32,6 +38,10 @@ export async function buildLedger(db: Db, profileIds: string[], simulatorCurrenc
     if (!D(f.fee).eq(0)) {
       raw.push({ at: f.filledAt, profileId: f.profileId, currency: simulatorCurrency, type: "fee", amount: D(f.fee).neg().toString(), reference: f.orderId, details: what });
     }
+  }
+  for (const f of funding) {
+    const what = `Funding ${D(f.amount).lt(0) ? "paid" : "received"}: ${f.side} ${D(f.quantity)} ${f.symbol} @ ${D(f.mark_price)} x ${D(f.rate)}`;
+    raw.push({ at: Number(f.created_at), profileId: f.profile_id, currency: simulatorCurrency, type: "funding", amount: D(f.amount).toString(), reference: f.id, details: what });
   }
   for (const t of transfers) {
     const note = t.kind === "delete" ? " (profile deleted)" : "";

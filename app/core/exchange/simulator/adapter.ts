@@ -26,7 +26,7 @@
 //   has written a price; nothing is stored, findOrderByClientId answers null); a limit order
 //   rests, since matching needs no price at placement.
 import { randomUUID } from "node:crypto";
-import { type Kysely, type Transaction, sql } from "kysely";
+import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
 import { type Big, D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import {
   ExchangeError,
@@ -202,8 +202,16 @@ async function lockPosition(trx: Trx, profileId: string, symbol: string): Promis
   return query.executeTakeFirst();
 }
 
-async function writePosition(trx: Trx, profileId: string, symbol: string, state: PositionState, exists: boolean, now: number) {
+/**
+ * Writes the position; `previous` is the row before the fill (undefined: none). opened_at
+ * (funding: a position is charged at a boundary only if it was open then) is set when the
+ * position takes a side it did not have, cleared when it goes flat, kept otherwise.
+ */
+async function writePosition(trx: Trx, profileId: string, symbol: string, state: PositionState, previous: SimPositionRow | undefined, now: number) {
+  const exists = previous !== undefined;
+  const openedAt = state.side === "flat" ? null : state.side !== (previous?.side ?? "flat") ? now : undefined;
   const values = {
+    ...(openedAt === undefined ? {} : { opened_at: openedAt }),
     side: state.side,
     quantity: state.quantity,
     entry_price: state.entryPrice,
@@ -360,7 +368,7 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
     available = available.plus(fill.availableDelta);
     hold = hold.plus(fill.holdDelta);
     await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
-    await writePosition(trx, row.profile_id, row.symbol, fill.position, positionRow !== undefined, now);
+    await writePosition(trx, row.profile_id, row.symbol, fill.position, positionRow, now);
     await trx
       .updateTable("sim_orders")
       .set({
@@ -481,7 +489,7 @@ async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, cu
     const fill = applyFill(state, { side, quantity: state.quantity, price, feeRate, leverage: state.leverage, marginType: state.marginType });
     available = available.plus(fill.availableDelta);
     hold = hold.plus(fill.holdDelta);
-    await writePosition(trx, profileId, row.symbol, fill.position, true, now);
+    await writePosition(trx, profileId, row.symbol, fill.position, row, now);
     const id = randomUUID();
     await trx
       .insertInto("sim_orders")
@@ -520,6 +528,134 @@ async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, cu
   }
   await writeBalance(trx, profileId, currency, { available: available.toString(), hold: hold.toString() }, now);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Funding (docs/decisions/024-paper-margin.md)
+
+export interface FundingOptions {
+  /** Rate per interval (SIM_FUNDING_RATE); longs pay shorts when positive. "0" does nothing. */
+  rate: string;
+  /** Interval length (SIM_FUNDING_INTERVAL_SECONDS x 1000); boundaries are multiples of it on the epoch. */
+  intervalMs: number;
+  now?: number;
+  /** Default "USDC". */
+  currency?: string;
+}
+
+export interface FundingPayment {
+  id: string;
+  profileId: string;
+  symbol: string;
+  intervalStart: number;
+  side: "long" | "short";
+  quantity: string;
+  markPrice: string;
+  rate: string;
+  /** Signed, on the balance: negative = the position paid. */
+  amount: string;
+  createdAt: number;
+}
+
+/** The funding boundary at or before `now`. */
+export const fundingBoundary = (now: number, intervalMs: number) => Math.floor(now / intervalMs) * intervalMs;
+
+/**
+ * Settles the latest funding boundary: every open paper position that was open at it
+ * (opened_at <= boundary) and has no sim_funding row for it pays (long, positive rate) or
+ * receives notional at the mark x rate, on its account's available balance. One transaction
+ * per account under its balance lock; the unique (profile, symbol, interval) key and the
+ * re-check under the lock make each interval's payment once, across workers and restarts.
+ * Boundaries missed while no price leader ran are not charged afterwards.
+ */
+export async function applyFunding(db: Db, options: FundingOptions): Promise<FundingPayment[]> {
+  const rate = parseDecimal(options.rate);
+  if (rate === null) throw new Error(`applyFunding: rate must be a decimal, got ${options.rate}`);
+  if (D(rate).eq(0) || !(options.intervalMs > 0)) return [];
+  const boundary = fundingBoundary(options.now ?? Date.now(), options.intervalMs);
+  const currency = options.currency ?? "USDC";
+  const due = await db
+    .selectFrom("sim_positions as p")
+    .leftJoin("sim_funding as f", (join) =>
+      join.onRef("f.profile_id", "=", "p.profile_id").onRef("f.symbol", "=", "p.symbol").on("f.interval_start", "=", boundary),
+    )
+    .select(["p.profile_id", "p.symbol"])
+    .where("p.side", "!=", "flat")
+    .where("p.opened_at", "<=", boundary)
+    .where("f.id", "is", null)
+    .execute();
+  const out: FundingPayment[] = [];
+  for (const profileId of new Set(due.map((d) => d.profile_id))) {
+    out.push(...(await transactionWithLockRetry(db, (trx) => fundAccount(trx, profileId, boundary, rate, currency))));
+  }
+  return out;
+}
+
+async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: string, currency: string): Promise<FundingPayment[]> {
+  const balance = await lockBalance(trx, profileId, currency);
+  const rows = openRows(
+    await trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("side", "!=", "flat").where("opened_at", "<=", boundary).orderBy("symbol").execute(),
+  );
+  const done = new Set(
+    (await trx.selectFrom("sim_funding").select("symbol").where("profile_id", "=", profileId).where("interval_start", "=", boundary).execute()).map((r) => r.symbol),
+  );
+  const prices = await getPrices(trx);
+  const now = Date.now();
+  let available = D(balance.available);
+  const out: FundingPayment[] = [];
+  for (const row of rows) {
+    const mark = prices.get(row.symbol)?.price;
+    if (done.has(row.symbol) || !mark) continue;
+    const state = positionRowToState(row)!;
+    const payment = D(q(D(state.quantity).times(mark).times(rate)));
+    const amount = (state.side === "long" ? payment.neg() : payment).toString();
+    const record: FundingPayment = {
+      id: randomUUID(),
+      profileId,
+      symbol: row.symbol,
+      intervalStart: boundary,
+      side: state.side as "long" | "short",
+      quantity: state.quantity,
+      markPrice: mark,
+      rate,
+      amount,
+      createdAt: now,
+    };
+    await trx
+      .insertInto("sim_funding")
+      .values({
+        id: record.id,
+        profile_id: profileId,
+        symbol: row.symbol,
+        interval_start: boundary,
+        side: record.side,
+        quantity: record.quantity,
+        mark_price: mark,
+        rate,
+        amount,
+        created_at: now,
+      })
+      .execute();
+    available = available.plus(amount);
+    out.push(record);
+  }
+  if (out.length > 0) await writeBalance(trx, profileId, currency, { available: available.toString(), hold: balance.hold }, now);
+  return out;
+}
+
+export function fundingRowToPayment(row: Selectable<DB["sim_funding"]>): FundingPayment {
+  return {
+    id: row.id,
+    profileId: row.profile_id,
+    symbol: row.symbol,
+    intervalStart: Number(row.interval_start),
+    side: row.side as "long" | "short",
+    quantity: norm(row.quantity)!,
+    markPrice: norm(row.mark_price)!,
+    rate: norm(row.rate)!,
+    amount: norm(row.amount)!,
+    createdAt: Number(row.created_at),
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -735,7 +871,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
       { available: D(balance.available).plus(fill.availableDelta).toString(), hold: D(balance.hold).plus(fill.holdDelta).toString() },
       now,
     );
-    await writePosition(trx, profileId, symbol, fill.position, positionRow !== undefined, now);
+    await writePosition(trx, profileId, symbol, fill.position, positionRow, now);
     await trx
       .insertInto("sim_orders")
       .values({

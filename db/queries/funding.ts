@@ -1,0 +1,50 @@
+// Funding payments the app booked on its positions (funding_payments; paper:
+// worker/monitor/paper-margin.ts, docs/decisions/024-paper-margin.md). The P&L totals add
+// them to the trades' realized P&L (docs/pnl.md): sums are exact decimal additions in code
+// (SQLite stores the amounts as text), over a per-database cache that one aggregate query
+// checks (rows are only ever inserted, or all deleted by a statistics reset).
+import { D } from "../../app/core/decimal.ts";
+import type { Db } from "./util.ts";
+
+export interface FundingAmount {
+  amount: string;
+  /** When it was charged (epoch ms). */
+  at: number;
+}
+
+interface Cached {
+  count: number;
+  maxAt: number;
+  rows: FundingAmount[];
+}
+
+const caches = new WeakMap<object, Cached>();
+
+/** Every booked funding amount, oldest first (cached; one aggregate query when unchanged). */
+export async function listFundingAmounts(db: Db): Promise<FundingAmount[]> {
+  const head = await db
+    .selectFrom("funding_payments")
+    .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("created_at").as("maxAt")])
+    .executeTakeFirst();
+  const count = Number(head?.n ?? 0);
+  const maxAt = Number(head?.maxAt ?? 0);
+  const cached = caches.get(db);
+  if (cached && cached.count === count && cached.maxAt === maxAt) return cached.rows;
+  if (count === 0) {
+    caches.set(db, { count, maxAt, rows: [] });
+    return [];
+  }
+  const rows = (await db.selectFrom("funding_payments").select(["amount", "created_at"]).orderBy("created_at").execute()).map((r) => ({
+    amount: D(r.amount).toString(),
+    at: Number(r.created_at),
+  }));
+  caches.set(db, { count, maxAt, rows });
+  return rows;
+}
+
+/** Σ funding charged at or after `since` (epoch ms; 0 = all time), exact. */
+export function fundingSince(rows: readonly FundingAmount[], since = 0): string {
+  let total = D(0);
+  for (const r of rows) if (r.at >= since) total = total.plus(r.amount);
+  return total.toString();
+}
