@@ -28,8 +28,8 @@ import { newId } from "#db/queries/util.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
-import { applyPaperMargin, bookFunding, fundingSettings } from "#worker/monitor/paper-margin.ts";
-import { applyFunding, fundingBoundary } from "#app/core/exchange/simulator/adapter.ts";
+import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings } from "#worker/monitor/paper-margin.ts";
+import { applyFunding, fundingBoundary, liquidateAccounts } from "#app/core/exchange/simulator/adapter.ts";
 import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
 import { getPortfolioSummary } from "#app/services/positions.server.ts";
 import { buildLedger } from "#app/core/reports/ledger.ts";
@@ -236,6 +236,22 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const close = await order("ETH-PERP", "sell", "2", { leverage: 1, marginType: "cross", reduceOnly: true });
     expect(close.status).toBe("executed");
     expect((await appPositions("ETH-PERP"))[0]!.status).toBe("closed");
+  });
+
+  test("a liquidation the worker did not book before it stopped is booked once when it comes back", async () => {
+    expect((await order("ETH-PERP", "buy", "2")).status).toBe("executed"); // isolated 10x: liq 2713.57
+    await setPrice(db(), "ETH-PERP", "2700", "test");
+    // The simulator's half alone (the worker died before the app's half).
+    const [liquidation] = await liquidateAccounts(db(), { symbols: ["ETH-PERP"] });
+    expect([liquidation!.liquidationPrice, liquidation!.markPrice]).toEqual(["2713.57", "2700"]);
+    expect(await liquidationTrades()).toHaveLength(0);
+    expect((await appPositions("ETH-PERP"))[0]!.status).toBe("open");
+    // Nothing left for the simulator to do; the app catches up, once.
+    expect(await liquidateAccounts(db(), { symbols: ["ETH-PERP"] })).toEqual([]);
+    expect(await bookMissedLiquidations(db(), profileId)).toEqual([liquidation!.order.clientOrderId]);
+    expect(await bookMissedLiquidations(db(), profileId)).toEqual([]);
+    // (2713.57 − 3000) × 2 = −572.86, fees 3.6 and 3.256284.
+    await expectLiquidated("ETH-PERP", { side: "sell", quantity: "2", price: "2713.57", fee: "3.256284", tradePnl: "-579.716284", available: "9420.283716" });
   });
 
   test("funding: charged once per interval at the boundary, on the balance and in the positions' realized P&L and every total", async () => {

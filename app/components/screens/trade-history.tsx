@@ -75,6 +75,8 @@ export interface ClosedTradesPnl {
   realizedMatches: number;
   /** Trades that closed something: the rows with a realized P&L (the total is their sum). */
   closingTrades?: number;
+  /** Funding paid (−) or received (+), part of the total (docs/pnl.md); absent when there was none. */
+  funding?: string;
 }
 
 export interface TradeHistoryData {
@@ -100,7 +102,7 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
   const closing = pnl.data?.closingTrades ?? 0;
   const pnlStatus = totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
   const pnlDescription = pnl.data
-    ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}`
+    ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}${pnl.data.funding && !D(pnl.data.funding).eq(0) ? `, funding ${formatPnl(pnl.data.funding)}` : ""}`
     : pnl.error
       ? `Unavailable: ${errorText(pnl.error, "Unknown error")}`
       : hydrated
