@@ -194,8 +194,14 @@ async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<bool
   });
 }
 
+const profileIds = new WeakMap<object, string>();
+
+/** The app's paper account (profiles.id of the default paper profile; it never changes once created). */
 async function defaultProfileId(db: Db): Promise<string | null> {
+  const known = profileIds.get(db);
+  if (known) return known;
   const row = await db.selectFrom("profiles").select("id").where("profile_id", "=", DEFAULT_PAPER_PROFILE_KEY).executeTakeFirst();
+  if (row) profileIds.set(db, row.id);
   return row?.id ?? null;
 }
 
