@@ -8,6 +8,8 @@ import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { getPosition, insertPosition } from "#db/queries/positions.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { createTradingProductResolver } from "#app/core/exchange/trading-product.ts";
+import { parseRuleState } from "#app/core/rules/index.ts";
 import { monitorPositions } from "./rules-monitor.ts";
 
 describe.each(testDialects())("rules monitor writes on %s", (dialect) => {
@@ -67,5 +69,42 @@ describe.each(testDialects())("rules monitor writes on %s", (dialect) => {
     const marked = await monitorPositions(db(), new Map([["ETH-PERP", "3001"]]), { exchange, markIntervalMs: 0 });
     expect(marked.updated).toBe(0); // no rule state changed; the mark is not counted
     expect((await getPosition(db(), "p-eth"))!.currentPrice).toBe("3001");
+  });
+
+  test("take-profits are sized with the products it is given: whole Coinbase contracts, or the simulator's increments", async () => {
+    const open = (id: string, quantity: string) =>
+      insertPosition(db(), {
+        id,
+        symbol: "BTC-PERP",
+        side: "long",
+        quantity,
+        entryPrice: "95000",
+        currentPrice: "95000",
+        entryTradeId: null,
+        advancedControls: controlsFor(DEFAULT_TRADING_CONFIG, "signal"), // TP 20 / 30 / 50 % at +0.5 / 1 / 1.5 %
+        leverage: 1,
+        marginType: "cross",
+        source: "signal",
+        signalId: null,
+        fees: "0",
+      });
+    const requested = async (id: string) => {
+      const jobs = await db().selectFrom("jobs").select(["job_key", "payload"]).where("job_key", "like", `rule:${id}:%`).execute();
+      return jobs.map((j) => [j.job_key, (typeof j.payload === "string" ? JSON.parse(j.payload) : j.payload).quantity]);
+    };
+    const contracts = createTradingProductResolver(db(), { useCoinbaseContracts: async () => true }); // BTC: 0.01
+    await open("p-two", "0.02");
+    await open("p-one", "0.01");
+    await monitorPositions(db(), new Map([["BTC-PERP", "95500"]]), { exchange, products: contracts });
+    // 2 contracts × 20 % = 0.4 → at least one contract; 1 contract: TP1 is skipped, nothing sent.
+    expect(await requested("p-two")).toEqual([["rule:p-two:tp1", "0.01"]]);
+    expect(await requested("p-one")).toEqual([]);
+    expect(parseRuleState((await getPosition(db(), "p-one"))!.ruleState).tpSkipped).toEqual([0]);
+
+    // The simulator's own increments (0.0001 BTC): 0.02 × 20 % = 0.004.
+    await db().deleteFrom("jobs").execute();
+    await open("p-sim", "0.02");
+    await monitorPositions(db(), new Map([["BTC-PERP", "95500"]]), { exchange, products: createTradingProductResolver(db(), { useCoinbaseContracts: async () => false }) });
+    expect(await requested("p-sim")).toEqual([["rule:p-sim:tp1", "0.004"]]);
   });
 });

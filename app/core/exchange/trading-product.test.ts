@@ -32,6 +32,15 @@ describe("trading products", () => {
     expect(await products.product("BTC-PERP")).toMatchObject({ baseIncrement: "0.01", basis: "coinbase" }); // the last figures
     products.forget("BTC-PERP");
     expect(await products.product("BTC-PERP")).toMatchObject({ baseIncrement: "0.01", basis: "coinbase-static" });
+    // While Coinbase is down it is asked again only every 10 s, not on every tick.
+    const asked = fake.calls.length;
+    await products.product("BTC-PERP");
+    expect(fake.calls.length).toBe(asked);
+    clock += 10_001;
+    fake.setDown(false);
+    expect(await products.product("BTC-PERP")).toMatchObject({ basis: "coinbase" });
+    expect(fake.calls.length).toBe(asked + 1);
+    fake.setDown(true);
     expect(await products.product("SOL-PERP")).toMatchObject({ baseIncrement: "5", baseMinSize: "5", contractSize: "5", basis: "coinbase-static" });
     expect(await products.product("DOGE-PERP")).toBeNull();
   });

@@ -95,6 +95,9 @@ export interface TradingProductOptions {
   now?: () => number;
 }
 
+/** After a failed read of Coinbase's product, how long the fallback is used before asking again. */
+const RETRY_MS = 10_000;
+
 export function createTradingProductResolver(db: Db | null, options: TradingProductOptions = {}): TradingProductResolver {
   const cacheMs = options.cacheMs ?? 60_000;
   const now = options.now ?? Date.now;
@@ -127,8 +130,11 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
           live.set(spec.symbol, { product: traded, at: now() });
           return traded;
         } catch {
-          // Coinbase unreadable: the last figures it gave, else the known contract sizes.
-          return cached?.product ?? staticCoinbaseProduct(spec);
+          // Coinbase unreadable: the last figures it gave, else the known contract sizes; asked
+          // again after RETRY_MS (not on every tick while it is down).
+          const fallback = cached?.product ?? staticCoinbaseProduct(spec);
+          live.set(spec.symbol, { product: fallback, at: now() - Math.max(0, cacheMs - RETRY_MS) });
+          return fallback;
         }
       }
       return (await useContracts()) ? staticCoinbaseProduct(spec) : { ...spec, contractSize: null, basis: "simulator" };

@@ -80,7 +80,7 @@ export interface RuleSnapshot {
 
 export interface Evaluation {
   actions: CloseAction[];
-  /** Levels reached this tick whose share rounds below the minimum size (no close: left for the last level). */
+  /** Levels reached this tick that cannot be split off in whole contracts (no close: left for the last level). */
   skippedLevels: number[];
   /** The trailing stop armed on this tick. */
   trailingArmed: boolean;
