@@ -2,7 +2,8 @@
 // written before the exchange is called; a retried job first asks the exchange for that
 // client order id, so a crash between "sent" and "saved" never sends a second order.
 import type { Kysely } from "kysely";
-import { D, toFixed } from "../app/core/decimal.ts";
+import { type Big, D, roundToIncrement, toFixed } from "../app/core/decimal.ts";
+import { resolveSymbol } from "../app/core/products.ts";
 import { InvalidOrderError } from "../app/core/exchange/errors.ts";
 import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
 import { type OrderSource, controlsFor } from "../app/core/orders/controls.ts";
@@ -12,10 +13,10 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { appendEvent } from "../db/queries/events.ts";
 import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
 import { updateSignalStatus } from "../db/queries/signals.ts";
-import { type Trade, getTrade, updateTrade } from "../db/queries/trades.ts";
+import { type Trade, getTrade, insertTrade, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
 import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts";
-import { newId } from "../db/queries/util.ts";
+import { type Db, newId } from "../db/queries/util.ts";
 import type { DB } from "../db/schema.ts";
 import { realizeFill } from "./fifo-books.ts";
 
@@ -210,8 +211,75 @@ async function resizeClose(db: Kysely<DB>, trade: Trade): Promise<Trade | null> 
   });
 }
 
+/** What the partial fills booked so far for an order came to (rows `<clientOrderId>#p<n>`). */
+async function partialFillsOf(db: Db, clientOrderId: string): Promise<{ count: number; quantity: Big; fee: Big; notional: Big }> {
+  const rows = await db
+    .selectFrom("trades")
+    .select(["executed_quantity", "executed_price", "fee"])
+    .where("client_order_id", "like", `${clientOrderId}#p%`)
+    .where("status", "=", "executed")
+    .execute();
+  let quantity = D(0);
+  let fee = D(0);
+  let notional = D(0);
+  for (const row of rows) {
+    quantity = quantity.plus(String(row.executed_quantity ?? 0));
+    fee = fee.plus(String(row.fee ?? 0));
+    notional = notional.plus(D(String(row.executed_price ?? 0)).times(String(row.executed_quantity ?? 0)));
+  }
+  return { count: rows.length, quantity, fee, notional };
+}
+
+/**
+ * The part of an order's fills not yet booked: its quantity, fee and average price (from the
+ * order's average over all its fills, to the product's price tick: the exchange rounds its
+ * average, fills happen on ticks).
+ */
+function unbookedChunk(order: ExchangeOrder, parts: { quantity: Big; fee: Big; notional: Big }, fallbackPrice: string) {
+  const total = D(order.filledQuantity);
+  const quantity = total.minus(parts.quantity);
+  const average = D(order.averagePrice ?? fallbackPrice);
+  const tick = resolveSymbol(order.symbol)?.quoteIncrement;
+  const derived = average.times(total).minus(parts.notional).div(quantity.gt(0) ? quantity : 1);
+  const price = parts.quantity.gt(0) && quantity.gt(0) ? (tick ? D(roundToIncrement(derived, tick)) : derived.round(8)) : average;
+  const fee = D(order.fee).minus(parts.fee);
+  return { quantity: quantity.toString(), price: price.toString(), fee: (fee.gt(0) ? fee : D(0)).toString() };
+}
+
+/**
+ * A resting order partly filled (issue 15): what filled since the last look is booked at once
+ * as its own executed trade (`<clientOrderId>#p<n>`, same order id), through the normal fill
+ * path: the position opens or grows with its protection, the FIFO ledger and the statistics
+ * see it. The order's own trade stays pending for the rest and, once the order is final, books
+ * only the part no partial fill took.
+ */
+async function bookPartialFill(db: Kysely<DB>, trade: Trade, order: ExchangeOrder, exchangeName: string): Promise<Trade["status"]> {
+  const parts = await partialFillsOf(db, trade.clientOrderId);
+  const chunk = unbookedChunk(order, parts, trade.price ?? "0");
+  if (D(chunk.quantity).lte(0)) return "pending";
+  const part: Trade = {
+    ...trade,
+    id: newId(),
+    clientOrderId: `${trade.clientOrderId}#p${parts.count + 1}`,
+    quantity: chunk.quantity,
+    jobId: null,
+    orderId: order.orderId,
+    status: "pending",
+  };
+  const filledPart: ExchangeOrder = { ...order, clientOrderId: part.clientOrderId, status: "filled", quantity: chunk.quantity, filledQuantity: chunk.quantity, averagePrice: chunk.price, fee: chunk.fee };
+  await bookOrder(db, part, filledPart, exchangeName, { insertFirst: true });
+  if (!trade.orderId) await updateTrade(db, trade.id, { orderId: order.orderId });
+  return "pending";
+}
+
 /** Applies what the exchange says about the trade's order to trades, positions and signals. */
-export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrder, exchangeName: string): Promise<Trade["status"]> {
+export async function bookOrder(
+  db: Kysely<DB>,
+  trade: Trade,
+  order: ExchangeOrder,
+  exchangeName: string,
+  options: { insertFirst?: boolean } = {},
+): Promise<Trade["status"]> {
   if (order.status === "rejected") {
     await failTrade(db, trade, order.rejectReason ?? "Rejected by the exchange");
     return "failed";
@@ -235,6 +303,7 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     });
     return "cancelled";
   }
+  if (order.status === "open" && D(order.filledQuantity).gt(0)) return bookPartialFill(db, trade, order, exchangeName);
   if (order.status === "open") {
     // A resting limit order: booked when it fills (the price loop reports fills).
     if (!trade.orderId) {
@@ -252,14 +321,25 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
     return "pending";
   }
 
-  const filled = order.filledQuantity;
-  const price = order.averagePrice ?? trade.price ?? "0";
   const config = await getTradingConfig(db);
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, trade.symbol);
+    if (options.insertFirst) await insertTrade(trx, { ...trade, signalId: trade.signalId, positionId: trade.positionId, jobId: trade.jobId });
     // Booked once: re-read under lock (two fill reports for one order must not double-book).
     const current = await getTrade(trx, trade.id, { forUpdate: true });
     if (!current || (current.status !== "pending" && current.status !== "unknown")) return current?.status ?? "failed";
+    // Partial fills already booked as their own trades: this books only the rest.
+    const parts = options.insertFirst ? null : await partialFillsOf(trx, trade.clientOrderId);
+    const chunk = parts && parts.count > 0 ? unbookedChunk(order, parts, trade.price ?? "0") : null;
+    const filled = chunk ? chunk.quantity : order.filledQuantity;
+    const price = chunk ? chunk.price : (order.averagePrice ?? trade.price ?? "0");
+    if (chunk) order = { ...order, fee: chunk.fee };
+    if (chunk && D(filled).lte(0)) {
+      const reason = `${order.status === "filled" ? "Filled" : "Cancelled"} after partial fills of ${parts!.quantity.toString()}, booked as their own trades`;
+      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
+      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
+      return "cancelled" as const;
+    }
 
     // Realized P&L by the one FIFO ledger (net of fees), computed before the fill is written.
     const realized = await realizeFill(trx, db, { id: trade.id, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, leverage: trade.leverage ?? null });
@@ -341,7 +421,7 @@ export async function bookOrder(db: Kysely<DB>, trade: Trade, order: ExchangeOrd
       message:
         trade.source === "reconcile"
           ? `Booked from ${exchangeName} (reconciliation, no order sent): ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price}${pnl}`
-          : `Order filled on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
+          : `${trade.clientOrderId.includes("#p") ? "Partial fill" : "Order filled"} on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
       data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
     });
     if (breakEvenNote) {

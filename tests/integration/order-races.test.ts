@@ -13,7 +13,7 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { settleUnknownTrades } from "#worker/monitor/order-sync.ts";
+import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -28,10 +28,13 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   let exchange: SwitchingExchange;
   let runner: Runner | null = null;
   const db = () => app.database.db;
-  const start = () => (runner = startRunner({ db: db(), exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 }));
   const stop = async () => {
     await runner?.stop();
     runner = null;
+  };
+  const start = async () => {
+    await stop();
+    runner = startRunner({ db: db(), exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 });
   };
   const settled = () =>
     waitFor("every job done", async () => (await db().selectFrom("jobs").select("id").where("status", "in", ["created", "retry", "active"]).execute()).length === 0, 15_000);
@@ -77,7 +80,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
 
   test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {
     msw.reset();
-    start();
+    await start();
     const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
     await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
     expect(await books()).toEqual({ app: "2", coinbase: "2", rows: 1 });
@@ -93,7 +96,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     // Coinbase answers the close slowly (it is done at once): without the slot the sell would
     // go out and be booked while the close is still unanswered, and the two book in reverse.
     msw.fake.fail({ method: "POST", path: "/orders/close_position", delayMs: 400 });
-    start();
+    await start();
     await settled();
 
     const end = await books();
@@ -122,14 +125,15 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
     return signalId;
   }
-  const tradeOf = (signalId: string) => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).executeTakeFirst();
+  // The order's own trade (its partial fills are trades of the same signal, `<id>#p<n>`).
+  const tradeOf = (signalId: string) => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("client_order_id", "not like", "%#p%").executeTakeFirst();
 
   test("an answer lost after Coinbase took the order: unknown (not failed), then booked once Coinbase answers", async () => {
     msw.reset();
     const signalId = await oneAttemptSignal({ action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market" });
     msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
-    start();
+    await start();
     await waitFor("unknown", async () => (await tradeOf(signalId))?.status === "unknown");
     const trade = (await tradeOf(signalId))!;
     expect(trade.error_message).toMatch(/^Outcome unknown: gave up after 1 attempts/);
@@ -158,7 +162,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     const signalId = await oneAttemptSignal({ action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" });
     msw.fake.fail({ method: "POST", path: "/orders", status: 503 });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
-    start();
+    await start();
     await waitFor("unknown", async () => (await tradeOf(signalId))?.status === "unknown");
     msw.fake.state.faults.length = 0;
     expect(await settleUnknownTrades(db(), exchange)).toBe(1);
@@ -166,5 +170,45 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     expect(trade.status).toBe("failed");
     expect(trade.error_message).toMatch(/coinbase has no order \S+: nothing was sent$/);
     expect(msw.fake.state.positions.get("ETP-20DEC30-CDE")).toBeUndefined();
+  });
+
+  test("a resting GTC limit filled in parts: each part booked (and protected) as it comes, the rest when it ends", async () => {
+    msw.reset();
+    await start();
+    const { signalId } = (await (await sendSignal(app, secret, { action: "sell", symbol: "XRP-PERP", quantity: "2500", order_type: "limit", price: "2.5" })).json()) as { signalId: string };
+    await waitFor("resting", async () => (await tradeOf(signalId))?.order_id);
+    const order = msw.fake.state.orders.find((o) => o.client_order_id === (msw.fake.state.orders.at(-1)!.client_order_id))!;
+    expect(order.status).toBe("OPEN");
+    const xrp = () => db().selectFrom("positions").select(["side", "remaining_quantity", "stop_price", "advanced_controls"]).where("symbol", "=", "XRP-PERP").where("status", "=", "open").executeTakeFirst();
+
+    msw.fake.fillOrderPart(order.order_id, "2", "2.5"); // 2 of 5 contracts of 500 XRP
+    expect(await syncExchangeOrders(db(), exchange)).toBe(1);
+    let position = await xrp();
+    expect(position).toMatchObject({ side: "short" });
+    expect(D(String(position!.remaining_quantity)).eq(1000)).toBe(true);
+    expect(position!.stop_price).not.toBeNull(); // protected from the first part
+    expect((await tradeOf(signalId))!.status).toBe("pending");
+    await syncExchangeOrders(db(), exchange); // nothing new: nothing booked twice
+    expect(D(String((await xrp())!.remaining_quantity)).eq(1000)).toBe(true);
+
+    msw.fake.fillOrderPart(order.order_id, "1", "2.4");
+    await syncExchangeOrders(db(), exchange);
+    expect(D(String((await xrp())!.remaining_quantity)).eq(1500)).toBe(true);
+
+    msw.fake.fillOrder(order.order_id, "2.45"); // the last 2 contracts
+    await syncExchangeOrders(db(), exchange);
+    position = await xrp();
+    expect(D(String(position!.remaining_quantity)).eq(2500)).toBe(true);
+    const parent = (await tradeOf(signalId))!;
+    expect(parent.status).toBe("executed");
+    expect(D(String(parent.executed_quantity)).eq(1000)).toBe(true);
+    const parts = await db().selectFrom("trades").select(["client_order_id", "executed_quantity", "executed_price", "status", "order_id"]).where("client_order_id", "like", `${parent.client_order_id}#p%`).orderBy("client_order_id").execute();
+    expect(parts.map((p) => [p.client_order_id.slice(-3), D(String(p.executed_quantity)).toString(), D(String(p.executed_price)).toString(), p.status, p.order_id])).toEqual([
+      ["#p1", "1000", "2.5", "executed", order.order_id],
+      ["#p2", "500", "2.4", "executed", order.order_id],
+    ]);
+    expect(D(String(parent.executed_price)).toString()).toBe("2.45");
+    // The book equals Coinbase's: short 5 contracts.
+    expect(D(msw.fake.state.positions.get("XPP-20DEC30-CDE")!.contracts.toString()).eq(-5)).toBe(true);
   });
 });

@@ -299,6 +299,11 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   const badRequest = (message: string, error = "INVALID_ARGUMENT") => HttpResponse.json({ error, message, error_details: message }, { status: 400 });
 
   function fill(order: FakeOrder, price: Big) {
+    if (order.status === "OPEN" && order.filled_size !== "0") {
+      // The rest of a partly filled resting order.
+      fillPart(order, new Big(baseSize(order)).minus(order.filled_size), price);
+      return;
+    }
     const product = state.products.get(order.product_id)!;
     const contracts = new Big(order.filled_size === "0" ? baseSize(order) : order.filled_size);
     const notional = contracts.times(product.contract_size).times(price);
@@ -307,6 +312,24 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     order.average_filled_price = price.toString();
     order.total_fees = notional.times("0.0003").round(2).toString();
     order.last_fill_time = now();
+    movePosition(order, contracts, price);
+  }
+
+  /** Part of a resting order fills (`contracts` more): it stays OPEN until all of it has. */
+  function fillPart(order: FakeOrder, contracts: Big, price: Big) {
+    const product = state.products.get(order.product_id)!;
+    const before = new Big(order.filled_size);
+    const after = before.plus(contracts);
+    const average = before.eq(0) ? price : before.times(order.average_filled_price).plus(contracts.times(price)).div(after);
+    order.filled_size = after.toString();
+    order.average_filled_price = average.round(8).toString();
+    order.total_fees = new Big(order.total_fees || "0").plus(contracts.times(product.contract_size).times(price).times("0.0003").round(2)).toString();
+    order.last_fill_time = now();
+    if (after.gte(baseSize(order))) order.status = "FILLED";
+    movePosition(order, contracts, price);
+  }
+
+  function movePosition(order: FakeOrder, contracts: Big, price: Big) {
     const signed = order.side === "BUY" ? contracts : contracts.times(-1);
     const current = state.positions.get(order.product_id) ?? { contracts: new Big(0), entry: price };
     const next = current.contracts.plus(signed);
@@ -708,6 +731,13 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       state.faults.push({ times: 1, ...fault });
     },
     /** Fills a resting order at its limit price (or `price`), as the market would. */
+    /** Fills `contracts` of a resting order (it stays open until wholly filled). */
+    fillOrderPart(orderId: string, contracts: string, price?: string) {
+      const order = state.orders.find((o) => o.order_id === orderId);
+      if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);
+      const config = Object.values(order.order_configuration)[0] ?? {};
+      fillPart(order, new Big(contracts), new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
+    },
     fillOrder(orderId: string, price?: string) {
       const order = state.orders.find((o) => o.order_id === orderId);
       if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);

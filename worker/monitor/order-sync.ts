@@ -1,10 +1,12 @@
 // Orders resting on a real exchange (a Coinbase limit order, or a market order not final
 // when the worker stopped waiting) are not seen by the simulator's price loop: this loop asks
 // the exchange about each pending trade that has an order id, and books those that became
-// final (filled, cancelled, rejected) with the same bookOrder the worker uses. bookOrder
+// final (filled, cancelled, rejected) with the same bookOrder the worker uses, and the part
+// of a resting order that filled meanwhile (a partial fill, booked as its own trade). bookOrder
 // books once (it re-reads the trade under the symbol lock), so two workers overlapping here
 // cannot double-book; only the price leader runs it, to spare the rate limit.
 import type { Kysely } from "kysely";
+import { D } from "../../app/core/decimal.ts";
 import { OrderNotFoundError } from "../../app/core/exchange/errors.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
@@ -43,7 +45,8 @@ export async function syncExchangeOrders(db: Kysely<DB>, exchange: ExchangeAdapt
       }
       continue;
     }
-    if (order.status === "open") continue;
+    // Still resting: only a part filled since the last look is booked (bookOrder: partial fills).
+    if (order.status === "open" && D(order.filledQuantity).lte(0)) continue;
     const trade = await getTrade(db, row.id);
     if (!trade || trade.status !== "pending") continue;
     await bookOrder(db, trade, order, name);
