@@ -171,6 +171,27 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     expect(await givenUp()).toBe(0);
   });
 
+  test("a close of everything refused for its size is not counted: held 30 s instead of re-sent every tick, then sent again", async () => {
+    const monitor = liveMonitor();
+    const opened = await open("0.01");
+    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" } } });
+    await tick(monitor, TP[2]!); // TP3 (the last level): everything, refused for its size
+    let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    expect(state.failures).toEqual({});
+    expect(state.holdUntil?.tp3).toBeGreaterThan(Date.now() + 20_000);
+    await tick(monitor, TP[2]!); // held: nothing sent
+    expect(closeSizes()).toEqual(["1"]);
+    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "%refused for its size%").executeTakeFirst();
+    expect(line?.message).toMatch(/not counted as a failure; tried again, re-sized, in 30 s/);
+    // The hold over (as 30 s later): sent again and filled.
+    state = { ...state, holdUntil: { tp3: Date.now() - 1 } };
+    await db().updateTable("positions").set({ rule_state: JSON.stringify(state) }).where("id", "=", opened.id).execute();
+    await tick(monitor, TP[2]!);
+    expect(closeSizes()).toEqual(["1", "1"]);
+    expect((await position(opened.id)).status).toBe("closed");
+    expect(await givenUp()).toBe(0);
+  });
+
   test("amount type contracts: 3 means three BIP contracts (0.03 BTC), 2 SOL contracts are 10 SOL", async () => {
     await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "3" });
     const opened = await open("1");

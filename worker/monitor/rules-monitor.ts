@@ -20,7 +20,7 @@ import { getPrices } from "../../app/core/exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import type { ProductSpec } from "../../app/core/products.ts";
 import { type TradingProductResolver, createTradingProductResolver } from "../../app/core/exchange/trading-product.ts";
-import { type Evaluation, dec, evaluate, parseRuleState, recordRequest, recordSkipped, releaseRequest } from "../../app/core/rules/index.ts";
+import { type Evaluation, dec, evaluate, parseRuleState, recordRequest, recordSkipped, releaseRequest, ruleHeld } from "../../app/core/rules/index.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
@@ -270,6 +270,7 @@ async function decideUnderLock(
     let closes = 0;
     {
       for (const action of evaluation.actions) {
+        if (ruleHeld(state, action.name, Date.now())) continue; // refused for its size a moment ago: not every tick
         const payload: ClosePositionJob = { positionId, quantity: action.quantity, reason: action.reason, source: "rule", trigger: action.name };
         const job = await enqueueJob(trx, { task: "close-position", payload, jobKey: action.jobKey, priority: CLOSE_JOB_PRIORITY });
         if (!job.created) continue; // this trigger already has its job

@@ -16,6 +16,7 @@ import type { z } from "zod";
 import {
   MAX_RULE_FAILURES,
   type RuleState,
+  SIZE_REFUSAL_HOLD_MS,
   type RuleTrigger,
   closeQuantity,
   findRequestByJob,
@@ -109,10 +110,16 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
       await recordActivity(ctx.db, {
         type: "trade",
         level: "warning",
-        message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${(refusal as Error).message}): not counted as a failure, re-sized on the next tick`,
+        message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${(refusal as Error).message}): not counted as a failure; ${payload.quantity === "all" ? `tried again, re-sized, in ${SIZE_REFUSAL_HOLD_MS / 1000} s` : "its share is left for the last level"}`,
         data: { positionId: peek.id, symbol: peek.symbol, jobId: ctx.jobId, quantity: written.quantity },
       });
-      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false, skipLevels: payload.quantity !== "all" });
+      // A partial take-profit leaves its share to the last level; a close of everything is
+      // tried again (re-sized with the product re-read) after SIZE_REFUSAL_HOLD_MS, not every tick.
+      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, {
+        failed: false,
+        skipLevels: payload.quantity !== "all",
+        ...(payload.quantity === "all" ? { holdUntil: Date.now() + SIZE_REFUSAL_HOLD_MS } : {}),
+      });
     }
     return status;
   }
@@ -167,7 +174,13 @@ export async function releaseRuleRequest(
   symbol: string,
   positionId: string,
   jobId: number,
-  options: { failed: boolean; /** A take-profit too small to send: its levels are skipped (left for the last level). */ skipLevels?: boolean },
+  options: {
+    failed: boolean;
+    /** A take-profit too small to send: its levels are skipped (left for the last level). */
+    skipLevels?: boolean;
+    /** Not requested again before this epoch ms (a size refusal of a close of everything). */
+    holdUntil?: number;
+  },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, symbol);
@@ -176,7 +189,7 @@ export async function releaseRuleRequest(
     const state = parseRuleState(position.ruleState);
     const found = findRequestByJob(state, jobId);
     if (!found) return false;
-    let next = releaseRequest(state, found.name, { failed: options.failed });
+    let next = releaseRequest(state, found.name, { failed: options.failed, holdUntil: options.holdUntil });
     if (options.skipLevels && found.request.trigger === "tp" && found.request.quantity !== "all" && found.request.levels.length > 0) {
       next = recordSkipped(next, found.request.levels);
     }

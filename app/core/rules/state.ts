@@ -27,7 +27,16 @@ export interface RuleState {
   attempts: Record<string, number>;
   /** Per kind ("tp", "sl", "trail"): closes the exchange refused or whose job failed for good. */
   failures: Record<string, number>;
+  /**
+   * Per trigger name: epoch ms before which it is not requested again. Set when a close of
+   * everything was refused for its SIZE (never counted as a failure, decision 025): it is
+   * tried again, re-sized, but not on every tick. Absent when empty.
+   */
+  holdUntil?: Record<string, number>;
 }
+
+/** How long a close of everything refused for its size waits before it is requested again. */
+export const SIZE_REFUSAL_HOLD_MS = 30_000;
 
 /** After this many failed closes of one kind the rule stops firing (a person must look): no hot loop of refused orders. */
 export const MAX_RULE_FAILURES = 3;
@@ -52,7 +61,12 @@ export function parseRuleState(raw: unknown): RuleState {
   const failures: Record<string, number> = {};
   const rawFailures = source.failures && typeof source.failures === "object" ? (source.failures as Record<string, unknown>) : {};
   for (const [kind, value] of Object.entries(rawFailures)) if (Number.isInteger(value) && (value as number) > 0) failures[kind] = value as number;
-  return { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
+  const holdUntil: Record<string, number> = {};
+  const rawHold = source.holdUntil && typeof source.holdUntil === "object" ? (source.holdUntil as Record<string, unknown>) : {};
+  for (const [name, value] of Object.entries(rawHold)) if (typeof value === "number" && Number.isFinite(value) && value > 0) holdUntil[name] = value;
+  const state: RuleState = { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
+  if (Object.keys(holdUntil).length > 0) state.holdUntil = holdUntil;
+  return state;
 }
 
 export const emptyRuleState = (): RuleState => ({ tpFilled: [], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
@@ -78,13 +92,18 @@ export function findRequestByJob(state: RuleState, jobId: number): { name: strin
  * towards MAX_RULE_FAILURES for its kind); a cancellation (emergency stop) or "nothing left
  * to close" does not count.
  */
-export function releaseRequest(state: RuleState, name: string, options: { failed?: boolean } = {}): RuleState {
+export function releaseRequest(state: RuleState, name: string, options: { failed?: boolean; /** Not requested again before this epoch ms. */ holdUntil?: number } = {}): RuleState {
   const request = state.requested[name];
   const requested = { ...state.requested };
   delete requested[name];
   const failures = options.failed && request ? { ...state.failures, [request.trigger]: (state.failures[request.trigger] ?? 0) + 1 } : state.failures;
-  return { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 }, failures };
+  const next: RuleState = { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 }, failures };
+  if (options.holdUntil !== undefined) next.holdUntil = { ...state.holdUntil, [name]: options.holdUntil };
+  return next;
 }
+
+/** Whether a trigger is held (a size refusal's wait) at `now`. */
+export const ruleHeld = (state: RuleState, name: string, now: number) => (state.holdUntil?.[name] ?? 0) > now;
 
 /**
  * A request whose close filled: take-profit levels become filled; a stop or trailing close
