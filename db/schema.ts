@@ -301,6 +301,20 @@ export interface ProfileTransfersTable {
   created_at: Millis;
 }
 
+export interface ExchangeStopsTable {
+  position_id: string;
+  exchange: string;
+  symbol: string;
+  order_id: string;
+  client_order_id: string;
+  side: string; // sell (protects a long) | buy
+  stop_price: string;
+  limit_price: string;
+  quantity: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface OrderSlotsTable {
   exchange: string;
   symbol: string;
@@ -317,6 +331,7 @@ export interface PositionLocksTable {
 export interface DB {
   position_locks: PositionLocksTable;
   order_slots: OrderSlotsTable;
+  exchange_stops: ExchangeStopsTable;
   users: UsersTable;
   sessions: SessionsTable;
   login_throttles: LoginThrottlesTable;

@@ -26,6 +26,11 @@ export interface ExecutionContext {
   workerId: string;
   /** The job's attempt number: from the second on, reconcile before sending. */
   attempt: number;
+  /**
+   * Called under the symbol's order slot just before an order is sent: the runner withdraws the
+   * position's resting stop on the exchange there (worker/monitor/exchange-stops.ts).
+   */
+  beforeSend?: (trade: Trade) => Promise<void>;
 }
 
 /** A refusal that retrying cannot change (the job ends failed, the reason on the trade). */
@@ -148,6 +153,8 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
       await failTrade(ctx.db, trade, "Emergency stop is active: order not sent");
       return "failed";
     }
+    // A resting stop on the exchange must not act beside this order (a stop it finds filled is booked first).
+    await ctx.beforeSend?.(trade);
     if (trade.reduceOnly) {
       const resized = await resizeClose(ctx.db, trade);
       if (!resized) return "cancelled";

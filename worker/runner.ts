@@ -8,9 +8,10 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
 import { releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
-import { getTradeByJob } from "../db/queries/trades.ts";
+import { type Trade, getTradeByJob } from "../db/queries/trades.ts";
 import type { DB } from "../db/schema.ts";
 import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts";
+import { withdrawStopFor } from "./monitor/exchange-stops.ts";
 import { TASKS, isTaskName } from "./tasks/index.ts";
 
 export interface RunnerOptions {
@@ -53,7 +54,14 @@ export function startRunner(options: RunnerOptions): Runner {
         await failJob(db, job.id, workerId, `Invalid payload: ${payload.error.issues[0]?.message}`, { retryable: false });
         return;
       }
-      const ctx = { db, exchange: options.exchange, workerId, attempt: job.attempts, jobId: job.id };
+      const ctx = {
+        db,
+        exchange: options.exchange,
+        workerId,
+        attempt: job.attempts,
+        jobId: job.id,
+        beforeSend: (trade: Trade) => withdrawStopFor(db, options.exchange, trade.symbol),
+      };
       await (TASKS[job.task] as (c: typeof ctx, p: unknown) => Promise<unknown>)(ctx, payload.data);
       await completeJob(db, job.id, workerId);
     } catch (error) {

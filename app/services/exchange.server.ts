@@ -16,9 +16,9 @@ import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.
 import { type CoinbaseKeys, coinbaseHosts, getProductMap } from "#app/core/exchange/coinbase/config.ts";
 import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
 import type { CallResult } from "#app/core/exchange/coinbase/http.ts";
-import { AuthError } from "#app/core/exchange/errors.ts";
+import { AuthError, InvalidOrderError } from "#app/core/exchange/errors.ts";
 import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest } from "#app/core/exchange/types.ts";
+import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.server.ts";
@@ -245,6 +245,12 @@ export class SwitchingExchange implements ExchangeAdapter {
   }
   getTicker(symbol: string) {
     return this.current().then((a) => a.getTicker(symbol));
+  }
+  /** The active exchange's resting stop orders (issue 15); refused where it keeps none. */
+  async placeStopOrder(request: StopOrderRequest) {
+    const adapter = await this.current();
+    if (!adapter.placeStopOrder) throw new InvalidOrderError(`${adapter.label} keeps no resting stop orders`);
+    return adapter.placeStopOrder(request);
   }
   async testConnection(): Promise<ConnectionTest> {
     const resolved = await this.resolve();

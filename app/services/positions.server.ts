@@ -9,6 +9,7 @@ import { pokeWorkers } from "./worker-wake.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import { judgePrice, sourceLabel } from "#app/core/price-source.ts";
+import { listExchangeStops } from "#db/queries/exchange-stops.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
@@ -45,6 +46,12 @@ export interface PositionView extends Position {
   priceStale?: string | null;
   /** Where the shown price comes from ("simulated prices (random walk, offline simulator)" ...). */
   priceSource?: string | null;
+  /**
+   * Protection that survives the worker (issue 15): the stop resting on the exchange for this
+   * position, or why there is none ("the simulator keeps no resting orders" ...).
+   */
+  exchangeStop?: { stopPrice: string; orderId: string } | null;
+  exchangeStopNote?: string | null;
 }
 
 export function toPositionView(p: Position, liquidation: string | null = null): PositionView {
@@ -70,18 +77,28 @@ export async function listPositionViews(db: Db, options: { maxAgeMs?: number } =
   if (open.length === 0) return [];
   const liquidation = await liquidationPrices(db, open);
   // Issue 15: the same test the worker's rules apply before acting on a price.
-  const exchangeName = await getExchange(db)
+  const adapter = await getExchange(db)
     .current()
-    .then((a) => a.name)
-    .catch(() => "coinbase");
+    .catch(() => null);
+  const exchangeName = adapter?.name ?? "coinbase";
+  const stops = adapter?.placeStopOrder ? new Map((await listExchangeStops(db, exchangeName)).map((s) => [s.position_id, s])) : null;
   const now = Date.now();
   return open.map((p) => {
     const price = prices.get(p.symbol);
     const verdict = judgePrice(price, exchangeName, now, options.maxAgeMs);
+    const stop = stops?.get(p.id) ?? null;
     return {
       ...toPositionView({ ...p, currentPrice: price?.price ?? p.currentPrice }, liquidation.get(p.symbol) ?? null),
       priceStale: verdict.reason,
       priceSource: price ? sourceLabel(price.source) : null,
+      exchangeStop: stop ? { stopPrice: stop.stop_price, orderId: stop.order_id } : null,
+      exchangeStopNote: stop
+        ? `Resting on ${adapter!.label} at ${stop.stop_price}: protects the position even if the worker stops`
+        : !p.stopPrice
+          ? null
+          : !stops
+            ? "The simulator keeps no resting orders: its stops run in the worker"
+            : `No resting stop on ${adapter!.label} yet: protection runs in the worker`,
     };
   });
 }

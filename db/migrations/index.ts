@@ -12,6 +12,7 @@ import * as fifoRealizedPnl from "./2026_11_25_0100_fifo_realized_pnl.ts";
 import * as drifts from "./2026_11_25_0200_drifts.ts";
 import * as priceHistory from "./2026_11_25_0300_price_history.ts";
 import * as paperFunding from "./2026_11_25_0500_paper_funding.ts";
+import * as exchangeStops from "./2026_11_25_0600_exchange_stops.ts";
 import * as orderSlots from "./2026_11_25_0400_order_slots.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0300_price_history": priceHistory,
   "2026_11_25_0400_order_slots": orderSlots,
   "2026_11_25_0500_paper_funding": paperFunding,
+  "2026_11_25_0600_exchange_stops": exchangeStops,
 };

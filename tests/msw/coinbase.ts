@@ -372,6 +372,10 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         return badRequest("base_size must be a whole number of contracts");
       }
       if (keys[0] !== "market_market_ioc" && !(Number(config.limit_price) > 0)) return badRequest("limit_price is required");
+      if (keys[0] === "stop_limit_stop_limit_gtc") {
+        if (!(Number(config.stop_price) > 0)) return badRequest("stop_price is required");
+        if (config.stop_direction !== "STOP_DIRECTION_STOP_UP" && config.stop_direction !== "STOP_DIRECTION_STOP_DOWN") return badRequest("stop_direction is required");
+      }
     }
     const order: FakeOrder = {
       order_id: randomUUID(),
@@ -390,7 +394,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       product_type: "FUTURE",
     };
     state.orders.push(order);
-    const limit = configuration.limit_limit_gtc ?? configuration.limit_limit_gtd;
+    // Limits and stops rest (a stop fills when setPrice crosses its stop price).
+    const limit = configuration.limit_limit_gtc ?? configuration.limit_limit_gtd ?? configuration.stop_limit_stop_limit_gtc;
     if (!limit && !(options.fillAfterPolls ?? 0)) fill(order, new Big(product.price));
     return order;
   }
@@ -744,8 +749,15 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const config = Object.values(order.order_configuration)[0] ?? {};
       fill(order, new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
     },
+    /** Moves the price; resting stop orders it crosses trigger and fill at their stop price. */
     setPrice(productId: string, price: string) {
       state.products.get(productId)!.price = price;
+      for (const order of state.orders) {
+        const stop = order.order_configuration.stop_limit_stop_limit_gtc;
+        if (!stop || order.status !== "OPEN" || order.product_id !== productId) continue;
+        const down = stop.stop_direction === "STOP_DIRECTION_STOP_DOWN";
+        if (down ? Number(price) <= Number(stop.stop_price) : Number(price) >= Number(stop.stop_price)) fill(order, new Big(String(stop.stop_price)));
+      }
     },
     requestsTo(path: string | RegExp, method?: string) {
       return state.requests.filter((r) => (!method || r.method === method) && (typeof path === "string" ? r.path === path : path.test(r.path)));

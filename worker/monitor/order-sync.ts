@@ -13,6 +13,7 @@ import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { getTrade } from "../../db/queries/trades.ts";
 import type { DB } from "../../db/schema.ts";
 import { bookOrder, failTrade, settleUnknownTrade } from "../execution.ts";
+import { syncExchangeStops } from "./exchange-stops.ts";
 import { isPriceLeader } from "./price-loop.ts";
 
 export const ORDER_SYNC_MS = 2_000;
@@ -81,7 +82,11 @@ export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdap
       try {
         if (await isPriceLeader(db, workerId)) {
           await settleUnknownTrades(db, exchange);
-          if (exchange.name !== "simulator") await syncExchangeOrders(db, exchange);
+          if (exchange.name !== "simulator") {
+            await syncExchangeOrders(db, exchange);
+            // Resting stops on the exchange, in step with each position's protection (issue 15).
+            await syncExchangeStops(db, exchange);
+          }
         }
         lastError = "";
       } catch (error) {

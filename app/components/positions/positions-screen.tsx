@@ -181,6 +181,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       <td className="pd-td pd-nowrap">
         <div>{controls?.stopLossOffset != null && controls.stopLossOffset > 0 ? formatFractionPercent(controls.stopLossOffset) : "None"}</div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
+        <StopNote p={p} />
       </td>
       <td className="pd-td">
         <StateChip label={be} />
@@ -234,6 +235,18 @@ function PriceNote({ p }: { p: Pick<PositionItem, "priceStale" | "priceSource"> 
 }
 
 export const FUNDING_HINT = "Funding paid (−) or received (+) while the position was open; included in its realised P&L";
+/** Issue 15: whether the stop also rests on the exchange (it survives the worker), the reason on hover. */
+function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopNote" | "stopPrice"> }) {
+  if (!p.exchangeStopNote) return null;
+  return (
+    <Caption>
+      <span title={p.exchangeStopNote} data-testid="exchange-stop" className={p.exchangeStop ? "pd-c-success" : undefined}>
+        {p.exchangeStop ? `on exchange @ ${formatPrice(p.exchangeStop.stopPrice)}` : "worker only"}
+      </span>
+    </Caption>
+  );
+}
+
 export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
@@ -287,7 +300,10 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
                 {takeProfitProgress(controls, p.ruleState) ? ` · ${takeProfitProgress(controls, p.ruleState)}` : ""}
               </dd>
               <dt>SL</dt>
-              <dd>{p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}</dd>
+              <dd>
+                {p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}
+                <StopNote p={p} />
+              </dd>
               <dt>BE / Trailing</dt>
               <dd>
                 {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}

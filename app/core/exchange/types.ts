@@ -89,6 +89,18 @@ export interface ExchangePosition {
   liquidationPrice?: string | null;
 }
 
+/** A resting stop(-limit) order that closes a position where the exchange keeps one (issue 15). */
+export interface StopOrderRequest {
+  clientOrderId: string;
+  symbol: string;
+  /** sell: protects a long (triggers when the price falls to stopPrice); buy: protects a short. */
+  side: OrderSide;
+  quantity: string;
+  stopPrice: string;
+  /** The worst price it may fill at once triggered. */
+  limitPrice: string;
+}
+
 export interface ConnectionTest {
   success: boolean;
   message: string;
@@ -110,6 +122,11 @@ export interface ExchangeAdapter {
   getProduct(symbol: string): Promise<Product>;
   getTicker(symbol: string): Promise<Ticker>;
   testConnection(): Promise<ConnectionTest>;
+  /**
+   * Places a resting stop order on the exchange (protection that survives the worker). Absent
+   * when the exchange keeps none (the simulator: its stops run in the worker's monitor).
+   */
+  placeStopOrder?(request: StopOrderRequest): Promise<ExchangeOrder>;
 }
 
 /**

@@ -9,7 +9,7 @@
 //   is final, briefly, so the worker can book the fill at once. A reduce-only market order is
 //   sent as /orders/close_position with a size. HTTP 200 with success:false is a refusal.
 // - findOrderByClientId lists recent orders (there is no lookup by client id) and matches.
-import { D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
+import { D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
 import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "../accounts.ts";
 import {
@@ -31,6 +31,7 @@ import type {
   MarginType,
   PlaceOrderRequest,
   Product,
+  StopOrderRequest,
   Ticker,
 } from "../types.ts";
 import type { AdvancedTradeClient, CreateOrderResponse, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
@@ -266,6 +267,34 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     return request.type === "market" ? this.followUp(orderId) : this.getOrder(orderId);
   }
 
+  /**
+   * A resting stop-limit order (stop_limit_stop_limit_gtc): a sell stop protects a long
+   * (STOP_DIRECTION_STOP_DOWN), a buy stop a short (STOP_UP); prices on the product's tick,
+   * the limit rounded away from the stop so it can fill. Advanced Trade has no reduce-only flag
+   * for it: the worker cancels it before any other order on the symbol and whenever the
+   * position changes (worker/monitor/exchange-stops.ts).
+   */
+  async placeStopOrder(request: StopOrderRequest): Promise<ExchangeOrder> {
+    const clientOrderId = request.clientOrderId.trim();
+    if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
+    const { contracts, info } = await this.contractsFor(request.symbol, request.quantity);
+    const tick = parseDecimal(info.wire.price_increment) ?? parseDecimal(info.wire.quote_increment) ?? "0.01";
+    const sell = request.side === "sell";
+    const stopPrice = roundToIncrement(request.stopPrice, tick);
+    const limit = D(request.limitPrice);
+    const limitPrice = D(floorToIncrement(limit, tick)).eq(limit) ? limit.toString() : sell ? floorToIncrement(limit, tick) : D(floorToIncrement(limit, tick)).plus(tick).toString();
+    if (!D(stopPrice).gt(0) || !D(limitPrice).gt(0)) throw new InvalidOrderError(`Stop ${request.stopPrice} / limit ${request.limitPrice} below the price tick of ${info.productId}`);
+    const answer = await this.client.createOrder({
+      client_order_id: clientOrderId,
+      product_id: info.productId,
+      side: sell ? "SELL" : "BUY",
+      order_configuration: {
+        stop_limit_stop_limit_gtc: { base_size: contracts, limit_price: limitPrice, stop_price: stopPrice, stop_direction: sell ? "STOP_DIRECTION_STOP_DOWN" : "STOP_DIRECTION_STOP_UP" },
+      },
+    });
+    return this.getOrder(checkCreateAnswer(answer, info.productId));
+  }
+
   /** A market order is usually final within a moment: wait for that, briefly. */
   private async followUp(orderId: string): Promise<ExchangeOrder> {
     const deadline = Date.now() + (this.options.fillWaitMs ?? 5000);
@@ -357,7 +386,7 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     const symbol = this.symbolFor(wire.product_id);
     const size = symbol ? (await this.productInfo(symbol)).contractSize : "1";
     const config = wire.order_configuration ?? {};
-    const limit = config.limit_limit_gtc ?? config.limit_limit_gtd;
+    const limit = config.limit_limit_gtc ?? config.limit_limit_gtd ?? config.stop_limit_stop_limit_gtc;
     const market = config.market_market_ioc;
     const contracts = parseDecimal(limit?.base_size ?? market?.base_size) ?? null;
     const filledContracts = parseDecimal(wire.filled_size) ?? "0";

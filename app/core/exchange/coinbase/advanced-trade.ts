@@ -22,6 +22,7 @@ export interface WireOrderConfiguration {
   market_market_ioc?: { base_size?: string; quote_size?: string };
   limit_limit_gtc?: { base_size: string; limit_price: string; post_only?: boolean };
   limit_limit_gtd?: { base_size: string; limit_price: string; end_time: string; post_only?: boolean };
+  stop_limit_stop_limit_gtc?: { base_size: string; limit_price: string; stop_price: string; stop_direction: "STOP_DIRECTION_STOP_UP" | "STOP_DIRECTION_STOP_DOWN" };
   [other: string]: unknown;
 }
 

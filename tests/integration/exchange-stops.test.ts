@@ -1,0 +1,122 @@
+// Issue 15, protection that survives the worker, on the fake Coinbase (live) and both dialects:
+// a position's stop rests on Coinbase as a stop-limit order, moves with break-even (withdrawn
+// before the take-profit close, placed again at the entry for what remains), and, with the
+// worker stopped, Coinbase's own stop closes the position: the worker, back, books it from the
+// exchange's order and the book equals Coinbase's.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { D } from "#app/core/decimal.ts";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
+import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import { listPositionViews } from "#app/services/positions.server.ts";
+import { makeCdpKey } from "#tests/msw/coinbase.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
+import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { desiredStop, syncExchangeStops } from "#worker/monitor/exchange-stops.ts";
+import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
+
+const key = makeCdpKey("ec");
+const msw = useCoinbaseFake({ cdpKeys: [key] });
+
+test("where the resting stop belongs: the tighter of the stop and the armed trailing exit", () => {
+  const controls = { trailingStop: { activation: 0.012, execute: 0.006 } } as never;
+  const long = { side: "long" as const, stopPrice: "94525", trailingStopActive: false, trailingBestPrice: null, advancedControls: controls };
+  expect(desiredStop(long)).toBe("94525");
+  expect(desiredStop({ ...long, trailingStopActive: true, trailingBestPrice: "96500" })).toBe("95921"); // 96500 x 0.994
+  expect(desiredStop({ ...long, stopPrice: "96000", trailingStopActive: true, trailingBestPrice: "96500" })).toBe("96000");
+  expect(desiredStop({ ...long, side: "short", stopPrice: "95475", trailingStopActive: true, trailingBestPrice: "93000" })).toBe("93558"); // 93000 x 1.006
+  expect(desiredStop({ ...long, stopPrice: null })).toBeNull();
+});
+
+describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
+  let app: TestApp;
+  let admin: string;
+  let secret: string;
+  let exchange: SwitchingExchange;
+  let runner: Runner | null = null;
+  const db = () => app.database.db;
+
+  beforeAll(async () => {
+    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+    admin = (await registerVia(app, "stops_admin")).cookie;
+    secret = await webhookSecret(app, admin);
+    const simulator = new SimulatorAdapter(db());
+    await simulator.ensureAccount();
+    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
+    await saveConnection(
+      db(),
+      app.config,
+      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
+      "stops_admin",
+    );
+    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    runner = startRunner({ db: db(), exchange, workerId: "stops-w1", pollMs: 5 });
+  });
+  afterAll(async () => {
+    await runner?.stop();
+    exchange?.stop();
+    await app?.cleanup();
+  });
+
+  const stopOrders = () => msw.fake.state.orders.filter((o) => o.order_configuration.stop_limit_stop_limit_gtc);
+  const position = () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").orderBy("created_at", "desc").executeTakeFirstOrThrow();
+
+  test("placed, moved with break-even, and it closes the position while the worker is down", async () => {
+    msw.reset();
+    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })).json()) as { signalId: string };
+    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    const opened = await position();
+    expect(opened.stop_price).not.toBeNull();
+
+    // 1. Placed: a sell stop for the 5 contracts at the stop price, its limit 0.5 % below.
+    expect(await syncExchangeStops(db(), exchange)).toMatchObject({ placed: 1, moved: 0 });
+    expect(stopOrders()).toHaveLength(1);
+    const first = stopOrders()[0]!;
+    const config = first.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
+    expect(first).toMatchObject({ side: "SELL", status: "OPEN", product_id: "BIP-20DEC30-CDE" });
+    expect(config).toMatchObject({ base_size: "5", stop_direction: "STOP_DIRECTION_STOP_DOWN" });
+    expect(D(config.stop_price!).minus(String(opened.stop_price)).abs().lt(5)).toBe(true);
+    expect(D(config.limit_price!).lt(config.stop_price!)).toBe(true);
+    const view = (await listPositionViews(db())).find((p) => p.symbol === "BTC-PERP")!;
+    expect(view.exchangeStop?.orderId).toBe(first.order_id);
+    expect(view.exchangeStopNote).toMatch(/protects the position even if the worker stops$/);
+    // Nothing moved: nothing sent.
+    const creates = msw.fake.requestsTo("/orders", "POST").length;
+    expect(await syncExchangeStops(db(), exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0 });
+    expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
+
+    // 2. TP1: the close withdraws the stop first, then break-even moves the stop to the entry.
+    msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.ceil(Number(opened.entry_price) * 1.006)));
+    await processPriceTicks(db(), await exchangeTicks(db(), exchange), createRulesMonitor(db(), { exchange }), { exchangeName: "coinbase" });
+    await waitFor("TP1 filled", async () => D(String((await position()).remaining_quantity)).lt("0.05"));
+    expect(first.status).toBe("CANCELLED");
+    const afterTp1 = await position();
+    expect(afterTp1.break_even_triggered).toBeTruthy();
+    await syncExchangeStops(db(), exchange);
+    const moved = stopOrders().filter((o) => o.status === "OPEN");
+    expect(moved).toHaveLength(1);
+    const movedConfig = moved[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
+    expect(D(movedConfig.base_size!).times("0.01").eq(String(afterTp1.remaining_quantity))).toBe(true);
+    expect(D(movedConfig.stop_price!).minus(String(afterTp1.entry_price)).abs().lt(5)).toBe(true);
+
+    // 3. The worker stops; the price falls through the stop: Coinbase's stop closes the position.
+    await runner!.stop();
+    runner = null;
+    msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.floor(Number(afterTp1.entry_price) * 0.99)));
+    expect(moved[0]!.status).toBe("FILLED");
+    expect(msw.fake.state.positions.get("BIP-20DEC30-CDE")).toBeUndefined();
+    // Back: the stop's fill is booked from Coinbase's order; the book is flat like Coinbase.
+    expect(await syncExchangeStops(db(), exchange)).toMatchObject({ filled: 1 });
+    const closed = await position();
+    expect(closed.status).toBe("closed");
+    const stopTrade = await db().selectFrom("trades").selectAll().where("source", "=", "exchange-stop").executeTakeFirstOrThrow();
+    expect(stopTrade).toMatchObject({ status: "executed", side: "sell", order_id: moved[0]!.order_id });
+    const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Resting stop on%filled for BTC-PERP%").executeTakeFirst();
+    expect(log).toBeTruthy();
+    expect(await db().selectFrom("exchange_stops").select(["position_id", "symbol", "stop_price", "quantity"]).execute()).toEqual([]);
+    runner = startRunner({ db: db(), exchange, workerId: "stops-w1", pollMs: 5 });
+  });
+});
