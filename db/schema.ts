@@ -328,6 +328,21 @@ export interface PositionLocksTable {
   version: ColumnType<number, number | undefined, number>;
 }
 
+/**
+ * The latency timeline of a signal (issue 12, db/queries/signal-timeline.ts): epoch ms of
+ * each hop of its path, null until the hop happened (or when the alert had no fire time).
+ */
+export interface SignalTimelineTable {
+  signal_id: string;
+  fired_at: Millis | null; // TradingView's fire time: the alert's timenow, else its timestamp
+  received_at: Millis | null; // the web process got the request
+  committed_at: Millis | null; // the signal + job transaction's last write (its commit follows)
+  claimed_at: Millis | null; // a worker claimed the job
+  sent_at: Millis | null; // just before the order went to the exchange
+  acked_at: Millis | null; // the exchange answered the order
+  filled_at: Millis | null; // the fill booked
+}
+
 export interface DB {
   position_locks: PositionLocksTable;
   order_slots: OrderSlotsTable;
@@ -357,6 +372,7 @@ export interface DB {
   recovery_codes: RecoveryCodesTable;
   drifts: DriftsTable;
   price_history: PriceHistoryTable;
+  signal_timeline: SignalTimelineTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -13,6 +13,7 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { appendEvent } from "../db/queries/events.ts";
 import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
 import { updateSignalStatus } from "../db/queries/signals.ts";
+import { stampSignal } from "../db/queries/signal-timeline.ts";
 import { type Trade, getTrade, insertTrade, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
 import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts";
@@ -161,6 +162,7 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
       trade = resized;
     }
     try {
+      stampSignal(ctx.db, trade.signalId, "sent");
       order = await ctx.exchange.placeOrder({
         clientOrderId: trade.clientOrderId,
         symbol: trade.symbol,
@@ -172,6 +174,7 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
         marginType: trade.marginType === "isolated" ? "isolated" : "cross",
         reduceOnly: trade.reduceOnly,
       });
+      stampSignal(ctx.db, trade.signalId, "acked");
     } catch (error) {
       if (error instanceof InvalidOrderError) {
         await failTrade(ctx.db, trade, error.message);
@@ -421,6 +424,7 @@ export async function bookOrder(
       realizedPnl: realized.realizedPnl,
     });
     if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "executed");
+    await stampSignal(trx, trade.signalId, "filled");
     const pnl = realized.realizedPnl !== null ? `, realised P&L ${toFixed(realized.realizedPnl, 2)} (net of fees)` : "";
     await recordActivity(trx, {
       type: "trade",

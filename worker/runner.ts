@@ -8,6 +8,7 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
 import { releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
+import { flushSignalStamps, stampSignal } from "../db/queries/signal-timeline.ts";
 import { type Trade, getTradeByJob } from "../db/queries/trades.ts";
 import type { DB } from "../db/schema.ts";
 import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts";
@@ -44,6 +45,7 @@ export function startRunner(options: RunnerOptions): Runner {
 
   const runJob = async (job: Job) => {
     try {
+      stampSignal(db, job.signalId, "claimed");
       await options.onClaim?.(job);
       if (!isTaskName(job.task)) {
         await failJob(db, job.id, workerId, `Unknown task ${job.task}`, { retryable: false });
@@ -129,6 +131,7 @@ export function startRunner(options: RunnerOptions): Runner {
       wake?.();
       await looping;
       await Promise.allSettled(active.values()); // drain: let running tasks finish
+      await flushSignalStamps();
     },
   };
 }

@@ -6,6 +6,7 @@ import { publicOrigin } from "#app/utils/api.server.ts";
 import type { User } from "#db/queries/users.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
 import { listSignals } from "#db/queries/signals.ts";
+import { withTimelines } from "#db/queries/signal-timeline.ts";
 import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "./exchange.server.ts";
@@ -20,7 +21,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
   const ledger = getStatsLedger(context.db);
   const [stats, signals, trades, logs, balance, positions, performance, drifts, orders] = await Promise.all([
     getDashboardStats(context, ledger),
-    listSignals(context.db, { limit: 10 }),
+    listSignals(context.db, { limit: 10 }).then((signals) => withTimelines(context.db, signals)),
     listTrades(context.db, { limit: 10 }),
     listActivityLogs(context.db, { limit: 20, viewer: user }),
     exchange

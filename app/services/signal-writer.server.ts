@@ -13,6 +13,7 @@ import { type NewActivityLog, recordActivities } from "#db/queries/activity-logs
 import type { NewEvent } from "#db/queries/events.ts";
 import { type NewJob, insertJobs } from "#db/queries/jobs.ts";
 import { type NewSignal, insertSignals } from "#db/queries/signals.ts";
+import { type NewTimeline, insertTimelines } from "#db/queries/signal-timeline.ts";
 import type { DB } from "#db/schema.ts";
 import { pokeWorkers } from "./worker-wake.server.ts";
 
@@ -26,6 +27,8 @@ export interface SignalWrite {
   events?: NewEvent[];
   /** Written instead of logs/events when the signal turns out to be a duplicate; data.signalId is filled in. */
   duplicateLogs?: NewActivityLog[];
+  /** The new signal's first hops (issue 12): its latency timeline row, stamped committed as the transaction's last write. */
+  timeline?: Omit<NewTimeline, "signalId">;
 }
 
 export interface SignalWriteResult {
@@ -114,6 +117,7 @@ export class SignalWriter {
       const logs: NewActivityLog[] = [];
       const events: NewEvent[] = [];
       const jobs: NonNullable<SignalWrite["job"]>[] = [];
+      const timelines: NewTimeline[] = [];
       const out: SignalWriteResult[] = [];
       for (const write of writes) {
         if (!write.signal) {
@@ -130,6 +134,7 @@ export class SignalWriter {
           continue;
         }
         newSignals += 1;
+        if (write.timeline) timelines.push({ ...write.timeline, signalId: storedId });
         if (write.job) {
           jobs.push(write.job);
           if (!write.job.cancelledBecause) runnableJobs += 1;
@@ -141,6 +146,7 @@ export class SignalWriter {
       await insertJobs(trx, jobs);
       if (newSignals > 0) events.push({ type: "dashboard_update", data: { reason: "signal" } });
       await recordActivities(trx, logs, events);
+      await insertTimelines(trx, timelines);
       return out;
     });
     if (runnableJobs > 0) pokeWorkers(this.db);

@@ -6,6 +6,7 @@ import type { TradeDetails } from "#app/components/trade-history/trade-history-u
 import { D } from "#app/core/decimal.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { getSignal } from "#db/queries/signals.ts";
+import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
 import { type Trade, getTrade, listTrades } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
 
@@ -36,11 +37,12 @@ export function tradeMetrics(trade: Trade, marketPrice: string | null): TradeDet
 export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<TradeDetails | null> {
   const trade = await getTrade(db, id);
   if (!trade) return null;
-  const [signal, byPosition, bySignal, market] = await Promise.all([
+  const [signal, byPosition, bySignal, market, timeline] = await Promise.all([
     trade.signalId ? getSignal(db, trade.signalId) : null,
     trade.positionId ? listTrades(db, { positionId: trade.positionId, limit: RELATED_TRADES_LIMIT }) : [],
     trade.signalId ? listTrades(db, { signalId: trade.signalId, limit: RELATED_TRADES_LIMIT }) : [],
     !trade.executedPrice && !trade.price ? getPrice(db, trade.symbol) : null,
+    trade.signalId ? getSignalTimeline(db, trade.signalId) : null,
   ]);
   const related = new Map<string, Trade>();
   for (const t of [...byPosition, ...bySignal]) if (t.id !== trade.id) related.set(t.id, t);
@@ -52,5 +54,7 @@ export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<Trade
     relatedSignal: signal ? { id: signal.id, action: signal.action, createdAt: signal.createdAt } : null,
     relatedTrades,
     metrics: tradeMetrics(trade, market?.price ?? null),
+    // A trade from a signal carries the signal's latency timeline (issue 12); others keep SPEC's four keys.
+    ...(trade.signalId ? { timeline } : {}),
   };
 }

@@ -93,6 +93,7 @@ const TABLE: Row[] = [
   READ("api+/performance-stats.ts", "/api/performance-stats"),
   READ("api+/closed-trades-pnl.ts", "/api/closed-trades-pnl"),
   READ("api+/signals.ts", "/api/signals"),
+  READ("api+/signals.latency.ts", "/api/signals/latency"),
   READ("api+/trades.ts", "/api/trades"),
   READ("api+/logs.ts", "/api/logs"),
   READ("api+/positions.ts", "/api/positions"),

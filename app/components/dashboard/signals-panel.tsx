@@ -6,6 +6,8 @@ import { formatPrice, signalAge } from "#app/utils/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { CARD, LeanCard, LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
+import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
+import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
 
@@ -34,7 +36,7 @@ function StatusBadge({ signal, hydrated }: { signal: Signal; hydrated: boolean }
   return hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
-export function SignalsPanel({ signals }: { signals: Signal[] }) {
+export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: SignalTimeline | null })[] }) {
   const now = useNow(30_000);
   const { connected } = useLive();
   const hydrated = useHydrated();
@@ -70,6 +72,7 @@ export function SignalsPanel({ signals }: { signals: Signal[] }) {
                   {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
                 </p>
                 <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
+                <SignalTimelineDetails timeline={signal.timeline} />
               </div>
             </div>
           );

@@ -28,6 +28,7 @@ import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
+import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
 import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
@@ -283,7 +284,7 @@ export function TradeDetailsPanel({ id }: { id: string }) {
       </Typography>
     );
   }
-  const { trade, relatedSignal, relatedTrades, metrics } = data;
+  const { trade, relatedSignal, relatedTrades, metrics, timeline } = data;
   return (
     <Box data-testid="trade-details">
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, minmax(0, 1fr))" } }}>
@@ -334,6 +335,14 @@ export function TradeDetailsPanel({ id }: { id: string }) {
         </Item>
         {trade.errorMessage ? <Item label="Error">{trade.errorMessage}</Item> : null}
       </Box>
+      {timeline ? (
+        <Box sx={{ mt: 2, maxWidth: 560 }} data-testid="trade-signal-timeline">
+          <Typography variant="subtitle2" component="h3" sx={{ mb: 0.5 }}>
+            Signal latency timeline
+          </Typography>
+          <SignalTimelineView timeline={timeline} />
+        </Box>
+      ) : null}
       <Typography variant="subtitle2" component="h3" sx={{ mt: 2, mb: 0.5 }}>
         Related trades
       </Typography>

@@ -5,6 +5,7 @@
 import { D } from "#app/core/decimal.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { toCsv } from "#app/utils/format.ts";
+import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export type { Trade };
 
@@ -14,6 +15,8 @@ export interface TradeDetails {
   relatedSignal: { id: string; action: "buy" | "sell"; createdAt: string } | null;
   relatedTrades: Trade[];
   metrics: { totalValue: string; estimatedFees: string; executedQuantity: string };
+  /** The related signal's latency timeline (issue 12), null without one. */
+  timeline?: SignalTimeline | null;
 }
 
 export const TRADE_HISTORY_LIMIT = 50;

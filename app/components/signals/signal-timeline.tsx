@@ -1,0 +1,79 @@
+// The latency timeline of one alert (issue 12): each hop of its path with its time (UTC, to
+// the millisecond) and the time since the hop before it. Plain elements with lean classes,
+// server-rendered (readable without JavaScript); the page re-fetches it on live events, so
+// the hops fill in as the worker reaches them.
+import { type SignalTimeline, formatMs } from "#app/core/timeline.ts";
+import { leanSheet } from "../ui/lean-sheet.ts";
+import { cls } from "../ui/lean.tsx";
+
+const S = leanSheet("timeline", {
+  list: { listStyle: "none", m: 0, p: 0, position: "relative" },
+  step: {
+    display: "grid",
+    gridTemplateColumns: "14px minmax(0, 1fr) auto",
+    columnGap: 1,
+    alignItems: "baseline",
+    py: 0.25,
+  },
+  dot: { width: 10, height: 10, borderRadius: "50%", border: "2px solid", borderColor: "primary.main", alignSelf: "center", boxSizing: "border-box" },
+  done: { bgcolor: "primary.main" },
+  waiting: { borderColor: "divider" },
+  label: { typography: "body2", minWidth: 0, overflowWrap: "anywhere" },
+  time: { typography: "caption", color: "text.secondary", fontFamily: "monospace", display: { xs: "block", sm: "inline" }, ml: { xs: 0, sm: 1 } },
+  delta: { typography: "body2", fontVariantNumeric: "tabular-nums", textAlign: "right", whiteSpace: "nowrap" },
+  head: { typography: "caption", color: "text.secondary", mb: 0.5 },
+  warn: { typography: "caption", color: "warning.main", mt: 0.5 },
+  summary: { typography: "caption", color: "text.secondary", cursor: "pointer", mt: 0.5, width: "fit-content" },
+});
+
+/** HH:MM:SS.mmm UTC: the same text on the server and in the browser (no hydration mismatch). */
+const clock = (iso: string) => `${iso.slice(11, 23)} UTC`;
+
+export function SignalTimelineView({ timeline, compact }: { timeline: SignalTimeline; compact?: boolean }) {
+  const skew = timeline.steps[1]?.deltaMs != null && timeline.steps[1].deltaMs < 0;
+  return (
+    <div data-testid="signal-timeline" data-signal-id={timeline.signalId} data-last-hop={timeline.lastHop ?? ""}>
+      {compact ? null : (
+        <p className={S.head}>
+          {timeline.totalMs !== null ? `Received → ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}: ${formatMs(timeline.totalMs)}` : "Waiting for the first hops"}
+        </p>
+      )}
+      <ol className={S.list} aria-label="Latency timeline">
+        {timeline.steps.map((step) => (
+          <li key={step.hop} className={S.step} data-testid="timeline-step" data-hop={step.hop}>
+            <span className={cls(S.dot, step.at ? S.done : S.waiting)} aria-hidden="true" />
+            <span className={S.label}>
+              {step.label}
+              {step.at ? (
+                <time className={S.time} dateTime={step.at} title={step.at}>
+                  {clock(step.at)}
+                </time>
+              ) : (
+                <span className={S.time}>{step.hop === "fired" ? "not in the alert" : "not yet"}</span>
+              )}
+            </span>
+            <span className={S.delta} data-testid="timeline-delta" title={step.deltaMs !== null ? "Time since the previous hop" : undefined}>
+              {step.deltaMs === null ? "" : step.deltaMs >= 0 ? `+${formatMs(step.deltaMs)}` : `−${formatMs(-step.deltaMs)}`}
+            </span>
+          </li>
+        ))}
+      </ol>
+      {timeline.steps[0]?.at === null && !compact ? (
+        <p className={S.head}>Add "timenow": "{"{{timenow}}"}" to the alert message to see TradingView's own delay (it has whole-second precision).</p>
+      ) : null}
+      {skew ? <p className={S.warn}>TradingView's time is after ours: the clocks differ (timenow has whole-second precision).</p> : null}
+      {!timeline.monotonic ? <p className={S.warn}>Hops out of order: the worker's and the web server's clocks differ.</p> : null}
+    </div>
+  );
+}
+
+/** A collapsed "Latency" line that opens the timeline (a native details element: works without JavaScript). */
+export function SignalTimelineDetails({ timeline }: { timeline: SignalTimeline | null | undefined }) {
+  if (!timeline) return null;
+  return (
+    <details data-testid="signal-timeline-details">
+      <summary className={S.summary}>{`Latency${timeline.totalMs !== null ? `: ${formatMs(timeline.totalMs)} to ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}` : ""}`}</summary>
+      <SignalTimelineView timeline={timeline} compact />
+    </details>
+  );
+}
