@@ -56,6 +56,9 @@ useSuite(
   (suite) => ({ app, page, problems } = suite),
 );
 
+/** The orders the app sent besides the resting stops it keeps for protection (issue 15). */
+const marketOrLimitOrders = () =>
+  fake!.coinbase.requestsTo("/orders", "POST").filter((r) => !(r.body as { order_configuration?: Record<string, unknown> })?.order_configuration?.stop_limit_stop_limit_gtc);
 const trades = async () => (await (await page.request.get("/api/trades?limit=50")).json()) as TradeJson[];
 
 describe("Coinbase connector (live mode against a fake Coinbase)", () => {
@@ -83,7 +86,7 @@ describe("Coinbase connector (live mode against a fake Coinbase)", () => {
     await expect
       .poll(async () => (await trades()).map((t) => `${t.symbol} ${t.side} ${t.source} ${t.status} ${t.executedQuantity}`), { timeout: 30_000, interval: 250 })
       .toEqual(["ETH-PERP buy signal executed 0.2"]);
-    const orders = fake!.coinbase.requestsTo("/orders", "POST");
+    const orders = marketOrLimitOrders();
     expect(orders).toHaveLength(1);
     expect(orders[0]!.body).toMatchObject({
       product_id: "ETP-20DEC30-CDE",
@@ -113,9 +116,13 @@ describe("Coinbase connector (live mode against a fake Coinbase)", () => {
     await expect
       .poll(async () => (await trades()).filter((t) => t.source === "manual").map((t) => `${t.symbol} ${t.status}`), { timeout: 30_000, interval: 250 })
       .toEqual([`${symbol} executed`]);
-    const sent = fake!.coinbase.requestsTo("/orders", "POST");
+    const sent = marketOrLimitOrders();
     expect(sent).toHaveLength(2);
     expect(sent[1]!.body).toMatchObject({ side: "BUY", product_id: "SLP-20DEC30-CDE", order_configuration: { market_market_ioc: { base_size: "2" } } });
+    // Issue 15: the worker keeps each position's stop resting on Coinbase (a sell stop-limit for its contracts).
+    await expect
+      .poll(() => fake!.coinbase.state.orders.filter((o) => o.status === "OPEN" && o.order_configuration.stop_limit_stop_limit_gtc).map((o) => `${o.product_id} ${o.side}`).sort(), { timeout: 15_000, interval: 250 })
+      .toEqual(["ETP-20DEC30-CDE SELL", "SLP-20DEC30-CDE SELL"]);
     await screenshot(page, "coinbase-02-manual-trading");
   });
 

@@ -242,7 +242,8 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(e[0]).toMatch(/^ETH-PERP LONG 0\.5000 1x cross margin 1,?700\.8500$/);
     expect(e[1]).toMatch(/^3,?401\.7000 3,?400\.0000 liq\. —$/); // entry (market + 0.05 % slippage) / current
     expect(e[3]).toBe("Multi-TP (3/3) 0 of 3 hit");
-    expect(e[4]).toMatch(/^0\.5% @ 3,?384\.69\d*$/);
+    // The simulator keeps no resting orders: the stop runs in the worker, and the cell says so (issue 15).
+    expect(e[4]).toMatch(/^0\.5% @ 3,?384\.69\d* worker only$/);
     expect(e.slice(5, 7)).toEqual(["Active", "Active"]);
     expect(e[10]).toBe("OPEN");
     expect(e[11]).toBe("Close");
@@ -288,7 +289,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800$/); // 20 % of 0.5 closed
     expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000 liq\. —$/);
     expect(e[3]).toBe("Multi-TP (3/3) 1 of 3 hit");
-    expect(e[4]).toMatch(/^0\.5% @ 3,?401\.70\d*$/); // the stop moved to the entry
+    expect(e[4]).toMatch(/^0\.5% @ 3,?401\.70\d* worker only$/); // the stop moved to the entry
     expect(e[5]).toBe("Triggered");
     expect(e[6]).toBe("Active"); // trailing arms at +1.2 %
     expect(e[8]).toMatch(/realised/);
