@@ -270,7 +270,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       const card = page.locator('[data-testid=position-card][data-symbol="ETH-PERP"]');
       const text = squash(await card.innerText());
       expect(text).toMatch(/^ETH-PERP LONG 0\.5000 OPEN Entry 3,?401\.7000 Mark 3,?400\.0000 P\/L /);
-      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* BE \/ Trailing Active \/ Active Close$/);
+      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Close$/);
       expect(await page.getByTestId("card-close-ETH-PERP").isVisible()).toBe(true);
       await screenshot("04-rows-390");
     } finally {
