@@ -17,6 +17,17 @@ export const HOP_LABELS: Record<Hop, string> = {
   filled: "Fill booked",
 };
 
+/** Short names for the summary's steps ("Received → stored"). */
+export const HOP_SHORT: Record<Hop, string> = {
+  fired: "TradingView fired",
+  received: "received",
+  committed: "stored",
+  claimed: "worker picked up",
+  sent: "sent",
+  acked: "accepted",
+  filled: "fill booked",
+};
+
 /** Epoch ms per hop; null when the hop has not happened (or the alert carried no fire time). */
 export type TimelineStamps = Record<Hop, number | null>;
 
@@ -107,7 +118,7 @@ export interface LatencySummary {
   total: Omit<StepSummary, "from" | "to"> & { from: "received"; to: "filled" };
 }
 
-const stepLabel = (from: Hop, to: Hop) => `${HOP_LABELS[from]} → ${HOP_LABELS[to]}`;
+const stepLabel = (from: Hop, to: Hop) => `${HOP_SHORT[from][0]!.toUpperCase()}${HOP_SHORT[from].slice(1)} → ${HOP_SHORT[to]}`;
 
 function summarise(from: Hop, to: Hop, values: number[]): StepSummary {
   return { from, to, label: stepLabel(from, to), count: values.length, p50Ms: percentile(values, 50), p99Ms: percentile(values, 99), maxMs: values.length ? Math.max(...values) : null };

@@ -160,5 +160,11 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
     expect(body.steps.find((s) => s.from === "received")).toMatchObject({ p50Ms: 10, p99Ms: 20 });
     expect((await app.fetch("/api/signals/latency")).status).toBe(401);
 
+    // Webhook Config shows it, server-rendered (no JavaScript needed).
+    const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+    expect(page).toContain('data-testid="latency-summary"');
+    expect(page).toContain("20 alerts since");
+    expect(page).toMatch(/data-from="received"[^]*?data-testid="latency-p50"[^>]*>10 ms<[^]*?data-testid="latency-p99"[^>]*>20 ms</);
+
   });
 });

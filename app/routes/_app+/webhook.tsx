@@ -50,24 +50,27 @@ import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { LatencySummaryTable } from "#app/components/signals/latency-summary.tsx";
+import { getLatencySummary } from "#db/queries/signal-timeline.ts";
 
 const HEALTH_POLL_MS = 30_000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const [config, health, allowlist, trading, strictTickers] = await Promise.all([
+  const [config, health, allowlist, trading, strictTickers, latency] = await Promise.all([
     getWebhookConfig(request, context),
     getSystemStatusForPage(context),
     allowlistView(context.db, context.config.WEBHOOK_ALLOWLIST),
     getTradingConfig(context.db),
     getStrictTickers(context.db),
+    getLatencySummary(context.db),
   ]);
   const protection = protectionLines(trading, "signal");
   const url = new URL(request.url);
   const rotated = url.searchParams.has("rotated");
   const allowlistError = url.searchParams.get("allowlistError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers },
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, latency },
     { headers: NO_STORE },
   );
 }
@@ -522,7 +525,7 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export default function Page() {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers } = useLoaderData<typeof loader>();
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, latency } = useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -544,6 +547,9 @@ export default function Page() {
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
           <SignalDefaultsCard protection={protection} strict={strictTickers} />
+          <Card title="Alert latency, last 24 h" testId="latency-summary">
+            <LatencySummaryTable initial={latency} />
+          </Card>
         </Stack>
       </Box>
     </Screen>
