@@ -50,6 +50,7 @@ import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { LatencySummaryTable } from "#app/components/signals/latency-summary.tsx";
 import { getLatencySummary } from "#db/queries/signal-timeline.ts";
 
@@ -70,7 +71,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const rotated = url.searchParams.has("rotated");
   const allowlistError = url.searchParams.get("allowlistError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, latency },
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency },
     { headers: NO_STORE },
   );
 }
@@ -525,7 +526,7 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export default function Page() {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, latency } = useLoaderData<typeof loader>();
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency } = useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -542,6 +543,7 @@ export default function Page() {
           <EndpointCard url={config.url} secret={config.secret} revealed={revealed} onToggleReveal={() => setToggled({ secret: config.secret, revealed: !revealed })} />
           <SetupCard url={config.url} port={config.port} />
           <AlertMessageCard message={config.alertMessage} secret={config.secret} revealed={revealed} />
+          <AlertBuilder secret={config.secret} revealed={revealed} url={config.url} leverageApplies={leverageApplies} strictTickers={strictTickers} />
           <AllowlistCard allowlist={allowlist} error={allowlistError} yourAddress={yourAddress} trustProxy={trustProxy} />
         </Stack>
         <Stack spacing={3} sx={{ minWidth: 0 }}>
