@@ -15,6 +15,9 @@
 //   placed    sim_orders.created_at: the order reached the simulated exchange (inside the
 //             simulator's transaction, after it locked the account)
 //   booked    trades.executed_at: the fill was booked (exchange ack persisted)
+// And the app's own latency timeline per signal (issue 12, table signal_timeline): received,
+// committed, claimed, sent, acked, filled, each step's p50 / p99 (the benchmark's send time
+// stands in for TradingView's fire time). Try it at the issue's rate: --rate 50.
 import {
   assertAlive,
   awaitQuiet,
@@ -98,6 +101,54 @@ const receivedToAck = rows.filter((r) => sent.has(r.dedupe_key.slice(3))).map((r
 const ackLatency = stats(run.results.filter((r) => r.status === 200).map((r) => r.ackAt! - r.sentAt));
 const unmatched = integrity.stored - rows.length;
 
+// The app's own timeline (issue 12): null when the app under test predates signal_timeline.
+interface TimelineRow {
+  dedupe_key: string;
+  received_at: number | null;
+  committed_at: number | null;
+  claimed_at: number | null;
+  sent_at: number | null;
+  acked_at: number | null;
+  filled_at: number | null;
+}
+const timelineRows = await inst.db
+  .all<TimelineRow>(
+    `SELECT s.dedupe_key, t.received_at, t.committed_at, t.claimed_at, t.sent_at, t.acked_at, t.filled_at
+       FROM signal_timeline t JOIN signals s ON s.id = t.signal_id
+      WHERE s.dedupe_key LIKE ?`,
+    [`id:${prefix}%`],
+  )
+  .catch(() => null);
+const HOP_STEPS = [
+  ["fired", "received"],
+  ["received", "committed"],
+  ["committed", "claimed"],
+  ["claimed", "sent"],
+  ["sent", "acked"],
+  ["acked", "filled"],
+  ["received", "filled"],
+] as const;
+const timeline = timelineRows
+  ? Object.fromEntries(
+      HOP_STEPS.map(([from, to]) => {
+        const at = (r: TimelineRow, hop: string) => (hop === "fired" ? (sent.get(r.dedupe_key.slice(3))?.sentAt ?? null) : r[`${hop}_at` as keyof TimelineRow] === null ? null : n(r[`${hop}_at` as keyof TimelineRow]));
+        const values = timelineRows.flatMap((r) => {
+          const a = at(r, from);
+          const b = at(r, to);
+          return a !== null && b !== null ? [b - a] : [];
+        });
+        return [`${from}->${to}`, stats(values)];
+      }),
+    )
+  : null;
+const timelineComplete = timelineRows ? timelineRows.filter((r) => r.received_at && r.committed_at && r.claimed_at && r.sent_at && r.acked_at && r.filled_at).length : 0;
+const timelineMonotonic = timelineRows
+  ? timelineRows.every((r) => {
+      const v = [r.received_at, r.committed_at, r.claimed_at, r.sent_at, r.acked_at, r.filled_at].filter((x) => x !== null).map(n);
+      return v.every((x, i) => i === 0 || x >= v[i - 1]!);
+    })
+  : null;
+
 const s2o = stats(signalToOrder);
 const w2o = stats(sentToOrder);
 const s2b = stats(signalToBooked);
@@ -122,6 +173,11 @@ const lines = [
   `T3 p50<=10 ${v.p50}, p99<=50 ${v.p99}, p99.9<=200 ${v.p999}, booked p99<=100 ${v.bookedP99}; signals without an order ${unmatched}`,
   `breakdown: received->ack p50 ${breakdown.receivedToAck.p50} p99 ${breakdown.receivedToAck.p99} | received->trade row p50 ${breakdown.signalToTradeRow.p50} p99 ${breakdown.signalToTradeRow.p99} | ack->trade row (poll wait+claim+reads) p10 ${breakdown.ackToTradeRow.p10} p50 ${breakdown.ackToTradeRow.p50} p90 ${breakdown.ackToTradeRow.p90} p99 ${breakdown.ackToTradeRow.p99} | trade row->order p50 ${breakdown.tradeRowToOrder.p50} p99 ${breakdown.tradeRowToOrder.p99} | order->booked p50 ${breakdown.orderToBooked.p50} p99 ${breakdown.orderToBooked.p99} (ms)`,
   `webhook ack: ${fmtStats(ackLatency)}; achieved ${run.achievedRate}/s; cpu: ${fmtCpu(cpuUse)}`,
+  timeline
+    ? `timeline (signal_timeline, ${timelineComplete}/${timelineRows!.length} with every hop, monotonic ${timelineMonotonic ? "yes" : "NO"}): ${Object.entries(timeline)
+        .map(([step, st]) => `${step} p50 ${st.p50} p99 ${st.p99}`)
+        .join(" | ")} (ms; fired = the benchmark's send time)`
+    : "timeline: no signal_timeline table in the app under test",
   fmtIntegrity(integrity),
   ...(profile ? [fmtProfile(profile)] : []),
 ];
@@ -142,6 +198,9 @@ await finish(
     webhookSentToOrderMs: w2o,
     signalToBookedMs: s2b,
     breakdownMs: breakdown,
+    timelineMs: timeline,
+    timelineComplete,
+    timelineMonotonic,
     ackMs: ackLatency,
     cpuPercent: cpuUse,
     otherCpuBefore: quietBefore,

@@ -54,6 +54,8 @@ type Noted = Partial<Record<WorkerHop, number>>;
 interface Pending {
   db: Kysely<DB>;
   hops: Noted;
+  /** When the last hop was noted: an order in flight keeps noting, so it waits for its fill's transaction. */
+  lastNoted: number;
 }
 
 /** This process's noted hops, by signal id (ids are UUIDs: one map serves every database). */
@@ -62,16 +64,20 @@ let timer: ReturnType<typeof setTimeout> | null = null;
 let flushing: Promise<void> | null = null;
 
 function note(db: Kysely<DB>, signalId: string, hops: Noted): void {
-  const entry = pending.get(signalId) ?? { db, hops: {} };
+  const entry = pending.get(signalId) ?? { db, hops: {}, lastNoted: 0 };
   for (const hop of WORKER_HOPS) if (hops[hop] != null && entry.hops[hop] == null) entry.hops[hop] = hops[hop];
+  entry.lastNoted = Date.now();
   pending.set(signalId, entry);
-  if (!timer) {
-    timer = setTimeout(() => {
-      timer = null;
-      void flushSignalStamps();
-    }, FLUSH_MS);
-    (timer as { unref?: () => void }).unref?.();
-  }
+  schedule(FLUSH_MS);
+}
+
+function schedule(delayMs: number): void {
+  if (timer) return;
+  timer = setTimeout(() => {
+    timer = null;
+    void flushSignalStamps({ quietFor: FLUSH_MS });
+  }, delayMs);
+  (timer as { unref?: () => void }).unref?.();
 }
 
 /**
@@ -115,12 +121,23 @@ async function writeInTransaction(trx: Transaction<DB>, signalId: string, hops: 
   }
 }
 
-/** Writes every noted hop now (one upsert per database). Called by the timer, and at worker stop. */
-export async function flushSignalStamps(): Promise<void> {
+/**
+ * Writes the noted hops (one upsert per database): all of them (at worker stop), or with
+ * `quietFor` only the signals with no new hop for that long (the timer: a signal whose order
+ * is still in flight keeps its hops for its fill's transaction, which writes them at once).
+ */
+export async function flushSignalStamps(options: { quietFor?: number } = {}): Promise<void> {
   while (flushing) await flushing;
   if (pending.size === 0) return;
-  const batch = [...pending.entries()];
-  pending.clear();
+  const now = Date.now();
+  const quietFor = options.quietFor ?? 0;
+  const batch = [...pending.entries()].filter(([, entry]) => now - entry.lastNoted >= quietFor);
+  for (const [signalId] of batch) pending.delete(signalId);
+  if (pending.size > 0) {
+    const next = Math.min(...[...pending.values()].map((e) => e.lastNoted));
+    schedule(Math.max(1, next + FLUSH_MS - now));
+  }
+  if (batch.length === 0) return;
   flushing = (async () => {
     const byDb = new Map<Kysely<DB>, { signalId: string; hops: Noted }[]>();
     for (const [signalId, entry] of batch) {

@@ -49,6 +49,11 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
       const after = Date.now();
       expect(response.status).toBe(200);
       const { signalId } = (await response.json()) as { signalId: string };
+      // Live: the fill's own transaction (whose trade_update makes an open page re-fetch)
+      // carries every worker hop, so the page never sees an executed trade with a partial timeline.
+      await waitFor("trade executed", async () => (await db().selectFrom("trades").select("status").where("signal_id", "=", signalId).executeTakeFirst())?.status === "executed");
+      const atFill = (await getSignalStamps(db(), signalId))!;
+      expect([atFill.received, atFill.committed, atFill.claimed, atFill.sent, atFill.acked, atFill.filled].every((v) => v !== null)).toBe(true);
       const stamps = await complete(signalId);
 
       expect(stamps.fired).toBe(fired.getTime());
