@@ -484,6 +484,70 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(adminProblems.errors).toEqual([]);
   });
 
+  test("7b. Webhook Config's alert builder: target-position mode changes the message live, Copy, no overflow at 1440 and 390 px", async () => {
+    const page = adminPage;
+    const secret = await webhookSecret();
+    expect((await page.goto("/webhook"))?.status()).toBe(200);
+    await waitForHydration(page, adminProblems);
+    const builder = page.getByTestId("alert-builder");
+    const message = builder.getByTestId("alert-builder-message");
+    await visible(message);
+    expect(await message.getAttribute("data-mode")).toBe("entry");
+    expect(await message.getAttribute("data-secret")).toBe("masked");
+    const entry = await message.innerText();
+    expect(entry).toContain('"action": "{{strategy.order.action}}"');
+    expect(entry).not.toContain("market_position");
+    expect(entry).not.toContain(secret);
+
+    // Target position: the message follows at once, without a page load (the marker survives).
+    await page.evaluate(() => ((window as unknown as { __builderMarker: number }).__builderMarker = 1));
+    await builder.getByLabel("Target position", { exact: true }).check();
+    await expect.poll(() => message.getAttribute("data-mode")).toBe("target");
+    const target = await message.innerText();
+    expect(target).toContain('"market_position": "{{strategy.market_position}}"');
+    expect(target).toContain('"market_position_size": "{{strategy.market_position_size}}"');
+    expect(await builder.getByTestId("alert-builder-mode-help").innerText()).toContain("Brings the position to the strategy's own");
+    expect(await builder.locator('[data-field="market_position"]').innerText()).toContain("The target");
+    expect(await page.evaluate(() => (window as unknown as { __builderMarker?: number }).__builderMarker)).toBe(1);
+    expect(new URL(page.url()).searchParams.get("alert_mode")).toBe("target");
+
+    // Copy: the exact message with the real secret, whatever the screen shows.
+    const since = Date.now();
+    await builder.getByTestId("alert-builder-copy").click();
+    await expectToastShown(page, "Copied", "Alert message copied to the clipboard", "default", since);
+    const copied = JSON.parse(await readClipboard(page)) as Record<string, string>;
+    expect(copied).toEqual({
+      secret,
+      action: "{{strategy.order.action}}",
+      symbol: "{{ticker}}",
+      quantity: "{{strategy.order.contracts}}",
+      order_type: "market",
+      market_position: "{{strategy.market_position}}",
+      market_position_size: "{{strategy.market_position_size}}",
+      order_id: "{{strategy.order.id}}",
+      bar_time: "{{time}}",
+      timenow: "{{timenow}}",
+    });
+    // Show the secret: the screen then shows what was copied.
+    await builder.getByLabel("Show the secret", { exact: true }).check();
+    await expect.poll(() => message.getAttribute("data-secret")).toBe("shown");
+    expect(JSON.parse(await message.innerText())).toEqual(copied);
+
+    // 1440 and 390 px: nothing wider than the window; the message wraps inside its box.
+    for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+      await page.setViewportSize({ width, height });
+      await builder.scrollIntoViewIfNeeded();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `scrollWidth at ${width}`).toBeLessThanOrEqual(width);
+      const box = await message.evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth, right: el.getBoundingClientRect().right }));
+      expect(box.scroll, `message box at ${width}`).toBeLessThanOrEqual(box.client);
+      expect(box.right).toBeLessThanOrEqual(width);
+      await screenshot(page, `dashboard-07b-alert-builder-${width}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(adminProblems.errors).toEqual([]);
+  });
+
   test("8. without JavaScript: the dashboard's panels (SSR), Emergency Stop and Reset as plain form posts", async () => {
     const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
     try {
