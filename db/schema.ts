@@ -126,6 +126,8 @@ export interface SignalsTable {
   status_reason: string | null;
   created_at: Millis;
   processed_at: Millis | null;
+  /** The strategy whose secret the alert carried; null = the global secret ("default"). */
+  strategy_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface JobsTable {
@@ -173,6 +175,8 @@ export interface TradesTable {
   created_at: Millis;
   executed_at: Millis | null;
   updated_at: Millis;
+  /** The strategy of the signal that made it (null: default strategy, manual, rules). */
+  strategy_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PositionsTable {
@@ -204,6 +208,28 @@ export interface PositionsTable {
   created_at: Millis;
   updated_at: Millis;
   closed_at: Millis | null;
+  /** The strategy of the trade that opened it (docs/decisions/027-strategies.md). */
+  strategy_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A strategy: its own webhook secret, sizing, limits and rule overrides (decision 027). */
+export interface StrategiesTable {
+  id: string;
+  name: string;
+  name_key: string; // lower-cased name, unique
+  enabled: ColumnType<Flag, Flag | undefined, Flag>;
+  secret_enc: string; // AES-GCM with APP_SECRET, like the global webhook secret
+  secret_hash: string; // SHA-256 hex of the secret: the webhook finds the strategy by it
+  allowed_symbols: string; // JSON array of symbols; [] = all
+  amount_type: string; // multiplier | usd | percentage | contracts
+  amount_value: Decimal;
+  max_position_size: Decimal | null;
+  max_open_positions: number | null;
+  leverage: ColumnType<number, number | undefined, number>;
+  rules: string | null; // JSON: overrides of the trading config's protection fields
+  secret_rotated_at: Millis;
+  created_at: Millis;
+  updated_at: Millis;
 }
 
 export interface ActivityLogsTable {
@@ -373,6 +399,7 @@ export interface DB {
   drifts: DriftsTable;
   price_history: PriceHistoryTable;
   signal_timeline: SignalTimelineTable;
+  strategies: StrategiesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

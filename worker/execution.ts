@@ -20,6 +20,7 @@ import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts
 import { type Db, newId } from "../db/queries/util.ts";
 import type { DB } from "../db/schema.ts";
 import { realizeFill } from "./fifo-books.ts";
+import { controlsForTrade } from "./strategies.ts";
 
 export interface ExecutionContext {
   db: Kysely<DB>;
@@ -394,7 +395,7 @@ export async function bookOrder(
     if (effect.position?.isNew) {
       positionId = newId();
       const openedFee = effect.reduced ? D(order.fee).times(effect.position.quantity).div(filled).toString() : order.fee;
-      const controls = controlsFor(config, trade.source as OrderSource);
+      const controls = await controlsForTrade(trx, config, trade);
       await insertPosition(trx, {
         id: positionId,
         symbol: trade.symbol,

@@ -27,6 +27,7 @@ import type { DB } from "#db/schema.ts";
 import { getExchange } from "./exchange.server.ts";
 import { getClosedTradesPnl } from "./statistics.server.ts";
 import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts";
+import { positionInStrategy } from "#db/queries/strategies.ts";
 
 type Db = Kysely<DB>;
 
@@ -71,9 +72,9 @@ export function toPositionView(p: Position, liquidation: string | null = null): 
  * market price (market_prices, written by the price loop on every tick; the rules monitor
  * writes positions.current_price only every few seconds), else the stored current price.
  */
-export async function listPositionViews(db: Db, options: { maxAgeMs?: number } = {}): Promise<PositionView[]> {
+export async function listPositionViews(db: Db, options: { maxAgeMs?: number; strategy?: string } = {}): Promise<PositionView[]> {
   const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
-  const open = positions.filter((p) => isFuturesSymbol(p.symbol));
+  const open = positions.filter((p) => isFuturesSymbol(p.symbol) && positionInStrategy(p, options.strategy));
   if (open.length === 0) return [];
   const liquidation = await liquidationPrices(db, open);
   // Issue 15: the same test the worker's rules apply before acting on a price.

@@ -9,6 +9,7 @@ import { parseFireTime } from "#app/core/timeline.ts";
 import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearSettingsCache, getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
 import { findSignalsByDedupeKeys } from "#db/queries/signals.ts";
+import { type StoredStrategy, strategyForSecretCached } from "#db/queries/strategies.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
@@ -61,7 +62,9 @@ export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by:
 
 export type WebhookOutcome =
   | { status: 200; body: { success: true; signalId: string; status: "queued" | "skipped" | "duplicate"; duplicate?: true; reason?: string } }
-  | { status: 400 | 401 | 413 | 429 | 503; body: { success: false; error: string; field?: string } };
+  | { status: 400 | 401 | 413 | 429 | 503; body: { success: false; error: string; field?: string } }
+  // A strategy's secret naming a symbol the strategy may not trade: stored as failed, refused.
+  | { status: 403; body: { success: false; error: string; signalId: string; status: "failed" } };
 
 function parseBody(text: string): Record<string, unknown> | null {
   try {
@@ -174,14 +177,20 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   if (hasBrokenText(body)) return reject(400, "Request body contains text that is not valid Unicode");
 
   const presented = typeof body.secret === "string" ? body.secret : input.token;
-  let expected: string;
+  let expected: string | null = null;
   try {
     expected = await getWebhookSecretCached(db, input.appSecret);
   } catch (error) {
-    if (error instanceof DecryptError) return secretUnreadable(db, writer);
-    throw error;
+    if (!(error instanceof DecryptError)) throw error;
   }
-  if (!presented || !safeEqual(presented, expected)) return reject(401, "Invalid or missing webhook secret");
+  if (!presented) return reject(401, "Invalid or missing webhook secret");
+  // The global secret is the "default" strategy; any other secret must be a strategy's
+  // (docs/decisions/027-strategies.md), found through a per-process cache.
+  let strategy: StoredStrategy | null = null;
+  if (expected === null || !safeEqual(presented, expected)) {
+    strategy = await strategyForSecretCached(db, presented);
+    if (!strategy) return expected === null ? secretUnreadable(db, writer) : reject(401, "Invalid or missing webhook secret");
+  }
 
   const strict = (await getSettingCached<boolean>(db, STRICT_TICKERS_SETTING)) === true;
   const parsed = parseWebhookSignal(body, { strict });
@@ -207,11 +216,22 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
     return duplicateOutcome(same.id);
   }
 
-  const blockedBy = emergency.active
-    ? "Emergency stop is active: signal stored, no order sent"
-    : !config.autoTradingEnabled
-      ? "Auto trading is disabled: signal stored, no order sent"
+  // A strategy's secret trades only the strategy's symbols: anything else is refused (stored failed).
+  const refusedBy =
+    strategy && strategy.allowedSymbols.length > 0 && !strategy.allowedSymbols.includes(signal.symbol)
+      ? `${signal.symbol} is not allowed for strategy ${strategy.name}`
       : null;
+  const blockedBy = refusedBy
+    ? refusedBy
+    : strategy && !strategy.enabled
+      ? `Strategy ${strategy.name} is disabled: signal stored, no order sent`
+      : emergency.active
+        ? "Emergency stop is active: signal stored, no order sent"
+        : !config.autoTradingEnabled
+          ? "Auto trading is disabled: signal stored, no order sent"
+          : null;
+  const strategyId = strategy?.id ?? null;
+  const status = refusedBy ? "failed" : blockedBy ? "skipped" : "queued";
   const id = newId();
   const label = `${signal.action.toUpperCase()} ${signal.quantity} ${signal.symbol}${signal.price ? ` @ ${signal.price}` : ""}`;
   try {
@@ -227,23 +247,24 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
         strategy: signal.strategy,
         signalTime: signal.timestamp,
         dedupeKey,
-        status: blockedBy ? "skipped" : "queued",
+        status,
         statusReason: blockedBy,
         createdAt: now,
+        strategyId,
       },
       job: { task: "execute-signal", payload: { signalId: id }, jobKey: `signal:${id}`, signalId: id, cancelledBecause: blockedBy },
       logs: [
         {
           type: "signal",
-          level: blockedBy ? "warning" : "info",
-          message: blockedBy ? `Signal received: ${label}. ${blockedBy}` : `Signal received: ${label}`,
-          data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy },
+          level: refusedBy ? "error" : blockedBy ? "warning" : "info",
+          message: `Signal received${strategy ? ` (strategy ${strategy.name})` : ""}: ${label}${blockedBy ? `. ${blockedBy}` : ""}`,
+          data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy, ...(strategyId ? { strategyId } : {}) },
         },
       ],
       events: [
         {
           type: "new_signal",
-          data: { id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, price: signal.price, orderType: signal.orderType, status: blockedBy ? "skipped" : "queued" },
+          data: { id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, price: signal.price, orderType: signal.orderType, status, ...(strategyId ? { strategyId } : {}) },
         },
       ],
       duplicateLogs: [duplicateLog(null, input.ip)],
@@ -256,6 +277,7 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
     console.error(`[webhook] could not store signal: ${(error as Error).message}`);
     return { status: 503, body: { success: false, error: "Signal could not be stored, please retry" } };
   }
+  if (refusedBy) return { status: 403, body: { success: false, error: refusedBy, signalId: id, status: "failed" } };
   return {
     status: 200,
     body: { success: true, signalId: id, status: blockedBy ? "skipped" : "queued", ...(blockedBy ? { reason: blockedBy } : {}) },

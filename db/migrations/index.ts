@@ -14,6 +14,7 @@ import * as priceHistory from "./2026_11_25_0300_price_history.ts";
 import * as paperFunding from "./2026_11_25_0500_paper_funding.ts";
 import * as exchangeStops from "./2026_11_25_0600_exchange_stops.ts";
 import * as orderSlots from "./2026_11_25_0400_order_slots.ts";
+import * as strategies from "./2026_11_25_0750_strategies.ts";
 import * as signalTimeline from "./2026_11_25_0700_signal_timeline.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0300_price_history": priceHistory,
   "2026_11_25_0400_order_slots": orderSlots,
   "2026_11_25_0500_paper_funding": paperFunding,
+  "2026_11_25_0750_strategies": strategies,
   "2026_11_25_0600_exchange_stops": exchangeStops,
   "2026_11_25_0700_signal_timeline": signalTimeline,
 };

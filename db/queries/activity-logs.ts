@@ -5,6 +5,7 @@ import { can } from "#app/core/auth/permissions.ts";
 import { redact } from "../../app/core/redact.ts";
 import { sql } from "kysely";
 import { type NewEvent, appendEvents } from "./events.ts";
+import { logOfStrategy } from "./strategies.ts";
 import { type Db, nowMs, parseJson, toIso } from "./util.ts";
 
 export const LOG_LEVELS = ["error", "warning", "success", "info"] as const;
@@ -50,7 +51,7 @@ export async function recordActivities(db: Db, entries: NewActivityLog[], extraE
  */
 export async function listActivityLogs(
   db: Db,
-  options: { limit?: number; type?: string; level?: string; beforeId?: number; viewer?: LogViewer } = {},
+  options: { limit?: number; type?: string; level?: string; beforeId?: number; viewer?: LogViewer; strategy?: string } = {},
 ): Promise<ActivityLog[]> {
   let query = db.selectFrom("activity_logs").selectAll();
   const viewer = options.viewer && !can(options.viewer.role, "logs.sensitive") ? options.viewer : null;
@@ -63,6 +64,8 @@ export async function listActivityLogs(
   if (options.type) query = query.where("type", "=", options.type);
   if (options.level) query = query.where("level", "=", options.level);
   if (options.beforeId) query = query.where("id", "<", options.beforeId);
+  const strategy = options.strategy;
+  if (strategy) query = query.where((eb) => logOfStrategy(eb, db, strategy));
   const rows = await query
     .orderBy("id", "desc")
     .limit(Math.min(Math.max(options.limit ?? 20, 1), 1000))

@@ -37,6 +37,8 @@ export interface Position {
   createdAt: string;
   updatedAt: string;
   closedAt: string | null;
+  /** The strategy of the trade that opened it (decision 027); null: default strategy or manual. */
+  strategyId: string | null;
 }
 
 const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(\d*[1-9])?0*)?$/;
@@ -84,6 +86,7 @@ export function positionRowToPosition(row: PositionRow): Position {
     createdAt: toIso(row.created_at)!,
     updatedAt: toIso(row.updated_at)!,
     closedAt: toIso(row.closed_at),
+    strategyId: row.strategy_id ?? null,
   };
 }
 
@@ -232,6 +235,8 @@ export async function insertPosition(db: Db, position: NewPosition): Promise<voi
       signal_id: position.signalId,
       fees: position.fees,
       stop_price: position.stopPrice ?? null,
+      // The position belongs to the strategy of the trade that opened it (decision 027).
+      strategy_id: position.entryTradeId ? sql<string | null>`(select t.strategy_id from trades t where t.id = ${position.entryTradeId})` : null,
       created_at: now,
       updated_at: now,
     })

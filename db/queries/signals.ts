@@ -21,6 +21,8 @@ export interface Signal {
   createdAt: string;
   processedAt: string | null;
   dedupeKey: string | null;
+  /** The strategy whose secret the alert carried; null = the global secret ("default"). */
+  strategyId: string | null;
 }
 
 export function signalRowToSignal(row: SignalRow): Signal {
@@ -40,6 +42,7 @@ export function signalRowToSignal(row: SignalRow): Signal {
     createdAt: toIso(row.created_at)!,
     processedAt: toIso(row.processed_at),
     dedupeKey: row.dedupe_key ?? null,
+    strategyId: row.strategy_id ?? null,
   };
 }
 
@@ -57,6 +60,7 @@ export interface NewSignal {
   status: SignalStatus;
   statusReason?: string | null;
   createdAt?: number;
+  strategyId?: string | null;
 }
 
 function signalValues(signal: NewSignal) {
@@ -77,6 +81,7 @@ function signalValues(signal: NewSignal) {
     status_reason: signal.statusReason ?? null,
     created_at: now,
     processed_at: signal.status === "queued" ? null : now,
+    strategy_id: signal.strategyId ?? null,
   };
 }
 

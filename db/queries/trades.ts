@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { TradeRow } from "../schema.ts";
+import { tradeOfStrategy } from "./strategies.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
 /** unknown: the order may be on the exchange, its outcome could not be learnt after every retry (reconciled by the worker). */
@@ -33,6 +34,8 @@ export interface Trade {
   errorMessage: string | null;
   /** P&L this trade realised by closing FIFO lots, net of fees (docs/pnl.md); null when it closed nothing. */
   realizedPnl: string | null;
+  /** The strategy of the signal that made it (docs/decisions/027-strategies.md); absent on older reads. */
+  strategyId?: string | null;
   createdAt: string;
   executedAt: string | null;
   updatedAt: string;
@@ -62,6 +65,7 @@ export function tradeRowToTrade(row: TradeRow): Trade {
     reduceOnly: Boolean(Number(row.reduce_only)),
     errorMessage: row.error_message,
     realizedPnl: normalizeDecimal(row.realized_pnl),
+    strategyId: row.strategy_id ?? null,
     createdAt: toIso(row.created_at)!,
     executedAt: toIso(row.executed_at),
     updatedAt: toIso(row.updated_at)!,
@@ -86,6 +90,7 @@ export interface NewTrade {
   reduceOnly?: boolean;
   status?: TradeStatus;
   errorMessage?: string | null;
+  strategyId?: string | null;
 }
 
 export async function insertTrade(db: Db, trade: NewTrade): Promise<void> {
@@ -110,6 +115,7 @@ export async function insertTrade(db: Db, trade: NewTrade): Promise<void> {
       margin_type: trade.marginType ?? null,
       reduce_only: trade.reduceOnly ? 1 : 0,
       error_message: trade.errorMessage ?? null,
+      strategy_id: trade.strategyId ?? null,
       created_at: now,
       updated_at: now,
     })
@@ -175,9 +181,11 @@ export async function updateTrade(
 
 export async function listTrades(
   db: Db,
-  options: { limit?: number; status?: string; symbol?: string; positionId?: string; signalId?: string } = {},
+  options: { limit?: number; status?: string; symbol?: string; positionId?: string; signalId?: string; strategy?: string } = {},
 ): Promise<Trade[]> {
   let query = db.selectFrom("trades").selectAll();
+  const strategy = options.strategy;
+  if (strategy) query = query.where((eb) => tradeOfStrategy(eb, strategy));
   if (options.status) query = query.where("status", "=", options.status);
   if (options.symbol) query = query.where("symbol", "=", options.symbol);
   if (options.positionId) query = query.where("position_id", "=", options.positionId);

@@ -35,6 +35,7 @@ const PROBES = {
   profiles: (app: TestApp) => app.database.db.selectFrom("profiles").select(["id", "active"]).orderBy("id").execute().then((r) => JSON.stringify(r)),
   reports: (app: TestApp) => app.database.db.selectFrom("reports").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst().then((r) => Number(r?.n)),
   users: (app: TestApp) => app.database.db.selectFrom("users").select(["id", "role", "disabled"]).orderBy("id").execute().then((r) => JSON.stringify(r)),
+  strategies: (app: TestApp) => app.database.db.selectFrom("strategies").selectAll().orderBy("id").execute().then((r) => JSON.stringify(r)),
 };
 
 const TABLE: Row[] = [
@@ -116,6 +117,8 @@ const TABLE: Row[] = [
   READ("api+/invites.ts", "/api/invites", true),
   READ("api+/users.ts", "/api/users", true),
   READ("api+/security-settings.ts", "/api/security-settings", true),
+  READ("api+/strategies.ts", "/api/strategies"),
+  { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },
 
   // JSON API: writes. Traders order and close; anyone stops; the rest is admin.
   TRADER_WRITE("api+/trades.ts", "POST", "/api/trades", { guard: "trades" }),
@@ -132,6 +135,10 @@ const TABLE: Row[] = [
   ADMIN_WRITE("api+/reports.ts", "POST", "/api/reports", { guard: "reports" }),
   ADMIN_WRITE("api+/trading-config.ts", "POST", "/api/trading-config", { json: {}, expect: [401, 403, 403, 200], guard: "settings" }),
   { file: "api+/webhook-config.rotate.ts", method: "POST", path: "/api/webhook-config/rotate", expect: [401, 403, 403, 200], guard: "settings" },
+  ADMIN_WRITE("api+/strategies.ts", "POST", "/api/strategies", { guard: "strategies" }),
+  { file: "api+/strategies.$id.ts", method: "PUT", path: "/api/strategies/none", json: { enabled: false }, expect: [401, 403, 403, 404], guard: "strategies" },
+  { file: "api+/strategies.$id.ts", method: "DELETE", path: "/api/strategies/none", expect: [401, 403, 403, 404], guard: "strategies" },
+  { file: "api+/strategies.$id.rotate.ts", method: "POST", path: "/api/strategies/none/rotate", expect: [401, 403, 403, 404], guard: "strategies" },
   ADMIN_WRITE("api+/exchanges.ts", "POST", "/api/exchanges", { guard: "settings" }),
   { file: "api+/exchanges.$id.ts", method: "DELETE", path: "/api/exchanges/none", expect: [401, 403, 403, 404], guard: "settings" },
   { file: "api+/exchanges.$id.test/route.ts", method: "POST", path: "/api/exchanges/none/test", expect: [401, 403, 403, 404] },

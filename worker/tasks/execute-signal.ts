@@ -10,6 +10,9 @@ import type { ExecuteSignalPayload } from "../../app/core/schemas/job-payloads.t
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
 import { getOpenPosition, lockSymbol } from "../../db/queries/positions.ts";
+import { type StoredStrategy, getStrategy } from "../../db/queries/strategies.ts";
+import { strategyConfig } from "../../app/core/orders/strategy.ts";
+import { checkStrategyEntry } from "../strategies.ts";
 import { type Signal, getSignal, updateSignalStatus } from "../../db/queries/signals.ts";
 import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../../db/queries/trading-state.ts";
@@ -45,13 +48,23 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const [config, stop] = await Promise.all([getTradingConfig(ctx.db), getEmergencyStop(ctx.db)]);
   if (stop.active) return skip("Emergency stop is active");
   if (!config.autoTradingEnabled) return skip("Auto trading is disabled");
+  // A strategy's signal (decision 027): the strategy as it is now, not as the webhook saw it.
+  let strategy: StoredStrategy | null = null;
+  if (signal.strategyId) {
+    strategy = await getStrategy(ctx.db, signal.strategyId);
+    if (!strategy) return skip("Its strategy was deleted");
+    if (!strategy.enabled) return skip(`Strategy ${strategy.name} is disabled`);
+    if (strategy.allowedSymbols.length > 0 && !strategy.allowedSymbols.includes(signal.symbol)) {
+      return skip(`${signal.symbol} is not allowed for strategy ${strategy.name}`, "error");
+    }
+  }
   const spec = resolveSymbol(signal.symbol);
   if (!spec) return skip(`Unknown symbol ${signal.symbol}`, "error");
   // Sized in the active exchange's units: whole Coinbase contracts live (decision 025).
   const product = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
 
   const target = storedPositionTarget(signal.payload);
-  if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip);
+  if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip, strategy);
 
   // An entry that arrives late is not chased; a reduction of an open position still runs.
   const open = await getOpenPosition(ctx.db, signal.symbol);
@@ -62,24 +75,41 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   }
 
   const leverageField = Number((signal.payload as { leverage?: unknown }).leverage);
-  const leverage = config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10 ? leverageField : 1;
-  const needsMarket = config.applyAmountControlToSignals && (config.signalAmountType === "usd" || config.signalAmountType === "percentage");
+  const leverage = strategy
+    ? strategy.leverage
+    : config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10 ? leverageField : 1;
+  // A strategy sizes with its own amount control (the trading config's, always on).
+  const sizing = strategy ? strategyConfig(config, strategy) : config;
+  const needsMarket = sizing.applyAmountControlToSignals && (sizing.signalAmountType === "usd" || sizing.signalAmountType === "percentage");
   const price = needsMarket ? (await ctx.exchange.getTicker(signal.symbol)).price : signal.price;
-  const available = needsMarket && config.signalAmountType === "percentage"
+  const available = needsMarket && sizing.signalAmountType === "percentage"
     ? marginBalance(await ctx.exchange.getBalances()).available
     : null;
-  const sized = sizeSignalOrder({ signalQuantity: signal.quantity, config, product, price, available, leverage });
+  const sized = sizeSignalOrder({ signalQuantity: signal.quantity, config: sizing, product, price, available, leverage });
   if (!sized.ok) return skip(sized.error, "error");
   if (signal.orderType === "limit" && (!signal.price || D(signal.price).lte(0))) return skip("Limit signal without a price", "error");
 
   const tradeId = newId();
-  await ctx.db.transaction().execute(async (trx) => {
+  // One owner per symbol and the strategy's limits, decided under the symbol's lock with the
+  // trade's insert (decision 027). Default-strategy signals on unowned symbols skip it.
+  const guarded = strategy !== null || open?.strategyId != null;
+  const refused = await ctx.db.transaction().execute(async (trx) => {
+    let quantity = sized.quantity;
+    if (guarded) {
+      await lockSymbol(trx, signal.symbol);
+      const [current, pending] = await Promise.all([getOpenPosition(trx, signal.symbol), pendingOf(trx, signal.symbol)]);
+      const check = await checkStrategyEntry(trx, { strategy, symbol: signal.symbol, side: signal.action, quantity, open: current, pending, product });
+      if (!check.ok) return check.reason;
+      quantity = check.quantity;
+      if (check.note) await recordActivity(trx, { type: "signal", level: "info", message: check.note, data: { signalId: signal.id, strategyId: strategy?.id } });
+    }
     await insertTrade(trx, {
       id: tradeId,
       symbol: signal.symbol,
       side: signal.action,
       orderType: signal.orderType,
-      quantity: sized.quantity,
+      quantity,
+      strategyId: signal.strategyId,
       price: signal.orderType === "limit" ? signal.price : null,
       source: "signal",
       clientOrderId,
@@ -90,8 +120,21 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
       marginType: "cross",
     });
     await appendEvent(trx, "trade_update", { id: tradeId, symbol: signal.symbol, side: signal.action, status: "pending" });
+    return null;
   });
+  if (refused) return skip(refused);
   return executeTrade(ctx, tradeId);
+}
+
+/** The symbol's orders in flight, with their strategy (the conflict rule counts them). */
+async function pendingOf(db: Parameters<typeof getOpenPosition>[0], symbol: string) {
+  const rows = await db
+    .selectFrom("trades")
+    .select(["side", "quantity", "strategy_id", "reduce_only"])
+    .where("symbol", "=", symbol)
+    .where("status", "=", "pending")
+    .execute();
+  return rows.map((t) => ({ side: t.side, quantity: String(t.quantity), strategyId: t.strategy_id ?? null, reduceOnly: Boolean(Number(t.reduce_only)) }));
 }
 
 /**
@@ -109,14 +152,14 @@ async function executeTarget(
   product: ProductSpec,
   clientOrderId: string,
   skip: (reason: string, level?: "warning" | "error") => Promise<"skipped" | "failed">,
+  strategy: StoredStrategy | null = null,
 ) {
   const tradeId = newId();
+  // A strategy's max position size caps the target itself (decision 027).
+  if (strategy?.maxPositionSize && D(target.size).gt(strategy.maxPositionSize)) target = { ...target, size: strategy.maxPositionSize };
   const planned = await ctx.db.transaction().execute(async (trx) => {
     await lockSymbol(trx, signal.symbol);
-    const [open, pending] = await Promise.all([
-      getOpenPosition(trx, signal.symbol),
-      trx.selectFrom("trades").select(["side", "quantity"]).where("symbol", "=", signal.symbol).where("status", "=", "pending").execute(),
-    ]);
+    const [open, pending] = await Promise.all([getOpenPosition(trx, signal.symbol), pendingOf(trx, signal.symbol)]);
     const plan = planTargetOrder({
       target,
       position: open ? { side: open.side, quantity: open.remainingQuantity } : null,
@@ -126,6 +169,10 @@ async function executeTarget(
     if (!plan.order) return plan;
     const age = Date.now() - Date.parse(signal.signalTime ?? signal.createdAt);
     if (plan.entry && age > MAX_SIGNAL_LAG_MS) return { ...plan, order: null, reason: `Signal is ${Math.round(age / 1000)} s old (limit ${MAX_SIGNAL_LAG_MS / 1000} s): entry not chased` };
+    if (strategy || open?.strategyId) {
+      const check = await checkStrategyEntry(trx, { strategy, symbol: signal.symbol, side: plan.order.side, quantity: plan.order.quantity, open, pending, product });
+      if (!check.ok) return { ...plan, order: null, reason: check.reason };
+    }
     await insertTrade(trx, {
       id: tradeId,
       symbol: signal.symbol,
@@ -138,8 +185,9 @@ async function executeTarget(
       exchange: ctx.exchange.name,
       signalId: signal.id,
       jobId: ctx.jobId,
-      leverage: 1,
+      leverage: strategy?.leverage ?? 1,
       marginType: "cross",
+      strategyId: signal.strategyId,
       // Toward flat without crossing it: it may only reduce.
       reduceOnly: !plan.entry,
     });

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   "reports.generate": ADMIN,
   /** Exchanges, credentials, API settings, webhook config and secret, trading rules. */
   "settings.change": ADMIN,
+  /** Strategies: create, edit, enable/disable, rotate their secrets, delete (decision 027). */
+  "strategies.manage": ADMIN,
   "users.manage": ADMIN,
   /** Activity-log IP addresses and other users' sign-in events. */
   "logs.sensitive": ADMIN,
@@ -51,6 +53,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   "profiles.manage": "change profiles",
   "reports.generate": "generate reports",
   "settings.change": "change settings",
+  "strategies.manage": "manage strategies",
   "users.manage": "manage users",
   "logs.sensitive": "read other users' sign-in details",
 };

@@ -16,6 +16,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       level: params.get("level") || undefined,
       beforeId: beforeId > 0 ? beforeId : undefined,
       viewer: user,
+      strategy: params.get("strategy") || undefined,
     }),
   );
 }

@@ -14,6 +14,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     limit: queryInt(url.searchParams, "limit", 10, 1, 1000),
     status: url.searchParams.get("status") || undefined,
     symbol: url.searchParams.get("symbol") || undefined,
+    strategy: url.searchParams.get("strategy") || undefined,
   });
   return json(await withPositions(context.db, trades));
 }
