@@ -6,6 +6,7 @@
 // worker on the simulator, leave the position at the target.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AlertTemplateOptions, DEFAULT_ALERT_OPTIONS, alertBuilderSearch, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
+import { getTradingConfig, saveTradingConfig } from "#db/queries/trading-state.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { type TestApp, createTestApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
@@ -57,6 +58,10 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
     await app?.cleanup();
   });
 
+  /** Posts the message as TradingView does once it has filled the placeholders. */
+  const post = (message: string, contentType = "text/plain") =>
+    app.fetch("/api/webhook/tradingview", { method: "POST", body: message, headers: { "Content-Type": contentType } });
+
   const target: AlertTemplateOptions = { ...DEFAULT_ALERT_OPTIONS, mode: "target", orderType: "limit" };
 
   test("the admin's page renders the chosen message server-side, the secret masked until revealed", async () => {
@@ -91,6 +96,38 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
     expect(entryShown.text).toBe(buildAlertMessage(entry, secret));
   });
 
+  test("leverage is offered when Trading Rules apply it to signals; strict ticker mapping warns about {{ticker}}", async () => {
+    const leveraged = `/webhook?${alertBuilderSearch({ ...DEFAULT_ALERT_OPTIONS, leverage: 3 }, { reveal: true })}`;
+    const without = await (await app.fetch(leveraged, { cookie: admin })).text();
+    expect(without).not.toContain('name="alert_leverage"');
+    expect(renderedMessage(without).text).not.toContain("leverage");
+
+    const config = await getTradingConfig(db());
+    await saveTradingConfig(db(), { ...config, applyLeverageToSignals: true });
+    try {
+      const page = await (await app.fetch(leveraged, { cookie: admin })).text();
+      expect(page).toContain('name="alert_leverage"');
+      const message = renderedMessage(page).text;
+      expect(JSON.parse(message)).toMatchObject({ leverage: 3 });
+      const response = await post(substitutePlaceholders(message, fired({ "strategy.order.id": "lev1" })));
+      const { signalId } = (await response.json()) as { signalId: string };
+      const row = await db().selectFrom("signals").select("payload").where("id", "=", signalId).executeTakeFirstOrThrow();
+      expect(JSON.parse(row.payload)).toMatchObject({ leverage: 3 });
+    } finally {
+      await saveTradingConfig(db(), config);
+    }
+
+    expect(await (await app.fetch("/webhook", { cookie: admin })).text()).not.toContain("alert-builder-strict-warning");
+    expect((await app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "strict-tickers", value: "on" } })).status).toBe(302);
+    try {
+      const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+      expect(page).toContain('data-testid="alert-builder-strict-warning"');
+      expect(await (await app.fetch(`/webhook?${alertBuilderSearch({ ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" })}`, { cookie: admin })).text()).not.toContain("alert-builder-strict-warning");
+    } finally {
+      await app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "strict-tickers", value: "off" } });
+    }
+  });
+
   test("a viewer gets neither the page nor the secret", async () => {
     const response = await app.fetch(`/webhook?${alertBuilderSearch(target, { reveal: true })}`, { cookie: viewer });
     expect(response.status).toBe(403);
@@ -98,10 +135,6 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
     expect(body).not.toContain(secret);
     expect(body).not.toContain("alert-builder-message");
   });
-
-  /** Posts the message as TradingView does once it has filled the placeholders. */
-  const post = (message: string, contentType = "text/plain") =>
-    app.fetch("/api/webhook/tradingview", { method: "POST", body: message, headers: { "Content-Type": contentType } });
 
   test("every mode's message, filled in, is accepted and stored as the intended signal", async () => {
     const modes: { options: AlertTemplateOptions; values: Record<string, string>; contentType: string; expect: { action: string; quantity: string; order_type: string; market_position?: string; market_position_size?: string } }[] = [
