@@ -548,6 +548,39 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(adminProblems.errors).toEqual([]);
   });
 
+  test("7c. the alert builder without JavaScript: a plain GET form that re-renders the message on the server", async () => {
+    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      allProblems.push({ label: "alert builder without JavaScript", problems, allowedStatuses: [] });
+      await page.goto("/login");
+      await field(page, "Username").fill(ADMIN.username);
+      await field(page, "Password").fill(ADMIN.password);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+      await page.goto("/webhook");
+      const builder = page.getByTestId("alert-builder");
+      const message = builder.getByTestId("alert-builder-message");
+      expect(await message.getAttribute("data-mode")).toBe("entry");
+      await builder.getByLabel("Reverse", { exact: true }).check();
+      await builder.getByLabel("Short (sell)", { exact: true }).check();
+      await builder.getByLabel("Fixed quantity", { exact: true }).check();
+      await builder.getByTestId("alert-builder-quantity").fill("0.25");
+      await builder.getByTestId("alert-builder-symbol").selectOption("SOL-PERP");
+      await Promise.all([page.waitForURL((url) => url.searchParams.get("alert_mode") === "reverse"), builder.getByRole("button", { name: "Update message", exact: true }).click()]);
+      expect(await message.getAttribute("data-mode")).toBe("reverse");
+      const text = await message.innerText();
+      for (const line of ['"action": "sell"', '"symbol": "SOL-PERP"', '"quantity": "0.25"', '"market_position": "short"', '"market_position_size": "0.25"']) expect(text).toContain(line);
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await screenshot(page, "dashboard-07c-alert-builder-nojs-390");
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("8. without JavaScript: the dashboard's panels (SSR), Emergency Stop and Reset as plain form posts", async () => {
     const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
     try {
