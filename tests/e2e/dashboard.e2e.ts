@@ -4,7 +4,8 @@
 // Live status and the header, the four status cards, the Signals panel, the admin's Webhook
 // Endpoint box and its copy button; a TradingView webhook followed live to its order and
 // position; Emergency Stop and its reset; the Manual Trading form; the Activity Log panel's
-// filter and CSV export; a non-admin's dashboard; the Webhook Config screen; the dashboard
+// filter and CSV export; a non-admin's dashboard; the Webhook Config screen and its alert
+// template builder (with and without JavaScript, at 1440 and 390 px); the dashboard
 // without JavaScript; and no page or console errors anywhere.
 // The tests run in order and build on each other (accounts, signals, orders).
 import { readFileSync } from "node:fs";

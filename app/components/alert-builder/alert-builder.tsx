@@ -8,6 +8,10 @@
 // Reusable: Webhook Config renders it with the global secret; a strategy's screen can render
 // it with the strategy's secret and name (`prefix` keeps several builders apart on one page).
 // `secret` is null for a role that may not see it: the message then carries a placeholder.
+// On a strategy, e.g.:
+//   <AlertBuilder secret={mayReadSecret ? strategySecret : null} url={webhookUrl} strategy={strategy.name}
+//     prefix={`s${index}`} title={`Alert for ${strategy.name}`} testId={`alert-builder-${strategy.id}`} />
+// (no leverageApplies there: a strategy's alerts trade at the strategy's own leverage).
 import ContentCopyIcon from "@mui/icons-material/ContentCopy";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
