@@ -59,6 +59,8 @@ const TABLE: Row[] = [
   PAGE("_app+/trading-rules.tsx", "/trading-rules", true),
   PAGE("_app+/users.tsx", "/users", true),
   PAGE("_app+/account.tsx", "/account"),
+  PAGE("_app+/strategies.tsx", "/strategies"),
+  { file: "_app+/strategies.tsx", method: "POST", path: "/strategies", form: { intent: "nonsense" }, expect: [302, 403, 403, 400], guard: "strategies" },
   { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
   { file: "_app+/_layout.tsx", method: "GET", path: "/dashboard", expect: [302, 200, 200, 200] },
 

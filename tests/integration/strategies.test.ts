@@ -232,6 +232,44 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect((await app.fetch("/api/strategies")).status).toBe(401);
   });
 
+  test("the Strategies screen works without JavaScript: viewers read, admins create with form posts", async () => {
+    const page = await app.fetch("/strategies", { cookie: viewer });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Alpha");
+    expect(html).toContain("http://localhost:5000/api/webhook/tradingview");
+    expect(html).not.toContain(alpha.secret!);
+    expect(html).not.toContain("Create Strategy");
+
+    const invalid = await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" } });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toContain("USD amount must be at least 1");
+    const created = await app.fetch("/strategies", {
+      method: "POST",
+      cookie: admin,
+      form: { intent: "create", name: "Form One", enabled: "on", amountType: "usd", amountValue: "100", leverage: "2", stopLossOffset: "1.5", takeProfits: "50@1, 50@2", breakEven: "off", allowedSymbols: "SOL-PERP" },
+    });
+    expect(created.status).toBe(302);
+    const row = await db().selectFrom("strategies").selectAll().where("name", "=", "Form One").executeTakeFirstOrThrow();
+    expect(JSON.parse(row.allowed_symbols)).toEqual(["SOL-PERP"]);
+    expect(JSON.parse(row.rules!)).toEqual({
+      stopLossOffset: 0.015,
+      breakEvenEnabled: false,
+      takeProfits: [
+        { portfolio: 0.5, priceDeviation: 0.01, enabled: true },
+        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+      ],
+    });
+    expect(row.leverage).toBe(2);
+    const adminPage = await (await app.fetch("/strategies", { cookie: admin })).text();
+    expect(adminPage).toContain("Form One");
+    expect(adminPage).toContain(alpha.secret!);
+    const off = await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "toggle", id: row.id } });
+    expect(off.status).toBe(302);
+    expect(Number((await db().selectFrom("strategies").select("enabled").where("id", "=", row.id).executeTakeFirstOrThrow()).enabled)).toBe(0);
+    expect((await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "delete", id: row.id } })).status).toBe(302);
+  });
+
   test("admin: validation, unique names, rotation, and no deleting a strategy with open positions", async () => {
     const bad = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Delta", amountType: "usd", amountValue: "0.5" } });
     expect(bad.status).toBe(400);
