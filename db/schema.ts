@@ -341,6 +341,17 @@ export interface ExchangeStopsTable {
   updated_at: number;
 }
 
+export interface StrategyHeartbeatsTable {
+  strategy_key: string; // "default" (the global secret) or strategies.id
+  interval_seconds: number;
+  grace_seconds: number;
+  last_at: number | null;
+  state: string; // waiting | ok | missed
+  missed_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface OrderSlotsTable {
   exchange: string;
   symbol: string;
@@ -372,6 +383,7 @@ export interface SignalTimelineTable {
 export interface DB {
   position_locks: PositionLocksTable;
   order_slots: OrderSlotsTable;
+  strategy_heartbeats: StrategyHeartbeatsTable;
   exchange_stops: ExchangeStopsTable;
   users: UsersTable;
   sessions: SessionsTable;

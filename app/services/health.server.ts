@@ -4,6 +4,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import { judgePrice, sourceLabel } from "#app/core/price-source.ts";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
+import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { settingsGeneration } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
@@ -54,6 +55,11 @@ export async function checkWebhook(context: Pick<AppLoadContext, "db"> & { confi
     const config = await getTradingConfig(context.db);
     if (!config.autoTradingEnabled) {
       return { component: "webhook", status: "warning", message: "Auto trading is off: signals are stored, not executed" };
+    }
+    // Issue 12: a strategy whose expected heartbeat alert did not come.
+    const missed = (await listStrategyHeartbeats(context.db)).filter((h) => h.state === "missed");
+    if (missed.length > 0) {
+      return { component: "webhook", status: "warning", message: `Missed heartbeat from ${missed.map((h) => `strategy ${h.name}`).join(", ")}: its alerts may not be reaching the app` };
     }
     return { component: "webhook", status: "online", message: `Accepting TradingView signals at ${WEBHOOK_PATH}` };
   } catch (error) {

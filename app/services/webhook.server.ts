@@ -9,6 +9,7 @@ import { parseFireTime } from "#app/core/timeline.ts";
 import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearSettingsCache, getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
 import { findSignalsByDedupeKeys } from "#db/queries/signals.ts";
+import { DEFAULT_STRATEGY_KEY, recordStrategyHeartbeat } from "#db/queries/heartbeats.ts";
 import { type StoredStrategy, strategyForSecretCached } from "#db/queries/strategies.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
@@ -62,6 +63,8 @@ export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by:
 
 export type WebhookOutcome =
   | { status: 200; body: { success: true; signalId: string; status: "queued" | "skipped" | "duplicate"; duplicate?: true; reason?: string } }
+  // A heartbeat alert: `expected` says whether the strategy is set up to send them.
+  | { status: 200; body: { success: true; heartbeat: true; expected: boolean } }
   | { status: 400 | 401 | 413 | 429 | 503; body: { success: false; error: string; field?: string } }
   // A strategy's secret naming a symbol the strategy may not trade: stored as failed, refused.
   | { status: 403; body: { success: false; error: string; signalId: string; status: "failed" } };
@@ -190,6 +193,12 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   if (expected === null || !safeEqual(presented, expected)) {
     strategy = await strategyForSecretCached(db, presented);
     if (!strategy) return expected === null ? secretUnreadable(db, writer) : reject(401, "Invalid or missing webhook secret");
+  }
+
+  // A heartbeat alert (issue 12): proof the strategy's alerts still arrive; no signal, no order.
+  if (body.action === "heartbeat") {
+    const expected = await recordStrategyHeartbeat(db, strategy?.id ?? DEFAULT_STRATEGY_KEY, now);
+    return { status: 200, body: { success: true, heartbeat: true, expected } };
   }
 
   const strict = (await getSettingCached<boolean>(db, STRICT_TICKERS_SETTING)) === true;

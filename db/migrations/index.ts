@@ -16,6 +16,7 @@ import * as exchangeStops from "./2026_11_25_0600_exchange_stops.ts";
 import * as orderSlots from "./2026_11_25_0400_order_slots.ts";
 import * as strategies from "./2026_11_25_0750_strategies.ts";
 import * as signalTimeline from "./2026_11_25_0700_signal_timeline.ts";
+import * as strategyHeartbeats from "./2026_11_25_0800_strategy_heartbeats.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0750_strategies": strategies,
   "2026_11_25_0600_exchange_stops": exchangeStops,
   "2026_11_25_0700_signal_timeline": signalTimeline,
+  "2026_11_25_0800_strategy_heartbeats": strategyHeartbeats,
 };

@@ -36,6 +36,7 @@ const PROBES = {
   reports: (app: TestApp) => app.database.db.selectFrom("reports").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst().then((r) => Number(r?.n)),
   users: (app: TestApp) => app.database.db.selectFrom("users").select(["id", "role", "disabled"]).orderBy("id").execute().then((r) => JSON.stringify(r)),
   strategies: (app: TestApp) => app.database.db.selectFrom("strategies").selectAll().orderBy("id").execute().then((r) => JSON.stringify(r)),
+  heartbeats: (app: TestApp) => app.database.db.selectFrom("strategy_heartbeats").selectAll().orderBy("strategy_key").execute().then((r) => JSON.stringify(r)),
 };
 
 const TABLE: Row[] = [
@@ -161,6 +162,8 @@ const TABLE: Row[] = [
   TRADER_WRITE("api+/orders.cancel-all.ts", "POST", "/api/orders/cancel-all", { expect: [401, 403, 200, 200] }),
   TRADER_WRITE("api+/trades.$id.cancel.ts", "POST", "/api/trades/no-such-trade/cancel", { expect: [401, 403, 404, 404] }),
   READ("api+/drifts.ts", "/api/drifts"),
+  READ("api+/heartbeats.ts", "/api/heartbeats"),
+  { file: "api+/heartbeats.$key.ts", method: "PUT", path: "/api/heartbeats/default", json: { intervalSeconds: 3600 }, expect: [401, 403, 403, 200], guard: "heartbeats" },
   TRADER_WRITE("api+/drifts.$id.resolve.ts", "POST", "/api/drifts/no-such-drift/resolve", { json: { action: "adopt" }, expect: [401, 403, 404, 404] }),
   TRADER_WRITE("api+/positions.close-all.ts", "POST", "/api/positions/close-all", { expect: [401, 403, 200, 200], guard: "trades" }),
   { file: "api+/$.ts", method: "POST", path: "/api/does-not-exist", expect: [404, 404, 404, 404] },

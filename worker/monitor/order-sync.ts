@@ -10,6 +10,7 @@ import { D } from "../../app/core/decimal.ts";
 import { OrderNotFoundError } from "../../app/core/exchange/errors.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
+import { checkStrategyHeartbeats } from "../../db/queries/heartbeats.ts";
 import { getTrade } from "../../db/queries/trades.ts";
 import type { DB } from "../../db/schema.ts";
 import { bookOrder, failTrade, settleUnknownTrade } from "../execution.ts";
@@ -72,7 +73,10 @@ export async function settleUnknownTrades(db: Kysely<DB>, exchange: Pick<Exchang
   return changed;
 }
 
-/** Runs syncExchangeOrders (and settleUnknownTrades) every `intervalMs` on the price leader; returns stop(). */
+/**
+ * Runs, every `intervalMs` on the price leader: the heartbeat check, settleUnknownTrades, and
+ * on a real exchange syncExchangeOrders and syncExchangeStops. Returns stop().
+ */
 export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdapter; workerId: string; intervalMs?: number }) {
   const { db, exchange, workerId } = options;
   let running = true;
@@ -81,6 +85,8 @@ export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdap
     while (running) {
       try {
         if (await isPriceLeader(db, workerId)) {
+          // Strategies whose expected heartbeat alert is overdue (issue 12).
+          await checkStrategyHeartbeats(db);
           await settleUnknownTrades(db, exchange);
           if (exchange.name !== "simulator") {
             await syncExchangeOrders(db, exchange);

@@ -52,26 +52,32 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { LatencySummaryTable } from "#app/components/signals/latency-summary.tsx";
+import { HeartbeatCard } from "#app/components/webhook/heartbeat-card.tsx";
+import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
+import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
 import { getLatencySummary } from "#db/queries/signal-timeline.ts";
 
 const HEALTH_POLL_MS = 30_000;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const [config, health, allowlist, trading, strictTickers, latency] = await Promise.all([
+  const [config, health, allowlist, trading, strictTickers, latency, heartbeats] = await Promise.all([
     getWebhookConfig(request, context),
     getSystemStatusForPage(context),
     allowlistView(context.db, context.config.WEBHOOK_ALLOWLIST),
     getTradingConfig(context.db),
     getStrictTickers(context.db),
     getLatencySummary(context.db),
+    listStrategyHeartbeats(context.db),
   ]);
+  const heartbeat = heartbeats.find((h) => h.strategyKey === DEFAULT_STRATEGY_KEY) ?? null;
   const protection = protectionLines(trading, "signal");
   const url = new URL(request.url);
   const rotated = url.searchParams.has("rotated");
   const allowlistError = url.searchParams.get("allowlistError");
+  const heartbeatError = url.searchParams.get("heartbeatError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency },
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency, heartbeat, heartbeatError, now: Date.now() },
     { headers: NO_STORE },
   );
 }
@@ -110,6 +116,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
       on
         ? { title: "Strict ticker mapping on", description: `Alerts must name ${SYMBOLS.join(", ")}; other tickers are refused with a 400.` }
         : { title: "Strict ticker mapping off", description: "TradingView tickers map to the perpetual of their base asset." },
+      { headers: NO_STORE },
+    );
+  }
+  if (intent === "heartbeat") {
+    if (form?.get("off")) {
+      await setHeartbeatExpectation(context.db, DEFAULT_STRATEGY_KEY, null, user.username);
+      return redirectWithToast(context, "/webhook", { title: "Heartbeat alarm off", description: "No heartbeat alert is expected any more." }, { headers: NO_STORE });
+    }
+    const parsed = HeartbeatExpectationSchema.safeParse({ intervalSeconds: form?.get("intervalSeconds"), graceSeconds: form?.get("graceSeconds") ?? "" });
+    if (!parsed.success) return redirect(`/webhook?${new URLSearchParams({ heartbeatError: parsed.error.issues[0]?.message ?? "Invalid interval" })}`, { headers: NO_STORE });
+    await setHeartbeatExpectation(context.db, DEFAULT_STRATEGY_KEY, parsed.data, user.username);
+    return redirectWithToast(
+      context,
+      "/webhook",
+      { title: "Heartbeat alarm on", description: `A heartbeat alert is expected every ${parsed.data.intervalSeconds} s: paste the heartbeat message into a TradingView alert.` },
       { headers: NO_STORE },
     );
   }
@@ -526,7 +547,8 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export default function Page() {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency } = useLoaderData<typeof loader>();
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency, heartbeat, heartbeatError, now } =
+    useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -549,6 +571,7 @@ export default function Page() {
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
           <SignalDefaultsCard protection={protection} strict={strictTickers} />
+          <HeartbeatCard heartbeat={heartbeat} secret={config.secret} revealed={revealed} now={now} error={heartbeatError} />
           <Card title="Alert latency, last 24 h" testId="latency-summary">
             <LatencySummaryTable initial={latency} />
           </Card>
