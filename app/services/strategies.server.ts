@@ -7,7 +7,11 @@ import type { Kysely } from "kysely";
 import { signalAmountValueError } from "#app/components/trading-rules/form-schema.ts";
 import { can, type Role } from "#app/core/auth/permissions.ts";
 import { DecryptError, decryptSecret, encryptSecret, randomSecret } from "#app/core/crypto.ts";
-import { type Strategy, type StrategyInput, StrategyInputSchema } from "#app/core/schemas/strategy.ts";
+import { matchFifo, type RealizedMatch } from "#app/core/pnl/fifo.ts";
+import { type PeriodStats, periodStats } from "#app/core/pnl/performance-stats.ts";
+import { DEFAULT_STRATEGY_ID, type Strategy, type StrategyInput, StrategyInputSchema } from "#app/core/schemas/strategy.ts";
+import { listExecutedFills } from "#db/queries/statistics.ts";
+import { getPerformanceStats } from "./statistics.server.ts";
 import { takeProfitAllocationError } from "#app/core/schemas/trading-config.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
@@ -188,4 +192,45 @@ export async function getStrategyView(request: Request, context: AppLoadContext,
 /** id → name of every strategy (filters and tables). */
 export async function strategyNames(db: Kysely<DB>): Promise<{ id: string; name: string }[]> {
   return (await listStrategies(db)).map((s) => ({ id: s.id, name: s.name }));
+}
+
+export interface StrategyStatsRow {
+  /** A strategy id, or "default" (the global secret's signals). */
+  id: string;
+  name: string;
+  stats: PeriodStats;
+}
+
+/**
+ * SPEC.md §3 performance statistics per strategy, beside the totals: the one FIFO matching
+ * (app/core/pnl) over every executed fill, each realized match counted for the strategy that
+ * owns the lot it closed (the strategy of its opening trade, or of the position that trade
+ * opened or grew). Manual and reconciliation lots count only in the totals; so does funding.
+ */
+export async function getStrategyStatistics(db: Kysely<DB>, now = Date.now()): Promise<{ totals: PeriodStats; strategies: StrategyStatsRow[] }> {
+  const [fills, owners, strategies, totals] = await Promise.all([
+    listExecutedFills(db),
+    db
+      .selectFrom("trades")
+      .leftJoin("positions", "positions.id", "trades.position_id")
+      .select(["trades.id as id", "trades.strategy_id as tradeStrategy", "trades.source as source", "positions.strategy_id as positionStrategy", "positions.source as positionSource"])
+      .where("trades.status", "in", ["executed", "completed"])
+      .execute(),
+    listStrategies(db),
+    getPerformanceStats(db, now),
+  ]);
+  const ownerOf = new Map(
+    owners.map((o) => [o.id, o.tradeStrategy ?? o.positionStrategy ?? (o.source === "signal" || o.positionSource === "signal" ? DEFAULT_STRATEGY_ID : null)]),
+  );
+  const byOwner = new Map<string, RealizedMatch[]>();
+  for (const match of matchFifo(fills).matches) {
+    const owner = ownerOf.get(match.entryTradeId);
+    if (!owner) continue;
+    byOwner.set(owner, [...(byOwner.get(owner) ?? []), match]);
+  }
+  const rows: StrategyStatsRow[] = [
+    { id: DEFAULT_STRATEGY_ID, name: "default (global secret)", stats: periodStats(byOwner.get(DEFAULT_STRATEGY_ID) ?? [], now) },
+    ...strategies.map((s) => ({ id: s.id, name: s.name, stats: periodStats(byOwner.get(s.id) ?? [], now) })),
+  ];
+  return { totals, strategies: rows };
 }

@@ -14,6 +14,7 @@ import { TRADE_HISTORY_LIMIT, filtersFromParams } from "#app/components/trade-hi
 import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
+import { strategyNames } from "./strategies.server.ts";
 
 export type TradePositionState = Pick<
   Position,
@@ -47,6 +48,12 @@ export async function withPositions(db: Kysely<DB>, trades: Trade[]): Promise<Tr
 }
 
 export async function loadTradeHistory(request: Request, context: AppLoadContext) {
-  const trades = await withPositions(context.db, await listTrades(context.db, { limit: TRADE_HISTORY_LIMIT }));
-  return { trades, filters: filtersFromParams(new URL(request.url).searchParams) };
+  const params = new URL(request.url).searchParams;
+  // ?strategy=<id> | default (decision 027): filtered on the server, like GET /api/trades.
+  const strategy = (params.get("strategy") ?? "").slice(0, 40);
+  const [trades, strategies] = await Promise.all([
+    listTrades(context.db, { limit: TRADE_HISTORY_LIMIT, strategy: strategy || undefined }).then((list) => withPositions(context.db, list)),
+    strategyNames(context.db),
+  ]);
+  return { trades, filters: filtersFromParams(params), strategy, strategies };
 }

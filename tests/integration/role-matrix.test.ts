@@ -121,6 +121,7 @@ const TABLE: Row[] = [
   READ("api+/users.ts", "/api/users", true),
   READ("api+/security-settings.ts", "/api/security-settings", true),
   READ("api+/strategies.ts", "/api/strategies"),
+  READ("api+/strategies.stats.ts", "/api/strategies/stats"),
   { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },
 
   // JSON API: writes. Traders order and close; anyone stops; the rest is admin.

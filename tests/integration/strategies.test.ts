@@ -216,6 +216,24 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(alphaLogs.some((l) => l.message.includes("ETH-PERP") && l.message.startsWith("Order filled"))).toBe(false);
   });
 
+  test("performance statistics per strategy beside the totals", async () => {
+    const stats = (await (await app.fetch("/api/strategies/stats", { cookie: viewer })).json()) as {
+      totals: { allTime: { totalTrades: number; totalPnl: string } };
+      strategies: { id: string; name: string; stats: { allTime: { totalTrades: number; totalPnl: string; percentProfitable: string } } }[];
+    };
+    const row = (id: string) => stats.strategies.find((s) => s.id === id)!.stats.allTime;
+    expect(stats.strategies.map((s) => s.name)).toEqual(["default (global secret)", "Alpha", "Beta", "Gamma"]);
+    // The default strategy's sell closed part of Alpha's lot: the match is Alpha's.
+    expect(row(alpha.id).totalTrades).toBe(1);
+    expect(row(beta.id).totalTrades).toBe(0);
+    expect(row("default").totalTrades).toBe(0);
+    expect(stats.totals.allTime.totalTrades).toBe(1);
+    expect(row(alpha.id).totalPnl).toBe(stats.totals.allTime.totalPnl);
+    const closing = await db().selectFrom("trades").select("realized_pnl").where("symbol", "=", "BTC-PERP").where("side", "=", "sell").executeTakeFirstOrThrow();
+    expect(D(row(alpha.id).totalPnl).eq(D(String(closing.realized_pnl)).round(2))).toBe(true);
+    expect((await app.fetch("/api/strategies/stats")).status).toBe(401);
+  });
+
   test("viewers read strategies without secrets and cannot change them (403)", async () => {
     const list = (await (await app.fetch("/api/strategies", { cookie: viewer })).json()) as { strategies: View[] };
     expect(list.strategies.map((s) => s.name)).toEqual(["Alpha", "Beta", "Gamma"]);

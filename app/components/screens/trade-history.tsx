@@ -82,12 +82,20 @@ export interface ClosedTradesPnl {
 export interface TradeHistoryData {
   trades: Trade[];
   filters: TradeFilters;
+  /** The strategy filter (decision 027): "" all, "default", or a strategy id. */
+  strategy?: string;
+  strategies?: { id: string; name: string }[];
 }
 
 export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
+  // A new strategy filter is a new list (its own API query).
+  return <TradeHistoryBody key={data.strategy ?? ""} data={data} />;
+}
+
+function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const toast = useToast();
   const hydrated = useHydrated();
-  const trades = useApiQuery<Trade[]>(tradesUrl, { initialData: data.trades, refetchIntervalMs: TRADES_POLL_MS });
+  const trades = useApiQuery<Trade[]>(data.strategy ? `${tradesUrl}&strategy=${encodeURIComponent(data.strategy)}` : tradesUrl, { initialData: data.trades, refetchIntervalMs: TRADES_POLL_MS });
   // SPEC.md §7: the screen also fetches the latest 50 signals (it shows none of them).
   useApiQuery<Signal[]>(signalsUrl, { refetchIntervalMs: SIGNALS_POLL_MS });
   const pnl = useApiQuery<ClosedTradesPnl>("/api/closed-trades-pnl", { refetchIntervalMs: PNL_POLL_MS });
@@ -187,6 +195,24 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
               </option>
             ))}
           </LeanTextField>
+          {data.strategies && data.strategies.length > 0 ? (
+            <LeanTextField
+              select
+              label="Strategy"
+              name="strategy"
+              value={data.strategy ?? ""}
+              onChange={(e) => navigate(`${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`)}
+              data-testid="trade-strategy-filter"
+            >
+              <option value="">All strategies</option>
+              <option value="default">default (global secret)</option>
+              {data.strategies.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </LeanTextField>
+          ) : null}
           {!hydrated ? (
             // Only before hydration (the no-JavaScript form's submit), so never an MUI Button.
             <LeanButton type="submit" variant="contained">

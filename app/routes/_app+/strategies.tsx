@@ -7,17 +7,18 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { parseStrategyForm } from "#app/components/strategies/form-schema.ts";
 import { StrategiesScreen } from "#app/components/strategies/strategies-screen.tsx";
+import { StrategyStatsTable } from "#app/components/strategies/strategy-stats.tsx";
 import { can } from "#app/core/auth/permissions.ts";
-import { StrategyError, changeStrategy, createStrategy, listStrategyViews, removeStrategy, rotateStrategySecret, updateStrategy } from "#app/services/strategies.server.ts";
+import { StrategyError, changeStrategy, createStrategy, getStrategyStatistics, listStrategyViews, removeStrategy, rotateStrategySecret, updateStrategy } from "#app/services/strategies.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const strategies = await listStrategyViews(request, context, user.role);
+  const [strategies, stats] = await Promise.all([listStrategyViews(request, context, user.role), getStrategyStatistics(context.db)]);
   const edit = new URL(request.url).searchParams.get("edit");
-  return json({ strategies, canManage: can(user.role, "strategies.manage"), editing: strategies.some((s) => s.id === edit) ? edit : null }, { headers: NO_STORE });
+  return json({ strategies, stats, canManage: can(user.role, "strategies.manage"), editing: strategies.some((s) => s.id === edit) ? edit : null }, { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -74,6 +75,7 @@ export default function StrategiesPage() {
   const answer = useActionData<typeof action>() as { result?: Parameters<typeof StrategiesScreen>[0]["lastResult"]; editing?: string | null } | undefined;
   return (
     <Screen title="Strategies">
+      <StrategyStatsTable stats={data.stats} />
       <StrategiesScreen strategies={data.strategies} canManage={data.canManage} lastResult={answer?.result} editing={answer?.editing ?? data.editing} />
     </Screen>
   );
