@@ -98,6 +98,7 @@ const TABLE: Row[] = [
   READ("api+/closed-trades-pnl.ts", "/api/closed-trades-pnl"),
   READ("api+/signals.ts", "/api/signals"),
   READ("api+/signals.latency.ts", "/api/signals/latency"),
+  { file: "api+/signals.$id.ts", method: "GET", path: "/api/signals/no-such-signal", expect: [401, 404, 404, 404] },
   READ("api+/trades.ts", "/api/trades"),
   READ("api+/logs.ts", "/api/logs"),
   READ("api+/positions.ts", "/api/positions"),

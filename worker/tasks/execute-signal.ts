@@ -18,6 +18,7 @@ import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/t
 import { getEmergencyStop, getTradingConfig } from "../../db/queries/trading-state.ts";
 import { newId } from "../../db/queries/util.ts";
 import { type ExecutionContext, PermanentFailure, executeTrade } from "../execution.ts";
+import { executeTestAlert, isTestAlert } from "./test-alert.ts";
 import type { z } from "zod";
 
 /** Entry signals older than this are stored but not executed (DESIGN.md). */
@@ -64,6 +65,11 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const product = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
 
   const target = storedPositionTarget(signal.payload);
+  // A test alert in target mode: the order that target means from flat, on the test account.
+  if (target && isTestAlert(signal.payload)) {
+    if (target.side === "flat") return skip("Test alert: target flat, nothing to trade from a flat test account");
+    return executeTestAlert(ctx, signal, { side: target.side === "long" ? "buy" : "sell", quantity: target.size, leverage: 1 });
+  }
   if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip, strategy);
 
   // An entry that arrives late is not chased; a reduction of an open position still runs.
@@ -88,6 +94,8 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const sized = sizeSignalOrder({ signalQuantity: signal.quantity, config: sizing, product, price, available, leverage });
   if (!sized.ok) return skip(sized.error, "error");
   if (signal.orderType === "limit" && (!signal.price || D(signal.price).lte(0))) return skip("Limit signal without a price", "error");
+  // A test alert (issue 12) is sized like any signal, then traded on the simulator's test account.
+  if (isTestAlert(signal.payload)) return executeTestAlert(ctx, signal, { side: signal.action, quantity: sized.quantity, leverage });
 
   const tradeId = newId();
   // One owner per symbol and the strategy's limits, decided under the symbol's lock with the

@@ -43,7 +43,7 @@ import { getTradingConfig } from "#db/queries/trading-state.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
-import { getStrictTickers, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
+import { getStrictTickers, getWebhookSecret, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
 import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
 import { type AllowlistView, allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
@@ -53,6 +53,11 @@ import { NO_STORE } from "#app/utils/api.server.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { LatencySummaryTable } from "#app/components/signals/latency-summary.tsx";
 import { HeartbeatCard } from "#app/components/webhook/heartbeat-card.tsx";
+import { TestAlertCard } from "#app/components/webhook/test-alert-card.tsx";
+import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
+import { sendTestAlert } from "#app/services/test-alert.server.ts";
+import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
+import { getSignal } from "#db/queries/signals.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
 import { getLatencySummary } from "#db/queries/signal-timeline.ts";
@@ -71,13 +76,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     listStrategyHeartbeats(context.db),
   ]);
   const heartbeat = heartbeats.find((h) => h.strategyKey === DEFAULT_STRATEGY_KEY) ?? null;
+  // "Send test alert": the webhook's answer comes back in the address, the signal's state is read now.
+  const testStatus = new URL(request.url).searchParams.get("testStatus");
+  const testSent = testStatus === null ? null : { status: Number(testStatus), signalId: new URL(request.url).searchParams.get("testSignal"), answer: new URL(request.url).searchParams.get("testAnswer") ?? "" };
+  const testSignal = testSent?.signalId ? await getSignal(context.db, testSent.signalId) : null;
+  const testInitial = testSignal
+    ? { signal: { id: testSignal.id, status: testSignal.status, statusReason: testSignal.statusReason, symbol: testSignal.symbol, action: testSignal.action, quantity: testSignal.quantity, test: testSignal.payload.test === true }, timeline: await getSignalTimeline(context.db, testSignal.id) }
+    : null;
   const protection = protectionLines(trading, "signal");
   const url = new URL(request.url);
   const rotated = url.searchParams.has("rotated");
   const allowlistError = url.searchParams.get("allowlistError");
   const heartbeatError = url.searchParams.get("heartbeatError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency, heartbeat, heartbeatError, now: Date.now() },
+    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency, heartbeat, heartbeatError, now: Date.now(), testSent, testInitial, builderSearch: new URL(request.url).search },
     { headers: NO_STORE },
   );
 }
@@ -118,6 +130,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
         : { title: "Strict ticker mapping off", description: "TradingView tickers map to the perpetual of their base asset." },
       { headers: NO_STORE },
     );
+  }
+  if (intent === "test-alert") {
+    const builder = new URLSearchParams(String(form?.get("builder") ?? ""));
+    for (const key of ["testStatus", "testSignal", "testAnswer"]) builder.delete(key);
+    const trading = await getTradingConfig(context.db);
+    const { options } = parseAlertBuilderParams(builder, { leverageApplies: trading.applyLeverageToSignals });
+    const secret = await getWebhookSecret(context.db, context.config.appSecret);
+    const sent = await sendTestAlert(context.db, options, secret, { port: context.config.PORT });
+    builder.set("testStatus", String(sent.status));
+    if (sent.signalId) builder.set("testSignal", sent.signalId);
+    builder.set("testAnswer", sent.answer.slice(0, 300));
+    return redirect(`/webhook?${builder}#test-alert`, { headers: NO_STORE });
   }
   if (intent === "heartbeat") {
     if (form?.get("off")) {
@@ -547,7 +571,7 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export default function Page() {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency, heartbeat, heartbeatError, now } =
+  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency, heartbeat, heartbeatError, now, testSent, testInitial, builderSearch } =
     useLoaderData<typeof loader>();
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
@@ -566,6 +590,9 @@ export default function Page() {
           <SetupCard url={config.url} port={config.port} />
           <AlertMessageCard message={config.alertMessage} secret={config.secret} revealed={revealed} />
           <AlertBuilder secret={config.secret} revealed={revealed} url={config.url} leverageApplies={leverageApplies} strictTickers={strictTickers} />
+          <Box id="test-alert">
+            <TestAlertCard builderSearch={builderSearch} sent={testSent} initial={testInitial} />
+          </Box>
           <AllowlistCard allowlist={allowlist} error={allowlistError} yourAddress={yourAddress} trustProxy={trustProxy} />
         </Stack>
         <Stack spacing={3} sx={{ minWidth: 0 }}>

@@ -87,6 +87,8 @@ export interface SimulatorOptions {
   currency?: "USDC";
   /** profiles.id of the paper profile to trade on (created when missing). Default: the default paper profile. */
   profileId?: string;
+  /** The name such a profile is created with (default "Paper trading"). */
+  profileName?: string;
 }
 
 type Db = Kysely<DB>;
@@ -712,7 +714,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
       .values({
         id: explicit ?? randomUUID(),
         profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
-        name: "Paper trading",
+        name: explicit ? (this.options.profileName ?? "Paper trading") : "Paper trading",
         is_default: explicit ? 0 : 1,
         active: 1,
         trading_enabled: 1,

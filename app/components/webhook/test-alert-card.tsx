@@ -1,0 +1,107 @@
+// "Send test alert" on Webhook Config (issue 12): posts the message the builder shows (its
+// placeholders filled with sample values, marked as a test) through the real public endpoint;
+// then shows each step as it happens: the webhook's answer, the signal's status and reason, and
+// its latency timeline (polled until the worker has settled it). A plain form post: without
+// JavaScript the page reloads with the webhook's answer and the state at that moment.
+import Alert from "@mui/material/Alert";
+import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
+import Chip from "@mui/material/Chip";
+import Paper from "@mui/material/Paper";
+import Stack from "@mui/material/Stack";
+import Typography from "@mui/material/Typography";
+import { Form } from "@remix-run/react";
+import type { FormEvent } from "react";
+import type { SignalTimeline } from "#app/core/timeline.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { SignalTimelineView } from "../signals/signal-timeline.tsx";
+
+export interface TestAlertSent {
+  status: number;
+  signalId: string | null;
+  answer: string;
+}
+
+interface SignalNow {
+  signal: { id: string; status: string; statusReason: string | null; symbol: string; action: string; quantity: string; test: boolean };
+  timeline: SignalTimeline | null;
+}
+
+const FINAL = new Set(["executed", "failed", "skipped"]);
+
+export function TestAlertCard({ builderSearch, sent, initial }: { builderSearch: string; sent: TestAlertSent | null; initial: SignalNow | null }) {
+  // With JavaScript the builder keeps its choices in the address bar: send what it shows now.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const input = event.currentTarget.elements.namedItem("builder") as HTMLInputElement | null;
+    if (input) input.value = window.location.search;
+  };
+  return (
+    <Paper variant="outlined" sx={{ p: 2.5, minWidth: 0 }} data-testid="test-alert-card">
+      <Typography variant="h3" component="h2" sx={{ mb: 2 }}>
+        Send test alert
+      </Typography>
+      <Typography color="text.secondary" sx={{ mb: 1.5 }}>
+        Sends the message built above, its placeholders filled with sample values (a small buy at the current price, now) and marked as a test,
+        to this server's public webhook URL, as TradingView would. It goes through the whole pipeline and is traded on the simulator's test
+        account whatever exchange is active, then closed again: no position, no P&amp;L.
+      </Typography>
+      <Form method="post" action="/webhook" onSubmit={onSubmit}>
+        <input type="hidden" name="intent" value="test-alert" />
+        <input type="hidden" name="builder" value={builderSearch} />
+        <Button type="submit" variant="contained" data-testid="test-alert-send">
+          Send test alert
+        </Button>
+      </Form>
+      {sent ? <TestAlertProgress sent={sent} initial={initial} /> : null}
+    </Paper>
+  );
+}
+
+function TestAlertProgress({ sent, initial }: { sent: TestAlertSent; initial: SignalNow | null }) {
+  const accepted = sent.status === 200 && sent.signalId !== null;
+  const { data } = useApiQuery<SignalNow>(`/api/signals/${encodeURIComponent(sent.signalId ?? "none")}`, {
+    initialData: initial ?? undefined,
+    enabled: accepted && !(initial && FINAL.has(initial.signal.status)),
+    refetchIntervalMs: 500,
+  });
+  const now = data ?? initial;
+  const status = now?.signal.status ?? null;
+  const settled = status !== null && FINAL.has(status);
+  return (
+    <Stack spacing={1.5} sx={{ mt: 2 }} data-testid="test-alert-progress" data-settled={settled ? "yes" : "no"}>
+      <Step n={1} label="Webhook answer" ok={accepted}>
+        <Box component="code" sx={{ fontSize: 13, wordBreak: "break-all" }} data-testid="test-alert-answer">
+          HTTP {sent.status || "—"}: {sent.answer}
+        </Box>
+      </Step>
+      {accepted ? (
+        <Step n={2} label="Signal" ok={status === "executed" ? true : settled ? false : null}>
+          <Stack direction="row" spacing={1} sx={{ alignItems: "center", flexWrap: "wrap" }}>
+            <Chip size="small" label={status ?? "…"} color={status === "executed" ? "success" : settled ? "error" : "default"} data-testid="test-alert-status" />
+            <Typography variant="body2" data-testid="test-alert-reason">
+              {now?.signal.statusReason ?? (settled ? "" : "Waiting for the worker…")}
+            </Typography>
+          </Stack>
+        </Step>
+      ) : (
+        <Alert severity="error">The webhook did not store the test alert: nothing else happened.</Alert>
+      )}
+      {accepted && now?.timeline ? (
+        <Step n={3} label="Latency timeline" ok={null}>
+          <SignalTimelineView timeline={now.timeline} />
+        </Step>
+      ) : null}
+    </Stack>
+  );
+}
+
+function Step({ n, label, ok, children }: { n: number; label: string; ok: boolean | null; children: React.ReactNode }) {
+  return (
+    <Box>
+      <Typography variant="body2" sx={{ fontWeight: 600, mb: 0.5 }}>
+        {n}. {label} {ok === true ? "✓" : ok === false ? "✗" : ""}
+      </Typography>
+      {children}
+    </Box>
+  );
+}
