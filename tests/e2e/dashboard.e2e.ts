@@ -582,6 +582,33 @@ describe("dashboard (SQLite, own instance)", () => {
     }
   });
 
+  test("7d. Send test alert: the webhook's answer, the signal's outcome and its latency timeline fill in on Webhook Config; the app's book is untouched", async () => {
+    const page = adminPage;
+    await waitForPrices();
+    const positionsBefore = ((await (await page.request.get("/api/positions")).json()) as unknown[]).length;
+    const tradesBefore = ((await (await page.request.get("/api/trades?limit=100")).json()) as unknown[]).length;
+    expect((await page.goto("/webhook?alert=1&alert_mode=entry&alert_symbol=ETH-PERP&alert_timenow=on&alert_dedupe=on"))?.status()).toBe(200);
+    await waitForHydration(page, adminProblems);
+    const card = page.getByTestId("test-alert-card");
+    await card.getByTestId("test-alert-send").click();
+    const progress = card.getByTestId("test-alert-progress");
+    await visible(progress);
+    expect(await card.getByTestId("test-alert-answer").innerText()).toMatch(/^HTTP 200: \{"success":true,"signalId":"[0-9a-f-]{36}","status":"queued"\}$/);
+    await expect.poll(() => progress.getAttribute("data-settled"), { timeout: 20_000 }).toBe("yes");
+    expect(await card.getByTestId("test-alert-status").innerText()).toBe("executed");
+    expect(await card.getByTestId("test-alert-reason").innerText()).toMatch(/^Test alert: BUY 0\.01 ETH-PERP filled at [\d,.]+ on the simulator's test account \(closed again at once\)\. No position, no P&L$/);
+    // The timeline: every hop from Received to Fill booked (polled while the worker writes its stamps).
+    const timeline = card.getByTestId("signal-timeline");
+    await expect.poll(() => timeline.getAttribute("data-last-hop"), { timeout: 10_000 }).toBe("filled");
+    const hops = await timeline.getByTestId("timeline-step").evaluateAll((steps) => steps.map((s) => s.getAttribute("data-hop")));
+    expect(hops).toEqual(["fired", "received", "committed", "claimed", "sent", "acked", "filled"]);
+    expect(await timeline.innerText()).toContain("Fill booked");
+    expect(((await (await page.request.get("/api/positions")).json()) as unknown[]).length).toBe(positionsBefore);
+    expect(((await (await page.request.get("/api/trades?limit=100")).json()) as unknown[]).length).toBe(tradesBefore);
+    await screenshot(page, "dashboard-07d-test-alert");
+    expect(adminProblems.errors).toEqual([]);
+  });
+
   test("8. without JavaScript: the dashboard's panels (SSR), Emergency Stop and Reset as plain form posts", async () => {
     const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
     try {
