@@ -211,6 +211,17 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(logs.some((l) => l.message.includes("has an open position of strategy Alpha"))).toBe(true); // Gamma's refusals
     expect(logs.some((l) => l.message.startsWith("Strategy Alpha created"))).toBe(false);
     expect(logs.some((l) => l.message.startsWith("Order filled"))).toBe(false);
+    // The screens, server-rendered (as without JavaScript).
+    const positionsPage = await (await app.fetch(`/positions?strategy=${beta.id}`, { cookie: viewer })).text();
+    expect(positionsPage).toContain('data-symbol="ETH-PERP"');
+    expect(positionsPage).not.toContain('data-symbol="BTC-PERP"');
+    expect(positionsPage).toContain('data-testid="positions-strategy-filter"');
+    const historyPage = await (await app.fetch(`/history?strategy=${beta.id}`, { cookie: viewer })).text();
+    expect(historyPage).toContain("ETH-PERP");
+    expect(historyPage).not.toContain("SOL-PERP");
+    const logsPage = await (await app.fetch(`/logs?strategy=${gamma.id}`, { cookie: viewer })).text();
+    expect(logsPage).toContain("Strategy Gamma is disabled");
+    expect(logsPage).not.toContain("Order filled");
     const alphaLogs = (await (await app.fetch(`/api/logs?limit=200&strategy=${alpha.id}`, { cookie: admin })).json()) as { message: string }[];
     expect(alphaLogs.some((l) => l.message.startsWith("Order filled") && l.message.includes("BTC-PERP"))).toBe(true);
     expect(alphaLogs.some((l) => l.message.includes("ETH-PERP") && l.message.startsWith("Order filled"))).toBe(false);

@@ -131,6 +131,8 @@ export interface ActivityLogPanelProps {
   /** Polling cadence: 90 s on the dashboard, 30 s on the Logs screen. */
   refetchIntervalMs?: number;
   title?: string;
+  /** Only the lines of this strategy (decision 027): an id or "default". */
+  strategy?: string;
 }
 
 export function ActivityLogPanel({
@@ -138,11 +140,12 @@ export function ActivityLogPanel({
   limit = DASHBOARD_LOG_LIMIT,
   refetchIntervalMs = DASHBOARD_LOG_POLL_MS,
   title = "Activity Log",
+  strategy,
 }: ActivityLogPanelProps) {
   const [filters, setFilters] = useState<LogFilters>(NO_FILTERS);
   // The server's entries only seed the first, unfiltered view; later views fetch fresh.
   const [seeded, setSeeded] = useState(initialLogs !== undefined);
-  const url = logsUrl(limit, filters);
+  const url = strategy ? `${logsUrl(limit, filters)}&strategy=${encodeURIComponent(strategy)}` : logsUrl(limit, filters);
   const applyFilters = useCallback((next: LogFilters) => {
     setSeeded(false);
     setFilters(next);

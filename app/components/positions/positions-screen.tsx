@@ -358,10 +358,13 @@ export function PositionsScreen({
   loadError,
   orders,
   drifts = null,
-}: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null; drifts?: DriftItem[] | null }) {
+  strategy,
+  toolbar,
+}: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null; drifts?: DriftItem[] | null; strategy?: string; toolbar?: ReactNode }) {
   const hydrated = useHydrated();
   const toast = useToast();
-  const query = useApiQuery<PositionItem[]>("/api/positions", {
+  // ?strategy= (decision 027): only that strategy's positions.
+  const query = useApiQuery<PositionItem[]>(strategy ? `/api/positions?strategy=${encodeURIComponent(strategy)}` : "/api/positions", {
     initialData: initial ?? undefined,
     refetchIntervalMs: POSITIONS_POLL_MS,
     retryDelayMs: positionsRetryDelay,
@@ -431,6 +434,7 @@ export function PositionsScreen({
   return (
     <LeanScreen title="Futures Positions" badge={badge} actions={<FlattenButton />}>
       <DriftAlarms initial={drifts} />
+      {toolbar}
       {body}
       <OpenOrders initial={orders} />
     </LeanScreen>

@@ -13,17 +13,20 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { listDrifts, requestDriftResolution } from "#app/services/drifts.server.ts";
 import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/orders.server.ts";
 import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
+import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
+import { strategyNames } from "#app/services/strategies.server.ts";
 import { requirePermission, requireUser, safeRedirect } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
+  const strategy = (new URL(request.url).searchParams.get("strategy") ?? "").slice(0, 40);
   try {
-    const [positions, orders, drifts] = await Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }), listOpenOrders(context.db), listDrifts(context.db)]);
-    return json({ positions, orders, drifts, loadError: null as string | null });
+    const [positions, orders, drifts, strategies] = await Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy: strategy || undefined }), listOpenOrders(context.db), listDrifts(context.db), strategyNames(context.db)]);
+    return json({ positions, orders, drifts, loadError: null as string | null, strategy, strategies });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);
-    return json({ positions: null, orders: null, drifts: null, loadError: "Unable to load positions" });
+    return json({ positions: null, orders: null, drifts: null, loadError: "Unable to load positions", strategy, strategies: [] as { id: string; name: string }[] });
   }
 }
 
@@ -89,7 +92,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <PositionsScreen initial={data.positions as unknown as PositionItem[] | null} loadError={data.loadError} orders={data.orders as unknown as OpenOrder[] | null} drifts={data.drifts as unknown as DriftItem[] | null} />;
+  return (
+    <PositionsScreen
+      key={data.strategy}
+      initial={data.positions as unknown as PositionItem[] | null}
+      loadError={data.loadError}
+      orders={data.orders as unknown as OpenOrder[] | null}
+      drifts={data.drifts as unknown as DriftItem[] | null}
+      strategy={data.strategy || undefined}
+      toolbar={<StrategyFilter strategies={data.strategies} value={data.strategy} testId="positions-strategy-filter" />}
+    />
+  );
 }
 
 export const meta: MetaFunction = () => [{ title: "Futures Positions · PerpDesk" }];

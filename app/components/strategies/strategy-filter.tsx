@@ -1,0 +1,35 @@
+// The "Strategy" filter of Positions and the Activity Log (decision 027): a plain GET form
+// (?strategy=<id> | default), applied on change with JavaScript, with an Apply button without.
+import { useLocation, useNavigate } from "@remix-run/react";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+
+export function StrategyFilter({ strategies, value, testId }: { strategies: { id: string; name: string }[]; value: string; testId: string }) {
+  const hydrated = useHydrated();
+  const navigate = useNavigate();
+  const location = useLocation();
+  if (strategies.length === 0) return null;
+  return (
+    <form method="get" action={location.pathname} data-testid={testId} style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap", margin: "0 0 16px" }}>
+      <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
+        <span style={{ fontWeight: 600 }}>Strategy</span>
+        <select
+          name="strategy"
+          defaultValue={value}
+          onChange={(e) => {
+            if (hydrated) navigate(`${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`);
+          }}
+          style={{ padding: "6px 8px", font: "inherit", borderRadius: 6, background: "transparent", color: "inherit", maxWidth: "100%" }}
+        >
+          <option value="">All strategies</option>
+          <option value="default">default (global secret)</option>
+          {strategies.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {!hydrated ? <button type="submit">Apply</button> : null}
+    </form>
+  );
+}
