@@ -27,7 +27,8 @@ import type { DB } from "#db/schema.ts";
 import { getExchange } from "./exchange.server.ts";
 import { getClosedTradesPnl } from "./statistics.server.ts";
 import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts";
-import { positionInStrategy } from "#db/queries/strategies.ts";
+import { getStrategy, positionInStrategy } from "#db/queries/strategies.ts";
+import { strategyConfig } from "#app/core/orders/strategy.ts";
 
 type Db = Kysely<DB>;
 
@@ -198,7 +199,9 @@ export async function applyRulesToOpenPositions(db: Db, by: string): Promise<{ a
       await lockSymbol(trx, candidate.symbol);
       const position = await getPositionForUpdate(trx, candidate.id);
       if (!position || position.status !== "open") return false;
-      const controls = controlsFor(config, position.source === "manual" ? "manual" : "signal");
+      // A strategy's position gets its strategy's overrides over the config (decision 027).
+      const strategy = position.strategyId ? await getStrategy(trx, position.strategyId) : null;
+      const controls = strategy ? controlsFor(strategyConfig(config, strategy), "signal") : controlsFor(config, position.source === "manual" ? "manual" : "signal");
       await updatePosition(trx, position.id, applyControls(position, controls));
       return true;
     });

@@ -181,6 +181,14 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     });
   });
 
+  test("Apply Rules to Existing Positions keeps each strategy's overrides", async () => {
+    const applied = await app.fetch("/api/positions/apply-rules", { method: "POST", cookie: admin });
+    expect(applied.status).toBe(200);
+    expect(JSON.parse((await openPosition("ETH-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: false, trailingStop: null });
+    expect(JSON.parse((await openPosition("BTC-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.02, takeProfits: [{ portfolio: 1, priceDeviation: 0.05, enabled: true }] });
+    expect(JSON.parse((await openPosition("SOL-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: true });
+  });
+
   test("a disabled strategy's alerts are stored as skipped with the reason, nothing is sent", async () => {
     const off = await app.fetch(`/api/strategies/${gamma.id}`, { method: "PUT", cookie: admin, json: { enabled: false } });
     expect(off.status).toBe(200);
