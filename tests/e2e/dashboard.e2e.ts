@@ -628,7 +628,8 @@ describe("dashboard (SQLite, own instance)", () => {
       expect(await page.getByTestId("last-signal").innerText()).toMatch(/^Last signal: (Just now|1 minute ago|\d+ minutes ago)$/);
       for (const id of ["card-webhook", "card-exchange", "card-active-trades", "card-pnl"]) await visible(page.getByTestId(id));
       expect((await cardLines(page, "card-active-trades")).slice(0, 2)).toEqual(["Active Trades", "1"]);
-      expect(await signalRows(page).count()).toBe(2);
+      expect(await signalRows(page).count()).toBe(3); // tests 2 and 3, and 7d's test alert (marked TEST)
+      expect(await page.getByTestId("signal-test").count()).toBe(1);
       expect((await rowCells(orderRows(page))).map((c) => `${c[0]} ${c[1]} ${c[4]}`)).toEqual(["ETH-PERP SELL manual", "ETH-PERP BUY signal"]);
       expect((await positionRows(page).allInnerTexts()).map(squash)).toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
       await visible(page.getByTestId("manual-trade-form"));

@@ -63,6 +63,11 @@ export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: Sign
               <div className={S.main}>
                 <div className={S.head}>
                   <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
+                  {signal.payload?.test === true ? (
+                    <span className="pd-caption pd-bold pd-c-warning" title="Sent by Send test alert: traded on the simulator's test account, no position" data-testid="signal-test">
+                      TEST
+                    </span>
+                  ) : null}
                   <StatusBadge signal={signal} hydrated={hydrated} />
                   <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
                 </div>

@@ -11,7 +11,7 @@ import Paper from "@mui/material/Paper";
 import Stack from "@mui/material/Stack";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
-import type { FormEvent } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
@@ -57,16 +57,25 @@ export function TestAlertCard({ builderSearch, sent, initial }: { builderSearch:
   );
 }
 
+/** How long the panel keeps polling: the worker's last stamps are written just after the outcome. */
+const POLL_FOR_MS = 15_000;
+
 function TestAlertProgress({ sent, initial }: { sent: TestAlertSent; initial: SignalNow | null }) {
   const accepted = sent.status === 200 && sent.signalId !== null;
-  const { data } = useApiQuery<SignalNow>(`/api/signals/${encodeURIComponent(sent.signalId ?? "none")}`, {
+  const [since] = useState(() => Date.now());
+  const [data, setData] = useState<SignalNow | null>(initial);
+  const status = data?.signal.status ?? null;
+  const settled = status !== null && FINAL.has(status);
+  const complete = settled && (status !== "executed" || data?.timeline?.lastHop === "filled");
+  const query = useApiQuery<SignalNow>(`/api/signals/${encodeURIComponent(sent.signalId ?? "none")}`, {
     initialData: initial ?? undefined,
-    enabled: accepted && !(initial && FINAL.has(initial.signal.status)),
+    enabled: accepted && !complete && Date.now() - since < POLL_FOR_MS,
     refetchIntervalMs: 500,
   });
-  const now = data ?? initial;
-  const status = now?.signal.status ?? null;
-  const settled = status !== null && FINAL.has(status);
+  useEffect(() => {
+    if (query.data) setData(query.data);
+  }, [query.data]);
+  const now = data;
   return (
     <Stack spacing={1.5} sx={{ mt: 2 }} data-testid="test-alert-progress" data-settled={settled ? "yes" : "no"}>
       <Step n={1} label="Webhook answer" ok={accepted}>
