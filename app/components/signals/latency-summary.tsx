@@ -16,7 +16,7 @@ const POLL_MS = 60_000;
 function Row({ step, total }: { step: Pick<StepSummary, "label" | "count" | "p50Ms" | "p99Ms" | "maxMs" | "from">; total?: boolean }) {
   const strong = total ? { fontWeight: 600 } : undefined;
   return (
-    <TableRow data-testid="latency-step" data-from={step.from}>
+    <TableRow data-testid={total ? "latency-total" : "latency-step"} data-from={total ? "total" : step.from}>
       <TableCell sx={{ ...strong, overflowWrap: "anywhere", pl: 0 }}>{step.label}</TableCell>
       <TableCell align="right" sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>
         {step.count}
