@@ -65,6 +65,7 @@ describe("strategies", () => {
 
     const card = page.getByTestId("strategy-Breakout");
     await visible(card);
+    await expect.poll(() => form.getByLabel("Name").inputValue()).toBe(""); // a fresh form for the next one
     const url = (await card.getByTestId("strategy-url").textContent())!.trim();
     expect(url).toBe(`${app.baseUrl}/api/webhook/tradingview`);
     const message = JSON.parse((await card.getByTestId("strategy-alert").textContent())!) as Record<string, string>;
@@ -113,7 +114,12 @@ describe("strategies", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/strategies");
     await waitForHydration(page, problems);
-    await visible(page.getByTestId("strategy-Breakout"));
+    const phoneCard = page.getByTestId("strategy-Breakout");
+    await visible(phoneCard);
+    // The alert template builder, with the strategy's name and (masked) secret.
+    await phoneCard.locator("summary").click();
+    const builder = page.locator('[data-testid^="alert-builder-"]').first();
+    await visible(builder);
     expect(await noOverflow()).toBe(true);
     await screenshot(page, "strategies-390");
   }, 90_000);

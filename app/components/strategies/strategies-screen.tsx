@@ -12,6 +12,7 @@ import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { SYMBOLS } from "#app/core/products.ts";
 import type { StrategyInput } from "#app/core/schemas/strategy.ts";
+import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { parseStrategyForm } from "./form-schema.ts";
 
 export interface StrategyCard extends StrategyInput {
@@ -156,7 +157,8 @@ export function StrategiesScreen({ strategies, canManage, lastResult, editing }:
           <Typography variant="h3" component="h2" gutterBottom>
             New strategy
           </Typography>
-          <StrategyForm lastResult={editing ? undefined : lastResult} />
+          {/* A fresh (empty) form once a strategy was created. */}
+          <StrategyForm key={strategies.map((s) => s.id).join()} lastResult={editing ? undefined : lastResult} />
         </Paper>
       ) : null}
       {strategies.length === 0 ? (
@@ -164,7 +166,7 @@ export function StrategiesScreen({ strategies, canManage, lastResult, editing }:
           <Typography>No strategies yet. Alerts sent with the global webhook secret trade as the default strategy.</Typography>
         </Paper>
       ) : null}
-      {strategies.map((s) => (
+      {strategies.map((s, index) => (
         <Paper key={s.id} variant="outlined" sx={{ p: 2, minWidth: 0 }} data-testid={`strategy-${s.name}`}>
           <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap", mb: 1 }}>
             <Typography variant="h3" component="h2">
@@ -194,6 +196,13 @@ export function StrategiesScreen({ strategies, canManage, lastResult, editing }:
           </Typography>
           <Box component="pre" data-testid="strategy-alert" sx={{ m: 0, p: 1, bgcolor: "action.hover", borderRadius: 1, whiteSpace: "pre-wrap", overflowWrap: "anywhere", fontSize: 13 }}>
             {s.alertMessage}
+          </Box>
+          <Box component="details" sx={{ mt: 1 }}>
+            <Box component="summary" sx={{ cursor: "pointer", fontWeight: 600, fontSize: 14 }}>
+              Build another alert for {s.name} (exit, reverse, target position, limit orders)
+            </Box>
+            {/* The strategy's alerts trade at its own leverage: no leverage field here. */}
+            <AlertBuilder secret={s.secret} url={s.webhookUrl} strategy={s.name} prefix={`s${index}`} title={`Alert for ${s.name}`} testId={`alert-builder-${s.id}`} />
           </Box>
           {canManage ? (
             <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 2, flexWrap: "wrap" }}>
