@@ -3,7 +3,7 @@
 //   bun bench/webhook.ts [--mysql] [--duration 60] [--ack-duration 30] [--rate 500]
 //                        [--burst 2000] [--burst-concurrency 200] [--phases abc]
 //                        [--drain-timeout 600] [--profile] [--no-orders] [--quiet-wait 300] [--quiet-threshold 25]
-//                        [--app-dir DIR | --head | --rebuild]
+//                        [--app-dir DIR | --head | --rebuild] [--strategy]
 //
 // (a) ack latency at 50 req/s for --ack-duration s, unique alert ids;
 // (b) sustained --rate req/s (default 500) for --duration s, 10 % of the requests resend an
@@ -57,6 +57,13 @@ const phases = typeof args.phases === "string" ? args.phases : "abc";
 const quietWaitS = numArg(args, "quiet-wait", 300);
 const maxTotalMs = (ackSeconds + sustainedSeconds + 120 + 3 * quietWaitS) * 1000 + 3 * drainTimeoutMs + 180_000;
 const { inst, appSource, dialect } = await boot(args, "webhook", maxTotalMs);
+if (args.strategy) {
+  // --strategy: every alert carries a strategy's own secret (resolved per alert through the
+  // web process's strategy cache, decision 027) instead of the global one.
+  const created = await fetch(`${inst.baseUrl}/api/strategies`, { method: "POST", headers: { "content-type": "application/json", cookie: inst.cookie }, body: JSON.stringify({ name: "bench" }) });
+  if (created.status !== 201) throw new Error(`POST /api/strategies answered ${created.status}: ${await created.text()}`);
+  inst.secret = ((await created.json()) as { secret: string }).secret;
+}
 const tag = runTag();
 await warmup(inst, args);
 // --no-orders: auto trading off, so every signal is stored "skipped" with its job cancelled
