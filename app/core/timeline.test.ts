@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { EMPTY_STAMPS, STEPS, formatMs, parseFireTime, percentile, summariseTimelines, toTimeline } from "./timeline.ts";
+import { EMPTY_STAMPS, STEPS, formatMs, parseFireTime, percentile, plausibleFireTime, summariseTimelines, toTimeline } from "./timeline.ts";
 
 describe("percentile (nearest rank)", () => {
   test("known values", () => {
@@ -71,4 +71,16 @@ test("fire time and durations", () => {
   expect(parseFireTime("{{timenow}}")).toBeNull();
   expect(parseFireTime(undefined)).toBeNull();
   expect([0.5, 3, 12.4, 999, 1234, 12_345, 185_000].map(formatMs)).toEqual(["0.5 ms", "3 ms", "12 ms", "999 ms", "1.23 s", "12.3 s", "3 min 5 s"]);
+});
+
+describe("a fire time worth storing", () => {
+  test("whole epoch ms within a week before and a day after now; anything else is no fired hop", () => {
+    const now = 1_764_000_000_000;
+    expect(plausibleFireTime(now - 1000, now)).toBe(now - 1000);
+    expect(plausibleFireTime(now - 8 * 86_400_000, now)).toBeNull();
+    expect(plausibleFireTime(now + 2 * 86_400_000, now)).toBeNull();
+    expect(plausibleFireTime(1e308, now)).toBeNull();
+    expect(plausibleFireTime(now + 0.5, now)).toBeNull();
+    expect(plausibleFireTime(null, now)).toBeNull();
+  });
 });

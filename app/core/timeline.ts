@@ -164,6 +164,15 @@ export function formatMs(ms: number | null): string {
 }
 
 /** Parses TradingView's {{timenow}} (ISO, e.g. 2026-11-25T18:30:05Z) or an epoch (s or ms); null otherwise. */
+/**
+ * A fire time worth storing: a whole epoch ms within a week before and a day after `now`.
+ * Anything else (1e308, year 1970 or 3000) is not TradingView's clock: no "fired" hop.
+ */
+export function plausibleFireTime(ms: number | null | undefined, now: number): number | null {
+  if (ms == null || !Number.isSafeInteger(ms)) return null;
+  return ms >= now - 7 * 86_400_000 && ms <= now + 86_400_000 ? ms : null;
+}
+
 export function parseFireTime(value: unknown): number | null {
   if (typeof value === "number" && Number.isFinite(value) && value > 0) return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
   if (typeof value !== "string") return null;

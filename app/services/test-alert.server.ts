@@ -12,6 +12,8 @@ import { D } from "#app/core/decimal.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { DEFAULT_SYMBOL, resolveSymbol } from "#app/core/products.ts";
+import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
+import { getSignal } from "#db/queries/signals.ts";
 import type { DB } from "#db/schema.ts";
 import { getExchange } from "./exchange.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
@@ -83,4 +85,37 @@ export async function sendTestAlert(
   } catch (error) {
     return { status: 0, signalId: null, answer: `The webhook endpoint could not be reached: ${(error as Error).message}`, message: shown };
   }
+}
+
+/** The query a page redirects to after sending: its builder choices plus the webhook's answer. */
+export function testAlertSearch(builder: URLSearchParams, sent: TestAlertResult, extra: Record<string, string> = {}): URLSearchParams {
+  const params = new URLSearchParams(builder);
+  for (const key of ["testStatus", "testSignal", "testAnswer", ...Object.keys(extra)]) params.delete(key);
+  params.set("testStatus", String(sent.status));
+  if (sent.signalId) params.set("testSignal", sent.signalId);
+  params.set("testAnswer", sent.answer.slice(0, 300));
+  for (const [key, value] of Object.entries(extra)) params.set(key, value);
+  return params;
+}
+
+/** The builder's choices as posted (the address the page had), without a previous answer. */
+export function postedBuilder(value: FormDataEntryValue | null): URLSearchParams {
+  const builder = new URLSearchParams(String(value ?? ""));
+  for (const key of ["testStatus", "testSignal", "testAnswer", "testStrategy"]) builder.delete(key);
+  return builder;
+}
+
+/** What a page shows after the redirect: the webhook's answer and the signal as it is now. */
+export async function testAlertFromUrl(db: Kysely<DB>, url: URL) {
+  const status = url.searchParams.get("testStatus");
+  if (status === null) return { sent: null, initial: null };
+  const sent = { status: Number(status), signalId: url.searchParams.get("testSignal"), answer: url.searchParams.get("testAnswer") ?? "" };
+  const signal = sent.signalId ? await getSignal(db, sent.signalId) : null;
+  const initial = signal
+    ? {
+        signal: { id: signal.id, status: signal.status, statusReason: signal.statusReason, symbol: signal.symbol, action: signal.action, quantity: signal.quantity, test: signal.payload.test === true },
+        timeline: await getSignalTimeline(db, signal.id),
+      }
+    : null;
+  return { sent, initial };
 }

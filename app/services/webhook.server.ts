@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { DecryptError, decryptSecret, encryptSecret, randomSecret, safeEqual } from "#app/core/crypto.ts";
 import { parseWebhookSignal } from "#app/core/schemas/webhook-signal.ts";
-import { parseFireTime } from "#app/core/timeline.ts";
+import { parseFireTime, plausibleFireTime } from "#app/core/timeline.ts";
 import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearSettingsCache, getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
 import { findSignalsByDedupeKeys } from "#db/queries/signals.ts";
@@ -277,7 +277,7 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
         },
       ],
       duplicateLogs: [duplicateLog(null, input.ip)],
-      timeline: { firedAt: parseFireTime(body.timenow) ?? signal.timestamp, receivedAt: now },
+      timeline: { firedAt: plausibleFireTime(parseFireTime(body.timenow) ?? signal.timestamp, now), receivedAt: now },
     });
     if (stored.duplicateOf) return duplicateOutcome(stored.duplicateOf);
   } catch (error) {

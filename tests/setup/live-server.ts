@@ -27,7 +27,8 @@ export async function startLiveServer(dialect: Dialect, env: Record<string, stri
   const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "live-server-secret-0123456789abcdef0123456", DATA_DIR: "/tmp/perpdesk-test-unused", ...env });
   const hub = new LiveHub({ db: database.db });
   const app = createApp({ config, database, build: await loadBuild(), hub, mode: "production" });
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch, websocket });
+  // env.PORT: listen there (the app's config says the same port: it posts to itself, e.g. Send test alert).
+  const server = Bun.serve({ port: env.PORT ? Number(env.PORT) : 0, hostname: "127.0.0.1", fetch: app.fetch, websocket });
   hub.attach(server);
   await hub.start();
   const base = `127.0.0.1:${server.port}`;

@@ -13,6 +13,9 @@ import type { ReactNode } from "react";
 import { SYMBOLS } from "#app/core/products.ts";
 import type { StrategyInput } from "#app/core/schemas/strategy.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
+import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
+import { type SignalNow, TestAlertCard, type TestAlertSent } from "#app/components/webhook/test-alert-card.tsx";
+import type { StrategyHeartbeat } from "#db/queries/heartbeats.ts";
 import { parseStrategyForm } from "./form-schema.ts";
 
 export interface StrategyCard extends StrategyInput {
@@ -149,7 +152,27 @@ function Summary({ s }: { s: StrategyCard }) {
   );
 }
 
-export function StrategiesScreen({ strategies, canManage, lastResult, editing }: { strategies: StrategyCard[]; canManage: boolean; lastResult?: SubmissionResult<string[]> & { formId?: string }; editing: string | null }) {
+/** Issue 12 extras per strategy: its heartbeat alarm and the last test alert sent from this screen. */
+export interface StrategyExtras {
+  heartbeats: Record<string, StrategyHeartbeat>;
+  now: number;
+  builderSearch: string;
+  test: { strategyId: string | null; sent: TestAlertSent | null; initial: SignalNow | null };
+}
+
+export function StrategiesScreen({
+  strategies,
+  canManage,
+  lastResult,
+  editing,
+  extras,
+}: {
+  strategies: StrategyCard[];
+  canManage: boolean;
+  lastResult?: SubmissionResult<string[]> & { formId?: string };
+  editing: string | null;
+  extras: StrategyExtras;
+}) {
   return (
     <Stack spacing={3}>
       {canManage ? (
@@ -204,6 +227,19 @@ export function StrategiesScreen({ strategies, canManage, lastResult, editing }:
             {/* The strategy's alerts trade at its own leverage: no leverage field here. */}
             <AlertBuilder secret={s.secret} url={s.webhookUrl} strategy={s.name} prefix={`s${index}`} title={`Alert for ${s.name}`} testId={`alert-builder-${s.id}`} />
           </Box>
+          <HeartbeatRow id={s.id} heartbeat={extras.heartbeats[s.id] ?? null} now={extras.now} canManage={canManage} />
+          {canManage ? (
+            <Box sx={{ mt: 1.5 }}>
+              <TestAlertCard
+                bare
+                action="/strategies"
+                hidden={{ id: s.id, prefix: `s${index}` }}
+                builderSearch={extras.builderSearch}
+                sent={extras.test.strategyId === s.id ? extras.test.sent : null}
+                initial={extras.test.strategyId === s.id ? extras.test.initial : null}
+              />
+            </Box>
+          ) : null}
           {canManage ? (
             <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 2, flexWrap: "wrap" }}>
               <Form method="post">
@@ -239,6 +275,45 @@ export function StrategiesScreen({ strategies, canManage, lastResult, editing }:
           ) : null}
         </Paper>
       ))}
+    </Stack>
+  );
+}
+
+/** The strategy's missed-alert alarm: its state, and (admins) the interval it expects a heartbeat at. */
+function HeartbeatRow({ id, heartbeat, now, canManage }: { id: string; heartbeat: StrategyHeartbeat | null; now: number; canManage: boolean }) {
+  const color = heartbeat?.state === "missed" ? "error" : heartbeat?.state === "ok" ? "success" : "default";
+  return (
+    <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 1.5, alignItems: "center", flexWrap: "wrap" }} data-testid={`strategy-heartbeat-${id}`}>
+      <Typography variant="body2" sx={{ fontWeight: 600 }}>
+        Heartbeat
+      </Typography>
+      <Chip size="small" color={color} label={heartbeat ? heartbeat.state.toUpperCase() : "OFF"} data-testid="strategy-heartbeat-state" />
+      <Typography variant="body2" color="text.secondary">
+        {heartbeat ? heartbeatStateText(heartbeat, now) : 'Not expected. Send {"secret": "<its secret>", "action": "heartbeat"} on every bar close to be warned when alerts stop.'}
+      </Typography>
+      {canManage ? (
+        <Form method="post" style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap" }}>
+          <input type="hidden" name="intent" value="heartbeat" />
+          <input type="hidden" name="id" value={id} />
+          <input
+            name="intervalSeconds"
+            type="number"
+            min={60}
+            defaultValue={heartbeat?.intervalSeconds ?? 3600}
+            aria-label="Heartbeat every (seconds)"
+            style={{ width: 100 }}
+            data-testid="strategy-heartbeat-interval"
+          />
+          <Button type="submit" size="small" variant="outlined">
+            {heartbeat ? "Save" : "Expect heartbeat"}
+          </Button>
+          {heartbeat ? (
+            <Button type="submit" name="off" value="1" size="small" color="inherit">
+              Stop
+            </Button>
+          ) : null}
+        </Form>
+      ) : null}
     </Stack>
   );
 }

@@ -22,19 +22,55 @@ export interface TestAlertSent {
   answer: string;
 }
 
-interface SignalNow {
+export interface SignalNow {
   signal: { id: string; status: string; statusReason: string | null; symbol: string; action: string; quantity: string; test: boolean };
   timeline: SignalTimeline | null;
 }
 
 const FINAL = new Set(["executed", "failed", "skipped"]);
 
-export function TestAlertCard({ builderSearch, sent, initial }: { builderSearch: string; sent: TestAlertSent | null; initial: SignalNow | null }) {
+export function TestAlertCard({
+  builderSearch,
+  sent,
+  initial,
+  action = "/webhook",
+  hidden = {},
+  bare = false,
+}: {
+  builderSearch: string;
+  sent: TestAlertSent | null;
+  initial: SignalNow | null;
+  /** The page whose action sends it (Webhook Config, or Strategies with the strategy's id). */
+  action?: string;
+  hidden?: Record<string, string>;
+  /** Inside another card (a strategy's): the button and the steps only. */
+  bare?: boolean;
+}) {
   // With JavaScript the builder keeps its choices in the address bar: send what it shows now.
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     const input = event.currentTarget.elements.namedItem("builder") as HTMLInputElement | null;
     if (input) input.value = window.location.search;
   };
+  const form = (
+    <Form method="post" action={action} onSubmit={onSubmit}>
+      <input type="hidden" name="intent" value="test-alert" />
+      <input type="hidden" name="builder" value={builderSearch} />
+      {Object.entries(hidden).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <Button type="submit" variant={bare ? "outlined" : "contained"} size={bare ? "small" : "medium"} data-testid="test-alert-send">
+        Send test alert
+      </Button>
+    </Form>
+  );
+  if (bare) {
+    return (
+      <Box sx={{ minWidth: 0 }} data-testid="test-alert-card">
+        {form}
+        {sent ? <TestAlertProgress sent={sent} initial={initial} /> : null}
+      </Box>
+    );
+  }
   return (
     <Paper variant="outlined" sx={{ p: 2.5, minWidth: 0 }} data-testid="test-alert-card">
       <Typography variant="h3" component="h2" sx={{ mb: 2 }}>
@@ -45,13 +81,7 @@ export function TestAlertCard({ builderSearch, sent, initial }: { builderSearch:
         to this server's public webhook URL, as TradingView would. It goes through the whole pipeline and is traded on the simulator's test
         account whatever exchange is active, then closed again: no position, no P&amp;L.
       </Typography>
-      <Form method="post" action="/webhook" onSubmit={onSubmit}>
-        <input type="hidden" name="intent" value="test-alert" />
-        <input type="hidden" name="builder" value={builderSearch} />
-        <Button type="submit" variant="contained" data-testid="test-alert-send">
-          Send test alert
-        </Button>
-      </Form>
+      {form}
       {sent ? <TestAlertProgress sent={sent} initial={initial} /> : null}
     </Paper>
   );

@@ -1,7 +1,7 @@
 // /strategies: the Strategies screen (issue 12, docs/decisions/027-strategies.md). Every role
 // reads; admins create, edit, enable/disable, rotate and delete through this route's action
 // (plain form posts, so it works without JavaScript), with the services /api/strategies uses.
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
@@ -10,15 +10,31 @@ import { StrategiesScreen } from "#app/components/strategies/strategies-screen.t
 import { StrategyStatsTable } from "#app/components/strategies/strategy-stats.tsx";
 import { can } from "#app/core/auth/permissions.ts";
 import { StrategyError, changeStrategy, createStrategy, getStrategyStatistics, listStrategyViews, removeStrategy, rotateStrategySecret, updateStrategy } from "#app/services/strategies.server.ts";
+import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
+import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
+import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
 import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const [strategies, stats] = await Promise.all([listStrategyViews(request, context, user.role), getStrategyStatistics(context.db)]);
-  const edit = new URL(request.url).searchParams.get("edit");
-  return json({ strategies, stats, canManage: can(user.role, "strategies.manage"), editing: strategies.some((s) => s.id === edit) ? edit : null }, { headers: NO_STORE });
+  const url = new URL(request.url);
+  const [strategies, stats, heartbeats, test] = await Promise.all([
+    listStrategyViews(request, context, user.role),
+    getStrategyStatistics(context.db),
+    listStrategyHeartbeats(context.db),
+    testAlertFromUrl(context.db, url),
+  ]);
+  const edit = url.searchParams.get("edit");
+  const extras = {
+    heartbeats: Object.fromEntries(heartbeats.map((h) => [h.strategyKey, h])),
+    now: Date.now(),
+    builderSearch: url.search,
+    test: { strategyId: url.searchParams.get("testStrategy"), ...test },
+  };
+  return json({ strategies, stats, canManage: can(user.role, "strategies.manage"), editing: strategies.some((s) => s.id === edit) ? edit : null, extras }, { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -48,6 +64,26 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return refused(error);
     }
   }
+  if (intent === "heartbeat" || intent === "test-alert") {
+    const strategy = (await listStrategyViews(request, context, user.role)).find((s) => s.id === id);
+    if (!strategy) return refused(new StrategyError(404, "Strategy not found"));
+    if (intent === "heartbeat") {
+      if (formData.get("off")) {
+        await setHeartbeatExpectation(context.db, id, null, user.username);
+        return done("Heartbeat alarm off", `No heartbeat is expected from ${strategy.name} any more`);
+      }
+      const parsed = HeartbeatExpectationSchema.safeParse({ intervalSeconds: formData.get("intervalSeconds"), graceSeconds: formData.get("graceSeconds") ?? "" });
+      if (!parsed.success) return refused(new StrategyError(400, parsed.error.issues[0]?.message ?? "Invalid interval"));
+      await setHeartbeatExpectation(context.db, id, parsed.data, user.username);
+      return done("Heartbeat alarm on", `${strategy.name} must send a heartbeat alert every ${parsed.data.intervalSeconds} s`);
+    }
+    // Send test alert with the strategy's own secret and builder (issue 12).
+    const builder = postedBuilder(formData.get("builder"));
+    const { options } = parseAlertBuilderParams(builder, { prefix: String(formData.get("prefix") ?? "alert"), strategy: strategy.name });
+    if (!strategy.secret) return refused(new StrategyError(409, `The secret of ${strategy.name} cannot be read (APP_SECRET changed): rotate it`));
+    const sent = await sendTestAlert(context.db, options, strategy.secret, { port: context.config.PORT });
+    return redirect(`/strategies?${testAlertSearch(builder, sent, { testStrategy: id })}`, { headers: NO_STORE });
+  }
   try {
     if (intent === "toggle") {
       const views = await listStrategyViews(request, context, user.role);
@@ -76,7 +112,7 @@ export default function StrategiesPage() {
   return (
     <Screen title="Strategies">
       <StrategyStatsTable stats={data.stats} />
-      <StrategiesScreen strategies={data.strategies} canManage={data.canManage} lastResult={answer?.result} editing={answer?.editing ?? data.editing} />
+      <StrategiesScreen strategies={data.strategies} canManage={data.canManage} lastResult={answer?.result} editing={answer?.editing ?? data.editing} extras={data.extras} />
     </Screen>
   );
 }

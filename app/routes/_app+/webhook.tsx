@@ -55,9 +55,7 @@ import { LatencySummaryTable } from "#app/components/signals/latency-summary.tsx
 import { HeartbeatCard } from "#app/components/webhook/heartbeat-card.tsx";
 import { TestAlertCard } from "#app/components/webhook/test-alert-card.tsx";
 import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
-import { sendTestAlert } from "#app/services/test-alert.server.ts";
-import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
-import { getSignal } from "#db/queries/signals.ts";
+import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
 import { getLatencySummary } from "#db/queries/signal-timeline.ts";
@@ -77,12 +75,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   ]);
   const heartbeat = heartbeats.find((h) => h.strategyKey === DEFAULT_STRATEGY_KEY) ?? null;
   // "Send test alert": the webhook's answer comes back in the address, the signal's state is read now.
-  const testStatus = new URL(request.url).searchParams.get("testStatus");
-  const testSent = testStatus === null ? null : { status: Number(testStatus), signalId: new URL(request.url).searchParams.get("testSignal"), answer: new URL(request.url).searchParams.get("testAnswer") ?? "" };
-  const testSignal = testSent?.signalId ? await getSignal(context.db, testSent.signalId) : null;
-  const testInitial = testSignal
-    ? { signal: { id: testSignal.id, status: testSignal.status, statusReason: testSignal.statusReason, symbol: testSignal.symbol, action: testSignal.action, quantity: testSignal.quantity, test: testSignal.payload.test === true }, timeline: await getSignalTimeline(context.db, testSignal.id) }
-    : null;
+  const { sent: testSent, initial: testInitial } = await testAlertFromUrl(context.db, new URL(request.url));
   const protection = protectionLines(trading, "signal");
   const url = new URL(request.url);
   const rotated = url.searchParams.has("rotated");
@@ -132,16 +125,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   }
   if (intent === "test-alert") {
-    const builder = new URLSearchParams(String(form?.get("builder") ?? ""));
-    for (const key of ["testStatus", "testSignal", "testAnswer"]) builder.delete(key);
+    const builder = postedBuilder(form?.get("builder") ?? null);
     const trading = await getTradingConfig(context.db);
     const { options } = parseAlertBuilderParams(builder, { leverageApplies: trading.applyLeverageToSignals });
     const secret = await getWebhookSecret(context.db, context.config.appSecret);
     const sent = await sendTestAlert(context.db, options, secret, { port: context.config.PORT });
-    builder.set("testStatus", String(sent.status));
-    if (sent.signalId) builder.set("testSignal", sent.signalId);
-    builder.set("testAnswer", sent.answer.slice(0, 300));
-    return redirect(`/webhook?${builder}#test-alert`, { headers: NO_STORE });
+    return redirect(`/webhook?${testAlertSearch(builder, sent)}#test-alert`, { headers: NO_STORE });
   }
   if (intent === "heartbeat") {
     if (form?.get("off")) {
