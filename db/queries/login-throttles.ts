@@ -69,10 +69,14 @@ export async function reserveLoginAttempt(
 ): Promise<Reservation> {
   // Every row exists before the transaction, so FOR UPDATE always has a row to lock (two
   // transactions that both found no row would otherwise both pass).
+  // On InnoDB the multi-row INSERT IGNORE can deadlock with the FOR UPDATE of a parallel
+  // attempt (insert-intention vs record locks): it is retried like the transaction below.
   const now = nowMs();
-  const seed = db.insertInto("login_throttles").values(keys.map(({ key }) => ({ key, failures: 0, locked_until: null, updated_at: now })));
-  if (isMysql(db)) await seed.ignore().execute();
-  else await seed.onConflict((oc) => oc.column("key").doNothing()).execute();
+  await transactionWithLockRetry(db, async (trx) => {
+    const seed = trx.insertInto("login_throttles").values(keys.map(({ key }) => ({ key, failures: 0, locked_until: null, updated_at: now })));
+    if (isMysql(trx)) await seed.ignore().execute();
+    else await seed.onConflict((oc) => oc.column("key").doNothing()).execute();
+  });
   return transactionWithLockRetry(db, async (trx) => {
     const at = nowMs();
     let query = trx.selectFrom("login_throttles").selectAll().where("key", "in", keys.map((k) => k.key));
