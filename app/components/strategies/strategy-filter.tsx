@@ -3,18 +3,19 @@
 import { useLocation, useNavigate } from "@remix-run/react";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 
-export function StrategyFilter({ strategies, value, testId }: { strategies: { id: string; name: string }[]; value: string; testId: string }) {
+export function StrategyFilter({ strategies, value, testId }: { strategies: { id: string; name: string }[] | null | undefined; value: string | null | undefined; testId: string }) {
   const hydrated = useHydrated();
   const navigate = useNavigate();
   const location = useLocation();
-  if (strategies.length === 0) return null;
+  // No strategies (or a loader answer without them, e.g. its failure path): no filter.
+  if (!strategies || strategies.length === 0) return null;
   return (
     <form method="get" action={location.pathname} data-testid={testId} style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap", margin: "0 0 16px" }}>
       <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
         <span style={{ fontWeight: 600 }}>Strategy</span>
         <select
           name="strategy"
-          defaultValue={value}
+          defaultValue={value ?? ""}
           onChange={(e) => {
             if (hydrated) navigate(`${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`);
           }}
