@@ -68,5 +68,17 @@ describe.each(testDialects())("Strategies screen: heartbeat and test alert, %s",
     expect(html).toContain('data-testid="strategy-heartbeat-state"');
     expect(html).toContain("WAITING");
     expect(await db().selectFrom("positions").select("id").execute()).toEqual([]);
+
+    // A strategy limited to BTC-PERP, its builder on {{ticker}}: the test trades BTC-PERP, not the default product.
+    await setPrice(db(), "BTC-PERP", "95000", "test");
+    const btcOnly = (await (await fetch(`${origin}/api/strategies`, { method: "POST", headers: { cookie: admin, origin, "content-type": "application/json" }, body: JSON.stringify({ name: "BtcOnly", allowedSymbols: ["BTC-PERP"] }) })).json()) as { id: string };
+    const sentBtc = await post("/strategies", { intent: "test-alert", id: btcOnly.id, prefix: "s1", builder: "?s1=1&s1_mode=entry" });
+    const at = new URL(sentBtc.headers.get("location")!, origin);
+    expect(at.searchParams.get("testStatus")).toBe("200");
+    const btcSignal = await waitFor("executed", async () => {
+      const row = await db().selectFrom("signals").select(["status", "symbol", "status_reason"]).where("id", "=", at.searchParams.get("testSignal")!).executeTakeFirst();
+      return row?.status === "executed" ? row : null;
+    });
+    expect(btcSignal.symbol).toBe("BTC-PERP");
   });
 });

@@ -123,7 +123,11 @@ function TestAlertProgress({ sent, initial }: { sent: TestAlertSent; initial: Si
           </Stack>
         </Step>
       ) : (
-        <Alert severity="error">The webhook did not store the test alert: nothing else happened.</Alert>
+        <Alert severity="error">
+          {sent.signalId
+            ? "The webhook refused the test alert (it is stored as failed, with the reason above): nothing was traded."
+            : "The webhook did not store the test alert: nothing else happened."}
+        </Alert>
       )}
       {accepted && now?.timeline ? (
         <Step n={3} label="Latency timeline" ok={null}>

@@ -10,7 +10,7 @@ import { StrategiesScreen } from "#app/components/strategies/strategies-screen.t
 import { StrategyStatsTable } from "#app/components/strategies/strategy-stats.tsx";
 import { can } from "#app/core/auth/permissions.ts";
 import { StrategyError, changeStrategy, createStrategy, getStrategyStatistics, listStrategyViews, removeStrategy, rotateStrategySecret, updateStrategy } from "#app/services/strategies.server.ts";
-import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
+import { TICKER, parseAlertBuilderParams } from "#app/core/alerts/template.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
@@ -79,7 +79,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     // Send test alert with the strategy's own secret and builder (issue 12).
     const builder = postedBuilder(formData.get("builder"));
-    const { options } = parseAlertBuilderParams(builder, { prefix: String(formData.get("prefix") ?? "alert"), strategy: strategy.name });
+    const parsed = parseAlertBuilderParams(builder, { prefix: String(formData.get("prefix") ?? "alert"), strategy: strategy.name });
+    // {{ticker}}: the test trades a product the strategy may trade (its first allowed one).
+    const options = parsed.options.symbol === TICKER && strategy.allowedSymbols.length > 0 ? { ...parsed.options, symbol: strategy.allowedSymbols[0]! } : parsed.options;
     if (!strategy.secret) return refused(new StrategyError(409, `The secret of ${strategy.name} cannot be read (APP_SECRET changed): rotate it`));
     const sent = await sendTestAlert(context.db, options, strategy.secret, { port: context.config.PORT });
     return redirect(`/strategies?${testAlertSearch(builder, sent, { testStrategy: id })}`, { headers: NO_STORE });
