@@ -123,4 +123,26 @@ describe("strategies", () => {
     expect(await noOverflow()).toBe(true);
     await screenshot(page, "strategies-390");
   }, 90_000);
+
+  test("the strategy's Send test alert: its steps and latency timeline fill in on its card; the statistics list it", async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto("/strategies");
+    await waitForHydration(page, problems);
+    const card = page.getByTestId("strategy-Breakout");
+    await visible(card);
+    const positionsBefore = ((await (await page.request.get("/api/positions")).json()) as unknown[]).length;
+    await card.getByTestId("test-alert-send").click();
+    const progress = page.getByTestId("strategy-Breakout").getByTestId("test-alert-progress");
+    await visible(progress);
+    await expect.poll(() => progress.getAttribute("data-settled"), { timeout: 20_000 }).toBe("yes");
+    expect(await progress.getByTestId("test-alert-status").innerText()).toBe("executed");
+    // {{ticker}} on a strategy limited to ETH-PERP: the test trades ETH-PERP, sized by the strategy (x2).
+    expect(await progress.getByTestId("test-alert-reason").innerText()).toMatch(/^Test alert: BUY 0\.02 ETH-PERP filled at [\d,.]+ on the simulator's test account/);
+    const timeline = progress.getByTestId("signal-timeline");
+    await expect.poll(() => timeline.getAttribute("data-last-hop"), { timeout: 10_000 }).toBe("filled");
+    expect(((await (await page.request.get("/api/positions")).json()) as unknown[]).length).toBe(positionsBefore);
+    expect(await page.getByTestId("strategy-stats").innerText()).toContain("Breakout");
+    await screenshot(page, "strategies-test-alert");
+    expect(problems.errors).toEqual([]);
+  }, 60_000);
 });
