@@ -45,14 +45,36 @@ export async function recordActivities(db: Db, entries: NewActivityLog[], extraE
   await appendEvents(db, [...events, ...extraEvents]);
 }
 
+export interface ActivityLogQuery {
+  limit?: number;
+  type?: string;
+  level?: string;
+  /** Cursor: only entries with a smaller id (older). */
+  beforeId?: number;
+  viewer?: LogViewer;
+  strategy?: string;
+  /** Created at or after this time (epoch ms). */
+  fromMs?: number;
+  /** Created before this time (epoch ms, exclusive). */
+  toMs?: number;
+  /** Case-insensitive substring of the message. */
+  q?: string;
+}
+
 /**
  * Newest first. `viewer` (a non-admin) reads only the sign-in entries about itself and no
  * addresses (app/core/auth/log-privacy.ts); without it, everything.
  */
-export async function listActivityLogs(
-  db: Db,
-  options: { limit?: number; type?: string; level?: string; beforeId?: number; viewer?: LogViewer; strategy?: string } = {},
-): Promise<ActivityLog[]> {
+export async function listActivityLogs(db: Db, options: ActivityLogQuery = {}): Promise<ActivityLog[]> {
+  return (await pageActivityLogs(db, options)).logs;
+}
+
+/**
+ * One page, newest first (by id), and the cursor of the next, older page: the id to pass as
+ * `beforeId`, or null when this page holds the oldest matching entry. Ids only grow, so
+ * entries written between page requests land before the first page and never shift a page.
+ */
+export async function pageActivityLogs(db: Db, options: ActivityLogQuery = {}): Promise<{ logs: ActivityLog[]; nextCursor: number | null }> {
   let query = db.selectFrom("activity_logs").selectAll();
   const viewer = options.viewer && !can(options.viewer.role, "logs.sensitive") ? options.viewer : null;
   if (viewer) {
@@ -64,13 +86,23 @@ export async function listActivityLogs(
   if (options.type) query = query.where("type", "=", options.type);
   if (options.level) query = query.where("level", "=", options.level);
   if (options.beforeId) query = query.where("id", "<", options.beforeId);
+  if (options.fromMs !== undefined) query = query.where("created_at", ">=", options.fromMs);
+  if (options.toMs !== undefined) query = query.where("created_at", "<", options.toMs);
+  if (options.q) {
+    // lower() on both sides: SQLite's LIKE folds ASCII only and MariaDB's depends on the collation.
+    const pattern = `%${options.q.toLowerCase().replace(/[!%_]/g, "!$&")}%`;
+    query = query.where(sql<boolean>`lower(${sql.ref("message")}) like ${pattern} escape '!'`);
+  }
   const strategy = options.strategy;
   if (strategy) query = query.where((eb) => logOfStrategy(eb, db, strategy));
+  const limit = Math.min(Math.max(options.limit ?? 20, 1), 1000);
   const rows = await query
     .orderBy("id", "desc")
-    .limit(Math.min(Math.max(options.limit ?? 20, 1), 1000))
+    .limit(limit + 1)
     .execute();
-  const entries = rows.map((r) => ({
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const entries = page.map((r) => ({
     id: Number(r.id),
     type: r.type,
     level: (LOG_LEVELS as readonly string[]).includes(r.level) ? (r.level as LogLevel) : "info",
@@ -78,5 +110,18 @@ export async function listActivityLogs(
     data: parseJson<Record<string, unknown>>(r.data, {}),
     createdAt: toIso(r.created_at)!,
   }));
-  return viewer ? entries.flatMap((e) => logForViewer(e, viewer) ?? []) : entries;
+  const nextCursor = more ? entries[entries.length - 1]!.id : null;
+  return { logs: viewer ? entries.flatMap((e) => logForViewer(e, viewer) ?? []) : entries, nextCursor };
+}
+
+/** Every matching entry, newest first, read in pages of 1000 (the CSV export). */
+export async function allActivityLogs(db: Db, options: Omit<ActivityLogQuery, "limit" | "beforeId">, max = 100_000): Promise<ActivityLog[]> {
+  const all: ActivityLog[] = [];
+  let beforeId: number | undefined;
+  for (;;) {
+    const { logs, nextCursor } = await pageActivityLogs(db, { ...options, limit: 1000, beforeId });
+    all.push(...logs);
+    if (nextCursor === null || all.length >= max) return all;
+    beforeId = nextCursor;
+  }
 }

@@ -309,7 +309,7 @@ function PanelBody({
   );
 }
 
-function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolean }) {
+export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolean }) {
   const preview = dataPreview(log.data);
   return (
     <li className={S.entry} data-testid="activity-log-entry" data-level={log.level} data-type={log.type}>

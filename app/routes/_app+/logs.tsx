@@ -1,37 +1,50 @@
-// /logs: the Activity Logs screen (SPEC.md §2 "Logs"): the latest 100 entries, polled every
-// 30 s and refreshed by live activity_log messages. The loader renders them on the server,
-// so the list shows without JavaScript.
+// /logs: the Activity Logs screen (SPEC.md §2 "Logs", issue 13): every entry, newest first,
+// 100 a page, paged by cursor (?before=<id>, the id the "Older" link carries), filtered by a
+// GET form: from/to (days, `to` inclusive), type, level, strategy and q (a case-insensitive
+// substring of the message). The loader renders the page on the server, so filters and
+// paging work without JavaScript; with it "Older" loads in place and the newest page polls
+// every 30 s and follows live activity_log messages. Export to CSV is
+// GET /api/logs?format=csv with the same filters: every matching entry, not one page.
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
-import { ActivityLogPanel, LOGS_SCREEN_LIMIT, LOGS_SCREEN_POLL_MS } from "#app/components/activity-log/activity-log-panel.tsx";
+import { useLoaderData, useLocation } from "@remix-run/react";
+import { LOGS_SCREEN_LIMIT, LOGS_SCREEN_POLL_MS } from "#app/components/activity-log/activity-log-panel.tsx";
 import type { ActivityLog } from "#app/components/activity-log/activity-log-utils.ts";
+import { logDbFilters, parseLogQuery } from "#app/components/activity-log/log-query.ts";
+import { LogsBrowser } from "#app/components/activity-log/logs-browser.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { requireUser } from "#app/utils/auth.server.ts";
-import { listActivityLogs } from "#db/queries/activity-logs.ts";
-import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
+import { pageActivityLogs } from "#db/queries/activity-logs.ts";
 import { strategyNames } from "#app/services/strategies.server.ts";
-import { NO_STORE } from "#app/utils/api.server.ts";
+import { NO_STORE, queryInt } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const strategy = (new URL(request.url).searchParams.get("strategy") ?? "").slice(0, 40);
-  const [logs, strategies] = await Promise.all([listActivityLogs(context.db, { limit: LOGS_SCREEN_LIMIT, viewer: user, strategy: strategy || undefined }), strategyNames(context.db)]);
-  return json({ logs, strategy, strategies }, { headers: NO_STORE });
+  const params = new URL(request.url).searchParams;
+  const filters = parseLogQuery(params);
+  const before = queryInt(params, "before", 0, 0, Number.MAX_SAFE_INTEGER);
+  const [page, strategies] = await Promise.all([
+    pageActivityLogs(context.db, { ...logDbFilters(filters), limit: LOGS_SCREEN_LIMIT, viewer: user, beforeId: before > 0 ? before : undefined }),
+    strategyNames(context.db),
+  ]);
+  return json({ logs: page.logs, nextCursor: page.nextCursor, before: before > 0 ? before : null, filters, strategies }, { headers: NO_STORE });
 }
 
 export default function Page() {
-  const { logs, strategy, strategies } = useLoaderData<typeof loader>();
+  const { logs, nextCursor, before, filters, strategies } = useLoaderData<typeof loader>();
+  const location = useLocation();
   return (
     <Screen title="Activity Logs">
-      <StrategyFilter strategies={strategies} value={strategy} testId="logs-strategy-filter" />
-      <ActivityLogPanel
-        key={strategy}
-        strategy={strategy || undefined}
-        initialLogs={logs as ActivityLog[]}
+      <LogsBrowser
+        // A new query (filters or cursor) starts from its own server page.
+        key={location.search}
+        logs={logs as ActivityLog[]}
+        nextCursor={nextCursor}
+        before={before}
+        filters={filters}
+        strategies={strategies}
         limit={LOGS_SCREEN_LIMIT}
         refetchIntervalMs={LOGS_SCREEN_POLL_MS}
-        title="Recent activity"
       />
     </Screen>
   );
