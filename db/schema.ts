@@ -241,6 +241,17 @@ export interface ActivityLogsTable {
   created_at: Millis;
 }
 
+/** The audit trail (issue 13, db/queries/audit.ts): never deleted by a reset or housekeeping. */
+export interface AuditEntriesTable {
+  id: AutoId;
+  created_at: Millis;
+  actor: string; // username or "system"
+  action: string; // e.g. trading_config.update
+  target: string; // e.g. a strategy id, "webhook_secret"
+  changes: string; // JSON: { field: { before, after } }, secrets as "(changed)"
+  ip: string | null;
+}
+
 export interface EventsTable {
   id: AutoId;
   type: string; // dashboard_update | new_signal | trade_update | activity_log | system_status
@@ -395,6 +406,7 @@ export interface DB {
   trades: TradesTable;
   positions: PositionsTable;
   activity_logs: ActivityLogsTable;
+  audit_entries: AuditEntriesTable;
   events: EventsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   profiles: ProfilesTable;

@@ -38,6 +38,7 @@ import {
 import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "./credentials.server.ts";
 import { getExchange, testCoinbaseConnection } from "./exchange.server.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 // ---------------------------------------------------------------------------------------
 // Exchanges (SPEC.md §2 Exchanges, §7 /api/exchanges*) and API Settings (/api/credentials*)
@@ -175,6 +176,7 @@ export async function createExchange(db: Kysely<DB>, config: CredentialsConfig, 
       sandbox: input.sandbox,
       isEnabled: input.isEnabled,
     });
+    await recordAudit(trx, { actor: by, action: "exchange.create", target: connection.id, after: { exchangeName: connection.exchangeName, accountName: connection.accountName, apiKey: input.apiKey, apiSecret: input.apiSecret, passphrase: input.passphrase ?? null, sandbox: connection.sandbox, isEnabled: connection.isEnabled } });
     await logChange(trx, "success", `Exchange connected: ${EXCHANGE_LABELS[input.exchangeName]} account "${input.accountName}" (${envLabel(input.sandbox)}${input.isEnabled ? "" : ", disabled"}) by ${by}`, {
       exchangeId: connection.id,
       exchangeName: connection.exchangeName,
@@ -200,6 +202,7 @@ export async function updateExchangeFlags(db: Kysely<DB>, id: string, patch: Upd
     // where orders go: refused while positions or orders are open on the current one.
     if (before.isEnabled || changes.isEnabled) await assertNoOpenExposure(trx);
     const after = await updateExchangeConnection(trx, id, changes);
+    await recordAudit(trx, { actor: by, action: "exchange.update", target: id, before: { isEnabled: before.isEnabled, sandbox: before.sandbox }, after: { isEnabled: before.isEnabled, sandbox: before.sandbox, ...changes } });
     const words: string[] = [];
     if (changes.isEnabled !== undefined) words.push(changes.isEnabled ? "enabled" : "disabled");
     if (changes.sandbox !== undefined) words.push(changes.sandbox ? "switched to sandbox" : "switched to production (live trading)");
@@ -220,6 +223,7 @@ export async function deleteExchange(db: Kysely<DB>, id: string, by: string): Pr
     if (!existing) return null;
     if (existing.isEnabled) await assertNoOpenExposure(trx);
     await deleteExchangeConnection(trx, id);
+    await recordAudit(trx, { actor: by, action: "exchange.delete", target: id, before: { exchangeName: existing.exchangeName, accountName: existing.accountName, sandbox: existing.sandbox, isEnabled: existing.isEnabled } });
     await logChange(trx, "warning", `Exchange "${existing.accountName}" deleted by ${by}`, {
       exchangeId: id,
       exchangeName: existing.exchangeName,
@@ -344,6 +348,7 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           apiSecretEnc: encryptSecret(input.apiSecret, config.appSecret),
           sandbox: input.sandbox,
         });
+        await recordAudit(trx, { actor: by, action: "credentials.update", target: primary.id, before: { apiKey: primary.apiKey, apiSecret: storedSecret, sandbox: primary.sandbox }, after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox } });
         await logChange(trx, input.sandbox ? "success" : "warning", `API credentials of "${primary.accountName}" updated (${envLabel(input.sandbox)}) by ${by}`, {
           exchangeId: primary.id,
           accountName: primary.accountName,
@@ -360,6 +365,7 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           sandbox: input.sandbox,
           isEnabled: true,
         });
+        await recordAudit(trx, { actor: by, action: "credentials.create", target: created.id, after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox } });
         await logChange(trx, input.sandbox ? "success" : "warning", `API credentials saved (${envLabel(input.sandbox)}) by ${by}`, {
           exchangeId: created.id,
           accountName: created.accountName,
@@ -399,6 +405,7 @@ export async function saveCredentialSettings(db: Kysely<DB>, config: Credentials
       }
       if (primary.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
       await updateExchangeConnection(trx, primary.id, { sandbox });
+      await recordAudit(trx, { actor: by, action: "credentials.sandbox", target: primary.id, before: { sandbox: primary.sandbox }, after: { sandbox } });
       await logChange(trx, sandbox ? "info" : "warning", `Sandbox mode of "${primary.accountName}" turned ${sandbox ? "on" : "off (live trading)"} by ${by}`, {
         exchangeId: primary.id,
         accountName: primary.accountName,

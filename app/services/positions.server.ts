@@ -29,6 +29,7 @@ import { getClosedTradesPnl } from "./statistics.server.ts";
 import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts";
 import { getStrategy, positionInStrategy } from "#db/queries/strategies.ts";
 import { strategyConfig } from "#app/core/orders/strategy.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 type Db = Kysely<DB>;
 
@@ -374,6 +375,7 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
       }
     }
     const summary = { trades, signals, positions, logs, jobs };
+    await recordAudit(trx, { actor: by, action: "statistics.reset", target: "statistics", after: { deleted: summary } });
     await recordActivity(trx, {
       type: "system",
       level: "warning",

@@ -32,6 +32,7 @@ import type { DB } from "#db/schema.ts";
 import { publicOrigin } from "#app/utils/api.server.ts";
 import { alertTemplate } from "./webhook-config.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 export type StrategyParse = { success: true; input: StrategyInput } | { success: false; error: string; field?: string };
 
@@ -96,6 +97,7 @@ export async function createStrategy(db: Kysely<DB>, appSecret: string, input: S
   try {
     await db.transaction().execute(async (trx) => {
       await insertStrategy(trx, id, input, sealed(secret, appSecret));
+      await recordAudit(trx, { actor: by, action: "strategy.create", target: id, after: { ...input } });
       await recordActivity(trx, { type: "system", level: "info", message: `Strategy ${input.name} created by ${by}`, data: { strategyId: id, by } });
       await appendEvent(trx, "dashboard_update", { reason: "strategy" });
     });
@@ -113,6 +115,7 @@ export async function updateStrategy(db: Kysely<DB>, id: string, input: Strategy
   try {
     await db.transaction().execute(async (trx) => {
       await updateStrategyRow(trx, id, input);
+      await recordAudit(trx, { actor: by, action: "strategy.update", target: id, before: { ...toInput(before) }, after: { ...input } });
       const switched = before.enabled !== input.enabled ? (input.enabled ? " (enabled)" : " (disabled: its alerts are stored, not traded)") : "";
       await recordActivity(trx, { type: "system", level: switched && !input.enabled ? "warning" : "info", message: `Strategy ${input.name} updated by ${by}${switched}`, data: { strategyId: id, by } });
       await appendEvent(trx, "dashboard_update", { reason: "strategy" });
@@ -138,6 +141,7 @@ export async function rotateStrategySecret(db: Kysely<DB>, appSecret: string, id
   const secret = randomSecret();
   await db.transaction().execute(async (trx) => {
     await setStrategySecret(trx, id, sealed(secret, appSecret));
+    await recordAudit(trx, { actor: by, action: "strategy.rotate_secret", target: id, before: { secret: "previous" }, after: { secret: "new" } });
     await recordActivity(trx, { type: "webhook", level: "warning", message: `Webhook secret of strategy ${strategy.name} rotated by ${by}`, data: { strategyId: id, by } });
   });
   clearSettingsCache();
@@ -150,6 +154,7 @@ export async function removeStrategy(db: Kysely<DB>, id: string, by: string): Pr
   if (open > 0) throw new StrategyError(409, `Strategy ${strategy.name} has ${open} open position${open === 1 ? "" : "s"}: close ${open === 1 ? "it" : "them"} first`);
   await db.transaction().execute(async (trx) => {
     await deleteStrategyRow(trx, id);
+    await recordAudit(trx, { actor: by, action: "strategy.delete", target: id, before: { ...toInput(strategy) } });
     await recordActivity(trx, { type: "system", level: "warning", message: `Strategy ${strategy.name} deleted by ${by}: its secret no longer works`, data: { strategyId: id, by } });
     await appendEvent(trx, "dashboard_update", { reason: "strategy" });
   });

@@ -6,6 +6,7 @@ import { appendEvent } from "#db/queries/events.ts";
 import { clearSettingsCache } from "#db/queries/settings.ts";
 import { getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 export async function updateTradingConfig(
   db: Kysely<DB>,
@@ -17,6 +18,7 @@ export async function updateTradingConfig(
   if (!parsed.success) return { ok: false, error: parsed.error, field: parsed.field };
   await db.transaction().execute(async (trx) => {
     await saveTradingConfig(trx, parsed.config);
+    await recordAudit(trx, { actor: by, action: "trading_config.update", target: "trading_config", before: { ...current }, after: { ...parsed.config } });
     await recordActivity(trx, {
       type: "system",
       level: "info",
@@ -43,6 +45,7 @@ export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
     await setEmergencyStop(trx, true, by);
+    await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active: false }, after: { active: true } });
     // Queued work that would open or add to a position ends here, with the reason on each job.
     const pending = await trx
       .selectFrom("jobs")
@@ -73,6 +76,7 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
 export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
     await setEmergencyStop(trx, false, by);
+    await recordAudit(trx, { actor: by, action: "emergency_stop.reset", target: "emergency_stop", before: { active: true }, after: { active: false } });
     await recordActivity(trx, { type: "system", level: "success", message: `Emergency stop reset by ${by}` });
     await appendEvent(trx, "system_status", { component: "system", status: "online", message: EMERGENCY_RESET_MESSAGE });
   });

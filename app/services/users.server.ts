@@ -13,6 +13,7 @@ import { isMysql, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { REGISTRATION_OPEN_SETTING } from "./auth.server.ts";
 import { REQUIRE_TWO_FACTOR_SETTING, clearTwoFactor } from "./two-factor.server.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 export { REQUIRE_TWO_FACTOR_SETTING };
 export const LAST_ADMIN = "The last active admin cannot be demoted, disabled or deleted";
@@ -29,6 +30,7 @@ const shortCode = (code: string) => `${code.slice(0, 6)}…`;
 export async function createInviteBy(db: Kysely<DB>, by: User, role: Role, origin: string): Promise<InviteView> {
   return db.transaction().execute(async (trx) => {
     const invite = await createInvite(trx, { role, createdBy: by.id });
+    await recordAudit(trx, { actor: by.username, action: "invite.create", target: shortCode(invite.code), after: { role, expiresAt: invite.expiresAt } });
     await recordActivity(trx, {
       type: "auth",
       level: "info",
@@ -46,6 +48,7 @@ export async function listInvites(db: Kysely<DB>, origin: string): Promise<Invit
 export async function revokeInviteBy(db: Kysely<DB>, by: User, code: string): Promise<Outcome<null>> {
   return db.transaction().execute(async (trx) => {
     if (!(await revokeInvite(trx, code))) return { ok: false, status: 404, error: "Invitation not found" } as const;
+    await recordAudit(trx, { actor: by.username, action: "invite.revoke", target: shortCode(code), before: { revoked: false }, after: { revoked: true } });
     await recordActivity(trx, {
       type: "auth",
       level: "info",
@@ -99,6 +102,7 @@ export async function updateUserBy(
     }
     const resetTwoFactor = change.twoFactor === false && before.twoFactorEnabled;
     if (resetTwoFactor) await clearTwoFactor(trx, id);
+    await recordAudit(trx, { actor: by.username, action: "user.update", target: before.username, before: { role: before.role, disabled: before.disabled, twoFactorEnabled: before.twoFactorEnabled }, after: { role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor } });
     if (role === before.role && disabled === before.disabled) {
       if (resetTwoFactor) {
         await recordActivity(trx, {
@@ -140,6 +144,7 @@ export async function deleteUserBy(db: Kysely<DB>, by: User, id: string): Promis
     await deleteUserSessions(trx, id);
     await trx.deleteFrom("recovery_codes").where("user_id", "=", id).execute();
     await trx.deleteFrom("users").where("id", "=", id).execute();
+    await recordAudit(trx, { actor: by.username, action: "user.delete", target: user.username, before: { role: user.role, disabled: user.disabled } });
     await recordActivity(trx, {
       type: "auth",
       level: "warning",
@@ -166,6 +171,7 @@ export async function updateSecuritySettings(db: Kysely<DB>, by: User, change: P
     if (after.registrationOpen !== before.registrationOpen) await setSetting(trx, REGISTRATION_OPEN_SETTING, after.registrationOpen);
     if (after.requireTwoFactor !== before.requireTwoFactor) await setSetting(trx, REQUIRE_TWO_FACTOR_SETTING, after.requireTwoFactor);
     const changed = (Object.keys(after) as (keyof SecuritySettings)[]).filter((k) => after[k] !== before[k]);
+    if (changed.length > 0) await recordAudit(trx, { actor: by.username, action: "security_settings.update", target: "security_settings", before: { ...before }, after: { ...after } });
     if (changed.length > 0) {
       await recordActivity(trx, {
         type: "system",

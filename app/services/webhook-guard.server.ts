@@ -15,6 +15,7 @@ import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.t
 import { getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
 import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 export { TRADINGVIEW_ADDRESSES };
 export const WEBHOOK_ALLOWLIST_SETTING = "webhook_allowlist";
@@ -78,6 +79,7 @@ export function validateAllowlist(input: string): { ok: true; value: string } | 
 
 export async function saveAllowlist(db: Kysely<DB>, by: string, value: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await recordAudit(trx, { actor: by, action: "webhook_allowlist.update", target: "webhook_allowlist", before: { allowlist: (await getSetting<string>(trx, WEBHOOK_ALLOWLIST_SETTING)) ?? "" }, after: { allowlist: value } });
     await setSetting(trx, WEBHOOK_ALLOWLIST_SETTING, value);
     await recordActivity(trx, {
       type: "system",

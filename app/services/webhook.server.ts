@@ -17,6 +17,7 @@ import type { DB } from "#db/schema.ts";
 import { BodyTooLargeError, readLimitedText } from "#app/utils/api.server.ts";
 import { OverloadedError, signalWriterFor } from "./signal-writer.server.ts";
 import { RejectionTally, activeAllowlist, addressAllowed } from "./webhook-guard.server.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 export const WEBHOOK_PLATFORM = "tradingview";
 export const WEBHOOK_PATH = `/api/webhook/${WEBHOOK_PLATFORM}`;
@@ -56,6 +57,7 @@ export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by:
   await db.transaction().execute(async (trx) => {
     await setSetting(trx, WEBHOOK_SECRET_KEY, { encrypted: encryptSecret(secret, appSecret), createdAt: new Date().toISOString() });
     await recordActivity(trx, { type: "webhook", level: "warning", message: `Webhook secret rotated by ${by}` });
+    await recordAudit(trx, { actor: by, action: "webhook_secret.rotate", target: "webhook_secret", before: { secret: "previous" }, after: { secret: "new" } });
   });
   clearSettingsCache();
   return secret;
@@ -383,6 +385,7 @@ export async function getStrictTickers(db: Kysely<DB>): Promise<boolean> {
 export async function saveStrictTickers(db: Kysely<DB>, by: string, on: boolean): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await setSetting(trx, STRICT_TICKERS_SETTING, on);
+    await recordAudit(trx, { actor: by, action: "strict_tickers.update", target: "strict_tickers", before: { strictTickers: !on }, after: { strictTickers: on } });
     await recordActivity(trx, {
       type: "system",
       level: "info",

@@ -17,6 +17,7 @@ import * as orderSlots from "./2026_11_25_0400_order_slots.ts";
 import * as strategies from "./2026_11_25_0750_strategies.ts";
 import * as signalTimeline from "./2026_11_25_0700_signal_timeline.ts";
 import * as strategyHeartbeats from "./2026_11_25_0800_strategy_heartbeats.ts";
+import * as auditEntries from "./2026_11_25_0900_audit_entries.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0600_exchange_stops": exchangeStops,
   "2026_11_25_0700_signal_timeline": signalTimeline,
   "2026_11_25_0800_strategy_heartbeats": strategyHeartbeats,
+  "2026_11_25_0900_audit_entries": auditEntries,
 };

@@ -7,6 +7,7 @@ import type { StrategyHeartbeatsTable } from "../schema.ts";
 import { recordActivity } from "./activity-logs.ts";
 import { appendEvents } from "./events.ts";
 import { type Db, isMysql, nowMs } from "./util.ts";
+import { recordAudit } from "./audit.ts";
 
 export const DEFAULT_STRATEGY_KEY = "default";
 export type HeartbeatRow = Selectable<StrategyHeartbeatsTable>;
@@ -56,11 +57,13 @@ export async function setHeartbeatExpectation(db: Db, strategyKey: string, expec
   await db.transaction().execute(async (trx) => {
     if (!expectation) {
       await trx.deleteFrom("strategy_heartbeats").where("strategy_key", "=", strategyKey).execute();
+      await recordAudit(trx, { actor: by, action: "heartbeat.clear", target: strategyKey, before: { expected: true }, after: { expected: false } });
       await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await names(trx)).get(strategyKey) ?? strategyKey} (by ${by})` });
       return;
     }
     const now = nowMs();
     const grace = expectation.graceSeconds ?? defaultGrace(expectation.intervalSeconds);
+    await recordAudit(trx, { actor: by, action: "heartbeat.set", target: strategyKey, after: { intervalSeconds: expectation.intervalSeconds, graceSeconds: grace } });
     const values = { interval_seconds: expectation.intervalSeconds, grace_seconds: grace, state: "waiting", missed_since: null, updated_at: now };
     // A new expectation starts its clock now (created_at), keeping the last heartbeat seen.
     const insert = trx.insertInto("strategy_heartbeats").values({ strategy_key: strategyKey, last_at: null, created_at: now, ...values });

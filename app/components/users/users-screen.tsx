@@ -79,7 +79,14 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }:
   const copy = useCopy();
   const toDelete = users.find((u) => u.id === confirmDeleteId) ?? null;
   return (
-    <Screen title="Users">
+    <Screen
+      title="Users"
+      actions={
+        <Button component={RemixLink} to="/audit" size="small" data-testid="audit-link">
+          Audit trail
+        </Button>
+      }
+    >
       {toDelete ? (
         <Alert severity="warning" sx={{ mb: 2 }} data-testid="confirm-delete">
           <Typography sx={{ mb: 1 }}>{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>

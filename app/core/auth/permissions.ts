@@ -35,6 +35,8 @@ export const PERMISSIONS = {
   "users.manage": ADMIN,
   /** Activity-log IP addresses and other users' sign-in events. */
   "logs.sensitive": ADMIN,
+  /** The audit trail (issue 13, decision 029): GET /api/audit and the Audit trail screen. */
+  "audit.read": ADMIN,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -56,6 +58,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   "strategies.manage": "manage strategies",
   "users.manage": "manage users",
   "logs.sensitive": "read other users' sign-in details",
+  "audit.read": "read the audit trail",
 };
 
 export function can(role: Role | null | undefined, permission: Permission): boolean {

@@ -26,6 +26,7 @@ import { recordActivity } from "#db/queries/activity-logs.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { recordAudit } from "#db/queries/audit.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -89,6 +90,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "contract-sizes") {
     const value = form.get("value") === "true";
     await setCoinbaseContractSizes(context.db, value);
+    await recordAudit(context.db, { actor: user.username, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: !value }, after: { value } });
     await recordActivity(context.db, {
       type: "system",
       level: "info",
