@@ -31,6 +31,9 @@ import {
   screenshot,
   squash,
   unexpectedErrors,
+  type FakePrices,
+  freePort,
+  startFakePrices,
   useSuite,
   visible,
   waitForHydration,
@@ -54,10 +57,25 @@ let adminProblems: PageProblems;
 /** Every page's problems, for the final check (step 9). */
 const allProblems: { label: string; problems: PageProblems; allowedStatuses: number[] }[] = [];
 
-useSuite({ label: "dashboard", port: 5103, permissions: ["clipboard-read", "clipboard-write"] }, (suite) => {
-  ({ app, baseUrl, browser, page: adminPage, problems: adminProblems } = suite);
-  allProblems.push({ label: "admin page", problems: adminProblems, allowedStatuses: [] });
-});
+// Prices from a fake Coinbase that hold still: on the random walk an open position's stop-loss
+// or take-profit could fire during the suite and add a "rule" order the steps do not expect.
+let fakePrices: FakePrices | undefined;
+useSuite(
+  {
+    label: "dashboard",
+    port: 5103,
+    permissions: ["clipboard-read", "clipboard-write"],
+    before: async () => {
+      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_DASHBOARD_PRICE_PORT ?? 5303)));
+      return { COINBASE_API_URL: fakePrices.url };
+    },
+    after: () => fakePrices?.close() ?? Promise.resolve(),
+  },
+  (suite) => {
+    ({ app, baseUrl, browser, page: adminPage, problems: adminProblems } = suite);
+    allProblems.push({ label: "admin page", problems: adminProblems, allowedStatuses: [] });
+  },
+);
 
 // --- small page helpers ------------------------------------------------------------------
 
