@@ -6,19 +6,18 @@
 // sends that many exchange contracts.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { createTradingProductResolver, tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/services/exchange.server.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -76,16 +75,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     const admin = (await registerVia(app, "contracts_admin")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "contracts_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "contracts_admin");
     runner = startRunner({ db: db(), exchange, workerId: "contracts-w1", pollMs: 5 });
   });
   afterAll(async () => {

@@ -3,13 +3,12 @@
 // Coinbase itself and answers flat. The app runs with this process's APP_SECRET, as the web
 // and the worker share one in production, so the web side reads the stored credentials too.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/services/exchange.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
@@ -27,16 +26,7 @@ describe.each(testDialects())("Flatten all on Coinbase, %s", (dialect) => {
     app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     admin = (await registerVia(app, "flat_admin")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "flat_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "flat_admin");
     runner = startRunner({ db: db(), exchange, workerId: "flat-w1", pollMs: 5 });
   });
   afterAll(async () => {

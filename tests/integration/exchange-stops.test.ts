@@ -5,14 +5,13 @@
 // exchange's order and the book equals Coinbase's.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/services/exchange.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { desiredStop, syncExchangeStops } from "#worker/monitor/exchange-stops.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -43,16 +42,7 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     admin = (await registerVia(app, "stops_admin")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "stops_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "stops_admin");
     runner = startRunner({ db: db(), exchange, workerId: "stops-w1", pollMs: 5 });
   });
   afterAll(async () => {

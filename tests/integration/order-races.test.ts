@@ -5,14 +5,13 @@
 // - two workers, many orders on one symbol: never two in flight at once.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/services/exchange.server.ts";
 import { orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -51,16 +50,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     admin = (await registerVia(app, "race_admin")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "race_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "race_admin");
   });
   afterAll(async () => {
     await stop();

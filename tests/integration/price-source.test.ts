@@ -4,17 +4,16 @@
 // price from another source (the simulator's feed), shows "price stale", puts the health
 // check in warning and logs it; a fresh Coinbase futures price crossing the stop closes it.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/services/exchange.server.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { createPriceGuard } from "#worker/monitor/price-guard.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -36,16 +35,7 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     admin = (await registerVia(app, "price_admin")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "price_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "price_admin");
     runner = startRunner({ db: db(), exchange, workerId: "price-w1", pollMs: 5 });
   });
   afterAll(async () => {

@@ -7,15 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_ALERT_OPTIONS } from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange, getExchange } from "#app/services/exchange.server.ts";
+import { type SwitchingExchange, getExchange } from "#app/services/exchange.server.ts";
 import { sendTestAlert } from "#app/services/test-alert.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { TEST_ALERTS_PROFILE_ID } from "#worker/tasks/test-alert.ts";
 
@@ -38,16 +37,7 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
     admin = (await registerVia(app, "ta_admin")).cookie;
     viewer = (await registerVia(app, "ta_viewer", "secret123", "viewer")).cookie;
     secret = await webhookSecret(app, admin);
-    const simulator = new SimulatorAdapter(db());
-    await simulator.ensureAccount();
-    exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 }, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
-    await saveConnection(
-      db(),
-      app.config,
-      { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
-      "ta_admin",
-    );
-    await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
+    exchange = await goLiveOnFakeCoinbase(app, key, "ta_admin");
     await waitFor("the web side live too", async () => (await getExchange(db()).current()).name === "coinbase", 5000);
     await setPrice(db(), "ETH-PERP", "3400", "test");
     runner = startRunner({ db: db(), exchange, workerId: "ta-w1", pollMs: 5 });
