@@ -43,6 +43,7 @@ import {
   quantityError,
 } from "#app/core/alerts/template.ts";
 import { SYMBOLS } from "#app/core/products.ts";
+import { copyText } from "#app/utils/copy-text.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 
@@ -59,33 +60,6 @@ const MODE_HELP: Record<AlertTemplateOptions["mode"], string> = {
 };
 
 const mono = { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", fontSize: 13 } as const;
-
-/** Clipboard API where allowed (https, localhost), else the old selection trick. */
-async function copyText(text: string): Promise<boolean> {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // fall through to the fallback
-  }
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand("copy");
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  return ok;
-}
 
 export interface AlertBuilderProps {
   /** The secret to put in the message; null when the viewer's role may not see it. */

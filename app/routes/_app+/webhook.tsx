@@ -48,6 +48,7 @@ import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
 import { type AllowlistView, allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
+import { copyText } from "#app/utils/copy-text.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
@@ -159,33 +160,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 // The page carries the secret: never cached.
 export const headers: HeadersFunction = () => NO_STORE;
-
-/** Clipboard API where allowed (https, localhost), else the old selection trick. */
-async function copyText(text: string): Promise<boolean> {
-  try {
-    if (navigator.clipboard && window.isSecureContext) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // fall through to the fallback
-  }
-  const area = document.createElement("textarea");
-  area.value = text;
-  area.setAttribute("readonly", "");
-  area.style.position = "fixed";
-  area.style.opacity = "0";
-  document.body.appendChild(area);
-  area.select();
-  let ok = false;
-  try {
-    ok = document.execCommand("copy");
-  } catch {
-    ok = false;
-  }
-  area.remove();
-  return ok;
-}
 
 function useCopy() {
   const toast = useToast();
