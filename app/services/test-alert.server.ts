@@ -110,12 +110,15 @@ export async function testAlertFromUrl(db: Kysely<DB>, url: URL) {
   const status = url.searchParams.get("testStatus");
   if (status === null) return { sent: null, initial: null };
   const sent = { status: Number(status), signalId: url.searchParams.get("testSignal"), answer: url.searchParams.get("testAnswer") ?? "" };
-  const signal = sent.signalId ? await getSignal(db, sent.signalId) : null;
-  const initial = signal
-    ? {
-        signal: { id: signal.id, status: signal.status, statusReason: signal.statusReason, symbol: signal.symbol, action: signal.action, quantity: signal.quantity, test: signal.payload.test === true },
-        timeline: await getSignalTimeline(db, signal.id),
-      }
-    : null;
-  return { sent, initial };
+  return { sent, initial: sent.signalId ? await getSignalNow(db, sent.signalId) : null };
+}
+
+/** A signal as it is now: status, reason, whether it is a test alert, and its latency timeline (GET /api/signals/{id}). */
+export async function getSignalNow(db: Kysely<DB>, id: string) {
+  const signal = await getSignal(db, id);
+  if (!signal) return null;
+  return {
+    signal: { id: signal.id, status: signal.status, statusReason: signal.statusReason, symbol: signal.symbol, action: signal.action, quantity: signal.quantity, test: signal.payload.test === true },
+    timeline: await getSignalTimeline(db, signal.id),
+  };
 }

@@ -11,7 +11,7 @@ import Paper from "@mui/material/Paper";
 import Stack from "@mui/material/Stack";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
@@ -87,25 +87,27 @@ export function TestAlertCard({
   );
 }
 
+/** Settled, and (when it traded) its fill's hop written. */
+const isComplete = (now: SignalNow | null) =>
+  now !== null && FINAL.has(now.signal.status) && (now.signal.status !== "executed" || now.timeline?.lastHop === "filled");
+
 /** How long the panel keeps polling: the worker's last stamps are written just after the outcome. */
 const POLL_FOR_MS = 15_000;
 
 function TestAlertProgress({ sent, initial }: { sent: TestAlertSent; initial: SignalNow | null }) {
   const accepted = sent.status === 200 && sent.signalId !== null;
   const [since] = useState(() => Date.now());
-  const [data, setData] = useState<SignalNow | null>(initial);
-  const status = data?.signal.status ?? null;
-  const settled = status !== null && FINAL.has(status);
-  const complete = settled && (status !== "executed" || data?.timeline?.lastHop === "filled");
-  const query = useApiQuery<SignalNow>(`/api/signals/${encodeURIComponent(sent.signalId ?? "none")}`, {
+  // What the last poll said decides whether to poll again (until the last hop is written).
+  const latest = useRef<SignalNow | null>(initial);
+  const { data } = useApiQuery<SignalNow>(`/api/signals/${encodeURIComponent(sent.signalId ?? "none")}`, {
     initialData: initial ?? undefined,
-    enabled: accepted && !complete && Date.now() - since < POLL_FOR_MS,
+    enabled: accepted && !isComplete(latest.current) && Date.now() - since < POLL_FOR_MS,
     refetchIntervalMs: 500,
   });
-  useEffect(() => {
-    if (query.data) setData(query.data);
-  }, [query.data]);
-  const now = data;
+  const now = data ?? initial;
+  latest.current = now;
+  const status = now?.signal.status ?? null;
+  const settled = status !== null && FINAL.has(status);
   return (
     <Stack spacing={1.5} sx={{ mt: 2 }} data-testid="test-alert-progress" data-settled={settled ? "yes" : "no"}>
       <Step n={1} label="Webhook answer" ok={accepted}>
