@@ -11,6 +11,7 @@ import { PAPER, T, cls } from "../ui/lean.tsx";
 import { LogEntry } from "./activity-log-panel.tsx";
 import { type ActivityLog, LOG_LEVELS, LOG_TYPES } from "./activity-log-utils.ts";
 import { type LogQueryFilters, hasLogQuery, logQueryString } from "./log-query.ts";
+import { StrategyOptions } from "#app/components/strategies/strategy-filter.tsx";
 
 const useIsoLayoutEffect = typeof window === "undefined" ? useEffect : useLayoutEffect;
 
@@ -121,13 +122,7 @@ export function LogsBrowser({
           <label style={label} data-testid="logs-strategy-filter">
             Strategy
             <select name="strategy" defaultValue={filters.strategy} style={field}>
-              <option value="">All strategies</option>
-              <option value="default">default (global secret)</option>
-              {strategies.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
+              <StrategyOptions strategies={strategies} />
             </select>
           </label>
         ) : null}

@@ -95,18 +95,10 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
           <input style={inputSx} name="takeProfits" defaultValue={r.takeProfits ? r.takeProfits.filter((l) => l.enabled).map((l) => `${pct(l.portfolio)}@${pct(l.priceDeviation)}`).join(", ") : ""} aria-label="Take-profit levels" placeholder="50@1, 50@2" />
         </Field>
         <Field label="Break-even" error={err("breakEven")}>
-          <select style={inputSx} name="breakEven" defaultValue={r.breakEvenEnabled === undefined ? "" : r.breakEvenEnabled ? "on" : "off"} aria-label="Break-even">
-            <option value="">From Trading Rules</option>
-            <option value="on">On</option>
-            <option value="off">Off</option>
-          </select>
+          <OverrideSwitch name="breakEven" value={r.breakEvenEnabled} label="Break-even" />
         </Field>
         <Field label="Trailing stop" error={err("trailing")}>
-          <select style={inputSx} name="trailing" defaultValue={r.trailingStopEnabled === undefined ? "" : r.trailingStopEnabled ? "on" : "off"} aria-label="Trailing stop">
-            <option value="">From Trading Rules</option>
-            <option value="on">On</option>
-            <option value="off">Off</option>
-          </select>
+          <OverrideSwitch name="trailing" value={r.trailingStopEnabled} label="Trailing stop" />
         </Field>
         <Field label="Trailing activation %" error={err("trailingActivation")}>
           <input style={inputSx} name="trailingActivation" defaultValue={r.trailingStop ? pct(r.trailingStop.activation) : ""} aria-label="Trailing activation" inputMode="decimal" />
@@ -158,6 +150,17 @@ export interface StrategyExtras {
   now: number;
   builderSearch: string;
   test: { strategyId: string | null; sent: TestAlertSent | null; initial: SignalNow | null };
+}
+
+/** An on/off rule override: blank keeps Trading Rules' choice. */
+function OverrideSwitch({ name, value, label }: { name: string; value: boolean | undefined; label: string }) {
+  return (
+    <select style={inputSx} name={name} defaultValue={value === undefined ? "" : value ? "on" : "off"} aria-label={label}>
+      <option value="">From Trading Rules</option>
+      <option value="on">On</option>
+      <option value="off">Off</option>
+    </select>
+  );
 }
 
 export function StrategiesScreen({

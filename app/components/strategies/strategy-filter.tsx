@@ -21,16 +21,25 @@ export function StrategyFilter({ strategies, value, testId }: { strategies: { id
           }}
           style={{ padding: "6px 8px", font: "inherit", borderRadius: 6, background: "transparent", color: "inherit", maxWidth: "100%" }}
         >
-          <option value="">All strategies</option>
-          <option value="default">default (global secret)</option>
-          {strategies.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
+          <StrategyOptions strategies={strategies} />
         </select>
       </label>
       {!hydrated ? <button type="submit">Apply</button> : null}
     </form>
+  );
+}
+
+/** The choices of a strategy filter: all, the default strategy (global secret), each strategy. */
+export function StrategyOptions({ strategies }: { strategies: { id: string; name: string }[] }) {
+  return (
+    <>
+      <option value="">All strategies</option>
+      <option value="default">default (global secret)</option>
+      {strategies.map((s) => (
+        <option key={s.id} value={s.id}>
+          {s.name}
+        </option>
+      ))}
+    </>
   );
 }
