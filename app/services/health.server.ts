@@ -1,8 +1,8 @@
 // GET /api/health: each component checked for real, never assumed.
 import { sql } from "kysely";
 import type { AppLoadContext } from "@remix-run/node";
-import { getPrices } from "#app/core/exchange/simulator/price-feed.ts";
-import { judgePrice, sourceLabel } from "#app/core/price-source.ts";
+import { staleHeldPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { sourceLabel } from "#app/core/price-source.ts";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
 import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { settingsGeneration } from "#db/queries/settings.ts";
@@ -94,7 +94,8 @@ export async function checkExchange(context: Pick<AppLoadContext, "config" | "db
   const label = MODE_LABELS[mode];
   try {
     // Issue 15: a held symbol without a price the rules may act on puts the component in warning.
-    const stale = await stalePrices(context, mode === "coinbase-live" || mode === "unavailable" ? "coinbase" : "simulator", now);
+    const exchangeName = mode === "coinbase-live" || mode === "unavailable" ? "coinbase" : "simulator";
+    const stale = await staleHeldPrices(context.db, exchangeName, now, (context.config.PRICE_MAX_AGE_SECONDS ?? 15) * 1000);
     if (stale.length > 0) {
       return { component: "coinbase_api", status: "warning", message: `${label}: price stale for ${stale.map((s) => `${s.symbol} (${s.reason})`).join(", ")}: protection rules paused for it` };
     }
@@ -123,18 +124,6 @@ export async function checkExchange(context: Pick<AppLoadContext, "config" | "db
   } catch (error) {
     return { component: "coinbase_api", status: "error", message: `${label} unavailable: ${(error as Error).message}` };
   }
-}
-
-/** Held symbols whose price the rules may not act on (stale or from another source), with why. */
-export async function stalePrices(context: Pick<AppLoadContext, "config" | "db">, exchangeName: string, now = Date.now()) {
-  const held = await context.db.selectFrom("positions").select("symbol").where("status", "=", "open").groupBy("symbol").execute();
-  if (held.length === 0) return [];
-  const prices = await getPrices(context.db);
-  const maxAgeMs = (context.config.PRICE_MAX_AGE_SECONDS ?? 15) * 1000;
-  return held.flatMap(({ symbol }) => {
-    const verdict = judgePrice(prices.get(symbol), exchangeName, now, maxAgeMs);
-    return verdict.usable ? [] : [{ symbol, reason: verdict.reason }];
-  });
 }
 
 export async function getSystemStatus(context: AppLoadContext) {

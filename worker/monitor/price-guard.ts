@@ -6,8 +6,7 @@
 // check warns). Its recovery is logged too. State per leader process: a new leader reports a
 // symbol that is still stale once more, which is what an operator wants after a failover.
 import type { Kysely } from "kysely";
-import { getPrices } from "../../app/core/exchange/simulator/price-feed.ts";
-import { judgePrice } from "../../app/core/price-source.ts";
+import { staleHeldPrices } from "../../app/core/exchange/simulator/price-feed.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvents } from "../../db/queries/events.ts";
 import type { DB } from "../../db/schema.ts";
@@ -21,19 +20,17 @@ export function createPriceGuard(options: { maxAgeMs?: number } = {}): PriceGuar
   const stale = new Map<string, string>();
   return {
     async check(db, exchangeName, now = Date.now()) {
-      const held = (await db.selectFrom("positions").select("symbol").where("status", "=", "open").groupBy("symbol").execute()).map((r) => r.symbol);
-      for (const symbol of [...stale.keys()]) if (!held.includes(symbol)) stale.delete(symbol);
-      if (held.length === 0) return [];
-      const prices = await getPrices(db);
-      for (const symbol of held) {
-        const verdict = judgePrice(prices.get(symbol), exchangeName, now, options.maxAgeMs);
-        if (!verdict.usable && !stale.has(symbol)) {
-          stale.set(symbol, verdict.reason);
-          await report(db, symbol, "warning", `Price for ${symbol} is stale: ${verdict.reason}. Its stop-loss, take-profit and trailing rules send nothing until a fresh price arrives`);
-        } else if (verdict.usable && stale.has(symbol)) {
-          stale.delete(symbol);
-          await report(db, symbol, "info", `Price for ${symbol} is fresh again: its protection rules act again`);
-        }
+      const bad = new Map((await staleHeldPrices(db, exchangeName, now, options.maxAgeMs)).map((s) => [s.symbol, s.reason]));
+      for (const [symbol, reason] of bad) {
+        if (stale.has(symbol)) continue;
+        stale.set(symbol, reason);
+        await report(db, symbol, "warning", `Price for ${symbol} is stale: ${reason}. Its stop-loss, take-profit and trailing rules send nothing until a fresh price arrives`);
+      }
+      for (const symbol of [...stale.keys()]) {
+        if (bad.has(symbol)) continue;
+        stale.delete(symbol);
+        // Fresh again, or no longer held (nothing to say then).
+        if (await isHeld(db, symbol)) await report(db, symbol, "info", `Price for ${symbol} is fresh again: its protection rules act again`);
       }
       return [...stale.keys()];
     },
@@ -49,3 +46,6 @@ async function report(db: Kysely<DB>, symbol: string, level: "warning" | "info",
     ]);
   });
 }
+
+const isHeld = async (db: Kysely<DB>, symbol: string) =>
+  Boolean(await db.selectFrom("positions").select("id").where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst());

@@ -9,6 +9,7 @@
 //   stored price; writes all four symbols, then calls onTick (where resting limits match).
 import type { Kysely } from "kysely";
 import { Big, D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
+import { judgePrice } from "#app/core/price-source.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
 import { isMysql } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
@@ -369,4 +370,19 @@ export async function dayChanges(db: Kysely<DB>, current: Map<string, string>, n
 export async function prunePriceHistory(db: Kysely<DB>, now = Date.now()): Promise<number> {
   const result = await db.deleteFrom("price_history").where("bucket", "<", now - DAY_MS - 3_600_000).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Symbols with an open position whose price the rules may not act on now (stale, or not the
+ * active exchange's: app/core/price-source.ts), with why. The worker's price guard and the
+ * health check ask the same question.
+ */
+export async function staleHeldPrices(db: Kysely<DB>, exchangeName: string, now = Date.now(), maxAgeMs?: number): Promise<{ symbol: string; reason: string }[]> {
+  const held = await db.selectFrom("positions").select("symbol").where("status", "=", "open").groupBy("symbol").execute();
+  if (held.length === 0) return [];
+  const prices = await getPrices(db);
+  return held.flatMap(({ symbol }) => {
+    const verdict = judgePrice(prices.get(symbol), exchangeName, now, maxAgeMs);
+    return verdict.usable ? [] : [{ symbol, reason: verdict.reason }];
+  });
 }
