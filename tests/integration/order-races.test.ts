@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import type { SwitchingExchange } from "#app/services/exchange.server.ts";
-import { orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
+import { TemporaryError } from "#app/core/exchange/errors.ts";
+import { acquireOrderSlot, orderSlotHolder, releaseOrderSlot, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
@@ -66,6 +67,14 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     expect(await tryOrderSlot(db(), "x", "SOL-PERP", "job:2", now, 1000)).toBe(true); // another symbol
     expect(await orderSlotHolder(db(), "x", "ETH-PERP", now + 500)).toBe("job:1");
     expect(await tryOrderSlot(db(), "x", "ETH-PERP", "job:2", now + 2000, 1000)).toBe(true); // job:1's lease ran out
+    // Waiting too long for a held slot: a temporary failure (the job retries, nothing was sent).
+    expect(await tryOrderSlot(db(), "x", "XRP-PERP", "job:3")).toBe(true);
+    const waited = acquireOrderSlot(db(), "x", "XRP-PERP", "job:4", { waitMs: 60, pollMs: 10 });
+    await expect(waited).rejects.toBeInstanceOf(TemporaryError);
+    await expect(waited).rejects.toThrow("Another order for XRP-PERP is still in flight on x: this one waits its turn");
+    await releaseOrderSlot(db(), "x", "XRP-PERP", "job:3");
+    await acquireOrderSlot(db(), "x", "XRP-PERP", "job:4", { waitMs: 60, pollMs: 10 });
+    expect(await orderSlotHolder(db(), "x", "XRP-PERP")).toBe("job:4");
   });
 
   test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {

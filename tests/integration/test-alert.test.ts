@@ -83,6 +83,17 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
     expect(timeline.monotonic).toBe(true);
   });
 
+  test("an endpoint that cannot be reached is said so, and nothing is stored", async () => {
+    const before = (await db().selectFrom("signals").select("id").execute()).length;
+    const refused = async () => {
+      throw new Error("connect ECONNREFUSED 127.0.0.1:1");
+    };
+    const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, secret, { port: 1, fetchImpl: refused });
+    expect(sent).toMatchObject({ status: 0, signalId: null, answer: "The webhook endpoint could not be reached: connect ECONNREFUSED 127.0.0.1:1" });
+    expect(sent.message).not.toContain(secret);
+    expect((await db().selectFrom("signals").select("id").execute()).length).toBe(before);
+  });
+
   test("a test alert with a wrong secret is refused like any alert, and nothing is stored", async () => {
     const before = (await db().selectFrom("signals").select("id").execute()).length;
     const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, "not-the-secret-at-all-123", { port: 0, fetchImpl: viaApp });
