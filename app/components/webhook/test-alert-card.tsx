@@ -1,5 +1,5 @@
 // "Send test alert" on Webhook Config (issue 12): posts the message the builder shows (its
-// placeholders filled with sample values, marked as a test) through the real public endpoint;
+// placeholders filled with sample values, marked as a test) through the webhook route TradingView posts to;
 // then shows each step as it happens: the webhook's answer, the signal's status and reason, and
 // its latency timeline (polled until the worker has settled it). A plain form post: without
 // JavaScript the page reloads with the webhook's answer and the state at that moment.
@@ -78,7 +78,7 @@ export function TestAlertCard({
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 1.5 }}>
         Sends the message built above, its placeholders filled with sample values (a small buy at the current price, now) and marked as a test,
-        to this server's public webhook URL, as TradingView would. It goes through the whole pipeline and is traded on the simulator's test
+        to this server's webhook endpoint (the route TradingView posts to), as TradingView would. It goes through the whole pipeline and is traded on the simulator's test
         account whatever exchange is active, then closed again: no position, no P&amp;L.
       </Typography>
       {form}
