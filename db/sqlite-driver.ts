@@ -5,7 +5,17 @@
 // SQLite's own busy handler sleeps synchronously, which would freeze this process's only
 // JavaScript thread (every HTTP request in flight) while another process holds the write
 // lock. So busy_timeout is 0 and a busy lock is awaited here, asynchronously, with a short
-// jittered back-off, up to `busyTimeoutMs`. Compiled statements are cached per connection.
+// jittered back-off, up to `busyTimeoutMs`. Compiled statements are cached per connection
+// (least recently used first out, finalized when evicted).
+//
+// Inside `db.transaction().execute(async (trx) => ...)` every query must go through `trx`.
+// A query on the outer `db` there would either wait for the writer lock its own
+// transaction holds (a deadlock: the transaction waits for the query, the query for the
+// transaction) or read from the reader connection, outside the transaction, without its
+// uncommitted writes. So the transaction's async context is marked (AsyncLocalStorage) and
+// the outer `db` refuses at once while that transaction is open (decision 033). Work in
+// other async contexts (another request, the worker loop) is not marked and is not refused.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database as BunDatabase, Statement } from "bun:sqlite";
 import {
   CompiledQuery,
@@ -25,13 +35,18 @@ export interface SqliteDriverConfig {
   reader?: BunDatabase | null;
   /** How long a write waits for another process's lock before failing (ms). */
   busyTimeoutMs?: number;
+  /** Prepared statements kept per connection (least recently used evicted first). */
+  statementCacheSize?: number;
 }
 
 const STATEMENT_CACHE_SIZE = 256;
 
 class StatementCache {
   private readonly map = new Map<string, Statement>();
-  constructor(private readonly db: BunDatabase) {}
+  constructor(
+    private readonly db: BunDatabase,
+    private readonly limit: number,
+  ) {}
 
   get(sql: string): Statement {
     let stmt = this.map.get(sql);
@@ -43,7 +58,7 @@ class StatementCache {
     }
     stmt = this.db.prepare(sql);
     this.map.set(sql, stmt);
-    if (this.map.size > STATEMENT_CACHE_SIZE) {
+    if (this.map.size > this.limit) {
       const [oldest, old] = this.map.entries().next().value as [string, Statement];
       this.map.delete(oldest);
       old.finalize();
@@ -65,6 +80,31 @@ export function isBusyError(error: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The lock stayed taken past the busy timeout: SQLite's error, said plainly (still SQLITE_BUSY). */
+class BusyTimeoutError extends Error {
+  readonly code: string;
+  constructor(waitedMs: number, cause: unknown) {
+    const code = String((cause as { code?: unknown }).code ?? "SQLITE_BUSY");
+    super(`SQLite: the database stayed locked by another connection for ${waitedMs} ms; gave up (${code}: ${(cause as Error).message})`, { cause });
+    this.name = "BusyTimeoutError";
+    this.code = code;
+  }
+}
+
+/** One open transaction of one driver, marking the async context its callback runs in. */
+interface TransactionMark {
+  readonly driver: SqliteDriver;
+  open: boolean;
+  /** The mark this one was entered over (a transaction on another database around it). */
+  readonly outer: TransactionMark | undefined;
+}
+
+const transactionContext = new AsyncLocalStorage<TransactionMark>();
+
+export const OUTER_DB_IN_TRANSACTION =
+  "SQLite: a query on `db` inside an open transaction of the same database: use trx, not db, inside a transaction " +
+  "(on `db` it would wait for the lock its own transaction holds, or read outside the transaction)";
 
 function run(cache: StatementCache, query: CompiledQuery): QueryResult<unknown> {
   const stmt = cache.get(query.sql);
@@ -92,6 +132,7 @@ const READ_ONLY = /^\s*select\b/i;
 
 class Handle implements DatabaseConnection {
   release: (() => void) | null = null;
+  mark: TransactionMark | null = null;
   constructor(private readonly driver: SqliteDriver) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -119,8 +160,9 @@ class SqliteDriver implements Driver {
   private readonly busyTimeoutMs: number;
 
   constructor(private readonly config: SqliteDriverConfig) {
-    this.writerCache = new StatementCache(config.writer);
-    this.readerCache = config.reader ? new StatementCache(config.reader) : null;
+    const cacheSize = config.statementCacheSize ?? STATEMENT_CACHE_SIZE;
+    this.writerCache = new StatementCache(config.writer, cacheSize);
+    this.readerCache = config.reader ? new StatementCache(config.reader, cacheSize) : null;
     this.busyTimeoutMs = config.busyTimeoutMs ?? 10_000;
   }
 
@@ -143,7 +185,8 @@ class SqliteDriver implements Driver {
       try {
         return fn();
       } catch (error) {
-        if (!isBusyError(error) || Date.now() >= deadline) throw error;
+        if (!isBusyError(error)) throw error;
+        if (Date.now() >= deadline) throw new BusyTimeoutError(this.busyTimeoutMs, error);
         // About every millisecond: the other process's transactions are sub-millisecond and
         // may follow each other closely, so a longer back-off would starve this one.
         const base = Math.min(1, 0.25 * 2 ** attempt);
@@ -154,12 +197,27 @@ class SqliteDriver implements Driver {
 
   async init() {}
 
+  /** Kysely asks for a connection for every query on `db` (never for one on `trx`). */
   async acquireConnection(): Promise<DatabaseConnection> {
+    for (let mark = transactionContext.getStore(); mark; mark = mark.outer) {
+      if (mark.open && mark.driver === this) throw new Error(OUTER_DB_IN_TRANSACTION);
+    }
     return new Handle(this);
   }
 
-  async beginTransaction(connection: DatabaseConnection) {
+  beginTransaction(connection: DatabaseConnection): Promise<void> {
     const handle = connection as Handle;
+    // Synchronously, before anything is awaited: Kysely calls this from the async function
+    // that then awaits it and runs the transaction's callback, so the mark entered here is
+    // the callback's context (and everything it starts), not the context of the caller of
+    // `db.transaction().execute()`.
+    const mark: TransactionMark = { driver: this, open: true, outer: transactionContext.getStore() };
+    transactionContext.enterWith(mark);
+    handle.mark = mark;
+    return this.lockWriter(handle);
+  }
+
+  private async lockWriter(handle: Handle) {
     const release = await this.mutex.lock();
     try {
       // IMMEDIATE: the write lock is taken (and awaited) here, where a retry is safe, not
@@ -167,9 +225,15 @@ class SqliteDriver implements Driver {
       await this.retryBusy(() => this.onWriter(CompiledQuery.raw("begin immediate")));
     } catch (error) {
       release();
+      this.closeMark(handle);
       throw error;
     }
     handle.release = release;
+  }
+
+  private closeMark(handle: Handle) {
+    if (handle.mark) handle.mark.open = false;
+    handle.mark = null;
   }
 
   async commitTransaction(connection: DatabaseConnection) {
@@ -181,6 +245,9 @@ class SqliteDriver implements Driver {
   }
 
   private async endTransaction(handle: Handle, verb: "commit" | "rollback") {
+    // A failed COMMIT was rolled back below; Kysely then asks for a rollback, which must not
+    // replace the commit's error with "cannot rollback - no transaction is active".
+    if (!handle.release) return;
     try {
       await this.retryBusy(() => this.onWriter(CompiledQuery.raw(verb)));
     } catch (error) {
@@ -195,6 +262,7 @@ class SqliteDriver implements Driver {
     } finally {
       handle.release?.();
       handle.release = null;
+      this.closeMark(handle);
     }
   }
 
