@@ -57,10 +57,16 @@ export interface DriftsTable {
 }
 
 /** The first price of each minute per symbol, 24 h of it (Market Data's 24 h change). */
-export interface PriceHistoryTable {
+/** 1-minute OHLC candles per symbol (decision 032): every stored price updates its minute's candle. */
+export interface CandlesTable {
   symbol: string;
   bucket: Millis; // the minute's start, epoch ms
-  price: Decimal;
+  open: Decimal; // the minute's first stored price
+  high: Decimal;
+  low: Decimal;
+  close: Decimal; // the price of the minute's latest tick
+  ticks: Generated<number>;
+  updated_at: Millis; // the time of the close's tick
 }
 
 export interface RecoveryCodesTable {
@@ -421,7 +427,7 @@ export interface DB {
   invites: InvitesTable;
   recovery_codes: RecoveryCodesTable;
   drifts: DriftsTable;
-  price_history: PriceHistoryTable;
+  candles: CandlesTable;
   signal_timeline: SignalTimelineTable;
   strategies: StrategiesTable;
 }

@@ -3,9 +3,10 @@
 // schedule: events older than EVENTS_RETENTION_HOURS, completed and cancelled jobs older
 // than JOBS_RETENTION_DAYS, and expired sessions. Deletes are idempotent, so several workers
 // doing it at once is harmless. Signals, trades, positions and the activity log are history
-// and are never pruned here. Market Data's minute price history keeps 25 h.
+// and are never pruned here. The 1-minute price candles (charts, Market Data's 24 h change)
+// keep CANDLES_RETENTION_DAYS, and always everything since the oldest open position opened.
 import type { Kysely } from "kysely";
-import { prunePriceHistory } from "#app/core/exchange/simulator/price-feed.ts";
+import { pruneCandles } from "#db/queries/candles.ts";
 import { pruneEvents } from "#db/queries/events.ts";
 import { pruneFinishedJobs } from "#db/queries/jobs.ts";
 import { deleteExpiredSessions } from "#db/queries/sessions.ts";
@@ -16,13 +17,15 @@ export const HOUSEKEEPING_MS = 10 * 60_000;
 export interface Retention {
   eventsHours: number;
   jobsDays: number;
+  /** 1-minute candles (default 30 days). */
+  candleDays?: number;
 }
 
 export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date.now()): Promise<{ events: number; jobs: number; sessions: number; prices: number }> {
   const events = await pruneEvents(db, now - retention.eventsHours * 3_600_000);
   const jobs = await pruneFinishedJobs(db, now - retention.jobsDays * 86_400_000);
   const sessions = await deleteExpiredSessions(db, now);
-  const prices = await prunePriceHistory(db, now);
+  const prices = await pruneCandles(db, retention.candleDays ?? 30, now);
   return { events, jobs, sessions, prices };
 }
 

@@ -60,7 +60,7 @@ export async function runWorker() {
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   // Positions on the exchange compared with the app's book; differences become drift alarms.
   const stopReconcile = startReconcile({ db: database.db, exchange, workerId, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000 });
-  const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS });
+  const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS, candleDays: config.CANDLES_RETENTION_DAYS });
   const timer = setInterval(() => {
     beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);

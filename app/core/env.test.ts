@@ -32,6 +32,7 @@ describe("parseEnv", () => {
       SIM_FUNDING_RATE: "0.0001",
       SIM_FUNDING_INTERVAL_SECONDS: 3600,
       JOBS_RETENTION_DAYS: 7,
+      CANDLES_RETENTION_DAYS: 30,
     });
   });
 

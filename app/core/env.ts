@@ -56,6 +56,8 @@ export const EnvSchema = z.object({
   /** Paper funding interval (boundaries on the epoch: 3600 = every hour on the hour). */
   SIM_FUNDING_INTERVAL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).int().min(1).max(86400).default(3600),
   JOBS_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().default(7),
+  /** 1-minute price candles (charts, Market Data's 24 h change) older than this are pruned; open positions keep theirs (decision 032). */
+  CANDLES_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().max(3650).default(30),
   WORKER_ID: z.string().optional(),
   WORKER_WAKE_HOST: z.string().optional(),
   /** How many web server processes `npm start` runs on the one port (SO_REUSEPORT; docs/operations.md). */

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteReport, RemoteReportsProvider, ReportRequest } from "#app/core/exchange/accounts.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { prunePriceHistory, setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { pruneCandles } from "#db/queries/candles.ts";
 import type { ExchangeAdapter, Product } from "#app/core/exchange/types.ts";
 import { FILLS_COLUMNS } from "#app/core/reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
@@ -81,8 +82,10 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       const now = Date.now();
       const minute = (at: number) => Math.floor(at / 60_000) * 60_000;
       // Older than 24 h: ignored. One minute inside the window: the reference.
-      await db().insertInto("price_history").values({ symbol: "ETH-PERP", bucket: minute(now - 25 * 3_600_000), price: "1" }).execute();
-      await db().insertInto("price_history").values({ symbol: "ETH-PERP", bucket: minute(now - 86_400_000 + 60_000), price: "3000" }).execute();
+      const candle = (bucket: number, price: string) => ({ symbol: "ETH-PERP", bucket, open: price, high: price, low: price, close: price, updated_at: bucket });
+      await db().insertInto("candles").values(candle(minute(now - 25 * 3_600_000), "1")).execute();
+      // The minute's open is the reference (its later ticks moved high, low and close).
+      await db().insertInto("candles").values({ ...candle(minute(now - 86_400_000 + 60_000), "3000"), high: "3300", low: "2900", close: "3100" }).execute();
       await setPrice(db(), "ETH-PERP", "3150", "test");
       const sim = new SimulatorAdapter(db());
       await sim.ensureAccount();
@@ -94,8 +97,9 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       expect(eth).toMatchObject({ priceChange24h: "5", priceChangeSince: null, volume24h: "0.5", volumeBasis: "paper fills" });
       const summary = (await getJson<{ topGainers: { productId: string }[] }>("/api/market/summary")).body;
       expect(summary.topGainers.map((p) => p.productId)).toEqual(["ETH-PERP"]);
-      // The worker's housekeeping drops what is older than 25 h.
-      expect(await prunePriceHistory(db(), now)).toBe(1);
+      // The worker's housekeeping keeps at least 25 h of candles, then drops what is older than its retention.
+      expect(await pruneCandles(db(), 30, now)).toBe(0);
+      expect(await pruneCandles(db(), 1, now)).toBe(1);
       // Leave the paper account as the profile tests below expect it: untouched.
       await db().deleteFrom("sim_orders").execute();
       await db().deleteFrom("sim_positions").execute();

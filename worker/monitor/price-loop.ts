@@ -10,7 +10,7 @@
 // symbol without one is reported stale by the price guard (worker/monitor/price-guard.ts).
 import type { Kysely } from "kysely";
 import { SIMULATOR_NAME, matchRestingOrders } from "../../app/core/exchange/simulator/adapter.ts";
-import { type PriceTick, createPriceFeed, setPrice } from "../../app/core/exchange/simulator/price-feed.ts";
+import { type PriceTick, type PriceUpdate, createPriceFeed, setPrices } from "../../app/core/exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import type { TradingProductResolver } from "../../app/core/exchange/trading-product.ts";
 import { DEFAULT_PRICE_MAX_AGE_MS, LIVE_PRICE_SOURCE, judgePrice } from "../../app/core/price-source.ts";
@@ -80,13 +80,16 @@ export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapt
     ),
   );
   const ticks: Tick[] = [];
+  const updates: PriceUpdate[] = [];
   for (const answer of answers) {
     if (answer.status !== "fulfilled") continue;
     const at = Date.now();
     const ticker = answer.value;
-    await setPrice(db, ticker.symbol, ticker.price, LIVE_PRICE_SOURCE, { bid: ticker.bid, ask: ticker.ask, at });
+    updates.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, bid: ticker.bid, ask: ticker.ask, at });
     ticks.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, at });
   }
+  // One commit for the batch: the prices and their 1-minute candles (decision 032).
+  await setPrices(db, updates);
   return ticks;
 }
 

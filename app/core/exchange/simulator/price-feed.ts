@@ -1,5 +1,6 @@
 // Prices for the simulator, shared by every process through the `market_prices` table.
-// - setPrice / getPrice: the table (an upsert on both dialects);
+// - setPrice / setPrices / getPrice: the table (an upsert on both dialects), and each price
+//   folded into its 1-minute candle (db/queries/candles.ts, decision 032);
 // - createRandomWalk(seed): a deterministic walk per symbol, used when no market data is
 //   reachable (this is what a fresh offline install shows; never after public prices were
 //   seen: then a failure leaves the prices to go stale, app/core/price-source.ts);
@@ -11,6 +12,7 @@ import type { Kysely } from "kysely";
 import { Big, D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import { judgePrice } from "#app/core/price-source.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { firstOpensSince, recordCandleTicks } from "#db/queries/candles.ts";
 import { isMysql } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 
@@ -40,20 +42,47 @@ export async function setPrice(
   source = "manual",
   quote: { bid?: string | null; ask?: string | null; at?: number } = {},
 ): Promise<MarketPrice> {
-  const values = {
-    symbol,
-    price: positiveDecimal(price, "price"),
-    bid: quote.bid == null ? null : positiveDecimal(quote.bid, "bid"),
-    ask: quote.ask == null ? null : positiveDecimal(quote.ask, "ask"),
-    source: source.slice(0, 16),
-    updated_at: quote.at ?? Date.now(),
+  const [stored] = await setPrices(db, [{ symbol, price, source, ...quote }]);
+  return stored!;
+}
+
+export interface PriceUpdate {
+  symbol: string;
+  price: string;
+  source?: string;
+  bid?: string | null;
+  ask?: string | null;
+  at?: number;
+}
+
+/**
+ * Stores a batch of prices (a tick of the feed) in ONE transaction: each symbol's
+ * `market_prices` row and the 1-minute candles (db/queries/candles.ts, one statement), so a
+ * tick costs one commit however many symbols it moves.
+ */
+export async function setPrices(db: Kysely<DB>, updates: PriceUpdate[]): Promise<MarketPrice[]> {
+  if (updates.length === 0) return [];
+  const now = Date.now();
+  const rows = updates.map((u) => ({
+    symbol: u.symbol,
+    price: positiveDecimal(u.price, "price"),
+    bid: u.bid == null ? null : positiveDecimal(u.bid, "bid"),
+    ask: u.ask == null ? null : positiveDecimal(u.ask, "ask"),
+    source: (u.source ?? "manual").slice(0, 16),
+    updated_at: u.at ?? now,
+  }));
+  const write = async (trx: Kysely<DB>) => {
+    for (const values of rows) {
+      const { symbol: _key, ...update } = values;
+      const insert = trx.insertInto("market_prices").values(values);
+      if (isMysql(trx)) await insert.onDuplicateKeyUpdate(update).execute();
+      else await insert.onConflict((oc) => oc.column("symbol").doUpdateSet(update)).execute();
+    }
+    await recordCandleTicks(trx, rows.map((r) => ({ symbol: r.symbol, price: r.price, at: r.updated_at })));
   };
-  const { symbol: _key, ...update } = values;
-  const insert = db.insertInto("market_prices").values(values);
-  if (isMysql(db)) await insert.onDuplicateKeyUpdate(update).execute();
-  else await insert.onConflict((oc) => oc.column("symbol").doUpdateSet(update)).execute();
-  await recordMinute(db, symbol, values.price, values.updated_at);
-  return { symbol, price: values.price, bid: values.bid, ask: values.ask, source: values.source, updatedAt: values.updated_at };
+  if (db.isTransaction) await write(db);
+  else await db.transaction().execute(write);
+  return rows.map((r) => ({ symbol: r.symbol, price: r.price, bid: r.bid, ask: r.ask, source: r.source, updatedAt: r.updated_at }));
 }
 
 export async function getPrice(db: Kysely<DB>, symbol: string): Promise<MarketPrice | null> {
@@ -273,9 +302,9 @@ export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}):
         const tick: PriceTick = publicPrices
           ? { symbol: product.symbol, price: publicPrices[product.symbol]!, source: "coinbase" }
           : { symbol: product.symbol, price: walk.next(product.symbol, stored?.get(product.symbol)?.price), source: "random-walk" };
-        await setPrice(db, tick.symbol, tick.price, tick.source);
         ticks.push(tick);
       }
+      await setPrices(db, ticks);
       await options.onTick?.(ticks);
       return ticks;
     },
@@ -316,23 +345,11 @@ export function startPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}): 
 }
 
 // ---------------------------------------------------------------------------------------
-// 24 h of history (issue 11): the first price of every minute, for Market Data's change.
+// 24 h of history (issue 11): the first price of every minute is its candle's open
+// (db/queries/candles.ts, decision 032; it replaced price_history).
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
-/** Minutes already written, per database and symbol, so a feed ticking every second writes once a minute. */
-const written = new WeakMap<object, Map<string, number>>();
-
-async function recordMinute(db: Kysely<DB>, symbol: string, price: string, at: number): Promise<void> {
-  const bucket = Math.floor(at / MINUTE_MS) * MINUTE_MS;
-  let seen = written.get(db);
-  if (!seen) written.set(db, (seen = new Map()));
-  if (seen.get(symbol) === bucket) return;
-  const insert = db.insertInto("price_history").values({ symbol, bucket, price });
-  if (isMysql(db)) await insert.ignore().execute();
-  else await insert.onConflict((oc) => oc.columns(["symbol", "bucket"]).doNothing()).execute();
-  seen.set(symbol, bucket);
-}
 
 export interface DayChange {
   /** Percent change from the first kept price in the window to `price`, 2 decimals. */
@@ -343,33 +360,15 @@ export interface DayChange {
 
 /** Per symbol, the change over the last 24 h (or since the oldest kept price, when younger). */
 export async function dayChanges(db: Kysely<DB>, current: Map<string, string>, now = Date.now()): Promise<Map<string, DayChange>> {
-  const from = now - DAY_MS;
-  const firsts = await db
-    .selectFrom("price_history")
-    .select(["symbol", (eb) => eb.fn.min("bucket").as("first")])
-    .where("bucket", ">=", from)
-    .groupBy("symbol")
-    .execute();
+  const firsts = await firstOpensSince(db, [...current.keys()], now - DAY_MS);
   const out = new Map<string, DayChange>();
-  if (firsts.length === 0) return out;
-  const rows = await db
-    .selectFrom("price_history")
-    .select(["symbol", "bucket", "price"])
-    .where((eb) => eb.or(firsts.map((f) => eb.and([eb("symbol", "=", f.symbol), eb("bucket", "=", Number(f.first))]))))
-    .execute();
-  for (const row of rows) {
-    const price = current.get(row.symbol);
-    const then = D(String(row.price));
+  for (const [symbol, first] of firsts) {
+    const price = current.get(symbol);
+    const then = D(first.open);
     if (!price || then.lte(0)) continue;
-    out.set(row.symbol, { change: D(price).minus(then).div(then).times(100).round(2).toString(), since: Number(row.bucket) });
+    out.set(symbol, { change: D(price).minus(then).div(then).times(100).round(2).toString(), since: first.bucket });
   }
   return out;
-}
-
-/** Drops history older than 25 h; returns how many rows went. */
-export async function prunePriceHistory(db: Kysely<DB>, now = Date.now()): Promise<number> {
-  const result = await db.deleteFrom("price_history").where("bucket", "<", now - DAY_MS - 3_600_000).executeTakeFirst();
-  return Number(result.numDeletedRows);
 }
 
 /**

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "vitest";
+import type { AdvancedControls } from "../orders/controls.ts";
+import { type ChartPosition, chartLevels, chartMarkers } from "./levels.ts";
+
+const controls: AdvancedControls = {
+  takeProfits: [
+    { portfolio: 0.5, priceDeviation: 0.01, enabled: true },
+    { portfolio: 0.3, priceDeviation: 0.02, enabled: false },
+    { portfolio: 0.5, priceDeviation: 0.03, enabled: true },
+  ],
+  stopLossOffset: 0.02,
+  breakEven: true,
+  trailingStop: { activation: 0.015, execute: 0.005 },
+};
+const long: ChartPosition = { side: "long", entryPrice: "3000", advancedControls: controls, breakEvenTriggered: false, trailingStopActive: false, trailingBestPrice: null, ruleState: null };
+
+describe("chart levels: the prices the rules act on", () => {
+  test("a long before any trigger: entry, enabled TPs above, SL below, BE at the entry, trailing activation", () => {
+    expect(chartLevels(long).map((l) => [l.kind, l.title, l.price])).toEqual([
+      ["entry", "Entry", "3000"],
+      ["tp", "TP1", "3030"],
+      ["tp", "TP3", "3090"],
+      ["sl", "SL", "2940"],
+      ["breakeven", "BE", "3000"],
+      ["trailing", "Trail on", "3045"],
+    ]);
+  });
+
+  test("a short mirrors them; after TP1 with break-even the stop is the entry; a tracking trail exits from the best price", () => {
+    const short = { ...long, side: "short" as const, breakEvenTriggered: true, trailingStopActive: true, trailingBestPrice: "2900", ruleState: { tpFilled: [0] } };
+    const levels = chartLevels(short);
+    expect(levels.map((l) => [l.title, l.price])).toEqual([
+      ["Entry", "3000"],
+      ["TP1", "2970"],
+      ["TP3", "2910"],
+      ["BE stop", "3000"],
+      ["Trail", "2914.5"],
+    ]);
+    expect(levels[1]!.note).toBe("filled");
+    expect(levels[2]!.note).toBe("-3 %, closes 50 %");
+  });
+
+  test("no controls: the entry only; no break-even without a stop loss", () => {
+    expect(chartLevels({ ...long, advancedControls: null }).map((l) => l.kind)).toEqual(["entry"]);
+    expect(chartLevels({ ...long, advancedControls: { ...controls, stopLossOffset: null, trailingStop: null, takeProfits: null } }).map((l) => l.kind)).toEqual(["entry"]);
+  });
+
+  test("markers: executed fills only, entry in the position's direction, oldest first", () => {
+    const fill = (side: "buy" | "sell", price: string, at: string, status = "executed", qty = "1") => ({ side, status, executedPrice: price, executedQuantity: qty, executedAt: at, updatedAt: at });
+    const markers = chartMarkers("long", [
+      fill("sell", "3030", "2026-11-26T10:05:00.000Z"),
+      fill("buy", "3000", "2026-11-26T10:00:00.000Z"),
+      fill("sell", "3100", "2026-11-26T10:07:00.000Z", "failed"),
+      fill("sell", "3100", "2026-11-26T10:08:00.000Z", "executed", "0"),
+    ]);
+    expect(markers.map((m) => [m.kind, m.side, m.price])).toEqual([
+      ["entry", "buy", "3000"],
+      ["exit", "sell", "3030"],
+    ]);
+    expect(chartMarkers("short", [fill("sell", "3000", "2026-11-26T10:00:00.000Z")])[0]!.kind).toBe("entry");
+  });
+});

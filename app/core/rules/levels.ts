@@ -1,0 +1,112 @@
+// The levels a position's price chart marks (issue 13, decision 032): entry, each take-profit
+// level, the stop loss, break-even and the trailing stop, priced by the SAME functions the
+// rules engine acts on (engine.ts: stopPriceFor, breakEvenApplies; take-profit and trailing
+// prices are entry × (1 ± fraction)) and in the state the Positions screen's texts show
+// (position-texts.ts: filled / armed / tracking). And the fills it marks: entry and exits.
+// Pure: no I/O.
+import { Big } from "../decimal.ts";
+import type { AdvancedControls } from "../orders/controls.ts";
+import { breakEvenApplies, stopPriceFor } from "./engine.ts";
+import { parseRuleState } from "./state.ts";
+
+export type ChartLevelKind = "entry" | "tp" | "sl" | "breakeven" | "trailing";
+
+export interface ChartLevel {
+  kind: ChartLevelKind;
+  /** The price line's title on the chart: "Entry", "TP1", "SL", "BE stop", "Trail", "Trail on". */
+  title: string;
+  /** A decimal string. */
+  price: string;
+  /** What it means now, for the list beside the chart ("filled", "stop moved to entry" ...). */
+  note: string;
+}
+
+export interface ChartPosition {
+  side: "long" | "short";
+  entryPrice: string;
+  advancedControls: AdvancedControls | null;
+  breakEvenTriggered: boolean;
+  trailingStopActive: boolean;
+  trailingBestPrice: string | null;
+  ruleState: unknown;
+  status?: string;
+}
+
+const ONE = new Big(1);
+const away = (entry: Big, long: boolean, fraction: number) => entry.times(long ? ONE.plus(fraction) : ONE.minus(fraction)).toString();
+const pct = (fraction: number) => `${new Big(fraction).times(100).toString()} %`;
+
+export function chartLevels(position: ChartPosition): ChartLevel[] {
+  const long = position.side === "long";
+  const entry = new Big(position.entryPrice);
+  const controls = position.advancedControls;
+  const state = parseRuleState(position.ruleState);
+  const levels: ChartLevel[] = [{ kind: "entry", title: "Entry", price: entry.toString(), note: `${position.side} entry` }];
+
+  (controls?.takeProfits ?? []).forEach((level, i) => {
+    if (!level.enabled) return;
+    const note = state.tpFilled.includes(i)
+      ? "filled"
+      : state.tpSkipped.includes(i)
+        ? "reached (too small to split: left for the last level)"
+        : `${long ? "+" : "-"}${pct(level.priceDeviation)}, closes ${pct(level.portfolio)}`;
+    levels.push({ kind: "tp", title: `TP${i + 1}`, price: away(entry, long, level.priceDeviation), note });
+  });
+
+  const stop = stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered: false });
+  if (position.breakEvenTriggered && breakEvenApplies(controls)) {
+    levels.push({ kind: "breakeven", title: "BE stop", price: stopPriceFor({ ...position, advancedControls: controls })!, note: "stop moved to the entry (break-even)" });
+  } else if (stop !== null) {
+    levels.push({ kind: "sl", title: "SL", price: stop, note: `${long ? "-" : "+"}${pct(controls!.stopLossOffset!)} from the entry` });
+    if (breakEvenApplies(controls)) levels.push({ kind: "breakeven", title: "BE", price: entry.toString(), note: "the stop moves here once TP1 fills" });
+  }
+
+  const trailing = controls?.trailingStop ?? null;
+  if (trailing) {
+    if (position.trailingStopActive && position.trailingBestPrice) {
+      const best = new Big(position.trailingBestPrice);
+      const exit = best.times(long ? ONE.minus(trailing.execute) : ONE.plus(trailing.execute)).toString();
+      levels.push({ kind: "trailing", title: "Trail", price: exit, note: `tracking: ${pct(trailing.execute)} from the best price ${best.toString()}` });
+    } else {
+      levels.push({ kind: "trailing", title: "Trail on", price: away(entry, long, trailing.activation), note: "the trailing stop arms at this price" });
+    }
+  }
+  return levels;
+}
+
+export interface ChartFill {
+  side: "buy" | "sell";
+  status: string;
+  executedPrice: string | null;
+  executedQuantity: string;
+  executedAt: string | null;
+  updatedAt: string;
+}
+
+export interface ChartMarker {
+  /** Epoch ms of the fill. */
+  time: number;
+  kind: "entry" | "exit";
+  side: "buy" | "sell";
+  price: string;
+  quantity: string;
+  text: string;
+}
+
+/** The position's fills: an order in its direction is an entry, the other an exit (as the detail's Type column). */
+export function chartMarkers(side: "long" | "short", trades: ChartFill[]): ChartMarker[] {
+  return trades
+    .filter((t) => (t.status === "executed" || t.status === "completed") && t.executedPrice && new Big(t.executedQuantity || "0").gt(0))
+    .map((t) => {
+      const kind = (side === "long") === (t.side === "buy") ? ("entry" as const) : ("exit" as const);
+      return {
+        time: Date.parse(t.executedAt ?? t.updatedAt),
+        kind,
+        side: t.side,
+        price: t.executedPrice!,
+        quantity: t.executedQuantity,
+        text: `${kind === "entry" ? "Entry" : "Exit"} ${t.executedQuantity} @ ${t.executedPrice}`,
+      };
+    })
+    .sort((a, b) => a.time - b.time);
+}
