@@ -1,4 +1,4 @@
-// Durations as text, shared by the screens (app/utils/format.ts re-exports it) and by the
+// Durations as text, shared by the screens (app/core/format.ts re-exports it) and by the
 // performance statistics (app/core/pnl/performance-stats.ts).
 
 /** avgTimeInTrade text (SPEC.md §3): '0d. 0h. 0min. 0sec.'; negative durations read as 0. */

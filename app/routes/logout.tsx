@@ -1,6 +1,6 @@
 // POST /logout: ends the session server-side, clears the cookie, says so with a toast.
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
-import { recordActivity } from "#db/queries/activity-logs.ts";
+import { recordLogout } from "#app/services/activity-logs.server.ts";
 import { endSession, getUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
@@ -12,7 +12,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await getUser(request, context);
   const cookie = await endSession(request, context);
   if (user) {
-    await recordActivity(context.db, { type: "auth", level: "info", message: `${user.username} logged out` });
+    await recordLogout(context.db, user.username);
   }
   return redirectWithToast(
     context,

@@ -9,7 +9,7 @@ import { listSignals } from "#db/queries/signals.ts";
 import { withTimelines } from "#db/queries/signal-timeline.ts";
 import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
-import { getExchange } from "./exchange.server.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "./positions.server.ts";
 import { getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";

@@ -19,7 +19,7 @@ import {
   credentialsIssue,
   maskApiKey,
 } from "#app/core/schemas/exchange-connection.ts";
-import { truncateKey } from "#app/utils/format.ts";
+import { truncateKey } from "#app/core/format.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import {
@@ -36,9 +36,10 @@ import {
   updateExchangeConnection,
 } from "#db/queries/exchanges.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "./credentials.server.ts";
-import { getExchange, testCoinbaseConnection } from "./exchange.server.ts";
+import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#app/core/exchange/credentials.ts";
+import { getExchange, testCoinbaseConnection } from "#app/core/exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
+import { setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
 
 // ---------------------------------------------------------------------------------------
 // Exchanges (SPEC.md §2 Exchanges, §7 /api/exchanges*) and API Settings (/api/credentials*)
@@ -46,7 +47,7 @@ import { recordAudit } from "#db/queries/audit.ts";
 /** Tests keys against the exchange with one read-only call. */
 export type ConnectionTester = (credentials: CoinbaseCredentials) => Promise<{ success: boolean; message: string }>;
 
-/** The connector's test (app/services/exchange.server.ts), recording the call for /api/health. */
+/** The connector's test (app/core/exchange/factory.ts), recording the call for /api/health. */
 export const coinbaseTester = (db: Kysely<DB>): ConnectionTester => (credentials) => testCoinbaseConnection(credentials, { db });
 
 /** How long GET /api/exchanges waits for the live account's balances before showing the last known value. */
@@ -162,7 +163,7 @@ async function logChange(trx: Kysely<DB>, level: "info" | "success" | "warning",
   await appendEvent(trx, "system_status", { component: "coinbase_api", reason: "credentials_changed" });
 }
 
-export async function createExchange(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView> {
+export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView> {
   const created = await db.transaction().execute(async (trx) => {
     await lockCredentials(trx);
     // An enabled connection may become the one the worker trades with (issue 11).
@@ -441,4 +442,21 @@ export async function testTradingCredentials(db: Kysely<DB>, config: Credentials
     }),
   );
   return { ...outcome, source: "env" };
+}
+
+/**
+ * Exchanges screen, Simulator card: "Use Coinbase contract sizes" (decision 025). The setting,
+ * its audit entry and its activity line are one transaction.
+ */
+export async function switchCoinbaseContractSizes(db: Kysely<DB>, value: boolean, by: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await setCoinbaseContractSizes(trx, value);
+    await recordAudit(trx, { actor: by, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: !value }, after: { value } });
+    await recordActivity(trx, {
+      type: "system",
+      level: "info",
+      message: `Simulator: "Use Coinbase contract sizes" switched ${value ? "on" : "off"} by ${by}`,
+      data: { setting: "simulator_coinbase_contract_sizes", value },
+    });
+  });
 }

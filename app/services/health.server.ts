@@ -8,8 +8,8 @@ import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { settingsGeneration } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
-import { getTradingCredentials } from "./credentials.server.ts";
-import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "./exchange.server.ts";
+import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
+import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "#app/core/exchange/factory.ts";
 import { WEBHOOK_PATH, webhookSecretReadable } from "./webhook.server.ts";
 
 export const WORKER_ONLINE_MS = 15_000;
@@ -81,7 +81,7 @@ export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<
 
 /**
  * coinbase_api: which exchange trades (simulator / Coinbase sandbox on paper / Coinbase live,
- * services/exchange.server.ts) and whether its last call worked. The simulator (and sandbox
+ * core/exchange/factory.ts) and whether its last call worked. The simulator (and sandbox
  * paper trading) is healthy while prices move; live Coinbase by the last call any process made.
  */
 export async function checkExchange(context: Pick<AppLoadContext, "config" | "db">, now = Date.now()): Promise<SystemStatusEntry> {

@@ -9,7 +9,7 @@ import type { Kysely } from "kysely";
 import { D } from "#app/core/decimal.ts";
 import type { ExchangeAdapter, Product, Ticker } from "#app/core/exchange/types.ts";
 import type { DB } from "#db/schema.ts";
-import { getExchange } from "./exchange.server.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 
 type Db = Kysely<DB>;
 

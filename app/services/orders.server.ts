@@ -20,7 +20,7 @@ import { CLOSE_JOB_PRIORITY } from "#app/core/schemas/job-payloads.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
-import { getExchange } from "./exchange.server.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 
 export type PlaceResult = { ok: true; trade: Trade } | { ok: false; status: 400 | 409 | 503; error: string; field?: string };
 

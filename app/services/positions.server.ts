@@ -24,7 +24,7 @@ import { getSignal } from "#db/queries/signals.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
-import { getExchange } from "./exchange.server.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 import { getClosedTradesPnl } from "./statistics.server.ts";
 import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts";
 import { getStrategy, positionInStrategy } from "#db/queries/strategies.ts";

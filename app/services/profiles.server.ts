@@ -7,7 +7,7 @@ import { AuthError, ExchangeError, TemporaryError } from "#app/core/exchange/err
 import { ProfileError, SimulatorProfiles } from "#app/core/exchange/simulator/profiles.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import type { DB } from "#db/schema.ts";
-import { getProfilesProvider } from "./exchange.server.ts";
+import { getProfilesProvider } from "#app/core/exchange/factory.ts";
 
 type Db = Kysely<DB>;
 

@@ -5,18 +5,16 @@
 import type { Kysely } from "kysely";
 import { SIMULATOR_NAME } from "#app/core/exchange/simulator/adapter.ts";
 import type { ReportForm } from "#app/core/schemas/reports.ts";
-import { REPORT_TYPE_LABELS } from "#app/core/schemas/reports.ts";
+import { REPORT_JOB_ATTEMPTS, REPORT_TYPE_LABELS } from "#app/core/schemas/reports.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
 import { listProfileRecords } from "#db/queries/profiles.ts";
 import { type ReportRecord, getReport, getReportFile, insertReport, listReports, pruneExpiredReportFiles } from "#db/queries/reports.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
-import { getRemoteReportsProvider } from "./exchange.server.ts";
+import { getRemoteReportsProvider } from "#app/core/exchange/factory.ts";
 
 type Db = Kysely<DB>;
-
-export const REPORT_JOB_ATTEMPTS = 6;
 
 /** What the API and the screen show: the record without the provider's own file address. */
 export type ReportView = Omit<ReportRecord, "remoteFileUrl" | "userId">;

@@ -4,7 +4,7 @@
 // by which the webhook finds the strategy (db/queries/strategies.ts, cached per process).
 import type { AppLoadContext } from "@remix-run/node";
 import type { Kysely } from "kysely";
-import { signalAmountValueError } from "#app/components/trading-rules/form-schema.ts";
+import { signalAmountValueError } from "#app/core/schemas/trading-rules-form.ts";
 import { can, type Role } from "#app/core/auth/permissions.ts";
 import { DecryptError, decryptSecret, encryptSecret, randomSecret } from "#app/core/crypto.ts";
 import { matchFifo, type RealizedMatch } from "#app/core/pnl/fifo.ts";

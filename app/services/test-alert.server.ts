@@ -15,7 +15,7 @@ import { DEFAULT_SYMBOL, resolveSymbol } from "#app/core/products.ts";
 import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import type { DB } from "#db/schema.ts";
-import { getExchange } from "./exchange.server.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 /** The product a test alert trades: the builder's, or the default one for {{ticker}}. */

@@ -2,7 +2,7 @@
 // signal it came from, the other trades of the same position or signal, and its metrics.
 // Amounts are exact decimal strings.
 import type { Kysely } from "kysely";
-import type { TradeDetails } from "#app/components/trade-history/trade-history-utils.ts";
+import type { TradeDetails } from "#app/core/trade-history.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { getSignal } from "#db/queries/signals.ts";

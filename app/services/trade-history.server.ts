@@ -10,11 +10,13 @@
 // now (its final state once closed): states at earlier moments are not kept.
 import type { AppLoadContext } from "@remix-run/node";
 import type { Kysely } from "kysely";
-import { TRADE_HISTORY_LIMIT, filtersFromParams } from "#app/components/trade-history/trade-history-utils.ts";
+import { TRADE_HISTORY_LIMIT, filtersFromParams } from "#app/core/trade-history.ts";
 import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
+
+export { listTrades };
 
 export type TradePositionState = Pick<
   Position,

@@ -8,6 +8,8 @@ import { getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queri
 import type { DB } from "#db/schema.ts";
 import { recordAudit } from "#db/queries/audit.ts";
 
+export { getTradingConfig };
+
 export async function updateTradingConfig(
   db: Kysely<DB>,
   body: unknown,

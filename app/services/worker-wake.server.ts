@@ -1,35 +1,13 @@
-// Waking the worker when a job is committed, so a signal does not wait for the next poll.
+// Waking the worker when a job is committed (web side; the worker's listener is worker/wake.ts), so a signal does not wait for the next poll.
 // Each worker listens on a UDP port (WORKER_WAKE_HOST, default 127.0.0.1) and publishes it
 // in its heartbeat; after committing runnable jobs the web process sends each live worker
 // a one-byte datagram. It is only a hint: a lost datagram costs one poll interval, because
 // workers keep polling the job table, which stays the only source of truth.
 import type { Kysely } from "kysely";
-import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
+import { type WakeAddress, listHeartbeats } from "#db/queries/worker-heartbeats.ts";
 import type { DB } from "#db/schema.ts";
 
-export interface WakeAddress {
-  host: string;
-  port: number;
-}
-
 type UdpSocket = import("bun").udp.Socket<"buffer">;
-
-/** Worker side: calls `onWake` for every datagram received. */
-export async function listenForWake(onWake: () => void, host = "127.0.0.1") {
-  const socket = await Bun.udpSocket({
-    hostname: host,
-    port: 0,
-    socket: {
-      data() {
-        onWake();
-      },
-    },
-  });
-  return {
-    address: { host, port: socket.port } satisfies WakeAddress,
-    close: () => socket.close(),
-  };
-}
 
 const STALE_MS = 10_000;
 const REFRESH_MS = 2_000;

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { type TestDatabase, createTestDatabase } from "#tests/setup/db.ts";
-import { listenForWake, pokeWorkers } from "./worker-wake.server.ts";
+import { listenForWake } from "#worker/wake.ts";
+import { pokeWorkers } from "./worker-wake.server.ts";
 
 describe("worker wake-up", () => {
   let database: TestDatabase;

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { encryptSecret } from "#app/core/crypto.ts";
-import { credentialsVersion, envCredentials, getTradingCredentials } from "#app/services/credentials.server.ts";
+import { credentialsVersion, envCredentials, getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { DecryptError } from "#app/core/crypto.ts";
 import {
   type NewExchangeConnection,

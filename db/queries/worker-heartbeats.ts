@@ -1,6 +1,12 @@
 // Each worker process writes a heartbeat row; /api/health reads the freshest one.
 import { type Db, isMysql, nowMs, parseJson } from "./util.ts";
 
+/** Where a worker listens for the wake-up hint (published in its heartbeat's `info.wake`). */
+export interface WakeAddress {
+  host: string;
+  port: number;
+}
+
 export interface WorkerHeartbeat {
   workerId: string;
   hostname: string;

@@ -9,7 +9,7 @@ import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-cli
 import { AuthError } from "#app/core/exchange/errors.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { createExchange as saveConnection, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
+import { addExchangeConnection as saveConnection, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
 import {
   LAST_CALL_SETTING,
   type SwitchingExchange,
@@ -17,7 +17,7 @@ import {
   getProfilesProvider,
   getRemoteReportsProvider,
   testCoinbaseConnection,
-} from "#app/services/exchange.server.ts";
+} from "#app/core/exchange/factory.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";

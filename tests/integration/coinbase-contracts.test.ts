@@ -11,7 +11,7 @@ import { createTradingProductResolver, tradingProductsFor } from "#app/core/exch
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
-import type { SwitchingExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";

@@ -3,7 +3,7 @@
 // Coinbase itself and answers flat. The app runs with this process's APP_SECRET, as the web
 // and the worker share one in production, so the web side reads the stored credentials too.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { SwitchingExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";

@@ -5,7 +5,7 @@
 // exchange's order and the book equals Coinbase's.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import type { SwitchingExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";

@@ -8,7 +8,7 @@ import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
-import { credentialsVersion, getTradingCredentials } from "#app/services/credentials.server.ts";
+import { credentialsVersion, getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";

@@ -5,7 +5,7 @@
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
-import { getTradingCredentials } from "#app/services/credentials.server.ts";
+import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";

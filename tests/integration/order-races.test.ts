@@ -5,7 +5,7 @@
 // - two workers, many orders on one symbol: never two in flight at once.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import type { SwitchingExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { TemporaryError } from "#app/core/exchange/errors.ts";
 import { acquireOrderSlot, orderSlotHolder, releaseOrderSlot, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";

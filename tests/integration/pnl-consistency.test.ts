@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter, fundingBoundary } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { tradeCsvRows } from "#app/components/trade-history/trade-history-utils.ts";
+import { tradeCsvRows } from "#app/core/trade-history.ts";
 import { buildReportTable } from "#app/core/reports/build.ts";
 import { getNetPnlSince } from "#app/services/statistics.server.ts";
 import type { Trade } from "#db/queries/trades.ts";

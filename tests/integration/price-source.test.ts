@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
-import type { SwitchingExchange } from "#app/services/exchange.server.ts";
+import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";

@@ -10,7 +10,7 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { COINBASE_CONTRACT_SIZES_SETTING, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
+import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { deleteSetting, getSetting } from "#db/queries/settings.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";

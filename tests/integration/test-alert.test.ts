@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_ALERT_OPTIONS } from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type SwitchingExchange, getExchange } from "#app/services/exchange.server.ts";
+import { type SwitchingExchange, getExchange } from "#app/core/exchange/factory.ts";
 import { sendTestAlert } from "#app/services/test-alert.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";

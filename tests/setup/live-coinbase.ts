@@ -2,8 +2,8 @@
 // a Coinbase connection saved with sandbox off (as an admin would on Exchanges), and a
 // switching exchange, tuned for tests (short timeouts, fast polls), that has resolved to it.
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { createExchange as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/services/exchange.server.ts";
+import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
+import { type SwitchingExchange, createExchange } from "#app/core/exchange/factory.ts";
 import type { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type TestApp, waitFor } from "./app.ts";
 

@@ -12,9 +12,8 @@ import type { RemoteReport, RemoteReportsProvider, ReportFormat, ReportRequest, 
 import { TemporaryError, isRetryable } from "../../app/core/exchange/errors.ts";
 import { CONTENT_TYPES, buildReport, reportFileName } from "../../app/core/reports/build.ts";
 import type { GenerateReportPayload } from "../../app/core/schemas/job-payloads.ts";
-import { REPORT_TYPE_LABELS } from "../../app/core/schemas/reports.ts";
-import { getRemoteReportsProvider } from "../../app/services/exchange.server.ts";
-import { REPORT_JOB_ATTEMPTS } from "../../app/services/reports.server.ts";
+import { REPORT_JOB_ATTEMPTS, REPORT_TYPE_LABELS } from "../../app/core/schemas/reports.ts";
+import { getRemoteReportsProvider } from "../../app/core/exchange/factory.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { type ReportRecord, getReport, storeReportFile, updateReportStatus } from "../../db/queries/reports.ts";
 import type { Db } from "../../db/queries/util.ts";

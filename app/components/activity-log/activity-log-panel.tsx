@@ -10,7 +10,7 @@ import CircularProgress from "@mui/material/CircularProgress";
 import Link from "@mui/material/Link";
 import { useCallback, useEffect, useState } from "react";
 import { errorText } from "#app/utils/api-client.ts";
-import { downloadText, formatDateTime } from "#app/utils/format.ts";
+import { downloadText, formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";

@@ -1,7 +1,7 @@
 // Pure helpers of the activity log panel (SPEC.md §2 Dashboard/Logs, §3, §9): the query
 // URL, the data preview (at most 3 entries), the CSV export and its file name.
 import type { ActivityLog, LogLevel } from "#db/queries/activity-logs.ts";
-import { toCsv } from "#app/utils/format.ts";
+import { toCsv } from "#app/core/format.ts";
 
 export type { ActivityLog, LogLevel };
 

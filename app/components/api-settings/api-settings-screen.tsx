@@ -31,7 +31,7 @@ import { type FormEvent, type ReactNode, useRef, useState } from "react";
 import { type CredentialsSummary, MASKED_SECRET, MESSAGES, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { ApiError, apiRequest, errorText, getJson } from "#app/utils/api-client.ts";
-import { formatDateTime } from "#app/utils/format.ts";
+import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Screen } from "../screen.tsx";

@@ -4,7 +4,7 @@ import { useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
-import { lastSignalLabel } from "#app/utils/format.ts";
+import { lastSignalLabel } from "#app/core/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";

@@ -9,7 +9,7 @@ import { useEffect, useState } from "react";
 import { DEFAULT_SYMBOL, SYMBOLS, isFuturesSymbol } from "#app/core/products.ts";
 import { LEVERAGE_OPTIONS, ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
-import { formatBalance } from "#app/utils/format.ts";
+import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";

@@ -4,7 +4,7 @@ import Chip from "@mui/material/Chip";
 import Tooltip from "@mui/material/Tooltip";
 import type { Trade } from "#db/queries/trades.ts";
 import { D } from "#app/core/decimal.ts";
-import { formatPnl, formatPrice, formatQuantity } from "#app/utils/format.ts";
+import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { CARD, LeanCard, LeanChip, LeanStatusChip, TABLE, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";

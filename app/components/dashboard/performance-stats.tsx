@@ -1,7 +1,7 @@
 // Performance Statistics (all time, month, week) from GET /api/performance-stats, every 120 s.
 import CircularProgress from "@mui/material/CircularProgress";
 import { D } from "#app/core/decimal.ts";
-import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/utils/format.ts";
+import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { CARD, LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";

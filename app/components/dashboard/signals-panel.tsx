@@ -2,7 +2,7 @@
 import Tooltip from "@mui/material/Tooltip";
 import type { Signal } from "#db/queries/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
-import { formatPrice, signalAge } from "#app/utils/format.ts";
+import { formatPrice, signalAge } from "#app/core/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { CARD, LeanCard, LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";

@@ -46,7 +46,7 @@ import {
   type ExchangeView,
 } from "#app/core/schemas/exchange-connection.ts";
 import { ApiError, apiRequest, errorText } from "#app/utils/api-client.ts";
-import { formatDateTime } from "#app/utils/format.ts";
+import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Screen } from "../screen.tsx";

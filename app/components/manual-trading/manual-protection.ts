@@ -3,7 +3,7 @@
 // rule the worker applies when the position opens.
 import { type OrderSource, controlsFor } from "#app/core/orders/controls.ts";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
-import { formatFractionPercent } from "#app/utils/format.ts";
+import { formatFractionPercent } from "#app/core/format.ts";
 
 /** What a position opened by a manual order gets, line by line (controlsFor, source manual). */
 export const manualProtectionLines = (config: TradingConfig) => protectionLines(config, "manual");

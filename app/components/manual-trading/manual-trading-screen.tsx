@@ -21,7 +21,7 @@ import { Link as RemixLink } from "@remix-run/react";
 import type { ReactNode } from "react";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
-import { formatBalance } from "#app/utils/format.ts";
+import { formatBalance } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-form.tsx";
 import { ProtectionTable } from "./protection-table.tsx";

@@ -27,7 +27,7 @@ import { D } from "#app/core/decimal.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
 import type { MarketProduct, MarketProductDetails, MarketSummary } from "#app/services/market-data.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/utils/format.ts";
+import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";

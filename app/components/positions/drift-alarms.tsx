@@ -6,7 +6,7 @@
 import { Form } from "@remix-run/react";
 import { describeDrift } from "#app/core/reconcile/compare.ts";
 import type { Drift } from "#db/queries/drifts.ts";
-import { formatDateTime } from "#app/utils/format.ts";
+import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { T, cls } from "../ui/lean.tsx";

@@ -6,7 +6,7 @@
 // return to the page they were posted from (`back`, a same-origin path).
 import type { Trade } from "#db/queries/trades.ts";
 import { Form, useNavigation } from "@remix-run/react";
-import { formatDateTime, formatPrice, formatQuantity } from "#app/utils/format.ts";
+import { formatDateTime, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { PAPER, T, cls } from "../ui/lean.tsx";

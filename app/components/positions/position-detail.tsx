@@ -13,7 +13,7 @@ import Typography from "@mui/material/Typography";
 import { type ReactNode, useEffect, useRef } from "react";
 import type { Trade } from "#db/queries/trades.ts";
 import { ApiError } from "#app/utils/api-client.ts";
-import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/utils/format.ts";
+import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { TradeStatusChip } from "../dashboard/orders-panel.tsx";
 import { useToast } from "../toaster.tsx";

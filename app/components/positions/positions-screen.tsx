@@ -10,7 +10,7 @@ import { D } from "#app/core/decimal.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
 import type { PositionView } from "#app/services/positions.server.ts";
 import { apiRequest, errorText } from "#app/utils/api-client.ts";
-import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/utils/format.ts";
+import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";

@@ -31,7 +31,7 @@ import { useCan } from "#app/components/layout/permissions.tsx";
 import { CreateProfileSchema, DeleteProfileSchema, TransferSchema } from "#app/core/schemas/profiles.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import type { ProfileView } from "#app/services/profiles.server.ts";
-import { formatBalance } from "#app/utils/format.ts";
+import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";

@@ -31,7 +31,7 @@ import type { Toast } from "#app/core/schemas/toast.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import type { ReportView } from "#app/services/reports.server.ts";
 import { ApiError, errorText } from "#app/utils/api-client.ts";
-import { downloadBlob, formatDateTime } from "#app/utils/format.ts";
+import { downloadBlob, formatDateTime } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { FormError, NativeSelect } from "../forms.tsx";

@@ -10,7 +10,7 @@ import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import type { ActivityLog } from "#db/queries/activity-logs.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import type { Trade } from "#db/queries/trades.ts";
-import { formatPnl } from "#app/utils/format.ts";
+import { formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
 import { DashboardHeader } from "../dashboard/dashboard-header.tsx";

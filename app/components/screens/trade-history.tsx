@@ -13,7 +13,7 @@ import { useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { downloadText, formatPnl } from "#app/utils/format.ts";
+import { downloadText, formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { theme } from "#app/mui/theme.ts";
@@ -36,7 +36,7 @@ import {
   tradeHistoryCsv,
   tradeSummary,
   tradesUrl,
-} from "../trade-history/trade-history-utils.ts";
+} from "#app/core/trade-history.ts";
 import { LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { LeanButton, leanButtonClass } from "../ui/lean-button.tsx";

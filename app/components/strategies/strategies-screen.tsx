@@ -16,7 +16,7 @@ import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
 import { type SignalNow, TestAlertCard, type TestAlertSent } from "#app/components/webhook/test-alert-card.tsx";
 import type { StrategyHeartbeat } from "#db/queries/heartbeats.ts";
-import { parseStrategyForm } from "./form-schema.ts";
+import { parseStrategyForm } from "#app/core/schemas/strategy-form.ts";
 
 export interface StrategyCard extends StrategyInput {
   id: string;

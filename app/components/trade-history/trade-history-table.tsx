@@ -21,7 +21,7 @@ import Typography from "@mui/material/Typography";
 import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/utils/format.ts";
+import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
@@ -31,7 +31,7 @@ import { useExpanded } from "../ui/use-expanded.ts";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
 import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
-import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "./trade-history-utils.ts";
+import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "#app/core/trade-history.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
 

@@ -45,7 +45,7 @@ import {
   firstFormError,
   normalizeMultiplier,
   parseTradingRulesForm,
-} from "./form-schema.ts";
+} from "#app/core/schemas/trading-rules-form.ts";
 
 export const TRADING_CONFIG_POLL_MS = 30_000;
 export const APPLY_RULES_CONFIRM =

@@ -7,6 +7,9 @@ export const REPORT_TYPES = ["fills", "balance", "account", "otc_fills"] as cons
 export const REPORT_FORMATS = ["csv", "pdf"] as const;
 export const REPORT_STATUSES = ["pending", "creating", "ready", "failed"] as const;
 
+/** How often the worker tries a report before it is failed (Coinbase builds its own slowly). */
+export const REPORT_JOB_ATTEMPTS = 6;
+
 export const REPORT_TYPE_LABELS: Record<(typeof REPORT_TYPES)[number], string> = {
   fills: "Fills",
   balance: "Balance",

@@ -17,7 +17,8 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requirePermission } from "#app/utils/auth.server.ts";
-import { type AuditChanges, auditPageParams, listAudit } from "#db/queries/audit.ts";
+import type { AuditChanges } from "#db/queries/audit.ts";
+import { auditPageParams, listAudit } from "#app/services/audit.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Audit trail · PerpDesk" }];
 

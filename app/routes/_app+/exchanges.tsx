@@ -14,19 +14,18 @@ import { AddExchangeFormSchema } from "#app/core/schemas/exchange-connection.ts"
 import type { Toast } from "#app/core/schemas/toast.ts";
 import {
   coinbaseTester,
-  createExchange,
+  addExchangeConnection,
+  switchCoinbaseContractSizes,
   deleteExchange,
   listExchanges,
   testExchange,
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
-import { getCoinbaseContractSizesChoice, setCoinbaseContractSizes, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
-import { recordActivity } from "#db/queries/activity-logs.ts";
+import { getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { recordAudit } from "#db/queries/audit.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -59,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return json({ addResult: submission.reply({ hideFields: ["apiSecret", "passphrase"] }) }, { status: 400, headers: NO_STORE });
     }
     try {
-      const created = await createExchange(context.db, context.config, submission.value, user.username);
+      const created = await addExchangeConnection(context.db, context.config, submission.value, user.username);
       return back({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}` });
     } catch (error) {
       if (error instanceof OpenExposureError) return back(failed("Error Adding Exchange", error.message));
@@ -89,14 +88,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "contract-sizes") {
     const value = form.get("value") === "true";
-    await setCoinbaseContractSizes(context.db, value);
-    await recordAudit(context.db, { actor: user.username, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: !value }, after: { value } });
-    await recordActivity(context.db, {
-      type: "system",
-      level: "info",
-      message: `Simulator: "Use Coinbase contract sizes" switched ${value ? "on" : "off"} by ${user.username}`,
-      data: { setting: "simulator_coinbase_contract_sizes", value },
-    });
+    await switchCoinbaseContractSizes(context.db, value, user.username);
     return back({ title: "Simulator Setting Updated", description: value ? "Paper orders are sized in whole Coinbase contracts" : "Paper orders use the simulator's own increments" });
   }
 

@@ -14,7 +14,7 @@ import { LogsBrowser } from "#app/components/activity-log/logs-browser.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { requireUser } from "#app/utils/auth.server.ts";
-import { pageActivityLogs } from "#db/queries/activity-logs.ts";
+import { pageActivityLogs } from "#app/services/activity-logs.server.ts";
 import { strategyNames } from "#app/services/strategies.server.ts";
 import { NO_STORE, queryInt } from "#app/utils/api.server.ts";
 

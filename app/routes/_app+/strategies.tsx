@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, js
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
-import { parseStrategyForm } from "#app/components/strategies/form-schema.ts";
+import { parseStrategyForm } from "#app/core/schemas/strategy-form.ts";
 import { StrategiesScreen } from "#app/components/strategies/strategies-screen.tsx";
 import { StrategyStatsTable } from "#app/components/strategies/strategy-stats.tsx";
 import { can } from "#app/core/auth/permissions.ts";
@@ -14,7 +14,7 @@ import { TICKER, parseAlertBuilderParams } from "#app/core/alerts/template.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
+import { listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
 import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 

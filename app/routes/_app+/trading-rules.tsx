@@ -6,13 +6,13 @@
 import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { firstFormError, parseTradingRulesForm } from "#app/components/trading-rules/form-schema.ts";
+import { firstFormError, parseTradingRulesForm } from "#app/core/schemas/trading-rules-form.ts";
 import { TradingRulesScreen } from "#app/components/trading-rules/trading-rules-screen.tsx";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
-import { getTradingConfig } from "#db/queries/trading-state.ts";
+import { getTradingConfig } from "#app/services/trading.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
 

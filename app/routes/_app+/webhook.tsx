@@ -39,7 +39,7 @@ import { useToast } from "#app/components/toaster.tsx";
 import { SYMBOLS, resolveSymbol } from "#app/core/products.ts";
 import { protectionLines } from "#app/components/manual-trading/manual-protection.ts";
 import { ProtectionTable } from "#app/components/manual-trading/protection-table.tsx";
-import { getTradingConfig } from "#db/queries/trading-state.ts";
+import { getTradingConfig } from "#app/services/trading.server.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
@@ -58,8 +58,8 @@ import { TestAlertCard } from "#app/components/webhook/test-alert-card.tsx";
 import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
 import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
-import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
-import { getLatencySummary } from "#db/queries/signal-timeline.ts";
+import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
+import { getLatencySummary } from "#app/services/signals.server.ts";
 
 const HEALTH_POLL_MS = 30_000;
 

@@ -14,9 +14,8 @@ import { useToast } from "#app/components/toaster.tsx";
 import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { REGISTRATION_BY_INVITATION } from "#app/core/schemas/auth.ts";
-import { RegistrationClosedError, registerUser, registrationMode } from "#app/services/auth.server.ts";
+import { RegistrationClosedError, UsernameTakenError, registerUser, registrationMode } from "#app/services/auth.server.ts";
 import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
-import { UsernameTakenError } from "#db/queries/users.ts";
 
 const ROLE_TEXT = { admin: "an administrator", trader: "a trader", viewer: "a viewer (read-only)" } as const;
 

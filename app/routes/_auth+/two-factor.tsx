@@ -13,11 +13,10 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, js
 import { Form, Link as RemixLink, useActionData, useNavigation } from "@remix-run/react";
 import { Field } from "#app/components/forms.tsx";
 import { TwoFactorCodeFormSchema } from "#app/core/schemas/auth.ts";
-import { completeLogin } from "#app/services/auth.server.ts";
+import { completeLogin, findUserById } from "#app/services/auth.server.ts";
 import { checkSecondFactor } from "#app/services/two-factor.server.ts";
 import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
 import { clearSecondFactor, readSecondFactor } from "#app/utils/session.server.ts";
-import { findUserById } from "#db/queries/users.ts";
 
 export const meta: MetaFunction = () => [{ title: "Two-factor code · PerpDesk" }];
 

@@ -4,7 +4,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requirePermission } from "#app/utils/auth.server.ts";
-import { auditPageParams, listAudit } from "#db/queries/audit.ts";
+import { auditPageParams, listAudit } from "#app/services/audit.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "audit.read");

@@ -4,7 +4,7 @@
 // created exchange (201), or 400 { error, field } with SPEC.md §5's message.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
-import { createExchange, listExchanges } from "#app/services/exchange-connections.server.ts";
+import { addExchangeConnection, listExchanges } from "#app/services/exchange-connections.server.ts";
 import { refuseOnExposure } from "#app/services/exposure.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
@@ -23,7 +23,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const { field, message } = firstIssue(parsed.error.issues);
     return jsonError(400, message, { field });
   }
-  const created = await createExchange(context.db, context.config, parsed.data, user.username).catch(refuseOnExposure);
+  const created = await addExchangeConnection(context.db, context.config, parsed.data, user.username).catch(refuseOnExposure);
   if (created instanceof Response) return created;
   return json(created, { status: 201, headers: NO_STORE });
 }

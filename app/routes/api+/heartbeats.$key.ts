@@ -6,7 +6,7 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { NO_STORE, getNotAllowedLoader, jsonError, readBodyObject } from "#app/utils/api.server.ts";
 import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
-import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#db/queries/heartbeats.ts";
+import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 

@@ -3,7 +3,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
-import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
+import { listStrategyHeartbeats } from "#app/services/heartbeats.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

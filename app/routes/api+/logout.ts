@@ -2,7 +2,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { jsonError } from "#app/utils/api.server.ts";
 import { endSession, requireUser } from "#app/utils/auth.server.ts";
-import { recordActivity } from "#db/queries/activity-logs.ts";
+import { recordLogout } from "#app/services/activity-logs.server.ts";
 
 export async function loader(_: LoaderFunctionArgs) {
   return jsonError(405, "Method GET not allowed");
@@ -12,6 +12,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const user = await requireUser(request, context);
   const cookie = await endSession(request, context);
-  await recordActivity(context.db, { type: "auth", level: "info", message: `${user.username} logged out` });
+  await recordLogout(context.db, user.username);
   return json({ success: true, message: "You have been successfully logged out" }, { headers: { "Set-Cookie": cookie } });
 }

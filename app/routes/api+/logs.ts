@@ -12,7 +12,7 @@ import { activityLogCsv, activityLogFileName } from "#app/components/activity-lo
 import { logDbFilters, parseLogQuery } from "#app/components/activity-log/log-query.ts";
 import { NO_STORE, queryInt } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
-import { allActivityLogs, pageActivityLogs } from "#db/queries/activity-logs.ts";
+import { allActivityLogs, pageActivityLogs } from "#app/services/activity-logs.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);

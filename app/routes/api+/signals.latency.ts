@@ -3,7 +3,7 @@
 // 24 h, from the signals' latency timelines. Any signed-in role.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { requireUser } from "#app/utils/auth.server.ts";
-import { getLatencySummary } from "#db/queries/signal-timeline.ts";
+import { getLatencySummary } from "#app/services/signals.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -5,7 +5,7 @@ import { placeManualOrder } from "#app/services/orders.server.ts";
 import { withPositions } from "#app/services/trade-history.server.ts";
 import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
-import { listTrades } from "#db/queries/trades.ts";
+import { listTrades } from "#app/services/trade-history.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

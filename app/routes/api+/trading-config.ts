@@ -3,7 +3,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { jsonError, readJsonObject } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
-import { getTradingConfig } from "#db/queries/trading-state.ts";
+import { getTradingConfig } from "#app/services/trading.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

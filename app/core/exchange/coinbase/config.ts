@@ -10,7 +10,7 @@ export const EXCHANGE_PRODUCTION_URL = "https://api.exchange.coinbase.com";
 export const EXCHANGE_SANDBOX_URL = "https://api-public.sandbox.exchange.coinbase.com";
 export const AT_PREFIX = "/api/v3/brokerage";
 
-/** The keys a Coinbase client needs (services/credentials.server.ts adds where they came from). */
+/** The keys a Coinbase client needs (core/exchange/credentials.ts adds where they came from). */
 export interface CoinbaseKeys {
   apiKey: string;
   apiSecret: string;

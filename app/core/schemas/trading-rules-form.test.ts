@@ -13,7 +13,7 @@ import {
   parseTradingRulesForm,
   percentToFraction,
   signalAmountValueError,
-} from "./form-schema.ts";
+} from "./trading-rules-form.ts";
 
 type Values = ReturnType<typeof configToFormValues>;
 

@@ -12,7 +12,7 @@ import {
   tradeHistoryCsv,
   tradePnl,
   tradeSummary,
-} from "./trade-history-utils.ts";
+} from "./trade-history.ts";
 
 function trade(overrides: Partial<Trade>): Trade {
   return {

@@ -1,4 +1,4 @@
-// Which exchange the app trades on, decided from the credentials (services/credentials.server.ts)
+// Which exchange the app trades on, decided from the credentials (core/exchange/credentials.ts)
 // and re-decided while processes run (docs/decisions/009-coinbase-connector.md):
 //   - no credentials                 -> the simulator (paper trading);
 //   - credentials with sandbox ON    -> the simulator (paper trading at Coinbase's public
@@ -21,7 +21,7 @@ import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/
 import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.server.ts";
+import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.ts";
 
 type Db = Kysely<DB>;
 

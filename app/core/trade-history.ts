@@ -4,7 +4,7 @@
 // Source, then Fee, Realized P&L net of fees, Trade ID, Order ID).
 import { D } from "#app/core/decimal.ts";
 import type { Trade } from "#db/queries/trades.ts";
-import { toCsv } from "#app/utils/format.ts";
+import { toCsv } from "#app/core/format.ts";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export type { Trade };

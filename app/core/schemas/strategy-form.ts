@@ -6,7 +6,7 @@ import { z } from "zod";
 import { D, isDecimalString } from "#app/core/decimal.ts";
 import { StrategyInputSchema } from "#app/core/schemas/strategy.ts";
 import { SIGNAL_AMOUNT_TYPES, takeProfitAllocationError } from "#app/core/schemas/trading-config.ts";
-import { percentToFraction, signalAmountValueError } from "#app/components/trading-rules/form-schema.ts";
+import { percentToFraction, signalAmountValueError } from "#app/core/schemas/trading-rules-form.ts";
 
 const text = z.string().optional();
 const list = z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.string()));
