@@ -12,6 +12,7 @@ import { liveEventForNonAdmins } from "./app/core/auth/log-privacy.ts";
 import { can } from "./app/core/auth/permissions.ts";
 import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
 import { webhookHttp } from "./app/services/webhook.server.ts";
+import { withRequestOrigin } from "./app/core/request-origin.ts";
 import { closeSocketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import type { Database } from "./db/client.ts";
@@ -160,14 +161,16 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   app.all("*", async (c) => {
     const request = c.req.raw;
     const isHttps = requestIsHttps(request, config);
+    const ip = clientIp(c, config);
     const services: AppLoadContext = {
       db: database.db,
       database,
       config,
-      clientIp: clientIp(c, config),
+      clientIp: ip,
       isHttps: Boolean(isHttps),
     };
-    return handlerFor(getBuild())(request, services);
+    // The audit trail names the address a change came from (db/queries/audit.ts).
+    return withRequestOrigin({ ip }, () => handlerFor(getBuild())(request, services));
   });
 
   return app;

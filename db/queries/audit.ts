@@ -4,6 +4,7 @@
 // these rows. Secrets never reach `changes`: app/core/redact.ts marks them, and they are stored
 // as "(changed)".
 import { REDACTED, redact } from "../../app/core/redact.ts";
+import { currentRequestOrigin } from "../../app/core/request-origin.ts";
 import { type Db, nowMs, parseJson, toIso } from "./util.ts";
 
 export const SECRET_CHANGED = "(changed)";
@@ -19,6 +20,7 @@ export interface NewAuditEntry {
   before?: Record<string, unknown> | null;
   /** The fields after the change (omit for a deletion). */
   after?: Record<string, unknown> | null;
+  /** The client's address; by default the one of the request being served (app/core/request-origin.ts), none outside a request. */
   ip?: string | null;
 }
 
@@ -66,7 +68,7 @@ export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<void> {
       action: entry.action.slice(0, 64),
       target: entry.target.slice(0, 128),
       changes: JSON.stringify(changes),
-      ip: entry.ip?.slice(0, 64) ?? null,
+      ip: (entry.ip ?? currentRequestOrigin()?.ip)?.slice(0, 64) ?? null,
     })
     .execute();
 }

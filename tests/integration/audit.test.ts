@@ -167,6 +167,29 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     expect((await (await app.fetch("/users", { cookie: admin })).text()).includes('href="/audit"')).toBe(true);
   });
 
+  test("an entry names the client address of the request that made the change (X-Forwarded-For only behind a trusted proxy)", async () => {
+    // This app does not trust proxies: a client-written X-Forwarded-For is not its address.
+    const from = await lastId();
+    await app.fetch("/api/trading-config", { method: "POST", cookie: admin, json: { autoTradingEnabled: true }, headers: { "X-Forwarded-For": "203.0.113.9" } });
+    expect((await one("trading_config.update", from)).ip).toBeNull();
+
+    const proxied = await createTestApp(dialect, { TRUST_PROXY: "true" });
+    try {
+      const cookie = (await registerVia(proxied, "au_proxied")).cookie;
+      const change = (ip: string, value: boolean) =>
+        proxied.fetch("/api/trading-config", { method: "POST", cookie, json: { autoTradingEnabled: value }, headers: { "X-Forwarded-For": ip } });
+      expect((await change("198.51.100.7", false)).status).toBe(200);
+      expect((await change("2001:db8::5", true)).status).toBe(200);
+      const entries = await proxied.database.db.selectFrom("audit_entries").select(["action", "ip"]).where("action", "=", "trading_config.update").orderBy("id").execute();
+      expect(entries.map((e) => e.ip)).toEqual(["198.51.100.7", "2001:db8::5"]);
+      // The API shows it.
+      const body = (await (await proxied.fetch("/api/audit", { cookie })).json()) as { entries: AuditEntry[] };
+      expect(body.entries.find((e) => e.action === "trading_config.update")?.ip).toBe("2001:db8::5");
+    } finally {
+      await proxied.cleanup();
+    }
+  });
+
   test("cursor paging returns every entry exactly once, also while new entries arrive", async () => {
     const all = (await rows()).map((r) => Number(r.id)).sort((a, b) => b - a);
     const seen: number[] = [];
