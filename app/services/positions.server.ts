@@ -30,6 +30,7 @@ import { cancelAllOrders, listOpenOrders, waitForJobs } from "./orders.server.ts
 import { getStrategy, positionInStrategy } from "#db/queries/strategies.ts";
 import { strategyConfig } from "#app/core/orders/strategy.ts";
 import { recordAudit } from "#db/queries/audit.ts";
+import { type PriceChartData, positionChart } from "./price-chart.server.ts";
 
 type Db = Kysely<DB>;
 
@@ -228,6 +229,8 @@ export interface PositionDetails {
   trades: Trade[];
   relatedSignal: { id: string; action: "buy" | "sell"; symbol: string; createdAt: string } | null;
   exchange: { name: string; label: string };
+  /** Candles over its life, its rule levels and its fills (decision 032). */
+  chart: PriceChartData;
   metrics: {
     /** Σ executed quantity × executed price of the position's trades (quote currency). */
     totalVolume: string;
@@ -248,6 +251,7 @@ export async function getPositionDetails(db: Db, id: string): Promise<PositionDe
     getPrices(db),
   ]);
   trades.reverse(); // oldest first: entry, then the closes
+  const chart = await positionChart(db, position, trades);
   const exchange = getExchange(db);
   const executed = trades.filter((t) => t.status === "executed" || t.status === "completed");
   const totalVolume = executed.reduce((acc, t) => acc.plus(D(t.executedQuantity).times(t.executedPrice ?? 0)), D(0));
@@ -262,6 +266,7 @@ export async function getPositionDetails(db: Db, id: string): Promise<PositionDe
     trades,
     relatedSignal: signal ? { id: signal.id, action: signal.action, symbol: signal.symbol, createdAt: signal.createdAt } : null,
     exchange: { name: exchange.name, label: exchange.label },
+    chart,
     metrics: {
       totalVolume: totalVolume.toString(),
       estimatedFees: feesPaid.plus(exitFee).round(8).toString(),

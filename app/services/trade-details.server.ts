@@ -9,6 +9,7 @@ import { getSignal } from "#db/queries/signals.ts";
 import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
 import { type Trade, getTrade, listTrades } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
+import { type PriceChartData, tradeChart } from "./price-chart.server.ts";
 
 /** The simulator's taker fee rate: the estimate for an order that has not paid its fee yet. */
 export const ESTIMATED_FEE_RATE = "0.0006";
@@ -34,15 +35,16 @@ export function tradeMetrics(trade: Trade, marketPrice: string | null): TradeDet
   return { totalValue: totalValue.toString(), estimatedFees: estimatedFees.toString(), executedQuantity: executed.toString() };
 }
 
-export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<TradeDetails | null> {
+export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<(TradeDetails & { chart: PriceChartData | null }) | null> {
   const trade = await getTrade(db, id);
   if (!trade) return null;
-  const [signal, byPosition, bySignal, market, timeline] = await Promise.all([
+  const [signal, byPosition, bySignal, market, timeline, chart] = await Promise.all([
     trade.signalId ? getSignal(db, trade.signalId) : null,
     trade.positionId ? listTrades(db, { positionId: trade.positionId, limit: RELATED_TRADES_LIMIT }) : [],
     trade.signalId ? listTrades(db, { signalId: trade.signalId, limit: RELATED_TRADES_LIMIT }) : [],
     !trade.executedPrice && !trade.price ? getPrice(db, trade.symbol) : null,
     trade.signalId ? getSignalTimeline(db, trade.signalId) : null,
+    tradeChart(db, trade),
   ]);
   const related = new Map<string, Trade>();
   for (const t of [...byPosition, ...bySignal]) if (t.id !== trade.id) related.set(t.id, t);
@@ -56,5 +58,7 @@ export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<Trade
     metrics: tradeMetrics(trade, market?.price ?? null),
     // A trade from a signal carries the signal's latency timeline (issue 12); others keep SPEC's four keys.
     ...(trade.signalId ? { timeline } : {}),
+    // Its position's price chart, or the candles around its fill (decision 032).
+    chart,
   };
 }

@@ -108,6 +108,6 @@ export async function pruneCandles(db: Kysely<DB>, retentionDays: number, now = 
   let before = now - Math.max(retentionDays * DAY_MS, MIN_CANDLE_RETENTION_MS);
   const oldest = await db.selectFrom("positions").select((eb) => eb.fn.min("created_at").as("first")).where("status", "=", "open").executeTakeFirst();
   if (oldest?.first != null) before = Math.min(before, Number(oldest.first) - 3_600_000);
-  const result = await db.deleteFrom("candles").where("bucket", "<", minuteOf(before)).executeTakeFirst();
+  const result = await db.deleteFrom("candles").where("bucket", "<", before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

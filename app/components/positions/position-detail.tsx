@@ -18,6 +18,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { TradeStatusChip } from "../dashboard/orders-panel.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
+import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 
 export const DETAILS_POLL_MS = 10_000;
 
@@ -29,6 +30,8 @@ export interface PositionDetailsResponse {
   trades: Trade[];
   relatedSignal: { id: string; action: "buy" | "sell"; symbol: string; createdAt: string } | null;
   exchange: { name: string; label: string };
+  /** Candles, rule levels and fills (decision 032). */
+  chart: PriceChartData;
   metrics: { totalVolume: string; estimatedFees: string; feesPaid: string; unrealizedPnL: string | null; markPrice: string | null };
 }
 
@@ -104,6 +107,9 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
   return (
     <Box data-testid="position-detail" sx={DETAIL_SX}>
       {header}
+      <Box sx={{ mb: 2 }}>
+        <PriceChart data={data.chart} />
+      </Box>
       <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>
         Trades
       </Typography>

@@ -138,6 +138,15 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
   );
 }
 
+/** The position's own chart page (decision 032): a plain link, so it works without JavaScript; never toggles the row. */
+function ChartLink({ p }: { p: PositionItem }) {
+  return (
+    <a href={`/positions/${p.id}/chart`} className="pd-c-primary" data-testid="position-chart-link" onClick={(event) => event.stopPropagation()}>
+      Price chart
+    </a>
+  );
+}
+
 function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boolean; onToggle: () => void }) {
   const canClose = useCan("positions.close");
   const controls = p.advancedControls;
@@ -162,6 +171,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
             <Caption>
               <span className="pd-nowrap">margin {formatPrice(p.margin)}</span>
             </Caption>
+            <ChartLink p={p} />
           </div>
         </div>
       </td>
@@ -309,6 +319,9 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
                 {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}
               </dd>
             </dl>
+            <p className="pd-body2">
+              <ChartLink p={p} />
+            </p>
             {canClose ? <ClosePositionButton symbol={p.symbol} testId={`card-close-${p.symbol}`} /> : null}
           </li>
         );

@@ -27,6 +27,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
+import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
@@ -249,7 +250,7 @@ const money = (v: string, decimals: number) => `${toFixed(v, decimals)} USD`;
 /** The expanded row: mounted only while expanded, so the details load only then. */
 export function TradeDetailsPanel({ id }: { id: string }) {
   const toast = useToast();
-  const { data, error, isLoading } = useApiQuery<TradeDetails>(detailsUrl(id), { refetchIntervalMs: DETAILS_POLL_MS });
+  const { data, error, isLoading } = useApiQuery<TradeDetails & { chart?: PriceChartData | null }>(detailsUrl(id), { refetchIntervalMs: DETAILS_POLL_MS });
   // One toast per failure (the poll keeps trying; a later success clears the message).
   const failing = useRef(false);
   useEffect(() => {
@@ -335,6 +336,11 @@ export function TradeDetailsPanel({ id }: { id: string }) {
         </Item>
         {trade.errorMessage ? <Item label="Error">{trade.errorMessage}</Item> : null}
       </Box>
+      {data.chart ? (
+        <Box sx={{ mt: 2 }}>
+          <PriceChart data={data.chart} title={trade.positionId ? "Position price chart" : "Price around the fill"} />
+        </Box>
+      ) : null}
       {timeline ? (
         <Box sx={{ mt: 2, maxWidth: 560 }} data-testid="trade-signal-timeline">
           <Typography variant="subtitle2" component="h3" sx={{ mb: 0.5 }}>

@@ -1,0 +1,238 @@
+// A position's (or trade's) price chart (issue 13, decision 032): the app's 1-minute candles
+// drawn by TradingView's lightweight-charts, with a price line per level the rules act on
+// (entry, each take-profit, stop loss, break-even, trailing stop: app/core/rules/levels.ts)
+// and a marker per fill (entries and exits).
+// lightweight-charts needs `window`: it is imported inside an effect, so the server never
+// loads it. The server (and a browser without JavaScript) renders the levels and the last
+// candles as tables instead; once the chart is drawn the candle table goes.
+// New data (the details poll every 10 s) redraws the candles, lines and markers in place.
+import { type Theme, useTheme } from "@mui/material/styles";
+import { useEffect, useRef, useState } from "react";
+import type { ChartLevelKind } from "#app/core/rules/levels.ts";
+import type { PriceChartData } from "#app/core/schemas/candles.ts";
+
+export type { PriceChartData };
+
+/** How many of the newest candles the no-JavaScript table lists. */
+export const FALLBACK_CANDLES = 8;
+const HEIGHT = 300;
+
+const utcMinute = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+const utcDateTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** Decimal places the axis shows: the most any price has, 2 to 8. */
+export function pricePrecision(data: Pick<PriceChartData, "candles" | "levels">): number {
+  let most = 2;
+  const see = (v: string) => {
+    const dot = v.indexOf(".");
+    if (dot >= 0) most = Math.max(most, v.length - dot - 1);
+  };
+  for (const c of data.candles.slice(-50)) [c.open, c.high, c.low, c.close].forEach(see);
+  for (const l of data.levels) see(l.price);
+  return Math.min(most, 8);
+}
+
+type Palette = Theme["palette"];
+function levelColor(kind: ChartLevelKind, palette: Palette): string {
+  switch (kind) {
+    case "entry":
+      return palette.info.main;
+    case "tp":
+      return palette.success.main;
+    case "sl":
+      return palette.error.main;
+    case "breakeven":
+      return palette.warning.main;
+    case "trailing":
+      return palette.secondary.main;
+  }
+}
+
+export function PriceChart({ data, title = "Price chart" }: { data: PriceChartData; title?: string }) {
+  const theme = useTheme<Theme>();
+  const palette = theme.palette;
+  const container = useRef<HTMLDivElement>(null);
+  const [mounted, setMounted] = useState(false); // JavaScript runs: make room for the chart
+  const [drawn, setDrawn] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [lineTitles, setLineTitles] = useState<string[]>([]);
+  // The chart, its series and what is drawn on it: kept across data updates.
+  const chartRef = useRef<{
+    chart: import("lightweight-charts").IChartApi;
+    series: import("lightweight-charts").ISeriesApi<"Candlestick">;
+    lines: import("lightweight-charts").IPriceLine[];
+    markers: import("lightweight-charts").ISeriesMarkersPluginApi<import("lightweight-charts").Time>;
+  } | null>(null);
+  const hasCandles = data.candles.length > 0;
+
+  // Create once (client only), remove on unmount.
+  useEffect(() => {
+    if (!hasCandles) return;
+    setMounted(true);
+    let cancelled = false;
+    import("lightweight-charts")
+      .then(({ createChart, CandlestickSeries, ColorType, createSeriesMarkers }) => {
+        if (cancelled || !container.current) return;
+        const chart = createChart(container.current, {
+          autoSize: true,
+          height: HEIGHT,
+          layout: {
+            background: { type: ColorType.Solid, color: palette.background.paper },
+            textColor: palette.text.secondary,
+            fontFamily: theme.typography.fontFamily,
+            attributionLogo: false,
+          },
+          grid: { vertLines: { color: palette.divider }, horzLines: { color: palette.divider } },
+          rightPriceScale: { borderColor: palette.divider },
+          timeScale: { borderColor: palette.divider, timeVisible: true, secondsVisible: false },
+        });
+        const series = chart.addSeries(CandlestickSeries, {
+          upColor: palette.success.main,
+          downColor: palette.error.main,
+          borderVisible: false,
+          wickUpColor: palette.success.main,
+          wickDownColor: palette.error.main,
+        });
+        chartRef.current = { chart, series, lines: [], markers: createSeriesMarkers(series, []) };
+        setDrawn(true);
+      })
+      .catch((error: Error) => {
+        if (cancelled) return;
+        setMounted(false);
+        setFailure(`The chart could not load (${error.message}): the levels and prices are listed below.`);
+      });
+    return () => {
+      cancelled = true;
+      chartRef.current?.chart.remove();
+      chartRef.current = null;
+      setDrawn(false);
+    };
+    // The palette is fixed for the page's life; a symbol change remounts the component.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [hasCandles]);
+
+  // Draw (and redraw on every new answer): candles, one price line per level, the fills.
+  useEffect(() => {
+    const current = chartRef.current;
+    if (!drawn || !current) return;
+    const precision = pricePrecision(data);
+    current.series.applyOptions({ priceFormat: { type: "price", precision, minMove: 1 / 10 ** precision } });
+    const times = data.candles.map((c) => Math.floor(c.time / 1000));
+    current.series.setData(
+      data.candles.map((c, i) => ({ time: times[i] as import("lightweight-charts").UTCTimestamp, open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) })),
+    );
+    for (const line of current.lines) current.series.removePriceLine(line);
+    current.lines = data.levels.map((level) =>
+      current.series.createPriceLine({
+        price: Number(level.price),
+        color: levelColor(level.kind, palette),
+        lineWidth: level.kind === "entry" ? 2 : 1,
+        lineStyle: level.kind === "entry" ? 0 : 2, // solid entry, dashed levels
+        axisLabelVisible: true,
+        title: level.title,
+      }),
+    );
+    setLineTitles(data.levels.map((l) => l.title));
+    // A marker sits on the candle of its minute (fills outside the candles' range are left out).
+    const first = times[0] ?? 0;
+    const last = (times[times.length - 1] ?? 0) + 59;
+    current.markers.setMarkers(
+      data.markers
+        .map((m) => ({ m, t: Math.floor(m.time / 60_000) * 60 }))
+        .filter(({ t }) => t >= first && t <= last)
+        .map(({ m, t }) => ({
+          time: t as import("lightweight-charts").UTCTimestamp,
+          position: m.side === "buy" ? ("belowBar" as const) : ("aboveBar" as const),
+          shape: m.side === "buy" ? ("arrowUp" as const) : ("arrowDown" as const),
+          color: m.kind === "entry" ? palette.info.main : palette.warning.main,
+          text: m.kind === "entry" ? "Entry" : "Exit",
+        })),
+    );
+  }, [drawn, data, palette]);
+
+  const newest = data.candles.slice(-FALLBACK_CANDLES).reverse();
+  return (
+    <section className="pd-price-chart" data-testid="price-chart" data-symbol={data.symbol} aria-label={`${title} ${data.symbol}`}>
+      <div style={{ display: "flex", flexWrap: "wrap", alignItems: "baseline", gap: 8, marginBottom: 8 }}>
+        <h3 style={{ margin: 0, fontSize: "0.875rem", fontWeight: 500 }}>
+          {title} · {data.symbol}
+        </h3>
+        <span style={{ fontSize: "0.75rem", color: palette.text.secondary }}>
+          1-minute candles, UTC{hasCandles ? ` · ${utcDateTime(data.candles[0]!.time)} – ${utcMinute(data.candles[data.candles.length - 1]!.time)}` : ""}
+        </span>
+      </div>
+      {hasCandles ? (
+        <div
+          ref={container}
+          data-testid="price-chart-canvas"
+          data-lines={lineTitles.join("|")}
+          style={{ width: "100%", height: mounted ? HEIGHT : 0, position: "relative" }}
+        />
+      ) : (
+        <p data-testid="price-chart-empty" style={{ fontSize: "0.875rem", color: palette.text.secondary, margin: "8px 0" }}>
+          No prices recorded for this range yet: candles appear as the price feed ticks.
+        </p>
+      )}
+      {failure ? (
+        <p role="alert" style={{ fontSize: "0.875rem", color: palette.error.main }}>
+          {failure}
+        </p>
+      ) : null}
+      <div style={{ display: "flex", flexWrap: "wrap", gap: 16, marginTop: 8 }}>
+        <table data-testid="chart-levels" style={{ borderCollapse: "collapse", fontSize: "0.8125rem" }}>
+          <caption style={{ textAlign: "left", fontWeight: 500, paddingBottom: 4 }}>Levels</caption>
+          <tbody>
+            {data.levels.map((level) => (
+              <tr key={`${level.kind}-${level.title}`} data-testid="chart-level" data-kind={level.kind}>
+                <th scope="row" style={{ textAlign: "left", paddingRight: 12, fontWeight: 500, whiteSpace: "nowrap" }}>
+                  <span aria-hidden style={{ display: "inline-block", width: 10, height: 2, marginRight: 6, verticalAlign: "middle", background: levelColor(level.kind, palette) }} />
+                  {level.title}
+                </th>
+                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>{level.price}</td>
+                <td style={{ color: palette.text.secondary }}>{level.note}</td>
+              </tr>
+            ))}
+            {data.markers.map((m) => (
+              <tr key={`${m.kind}-${m.time}-${m.price}`} data-testid="chart-fill" data-kind={m.kind}>
+                <th scope="row" style={{ textAlign: "left", paddingRight: 12, fontWeight: 500, whiteSpace: "nowrap" }}>
+                  {m.kind === "entry" ? "Entry fill" : "Exit fill"}
+                </th>
+                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>{m.price}</td>
+                <td style={{ color: palette.text.secondary }}>
+                  {m.side} {m.quantity} at {utcDateTime(m.time)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {!drawn && hasCandles ? (
+          <table data-testid="price-chart-fallback" style={{ borderCollapse: "collapse", fontSize: "0.8125rem", fontVariantNumeric: "tabular-nums" }}>
+            <caption style={{ textAlign: "left", fontWeight: 500, paddingBottom: 4 }}>
+              {failure ? "Latest candles" : "Latest candles (the chart needs JavaScript)"}
+            </caption>
+            <thead>
+              <tr>
+                {["UTC", "Open", "High", "Low", "Close"].map((h) => (
+                  <th key={h} scope="col" style={{ textAlign: h === "UTC" ? "left" : "right", paddingRight: 10, fontWeight: 500 }}>
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {newest.map((c) => (
+                <tr key={c.time}>
+                  <td style={{ paddingRight: 10 }}>{utcMinute(c.time)}</td>
+                  <td style={{ textAlign: "right", paddingRight: 10 }}>{c.open}</td>
+                  <td style={{ textAlign: "right", paddingRight: 10 }}>{c.high}</td>
+                  <td style={{ textAlign: "right", paddingRight: 10 }}>{c.low}</td>
+                  <td style={{ textAlign: "right", paddingRight: 10 }}>{c.close}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </div>
+    </section>
+  );
+}

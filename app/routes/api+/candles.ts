@@ -1,0 +1,24 @@
+// GET /api/candles?symbol=…&from=…&to=…&limit=… (decision 032): the 1-minute candles the app
+// keeps for a symbol, oldest first; at most `limit` (≤ 1500, the newest of the range when it
+// holds more). `to` defaults to now. 400 with the field for a bad query, 401 without a login.
+import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { CandlesQuerySchema, MAX_CANDLES } from "#app/core/schemas/candles.ts";
+import { listCandles } from "#db/queries/candles.ts";
+import { NO_STORE, jsonError } from "#app/utils/api.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  const parsed = CandlesQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return jsonError(400, issue?.message ?? "Invalid query", { field: issue?.path.join(".") || null });
+  }
+  const { symbol, from, to = Date.now(), limit = MAX_CANDLES } = parsed.data;
+  const candles = (await listCandles(context.db, symbol, { from, to, limit })).map(({ time, open, high, low, close }) => ({ time, open, high, low, close }));
+  return json({ symbol, from, to, candles }, { headers: NO_STORE });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  return jsonError(405, `Method ${request.method} not allowed`);
+}
