@@ -15,8 +15,9 @@ export type { PriceChartData };
 /** Candles from this long before the first fill, and after the close of a closed position. */
 export const CHART_MARGIN_MS = 15 * 60_000;
 
-const candleViews = async (db: Kysely<DB>, symbol: string, from: number, to: number): Promise<CandleView[]> =>
-  (await listCandles(db, symbol, { from, to, limit: MAX_CANDLES })).map(({ time, open, high, low, close }) => ({ time, open, high, low, close }));
+/** GET /api/candles: a symbol's candles in [from, to], the newest `limit` (≤ MAX_CANDLES) when there are more. */
+export const candleViews = async (db: Kysely<DB>, symbol: string, from: number, to: number, limit = MAX_CANDLES): Promise<CandleView[]> =>
+  (await listCandles(db, symbol, { from, to, limit })).map(({ time, open, high, low, close }) => ({ time, open, high, low, close }));
 
 /** A position's chart: from its opening to now (or its close), the newest MAX_CANDLES minutes at most. */
 export async function positionChart(db: Kysely<DB>, position: Position, trades: Trade[], now = Date.now()): Promise<PriceChartData> {

@@ -20,16 +20,26 @@ const HEIGHT = 300;
 const utcMinute = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 const utcDateTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-/** Decimal places the axis shows: the most any price has, 2 to 8. */
-export function pricePrecision(data: Pick<PriceChartData, "candles" | "levels">): number {
+/** Decimal places the axis shows: the most the recent candles have (the price tick), 2 to 8. */
+export function pricePrecision(candles: PriceChartData["candles"]): number {
   let most = 2;
   const see = (v: string) => {
     const dot = v.indexOf(".");
     if (dot >= 0) most = Math.max(most, v.length - dot - 1);
   };
-  for (const c of data.candles.slice(-50)) [c.open, c.high, c.low, c.close].forEach(see);
-  for (const l of data.levels) see(l.price);
+  for (const c of candles.slice(-50)) [c.open, c.high, c.low, c.close].forEach(see);
   return Math.min(most, 8);
+}
+
+/**
+ * The nearest ancestor that scrolls sideways (the Positions table's box, whose table may be
+ * wider than the screen): the chart is kept to its visible width so the price axis shows.
+ */
+function sidewaysScroller(element: HTMLElement): HTMLElement | null {
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(node).overflowX)) return node;
+  }
+  return null;
 }
 
 type Palette = Theme["palette"];
@@ -62,6 +72,9 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
     series: import("lightweight-charts").ISeriesApi<"Candlestick">;
     lines: import("lightweight-charts").IPriceLine[];
     markers: import("lightweight-charts").ISeriesMarkersPluginApi<import("lightweight-charts").Time>;
+    /** The levels' range, which the price scale always includes (so every line is on screen). */
+    range: { min: number; max: number } | null;
+    fitted: boolean;
   } | null>(null);
   const hasCandles = data.candles.length > 0;
 
@@ -83,7 +96,7 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
             attributionLogo: false,
           },
           grid: { vertLines: { color: palette.divider }, horzLines: { color: palette.divider } },
-          rightPriceScale: { borderColor: palette.divider },
+          rightPriceScale: { borderColor: palette.divider, scaleMargins: { top: 0.08, bottom: 0.08 } },
           timeScale: { borderColor: palette.divider, timeVisible: true, secondsVisible: false },
         });
         const series = chart.addSeries(CandlestickSeries, {
@@ -92,8 +105,14 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
           borderVisible: false,
           wickUpColor: palette.success.main,
           wickDownColor: palette.error.main,
+          autoscaleInfoProvider: (original: () => import("lightweight-charts").AutoscaleInfo | null) => {
+            const info = original();
+            const range = chartRef.current?.range;
+            if (!info?.priceRange || !range) return info;
+            return { ...info, priceRange: { minValue: Math.min(info.priceRange.minValue, range.min), maxValue: Math.max(info.priceRange.maxValue, range.max) } };
+          },
         });
-        chartRef.current = { chart, series, lines: [], markers: createSeriesMarkers(series, []) };
+        chartRef.current = { chart, series, lines: [], markers: createSeriesMarkers(series, []), range: null, fitted: false };
         setDrawn(true);
       })
       .catch((error: Error) => {
@@ -115,7 +134,9 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
   useEffect(() => {
     const current = chartRef.current;
     if (!drawn || !current) return;
-    const precision = pricePrecision(data);
+    const precision = pricePrecision(data.candles);
+    const prices = data.levels.map((l) => Number(l.price)).filter(Number.isFinite);
+    current.range = prices.length ? { min: Math.min(...prices), max: Math.max(...prices) } : null;
     current.series.applyOptions({ priceFormat: { type: "price", precision, minMove: 1 / 10 ** precision } });
     const times = data.candles.map((c) => Math.floor(c.time / 1000));
     current.series.setData(
@@ -133,6 +154,11 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
       }),
     );
     setLineTitles(data.levels.map((l) => l.title));
+    // The whole range the first time; later answers keep whatever the user zoomed to.
+    if (!current.fitted) {
+      current.chart.timeScale().fitContent();
+      current.fitted = true;
+    }
     // A marker sits on the candle of its minute (fills outside the candles' range are left out).
     const first = times[0] ?? 0;
     const last = (times[times.length - 1] ?? 0) + 59;
@@ -149,6 +175,23 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
         })),
     );
   }, [drawn, data, palette]);
+
+  // Inside a table wider than the screen, the chart takes the visible width only.
+  useEffect(() => {
+    const element = container.current;
+    if (!mounted || !element) return;
+    const scroller = sidewaysScroller(element);
+    if (!scroller) return;
+    const fit = () => {
+      const offset = element.getBoundingClientRect().left - scroller.getBoundingClientRect().left + scroller.scrollLeft;
+      const room = scroller.clientWidth - offset - 16;
+      element.style.maxWidth = room > 200 ? `${room}px` : "";
+    };
+    fit();
+    const observer = new ResizeObserver(fit);
+    observer.observe(scroller);
+    return () => observer.disconnect();
+  }, [mounted]);
 
   const newest = data.candles.slice(-FALLBACK_CANDLES).reverse();
   return (

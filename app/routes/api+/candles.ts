@@ -3,7 +3,7 @@
 // holds more). `to` defaults to now. 400 with the field for a bad query, 401 without a login.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { CandlesQuerySchema, MAX_CANDLES } from "#app/core/schemas/candles.ts";
-import { listCandles } from "#db/queries/candles.ts";
+import { candleViews } from "#app/services/price-chart.server.ts";
 import { NO_STORE, jsonError } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
@@ -15,8 +15,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     return jsonError(400, issue?.message ?? "Invalid query", { field: issue?.path.join(".") || null });
   }
   const { symbol, from, to = Date.now(), limit = MAX_CANDLES } = parsed.data;
-  const candles = (await listCandles(context.db, symbol, { from, to, limit })).map(({ time, open, high, low, close }) => ({ time, open, high, low, close }));
-  return json({ symbol, from, to, candles }, { headers: NO_STORE });
+  return json({ symbol, from, to, candles: await candleViews(context.db, symbol, from, to, limit) }, { headers: NO_STORE });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
