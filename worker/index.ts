@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import { loadConfigOrExit } from "../app/core/env.ts";
 import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
-import { createExchange } from "../app/services/exchange.server.ts";
+import { createExchange } from "../app/core/exchange/factory.ts";
 import { tradingProductsFor } from "../app/core/exchange/trading-product.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
@@ -13,7 +13,7 @@ import { startHousekeeping } from "./housekeeping.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
 import { startOrderSync } from "./monitor/order-sync.ts";
 import { startReconcile } from "./monitor/reconcile.ts";
-import { listenForWake } from "../app/services/worker-wake.server.ts";
+import { listenForWake } from "./wake.ts";
 import { type Runner, startRunner } from "./runner.ts";
 
 export const HEARTBEAT_MS = 2_000;
