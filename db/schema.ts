@@ -248,6 +248,19 @@ export interface ActivityLogsTable {
 }
 
 /** The audit trail (issue 13, db/queries/audit.ts): never deleted by a reset or housekeeping. */
+/** Account snapshots the price-leader worker records (docs/decisions/031-performance-charts.md). */
+export interface EquitySnapshotsTable {
+  id: AutoId;
+  taken_at: Millis;
+  reason: string; // interval | fill
+  realized_pnl: Decimal; // the ledger's all-time total (with funding) at that moment
+  unrealized_pnl: Decimal; // Σ open positions at the latest prices
+  balance: Decimal | null; // collateral (available + hold); null when the exchange did not answer
+  equity: Decimal | null; // balance + unrealized
+  currency: string | null;
+  open_positions: ColumnType<number, number | undefined, number>;
+}
+
 export interface AuditEntriesTable {
   id: AutoId;
   created_at: Millis;
@@ -413,6 +426,7 @@ export interface DB {
   positions: PositionsTable;
   activity_logs: ActivityLogsTable;
   audit_entries: AuditEntriesTable;
+  equity_snapshots: EquitySnapshotsTable;
   events: EventsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
   profiles: ProfilesTable;

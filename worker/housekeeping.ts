@@ -7,12 +7,15 @@
 // keep CANDLES_RETENTION_DAYS, and always everything since the oldest open position opened.
 import type { Kysely } from "kysely";
 import { pruneCandles } from "#db/queries/candles.ts";
+import { thinEquitySnapshots } from "#db/queries/equity-snapshots.ts";
 import { pruneEvents } from "#db/queries/events.ts";
 import { pruneFinishedJobs } from "#db/queries/jobs.ts";
 import { deleteExpiredSessions } from "#db/queries/sessions.ts";
 import type { DB } from "#db/schema.ts";
 
 export const HOUSEKEEPING_MS = 10 * 60_000;
+/** Equity snapshots keep their full grain (5 min and every fill) this long, then one per hour. */
+export const SNAPSHOT_FINE_DAYS = 30;
 
 export interface Retention {
   eventsHours: number;
@@ -25,6 +28,8 @@ export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date
   const events = await pruneEvents(db, now - retention.eventsHours * 3_600_000);
   const jobs = await pruneFinishedJobs(db, now - retention.jobsDays * 86_400_000);
   const sessions = await deleteExpiredSessions(db, now);
+  // Equity snapshots older than 30 days: one per hour is enough for the charts (decision 031).
+  await thinEquitySnapshots(db, now - SNAPSHOT_FINE_DAYS * 86_400_000);
   const prices = await pruneCandles(db, retention.candleDays ?? 30, now);
   return { events, jobs, sessions, prices };
 }

@@ -11,6 +11,7 @@ import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
+import { startEquitySnapshots } from "./monitor/equity-snapshots.ts";
 import { startOrderSync } from "./monitor/order-sync.ts";
 import { startReconcile } from "./monitor/reconcile.ts";
 import { listenForWake } from "./wake.ts";
@@ -56,6 +57,8 @@ export async function runWorker() {
   // ... and size their closes in the active exchange's units (whole Coinbase contracts live).
   const products = tradingProductsFor(database.db, exchange);
   const stopPrices = startPriceLoop({ db: database.db, workerId, exchange, products, maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000 });
+  // The price leader records the account's equity for the Performance charts (decision 031).
+  const stopSnapshots = startEquitySnapshots({ db: database.db, workerId, exchange });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   // Positions on the exchange compared with the app's book; differences become drift alarms.
@@ -73,6 +76,7 @@ export async function runWorker() {
     stopHousekeeping();
     try {
       await stopPrices();
+      await stopSnapshots();
       await stopOrderSync();
       await stopReconcile();
       exchange.stop();

@@ -12,9 +12,9 @@ export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // att
 
 /** Per type: how often it may refresh (ms) and which queries (key prefixes) it refreshes. */
 export const LIVE_REFRESH: Record<string, { throttleMs: number; keys: string[] }> = {
-  dashboard_update: { throttleMs: 10_000, keys: ["/api/dashboard/stats", "/api/performance-stats", "/api/balance", "/api/positions", "/api/portfolio-summary"] },
+  dashboard_update: { throttleMs: 10_000, keys: ["/api/dashboard/stats", "/api/performance-stats", "/api/balance", "/api/positions", "/api/portfolio-summary", "/api/performance-charts"] },
   new_signal: { throttleMs: 5_000, keys: ["/api/signals"] },
-  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/drifts", "/api/dashboard/stats", "/api/signals", "/api/balance"] },
+  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/drifts", "/api/dashboard/stats", "/api/signals", "/api/balance", "/api/performance-charts"] },
   activity_log: { throttleMs: 15_000, keys: ["/api/logs"] },
   system_status: { throttleMs: 15_000, keys: ["/api/health", "/api/dashboard/stats"] },
 };

@@ -11,6 +11,7 @@ import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "./positions.server.ts";
+import { getPerformanceCharts } from "./performance-charts.server.ts";
 import { getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
@@ -19,7 +20,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
   // One statistics refresh for the 24 h P&L card and the Performance Statistics table: two
   // separate calls would each read the fills' fingerprint (a scan of the executed trades).
   const ledger = getStatsLedger(context.db);
-  const [stats, signals, trades, logs, balance, positions, performance, drifts, orders] = await Promise.all([
+  const [stats, signals, trades, logs, balance, positions, performance, drifts, orders, charts] = await Promise.all([
     getDashboardStats(context, ledger),
     listSignals(context.db, { limit: 10 }).then((signals) => withTimelines(context.db, signals)),
     listTrades(context.db, { limit: 10 }),
@@ -33,12 +34,15 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
     ledger.then((l) => l.periodStats(Date.now())),
     listDrifts(context.db),
     listOpenOrders(context.db),
+    // The Performance card's last 30 days (decision 031): tables here, charts after hydration.
+    getPerformanceCharts(context.db, "30d", { detail: "compact", ledger }),
   ]);
   return {
     drifts,
     orders,
     positions,
     performance,
+    charts,
     isAdmin: user.role === "admin",
     stats,
     signals,

@@ -31,6 +31,8 @@ import { getStrategy, positionInStrategy } from "#db/queries/strategies.ts";
 import { strategyConfig } from "#app/core/orders/strategy.ts";
 import { recordAudit } from "#db/queries/audit.ts";
 import { type PriceChartData, positionChart } from "./price-chart.server.ts";
+import { deleteAllEquitySnapshots } from "#db/queries/equity-snapshots.ts";
+import { unrealizedTotal } from "#app/core/pnl/unrealized.ts";
 
 type Db = Kysely<DB>;
 
@@ -301,15 +303,18 @@ export interface PortfolioSummary {
   updatedAt: string;
 }
 
+/** The unrealized P&L of every open position now at the latest prices: the portfolio summary's figure, the Performance charts' "now". */
+export async function getUnrealizedNow(db: Db): Promise<string> {
+  const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
+  return unrealizedTotal(positions, prices);
+}
+
 export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
   const exchange = getExchange(db);
   const [balances, positions, prices, closed] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), getClosedTradesPnl(db)]);
   const balance = marginBalance(balances);
   const currency = balance.currency;
-  const unrealized = positions.reduce((acc, p) => {
-    const price = prices.get(p.symbol)?.price ?? p.currentPrice;
-    return price ? acc.plus(realizedPnl(p.side, p.entryPrice, price, p.remainingQuantity)) : acc;
-  }, D(0));
+  const unrealized = D(unrealizedTotal(positions, prices));
   const wallet = D(balance.available).plus(balance.hold);
   const equity = wallet.plus(unrealized);
   return {
@@ -358,6 +363,9 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
     const positions = count(await trx.deleteFrom("positions").executeTakeFirst());
     // The funding booked on them goes with them (the P&L totals add it: docs/pnl.md).
     await trx.deleteFrom("funding_payments").execute();
+    // The equity snapshots too: the charts' realized P&L starts again at 0 with the ledger
+    // (decision 031), and a snapshot's realized figure would no longer be the ledger's.
+    await deleteAllEquitySnapshots(trx);
     const signals = count(await trx.deleteFrom("signals").executeTakeFirst());
     // Earlier resets' audit lines stay: a reset cannot erase the record of resets (issue 11).
     const logs = count(

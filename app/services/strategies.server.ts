@@ -23,6 +23,7 @@ import {
   getStrategy,
   getStrategyByNameKey,
   insertStrategy,
+  listLotOwners,
   listStrategies,
   setStrategySecret,
   updateStrategy as updateStrategyRow,
@@ -213,20 +214,7 @@ export interface StrategyStatsRow {
  * opened or grew). Manual and reconciliation lots count only in the totals; so does funding.
  */
 export async function getStrategyStatistics(db: Kysely<DB>, now = Date.now()): Promise<{ totals: PeriodStats; strategies: StrategyStatsRow[] }> {
-  const [fills, owners, strategies, totals] = await Promise.all([
-    listExecutedFills(db),
-    db
-      .selectFrom("trades")
-      .leftJoin("positions", "positions.id", "trades.position_id")
-      .select(["trades.id as id", "trades.strategy_id as tradeStrategy", "trades.source as source", "positions.strategy_id as positionStrategy", "positions.source as positionSource"])
-      .where("trades.status", "in", ["executed", "completed"])
-      .execute(),
-    listStrategies(db),
-    getPerformanceStats(db, now),
-  ]);
-  const ownerOf = new Map(
-    owners.map((o) => [o.id, o.tradeStrategy ?? o.positionStrategy ?? (o.source === "signal" || o.positionSource === "signal" ? DEFAULT_STRATEGY_ID : null)]),
-  );
+  const [fills, ownerOf, strategies, totals] = await Promise.all([listExecutedFills(db), listLotOwners(db), listStrategies(db), getPerformanceStats(db, now)]);
   const byOwner = new Map<string, RealizedMatch[]>();
   for (const match of matchFifo(fills).matches) {
     const owner = ownerOf.get(match.entryTradeId);

@@ -167,3 +167,21 @@ export function logOfStrategy(eb: ExpressionBuilder<DB, "activity_logs">, db: Db
   const named = strategy === DEFAULT_STRATEGY_ID ? null : eb(field("strategyId"), "=", strategy);
   return eb.or([...(named ? [named] : []), eb(field("signalId"), "in", signals), eb(field("tradeId"), "in", trades)]);
 }
+
+/**
+ * The strategy owning each executed trade's lots (decision 027): the trade's own strategy,
+ * else the strategy of the position it opened or changed, else "default" for a signal's
+ * trade (the global secret); null for manual and reconciliation trades (no strategy owns
+ * them). A realized match counts for the owner of its opening trade (entryTradeId).
+ */
+export async function listLotOwners(db: Db): Promise<Map<string, string | null>> {
+  const rows = await db
+    .selectFrom("trades")
+    .leftJoin("positions", "positions.id", "trades.position_id")
+    .select(["trades.id as id", "trades.strategy_id as tradeStrategy", "trades.source as source", "positions.strategy_id as positionStrategy", "positions.source as positionSource"])
+    .where("trades.status", "in", ["executed", "completed"])
+    .execute();
+  return new Map(
+    rows.map((o) => [o.id, o.tradeStrategy ?? o.positionStrategy ?? (o.source === "signal" || o.positionSource === "signal" ? DEFAULT_STRATEGY_ID : null)]),
+  );
+}

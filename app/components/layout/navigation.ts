@@ -22,6 +22,7 @@ export const MAIN_NAV: NavItem[] = [
 export const MORE_NAV: NavItem[] = [
   // Not in SPEC.md's main list (which is exact per role): first of the others, every role reads it.
   { to: "/strategies", label: "Strategies", icon: "strategies" },
+  { to: "/performance", label: "Performance", icon: "performance" },
   { to: "/manual-trading", label: "Manual Trading", icon: "manual" },
   { to: "/logs", label: "Activity Logs", icon: "logs" },
   { to: "/market-data", label: "Market Data", icon: "market" },

@@ -19,6 +19,8 @@ import { type OpenOrder, OpenOrders } from "../positions/open-orders.tsx";
 import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-form.tsx";
 import { OpenPositions, type PositionSummary, RecentOrders } from "../dashboard/orders-panel.tsx";
 import { type PerformanceStats, PerformanceStatsTable } from "../dashboard/performance-stats.tsx";
+import { DashboardPerformanceCard } from "../performance/performance-screen.tsx";
+import type { PerformanceCharts } from "#app/core/performance/charts.ts";
 import { SIGNALS_POLL_MS, SignalsPanel } from "../dashboard/signals-panel.tsx";
 import { WebhookUrlBox } from "../dashboard/webhook-url-box.tsx";
 import { LeanIcon } from "../ui/lean.tsx";
@@ -62,6 +64,8 @@ export interface DashboardData {
   drifts?: DriftItem[] | null;
   /** Resting orders: the card shows while any rests (issue 11). */
   orders?: OpenOrder[] | null;
+  /** The Performance card's 30 days (decision 031); absent in older callers. */
+  charts?: PerformanceCharts | null;
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
@@ -112,6 +116,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
         </div>
       </div>
       <div className={S.bottom}>
+        {data.charts ? <DashboardPerformanceCard initial={data.charts} /> : null}
         <PerformanceStatsTable initial={data.performance} />
         <ActivityLogPanel initialLogs={data.logs} limit={20} refetchIntervalMs={90_000} />
       </div>

@@ -47,6 +47,8 @@ interface Derived {
   margin: Big;
   durationMs: number;
   exitTime: number;
+  /** The match itself (the Performance charts group and bucket it). */
+  match: RealizedMatch;
 }
 
 type Extremes = StatsExtremes;
@@ -143,6 +145,7 @@ export class StatsLedger {
       margin: matchMargin(match, volume),
       durationMs: Math.max(0, match.exitTime - match.entryTime),
       exitTime: match.exitTime,
+      match,
     };
     addExtremes(this.all, derived);
     let at = this.derived.length;
@@ -201,6 +204,19 @@ export class StatsLedger {
       else hi = mid;
     }
     return lo;
+  }
+
+  /**
+   * Index of the first match closed at or after `since` (epoch ms), in exit-time order: with
+   * `fills`, it identifies the set of matches in a window (the Performance charts' cache key).
+   */
+  windowStart(since: number): number {
+    return this.firstSince(since);
+  }
+
+  /** The matches from index `start` on (windowStart), in exit-time order: the ones the statistics of that window sum. */
+  matchesFrom(start: number): RealizedMatch[] {
+    return this.derived.slice(start).map((d) => d.match);
   }
 
   /** Net P&L of the matches closed at or after `since` (epoch ms), exact. */

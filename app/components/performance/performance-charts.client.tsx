@@ -1,0 +1,108 @@
+// The Performance charts drawn with @mui/x-charts (themed by the app's MUI theme). Loaded only
+// in the browser after hydration (performance-screen.tsx imports it lazily): the server
+// renders the same data as tables, so pages never pay for the charts' code.
+import { useTheme } from "@mui/material/styles";
+import { BarChart } from "@mui/x-charts/BarChart";
+import { LineChart } from "@mui/x-charts/LineChart";
+import type { DailyBar, EquityPoint, GroupPnl, HistogramBin } from "#app/core/performance/charts.ts";
+import { formatPnl } from "#app/core/format.ts";
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+const money = (v: number | null) => (v === null ? "—" : formatPnl(v.toFixed(2)));
+const dateTime = (v: Date | number) =>
+  new Date(v).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" }) + " UTC";
+const dateOnly = (v: Date | number) => new Date(v).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+
+/** Bars coloured by sign: losses red, gains green (the value axis' piecewise colour map). */
+function useSignColors() {
+  const theme = useTheme();
+  return { type: "piecewise" as const, thresholds: [0], colors: [theme.palette.error.main, theme.palette.success.main] };
+}
+
+export function EquityChart({ points, height = 280, compact = false }: { points: EquityPoint[]; height?: number; compact?: boolean }) {
+  const theme = useTheme();
+  return (
+    <LineChart
+      height={height}
+      skipAnimation
+      hideLegend={compact}
+      margin={{ left: 8, right: 16 }}
+      xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
+      yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
+      series={[
+        { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, color: theme.palette.primary.main, valueFormatter: money },
+        ...(compact
+          ? []
+          : [{ id: "realized", label: "Realized", data: points.map((p) => num(p.realized)), showMark: false, curve: "stepAfter" as const, color: theme.palette.secondary.main, valueFormatter: money }]),
+      ]}
+    />
+  );
+}
+
+export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[]; height?: number }) {
+  const theme = useTheme();
+  return (
+    <LineChart
+      height={height}
+      skipAnimation
+      hideLegend
+      margin={{ left: 8, right: 16 }}
+      xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
+      yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
+      series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, area: true, color: theme.palette.error.main, valueFormatter: money }]}
+    />
+  );
+}
+
+export function DailyPnlChart({ bars, height = 260 }: { bars: DailyBar[]; height?: number }) {
+  const colorMap = useSignColors();
+  return (
+    <BarChart
+      height={height}
+      skipAnimation
+      hideLegend
+      margin={{ left: 8, right: 16 }}
+      xAxis={[{ scaleType: "band", data: bars.map((b) => b.day), valueFormatter: (v: string, ctx) => (ctx.location === "tick" ? v.slice(5) : v) }]}
+      yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64, colorMap }]}
+      series={[{ id: "daily", label: "Realized P&L", data: bars.map((b) => Number(b.pnl)), valueFormatter: money }]}
+    />
+  );
+}
+
+export function GroupPnlChart({ groups, height }: { groups: GroupPnl[]; height?: number }) {
+  const colorMap = useSignColors();
+  return (
+    <BarChart
+      height={height ?? Math.max(140, 48 + groups.length * 36)}
+      skipAnimation
+      hideLegend
+      layout="horizontal"
+      margin={{ left: 8, right: 16 }}
+      yAxis={[{ scaleType: "band", data: groups.map((g) => g.label), width: 110 }]}
+      xAxis={[{ valueFormatter: (v: number | null) => money(v), colorMap }]}
+      series={[{ id: "group", label: "Realized P&L", data: groups.map((g) => Number(g.pnl)), valueFormatter: money }]}
+    />
+  );
+}
+
+export function DistributionChart({ bins, height = 240 }: { bins: HistogramBin[]; height?: number }) {
+  const theme = useTheme();
+  return (
+    <BarChart
+      height={height}
+      skipAnimation
+      hideLegend
+      margin={{ left: 8, right: 16 }}
+      xAxis={[
+        {
+          scaleType: "band",
+          data: bins.map((b) => b.from),
+          valueFormatter: (v: string, ctx) => (ctx.location === "tick" ? formatPnl(v) : `${formatPnl(v)} to ${formatPnl(bins.find((b) => b.from === v)?.to ?? v)}`),
+          colorMap: { type: "ordinal", values: bins.map((b) => b.from), colors: bins.map((b) => (Number(b.from) < 0 ? theme.palette.error.main : theme.palette.success.main)) },
+        },
+      ]}
+      yAxis={[{ width: 40, tickMinStep: 1 }]}
+      series={[{ id: "count", label: "Trades", data: bins.map((b) => b.count) }]}
+    />
+  );
+}

@@ -1,0 +1,228 @@
+// The Performance screen and the dashboard's compact card (issue 13,
+// docs/decisions/031-performance-charts.md): equity curve, daily P&L, drawdown, P&L by symbol
+// and by strategy, win/loss distribution, over 7 days, 30 days or all time.
+//
+// The server renders every chart's data as a table (what a browser without JavaScript
+// shows, and what screen readers read); after hydration the charts' code (@mui/x-charts,
+// performance-charts.client.tsx) is loaded lazily and each chart appears above its table,
+// which folds into a "Show as table" disclosure. The range is a plain link (?range=), and the
+// data refreshes from GET /api/performance-charts when a trade closes (live trade_update)
+// and every two minutes.
+import { Link } from "@remix-run/react";
+import { type ReactNode, Suspense, lazy } from "react";
+import { D } from "#app/core/decimal.ts";
+import { formatPnl } from "#app/core/format.ts";
+import type { DailyBar, EquityPoint, GroupPnl, HistogramBin, PerformanceCharts } from "#app/core/performance/charts.ts";
+import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/schemas/performance-charts.ts";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
+import { leanSheet } from "../ui/lean-sheet.ts";
+
+const Charts = {
+  Equity: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.EquityChart }))),
+  Drawdown: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.DrawdownChart }))),
+  Daily: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.DailyPnlChart }))),
+  Group: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.GroupPnlChart }))),
+  Distribution: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.DistributionChart }))),
+};
+
+export const CHARTS_POLL_MS = 120_000;
+
+const S = leanSheet("perfcharts", {
+  grid: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } },
+  wide: { gridColumn: { lg: "1 / -1" } },
+  ranges: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center", mb: 2 },
+  range: {
+    px: 1.5,
+    py: 0.5,
+    borderRadius: 1,
+    border: 1,
+    borderColor: "divider",
+    color: "text.primary",
+    textDecoration: "none",
+    typography: "body2",
+    "&:hover": { borderColor: "primary.main" },
+  },
+  rangeActive: { bgcolor: "primary.main", borderColor: "primary.main", color: "primary.contrastText", fontWeight: 600 },
+  totals: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, 1fr)" }, mb: 2 },
+  total: { p: 1.5, borderRadius: 1, border: 1, borderColor: "divider", bgcolor: "background.paper" },
+  chart: { minHeight: 120, mb: 1 },
+  placeholder: { display: "flex", alignItems: "center", justifyContent: "center", color: "text.secondary", typography: "body2" },
+  details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
+  scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
+  empty: { py: 3, textAlign: "center" },
+  srOnly: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
+  compact: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", md: "repeat(2, minmax(0, 1fr))" } },
+});
+
+const pnlClass = (v: string) => (D(v).gt(0) ? "pd-c-success" : D(v).lt(0) ? "pd-c-error" : undefined);
+const Pnl = ({ value }: { value: string }) => <span className={pnlClass(value)}>{formatPnl(value)}</span>;
+const when = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** A chart (after hydration) over its table (always rendered; folded once the chart shows). */
+function ChartPanel({ title, testId, height, chart, table, className }: { title: string; testId: string; height: number; chart: ReactNode; table: ReactNode; className?: string }) {
+  const hydrated = useHydrated();
+  return (
+    <LeanCard title={title} data-testid={testId} className={className}>
+      {hydrated ? (
+        <div className={S.chart} data-testid={`${testId}-chart`}>
+          <Suspense fallback={<div className={S.placeholder} style={{ height }}>Loading chart…</div>}>{chart}</Suspense>
+        </div>
+      ) : null}
+      <details className={S.details} open={!hydrated}>
+        <summary>{hydrated ? "Show as table" : "Table"}</summary>
+        <div className={S.scroll} data-testid={`${testId}-table`}>
+          {table}
+        </div>
+      </details>
+    </LeanCard>
+  );
+}
+
+function Table({ caption, head, rows }: { caption: string; head: string[]; rows: ReactNode[][] }) {
+  return (
+    <table className={TABLE.table}>
+      <caption className={S.srOnly}>{caption}</caption>
+      <thead>
+        <tr className="pd-tr">
+          {head.map((h, i) => (
+            <th key={h} scope="col" className={cls("pd-td", TABLE.head, i > 0 && "pd-right")}>
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((cells, r) => (
+          <tr key={r} className="pd-tr">
+            {cells.map((cell, i) =>
+              i === 0 ? (
+                <th key={i} scope="row" className="pd-td">
+                  {cell}
+                </th>
+              ) : (
+                <td key={i} className="pd-td pd-right">
+                  {cell}
+                </td>
+              ),
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const equityTable = (points: EquityPoint[]) => (
+  <Table
+    caption="Equity curve"
+    head={["Time", "Realized", "Unrealized", "Equity", "Drawdown"]}
+    rows={points.map((p) => [when(p.at), <Pnl key="r" value={p.realized} />, p.unrealized === null ? "—" : <Pnl key="u" value={p.unrealized} />, <Pnl key="e" value={p.equity} />, formatPnl(p.drawdown)])}
+  />
+);
+
+const dailyTable = (bars: DailyBar[]) => (
+  <Table caption="Daily realized P&L" head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]} rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])} />
+);
+
+const groupTable = (groups: GroupPnl[], name: string) => (
+  <Table caption={`Realized P&L by ${name}`} head={[name[0]!.toUpperCase() + name.slice(1), "Realized P&L", "Trades", "Wins", "Losses"]} rows={groups.map((g) => [g.label, <Pnl key="p" value={g.pnl} />, g.trades, g.wins, g.losses])} />
+);
+
+const distributionTable = (bins: HistogramBin[]) => (
+  <Table caption="Win/loss distribution" head={["Net P&L", "Trades"]} rows={bins.map((b) => [`${formatPnl(b.from)} to ${formatPnl(b.to)}`, b.count])} />
+);
+
+/** Links to the same page with ?range= (work without JavaScript). */
+export function RangeLinks({ range, path }: { range: ChartRange; path: string }) {
+  return (
+    <nav className={S.ranges} aria-label="Range" data-testid="chart-ranges">
+      {CHART_RANGES.map((r) => (
+        <Link key={r} to={`${path}?range=${r}`} className={cls(S.range, r === range && S.rangeActive)} aria-current={r === range ? "page" : undefined} preventScrollReset>
+          {CHART_RANGE_LABELS[r]}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+const EMPTY_TEXT = "No closed trades in this range yet: the charts fill in as positions close.";
+
+function useCharts(initial: PerformanceCharts, detail: "full" | "compact") {
+  const url = `/api/performance-charts?range=${initial.range}${detail === "compact" ? "&detail=compact" : ""}`;
+  return useApiQuery<PerformanceCharts>(url, { initialData: initial, refetchIntervalMs: CHARTS_POLL_MS }).data ?? initial;
+}
+
+export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
+  const data = useCharts(initial, "full");
+  const t = data.totals;
+  const empty = t.trades === 0 && D(t.realizedPnl).eq(0) && data.equity.every((p) => p.unrealized === null || D(p.unrealized).eq(0));
+  return (
+    <div data-testid="performance-screen">
+      <RangeLinks range={data.range} path="/performance" />
+      <div className={S.totals} data-testid="performance-totals">
+        <div className={S.total}>
+          <div className={cls(T.caption, T.muted)}>Realized P&L</div>
+          <div className={T.h3} data-testid="total-realized">
+            <Pnl value={t.realizedPnl} />
+          </div>
+        </div>
+        <div className={S.total}>
+          <div className={cls(T.caption, T.muted)}>Closed trades</div>
+          <div className={T.h3}>{t.trades}</div>
+        </div>
+        <div className={S.total}>
+          <div className={cls(T.caption, T.muted)}>Wins / losses</div>
+          <div className={T.h3}>
+            {t.wins} / {t.losses}
+          </div>
+        </div>
+        <div className={S.total}>
+          <div className={cls(T.caption, T.muted)}>Max drawdown</div>
+          <div className={T.h3}>{formatPnl(t.maxDrawdown)}</div>
+        </div>
+      </div>
+      {empty ? (
+        <LeanCard data-testid="performance-empty">
+          <p className={cls(T.body1, S.empty)}>{EMPTY_TEXT}</p>
+        </LeanCard>
+      ) : (
+        <div className={S.grid}>
+          <ChartPanel className={S.wide} title="Equity curve" testId="chart-equity" height={280} chart={<Charts.Equity points={data.equity} />} table={equityTable(data.equity)} />
+          <ChartPanel title="Daily P&L" testId="chart-daily" height={260} chart={<Charts.Daily bars={data.daily} />} table={dailyTable(data.daily)} />
+          <ChartPanel title="Drawdown" testId="chart-drawdown" height={220} chart={<Charts.Drawdown points={data.equity} />} table={equityTable(data.equity)} />
+          <ChartPanel title="P&L by symbol" testId="chart-symbol" height={160} chart={<Charts.Group groups={data.bySymbol ?? []} />} table={groupTable(data.bySymbol ?? [], "symbol")} />
+          <ChartPanel title="P&L by strategy" testId="chart-strategy" height={160} chart={<Charts.Group groups={data.byStrategy ?? []} />} table={groupTable(data.byStrategy ?? [], "strategy")} />
+          <ChartPanel className={S.wide} title="Win/loss distribution" testId="chart-distribution" height={240} chart={<Charts.Distribution bins={data.distribution ?? []} />} table={distributionTable(data.distribution ?? [])} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The dashboard's card: the last 30 days' equity curve and daily P&L, linking to the screen. */
+export function DashboardPerformanceCard({ initial }: { initial: PerformanceCharts }) {
+  const data = useCharts(initial, "compact");
+  const empty = data.totals.trades === 0 && D(data.totals.realizedPnl).eq(0);
+  return (
+    <LeanCard
+      data-testid="dashboard-charts"
+      title="Performance (30 days)"
+      action={
+        <Link to="/performance" className={cls(T.body2, S.range)}>
+          Open Performance
+        </Link>
+      }
+    >
+      {empty ? (
+        <p className={cls(T.body1, S.empty, T.muted)}>{EMPTY_TEXT}</p>
+      ) : (
+        <div className={S.compact}>
+          <ChartPanel title="Equity" testId="dashboard-equity" height={200} chart={<Charts.Equity points={data.equity} height={200} compact />} table={equityTable(data.equity)} />
+          <ChartPanel title="Daily P&L" testId="dashboard-daily" height={200} chart={<Charts.Daily bars={data.daily} height={200} />} table={dailyTable(data.daily)} />
+        </div>
+      )}
+    </LeanCard>
+  );
+}

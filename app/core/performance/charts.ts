@@ -1,0 +1,296 @@
+// The Performance charts' series (issue 13, docs/decisions/031-performance-charts.md). Pure:
+// the ledger's realized matches (app/core/pnl/ledger.ts, the same ones the Performance
+// Statistics and Trade History sum), the funding booked, and the worker's equity snapshots
+// in; decimal strings out. Nothing here computes P&L a second way: every realized figure is
+// a sum of the matches' net P&L plus funding, added in exit-time order with exact decimals,
+// so a window's total equals the statistics' total P&L for that window to the last digit.
+import { type Big, D } from "../decimal.ts";
+import type { RealizedMatch } from "../pnl/fifo.ts";
+import { PERIOD_MS } from "../pnl/performance-stats.ts";
+import type { ChartRange } from "../schemas/performance-charts.ts";
+
+export const DAY_MS = 86_400_000;
+
+/** Where a range starts at `now` (epoch ms; 0 = all time): the statistics' week and month windows. */
+export function rangeSince(range: ChartRange, now: number): number {
+  if (range === "7d") return now - PERIOD_MS.week;
+  if (range === "30d") return now - PERIOD_MS.month;
+  return 0;
+}
+
+/** The UTC day of an epoch-ms instant, "YYYY-MM-DD". */
+export const utcDay = (ms: number): string => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+
+export interface FundingEntry {
+  amount: string;
+  at: number;
+}
+
+export interface SnapshotInput {
+  at: number;
+  unrealizedPnl: string;
+  balance: string | null;
+}
+
+export interface EquityPoint {
+  at: number;
+  /** Realized P&L since the range's start up to this instant (matches + funding), from the ledger. */
+  realized: string;
+  /** Unrealized P&L of the open positions at this instant (a snapshot, or now); null between snapshots (a close). */
+  unrealized: string | null;
+  /** realized + unrealized when the unrealized part is known, else the realized figure. */
+  equity: string;
+  /** equity − the highest equity so far in the range (the range starts at 0): 0 or negative. */
+  drawdown: string;
+  /** The account's collateral at that instant (snapshots only). */
+  balance: string | null;
+}
+
+export interface DailyBar {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** Realized P&L of the matches closed that day plus the funding charged that day (in the range). */
+  pnl: string;
+  trades: number;
+  wins: number;
+  losses: number;
+}
+
+export interface GroupPnl {
+  key: string;
+  label: string;
+  pnl: string;
+  trades: number;
+  wins: number;
+  losses: number;
+}
+
+export interface HistogramBin {
+  /** Lower bound (inclusive) and upper bound (exclusive). */
+  from: string;
+  to: string;
+  count: number;
+}
+
+export interface ChartTotals {
+  /** Σ matches' net P&L + funding in the range: the statistics' total P&L for the same window. */
+  realizedPnl: string;
+  /** The funding part of realizedPnl. */
+  funding: string;
+  /** Matches closed in the range (the statistics' trade count), and how many won or lost. */
+  trades: number;
+  wins: number;
+  losses: number;
+  /** The deepest drawdown in the range (0 or negative). */
+  maxDrawdown: string;
+}
+
+/** The Performance charts' data (app/services/performance-charts.server.ts, GET /api/performance-charts). */
+export interface PerformanceCharts {
+  range: ChartRange;
+  /** Start of the window (epoch ms); null for all time. */
+  since: number | null;
+  now: number;
+  totals: ChartTotals;
+  /** The equity curve with its drawdown (at most `maxPoints` points; the last is "now"). */
+  equity: EquityPoint[];
+  daily: DailyBar[];
+  /** Full only (the Performance screen and the API; the dashboard's card leaves them out). */
+  bySymbol?: GroupPnl[];
+  byStrategy?: GroupPnl[];
+  distribution?: HistogramBin[];
+}
+
+/** Matches and funding in time order, as one stream of realized amounts. */
+function realizedEvents(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number) {
+  const events: { at: number; amount: string; match: RealizedMatch | null }[] = [];
+  for (const m of matches) if (m.exitTime >= since && m.exitTime <= now) events.push({ at: m.exitTime, amount: m.netPnl, match: m });
+  for (const f of funding) if (f.at >= since && f.at <= now) events.push({ at: f.at, amount: f.amount, match: null });
+  // Stable: matches keep the ledger's exit-time order; funding goes after a match at the same instant.
+  return events.sort((a, b) => a.at - b.at);
+}
+
+/** Realized totals of the range: the same sums as the statistics (matches net + funding). */
+export function rangeTotals(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): Omit<ChartTotals, "maxDrawdown"> {
+  let pnl = D(0);
+  let fundingSum = D(0);
+  let trades = 0;
+  let wins = 0;
+  let losses = 0;
+  for (const e of realizedEvents(matches, funding, since, now)) {
+    pnl = pnl.plus(e.amount);
+    if (!e.match) {
+      fundingSum = fundingSum.plus(e.amount);
+      continue;
+    }
+    trades++;
+    if (D(e.amount).gt(0)) wins++;
+    else if (D(e.amount).lt(0)) losses++;
+  }
+  return { realizedPnl: pnl.toString(), funding: fundingSum.toString(), trades, wins, losses };
+}
+
+/**
+ * Daily P&L bars: every UTC day from the range's first day (for all time: the first realized
+ * event's day) to today, each the realized P&L of what closed that day in the range (matches
+ * net of fees, plus funding); days without any are 0. The bars add up to the range's total.
+ */
+export function dailyPnl(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): DailyBar[] {
+  const events = realizedEvents(matches, funding, since, now);
+  const first = since > 0 ? since : (events[0]?.at ?? now);
+  const bars = new Map<string, { pnl: Big; trades: number; wins: number; losses: number }>();
+  for (let day = Math.floor(first / DAY_MS); day <= Math.floor(now / DAY_MS); day++) {
+    bars.set(utcDay(day * DAY_MS), { pnl: D(0), trades: 0, wins: 0, losses: 0 });
+  }
+  for (const e of events) {
+    const bar = bars.get(utcDay(e.at))!;
+    bar.pnl = bar.pnl.plus(e.amount);
+    if (!e.match) continue;
+    bar.trades++;
+    if (D(e.amount).gt(0)) bar.wins++;
+    else if (D(e.amount).lt(0)) bar.losses++;
+  }
+  return [...bars].map(([day, b]) => ({ day, pnl: b.pnl.toString(), trades: b.trades, wins: b.wins, losses: b.losses }));
+}
+
+/**
+ * The equity curve of a range: a point at each instant something was realized (one per
+ * distinct time) and at each snapshot, plus one at `now` with the unrealized P&L now. Each
+ * point's realized part is the running sum of the range's realized events up to it (the
+ * ledger's figures); its unrealized part is the snapshot's (or now's), unknown at a close
+ * between snapshots, where the equity is the realized figure. Drawdown runs from the peak,
+ * starting at 0 (the range's start).
+ */
+export function equityCurve(input: {
+  matches: readonly RealizedMatch[];
+  funding: readonly FundingEntry[];
+  snapshots: readonly SnapshotInput[];
+  since: number;
+  now: number;
+  /** The unrealized P&L of the positions open now; null leaves out the point at now. */
+  nowUnrealized: string | null;
+  nowBalance?: string | null;
+}): EquityPoint[] {
+  const { since, now } = input;
+  const events = realizedEvents(input.matches, input.funding, since, now);
+  const snapshots = input.snapshots.filter((s) => s.at >= since && s.at <= now);
+  const points: EquityPoint[] = [];
+  let realized = D(0);
+  let peak = D(0);
+  let e = 0;
+  let s = 0;
+  const push = (at: number, unrealized: string | null, balance: string | null) => {
+    const equity = unrealized === null ? realized : realized.plus(unrealized);
+    if (equity.gt(peak)) peak = equity;
+    points.push({ at, realized: realized.toString(), unrealized, equity: equity.toString(), drawdown: equity.minus(peak).toString(), balance });
+  };
+  while (e < events.length || s < snapshots.length) {
+    // A snapshot at the same instant as a close comes after it (the worker takes it after the fill).
+    if (e < events.length && (s >= snapshots.length || events[e]!.at <= snapshots[s]!.at)) {
+      const at = events[e]!.at;
+      while (e < events.length && events[e]!.at === at) realized = realized.plus(events[e++]!.amount);
+      if (s < snapshots.length && snapshots[s]!.at === at) {
+        push(at, snapshots[s]!.unrealizedPnl, snapshots[s]!.balance);
+        s++;
+      } else push(at, null, null);
+    } else {
+      push(snapshots[s]!.at, snapshots[s]!.unrealizedPnl, snapshots[s]!.balance);
+      s++;
+    }
+  }
+  if (input.nowUnrealized !== null) push(now, input.nowUnrealized, input.nowBalance ?? null);
+  return points;
+}
+
+/** The deepest drawdown of a curve (0 when it never fell). */
+export function maxDrawdown(points: readonly Pick<EquityPoint, "drawdown">[]): string {
+  let min = D(0);
+  for (const p of points) if (D(p.drawdown).lt(min)) min = D(p.drawdown);
+  return min.toString();
+}
+
+/**
+ * At most `max` points for drawing: the first, the last, the deepest drawdown, and the last
+ * point of each of `max` − 3 equal time slices. The figures of the points kept are unchanged.
+ */
+export function downsample<T extends { at: number; drawdown: string }>(points: readonly T[], max: number): T[] {
+  if (points.length <= max) return [...points];
+  const first = points[0]!.at;
+  const last = points[points.length - 1]!.at;
+  const slices = Math.max(1, max - 3);
+  const width = Math.max(1, (last - first) / slices);
+  const keep = new Set<number>([0, points.length - 1]);
+  let deepest = 0;
+  for (let i = 0; i < points.length; i++) {
+    if (D(points[i]!.drawdown).lt(points[deepest]!.drawdown)) deepest = i;
+    const slice = Math.min(slices - 1, Math.floor((points[i]!.at - first) / width));
+    const next = points[i + 1];
+    if (!next || Math.min(slices - 1, Math.floor((next.at - first) / width)) !== slice) keep.add(i);
+  }
+  keep.add(deepest);
+  return [...keep].sort((a, b) => a - b).map((i) => points[i]!);
+}
+
+/** Realized P&L of the range's matches per group (symbol, strategy), best first; funding belongs to no group. */
+export function pnlByGroup(
+  matches: readonly RealizedMatch[],
+  since: number,
+  now: number,
+  keyOf: (match: RealizedMatch) => { key: string; label: string },
+): GroupPnl[] {
+  const groups = new Map<string, { label: string; pnl: Big; trades: number; wins: number; losses: number }>();
+  for (const m of matches) {
+    if (m.exitTime < since || m.exitTime > now) continue;
+    const { key, label } = keyOf(m);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { label, pnl: D(0), trades: 0, wins: 0, losses: 0 }));
+    g.pnl = g.pnl.plus(m.netPnl);
+    g.trades++;
+    if (D(m.netPnl).gt(0)) g.wins++;
+    else if (D(m.netPnl).lt(0)) g.losses++;
+  }
+  return [...groups]
+    .map(([key, g]) => ({ key, label: g.label, pnl: g.pnl.toString(), trades: g.trades, wins: g.wins, losses: g.losses }))
+    .sort((a, b) => D(b.pnl).cmp(a.pnl) || a.label.localeCompare(b.label));
+}
+
+/** 1, 2, 2.5 or 5 × a power of ten, at least `raw`. */
+function niceStep(raw: Big): Big {
+  if (raw.lte(0)) return D(1);
+  let power = D(1);
+  while (power.times(10).lte(raw)) power = power.times(10);
+  while (power.gt(raw)) power = power.div(10);
+  for (const f of [1, 2, 2.5, 5, 10]) if (power.times(f).gte(raw)) return power.times(f);
+  return power.times(10);
+}
+
+/**
+ * Win/loss distribution: the range's matches (each a closed trade as the statistics count
+ * them) by net P&L, in about `target` bins of a round width whose edges include 0, so wins
+ * and losses never share a bin (a 0 result counts in the bin starting at 0).
+ */
+export function pnlHistogram(matches: readonly RealizedMatch[], since: number, now: number, target = 10): HistogramBin[] {
+  const values = matches.filter((m) => m.exitTime >= since && m.exitTime <= now).map((m) => D(m.netPnl));
+  if (values.length === 0) return [];
+  let min = values[0]!;
+  let max = values[0]!;
+  for (const v of values) {
+    if (v.lt(min)) min = v;
+    if (v.gt(max)) max = v;
+  }
+  const step = niceStep(max.minus(min).div(target));
+  const start = min.div(step).round(0, 0 /* down */);
+  const lowest = (min.lt(0) && !start.times(step).eq(min) ? start.minus(1) : start).times(step);
+  const floorOf = (v: Big) => {
+    const q = v.minus(lowest).div(step).round(0, 0);
+    return q.toNumber();
+  };
+  const count = Math.max(1, floorOf(max) + 1);
+  const bins: HistogramBin[] = Array.from({ length: count }, (_, i) => ({
+    from: lowest.plus(step.times(i)).toString(),
+    to: lowest.plus(step.times(i + 1)).toString(),
+    count: 0,
+  }));
+  for (const v of values) bins[Math.min(count - 1, floorOf(v))]!.count++;
+  return bins;
+}
