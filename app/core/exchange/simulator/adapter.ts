@@ -26,7 +26,7 @@
 //   has written a price; nothing is stored, findOrderByClientId answers null); a limit order
 //   rests, since matching needs no price at placement.
 import { randomUUID } from "node:crypto";
-import { type Kysely, type Selectable, type Transaction, sql } from "kysely";
+import type { Transaction } from "kysely";
 import { type Big, D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import {
   ExchangeError,
@@ -50,7 +50,37 @@ import type {
   Ticker,
 } from "#app/core/exchange/types.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
-import { isMysql, transactionWithLockRetry } from "#db/queries/util.ts";
+import {
+  type SimFundingRow,
+  getSimAvailable,
+  getSimOrder,
+  getSimOrderByClientId,
+  getSimOrderOwner,
+  getSimProfileId,
+  insertSimBalanceIgnore,
+  insertSimFunding,
+  insertSimOrder,
+  insertSimProfileIgnore,
+  isUniqueViolation,
+  listNonFlatSimPositions,
+  listOpenSimOrders,
+  listOtherSimPositions,
+  listSimAvailable,
+  listSimBalances,
+  listSimFillsSince,
+  listSimFundedSymbols,
+  listSimFundingDue,
+  listSimPositions,
+  listSimPositionsOpenAt,
+  lockNonFlatSimPositions,
+  lockSimBalance,
+  lockSimOrder,
+  lockSimPosition,
+  saveSimPosition,
+  updateSimBalance,
+  updateSimOrder,
+} from "#db/queries/simulator.ts";
+import { type Db, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB, SimOrderRow, SimPositionRow } from "#db/schema.ts";
 import {
   type PositionState,
@@ -91,7 +121,6 @@ export interface SimulatorOptions {
   profileName?: string;
 }
 
-type Db = Kysely<DB>;
 type Trx = Transaction<DB>;
 
 const norm = (value: string | number | null | undefined): string | null =>
@@ -156,53 +185,20 @@ function accountPositionOf(row: SimPositionRow, mark: string | null): AccountPos
 // ---------------------------------------------------------------------------------------
 // Transactions and locks
 
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { errno?: number; code?: string; message?: string };
-  return e?.errno === 1062 || e?.code === "ER_DUP_ENTRY" || /UNIQUE constraint failed/i.test(e?.message ?? "");
-}
-
 interface LockedBalance {
   available: string;
   hold: string;
 }
 
-/** Locks the account's balance row (first lock of every trade) and reads it. */
+/** Locks the account's balance row (first lock of every trade: lockSimBalance) and reads it. */
 async function lockBalance(trx: Trx, profileId: string, currency: string): Promise<LockedBalance> {
-  let query = trx
-    .selectFrom("balances")
-    .select(["available", "hold"])
-    .where("profile_id", "=", profileId)
-    .where("currency", "=", currency);
-  if (isMysql(trx)) query = query.forUpdate();
-  else {
-    // SQLite: take the database write lock before reading, so another process cannot
-    // change the row between our read and our write (a deferred BEGIN would only read-lock).
-    await trx
-      .updateTable("balances")
-      .set({ updated_at: sql<number>`updated_at` })
-      .where("profile_id", "=", profileId)
-      .where("currency", "=", currency)
-      .execute();
-  }
-  const row = await query.executeTakeFirst();
+  const row = await lockSimBalance(trx, profileId, currency);
   if (!row) throw new ExchangeError(`The paper account has no ${currency} balance`);
   return { available: norm(row.available)!, hold: norm(row.hold)! };
 }
 
-async function writeBalance(trx: Trx, profileId: string, currency: string, balance: LockedBalance, now: number) {
-  await trx
-    .updateTable("balances")
-    .set({ available: balance.available, hold: balance.hold, updated_at: now })
-    .where("profile_id", "=", profileId)
-    .where("currency", "=", currency)
-    .execute();
-}
-
-async function lockPosition(trx: Trx, profileId: string, symbol: string): Promise<SimPositionRow | undefined> {
-  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("symbol", "=", symbol);
-  if (isMysql(trx)) query = query.forUpdate();
-  return query.executeTakeFirst();
-}
+const writeBalance = updateSimBalance;
+const lockPosition = lockSimPosition;
 
 /**
  * Writes the position; `previous` is the row before the fill (undefined: none). opened_at
@@ -210,7 +206,6 @@ async function lockPosition(trx: Trx, profileId: string, symbol: string): Promis
  * position takes a side it did not have, cleared when it goes flat, kept otherwise.
  */
 async function writePosition(trx: Trx, profileId: string, symbol: string, state: PositionState, previous: SimPositionRow | undefined, now: number) {
-  const exists = previous !== undefined;
   const openedAt = state.side === "flat" ? null : state.side !== (previous?.side ?? "flat") ? now : undefined;
   const values = {
     ...(openedAt === undefined ? {} : { opened_at: openedAt }),
@@ -223,15 +218,12 @@ async function writePosition(trx: Trx, profileId: string, symbol: string, state:
     realized_pnl: state.realizedPnl,
     updated_at: now,
   };
-  if (exists) {
-    await trx.updateTable("sim_positions").set(values).where("profile_id", "=", profileId).where("symbol", "=", symbol).execute();
-  } else {
-    await trx.insertInto("sim_positions").values({ profile_id: profileId, symbol, ...values }).execute();
-  }
+  await saveSimPosition(trx, profileId, symbol, values, previous !== undefined);
 }
 
 async function readOrder(db: Db | Trx, id: string): Promise<ExchangeOrder> {
-  const row = await db.selectFrom("sim_orders").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const row = await getSimOrder(db, id);
+  if (!row) throw new ExchangeError(`Order ${id} vanished inside its own transaction`);
   return orderRowToOrder(row);
 }
 
@@ -255,13 +247,7 @@ function marginShortfall(needs: Big, free: Big, loss: string, currency: string):
  * `own` (what stays open of `symbol`'s position after the order's closing part) at `ownMark`.
  */
 async function accountLoss(trx: Trx, profileId: string, symbol: string, own: PositionState | null, ownMark: string | null): Promise<string> {
-  const rows = await trx
-    .selectFrom("sim_positions")
-    .selectAll()
-    .where("profile_id", "=", profileId)
-    .where("symbol", "!=", symbol)
-    .where("side", "!=", "flat")
-    .execute();
+  const rows = await listOtherSimPositions(trx, profileId, symbol);
   let loss = D(unrealizedLoss(own, ownMark));
   if (rows.length === 0) return loss.toString();
   const prices = await getPrices(trx);
@@ -298,14 +284,7 @@ export async function matchRestingOrders(db: Db, symbol: string, price: string, 
   if (market === null || !D(market).gt(0)) throw new Error(`matchRestingOrders: price must be > 0, got ${price}`);
   const makerFeeRate = rateOption(options.makerFeeRate, "0.0002", "maker fee rate");
   const currency = options.currency ?? "USDC";
-  const rows = await db
-    .selectFrom("sim_orders")
-    .select(["id", "side", "price"])
-    .where("status", "=", "open")
-    .where("symbol", "=", symbol)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+  const rows = await listOpenSimOrders(db, { symbol });
   const changed: ExchangeOrder[] = [];
   for (const row of rows) {
     if (row.price === null || !crossesLimit(row.side as OrderSide, norm(row.price)!, market)) continue;
@@ -319,13 +298,11 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
   // The owner never changes, so it is read before the transaction: the balance lock must be
   // the transaction's first statement (on SQLite a read first would pin a snapshot that a
   // later write lock cannot upgrade from once another process has written).
-  const peek = await db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
-  if (!peek) return null;
+  const owner = await getSimOrderOwner(db, orderId);
+  if (owner === null) return null;
   return transactionWithLockRetry(db, async (trx) => {
-    const balance = await lockBalance(trx, peek.profile_id, currency);
-    let orderQuery = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
-    if (isMysql(trx)) orderQuery = orderQuery.forUpdate();
-    const row = await orderQuery.executeTakeFirst();
+    const balance = await lockBalance(trx, owner, currency);
+    const row = await lockSimOrder(trx, orderId);
     if (!row || row.status !== "open" || row.price === null) return null; // filled or cancelled meanwhile
     const side = row.side as OrderSide;
     const limit = norm(row.price)!;
@@ -341,11 +318,7 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
 
     const cancel = async (reason: string) => {
       await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
-      await trx
-        .updateTable("sim_orders")
-        .set({ status: "cancelled", reject_reason: reason, hold_amount: "0", updated_at: now })
-        .where("id", "=", orderId)
-        .execute();
+      await updateSimOrder(trx, orderId, { status: "cancelled", reject_reason: reason, hold_amount: "0", updated_at: now });
       return readOrder(trx, orderId);
     };
 
@@ -371,20 +344,16 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
     hold = hold.plus(fill.holdDelta);
     await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
     await writePosition(trx, row.profile_id, row.symbol, fill.position, positionRow, now);
-    await trx
-      .updateTable("sim_orders")
-      .set({
-        status: "filled",
-        quantity,
-        filled_quantity: quantity,
-        average_price: limit,
-        fee: fill.fee,
-        realized_pnl: fill.realizedPnl,
-        hold_amount: "0",
-        updated_at: now,
-      })
-      .where("id", "=", orderId)
-      .execute();
+    await updateSimOrder(trx, orderId, {
+      status: "filled",
+      quantity,
+      filled_quantity: quantity,
+      average_price: limit,
+      fee: fill.fee,
+      realized_pnl: fill.realizedPnl,
+      hold_amount: "0",
+      updated_at: now,
+    });
     return readOrder(trx, orderId);
   });
 }
@@ -430,20 +399,15 @@ const openRows = (rows: SimPositionRow[]) => rows.filter((row) => row.side !== "
 export async function liquidateAccounts(db: Db, options: LiquidationOptions = {}): Promise<Liquidation[]> {
   const feeRate = rateOption(options.feeRate, SIM_TAKER_FEE_RATE, "fee rate");
   const currency = options.currency ?? "USDC";
-  let query = db.selectFrom("sim_positions").selectAll().where("side", "!=", "flat");
-  if (options.symbols) {
-    if (options.symbols.length === 0) return [];
-    // A cross account can be liquidated by any of its symbols' moves: every position of an
-    // account holding one of these symbols is read.
-    const holders = db.selectFrom("sim_positions").select("profile_id").where("side", "!=", "flat").where("symbol", "in", options.symbols);
-    query = query.where("profile_id", "in", holders);
-  }
-  const rows = openRows(await query.execute());
+  if (options.symbols?.length === 0) return [];
+  // A cross account can be liquidated by any of its symbols' moves: every position of an
+  // account holding one of these symbols is read.
+  const rows = openRows(await listNonFlatSimPositions(db, options.symbols));
   if (rows.length === 0) return [];
   const prices = await getPrices(db);
   const byProfile = new Map<string, SimPositionRow[]>();
   for (const row of rows) byProfile.set(row.profile_id, [...(byProfile.get(row.profile_id) ?? []), row]);
-  const balances = await db.selectFrom("balances").select(["profile_id", "available"]).where("currency", "=", currency).where("profile_id", "in", [...byProfile.keys()]).execute();
+  const balances = await listSimAvailable(db, currency, [...byProfile.keys()]);
   const out: Liquidation[] = [];
   for (const [profileId, positions] of byProfile) {
     const available = balances.find((b) => b.profile_id === profileId)?.available;
@@ -470,9 +434,7 @@ function crossedSymbols(rows: SimPositionRow[], prices: Prices, available: strin
 
 async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, currency: string): Promise<Liquidation[]> {
   const balance = await lockBalance(trx, profileId, currency);
-  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("side", "!=", "flat").orderBy("symbol");
-  if (isMysql(trx)) query = query.forUpdate();
-  const rows = openRows(await query.execute());
+  const rows = openRows(await lockNonFlatSimPositions(trx, profileId));
   const prices = await getPrices(trx);
   const crossed = crossedSymbols(rows, prices, balance.available); // again, under the lock
   if (crossed.size === 0) return [];
@@ -493,29 +455,26 @@ async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, cu
     hold = hold.plus(fill.holdDelta);
     await writePosition(trx, profileId, row.symbol, fill.position, row, now);
     const id = randomUUID();
-    await trx
-      .insertInto("sim_orders")
-      .values({
-        id,
-        client_order_id: `liq-${randomUUID()}`,
-        profile_id: profileId,
-        symbol: row.symbol,
-        side,
-        order_type: "market",
-        quantity: state.quantity,
-        price: null,
-        leverage: state.leverage,
-        margin_type: state.marginType,
-        reduce_only: 1,
-        status: "filled",
-        filled_quantity: state.quantity,
-        average_price: price,
-        fee: fill.fee,
-        realized_pnl: fill.realizedPnl,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertSimOrder(trx, {
+      id,
+      client_order_id: `liq-${randomUUID()}`,
+      profile_id: profileId,
+      symbol: row.symbol,
+      side,
+      order_type: "market",
+      quantity: state.quantity,
+      price: null,
+      leverage: state.leverage,
+      margin_type: state.marginType,
+      reduce_only: 1,
+      status: "filled",
+      filled_quantity: state.quantity,
+      average_price: price,
+      fee: fill.fee,
+      realized_pnl: fill.realizedPnl,
+      created_at: now,
+      updated_at: now,
+    });
     out.push({
       profileId,
       order: await readOrder(trx, id),
@@ -576,16 +535,7 @@ export async function applyFunding(db: Db, options: FundingOptions): Promise<Fun
   if (D(rate).eq(0) || !(options.intervalMs > 0)) return [];
   const boundary = fundingBoundary(options.now ?? Date.now(), options.intervalMs);
   const currency = options.currency ?? "USDC";
-  const due = await db
-    .selectFrom("sim_positions as p")
-    .leftJoin("sim_funding as f", (join) =>
-      join.onRef("f.profile_id", "=", "p.profile_id").onRef("f.symbol", "=", "p.symbol").on("f.interval_start", "=", boundary),
-    )
-    .select(["p.profile_id", "p.symbol"])
-    .where("p.side", "!=", "flat")
-    .where("p.opened_at", "<=", boundary)
-    .where("f.id", "is", null)
-    .execute();
+  const due = await listSimFundingDue(db, boundary);
   const out: FundingPayment[] = [];
   for (const profileId of new Set(due.map((d) => d.profile_id))) {
     out.push(...(await transactionWithLockRetry(db, (trx) => fundAccount(trx, profileId, boundary, rate, currency))));
@@ -595,12 +545,8 @@ export async function applyFunding(db: Db, options: FundingOptions): Promise<Fun
 
 async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: string, currency: string): Promise<FundingPayment[]> {
   const balance = await lockBalance(trx, profileId, currency);
-  const rows = openRows(
-    await trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("side", "!=", "flat").where("opened_at", "<=", boundary).orderBy("symbol").execute(),
-  );
-  const done = new Set(
-    (await trx.selectFrom("sim_funding").select("symbol").where("profile_id", "=", profileId).where("interval_start", "=", boundary).execute()).map((r) => r.symbol),
-  );
+  const rows = openRows(await listSimPositionsOpenAt(trx, profileId, boundary));
+  const done = new Set(await listSimFundedSymbols(trx, profileId, boundary));
   const prices = await getPrices(trx);
   const now = Date.now();
   let available = D(balance.available);
@@ -623,21 +569,18 @@ async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: 
       amount,
       createdAt: now,
     };
-    await trx
-      .insertInto("sim_funding")
-      .values({
-        id: record.id,
-        profile_id: profileId,
-        symbol: row.symbol,
-        interval_start: boundary,
-        side: record.side,
-        quantity: record.quantity,
-        mark_price: mark,
-        rate,
-        amount,
-        created_at: now,
-      })
-      .execute();
+    await insertSimFunding(trx, {
+      id: record.id,
+      profile_id: profileId,
+      symbol: row.symbol,
+      interval_start: boundary,
+      side: record.side,
+      quantity: record.quantity,
+      mark_price: mark,
+      rate,
+      amount,
+      created_at: now,
+    });
     available = available.plus(amount);
     out.push(record);
   }
@@ -645,7 +588,7 @@ async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: 
   return out;
 }
 
-export function fundingRowToPayment(row: Selectable<DB["sim_funding"]>): FundingPayment {
+export function fundingRowToPayment(row: SimFundingRow): FundingPayment {
   return {
     id: row.id,
     profileId: row.profile_id,
@@ -708,31 +651,21 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const now = Date.now();
     const explicit = this.options.profileId;
     // INSERT IGNORE on a unique key: two processes starting together make one profile.
-    await this.db
-      .insertInto("profiles")
-      .ignore()
-      .values({
-        id: explicit ?? randomUUID(),
-        profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
-        name: explicit ? (this.options.profileName ?? "Paper trading") : "Paper trading",
-        is_default: explicit ? 0 : 1,
-        active: 1,
-        trading_enabled: 1,
-        has_margin_enabled: 1,
-        source: "simulator",
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    const profile = explicit
-      ? await this.db.selectFrom("profiles").select("id").where("id", "=", explicit).executeTakeFirstOrThrow()
-      : await this.db.selectFrom("profiles").select("id").where("profile_id", "=", DEFAULT_PAPER_PROFILE_KEY).executeTakeFirstOrThrow();
-    await this.db
-      .insertInto("balances")
-      .ignore()
-      .values({ profile_id: profile.id, currency: this.currency, available: this.startingBalance, hold: "0", updated_at: now })
-      .execute();
-    return profile.id;
+    await insertSimProfileIgnore(this.db, {
+      id: explicit ?? randomUUID(),
+      profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
+      name: explicit ? (this.options.profileName ?? "Paper trading") : "Paper trading",
+      is_default: explicit ? 0 : 1,
+      active: 1,
+      trading_enabled: 1,
+      has_margin_enabled: 1,
+      source: "simulator",
+      created_at: now,
+      updated_at: now,
+    });
+    const profileId = explicit ? await getSimProfileId(this.db, "id", explicit) : await getSimProfileId(this.db, "key", DEFAULT_PAPER_PROFILE_KEY);
+    await insertSimBalanceIgnore(this.db, profileId, this.currency, this.startingBalance, now);
+    return profileId;
   }
 
   private validate(request: PlaceOrderRequest): ValidOrder {
@@ -797,7 +730,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const symbol = product.symbol;
     const currency = this.currency;
     const balance = await lockBalance(trx, profileId, currency);
-    const again = await trx.selectFrom("sim_orders").selectAll().where("client_order_id", "=", clientOrderId).executeTakeFirst();
+    const again = await getSimOrderByClientId(trx, clientOrderId);
     if (again) return { order: orderRowToOrder(again) };
 
     const now = Date.now();
@@ -821,7 +754,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
       updated_at: now,
     });
     const reject = async (error: ExchangeError) => {
-      await trx.insertInto("sim_orders").values({ ...row(), status: "rejected", reject_reason: error.message }).execute();
+      await insertSimOrder(trx, { ...row(), status: "rejected", reject_reason: error.message });
       return { order: await readOrder(trx, id), error };
     };
 
@@ -856,7 +789,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
         if (refused) return reject(new InsufficientFundsError(refused));
       }
       await writeBalance(trx, profileId, currency, { available: D(balance.available).minus(held).toString(), hold: D(balance.hold).plus(held).toString() }, now);
-      await trx.insertInto("sim_orders").values({ ...row(), status: "open", hold_amount: held.toString() }).execute();
+      await insertSimOrder(trx, { ...row(), status: "open", hold_amount: held.toString() });
       return { order: await readOrder(trx, id) };
     }
 
@@ -874,52 +807,48 @@ export class SimulatorAdapter implements ExchangeAdapter {
       now,
     );
     await writePosition(trx, profileId, symbol, fill.position, positionRow, now);
-    await trx
-      .insertInto("sim_orders")
-      .values({
-        ...row(),
-        status: "filled",
-        filled_quantity: quantity,
-        average_price: fillPrice,
-        fee: fill.fee,
-        realized_pnl: fill.realizedPnl,
-      })
-      .execute();
+    await insertSimOrder(trx, {
+      ...row(),
+      status: "filled",
+      filled_quantity: quantity,
+      average_price: fillPrice,
+      fee: fill.fee,
+      realized_pnl: fill.realizedPnl,
+    });
     return { order: await readOrder(trx, id) };
   }
 
   async findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null> {
-    const row = await this.db.selectFrom("sim_orders").selectAll().where("client_order_id", "=", clientOrderId).executeTakeFirst();
+    const row = await getSimOrderByClientId(this.db, clientOrderId);
     return row ? orderRowToOrder(row) : null;
   }
 
   async getOrder(orderId: string): Promise<ExchangeOrder> {
-    const row = await this.db.selectFrom("sim_orders").selectAll().where("id", "=", orderId).executeTakeFirst();
+    const row = await getSimOrder(this.db, orderId);
     if (!row) throw new OrderNotFoundError(`Order ${orderId} not found`);
     return orderRowToOrder(row);
   }
 
   /** Cancels an open order and releases what it held. Cancelling a cancelled order returns it unchanged. */
   async cancelOrder(orderId: string): Promise<ExchangeOrder> {
-    const peek = await this.db.selectFrom("sim_orders").select("profile_id").where("id", "=", orderId).executeTakeFirst();
-    if (!peek) throw new OrderNotFoundError(`Order ${orderId} not found`);
+    const owner = await getSimOrderOwner(this.db, orderId);
+    if (owner === null) throw new OrderNotFoundError(`Order ${orderId} not found`);
     return transactionWithLockRetry(this.db, async (trx) => {
-      const balance = await lockBalance(trx, peek.profile_id, this.currency);
-      let query = trx.selectFrom("sim_orders").selectAll().where("id", "=", orderId);
-      if (isMysql(trx)) query = query.forUpdate();
-      const row = await query.executeTakeFirstOrThrow();
+      const balance = await lockBalance(trx, owner, this.currency);
+      const row = await lockSimOrder(trx, orderId);
+      if (!row) throw new OrderNotFoundError(`Order ${orderId} not found`);
       if (row.status === "cancelled") return orderRowToOrder(row);
       if (row.status !== "open") throw new InvalidOrderError(`Order ${orderId} is ${row.status}: only open orders can be cancelled`);
       const now = Date.now();
       const held = norm(row.hold_amount) ?? "0";
       await writeBalance(
         trx,
-        peek.profile_id,
+        owner,
         this.currency,
         { available: D(balance.available).plus(held).toString(), hold: D(balance.hold).minus(held).toString() },
         now,
       );
-      await trx.updateTable("sim_orders").set({ status: "cancelled", hold_amount: "0", updated_at: now }).where("id", "=", orderId).execute();
+      await updateSimOrder(trx, orderId, { status: "cancelled", hold_amount: "0", updated_at: now });
       return readOrder(trx, orderId);
     });
   }
@@ -927,9 +856,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
   /** This account's open (resting) orders, oldest first. */
   async getOpenOrders(symbol?: string): Promise<ExchangeOrder[]> {
     const profileId = await this.ensureAccount();
-    let query = this.db.selectFrom("sim_orders").selectAll().where("status", "=", "open").where("profile_id", "=", profileId);
-    if (symbol) query = query.where("symbol", "=", symbol);
-    const rows = await query.orderBy("created_at").orderBy("id").execute();
+    const rows = await listOpenSimOrders(this.db, { profileId, symbol });
     return rows.map(orderRowToOrder);
   }
 
@@ -940,23 +867,20 @@ export class SimulatorAdapter implements ExchangeAdapter {
 
   async getBalances(): Promise<Balance[]> {
     const profileId = await this.ensureAccount();
-    const rows = await this.db.selectFrom("balances").selectAll().where("profile_id", "=", profileId).orderBy("currency").execute();
+    const rows = await listSimBalances(this.db, profileId);
     return rows.map((row) => ({ currency: row.currency, available: norm(row.available)!, hold: norm(row.hold) ?? "0" }));
   }
 
   async getPositions(): Promise<ExchangePosition[]> {
     const profileId = await this.ensureAccount();
-    const rows = await this.db.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).orderBy("symbol").execute();
+    const rows = await listSimPositions(this.db, profileId);
     const open = rows.filter((row) => row.side !== "flat" && D(row.quantity).gt(0));
     if (open.length === 0) return [];
-    const [prices, balance] = await Promise.all([
-      getPrices(this.db),
-      this.db.selectFrom("balances").select("available").where("profile_id", "=", profileId).where("currency", "=", this.currency).executeTakeFirst(),
-    ]);
+    const [prices, available] = await Promise.all([getPrices(this.db), getSimAvailable(this.db, profileId, this.currency)]);
     // The price liquidateAccounts acts on (app/core/orders/liquidation.ts), shown on the Positions screen.
     const liquidation = accountLiquidationPrices(
       open.map((row) => accountPositionOf(row, prices.get(row.symbol)?.price ?? null)),
-      balance ? norm(balance.available) : null,
+      available === undefined ? null : norm(available),
     );
     return open.map((row) => {
       const state = positionRowToState(row)!;
@@ -985,7 +909,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const current = new Map([...prices].map(([symbol, p]) => [symbol, p.price]));
     const [changes, fills] = await Promise.all([
       dayChanges(this.db, current, now),
-      this.db.selectFrom("sim_orders").select(["symbol", "filled_quantity"]).where("status", "=", "filled").where("updated_at", ">=", now - DAY_MS).execute(),
+      listSimFillsSince(this.db, now - DAY_MS),
     ]);
     const volume = new Map<string, ReturnType<typeof D>>();
     for (const fill of fills) volume.set(fill.symbol, (volume.get(fill.symbol) ?? D(0)).plus(String(fill.filled_quantity)));
