@@ -4,6 +4,7 @@
 // the writer lock its own transaction holds: a deadlock; on a file a SELECT quietly reads
 // outside the transaction. Work in other async contexts while a transaction is open (another
 // request, the worker loop) must not be refused: it waits or reads as before.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -159,6 +160,18 @@ describe.each(["file", "memory"] as const)("on a %s database", (kind) => {
     expect(await write).toBe(true); // ran after the transaction committed
     expect(await secondTx).toBe(true);
     expect(await names(db)).toEqual(all);
+  });
+
+  test("the mark hides no other AsyncLocalStorage store (the request origin the audit trail reads)", async () => {
+    const origin = new AsyncLocalStorage<{ ip: string }>();
+    const seen = await origin.run({ ip: "198.51.100.7" }, () =>
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto("items").values({ id: 1, name: "one" }).execute();
+        await sleep(1);
+        return origin.getStore()?.ip;
+      }),
+    );
+    expect(seen).toBe("198.51.100.7");
   });
 
   test("a transaction on another database inside it: that database is free, this one is still refused", async () => {

@@ -197,10 +197,15 @@ class SqliteDriver implements Driver {
 
   async init() {}
 
+  /** Transactions of this driver begun and not yet ended (the guard's fast path: none). */
+  private openTransactions = 0;
+
   /** Kysely asks for a connection for every query on `db` (never for one on `trx`). */
   async acquireConnection(): Promise<DatabaseConnection> {
-    for (let mark = transactionContext.getStore(); mark; mark = mark.outer) {
-      if (mark.open && mark.driver === this) throw new Error(OUTER_DB_IN_TRANSACTION);
+    if (this.openTransactions > 0) {
+      for (let mark = transactionContext.getStore(); mark; mark = mark.outer) {
+        if (mark.open && mark.driver === this) throw new Error(OUTER_DB_IN_TRANSACTION);
+      }
     }
     return new Handle(this);
   }
@@ -214,6 +219,7 @@ class SqliteDriver implements Driver {
     const mark: TransactionMark = { driver: this, open: true, outer: transactionContext.getStore() };
     transactionContext.enterWith(mark);
     handle.mark = mark;
+    this.openTransactions++;
     return this.lockWriter(handle);
   }
 
@@ -232,8 +238,10 @@ class SqliteDriver implements Driver {
   }
 
   private closeMark(handle: Handle) {
-    if (handle.mark) handle.mark.open = false;
+    if (!handle.mark) return;
+    handle.mark.open = false;
     handle.mark = null;
+    this.openTransactions--;
   }
 
   async commitTransaction(connection: DatabaseConnection) {
