@@ -271,6 +271,39 @@ export interface AuditEntriesTable {
   ip: string | null;
 }
 
+export interface NotificationChannelsTable {
+  channel: string; // telegram | webhook | email
+  enabled: number;
+  settings: string; // JSON: the non-secret fields (chat id, SMTP host, ...)
+  secrets_enc: string | null; // AES-GCM (app/core/crypto.ts) of a JSON object of the secrets
+  secret_hints: string; // JSON: { field: last 4 characters }
+  events: string; // JSON: the event kinds switched on
+  updated_at: Millis;
+  updated_by: string | null;
+}
+
+export interface NotificationsTable {
+  id: string;
+  kind: string; // app/core/notifications/events.ts, or "digest" | "test"
+  title: string;
+  body: string;
+  dedupe_key: string | null; // unique: one notification per source fact
+  created_at: Millis;
+}
+
+export interface NotificationDeliveriesTable {
+  id: AutoId;
+  notification_id: string;
+  channel: string;
+  status: string; // queued | sending | sent | retrying | failed | digested
+  attempts: number;
+  last_error: string | null; // never a secret
+  digest_id: string | null; // the digest notification this one was folded into
+  created_at: Millis;
+  updated_at: Millis;
+  sent_at: Millis | null;
+}
+
 export interface EventsTable {
   id: AutoId;
   type: string; // dashboard_update | new_signal | trade_update | activity_log | system_status
@@ -444,6 +477,9 @@ export interface DB {
   candles: CandlesTable;
   signal_timeline: SignalTimelineTable;
   strategies: StrategiesTable;
+  notification_channels: NotificationChannelsTable;
+  notifications: NotificationsTable;
+  notification_deliveries: NotificationDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

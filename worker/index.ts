@@ -16,6 +16,9 @@ import { startOrderSync } from "./monitor/order-sync.ts";
 import { startReconcile } from "./monitor/reconcile.ts";
 import { listenForWake } from "./wake.ts";
 import { type Runner, startRunner } from "./runner.ts";
+import { startNotifier } from "./notifications/notifier.ts";
+import { startTelegramCommands } from "./notifications/telegram-commands.ts";
+import { SEND_NOTIFICATION_TASK } from "../db/queries/notifications.ts";
 
 export const HEARTBEAT_MS = 2_000;
 
@@ -51,8 +54,13 @@ export async function runWorker() {
   await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} started (${exchange.label})` });
   console.log(`[worker] ${workerId} running (${database.label}, ${exchange.label})`);
 
-  runner = startRunner({ db: database.db, exchange, workerId });
+  // Notifications have a queue of their own (decision 030): a slow channel never holds a slot an order job needs.
+  runner = startRunner({ db: database.db, exchange, workerId, excludeTasks: [SEND_NOTIFICATION_TASK] });
   const activeRunner = runner;
+  const notificationRunner = startRunner({ db: database.db, exchange, workerId, tasks: [SEND_NOTIFICATION_TASK], concurrency: 2, pollMs: 250 });
+  // The price leader turns activity into notifications and answers the owner's Telegram commands.
+  const stopNotifier = startNotifier({ db: database.db, workerId, appSecret: config.appSecret, onQueued: () => notificationRunner.poke() });
+  const stopTelegram = startTelegramCommands({ db: database.db, workerId, appSecret: config.appSecret });
   // Rules act on the active exchange's own prices (live Coinbase: the CDE product's book).
   // ... and size their closes in the active exchange's units (whole Coinbase contracts live).
   const products = tradingProductsFor(database.db, exchange);
@@ -80,7 +88,10 @@ export async function runWorker() {
       await stopOrderSync();
       await stopReconcile();
       exchange.stop();
+      await stopTelegram();
+      await stopNotifier();
       await activeRunner.stop();
+      await notificationRunner.stop();
       wake?.close();
       await beat("stopped");
       await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });

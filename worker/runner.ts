@@ -22,6 +22,9 @@ export interface RunnerOptions {
   concurrency?: number;
   pollMs?: number;
   leaseMs?: number;
+  /** Only these task kinds (a runner of its own for them), or every kind but `excludeTasks`. */
+  tasks?: string[];
+  excludeTasks?: string[];
   /** Test hook: called after a job is claimed, before its task runs. */
   onClaim?: (job: Job) => Promise<void> | void;
 }
@@ -92,7 +95,7 @@ export function startRunner(options: RunnerOptions): Runner {
       const free = concurrency - active.size;
       let claimed: Job[] = [];
       if (free > 0) {
-        claimed = await claimJobs(db, { workerId, limit: free, leaseMs }).catch((error) => {
+        claimed = await claimJobs(db, { workerId, limit: free, leaseMs, tasks: options.tasks, excludeTasks: options.excludeTasks }).catch((error) => {
           console.error(`[worker] claim failed: ${(error as Error).message}`);
           return [];
         });

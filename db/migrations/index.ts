@@ -18,6 +18,7 @@ import * as strategies from "./2026_11_25_0750_strategies.ts";
 import * as signalTimeline from "./2026_11_25_0700_signal_timeline.ts";
 import * as strategyHeartbeats from "./2026_11_25_0800_strategy_heartbeats.ts";
 import * as auditEntries from "./2026_11_25_0900_audit_entries.ts";
+import * as notifications from "./2026_11_26_0100_notifications.ts";
 import * as equitySnapshots from "./2026_11_26_0200_equity_snapshots.ts";
 import * as candles from "./2026_11_26_0300_candles.ts";
 
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_0700_signal_timeline": signalTimeline,
   "2026_11_25_0800_strategy_heartbeats": strategyHeartbeats,
   "2026_11_25_0900_audit_entries": auditEntries,
+  "2026_11_26_0100_notifications": notifications,
   "2026_11_26_0200_equity_snapshots": equitySnapshots,
   "2026_11_26_0300_candles": candles,
 };

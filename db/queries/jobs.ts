@@ -117,6 +117,8 @@ export interface ClaimOptions {
   limit?: number;
   leaseMs?: number;
   tasks?: string[];
+  /** Task kinds this claim leaves to another runner (the notification queue, decision 030). */
+  excludeTasks?: string[];
   now?: number;
 }
 
@@ -132,6 +134,7 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<Job[]> {
       .where("status", "in", ["created", "retry"])
       .where("run_at", "<=", now);
     if (options.tasks?.length) query = query.where("task", "in", options.tasks);
+    if (options.excludeTasks?.length) query = query.where("task", "not in", options.excludeTasks);
     return query.orderBy("priority", "desc").orderBy("run_at", "asc").orderBy("id", "asc").limit(limit);
   };
   const claim = {

@@ -7,6 +7,7 @@ import { closePosition } from "./close-position.ts";
 import { executeSignal } from "./execute-signal.ts";
 import { generateReport } from "./generate-report.ts";
 import { resolveDrift } from "./resolve-drift.ts";
+import { sendNotification } from "./send-notification.ts";
 
 export type TaskContext = ExecutionContext & { jobId: number };
 
@@ -19,6 +20,7 @@ export const TASKS: { [N in TaskName]: Executor<N> } = {
   "cancel-order": cancelOrder,
   "generate-report": generateReport,
   "resolve-drift": resolveDrift,
+  "send-notification": sendNotification,
 };
 
 export function isTaskName(name: string): name is TaskName {

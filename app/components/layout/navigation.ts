@@ -28,6 +28,7 @@ export const MORE_NAV: NavItem[] = [
   { to: "/market-data", label: "Market Data", icon: "market" },
   { to: "/profiles", label: "Profiles", icon: "profiles" },
   { to: "/reports", label: "Reports", icon: "reports" },
+  { to: "/notifications", label: "Notifications", icon: "notifications", adminOnly: true },
   { to: "/account", label: "Account", icon: "account" },
 ];
 

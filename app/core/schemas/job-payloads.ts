@@ -1,5 +1,6 @@
 // Payload contracts of the worker's tasks: each task parses its payload first.
 import { z } from "zod";
+import { CHANNELS } from "../notifications/events.ts";
 
 export const ExecuteSignalPayload = z.object({ signalId: z.string().min(1) });
 export const PlaceOrderPayload = z.object({ tradeId: z.string().min(1) });
@@ -33,6 +34,9 @@ export const ResolveDriftPayload = z.object({ driftId: z.string().min(1), action
 /** generate-report: builds (or fetches from Coinbase) the file of one reports row. */
 export const GenerateReportPayload = z.object({ reportId: z.string().min(1) });
 
+/** send-notification: one notification on one channel (decision 030); its own queue, never ahead of orders. */
+export const SendNotificationPayload = z.object({ notificationId: z.string().min(1), channel: z.enum(CHANNELS) });
+
 export const TASK_PAYLOADS = {
   "execute-signal": ExecuteSignalPayload,
   "place-order": PlaceOrderPayload,
@@ -40,6 +44,7 @@ export const TASK_PAYLOADS = {
   "cancel-order": CancelOrderPayload,
   "generate-report": GenerateReportPayload,
   "resolve-drift": ResolveDriftPayload,
+  "send-notification": SendNotificationPayload,
 } as const;
 export type TaskName = keyof typeof TASK_PAYLOADS;
 
