@@ -13,7 +13,7 @@ export interface Message {
 }
 
 /** A Telegram bot token ("123456:ABC…"), a bearer/basic header, a URL's user:password part. */
-const SECRET_SHAPES = [/\b\d{5,}:[A-Za-z0-9_-]{25,}\b/g, /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, /(\/\/)[^/\s:@]+:[^/\s@]+@/g];
+const SECRET_SHAPES = [/\d{5,}:[A-Za-z0-9_-]{25,}/g, /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, /(\/\/)[^/\s:@]+:[^/\s@]+@/g];
 
 /**
  * Removes every known secret value (and anything shaped like a bot token or credentials in a
