@@ -174,7 +174,7 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(squash(await box.innerText())).toContain(`Webhook port: ${app!.port}.`);
     const since = Date.now();
     await box.getByRole("button", { name: "Copy webhook URL", exact: true }).click();
-    await expectToastShown(page, "Copied", "Webhook URL copied", "default", since);
+    await expectToastShown(page, "Copied", "Webhook URL copied to the clipboard", "default", since);
     expect(await readClipboard(page)).toBe(expectedUrl);
 
     await screenshot(page, "dashboard-01-empty");

@@ -2,7 +2,7 @@
 import IconButton from "@mui/material/IconButton";
 import Tooltip from "@mui/material/Tooltip";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { useToast } from "../toaster.tsx";
+import { useCopy } from "../use-copy.ts";
 import { CARD, LeanCard, LeanIcon, LeanIconButton, T, cls } from "../ui/lean.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
@@ -17,18 +17,6 @@ const S = leanSheet("webhook-box", {
 // The Material ContentCopy icon's path.
 const COPY = "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2m0 16H8V7h11z";
 
-export function useCopy() {
-  const toast = useToast();
-  return async (text: string, what = "Copied to clipboard") => {
-    try {
-      await navigator.clipboard.writeText(text);
-      toast({ title: "Copied", description: what });
-    } catch {
-      toast({ title: "Copy failed", description: "Select the text and copy it by hand", variant: "destructive" });
-    }
-  };
-}
-
 export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
   const copy = useCopy();
   const hydrated = useHydrated();
@@ -36,7 +24,7 @@ export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
   // IconButton with its Tooltip.
   const button = hydrated ? (
     <Tooltip title="Copy webhook URL">
-      <IconButton aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL copied")} edge="end">
+      <IconButton aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL")} edge="end">
         <LeanIcon d={COPY} />
       </IconButton>
     </Tooltip>

@@ -17,7 +17,7 @@ import Typography from "@mui/material/Typography";
 import { Form, Link as RemixLink } from "@remix-run/react";
 import { ROLES } from "#app/core/auth/permissions.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { useCopy } from "../dashboard/webhook-url-box.tsx";
+import { useCopy } from "../use-copy.ts";
 import { Screen } from "../screen.tsx";
 
 export interface UserRowView {
@@ -199,7 +199,7 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }:
                   expires {when(invite.expiresAt)}
                 </Typography>
                 {hydrated ? (
-                  <Button size="small" onClick={() => copy(invite.url, "Invite link copied")} data-testid="copy-invite">
+                  <Button size="small" onClick={() => copy(invite.url, "Invite link")} data-testid="copy-invite">
                     Copy link
                   </Button>
                 ) : null}
