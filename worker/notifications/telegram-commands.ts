@@ -85,6 +85,7 @@ export function startTelegramCommands(options: { db: Kysely<DB>; workerId: strin
   const loop = (async () => {
     while (running) {
       let handled: number | null = null;
+      const started = Date.now();
       try {
         if (await isPriceLeader(options.db, options.workerId)) {
           handled = await pollTelegramOnce(options.db, { appSecret: options.appSecret, signal: abort.signal, bots });
@@ -106,8 +107,10 @@ export function startTelegramCommands(options: { db: Kysely<DB>; workerId: strin
         }
         handled = null;
       }
-      // Not set up, not the leader, or an error: look again later (a poll itself waits up to 25 s).
+      // Not set up, not the leader, or an error: look again later (a poll itself waits up to 25 s;
+      // one that answered at once, e.g. a proxy that does not hold it, still waits a second).
       if (handled === null && running) await new Promise((resolve) => setTimeout(resolve, options.idleMs ?? Math.min(SEND_TIMEOUT_MS, 5_000)));
+      else if (running && Date.now() - started < 1_000) await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() - started)));
     }
   })();
   return async () => {

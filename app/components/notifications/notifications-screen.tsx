@@ -81,7 +81,8 @@ function ChannelForm({ view, lastResult, children }: { view: ChannelView; lastRe
         </Typography>
         <Chip size="small" label={view.enabled ? "On" : view.configured ? "Off" : "Not set up"} color={view.enabled ? "success" : "default"} />
       </Stack>
-      <Form method="post" {...getFormProps(form)} noValidate>
+      {/* Keyed by the save time: after a save the fields start empty again (a typed secret does not linger). */}
+      <Form method="post" {...getFormProps(form)} key={view.updatedAt ?? "new"} noValidate>
         <input type="hidden" name="intent" value={view.channel} />
         <FormError errors={form.errors} />
         <FormControlLabel control={<Checkbox name="enabled" defaultChecked={view.enabled} slotProps={{ input: { "aria-label": `${view.channel} enabled` } }} />} label="Send notifications on this channel" />
