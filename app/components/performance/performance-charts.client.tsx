@@ -30,7 +30,7 @@ export function EquityChart({ points, height = 280, compact = false }: { points:
       xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={[
-        { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, color: theme.palette.primary.main, valueFormatter: money },
+        { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, curve: "linear", color: theme.palette.primary.main, valueFormatter: money },
         ...(compact
           ? []
           : [{ id: "realized", label: "Realized", data: points.map((p) => num(p.realized)), showMark: false, curve: "stepAfter" as const, color: theme.palette.secondary.main, valueFormatter: money }]),
@@ -49,7 +49,7 @@ export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[];
       margin={{ left: 8, right: 16 }}
       xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
-      series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, area: true, color: theme.palette.error.main, valueFormatter: money }]}
+      series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, curve: "linear", area: true, color: theme.palette.error.main, valueFormatter: money }]}
     />
   );
 }
