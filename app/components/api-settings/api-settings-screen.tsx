@@ -4,13 +4,14 @@
 // /api/credentials/save-settings, appears once the sandbox value changed), and Get
 // Environment Setup with the COINBASE_* variables.
 //
-// The form is filled with the masked values GET /api/credentials gives. With JavaScript:
-// any edit of key or secret marks the form changed; saving an unchanged form says 'No
-// Changes Detected' without a call; masked bullets are refused before the call (the same
-// rules as the server: credentialsIssue). Without JavaScript the form posts to the page
-// (intent=save | save-settings | test), the untouched masked values travel back as
-// originalApiKey/originalApiSecret so the server can tell "nothing edited", and the answer
-// is a redirect with a flash toast or the page again with the message.
+// The form is filled with the masked values GET /api/credentials gives; they travel back as
+// originalApiKey/originalApiSecret, so one Conform + Zod schema (SaveCredentialsSchema, SPEC.md
+// §5's rules: credentialsIssue) tells "nothing edited" and masked bullets apart in the
+// browser (before any call; the save then goes to POST /api/credentials/save) and in the
+// page's action without JavaScript (intent=save | save-settings | test, answered by a redirect
+// with a flash toast or the page again with the message and `submission.reply()`).
+import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import NetworkCheckIcon from "@mui/icons-material/NetworkCheck";
 import SaveIcon from "@mui/icons-material/Save";
 import SettingsEthernetIcon from "@mui/icons-material/SettingsEthernet";
@@ -27,8 +28,8 @@ import Stack from "@mui/material/Stack";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Link as RemixLink } from "@remix-run/react";
-import { type FormEvent, type ReactNode, useRef, useState } from "react";
-import { type CredentialsSummary, MASKED_SECRET, MESSAGES, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
+import { type FormEvent, type ReactNode, useState } from "react";
+import { type CredentialsSummary, MASKED_SECRET, SaveCredentialsFields, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { ApiError, apiRequest, errorText, getJson } from "#app/utils/api-client.ts";
 import { formatDateTime } from "#app/core/format.ts";
@@ -50,6 +51,8 @@ export const ENV_SETUP_LINES = [
 export interface ApiSettingsActionData {
   toast: Toast;
   formError?: { title: string; message: string };
+  /** The credentials form's Conform reply (the typed secret left out). */
+  result?: SubmissionResult<string[]>;
 }
 
 const SOURCE_TEXT: Record<CredentialsSummary["source"], string> = {
@@ -166,40 +169,44 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
 function CredentialsCard({ summary, actionData, onSaved }: { summary: CredentialsSummary; actionData?: ApiSettingsActionData; onSaved: () => Promise<void> }) {
   const hydrated = useHydrated();
   const toast = useToast();
-  const formRef = useRef<HTMLFormElement>(null);
   const originalKey = summary.apiKey;
   const originalSecret = summary.hasSecret ? MASKED_SECRET : "";
-  const [changed, setChanged] = useState(false);
   const [sandbox, setSandbox] = useState(summary.sandbox);
   const [busy, setBusy] = useState<null | "save" | "settings">(null);
   const [jsError, setFormError] = useState<{ title: string; message: string } | null>(null);
   const formError = jsError ?? actionData?.formError ?? null;
   const sandboxChanged = sandbox !== summary.sandbox;
 
-  const values = () => {
-    const data = new FormData(formRef.current!);
-    return { apiKey: String(data.get("apiKey") ?? ""), apiSecret: String(data.get("apiSecret") ?? "") };
-  };
-
   const fail = (title: string, message: string) => {
     setFormError({ title, message });
     toast({ title, description: message, variant: "destructive" });
   };
 
-  const save = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    if (submitter?.value === "save-settings") return void saveSettings();
-    if (!changed) return fail(MESSAGES.noChangesTitle, MESSAGES.noChanges);
-    const { apiKey, apiSecret } = values();
-    // The server's rules, in its order (one schema for both sides).
-    const parsed = SaveCredentialsSchema.safeParse({ apiKey, apiSecret, sandbox });
-    if (!parsed.success) {
-      const issue = credentialsIssue({ apiKey: apiKey.trim(), apiSecret: apiSecret.trim() });
-      return fail(issue?.title ?? "Save Failed", issue?.message ?? parsed.error.issues[0]?.message ?? "Invalid credentials");
-    }
-    await post("save", "/api/credentials/save", { apiKey: parsed.data.apiKey, apiSecret: parsed.data.apiSecret, sandbox }, "Credentials Saved", "The credentials could not be saved");
-  };
+  // One schema for both sides (SaveCredentialsSchema: SPEC.md §5's rules in their order). With
+  // JavaScript Conform runs it on submit and the save goes to the API; without, the page's
+  // action runs it and answers with the form's reply.
+  const [form] = useForm({
+    id: "credentials",
+    lastResult: actionData?.result,
+    shouldValidate: "onSubmit",
+    onValidate: ({ formData }) => {
+      // Save Settings only sends the sandbox switch: the credentials' rules are not applied.
+      if (formData.get("intent") === "save-settings") return parseWithZod(formData, { schema: SaveCredentialsFields });
+      const submission = parseWithZod(formData, { schema: SaveCredentialsSchema });
+      if (submission.status !== "success") {
+        // Conform stops the submit; the card says why, with SPEC's title for the rule broken.
+        const issue = credentialsIssue(SaveCredentialsFields.parse(Object.fromEntries(formData)));
+        fail(issue?.title ?? "Save Failed", issue?.message ?? "Invalid credentials");
+      }
+      return submission;
+    },
+    onSubmit: (event, { formData, submission }) => {
+      event.preventDefault();
+      if (formData.get("intent") === "save-settings") return void saveSettings();
+      if (submission?.status !== "success") return;
+      void post("save", "/api/credentials/save", { apiKey: submission.value.apiKey, apiSecret: submission.value.apiSecret, sandbox }, "Credentials Saved", "The credentials could not be saved");
+    },
+  });
 
   const saveSettings = () => post("settings", "/api/credentials/save-settings", { sandbox }, "Settings Saved", "The settings could not be saved");
 
@@ -233,7 +240,7 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
           {formError.message}
         </Alert>
       ) : null}
-      <form ref={formRef} method="post" action="/api-settings" onSubmit={hydrated ? (e) => void save(e) : undefined} noValidate data-testid="credentials-form">
+      <form method="post" action="/api-settings" {...getFormProps(form)} data-testid="credentials-form">
         <input type="hidden" name="originalApiKey" value={originalKey} />
         <input type="hidden" name="originalApiSecret" value={originalSecret} />
         <TextField
@@ -244,7 +251,6 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
           fullWidth
           margin="normal"
           autoComplete="off"
-          onChange={() => setChanged(true)}
           slotProps={{ htmlInput: { "data-testid": "credentials-api-key", spellCheck: false } }}
         />
         <TextField
@@ -257,7 +263,6 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
           multiline
           minRows={3}
           autoComplete="off"
-          onChange={() => setChanged(true)}
           helperText="The private key, including its BEGIN and END lines"
           slotProps={{ htmlInput: { "data-testid": "credentials-api-secret", spellCheck: false } }}
         />

@@ -3,11 +3,14 @@
 // buttons: intent save | save-settings | test, the same operations as POST
 // /api/credentials/save, /api/credentials/save-settings and GET /api/test/coinbase, answered
 // by a redirect with a flash toast, or (a refused save) the page again with the message.
+// The credentials form is a Conform form: one Zod schema (SaveCredentialsSchema) checks it in
+// the browser and here, and a refusal is answered with `submission.reply()`.
+import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { type ApiSettingsActionData, ApiSettingsScreen } from "#app/components/api-settings/api-settings-screen.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
+import { SaveCredentialsFields, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
 import {
   coinbaseTester,
   getCredentialsSummary,
@@ -30,19 +33,20 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
+  const submission = parseWithZod(form, { schema: SaveCredentialsSchema });
+  // The typed secret never travels back into the page.
+  const reply = (message: string) => submission.reply({ formErrors: [message], hideFields: ["apiSecret", "originalApiSecret"] });
   const refused = (title: string, message: string, status = 400) =>
-    json<ApiSettingsActionData>({ toast: { title, description: message, variant: "destructive" }, formError: { title, message } }, { status, headers: NO_STORE });
+    json<ApiSettingsActionData>({ toast: { title, description: message, variant: "destructive" }, formError: { title, message }, result: reply(message) }, { status, headers: NO_STORE });
 
   if (intent === "save") {
-    const text = (name: string) => (typeof form.get(name) === "string" ? String(form.get(name)) : undefined);
-    const input = SaveCredentialsFields.parse({
-      apiKey: text("apiKey"),
-      apiSecret: text("apiSecret"),
-      sandbox: form.get("sandbox") === "on", // a checkbox: absent means off
-      originalApiKey: text("originalApiKey"),
-      originalApiSecret: text("originalApiSecret"),
-    });
-    const outcome = await saveCredentials(context.db, context.config, input, user.username);
+    if (submission.status !== "success") {
+      // SPEC.md §5's rules (credentialsIssue) name the title; the schema ran them already.
+      const issue = credentialsIssue(SaveCredentialsFields.parse(Object.fromEntries(form)));
+      return refused(issue?.title ?? "Save Failed", issue?.message ?? "Invalid credentials");
+    }
+    // A checkbox: absent means off (the schema's default, true, is the API's).
+    const outcome = await saveCredentials(context.db, context.config, { ...submission.value, sandbox: form.get("sandbox") === "on" }, user.username);
     if (!outcome.success) return refused(outcome.title, outcome.error, outcome.status);
     return redirectWithToast(context, "/api-settings", { title: "Credentials Saved", description: outcome.message }, { headers: NO_STORE });
   }
