@@ -63,6 +63,7 @@ const TABLE: Row[] = [
   PAGE("_app+/notifications.tsx", "/notifications", true),
   PAGE("_app+/account.tsx", "/account"),
   PAGE("_app+/strategies.tsx", "/strategies"),
+  PAGE("_app+/performance.tsx", "/performance?range=7d"),
   { file: "_app+/strategies.tsx", method: "POST", path: "/strategies", form: { intent: "nonsense" }, expect: [302, 403, 403, 400], guard: "strategies" },
   { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
   { file: "_app+/_layout.tsx", method: "GET", path: "/dashboard", expect: [302, 200, 200, 200] },
@@ -128,6 +129,7 @@ const TABLE: Row[] = [
   ADMIN_WRITE("api+/notifications.ts", "POST", "/api/notifications", { guard: "settings" }),
   READ("api+/security-settings.ts", "/api/security-settings", true),
   READ("api+/strategies.ts", "/api/strategies"),
+  READ("api+/performance-charts.ts", "/api/performance-charts?range=all"),
   READ("api+/strategies.stats.ts", "/api/strategies/stats"),
   { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },
 
