@@ -62,6 +62,7 @@ interface PositionJson {
   symbol: string;
   status: string;
   createdAt: string;
+  entryTradeId: string | null;
 }
 interface CandleJson {
   time: number;
@@ -99,7 +100,7 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
       },
     });
     expect(saved.status(), await saved.text()).toBe(200);
-    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 30_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
 
     // The quarter hour before: older candles, as the feed would have left them (the chart
     // shows from 15 minutes before the position opened).
@@ -211,5 +212,20 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     } finally {
       await context.close();
     }
+  });
+
+  test("5. Trade History: the entry trade's details show its position's chart", async () => {
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    await page.goto("/trade-history");
+    await waitForHydration(page, problems);
+    await page.locator(`[data-testid=trade-row][data-trade-id="${position.entryTradeId}"]`).click();
+    const details = page.getByTestId("trade-details");
+    await visible(details.getByTestId("price-chart"), 15_000);
+    expect(await details.getByTestId("price-chart").locator("h3").innerText()).toBe("Position price chart · ETH-PERP");
+    await expect.poll(() => details.locator("canvas").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => drawnLines(page), { timeout: 10_000 }).toEqual(LINES);
+    await details.getByTestId("price-chart").scrollIntoViewIfNeeded();
+    await screenshot(page, "price-chart-trade-1440", false);
+    expect(unexpectedErrors(problems)).toEqual([]);
   });
 });

@@ -107,9 +107,11 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
   return (
     <Box data-testid="position-detail" sx={DETAIL_SX}>
       {header}
-      <Box sx={{ mb: 2 }}>
-        <PriceChart data={data.chart} />
-      </Box>
+      {data.chart ? (
+        <Box sx={{ mb: 2 }}>
+          <PriceChart data={data.chart} />
+        </Box>
+      ) : null}
       <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>
         Trades
       </Typography>
