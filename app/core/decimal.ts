@@ -64,7 +64,6 @@ export function toFixed(value: DecimalInput | null | undefined, decimals: number
   return D(value).toFixed(decimals, Big.roundHalfUp);
 }
 
-export const isPositive = (value: DecimalInput) => D(value).gt(0);
 export const max = (a: DecimalInput, b: DecimalInput) => (D(a).gte(b) ? D(a) : D(b)).toString();
 export const min = (a: DecimalInput, b: DecimalInput) => (D(a).lte(b) ? D(a) : D(b)).toString();
 export const sum = (values: DecimalInput[]) => values.reduce<Big>((acc, v) => acc.plus(v), D(0)).toString();

@@ -57,7 +57,6 @@ export interface SignalTimeline {
 
 /** One step of the summary: from one hop to the next. */
 export const STEPS = HOPS.slice(1).map((to, i) => ({ from: HOPS[i]!, to })) as { from: Hop; to: Hop }[];
-export const stepKey = (step: { from: Hop; to: Hop }) => `${step.from}→${step.to}`;
 
 export function toTimeline(signalId: string, stamps: TimelineStamps): SignalTimeline {
   let previous: number | null = null;

@@ -13,8 +13,6 @@ export interface LogQueryFilters {
 
 export const LOG_QUERY_KEYS = ["from", "to", "type", "level", "strategy", "q"] as const;
 
-export const EMPTY_LOG_QUERY: LogQueryFilters = { from: "", to: "", type: "", level: "", strategy: "", q: "" };
-
 export function parseLogQuery(params: URLSearchParams): LogQueryFilters {
   const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max);
   return { from: get("from", 40), to: get("to", 40), type: get("type", 40), level: get("level", 20), strategy: get("strategy", 40), q: get("q", 200) };

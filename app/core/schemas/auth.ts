@@ -20,7 +20,6 @@ export const LoginSchema = z.object({
     .max(PASSWORD_MAX, "Password must be at most 100 characters"),
   redirectTo: z.string().optional(),
 });
-export type LoginInput = z.infer<typeof LoginSchema>;
 
 const username = z
   .string({ error: "Username is required" })
@@ -56,7 +55,6 @@ export const RegisterFormSchema = z
     message: "Passwords don't match",
     path: ["confirmPassword"],
   });
-export type RegisterInput = z.infer<typeof RegisterApiSchema>;
 
 /**
  * A second-factor code: the 6 digits of an authenticator app (spaces allowed, as apps show

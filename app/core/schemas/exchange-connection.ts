@@ -84,7 +84,6 @@ export const AddExchangeFormSchema = AddExchangeSchema.extend({
   sandbox: z.unknown().optional().transform((v) => toBoolean(v, false)),
   isEnabled: z.unknown().optional().transform((v) => toBoolean(v, false)),
 });
-export type AddExchangeInput = z.input<typeof AddExchangeSchema>;
 export type AddExchange = z.output<typeof AddExchangeSchema>;
 
 /** PUT /api/exchanges/{id}: isEnabled, or sandbox (or both). */
@@ -115,7 +114,6 @@ export const SaveCredentialsSchema = SaveCredentialsFields
     const issue = credentialsIssue(v);
     if (issue) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   });
-export type SaveCredentialsInput = z.input<typeof SaveCredentialsFields>;
 export type SaveCredentials = z.output<typeof SaveCredentialsFields>;
 
 export interface CredentialsIssue {

@@ -15,4 +15,3 @@ export const HeartbeatExpectationSchema = z.object({
     z.coerce.number({ error: "Grace must be a number of seconds" }).int({ message: "Grace must be a whole number of seconds" }).min(0, { message: "Grace cannot be negative" }).max(86_400, { message: "Grace must be at most 1 day" }).nullable(),
   ),
 });
-export type HeartbeatExpectation = z.infer<typeof HeartbeatExpectationSchema>;

@@ -57,7 +57,6 @@ export const ManualOrderSchema = z
       marginType: (futures && v.marginType === "isolated" ? "isolated" : "cross") as "cross" | "isolated",
     };
   });
-export type ManualOrderInput = z.input<typeof ManualOrderSchema>;
 export type ManualOrder = z.infer<typeof ManualOrderSchema>;
 
 /** POST /api/trades also accepts SPEC §3's trade payload: futures fields under signalData. */

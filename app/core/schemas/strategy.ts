@@ -68,4 +68,3 @@ export interface Strategy extends StrategyInput {
 
 /** The strategy id filters use for signals sent with the global secret. */
 export const DEFAULT_STRATEGY_ID = "default";
-export const DEFAULT_STRATEGY_NAME = "default";
