@@ -4,7 +4,7 @@ import { marginBalance } from "#app/core/exchange/types.ts";
 import type { Kysely } from "kysely";
 import { pokeWorkers } from "./worker-wake.server.ts";
 import { D, floorToIncrement, toFixed } from "#app/core/decimal.ts";
-import { SIM_TAKER_FEE_RATE, insufficientMargin } from "#app/core/exchange/simulator/adapter.ts";
+import { SIM_TAKER_FEE_RATE, insufficientMargin } from "#app/core/exchange/simulator/margin.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { sideForOrder } from "#app/core/orders/net-position.ts";
 import { getOpenPosition } from "#db/queries/positions.ts";

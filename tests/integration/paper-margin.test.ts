@@ -29,7 +29,8 @@ import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setu
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings } from "#worker/monitor/paper-margin.ts";
-import { applyFunding, fundingBoundary, liquidateAccounts } from "#app/core/exchange/simulator/adapter.ts";
+import { applyFunding, fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
+import { liquidateAccounts } from "#app/core/exchange/simulator/liquidation.ts";
 import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
 import { getPortfolioSummary } from "#app/services/positions.server.ts";
 import { buildLedger } from "#app/core/reports/ledger.ts";

@@ -18,7 +18,8 @@
 //   the long position realized 96.59003 − 110.01003 = −13.42, the short 140.265045.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter, fundingBoundary } from "#app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { tradeCsvRows } from "#app/core/trade-history.ts";
 import { buildReportTable } from "#app/core/reports/build.ts";

@@ -1,7 +1,7 @@
 // Margin, maintenance margin and liquidation price of a position (issue 11; paper margin:
 // docs/decisions/024-paper-margin.md). ONE rule, used by the Positions screen (through the
 // simulator's getPositions) and by the simulator when it liquidates
-// (app/core/exchange/simulator/adapter.ts liquidateAccounts), so the price shown is the price
+// (app/core/exchange/simulator/liquidation.ts liquidateAccounts), so the price shown is the price
 // the paper exchange liquidates at.
 //
 // - Initial margin = entry notional / leverage (what the simulator holds when it opens).

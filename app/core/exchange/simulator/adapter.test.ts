@@ -6,8 +6,10 @@ import { D, sum } from "#app/core/decimal.ts";
 import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, TemporaryError } from "#app/core/exchange/errors.ts";
 import type { PlaceOrderRequest } from "#app/core/exchange/types.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
-import { DEFAULT_PAPER_PROFILE_KEY, SimulatorAdapter, type SimulatorOptions, matchRestingOrders } from "./adapter.ts";
+import { DEFAULT_PAPER_PROFILE_KEY } from "./account.ts";
+import { SimulatorAdapter, type SimulatorOptions } from "./adapter.ts";
 import { setPrice } from "./price-feed.ts";
+import { matchRestingOrders } from "./resting-orders.ts";
 
 let sequence = 0;
 const cid = () => `test-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
