@@ -1,152 +1,16 @@
-// Notifications (issue 13, decision 030): channel settings (secrets AES-GCM encrypted like the
-// exchange keys, never shown back), the senders of each channel, the test message, and what
-// the screen shows. Secrets never leave this module in an answer, a log line, a message or a
-// stored error: every error text is scrubbed of each channel's secret values first.
+// Notifications (issue 13, decision 030), the screen's operations: channel settings (secrets
+// AES-GCM encrypted like the exchange keys, never shown back, an audit entry per change), the
+// general settings, "Send test message" and what the screen shows. The senders are in
+// app/core/notifications/channels.ts (the worker uses them too).
 import type { Kysely } from "kysely";
-import { Api } from "grammy";
-import nodemailer from "nodemailer";
-import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
-import {
-  CHANNELS,
-  CHANNEL_SECRETS,
-  type Channel,
-  type ChannelSecrets,
-  DEFAULT_EVENTS,
-  DEFAULT_NOTIFICATIONS_CONFIG,
-  type EmailSettings,
-  type NotificationEvent,
-  type NotificationsConfig,
-  secretHint,
-} from "#app/core/notifications/events.ts";
-import { type Message, SIGNATURE_HEADER, plainText, scrub, signBody, telegramText, webhookBody } from "#app/core/notifications/format.ts";
+import { encryptSecret } from "#app/core/crypto.ts";
+import { type ChannelConfig, decryptChannelSecrets, secretValues, sendOnChannel } from "#app/core/notifications/channels.ts";
+import { CHANNELS, CHANNEL_SECRETS, type Channel, type ChannelSecrets, DEFAULT_EVENTS, type EmailSettings, type NotificationEvent, type NotificationsConfig, secretHint } from "#app/core/notifications/events.ts";
 import type { EmailFormValue, GeneralFormValue, TelegramFormValue, WebhookFormValue } from "#app/core/schemas/notifications.ts";
-import { recordAudit } from "#db/queries/audit.ts";
-import { type ChannelRow, getChannelRow, listChannelRows, recordDirectDelivery, saveChannelRow } from "#db/queries/notifications.ts";
-import { getSetting, setSetting } from "#db/queries/settings.ts";
+import { auditPageParams, recordAudit } from "#db/queries/audit.ts";
+import { NOTIFICATIONS_CONFIG_KEY, getChannelRow, getNotificationsConfig, listChannelRows, listDeliveries, loadChannelConfigs, recordDirectDelivery, saveChannelRow } from "#db/queries/notifications.ts";
+import { setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-
-export const NOTIFICATIONS_CONFIG_KEY = "notifications_config";
-export const SEND_TIMEOUT_MS = 15_000;
-
-/** The Telegram Bot API root (TELEGRAM_API_ROOT; tests point it at a fake). */
-export const telegramApiRoot = () => (process.env.TELEGRAM_API_ROOT || "https://api.telegram.org").replace(/\/+$/, "");
-
-export async function getNotificationsConfig(db: Kysely<DB>): Promise<NotificationsConfig> {
-  return { ...DEFAULT_NOTIFICATIONS_CONFIG, ...((await getSetting<Partial<NotificationsConfig>>(db, NOTIFICATIONS_CONFIG_KEY)) ?? {}) };
-}
-
-/** A channel as the worker uses it: settings and decrypted secrets. */
-export interface ChannelConfig {
-  channel: Channel;
-  enabled: boolean;
-  events: NotificationEvent[];
-  settings: Record<string, unknown>;
-  secrets: ChannelSecrets;
-}
-
-function decrypt(row: ChannelRow, appSecret: string): ChannelSecrets {
-  if (!row.secretsEnc) return {};
-  return JSON.parse(decryptSecret(row.secretsEnc, appSecret)) as ChannelSecrets;
-}
-
-export async function loadChannelConfigs(db: Kysely<DB>, appSecret: string): Promise<ChannelConfig[]> {
-  const rows = await listChannelRows(db);
-  return rows.map((row) => ({ channel: row.channel, enabled: row.enabled, events: row.events, settings: row.settings, secrets: decrypt(row, appSecret) }));
-}
-
-/** Every secret value of every channel: what scrub() removes from any text that leaves. */
-export function secretValues(configs: ChannelConfig[]): string[] {
-  return configs.flatMap((c) => Object.values(c.secrets).filter((v): v is string => typeof v === "string" && v.length > 0));
-}
-
-/** The channels switched on for an event (enabled, and the event ticked). */
-export function channelsFor(configs: ChannelConfig[], event: NotificationEvent): Channel[] {
-  return configs.filter((c) => c.enabled && c.events.includes(event)).map((c) => c.channel);
-}
-
-export class SendError extends Error {
-  /** false: retrying cannot help (bad settings, the channel refused the request for good). */
-  constructor(
-    message: string,
-    readonly retryable = true,
-  ) {
-    super(message);
-  }
-}
-
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new SendError(`${what} did not answer within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** A grammy Api for a token, at the configured API root, through the global fetch (tests fake it). */
-export function telegramApi(token: string): Api {
-  return new Api(token, {
-    apiRoot: telegramApiRoot(),
-    timeoutSeconds: SEND_TIMEOUT_MS / 1000,
-    fetch: ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => globalThis.fetch(input, init)) as unknown as typeof fetch,
-    sensitiveLogs: false,
-  });
-}
-
-/**
- * Sends one message on one channel. Throws SendError with a message free of secrets.
- * `allSecrets`: every channel's secret values (scrubbed from the text and from errors).
- */
-export async function sendOnChannel(config: ChannelConfig, message: Message, allSecrets: string[] = secretValues([config])): Promise<void> {
-  const clean = { ...message, title: scrub(message.title, allSecrets), body: scrub(message.body, allSecrets) };
-  try {
-    if (config.channel === "telegram") {
-      const token = config.secrets.botToken;
-      const chatId = String(config.settings.chatId ?? "");
-      if (!token || !chatId) throw new SendError("Telegram is not set up: bot token and chat id are required", false);
-      await withTimeout(telegramApi(token).sendMessage(chatId, telegramText(clean), { link_preview_options: { is_disabled: true } }), "Telegram");
-      return;
-    }
-    if (config.channel === "webhook") {
-      const url = config.secrets.url;
-      if (!url) throw new SendError("Webhook is not set up: the URL is required", false);
-      const body = webhookBody(clean);
-      const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "PerpDesk-Notifications" };
-      if (config.secrets.signingSecret) headers[SIGNATURE_HEADER] = signBody(body, config.secrets.signingSecret);
-      const response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
-      if (response.ok) return;
-      const text = (await response.text().catch(() => "")).slice(0, 200);
-      // 429 and 5xx: try again later; any other 4xx: the URL or the body is wrong for good.
-      const retryable = response.status === 429 || response.status >= 500;
-      throw new SendError(`Webhook answered HTTP ${response.status}${text ? `: ${text}` : ""}`, retryable);
-    }
-    const email = config.settings as unknown as EmailSettings;
-    if (!email.host || !email.to || !email.from) throw new SendError("E-mail is not set up: SMTP host, from and to are required", false);
-    const transport = nodemailer.createTransport({
-      host: email.host,
-      port: Number(email.port) || 587,
-      secure: Boolean(email.secure),
-      auth: email.user ? { user: email.user, pass: config.secrets.password ?? "" } : undefined,
-      connectionTimeout: SEND_TIMEOUT_MS,
-      greetingTimeout: SEND_TIMEOUT_MS,
-      socketTimeout: SEND_TIMEOUT_MS,
-    });
-    try {
-      await withTimeout(transport.sendMail({ from: email.from, to: email.to, subject: `[PerpDesk] ${clean.title}`.slice(0, 200), text: plainText(clean) }), "SMTP server");
-    } finally {
-      transport.close();
-    }
-  } catch (error) {
-    const raw = error instanceof Error ? error.message : String(error);
-    const retryable = error instanceof SendError ? error.retryable : !/\b(401|403|404)\b|Unauthorized|chat not found|Invalid login|EAUTH/i.test(raw);
-    throw new SendError(scrub(raw, allSecrets).slice(0, 500), retryable);
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// The screen
-// ---------------------------------------------------------------------------------------
 
 export interface ChannelView {
   channel: Channel;
@@ -193,7 +57,7 @@ async function saveChannel(
     const row = await getChannelRow(trx, channel);
     let stored: ChannelSecrets;
     try {
-      stored = row ? decrypt(row, appSecret) : {};
+      stored = row ? decryptChannelSecrets(row.secretsEnc, appSecret) : {};
     } catch {
       // Saved under another APP_SECRET: whatever is entered now replaces it.
       stored = {};
@@ -299,4 +163,11 @@ export async function sendTestMessage(db: Kysely<DB>, appSecret: string, by: str
     await recordDirectDelivery(db, { ...message, kind: "test" }, channel, { ok: false, error: reason });
     return { ok: false, error: `Test message on ${channel} failed: ${reason}` };
   }
+}
+
+/** The screen's (and GET /api/notifications') data: settings and one page of the delivery log (?before=<id>&limit=<n>). */
+export async function loadNotificationsPage(db: Kysely<DB>, url: URL, maxLimit = 200) {
+  const page = auditPageParams(url);
+  const [settings, log] = await Promise.all([getNotificationSettings(db), listDeliveries(db, { before: page.before, limit: Math.min(page.limit, maxLimit) })]);
+  return { ...settings, log, firstPage: page.before == null };
 }

@@ -33,47 +33,9 @@ export async function updateTradingConfig(
   return { ok: true, config: parsed.config };
 }
 
-export const EMERGENCY_STOP_MESSAGE =
-  "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
-/** Job tasks that open or add to positions: what the emergency stop cancels. */
-const ENTRY_TASKS = ["execute-signal", "place-order"];
+export { EMERGENCY_STOP_MESSAGE, activateEmergencyStop } from "#db/queries/emergency-stop.ts";
 
 export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
-
-/**
- * Stops new entries from every source (signals, manual orders) until reset. Protection and
- * closes keep running: reduce-only close jobs are not cancelled (issue 11).
- */
-export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
-  await db.transaction().execute(async (trx) => {
-    await setEmergencyStop(trx, true, by);
-    await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active: false }, after: { active: true } });
-    // Queued work that would open or add to a position ends here, with the reason on each job.
-    const pending = await trx
-      .selectFrom("jobs")
-      .select("id")
-      .where("status", "in", ["created", "retry"])
-      .where("task", "in", ENTRY_TASKS)
-      .execute();
-    if (pending.length) {
-      await trx
-        .updateTable("jobs")
-        .set({ status: "cancelled", last_error: "Emergency stop", finished_at: Date.now(), updated_at: Date.now() })
-        .where("id", "in", pending.map((p) => p.id))
-        .execute();
-      await trx
-        .updateTable("signals")
-        .set({ status: "skipped", status_reason: "Emergency stop is active: no order sent", processed_at: Date.now() })
-        .where("status", "=", "queued")
-        .execute();
-    }
-    // A warning, not an error: it is a deliberate act (an error would also raise the live "System Alert").
-    await recordActivity(trx, { type: "system", level: "warning", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
-    await appendEvent(trx, "system_status", { component: "system", status: "warning", message: EMERGENCY_STOP_MESSAGE });
-  });
-  clearSettingsCache();
-  return { success: true, message: EMERGENCY_STOP_MESSAGE };
-}
 
 export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {

@@ -3,7 +3,9 @@
 // `send-notification` job: queued → sending → sent, or retrying / failed, or digested (folded
 // into one digest message by the per-channel rate limit).
 import { sql } from "kysely";
-import type { Channel, DeliveryStatus, NotificationEvent, NotificationKind } from "../../app/core/notifications/events.ts";
+import { type ChannelConfig, decryptChannelSecrets } from "../../app/core/notifications/channels.ts";
+import { type Channel, DEFAULT_NOTIFICATIONS_CONFIG, type DeliveryStatus, type NotificationEvent, type NotificationKind, type NotificationsConfig } from "../../app/core/notifications/events.ts";
+import { getSetting } from "./settings.ts";
 import { type Db, isMysql, newId, nowMs, parseJson, toIso } from "./util.ts";
 import { enqueueJob } from "./jobs.ts";
 
@@ -34,6 +36,18 @@ export async function listChannelRows(db: Db): Promise<ChannelRow[]> {
     updatedAt: Number(row.updated_at),
     updatedBy: row.updated_by,
   }));
+}
+
+/** Every channel with its secrets decrypted (the worker's and the test message's view). */
+export async function loadChannelConfigs(db: Db, appSecret: string): Promise<ChannelConfig[]> {
+  const rows = await listChannelRows(db);
+  return rows.map((row) => ({ channel: row.channel, enabled: row.enabled, events: row.events, settings: row.settings, secrets: decryptChannelSecrets(row.secretsEnc, appSecret) }));
+}
+
+export const NOTIFICATIONS_CONFIG_KEY = "notifications_config";
+
+export async function getNotificationsConfig(db: Db): Promise<NotificationsConfig> {
+  return { ...DEFAULT_NOTIFICATIONS_CONFIG, ...((await getSetting<Partial<NotificationsConfig>>(db, NOTIFICATIONS_CONFIG_KEY)) ?? {}) };
 }
 
 export async function getChannelRow(db: Db, channel: Channel): Promise<ChannelRow | null> {

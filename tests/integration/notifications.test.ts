@@ -13,7 +13,7 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { NOTIFICATION_EVENTS } from "#app/core/notifications/events.ts";
 import { plainText, telegramText } from "#app/core/notifications/format.ts";
-import { getClosedTradesPnl } from "#app/services/statistics.server.ts";
+import { getClosedTradesPnl, getNetPnlSince } from "#app/services/statistics.server.ts";
 import { checkStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { enqueueNotification } from "#db/queries/notifications.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
@@ -34,6 +34,11 @@ const SIGNING_SECRET = "whsec-signing-secret-0123456789";
 const SMTP_USER = "alerts";
 const SMTP_PASSWORD = "smtp-password-0123456789-secret";
 const SECRETS = [BOT_TOKEN, SIGNING_SECRET, SMTP_PASSWORD, DISCORD_URL, "fake-webhook-token-abcdefghijklmnop"];
+
+const money = (value: string) => {
+  const fixed = toFixed(value, 2);
+  return fixed.startsWith("-") ? `-$${fixed.slice(1)}` : `+$${fixed}`;
+};
 
 const fakes = createNotificationFakes();
 const server = setupServer(...fakes.handlers);
@@ -216,6 +221,15 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(subjects.sort()).toEqual(notifications.map((n) => `[PerpDesk] ${n.title}`.replace(/\s+/g, " ")).sort());
     expect(smtp.messages.every((m) => m.user === SMTP_USER && m.to[0] === "owner@example.com")).toBe(true);
     expect(plainText(notifications[0]!)).toContain(notifications[0]!.title);
+
+    // The daily summary's and /pnl's figures are the statistics service's (the screens').
+    const summary = notifications.find((n) => n.kind === "daily_summary")!;
+    expect(summary.title).toContain(`${money(await getNetPnlSince(db(), summaryAt - 86_400_000))} in the last 24 h`);
+    fakes.queueMessage(OWNER_CHAT, "/pnl");
+    expect(await pollTelegramOnce(db(), { appSecret: appSecret(), timeoutSeconds: 0 })).toBe(1);
+    const pnlReply = fakes.state.telegram.at(-1)!.text;
+    expect(pnlReply).toContain(`Last 24 h: ${money(await getNetPnlSince(db(), Date.now() - 86_400_000))}`);
+    expect(pnlReply).toContain(`All time: ${money(closedPnl)}`);
 
     await expectNoSecret();
   }, 90_000);

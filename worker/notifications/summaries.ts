@@ -3,14 +3,33 @@
 // here computes P&L another way.
 import type { Kysely } from "kysely";
 import { toFixed } from "../../app/core/decimal.ts";
-import { getClosedTradesPnl, getNetPnlSince } from "../../app/services/statistics.server.ts";
+import { D } from "../../app/core/decimal.ts";
+import { StatsLedger, keyBefore } from "../../app/core/pnl/ledger.ts";
+import { fundingSince, listFundingAmounts } from "../../db/queries/funding.ts";
 import { countFillsSince } from "../../db/queries/notifications.ts";
+import { listExecutedFills } from "../../db/queries/statistics.ts";
 import { listOpenPositions } from "../../db/queries/positions.ts";
 import { getEmergencyStop, getTradingConfig } from "../../db/queries/trading-state.ts";
 import { listHeartbeats } from "../../db/queries/worker-heartbeats.ts";
 import type { DB } from "../../db/schema.ts";
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The P&L figures of the screens, from the same ledger class (app/core/pnl/ledger.ts) over the
+ * same executed fills, funding added as the statistics service adds it (docs/pnl.md). Built
+ * afresh: a summary or a command is rare, and the worker keeps no statistics cache.
+ */
+export async function ledgerPnl(db: Kysely<DB>, since: number): Promise<{ sinceNet: string; total: string; matches: number }> {
+  const [fills, funding] = await Promise.all([listExecutedFills(db), listFundingAmounts(db)]);
+  fills.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
+  const ledger = new StatsLedger();
+  ledger.append(fills);
+  const closed = ledger.closedTradesPnl();
+  const sinceNet = funding.length ? D(ledger.netPnlSince(since)).plus(fundingSince(funding, since)).toString() : ledger.netPnlSince(since);
+  const total = funding.length ? D(closed.totalPnL).plus(fundingSince(funding)).toString() : closed.totalPnL;
+  return { sinceNet, total, matches: closed.realizedMatches };
+}
 const money = (value: string) => {
   const fixed = toFixed(value, 2);
   return fixed.startsWith("-") ? `-$${fixed.slice(1)}` : `+$${fixed}`;
@@ -24,8 +43,8 @@ export async function positionsText(db: Kysely<DB>): Promise<string> {
 }
 
 export async function pnlText(db: Kysely<DB>, now = Date.now()): Promise<string> {
-  const [day, closed] = await Promise.all([getNetPnlSince(db, now - DAY_MS), getClosedTradesPnl(db)]);
-  return `P&L (realized, net of fees)\nLast 24 h: ${money(day)}\nAll time: ${money(closed.totalPnL)} over ${closed.realizedMatches} closed matches`;
+  const pnl = await ledgerPnl(db, now - DAY_MS);
+  return `P&L (realized, net of fees)\nLast 24 h: ${money(pnl.sinceNet)}\nAll time: ${money(pnl.total)} over ${pnl.matches} closed matches`;
 }
 
 export async function statusText(db: Kysely<DB>, now = Date.now()): Promise<string> {
@@ -40,7 +59,8 @@ export async function statusText(db: Kysely<DB>, now = Date.now()): Promise<stri
 }
 
 export async function dailySummary(db: Kysely<DB>, now = Date.now()): Promise<{ title: string; body: string }> {
-  const [day, fills, positions] = await Promise.all([getNetPnlSince(db, now - DAY_MS), countFillsSince(db, now - DAY_MS), positionsText(db)]);
+  const [pnl, fills, positions] = await Promise.all([ledgerPnl(db, now - DAY_MS), countFillsSince(db, now - DAY_MS), positionsText(db)]);
+  const day = pnl.sinceNet;
   return {
     title: `Daily summary: ${money(day)} in the last 24 h, ${fills} fill${fills === 1 ? "" : "s"}`,
     body: `Realized P&L (net of fees, last 24 h): ${money(day)}\nFills: ${fills}\n${positions}`,

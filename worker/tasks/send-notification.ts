@@ -10,9 +10,9 @@ import type { z } from "zod";
 import { loadConfig } from "../../app/core/env.ts";
 import { digestText } from "../../app/core/notifications/format.ts";
 import type { SendNotificationPayload } from "../../app/core/schemas/job-payloads.ts";
-import { type ChannelConfig, SendError, getNotificationsConfig, loadChannelConfigs, secretValues, sendOnChannel } from "../../app/services/notifications.server.ts";
+import { type ChannelConfig, SendError, secretValues, sendOnChannel } from "../../app/core/notifications/channels.ts";
 import { PermanentFailure } from "../execution.ts";
-import { NOTIFICATION_MAX_ATTEMPTS, RATE_WINDOW_MS, markDeliveryFailed, markDeliverySent, reserveDelivery } from "../../db/queries/notifications.ts";
+import { NOTIFICATION_MAX_ATTEMPTS, RATE_WINDOW_MS, getNotificationsConfig, loadChannelConfigs, markDeliveryFailed, markDeliverySent, reserveDelivery } from "../../db/queries/notifications.ts";
 import type { TaskContext } from "./index.ts";
 
 /** The APP_SECRET the channel secrets are encrypted with (a test may set its own). */

@@ -7,18 +7,14 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { NotificationsScreen } from "#app/components/notifications/notifications-screen.tsx";
 import { handleNotificationForm } from "#app/services/notification-actions.server.ts";
-import { getNotificationSettings } from "#app/services/notifications.server.ts";
+import { loadNotificationsPage } from "#app/services/notifications.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
-import { auditPageParams } from "#db/queries/audit.ts";
-import { listDeliveries } from "#db/queries/notifications.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const page = auditPageParams(new URL(request.url));
-  const [settings, log] = await Promise.all([getNotificationSettings(context.db), listDeliveries(context.db, { before: page.before, limit: Math.min(page.limit, 25) })]);
-  return json({ ...settings, log, firstPage: page.before == null }, { headers: NO_STORE });
+  return json(await loadNotificationsPage(context.db, new URL(request.url), 25), { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -5,17 +5,15 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
 import { isNotificationIntent, runNotificationIntent } from "#app/services/notification-actions.server.ts";
-import { getNotificationSettings } from "#app/services/notifications.server.ts";
+import { loadNotificationsPage } from "#app/services/notifications.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
-import { auditPageParams } from "#db/queries/audit.ts";
-import { listDeliveries } from "#db/queries/notifications.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  const page = auditPageParams(new URL(request.url));
-  const [settings, log] = await Promise.all([getNotificationSettings(context.db), listDeliveries(context.db, page)]);
-  return json({ ...settings, log }, { headers: { ...NO_STORE, ...(log.nextBefore ? { "X-Next-Cursor": String(log.nextBefore) } : {}) } });
+  const { firstPage: _first, ...data } = await loadNotificationsPage(context.db, new URL(request.url));
+  const log = data.log;
+  return json(data, { headers: { ...NO_STORE, ...(log.nextBefore ? { "X-Next-Cursor": String(log.nextBefore) } : {}) } });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
