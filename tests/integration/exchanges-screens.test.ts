@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { createTestApp, registerVia, type TestApp, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const goodKey = makeCdpKey("ec");
@@ -18,15 +18,6 @@ afterAll(() => server.close());
 
 /** Text as React renders it into HTML. */
 const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
-/** The flash toast a redirect carries, read back by following it. */
-async function toastAfter(app: TestApp, response: Response, cookie: string): Promise<string> {
-  expect(response.status).toBe(302);
-  const flash = response.headers.getSetCookie().map((c) => c.split(";")[0]).filter((c) => !c.startsWith("tv_session="));
-  const page = await app.fetch(response.headers.get("location")!, { cookie: [cookie, ...flash].join("; ") });
-  expect(page.status).toBe(200);
-  return page.text();
-}
 
 describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
   let app: TestApp;

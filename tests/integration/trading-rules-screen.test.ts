@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, createTestApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
@@ -140,6 +140,29 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect(valueOf(html, "signalAmountValue")).toBe("1");
     expect(html).toContain('data-testid="breakeven-details" data-shown="true"');
     expect(html).toContain('data-testid="trailing-details" data-shown="true"');
+  });
+
+  test("without JavaScript, Apply Rules and Reset Statistics ask on a confirmation panel first, then run", async () => {
+    // The button is a submit of the rules form: the post names the intent, nothing is saved or run yet.
+    const asked = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { ...form({ autoTradingEnabled: null }), intent: "apply-rules" } });
+    expect(asked.status).toBe(302);
+    expect(asked.headers.get("location")).toBe("/trading-rules?confirm=apply-rules");
+    expect((await config()).autoTradingEnabled).toBe(true);
+    const panel = await (await app.fetch("/trading-rules?confirm=apply-rules", { cookie: admin })).text();
+    expect(panel).toContain('data-testid="confirm-apply-rules"');
+    expect(panel).toContain("Apply the saved trading rules to all existing open positions?");
+    const applied = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "apply-rules", confirmed: "yes" } });
+    expect(await toastAfter(app, applied, admin)).toContain("Applied the trading rules to 0 of 0 open positions");
+
+    const reset = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats" } });
+    expect(reset.headers.get("location")).toBe("/trading-rules?confirm=reset-stats");
+    expect(await (await app.fetch("/trading-rules?confirm=reset-stats", { cookie: admin })).text()).toContain("Reset all performance statistics?");
+    const done = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats", confirmed: "yes" } });
+    expect(await toastAfter(app, done, admin)).toContain("All trades, signals, positions and activity logs have been deleted");
+    // Admins only, like the rest of the page.
+    expect((await app.fetch("/trading-rules", { method: "POST", cookie: user, form: { intent: "reset-stats", confirmed: "yes" } })).status).toBe(403);
+    // An unknown confirm value shows no panel.
+    expect(await (await app.fetch("/trading-rules?confirm=drop-tables", { cookie: admin })).text()).not.toContain('data-testid="confirm-');
   });
 
   test("a plain post stores the percent inputs as fractions, then redirects with the toast", async () => {

@@ -101,3 +101,12 @@ export async function webhookSecret(app: TestApp, adminCookie: string): Promise<
 export function sendSignal(app: TestApp, secret: string, body: Record<string, unknown>): Promise<Response> {
   return app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
 }
+
+/** The page a redirect leads to, with the flash toast it carries (follows it with the flash cookie). */
+export async function toastAfter(app: TestApp, response: Response, cookie: string): Promise<string> {
+  if (response.status !== 302) throw new Error(`expected a redirect, got ${response.status}: ${await response.text()}`);
+  const flash = response.headers.getSetCookie().map((c) => c.split(";")[0]).filter((c) => !c.startsWith("tv_session="));
+  const page = await app.fetch(response.headers.get("location")!, { cookie: [cookie, ...flash].join("; ") });
+  if (page.status !== 200) throw new Error(`the redirect's page answered ${page.status}`);
+  return page.text();
+}

@@ -26,11 +26,12 @@ import { useActionData } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import { SIGNAL_AMOUNT_TYPES, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
-import { apiRequest, errorText } from "#app/utils/api-client.ts";
+import { apiRequest } from "#app/utils/api-client.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { EmergencyControl, JsMarker, useIntentFetcher } from "../dashboard/dashboard-header.tsx";
 import { useEmergencyActive } from "../layout/emergency-banner.tsx";
+import { ConfirmActionButton, ConfirmPanel } from "../confirm-action.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import {
@@ -62,7 +63,7 @@ export interface SaveAnswer {
 
 const sameConfig = (a: TradingConfig, b: TradingConfig) => JSON.stringify(a) === JSON.stringify(b);
 
-export function TradingRulesScreen({ config: loaded }: { config: TradingConfig }) {
+export function TradingRulesScreen({ config: loaded, confirm }: { config: TradingConfig; confirm?: ConfirmIntent | null }) {
   const toast = useToast();
   const invalidate = useInvalidate();
   const fetcher = useIntentFetcher("trading-rules", () => invalidate("/api/trading-config"));
@@ -101,6 +102,7 @@ export function TradingRulesScreen({ config: loaded }: { config: TradingConfig }
 
   return (
     <Screen title="Trading Rules" actions={<EmergencyControl emergencyActive={emergencyActive} action="/dashboard" />}>
+      {confirm ? <ConfirmPanel action="/trading-rules" intent={confirm} cancelHref="/trading-rules" {...CONFIRM_INTENTS[confirm]} /> : null}
       <RulesForm
         key={`${saves}:${JSON.stringify(formConfig)}`}
         config={formConfig}
@@ -205,7 +207,7 @@ function RulesForm({ config, fetcher, lastResult, onEdit }: { config: TradingCon
           <SwitchRow name="applyStopLossToManual" label="Apply Stop Loss to Manual" defaultChecked={on("applyStopLossToManual")} />
           <SwitchRow name="applyBreakEvenToManual" label="Apply Breakeven to Manual" defaultChecked={on("applyBreakEvenToManual")} />
           <SwitchRow name="applyTrailingStopToManual" label="Apply Trailing Stop to Manual" defaultChecked={on("applyTrailingStopToManual")} />
-          <ApplyRulesButton hydrated={hydrated} />
+          <ApplyRulesButton />
         </Section>
 
         <Section title="Amount Control" testId="section-amount-control" description="How big an order a signal becomes.">
@@ -406,7 +408,7 @@ function RulesForm({ config, fetcher, lastResult, onEdit }: { config: TradingCon
         </Section>
 
         <Section title="Performance Statistics" testId="section-performance" description="Start the statistics from zero." wide>
-          <ResetStatsButton hydrated={hydrated} />
+          <ResetStatsButton />
         </Section>
       </Box>
 
@@ -476,61 +478,59 @@ function SwitchRow({
   );
 }
 
-function ApplyRulesButton({ hydrated }: { hydrated: boolean }) {
-  const toast = useToast();
+/** The intents the page's action confirms before running (no JavaScript: ?confirm=<intent>). */
+export const CONFIRM_INTENTS = {
+  "apply-rules": { title: "Apply Rules to Existing Positions", question: APPLY_RULES_CONFIRM, confirmLabel: "Apply Rules" },
+  "reset-stats": { title: "Reset Statistics", question: RESET_STATS_CONFIRM, confirmLabel: "Reset Statistics" },
+} as const;
+export type ConfirmIntent = keyof typeof CONFIRM_INTENTS;
+
+function ApplyRulesButton() {
   const invalidate = useInvalidate();
-  const [busy, setBusy] = useState(false);
-  const apply = async () => {
-    if (!window.confirm(APPLY_RULES_CONFIRM)) return;
-    setBusy(true);
-    try {
-      const result = await apiRequest<{ appliedCount?: number; totalPositions?: number }>("POST", "/api/positions/apply-rules");
-      toast({ title: "Rules Applied", description: `Applied the trading rules to ${result.appliedCount ?? 0} of ${result.totalPositions ?? 0} open positions` });
-      invalidate("/api/positions", "/api/dashboard/stats");
-    } catch (error) {
-      toast({ title: "Failed to Apply Rules", description: errorText(error, "Failed to apply rules to existing positions"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Box sx={{ mt: 1.5 }}>
-      <Button type="button" variant="outlined" onClick={apply} disabled={!hydrated || busy} data-testid="apply-rules">
-        {busy ? "Applying..." : "Apply Rules to Existing Positions"}
-      </Button>
-      {!hydrated ? (
-        <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 0.5 }}>
-          Needs JavaScript.
-        </Typography>
-      ) : null}
+      <ConfirmActionButton
+        intent="apply-rules"
+        label="Apply Rules to Existing Positions"
+        busyLabel="Applying..."
+        question={APPLY_RULES_CONFIRM}
+        failTitle="Failed to Apply Rules"
+        failText="Failed to apply rules to existing positions"
+        testId="apply-rules"
+        run={async () => {
+          const result = await apiRequest<{ appliedCount?: number; totalPositions?: number }>("POST", "/api/positions/apply-rules");
+          invalidate("/api/positions", "/api/dashboard/stats");
+          return { title: "Rules Applied", description: appliedText(result.appliedCount ?? 0, result.totalPositions ?? 0) };
+        }}
+      />
     </Box>
   );
 }
 
-function ResetStatsButton({ hydrated }: { hydrated: boolean }) {
-  const toast = useToast();
+export const appliedText = (applied: number, total: number) => `Applied the trading rules to ${applied} of ${total} open positions`;
+export const RESET_DONE: Toast = { title: "Statistics Reset", description: "All trades, signals, positions and activity logs have been deleted" };
+
+function ResetStatsButton() {
   const invalidate = useInvalidate();
-  const [busy, setBusy] = useState(false);
-  const reset = async () => {
-    if (!window.confirm(RESET_STATS_CONFIRM)) return;
-    setBusy(true);
-    try {
-      await apiRequest("POST", "/api/reset-stats");
-      toast({ title: "Statistics Reset", description: "All trades, signals, positions and activity logs have been deleted" });
-      invalidate("/api/");
-    } catch (error) {
-      toast({ title: "Reset Failed", description: errorText(error, "Failed to reset statistics"), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <Stack direction="row" spacing={2} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap" }}>
-      <Button type="button" variant="outlined" color="error" onClick={reset} disabled={!hydrated || busy} data-testid="reset-stats">
-        {busy ? "Resetting..." : "Reset Statistics"}
-      </Button>
+      <ConfirmActionButton
+        intent="reset-stats"
+        label="Reset Statistics"
+        busyLabel="Resetting..."
+        question={RESET_STATS_CONFIRM}
+        failTitle="Reset Failed"
+        failText="Failed to reset statistics"
+        color="error"
+        testId="reset-stats"
+        run={async () => {
+          await apiRequest("POST", "/api/reset-stats");
+          invalidate("/api/");
+          return RESET_DONE;
+        }}
+      />
       <Typography variant="body2" color="text.secondary">
-        Deletes all trades, signals, positions and activity logs. {hydrated ? "" : "Needs JavaScript."}
+        Deletes all trades, signals, positions and activity logs.
       </Typography>
     </Stack>
   );

@@ -3,11 +3,15 @@
 // clamping, the take-profit total), then saved by updateTradingConfig, which validates the
 // merged config again. With JavaScript (`_js=1`) the answer is JSON with a toast; without,
 // a redirect with a flash toast, or the page again (400) with the messages by the fields.
-import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+// Apply Rules to Existing Positions and Reset Statistics post intent=apply-rules|reset-stats
+// without JavaScript: first answered with a confirmation panel (?confirm=<intent>), then,
+// with confirmed=yes, run by the same services as their API routes.
+import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { firstFormError, parseTradingRulesForm } from "#app/core/schemas/trading-rules-form.ts";
-import { TradingRulesScreen } from "#app/components/trading-rules/trading-rules-screen.tsx";
+import { CONFIRM_INTENTS, type ConfirmIntent, RESET_DONE, TradingRulesScreen, appliedText } from "#app/components/trading-rules/trading-rules-screen.tsx";
+import { applyRulesToOpenPositions, resetStatistics } from "#app/services/positions.server.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
@@ -18,7 +22,9 @@ import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
-  return json({ config: await getTradingConfig(context.db) }, { headers: NO_STORE });
+  const asked = new URL(request.url).searchParams.get("confirm");
+  const confirm = asked && asked in CONFIRM_INTENTS ? (asked as ConfirmIntent) : null;
+  return json({ config: await getTradingConfig(context.db), confirm }, { headers: NO_STORE });
 }
 
 const SAVED_TOAST: Toast = { title: "Trading Rules Saved", description: "Your trading rules have been updated successfully" };
@@ -31,6 +37,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     formData = await request.formData();
   } catch {
     return json({ toast: failed("The form could not be read") }, { status: 400, headers: NO_STORE });
+  }
+  const intent = String(formData.get("intent") ?? "");
+  if (intent in CONFIRM_INTENTS) {
+    if (formData.get("confirmed") !== "yes") return redirect(`/trading-rules?confirm=${intent}`, { headers: NO_STORE });
+    if (intent === "apply-rules") {
+      const result = await applyRulesToOpenPositions(context.db, user.username);
+      return redirectWithToast(context, "/trading-rules", { title: "Rules Applied", description: appliedText(result.appliedCount, result.totalPositions) }, { headers: NO_STORE });
+    }
+    const reset = await resetStatistics(context.db, user.username);
+    if (!reset.success) return redirectWithToast(context, "/trading-rules", { title: "Reset Failed", description: reset.error, variant: "destructive" }, { headers: NO_STORE });
+    return redirectWithToast(context, "/trading-rules", RESET_DONE, { headers: NO_STORE });
   }
   const wantsJson = formData.get("_js") === "1";
   const submission = parseTradingRulesForm(formData);
@@ -58,8 +75,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export const headers: HeadersFunction = () => NO_STORE;
 
 export default function Page() {
-  const { config } = useLoaderData<typeof loader>();
-  return <TradingRulesScreen config={config} />;
+  const { config, confirm } = useLoaderData<typeof loader>();
+  return <TradingRulesScreen config={config} confirm={confirm} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "Trading Rules · PerpDesk" }];
