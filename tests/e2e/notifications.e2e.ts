@@ -1,7 +1,8 @@
 // The Notifications screen in a real browser (issue 13, decision 030), on its own app instance
 // whose Telegram API root and webhook URL point at a local fake: saving Telegram and webhook
 // settings, "Send test message" on each (the fake receives them), the delivery log listing
-// both as sent, no secret in the page; a screenshot at 1440 px.
+// both as sent, an emergency stop told by the real worker, no secret in the page; a screenshot
+// at 1440 px.
 import { type IncomingMessage, type Server, createServer } from "node:http";
 import { describe, expect, test } from "vitest";
 import { type Page, type PageProblems, freePort, h1, registerAccount, screenshot, unexpectedErrors, useSuite, waitForHydration } from "./utils.ts";
@@ -104,6 +105,16 @@ describe("Notifications screen", () => {
     const hook = received.find((r) => r.path.startsWith("/api/webhooks/42/"))!;
     expect(JSON.parse(hook.body)).toMatchObject({ title: "Test message from PerpDesk", event: "test" });
     expect(JSON.parse(hook.body).content).toContain("Test message from PerpDesk");
+
+    // The real worker: the emergency stop (an event the webhook has on by default) reaches the
+    // webhook through the notifier and the notification queue; the owner's chat is long-polled.
+    const stop = await page.evaluate(() => fetch("/api/emergency-stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }).then((r) => r.status));
+    expect(stop).toBe(200);
+    await expect.poll(() => received.filter((r) => r.path.startsWith("/api/webhooks/42/") && JSON.parse(r.body).title === "Emergency stop ON").length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => received.some((r) => r.path.endsWith("/getMe")), { timeout: 15_000 }).toBe(true);
+    await page.evaluate(() => fetch("/api/reset-emergency-stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
+    await page.reload();
+    await expect.poll(() => page.getByTestId("delivery-row").allInnerTexts(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringContaining("Emergency stop ON")]));
 
     // Secrets are never in the page.
     const html = await page.content();
