@@ -228,4 +228,25 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     await screenshot(page, "price-chart-trade-1440", false);
     expect(unexpectedErrors(problems)).toEqual([]);
   });
+
+  test("6. the price reaches TP1: the exit is marked, TP1 reads filled, the stop moved to the entry (BE stop)", async () => {
+    fakePrices!.set("ETH", "3440");
+    await expect
+      .poll(async () => (await apiJson<{ id: string; remainingQuantity: string; breakEvenTriggered: boolean }[]>("/api/positions")).find((p) => p.id === position.id)?.breakEvenTriggered, {
+        timeout: 30_000,
+        message: "TP1 filled and break-even moved the stop",
+      })
+      .toBe(true);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`/positions/${position.id}/chart`);
+    await waitForHydration(page, problems);
+    await expect.poll(() => drawnLines(page), { timeout: 15_000 }).toEqual(["Entry", "TP1", "TP2", "TP3", "BE stop", "Trail on"]);
+    const fills = page.getByTestId("chart-fill");
+    expect(await fills.count()).toBe(2);
+    expect(await fills.nth(1).getAttribute("data-kind")).toBe("exit");
+    expect(await fills.nth(1).innerText()).toMatch(/^Exit fill\s+34\d\d(\.\d+)?\s+sell 0\.3 at /);
+    expect(await page.locator('[data-testid=chart-level][data-kind=tp]').first().innerText()).toMatch(/filled$/);
+    await screenshot(page, "price-chart-exit-1440");
+    expect(unexpectedErrors(problems)).toEqual([]);
+  });
 });

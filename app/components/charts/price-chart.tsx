@@ -16,6 +16,8 @@ export type { PriceChartData };
 /** How many of the newest candles the no-JavaScript table lists. */
 export const FALLBACK_CANDLES = 8;
 const HEIGHT = 300;
+/** Minutes shown at first (scroll left for older ones). */
+const VISIBLE_MINUTES = 240;
 
 const utcMinute = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 const utcDateTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -154,9 +156,12 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
       }),
     );
     setLineTitles(data.levels.map((l) => l.title));
-    // The whole range the first time; later answers keep whatever the user zoomed to.
-    if (!current.fitted) {
-      current.chart.timeScale().fitContent();
+    // The first time: the last VISIBLE_MINUTES (all, when fewer), with room on the right so the
+    // newest candles and fills are not under the lines' labels; later answers keep whatever
+    // the user scrolled or zoomed to.
+    if (!current.fitted && times.length > 0) {
+      const n = times.length;
+      current.chart.timeScale().setVisibleLogicalRange({ from: Math.max(-0.5, n - VISIBLE_MINUTES), to: n - 0.5 + Math.max(4, Math.ceil(Math.min(n, VISIBLE_MINUTES) * 0.2)) });
       current.fitted = true;
     }
     // A marker sits on the candle of its minute (fills outside the candles' range are left out).
