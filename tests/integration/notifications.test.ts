@@ -65,7 +65,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
   const general = (rateLimitPerMinute: number) => api({ intent: "general", rateLimitPerMinute, dailySummaryTime: "20:00" });
   let runner: Runner | null = null;
   const startNotificationRunner = () => {
-    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "notify-w1", pollMs: 5, tasks: ["send-notification"] });
+    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "notify-w1", pollMs: 5, concurrency: 2, tasks: ["send-notification"] });
   };
   const settled = () =>
     waitFor(
@@ -79,6 +79,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     fakes.state.telegram.length = 0;
     fakes.state.webhook.length = 0;
     fakes.state.webhookCalls = 0;
+    fakes.state.webhookDelayMs = 0;
     fakes.state.updates.length = 0;
     smtp.messages.length = 0;
   };
@@ -269,6 +270,31 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(smtp.messages).toHaveLength(1);
     await expectNoSecret();
   }, 60_000);
+
+  test("a hanging channel never delays an order: notifications run on their own runner", async () => {
+    await setUpChannels(["emergency_stop"]);
+    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
+    await api({ intent: "email", enabled: false, host: "127.0.0.1", port: smtp.port, user: SMTP_USER, from: "perpdesk@example.com", to: "owner@example.com", events: [] });
+    fakes.state.webhookDelayMs = 4_000;
+    // Three notifications whose sends hang, run as the worker runs them (worker/index.ts): their
+    // own runner, 2 at a time; the third waits in the queue, older than the order's job, and
+    // the order runner (1 slot here) must not take it.
+    for (let i = 0; i < 3; i++) await enqueueNotification(db(), { kind: "order_filled", title: `Slow ${i}`, body: "", channels: ["webhook"] });
+    startNotificationRunner();
+    await waitFor("both sends started", async () => fakes.state.webhookCalls === 2);
+    const trading = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "trade-w1", pollMs: 5, concurrency: 1, excludeTasks: ["send-notification"] });
+    try {
+      const started = Date.now();
+      const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" })).json()) as { signalId: string };
+      await waitFor("order executed", () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+      expect(Date.now() - started).toBeLessThan(2_000); // the channel still hangs meanwhile
+      expect(fakes.state.webhook).toHaveLength(0);
+    } finally {
+      await trading.stop();
+    }
+    await settled();
+    expect(fakes.state.webhook).toHaveLength(3);
+  }, 30_000);
 
   test("a flood beyond the rate limit becomes one digest when the window reopens", async () => {
     await setUpChannels(["emergency_stop"]);

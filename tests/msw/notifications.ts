@@ -1,7 +1,7 @@
 // Fakes of the notification channels (decision 030): MSW handlers of the Telegram Bot API
 // (getMe, sendMessage, getUpdates) and of a Discord-style incoming webhook, and a real local
 // SMTP server (smtp-server) that accepts one login and keeps every message it receives.
-import { http, HttpResponse } from "msw";
+import { http, HttpResponse, delay } from "msw";
 import { SMTPServer } from "smtp-server";
 
 export const TELEGRAM_ROOT = "https://telegram.fake";
@@ -32,6 +32,8 @@ export function createNotificationFakes() {
     webhookCalls: 0,
     /** The next N webhook calls answer 500 (the body quotes the URL, as some servers do). */
     webhookFailures: 0,
+    /** Each webhook call first waits this long (a slow endpoint). */
+    webhookDelayMs: 0,
     /** The next N sendMessage calls answer 502. */
     telegramFailures: 0,
     updates: [] as TelegramUpdate[],
@@ -63,6 +65,7 @@ export function createNotificationFakes() {
     http.post(DISCORD_URL, async ({ request }) => {
       state.webhookCalls++;
       const body = await request.text();
+      if (state.webhookDelayMs > 0) await delay(state.webhookDelayMs);
       if (state.webhookFailures > 0) {
         state.webhookFailures--;
         return new HttpResponse(`upstream error while posting to ${DISCORD_URL} with ${request.headers.get("X-PerpDesk-Signature")}`, { status: 500 });
