@@ -11,7 +11,7 @@ import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "./positions.server.ts";
-import { getPerformanceCharts } from "./performance-charts.server.ts";
+import { getDashboardChartsTable } from "./performance-charts.server.ts";
 import { getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
@@ -35,7 +35,7 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
     listDrifts(context.db),
     listOpenOrders(context.db),
     // The Performance card's last 30 days (decision 031): tables here, charts after hydration.
-    getPerformanceCharts(context.db, "30d", { detail: "compact", ledger }),
+    getDashboardChartsTable(context.db, ledger),
   ]);
   return {
     drifts,

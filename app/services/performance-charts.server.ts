@@ -16,9 +16,11 @@ import {
   DAY_MS,
   type EquityPoint,
   type GroupPnl,
+  type DailyTable,
   type HistogramBin,
   type PerformanceCharts,
   dailyPnl,
+  dailyTable,
   downsample,
   equityCurve,
   maxDrawdown,
@@ -42,10 +44,12 @@ export interface ChartsOptions {
   now?: number;
   /** "compact": the equity curve and the daily bars only (the dashboard). Default "full". */
   detail?: "compact" | "full";
-  /** Most points of the equity curve to send (default 400 full, 120 compact). */
+  /** Most points of the equity curve to send (default 400 full, 60 compact). */
   maxPoints?: number;
   /** The statistics ledger when the caller already asked for it (the dashboard: one refresh per request). */
   ledger?: Promise<StatsLedger>;
+  /** false: no point "now" (no positions or prices read); the curve ends at its last snapshot or close. */
+  withNow?: boolean;
 }
 
 interface Cached {
@@ -81,7 +85,13 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
   const now = options.now ?? Date.now();
   const detail = options.detail ?? "full";
   const since = rangeSince(range, now);
-  const [ledger, funding, snapshots, unrealizedNow] = await Promise.all([options.ledger ?? getStatsLedger(db), listFundingAmounts(db), listEquitySnapshots(db), getUnrealizedNow(db)]);
+  const withNow = options.withNow ?? true;
+  const [ledger, funding, snapshots, unrealizedNow] = await Promise.all([
+    options.ledger ?? getStatsLedger(db),
+    listFundingAmounts(db),
+    listEquitySnapshots(db),
+    withNow ? getUnrealizedNow(db) : null,
+  ]);
   const start = ledger.windowStart(since);
   const fundingStart = firstAt(funding, since);
   const snapshotStart = firstAt(snapshots, since);
@@ -89,7 +99,7 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
   const key = [detail, ledger.fills, start, funding.length, fundingStart, snapshots.length, snapshotStart, lastSnapshot?.id ?? 0, Math.floor(now / DAY_MS)].join("|");
   let perLedger = caches.get(ledger);
   if (!perLedger) caches.set(ledger, (perLedger = new Map()));
-  const maxPoints = options.maxPoints ?? (detail === "full" ? 400 : 120);
+  const maxPoints = options.maxPoints ?? (detail === "full" ? 400 : 60);
   const slot = `${detail}|${range}|${maxPoints}`;
   let cached = perLedger.get(slot);
   if (!cached || cached.key !== key) {
@@ -113,6 +123,17 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
     if (perLedger.size >= 12) perLedger.clear();
     perLedger.set(slot, cached);
   }
+  if (unrealizedNow === null) {
+    return {
+      range,
+      since: since > 0 ? since : null,
+      now,
+      totals: { ...cached.totals, maxDrawdown: cached.maxDrawdown },
+      equity: cached.curve,
+      daily: cached.daily,
+      ...(detail === "full" ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution } : {}),
+    };
+  }
   // "Now": the range's realized total plus the unrealized P&L of what is open now.
   const realized = D(cached.totals.realizedPnl);
   const equityNow = realized.plus(unrealizedNow);
@@ -135,3 +156,24 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
     ...(detail === "full" ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution } : {}),
   };
 }
+
+/**
+ * The dashboard card's server-rendered table (decision 014: the dashboard renders on every
+ * visit, so it sends no chart data; the card's charts fetch the compact series after
+ * hydration).
+ */
+export async function getDashboardChartsTable(db: Kysely<DB>, ledger?: Promise<StatsLedger>): Promise<DailyTable> {
+  // Without "now" (no positions or prices read): the equity column ends at the last snapshot
+  // (at most 5 minutes old), and the same cached series (a new one for a new day or a new
+  // match, funding payment or snapshot) give the same table.
+  const charts = await getPerformanceCharts(db, "30d", { detail: "compact", ledger, withNow: false });
+  let table = tables.get(charts.equity);
+  if (!table) {
+    table = dailyTable(charts);
+    tables.set(charts.equity, table);
+  }
+  return table;
+}
+
+/** The dashboard's table per cached curve (the curve's array is the cache entry's own). */
+const tables = new WeakMap<readonly EquityPoint[], DailyTable>();

@@ -12,7 +12,7 @@ import { Link } from "@remix-run/react";
 import { type ReactNode, Suspense, lazy } from "react";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl } from "#app/core/format.ts";
-import type { DailyBar, EquityPoint, GroupPnl, HistogramBin, PerformanceCharts } from "#app/core/performance/charts.ts";
+import { type DailyBar, type DailyTable, type EquityPoint, type GroupPnl, type HistogramBin, type PerformanceCharts, dailyTable } from "#app/core/performance/charts.ts";
 import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/schemas/performance-charts.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -122,7 +122,7 @@ const equityTable = (points: EquityPoint[]) => (
   />
 );
 
-const dailyTable = (bars: DailyBar[]) => (
+const dailyBarsTable = (bars: DailyBar[]) => (
   <Table caption="Daily realized P&L" head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]} rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])} />
 );
 
@@ -190,7 +190,7 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
       ) : (
         <div className={S.grid}>
           <ChartPanel className={S.wide} title="Equity curve" testId="chart-equity" height={280} chart={<Charts.Equity points={data.equity} />} table={equityTable(data.equity)} />
-          <ChartPanel title="Daily P&L" testId="chart-daily" height={260} chart={<Charts.Daily bars={data.daily} />} table={dailyTable(data.daily)} />
+          <ChartPanel title="Daily P&L" testId="chart-daily" height={260} chart={<Charts.Daily bars={data.daily} />} table={dailyBarsTable(data.daily)} />
           <ChartPanel title="Drawdown" testId="chart-drawdown" height={220} chart={<Charts.Drawdown points={data.equity} />} table={equityTable(data.equity)} />
           <ChartPanel title="P&L by symbol" testId="chart-symbol" height={160} chart={<Charts.Group groups={data.bySymbol ?? []} />} table={groupTable(data.bySymbol ?? [], "symbol")} />
           <ChartPanel title="P&L by strategy" testId="chart-strategy" height={160} chart={<Charts.Group groups={data.byStrategy ?? []} />} table={groupTable(data.byStrategy ?? [], "strategy")} />
@@ -201,10 +201,23 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
   );
 }
 
-/** The dashboard's card: the last 30 days' equity curve and daily P&L, linking to the screen. */
-export function DashboardPerformanceCard({ initial }: { initial: PerformanceCharts }) {
-  const data = useCharts(initial, "compact");
-  const empty = data.totals.trades === 0 && D(data.totals.realizedPnl).eq(0);
+/**
+ * The dashboard's card: the last 30 days' equity curve and daily P&L, linking to the screen.
+ * Light on the server (the dashboard renders on every visit, decision 014): the loader sends
+ * one small table (the days that closed something, with the equity at each day's end); after
+ * hydration the card fetches the compact series and draws the charts over the folded table.
+ */
+export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
+  const hydrated = useHydrated();
+  const { data } = useApiQuery<PerformanceCharts>("/api/performance-charts?range=30d&detail=compact", { enabled: hydrated, refetchIntervalMs: CHARTS_POLL_MS });
+  const table = data ? dailyTable(data) : initial;
+  const empty = table.trades === 0 && D(table.realizedPnl).eq(0);
+  const chart = (testId: string, title: string, node: ReactNode) => (
+    <div className={S.chart} data-testid={testId}>
+      <h3 className={cls(T.subtitle2, T.muted)}>{title}</h3>
+      {data ? <Suspense fallback={<div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}>{node}</Suspense> : <div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}
+    </div>
+  );
   return (
     <LeanCard
       data-testid="dashboard-charts"
@@ -218,10 +231,27 @@ export function DashboardPerformanceCard({ initial }: { initial: PerformanceChar
       {empty ? (
         <p className={cls(T.body1, S.empty, T.muted)}>{EMPTY_TEXT}</p>
       ) : (
-        <div className={S.compact}>
-          <ChartPanel title="Equity" testId="dashboard-equity" height={200} chart={<Charts.Equity points={data.equity} height={200} compact />} table={equityTable(data.equity)} />
-          <ChartPanel title="Daily P&L" testId="dashboard-daily" height={200} chart={<Charts.Daily bars={data.daily} height={200} />} table={dailyTable(data.daily)} />
-        </div>
+        <>
+          {hydrated ? (
+            <div className={S.compact}>
+              {chart("dashboard-equity-chart", "Equity", data ? <Charts.Equity points={data.equity} height={200} compact /> : null)}
+              {chart("dashboard-daily-chart", "Daily P&L", data ? <Charts.Daily bars={data.daily} height={200} /> : null)}
+            </div>
+          ) : null}
+          <details className={S.details} open={!hydrated}>
+            <summary>{hydrated ? "Show as table" : `Latest days with closed trades (every day: Performance)`}</summary>
+            <div className={S.scroll} data-testid="dashboard-daily-table">
+              <Table
+                caption="Daily realized P&L and equity: the latest days with closed trades, and the 30 days' total"
+                head={["Day (UTC)", "Realized P&L", "Trades", "Equity (end of day)"]}
+                rows={[
+                  ...table.rows.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.equity === null ? "—" : <Pnl key="e" value={b.equity} />]),
+                  ["30 days", <Pnl key="t" value={table.realizedPnl} />, table.trades, <Pnl key="n" value={table.equityNow} />],
+                ]}
+              />
+            </div>
+          </details>
+        </>
       )}
     </LeanCard>
   );

@@ -20,7 +20,7 @@ import { type BalanceInfo, ManualTradeForm } from "../dashboard/manual-trade-for
 import { OpenPositions, type PositionSummary, RecentOrders } from "../dashboard/orders-panel.tsx";
 import { type PerformanceStats, PerformanceStatsTable } from "../dashboard/performance-stats.tsx";
 import { DashboardPerformanceCard } from "../performance/performance-screen.tsx";
-import type { PerformanceCharts } from "#app/core/performance/charts.ts";
+import type { DailyTable } from "#app/core/performance/charts.ts";
 import { SIGNALS_POLL_MS, SignalsPanel } from "../dashboard/signals-panel.tsx";
 import { WebhookUrlBox } from "../dashboard/webhook-url-box.tsx";
 import { LeanIcon } from "../ui/lean.tsx";
@@ -65,7 +65,7 @@ export interface DashboardData {
   /** Resting orders: the card shows while any rests (issue 11). */
   orders?: OpenOrder[] | null;
   /** The Performance card's 30 days (decision 031); absent in older callers. */
-  charts?: PerformanceCharts | null;
+  charts?: DailyTable | null;
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { D } from "../decimal.ts";
 import { type RealizedMatch, matchFifo } from "../pnl/fifo.ts";
 import { periodStats } from "../pnl/performance-stats.ts";
-import { DAY_MS, dailyPnl, downsample, equityCurve, maxDrawdown, pnlByGroup, pnlHistogram, rangeSince, rangeTotals, utcDay } from "./charts.ts";
+import { DAY_MS, dailyPnl, dailyTable, downsample, endOfDayEquity, equityCurve, maxDrawdown, pnlByGroup, pnlHistogram, rangeSince, rangeTotals, utcDay } from "./charts.ts";
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0); // 2026-11-20 12:00 UTC
 const H = 3_600_000;
@@ -96,6 +96,36 @@ describe("equity curve and drawdown", () => {
       [6 * H, "-30", "12.5", "-17.5", "-122.5"],
     ]);
     expect(maxDrawdown(points)).toBe("-155");
+  });
+
+  test("end-of-day equity: the last point before each day's end, null before the first", () => {
+    const midnight = Date.UTC(2026, 10, 21);
+    const points = [
+      { at: midnight - 1, equity: "5" },
+      { at: midnight, equity: "7" },
+      { at: midnight + 3 * H, equity: "-2" },
+    ];
+    expect(endOfDayEquity(points, ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])).toEqual([null, "5", "-2", "-2"]);
+  });
+
+  test("the dashboard's table: the latest days that closed something, their end-of-day equity, the totals", () => {
+    const midnight = Date.UTC(2026, 10, 21);
+    const matches = [match(midnight - 2 * DAY_MS, "4"), match(midnight + H, "-1.5"), match(midnight + 2 * H, "3")];
+    const since = midnight - 5 * DAY_MS;
+    const now = midnight + 3 * H;
+    const equity = equityCurve({ matches, funding: [], snapshots: [], since, now, nowUnrealized: "10" });
+    const daily = dailyPnl(matches, [], since, now);
+    const totals = { ...rangeTotals(matches, [], since, now), maxDrawdown: maxDrawdown(equity) };
+    expect(dailyTable({ daily, equity, totals })).toEqual({
+      rows: [
+        { day: "2026-11-19", pnl: "4", trades: 1, equity: "4" },
+        { day: "2026-11-21", pnl: "1.5", trades: 2, equity: "15.5" },
+      ],
+      realizedPnl: "5.5",
+      trades: 3,
+      equityNow: "15.5",
+    });
+    expect(dailyTable({ daily, equity, totals }, 1).rows.map((r) => r.day)).toEqual(["2026-11-21"]);
   });
 
   test("the peak starts at 0: a first loss is a drawdown; a new high resets it", () => {

@@ -202,6 +202,44 @@ export function equityCurve(input: {
   return points;
 }
 
+/**
+ * The equity at the end of each day (the last point of the curve at or before the day's
+ * end), null before the curve's first point: the daily table's equity column.
+ */
+export function endOfDayEquity(points: readonly Pick<EquityPoint, "at" | "equity">[], days: readonly string[]): (string | null)[] {
+  let i = -1;
+  return days.map((day) => {
+    const end = Date.parse(`${day}T00:00:00Z`) + DAY_MS;
+    while (i + 1 < points.length && points[i + 1]!.at < end) i++;
+    return i >= 0 ? points[i]!.equity : null;
+  });
+}
+
+/** How many days (the latest that closed something) the dashboard card's table lists. */
+export const DASHBOARD_TABLE_DAYS = 10;
+
+/** The dashboard card's table (its server-rendered data): the days that closed something, with the equity at each day's end. */
+export interface DailyTable {
+  rows: { day: string; pnl: string; trades: number; equity: string | null }[];
+  realizedPnl: string;
+  trades: number;
+  /** The equity now (the curve's last point). */
+  equityNow: string;
+}
+
+export function dailyTable(charts: Pick<PerformanceCharts, "daily" | "equity" | "totals">, lastDays = DASHBOARD_TABLE_DAYS): DailyTable {
+  const equity = endOfDayEquity(charts.equity, charts.daily.map((b) => b.day));
+  return {
+    rows: charts.daily
+      .map((b, i) => ({ day: b.day, pnl: b.pnl, trades: b.trades, equity: equity[i] ?? null }))
+      .filter((b) => b.trades > 0 || !D(b.pnl).eq(0))
+      .slice(-lastDays),
+    realizedPnl: charts.totals.realizedPnl,
+    trades: charts.totals.trades,
+    equityNow: charts.equity.at(-1)?.equity ?? "0",
+  };
+}
+
 /** The deepest drawdown of a curve (0 when it never fell). */
 export function maxDrawdown(points: readonly Pick<EquityPoint, "drawdown">[]): string {
   let min = D(0);
