@@ -331,6 +331,22 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(String(message.title)).toBe("Digest: 7 notifications held back by the rate limit");
     for (let i = 4; i <= 10; i++) expect(String(message.text)).toContain(`Flood message ${i}`);
     for (let i = 1; i <= 3; i++) expect(String(message.text)).not.toContain(`Flood message ${i}\n`);
+
+    // The delivery log, paged by id: every delivery exactly once, newest first.
+    const seen: number[] = [];
+    let before: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const response = await app.fetch(`/api/notifications?limit=4${before ? `&before=${before}` : ""}`, { cookie: admin });
+      const page = (await response.json()) as { log: { entries: { id: number; status: string }[] } };
+      seen.push(...page.log.entries.map((e) => e.id));
+      before = response.headers.get("X-Next-Cursor");
+      if (!before) break;
+    }
+    expect(seen).toHaveLength(11);
+    expect([...seen].sort((a, b) => b - a)).toEqual(seen);
+    expect(new Set(seen).size).toBe(11);
+    const html = await (await app.fetch("/notifications?limit=4", { cookie: admin })).text();
+    expect(html).toContain("/notifications?before=");
     await expectNoSecret();
   }, 60_000);
 
