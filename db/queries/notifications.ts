@@ -327,3 +327,25 @@ export async function countFillsSince(db: Db, since: number): Promise<number> {
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+export const NOTIFICATION_RETENTION_MS = 30 * 86_400_000;
+
+/**
+ * Deletes notifications older than `cutoff` whose deliveries are all over (sent, failed,
+ * digested), with their deliveries; returns how many notifications went. One still queued or
+ * retrying is kept whatever its age.
+ */
+export async function pruneNotifications(db: Db, cutoff: number, batch = 500): Promise<number> {
+  const old = await db.selectFrom("notifications").select("id").where("created_at", "<", cutoff).orderBy("created_at").limit(batch).execute();
+  if (old.length === 0) return 0;
+  const ids = old.map((r) => r.id);
+  const open = await db.selectFrom("notification_deliveries").select("notification_id").where("notification_id", "in", ids).where("status", "in", ["queued", "sending", "retrying"]).execute();
+  const keep = new Set(open.map((r) => r.notification_id));
+  const gone = ids.filter((id) => !keep.has(id));
+  if (gone.length === 0) return 0;
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("notification_deliveries").where("notification_id", "in", gone).execute();
+    await trx.deleteFrom("notifications").where("id", "in", gone).execute();
+  });
+  return gone.length;
+}

@@ -15,7 +15,7 @@ import { NOTIFICATION_EVENTS } from "#app/core/notifications/events.ts";
 import { plainText, telegramText } from "#app/core/notifications/format.ts";
 import { getClosedTradesPnl, getNetPnlSince } from "#app/services/statistics.server.ts";
 import { checkStrategyHeartbeats } from "#db/queries/heartbeats.ts";
-import { enqueueNotification } from "#db/queries/notifications.ts";
+import { enqueueNotification, pruneNotifications } from "#db/queries/notifications.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { DISCORD_URL, TELEGRAM_ROOT, createNotificationFakes, startSmtpSink } from "#tests/msw/notifications.ts";
@@ -347,6 +347,16 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(new Set(seen).size).toBe(11);
     const html = await (await app.fetch("/notifications?limit=4", { cookie: admin })).text();
     expect(html).toContain("/notifications?before=");
+
+    // Pruning keeps 30 days: older finished notifications go with their deliveries; an
+    // unfinished one stays whatever its age. (No runner from here: the queued one must stay queued.)
+    await runner!.stop();
+    runner = null;
+    const stuck = (await enqueueNotification(db(), { kind: "drift", title: "Old but queued", body: "", channels: ["webhook"] }))!;
+    await db().updateTable("notifications").set({ created_at: Date.now() - 40 * 86_400_000 }).execute();
+    expect(await pruneNotifications(db(), Date.now() - 30 * 86_400_000)).toBe(11);
+    expect((await db().selectFrom("notifications").select("id").execute()).map((r) => r.id)).toEqual([stuck]);
+    expect(await db().selectFrom("notification_deliveries").select("notification_id").execute()).toEqual([{ notification_id: stuck }]);
     await expectNoSecret();
   }, 60_000);
 

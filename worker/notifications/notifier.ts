@@ -10,7 +10,7 @@ import { type LogLine, classifyLogLine, rejectedCount } from "../../app/core/not
 import type { NotificationEvent } from "../../app/core/notifications/events.ts";
 import { toFixed } from "../../app/core/decimal.ts";
 import { type ChannelConfig, channelsFor } from "../../app/core/notifications/channels.ts";
-import { activityAfter, enqueueNotification, getNotificationsConfig, lastExecutedTradeOfPosition, latestActivityId, loadChannelConfigs } from "../../db/queries/notifications.ts";
+import { NOTIFICATION_RETENTION_MS, activityAfter, enqueueNotification, getNotificationsConfig, lastExecutedTradeOfPosition, latestActivityId, loadChannelConfigs, pruneNotifications } from "../../db/queries/notifications.ts";
 import { getPosition } from "../../db/queries/positions.ts";
 import { getSetting, setSetting } from "../../db/queries/settings.ts";
 import { getTrade } from "../../db/queries/trades.ts";
@@ -163,6 +163,7 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
 export function startNotifier(options: { db: Kysely<DB>; workerId: string; appSecret: string; intervalMs?: number; onQueued?: () => void }) {
   let running = true;
   let lastError = "";
+  let lastPrune = 0;
   let wake: (() => void) | null = null;
   const loop = (async () => {
     while (running) {
@@ -170,6 +171,11 @@ export function startNotifier(options: { db: Kysely<DB>; workerId: string; appSe
         if (await isPriceLeader(options.db, options.workerId)) {
           const queued = await notifyOnce(options.db, { appSecret: options.appSecret, workerId: options.workerId });
           if (queued > 0) options.onQueued?.();
+          // The delivery log keeps 30 days (hourly, a batch at a time).
+          if (Date.now() - lastPrune > 3_600_000) {
+            lastPrune = Date.now();
+            await pruneNotifications(options.db, Date.now() - NOTIFICATION_RETENTION_MS);
+          }
         }
         lastError = "";
       } catch (error) {
