@@ -162,18 +162,29 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
  * visit, so it sends no chart data; the card's charts fetch the compact series after
  * hydration).
  */
-export async function getDashboardChartsTable(db: Kysely<DB>, ledger?: Promise<StatsLedger>): Promise<DailyTable> {
+export async function getDashboardChartsTable(db: Kysely<DB>, ledger: Promise<StatsLedger> = getStatsLedger(db), now = Date.now()): Promise<DailyTable> {
+  // Like the pages' system status (decision 014): one answer per process for up to 1 s while
+  // the ledger has no new fill, so a busy dashboard reads the snapshots and funding heads
+  // once a second, not per page.
+  const current = await ledger;
+  const recent = recentTables.get(db);
+  if (recent && recent.ledger === current && recent.fills === current.fills && now - recent.at < DASHBOARD_TABLE_TTL_MS && now >= recent.at) return recent.table;
   // Without "now" (no positions or prices read): the equity column ends at the last snapshot
   // (at most 5 minutes old), and the same cached series (a new one for a new day or a new
   // match, funding payment or snapshot) give the same table.
-  const charts = await getPerformanceCharts(db, "30d", { detail: "compact", ledger, withNow: false });
+  const charts = await getPerformanceCharts(db, "30d", { detail: "compact", ledger, withNow: false, now });
   let table = tables.get(charts.equity);
   if (!table) {
     table = dailyTable(charts);
     tables.set(charts.equity, table);
   }
+  recentTables.set(db, { at: now, ledger: current, fills: current.fills, table });
   return table;
 }
+
+/** How long the dashboard reuses its card's table while no fill arrives. */
+export const DASHBOARD_TABLE_TTL_MS = 1000;
+const recentTables = new WeakMap<Kysely<DB>, { at: number; ledger: StatsLedger; fills: number; table: DailyTable }>();
 
 /** The dashboard's table per cached curve (the curve's array is the cache entry's own). */
 const tables = new WeakMap<readonly EquityPoint[], DailyTable>();
