@@ -1,23 +1,9 @@
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Dialect } from "#db/client.ts";
+import { beforeAll, describe, expect, test } from "vitest";
 import { type NewActivityLog, listActivityLogs, recordActivity } from "#db/queries/activity-logs.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
-
-/** A fresh migrated database for the enclosing describe block. */
-function freshDatabase(dialect: Dialect): { db: Kysely<DB> } {
-  const ref = {} as { db: Kysely<DB> };
-  let database: TestDatabase | undefined;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    ref.db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
-  return ref;
-}
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

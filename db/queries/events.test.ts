@@ -1,23 +1,7 @@
-import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Dialect } from "#db/client.ts";
+import { describe, expect, test } from "vitest";
 import { LIVE_MESSAGE_TYPES, appendEvent, latestEventId, listEventsAfter, pruneEvents } from "#db/queries/events.ts";
-import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
-
-/** A fresh migrated database for the enclosing describe block. */
-function freshDatabase(dialect: Dialect): { db: Kysely<DB> } {
-  const ref = {} as { db: Kysely<DB> };
-  let database: TestDatabase | undefined;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    ref.db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
-  return ref;
-}
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 describe.each(testDialects())("events repository on %s", (dialect) => {
   describe("append and tail", () => {

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { encryptSecret } from "#app/core/crypto.ts";
 import { credentialsVersion, envCredentials, getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { DecryptError } from "#app/core/crypto.ts";
@@ -17,7 +17,8 @@ import {
   updateExchangeConnection,
 } from "#db/queries/exchanges.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const SECRET = "unit-app-secret-0123456789abcdef0123456789";
 const CONFIG = { appSecret: SECRET, COINBASE_API_KEY: undefined, COINBASE_API_SECRET: undefined, COINBASE_SANDBOX: true };
@@ -34,14 +35,10 @@ const connection = (name: string, extra: Partial<NewExchangeConnection> = {}): N
 });
 
 describe.each(testDialects())("exchange connections repository on %s", (dialect) => {
-  let database: TestDatabase;
   let db: Kysely<DB>;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+  const fresh = freshDatabase(dialect);
+  beforeAll(() => {
+    db = fresh.db;
   });
   afterEach(async () => {
     await db.deleteFrom("exchanges").execute();

@@ -1,22 +1,19 @@
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { beforeAll, describe, expect, test, vi } from "vitest";
 import { clearThrottle, getThrottle, recordLoginFailure } from "#db/queries/login-throttles.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const RESET_AFTER = 60 * 60_000;
 /** Three failures free, then 1 s doubling. */
 const policy = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));
 
 describe.each(testDialects())("login throttles on %s", (dialect) => {
-  let database: TestDatabase;
   let db: Kysely<DB>;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+  const fresh = freshDatabase(dialect);
+  beforeAll(() => {
+    db = fresh.db;
   });
 
   /** One failure, in its own transaction as the callers do. */

@@ -1,18 +1,15 @@
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { beforeAll, describe, expect, test, vi } from "vitest";
 import { deleteSetting, ensureSetting, getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 describe.each(testDialects())("settings repository on %s", (dialect) => {
-  let database: TestDatabase;
   let db: Kysely<DB>;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+  const fresh = freshDatabase(dialect);
+  beforeAll(() => {
+    db = fresh.db;
   });
 
   const rowsFor = (key: string) => db.selectFrom("settings").selectAll().where("key", "=", key).execute();

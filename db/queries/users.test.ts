@@ -1,6 +1,5 @@
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Dialect } from "#db/client.ts";
+import { describe, expect, test } from "vitest";
 import {
   UsernameTakenError,
   countUsers,
@@ -13,21 +12,8 @@ import {
   usernameKey,
 } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
-
-/** A fresh migrated database for the enclosing describe block. */
-function freshDatabase(dialect: Dialect): { db: Kysely<DB> } {
-  const ref = {} as { db: Kysely<DB> };
-  let database: TestDatabase | undefined;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    ref.db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
-  return ref;
-}
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const register = (db: Kysely<DB>, username: string, passwordHash = `hash-of-${username}`) =>
   db.transaction().execute((trx) => insertUser(trx, { username, passwordHash }));

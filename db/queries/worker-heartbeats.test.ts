@@ -1,21 +1,18 @@
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { listHeartbeats, pruneHeartbeats, writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
-  let database: TestDatabase;
   let db: Kysely<DB>;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+  const fresh = freshDatabase(dialect);
+  beforeAll(() => {
+    db = fresh.db;
   });
 
   const setLastBeat = (workerId: string, ms: number) =>
