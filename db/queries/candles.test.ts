@@ -5,13 +5,14 @@
 // replaced price_history.
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { dayChanges, getPrice, setPrice, setPrices } from "#app/core/exchange/simulator/price-feed.ts";
 import * as candlesMigration from "#db/migrations/2026_11_26_0300_candles.ts";
 import { firstOpensSince, listCandles, minuteOf, pruneCandles, recordCandleTicks } from "#db/queries/candles.ts";
 import { insertPosition } from "#db/queries/positions.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -19,14 +20,10 @@ const DAY = 86_400_000;
 const T0 = 1_893_456_000_000;
 
 describe.each(testDialects())("candles on %s", (dialect) => {
-  let database: TestDatabase;
   let db: Kysely<DB>;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+  const fresh = freshDatabase(dialect);
+  beforeAll(() => {
+    db = fresh.db;
   });
   beforeEach(async () => {
     await db.deleteFrom("candles").execute();
