@@ -67,7 +67,10 @@ describe("visibleItems", () => {
     expect(visibleItems(MAIN_NAV, "Admin")).toHaveLength(4);
   });
 
-  test("the secondary entries are visible to everyone", () => {
-    expect(visibleItems(MORE_NAV, "user")).toEqual(MORE_NAV);
+  test("the secondary entries are visible to everyone but Notifications (admins only, decision 030)", () => {
+    expect(MORE_NAV.filter((i) => i.adminOnly).map((i) => i.label)).toEqual(["Notifications"]);
+    expect(visibleItems(MORE_NAV, "user")).toEqual(MORE_NAV.filter((i) => !i.adminOnly));
+    expect(visibleItems(MORE_NAV, "viewer").map((i) => i.label)).not.toContain("Notifications");
+    expect(visibleItems(MORE_NAV, "admin")).toEqual(MORE_NAV);
   });
 });
