@@ -64,6 +64,7 @@ const TABLE: Row[] = [
   PAGE("_app+/account.tsx", "/account"),
   PAGE("_app+/strategies.tsx", "/strategies"),
   PAGE("_app+/performance.tsx", "/performance?range=7d"),
+  { file: "_app+/positions_.$id.chart.tsx", method: "GET", path: "/positions/no-such-position/chart", expect: [302, 404, 404, 404] },
   { file: "_app+/strategies.tsx", method: "POST", path: "/strategies", form: { intent: "nonsense" }, expect: [302, 403, 403, 400], guard: "strategies" },
   { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
   { file: "_app+/_layout.tsx", method: "GET", path: "/dashboard", expect: [302, 200, 200, 200] },
@@ -130,6 +131,7 @@ const TABLE: Row[] = [
   READ("api+/security-settings.ts", "/api/security-settings", true),
   READ("api+/strategies.ts", "/api/strategies"),
   READ("api+/performance-charts.ts", "/api/performance-charts?range=all"),
+  READ("api+/candles.ts", "/api/candles?symbol=ETH-PERP&from=1700000000000"),
   READ("api+/strategies.stats.ts", "/api/strategies/stats"),
   { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },
 
