@@ -91,9 +91,10 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     expect(atSnapshots.map((p) => [p?.realized, p?.unrealized, p?.equity])).toEqual(
       REALIZED_AFTER.map((realized, i) => [realized, UNREALIZED[i], D(realized).plus(UNREALIZED[i]!).toString()]),
     );
-    // Each close is a point of its own, with the realized total after it.
+    // Each close shows at the snapshot the worker took right after it (decision 031): no point
+    // counts the positions still open as worth nothing.
     const closes = charts.equity.filter((p) => p.unrealized === null).map((p) => p.realized);
-    expect(closes).toEqual(["96.59003", "-13.42", "126.845045"]);
+    expect(closes).toEqual([]);
     // "Now": the total, flat.
     const last = charts.equity.at(-1) as EquityPoint;
     expect([last.realized, last.unrealized, last.equity]).toEqual([TOTAL, "0", TOTAL]);

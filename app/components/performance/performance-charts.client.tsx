@@ -12,6 +12,14 @@ const money = (v: number | null) => (v === null ? "—" : formatPnl(v.toFixed(2)
 const dateTime = (v: Date | number) =>
   new Date(v).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" }) + " UTC";
 const dateOnly = (v: Date | number) => new Date(v).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const timeOnly = (v: Date | number) => new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+
+/** The time axis of a curve: ticks as times when it spans less than two days (else every tick read "Nov 26"), dates otherwise. */
+function timeAxis(points: EquityPoint[]) {
+  const span = points.length > 1 ? points[points.length - 1]!.at - points[0]!.at : 0;
+  const tick = span < 2 * 86_400_000 ? timeOnly : dateOnly;
+  return [{ data: points.map((p) => new Date(p.at)), scaleType: "time" as const, valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)) }];
+}
 
 /** Bars coloured by sign: losses red, gains green (the value axis' piecewise colour map). */
 function useSignColors() {
@@ -27,7 +35,7 @@ export function EquityChart({ points, height = 280, compact = false }: { points:
       skipAnimation
       hideLegend={compact}
       margin={{ left: 8, right: 16 }}
-      xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
+      xAxis={timeAxis(points)}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={[
         { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, curve: "linear", color: theme.palette.primary.main, valueFormatter: money },
@@ -47,7 +55,7 @@ export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[];
       skipAnimation
       hideLegend
       margin={{ left: 8, right: 16 }}
-      xAxis={[{ data: points.map((p) => new Date(p.at)), scaleType: "time", valueFormatter: (v: Date, ctx) => (ctx.location === "tick" ? dateOnly(v) : dateTime(v)) }]}
+      xAxis={timeAxis(points)}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, curve: "linear", area: true, color: theme.palette.error.main, valueFormatter: money }]}
     />

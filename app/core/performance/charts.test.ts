@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { D } from "../decimal.ts";
 import { type RealizedMatch, matchFifo } from "../pnl/fifo.ts";
 import { periodStats } from "../pnl/performance-stats.ts";
-import { DAY_MS, dailyPnl, dailyTable, downsample, endOfDayEquity, equityCurve, maxDrawdown, pnlByGroup, pnlHistogram, rangeSince, rangeTotals, utcDay } from "./charts.ts";
+import { DAY_MS, SNAPSHOT_FOLLOWS_MS, dailyPnl, dailyTable, downsample, endOfDayEquity, equityCurve, maxDrawdown, pnlByGroup, pnlHistogram, rangeSince, rangeTotals, utcDay } from "./charts.ts";
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0); // 2026-11-20 12:00 UTC
 const H = 3_600_000;
@@ -126,6 +126,26 @@ describe("equity curve and drawdown", () => {
       equityNow: "15.5",
     });
     expect(dailyTable({ daily, equity, totals }, 1).rows.map((r) => r.day)).toEqual(["2026-11-21"]);
+  });
+
+  test("a close followed by the worker's snapshot shows at the snapshot, with the open positions' unrealized part", () => {
+    // Long A and B open; A closes +10 while B is 30 under water: the equity never jumps to +10.
+    const matches = [match(T0 + H, "10")];
+    const snapshots = [
+      { at: T0 + H - 60_000, unrealizedPnl: "-20", balance: null }, // A +10, B -30
+      { at: T0 + H + 4_000, unrealizedPnl: "-30", balance: null }, // after A's close: B only
+    ];
+    const points = equityCurve({ matches, funding: [], snapshots, since: T0, now: T0 + 2 * H, nowUnrealized: null });
+    expect(points.map((p) => [p.at - T0, p.realized, p.unrealized, p.equity])).toEqual([
+      [H - 60_000, "0", "-20", "-20"],
+      [H + 4_000, "10", "-30", "-20"],
+    ]);
+    // Without a snapshot soon after (no worker recording), the close stays a point of its own.
+    const lone = equityCurve({ matches, funding: [], snapshots: [{ at: T0 + H + SNAPSHOT_FOLLOWS_MS + 1, unrealizedPnl: "-30", balance: null }], since: T0, now: T0 + 2 * H, nowUnrealized: null });
+    expect(lone.map((p) => [p.at - T0, p.unrealized])).toEqual([
+      [H, null],
+      [H + SNAPSHOT_FOLLOWS_MS + 1, "-30"],
+    ]);
   });
 
   test("the peak starts at 0: a first loss is a drawdown; a new high resets it", () => {

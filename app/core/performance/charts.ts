@@ -153,13 +153,17 @@ export function dailyPnl(matches: readonly RealizedMatch[], funding: readonly Fu
   return [...bars].map(([day, b]) => ({ day, pnl: b.pnl.toString(), trades: b.trades, wins: b.wins, losses: b.losses }));
 }
 
+/** A snapshot this soon after a close is the one the worker took after it (it checks for fills every 5 s). */
+export const SNAPSHOT_FOLLOWS_MS = 30_000;
+
 /**
  * The equity curve of a range: a point at each instant something was realized (one per
  * distinct time) and at each snapshot, plus one at `now` with the unrealized P&L now. Each
  * point's realized part is the running sum of the range's realized events up to it (the
- * ledger's figures); its unrealized part is the snapshot's (or now's), unknown at a close
- * between snapshots, where the equity is the realized figure. Drawdown runs from the peak,
- * starting at 0 (the range's start).
+ * ledger's figures); its unrealized part is the snapshot's (or now's). A close followed within
+ * SNAPSHOT_FOLLOWS_MS by a snapshot shows at that snapshot; one without (no worker recording
+ * then) is a point whose unrealized part is unknown and whose equity is the realized figure.
+ * Drawdown runs from the peak, starting at 0 (the range's start).
  */
 export function equityCurve(input: {
   matches: readonly RealizedMatch[];
@@ -189,8 +193,12 @@ export function equityCurve(input: {
     if (e < events.length && (s >= snapshots.length || events[e]!.at <= snapshots[s]!.at)) {
       const at = events[e]!.at;
       while (e < events.length && events[e]!.at === at) realized = realized.plus(events[e++]!.amount);
-      if (s < snapshots.length && snapshots[s]!.at === at) {
-        push(at, snapshots[s]!.unrealizedPnl, snapshots[s]!.balance);
+      if (s < snapshots.length && snapshots[s]!.at - at <= SNAPSHOT_FOLLOWS_MS) {
+        // The worker's snapshot after this fill: the close shows there, with its true unrealized
+        // part (a point of its own would count the positions still open as worth 0).
+        // Closes before that snapshot fold into it too.
+        while (e < events.length && events[e]!.at <= snapshots[s]!.at) realized = realized.plus(events[e++]!.amount);
+        push(snapshots[s]!.at, snapshots[s]!.unrealizedPnl, snapshots[s]!.balance);
         s++;
       } else push(at, null, null);
     } else {
