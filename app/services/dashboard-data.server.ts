@@ -12,7 +12,7 @@ import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "./positions.server.ts";
 import { getDashboardChartsTable } from "./performance-charts.server.ts";
-import { getStatsLedger } from "./statistics.server.ts";
+import { getPerformanceStats, getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
@@ -31,7 +31,8 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
       .catch(() => null),
     // The same views as GET /api/positions, so first paint and polling agree.
     listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }),
-    ledger.then((l) => l.periodStats(Date.now())),
+    // GET /api/performance-stats's figures (funding included), so first paint and polling agree.
+    getPerformanceStats(context.db, Date.now(), ledger),
     listDrifts(context.db),
     listOpenOrders(context.db),
     // The Performance card's last 30 days (decision 031): tables here, charts after hydration.

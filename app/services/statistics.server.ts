@@ -153,8 +153,8 @@ export function statsCacheCounters(db: Kysely<DB>): CacheState["counters"] {
 // figures stay the trades'.
 
 /** SPEC.md §3 performance stats (allTime, month, week) at `now`; totalPnl (and its percentages) include funding. */
-export async function getPerformanceStats(db: Kysely<DB>, now = Date.now()) {
-  const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
+export async function getPerformanceStats(db: Kysely<DB>, now = Date.now(), ledgerRead?: ReturnType<typeof getStatsLedger>) {
+  const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   if (funding.length === 0) return ledger.periodStats(now);
   return ledger.periodStats(now, {
     allTime: fundingSince(funding),

@@ -139,6 +139,9 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     expect(await api("/api/closed-trades-pnl")).toEqual({ totalPnL: total, realizedMatches: 5, closingTrades: 4, funding: "-0.3" });
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
     for (const period of ["allTime", "month", "week"]) expect(stats[period]).toMatchObject({ totalPnl: "119.95", totalTrades: 5 });
+    // The dashboard's first paint shows the same statistics, funding included.
+    const dashboard = await api<{ performance: Record<string, { totalPnl: string }> }>(`/dashboard?_data=${encodeURIComponent("routes/_app+/dashboard")}`);
+    for (const period of ["allTime", "month", "week"]) expect(dashboard.performance[period]).toEqual(stats[period]);
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
     expect(await api("/api/portfolio-summary")).toMatchObject({ realizedPnL: total, unrealizedPnL: "0", openPositions: 0 });
     const positions = await db().selectFrom("positions").select(["side", "realized_pnl", "funding", "status"]).orderBy("created_at").execute();
