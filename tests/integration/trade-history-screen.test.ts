@@ -72,7 +72,8 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     const response = await app.fetch(`/api/trades/${trade!.id}/details`, { cookie: user });
     expect(response.status).toBe(200);
     const details = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(details).sort()).toEqual(["metrics", "relatedSignal", "relatedTrades", "trade"]);
+    // SPEC's four keys, plus the price chart of issue 13 (decision 032).
+    expect(Object.keys(details).sort()).toEqual(["chart", "metrics", "relatedSignal", "relatedTrades", "trade"]);
     expect(details).toMatchObject({
       trade: { id: trade!.id, symbol: "ETH-PERP", side: "buy", orderType: "limit", status: "pending", source: "manual", exchange: "simulator" },
       relatedSignal: null,
