@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { DashboardScreen } from "#app/components/screens/dashboard.tsx";
+import { DashboardScreen } from "#app/components/dashboard/dashboard-screen.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
 import { loadDashboard } from "#app/services/dashboard-data.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";

@@ -3,7 +3,7 @@
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { TradeHistoryScreen } from "#app/components/screens/trade-history.tsx";
+import { TradeHistoryScreen } from "#app/components/trade-history/trade-history-screen.tsx";
 import { loadTradeHistory } from "#app/services/trade-history.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 

@@ -18,7 +18,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
-import { TradeHistoryTable } from "../trade-history/trade-history-table.tsx";
+import { TradeHistoryTable } from "./trade-history-table.tsx";
 import {
   NO_FILTERS,
   PNL_POLL_MS,
