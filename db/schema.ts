@@ -248,6 +248,16 @@ export interface ActivityLogsTable {
 }
 
 /** The audit trail (issue 13, db/queries/audit.ts): never deleted by a reset or housekeeping. */
+export interface AuditEntriesTable {
+  id: AutoId;
+  created_at: Millis;
+  actor: string; // username or "system"
+  action: string; // e.g. trading_config.update
+  target: string; // e.g. a strategy id, "webhook_secret"
+  changes: string; // JSON: { field: { before, after } }, secrets as "(changed)"
+  ip: string | null;
+}
+
 /** Account snapshots the price-leader worker records (docs/decisions/031-performance-charts.md). */
 export interface EquitySnapshotsTable {
   id: AutoId;
@@ -259,16 +269,6 @@ export interface EquitySnapshotsTable {
   equity: Decimal | null; // balance + unrealized
   currency: string | null;
   open_positions: ColumnType<number, number | undefined, number>;
-}
-
-export interface AuditEntriesTable {
-  id: AutoId;
-  created_at: Millis;
-  actor: string; // username or "system"
-  action: string; // e.g. trading_config.update
-  target: string; // e.g. a strategy id, "webhook_secret"
-  changes: string; // JSON: { field: { before, after } }, secrets as "(changed)"
-  ip: string | null;
 }
 
 export interface NotificationChannelsTable {
