@@ -24,19 +24,10 @@ import { Form, Link as RemixLink } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { CHANNEL_LABELS, type Channel, EVENT_LABELS, NOTIFICATION_EVENTS, type NotificationEvent, type NotificationsConfig } from "#app/core/notifications/events.ts";
 import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
+import type { ChannelView } from "#app/services/notifications.server.ts";
 import { FormError } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 
-interface ChannelView {
-  channel: Channel;
-  enabled: boolean;
-  configured: boolean;
-  events: NotificationEvent[];
-  settings: Record<string, unknown>;
-  secretHints: Record<string, string>;
-  updatedAt: string | null;
-  updatedBy: string | null;
-}
 
 interface DeliveryView {
   id: number;
