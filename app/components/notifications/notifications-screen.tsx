@@ -22,7 +22,7 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form, Link as RemixLink } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { CHANNEL_LABELS, type Channel, EVENT_LABELS, NOTIFICATION_EVENTS, type NotificationEvent, type NotificationsConfig } from "#app/core/notifications/events.ts";
+import { CHANNEL_LABELS, type Channel, EVENT_LABELS, NOTIFICATION_EVENTS, type NotificationsConfig } from "#app/core/notifications/events.ts";
 import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
 import type { ChannelView } from "#app/services/notifications.server.ts";
 import { FormError } from "../forms.tsx";
