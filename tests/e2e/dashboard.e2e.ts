@@ -31,9 +31,6 @@ import {
   screenshot,
   squash,
   unexpectedErrors,
-  type FakePrices,
-  freePort,
-  startFakePrices,
   useSuite,
   visible,
   waitForHydration,
@@ -59,17 +56,12 @@ const allProblems: { label: string; problems: PageProblems; allowedStatuses: num
 
 // Prices from a fake Coinbase that hold still: on the random walk an open position's stop-loss
 // or take-profit could fire during the suite and add a "rule" order the steps do not expect.
-let fakePrices: FakePrices | undefined;
 useSuite(
   {
     label: "dashboard",
     port: 5103,
     permissions: ["clipboard-read", "clipboard-write"],
-    before: async () => {
-      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_DASHBOARD_PRICE_PORT ?? 5303)));
-      return { COINBASE_API_URL: fakePrices.url };
-    },
-    after: () => fakePrices?.close() ?? Promise.resolve(),
+    pricesPort: 5303,
   },
   (suite) => {
     ({ app, baseUrl, browser, page: adminPage, problems: adminProblems } = suite);

@@ -19,12 +19,10 @@ import {
   type RunningApp,
   SCREENSHOT_DIR,
   apiJson as apiJsonOf,
-  freePort,
   h1,
   newContext,
   registerAccount,
   screenshot,
-  startFakePrices,
   unexpectedErrors,
   useSuite,
   visible,
@@ -46,13 +44,10 @@ useSuite(
   {
     label: "performance",
     port: 5181,
-    before: async () => {
-      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_PERFORMANCE_PRICE_PORT ?? 5381)));
-      return { COINBASE_API_URL: fakePrices.url };
-    },
-    after: () => fakePrices?.close() ?? Promise.resolve(),
+    pricesPort: 5381,
   },
   (suite) => {
+    fakePrices = suite.fakePrices;
     app = suite.app!;
     ({ baseUrl, browser, page, problems } = suite);
   },

@@ -14,14 +14,12 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import {
   type FakePrices,
-  startFakePrices,
   type Page,
   type PageProblems,
   type RunningApp,
   apiJson as apiJsonOf,
   countRequests as countRequestsOf,
   expectToastShown as expectToastShownOf,
-  freePort,
   h1,
   maxToastsSeen,
   registerAccount,
@@ -57,14 +55,12 @@ useSuite(
   {
     label: "positions",
     port: 5111,
-    before: async () => {
-      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_POSITIONS_PRICE_PORT ?? 5311)));
-      // Reconciliation every 2 s, so a drift shows within seconds (test 8).
-      return { COINBASE_API_URL: fakePrices.url, RECONCILE_INTERVAL_SECONDS: "2" };
-    },
-    after: () => fakePrices?.close() ?? Promise.resolve(),
+    pricesPort: 5311,
+    // Reconciliation every 2 s, so a drift shows within seconds (test 8).
+    env: { RECONCILE_INTERVAL_SECONDS: "2" },
   },
   (suite) => {
+    fakePrices = suite.fakePrices;
     app = suite.app!;
     page = suite.page;
     problems = suite.problems;

@@ -14,12 +14,10 @@ import {
   type PageProblems,
   type RunningApp,
   apiJson as apiJsonOf,
-  freePort,
   h1,
   newContext,
   registerAccount,
   screenshot,
-  startFakePrices,
   unexpectedErrors,
   useSuite,
   visible,
@@ -42,13 +40,10 @@ useSuite(
   {
     label: "chart",
     port: 5171,
-    before: async () => {
-      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_CHART_PRICE_PORT ?? 5371)));
-      return { COINBASE_API_URL: fakePrices.url };
-    },
-    after: () => fakePrices?.close() ?? Promise.resolve(),
+    pricesPort: 5371,
   },
   (suite) => {
+    fakePrices = suite.fakePrices;
     app = suite.app!;
     ({ baseUrl, browser, page, problems } = suite);
   },

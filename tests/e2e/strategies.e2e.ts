@@ -9,11 +9,9 @@ import {
   type Page,
   type PageProblems,
   type RunningApp,
-  freePort,
   h1,
   registerAccount,
   screenshot,
-  startFakePrices,
   useSuite,
   visible,
   waitForHydration,
@@ -30,13 +28,10 @@ useSuite(
   {
     label: "strategies",
     port: 5131,
-    before: async () => {
-      fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_STRATEGIES_PRICE_PORT ?? 5331)));
-      return { COINBASE_API_URL: fakePrices.url };
-    },
-    after: () => fakePrices?.close() ?? Promise.resolve(),
+    pricesPort: 5331,
   },
   (suite) => {
+    fakePrices = suite.fakePrices;
     app = suite.app!;
     page = suite.page;
     problems = suite.problems;

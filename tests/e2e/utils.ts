@@ -322,6 +322,8 @@ export interface Suite {
   context: BrowserContext;
   page: Page;
   problems: PageProblems;
+  /** The fake Coinbase prices, when the options asked for them (pricesPort). */
+  fakePrices?: FakePrices;
 }
 
 export interface SuiteOptions {
@@ -341,6 +343,11 @@ export interface SuiteOptions {
   after?: () => Promise<void>;
   /** Permissions granted to the first context for the app's origin (clipboard-read, ...). */
   permissions?: string[];
+  /**
+   * Fakes Coinbase's public prices for the file's app (startFakePrices) on the first free port
+   * from here (or from E2E_<LABEL>_PRICE_PORT); the suite hands it over as `fakePrices`.
+   */
+  pricesPort?: number;
 }
 
 /**
@@ -352,11 +359,15 @@ export interface SuiteOptions {
 export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): void {
   let app: RunningApp | undefined;
   let browser: Browser | undefined;
+  let fakePrices: FakePrices | undefined;
   let setupError: unknown;
 
   beforeAll(async () => {
     try {
-      const env = { ...options.env, ...(await options.before?.()) };
+      if (options.pricesPort !== undefined) {
+        fakePrices = await startFakePrices(await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PRICE_PORT`] ?? options.pricesPort)));
+      }
+      const env = { ...options.env, ...(fakePrices ? { COINBASE_API_URL: fakePrices.url } : {}), ...(await options.before?.()) };
       let baseUrl = inject("baseUrl");
       if (options.port !== undefined) {
         const port = await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PORT`] ?? options.port));
@@ -367,7 +378,7 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
       const context = await newContext(browser, baseUrl);
       if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseUrl });
       const page = await context.newPage();
-      ready({ app, baseUrl, browser, context, page, problems: watchProblems(page) });
+      ready({ app, baseUrl, browser, context, page, problems: watchProblems(page), fakePrices });
     } catch (error) {
       setupError = error;
     }
@@ -382,6 +393,7 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
     if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
     await app?.stop();
     await options.after?.();
+    await fakePrices?.close();
   });
 }
 
