@@ -13,23 +13,17 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import type { EquityPoint } from "#app/core/performance/charts.ts";
 import type { PerformanceCharts } from "#app/core/performance/charts.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { type TestApp, createTestApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { PNL_TOTAL, playScriptedTrades } from "#tests/setup/scripted-trades.ts";
 import { checkEquitySnapshot, recordEquitySnapshot } from "#worker/monitor/equity-snapshots.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import type { Runner } from "#worker/runner.ts";
 import { pruneOnce } from "#worker/housekeeping.ts";
 import { insertEquitySnapshot } from "#db/queries/equity-snapshots.ts";
 
-const STEPS: [action: "buy" | "sell", quantity: string, price: string][] = [
-  ["buy", "1", "3000"],
-  ["buy", "1", "3100"],
-  ["sell", "0.5", "3200"],
-  ["sell", "3", "3000"],
-  ["buy", "1.5", "2900"],
-];
 /** The ledger's running total after each step. */
 const REALIZED_AFTER = ["0", "0", "96.59003", "-13.42", "126.845045"];
-const TOTAL = "126.845045";
+const TOTAL = PNL_TOTAL;
 /** The price set after each step before the snapshot, and the open position's unrealized P&L at it. */
 const MARK = ["3050", "3000", "3100", "2990", "2900"];
 // Step 1: long 1 @ 3001.5 at 3050 → 48.5. Step 2: long 2 @ 3051.525 at 3000 → −103.05.
@@ -52,19 +46,11 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "charts_admin")).cookie;
     const secret = await webhookSecret(app, admin);
-    await new SimulatorAdapter(db()).ensureAccount();
-    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "w1", pollMs: 3 });
-    for (const [i, [action, quantity, price]] of STEPS.entries()) {
-      await setPrice(db(), "ETH-PERP", price, "test");
-      expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity, order_type: "market", id: `charts-${i}` })).status).toBe(200);
-      await waitFor(`step ${i + 1} booked`, async () => {
-        const row = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
-        return Number(row!.n) === i + 1;
-      }, 15_000, 10);
+    runner = await playScriptedTrades(app, secret, "charts", async (i) => {
       await setPrice(db(), "ETH-PERP", MARK[i]!, "test");
       await new Promise((r) => setTimeout(r, 3)); // the snapshot strictly after the fill
       snapshotTimes.push((await recordEquitySnapshot(db(), new SimulatorAdapter(db()), "fill")).at);
-    }
+    });
   });
   afterAll(async () => {
     await runner?.stop();

@@ -18,7 +18,6 @@
 //   the long position realized 96.59003 − 110.01003 = −13.42, the short 140.265045.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { tradeCsvRows } from "#app/core/trade-history.ts";
@@ -27,18 +26,12 @@ import { getNetPnlSince } from "#app/services/statistics.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import { PNL_TOTAL, playScriptedTrades } from "#tests/setup/scripted-trades.ts";
+import type { Runner } from "#worker/runner.ts";
 import { applyPaperMargin } from "#worker/monitor/paper-margin.ts";
 
-const STEPS: [action: "buy" | "sell", quantity: string, price: string][] = [
-  ["buy", "1", "3000"],
-  ["buy", "1", "3100"],
-  ["sell", "0.5", "3200"],
-  ["sell", "3", "3000"],
-  ["buy", "1.5", "2900"],
-];
 const TRADE_PNL = [null, null, "96.59003", "-110.01003", "140.265045"];
-const TOTAL = "126.845045";
+const TOTAL = PNL_TOTAL;
 
 describe.each(testDialects())("one P&L truth on %s", (dialect) => {
   let app: TestApp;
@@ -51,16 +44,7 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "pnl_admin")).cookie;
     const secret = await webhookSecret(app, admin);
-    await new SimulatorAdapter(db()).ensureAccount();
-    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "w1", pollMs: 3 });
-    for (const [i, [action, quantity, price]] of STEPS.entries()) {
-      await setPrice(db(), "ETH-PERP", price, "test");
-      expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity, order_type: "market", id: `pnl-${i}` })).status).toBe(200);
-      await waitFor(`step ${i + 1} booked`, async () => {
-        const row = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
-        return Number(row!.n) === i + 1;
-      }, 15_000, 10);
-    }
+    runner = await playScriptedTrades(app, secret, "pnl");
   });
   afterAll(async () => {
     await runner?.stop();

@@ -1,0 +1,38 @@
+// The scripted ETH-PERP sequence the P&L tests share (pnl-consistency, performance charts):
+// five market signals through the real webhook → worker path at set prices, each waited for
+// until booked. Known outcome: realized 96.59003, −110.01003, 140.265045 (total 126.845045).
+import { expect } from "vitest";
+import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
+import { type TestApp, sendSignal, waitFor } from "./app.ts";
+
+export const PNL_STEPS: [action: "buy" | "sell", quantity: string, price: string][] = [
+  ["buy", "1", "3000"],
+  ["buy", "1", "3100"],
+  ["sell", "0.5", "3200"],
+  ["sell", "3", "3000"],
+  ["buy", "1.5", "2900"],
+];
+/** Σ of the sequence's realized P&L, net of fees. */
+export const PNL_TOTAL = "126.845045";
+
+/**
+ * Starts a worker runner on the simulator and plays PNL_STEPS; `afterStep(i)` runs once step
+ * i is booked (e.g. move the price and take a snapshot). Returns the runner (stop it after).
+ */
+export async function playScriptedTrades(app: TestApp, secret: string, idPrefix: string, afterStep?: (step: number) => Promise<void>): Promise<Runner> {
+  const db = app.database.db;
+  await new SimulatorAdapter(db).ensureAccount();
+  const runner = startRunner({ db, exchange: new SimulatorAdapter(db), workerId: "w1", pollMs: 3 });
+  for (const [i, [action, quantity, price]] of PNL_STEPS.entries()) {
+    await setPrice(db, "ETH-PERP", price, "test");
+    expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity, order_type: "market", id: `${idPrefix}-${i}` })).status).toBe(200);
+    await waitFor(`step ${i + 1} booked`, async () => {
+      const row = await db.selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
+      return Number(row!.n) === i + 1;
+    }, 15_000, 10);
+    await afterStep?.(i);
+  }
+  return runner;
+}
