@@ -17,7 +17,7 @@
 // A missing baseline fails. UPDATE_VISUAL_BASELINE=1 (re)writes the baselines instead of
 // comparing. On failure: test-results/e2e/visual-diff/<name>-<width>.{actual,diff}.png.
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pixelmatch from "pixelmatch";
 import { PNG } from "pngjs";
@@ -139,6 +139,8 @@ interface Outcome {
   ratio: number;
 }
 const outcomes: Outcome[] = [];
+// This run's diffs only.
+rmSync(DIFF_DIR, { recursive: true, force: true });
 
 /** Compares `png` with its baseline (or writes it with UPDATE_VISUAL_BASELINE=1). */
 function compare(name: string, png: Buffer): void {
@@ -159,19 +161,26 @@ function compare(name: string, png: Buffer): void {
   }
   const expected = PNG.sync.read(readFileSync(baselinePath));
   const actual = PNG.sync.read(png);
-  if (expected.width !== actual.width || expected.height !== actual.height) {
-    writeDiff();
-    outcomes.push({ name, ratio: 1 });
-    throw new Error(`${name}: the screen is ${actual.width}x${actual.height} px, its baseline ${expected.width}x${expected.height} px`);
-  }
-  const diff = new PNG({ width: actual.width, height: actual.height });
-  const differing = pixelmatch(expected.data, actual.data, diff.data, actual.width, actual.height, { threshold: PIXEL_THRESHOLD });
-  const ratio = differing / (actual.width * actual.height);
+  // A screen that grew or shrank: compare the common top-left part, and count every pixel
+  // outside it (in the larger of the two) as differing.
+  const width = Math.min(expected.width, actual.width);
+  const height = Math.min(expected.height, actual.height);
+  const crop = (image: PNG) => {
+    if (image.width === width && image.height === height) return image.data;
+    const out = new PNG({ width, height });
+    PNG.bitblt(image, out, 0, 0, width, height, 0, 0);
+    return out.data;
+  };
+  const diff = new PNG({ width, height });
+  const total = Math.max(expected.width, actual.width) * Math.max(expected.height, actual.height);
+  const differing = pixelmatch(crop(expected), crop(actual), diff.data, width, height, { threshold: PIXEL_THRESHOLD }) + (total - width * height);
+  const ratio = differing / total;
   outcomes.push({ name, ratio });
+  const size = expected.width === actual.width && expected.height === actual.height ? "" : ` (the screen is ${actual.width}x${actual.height} px, its baseline ${expected.width}x${expected.height} px)`;
   if (ratio > MAX_DIFF_RATIO) {
     writeDiff(diff);
     throw new Error(
-      `${name}: ${(ratio * 100).toFixed(3)} % of the pixels differ from the baseline (at most ${MAX_DIFF_RATIO * 100} %); see ${path.relative(ROOT, DIFF_DIR)}/${name}.{actual,diff}.png`,
+      `${name}: ${(ratio * 100).toFixed(3)} % of the pixels differ from the baseline (at most ${MAX_DIFF_RATIO * 100} %)${size}; see ${path.relative(ROOT, DIFF_DIR)}/${name}.{actual,diff}.png`,
     );
   }
 }
