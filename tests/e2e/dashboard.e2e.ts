@@ -224,6 +224,30 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(adminProblems.errors).toEqual([]);
   });
 
+  test("2b. a browser clock 90 s ahead of the server's: the relative times are corrected after hydration, no hydration error", async () => {
+    // The server renders "Just now" / "N minutes ago" with its clock, the browser hydrates with
+    // its own: the labels differ, which must not break the page (React error #418 took the
+    // dashboard to its error screen).
+    const context = await newContext(browser, baseUrl);
+    try {
+      await context.addCookies(await adminPage.context().cookies());
+      const page = await context.newPage();
+      const problems = watchProblems(page);
+      const server = Date.now();
+      await page.clock.install({ time: server + 90_000 });
+      await page.goto("/dashboard");
+      const ssr = await page.getByTestId("last-signal").innerText();
+      await waitForHydration(page, problems);
+      await expect.poll(() => page.getByTestId("last-signal").innerText(), { timeout: 10_000 }).not.toBe(ssr);
+      expect(await page.getByTestId("last-signal").innerText()).toMatch(/^Last signal: \d+ minutes? ago$/);
+      expect(await page.getByText("Something went wrong").count()).toBe(0);
+      await visible(page.getByTestId("signals-panel"));
+      expect(problems.errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("3. Emergency Stop from the header: toast, Reset button, a webhook is 'skipped' with no order; Reset", async () => {
     const page = adminPage;
     const secret = await webhookSecret();

@@ -82,7 +82,7 @@ export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyAc
     <div className={S.bar}>
       <h1 className={T.h1}>Dashboard</h1>
       <LeanChip data-testid="connection-status" label={connected ? "Connected" : "Disconnected"} color={connected ? "success" : undefined} variant={connected ? "filled" : "outlined"} />
-      <p className={cls(T.body2, T.muted)} data-testid="last-signal">
+      <p className={cls(T.body2, T.muted)} data-testid="last-signal" suppressHydrationWarning>
         {`Last signal: ${lastSignalLabel(lastSignalAt, now)}`}
       </p>
       <div className={S.spacer} />

@@ -69,7 +69,9 @@ export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: Sign
                     </span>
                   ) : null}
                   <StatusBadge signal={signal} hydrated={hydrated} />
-                  <span className="pd-caption pd-ml-auto">{signalAge(signal.createdAt, now)}</span>
+                  <span className="pd-caption pd-ml-auto" suppressHydrationWarning>
+                    {signalAge(signal.createdAt, now)}
+                  </span>
                 </div>
                 <p className="pd-body2">
                   {signal.symbol}
