@@ -11,6 +11,7 @@ import {
   tradeCsvRows,
   tradeHistoryCsv,
   tradePnl,
+  tradeStatusColor,
   tradeSummary,
 } from "./trade-history.ts";
 
@@ -127,4 +128,16 @@ describe("trade details metrics", () => {
     expect(tradeMetrics(trade({}), null)).toEqual({ totalValue: "0", estimatedFees: "0", executedQuantity: "0" });
     expect(tradeMetrics(TRADES[2]!, "140")).toEqual({ totalValue: "0", estimatedFees: "0", executedQuantity: "0" });
   });
+});
+
+test("SPEC.md §4's status colours, one rule for every status chip: executed and completed green, pending secondary, failed destructive, the rest outlined", () => {
+  expect(["executed", "completed", "pending", "failed", "cancelled", "rejected", "unknown"].map(tradeStatusColor)).toEqual([
+    "success",
+    "success",
+    "secondary",
+    "error",
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });

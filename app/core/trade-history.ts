@@ -127,3 +127,8 @@ export function utcText(iso: string | null | undefined): string {
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? "—" : `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
+
+/** SPEC.md §4's trade status colours: completed and executed green, pending secondary, failed destructive, others outlined (undefined). */
+export function tradeStatusColor(status: string): "success" | "secondary" | "error" | undefined {
+  return status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
+}

@@ -1,7 +1,5 @@
 // Recent orders and open positions on the dashboard, so a signal can be followed to its
 // order and position without leaving the page.
-import Chip from "@mui/material/Chip";
-import Tooltip from "@mui/material/Tooltip";
 import type { Trade } from "#db/queries/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
@@ -15,21 +13,6 @@ const S = leanSheet("orders", {
   symbol: { fontWeight: 600, minWidth: 90 },
   pnl: { ml: "auto" },
 });
-
-/** SPEC.md §4: completed and executed green, pending secondary, failed destructive, others outline. */
-export function TradeStatusChip({ status, reason }: { status: string; reason?: string | null }) {
-  const chip =
-    status === "executed" || status === "completed" ? (
-      <Chip size="small" color="success" label={status} />
-    ) : status === "pending" ? (
-      <Chip size="small" color="secondary" label={status} />
-    ) : status === "failed" ? (
-      <Chip size="small" color="error" label={status} />
-    ) : (
-      <Chip size="small" variant="outlined" label={status} />
-    );
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
-}
 
 // Plain elements with the lean classes (components/ui/lean.tsx), as in Trade History: no
 // styled component per cell when the dashboard is server-rendered.

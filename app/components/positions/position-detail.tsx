@@ -15,7 +15,7 @@ import type { Trade } from "#db/queries/trades.ts";
 import { ApiError } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { TradeStatusChip } from "../dashboard/orders-panel.tsx";
+import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";

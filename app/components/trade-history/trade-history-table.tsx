@@ -7,7 +7,6 @@
 // resting). An expanded row loads GET /api/trades/{id}/details, only while expanded, every 10 s.
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
-import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
 import IconButton from "@mui/material/IconButton";
 import Stack from "@mui/material/Stack";
@@ -25,6 +24,7 @@ import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, 
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
+import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
 import { leanSheet } from "../ui/lean-sheet.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
@@ -35,13 +35,6 @@ import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from 
 import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "#app/core/trade-history.ts";
 
 export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
-
-/** SPEC.md §4: completed and executed green, pending secondary, failed destructive, others outline. */
-export function TradeStatusBadge({ status, reason }: { status: string; reason?: string | null }) {
-  const color = status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
-  const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid="trade-status" />;
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
-}
 
 const SHORT_TIME: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
 
@@ -378,7 +371,7 @@ export function TradeDetailsPanel({ id }: { id: string }) {
                 <TableCell align="right">{formatPrice(tradePrice(t))}</TableCell>
                 <TableCell>{t.source}</TableCell>
                 <TableCell>
-                  <TradeStatusBadge status={t.status} />
+                  <TradeStatusChip status={t.status} testId="trade-status" />
                 </TableCell>
                 <TableCell>
                   <TimeText iso={t.createdAt} />

@@ -11,6 +11,7 @@ import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes, type ReactN
 import Tooltip from "@mui/material/Tooltip";
 import { theme } from "#app/mui/theme.ts";
 import { leanRawCss, leanSheet } from "./lean-sheet.ts";
+import { tradeStatusColor } from "#app/core/trade-history.ts";
 
 type Decls = Record<string, string | number | undefined>;
 
@@ -123,11 +124,6 @@ const CSS = [
 ].join("");
 
 leanRawCss("rows", CSS);
-
-/** SPEC.md §4's trade status colours: completed and executed green, pending secondary, failed destructive, others outline. */
-export function tradeStatusColor(status: string): LeanColor | undefined {
-  return status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
-}
 
 /**
  * A trade status chip for server-rendered rows: before hydration a lean chip carrying the
