@@ -159,6 +159,17 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect(await (await app.fetch("/trading-rules?confirm=reset-stats", { cookie: admin })).text()).toContain("Reset all performance statistics?");
     const done = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats", confirmed: "yes" } });
     expect(await toastAfter(app, done, admin)).toContain("All trades, signals, positions and activity logs have been deleted");
+    // Refused while a position is open: the page says why, nothing is deleted.
+    await app.database.db
+      .insertInto("positions")
+      .values({ id: "rules-open-1", symbol: "ETH-PERP", side: "long", quantity: "1", remaining_quantity: "1", entry_price: "3000", status: "open", source: "manual", created_at: Date.now(), updated_at: Date.now() } as never)
+      .execute();
+    const refused = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats", confirmed: "yes" } });
+    const refusedPage = await toastAfter(app, refused, admin);
+    expect(refusedPage).toContain("Reset Failed");
+    expect(refusedPage).toContain("Close the positions and cancel the orders first (Flatten all)");
+    expect(await app.database.db.selectFrom("positions").select("id").where("id", "=", "rules-open-1").executeTakeFirst()).toBeTruthy();
+    await app.database.db.deleteFrom("positions").where("id", "=", "rules-open-1").execute();
     // Admins only, like the rest of the page.
     expect((await app.fetch("/trading-rules", { method: "POST", cookie: user, form: { intent: "reset-stats", confirmed: "yes" } })).status).toBe(403);
     // An unknown confirm value shows no panel.
