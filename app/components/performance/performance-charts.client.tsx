@@ -21,6 +21,15 @@ function timeAxis(points: EquityPoint[]) {
   return [{ data: points.map((p) => new Date(p.at)), scaleType: "time" as const, valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)) }];
 }
 
+/** What the equity and drawdown charts share: time along x, money up y. */
+const curveAxes = (points: EquityPoint[], height: number) => ({
+  height,
+  skipAnimation: true,
+  margin: { left: 8, right: 16 },
+  xAxis: timeAxis(points),
+  yAxis: [{ valueFormatter: (v: number | null) => money(v), width: 64 }],
+});
+
 /** Bars coloured by sign: losses red, gains green (the value axis' piecewise colour map). */
 function useSignColors() {
   const theme = useTheme();
@@ -31,12 +40,8 @@ export function EquityChart({ points, height = 280, compact = false }: { points:
   const theme = useTheme();
   return (
     <LineChart
-      height={height}
-      skipAnimation
+      {...curveAxes(points, height)}
       hideLegend={compact}
-      margin={{ left: 8, right: 16 }}
-      xAxis={timeAxis(points)}
-      yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={[
         { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, curve: "linear", color: theme.palette.primary.main, valueFormatter: money },
         ...(compact
@@ -51,12 +56,8 @@ export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[];
   const theme = useTheme();
   return (
     <LineChart
-      height={height}
-      skipAnimation
+      {...curveAxes(points, height)}
       hideLegend
-      margin={{ left: 8, right: 16 }}
-      xAxis={timeAxis(points)}
-      yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, curve: "linear", area: true, color: theme.palette.error.main, valueFormatter: money }]}
     />
   );
