@@ -10,8 +10,10 @@ export function useHydrated() {
 /**
  * Re-renders every `ms` milliseconds (relative times). The server's and the browser's clocks
  * differ by the time hydration takes, so a label can change in between ("Just now" → "1 min
- * ago"): render it in an element with `suppressHydrationWarning`, and it is corrected right
- * after hydration (the effect below), instead of a hydration error.
+ * ago"): render it in an element with `suppressHydrationWarning` and a `key` that changes with
+ * `useHydrated()`. React keeps the server's text while hydrating and only patches the DOM when
+ * its own previous render differs, so without the new key a label the browser computed equal
+ * during hydration and after would keep the server's stale text.
  */
 export function useNow(ms = 30_000) {
   const [now, setNow] = useState(() => Date.now());

@@ -78,11 +78,12 @@ export function EmergencyControl({ emergencyActive, action }: { emergencyActive:
 export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyActive: boolean; lastSignalAt: string | null }) {
   const { connected } = useLive();
   const now = useNow(30_000);
+  const hydrated = useHydrated();
   return (
     <div className={S.bar}>
       <h1 className={T.h1}>Dashboard</h1>
       <LeanChip data-testid="connection-status" label={connected ? "Connected" : "Disconnected"} color={connected ? "success" : undefined} variant={connected ? "filled" : "outlined"} />
-      <p className={cls(T.body2, T.muted)} data-testid="last-signal" suppressHydrationWarning>
+      <p className={cls(T.body2, T.muted)} data-testid="last-signal" key={hydrated ? "browser" : "server"} suppressHydrationWarning>
         {`Last signal: ${lastSignalLabel(lastSignalAt, now)}`}
       </p>
       <div className={S.spacer} />

@@ -69,7 +69,7 @@ export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: Sign
                     </span>
                   ) : null}
                   <StatusBadge signal={signal} hydrated={hydrated} />
-                  <span className="pd-caption pd-ml-auto" suppressHydrationWarning>
+                  <span className="pd-caption pd-ml-auto" key={hydrated ? "browser" : "server"} suppressHydrationWarning>
                     {signalAge(signal.createdAt, now)}
                   </span>
                 </div>
