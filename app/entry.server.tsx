@@ -1,7 +1,6 @@
 // Server rendering: the whole document is rendered to one string (renderToString: the app
 // streams nothing and defers nothing, and a string skips the stream's encode and decode,
-// ~10 % of a page's render), then the critical emotion CSS and the lean stylesheet's link
-// go into <head>. If Remix's single fetch (v3_singleFetch) is ever turned on, this must go
+// ~10 % of a page's render), then the critical emotion CSS goes into <head>. If Remix's single fetch (v3_singleFetch) is ever turned on, this must go
 // back to renderToReadableStream + allReady: single fetch streams loader data through a
 // Suspense boundary that renderToString never resolves, and pages would not hydrate
 // (STACK-NOTES.md).
@@ -13,7 +12,6 @@ import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { randomBytes } from "node:crypto";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server.browser";
-import { leanStylesheet, leanStylesheetLink } from "./components/ui/lean-css.server.ts";
 import { getStatsLedger, statsCacheCounters } from "./services/statistics.server.ts";
 import { createEmotionCache } from "./mui/emotion.ts";
 import { theme } from "./mui/theme.ts";
@@ -37,9 +35,7 @@ export default function handleRequest(request: Request, responseStatusCode: numb
     </NonceContext.Provider>,
   );
   const styles = constructStyleTagsFromChunks(extractCriticalToChunks(html));
-  // The lean classes' stylesheet goes last: after React's <head> nodes (hydration tolerates
-  // trailing ones) and after emotion's, which the client cache inserts before it.
-  html = html.replace(INSERTION_POINT, INSERTION_POINT + styles + leanStylesheetLink());
+  html = html.replace(INSERTION_POINT, INSERTION_POINT + styles);
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   responseHeaders.set("Content-Security-Policy", documentPolicy(nonce));
@@ -49,11 +45,10 @@ export default function handleRequest(request: Request, responseStatusCode: numb
 /**
  * Called by server.ts once the web process listens: builds what the first pages would
  * otherwise build while a user waits (the statistics ledger, a full pass over every fill:
- * ~0.3 s at 10,000 trades; the lean stylesheet). It lives here because the Remix build
+ * ~0.3 s at 10,000 trades). It lives here because the Remix build
  * holds its own copy of these modules' caches.
  */
 export async function warmUp(context: Pick<AppLoadContext, "db">) {
-  leanStylesheet();
   await getStatsLedger(context.db);
   return { statistics: statsCacheCounters(context.db) };
 }

@@ -2,6 +2,7 @@ import { withEmotionCache } from "@emotion/react";
 import Box from "@mui/material/Box";
 import { unstable_useEnhancedEffect as useEnhancedEffect } from "@mui/material/utils";
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { cssBundleHref } from "@remix-run/css-bundle";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData } from "@remix-run/react";
 import { type ReactNode, useContext } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary.tsx";
@@ -20,7 +21,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export const meta: MetaFunction = () => [{ title: `${PLATFORM_NAME} · Futures Trading Automation` }];
 
-export const links = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
+// The static stylesheet vanilla-extract builds from the *.css.ts files (app/styles/sheet.ts).
+export const links = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }, ...(cssBundleHref ? [{ rel: "stylesheet", href: cssBundleHref }] : [])];
 
 const Document = withEmotionCache(({ children }: { children: ReactNode }, emotionCache) => {
   const clientStyleData = useContext(ClientStyleContext);

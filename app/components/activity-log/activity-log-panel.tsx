@@ -15,7 +15,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./activity-log-panel.css.ts";
 import {
   type ActivityLog,
   type LogFilters,
@@ -44,78 +44,6 @@ export const LOGS_SCREEN_POLL_MS = 30_000;
 // link, the error Alert, the spinner) stay MUI.
 const FILTER_ICON = "M10 18h4v-2h-4zM3 6v2h18V6zm3 7h12v-2H6z";
 const DOWNLOAD_ICON = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
-
-const S = leanSheet("actlog", {
-  // With PAPER.outlined: sx p 2.
-  panel: { p: 2 },
-  // Stack, row, spacing 1, useFlexGap.
-  bar: {
-    display: "flex",
-    flexDirection: "row",
-    gap: 1,
-    alignItems: "center",
-    flexWrap: "wrap",
-    mb: 1.5,
-  },
-  grow: { flex: 1 },
-  // Badge's root (with an invisible badge).
-  badge: {
-    position: "relative",
-    display: "inline-flex",
-    verticalAlign: "middle",
-    flexShrink: 0,
-  },
-  loading: {
-    display: "flex",
-    flexDirection: "row",
-    gap: 1.5,
-    alignItems: "center",
-    justifyContent: "center",
-    py: 4,
-  },
-  empty: { py: 4, textAlign: "center" },
-  list: {
-    listStyle: "none",
-    m: 0,
-    p: 0,
-    maxHeight: "24rem",
-    overflowY: "auto",
-    borderTop: 1,
-    borderColor: "divider",
-  },
-  entry: { py: 1.25, px: 0.5, borderBottom: 1, borderColor: "divider" },
-  head: {
-    display: "flex",
-    flexDirection: "row",
-    gap: 1,
-    alignItems: "center",
-    flexWrap: "wrap",
-  },
-  level: {
-    "&.pd-chip": { textTransform: "uppercase", fontWeight: 600, fontSize: 11 },
-  },
-  type: { fontWeight: 600, textTransform: "uppercase", letterSpacing: 0.5 },
-  message: { mt: 0.5, overflowWrap: "anywhere" },
-  data: {
-    display: "flex",
-    flexDirection: "row",
-    gap: 0.75,
-    mt: 0.75,
-    flexWrap: "wrap",
-    alignItems: "center",
-  },
-  dataEntry: {
-    fontFamily: "monospace",
-    fontSize: 12,
-    px: 0.75,
-    py: 0.25,
-    borderRadius: 0.5,
-    bgcolor: "action.hover",
-    color: "text.secondary",
-    overflowWrap: "anywhere",
-  },
-  dataKey: { color: "text.primary" },
-});
 
 /** levelColor's chip colour for LeanChip ("default" is LeanChip's no colour). */
 const chipColor = (level: string) => {

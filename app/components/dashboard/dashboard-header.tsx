@@ -11,13 +11,8 @@ import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./dashboard-header.css.ts";
 
-const S = leanSheet("dash-head", {
-  bar: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 3 },
-  spacer: { flex: 1 },
-  controls: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center" },
-});
 // Material icons' paths: Report and RestartAlt.
 const REPORT = "M15.73 3H8.27L3 8.27v7.46L8.27 21h7.46L21 15.73V8.27zM12 17.3c-.72 0-1.3-.58-1.3-1.3s.58-1.3 1.3-1.3 1.3.58 1.3 1.3-.58 1.3-1.3 1.3m1-4.3h-2V7h2z";
 const RESTART =

@@ -24,7 +24,7 @@ import type { DailyTable } from "#app/core/performance/charts.ts";
 import { SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel.tsx";
 import { WebhookUrlBox } from "./webhook-url-box.tsx";
 import { LeanIcon } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./dashboard-screen.css.ts";
 import { StatCard } from "../ui/stat-card.tsx";
 
 // The page is server-rendered on every visit: its layout is plain elements with lean classes
@@ -37,13 +37,6 @@ const ICON = {
   wallet:
     "M21 18v1c0 1.1-.9 2-2 2H5c-1.11 0-2-.9-2-2V5c0-1.1.89-2 2-2h14c1.1 0 2 .9 2 2v1h-9c-1.11 0-2 .9-2 2v8c0 1.1.89 2 2 2zm-9-2h10V8H12zm4-2.5c-.83 0-1.5-.67-1.5-1.5s.67-1.5 1.5-1.5 1.5.67 1.5 1.5-.67 1.5-1.5 1.5",
 };
-
-const S = leanSheet("dash", {
-  cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
-  columns: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", lg: "3fr 2fr" }, alignItems: "start" },
-  column: { display: "grid", gap: 2, minWidth: 0 },
-  bottom: { display: "grid", gap: 2, mt: 2 },
-});
 
 export interface DashboardStats {
   stats: { activeTrades: number; todayPnL: string; totalSignals: number; systemHealth: string };

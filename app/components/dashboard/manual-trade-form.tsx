@@ -19,16 +19,11 @@ import { useCan, useRole } from "../layout/permissions.tsx";
 import { CARD, LeanCard, T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./manual-trade-form.css.ts";
 import { theme } from "#app/mui/theme.ts";
 
 // Plain elements and lean fields (components/ui/lean-field.tsx): the form is on the
 // Dashboard, which is server-rendered on every visit.
-const S = leanSheet("order-form", {
-  grid: { display: "grid", gridTemplateColumns: "1fr", gap: 1.5, [theme.breakpoints.up("sm")]: { gridTemplateColumns: "1fr 1fr" } },
-  buttons: { display: "flex", gap: 1.5, mt: 2 },
-  note: { mt: 1.5 },
-});
 
 export interface BalanceInfo {
   label: string;

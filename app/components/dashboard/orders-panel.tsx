@@ -3,21 +3,12 @@
 import type { Trade } from "#db/queries/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
-import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { CARD, LeanCard, LeanChip, LeanStatusChip, TABLE, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
-
-const S = leanSheet("orders", {
-  scroll: { overflowX: "auto" },
-  position: { display: "flex", gap: 2, py: 0.75, borderBottom: 1, borderColor: "divider", alignItems: "center" },
-  symbol: { fontWeight: 600, minWidth: 90 },
-  pnl: { ml: "auto" },
-});
+import { S } from "./orders-panel.css.ts";
 
 // Plain elements with the lean classes (components/ui/lean.tsx), as in Trade History: no
 // styled component per cell when the dashboard is server-rendered.
 export function RecentOrders({ trades }: { trades: Trade[] }) {
-  const hydrated = useHydrated();
   return (
     <LeanCard data-testid="recent-orders" title="Recent Orders" contentClassName={cls(CARD.flush, S.scroll)}>
       {trades.length === 0 ? (
@@ -43,7 +34,7 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
                 <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
                 <td className="pd-td">{t.source}</td>
                 <td className="pd-td">
-                  <LeanStatusChip status={t.status} reason={t.errorMessage} hydrated={hydrated} />
+                  <LeanStatusChip status={t.status} reason={t.errorMessage} />
                 </td>
               </tr>
           ))}

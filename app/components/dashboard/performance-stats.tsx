@@ -4,12 +4,7 @@ import { D } from "#app/core/decimal.ts";
 import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { CARD, LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
-
-const S = leanSheet("perf", {
-  scroll: { overflowX: "auto" },
-  message: { py: 3, textAlign: "center" },
-});
+import { S } from "./performance-stats.css.ts";
 
 export const PERFORMANCE_POLL_MS = 120_000;
 

@@ -5,7 +5,7 @@ import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { CARD, LeanCard, LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
@@ -18,22 +18,14 @@ export const SIGNALS_POLL_MS = 60_000;
 const ARROW_UP = "m4 12 1.41 1.41L11 7.83V20h2V7.83l5.58 5.59L20 12l-8-8z";
 const ARROW_DOWN = "m20 12-1.41-1.41L13 16.17V4h-2v12.17l-5.58-5.59L4 12l8 8z";
 
-const S = leanSheet("signal", {
-  row: { display: "flex", gap: 1.5, py: 1.25, borderBottom: "1px solid", borderColor: "divider" },
-  icon: { pt: 0.25 },
-  main: { flex: 1, minWidth: 0 },
-  head: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap" },
-  list: { maxHeight: "24rem", overflowY: "auto" },
-  empty: { py: 4, textAlign: "center" },
-});
-
-function StatusBadge({ signal, hydrated }: { signal: Signal; hydrated: boolean }) {
+function StatusBadge({ signal }: { signal: Signal }) {
   if (signal.processed) return <LeanChip color="success" label="EXECUTED" />;
   if (signal.status === "queued") return <LeanChip color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so.
   const reason = signal.statusReason ?? "";
-  const chip = <LeanChip color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} aria-label={reason && !hydrated ? reason : undefined} />;
-  return hydrated ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+  const chip = <LeanChip color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />;
+  // The Tooltip renders the chip with the reason as its aria-label, on the server too.
+  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
 export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: SignalTimeline | null })[] }) {
@@ -68,7 +60,7 @@ export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: Sign
                       TEST
                     </span>
                   ) : null}
-                  <StatusBadge signal={signal} hydrated={hydrated} />
+                  <StatusBadge signal={signal} />
                   <span className="pd-caption pd-ml-auto" key={hydrated ? "browser" : "server"} suppressHydrationWarning>
                     {signalAge(signal.createdAt, now)}
                   </span>

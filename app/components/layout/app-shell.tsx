@@ -8,17 +8,15 @@ import Drawer from "@mui/material/Drawer";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
-import { theme } from "#app/mui/theme.ts";
 import { Logo } from "../logo.tsx";
 import { useToast } from "../toaster.tsx";
 import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
-import { BUTTON_BASE, LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { LeanButton } from "../ui/lean-button.tsx";
+import { DRAWER_WIDTH, S } from "./app-shell.css.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
 import { EmergencyBanner } from "./emergency-banner.tsx";
 import { SystemStatusBlock } from "./system-status.tsx";
 
-export const DRAWER_WIDTH = 248;
 export const PLATFORM_TITLE = "Futures Trading Automation";
 
 // The Material icons' paths (what @mui/icons-material draws for each entry).
@@ -48,113 +46,6 @@ const ICONS: Record<string, string> = {
 };
 const MENU_ICON = "M3 18h18v-2H3zm0-5h18v-2H3zm0-7v2h18V6z";
 
-// MUI's Toolbar: 56 px, 48 px on a landscape phone, 64 px from "sm" up. (The sx engine puts
-// breakpoint blocks first, so the landscape rule names its own width range.)
-const toolbarHeight = {
-  minHeight: 56,
-  [theme.breakpoints.up("sm")]: { minHeight: 64 },
-  [`@media (orientation: landscape) and (max-width:${theme.breakpoints.values.sm - 0.05}px)`]: { minHeight: 48 },
-};
-const paper = { bgcolor: "background.paper", color: "text.primary", backgroundImage: "none" };
-
-const S = leanSheet("shell", {
-  root: { display: "flex", minHeight: "100vh" },
-  bar: {
-    ...paper,
-    display: "flex",
-    flexDirection: "column",
-    width: "100%",
-    boxSizing: "border-box",
-    flexShrink: 0,
-    position: "fixed",
-    zIndex: theme.zIndex.appBar,
-    top: 0,
-    left: "auto",
-    right: 0,
-    borderBottom: 1,
-    borderColor: "divider",
-    "@media print": { position: "absolute" },
-    [theme.breakpoints.up("md")]: { width: `calc(100% - ${DRAWER_WIDTH}px)`, ml: `${DRAWER_WIDTH}px` },
-  },
-  toolbar: { position: "relative", display: "flex", alignItems: "center", gap: 1.5, px: 2, [theme.breakpoints.up("sm")]: { px: 3 } },
-  toolbarHeight,
-  menuButton: {
-    ...BUTTON_BASE,
-    ml: "-12px",
-    p: 1,
-    borderRadius: "50%",
-    color: "action.active",
-    fontSize: "1.5rem",
-    flex: "0 0 auto",
-    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
-    "&:hover": { bgcolor: "action.hover" },
-    "&:focus-visible": { bgcolor: "action.focus" },
-    // No sticky hover after a tap (MUI's reset): the button only shows on phone-sized screens.
-    "@media (hover: none)": { "&:hover": { bgcolor: "transparent" } },
-    [theme.breakpoints.up("md")]: { display: "none" },
-  },
-  phoneOnly: { [theme.breakpoints.up("md")]: { display: "none" } },
-  title: { flex: 1 },
-  user: { display: "flex", alignItems: "center", gap: 1 },
-  username: { display: "none", [theme.breakpoints.up("sm")]: { display: "block" } },
-  aside: { [theme.breakpoints.up("md")]: { width: DRAWER_WIDTH, flexShrink: 0 } },
-  docked: { flex: "0 0 auto", display: "none", [theme.breakpoints.up("md")]: { display: "block" } },
-  drawerPaper: {
-    ...paper,
-    overflowY: "auto",
-    display: "flex",
-    flexDirection: "column",
-    height: "100%",
-    flex: "1 0 auto",
-    zIndex: theme.zIndex.drawer,
-    position: "fixed",
-    top: 0,
-    left: 0,
-    outline: 0,
-    width: DRAWER_WIDTH,
-    boxSizing: "border-box",
-    borderRight: 1,
-    borderColor: "divider",
-  },
-  sidebar: { display: "flex", flexDirection: "column", height: "100%" },
-  brand: { display: "flex", alignItems: "center", gap: 1.5, px: 2.5, height: 64 },
-  divider: { m: 0, flexShrink: 0, borderWidth: 0, borderStyle: "solid", borderColor: "divider", borderBottomWidth: "thin" },
-  nav: { flex: 1, overflowY: "auto", py: 1 },
-  list: { listStyle: "none", m: 0, p: 0, position: "relative" },
-  subheader: { boxSizing: "border-box", color: "text.secondary", typography: "body2", fontWeight: 500, lineHeight: "32px", px: 2, mt: 1 },
-  link: {
-    display: "flex",
-    alignItems: "center",
-    justifyContent: "flex-start",
-    position: "relative",
-    boxSizing: "border-box",
-    minWidth: 0,
-    textAlign: "left",
-    textDecoration: "none",
-    color: "inherit",
-    outline: 0,
-    px: 2,
-    py: 0.5,
-    mx: 1,
-    mb: 0.25,
-    borderRadius: 1,
-    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
-    "&:hover": { bgcolor: "action.hover" },
-    "&:focus-visible": { bgcolor: "action.focus" },
-    "&.Mui-selected": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
-    "&.Mui-selected:hover": {
-      bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity),
-    },
-    // ListItemButton's touch reset: a tapped entry keeps no hover colour.
-    "@media (hover: none)": {
-      "&:hover": { bgcolor: "transparent" },
-      "&.Mui-selected:hover": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
-    },
-  },
-  linkIcon: { minWidth: 36, color: "action.active", flexShrink: 0, display: "inline-flex" },
-  linkText: { flex: "1 1 auto", minWidth: 0, my: 0.5, display: "block" },
-  main: { flex: 1, minWidth: 0, p: 2, [theme.breakpoints.up("md")]: { p: 3 } },
-});
 
 interface ShellUser {
   username: string;

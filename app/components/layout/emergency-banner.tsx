@@ -6,24 +6,8 @@ import { useRouteLoaderData } from "@remix-run/react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./emergency-banner.css.ts";
 import { HEALTH_POLL_MS } from "./system-status.tsx";
-
-const S = leanSheet("stopbanner", {
-  banner: {
-    display: "flex",
-    alignItems: "center",
-    gap: 1.5,
-    flexWrap: "wrap",
-    px: 2,
-    py: 1.25,
-    mb: 2,
-    borderRadius: 1,
-    border: 1,
-    borderColor: "warning.main",
-    bgcolor: "rgba(237, 108, 2, 0.12)",
-  },
-});
 
 /**
  * Whether the emergency stop is active (SPEC.md §4: the `system` component in warning), from

@@ -17,7 +17,7 @@ import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/sch
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./performance-screen.css.ts";
 
 const Charts = {
   Equity: lazy(() => import("./performance-charts.client.tsx").then((m) => ({ default: m.EquityChart }))),
@@ -28,33 +28,6 @@ const Charts = {
 };
 
 export const CHARTS_POLL_MS = 120_000;
-
-const S = leanSheet("perfcharts", {
-  grid: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } },
-  wide: { gridColumn: { lg: "1 / -1" } },
-  ranges: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center", mb: 2 },
-  range: {
-    px: 1.5,
-    py: 0.5,
-    borderRadius: 1,
-    border: 1,
-    borderColor: "divider",
-    color: "text.primary",
-    textDecoration: "none",
-    typography: "body2",
-    "&:hover": { borderColor: "primary.main" },
-  },
-  rangeActive: { bgcolor: "primary.main", borderColor: "primary.main", color: "primary.contrastText", fontWeight: 600 },
-  totals: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, 1fr)" }, mb: 2 },
-  total: { p: 1.5, borderRadius: 1, border: 1, borderColor: "divider", bgcolor: "background.paper" },
-  chart: { minHeight: 120, mb: 1 },
-  placeholder: { display: "flex", alignItems: "center", justifyContent: "center", color: "text.secondary", typography: "body2" },
-  details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
-  scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
-  empty: { py: 3, textAlign: "center" },
-  srOnly: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
-  compact: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", md: "repeat(2, minmax(0, 1fr))" } },
-});
 
 const pnlClass = (v: string) => (D(v).gt(0) ? "pd-c-success" : D(v).lt(0) ? "pd-c-error" : undefined);
 const Pnl = ({ value }: { value: string }) => <span className={pnlClass(value)}>{formatPnl(value)}</span>;

@@ -11,14 +11,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
-
-const S = leanSheet("drifts", {
-  box: { p: 2, mb: 3, border: "1px solid", borderColor: "error.main", borderRadius: 1, bgcolor: "rgba(244,67,54,0.08)" },
-  list: { listStyle: "none", m: 0, p: 0, mt: 1, display: "grid", gap: 1 },
-  row: { display: "flex", alignItems: "center", gap: 1.5, flexWrap: "wrap" },
-  what: { flex: "1 1 280px" },
-});
+import { S } from "./drift-alarms.css.ts";
 
 export type DriftItem = Pick<Drift, "id" | "exchange" | "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity" | "createdAt">;
 

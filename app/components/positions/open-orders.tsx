@@ -11,16 +11,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { PAPER, T, cls } from "../ui/lean.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
-
-const S = leanSheet("orders", {
-  card: { p: 2, mt: 3 },
-  head: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 1 },
-  spacer: { flex: 1 },
-  list: { listStyle: "none", m: 0, p: 0, display: "grid", gap: 1 },
-  row: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", py: 0.5, borderBottom: "1px solid rgba(255,255,255,0.08)" },
-  what: { flex: "1 1 240px" },
-});
+import { S } from "./open-orders.css.ts";
 
 export type OpenOrder = Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt">;
 

@@ -20,7 +20,7 @@ import { FlattenButton, type OpenOrder, OpenOrders } from "./open-orders.tsx";
 import { LeanChip, LeanIcon, PAPER, T, TABLE, cls } from "../ui/lean.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { LeanButton } from "../ui/lean-button.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./positions-screen.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
@@ -38,34 +38,6 @@ export type PositionItem = PositionView;
 // with its head cells, and the error, loading and empty states as plain elements with lean
 // classes (components/ui/lean-sheet.ts): the same look without an emotion serialization per
 // styled element on every server render (docs/benchmarks.md, "Pages (T5)").
-const S = leanSheet("pos", {
-  /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
-  head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
-  spacer: { flex: 1 },
-  /** TableContainer: from 600 px; below, the cards. */
-  container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
-  /** Phone cards (below 600 px). */
-  cards: { display: { xs: "grid", sm: "none" }, gap: 1.5, listStyle: "none", m: 0, p: 0 },
-  card: { p: 2 },
-  cardHead: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
-  facts: { display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 2, rowGap: 0.5, m: 0, mb: 1.5, "& dt": { color: "text.secondary" }, "& dd": { m: 0, textAlign: "right" } },
-  /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
-  th: { fontWeight: 600, lineHeight: 1.3 },
-  /**
-   * The symbol column stays on the left and the Close column on the right while the middle
-   * scrolls (issue 11: at 1440 px the Actions column was cut off).
-   */
-  stickyLeft: { position: "sticky", left: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "1px 0 0 rgba(255,255,255,0.08)" },
-  stickyRight: { position: "sticky", right: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "-1px 0 0 rgba(255,255,255,0.08)" },
-  /** The expanded row's cell: sx bgcolor action.hover, p 0. */
-  detail: { bgcolor: "action.hover", p: 0 },
-  /** The error and empty Paper: p 4, centred text. */
-  state: { p: 4, textAlign: "center" },
-  /** Typography gutterBottom. */
-  gutter: { mb: "0.35em" },
-  mb2: { mb: 2 },
-  loading: { py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 },
-});
 
 /** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */
 function LeanScreen({ title, badge, actions, children }: { title: string; badge?: ReactNode; actions?: ReactNode; children: ReactNode }) {

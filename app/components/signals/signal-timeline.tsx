@@ -3,28 +3,8 @@
 // server-rendered (readable without JavaScript); the page re-fetches it on live events, so
 // the hops fill in as the worker reaches them.
 import { type SignalTimeline, formatMs } from "#app/core/timeline.ts";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./signal-timeline.css.ts";
 import { cls } from "../ui/lean.tsx";
-
-const S = leanSheet("timeline", {
-  list: { listStyle: "none", m: 0, p: 0, position: "relative" },
-  step: {
-    display: "grid",
-    gridTemplateColumns: "14px minmax(0, 1fr) auto",
-    columnGap: 1,
-    alignItems: "baseline",
-    py: 0.25,
-  },
-  dot: { width: 10, height: 10, borderRadius: "50%", border: "2px solid", borderColor: "primary.main", alignSelf: "center", boxSizing: "border-box" },
-  done: { bgcolor: "primary.main" },
-  waiting: { borderColor: "divider" },
-  label: { typography: "body2", minWidth: 0, overflowWrap: "anywhere" },
-  time: { typography: "caption", color: "text.secondary", fontFamily: "monospace", display: { xs: "block", sm: "inline" }, ml: { xs: 0, sm: 1 } },
-  delta: { typography: "body2", fontVariantNumeric: "tabular-nums", textAlign: "right", whiteSpace: "nowrap" },
-  head: { typography: "caption", color: "text.secondary", mb: 0.5 },
-  warn: { typography: "caption", color: "warning.main", mt: 0.5 },
-  summary: { typography: "caption", color: "text.secondary", cursor: "pointer", mt: 0.5, width: "fit-content" },
-});
 
 /** HH:MM:SS.mmm UTC: the same text on the server and in the browser (no hydration mismatch). */
 const clock = (iso: string) => `${iso.slice(11, 23)} UTC`;

@@ -38,7 +38,7 @@ import {
   tradesUrl,
 } from "#app/core/trade-history.ts";
 import { LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./trade-history-screen.css.ts";
 import { LeanButton, leanButtonClass } from "../ui/lean-button.tsx";
 import { LeanTextField } from "../ui/lean-field.tsx";
 import { StatCard } from "../ui/stat-card.tsx";
@@ -48,17 +48,6 @@ import { StatCard } from "../ui/stat-card.tsx";
 // (components/ui/lean-sheet.ts) instead of an MUI styled component, and an emotion
 // serialization, each on every server render (docs/benchmarks.md, "Pages (T5)"). The form
 // controls, buttons and the error Alert (with its Retry) stay MUI.
-const S = leanSheet("th", {
-  /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
-  head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
-  grow: { flex: 1 },
-  cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
-  pad: { p: 2 },
-  symbol: { minWidth: 200 },
-  status: { minWidth: 160 },
-  filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
-  footer: { display: "flex", flexDirection: "row", mt: 1.5 },
-});
 
 const ICONS = {
   receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],

@@ -8,7 +8,6 @@
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import CircularProgress from "@mui/material/CircularProgress";
-import IconButton from "@mui/material/IconButton";
 import Stack from "@mui/material/Stack";
 import Table from "@mui/material/Table";
 import TableBody from "@mui/material/TableBody";
@@ -26,7 +25,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
-import { leanSheet } from "../ui/lean-sheet.ts";
+import { S } from "./trade-history-table.css.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
@@ -58,16 +57,6 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
 // The table's frame as plain elements too: MUI's TableContainer, Table (size small, the
 // screen's 8 px cell padding) and head cells, and the empty row (docs/benchmarks.md, "Pages (T5)").
 // The table and head cells are lean.tsx's TABLE and pd-td (with pd-nowrap, pd-right).
-const S = leanSheet("th-table", {
-  /** TableContainer. */
-  container: { width: "100%", overflowX: "auto" },
-  /** The screen's sx on its Table: `"& th, & td": { px: 1 }`. */
-  table: { "& th, & td": { px: 1 } },
-  /** The empty row's cell: sx py 5, centred. */
-  empty: { py: 5, textAlign: "center" },
-  /** The expanded row's cell: sx bgcolor action.hover, py 2. */
-  detail: { bgcolor: "action.hover", py: 2 },
-});
 
 /** A row: the trade, with its position's state when it has one (GET /api/trades). */
 export type TradeRowData = Trade & { position?: TradePositionState | null };
@@ -97,7 +86,7 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
           ) : (
             trades.map((trade) => (
               <Fragment key={trade.id}>
-                <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
+                <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} />
                 {isExpanded(trade.id) ? (
                   <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
                     <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
@@ -125,24 +114,20 @@ const EXPAND_MORE = "M16.59 8.59 12 13.17 7.41 8.59 6 10l6 6 6-6z";
 const EXPAND_LESS = "m12 8-6 6 1.41 1.41L12 10.83l4.59 4.58L18 14z";
 const TP_TIP = "Take-profit levels belong to the position (see Positions)";
 
-/** The MUI IconButton once hydrated; before that (the server's render) the same look, plain. */
-function ExpandButton({ hydrated, label, open, onToggle }: { hydrated: boolean; label: string; open: boolean; onToggle: () => void }) {
-  const props = {
-    "aria-label": label,
-    "aria-expanded": open,
-    "data-testid": "trade-expand",
-    onClick: (event: MouseEvent) => {
-      event.stopPropagation();
-      onToggle();
-    },
-  };
-  const icon = <LeanIcon d={open ? EXPAND_LESS : EXPAND_MORE} />;
-  return hydrated ? (
-    <IconButton size="small" {...props}>
-      {icon}
-    </IconButton>
-  ) : (
-    <LeanIconButton {...props}>{icon}</LeanIconButton>
+/** The row's expand button: one plain, statically styled IconButton, on the server and after hydration. */
+function ExpandButton({ label, open, onToggle }: { label: string; open: boolean; onToggle: () => void }) {
+  return (
+    <LeanIconButton
+      aria-label={label}
+      aria-expanded={open}
+      data-testid="trade-expand"
+      onClick={(event) => {
+        event.stopPropagation();
+        onToggle();
+      }}
+    >
+      <LeanIcon d={open ? EXPAND_LESS : EXPAND_MORE} />
+    </LeanIconButton>
   );
 }
 
@@ -154,7 +139,7 @@ function closingRoi(trade: Trade, position: TradePositionState): string | null {
   return margin.gt(0) ? D(pnl).div(margin).times(100).round(2).toString() : null;
 }
 
-function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; open: boolean; onToggle: () => void; hydrated: boolean }) {
+function TradeRow({ trade, open, onToggle }: { trade: TradeRowData; open: boolean; onToggle: () => void }) {
   const price = tradePrice(trade);
   const pnl = tradePnl(trade);
   const position = trade.position ?? null;
@@ -187,16 +172,12 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
             <div className="pd-body2">{takeProfitText(controls)}</div>
             {tpProgress ? <div className="pd-caption">{tpProgress}</div> : null}
           </>
-        ) : hydrated ? (
+        ) : (
           <Tooltip title={TP_TIP}>
             <span>
               <Placeholder>—</Placeholder>
             </span>
           </Tooltip>
-        ) : (
-          <span aria-label={TP_TIP}>
-            <Placeholder>—</Placeholder>
-          </span>
         )}
       </td>
       <td className="pd-td pd-nowrap" data-testid="trade-sl">
@@ -216,10 +197,10 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
         {roi !== null ? `${D(roi).gt(0) ? "+" : ""}${formatPercent(roi)}` : <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td">
-        <LeanStatusChip status={trade.status} reason={trade.errorMessage} hydrated={hydrated} testId="trade-status" />
+        <LeanStatusChip status={trade.status} reason={trade.errorMessage} testId="trade-status" />
       </td>
       <td className="pd-td pd-right">
-        <ExpandButton hydrated={hydrated} label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} />
+        <ExpandButton label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} />
       </td>
     </tr>
   );

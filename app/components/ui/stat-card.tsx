@@ -3,20 +3,9 @@
 // Dashboard and Trade History, which are server-rendered on every visit.
 import type { ReactNode } from "react";
 import { LeanCard, T, cls } from "./lean.tsx";
-import { leanSheet } from "./lean-sheet.ts";
+import { S } from "./stat-card.css.ts";
 
 export type CardStatus = "success" | "warning" | "error" | "neutral";
-
-const S = leanSheet("stat", {
-  card: { height: "100%" },
-  head: { display: "flex", alignItems: "center", justifyContent: "space-between", mb: 1 },
-  icon: { display: "flex" },
-  value: { fontVariantNumeric: "tabular-nums" },
-  success: { color: "success.main" },
-  warning: { color: "warning.main" },
-  error: { color: "error.main" },
-  neutral: { color: "text.secondary" },
-});
 
 /** `icon`: an SVG icon (an MUI icon or a LeanIcon medium), coloured by the status. */
 export function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {

@@ -1,0 +1,29 @@
+// Static styles of performance-screen.tsx, built by vanilla-extract at build time (app/styles/sheet.ts).
+import { sheet } from "../../styles/sheet.ts";
+
+export const S = sheet("perfcharts", {
+  grid: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } },
+  wide: { gridColumn: { lg: "1 / -1" } },
+  ranges: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center", mb: 2 },
+  range: {
+    px: 1.5,
+    py: 0.5,
+    borderRadius: 1,
+    border: 1,
+    borderColor: "divider",
+    color: "text.primary",
+    textDecoration: "none",
+    typography: "body2",
+    "&:hover": { borderColor: "primary.main" },
+  },
+  rangeActive: { bgcolor: "primary.main", borderColor: "primary.main", color: "primary.contrastText", fontWeight: 600 },
+  totals: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, 1fr)" }, mb: 2 },
+  total: { p: 1.5, borderRadius: 1, border: 1, borderColor: "divider", bgcolor: "background.paper" },
+  chart: { minHeight: 120, mb: 1 },
+  placeholder: { display: "flex", alignItems: "center", justifyContent: "center", color: "text.secondary", typography: "body2" },
+  details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
+  scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
+  empty: { py: 3, textAlign: "center" },
+  srOnly: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
+  compact: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", md: "repeat(2, minmax(0, 1fr))" } },
+});
