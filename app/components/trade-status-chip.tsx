@@ -1,12 +1,12 @@
-// The trade status chip of client-rendered panels (position and trade details): SPEC.md §4's
-// colours (tradeStatusColor, shared with the server-rendered rows' LeanStatusChip), the
-// failure reason as a tooltip.
-import Chip from "@mui/material/Chip";
+// The one trade status chip (SPEC.md §4's colours from tradeStatusColor): a plain, statically
+// styled chip, with a failed order's reason in MUI's Tooltip, which also makes the reason the
+// chip's aria-label in the server's render.
 import Tooltip from "@mui/material/Tooltip";
 import { tradeStatusColor } from "#app/core/trade-history.ts";
+import { LeanChip } from "./ui/lean.tsx";
 
 export function TradeStatusChip({ status, reason, testId }: { status: string; reason?: string | null; testId?: string }) {
   const color = tradeStatusColor(status);
-  const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />;
+  const chip = <LeanChip label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />;
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }

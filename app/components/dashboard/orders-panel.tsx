@@ -3,7 +3,8 @@
 import type { Trade } from "#db/queries/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
-import { CARD, LeanCard, LeanChip, LeanStatusChip, TABLE, T, cls } from "../ui/lean.tsx";
+import { TradeStatusChip } from "../trade-status-chip.tsx";
+import { CARD, LeanCard, LeanChip, TABLE, T, cls } from "../ui/lean.tsx";
 import { S } from "./orders-panel.css.ts";
 
 // Plain elements with the lean classes (components/ui/lean.tsx), as in Trade History: no
@@ -34,7 +35,7 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
                 <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
                 <td className="pd-td">{t.source}</td>
                 <td className="pd-td">
-                  <LeanStatusChip status={t.status} reason={t.errorMessage} />
+                  <TradeStatusChip status={t.status} reason={t.errorMessage} />
                 </td>
               </tr>
           ))}

@@ -1,5 +1,5 @@
 // The shell around every signed-in screen: header, sidebar and the status block. It is on
-// every page, so it renders plain elements with lean classes (components/ui/lean-sheet.ts)
+// every page, so it renders plain elements with build-time classes (./app-shell.css.ts)
 // rather than MUI's AppBar, Drawer and List: a styled component per element on every server
 // render was most of a small page's cost (docs/benchmarks.md, "Pages (T5)"). The rules
 // follow what those MUI components render with the app's theme. The phone-sized menu is

@@ -35,8 +35,8 @@ export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL
 export type PositionItem = PositionView;
 
 // The screen's frame (../screen.tsx's title row), the outlined Paper, MUI's Table (size small)
-// with its head cells, and the error, loading and empty states as plain elements with lean
-// classes (components/ui/lean-sheet.ts): the same look without an emotion serialization per
+// with its head cells, and the error, loading and empty states as plain elements with
+// build-time classes (./positions-screen.css.ts): the same look without an emotion serialization per
 // styled element on every server render (docs/benchmarks.md, "Pages (T5)").
 
 /** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */

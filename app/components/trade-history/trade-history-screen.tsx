@@ -44,8 +44,8 @@ import { LeanTextField } from "../ui/lean-field.tsx";
 import { StatCard } from "../ui/stat-card.tsx";
 
 // The screen's frame (../screen.tsx), its stat cards (../ui/stat-card.tsx), the outlined
-// Paper, the filter form's box and the captions as plain elements with lean classes
-// (components/ui/lean-sheet.ts) instead of an MUI styled component, and an emotion
+// Paper, the filter form's box and the captions as plain elements with build-time classes
+// (./trade-history-screen.css.ts) instead of an MUI styled component, and an emotion
 // serialization, each on every server render (docs/benchmarks.md, "Pages (T5)"). The form
 // controls, buttons and the error Alert (with its Retry) stay MUI.
 

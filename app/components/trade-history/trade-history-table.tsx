@@ -24,7 +24,7 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, LeanStatusChip, T, TABLE, cls } from "../ui/lean.tsx";
+import { LeanChip, LeanIcon, LeanIconButton, T, TABLE, cls } from "../ui/lean.tsx";
 import { S } from "./trade-history-table.css.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -197,7 +197,7 @@ function TradeRow({ trade, open, onToggle }: { trade: TradeRowData; open: boolea
         {roi !== null ? `${D(roi).gt(0) ? "+" : ""}${formatPercent(roi)}` : <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td">
-        <LeanStatusChip status={trade.status} reason={trade.errorMessage} testId="trade-status" />
+        <TradeStatusChip status={trade.status} reason={trade.errorMessage} testId="trade-status" />
       </td>
       <td className="pd-td pd-right">
         <ExpandButton label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} />

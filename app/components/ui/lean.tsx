@@ -1,28 +1,13 @@
-// Lean table parts for the big server-rendered lists (Trade History, the Dashboard's
-// panels): plain elements with fixed class names and one stylesheet, instead of an MUI
-// styled component (and an emotion serialization) per cell, chip and caption. The rules copy
-// what MUI 9 renders for TableRow (hover), TableCell (body, small), Typography (body1, body2,
-// caption), Stack (row, spacing 1), Chip (small, filled and outlined), IconButton (small) and
-// SvgIcon, all from the app's theme, so the page looks the same, pixel for pixel
-// (docs/benchmarks.md, "Pages (T5)"). The rules live in the global lean stylesheet
-// (./lean-sheet.ts), which every document links. Interactive MUI parts (Tooltip, IconButton's ripple) are swapped in after
-// hydration: without JavaScript they do nothing anyway.
+// The app's statically styled components ("lean": no styled component, no emotion
+// serialization per element on each server render; docs/benchmarks.md, "Pages (T5)"): table
+// rows and cells, Typography, Chip, IconButton, SvgIcon, Paper and Card as plain elements. Their
+// classes come from ./lean.css.ts, compiled by vanilla-extract at build time into the one CSS
+// bundle (decision 036); the looks follow MUI 9's from the app's theme. A screen uses either
+// these or an MUI component for a widget, the same on the server and after hydration.
 import { type ButtonHTMLAttributes, forwardRef, type HTMLAttributes, type ReactNode } from "react";
-import Tooltip from "@mui/material/Tooltip";
 import { CARD, type LeanColor, PAPER, T, TABLE } from "./lean.css.ts";
 
 export { CARD, PAPER, T, TABLE, type LeanColor };
-import { tradeStatusColor } from "#app/core/trade-history.ts";
-
-/**
- * A trade status chip for server-rendered rows, with the reason (a failed order's error) in
- * MUI's Tooltip, which renders the chip with the reason as its aria-label on the server too.
- */
-export function LeanStatusChip({ status, reason, testId }: { status: string; reason?: string | null; testId?: string }) {
-  const color = tradeStatusColor(status);
-  const chip = <LeanChip label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />;
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
-}
 
 export const cls = (...names: (string | false | null | undefined)[]) => names.filter(Boolean).join(" ");
 
