@@ -14,7 +14,7 @@ import { appendEvent } from "../db/queries/events.ts";
 import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
 import { updateSignalStatus } from "../db/queries/signals.ts";
 import { stampSignal } from "../db/queries/signal-timeline.ts";
-import { type Trade, getTrade, insertTrade, updateTrade } from "../db/queries/trades.ts";
+import { type Trade, getTrade, insertTrade, listPartialFills, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
 import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { type Db, newId } from "../db/queries/util.ts";
@@ -224,12 +224,7 @@ async function resizeClose(db: Kysely<DB>, trade: Trade): Promise<Trade | null> 
 
 /** What the partial fills booked so far for an order came to (rows `<clientOrderId>#p<n>`). */
 async function partialFillsOf(db: Db, clientOrderId: string): Promise<{ count: number; quantity: Big; fee: Big; notional: Big }> {
-  const rows = await db
-    .selectFrom("trades")
-    .select(["executed_quantity", "executed_price", "fee"])
-    .where("client_order_id", "like", `${clientOrderId}#p%`)
-    .where("status", "=", "executed")
-    .execute();
+  const rows = await listPartialFills(db, clientOrderId);
   let quantity = D(0);
   let fee = D(0);
   let notional = D(0);

@@ -163,12 +163,14 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
  * hydration).
  */
 export async function getDashboardChartsTable(db: Kysely<DB>, ledger: Promise<StatsLedger> = getStatsLedger(db), now = Date.now()): Promise<DailyTable> {
-  // Like the pages' system status (decision 014): one answer per process for up to 1 s while
-  // the ledger has no new fill, so a busy dashboard reads the snapshots and funding heads
-  // once a second, not per page.
+  // Like the pages' system status (decision 014): one answer per process for up to 1 s, also
+  // while fills arrive. Each new fill changes the cache key of the 30-day series below, and
+  // recomputing them for every page was a third of the web process's CPU under T5's 100
+  // fills/s (docs/benchmarks.md, "Issue 14"). The card's charts fetch the exact series from
+  // GET /api/performance-charts after hydration; this table is their first paint.
   const current = await ledger;
   const recent = recentTables.get(db);
-  if (recent && recent.ledger === current && recent.fills === current.fills && now - recent.at < DASHBOARD_TABLE_TTL_MS && now >= recent.at) return recent.table;
+  if (recent && recent.ledger === current && now - recent.at < DASHBOARD_TABLE_TTL_MS && now >= recent.at) return recent.table;
   // Without "now" (no positions or prices read): the equity column ends at the last snapshot
   // (at most 5 minutes old), and the same cached series (a new one for a new day or a new
   // match, funding payment or snapshot) give the same table.
@@ -178,13 +180,13 @@ export async function getDashboardChartsTable(db: Kysely<DB>, ledger: Promise<St
     table = dailyTable(charts);
     tables.set(charts.equity, table);
   }
-  recentTables.set(db, { at: now, ledger: current, fills: current.fills, table });
+  recentTables.set(db, { at: now, ledger: current, table });
   return table;
 }
 
-/** How long the dashboard reuses its card's table while no fill arrives. */
+/** How long the dashboard reuses its card's table (fills in between show in the next one). */
 export const DASHBOARD_TABLE_TTL_MS = 1000;
-const recentTables = new WeakMap<Kysely<DB>, { at: number; ledger: StatsLedger; fills: number; table: DailyTable }>();
+const recentTables = new WeakMap<Kysely<DB>, { at: number; ledger: StatsLedger; table: DailyTable }>();
 
 /** The dashboard's table per cached curve (the curve's array is the cache entry's own). */
 const tables = new WeakMap<readonly EquityPoint[], DailyTable>();

@@ -21,6 +21,7 @@ import * as auditEntries from "./2026_11_25_0900_audit_entries.ts";
 import * as notifications from "./2026_11_26_0100_notifications.ts";
 import * as equitySnapshots from "./2026_11_26_0200_equity_snapshots.ts";
 import * as candles from "./2026_11_26_0300_candles.ts";
+import * as tradeLookupIndexes from "./2026_11_26_0400_trade_lookup_indexes.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_0100_notifications": notifications,
   "2026_11_26_0200_equity_snapshots": equitySnapshots,
   "2026_11_26_0300_candles": candles,
+  "2026_11_26_0400_trade_lookup_indexes": tradeLookupIndexes,
 };

@@ -122,6 +122,21 @@ export async function insertTrade(db: Db, trade: NewTrade): Promise<void> {
     .execute();
 }
 
+/** The executed partial fills booked for an order: its rows `<clientOrderId>#p<n>`. */
+export function listPartialFills(db: Db, clientOrderId: string) {
+  return (
+    db
+      .selectFrom("trades")
+      .select(["executed_quantity", "executed_price", "fee"])
+      // The prefix `<id>#p` as a range: an index can serve it on both databases (SQLite's
+      // LIKE is case-insensitive and cannot), and a "%" or "_" in an id is no wildcard.
+      .where("status", "=", "executed")
+      .where("client_order_id", ">=", `${clientOrderId}#p`)
+      .where("client_order_id", "<", `${clientOrderId}#q`)
+      .execute()
+  );
+}
+
 export async function getTrade(db: Db, id: string, options: { forUpdate?: boolean } = {}): Promise<Trade | null> {
   let query = db.selectFrom("trades").selectAll().where("id", "=", id);
   if (options.forUpdate && isMysql(db)) query = query.forUpdate();
