@@ -9,7 +9,9 @@ import { type Kysely, MysqlAdapter } from "kysely";
 
 const TRADE_INDEXES = {
   trades_position_status_executed_idx: ["position_id", "status", "executed_at"],
-  trades_symbol_status_executed_idx: ["symbol", "status", "executed_at"],
+  // Ordered by execution time, status and price inside: the count is read from the index
+  // alone, and the newest fill is its symbol's last entry.
+  trades_symbol_executed_idx: ["symbol", "executed_at", "status", "executed_price"],
   trades_status_client_order_idx: ["status", "client_order_id"],
 } as const;
 
