@@ -4,23 +4,21 @@
 // nothing disabled and the position closed at the end; a size refusal never counts toward
 // disabling protection (a real refusal still does); a signal with the `contracts` amount type
 // sends that many exchange contracts.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { createTradingProductResolver, tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
-import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
@@ -42,10 +40,8 @@ const CONFIG: TradingConfig = {
 const TP = ["95950", "96900", "97850"];
 
 describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
-  let app: TestApp;
-  let secret: string;
-  let exchange: SwitchingExchange;
-  let runner: Runner | null = null;
+  const live = liveCoinbaseSuite(dialect, key, "contracts");
+  const { app } = live;
   const db = () => app.database.db;
 
   const idle = () =>
@@ -61,9 +57,9 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, { exchangeName: "coinbase" });
     await idle();
   };
-  const liveMonitor = () => createRulesMonitor(db(), { exchange, products: tradingProductsFor(db(), exchange) });
+  const liveMonitor = () => createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
   const open = async (quantity: string) => {
-    const response = await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity, order_type: "market", id: `c-${Math.random()}` });
+    const response = await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity, order_type: "market", id: `c-${Math.random()}` });
     expect(response.status).toBe(200);
     return waitFor("position open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
   };
@@ -71,18 +67,6 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   const closeSizes = () => msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
   const givenUp = async () => (await db().selectFrom("activity_logs").select("message").where("message", "like", "%no longer fires%").execute()).length;
 
-  beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-    const admin = (await registerVia(app, "contracts_admin")).cookie;
-    secret = await webhookSecret(app, admin);
-    exchange = await goLiveOnFakeCoinbase(app, key, "contracts_admin");
-    runner = startRunner({ db: db(), exchange, workerId: "contracts-w1", pollMs: 5 });
-  });
-  afterAll(async () => {
-    await runner?.stop();
-    exchange?.stop();
-    await app?.cleanup();
-  });
   beforeEach(async () => {
     msw.reset(); // the fake is shared by both dialects' runs
     for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const) await db().deleteFrom(table).execute();
@@ -129,7 +113,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   test("rules sized with the wrong increments (0.0001 BTC) never disable protection: the close re-sizes", async () => {
     // The bug: 30 % of 2 contracts = 0.006 BTC, under one contract. The close-position task
     // sizes with Coinbase's contract and sends nothing for it: the level is left for the last.
-    const stale = createRulesMonitor(db(), { exchange, products: createTradingProductResolver(db(), { useCoinbaseContracts: async () => false }) });
+    const stale = createRulesMonitor(db(), { exchange: live.exchange, products: createTradingProductResolver(db(), { useCoinbaseContracts: async () => false }) });
     const opened = await open("0.02");
     for (const price of TP) await tick(stale, price);
     expect(closeSizes()).toEqual(["2"]); // TP3 closes everything
@@ -187,7 +171,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     const opened = await open("1");
     expect(D(opened.quantity).toString()).toBe("0.03");
     await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "2" });
-    expect((await sendSignal(app, secret, { action: "sell", symbol: "SOL-PERP", quantity: "1", order_type: "market", id: "c-sol" })).status).toBe(200);
+    expect((await sendSignal(app, live.secret, { action: "sell", symbol: "SOL-PERP", quantity: "1", order_type: "market", id: "c-sol" })).status).toBe(200);
     const sol = await waitFor("SOL open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
     expect(D(sol.quantity).toString()).toBe("10");
     const sizes = msw.fake.requestsTo("/orders", "POST").map((r) => {

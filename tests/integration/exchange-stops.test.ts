@@ -3,19 +3,18 @@
 // before the take-profit close, placed again at the entry for what remains), and, with the
 // worker stopped, Coinbase's own stop closes the position: the worker, back, books it from the
 // exchange's order and the book equals Coinbase's.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { desiredStop, syncExchangeStops } from "#worker/monitor/exchange-stops.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import { startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
@@ -31,38 +30,22 @@ test("where the resting stop belongs: the tighter of the stop and the armed trai
 });
 
 describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
-  let app: TestApp;
-  let admin: string;
-  let secret: string;
-  let exchange: SwitchingExchange;
-  let runner: Runner | null = null;
+  const live = liveCoinbaseSuite(dialect, key, "stops");
+  const { app } = live;
   const db = () => app.database.db;
-
-  beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-    admin = (await registerVia(app, "stops_admin")).cookie;
-    secret = await webhookSecret(app, admin);
-    exchange = await goLiveOnFakeCoinbase(app, key, "stops_admin");
-    runner = startRunner({ db: db(), exchange, workerId: "stops-w1", pollMs: 5 });
-  });
-  afterAll(async () => {
-    await runner?.stop();
-    exchange?.stop();
-    await app?.cleanup();
-  });
 
   const stopOrders = () => msw.fake.state.orders.filter((o) => o.order_configuration.stop_limit_stop_limit_gtc);
   const position = () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").orderBy("created_at", "desc").executeTakeFirstOrThrow();
 
   test("placed, moved with break-even, and it closes the position while the worker is down", async () => {
     msw.reset();
-    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })).json()) as { signalId: string };
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })).json()) as { signalId: string };
     await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
     const opened = await position();
     expect(opened.stop_price).not.toBeNull();
 
     // 1. Placed: a sell stop for the 5 contracts at the stop price, its limit 0.5 % below.
-    expect(await syncExchangeStops(db(), exchange)).toMatchObject({ placed: 1, moved: 0 });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 1, moved: 0 });
     expect(stopOrders()).toHaveLength(1);
     const first = stopOrders()[0]!;
     const config = first.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
@@ -75,17 +58,17 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(view.exchangeStopNote).toMatch(/protects the position even if the worker stops$/);
     // Nothing moved: nothing sent.
     const creates = msw.fake.requestsTo("/orders", "POST").length;
-    expect(await syncExchangeStops(db(), exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0 });
+    expect(await syncExchangeStops(db(), live.exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0 });
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
 
     // 2. TP1: the close withdraws the stop first, then break-even moves the stop to the entry.
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.ceil(Number(opened.entry_price) * 1.006)));
-    await processPriceTicks(db(), await exchangeTicks(db(), exchange), createRulesMonitor(db(), { exchange }), { exchangeName: "coinbase" });
+    await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
     await waitFor("TP1 filled", async () => D(String((await position()).remaining_quantity)).lt("0.05"));
     expect(first.status).toBe("CANCELLED");
     const afterTp1 = await position();
     expect(afterTp1.break_even_triggered).toBeTruthy();
-    await syncExchangeStops(db(), exchange);
+    await syncExchangeStops(db(), live.exchange);
     const moved = stopOrders().filter((o) => o.status === "OPEN");
     expect(moved).toHaveLength(1);
     const movedConfig = moved[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
@@ -93,13 +76,13 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(D(movedConfig.stop_price!).minus(String(afterTp1.entry_price)).abs().lt(5)).toBe(true);
 
     // 3. The worker stops; the price falls through the stop: Coinbase's stop closes the position.
-    await runner!.stop();
-    runner = null;
+    await live.runner!.stop();
+    live.runner = null;
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.floor(Number(afterTp1.entry_price) * 0.99)));
     expect(moved[0]!.status).toBe("FILLED");
     expect(msw.fake.state.positions.get("BIP-20DEC30-CDE")).toBeUndefined();
     // Back: the stop's fill is booked from Coinbase's order; the book is flat like Coinbase.
-    expect(await syncExchangeStops(db(), exchange)).toMatchObject({ filled: 1 });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ filled: 1 });
     const closed = await position();
     expect(closed.status).toBe("closed");
     const stopTrade = await db().selectFrom("trades").selectAll().where("source", "=", "exchange-stop").executeTakeFirstOrThrow();
@@ -107,6 +90,6 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Resting stop on%filled for BTC-PERP%").executeTakeFirst();
     expect(log).toBeTruthy();
     expect(await db().selectFrom("exchange_stops").select(["position_id", "symbol", "stop_price", "quantity"]).execute()).toEqual([]);
-    runner = startRunner({ db: db(), exchange, workerId: "stops-w1", pollMs: 5 });
+    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "stops-w1", pollMs: 5 });
   });
 });

@@ -3,38 +3,34 @@
 //   worker, reach Coinbase one after the other (the order slot) and the app's book ends equal
 //   to Coinbase's position, whichever went first;
 // - two workers, many orders on one symbol: never two in flight at once.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { TemporaryError } from "#app/core/exchange/errors.ts";
 import { acquireOrderSlot, orderSlotHolder, releaseOrderSlot, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import { startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("One order in flight per symbol, %s", (dialect) => {
-  let app: TestApp;
-  let admin: string;
-  let secret: string;
-  let exchange: SwitchingExchange;
-  let runner: Runner | null = null;
+  const live = liveCoinbaseSuite(dialect, key, "race", { worker: false });
+  const { app } = live;
   const db = () => app.database.db;
   const stop = async () => {
-    await runner?.stop();
-    runner = null;
+    await live.runner?.stop();
+    live.runner = null;
   };
   const start = async () => {
     await stop();
-    runner = startRunner({ db: db(), exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 });
+    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 });
   };
   const settled = () =>
     waitFor("every job done", async () => (await db().selectFrom("jobs").select("id").where("status", "in", ["created", "retry", "active"]).execute()).length === 0, 15_000);
@@ -46,18 +42,6 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     const onCoinbase = msw.fake.state.positions.get("BIP-20DEC30-CDE") as { contracts?: { toString(): string } } | undefined;
     return { app: app.div("0.01").toString(), coinbase: onCoinbase?.contracts ? D(onCoinbase.contracts.toString()).toString() : "0", rows: open.length };
   }
-
-  beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-    admin = (await registerVia(app, "race_admin")).cookie;
-    secret = await webhookSecret(app, admin);
-    exchange = await goLiveOnFakeCoinbase(app, key, "race_admin");
-  });
-  afterAll(async () => {
-    await stop();
-    exchange?.stop();
-    await app?.cleanup();
-  });
 
   test("the slot: one holder at a time, renewable by its holder, free again after its lease", async () => {
     const now = Date.now();
@@ -80,7 +64,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {
     msw.reset();
     await start();
-    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
     await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
     expect(await books()).toEqual({ app: "2", coinbase: "2", rows: 1 });
     const position = await db().selectFrom("positions").select(["stop_price"]).where("status", "=", "open").executeTakeFirstOrThrow();
@@ -88,9 +72,9 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     // Both jobs are queued while no worker runs, then claimed together.
     await stop();
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.floor(Number(position.stop_price) * 0.99)));
-    await processPriceTicks(db(), await exchangeTicks(db(), exchange), createRulesMonitor(db(), { exchange }), { exchangeName: "coinbase" });
+    await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
     expect(await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("status", "=", "created").execute()).toHaveLength(1);
-    const sell = (await (await sendSignal(app, secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    const sell = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
     expect(sell.signalId).toBeTruthy();
     // Coinbase answers the close slowly (it is done at once): without the slot the sell would
     // go out and be booked while the close is still unanswered, and the two book in reverse.
@@ -120,7 +104,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   /** Sends a signal with the worker stopped and its job limited to one attempt. */
   async function oneAttemptSignal(body: Record<string, unknown>) {
     await stop();
-    const { signalId } = (await (await sendSignal(app, secret, body)).json()) as { signalId: string };
+    const { signalId } = (await (await sendSignal(app, live.secret, body)).json()) as { signalId: string };
     await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
     return signalId;
   }
@@ -143,10 +127,10 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     expect((await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status).toBe("queued");
     expect(await orderSlotHolder(db(), "coinbase", "SOL-PERP")).toBeNull(); // the job is over: the slot is free
     // Still no answer: it stays unknown.
-    expect(await settleUnknownTrades(db(), exchange)).toBe(0);
+    expect(await settleUnknownTrades(db(), live.exchange)).toBe(0);
 
     msw.fake.state.faults.length = 0;
-    expect(await settleUnknownTrades(db(), exchange)).toBe(1);
+    expect(await settleUnknownTrades(db(), live.exchange)).toBe(1);
     const booked = (await tradeOf(signalId))!;
     expect(booked.status).toBe("executed");
     expect(D(String(booked.executed_quantity)).eq(10)).toBe(true);
@@ -164,7 +148,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     await start();
     await waitFor("unknown", async () => (await tradeOf(signalId))?.status === "unknown");
     msw.fake.state.faults.length = 0;
-    expect(await settleUnknownTrades(db(), exchange)).toBe(1);
+    expect(await settleUnknownTrades(db(), live.exchange)).toBe(1);
     const trade = (await tradeOf(signalId))!;
     expect(trade.status).toBe("failed");
     expect(trade.error_message).toMatch(/coinbase has no order \S+: nothing was sent$/);
@@ -174,28 +158,28 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   test("a resting GTC limit filled in parts: each part booked (and protected) as it comes, the rest when it ends", async () => {
     msw.reset();
     await start();
-    const { signalId } = (await (await sendSignal(app, secret, { action: "sell", symbol: "XRP-PERP", quantity: "2500", order_type: "limit", price: "2.5" })).json()) as { signalId: string };
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "XRP-PERP", quantity: "2500", order_type: "limit", price: "2.5" })).json()) as { signalId: string };
     await waitFor("resting", async () => (await tradeOf(signalId))?.order_id);
     const order = msw.fake.state.orders.find((o) => o.client_order_id === (msw.fake.state.orders.at(-1)!.client_order_id))!;
     expect(order.status).toBe("OPEN");
     const xrp = () => db().selectFrom("positions").select(["side", "remaining_quantity", "stop_price", "advanced_controls"]).where("symbol", "=", "XRP-PERP").where("status", "=", "open").executeTakeFirst();
 
     msw.fake.fillOrderPart(order.order_id, "2", "2.5"); // 2 of 5 contracts of 500 XRP
-    expect(await syncExchangeOrders(db(), exchange)).toBe(1);
+    expect(await syncExchangeOrders(db(), live.exchange)).toBe(1);
     let position = await xrp();
     expect(position).toMatchObject({ side: "short" });
     expect(D(String(position!.remaining_quantity)).eq(1000)).toBe(true);
     expect(position!.stop_price).not.toBeNull(); // protected from the first part
     expect((await tradeOf(signalId))!.status).toBe("pending");
-    await syncExchangeOrders(db(), exchange); // nothing new: nothing booked twice
+    await syncExchangeOrders(db(), live.exchange); // nothing new: nothing booked twice
     expect(D(String((await xrp())!.remaining_quantity)).eq(1000)).toBe(true);
 
     msw.fake.fillOrderPart(order.order_id, "1", "2.4");
-    await syncExchangeOrders(db(), exchange);
+    await syncExchangeOrders(db(), live.exchange);
     expect(D(String((await xrp())!.remaining_quantity)).eq(1500)).toBe(true);
 
     msw.fake.fillOrder(order.order_id, "2.45"); // the last 2 contracts
-    await syncExchangeOrders(db(), exchange);
+    await syncExchangeOrders(db(), live.exchange);
     position = await xrp();
     expect(D(String(position!.remaining_quantity)).eq(2500)).toBe(true);
     const parent = (await tradeOf(signalId))!;

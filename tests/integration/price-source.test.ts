@@ -3,61 +3,43 @@
 // BIP-20DEC30-CDE keeps its stop-loss through a price-source outage and through a crossing
 // price from another source (the simulator's feed), shows "price stale", puts the health
 // check in warning and logs it; a fresh Coinbase futures price crossing the stop closes it.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
-import type { SwitchingExchange } from "#app/core/exchange/factory.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { createPriceGuard } from "#worker/monitor/price-guard.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("Rules act on the live exchange's fresh prices only, %s", (dialect) => {
-  let app: TestApp;
-  let admin: string;
-  let secret: string;
-  let exchange: SwitchingExchange;
-  let runner: Runner | null = null;
+  const suite = liveCoinbaseSuite(dialect, key, "price");
+  const { app } = suite;
   const db = () => app.database.db;
   const closeJobs = async () => (await db().selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).length;
 
-  beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-    admin = (await registerVia(app, "price_admin")).cookie;
-    secret = await webhookSecret(app, admin);
-    exchange = await goLiveOnFakeCoinbase(app, key, "price_admin");
-    runner = startRunner({ db: db(), exchange, workerId: "price-w1", pollMs: 5 });
-  });
-  afterAll(async () => {
-    await runner?.stop();
-    exchange?.stop();
-    await app?.cleanup();
-  });
-
   test("an outage or a foreign price never triggers the stop-loss; a fresh futures price does", async () => {
     msw.reset();
-    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    const { signalId } = (await (await sendSignal(app, suite.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
     await waitFor("executed", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
     const position = await db().selectFrom("positions").selectAll().where("status", "=", "open").executeTakeFirstOrThrow();
     expect(position.stop_price).not.toBeNull();
     const belowStop = String(Math.floor(Number(position.stop_price) * 0.99));
 
-    const monitor = createRulesMonitor(db(), { exchange });
+    const monitor = createRulesMonitor(db(), { exchange: suite.exchange });
     const guard = createPriceGuard({ maxAgeMs: 15_000 });
     const live = { exchangeName: "coinbase", maxAgeMs: 15_000, guard };
 
     // A fresh Coinbase futures price above the stop: stored as coinbase-cde, nothing to do.
-    const ticks = await exchangeTicks(db(), exchange);
+    const ticks = await exchangeTicks(db(), suite.exchange);
     expect(ticks.map((t) => t.symbol).sort()).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP", "XRP-PERP"]);
     expect(ticks.every((t) => t.source === LIVE_PRICE_SOURCE)).toBe(true);
     await processPriceTicks(db(), ticks, monitor, live);
@@ -67,7 +49,7 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     // The price source fails: no tick, no order; once older than the limit it is stale.
     msw.fake.fail({ path: "/best_bid_ask", status: 503, times: 50 });
     msw.fake.fail({ path: /^\/(market\/)?products\//, status: 503, times: 50 });
-    const failed = await exchangeTicks(db(), exchange);
+    const failed = await exchangeTicks(db(), suite.exchange);
     expect(failed).toEqual([]);
     const later = Date.now() + 20_000;
     await processPriceTicks(db(), failed, monitor, { ...live, now: later });
@@ -91,7 +73,7 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     // The source is back and Coinbase's own price crosses the stop: the close is requested.
     msw.fake.state.faults.length = 0;
     msw.fake.setPrice("BIP-20DEC30-CDE", belowStop);
-    await processPriceTicks(db(), await exchangeTicks(db(), exchange), monitor, live);
+    await processPriceTicks(db(), await exchangeTicks(db(), suite.exchange), monitor, live);
     expect(await closeJobs()).toBe(1);
     const fresh = await db().selectFrom("activity_logs").select("message").where("message", "like", "Price for BTC-PERP is fresh again%").executeTakeFirst();
     expect(fresh).toBeTruthy();

@@ -4,56 +4,44 @@
 // of Coinbase's), and is traded on the simulator's test account: nothing reaches Coinbase, no
 // position, no trade, the test account is flat again, and the signal says so with every hop of
 // its timeline stamped in order.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_ALERT_OPTIONS } from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type SwitchingExchange, getExchange } from "#app/core/exchange/factory.ts";
+import { getExchange } from "#app/core/exchange/factory.ts";
 import { sendTestAlert } from "#app/services/test-alert.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { goLiveOnFakeCoinbase } from "#tests/setup/live-coinbase.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
+import { startRunner } from "#worker/runner.ts";
 import { TEST_ALERTS_PROFILE_ID } from "#worker/tasks/test-alert.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("Send test alert, %s", (dialect) => {
-  let app: TestApp;
-  let admin: string;
+  const live = liveCoinbaseSuite(dialect, key, "ta", { worker: false });
+  const { app } = live;
   let viewer: string;
-  let secret: string;
-  let exchange: SwitchingExchange;
-  let runner: Runner | null = null;
   const db = () => app.database.db;
   /** The in-process app stands for 127.0.0.1:PORT: the same route TradingView posts to. */
   const viaApp = (url: string, init: { method: string; headers: Record<string, string>; body: string }) => app.fetch(new URL(url).pathname, init);
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-    admin = (await registerVia(app, "ta_admin")).cookie;
     viewer = (await registerVia(app, "ta_viewer", "secret123", "viewer")).cookie;
-    secret = await webhookSecret(app, admin);
-    exchange = await goLiveOnFakeCoinbase(app, key, "ta_admin");
     await waitFor("the web side live too", async () => (await getExchange(db()).current()).name === "coinbase", 5000);
     await setPrice(db(), "ETH-PERP", "3400", "test");
-    runner = startRunner({ db: db(), exchange, workerId: "ta-w1", pollMs: 5 });
-  });
-  afterAll(async () => {
-    await runner?.stop();
-    exchange?.stop();
-    await app?.cleanup();
+    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "ta-w1", pollMs: 5 });
   });
 
   test("through the real endpoint and the worker, traded on the simulator's test account, nothing on Coinbase", async () => {
     msw.reset();
-    const sent = await sendTestAlert(db(), { ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" }, secret, { port: 0, fetchImpl: viaApp });
+    const sent = await sendTestAlert(db(), { ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" }, live.secret, { port: 0, fetchImpl: viaApp });
     expect(sent.status, sent.answer).toBe(200);
     expect(sent.signalId).toBeTruthy();
-    expect(sent.message).not.toContain(secret);
+    expect(sent.message).not.toContain(live.secret);
     expect(JSON.parse(sent.message)).toMatchObject({ action: "buy", symbol: "ETH-PERP", test: true, order_type: "market" });
 
     await waitFor("settled", async () => ["executed", "failed", "skipped"].includes((await db().selectFrom("signals").select("status").where("id", "=", sent.signalId!).executeTakeFirst())?.status ?? ""));
@@ -88,9 +76,9 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
     const refused = async () => {
       throw new Error("connect ECONNREFUSED 127.0.0.1:1");
     };
-    const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, secret, { port: 1, fetchImpl: refused });
+    const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, live.secret, { port: 1, fetchImpl: refused });
     expect(sent).toMatchObject({ status: 0, signalId: null, answer: "The webhook endpoint could not be reached: connect ECONNREFUSED 127.0.0.1:1" });
-    expect(sent.message).not.toContain(secret);
+    expect(sent.message).not.toContain(live.secret);
     expect((await db().selectFrom("signals").select("id").execute()).length).toBe(before);
   });
 

@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
+import { afterAll, beforeAll } from "vitest";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
 import type { Dialect } from "#db/client.ts";
 import { createInvite } from "#db/queries/invites.ts";
@@ -57,6 +58,34 @@ export async function createTestApp(
       return app.request(new URL(pathname, ORIGIN).toString(), { ...rest, headers, body, redirect: "manual" });
     },
     cleanup: () => database.cleanup(),
+  };
+}
+
+/**
+ * The one test-app lifecycle for a describe block: createTestApp before its tests, cleanup
+ * after them. The answer stands for that app (read it inside hooks and tests only).
+ */
+export function freshApp(dialect: Dialect, env: Record<string, string> = {}, dbOptions: { file?: boolean } = {}): TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await createTestApp(dialect, env, dbOptions);
+  });
+  afterAll(async () => {
+    await app?.cleanup();
+  });
+  const made = () => {
+    if (!app) throw new Error("the test app exists once the describe block's beforeAll ran");
+    return app;
+  };
+  return {
+    get database() {
+      return made().database;
+    },
+    get config() {
+      return made().config;
+    },
+    fetch: (pathname, init) => made().fetch(pathname, init),
+    cleanup: () => made().cleanup(),
   };
 }
 

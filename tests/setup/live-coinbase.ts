@@ -1,11 +1,14 @@
 // An app trading live on the fake Coinbase (tests/msw/coinbase.ts): its paper account made,
 // a Coinbase connection saved with sandbox off (as an admin would on Exchanges), and a
 // switching exchange, tuned for tests (short timeouts, fast polls), that has resolved to it.
+import { afterAll, beforeAll } from "vitest";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { type SwitchingExchange, createExchange } from "#app/core/exchange/factory.ts";
+import type { Dialect } from "#db/client.ts";
 import type { makeCdpKey } from "#tests/msw/coinbase.ts";
-import { type TestApp, waitFor } from "./app.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
+import { type TestApp, freshApp, registerVia, waitFor, webhookSecret } from "./app.ts";
 
 export async function goLiveOnFakeCoinbase(app: TestApp, key: ReturnType<typeof makeCdpKey>, by: string): Promise<SwitchingExchange> {
   const db = app.database.db;
@@ -26,4 +29,34 @@ export async function goLiveOnFakeCoinbase(app: TestApp, key: ReturnType<typeof 
   );
   await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
   return exchange;
+}
+
+export interface LiveCoinbaseSuite {
+  app: TestApp;
+  /** The admin's session cookie. */
+  admin: string;
+  secret: string;
+  exchange: SwitchingExchange;
+  /** The worker: stopped after the block; a test that restarts it sets it here. */
+  runner: Runner | null;
+}
+
+/**
+ * A describe block's app live on the fake Coinbase: before its tests a fresh app (this process's
+ * APP_SECRET, SQLite in a file the worker shares) with `<name>_admin` registered, its webhook
+ * secret, the live exchange and, unless `worker: false`, a runner `<name>-w1`; all stopped after.
+ */
+export function liveCoinbaseSuite(dialect: Dialect, key: ReturnType<typeof makeCdpKey>, name: string, options: { worker?: boolean } = {}): LiveCoinbaseSuite {
+  const live = { app: freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true }), runner: null } as LiveCoinbaseSuite;
+  beforeAll(async () => {
+    live.admin = (await registerVia(live.app, `${name}_admin`)).cookie;
+    live.secret = await webhookSecret(live.app, live.admin);
+    live.exchange = await goLiveOnFakeCoinbase(live.app, key, `${name}_admin`);
+    if (options.worker !== false) live.runner = startRunner({ db: live.app.database.db, exchange: live.exchange, workerId: `${name}-w1`, pollMs: 5 });
+  });
+  afterAll(async () => {
+    await live.runner?.stop();
+    live.exchange?.stop();
+  });
+  return live;
 }
