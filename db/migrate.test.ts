@@ -1,11 +1,12 @@
 import Big from "big.js";
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { migrateToLatest } from "#db/migrate.ts";
 import { down, up } from "#db/migrations/2026_11_21_0900_init.ts";
 import { migrations } from "#db/migrations/index.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 // The tables the init migration creates (and its down drops).
 const INIT_TABLES = [
@@ -45,41 +46,35 @@ const norm = (value: string | null) => (value == null ? value : new Big(value).t
 
 describe.each(testDialects())("migrations on %s", (dialect) => {
   describe("from an empty database", () => {
-    let database: TestDatabase;
-    beforeAll(async () => {
-      database = await createTestDatabase(dialect, { migrate: false });
-    });
-    afterAll(async () => {
-      await database?.cleanup();
-    });
+    const fresh = freshDatabase(dialect, { migrate: false });
 
     test("the database starts empty and migrateToLatest applies every migration, init first", async () => {
       expect(everyTableListed).toBe(true);
-      expect(await tableNames(database.db)).toEqual([]);
-      const applied = await migrateToLatest(database.db);
+      expect(await tableNames(fresh.db)).toEqual([]);
+      const applied = await migrateToLatest(fresh.db);
       expect(applied[0]).toBe(INIT);
       expect(applied).toEqual(ALL_MIGRATIONS);
     });
 
     test("every table of DB exists afterwards", async () => {
-      const names = await tableNames(database.db);
+      const names = await tableNames(fresh.db);
       for (const table of TABLES) expect(names, table).toContain(table);
     });
 
     test("a second migrateToLatest applies nothing", async () => {
-      const before = await tableNames(database.db);
-      expect(await migrateToLatest(database.db)).toEqual([]);
-      expect(await tableNames(database.db)).toEqual(before);
+      const before = await tableNames(fresh.db);
+      expect(await migrateToLatest(fresh.db)).toEqual([]);
+      expect(await tableNames(fresh.db)).toEqual(before);
     });
 
     test("running the init migration's up again is harmless (idempotent statements)", async () => {
-      const before = await tableNames(database.db);
-      await expect(up(database.db)).resolves.toBeUndefined();
-      expect(await tableNames(database.db)).toEqual(before);
+      const before = await tableNames(fresh.db);
+      await expect(up(fresh.db)).resolves.toBeUndefined();
+      expect(await tableNames(fresh.db)).toEqual(before);
     });
 
     test("decimals round-trip exactly in trades and positions", async () => {
-      const db = database.db as Kysely<DB>;
+      const db = fresh.db as Kysely<DB>;
       const now = Date.now();
       const values = {
         wide: "123456789012345678.123456789012345678",
@@ -150,7 +145,7 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
     });
 
     test("epoch milliseconds come back as the same numbers", async () => {
-      const db = database.db as Kysely<DB>;
+      const db = fresh.db as Kysely<DB>;
       const ms = 1_893_456_000_123; // 2030, beyond 32 bits
       await db
         .insertInto("settings")
@@ -162,16 +157,10 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
   });
 
   describe("the init migration's down", () => {
-    let database: TestDatabase;
-    beforeAll(async () => {
-      database = await createTestDatabase(dialect);
-    });
-    afterAll(async () => {
-      await database?.cleanup();
-    });
+    const fresh = freshDatabase(dialect);
 
     test("drops every table, even with rows linked by foreign keys, and up restores them", async () => {
-      const db = database.db;
+      const db = fresh.db;
       const now = Date.now();
       await db
         .insertInto("users")

@@ -1,18 +1,12 @@
 // The web process's hint reaches a live worker's UDP port (and only live ones).
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
-import { type TestDatabase, createTestDatabase } from "#tests/setup/db.ts";
 import { listenForWake } from "#worker/wake.ts";
 import { pokeWorkers } from "./worker-wake.server.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 describe("worker wake-up", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase("sqlite");
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
+  const fresh = freshDatabase("sqlite");
 
   test("a poke after commit reaches the worker that published its port; a stopped worker's is skipped", async () => {
     let live = 0;
@@ -20,13 +14,13 @@ describe("worker wake-up", () => {
     const a = await listenForWake(() => (live += 1));
     const b = await listenForWake(() => (stopped += 1));
     const now = Date.now();
-    await writeHeartbeat(database.db, { workerId: "w-live", hostname: "h", pid: 1, startedAt: now, status: "running", info: { wake: a.address } });
-    await writeHeartbeat(database.db, { workerId: "w-stopped", hostname: "h", pid: 2, startedAt: now, status: "stopped", info: { wake: b.address } });
+    await writeHeartbeat(fresh.db, { workerId: "w-live", hostname: "h", pid: 1, startedAt: now, status: "running", info: { wake: a.address } });
+    await writeHeartbeat(fresh.db, { workerId: "w-stopped", hostname: "h", pid: 2, startedAt: now, status: "stopped", info: { wake: b.address } });
     try {
       // The first poke starts the sender and reads the heartbeats; later ones send.
       const deadline = Date.now() + 3000;
       while (live === 0 && Date.now() < deadline) {
-        pokeWorkers(database.db);
+        pokeWorkers(fresh.db);
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(live).toBeGreaterThan(0);

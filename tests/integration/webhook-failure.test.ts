@@ -1,44 +1,39 @@
 // When the signal+job transaction cannot commit, the webhook answers 503 (TradingView
 // resends on 5xx) and leaves nothing half-written: no signal without its job.
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { signalWriterFor } from "#app/services/signal-writer.server.ts";
 import { getWebhookSecret, handleWebhook } from "#app/services/webhook.server.ts";
 import { openDatabase } from "#db/client.ts";
 import { waitFor } from "#tests/setup/app.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { createTestDatabase, testDialects } from "#tests/setup/db.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const APP_SECRET = "failure-test-secret-0123456789abcdef0123";
 
 describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
+  const fresh = freshDatabase(dialect);
 
   test("a failing job insert rolls the signal back and answers 503", async () => {
     allowConsoleError(); // the handler reports the failed commit on stderr
-    const secret = await getWebhookSecret(database.db, APP_SECRET);
-    await sql`alter table jobs rename to jobs_away`.execute(database.db);
+    const secret = await getWebhookSecret(fresh.db, APP_SECRET);
+    await sql`alter table jobs rename to jobs_away`.execute(fresh.db);
     try {
-      const outcome = await handleWebhook(database.db, {
+      const outcome = await handleWebhook(fresh.db, {
         rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market" }),
         token: null,
         appSecret: APP_SECRET,
         ip: "127.0.0.1",
       });
       expect(outcome).toEqual({ status: 503, body: { success: false, error: "Signal could not be stored, please retry" } });
-      const signals = await database.db.selectFrom("signals").select("id").execute();
+      const signals = await fresh.db.selectFrom("signals").select("id").execute();
       expect(signals).toEqual([]);
     } finally {
-      await sql`alter table jobs_away rename to jobs`.execute(database.db);
+      await sql`alter table jobs_away rename to jobs`.execute(fresh.db);
     }
     // TradingView's resend, once the database is healthy again, is stored (not a "duplicate").
-    const retry = await handleWebhook(database.db, {
+    const retry = await handleWebhook(fresh.db, {
       rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market" }),
       token: null,
       appSecret: APP_SECRET,
@@ -51,7 +46,7 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
     // A file database (SQLite) so a second connection can hold the write lock; on MySQL the
     // holder locks the activity log table. Either way the writer's first batch stalls and
     // the 4,000 writes behind it stay queued while the webhook arrives.
-    const db = dialect === "sqlite" ? await createTestDatabase(dialect, { file: true }) : database;
+    const db = dialect === "sqlite" ? await createTestDatabase(dialect, { file: true }) : fresh.database;
     const secret = await getWebhookSecret(db.db, APP_SECRET); // created before the lock is taken
     const holder = await openDatabase(db.url);
     let release!: () => void;
@@ -94,7 +89,7 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
       release();
       await holding.catch(() => undefined);
       await holder.destroy();
-      if (db !== database) await db.cleanup();
+      if (db !== fresh.database) await db.cleanup();
     }
   });
 });

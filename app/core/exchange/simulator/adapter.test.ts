@@ -1,15 +1,16 @@
 // The paper-trading exchange on both dialects. Every expected amount below is computed by
 // hand in the comment beside it (defaults: taker fee 0.0006, maker fee 0.0002, slippage
 // 0.0005, starting balance 10000 USDC).
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeEach, describe, expect, test } from "vitest";
 import { D, sum } from "#app/core/decimal.ts";
 import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, TemporaryError } from "#app/core/exchange/errors.ts";
 import type { PlaceOrderRequest } from "#app/core/exchange/types.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
 import { DEFAULT_PAPER_PROFILE_KEY } from "./account.ts";
 import { SimulatorAdapter, type SimulatorOptions } from "./adapter.ts";
 import { setPrice } from "./price-feed.ts";
 import { matchRestingOrders } from "./resting-orders.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 let sequence = 0;
 const cid = () => `test-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
@@ -30,15 +31,9 @@ const limit = (symbol: string, side: "buy" | "sell", quantity: string, price: st
 });
 
 describe.each(testDialects())("simulator exchange on %s", (dialect) => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
+  const fresh = freshDatabase(dialect);
   beforeEach(async () => {
-    const db = database.db;
+    const db = fresh.db;
     await db.deleteFrom("sim_orders").execute();
     await db.deleteFrom("sim_positions").execute();
     await db.deleteFrom("balances").execute();
@@ -46,27 +41,27 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     await db.deleteFrom("market_prices").execute();
   });
 
-  const sim = (options: SimulatorOptions = {}) => new SimulatorAdapter(database.db, options);
+  const sim = (options: SimulatorOptions = {}) => new SimulatorAdapter(fresh.db, options);
   const usdc = async (adapter: SimulatorAdapter) => (await adapter.getBalances()).find((b) => b.currency === "USDC")!;
   const positionRow = (symbol: string) =>
-    database.db.selectFrom("sim_positions").selectAll().where("symbol", "=", symbol).executeTakeFirst();
+    fresh.db.selectFrom("sim_positions").selectAll().where("symbol", "=", symbol).executeTakeFirst();
 
   test("a paper profile is created once, even by four adapters starting together", async () => {
     const adapters = [sim(), sim(), sim(), sim()];
     const ids = await Promise.all(adapters.map((a) => a.ensureAccount()));
     expect(new Set(ids).size).toBe(1);
-    const profiles = await database.db.selectFrom("profiles").selectAll().execute();
+    const profiles = await fresh.db.selectFrom("profiles").selectAll().execute();
     expect(profiles).toHaveLength(1);
     expect(profiles[0]).toMatchObject({ id: ids[0], profile_id: DEFAULT_PAPER_PROFILE_KEY, source: "simulator", name: "Paper trading", is_default: 1 });
     expect(await adapters[0]!.getBalances()).toEqual([{ currency: "USDC", available: "10000", hold: "0" }]);
     // A later start never resets the balance.
-    await database.db.updateTable("balances").set({ available: "1234.5" }).execute();
+    await fresh.db.updateTable("balances").set({ available: "1234.5" }).execute();
     expect(await sim().getBalances()).toEqual([{ currency: "USDC", available: "1234.5", hold: "0" }]);
   });
 
   test("market buy then sell: slippage, taker fee, margin held then released, P&L credited", async () => {
     const adapter = sim();
-    await setPrice(database.db, "BTC-PERP", "95000", "test");
+    await setPrice(fresh.db, "BTC-PERP", "95000", "test");
     const buy = await adapter.placeOrder(market("BTC-PERP", "buy", "0.5", { leverage: 10 }));
     // fill 95000 x 1.0005 = 95047.5; notional 47523.75; fee x 0.0006 = 28.51425; margin / 10 = 4752.375
     expect(buy).toMatchObject({
@@ -93,7 +88,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
       { symbol: "BTC-PERP", side: "long", quantity: "0.5", entryPrice: "95047.5", markPrice: "95000", unrealizedPnl: "-23.75", leverage: 10, marginType: "cross", liquidationPrice: "75482" },
     ]);
 
-    await setPrice(database.db, "BTC-PERP", "96000", "test");
+    await setPrice(fresh.db, "BTC-PERP", "96000", "test");
     const sell = await adapter.placeOrder(market("BTC-PERP", "sell", "0.5", { leverage: 10 }));
     // fill 96000 x 0.9995 = 95952; fee 47976 x 0.0006 = 28.7856; realized (95952 - 95047.5) x 0.5 = 452.25
     expect(sell).toMatchObject({ status: "filled", averagePrice: "95952", fee: "28.7856", filledQuantity: "0.5" });
@@ -107,20 +102,20 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("market sell opens a short: the seller receives less", async () => {
     const adapter = sim();
-    await setPrice(database.db, "ETH-PERP", "3400", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3400", "test");
     const order = await adapter.placeOrder(market("ETH-PERP", "sell", "2", { leverage: 5 }));
     // fill 3400 x 0.9995 = 3398.3; notional 6796.6; fee 4.07796; margin 1359.32
     expect(order).toMatchObject({ status: "filled", averagePrice: "3398.3", fee: "4.07796" });
     // 10000 - 1359.32 - 4.07796 = 8636.60204
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "8636.60204", hold: "1359.32" });
-    await setPrice(database.db, "ETH-PERP", "3300", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3300", "test");
     // short: (3398.3 - 3300) x 2 = 196.6
     expect(await adapter.getPositions()).toMatchObject([{ symbol: "ETH-PERP", side: "short", quantity: "2", entryPrice: "3398.3", markPrice: "3300", unrealizedPnl: "196.6", leverage: 5 }]);
   });
 
   test("the same client order id gives the first order back, never a second one", async () => {
     const adapter = sim();
-    await setPrice(database.db, "ETH-PERP", "3000", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3000", "test");
     const request = market("ETH-PERP", "buy", "1");
     const first = await adapter.placeOrder(request);
     const again = await adapter.placeOrder({ ...request, quantity: "3", side: "sell" });
@@ -132,7 +127,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     const racing = market("ETH-PERP", "buy", "1");
     const results = await Promise.all([sim(), sim(), sim()].map((a) => a.placeOrder(racing)));
     expect(new Set(results.map((r) => r.orderId)).size).toBe(1);
-    const rows = await database.db.selectFrom("sim_orders").selectAll().execute();
+    const rows = await fresh.db.selectFrom("sim_orders").selectAll().execute();
     expect(rows).toHaveLength(2);
     // two fills of 1 ETH at 3001.5 (3000 x 1.0005): fee 1.8009 each, margin 3001.5 each
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "3993.3982", hold: "6003" });
@@ -141,8 +136,8 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("quantities round down to the increment; below the minimum is refused and not stored", async () => {
     const adapter = sim({ slippage: "0" });
-    await setPrice(database.db, "BTC-PERP", "95000", "test");
-    await setPrice(database.db, "XRP-PERP", "2.2", "test");
+    await setPrice(fresh.db, "BTC-PERP", "95000", "test");
+    await setPrice(fresh.db, "XRP-PERP", "2.2", "test");
     const btc = await adapter.placeOrder(market("BTC-PERP", "buy", "0.00019"));
     expect(btc).toMatchObject({ quantity: "0.0001", filledQuantity: "0.0001", fee: "0.0057" }); // 9.5 x 0.0006
     const xrp = await adapter.placeOrder(market("XRP-PERP", "sell", "1.9"));
@@ -169,7 +164,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("leverage must be a whole number from 1 to 10", async () => {
     const adapter = sim();
-    await setPrice(database.db, "SOL-PERP", "180", "test");
+    await setPrice(fresh.db, "SOL-PERP", "180", "test");
     for (const leverage of [0, 11, 2.5, -1, Number.NaN]) {
       await expect(adapter.placeOrder(market("SOL-PERP", "buy", "1", { leverage }))).rejects.toThrow(
         `Leverage must be a whole number from 1 to 10, got ${leverage}`,
@@ -177,12 +172,12 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     }
     expect((await adapter.placeOrder(market("SOL-PERP", "buy", "1", { leverage: 1 }))).leverage).toBe(1);
     expect((await adapter.placeOrder(market("SOL-PERP", "buy", "1", { leverage: 10 }))).leverage).toBe(10);
-    expect(await database.db.selectFrom("sim_orders").selectAll().execute()).toHaveLength(2);
+    expect(await fresh.db.selectFrom("sim_orders").selectAll().execute()).toHaveLength(2);
   });
 
   test("insufficient margin: rejected, stored as rejected, balance unchanged", async () => {
     const adapter = sim();
-    await setPrice(database.db, "BTC-PERP", "95000", "test");
+    await setPrice(fresh.db, "BTC-PERP", "95000", "test");
     const request = market("BTC-PERP", "buy", "1", { leverage: 1 });
     // needs 95047.5 margin + 57.0285 fee = 95104.5285
     const message = "Insufficient margin: order needs 95104.53 USDC, available 10000.00 USDC";
@@ -200,7 +195,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("net position: reduce, flip, close, with realized P&L credited exactly", async () => {
     const adapter = sim({ slippage: "0" });
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "ETH-PERP", "3000", "test");
     await adapter.placeOrder(market("ETH-PERP", "buy", "2", { leverage: 2 }));
     // margin 6000 / 2 = 3000, fee 3.6
@@ -236,9 +231,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("extending a position averages the entry price exactly on both dialects", async () => {
     const adapter = sim({ slippage: "0", feeRate: "0" });
-    await setPrice(database.db, "ETH-PERP", "3000", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3000", "test");
     await adapter.placeOrder(market("ETH-PERP", "buy", "1"));
-    await setPrice(database.db, "ETH-PERP", "3100", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3100", "test");
     await adapter.placeOrder(market("ETH-PERP", "buy", "2"));
     // (3000 + 6200) / 3 = 3066.666... rounded to 18 places; unrealized at 3100 = 33.333...333 x 3
     expect(await adapter.getPositions()).toEqual([
@@ -259,7 +254,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("reduce-only orders are trimmed to the open position and never open one", async () => {
     const adapter = sim({ slippage: "0" });
-    await setPrice(database.db, "ETH-PERP", "3000", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3000", "test");
     await adapter.placeOrder(market("ETH-PERP", "buy", "1"));
     // Same direction as the position: nothing to reduce.
     const same = market("ETH-PERP", "buy", "1", { reduceOnly: true });
@@ -285,7 +280,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("a limit rests, holds margin + maker fee, and fills at its price when the price crosses", async () => {
     const adapter = sim();
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "ETH-PERP", "3000", "test");
     const order = await adapter.placeOrder(limit("ETH-PERP", "buy", "2", "2950", { leverage: 5 }));
     expect(order).toMatchObject({ status: "open", price: "2950", filledQuantity: "0", fee: "0" });
@@ -307,7 +302,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("a sell limit that closes a position reserves only its fee, and fills as a maker", async () => {
     const adapter = sim({ slippage: "0" });
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "SOL-PERP", "180", "test");
     await adapter.placeOrder(market("SOL-PERP", "buy", "10", { leverage: 2 }));
     // margin 900, fee 1.08
@@ -323,7 +318,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("a limit that already crosses fills at once as a taker, never worse than its limit", async () => {
     const adapter = sim();
-    await setPrice(database.db, "ETH-PERP", "3000", "test");
+    await setPrice(fresh.db, "ETH-PERP", "3000", "test");
     const sell = await adapter.placeOrder(limit("ETH-PERP", "sell", "1", "2900"));
     // taker price 3000 x 0.9995 = 2998.5 is better than 2900; taker fee 1.7991
     expect(sell).toMatchObject({ status: "filled", price: "2900", averagePrice: "2998.5", fee: "1.7991" });
@@ -335,7 +330,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("cancel releases the hold; only open orders can be cancelled", async () => {
     const adapter = sim();
-    await setPrice(database.db, "BTC-PERP", "95000", "test");
+    await setPrice(fresh.db, "BTC-PERP", "95000", "test");
     const order = await adapter.placeOrder(limit("BTC-PERP", "sell", "0.1", "99000", { leverage: 3 }));
     // 9900 / 3 = 3300 margin + 1.98 maker fee
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "6698.02", hold: "3301.98" });
@@ -354,7 +349,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("a resting limit that cannot be afforded any more is cancelled at the cross, with the reason", async () => {
     const adapter = sim({ slippage: "0", startingBalance: "1000" });
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "ETH-PERP", "3000", "test");
     const order = await adapter.placeOrder(limit("ETH-PERP", "buy", "1", "2900", { leverage: 5 }));
     // hold 580 margin + 0.58 maker fee: available 419.42; then a loss elsewhere leaves available at -10
@@ -371,7 +366,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
 
   test("balances, products, ticker and connection test report the paper account", async () => {
     const adapter = sim();
-    const db = database.db;
+    const db = fresh.db;
     expect(await adapter.testConnection()).toEqual({ success: true, message: "Simulator ready: 10000.00 USDC available" });
     expect(adapter.name).toBe("simulator");
     expect(adapter.label).toBe("Simulator (paper trading)");
@@ -417,7 +412,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
   test("separate profiles keep separate accounts", async () => {
     const a = sim({ profileId: "paper-a", startingBalance: "500" });
     const b = sim({ profileId: "paper-b" });
-    await setPrice(database.db, "XRP-PERP", "2.2", "test");
+    await setPrice(fresh.db, "XRP-PERP", "2.2", "test");
     await a.placeOrder(market("XRP-PERP", "buy", "100", { leverage: 1 }));
     expect(await a.getPositions()).toHaveLength(1);
     expect(await b.getPositions()).toEqual([]);
@@ -427,7 +422,7 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
   });
 
   test("four parallel callers trading one account leave the books consistent", async () => {
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "BTC-PERP", "95000", "test");
     await setPrice(db, "ETH-PERP", "3400", "test");
     const callers = [0, 1, 2, 3].map(() => sim({ startingBalance: "100000" }));

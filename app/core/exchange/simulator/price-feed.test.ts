@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { PRODUCTS } from "#app/core/products.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import {
   COINBASE_PUBLIC_BASE,
   type FetchLike,
@@ -131,19 +132,13 @@ describe("Coinbase public prices (fake fetch, never the network)", () => {
 });
 
 describe.each(testDialects())("price feed on %s", (dialect) => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  });
-  afterAll(async () => {
-    await database?.cleanup();
-  });
+  const fresh = freshDatabase(dialect);
   beforeEach(async () => {
-    await database.db.deleteFrom("market_prices").execute();
+    await fresh.db.deleteFrom("market_prices").execute();
   });
 
   test("setPrice inserts then updates (upsert); getPrice reads it back normalised", async () => {
-    const db = database.db;
+    const db = fresh.db;
     expect(await getPrice(db, "BTC-PERP")).toBeNull();
     await setPrice(db, "BTC-PERP", "95000.10", "test");
     expect(await getPrice(db, "BTC-PERP")).toMatchObject({ symbol: "BTC-PERP", price: "95000.1", bid: null, ask: null, source: "test" });
@@ -163,7 +158,7 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
   });
 
   test("offline: a tick walks from the last stored price (reference when none) and stores all four", async () => {
-    const db = database.db;
+    const db = fresh.db;
     await setPrice(db, "BTC-PERP", "50000", "test");
     const net = offline();
     const ticks: PriceTick[][] = [];
@@ -190,7 +185,7 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
   });
 
   test("after public prices were seen, a failed fetch writes nothing (prices go stale) and never switches to the walk", async () => {
-    const db = database.db;
+    const db = fresh.db;
     const { impl } = fakeFetch(PUBLIC);
     let up = true;
     const net = offline();
@@ -207,7 +202,7 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
   });
 
   test("online: public prices are stored with source coinbase", async () => {
-    const db = database.db;
+    const db = fresh.db;
     const { impl } = fakeFetch(PUBLIC);
     const feed = createPriceFeed(db, { seed: 1, fetchImpl: impl });
     const ticks = await feed.tick();
@@ -217,7 +212,7 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
   });
 
   test("startPriceFeed ticks on its interval until stopped", async () => {
-    const db = database.db;
+    const db = fresh.db;
     const ticks: PriceTick[][] = [];
     const stop = startPriceFeed(db, { intervalMs: 5, usePublicPrices: false, seed: 3, onTick: (t) => void ticks.push(t) });
     const deadline = Date.now() + 5000;
