@@ -1,7 +1,13 @@
-// Full-screen states before login: the loading screen and 'Initializing...'.
+// Screens before login: the full-screen loading and 'Initializing...' states, and the card
+// of the sign-in, registration and two-factor forms.
+import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
+import type { ReactNode } from "react";
 import { Logo } from "./logo.tsx";
 
 export function FullScreenMessage({ text, testId }: { text: string; testId: string }) {
@@ -31,3 +37,42 @@ export function FullScreenMessage({ text, testId }: { text: string; testId: stri
 
 export const LoadingScreen = () => <FullScreenMessage text="Loading..." testId="loading-screen" />;
 export const InitializingScreen = () => <FullScreenMessage text="Initializing..." testId="initializing-screen" />;
+
+/**
+ * The card of the sign-in, registration and two-factor screens: the title, an optional
+ * intro line, the form's error, the form, and a footer line (the link to the other screen).
+ */
+export function AuthCard({ title, intro, error, errorId, footer, children }: { title: string; intro?: ReactNode; error?: string; errorId?: string; footer: ReactNode; children: ReactNode }) {
+  return (
+    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
+      <CardContent sx={{ p: 4 }}>
+        <Typography variant="h2" component="h1" gutterBottom>
+          {title}
+        </Typography>
+        {intro ? (
+          <Typography color="text.secondary" sx={{ mb: 2 }}>
+            {intro}
+          </Typography>
+        ) : null}
+        {error ? (
+          <Alert severity="error" id={errorId} sx={{ mb: 1 }}>
+            {error}
+          </Alert>
+        ) : null}
+        {children}
+        <Typography sx={{ mt: 3 }} color="text.secondary">
+          {footer}
+        </Typography>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** The screens' one submit button, full width, with its busy label while the post runs. */
+export function AuthSubmit({ busy, label, busyLabel }: { busy: boolean; label: string; busyLabel: string }) {
+  return (
+    <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
+      {busy ? busyLabel : label}
+    </Button>
+  );
+}

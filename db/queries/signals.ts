@@ -46,15 +46,8 @@ export function signalRowToSignal(row: SignalRow): Signal {
   };
 }
 
-export interface NewSignal {
-  id: string;
-  action: "buy" | "sell";
-  symbol: string;
-  orderType: "market" | "limit";
-  price: string | null;
-  quantity: string;
-  payload: Record<string, unknown>;
-  strategy: string | null;
+/** A signal to store: the stored signal's fields, with its time as epoch ms and its dedupe key. */
+export interface NewSignal extends Pick<Signal, "id" | "action" | "symbol" | "orderType" | "price" | "quantity" | "payload" | "strategy"> {
   signalTime: number | null;
   dedupeKey: string;
   status: SignalStatus;

@@ -72,13 +72,7 @@ export function tradeRowToTrade(row: TradeRow): Trade {
   };
 }
 
-export interface NewTrade {
-  id: string;
-  symbol: string;
-  side: "buy" | "sell";
-  orderType: "market" | "limit";
-  quantity: string;
-  price: string | null;
+export interface NewTrade extends Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price"> {
   source: string;
   clientOrderId: string;
   exchange: string;

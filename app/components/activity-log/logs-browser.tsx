@@ -96,28 +96,8 @@ export function LogsBrowser({
           To
           <input type="date" name="to" defaultValue={filters.to} style={field} data-testid="logs-filter-to" />
         </label>
-        <label style={label}>
-          Type
-          <select name="type" defaultValue={filters.type} style={field} data-testid="logs-filter-type">
-            <option value="">All types</option>
-            {LOG_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label style={label}>
-          Level
-          <select name="level" defaultValue={filters.level} style={field} data-testid="logs-filter-level">
-            <option value="">All levels</option>
-            {LOG_LEVELS.map((l) => (
-              <option key={l} value={l}>
-                {l}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Type" name="type" value={filters.type} all="All types" options={LOG_TYPES} />
+        <FilterSelect label="Level" name="level" value={filters.level} all="All levels" options={LOG_LEVELS} />
         {strategies && strategies.length > 0 ? (
           <label style={label} data-testid="logs-strategy-filter">
             Strategy
@@ -173,5 +153,22 @@ export function LogsBrowser({
         ) : null}
       </ul>
     </div>
+  );
+}
+
+/** A labelled native select of one filter: "all" first (the empty value), then each option. */
+function FilterSelect({ label: text, name, value, all, options }: { label: string; name: string; value: string; all: string; options: readonly string[] }) {
+  return (
+    <label style={label}>
+      {text}
+      <select name={name} defaultValue={value} style={field} data-testid={`logs-filter-${name}`}>
+        <option value="">{all}</option>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

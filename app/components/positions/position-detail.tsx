@@ -10,11 +10,12 @@ import TableCell from "@mui/material/TableCell";
 import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Typography from "@mui/material/Typography";
-import { type ReactNode, useEffect, useRef } from "react";
+import { useEffect, useRef } from "react";
 import type { Trade } from "#db/queries/trades.ts";
 import { ApiError } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
@@ -41,18 +42,6 @@ export function detailsErrorText(error: unknown): string {
   return "Network error";
 }
 
-function Field({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <Box data-testid={testId}>
-      <Typography variant="caption" color="text.secondary" component="div">
-        {label}
-      </Typography>
-      <Typography variant="body2" component="div" sx={{ fontVariantNumeric: "tabular-nums" }}>
-        {children}
-      </Typography>
-    </Box>
-  );
-}
 
 export function PositionDetail({ position }: { position: { id: string; symbol: string; side: "long" | "short"; quantity: string; entryTradeId: string | null } }) {
   const query = useApiQuery<PositionDetailsResponse>(`/api/positions/${position.id}/details`, { refetchIntervalMs: DETAILS_POLL_MS });
@@ -68,19 +57,19 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
   const data = query.data;
   const header = (
     <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(5, 1fr)" }, mb: 2 }}>
-      <Field label="Position ID" testId="detail-position-id">{shortId(position.id)}</Field>
-      <Field label="Exchange" testId="detail-exchange">{data?.exchange.label ?? "—"}</Field>
-      <Field label="Entry Trade" testId="detail-entry-trade">{shortId(position.entryTradeId)}</Field>
-      <Field label="Side / Amount" testId="detail-side">
+      <LabelledValue numeric label="Position ID" testId="detail-position-id">{shortId(position.id)}</LabelledValue>
+      <LabelledValue numeric label="Exchange" testId="detail-exchange">{data?.exchange.label ?? "—"}</LabelledValue>
+      <LabelledValue numeric label="Entry Trade" testId="detail-entry-trade">{shortId(position.entryTradeId)}</LabelledValue>
+      <LabelledValue numeric label="Side / Amount" testId="detail-side">
         {position.side.toUpperCase()} {formatQuantity(position.quantity)} {position.symbol}
-      </Field>
-      <Field label="Related Signal" testId="detail-signal">
+      </LabelledValue>
+      <LabelledValue numeric label="Related Signal" testId="detail-signal">
         {data?.relatedSignal
           ? `${shortId(data.relatedSignal.id)} · ${data.relatedSignal.action.toUpperCase()} · ${formatDateTime(data.relatedSignal.createdAt)}`
           : data
             ? "None (manual)"
             : "—"}
-      </Field>
+      </LabelledValue>
     </Box>
   );
 
@@ -156,9 +145,9 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
         </Table>
       </Box>
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(3, 1fr)" } }}>
-        <Field label="Total Volume" testId="detail-volume">{formatVolume(data.metrics.totalVolume)} USDC</Field>
-        <Field label="Estimated Fees" testId="detail-fees">{formatPrice(data.metrics.estimatedFees)} USDC</Field>
-        <Field label="Unrealized P&L" testId="detail-unrealized">{formatPnl(data.metrics.unrealizedPnL)} USDC</Field>
+        <LabelledValue numeric label="Total Volume" testId="detail-volume">{formatVolume(data.metrics.totalVolume)} USDC</LabelledValue>
+        <LabelledValue numeric label="Estimated Fees" testId="detail-fees">{formatPrice(data.metrics.estimatedFees)} USDC</LabelledValue>
+        <LabelledValue numeric label="Unrealized P&L" testId="detail-unrealized">{formatPnl(data.metrics.unrealizedPnL)} USDC</LabelledValue>
       </Box>
     </Box>
   );

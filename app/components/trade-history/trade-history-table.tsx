@@ -23,6 +23,7 @@ import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, 
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
+import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { LeanChip, LeanIcon, LeanIconButton, T, TABLE, cls } from "../ui/lean.tsx";
 import { S } from "./trade-history-table.css.ts";
@@ -206,18 +207,6 @@ function TradeRow({ trade, open, onToggle }: { trade: TradeRowData; open: boolea
   );
 }
 
-function Item({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
-  return (
-    <Box data-testid={testId}>
-      <Typography variant="caption" color="text.secondary" component="div">
-        {label}
-      </Typography>
-      <Typography variant="body2" component="div" sx={{ overflowWrap: "anywhere" }}>
-        {children}
-      </Typography>
-    </Box>
-  );
-}
 
 const money = (v: string, decimals: number) => `${toFixed(v, decimals)} USD`;
 
@@ -263,30 +252,30 @@ export function TradeDetailsPanel({ id }: { id: string }) {
   return (
     <Box data-testid="trade-details">
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, minmax(0, 1fr))" } }}>
-        <Item label="Trade ID" testId="detail-trade-id">
+        <LabelledValue label="Trade ID" testId="detail-trade-id">
           <Tooltip title={trade.id}>
             <Box component="span" sx={{ fontFamily: "monospace" }}>
               {shortId(trade.id)}
             </Box>
           </Tooltip>
-        </Item>
-        <Item label="Exchange" testId="detail-exchange">
+        </LabelledValue>
+        <LabelledValue label="Exchange" testId="detail-exchange">
           {exchangeLabel(trade.exchange)}
-        </Item>
-        <Item label="Order ID" testId="detail-order-id">
+        </LabelledValue>
+        <LabelledValue label="Order ID" testId="detail-order-id">
           <Box component="span" sx={{ fontFamily: "monospace" }} title={trade.orderId ?? undefined}>
             {shortOrderId(trade.orderId)}
           </Box>
-        </Item>
-        <Item label="Source" testId="detail-source">
+        </LabelledValue>
+        <LabelledValue label="Source" testId="detail-source">
           {trade.source}
-        </Item>
-        <Item label="Side and amount">{`${trade.side.toUpperCase()} ${formatQuantity(trade.quantity)} ${trade.symbol}${trade.leverage ? ` · ${trade.leverage}x ${trade.marginType ?? ""}` : ""}`}</Item>
-        <Item label="Created">
+        </LabelledValue>
+        <LabelledValue label="Side and amount">{`${trade.side.toUpperCase()} ${formatQuantity(trade.quantity)} ${trade.symbol}${trade.leverage ? ` · ${trade.leverage}x ${trade.marginType ?? ""}` : ""}`}</LabelledValue>
+        <LabelledValue label="Created">
           <TimeText iso={trade.createdAt} />
-        </Item>
-        <Item label="Executed">{trade.executedAt ? <TimeText iso={trade.executedAt} /> : "—"}</Item>
-        <Item label="Related signal" testId="detail-signal">
+        </LabelledValue>
+        <LabelledValue label="Executed">{trade.executedAt ? <TimeText iso={trade.executedAt} /> : "—"}</LabelledValue>
+        <LabelledValue label="Related signal" testId="detail-signal">
           {relatedSignal ? (
             <>
               <Box component="span" sx={{ fontFamily: "monospace" }}>
@@ -298,17 +287,17 @@ export function TradeDetailsPanel({ id }: { id: string }) {
           ) : (
             "None (not from a signal)"
           )}
-        </Item>
-        <Item label="Total value" testId="detail-total-value">
+        </LabelledValue>
+        <LabelledValue label="Total value" testId="detail-total-value">
           {money(metrics.totalValue, 2)}
-        </Item>
-        <Item label="Estimated fees" testId="detail-fees">
+        </LabelledValue>
+        <LabelledValue label="Estimated fees" testId="detail-fees">
           {money(metrics.estimatedFees, 4)}
-        </Item>
-        <Item label="Executed quantity" testId="detail-executed-quantity">
+        </LabelledValue>
+        <LabelledValue label="Executed quantity" testId="detail-executed-quantity">
           {formatQuantity(metrics.executedQuantity)}
-        </Item>
-        {trade.errorMessage ? <Item label="Error">{trade.errorMessage}</Item> : null}
+        </LabelledValue>
+        {trade.errorMessage ? <LabelledValue label="Error">{trade.errorMessage}</LabelledValue> : null}
       </Box>
       {data.chart ? (
         <Box sx={{ mt: 2 }}>

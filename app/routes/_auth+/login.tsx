@@ -1,14 +1,10 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import Alert from "@mui/material/Alert";
-import Button from "@mui/material/Button";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
 import Link from "@mui/material/Link";
-import Typography from "@mui/material/Typography";
 import { type ActionFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useRef } from "react";
+import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
@@ -84,40 +80,26 @@ export default function LoginPage() {
   }, [actionData, toast]);
 
   return (
-    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
-      <CardContent sx={{ p: 4 }}>
-        <Typography variant="h2" component="h1" gutterBottom>
-          Sign in
-        </Typography>
-        <Typography color="text.secondary" sx={{ mb: 2 }}>
-          Sign in to manage your trading automation.
-        </Typography>
-        {form.errors?.length ? (
-          <Alert severity="error" id={form.errorId} sx={{ mb: 1 }}>
-            {form.errors[0]}
-          </Alert>
-        ) : null}
-        <Form method="post" action="/login" {...getFormProps(form)}>
-          <input type="hidden" name="redirectTo" value={redirectTo} />
-          <Field
-            field={fields.username}
-            label="Username"
-            autoComplete="username"
-            autoFocus
-            inputRef={usernameRef}
-          />
-          <Field field={fields.password} label="Password" type="password" autoComplete="current-password" />
-          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
-            {busy ? "Signing in..." : "Sign in"}
-          </Button>
-        </Form>
-        <Typography sx={{ mt: 3 }} color="text.secondary">
+    <AuthCard
+      title="Sign in"
+      intro="Sign in to manage your trading automation."
+      error={form.errors?.[0]}
+      errorId={form.errorId}
+      footer={
+        <>
           No account yet?{" "}
           <Link component={RemixLink} to={redirectTo ? `/register?redirectTo=${encodeURIComponent(redirectTo)}` : "/register"}>
             Create account
           </Link>
-        </Typography>
-      </CardContent>
-    </Card>
+        </>
+      }
+    >
+      <Form method="post" action="/login" {...getFormProps(form)}>
+        <input type="hidden" name="redirectTo" value={redirectTo} />
+        <Field field={fields.username} label="Username" autoComplete="username" autoFocus inputRef={usernameRef} />
+        <Field field={fields.password} label="Password" type="password" autoComplete="current-password" />
+        <AuthSubmit busy={busy} label="Sign in" busyLabel="Signing in..." />
+      </Form>
+    </AuthCard>
   );
 }

@@ -1,14 +1,12 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Alert from "@mui/material/Alert";
-import Button from "@mui/material/Button";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
 import Link from "@mui/material/Link";
 import Typography from "@mui/material/Typography";
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect } from "react";
+import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
@@ -93,47 +91,44 @@ export default function RegisterPage() {
   }, [actionData, toast]);
 
   return (
-    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
-      <CardContent sx={{ p: 4 }}>
-        <Typography variant="h2" component="h1" gutterBottom>
-          Create account
-        </Typography>
-        {mode.kind === "closed" ? (
-          <Alert severity="info" sx={{ mb: 1 }} data-testid="registration-closed">
-            {mode.inviteInvalid ? "This invite link is not valid any more (used, revoked or expired). " : ""}
-            {REGISTRATION_BY_INVITATION}
-          </Alert>
-        ) : (
-          <Typography color="text.secondary" sx={{ mb: 2 }}>
-            {mode.kind === "first"
-              ? "The first account becomes the administrator."
-              : `This account will be ${ROLE_TEXT[mode.role ?? "viewer"]}.`}
-          </Typography>
-        )}
-        {actionData?.toast ? (
-          <Alert severity="error" sx={{ mb: 1 }}>
-            {actionData.toast.title}: {actionData.toast.description}
-          </Alert>
-        ) : null}
-        {mode.kind === "closed" ? null : (
-        <Form method="post" action={inviteCode ? `/register?invite=${encodeURIComponent(inviteCode)}` : "/register"} {...getFormProps(form)}>
-          <input type="hidden" name="redirectTo" value={redirectTo} />
-          <input type="hidden" name="invite" value={inviteCode} />
-          <Field field={fields.username} label="Username" autoComplete="username" autoFocus helperText="3-20 letters, numbers or underscores" />
-          <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
-          <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
-          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
-            {busy ? "Creating account..." : "Create account"}
-          </Button>
-        </Form>
-        )}
-        <Typography sx={{ mt: 3 }} color="text.secondary">
+    <AuthCard
+      title="Create account"
+      footer={
+        <>
           Already have an account?{" "}
           <Link component={RemixLink} to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}>
             Sign in
           </Link>
+        </>
+      }
+    >
+      {mode.kind === "closed" ? (
+        <Alert severity="info" sx={{ mb: 1 }} data-testid="registration-closed">
+          {mode.inviteInvalid ? "This invite link is not valid any more (used, revoked or expired). " : ""}
+          {REGISTRATION_BY_INVITATION}
+        </Alert>
+      ) : (
+        <Typography color="text.secondary" sx={{ mb: 2 }}>
+          {mode.kind === "first"
+            ? "The first account becomes the administrator."
+            : `This account will be ${ROLE_TEXT[mode.role ?? "viewer"]}.`}
         </Typography>
-      </CardContent>
-    </Card>
+      )}
+      {actionData?.toast ? (
+        <Alert severity="error" sx={{ mb: 1 }}>
+          {actionData.toast.title}: {actionData.toast.description}
+        </Alert>
+      ) : null}
+      {mode.kind === "closed" ? null : (
+      <Form method="post" action={inviteCode ? `/register?invite=${encodeURIComponent(inviteCode)}` : "/register"} {...getFormProps(form)}>
+        <input type="hidden" name="redirectTo" value={redirectTo} />
+        <input type="hidden" name="invite" value={inviteCode} />
+        <Field field={fields.username} label="Username" autoComplete="username" autoFocus helperText="3-20 letters, numbers or underscores" />
+        <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
+        <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
+        <AuthSubmit busy={busy} label="Create account" busyLabel="Creating account..." />
+      </Form>
+      )}
+    </AuthCard>
   );
 }

@@ -3,14 +3,10 @@
 // code or recovery code starts the session. Plain form post: works without JavaScript.
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import Alert from "@mui/material/Alert";
-import Button from "@mui/material/Button";
-import Card from "@mui/material/Card";
-import CardContent from "@mui/material/CardContent";
 import Link from "@mui/material/Link";
-import Typography from "@mui/material/Typography";
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useNavigation } from "@remix-run/react";
+import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
 import { TwoFactorCodeFormSchema } from "#app/core/schemas/auth.ts";
 import { completeLogin, findUserById } from "#app/services/auth.server.ts";
@@ -63,37 +59,27 @@ export default function TwoFactorPage() {
   });
 
   return (
-    <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
-      <CardContent sx={{ p: 4 }}>
-        <Typography variant="h2" component="h1" gutterBottom>
-          Two-factor code
-        </Typography>
-        <Typography color="text.secondary" sx={{ mb: 2 }}>
-          Enter the 6-digit code your authenticator app shows for PerpDesk. Lost your phone? Enter one of your recovery codes instead.
-        </Typography>
-        {form.errors?.length ? (
-          <Alert severity="error" id={form.errorId} sx={{ mb: 1 }}>
-            {form.errors[0]}
-          </Alert>
-        ) : null}
-        <Form method="post" action="/two-factor" {...getFormProps(form)}>
-          <Field
-            field={fields.code}
-            label="Authentication code"
-            autoComplete="one-time-code"
-            autoFocus
-            slotProps={{ htmlInput: { inputMode: "text", spellCheck: false, autoCapitalize: "off" } }}
-          />
-          <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
-            {busy ? "Verifying..." : "Verify"}
-          </Button>
-        </Form>
-        <Typography sx={{ mt: 3 }} color="text.secondary">
-          <Link component={RemixLink} to="/login">
-            Back to sign in
-          </Link>
-        </Typography>
-      </CardContent>
-    </Card>
+    <AuthCard
+      title="Two-factor code"
+      intro="Enter the 6-digit code your authenticator app shows for PerpDesk. Lost your phone? Enter one of your recovery codes instead."
+      error={form.errors?.[0]}
+      errorId={form.errorId}
+      footer={
+        <Link component={RemixLink} to="/login">
+          Back to sign in
+        </Link>
+      }
+    >
+      <Form method="post" action="/two-factor" {...getFormProps(form)}>
+        <Field
+          field={fields.code}
+          label="Authentication code"
+          autoComplete="one-time-code"
+          autoFocus
+          slotProps={{ htmlInput: { inputMode: "text", spellCheck: false, autoCapitalize: "off" } }}
+        />
+        <AuthSubmit busy={busy} label="Verify" busyLabel="Verifying..." />
+      </Form>
+    </AuthCard>
   );
 }
