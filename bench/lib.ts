@@ -308,6 +308,30 @@ async function mysqlAdmin() {
   return mysql.createConnection({ ...MYSQL_ADMIN, connectTimeout: 5000 });
 }
 
+/**
+ * An empty database for a bench that opens the app's data layer itself (monitor.ts,
+ * price-tick.ts): a SQLite file in a temp dir, or with `mysql` a fresh MariaDB database
+ * bench_<hex> on 127.0.0.1:3306; `cleanup` removes it.
+ */
+export async function scratchDatabase(mysql: boolean, label: string): Promise<{ url: string; cleanup: () => Promise<void> }> {
+  if (!mysql) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${label}-`));
+    return { url: `sqlite:${path.join(dir, "app.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `bench_${randomBytes(4).toString("hex")}`;
+  const admin = await mysqlAdmin();
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+  await admin.end();
+  return {
+    url: `mysql://root@127.0.0.1:3306/${name}`,
+    cleanup: async () => {
+      const conn = await mysqlAdmin();
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    },
+  };
+}
+
 async function openReader(dialect: "sqlite" | "mysql", target: string): Promise<DbReader> {
   if (dialect === "sqlite") {
     const { Database } = await import("bun:sqlite");
@@ -753,6 +777,11 @@ export async function burst<T>(count: number, concurrency: number, fire: (i: num
   return results;
 }
 
+/** `count` webhooks with the alert ids `${prefix}0`, `${prefix}1`, ... at `rate` per second (pacedLoop), given up after `maxMs`. */
+export function pacedWebhooks(inst: Instance, prefix: string, rate: number, count: number, maxMs: number): Promise<PacedResult<WebhookResult>> {
+  return pacedLoop({ rate, count, maxMs, fire: (i, due) => postWebhook(inst, `${prefix}${i}`, i, due) });
+}
+
 export const runTag = () => randomBytes(4).toString("hex");
 
 /** "?" placeholders for an IN list. */
@@ -860,7 +889,9 @@ export async function boot(args: Record<string, string | boolean>, label: string
   log(`app up at ${inst.baseUrl}${inst.databaseName ? ` (database ${inst.databaseName})` : ` (DATA_DIR ${inst.dataDir})`}`);
   const priceWait = await waitForPrices(inst);
   log(`market prices present (waited ${priceWait} ms)`);
-  return { inst, appSource, dialect: inst.dialect };
+  // What leads every bench's JSON line after its name: the database, the app and the machine.
+  const runInfo = { db: inst.dialect, app: appSource, machine: machineInfo() };
+  return { inst, appSource, dialect: inst.dialect, runInfo };
 }
 
 /** Prints the JSON line last, after the instance is gone. */
@@ -1008,6 +1039,21 @@ export async function awaitQuiet(inst: Instance, args: Record<string, string | b
   return other;
 }
 
+/**
+ * One measured phase: waits for a quiet machine (awaitQuiet), then runs `body` under the CPU
+ * sampler and, with --profile, the main-thread sampler; returns what each of them saw.
+ */
+export async function measuredPhase<T>(inst: Instance, args: Record<string, string | boolean>, label: string, body: () => Promise<T>) {
+  const quietBefore = await awaitQuiet(inst, args, label);
+  const cpu = cpuSampler(inst);
+  const prof = args.profile ? startProfile(inst, 900_000) : null;
+  cpu.start();
+  const result = await body();
+  const cpuUse = cpu.stop();
+  const profile = prof ? await prof.stop() : null;
+  return { result, quietBefore, cpuUse, profile };
+}
+
 /** Switches auto trading through the app's own API (admin): off = signals stored as skipped, no orders. */
 export async function setAutoTrading(inst: Instance, enabled: boolean): Promise<void> {
   const url = `${inst.baseUrl}/api/trading-config`;
@@ -1038,7 +1084,7 @@ export async function warmup(inst: Instance, args: Record<string, string | boole
   const seconds = numArg(args, "warmup", 5);
   if (seconds === 0) return;
   const tag = runTag();
-  const run = await pacedLoop({ rate: 50, count: Math.round(50 * seconds), maxMs: seconds * 1000 + 5000, fire: (i, due) => postWebhook(inst, `w-${tag}-${i}`, i, due) });
+  const run = await pacedWebhooks(inst, `w-${tag}-`, 50, Math.round(50 * seconds), seconds * 1000 + 5000);
   const drain = await waitForDrain(inst, 60_000, "warm-up");
   log(`warm-up: ${run.results.length} webhooks at 50/s, ${run.results.filter((r) => r.status !== 200).length} errors, drained in ${drain.ms ?? "-"} ms`);
 }

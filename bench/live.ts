@@ -21,22 +21,18 @@
 import {
   assertAlive,
   assertLoopback,
-  awaitQuiet,
   boot,
-  cpuSampler,
   finish,
   fmtCpu,
   fmtProfile,
   fmtStats,
   log,
-  machineInfo,
+  measuredPhase,
   numArg,
-  pacedLoop,
+  pacedWebhooks,
   parseArgs,
-  postWebhook,
   runTag,
   sleep,
-  startProfile,
   stats,
   verdict,
   waitForDrain,
@@ -49,7 +45,7 @@ const socketCount = numArg(args, "sockets", 500);
 const rate = numArg(args, "rate", 50);
 const seconds = numArg(args, "duration", 20);
 const quietWaitS = numArg(args, "quiet-wait", 300);
-const { inst, appSource, dialect } = await boot(args, "live", (seconds + quietWaitS + 600) * 1000);
+const { inst, appSource, dialect, runInfo } = await boot(args, "live", (seconds + quietWaitS + 600) * 1000);
 const tag = runTag();
 await warmup(inst, args);
 const prefix = `l-${tag}-`;
@@ -141,15 +137,9 @@ const open = clients.filter((c) => c.helloId !== null && !c.closed).length;
 log(`${open}/${socketCount} sockets open with hello in ${connectMs} ms (${refused} refused or timed out)`);
 if (open === 0) throw new Error("no WebSocket client could connect");
 
-const quietBefore = await awaitQuiet(inst, args, "live");
 const count = Math.round(rate * seconds);
 log(`webhooks at ${rate}/s for ${seconds} s (${count}) with ${open} sockets listening`);
-const cpu = cpuSampler(inst);
-const prof = args.profile ? startProfile(inst, 900_000) : null;
-cpu.start();
-const run = await pacedLoop({ rate, count, maxMs: seconds * 1000 + 5000, fire: (i, due) => postWebhook(inst, `${prefix}${i}`, i, due) });
-const cpuUse = cpu.stop();
-const profile = prof ? await prof.stop() : null;
+const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, "live", () => pacedWebhooks(inst, prefix, rate, count, seconds * 1000 + 5000));
 assertAlive(inst, "the live run");
 // Let the worker finish, then take the cut-off and give the hub time to deliver up to it
 // (15 ms poll, and up to 2 s waiting on an id gap).
@@ -263,9 +253,7 @@ for (const c of clients) {
 await finish(
   {
     bench: "live",
-    db: dialect,
-    app: appSource,
-    machine: machineInfo(),
+    ...runInfo,
     sockets: socketCount,
     socketsOpen: open,
     connectMs,

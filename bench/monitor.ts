@@ -17,11 +17,8 @@
 //            shorts their stop): a locked transaction and a close-position job per position
 //            (the worst case, for scale).
 // Every loop is bounded; nothing leaves this machine (SQLite file or 127.0.0.1:3306).
-import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import os from "node:os";
-import path from "node:path";
-import { createConnection } from "mysql2/promise";
 import { D } from "../app/core/decimal.ts";
 import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "../app/core/exchange/simulator/price-feed.ts";
@@ -33,6 +30,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { insertPosition } from "../db/queries/positions.ts";
 import { monitorPositions } from "../worker/monitor/rules-monitor.ts";
+import { scratchDatabase } from "./lib.ts";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -107,27 +105,8 @@ async function benchEngine() {
   return { stats: summary(times.slice(5)), actions };
 }
 
-async function openDb(): Promise<{ url: string; cleanup: () => Promise<void> }> {
-  if (!MYSQL) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "bench-monitor-"));
-    return { url: `sqlite:${path.join(dir, "app.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const admin = await createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await admin.end();
-  return {
-    url: `mysql://root@127.0.0.1:3306/${name}`,
-    cleanup: async () => {
-      const conn = await createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await conn.end();
-    },
-  };
-}
-
 async function benchMonitor() {
-  const target = await openDb();
+  const target = await scratchDatabase(MYSQL, "monitor");
   const database = await openDatabase(target.url);
   try {
     await migrateToLatest(database.db);

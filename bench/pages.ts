@@ -28,11 +28,9 @@ import {
   finish,
   fmtCpu,
   log,
-  machineInfo,
   numArg,
-  pacedLoop,
+  pacedWebhooks,
   parseArgs,
-  postWebhook,
   runTag,
   sleep,
   stats,
@@ -72,7 +70,7 @@ const targets = TARGETS.filter((t) => (only ? only.has(t.name) : DEFAULT_TARGETS
 if (targets.length === 0) throw new Error(`--only matched no target (${TARGETS.map((t) => t.name).join(", ")})`);
 
 const perPhaseS = DURATION_S + CAPACITY_S + 10;
-const { inst, appSource, dialect } = await boot(args, "pages", (quietWaitS + 900 + targets.length * (perPhaseS + quietWaitS)) * 1000);
+const { inst, appSource, dialect, runInfo } = await boot(args, "pages", (quietWaitS + 900 + targets.length * (perPhaseS + quietWaitS)) * 1000);
 
 // ---------------------------------------------------------------------------------------
 // Seed
@@ -203,7 +201,7 @@ async function withIngest<T>(rate: number, seconds: number, during: () => Promis
   const tag = runTag();
   const ingest =
     rate > 0
-      ? pacedLoop({ rate, count: Math.ceil(rate * seconds), maxMs: seconds * 1000 + 1000, fire: (i, due) => postWebhook(inst, `pg-${tag}-${i}`, i, due) })
+      ? pacedWebhooks(inst, `pg-${tag}-`, rate, Math.ceil(rate * seconds), seconds * 1000 + 1000)
       : null;
   const result = await during();
   const sent = ingest ? await ingest : null;
@@ -306,9 +304,7 @@ for (const r of results as { target: string; users: ReturnType<typeof summarize>
 await finish(
   {
     bench: "pages",
-    db: dialect,
-    app: appSource,
-    machine: machineInfo(),
+    ...runInfo,
     seeded,
     totals,
     users: USERS,

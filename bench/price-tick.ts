@@ -10,38 +10,16 @@
 // Prices wander so high / low / close keep changing; every 60th tick is a new minute. A
 // SQLite file in WAL mode with synchronous=FULL (as the app runs it) or a fresh MariaDB
 // database on 127.0.0.1:3306 (--mysql), dropped at the end.
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { createConnection } from "mysql2/promise";
 import { setPrices } from "../app/core/exchange/simulator/price-feed.ts";
 import { PRODUCTS } from "../app/core/products.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { isMysql } from "../db/queries/util.ts";
+import { scratchDatabase } from "./lib.ts";
 
 const MYSQL = process.argv.includes("--mysql");
 const at = process.argv.indexOf("--ticks");
 const TICKS = Math.min(Math.max(at > 0 ? Number(process.argv[at + 1]) : 300, 10), 10_000);
-
-async function target(): Promise<{ url: string; cleanup: () => Promise<void> }> {
-  if (!MYSQL) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "bench-price-tick-"));
-    return { url: `sqlite:${path.join(dir, "app.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `bench_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = await createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
-  await admin.end();
-  return {
-    url: `mysql://root@127.0.0.1:3306/${name}`,
-    cleanup: async () => {
-      const conn = await createConnection({ host: "127.0.0.1", port: 3306, user: "root" });
-      await conn.query(`DROP DATABASE IF EXISTS ${name}`);
-      await conn.end();
-    },
-  };
-}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const summary = (ms: number[]) => {
@@ -49,7 +27,7 @@ const summary = (ms: number[]) => {
   return { mean: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3), p50: +pct(sorted, 50).toFixed(3), p99: +pct(sorted, 99).toFixed(3) };
 };
 
-const where = await target();
+const where = await scratchDatabase(MYSQL, "price-tick");
 const database = await openDatabase(where.url);
 try {
   const db = database.db;

@@ -20,10 +20,8 @@
 // stands in for TradingView's fire time). Try it at the issue's rate: --rate 50.
 import {
   assertAlive,
-  awaitQuiet,
   boot,
   checkIntegrity,
-  cpuSampler,
   finish,
   fmtCpu,
   fmtIntegrity,
@@ -31,13 +29,11 @@ import {
   fmtStats,
   integrityOk,
   log,
-  machineInfo,
+  measuredPhase,
   numArg,
-  pacedLoop,
+  pacedWebhooks,
   parseArgs,
-  postWebhook,
   runTag,
-  startProfile,
   stats,
   verdict,
   waitForDrain,
@@ -48,22 +44,20 @@ const args = parseArgs();
 const rate = numArg(args, "rate", 20);
 const seconds = numArg(args, "duration", 30);
 const quietWaitS = numArg(args, "quiet-wait", 300);
-const { inst, appSource, dialect } = await boot(args, "s2o", (seconds + quietWaitS + 600) * 1000);
+const { inst, appSource, dialect, runInfo } = await boot(args, "s2o", (seconds + quietWaitS + 600) * 1000);
 const tag = runTag();
 await warmup(inst, args);
 const prefix = `s-${tag}-`;
 
-const quietBefore = await awaitQuiet(inst, args, "signal-to-order");
 const count = Math.round(rate * seconds);
 log(`${rate} signals/s for ${seconds} s (${count} market orders)`);
-const cpu = cpuSampler(inst);
-const prof = args.profile ? startProfile(inst, 900_000) : null;
-cpu.start();
-const run = await pacedLoop({ rate, count, maxMs: seconds * 1000 + 5000, fire: (i, due) => postWebhook(inst, `${prefix}${i}`, i, due) });
-assertAlive(inst, "the signal-to-order run");
-const drain = await waitForDrain(inst, 120_000, "signal-to-order");
-const cpuUse = cpu.stop();
-const profile = prof ? await prof.stop() : null;
+// The CPU figures cover the drain too: the worker's part of the orders.
+const { result, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, "signal-to-order", async () => {
+  const run = await pacedWebhooks(inst, prefix, rate, count, seconds * 1000 + 5000);
+  assertAlive(inst, "the signal-to-order run");
+  return { run, drain: await waitForDrain(inst, 120_000, "signal-to-order") };
+});
+const { run, drain } = result;
 const integrity = await checkIntegrity(inst, prefix, run.results);
 
 interface Row {
@@ -185,9 +179,7 @@ console.log(`\n=== signal-to-order benchmark (${dialect}, ${appSource}) ===\n${l
 await finish(
   {
     bench: "signal-to-order",
-    db: dialect,
-    app: appSource,
-    machine: machineInfo(),
+    ...runInfo,
     rate,
     seconds,
     sent: run.results.length,

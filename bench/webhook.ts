@@ -19,11 +19,9 @@ import {
   type Integrity,
   type WebhookResult,
   assertAlive,
-  awaitQuiet,
   boot,
   burst,
   checkIntegrity,
-  cpuSampler,
   finish,
   fmtCpu,
   fmtIntegrity,
@@ -31,14 +29,14 @@ import {
   fmtStats,
   integrityOk,
   log,
-  machineInfo,
+  measuredPhase,
   numArg,
   pacedLoop,
+  pacedWebhooks,
   parseArgs,
   postWebhook,
   runTag,
   setAutoTrading,
-  startProfile,
   stats,
   verdict,
   waitForDrain,
@@ -56,7 +54,7 @@ const phases = typeof args.phases === "string" ? args.phases : "abc";
 
 const quietWaitS = numArg(args, "quiet-wait", 300);
 const maxTotalMs = (ackSeconds + sustainedSeconds + 120 + 3 * quietWaitS) * 1000 + 3 * drainTimeoutMs + 180_000;
-const { inst, appSource, dialect } = await boot(args, "webhook", maxTotalMs);
+const { inst, appSource, dialect, runInfo } = await boot(args, "webhook", maxTotalMs);
 if (args.strategy) {
   // --strategy: every alert carries a strategy's own secret (resolved per alert through the
   // web process's strategy cache, decision 027) instead of the global one.
@@ -98,7 +96,7 @@ async function settle(label: string, prefix: string, results: WebhookResult[]): 
   return { drainMs: drain.ms, jobsLeft: drain.left, integrity };
 }
 
-const summary: Record<string, unknown> = { bench: "webhook", db: dialect, app: appSource, machine: machineInfo(), mode: noOrders ? "ingest only (auto trading off)" : "orders", phases: {} };
+const summary: Record<string, unknown> = { bench: "webhook", ...runInfo, mode: noOrders ? "ingest only (auto trading off)" : "orders", phases: {} };
 const out = summary.phases as Record<string, unknown>;
 let allIntact = true;
 const lines: string[] = [];
@@ -110,18 +108,9 @@ if (phases.includes("a")) {
   const rate = 50;
   const count = Math.round(rate * ackSeconds);
   log(`(a) ${rate} req/s for ${ackSeconds} s (${count} requests, unique ids)`);
-  const quietBefore = await awaitQuiet(inst, args, label);
-  const cpu = cpuSampler(inst);
-  const prof = args.profile ? startProfile(inst, 900_000) : null;
-  cpu.start();
-  const run = await pacedLoop({
-    rate,
-    count,
-    maxMs: ackSeconds * 1000 + 5000,
-    fire: (i, due) => postWebhook(inst, `${prefix}${i}`, i, due),
-  });
-  const cpuUse = cpu.stop();
-  const profile = prof ? await prof.stop() : null;
+  const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
+    pacedWebhooks(inst, prefix, rate, count, ackSeconds * 1000 + 5000),
+  );
   const lat = latencyReport(run.results);
   const settled = await settle("(a)", prefix, run.results);
   allIntact &&= integrityOk(settled.integrity);
@@ -148,27 +137,23 @@ if (phases.includes("b")) {
   const count = Math.round(sustainedRate * sustainedSeconds);
   log(`(b) ${sustainedRate} req/s for ${sustainedSeconds} s (${count} requests, 10 % resends of earlier alerts)`);
   let resends = 0;
-  const quietBefore = await awaitQuiet(inst, args, label);
-  const cpu = cpuSampler(inst);
-  const prof = args.profile ? startProfile(inst, 900_000) : null;
-  cpu.start();
-  const run = await pacedLoop({
-    rate: sustainedRate,
-    count,
-    maxMs: sustainedSeconds * 1000 + 10_000,
-    maxInFlight: 2000,
-    fire: (i, due) => {
-      // Every 10th request resends one of the previous ≤ 1,000 alerts (maybe still in flight).
-      let n = i;
-      if (i % 10 === 9) {
-        n = i - 1 - Math.floor(Math.random() * Math.min(i, 1000));
-        resends++;
-      }
-      return postWebhook(inst, `${prefix}${n}`, n, due);
-    },
-  });
-  const cpuUse = cpu.stop();
-  const profile = prof ? await prof.stop() : null;
+  const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
+    pacedLoop({
+      rate: sustainedRate,
+      count,
+      maxMs: sustainedSeconds * 1000 + 10_000,
+      maxInFlight: 2000,
+      fire: (i, due) => {
+        // Every 10th request resends one of the previous ≤ 1,000 alerts (maybe still in flight).
+        let n = i;
+        if (i % 10 === 9) {
+          n = i - 1 - Math.floor(Math.random() * Math.min(i, 1000));
+          resends++;
+        }
+        return postWebhook(inst, `${prefix}${n}`, n, due);
+      },
+    }),
+  );
   const lat = latencyReport(run.results);
   const settled = await settle("(b)", prefix, run.results);
   allIntact &&= integrityOk(settled.integrity);
@@ -203,13 +188,9 @@ if (phases.includes("c")) {
   const label = "(c)";
   const prefix = `c-${tag}-`;
   log(`(c) burst of ${burstCount} requests, ${burstConcurrency} in flight`);
-  const quietBefore = await awaitQuiet(inst, args, label);
-  const cpu = cpuSampler(inst);
-  const prof = args.profile ? startProfile(inst, 900_000) : null;
-  cpu.start();
-  const results = await burst(burstCount, burstConcurrency, (i) => postWebhook(inst, `${prefix}${i}`, i));
-  const cpuUse = cpu.stop();
-  const profile = prof ? await prof.stop() : null;
+  const { result: results, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
+    burst(burstCount, burstConcurrency, (i) => postWebhook(inst, `${prefix}${i}`, i)),
+  );
   const lat = latencyReport(results);
   const firstSent = Math.min(...results.map((r) => r.sentAt));
   const acks = results.filter((r) => r.ackAt !== null).map((r) => r.ackAt!);
