@@ -111,27 +111,37 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
       quantity = check.quantity;
       if (check.note) await recordActivity(trx, { type: "signal", level: "info", message: check.note, data: { signalId: signal.id, strategyId: strategy?.id } });
     }
-    await insertTrade(trx, {
-      id: tradeId,
-      symbol: signal.symbol,
-      side: signal.action,
-      orderType: signal.orderType,
-      quantity,
-      strategyId: signal.strategyId,
-      price: signal.orderType === "limit" ? signal.price : null,
-      source: "signal",
-      clientOrderId,
-      exchange: ctx.exchange.name,
-      signalId: signal.id,
-      jobId: ctx.jobId,
-      leverage,
-      marginType: "cross",
-    });
-    await appendEvent(trx, "trade_update", { id: tradeId, symbol: signal.symbol, side: signal.action, status: "pending" });
+    await insertSignalTrade(trx, ctx, signal, { id: tradeId, clientOrderId, side: signal.action, quantity, leverage });
     return null;
   });
   if (refused) return skip(refused);
   return executeTrade(ctx, tradeId);
+}
+
+/**
+ * A signal's order as a pending trade (and its live event), in the caller's transaction: the
+ * signal gives the symbol, type, limit price and strategy; the caller the side, quantity and
+ * leverage it decided.
+ */
+async function insertSignalTrade(
+  trx: Parameters<typeof insertTrade>[0],
+  ctx: ExecutionContext & { jobId: number },
+  signal: Signal,
+  order: { id: string; clientOrderId: string; side: "buy" | "sell"; quantity: string; leverage: number; reduceOnly?: boolean },
+) {
+  await insertTrade(trx, {
+    ...order,
+    symbol: signal.symbol,
+    orderType: signal.orderType,
+    price: signal.orderType === "limit" ? signal.price : null,
+    source: "signal",
+    exchange: ctx.exchange.name,
+    signalId: signal.id,
+    jobId: ctx.jobId,
+    marginType: "cross",
+    strategyId: signal.strategyId,
+  });
+  await appendEvent(trx, "trade_update", { id: order.id, symbol: signal.symbol, side: order.side, status: "pending" });
 }
 
 /** The symbol's orders in flight, with their strategy (the conflict rule counts them). */
@@ -181,25 +191,15 @@ async function executeTarget(
       const check = await checkStrategyEntry(trx, { strategy, symbol: signal.symbol, side: plan.order.side, quantity: plan.order.quantity, open, pending, product });
       if (!check.ok) return { ...plan, order: null, reason: check.reason };
     }
-    await insertTrade(trx, {
+    await insertSignalTrade(trx, ctx, signal, {
       id: tradeId,
-      symbol: signal.symbol,
-      side: plan.order.side,
-      orderType: signal.orderType,
-      quantity: plan.order.quantity,
-      price: signal.orderType === "limit" ? signal.price : null,
-      source: "signal",
       clientOrderId,
-      exchange: ctx.exchange.name,
-      signalId: signal.id,
-      jobId: ctx.jobId,
+      side: plan.order.side,
+      quantity: plan.order.quantity,
       leverage: strategy?.leverage ?? 1,
-      marginType: "cross",
-      strategyId: signal.strategyId,
       // Toward flat without crossing it: it may only reduce.
       reduceOnly: !plan.entry,
     });
-    await appendEvent(trx, "trade_update", { id: tradeId, symbol: signal.symbol, side: plan.order.side, status: "pending" });
     return plan;
   });
   if (!planned.order) return skip(planned.reason);
