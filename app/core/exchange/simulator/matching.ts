@@ -142,21 +142,23 @@ export function applyFill(current: PositionState | null, fill: FillInput): FillR
   const required = opened.gt(0) ? D(q(opened.times(price).div(fill.leverage))) : D(0);
 
   const cumulativeRealized = D(current?.realizedPnl ?? "0").plus(realized).toString();
+  // A position opened by this fill alone (from flat, or past flat when it reverses).
+  const openedFresh = (): PositionState => ({
+    side: direction,
+    quantity: opened.toString(),
+    entryPrice: price.toString(),
+    margin: required.toString(),
+    leverage: fill.leverage,
+    marginType: fill.marginType,
+    realizedPnl: cumulativeRealized,
+  });
   let next: PositionState;
   if (position && position.side !== direction) {
     const remaining = D(position.quantity).minus(closed);
     if (remaining.gt(0)) {
       next = { ...position, quantity: remaining.toString(), margin: D(position.margin).minus(released).toString(), realizedPnl: cumulativeRealized };
     } else if (opened.gt(0)) {
-      next = {
-        side: direction,
-        quantity: opened.toString(),
-        entryPrice: price.toString(),
-        margin: required.toString(),
-        leverage: fill.leverage,
-        marginType: fill.marginType,
-        realizedPnl: cumulativeRealized,
-      };
+      next = openedFresh();
     } else {
       next = { ...FLAT, leverage: position.leverage, marginType: position.marginType, realizedPnl: cumulativeRealized };
     }
@@ -173,15 +175,7 @@ export function applyFill(current: PositionState | null, fill: FillInput): FillR
       realizedPnl: cumulativeRealized,
     };
   } else {
-    next = {
-      side: direction,
-      quantity: opened.toString(),
-      entryPrice: price.toString(),
-      margin: required.toString(),
-      leverage: fill.leverage,
-      marginType: fill.marginType,
-      realizedPnl: cumulativeRealized,
-    };
+    next = openedFresh();
   }
 
   const settled = released.plus(realized).minus(closeFee);
