@@ -16,7 +16,7 @@ import {
   type PageProblems,
   escapeRe,
   expectToastShown,
-  h1,
+  gotoHydrated,
   maxToastsSeen,
   newContext,
   registerAccount,
@@ -25,7 +25,6 @@ import {
   SCREENSHOT_DIR,
   squash,
   useSuite,
-  waitForHydration,
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
@@ -38,13 +37,6 @@ let page: Page;
 let problems: PageProblems;
 
 useSuite({ label: "accounts", port: 5131 }, (suite) => ({ baseUrl, browser, context, page, problems } = suite));
-
-async function gotoHydrated(target: Page, pathname: string, title: string, watch?: PageProblems) {
-  const response = await target.goto(pathname);
-  expect(response?.status(), pathname).toBe(200);
-  await h1(target, title).waitFor({ state: "visible", timeout: 10_000 });
-  await waitForHydration(target, watch);
-}
 
 const cardBalance = (name: string) => page.locator(`[data-testid="profile-card"][data-profile-name="${name}"] [data-testid="profile-balance"][data-currency="USDC"]`);
 

@@ -30,10 +30,12 @@ import {
   registerAccount,
   screenshot,
   squash,
+  submitForm,
   unexpectedErrors,
   useSuite,
   visible,
   waitForHydration,
+  waitForSystemStatus,
   watchProblems,
 } from "./utils.ts";
 
@@ -108,17 +110,7 @@ function localDate(at = new Date()) {
 }
 
 /** The app's exchange prices are fresh (the worker's price loop is running). */
-async function waitForPrices() {
-  await expect
-    .poll(
-      async () => {
-        const health = await fetchHealth(baseUrl);
-        return Object.fromEntries(health.systemStatus.map((s) => [s.component, s.status]));
-      },
-      { timeout: 30_000, interval: 250, message: "GET /api/health: webhook and coinbase_api online" },
-    )
-    .toMatchObject({ webhook: "online", coinbase_api: "online" });
-}
+const waitForPrices = () => waitForSystemStatus(baseUrl, { webhook: "online", coinbase_api: "online" }, "GET /api/health: webhook and coinbase_api online");
 
 async function register(page: Page, problems: PageProblems, account: { username: string; password: string; invite?: string }) {
   await registerAccount(page, problems, account);
@@ -672,11 +664,7 @@ describe("dashboard (SQLite, own instance)", () => {
       await screenshot(page, "dashboard-08-nojs");
 
       // Emergency Stop: a form post, back to the dashboard with the flash toast.
-      const [stop] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard"),
-        page.getByRole("button", { name: "Emergency Stop", exact: true }).click(),
-      ]);
-      expect(stop.status()).toBe(302);
+      expect(await submitForm(page, "/dashboard", page.getByRole("button", { name: "Emergency Stop", exact: true }))).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/dashboard");
       await expectToastOnScreen(page, "Emergency Stop Activated", EMERGENCY_STOP_MESSAGE);
@@ -686,11 +674,7 @@ describe("dashboard (SQLite, own instance)", () => {
       await screenshot(page, "dashboard-08-nojs-stopped");
 
       // Reset.
-      const [reset] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/dashboard"),
-        page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).click(),
-      ]);
-      expect(reset.status()).toBe(302);
+      expect(await submitForm(page, "/dashboard", page.getByRole("button", { name: "Reset Emergency Stop", exact: true }))).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/dashboard");
       await expectToastOnScreen(page, "Emergency Stop Reset", EMERGENCY_RESET_MESSAGE);

@@ -20,7 +20,7 @@ import {
   type RunningApp,
   apiJson,
   escapeRe,
-  h1,
+  gotoHydrated,
   maxToastsSeen,
   newContext,
   registerAccount,
@@ -29,7 +29,6 @@ import {
   toastsSeen,
   useSuite,
   visible,
-  waitForHydration,
 } from "./utils.ts";
 
 const ADMIN = { username: "exch_admin", password: "exch-admin-secret-1" };
@@ -80,13 +79,6 @@ async function screenshot(name: string) {
   await fullScreenshot(page, `exchanges-${name}`);
 }
 
-async function gotoHydrated(path: string, title: string) {
-  const response = await page.goto(path);
-  expect(response?.status(), path).toBe(200);
-  await visible(h1(page, title));
-  await waitForHydration(page, problems);
-}
-
 const row = (accountName: string) => page.getByTestId("exchange-row").filter({ has: page.getByTestId("exchange-account").getByText(accountName, { exact: true }) });
 const dialog = () => page.getByRole("dialog", { name: "Connect Exchange" });
 
@@ -94,7 +86,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   test("1. the first account is the admin; Exchanges starts empty", async () => {
     await registerAccount(page, problems, ADMIN);
 
-    await gotoHydrated("/exchanges", "Exchanges");
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     await visible(page.getByText("No exchanges connected", { exact: true }));
     await visible(page.getByRole("link", { name: "Add Your First Exchange" }));
     await screenshot("1-empty");
@@ -198,7 +190,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   });
 
   test("6. API Settings: the masked form and every save message of SPEC.md §5", async () => {
-    await gotoHydrated("/api-settings", "API Settings");
+    await gotoHydrated(page, "/api-settings", "API Settings", problems);
     const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
     const key = page.getByTestId("credentials-api-key");
     const secret = page.getByTestId("credentials-api-secret");
@@ -233,7 +225,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   });
 
   test("7. Save Settings appears only after the sandbox changed; Test Connection; Get Environment Setup", async () => {
-    await gotoHydrated("/api-settings", "API Settings");
+    await gotoHydrated(page, "/api-settings", "API Settings", problems);
     expect(await page.getByTestId("save-settings").count()).toBe(0);
     await page.getByTestId("credentials-sandbox").click();
     await visible(page.getByTestId("save-settings"));
@@ -269,7 +261,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   });
 
   test("8. the error toasts of SPEC.md §8 when a call fails (the API answered by the test)", async () => {
-    await gotoHydrated("/exchanges", "Exchanges");
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     const fail500 = (body: string) => (route: import("playwright-core").Route) => route.fulfill({ status: 500, contentType: "application/json", body });
 
     await page.route("**/api/exchanges", (route) => (route.request().method() === "POST" ? fail500(JSON.stringify({ error: "Database unavailable" }))(route) : route.continue()));
@@ -305,7 +297,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await expectToast("Connection Test Failed", /.+/, "destructive", since);
     await page.unroute("**/api/exchanges/*/test");
 
-    await gotoHydrated("/api-settings", "API Settings");
+    await gotoHydrated(page, "/api-settings", "API Settings", problems);
     await page.route("**/api/test/coinbase", (route) => route.abort("failed"));
     since = Date.now();
     await page.getByTestId("test-connection").click();

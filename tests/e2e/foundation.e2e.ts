@@ -19,6 +19,7 @@ import {
   inviteLink,
   registerAccount,
   screenshot,
+  submitForm,
   unexpectedErrors,
   useSuite,
   visible,
@@ -375,11 +376,7 @@ describe("foundation (issue #2), SQLite", () => {
       await field(page, "Username").fill(NOJS.username);
       await field(page, "Password").fill(NOJS.password);
       await field(page, "Confirm password").fill(NOJS.password + "x");
-      const [rejected] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/register"),
-        page.getByRole("button", { name: "Create account", exact: true }).click(),
-      ]);
-      expect(rejected.status()).toBe(400);
+      expect(await submitForm(page, "/register", page.getByRole("button", { name: "Create account", exact: true }))).toBe(400);
       await page.waitForLoadState("load");
       await visible(page.getByText("Passwords don't match", { exact: true }));
       expect(await field(page, "Username").inputValue()).toBe(NOJS.username);
@@ -441,12 +438,9 @@ describe("foundation (issue #2), SQLite", () => {
       // And another one replaces that.
       await field(page, "Username").fill(TRADER.username);
       await field(page, "Password").fill("wrong-password-2");
-      const [answer] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/login"),
-        page.getByRole("button", { name: "Sign in", exact: true }).click(),
-      ]);
+      const answer = await submitForm(page, "/login", page.getByRole("button", { name: "Sign in", exact: true }));
       const shownFrom = Date.now();
-      expect(answer.status()).toBe(401);
+      expect(answer).toBe(401);
       await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
       await screenshot(page, "09-toast");
       expect(await maxToastsSeen(page)).toBe(1);

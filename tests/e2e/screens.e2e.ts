@@ -24,6 +24,7 @@ import {
   expectToastShown,
   fetchHealth,
   field,
+  gotoHydrated,
   h1,
   maxToastsSeen,
   newContext,
@@ -31,9 +32,10 @@ import {
   registerAccount,
   screenshot as fullScreenshot,
   squash,
+  submitForm,
   useSuite,
   visible,
-  waitForHydration,
+  waitForSystemStatus,
   watchProblems,
 } from "./utils.ts";
 
@@ -87,29 +89,12 @@ const tradingConfig = async (page: Page) => (await apiJson<{ config: ConfigJson 
 
 const tradeRows = (page: Page) => page.getByTestId("trade-row");
 
-async function waitForPrices() {
-  await expect
-    .poll(
-      async () => {
-        const health = await fetchHealth(baseUrl);
-        return Object.fromEntries(health.systemStatus.map((s) => [s.component, s.status]));
-      },
-      { timeout: 30_000, interval: 250, message: "GET /api/health: coinbase_api online (prices)" },
-    )
-    .toMatchObject({ coinbase_api: "online" });
-}
+const waitForPrices = () => waitForSystemStatus(baseUrl, { coinbase_api: "online" }, "GET /api/health: coinbase_api online (prices)");
 
 /** A full-page screenshot from the top (the shell's fixed parts stay where they belong). */
 async function screenshot(page: Page, name: string) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await fullScreenshot(page, name);
-}
-
-async function gotoHydrated(page: Page, problems: PageProblems, path: string, title: string) {
-  const response = await page.goto(path);
-  expect(response?.status(), path).toBe(200);
-  await visible(h1(page, title));
-  await waitForHydration(page, problems);
 }
 
 // --- the suite ---------------------------------------------------------------------------
@@ -126,7 +111,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   test("2. Manual Trading: Place Order card fed by balances, the notes, a market BUY → 'Trade Executed'; 'Trade Failed' under an emergency stop", async () => {
     const page = adminPage;
     await waitForPrices();
-    await gotoHydrated(page, adminProblems, "/manual-trading", "Manual Trading");
+    await gotoHydrated(page, "/manual-trading", "Manual Trading", adminProblems);
     const form = page.getByTestId("manual-trade-form");
     await visible(form.getByText("Place Order", { exact: true }));
     expect(squash(await form.innerText())).toMatch(/Simulator \(paper trading\) · [\d.]+ USDC available/);
@@ -161,11 +146,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await form.getByLabel("Quantity", { exact: true }).fill("0.02");
     await form.getByLabel("Leverage", { exact: true }).selectOption("2");
     let since = Date.now();
-    const [post] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/manual-trading"),
-      form.getByRole("button", { name: "Buy / Long", exact: true }).click(),
-    ]);
-    expect(post.status()).toBe(200);
+    expect(await submitForm(page, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true }))).toBe(200);
     await expectToastShown(page, "Trade Executed", "BUY order for ETH-PERP has been placed successfully", "default", since);
     // The worker sends it; the simulator fills a market order at once.
     await expect
@@ -195,7 +176,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
   test("3. Trade History: the row with its position's state, the cards, the filters and Clear Filters", async () => {
     const page = adminPage;
-    await gotoHydrated(page, adminProblems, "/history", "Trade History");
+    await gotoHydrated(page, "/history", "Trade History", adminProblems);
     await expect.poll(() => tradeRows(page).count()).toBe(1);
     const headers = await page.getByTestId("trade-history-table").locator("thead th").allInnerTexts();
     expect(headers.map((h) => h.trim())).toEqual(["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
@@ -323,7 +304,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
   test("6. Trading Rules with JavaScript: conditional sections, Emergency Stop (a toast, no call), save, reload shows the saved values", async () => {
     const page = adminPage;
-    await gotoHydrated(page, adminProblems, "/trading-rules", "Trading Rules");
+    await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
     for (const section of ["System Controls", "Signal Protection", "Manual Position Protection", "Amount Control", "Advanced Trading Controls", "Performance Statistics"]) {
       await visible(page.getByRole("heading", { level: 2, name: section, exact: true }));
     }
@@ -384,11 +365,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await screenshot(page, "screens-04-trading-rules-edited");
 
     since = Date.now();
-    const [post] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
-      page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
-    ]);
-    expect(post.status()).toBe(200);
+    expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(200);
     await expectToastShown(page, "Trading Rules Saved", "Your trading rules have been updated successfully", "default", since);
     expect(await tradingConfig(page)).toMatchObject({
       takeProfits: [
@@ -406,7 +383,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     });
 
     // Reload: the saved values, in percent.
-    await gotoHydrated(page, adminProblems, "/trading-rules", "Trading Rules");
+    await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
     expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("25");
     expect(await input(page, "takeProfits[0].priceDeviation").inputValue()).toBe("0.6");
     expect(await input(page, "takeProfits[2].priceDeviation").inputValue()).toBe("2");
@@ -535,11 +512,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await input(page, "trailingStopEnabled").uncheck();
       await screenshot(page, "screens-07-trading-rules-nojs");
 
-      const [post] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
-        page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
-      ]);
-      expect(post.status()).toBe(302);
+      expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/trading-rules");
       await expectToastOnScreen(page, "Trading Rules Saved", "Your trading rules have been updated successfully");
@@ -578,11 +551,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await input(page, "takeProfits[2].enabled").check();
       await input(page, "takeProfits[1].portfolio").fill("40");
       await input(page, "takeProfits[2].portfolio").fill("50");
-      const [rejected] = await Promise.all([
-        page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/trading-rules"),
-        page.getByRole("button", { name: "Save Trading Rules", exact: true }).click(),
-      ]);
-      expect(rejected.status()).toBe(400);
+      expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(400);
       await page.waitForLoadState("load");
       const alert = page.getByTestId("rules-error");
       await visible(alert);
@@ -600,7 +569,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   test("10. the other Trade History paths show the same screen; Manual Trading without JavaScript places an order", async () => {
     const page = adminPage;
     for (const path of ["/trade-history", "/trades", "/signals"]) {
-      await gotoHydrated(page, adminProblems, path, "Trade History");
+      await gotoHydrated(page, path, "Trade History", adminProblems);
       await expect.poll(() => tradeRows(page).count()).toBe(1);
     }
     await screenshot(page, "screens-08-trade-history-signals-path");
@@ -615,11 +584,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await form.getByLabel("Order type", { exact: true }).selectOption("limit");
       await form.getByLabel("Quantity", { exact: true }).fill("0.01");
       await form.getByLabel("Price", { exact: true }).fill("100");
-      const [post] = await Promise.all([
-        nojs.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/manual-trading"),
-        form.getByRole("button", { name: "Buy / Long", exact: true }).click(),
-      ]);
-      expect(post.status()).toBe(302);
+      expect(await submitForm(nojs, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true }))).toBe(302);
       await nojs.waitForLoadState("load");
       // A limit far below the market rests: the toast says so, not 'Trade Executed' (issue 11).
       await expectToastOnScreen(nojs, "Limit order resting", "BUY 0.01 ETH-PERP @ 100 waits on the exchange: see Open orders on Positions");

@@ -14,7 +14,7 @@ import {
   type PageProblems,
   expectToastShown,
   field,
-  h1,
+  gotoHydrated,
   newContext,
   pathOf,
   registerAccount,
@@ -55,13 +55,6 @@ function totp(secret: string, step = Math.floor(Date.now() / 30_000)): string {
   const mac = createHmac("sha1", Buffer.from(bytes)).update(counter).digest();
   const offset = mac[mac.length - 1]! & 0x0f;
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
-
-async function gotoHydrated(target: Page, pathname: string, title: string, watch: PageProblems) {
-  const response = await target.goto(pathname);
-  expect(response?.status(), pathname).toBe(200);
-  await h1(target, title).waitFor({ state: "visible", timeout: 10_000 });
-  await waitForHydration(target, watch);
 }
 
 async function signIn(target: Page, account: { username: string; password: string }) {

@@ -1,6 +1,7 @@
 // Helpers for the browser suite: starting the real app the way the README says
 // (`bun scripts/start.ts`: migrations, then the web server and the worker), driving
 // Debian's Chromium through playwright-core, and a few page checks.
+import { Database } from "bun:sqlite";
 import { type ChildProcess, execSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { type Server as HttpServer, createServer as createHttpServer } from "node:http";
@@ -132,6 +133,17 @@ export interface RunningApp {
   log(): string;
   /** SIGTERM to the whole process group, then SIGKILL if anything is left. */
   stop(): Promise<void>;
+}
+
+/** Runs `use` on the app's own SQLite file (rows the screens cannot make: back-dated, foreign), waiting up to 10 s for the app's locks. */
+export function withAppDatabase<T>(app: RunningApp, use: (db: Database) => T): T {
+  const db = new Database(path.join(app.dataDir, "app.db"));
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    return use(db);
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -430,6 +442,23 @@ export async function visible(locator: Locator, timeout = 10_000): Promise<void>
   await locator.first().waitFor({ state: "visible", timeout });
 }
 
+/** Opens `pathname` (answered 200), waits for its heading `title` and for hydration. */
+export async function gotoHydrated(page: Page, pathname: string, title: string, problems?: PageProblems): Promise<void> {
+  const response = await page.goto(pathname);
+  expect(response?.status(), pathname).toBe(200);
+  await h1(page, title).waitFor({ state: "visible", timeout: 10_000 });
+  await waitForHydration(page, problems);
+}
+
+/** Clicks `button` and returns the status of the POST to `pathname` it sends (a form's action, before any redirect is followed). */
+export async function submitForm(page: Page, pathname: string, button: Locator): Promise<number> {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === pathname),
+    button.click(),
+  ]);
+  return response.status();
+}
+
 /** GET `pathname` with the page's cookies: 200 and its JSON. */
 export async function apiJson<T>(page: Page, pathname: string): Promise<T> {
   const res = await page.request.get(pathname);
@@ -518,6 +547,19 @@ export async function fetchHealth(baseUrl: string, signedIn?: Page): Promise<Hea
   const res = await fetch(`${baseUrl}/api/health`);
   if (res.status !== 200) throw new Error(`GET /api/health answered ${res.status}`);
   return (await res.json()) as HealthAnswer;
+}
+
+/** Polls GET /api/health (30 s at most) until its components have these statuses, e.g. { coinbase_api: "online" } once the price loop runs. */
+export async function waitForSystemStatus(baseUrl: string, wanted: Record<string, string>, message: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const health = await fetchHealth(baseUrl);
+        return Object.fromEntries(health.systemStatus.map((s) => [s.component, s.status]));
+      },
+      { timeout: 30_000, interval: 250, message },
+    )
+    .toMatchObject(wanted);
 }
 
 export const pathOf = (page: Page) => {
