@@ -1,6 +1,6 @@
 // Who may reach what: every page and /api route that exists, for anonymous, user and admin.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const USER_PAGES = [
@@ -22,16 +22,12 @@ const USER_PAGES = [
 const ADMIN_PAGES = ["/api-settings", "/webhook", "/trading-rules"];
 
 describe.each(testDialects())("access matrix on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "matrix_admin")).cookie;
     user = (await registerVia(app, "matrix_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test.each([...USER_PAGES, ...ADMIN_PAGES, "/no-such-page"])("anonymous %s → login, coming back after", async (path) => {

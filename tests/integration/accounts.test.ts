@@ -2,7 +2,7 @@
 // the pages' no-JavaScript forms, the market cache (one upstream call per TTL), transfer
 // refusals that change nothing, and a report job run by the worker's runner end to end, then
 // downloaded. The remote (Coinbase Exchange) report flow runs against an in-memory provider.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { RemoteReport, RemoteReportsProvider, ReportRequest } from "#app/core/exchange/accounts.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
@@ -12,7 +12,7 @@ import { FILLS_COLUMNS } from "#app/core/reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
 import { insertReport } from "#db/queries/reports.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia, waitFor } from "#tests/setup/app.ts";
+import { cookieFrom, freshApp, registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { pdfText } from "#tests/setup/pdf-text.ts";
 import { generateReport } from "#worker/tasks/generate-report.ts";
@@ -28,7 +28,7 @@ interface ProfileJson {
 }
 
 describe.each(testDialects())("market data, profiles and reports on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let user: string;
   const db = () => app.database.db;
   const getJson = async <T>(path: string, cookie = user) => {
@@ -43,15 +43,11 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
   const usdc = (p: ProfileJson | undefined) => p?.balances.find((b) => b.currency === "USDC")?.available;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     await registerVia(app, "acct_admin");
     // Profile changes and report generation are admin-only (issue 10): a second admin.
     user = (await registerVia(app, "acct_user", "secret123", "admin")).cookie;
     await setPrice(db(), "BTC-PERP", "95000.5", "test", { bid: "95000", ask: "95001" });
     await setPrice(db(), "XRP-PERP", "0.5123", "test");
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   describe("market data", () => {

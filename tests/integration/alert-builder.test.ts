@@ -9,7 +9,7 @@ import { type AlertTemplateOptions, DEFAULT_ALERT_OPTIONS, alertBuilderSearch, b
 import { getTradingConfig, saveTradingConfig } from "#db/queries/trading-state.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -39,7 +39,7 @@ const fired = (values: Record<string, string>) => ({
 });
 
 describe.each(testDialects())("alert template builder on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let viewer: string;
   let secret: string;
@@ -48,14 +48,12 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
   const sim = () => new SimulatorAdapter(db());
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "builder_admin")).cookie;
     viewer = (await registerVia(app, "builder_viewer", "secret123", "viewer")).cookie;
     secret = await webhookSecret(app, admin);
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
 
   /** Posts the message as TradingView does once it has filled the placeholders. */

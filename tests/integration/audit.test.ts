@@ -3,15 +3,15 @@
 // audit entry with its actor and changed fields; no secret value is ever stored; the entries
 // survive Reset Statistics and the emergency-stop reset; GET /api/audit is admin-only and its
 // cursor paging returns every entry exactly once, also while new entries arrive.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { User } from "#db/queries/users.ts";
 import { updateSecuritySettings } from "#app/services/users.server.ts";
 import type { AuditChanges, AuditEntry } from "#db/queries/audit.ts";
-import { type TestApp, createTestApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { createTestApp, freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("Audit trail on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let viewer: string;
   let traderId: string;
@@ -37,13 +37,9 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "au_admin")).cookie;
     viewer = (await registerVia(app, "au_viewer", "secret123", "viewer")).cookie;
     traderId = (await registerVia(app, "au_trader")).user.id;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("each kind of change makes one entry with the actor and the changed fields, never a secret", async () => {

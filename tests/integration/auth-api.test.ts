@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { describe, expect, test } from "vitest";
+import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("auth API on %s", (dialect) => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await createTestApp(dialect);
-  });
-  afterAll(async () => {
-    await app?.cleanup();
-  });
+  const app = freshApp(dialect);
 
   test("GET /api/user is 401 without a session", async () => {
     const response = await app.fetch("/api/user");

@@ -1,19 +1,15 @@
 // Login, registration and logout through the pages (plain form posts, as without
 // JavaScript) and the JSON API: validation, sessions, throttling, cookies, CSRF.
 import { createInvite } from "#db/queries/invites.ts";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { THROTTLE } from "#app/services/auth.server.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { cookieFrom, createTestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("auth flows on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     await registerVia(app, "owner", "owner-pass");
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("registration form: server-side validation messages (SPEC §5), nothing written", async () => {

@@ -23,7 +23,7 @@ import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -34,7 +34,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key], exchangeKeys: [exchangeKey] });
 const FAST = { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 };
 
 describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let secret: string;
   let admin: string;
   let exchange: SwitchingExchange;
@@ -46,7 +46,6 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     waitFor("trade executed", async () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "cb_admin")).cookie;
     secret = await webhookSecret(app, admin);
     const simulator = new SimulatorAdapter(db());
@@ -55,7 +54,6 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   });
   afterAll(async () => {
     exchange?.stop();
-    await app?.cleanup();
   });
   beforeEach(async () => {
     msw.reset();

@@ -1,19 +1,15 @@
 // The dashboard as served (server-rendered, as without JavaScript) and its form posts.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, cookieFrom, createTestApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { cookieFrom, freshApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("dashboard on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "dash_admin")).cookie;
     user = (await registerVia(app, "dash_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("renders every panel server-side, with the empty states of SPEC §2", async () => {

@@ -6,20 +6,18 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LiveHub } from "#app/live/hub.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
 import { REPLAY_LIMIT, WS_MESSAGES_PER_SECOND } from "#server.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, createTestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { type TestDatabase, testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 
 describe.each(testDialects())("request edge on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { TRUST_PROXY: "true" });
   let configured: TestApp;
   beforeAll(async () => {
-    app = await createTestApp(dialect, { TRUST_PROXY: "true" });
     await registerVia(app, "edge_owner");
     configured = await createTestApp(dialect, { PUBLIC_URL: "https://trade.example.com", ALLOWED_HOSTS: "backup.example.com" });
   });
   afterAll(async () => {
-    await app?.cleanup();
     await configured?.cleanup();
   });
 

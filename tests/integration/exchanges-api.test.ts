@@ -10,7 +10,7 @@ import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from 
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
 import { credentialsVersion, getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const goodKey: CdpTestKey = makeCdpKey("ec");
@@ -27,20 +27,16 @@ afterAll(() => server.close());
 type Json = Record<string, any>;
 
 describe.each(testDialects())("exchanges and credentials API on %s", (dialect) => {
-  let app: TestApp;
+  // The process's own configuration (what getExchange reads credentials with) and the
+  // app's must share APP_SECRET, as they do in production.
+  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
   let admin: string;
   let user: string;
   const consoleLines: string[] = [];
 
   beforeAll(async () => {
-    // The process's own configuration (what getExchange reads credentials with) and the
-    // app's must share APP_SECRET, as they do in production.
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
     admin = (await registerVia(app, "exch_admin")).cookie;
     user = (await registerVia(app, "exch_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   const spies: { mockRestore(): void }[] = [];
   beforeEach(() => {
@@ -380,14 +376,10 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 });
 
 describe.each(testDialects())("credentials from the environment on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET!, COINBASE_API_KEY: goodKey.apiKey, COINBASE_API_SECRET: goodKey.apiSecret.replace(/\n/g, "\\n"), COINBASE_SANDBOX: "false" });
   let admin: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET!, COINBASE_API_KEY: goodKey.apiKey, COINBASE_API_SECRET: goodKey.apiSecret.replace(/\n/g, "\\n"), COINBASE_SANDBOX: "false" });
     admin = (await registerVia(app, "env_admin")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("the summary says env, masked; Test uses them; saved credentials then win; Save Settings cannot change env", async () => {

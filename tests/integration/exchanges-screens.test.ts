@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
-import { createTestApp, registerVia, type TestApp, toastAfter } from "#tests/setup/app.ts";
+import { freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const goodKey = makeCdpKey("ec");
@@ -20,16 +20,12 @@ afterAll(() => server.close());
 const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
   let admin: string;
   let user: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
     admin = (await registerVia(app, "scr_admin")).cookie;
     user = (await registerVia(app, "scr_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   afterEach(async () => {
     await app.database.db.deleteFrom("exchanges").execute();

@@ -2,14 +2,14 @@
 // secret; and a strategy with its own secret) expected to send a heartbeat alert every N s
 // turns missed when none comes within N + grace (an error logged and pushed live, the webhook
 // health in warning), and back to OK (logged) when one arrives; heartbeats never make signals.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { checkWebhook } from "#app/services/health.server.ts";
 import { checkStrategyHeartbeats, listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let viewer: string;
   let secret: string;
@@ -17,13 +17,9 @@ describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
   const heartbeat = async (key: string) => (await listStrategyHeartbeats(db())).find((h) => h.strategyKey === key);
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "hb_admin")).cookie;
     viewer = (await registerVia(app, "hb_viewer", "secret123", "viewer")).cookie;
     secret = await webhookSecret(app, admin);
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("the default strategy: waiting, missed (logged, pushed, health warning), back when one arrives", async () => {

@@ -6,7 +6,7 @@
 // docs/security.md).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createInvite } from "#db/queries/invites.ts";
-import { type TestApp, createTestApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { type TestApp, freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 
@@ -75,15 +75,11 @@ async function run(app: TestApp, path: string, cases: Case[]) {
 }
 
 describe.each(testDialects())("hostile input on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { TRUST_PROXY: "true" });
   let secret: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect, { TRUST_PROXY: "true" });
     const admin = (await registerVia(app, "hostile_admin")).cookie;
     secret = await webhookSecret(app, admin);
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("webhook: ≥100 hostile requests, with and without the secret → no 5xx; every signal written has its job", async () => {

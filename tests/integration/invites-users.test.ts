@@ -1,21 +1,17 @@
 // Registration by invitation, open registration, and the admin's account management
 // (issue 10), through the JSON API and the registration page, on both databases.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { REGISTRATION_BY_INVITATION } from "#app/services/auth.server.ts";
 import { LAST_ADMIN } from "#app/services/users.server.ts";
 import { createInvite } from "#db/queries/invites.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { cookieFrom, createTestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("invitations and users on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "owner")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   const register = (body: Record<string, string | undefined>) => app.fetch("/api/register", { method: "POST", json: { password: "secret123", ...body } });

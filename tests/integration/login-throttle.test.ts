@@ -2,19 +2,15 @@
 // checked, so a burst of parallel guesses gets at most the allowance of checks; locks are
 // per account AND source, so a stranger cannot lock the owner out; success clears.
 // Sources are told apart by X-Forwarded-For behind a trusted proxy.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { THROTTLE, pairKey } from "#app/services/auth.server.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("login throttle on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { TRUST_PROXY: "true" });
   beforeAll(async () => {
-    app = await createTestApp(dialect, { TRUST_PROXY: "true" });
     await registerVia(app, "owner", "owner-pass-1");
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   const login = (password: string, ip: string, username = "owner") =>

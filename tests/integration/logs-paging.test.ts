@@ -2,9 +2,9 @@
 // entry exactly once while new entries arrive between page requests; each filter (date range,
 // type, level, text, strategy) and their combination, in GET /api/logs and the /logs screen
 // as a browser without JavaScript gets it; the CSV export holds exactly the filtered entries.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { recordActivity } from "#db/queries/activity-logs.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 interface Entry {
@@ -31,7 +31,7 @@ const seed = Array.from({ length: 60 }, (_, i) => ({
 }));
 
 describe.each(testDialects())("activity logs paging and filters on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   const api = async (query: string) => {
     const response = await app.fetch(`/api/logs?${query}`, { cookie: admin });
@@ -55,12 +55,8 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
     expect(logs.map((l) => l.message).sort()).toEqual(rows.map((r) => r.message).sort());
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "paging_admin", "secret123", "admin")).cookie;
     await app.database.db.insertInto("activity_logs").values(seed).execute();
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("the array body stays; X-Next-Cursor and before= (and beforeId=) page newest first", async () => {

@@ -1,7 +1,7 @@
 // The Manual Trading screen as served (SPEC.md §2, §5, §8) and its place-order post, the
 // same handling as the dashboard's: field messages, a queued trade and what became of it.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const DATA_PARAM = "_data=routes%2F_app%2B%2Fmanual-trading";
@@ -19,17 +19,13 @@ const order = (changes: Record<string, string> = {}) => ({
 });
 
 describe.each(testDialects())("manual trading screen on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "manual_admin")).cookie;
     user = (await registerVia(app, "manual_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("renders the Place Order card fed by balances, and the info notes", async () => {

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let trader: string;
   let viewer: string;
@@ -23,7 +23,6 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   const db = () => app.database.db;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "flat_admin")).cookie;
     trader = (await registerVia(app, "flat_trader", "secret123", "trader")).cookie;
     viewer = (await registerVia(app, "flat_viewer", "secret123", "viewer")).cookie;
@@ -35,7 +34,6 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
   beforeEach(async () => {
     // Each test starts from a funded paper account with nothing resting.

@@ -13,7 +13,7 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import type { EquityPoint } from "#app/core/performance/charts.ts";
 import type { PerformanceCharts } from "#app/core/performance/charts.ts";
-import { type TestApp, createTestApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { PNL_TOTAL, playScriptedTrades } from "#tests/setup/scripted-trades.ts";
 import { checkEquitySnapshot, recordEquitySnapshot } from "#worker/monitor/equity-snapshots.ts";
@@ -31,7 +31,7 @@ const MARK = ["3050", "3000", "3100", "2990", "2900"];
 const UNREALIZED = ["48.5", "-103.05", "72.7125", "12.75", "0"];
 
 describe.each(testDialects())("performance charts on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let runner: Runner | null = null;
   const snapshotTimes: number[] = [];
@@ -43,7 +43,6 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "charts_admin")).cookie;
     const secret = await webhookSecret(app, admin);
     runner = await playScriptedTrades(app, secret, "charts", async (i) => {
@@ -54,7 +53,6 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
 
   test("the recorder stores what the portfolio summary shows: the ledger's realized total and the unrealized P&L", async () => {

@@ -1,14 +1,14 @@
 // Signals become orders: webhook → job → worker → simulator → trade → position, on both
 // dialects, with duplicates, the emergency stop, racing workers and a killed worker.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("pipeline on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let secret: string;
   const db = () => app.database.db;
@@ -21,13 +21,9 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     sendSignal(app, secret, body);
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "pipe_admin")).cookie;
     secret = await webhookSecret(app, admin);
     await new SimulatorAdapter(db()).ensureAccount();
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   beforeEach(async () => {
     for (const table of ["jobs", "trades", "positions", "sim_orders", "signals"] as const) await db().deleteFrom(table).execute();

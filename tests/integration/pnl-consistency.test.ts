@@ -24,7 +24,7 @@ import { tradeCsvRows } from "#app/core/trade-history.ts";
 import { buildReportTable } from "#app/core/reports/build.ts";
 import { getNetPnlSince } from "#app/services/statistics.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { PNL_TOTAL, playScriptedTrades } from "#tests/setup/scripted-trades.ts";
 import type { Runner } from "#worker/runner.ts";
@@ -34,21 +34,19 @@ const TRADE_PNL = [null, null, "96.59003", "-110.01003", "140.265045"];
 const TOTAL = PNL_TOTAL;
 
 describe.each(testDialects())("one P&L truth on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let runner: Runner | null = null;
   const db = () => app.database.db;
   const api = async <T,>(path: string): Promise<T> => (await (await app.fetch(path, { cookie: admin })).json()) as T;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "pnl_admin")).cookie;
     const secret = await webhookSecret(app, admin);
     runner = await playScriptedTrades(app, secret, "pnl");
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
 
   test("each trade's realized P&L (API rows, CSV, fills report) is its FIFO matches net of fees", async () => {

@@ -8,7 +8,7 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { cookieFrom, freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -16,7 +16,7 @@ import { positionRowToPosition } from "#db/queries/positions.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 
 describe.each(testDialects())("positions and rules on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let user: string;
   let secret: string;
@@ -61,7 +61,6 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     }));
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "rules_admin")).cookie;
     user = (await registerVia(app, "rules_user")).cookie;
     secret = await webhookSecret(app, admin);
@@ -69,7 +68,6 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
   });
   afterAll(async () => {
     await Promise.all(runners.map((r) => r.stop()));
-    await app?.cleanup();
   });
   beforeEach(async () => {
     await Promise.all(runners.map((r) => r.stop()));

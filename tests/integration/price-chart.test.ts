@@ -3,25 +3,24 @@
 // chart (candles over the position's life, its rule levels), and the server-rendered chart
 // page /positions/{id}/chart, whose no-JavaScript body lists the levels and latest candles.
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { AdvancedControls } from "#app/core/orders/controls.ts";
 import type { PriceChartData } from "#app/core/schemas/candles.ts";
 import { recordCandleTicks } from "#db/queries/candles.ts";
 import { insertPosition } from "#db/queries/positions.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const MINUTE = 60_000;
 
 describe.each(testDialects())("price chart data on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let user: string;
   const db = () => app.database.db;
   const now = Date.now();
   const start = Math.floor(now / MINUTE) * MINUTE - 30 * MINUTE;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     user = (await registerVia(app, "chart_admin")).cookie;
     // 30 minutes of ETH: prices around 3000, the last candle's close 3029.
     await recordCandleTicks(
@@ -32,9 +31,6 @@ describe.each(testDialects())("price chart data on %s", (dialect) => {
         { symbol: "ETH-PERP", price: String(3000 + i - 0.5), at: start + i * MINUTE + 3000 },
       ]).flat(),
     );
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   const get = async (path: string, cookie: string | null = user) => {

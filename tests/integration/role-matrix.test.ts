@@ -4,8 +4,8 @@
 // nothing done); a refused one answers 401/403 and changes nothing. A meta-test fails when a
 // route file is missing from the table, so a new route cannot slip through unguarded.
 import { readdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { type TestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 type Who = "anonymous" | "viewer" | "trader" | "admin";
@@ -198,16 +198,12 @@ test("every page and /api route file is in the role matrix", () => {
 });
 
 describe.each(testDialects())("role matrix on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   const cookies: Record<Who, string | undefined> = { anonymous: undefined, viewer: undefined, trader: undefined, admin: undefined };
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     cookies.admin = (await registerVia(app, "matrix_admin")).cookie;
     cookies.trader = (await registerVia(app, "matrix_trader", "secret123", "trader")).cookie;
     cookies.viewer = (await registerVia(app, "matrix_viewer", "secret123", "viewer")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   const WHO: Who[] = ["anonymous", "viewer", "trader", "admin"];

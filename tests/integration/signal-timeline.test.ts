@@ -2,31 +2,27 @@
 // worker on the simulator has every hop stamped, in order; TradingView's `timenow` is kept as
 // the fire time; the 24 h p50 / p99 summary is computed from the stored hops; any signed-in
 // role reads GET /api/signals/latency; the dashboard and Trade History details carry it.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { HOPS, type LatencySummary, percentile } from "#app/core/timeline.ts";
 import { getLatencySummary, getSignalStamps, stampSignal } from "#db/queries/signal-timeline.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("signal timeline on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let viewer: string;
   let secret: string;
   const db = () => app.database.db;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "tl_admin")).cookie;
     viewer = (await registerVia(app, "tl_viewer", "secret123", "viewer")).cookie;
     secret = await webhookSecret(app, admin);
     await new SimulatorAdapter(db()).ensureAccount();
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   beforeEach(async () => {
     for (const table of ["jobs", "trades", "positions", "sim_orders", "signals", "signal_timeline"] as const) await db().deleteFrom(table).execute();

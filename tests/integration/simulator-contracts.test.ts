@@ -15,7 +15,7 @@ import { deleteSetting, getSetting } from "#db/queries/settings.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -36,7 +36,7 @@ const CONFIG: TradingConfig = {
 };
 
 describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
   let admin: string;
   let trader: string;
   let secret: string;
@@ -60,7 +60,6 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
     admin = (await registerVia(app, "simc_admin")).cookie;
     trader = (await registerVia(app, "simc_trader", "secret123", "trader")).cookie;
     secret = await webhookSecret(app, admin);
@@ -69,7 +68,6 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
   beforeEach(async () => {
     for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions", "exchanges"] as const) await db().deleteFrom(table).execute();

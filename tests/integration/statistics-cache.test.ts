@@ -4,7 +4,7 @@
 // look-back, rewritten, pending, deleted by a reset), and the
 // cache is actually used (hits and appends, rebuilds only when they are needed). The API
 // routes and the dashboard see a fill booked just before they are called.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { closedTradesPnl, matchFifo } from "#app/core/pnl/fifo.ts";
 import { periodStats } from "#app/core/pnl/performance-stats.ts";
@@ -17,13 +17,13 @@ import {
 } from "#app/services/statistics.server.ts";
 import { listExecutedFills } from "#db/queries/statistics.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe.each(testDialects())("statistics cache on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let cookie: string;
   const db = () => app.database.db;
   let n = 0;
@@ -50,11 +50,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     cookie = (await registerVia(app, "admin")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("appends new fills, answers unchanged data from memory, rebuilds after out-of-order, rewritten and deleted fills", async () => {

@@ -1,8 +1,8 @@
 // GET /api/performance-stats and GET /api/closed-trades-pnl on both dialects, from executed
 // trades written straight into the database in three periods. The arithmetic is in comments
 // (the same rules as app/core/pnl; docs/decisions/004-performance-statistics.md).
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type TradeStatus, insertTrade, updateTrade } from "#db/queries/trades.ts";
 
@@ -28,7 +28,7 @@ const EMPTY = {
 };
 
 describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let cookie: string;
   const db = () => app.database.db;
 
@@ -64,11 +64,7 @@ describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
   }
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     cookie = (await registerVia(app, "stats_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   beforeEach(async () => {
     await db().deleteFrom("trades").execute();

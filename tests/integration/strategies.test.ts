@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -21,7 +21,7 @@ interface View {
 }
 
 describe.each(testDialects())("strategies on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let viewer: string;
   let globalSecret: string;
@@ -56,7 +56,6 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirstOrThrow();
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     admin = (await registerVia(app, "strat_admin")).cookie;
     viewer = (await registerVia(app, "strat_viewer", "secret123", "viewer")).cookie;
     globalSecret = await webhookSecret(app, admin);
@@ -87,7 +86,6 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
 
   test("each strategy has its own secret, the webhook URL and a ready alert message", () => {

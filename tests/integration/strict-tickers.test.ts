@@ -2,12 +2,12 @@
 // with the page's form (no JavaScript needed); alerts then must name the product itself
 // (ETHUSDT.P is a 400 with the reason, ETH-PERP is accepted); a trader may not change it;
 // the page says which mapping is in force; off again, tickers map as before.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestApp, createTestApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { freshApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("strict ticker mapping on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let trader: string;
   let secret: string;
@@ -15,13 +15,9 @@ describe.each(testDialects())("strict ticker mapping on %s", (dialect) => {
   const alert = (symbol: string) => sendSignal(app, secret, { action: "buy", symbol, quantity: "0.01", order_type: "market", id: `s-${Math.random()}` });
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "strict_admin")).cookie;
     trader = (await registerVia(app, "strict_trader", "secret123", "trader")).cookie;
     secret = await webhookSecret(app, admin);
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("off by default: TradingView tickers map to their perpetual", async () => {

@@ -6,19 +6,18 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("target-position signals on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, {}, { file: true });
   let secret: string;
   let runner: Runner | null = null;
   const db = () => app.database.db;
   const sim = () => new SimulatorAdapter(db());
 
   beforeAll(async () => {
-    app = await createTestApp(dialect, {}, { file: true });
     const admin = (await registerVia(app, "target_admin")).cookie;
     secret = await webhookSecret(app, admin);
     await sim().ensureAccount();
@@ -27,7 +26,6 @@ describe.each(testDialects())("target-position signals on %s", (dialect) => {
   });
   afterAll(async () => {
     await runner?.stop();
-    await app?.cleanup();
   });
 
   /** Sends one strategy alert and waits until its signal is final; answers the signal's status and reason. */

@@ -1,9 +1,9 @@
 // The Trade History screen on its four paths (SPEC.md §2) as served, and the trade details
 // call GET /api/trades/{id}/details (SPEC.md §3, §7): 401, 404, the answer's shape.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { insertSignal } from "#db/queries/signals.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const PATHS = ["/history", "/trade-history", "/trades", "/signals"];
@@ -12,16 +12,12 @@ const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailin
 const rows = (html: string) => html.match(/data-testid="trade-row"/g)?.length ?? 0;
 
 describe.each(testDialects())("trade history screen on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let user: string;
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     await registerVia(app, "history_admin");
     user = (await registerVia(app, "history_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("every path renders the screen with 'No trades found' before any trade", async () => {

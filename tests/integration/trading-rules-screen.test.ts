@@ -2,10 +2,10 @@
 // server-rendered (as a browser without JavaScript gets it), and the form saved as a plain
 // HTML post: percent inputs stored as fractions, clamping, the take-profit total message,
 // and the JSON answers the page gets with JavaScript.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia, toastAfter } from "#tests/setup/app.ts";
+import { cookieFrom, freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
@@ -64,7 +64,7 @@ const valueOf = (html: string, name: string) => inputTag(html, name).match(/valu
 const isChecked = (html: string, name: string) => /\schecked=""/.test(inputTag(html, name));
 
 describe.each(testDialects())("trading rules screen on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
 
@@ -74,15 +74,11 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "rules_admin")).cookie;
     user = (await registerVia(app, "rules_user")).cookie;
   });
   beforeEach(async () => {
     await saveTradingConfig(app.database.db, DEFAULT_TRADING_CONFIG);
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("admins only: a user gets 403 for the page and for the post; anonymous goes to login", async () => {

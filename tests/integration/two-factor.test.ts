@@ -3,10 +3,10 @@
 // recovery codes shown once, the second login step, one use per code, the throttle on
 // codes, turning it off, the admin's reset, and "require 2FA for all".
 import { generateTOTP } from "@epic-web/totp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { TWO_FACTOR_REQUIRED } from "#app/utils/auth.server.ts";
 import { WRONG_CODE } from "#app/services/two-factor.server.ts";
-import { type TestApp, cookieFrom, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { totpAt } from "#tests/setup/totp.ts";
 
@@ -20,19 +20,15 @@ const secretIn = (page: string) => /data-testid="two-factor-secret"[^>]*>([A-Z2-
 const recoveryCodesIn = (page: string) => [...page.matchAll(/data-testid="recovery-code"[^>]*>([a-z0-9]{5}-[a-z0-9]{5})</g)].map((m) => m[1]!);
 
 describe.each(testDialects())("two-factor authentication on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let trader: { cookie: string; id: string };
   let secret = "";
   let recovery: string[] = [];
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "owner2fa")).cookie;
     const registered = await registerVia(app, "trader2fa", "secret123", "trader");
     trader = { cookie: registered.cookie, id: registered.user.id };
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   const userRow = () => app.database.db.selectFrom("users").selectAll().where("id", "=", trader.id).executeTakeFirstOrThrow();

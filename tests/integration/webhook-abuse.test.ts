@@ -2,13 +2,13 @@
 // rows and valid alerts still answer fast; a source rejected too often gets 429 (but never a
 // request with the right secret); the sender allowlist; an undecryptable stored secret is a
 // 503 with an error in health and one log line; the worker prunes old events and jobs.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "#app/core/env.ts";
 import { REJECTS_PER_MINUTE, TRADINGVIEW_ADDRESSES } from "#app/services/webhook-guard.server.ts";
 import { flushRejections } from "#app/services/webhook.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
 import { createApp } from "#server.ts";
-import { type TestApp, createTestApp, loadBuild, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { type TestApp, createTestApp, freshApp, loadBuild, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { pruneOnce } from "#worker/housekeeping.ts";
 
@@ -21,16 +21,12 @@ const post = (app: TestApp, body: unknown, ip: string) =>
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
 describe.each(testDialects())("webhook abuse on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect, { TRUST_PROXY: "true" });
   let secret: string;
   beforeAll(async () => {
-    app = await createTestApp(dialect, { TRUST_PROXY: "true" });
     const admin = (await registerVia(app, "hook_owner")).cookie;
     secret = await webhookSecret(app, admin);
     await app.fetch("/api/trading-config", { method: "POST", cookie: admin, json: { autoTradingEnabled: false } });
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("2,000 bad-secret posts write a handful of rows; valid alerts sent meanwhile answer 200 and fast", async () => {

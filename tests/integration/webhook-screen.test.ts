@@ -1,15 +1,15 @@
 // The Webhook Config screen and the Activity Logs screen as a browser without JavaScript
 // gets them: server-rendered HTML, and the rotate form as a plain form post.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { recordActivity } from "#db/queries/activity-logs.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 /** Text as React renders it into HTML (quotes and ampersands escaped). */
 const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   const webhookConfig = async () => {
@@ -19,12 +19,8 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "screen_admin")).cookie;
     user = (await registerVia(app, "screen_user")).cookie;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
 
   test("the admin's webhook page shows the URL, the port note, the alert placeholders and the signal format", async () => {

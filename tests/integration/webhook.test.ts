@@ -1,12 +1,12 @@
 // POST /api/webhook/tradingview as TradingView sends it, and every bad input the issue
 // lists: each gets its answer and writes nothing but a log entry.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { flushRejections } from "#app/services/webhook.server.ts";
-import { type TestApp, createTestApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("webhook on %s", (dialect) => {
-  let app: TestApp;
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   let secret: string;
@@ -24,15 +24,11 @@ describe.each(testDialects())("webhook on %s", (dialect) => {
     });
 
   beforeAll(async () => {
-    app = await createTestApp(dialect);
     admin = (await registerVia(app, "hook_admin")).cookie;
     user = (await registerVia(app, "hook_user")).cookie;
     const config = await app.fetch("/api/webhook-config", { cookie: admin });
     expect(config.status).toBe(200);
     secret = ((await config.json()) as { secret: string }).secret;
-  });
-  afterAll(async () => {
-    await app?.cleanup();
   });
   beforeEach(async () => {
     // Rejections are tallied per source and reason a minute (webhook-guard.server.ts): start
