@@ -16,6 +16,7 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -27,11 +28,7 @@ const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
 // TP 30 / 30 / 40 % at +1 / +2 / +3 % of the entry (95 000): 95 950, 96 900, 97 850.
 const CONFIG: TradingConfig = {
   ...DEFAULT_TRADING_CONFIG,
-  takeProfits: [
-    { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
-    { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
-    { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
-  ],
+  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
   stopLossOffset: 0.05,
   breakEvenEnabled: true,
   trailingStopEnabled: false,

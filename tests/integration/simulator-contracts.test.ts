@@ -17,6 +17,7 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -25,11 +26,7 @@ useCoinbaseFake({ cdpKeys: [key] });
 
 const CONFIG: TradingConfig = {
   ...DEFAULT_TRADING_CONFIG,
-  takeProfits: [
-    { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
-    { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
-    { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
-  ],
+  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
   stopLossOffset: 0.05,
   trailingStopEnabled: false,
   applyTrailingStopToSignals: false,

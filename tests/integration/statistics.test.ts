@@ -4,28 +4,13 @@
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { EMPTY_PERFORMANCE_STATS } from "#tests/setup/fixtures.ts";
 import { type TradeStatus, insertTrade, updateTrade } from "#db/queries/trades.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const EMPTY = {
-  avgPnlPercent: "0.00",
-  totalPnl: "0.00",
-  pnlPercent: "0.00",
-  roi: "0.00",
-  maxLossPercent: "0.00",
-  maxGainPercent: "0.00",
-  totalVolume: "0.00",
-  minTradeVolume: "0.00",
-  avgTradeVolume: "0.00",
-  maxTradeVolume: "0.00",
-  totalTrades: 0,
-  avgTimeInTrade: "0d. 0h. 0min. 0sec.",
-  profitFactor: null,
-  profitVolumePercent: "0.00",
-  percentProfitable: "0.00",
-};
+const EMPTY = EMPTY_PERFORMANCE_STATS;
 
 describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
   const app = freshApp(dialect);

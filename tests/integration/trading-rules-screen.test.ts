@@ -7,6 +7,7 @@ import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/tr
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { cookieFrom, freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { PERCENT_INPUTS, PERCENT_INPUTS_STORED } from "#tests/setup/fixtures.ts";
 
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
 const DATA_PARAM = "_data=routes%2F_app%2B%2Ftrading-rules";
@@ -184,14 +185,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
         orderSizeMultiplier: "2.5",
         signalAmountType: "usd",
         signalAmountValue: "50",
-        "takeProfits[0].portfolio": "25",
-        "takeProfits[0].priceDeviation": "0.6",
-        "takeProfits[1].portfolio": "25",
-        "takeProfits[1].priceDeviation": "1.2",
-        "takeProfits[2].priceDeviation": "2",
-        stopLossOffset: "0.8",
-        "trailingStop.activation": "2",
-        "trailingStop.execute": "0.7",
+        ...PERCENT_INPUTS,
       }),
     });
     expect(response.status).toBe(302);
@@ -206,13 +200,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
       orderSizeMultiplier: "2.5",
       signalAmountType: "usd",
       signalAmountValue: "50",
-      takeProfits: [
-        { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
-        { portfolio: 0.25, priceDeviation: 0.012, enabled: true },
-        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
-      ],
-      stopLossOffset: 0.008,
-      trailingStop: { activation: 0.02, execute: 0.007 },
+      ...PERCENT_INPUTS_STORED,
     });
 
     // The redirect target with the flash cookie: the toast, and the saved values in percent.

@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import { D } from "../decimal.ts";
 import type { RealizedMatch } from "./fifo.ts";
 import { type PerformanceStats, performanceStats, periodStats, round2 } from "./performance-stats.ts";
+import { EMPTY_PERFORMANCE_STATS } from "#tests/setup/fixtures.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -46,23 +47,7 @@ const M4 = match("long", "0.5", "400", "380", "-10", "0.2", "-10.2", 10, 8_130_0
 // M5 long  1 @ 10 → 12:   net 1.9   volume  10 margin  10 pnl%  19    1d 1h 1min 1s
 const M5 = match("long", "1", "10", "12", "2", "0.1", "1.9", 1, 90_061_000);
 
-const EMPTY: PerformanceStats = {
-  avgPnlPercent: "0.00",
-  totalPnl: "0.00",
-  pnlPercent: "0.00",
-  roi: "0.00",
-  maxLossPercent: "0.00",
-  maxGainPercent: "0.00",
-  totalVolume: "0.00",
-  minTradeVolume: "0.00",
-  avgTradeVolume: "0.00",
-  maxTradeVolume: "0.00",
-  totalTrades: 0,
-  avgTimeInTrade: "0d. 0h. 0min. 0sec.",
-  profitFactor: null,
-  profitVolumePercent: "0.00",
-  percentProfitable: "0.00",
-};
+const EMPTY: PerformanceStats = EMPTY_PERFORMANCE_STATS;
 
 describe("performanceStats", () => {
   test("wins, losses and a break-even match", () => {

@@ -8,6 +8,7 @@ import { applyCloseFill, closeQuantity } from "./close.ts";
 import { minimumContracts, takeProfitSize, wholeContracts } from "./contracts.ts";
 import { type RulePosition, evaluate } from "./engine.ts";
 import { type RuleState, emptyRuleState, recordRequest, recordSkipped } from "./state.ts";
+import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 
 const BIP = { baseIncrement: "0.01", baseMinSize: "0.01" }; // one BIP-20DEC30-CDE contract
 const size = (original: string, share: string, free = original, product = BIP) => takeProfitSize({ original, share, free, product });
@@ -54,11 +55,7 @@ describe("takeProfitSize", () => {
 });
 
 const CONTROLS: AdvancedControls = {
-  takeProfits: [
-    { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
-    { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
-    { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
-  ],
+  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
   stopLossOffset: 0.02,
   breakEven: true,
   trailingStop: null,

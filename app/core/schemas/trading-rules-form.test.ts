@@ -14,6 +14,7 @@ import {
   percentToFraction,
   signalAmountValueError,
 } from "./trading-rules-form.ts";
+import { PERCENT_INPUTS, PERCENT_INPUTS_STORED } from "#tests/setup/fixtures.ts";
 
 type Values = ReturnType<typeof configToFormValues>;
 
@@ -99,25 +100,8 @@ describe("percent ⇄ fraction", () => {
   });
 
   test("percent inputs are stored as fractions", () => {
-    const value = ok(
-      post(defaults(), {
-        "takeProfits[0].portfolio": "25",
-        "takeProfits[0].priceDeviation": "0.6",
-        "takeProfits[1].portfolio": "25",
-        "takeProfits[1].priceDeviation": "1.2",
-        "takeProfits[2].priceDeviation": "2",
-        stopLossOffset: "0.8",
-        "trailingStop.activation": "2",
-        "trailingStop.execute": "0.7",
-      }),
-    );
-    expect(value.takeProfits).toEqual([
-      { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
-      { portfolio: 0.25, priceDeviation: 0.012, enabled: true },
-      { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
-    ]);
-    expect(value.stopLossOffset).toBe(0.008);
-    expect(value.trailingStop).toEqual({ activation: 0.02, execute: 0.007 });
+    const value = ok(post(defaults(), PERCENT_INPUTS));
+    expect({ takeProfits: value.takeProfits, stopLossOffset: value.stopLossOffset, trailingStop: value.trailingStop }).toEqual(PERCENT_INPUTS_STORED);
     expect(TradingConfigSchema.safeParse({ ...DEFAULT_TRADING_CONFIG, ...value }).success).toBe(true);
   });
 });

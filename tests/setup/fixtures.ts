@@ -1,0 +1,50 @@
+// Test data that more than one test file asserts against (a unit test and the integration
+// test of the same rule): one copy, so the two cannot drift apart.
+
+/** The performance statistics of no closed trade (app/core/pnl, GET /api/performance-stats). */
+export const EMPTY_PERFORMANCE_STATS = {
+  avgPnlPercent: "0.00",
+  totalPnl: "0.00",
+  pnlPercent: "0.00",
+  roi: "0.00",
+  maxLossPercent: "0.00",
+  maxGainPercent: "0.00",
+  totalVolume: "0.00",
+  minTradeVolume: "0.00",
+  avgTradeVolume: "0.00",
+  maxTradeVolume: "0.00",
+  totalTrades: 0,
+  avgTimeInTrade: "0d. 0h. 0min. 0sec.",
+  profitFactor: null,
+  profitVolumePercent: "0.00",
+  percentProfitable: "0.00",
+};
+
+/** Trading Rules percent inputs as the form posts them (TP3's portfolio left at its default 50 %)… */
+export const PERCENT_INPUTS: Record<string, string> = {
+  "takeProfits[0].portfolio": "25",
+  "takeProfits[0].priceDeviation": "0.6",
+  "takeProfits[1].portfolio": "25",
+  "takeProfits[1].priceDeviation": "1.2",
+  "takeProfits[2].priceDeviation": "2",
+  stopLossOffset: "0.8",
+  "trailingStop.activation": "2",
+  "trailingStop.execute": "0.7",
+};
+/** …and the fractions they are stored as. */
+export const PERCENT_INPUTS_STORED = {
+  takeProfits: [
+    { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
+    { portfolio: 0.25, priceDeviation: 0.012, enabled: true },
+    { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+  ],
+  stopLossOffset: 0.008,
+  trailingStop: { activation: 0.02, execute: 0.007 },
+};
+
+/** The whole-contract tests' ladder (decision 025): TP 30 / 30 / 40 % at +1 / +2 / +3 %. */
+export const CONTRACT_TEST_TAKE_PROFITS = [
+  { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
+  { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
+  { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
+];
