@@ -1,6 +1,6 @@
 // Who may reach what: every page and /api route that exists, for anonymous, user and admin.
 import { beforeAll, describe, expect, test } from "vitest";
-import { freshApp, registerVia } from "#tests/setup/app.ts";
+import { expectJsonAccess, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const USER_PAGES = [
@@ -99,21 +99,12 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
     ["DELETE", "/api/nested/does/not/exist", 404, 404, 404],
   ];
 
-  test.each(API)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (method, path, anon, asUser, asAdmin) => {
-    for (const [cookie, expected] of [
-      [undefined, anon],
-      [user, asUser],
-      [admin, asAdmin],
-    ] as const) {
-      // Logging out ends the session: use a fresh one for that call.
-      const session = method === "POST" && path === "/api/logout" && cookie
-        ? (await app.fetch("/api/login", { method: "POST", json: { username: cookie === admin ? "matrix_admin" : "matrix_user", password: "secret123" } })).headers.getSetCookie()[0]!.split(";")[0]
-        : cookie;
-      const response = await app.fetch(path, { method, cookie: session });
-      expect(response.status, `${method} ${path} as ${cookie === admin ? "admin" : cookie ? "user" : "anonymous"}`).toBe(expected);
-      expect(response.headers.get("content-type")).toMatch(/application\/json/);
-      const body = (await response.json()) as Record<string, unknown>;
-      if (expected >= 400) expect(typeof body.error).toBe("string");
-    }
+  test.each(API)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (...row) => {
+    // Logging out ends the session: use a fresh one for that call.
+    await expectJsonAccess(app, row, { user, admin }, async (who, cookie) =>
+      row[0] === "POST" && row[1] === "/api/logout"
+        ? (await app.fetch("/api/login", { method: "POST", json: { username: `matrix_${who}`, password: "secret123" } })).headers.getSetCookie()[0]!.split(";")[0]!
+        : cookie,
+    );
   });
 });

@@ -8,7 +8,7 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { cookieFrom, freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { cookieFrom, expectJsonAccess, freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -386,18 +386,8 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     ["POST", "/api/reset-stats", 401, 403, 200],
     ["GET", "/api/reset-stats", 401, 403, 405],
   ];
-  test.each(MATRIX)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (method, path, anon, asUser, asAdmin) => {
-    for (const [cookie, expected, who] of [
-      [undefined, anon, "anonymous"],
-      [user, asUser, "user"],
-      [admin, asAdmin, "admin"],
-    ] as const) {
-      const response = await app.fetch(path, { method, cookie });
-      expect(response.status, `${method} ${path} as ${who}`).toBe(expected);
-      expect(response.headers.get("content-type")).toMatch(/application\/json/);
-      const body = (await response.json()) as Record<string, unknown>;
-      if (expected >= 400) expect(typeof body.error).toBe("string");
-    }
+  test.each(MATRIX)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (...row) => {
+    await expectJsonAccess(app, row, { user, admin });
   });
 
   /** A position booked by a worker that is then stopped, so the test controls when jobs run. */

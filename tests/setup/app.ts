@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
 import type { Dialect } from "#db/client.ts";
 import { createInvite } from "#db/queries/invites.ts";
@@ -129,6 +129,30 @@ export async function webhookSecret(app: TestApp, adminCookie: string): Promise<
 /** A TradingView alert with this secret, sent as TradingView sends it (JSON as text/plain). */
 export function sendSignal(app: TestApp, secret: string, body: Record<string, unknown>): Promise<Response> {
   return app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+}
+
+/**
+ * One row of an access matrix: `path` asked as anonymous, as the user and as the admin answers
+ * each its status, in JSON, with an `error` text from 400 on. `session` may swap a cookie for
+ * the call (e.g. a fresh session where the call ends it).
+ */
+export async function expectJsonAccess(
+  app: TestApp,
+  [method, path, anonymous, asUser, asAdmin]: [method: string, path: string, anonymous: number, user: number, admin: number],
+  cookies: { user: string; admin: string },
+  session: (who: "user" | "admin", cookie: string) => Promise<string> = async (_who, cookie) => cookie,
+): Promise<void> {
+  for (const [who, expected] of [
+    ["anonymous", anonymous],
+    ["user", asUser],
+    ["admin", asAdmin],
+  ] as const) {
+    const response = await app.fetch(path, { method, cookie: who === "anonymous" ? undefined : await session(who, cookies[who]) });
+    expect(response.status, `${method} ${path} as ${who}`).toBe(expected);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    const body = (await response.json()) as Record<string, unknown>;
+    if (expected >= 400) expect(typeof body.error).toBe("string");
+  }
 }
 
 /** The page a redirect leads to, with the flash toast it carries (follows it with the flash cookie). */
