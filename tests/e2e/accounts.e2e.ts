@@ -18,11 +18,11 @@ import {
   expectToastShown,
   gotoHydrated,
   maxToastsSeen,
-  newContext,
   registerAccount,
   ROOT,
   screenshot,
   SCREENSHOT_DIR,
+  signedInWithoutJs,
   squash,
   useSuite,
 } from "./utils.ts";
@@ -155,10 +155,8 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
   });
 
   test("4. Profiles without JavaScript: the dialog opens from its link and the form posts", async () => {
-    const noJs = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const p = await signedInWithoutJs(browser, baseUrl, context);
     try {
-      await noJs.addCookies((await context.cookies()).map((c) => ({ ...c })));
-      const p = await noJs.newPage();
       await p.goto("/profiles");
       await p.getByRole("link", { name: "Create Profile" }).click();
       await p.waitForURL(/dialog=create/);
@@ -170,7 +168,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
       await p.locator('[data-testid="profile-card"][data-profile-name="Plain HTML"]').waitFor();
       await screenshot(p, "accounts-profiles-nojs");
     } finally {
-      await noJs.close();
+      await p.context().close();
     }
   });
 

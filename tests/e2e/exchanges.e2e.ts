@@ -22,9 +22,9 @@ import {
   escapeRe,
   gotoHydrated,
   maxToastsSeen,
-  newContext,
   registerAccount,
   screenshot as fullScreenshot,
+  signedInWithoutJs,
   squash,
   toastsSeen,
   useSuite,
@@ -316,9 +316,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   });
 
   test("9. without JavaScript: add an exchange inline and delete it through the confirmation row", async () => {
-    const noJs = await newContext(browser, app!.baseUrl, { javaScriptEnabled: false });
-    await noJs.addCookies(await context.cookies());
-    const p = await noJs.newPage();
+    const p = await signedInWithoutJs(browser, app!.baseUrl, context);
     await p.goto("/exchanges");
     await p.getByTestId("add-exchange").click();
     await p.waitForURL((url) => url.search === "?add=1");
@@ -338,6 +336,6 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await p.getByTestId("exchange-confirm-delete-yes").click();
     await visible(p.getByTestId("toast").getByText("Exchange Deleted"));
     expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
-    await noJs.close();
+    await p.context().close();
   });
 });

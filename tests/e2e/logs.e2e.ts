@@ -2,10 +2,8 @@
 // fills the viewport below the header and scrolls inside at 1440 and 390 px; "Older" loads
 // the next page in place with JavaScript (every entry once) and is a plain link without it;
 // the filter form narrows the list; no page or console errors.
-import path from "node:path";
-import { Database } from "bun:sqlite";
 import { describe, expect, test } from "vitest";
-import { type Browser, type Page, type PageProblems, type RunningApp, h1, newContext, registerAccount, screenshot, unexpectedErrors, useSuite, waitForHydration } from "./utils.ts";
+import { type Browser, type Page, type PageProblems, type RunningApp, h1, registerAccount, screenshot, signedInWithoutJs, unexpectedErrors, useSuite, waitForHydration, withAppDatabase } from "./utils.ts";
 
 const ADMIN = { username: "logs_admin", password: "logs-admin-secret-1" };
 
@@ -24,15 +22,11 @@ const entries = (p: Page) => p.getByTestId("activity-log-list").getByTestId("act
 describe("Activity Logs screen", () => {
   test("250 entries: the list fills the viewport and scrolls inside; Older loads in place, each entry once", async () => {
     await registerAccount(page, problems, ADMIN);
-    const db = new Database(path.join(app!.dataDir, "app.db"));
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
+    withAppDatabase(app!, (db) => {
       const insert = db.query("INSERT INTO activity_logs (type, level, message, data, created_at) VALUES (?, ?, ?, ?, ?)");
       const start = Date.parse("2026-01-01T00:00:00Z");
       for (let i = 0; i < 250; i++) insert.run(i % 2 ? "trade" : "system", i % 3 ? "info" : "error", `Browser paging entry ${i}`, "{}", start + i * 60_000);
-    } finally {
-      db.close();
-    }
+    });
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto("/logs");
@@ -61,9 +55,7 @@ describe("Activity Logs screen", () => {
   });
 
   test("without JavaScript: the filter form and the Older link", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
-    await context.addCookies(await page.context().cookies());
-    const plain = await context.newPage();
+    const plain = await signedInWithoutJs(browser, baseUrl, page.context());
     try {
       await plain.goto("/logs");
       await plain.getByTestId("logs-filter-q").fill("entry 1");
@@ -78,7 +70,7 @@ describe("Activity Logs screen", () => {
       await plain.waitForURL((url) => url.searchParams.has("before"));
       expect(await plain.getByTestId("activity-log-entry").count()).toBe(100);
     } finally {
-      await context.close();
+      await plain.context().close();
     }
   });
 });

@@ -7,7 +7,6 @@
 // screen and the dashboard's card; the range links change the data; the totals are the
 // API's. Without JavaScript the same data shows as tables. Screenshots in
 // test-results/e2e/performance-*.png.
-import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -20,13 +19,14 @@ import {
   SCREENSHOT_DIR,
   apiJson as apiJsonOf,
   h1,
-  newContext,
   registerAccount,
   screenshot,
+  signedInWithoutJs,
   unexpectedErrors,
   useSuite,
   visible,
   waitForHydration,
+  withAppDatabase,
 } from "./utils.ts";
 
 const ADMIN = { username: "perf_admin", password: "perf-admin-secret-1" };
@@ -112,9 +112,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
     // Spread the round trips over the last three weeks, oldest first (each symbol keeps its
     // order), and give the curve a few snapshots with open positions' unrealized P&L.
     const now = Date.now();
-    const db = new Database(path.join(app.dataDir, "app.db"));
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
+    withAppDatabase(app, (db) => {
       const trades = db.query("SELECT id FROM trades WHERE status IN ('executed', 'completed') ORDER BY executed_at, id").all() as { id: string }[];
       const shift = db.query("UPDATE trades SET executed_at = executed_at - ?, created_at = created_at - ?, updated_at = ? WHERE id = ?");
       trades.forEach((t, i) => {
@@ -123,9 +121,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
       });
       const snap = db.query("INSERT INTO equity_snapshots (taken_at, reason, realized_pnl, unrealized_pnl, balance, equity, currency, open_positions) VALUES (?, 'interval', '0', ?, NULL, NULL, 'USDC', 1)");
       for (const [daysBack, unrealized] of [[17.9, "25"], [14.9, "-120"], [11.9, "80"], [8.9, "-40"], [5.9, "150"], [2.9, "-60"]] as const) snap.run(now - daysBack * DAY, unrealized);
-    } finally {
-      db.close();
-    }
+    });
     const all = await apiJson<Charts>("/api/performance-charts?range=all");
     expect(all.totals.trades).toBe(6);
     expect(all.totals.wins).toBe(3);
@@ -192,10 +188,8 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
   });
 
   test("4. without JavaScript the same data shows as tables, at 1440 and 390 px", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const nojs = await signedInWithoutJs(browser, baseUrl, page.context());
     try {
-      await context.addCookies(await page.context().cookies());
-      const nojs = await context.newPage();
       await nojs.setViewportSize({ width: 1440, height: 900 });
       await nojs.goto("/performance?range=all");
       await visible(h1(nojs, "Performance"));
@@ -220,7 +214,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
       await visible(nojs.getByTestId("dashboard-daily-table"));
       await nojs.getByTestId("dashboard-charts").screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-nojs-390.png") });
     } finally {
-      await context.close();
+      await nojs.context().close();
     }
   });
 });

@@ -9,8 +9,6 @@
 // after a take-profit the price drove, the count badge; the detail row (loads only while
 // expanded, every 10 s); Close with its confirmation and both toasts. Screenshots in
 // test-results/e2e/positions-*.png. The tests run in order and build on each other.
-import { Database } from "bun:sqlite";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import {
   type FakePrices,
@@ -29,6 +27,7 @@ import {
   useSuite,
   visible,
   waitForHydration,
+  withAppDatabase,
 } from "./utils.ts";
 
 const ADMIN = { username: "positions_admin", password: "positions-admin-secret-1" };
@@ -213,17 +212,13 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await openPosition("BTC-PERP");
 
     // A spot position (not a perp) written straight into the database: never listed.
-    const db = new Database(path.join(app.dataDir, "app.db"));
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
+    withAppDatabase(app, (db) => {
       const now = Date.now();
       db.query(
         `INSERT INTO positions (id, symbol, side, quantity, remaining_quantity, entry_price, current_price, status, source, created_at, updated_at)
          VALUES ('spot-position-0001', 'ETH-USD', 'long', '1', '1', '3400', '3400', 'open', 'manual', ?, ?)`,
       ).run(now, now);
-    } finally {
-      db.close();
-    }
+    });
     expect((await apiJson<PositionJson[]>("/api/positions")).map((p) => p.symbol).sort()).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP"]);
 
     await gotoPositions();
@@ -378,17 +373,13 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await gotoPositions();
     expect(await page.getByTestId("drift-alarms").count()).toBe(0);
     // The paper exchange gets an XRP long the app never ordered (as if traded in another tool).
-    const db = new Database(path.join(app.dataDir, "app.db"));
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
+    withAppDatabase(app, (db) => {
       const profile = db.query("SELECT profile_id FROM sim_positions LIMIT 1").get() as { profile_id: string };
       db.query(
         `INSERT INTO sim_positions (profile_id, symbol, side, quantity, entry_price, margin, leverage, margin_type, realized_pnl, updated_at)
          VALUES (?, 'XRP-PERP', 'long', '100', '2.1', '210', 1, 'cross', '0', ?)`,
       ).run(profile.profile_id, Date.now());
-    } finally {
-      db.close();
-    }
+    });
     const alarm = page.getByTestId("drift-alarms");
     await expect.poll(() => alarm.count(), { timeout: 30_000, message: "the drift alarm appears (two reconciliation passes, then a live update)" }).toBe(1);
     expect(squash(await alarm.innerText())).toMatch(

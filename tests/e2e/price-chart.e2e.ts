@@ -5,8 +5,6 @@
 // take it; the expanded row and the chart page draw the chart (a canvas) with one price line
 // per level, at 1440 and 390 px; without JavaScript the chart page lists the levels and the
 // latest candles. Screenshots in test-results/e2e/price-chart-*.png.
-import { Database } from "bun:sqlite";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import {
   type FakePrices,
@@ -15,14 +13,15 @@ import {
   type RunningApp,
   apiJson as apiJsonOf,
   h1,
-  newContext,
   registerAccount,
   screenshot,
+  signedInWithoutJs,
   unexpectedErrors,
   useSuite,
   visible,
   waitForHydration,
   type Browser,
+  withAppDatabase,
 } from "./utils.ts";
 
 const ADMIN = { username: "chart_admin", password: "chart-admin-secret-1" };
@@ -100,9 +99,7 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     // The quarter hour before: older candles, as the feed would have left them (the chart
     // shows from 15 minutes before the position opened).
     const now = Date.now();
-    const db = new Database(path.join(app.dataDir, "app.db"));
-    try {
-      db.exec("PRAGMA busy_timeout = 10000");
+    withAppDatabase(app, (db) => {
       const insert = db.query("INSERT OR IGNORE INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)");
       let close = 3392;
       for (let i = 14; i >= 1; i--) {
@@ -111,9 +108,7 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
         close = open + ((i * 7) % 5) - 2;
         insert.run(bucket, String(open), String(Math.max(open, close) + 1.5), String(Math.min(open, close) - 1.25), String(close), bucket + 59_000);
       }
-    } finally {
-      db.close();
-    }
+    });
 
     const sent = await page.request.post("/api/webhook/tradingview", {
       headers: { "content-type": "text/plain" },
@@ -186,9 +181,7 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("4. without JavaScript: the row's link opens the chart page with the levels and the latest candles", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
-    await context.addCookies(await page.context().cookies());
-    const plain = await context.newPage();
+    const plain = await signedInWithoutJs(browser, baseUrl, page.context());
     try {
       await plain.setViewportSize({ width: 1440, height: 900 });
       await plain.goto("/positions");
@@ -205,7 +198,7 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
       expect(await plain.locator("canvas").count()).toBe(0);
       await screenshot(plain, "price-chart-nojs-1440");
     } finally {
-      await context.close();
+      await plain.context().close();
     }
   });
 

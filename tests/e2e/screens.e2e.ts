@@ -27,10 +27,10 @@ import {
   gotoHydrated,
   h1,
   maxToastsSeen,
-  newContext,
   pathOf,
   registerAccount,
   screenshot as fullScreenshot,
+  signedInWithoutJs,
   squash,
   submitForm,
   useSuite,
@@ -484,10 +484,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("9. Trading Rules without JavaScript: every section shown, a plain post saves, reload shows the values, the total error on the page", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const page = await signedInWithoutJs(browser, baseUrl, adminContext);
     try {
-      await context.addCookies(await adminContext.cookies());
-      const page = await context.newPage();
       const problems = watchProblems(page);
       const response = await page.goto("/trading-rules");
       expect(response?.status()).toBe(200);
@@ -562,7 +560,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await screenshot(page, "screens-07-trading-rules-nojs-error");
       expect(problems.errors.filter((e) => !e.includes("status of 400"))).toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 
@@ -574,10 +572,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     }
     await screenshot(page, "screens-08-trade-history-signals-path");
 
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const nojs = await signedInWithoutJs(browser, baseUrl, adminContext);
     try {
-      await context.addCookies(await adminContext.cookies());
-      const nojs = await context.newPage();
       await nojs.goto("/manual-trading");
       await visible(h1(nojs, "Manual Trading"));
       const form = nojs.getByTestId("manual-trade-form");
@@ -595,7 +591,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       expect(await tradeRows(nojs).first().getAttribute("data-status")).toBe("pending");
       await screenshot(nojs, "screens-09-trade-history-nojs-filtered");
     } finally {
-      await context.close();
+      await nojs.context().close();
     }
     expect(adminProblems.errors).toEqual([]);
   });

@@ -431,6 +431,13 @@ export async function inviteLink(adminPage: Page, role: "admin" | "trader" | "vi
   return ((await response.json()) as { url: string }).url;
 }
 
+/** A page without JavaScript, signed in with the session cookies of `signedIn`; close its context (`page.context().close()`) when done. */
+export async function signedInWithoutJs(browser: Browser, baseUrl: string, signedIn: BrowserContext): Promise<Page> {
+  const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+  await context.addCookies(await signedIn.cookies());
+  return context.newPage();
+}
+
 // ---------------------------------------------------------------------------------------
 // Page checks every spec uses
 // ---------------------------------------------------------------------------------------
