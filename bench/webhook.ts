@@ -101,6 +101,13 @@ const out = summary.phases as Record<string, unknown>;
 let allIntact = true;
 const lines: string[] = [];
 
+/** A phase's summary lines, then its integrity and profile lines: kept for the final summary and printed now. */
+function phaseLines(settled: { integrity: Integrity }, profile: Record<string, unknown> | null, ...head: string[]) {
+  const block = [...head, `    ${fmtIntegrity(settled.integrity)}`, ...(profile ? [`    ${fmtProfile(profile)}`] : [])];
+  lines.push(...block);
+  log(block.join("\n"));
+}
+
 // (a) ack latency at 50 req/s ------------------------------------------------------------
 if (phases.includes("a")) {
   const label = "(a)";
@@ -121,13 +128,12 @@ if (phases.includes("a")) {
     deadline: verdict(lat.slowestAnswerMs, 2000),
   };
   out.a = { rate, seconds: ackSeconds, sent: run.results.length, achievedRate: run.achievedRate, maxStartLagMs: run.maxStartLagMs, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
-  lines.push(
+  phaseLines(
+    settled,
+    profile,
     `(a) ack @ ${rate}/s x ${ackSeconds}s: ${fmtStats(lat.service)}  errors ${lat.errors}`,
     `    T1 p50<=5 ${v.p50}, p99<=20 ${v.p99}, p99.9<=50 ${v.p999}, all answered <=2s ${v.deadline}; cpu: ${fmtCpu(cpuUse)}`,
-    `    ${fmtIntegrity(settled.integrity)}`,
-    ...(profile ? [`    ${fmtProfile(profile)}`] : []),
   );
-  log(lines.slice(profile ? -4 : -3).join("\n"));
 }
 
 // (b) sustained rate, 10 % resends -------------------------------------------------------
@@ -173,14 +179,13 @@ if (phases.includes("b")) {
   const spanS = (Number(span?.last ?? 0) - Number(span?.first ?? 0)) / 1000;
   const storedPerSecond = spanS > 0 ? Math.round((settled.integrity.stored / spanS) * 10) / 10 : null;
   out.b = { rate: sustainedRate, seconds: sustainedSeconds, sent: run.results.length, resends, achievedRate: run.achievedRate, elapsedMs: Math.round(run.elapsedMs), storedPerSecond, commitSpanS: Math.round(spanS * 10) / 10, stoppedBy: run.stoppedBy, maxStartLagMs: run.maxStartLagMs, cappedStarts: run.cappedStarts, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
-  lines.push(
+  phaseLines(
+    settled,
+    profile,
     `(b) sustained ${sustainedRate}/s x ${sustainedSeconds}s: requests started ${run.achievedRate}/s, signals committed ${storedPerSecond}/s over ${Math.round(spanS)} s, ${fmtStats(lat.service)}  errors ${lat.errors}`,
     `    from due time (coordinated omission): p99 ${lat.fromDue.p99} ms, max ${lat.fromDue.max} ms; generator lag max ${run.maxStartLagMs} ms`,
     `    T2 rate ${v.rate}, p99<=50 ${v.p99}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(cpuUse)}`,
-    `    ${fmtIntegrity(settled.integrity)}`,
-    ...(profile ? [`    ${fmtProfile(profile)}`] : []),
   );
-  log(lines.slice(profile ? -5 : -4).join("\n"));
 }
 
 // (c) burst ------------------------------------------------------------------------------
@@ -204,13 +209,12 @@ if (phases.includes("c")) {
     noDuplicates: settled.integrity.duplicateJobs === 0 && settled.integrity.duplicateOrders === 0 ? "PASS" : "MISS",
   };
   out.c = { count: burstCount, concurrency: burstConcurrency, allAckedWithinMs, latencyMs: lat.service, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
-  lines.push(
+  phaseLines(
+    settled,
+    profile,
     `(c) burst ${burstCount} @ ${burstConcurrency} in flight: all acked within ${allAckedWithinMs ?? "-"} ms, ${fmtStats(lat.service)}  errors ${lat.errors}`,
     `    T2 burst all acked <=1s ${v.allAckedWithin1s}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(cpuUse)}`,
-    `    ${fmtIntegrity(settled.integrity)}`,
-    ...(profile ? [`    ${fmtProfile(profile)}`] : []),
   );
-  log(lines.slice(profile ? -4 : -3).join("\n"));
 }
 
 console.log(`\n=== webhook benchmark (${dialect}${noOrders ? ", ingest only" : ""}, ${appSource}) ===\n${lines.join("\n")}\n`);
