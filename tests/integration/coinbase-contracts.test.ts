@@ -14,7 +14,7 @@ import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/tr
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { sendSignal, waitFor } from "#tests/setup/app.ts";
+import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
@@ -41,11 +41,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   const { app } = live;
   const db = () => app.database.db;
 
-  const idle = () =>
-    waitFor("jobs finished", async () => {
-      const row = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
-      return Number(row!.n) === 0;
-    }, 15_000, 10);
+  const idle = () => jobsIdle(app);
   /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */
   const tick = async (monitor: ReturnType<typeof createRulesMonitor>, price: string) => {
     msw.fake.setPrice(BIP, price);

@@ -9,7 +9,7 @@ import { TemporaryError } from "#app/core/exchange/errors.ts";
 import { acquireOrderSlot, orderSlotHolder, releaseOrderSlot, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { sendSignal, waitFor } from "#tests/setup/app.ts";
+import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
@@ -32,8 +32,7 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     await stop();
     live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 });
   };
-  const settled = () =>
-    waitFor("every job done", async () => (await db().selectFrom("jobs").select("id").where("status", "in", ["created", "retry", "active"]).execute()).length === 0, 15_000);
+  const settled = () => jobsIdle(app);
 
   /** The app's open position in contracts of 0.01 BTC (+ long, - short) against Coinbase's. */
   async function books() {

@@ -8,7 +8,7 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { cookieFrom, expectJsonAccess, freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { cookieFrom, expectJsonAccess, freshApp, jobsIdle, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -28,11 +28,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
   const startWorkers = (n = 1) => {
     runners = Array.from({ length: n }, (_, i) => startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: `w${i + 1}`, pollMs: 3 }));
   };
-  const idle = () =>
-    waitFor("jobs finished", async () => {
-      const row = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
-      return Number(row!.n) === 0;
-    }, 15_000, 10);
+  const idle = () => jobsIdle(app);
   /** A price tick as the price loop makes it: the stored price, then resting fills and the rules monitor. */
   const tick = async (symbol: string, price: string) => {
     await setPrice(db(), symbol, price, "test");

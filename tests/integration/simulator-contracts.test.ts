@@ -15,7 +15,7 @@ import { deleteSetting, getSetting } from "#db/queries/settings.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, jobsIdle, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -41,11 +41,7 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
   const db = () => app.database.db;
 
   const post = (form: Record<string, string>, cookie = admin) => app.fetch("/exchanges", { method: "POST", cookie, form });
-  const idle = () =>
-    waitFor("jobs finished", async () => {
-      const row = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
-      return Number(row!.n) === 0;
-    }, 15_000, 10);
+  const idle = () => jobsIdle(app);
   const open = async (symbol: string, quantity: string) => {
     expect((await sendSignal(app, secret, { action: "buy", symbol, quantity, order_type: "market", id: `s-${Math.random()}` })).status).toBe(200);
     return waitFor(`${symbol} open`, () => db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst(), 15_000, 10);

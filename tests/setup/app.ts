@@ -121,6 +121,14 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
   }
 }
 
+/** Waits until no job is queued, retrying or running: the worker has done all it was given. */
+export function jobsIdle(app: TestApp): Promise<true> {
+  return waitFor("jobs finished", async () => {
+    const row = await app.database.db.selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
+    return Number(row!.n) === 0;
+  }, 15_000, 10);
+}
+
 /** The webhook secret, as the admin reads it from GET /api/webhook-config. */
 export async function webhookSecret(app: TestApp, adminCookie: string): Promise<string> {
   return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string }).secret;
