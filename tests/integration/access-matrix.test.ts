@@ -1,6 +1,6 @@
 // Who may reach what: every page and /api route that exists, for anonymous, user and admin.
-import { beforeAll, describe, expect, test } from "vitest";
-import { expectJsonAccess, freshApp, registerVia } from "#tests/setup/app.ts";
+import { describe, expect, test } from "vitest";
+import { expectJsonAccess, freshApp, registeredAccounts } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const USER_PAGES = [
@@ -23,12 +23,7 @@ const ADMIN_PAGES = ["/api-settings", "/webhook", "/trading-rules"];
 
 describe.each(testDialects())("access matrix on %s", (dialect) => {
   const app = freshApp(dialect);
-  let admin: string;
-  let user: string;
-  beforeAll(async () => {
-    admin = (await registerVia(app, "matrix_admin")).cookie;
-    user = (await registerVia(app, "matrix_user")).cookie;
-  });
+  const cookies = registeredAccounts(app, { admin: "matrix_admin", user: "matrix_user" });
 
   test.each([...USER_PAGES, ...ADMIN_PAGES, "/no-such-page"])("anonymous %s → login, coming back after", async (path) => {
     const response = await app.fetch(path);
@@ -39,7 +34,7 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
   });
 
   test.each(USER_PAGES)("user and admin can open %s", async (path) => {
-    for (const cookie of [user, admin]) {
+    for (const cookie of [cookies.user, cookies.admin]) {
       const response = await app.fetch(path, { cookie });
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toMatch(/text\/html/);
@@ -47,21 +42,21 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
   });
 
   test.each(ADMIN_PAGES)("%s is 403 for a user, 200 for the admin", async (path) => {
-    const denied = await app.fetch(path, { cookie: user });
+    const denied = await app.fetch(path, { cookie: cookies.user });
     expect(denied.status).toBe(403);
     expect(await denied.text()).toContain("Access denied");
-    expect((await app.fetch(path, { cookie: admin })).status).toBe(200);
+    expect((await app.fetch(path, { cookie: cookies.admin })).status).toBe(200);
   });
 
   test("an unknown page is 404 '404 Page Not Found' when logged in", async () => {
-    const response = await app.fetch("/no-such-page/deeper", { cookie: user });
+    const response = await app.fetch("/no-such-page/deeper", { cookie: cookies.user });
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("404 Page Not Found");
   });
 
   test("login and register pages send a logged-in user to the app", async () => {
     for (const path of ["/login", "/register"]) {
-      const response = await app.fetch(path, { cookie: user });
+      const response = await app.fetch(path, { cookie: cookies.user });
       expect(response.status).toBe(302);
       expect(response.headers.get("location")).toBe("/dashboard");
     }
@@ -101,7 +96,7 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
 
   test.each(API)("%s %s answers JSON %i / %i / %i (anonymous / user / admin)", async (...row) => {
     // Logging out ends the session: use a fresh one for that call.
-    await expectJsonAccess(app, row, { user, admin }, async (who, cookie) =>
+    await expectJsonAccess(app, row, cookies, async (who, cookie) =>
       row[0] === "POST" && row[1] === "/api/logout"
         ? (await app.fetch("/api/login", { method: "POST", json: { username: `matrix_${who}`, password: "secret123" } })).headers.getSetCookie()[0]!.split(";")[0]!
         : cookie,

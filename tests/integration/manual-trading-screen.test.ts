@@ -1,7 +1,7 @@
 // The Manual Trading screen as served (SPEC.md §2, §5, §8) and its place-order post, the
 // same handling as the dashboard's: field messages, a queued trade and what became of it.
-import { beforeAll, describe, expect, test } from "vitest";
-import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
+import { describe, expect, test } from "vitest";
+import { cookieFrom, freshApp, registeredAccounts } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const DATA_PARAM = "_data=routes%2F_app%2B%2Fmanual-trading";
@@ -20,16 +20,10 @@ const order = (changes: Record<string, string> = {}) => ({
 
 describe.each(testDialects())("manual trading screen on %s", (dialect) => {
   const app = freshApp(dialect);
-  let admin: string;
-  let user: string;
-
-  beforeAll(async () => {
-    admin = (await registerVia(app, "manual_admin")).cookie;
-    user = (await registerVia(app, "manual_user")).cookie;
-  });
+  const cookies = registeredAccounts(app, { admin: "manual_admin", user: "manual_user" });
 
   test("renders the Place Order card fed by balances, and the info notes", async () => {
-    for (const cookie of [user, admin]) {
+    for (const cookie of [cookies.user, cookies.admin]) {
       const response = await app.fetch("/manual-trading", { cookie });
       expect(response.status).toBe(200);
       const html = await response.text();
@@ -62,10 +56,10 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
   });
 
   test("a plain post queues the trade and redirects back saying it is queued (no worker runs here: never 'Trade Executed')", async () => {
-    const response = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order() });
+    const response = await app.fetch("/manual-trading", { method: "POST", cookie: cookies.user, form: order() });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/manual-trading");
-    const html = await (await app.fetch("/manual-trading", { cookie: `${user}; ${cookieFrom(response, "tv_toast")!}` })).text();
+    const html = await (await app.fetch("/manual-trading", { cookie: `${cookies.user}; ${cookieFrom(response, "tv_toast")!}` })).text();
     expect(html).toContain("Order queued");
     expect(html).toContain("BUY order for ETH-PERP is queued: no worker is running, it is sent when one starts");
     expect(html).not.toContain("Trade Executed");
@@ -80,33 +74,33 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
   });
 
   test("with JavaScript: JSON with the toast; SPEC.md §5 messages beside the fields", async () => {
-    const ok = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: user, form: { ...order({ side: "sell" }), _js: "1" } });
+    const ok = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: cookies.user, form: { ...order({ side: "sell" }), _js: "1" } });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ toast: { title: "Order queued" }, tradeId: expect.any(String), tradeStatus: "pending" });
 
-    const empty = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order({ quantity: "" }) });
+    const empty = await app.fetch("/manual-trading", { method: "POST", cookie: cookies.user, form: order({ quantity: "" }) });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain("Amount is required");
-    const limit = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order({ price: "" }) });
+    const limit = await app.fetch("/manual-trading", { method: "POST", cookie: cookies.user, form: order({ price: "" }) });
     expect(limit.status).toBe(400);
     expect(await limit.text()).toContain("Price must be a positive number greater than 0 for limit orders");
-    const negative = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: order({ quantity: "-1" }) });
+    const negative = await app.fetch("/manual-trading", { method: "POST", cookie: cookies.user, form: order({ quantity: "-1" }) });
     expect(await negative.text()).toContain("Quantity must be a positive number greater than 0");
   });
 
   test("a failure is 'Trade Failed' (emergency stop active)", async () => {
-    await app.fetch("/dashboard", { method: "POST", cookie: admin, form: { intent: "emergency-stop" } });
+    await app.fetch("/dashboard", { method: "POST", cookie: cookies.admin, form: { intent: "emergency-stop" } });
     try {
-      const failed = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: user, form: { ...order(), _js: "1" } });
+      const failed = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: cookies.user, form: { ...order(), _js: "1" } });
       expect(failed.status).toBe(409);
       expect(await failed.json()).toMatchObject({ toast: { title: "Trade Failed", variant: "destructive", description: expect.stringContaining("Emergency stop is active") } });
     } finally {
-      await app.fetch("/dashboard", { method: "POST", cookie: admin, form: { intent: "reset-emergency-stop" } });
+      await app.fetch("/dashboard", { method: "POST", cookie: cookies.admin, form: { intent: "reset-emergency-stop" } });
     }
   });
 
   test("only the place-order intent: the emergency stop is not posted here", async () => {
-    const response = await app.fetch("/manual-trading", { method: "POST", cookie: user, form: { intent: "emergency-stop" } });
+    const response = await app.fetch("/manual-trading", { method: "POST", cookie: cookies.user, form: { intent: "emergency-stop" } });
     expect(response.status).toBe(400);
     const health = (await (await app.fetch("/api/health")).json()) as { systemStatus: { component: string; status: string }[] };
     expect(health.systemStatus.find((s) => s.component === "system")?.status).toBe("online");

@@ -110,6 +110,21 @@ export async function registerVia(app: TestApp, username: string, password = "se
   return { user: (await response.json()) as { id: string; username: string; role: string }, cookie: cookieFrom(response)! };
 }
 
+/**
+ * Accounts registered through registerVia before a describe block's tests, in the order given
+ * (the first becomes admin; the others trader, or the role given): their session cookies by key.
+ */
+export function registeredAccounts<K extends string>(app: TestApp, accounts: Record<K, string | [username: string, role: Role]>): Record<K, string> {
+  const cookies = {} as Record<K, string>;
+  beforeAll(async () => {
+    for (const [key, account] of Object.entries(accounts) as [K, string | [string, Role]][]) {
+      const [username, role] = typeof account === "string" ? [account, "trader" as const] : account;
+      cookies[key] = (await registerVia(app, username, "secret123", role)).cookie;
+    }
+  });
+  return cookies;
+}
+
 /** Polls `probe` every `stepMs` until it answers something truthy, and returns that; throws after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, stepMs = 25): Promise<T> {
   const deadline = Date.now() + timeoutMs;
