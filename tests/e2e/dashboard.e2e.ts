@@ -22,6 +22,7 @@ import {
   expectToastShown,
   fetchHealth,
   field,
+  freshPage,
   h1,
   maxToastsSeen,
   newContext,
@@ -429,10 +430,8 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("6. a non-admin user's dashboard has no Webhook Endpoint box", async () => {
-    const context = await newContext(browser, baseUrl);
+    const { page, problems } = await freshPage(browser, baseUrl);
     try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
       allProblems.push({ label: "user page", problems, allowedStatuses: [] });
       await register(page, problems, { ...TRADER, invite: await inviteLink(adminPage, "trader") });
       expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ username: TRADER.username, role: "trader" });
@@ -456,7 +455,7 @@ describe("dashboard (SQLite, own instance)", () => {
       await screenshot(page, "dashboard-06-user");
       expect(problems.errors).toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 
@@ -576,10 +575,8 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("7c. the alert builder without JavaScript: a plain GET form that re-renders the message on the server", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const { page, problems } = await freshPage(browser, baseUrl, { javaScriptEnabled: false });
     try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
       allProblems.push({ label: "alert builder without JavaScript", problems, allowedStatuses: [] });
       await page.goto("/login");
       await field(page, "Username").fill(ADMIN.username);
@@ -604,7 +601,7 @@ describe("dashboard (SQLite, own instance)", () => {
       await screenshot(page, "dashboard-07c-alert-builder-nojs-390");
       expect(problems.errors).toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 
@@ -636,10 +633,8 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("8. without JavaScript: the dashboard's panels (SSR), Emergency Stop and Reset as plain form posts", async () => {
-    const context = await newContext(browser, baseUrl, { javaScriptEnabled: false });
+    const { page, problems } = await freshPage(browser, baseUrl, { javaScriptEnabled: false });
     try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
       allProblems.push({ label: "page without JavaScript", problems, allowedStatuses: [] });
       await page.goto("/login");
       await visible(h1(page, "Sign in"));
@@ -684,7 +679,7 @@ describe("dashboard (SQLite, own instance)", () => {
       expect(health.systemStatus.find((s) => s.component === "system")?.status).toBe("online");
       expect(problems.errors).toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 

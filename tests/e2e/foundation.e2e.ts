@@ -12,6 +12,8 @@ import {
   expectToastOnScreen,
   fetchHealth,
   field,
+  fillRegistration,
+  freshPage,
   h1,
   maxToastsSeen,
   newContext,
@@ -24,7 +26,6 @@ import {
   useSuite,
   visible,
   waitForHydration,
-  watchProblems,
 } from "./utils.ts";
 
 const baseUrl = inject("baseUrl");
@@ -153,9 +154,7 @@ describe("foundation (issue #2), SQLite", () => {
 
   test("3. the first account is the admin: back to /positions, header, sidebar, system status", async () => {
     const page = adminPage;
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await field(page, "Confirm password").fill(ADMIN.password);
+    await fillRegistration(page, ADMIN.username, ADMIN.password);
     await page.getByRole("button", { name: "Create account", exact: true }).click();
     await page.waitForURL((url) => url.pathname === "/positions", { timeout: 15_000 });
     await visible(h1(page, "Futures Positions"));
@@ -248,10 +247,8 @@ describe("foundation (issue #2), SQLite", () => {
   });
 
   test("6. a second account, invited as a trader: no admin entries, admin screens answer 403", async () => {
-    const context = await newContext(browser, baseUrl);
+    const { page, problems } = await freshPage(browser, baseUrl);
     try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
       await registerAccount(page, problems, { ...TRADER, invite: await inviteLink(adminPage, "trader") });
       await visible(h1(page, "Dashboard"));
       await expectShell(page, TRADER.username);
@@ -290,7 +287,7 @@ describe("foundation (issue #2), SQLite", () => {
       }
       expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 
@@ -373,18 +370,14 @@ describe("foundation (issue #2), SQLite", () => {
       await screenshot(page, "08-nojs-register-closed");
       await page.goto(await inviteLink(adminPage, "viewer"));
       await visible(page.getByText("This account will be a viewer (read-only)."));
-      await field(page, "Username").fill(NOJS.username);
-      await field(page, "Password").fill(NOJS.password);
-      await field(page, "Confirm password").fill(NOJS.password + "x");
+      await fillRegistration(page, NOJS.username, NOJS.password, NOJS.password + "x");
       expect(await submitForm(page, "/register", page.getByRole("button", { name: "Create account", exact: true }))).toBe(400);
       await page.waitForLoadState("load");
       await visible(page.getByText("Passwords don't match", { exact: true }));
       expect(await field(page, "Username").inputValue()).toBe(NOJS.username);
       await screenshot(page, "08-nojs-register-error");
 
-      await field(page, "Username").fill(NOJS.username);
-      await field(page, "Password").fill(NOJS.password);
-      await field(page, "Confirm password").fill(NOJS.password);
+      await fillRegistration(page, NOJS.username, NOJS.password);
       await page.getByRole("button", { name: "Create account", exact: true }).click();
       await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
       await visible(h1(page, "Dashboard"));
@@ -413,10 +406,8 @@ describe("foundation (issue #2), SQLite", () => {
   });
 
   test("9. toasts: one at a time (a new one replaces the current one), shown about 5 s", async () => {
-    const context = await newContext(browser, baseUrl);
+    const { page, problems } = await freshPage(browser, baseUrl);
     try {
-      const page = await context.newPage();
-      const problems = watchProblems(page);
       await page.goto("/login");
       await visible(h1(page, "Sign in"));
       await waitForHydration(page, problems);
@@ -453,7 +444,7 @@ describe("foundation (issue #2), SQLite", () => {
       expect(await maxToastsSeen(page)).toBe(1);
       expect(unexpectedErrors(problems, [401])).toEqual([]);
     } finally {
-      await context.close();
+      await page.context().close();
     }
   });
 });

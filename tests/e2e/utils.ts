@@ -417,11 +417,16 @@ export async function registerAccount(page: Page, problems: PageProblems, accoun
   await page.goto(account.invite ?? "/register");
   await h1(page, "Create account").waitFor({ state: "visible", timeout: 10_000 });
   await waitForHydration(page, problems);
-  await field(page, "Username").fill(account.username);
-  await field(page, "Password").fill(account.password);
-  await field(page, "Confirm password").fill(account.password);
+  await fillRegistration(page, account.username, account.password);
   await page.getByRole("button", { name: "Create account", exact: true }).click();
   await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+}
+
+/** Fills the Create account form on `page` (the confirmation is the password unless given). */
+export async function fillRegistration(page: Page, username: string, password: string, confirm = password): Promise<void> {
+  await field(page, "Username").fill(username);
+  await field(page, "Password").fill(password);
+  await field(page, "Confirm password").fill(confirm);
 }
 
 /** An invite link for `role`, made by the admin signed in on `adminPage` (POST /api/invites). */
@@ -429,6 +434,13 @@ export async function inviteLink(adminPage: Page, role: "admin" | "trader" | "vi
   const response = await adminPage.request.post("/api/invites", { data: { role } });
   if (response.status() !== 201) throw new Error(`invite: ${response.status()} ${await response.text()}`);
   return ((await response.json()) as { url: string }).url;
+}
+
+/** The first page of a new context (no cookies), its problems watched; close it with `page.context().close()`. */
+export async function freshPage(browser: Browser, baseUrl: string, options: { javaScriptEnabled?: boolean } = {}): Promise<{ page: Page; problems: PageProblems }> {
+  const context = await newContext(browser, baseUrl, options);
+  const page = await context.newPage();
+  return { page, problems: watchProblems(page) };
 }
 
 /** A page without JavaScript, signed in with the session cookies of `signedIn`; close its context (`page.context().close()`) when done. */
