@@ -1,22 +1,8 @@
-import type { Kysely } from "kysely";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
 import { encryptSecret } from "#app/core/crypto.ts";
 import { credentialsVersion, envCredentials, getTradingCredentials } from "#app/core/exchange/credentials.ts";
 import { DecryptError } from "#app/core/crypto.ts";
-import {
-  type NewExchangeConnection,
-  deleteExchangeConnection,
-  getCredentialsVersion,
-  getExchangeConnection,
-  getPrimaryConnection,
-  insertExchangeConnection,
-  listExchangeConnections,
-  lockCredentials,
-  recordConnectionTest,
-  recordTotalUsdValue,
-  updateExchangeConnection,
-} from "#db/queries/exchanges.ts";
-import type { DB } from "#db/schema.ts";
+import { type NewExchangeConnection, deleteExchangeConnection, getCredentialsVersion, getExchangeConnection, getPrimaryConnection, insertExchangeConnection, listExchangeConnections, lockCredentials, recordConnectionTest, recordTotalUsdValue, updateExchangeConnection } from "#db/queries/exchanges.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
@@ -35,35 +21,31 @@ const connection = (name: string, extra: Partial<NewExchangeConnection> = {}): N
 });
 
 describe.each(testDialects())("exchange connections repository on %s", (dialect) => {
-  let db: Kysely<DB>;
   const fresh = freshDatabase(dialect);
-  beforeAll(() => {
-    db = fresh.db;
-  });
   afterEach(async () => {
-    await db.deleteFrom("exchanges").execute();
+    await fresh.db.deleteFrom("exchanges").execute();
   });
 
   test("insert and read back: flags as booleans, status disconnected, secrets as stored; oldest first", async () => {
-    const a = await db.transaction().execute((trx) => insertExchangeConnection(trx, connection("a", { passphraseEnc: encryptSecret("pp", SECRET) })));
-    const b = await db.transaction().execute((trx) => insertExchangeConnection(trx, connection("b", { sandbox: false, isEnabled: false })));
+    const a = await fresh.db.transaction().execute((trx) => insertExchangeConnection(trx, connection("a", { passphraseEnc: encryptSecret("pp", SECRET) })));
+    const b = await fresh.db.transaction().execute((trx) => insertExchangeConnection(trx, connection("b", { sandbox: false, isEnabled: false })));
     expect(a).toMatchObject({ exchangeName: "COINBASE", accountName: "a", apiKey: "a-key", sandbox: true, isEnabled: true, connectionStatus: "disconnected", statusMessage: null, totalUsdValue: null, lastTestedAt: null });
     expect(b).toMatchObject({ sandbox: false, isEnabled: false });
     expect(a.passphraseEnc).toMatch(/^v1\./);
     expect(Date.parse(b.createdAt)).toBeGreaterThan(Date.parse(a.createdAt)); // same millisecond or not
-    expect((await listExchangeConnections(db)).map((c) => c.accountName)).toEqual(["a", "b"]);
-    expect(await getExchangeConnection(db, "missing")).toBeNull();
+    expect((await listExchangeConnections(fresh.db)).map((c) => c.accountName)).toEqual(["a", "b"]);
+    expect(await getExchangeConnection(fresh.db, "missing")).toBeNull();
   });
 
   test("the primary (trading) connection is the oldest enabled one", async () => {
-    expect(await getPrimaryConnection(db)).toBeNull();
-    const first = await insertExchangeConnection(db, connection("first", { isEnabled: false }));
-    const second = await insertExchangeConnection(db, connection("second"));
-    await insertExchangeConnection(db, connection("third"));
-    expect((await getPrimaryConnection(db))?.id).toBe(second.id);
-    await updateExchangeConnection(db, first.id, { isEnabled: true });
-    expect((await getPrimaryConnection(db))?.id).toBe(first.id);
-    const locked = await db.transaction().execute(async (trx) => {
+    expect(await getPrimaryConnection(fresh.db)).toBeNull();
+    const first = await insertExchangeConnection(fresh.db, connection("first", { isEnabled: false }));
+    const second = await insertExchangeConnection(fresh.db, connection("second"));
+    await insertExchangeConnection(fresh.db, connection("third"));
+    expect((await getPrimaryConnection(fresh.db))?.id).toBe(second.id);
+    await updateExchangeConnection(fresh.db, first.id, { isEnabled: true });
+    expect((await getPrimaryConnection(fresh.db))?.id).toBe(first.id);
+    const locked = await fresh.db.transaction().execute(async (trx) => {
       await lockCredentials(trx);
       return getPrimaryConnection(trx, { forUpdate: true });
     });
@@ -71,58 +53,58 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
   });
 
   test("every credentials change renews the version; tests and values do not", async () => {
-    const v0 = await getCredentialsVersion(db);
-    const row = await insertExchangeConnection(db, connection("v"));
-    const v1 = await getCredentialsVersion(db);
+    const v0 = await getCredentialsVersion(fresh.db);
+    const row = await insertExchangeConnection(fresh.db, connection("v"));
+    const v1 = await getCredentialsVersion(fresh.db);
     expect(v1).not.toBe(v0);
-    expect(await credentialsVersion(db)).toBe(v1);
+    expect(await credentialsVersion(fresh.db)).toBe(v1);
 
-    await recordConnectionTest(db, row.id, { status: "connected", message: "ok" });
-    await recordTotalUsdValue(db, row.id, "1234.5");
-    expect(await getCredentialsVersion(db)).toBe(v1);
-    const tested = await getExchangeConnection(db, row.id);
+    await recordConnectionTest(fresh.db, row.id, { status: "connected", message: "ok" });
+    await recordTotalUsdValue(fresh.db, row.id, "1234.5");
+    expect(await getCredentialsVersion(fresh.db)).toBe(v1);
+    const tested = await getExchangeConnection(fresh.db, row.id);
     expect(tested).toMatchObject({ connectionStatus: "connected", statusMessage: "ok", totalUsdValue: "1234.5" });
     expect(tested?.lastTestedAt).not.toBeNull();
 
     // New keys or another environment: the old test result no longer applies.
-    const updated = await updateExchangeConnection(db, row.id, { sandbox: false });
+    const updated = await updateExchangeConnection(fresh.db, row.id, { sandbox: false });
     expect(updated).toMatchObject({ sandbox: false, connectionStatus: "disconnected", statusMessage: null, totalUsdValue: null });
-    const v2 = await getCredentialsVersion(db);
+    const v2 = await getCredentialsVersion(fresh.db);
     expect(v2).not.toBe(v1);
     // Enabling/disabling keeps the test result.
-    await recordConnectionTest(db, row.id, { status: "error", message: "nope" });
-    expect(await updateExchangeConnection(db, row.id, { isEnabled: false })).toMatchObject({ isEnabled: false, connectionStatus: "error" });
-    const v3 = await getCredentialsVersion(db);
+    await recordConnectionTest(fresh.db, row.id, { status: "error", message: "nope" });
+    expect(await updateExchangeConnection(fresh.db, row.id, { isEnabled: false })).toMatchObject({ isEnabled: false, connectionStatus: "error" });
+    const v3 = await getCredentialsVersion(fresh.db);
     expect(v3).not.toBe(v2);
 
-    expect(await updateExchangeConnection(db, "missing", { isEnabled: true })).toBeNull();
-    expect(await recordConnectionTest(db, "missing", { status: "connected", message: "x" })).toBeNull();
-    expect(await getCredentialsVersion(db)).toBe(v3);
-    expect(await deleteExchangeConnection(db, row.id)).toBe(true);
-    expect(await getCredentialsVersion(db)).not.toBe(v3);
-    expect(await deleteExchangeConnection(db, row.id)).toBe(false);
+    expect(await updateExchangeConnection(fresh.db, "missing", { isEnabled: true })).toBeNull();
+    expect(await recordConnectionTest(fresh.db, "missing", { status: "connected", message: "x" })).toBeNull();
+    expect(await getCredentialsVersion(fresh.db)).toBe(v3);
+    expect(await deleteExchangeConnection(fresh.db, row.id)).toBe(true);
+    expect(await getCredentialsVersion(fresh.db)).not.toBe(v3);
+    expect(await deleteExchangeConnection(fresh.db, row.id)).toBe(false);
   });
 
   test("a change rolled back leaves the version as it was", async () => {
-    const before = await getCredentialsVersion(db);
+    const before = await getCredentialsVersion(fresh.db);
     await expect(
-      db.transaction().execute(async (trx) => {
+      fresh.db.transaction().execute(async (trx) => {
         await insertExchangeConnection(trx, connection("rolled"));
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
-    expect(await getCredentialsVersion(db)).toBe(before);
-    expect(await listExchangeConnections(db)).toEqual([]);
+    expect(await getCredentialsVersion(fresh.db)).toBe(before);
+    expect(await listExchangeConnections(fresh.db)).toEqual([]);
   });
 
   test("getTradingCredentials: saved (decrypted) wins over env, env when none is enabled, else null; a foreign APP_SECRET throws", async () => {
     const env = { ...CONFIG, COINBASE_API_KEY: "env-key", COINBASE_API_SECRET: "line1\\nline2", COINBASE_SANDBOX: false };
-    expect(await getTradingCredentials(db, CONFIG)).toBeNull();
-    expect(await getTradingCredentials(db, env)).toEqual({ apiKey: "env-key", apiSecret: "line1\nline2", passphrase: null, sandbox: false, source: "env", connectionId: null, connectionRef: null });
+    expect(await getTradingCredentials(fresh.db, CONFIG)).toBeNull();
+    expect(await getTradingCredentials(fresh.db, env)).toEqual({ apiKey: "env-key", apiSecret: "line1\nline2", passphrase: null, sandbox: false, source: "env", connectionId: null, connectionRef: null });
     expect(envCredentials({ ...env, COINBASE_API_SECRET: "  " })).toBeNull();
 
-    const saved = await insertExchangeConnection(db, connection("saved", { passphraseEnc: encryptSecret("pp", SECRET) }));
-    expect(await getTradingCredentials(db, env)).toEqual({
+    const saved = await insertExchangeConnection(fresh.db, connection("saved", { passphraseEnc: encryptSecret("pp", SECRET) }));
+    expect(await getTradingCredentials(fresh.db, env)).toEqual({
       apiKey: "saved-key",
       apiSecret: "saved-secret",
       passphrase: "pp",
@@ -131,8 +113,8 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
       connectionId: null,
       connectionRef: saved.id,
     });
-    await expect(getTradingCredentials(db, { ...env, appSecret: "another-app-secret-0123456789abcdef" })).rejects.toBeInstanceOf(DecryptError);
-    await updateExchangeConnection(db, saved.id, { isEnabled: false });
-    expect((await getTradingCredentials(db, env))?.source).toBe("env");
+    await expect(getTradingCredentials(fresh.db, { ...env, appSecret: "another-app-secret-0123456789abcdef" })).rejects.toBeInstanceOf(DecryptError);
+    await updateExchangeConnection(fresh.db, saved.id, { isEnabled: false });
+    expect((await getTradingCredentials(fresh.db, env))?.source).toBe("env");
   });
 });

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { clearThrottle, getThrottle, recordLoginFailure } from "#db/queries/login-throttles.ts";
-import type { DB } from "#db/schema.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
@@ -10,20 +8,16 @@ const RESET_AFTER = 60 * 60_000;
 const policy = (failures: number) => (failures < 3 ? 0 : 1000 * 2 ** (failures - 3));
 
 describe.each(testDialects())("login throttles on %s", (dialect) => {
-  let db: Kysely<DB>;
   const fresh = freshDatabase(dialect);
-  beforeAll(() => {
-    db = fresh.db;
-  });
 
   /** One failure, in its own transaction as the callers do. */
   const fail = (key: string, lockFor = policy, resetAfterMs = RESET_AFTER) =>
-    db.transaction().execute((trx) => recordLoginFailure(trx, key, lockFor, resetAfterMs));
+    fresh.db.transaction().execute((trx) => recordLoginFailure(trx, key, lockFor, resetAfterMs));
   const backdate = (key: string, ms: number) =>
-    db.updateTable("login_throttles").set({ updated_at: ms }).where("key", "=", key).execute();
+    fresh.db.updateTable("login_throttles").set({ updated_at: ms }).where("key", "=", key).execute();
 
   test("getThrottle of an unknown key is null", async () => {
-    expect(await getThrottle(db, "user:nobody")).toBeNull();
+    expect(await getThrottle(fresh.db, "user:nobody")).toBeNull();
   });
 
   test("failures count up, and the lock is what the policy gives for the new count", async () => {
@@ -48,7 +42,7 @@ describe.each(testDialects())("login throttles on %s", (dialect) => {
     expect(fourth.lockedUntil).toBe(fourth.updatedAt + 2000);
 
     expect(lockFor.mock.calls.map(([n]) => n)).toEqual([1, 2, 3, 4]);
-    expect(await getThrottle(db, key)).toEqual(fourth);
+    expect(await getThrottle(fresh.db, key)).toEqual(fourth);
   });
 
   test("the stored lock is replaced by the policy's answer, including no lock", async () => {
@@ -58,27 +52,27 @@ describe.each(testDialects())("login throttles on %s", (dialect) => {
     expect((await fail(key, onlyAtTwo)).lockedUntil).not.toBeNull();
     const third = await fail(key, onlyAtTwo);
     expect(third).toMatchObject({ failures: 3, lockedUntil: null });
-    expect((await getThrottle(db, key))?.lockedUntil).toBeNull();
+    expect((await getThrottle(fresh.db, key))?.lockedUntil).toBeNull();
   });
 
   test("keys are counted separately", async () => {
     await fail("user:carol");
     await fail("user:carol");
     await fail("ip:10.0.0.1");
-    expect((await getThrottle(db, "user:carol"))?.failures).toBe(2);
-    expect((await getThrottle(db, "ip:10.0.0.1"))?.failures).toBe(1);
-    expect(await getThrottle(db, "user:Carol")).toBeNull();
+    expect((await getThrottle(fresh.db, "user:carol"))?.failures).toBe(2);
+    expect((await getThrottle(fresh.db, "ip:10.0.0.1"))?.failures).toBe(1);
+    expect(await getThrottle(fresh.db, "user:Carol")).toBeNull();
   });
 
   test("failures older than resetAfterMs are forgotten", async () => {
     const key = "user:dave";
     for (let i = 0; i < 4; i++) await fail(key);
-    expect((await getThrottle(db, key))?.lockedUntil).not.toBeNull();
+    expect((await getThrottle(fresh.db, key))?.lockedUntil).not.toBeNull();
 
     await backdate(key, Date.now() - RESET_AFTER - 1);
     const next = await fail(key);
     expect(next).toMatchObject({ failures: 1, lockedUntil: null });
-    expect(await getThrottle(db, key)).toEqual(next);
+    expect(await getThrottle(fresh.db, key)).toEqual(next);
   });
 
   test("failures within resetAfterMs keep counting", async () => {
@@ -94,10 +88,10 @@ describe.each(testDialects())("login throttles on %s", (dialect) => {
     await fail(key);
     await fail(key);
     await fail("user:grace");
-    await clearThrottle(db, key);
-    expect(await getThrottle(db, key)).toBeNull();
-    expect((await getThrottle(db, "user:grace"))?.failures).toBe(1);
-    await expect(clearThrottle(db, "user:never-seen")).resolves.toBeUndefined();
+    await clearThrottle(fresh.db, key);
+    expect(await getThrottle(fresh.db, key)).toBeNull();
+    expect((await getThrottle(fresh.db, "user:grace"))?.failures).toBe(1);
+    await expect(clearThrottle(fresh.db, "user:never-seen")).resolves.toBeUndefined();
     expect((await fail(key)).failures).toBe(1);
   });
 
@@ -105,18 +99,18 @@ describe.each(testDialects())("login throttles on %s", (dialect) => {
     const key = "user:henry";
     await fail(key);
     await expect(
-      db.transaction().execute(async (trx) => {
+      fresh.db.transaction().execute(async (trx) => {
         await recordLoginFailure(trx, key, policy, RESET_AFTER);
         throw new Error("rolled back");
       }),
     ).rejects.toThrow("rolled back");
-    expect((await getThrottle(db, key))?.failures).toBe(1);
+    expect((await getThrottle(fresh.db, key))?.failures).toBe(1);
   });
 
   test("concurrent failures on one key are all counted", async () => {
     // Parallel wrong-password requests must not share one count: each one is a guess.
     const key = "user:parallel";
     await Promise.all(Array.from({ length: 6 }, () => fail(key)));
-    expect((await getThrottle(db, key))?.failures).toBe(6);
+    expect((await getThrottle(fresh.db, key))?.failures).toBe(6);
   });
 });

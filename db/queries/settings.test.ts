@@ -1,32 +1,26 @@
-import type { Kysely } from "kysely";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { deleteSetting, ensureSetting, getSetting, setSetting } from "#db/queries/settings.ts";
-import type { DB } from "#db/schema.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 describe.each(testDialects())("settings repository on %s", (dialect) => {
-  let db: Kysely<DB>;
   const fresh = freshDatabase(dialect);
-  beforeAll(() => {
-    db = fresh.db;
-  });
 
-  const rowsFor = (key: string) => db.selectFrom("settings").selectAll().where("key", "=", key).execute();
+  const rowsFor = (key: string) => fresh.db.selectFrom("settings").selectAll().where("key", "=", key).execute();
 
   test("getSetting of a missing key is null", async () => {
-    expect(await getSetting(db, "missing")).toBeNull();
+    expect(await getSetting(fresh.db, "missing")).toBeNull();
   });
 
   test("setSetting stores a value, and a second set overwrites it in the same row", async () => {
     const before = Date.now();
-    await setSetting(db, "trading", { enabled: true });
-    expect(await getSetting(db, "trading")).toEqual({ enabled: true });
+    await setSetting(fresh.db, "trading", { enabled: true });
+    expect(await getSetting(fresh.db, "trading")).toEqual({ enabled: true });
     const [first] = await rowsFor("trading");
     expect(Number(first!.updated_at)).toBeGreaterThanOrEqual(before);
 
-    await setSetting(db, "trading", { enabled: false, note: "paused" });
-    expect(await getSetting(db, "trading")).toEqual({ enabled: false, note: "paused" });
+    await setSetting(fresh.db, "trading", { enabled: false, note: "paused" });
+    expect(await getSetting(fresh.db, "trading")).toEqual({ enabled: false, note: "paused" });
     const rows = await rowsFor("trading");
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.value)).toEqual({ enabled: false, note: "paused" });
@@ -34,11 +28,11 @@ describe.each(testDialects())("settings repository on %s", (dialect) => {
   });
 
   test("setSetting upserts inside a transaction too", async () => {
-    await db.transaction().execute(async (trx) => {
+    await fresh.db.transaction().execute(async (trx) => {
       await setSetting(trx, "in-trx", 1);
       await setSetting(trx, "in-trx", 2);
     });
-    expect(await getSetting(db, "in-trx")).toBe(2);
+    expect(await getSetting(fresh.db, "in-trx")).toBe(2);
     expect(await rowsFor("in-trx")).toHaveLength(1);
   });
 
@@ -51,8 +45,8 @@ describe.each(testDialects())("settings repository on %s", (dialect) => {
       ["empty-string", ""],
       ["array", [1, 2, 3]],
     ];
-    for (const [key, value] of cases) await setSetting(db, `scalar:${key}`, value);
-    for (const [key, value] of cases) expect(await getSetting(db, `scalar:${key}`), key).toEqual(value);
+    for (const [key, value] of cases) await setSetting(fresh.db, `scalar:${key}`, value);
+    for (const [key, value] of cases) expect(await getSetting(fresh.db, `scalar:${key}`), key).toEqual(value);
   });
 
   test("nested objects round-trip through JSON exactly", async () => {
@@ -66,65 +60,65 @@ describe.each(testDialects())("settings repository on %s", (dialect) => {
       label: "€ 漢字 🚀 \"quoted\" \\ back",
       deep: { a: { b: { c: { d: { e: ["f"] } } } } },
     };
-    await setSetting(db, "trading_rules", value);
-    expect(await getSetting(db, "trading_rules")).toEqual(value);
+    await setSetting(fresh.db, "trading_rules", value);
+    expect(await getSetting(fresh.db, "trading_rules")).toEqual(value);
   });
 
   test("large values fit (beyond 64 KiB)", async () => {
     const big = { blob: "x".repeat(200_000) };
-    await setSetting(db, "large", big);
-    expect(await getSetting(db, "large")).toEqual(big);
+    await setSetting(fresh.db, "large", big);
+    expect(await getSetting(fresh.db, "large")).toEqual(big);
   });
 
   test("keys are case-sensitive on both dialects", async () => {
-    await setSetting(db, "Case", "upper");
-    await setSetting(db, "case", "lower");
-    expect(await getSetting(db, "Case")).toBe("upper");
-    expect(await getSetting(db, "case")).toBe("lower");
+    await setSetting(fresh.db, "Case", "upper");
+    await setSetting(fresh.db, "case", "lower");
+    expect(await getSetting(fresh.db, "Case")).toBe("upper");
+    expect(await getSetting(fresh.db, "case")).toBe("lower");
   });
 
   test("a stored value that is not JSON reads as null", async () => {
-    await db.insertInto("settings").values({ key: "corrupt", value: "{not json", updated_at: Date.now() }).execute();
-    expect(await getSetting(db, "corrupt")).toBeNull();
+    await fresh.db.insertInto("settings").values({ key: "corrupt", value: "{not json", updated_at: Date.now() }).execute();
+    expect(await getSetting(fresh.db, "corrupt")).toBeNull();
   });
 
   test("ensureSetting stores the made value once and returns the stored value afterwards", async () => {
     const make = vi.fn(() => ({ secret: "first" }));
-    expect(await ensureSetting(db, "webhook", make)).toEqual({ secret: "first" });
+    expect(await ensureSetting(fresh.db, "webhook", make)).toEqual({ secret: "first" });
     expect(make).toHaveBeenCalledTimes(1);
 
     const again = vi.fn(() => ({ secret: "second" }));
-    expect(await ensureSetting(db, "webhook", again)).toEqual({ secret: "first" });
+    expect(await ensureSetting(fresh.db, "webhook", again)).toEqual({ secret: "first" });
     expect(again).not.toHaveBeenCalled();
     expect(await rowsFor("webhook")).toHaveLength(1);
   });
 
   test("ensureSetting does not overwrite a value stored with setSetting", async () => {
-    await setSetting(db, "existing", { v: 1 });
-    expect(await ensureSetting(db, "existing", () => ({ v: 2 }))).toEqual({ v: 1 });
-    expect(await getSetting(db, "existing")).toEqual({ v: 1 });
+    await setSetting(fresh.db, "existing", { v: 1 });
+    expect(await ensureSetting(fresh.db, "existing", () => ({ v: 2 }))).toEqual({ v: 1 });
+    expect(await getSetting(fresh.db, "existing")).toEqual({ v: 1 });
   });
 
   test("concurrent ensureSetting calls agree on one stored value", async () => {
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => ensureSetting(db, "race", () => ({ made: i }))),
+      Array.from({ length: 4 }, (_, i) => ensureSetting(fresh.db, "race", () => ({ made: i }))),
     );
-    const stored = await getSetting<{ made: number }>(db, "race");
+    const stored = await getSetting<{ made: number }>(fresh.db, "race");
     expect(stored).not.toBeNull();
     for (const result of results) expect(result).toEqual(stored);
     expect(await rowsFor("race")).toHaveLength(1);
   });
 
   test("deleteSetting removes the key only; deleting a missing key is harmless", async () => {
-    await setSetting(db, "to-delete", 1);
-    await setSetting(db, "to-keep", 2);
-    await deleteSetting(db, "to-delete");
-    expect(await getSetting(db, "to-delete")).toBeNull();
+    await setSetting(fresh.db, "to-delete", 1);
+    await setSetting(fresh.db, "to-keep", 2);
+    await deleteSetting(fresh.db, "to-delete");
+    expect(await getSetting(fresh.db, "to-delete")).toBeNull();
     expect(await rowsFor("to-delete")).toEqual([]);
-    expect(await getSetting(db, "to-keep")).toBe(2);
-    await expect(deleteSetting(db, "never-set")).resolves.toBeUndefined();
+    expect(await getSetting(fresh.db, "to-keep")).toBe(2);
+    await expect(deleteSetting(fresh.db, "never-set")).resolves.toBeUndefined();
 
     // a deleted key can be ensured again
-    expect(await ensureSetting(db, "to-delete", () => "again")).toBe("again");
+    expect(await ensureSetting(fresh.db, "to-delete", () => "again")).toBe("again");
   });
 });

@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { listHeartbeats, pruneHeartbeats, writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
-import type { DB } from "#db/schema.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
@@ -9,26 +7,22 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
-  let db: Kysely<DB>;
   const fresh = freshDatabase(dialect);
-  beforeAll(() => {
-    db = fresh.db;
-  });
 
   const setLastBeat = (workerId: string, ms: number) =>
-    db.updateTable("worker_heartbeats").set({ last_beat_at: ms }).where("worker_id", "=", workerId).execute();
+    fresh.db.updateTable("worker_heartbeats").set({ last_beat_at: ms }).where("worker_id", "=", workerId).execute();
 
   test("listHeartbeats is empty before any worker has beaten", async () => {
-    expect(await listHeartbeats(db)).toEqual([]);
+    expect(await listHeartbeats(fresh.db)).toEqual([]);
   });
 
   test("writeHeartbeat inserts a row for a new worker", async () => {
     const startedAt = Date.now() - 5000;
     const before = Date.now();
-    await writeHeartbeat(db, { workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } });
+    await writeHeartbeat(fresh.db, { workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } });
     const after = Date.now();
 
-    const beats = await listHeartbeats(db);
+    const beats = await listHeartbeats(fresh.db);
     expect(beats).toHaveLength(1);
     expect(beats[0]).toMatchObject({ workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } });
     expect(beats[0]!.lastBeatAt).toBeGreaterThanOrEqual(before);
@@ -39,7 +33,7 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
     await setLastBeat("w1", Date.now() - 10_000);
     const restartedAt = Date.now() - 1000;
     const before = Date.now();
-    await writeHeartbeat(db, {
+    await writeHeartbeat(fresh.db, {
       workerId: "w1",
       hostname: "host-a",
       pid: 202,
@@ -48,9 +42,9 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
       info: { jobs: 3, nested: { queue: ["a", "b"] } },
     });
 
-    const rows = await db.selectFrom("worker_heartbeats").selectAll().where("worker_id", "=", "w1").execute();
+    const rows = await fresh.db.selectFrom("worker_heartbeats").selectAll().where("worker_id", "=", "w1").execute();
     expect(rows).toHaveLength(1);
-    const [beat] = await listHeartbeats(db);
+    const [beat] = await listHeartbeats(fresh.db);
     expect(beat).toMatchObject({
       workerId: "w1",
       pid: 202,
@@ -62,24 +56,24 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
   });
 
   test("info defaults to {} and the hostname is cut to 255 characters", async () => {
-    await writeHeartbeat(db, { workerId: "w2", hostname: "h".repeat(300), pid: 7, startedAt: Date.now(), status: "running" });
-    const beat = (await listHeartbeats(db)).find((b) => b.workerId === "w2");
+    await writeHeartbeat(fresh.db, { workerId: "w2", hostname: "h".repeat(300), pid: 7, startedAt: Date.now(), status: "running" });
+    const beat = (await listHeartbeats(fresh.db)).find((b) => b.workerId === "w2");
     expect(beat?.info).toEqual({});
     expect(beat?.hostname).toBe("h".repeat(255));
-    const row = await db.selectFrom("worker_heartbeats").select("info").where("worker_id", "=", "w2").executeTakeFirstOrThrow();
+    const row = await fresh.db.selectFrom("worker_heartbeats").select("info").where("worker_id", "=", "w2").executeTakeFirstOrThrow();
     expect(row.info).toBe("{}");
   });
 
   test("listHeartbeats returns the freshest beat first", async () => {
     const now = Date.now();
-    await writeHeartbeat(db, { workerId: "w3", hostname: "host-c", pid: 3, startedAt: now, status: "running" });
+    await writeHeartbeat(fresh.db, { workerId: "w3", hostname: "host-c", pid: 3, startedAt: now, status: "running" });
     await setLastBeat("w1", now - 3000);
     await setLastBeat("w2", now - 1000);
     await setLastBeat("w3", now - 2000);
-    expect((await listHeartbeats(db)).map((b) => b.workerId)).toEqual(["w2", "w3", "w1"]);
+    expect((await listHeartbeats(fresh.db)).map((b) => b.workerId)).toEqual(["w2", "w3", "w1"]);
 
-    await writeHeartbeat(db, { workerId: "w1", hostname: "host-a", pid: 202, startedAt: now, status: "running" });
-    expect((await listHeartbeats(db)).map((b) => b.workerId)).toEqual(["w1", "w2", "w3"]);
+    await writeHeartbeat(fresh.db, { workerId: "w1", hostname: "host-a", pid: 202, startedAt: now, status: "running" });
+    expect((await listHeartbeats(fresh.db)).map((b) => b.workerId)).toEqual(["w1", "w2", "w3"]);
   });
 
   test("pruneHeartbeats deletes beats strictly older than the cut-off and returns the count", async () => {
@@ -87,16 +81,16 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
     await setLastBeat("w1", cutoff - 1);
     await setLastBeat("w2", cutoff);
     await setLastBeat("w3", cutoff + 1);
-    expect(await pruneHeartbeats(db, cutoff)).toBe(1);
-    expect((await listHeartbeats(db)).map((b) => b.workerId).sort()).toEqual(["w2", "w3"]);
-    expect(await pruneHeartbeats(db, cutoff)).toBe(0);
+    expect(await pruneHeartbeats(fresh.db, cutoff)).toBe(1);
+    expect((await listHeartbeats(fresh.db)).map((b) => b.workerId).sort()).toEqual(["w2", "w3"]);
+    expect(await pruneHeartbeats(fresh.db, cutoff)).toBe(0);
   });
 
   test("pruneHeartbeats forgets workers silent for more than a day by default", async () => {
     const now = Date.now();
     await setLastBeat("w2", now - DAY - 60_000);
     await setLastBeat("w3", now - DAY + 60_000);
-    expect(await pruneHeartbeats(db)).toBe(1);
-    expect((await listHeartbeats(db)).map((b) => b.workerId)).toEqual(["w3"]);
+    expect(await pruneHeartbeats(fresh.db)).toBe(1);
+    expect((await listHeartbeats(fresh.db)).map((b) => b.workerId)).toEqual(["w3"]);
   });
 });

@@ -1,18 +1,5 @@
 import { describe, expect, test } from "vitest";
-import {
-  type ActivityLog,
-  CSV_HEADER,
-  activityLogCsv,
-  activityLogCsvRows,
-  activityLogFileName,
-  dataPreview,
-  hasFilters,
-  levelColor,
-  logsUrl,
-  newestFirst,
-  previewValue,
-  utcTimeText,
-} from "./activity-log-utils.ts";
+import { type ActivityLog, CSV_HEADER, activityLogCsv, activityLogCsvRows, activityLogFileName, dataPreview, hasFilters, levelColor, logsUrl, newestFirst, previewValue, utcTimeText } from "./activity-log-utils.ts";
 
 const log = (over: Partial<ActivityLog> = {}): ActivityLog => ({
   id: 1,
