@@ -38,8 +38,7 @@ const TP = ["95950", "96900", "97850"];
 
 describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "contracts");
-  const { app } = live;
-  const db = () => app.database.db;
+  const { app, db } = live;
 
   const idle = () => jobsIdle(app);
   /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */

@@ -14,8 +14,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("Flatten all on Coinbase, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "flat");
-  const { app } = live;
-  const db = () => app.database.db;
+  const { app, db } = live;
 
   test("every position is closed on Coinbase and Coinbase reports the account flat", async () => {
     msw.reset(); // the fake is shared by both dialects' runs

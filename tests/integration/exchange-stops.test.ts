@@ -31,8 +31,7 @@ test("where the resting stop belongs: the tighter of the stop and the armed trai
 
 describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "stops");
-  const { app } = live;
-  const db = () => app.database.db;
+  const { app, db } = live;
 
   const stopOrders = () => msw.fake.state.orders.filter((o) => o.order_configuration.stop_limit_stop_limit_gtc);
   const position = () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").orderBy("created_at", "desc").executeTakeFirstOrThrow();

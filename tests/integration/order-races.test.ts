@@ -22,8 +22,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("One order in flight per symbol, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "race", { worker: false });
-  const { app } = live;
-  const db = () => app.database.db;
+  const { app, db } = live;
   const stop = async () => {
     await live.runner?.stop();
     live.runner = null;

@@ -22,8 +22,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("Rules act on the live exchange's fresh prices only, %s", (dialect) => {
   const suite = liveCoinbaseSuite(dialect, key, "price");
-  const { app } = suite;
-  const db = () => app.database.db;
+  const { app, db } = suite;
   const closeJobs = async () => (await db().selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).length;
 
   test("an outage or a foreign price never triggers the stop-loss; a fresh futures price does", async () => {

@@ -23,9 +23,8 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 describe.each(testDialects())("Send test alert, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "ta", { worker: false });
-  const { app } = live;
+  const { app, db } = live;
   let viewer: string;
-  const db = () => app.database.db;
   /** The in-process app stands for 127.0.0.1:PORT: the same route TradingView posts to. */
   const viaApp = (url: string, init: { method: string; headers: Record<string, string>; body: string }) => app.fetch(new URL(url).pathname, init);
 

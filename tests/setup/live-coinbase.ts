@@ -1,11 +1,13 @@
 // An app trading live on the fake Coinbase (tests/msw/coinbase.ts): its paper account made,
 // a Coinbase connection saved with sandbox off (as an admin would on Exchanges), and a
 // switching exchange, tuned for tests (short timeouts, fast polls), that has resolved to it.
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll } from "vitest";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { type SwitchingExchange, createExchange } from "#app/core/exchange/factory.ts";
 import type { Dialect } from "#db/client.ts";
+import type { DB } from "#db/schema.ts";
 import type { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { type TestApp, freshApp, registerVia, waitFor, webhookSecret } from "./app.ts";
@@ -33,6 +35,7 @@ export async function goLiveOnFakeCoinbase(app: TestApp, key: ReturnType<typeof 
 
 export interface LiveCoinbaseSuite {
   app: TestApp;
+  db(): Kysely<DB>;
   /** The admin's session cookie. */
   admin: string;
   secret: string;
@@ -47,7 +50,8 @@ export interface LiveCoinbaseSuite {
  * secret, the live exchange and, unless `worker: false`, a runner `<name>-w1`; all stopped after.
  */
 export function liveCoinbaseSuite(dialect: Dialect, key: ReturnType<typeof makeCdpKey>, name: string, options: { worker?: boolean } = {}): LiveCoinbaseSuite {
-  const live = { app: freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true }), runner: null } as LiveCoinbaseSuite;
+  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+  const live = { app, db: () => app.database.db, runner: null } as LiveCoinbaseSuite;
   beforeAll(async () => {
     live.admin = (await registerVia(live.app, `${name}_admin`)).cookie;
     live.secret = await webhookSecret(live.app, live.admin);
