@@ -9,7 +9,7 @@ import { type AlertTemplateOptions, DEFAULT_ALERT_OPTIONS, alertBuilderSearch, b
 import { getTradingConfig, saveTradingConfig } from "#db/queries/trading-state.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -40,17 +40,14 @@ const fired = (values: Record<string, string>) => ({
 
 describe.each(testDialects())("alert template builder on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
-  let admin: string;
-  let viewer: string;
+  const cookies = registeredAccounts(app, { admin: "builder_admin", viewer: ["builder_viewer", "viewer"] });
   let secret: string;
   let runner: Runner | null = null;
   const db = () => app.database.db;
   const sim = () => new SimulatorAdapter(db());
 
   beforeAll(async () => {
-    admin = (await registerVia(app, "builder_admin")).cookie;
-    viewer = (await registerVia(app, "builder_viewer", "secret123", "viewer")).cookie;
-    secret = await webhookSecret(app, admin);
+    secret = await webhookSecret(app, cookies.admin);
   });
   afterAll(async () => {
     await runner?.stop();
@@ -63,7 +60,7 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
   const target: AlertTemplateOptions = { ...DEFAULT_ALERT_OPTIONS, mode: "target", orderType: "limit" };
 
   test("the admin's page renders the chosen message server-side, the secret masked until revealed", async () => {
-    const response = await app.fetch(`/webhook?${alertBuilderSearch(target)}`, { cookie: admin });
+    const response = await app.fetch(`/webhook?${alertBuilderSearch(target)}`, { cookie: cookies.admin });
     expect(response.status).toBe(200);
     const page = await response.text();
     const shown = renderedMessage(page);
@@ -84,26 +81,26 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
       expect(page, field).toContain(`data-field="${field}"`);
     }
 
-    const revealed = renderedMessage(await (await app.fetch(`/webhook?${alertBuilderSearch(target, { reveal: true })}`, { cookie: admin })).text());
+    const revealed = renderedMessage(await (await app.fetch(`/webhook?${alertBuilderSearch(target, { reveal: true })}`, { cookie: cookies.admin })).text());
     expect(revealed.secret).toBe("shown");
     expect(revealed.text).toBe(expected);
 
     // Entry mode, fixed product, no dedupe: another message, rendered without JavaScript.
     const entry = { ...DEFAULT_ALERT_OPTIONS, symbol: "BTC-PERP", dedupe: false, sizing: "fixed" as const, quantity: "0.01" };
-    const entryShown = renderedMessage(await (await app.fetch(`/webhook?${alertBuilderSearch(entry, { reveal: true })}`, { cookie: admin })).text());
+    const entryShown = renderedMessage(await (await app.fetch(`/webhook?${alertBuilderSearch(entry, { reveal: true })}`, { cookie: cookies.admin })).text());
     expect(entryShown.text).toBe(buildAlertMessage(entry, secret));
   });
 
   test("leverage is offered when Trading Rules apply it to signals; strict ticker mapping warns about {{ticker}}", async () => {
     const leveraged = `/webhook?${alertBuilderSearch({ ...DEFAULT_ALERT_OPTIONS, leverage: 3 }, { reveal: true })}`;
-    const without = await (await app.fetch(leveraged, { cookie: admin })).text();
+    const without = await (await app.fetch(leveraged, { cookie: cookies.admin })).text();
     expect(without).not.toContain('name="alert_leverage"');
     expect(renderedMessage(without).text).not.toContain("leverage");
 
     const config = await getTradingConfig(db());
     await saveTradingConfig(db(), { ...config, applyLeverageToSignals: true });
     try {
-      const page = await (await app.fetch(leveraged, { cookie: admin })).text();
+      const page = await (await app.fetch(leveraged, { cookie: cookies.admin })).text();
       expect(page).toContain('name="alert_leverage"');
       const message = renderedMessage(page).text;
       expect(JSON.parse(message)).toMatchObject({ leverage: 3 });
@@ -115,19 +112,19 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
       await saveTradingConfig(db(), config);
     }
 
-    expect(await (await app.fetch("/webhook", { cookie: admin })).text()).not.toContain("alert-builder-strict-warning");
-    expect((await app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "strict-tickers", value: "on" } })).status).toBe(302);
+    expect(await (await app.fetch("/webhook", { cookie: cookies.admin })).text()).not.toContain("alert-builder-strict-warning");
+    expect((await app.fetch("/webhook", { method: "POST", cookie: cookies.admin, form: { intent: "strict-tickers", value: "on" } })).status).toBe(302);
     try {
-      const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+      const page = await (await app.fetch("/webhook", { cookie: cookies.admin })).text();
       expect(page).toContain('data-testid="alert-builder-strict-warning"');
-      expect(await (await app.fetch(`/webhook?${alertBuilderSearch({ ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" })}`, { cookie: admin })).text()).not.toContain("alert-builder-strict-warning");
+      expect(await (await app.fetch(`/webhook?${alertBuilderSearch({ ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" })}`, { cookie: cookies.admin })).text()).not.toContain("alert-builder-strict-warning");
     } finally {
-      await app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "strict-tickers", value: "off" } });
+      await app.fetch("/webhook", { method: "POST", cookie: cookies.admin, form: { intent: "strict-tickers", value: "off" } });
     }
   });
 
   test("a viewer gets neither the page nor the secret", async () => {
-    const response = await app.fetch(`/webhook?${alertBuilderSearch(target, { reveal: true })}`, { cookie: viewer });
+    const response = await app.fetch(`/webhook?${alertBuilderSearch(target, { reveal: true })}`, { cookie: cookies.viewer });
     expect(response.status).toBe(403);
     const body = await response.text();
     expect(body).not.toContain(secret);

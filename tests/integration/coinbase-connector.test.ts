@@ -23,7 +23,7 @@ import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -35,8 +35,8 @@ const FAST = { readTimeoutMs: 400, writeTimeoutMs: 400, backoffMs: 1 };
 
 describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
+  const cookies = registeredAccounts(app, { admin: "cb_admin" });
   let secret: string;
-  let admin: string;
   let exchange: SwitchingExchange;
   let connectionId: string;
   const db = () => app.database.db;
@@ -46,8 +46,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     waitFor("trade executed", async () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
 
   beforeAll(async () => {
-    admin = (await registerVia(app, "cb_admin")).cookie;
-    secret = await webhookSecret(app, admin);
+    secret = await webhookSecret(app, cookies.admin);
     const simulator = new SimulatorAdapter(db());
     await simulator.ensureAccount();
     exchange = createExchange(db(), { simulator, config: app.config, checkMs: 50, clientOptions: FAST, adapterOptions: { fillWaitMs: 500, fillPollMs: 5 } });
@@ -167,7 +166,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       const { signalId } = (await (await webhook({ action: "buy", symbol: "SOL-PERP", quantity: "15", order_type: "market" })).json()) as { signalId: string };
       await executed(signalId);
       msw.fake.setPrice("SLP-20DEC30-CDE", "190");
-      const close = await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: admin });
+      const close = await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: cookies.admin });
       expect(close.status).toBe(200);
       const closed = await waitFor("position closed", async () =>
         db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "closed").executeTakeFirst(),

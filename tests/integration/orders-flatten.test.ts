@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -15,21 +15,16 @@ import { type Runner, startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
-  let admin: string;
-  let trader: string;
-  let viewer: string;
+  const cookies = registeredAccounts(app, { admin: "flat_admin", trader: "flat_trader", viewer: ["flat_viewer", "viewer"] });
   let secret: string;
   let runner: Runner;
   const db = () => app.database.db;
 
   beforeAll(async () => {
-    admin = (await registerVia(app, "flat_admin")).cookie;
-    trader = (await registerVia(app, "flat_trader", "secret123", "trader")).cookie;
-    viewer = (await registerVia(app, "flat_viewer", "secret123", "viewer")).cookie;
-    secret = await webhookSecret(app, admin);
+    secret = await webhookSecret(app, cookies.admin);
     await new SimulatorAdapter(db()).ensureAccount();
     const manualOff = { applyTakeProfitToManual: false, applyStopLossToManual: false, applyBreakEvenToManual: false, applyTrailingStopToManual: false };
-    expect((await app.fetch("/api/trading-config", { method: "POST", cookie: admin, json: manualOff })).status).toBe(200);
+    expect((await app.fetch("/api/trading-config", { method: "POST", cookie: cookies.admin, json: manualOff })).status).toBe(200);
     runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "flat-w1", pollMs: 3 });
   });
   afterAll(async () => {
@@ -42,32 +37,32 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     await db().updateTable("balances").set({ available: "10000", hold: "0" }).execute();
     await setPrice(db(), "ETH-PERP", "3000", "test");
     await setPrice(db(), "BTC-PERP", "100000", "test");
-    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin });
+    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: cookies.admin });
   });
 
   const hold = async () => D((await db().selectFrom("balances").select("hold").where("currency", "=", "USDC").executeTakeFirstOrThrow()).hold);
   const placeLimit = async (price: string) => {
-    const answer = await app.fetch("/api/trades", { method: "POST", cookie: trader, json: { symbol: "ETH-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.1", price } });
+    const answer = await app.fetch("/api/trades", { method: "POST", cookie: cookies.trader, json: { symbol: "ETH-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.1", price } });
     expect(answer.status).toBe(201);
     const { trade } = (await answer.json()) as { trade: { id: string } };
     await waitFor("order resting", async () => (await db().selectFrom("trades").select("order_id").where("id", "=", trade.id).executeTakeFirst())?.order_id, 15_000, 10);
     return trade.id;
   };
-  const openOrders = async (cookie = trader) => (await (await app.fetch("/api/orders", { cookie })).json()) as { id: string; status: string; price: string }[];
+  const openOrders = async (cookie = cookies.trader) => (await (await app.fetch("/api/orders", { cookie })).json()) as { id: string; status: string; price: string }[];
 
   test("a resting limit order is listed, cancelled through the API, and its hold released at once", async () => {
     const before = await hold();
     const id = await placeLimit("2500");
     expect((await hold()).gt(before)).toBe(true);
-    expect((await openOrders(viewer)).map((o) => o.id)).toContain(id);
+    expect((await openOrders(cookies.viewer)).map((o) => o.id)).toContain(id);
 
-    expect((await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: viewer })).status).toBe(403);
-    const cancel = await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: trader });
+    expect((await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: cookies.viewer })).status).toBe(403);
+    const cancel = await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: cookies.trader });
     expect(cancel.status).toBe(200);
     expect(await cancel.json()).toEqual({ success: true, status: "cancelled", done: true });
     expect((await hold()).toString()).toBe(before.toString());
     expect(await openOrders()).toEqual([]);
-    const again = await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: trader });
+    const again = await app.fetch(`/api/trades/${id}/cancel`, { method: "POST", cookie: cookies.trader });
     expect(again.status).toBe(409);
     expect(await again.json()).toMatchObject({ error: "The order is already cancelled" });
     const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Order cancelled by flat_trader%").execute();
@@ -75,26 +70,26 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   });
 
   test("the open orders card is on Manual Trading and (while an order rests) the dashboard; its forms return there", async () => {
-    expect(await (await app.fetch("/dashboard", { cookie: trader })).text()).not.toContain('data-testid="open-orders"');
+    expect(await (await app.fetch("/dashboard", { cookie: cookies.trader })).text()).not.toContain('data-testid="open-orders"');
     const id = await placeLimit("2450");
     for (const page of ["/manual-trading", "/dashboard", "/positions"]) {
-      const html = await (await app.fetch(page, { cookie: trader })).text();
+      const html = await (await app.fetch(page, { cookie: cookies.trader })).text();
       expect(html, page).toContain(`data-testid="cancel-order-${id}"`);
     }
-    const form = (back: string) => app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "cancel-order", id, back } });
+    const form = (back: string) => app.fetch("/positions", { method: "POST", cookie: cookies.trader, form: { intent: "cancel-order", id, back } });
     const posted = await form("/manual-trading");
     expect(posted.status).toBe(302);
     expect(posted.headers.get("location")).toBe("/manual-trading");
     expect(await openOrders()).toEqual([]);
     // Another origin is never a destination: back to Positions.
-    const evil = await app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "cancel-all", back: "https://evil.example/x" } });
+    const evil = await app.fetch("/positions", { method: "POST", cookie: cookies.trader, form: { intent: "cancel-all", back: "https://evil.example/x" } });
     expect(evil.headers.get("location")).toBe("/positions");
   });
 
   test("Cancel all cancels every resting order", async () => {
     await placeLimit("2400");
     await placeLimit("2300");
-    const answer = await app.fetch("/api/orders/cancel-all", { method: "POST", cookie: trader });
+    const answer = await app.fetch("/api/orders/cancel-all", { method: "POST", cookie: cookies.trader });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ success: true, cancelled: 2, done: true });
     expect(await openOrders()).toEqual([]);
@@ -110,10 +105,10 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
       return n === 2;
     }, 15_000, 10);
     await placeLimit("2000");
-    expect((await app.fetch("/api/emergency-stop", { method: "POST", cookie: viewer })).status).toBe(200);
+    expect((await app.fetch("/api/emergency-stop", { method: "POST", cookie: cookies.viewer })).status).toBe(200);
 
-    expect((await app.fetch("/api/positions/close-all", { method: "POST", cookie: viewer })).status).toBe(403);
-    const answer = await app.fetch("/api/positions/close-all", { method: "POST", cookie: trader });
+    expect((await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.viewer })).status).toBe(403);
+    const answer = await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.trader });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ success: true, closed: 2, cancelled: 1, flat: true, remaining: [], done: true });
     const open = await db().selectFrom("positions").select("id").where("status", "=", "open").execute();
@@ -125,28 +120,28 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect(line).toEqual({ level: "success", message: "Flatten all by flat_trader: 2 positions closed, 1 order cancelled; the account is flat" });
 
     // Nothing left: flattening again says so.
-    const twice = await app.fetch("/api/positions/close-all", { method: "POST", cookie: trader });
+    const twice = await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.trader });
     expect(await twice.json()).toEqual({ success: true, closed: 0, cancelled: 0, flat: true, remaining: [], done: true });
   });
 
   test("a manual order says what happened: an overdraw is a 400 before queuing; a fill is 'Trade Executed', a resting limit says so", async () => {
     const jobsBefore = Number((await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())?.n);
     const form = (extra: Record<string, string>) => ({ intent: "place-order", symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.01", _js: "1", ...extra });
-    const overdraw = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: trader, form: form({ quantity: "100" }) });
+    const overdraw = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: cookies.trader, form: form({ quantity: "100" }) });
     expect(overdraw.status).toBe(400);
     const refused = (await overdraw.json()) as { toast: { title: string; description: string } };
     expect(refused.toast.title).toBe("Trade Failed");
     expect(refused.toast.description).toMatch(/^Insufficient margin: order needs [\d,.]+ USDC, available [\d,.]+ USDC$/);
-    const api = await app.fetch("/api/trades", { method: "POST", cookie: trader, json: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "100" } });
+    const api = await app.fetch("/api/trades", { method: "POST", cookie: cookies.trader, json: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "100" } });
     expect(api.status).toBe(400);
     expect(await api.json()).toMatchObject({ success: false, field: "quantity" });
     expect(Number((await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())?.n)).toBe(jobsBefore);
 
     // A worker is running (its heartbeat is fresh): the form waits for the outcome.
     await writeHeartbeat(db(), { workerId: "flat-w1", hostname: "test", pid: process.pid, startedAt: Date.now(), status: "running" });
-    const filled = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: trader, form: form({}) });
+    const filled = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: cookies.trader, form: form({}) });
     expect(await filled.json()).toMatchObject({ toast: { title: "Trade Executed", description: "BUY order for ETH-PERP has been placed successfully" }, tradeStatus: "executed" });
-    const resting = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: trader, form: form({ orderType: "limit", price: "1500" }) });
+    const resting = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: cookies.trader, form: form({ orderType: "limit", price: "1500" }) });
     const answer = (await resting.json()) as { toast: { title: string; description: string }; tradeId: string; tradeStatus: string };
     expect(answer).toMatchObject({ toast: { title: "Limit order resting" }, tradeStatus: "pending" });
     expect(answer.toast.description).toBe("BUY 0.01 ETH-PERP @ 1500 waits on the exchange: see Open orders on Positions");
@@ -171,23 +166,23 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
     const post = (cookie: string, intent: string) =>
       app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie, form: { intent, _js: "1" } });
-    expect((await post(viewer, "emergency-stop-flatten")).status).toBe(403);
-    const answer = await post(trader, "emergency-stop-flatten");
+    expect((await post(cookies.viewer, "emergency-stop-flatten")).status).toBe(403);
+    const answer = await post(cookies.trader, "emergency-stop-flatten");
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({
       toast: { title: "Account Flat", description: "Emergency stop active. 1 position closed, 0 orders cancelled; the exchange reports no open position" },
     });
-    const health = (await (await app.fetch("/api/health", { cookie: trader })).json()) as { systemStatus: { component: string; status: string }[] };
+    const health = (await (await app.fetch("/api/health", { cookie: cookies.trader })).json()) as { systemStatus: { component: string; status: string }[] };
     expect(health.systemStatus.find((c) => c.component === "system")?.status).toBe("warning");
     expect(await db().selectFrom("positions").select("id").where("status", "=", "open").execute()).toEqual([]);
   });
 
   test("switching the trading connection while a position is open is refused, naming it; after Flatten all it goes", async () => {
-    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin });
+    await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: cookies.admin });
     // A disabled connection changes nothing: added freely.
     const added = await app.fetch("/api/exchanges", {
       method: "POST",
-      cookie: admin,
+      cookie: cookies.admin,
       json: { exchangeName: "COINBASE", accountName: "Spare", apiKey: "organizations/x/apiKeys/y", apiSecret: "not-a-real-secret", sandbox: true, isEnabled: false },
     });
     expect(added.status).toBe(201);
@@ -195,18 +190,18 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "market", id: `switch-${Date.now()}` })).status).toBe(200);
     await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
 
-    const enable = await app.fetch(`/api/exchanges/${id}`, { method: "PUT", cookie: admin, json: { isEnabled: true } });
+    const enable = await app.fetch(`/api/exchanges/${id}`, { method: "PUT", cookie: cookies.admin, json: { isEnabled: true } });
     expect(enable.status).toBe(409);
     expect(((await enable.json()) as { error: string }).error).toBe(
       "Close the positions and cancel the orders first (Flatten all): they stay on the exchange they were opened on. Open: ETH-PERP long 0.3",
     );
-    const save = await app.fetch("/api/credentials/save", { method: "POST", cookie: admin, json: { apiKey: "organizations/a/apiKeys/b", apiSecret: "another-secret", sandbox: true } });
+    const save = await app.fetch("/api/credentials/save", { method: "POST", cookie: cookies.admin, json: { apiKey: "organizations/a/apiKeys/b", apiSecret: "another-secret", sandbox: true } });
     expect(save.status).toBe(409);
-    const page = await app.fetch("/exchanges", { method: "POST", cookie: admin, form: { intent: "enabled", id, value: "true" } });
+    const page = await app.fetch("/exchanges", { method: "POST", cookie: cookies.admin, form: { intent: "enabled", id, value: "true" } });
     expect(page.status).toBe(302);
     expect((await db().selectFrom("exchanges").select("is_enabled").where("id", "=", id).executeTakeFirstOrThrow()).is_enabled).toBeFalsy();
 
-    expect(await (await app.fetch("/api/positions/close-all", { method: "POST", cookie: trader })).json()).toMatchObject({ flat: true });
-    expect((await app.fetch(`/api/exchanges/${id}`, { method: "DELETE", cookie: admin })).status).toBe(200);
+    expect(await (await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.trader })).json()).toMatchObject({ flat: true });
+    expect((await app.fetch(`/api/exchanges/${id}`, { method: "DELETE", cookie: cookies.admin })).status).toBe(200);
   });
 });

@@ -7,21 +7,18 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { HOPS, type LatencySummary, percentile } from "#app/core/timeline.ts";
 import { getLatencySummary, getSignalStamps, stampSignal } from "#db/queries/signal-timeline.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("signal timeline on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
-  let admin: string;
-  let viewer: string;
+  const cookies = registeredAccounts(app, { admin: "tl_admin", viewer: ["tl_viewer", "viewer"] });
   let secret: string;
   const db = () => app.database.db;
 
   beforeAll(async () => {
-    admin = (await registerVia(app, "tl_admin")).cookie;
-    viewer = (await registerVia(app, "tl_viewer", "secret123", "viewer")).cookie;
-    secret = await webhookSecret(app, admin);
+    secret = await webhookSecret(app, cookies.admin);
     await new SimulatorAdapter(db()).ensureAccount();
   });
   beforeEach(async () => {
@@ -66,7 +63,7 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
       expect(stamps.filled! - stamps.received!).toBeLessThan(10_000);
 
       // Shown: the dashboard's signals (API and first paint) and Trade History's trade details.
-      const signals = (await (await app.fetch("/api/signals?limit=5", { cookie: viewer })).json()) as { id: string; timeline?: { monotonic: boolean; steps: { hop: string; at: string | null; deltaMs: number | null }[] } | null }[];
+      const signals = (await (await app.fetch("/api/signals?limit=5", { cookie: cookies.viewer })).json()) as { id: string; timeline?: { monotonic: boolean; steps: { hop: string; at: string | null; deltaMs: number | null }[] } | null }[];
       const listed = signals.find((s) => s.id === signalId)!;
       expect(listed.timeline?.monotonic).toBe(true);
       expect(listed.timeline?.steps.map((s) => s.hop)).toEqual([...HOPS]);
@@ -74,11 +71,11 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
       expect(listed.timeline?.steps[1]!.deltaMs).toBe(stamps.received! - stamps.fired!);
 
       const tradeId = (await db().selectFrom("trades").select("id").where("signal_id", "=", signalId).executeTakeFirstOrThrow()).id;
-      const details = (await (await app.fetch(`/api/trades/${tradeId}/details`, { cookie: viewer })).json()) as { timeline?: { signalId: string; totalMs: number } | null };
+      const details = (await (await app.fetch(`/api/trades/${tradeId}/details`, { cookie: cookies.viewer })).json()) as { timeline?: { signalId: string; totalMs: number } | null };
       expect(details.timeline?.signalId).toBe(signalId);
       expect(details.timeline?.totalMs).toBe(stamps.filled! - stamps.received!);
 
-      const page = await (await app.fetch("/dashboard", { cookie: viewer })).text();
+      const page = await (await app.fetch("/dashboard", { cookie: cookies.viewer })).text();
       expect(page).toContain('data-testid="signal-timeline"');
       expect(page).toContain("Fill booked");
     } finally {
@@ -154,7 +151,7 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
     expect(step("acked")).toMatchObject({ to: "filled", p50Ms: 2, p99Ms: 2 });
     expect(summary.total).toMatchObject({ count: 20, p50Ms: percentile(rows.slice(0, 20).map((_, k) => 3 * (k + 1) + 4), 50), p99Ms: 64 });
 
-    const response = await app.fetch("/api/signals/latency", { cookie: viewer });
+    const response = await app.fetch("/api/signals/latency", { cookie: cookies.viewer });
     expect(response.status).toBe(200);
     const body = (await response.json()) as LatencySummary;
     expect(body.signals).toBe(20);
@@ -162,7 +159,7 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
     expect((await app.fetch("/api/signals/latency")).status).toBe(401);
 
     // Webhook Config shows it, server-rendered (no JavaScript needed).
-    const page = await (await app.fetch("/webhook", { cookie: admin })).text();
+    const page = await (await app.fetch("/webhook", { cookie: cookies.admin })).text();
     expect(page).toContain('data-testid="latency-summary"');
     expect(page).toContain("20 alerts since");
     expect(page).toMatch(/data-from="received"[^]*?data-testid="latency-p50"[^>]*>10 ms<[^]*?data-testid="latency-p99"[^>]*>20 ms</);

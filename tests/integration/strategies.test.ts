@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -22,8 +22,7 @@ interface View {
 
 describe.each(testDialects())("strategies on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
-  let admin: string;
-  let viewer: string;
+  const cookies = registeredAccounts(app, { admin: "strat_admin", viewer: ["strat_viewer", "viewer"] });
   let globalSecret: string;
   let runner: Runner | null = null;
   let alpha: View;
@@ -33,7 +32,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   const sim = () => new SimulatorAdapter(db());
 
   const create = async (body: Record<string, unknown>) => {
-    const response = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: body });
+    const response = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: body });
     expect(response.status, await response.clone().text()).toBe(201);
     return (await response.json()) as View;
   };
@@ -56,9 +55,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirstOrThrow();
 
   beforeAll(async () => {
-    admin = (await registerVia(app, "strat_admin")).cookie;
-    viewer = (await registerVia(app, "strat_viewer", "secret123", "viewer")).cookie;
-    globalSecret = await webhookSecret(app, admin);
+    globalSecret = await webhookSecret(app, cookies.admin);
     await sim().ensureAccount();
     await setPrice(db(), "BTC-PERP", "50000", "test");
     await setPrice(db(), "ETH-PERP", "3000", "test");
@@ -180,7 +177,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
 
   test("Apply Rules to Existing Positions keeps each strategy's overrides", async () => {
-    const applied = await app.fetch("/api/positions/apply-rules", { method: "POST", cookie: admin });
+    const applied = await app.fetch("/api/positions/apply-rules", { method: "POST", cookie: cookies.admin });
     expect(applied.status).toBe(200);
     expect(JSON.parse((await openPosition("ETH-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: false, trailingStop: null });
     expect(JSON.parse((await openPosition("BTC-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.02, takeProfits: [{ portfolio: 1, priceDeviation: 0.05, enabled: true }] });
@@ -188,7 +185,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
 
   test("a disabled strategy's alerts are stored as skipped with the reason, nothing is sent", async () => {
-    const off = await app.fetch(`/api/strategies/${gamma.id}`, { method: "PUT", cookie: admin, json: { enabled: false } });
+    const off = await app.fetch(`/api/strategies/${gamma.id}`, { method: "PUT", cookie: cookies.admin, json: { enabled: false } });
     expect(off.status).toBe(200);
     expect(((await off.json()) as View).enabled).toBe(false);
     const stored = await alert(gamma.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1" });
@@ -197,7 +194,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
 
   test("Trade History, Positions and the Activity Log filter by strategy", async () => {
     const trades = async (strategy: string) =>
-      ((await (await app.fetch(`/api/trades?limit=100&strategy=${strategy}`, { cookie: viewer })).json()) as { symbol: string; side: string }[]).map((t) => `${t.side} ${t.symbol}`).sort();
+      ((await (await app.fetch(`/api/trades?limit=100&strategy=${strategy}`, { cookie: cookies.viewer })).json()) as { symbol: string; side: string }[]).map((t) => `${t.side} ${t.symbol}`).sort();
     // Alpha's own entry, and the default strategy's reduction of Alpha's position.
     expect(await trades(alpha.id)).toEqual(["buy BTC-PERP", "sell BTC-PERP"]);
     expect(await trades(beta.id)).toEqual(["buy ETH-PERP", "buy ETH-PERP"]);
@@ -205,36 +202,36 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(await trades("default")).toEqual(["buy SOL-PERP"]);
 
     const positions = async (strategy: string) =>
-      ((await (await app.fetch(`/api/positions?strategy=${strategy}`, { cookie: viewer })).json()) as { symbol: string }[]).map((p) => p.symbol).sort();
+      ((await (await app.fetch(`/api/positions?strategy=${strategy}`, { cookie: cookies.viewer })).json()) as { symbol: string }[]).map((p) => p.symbol).sort();
     expect(await positions(alpha.id)).toEqual(["BTC-PERP"]);
     expect(await positions(beta.id)).toEqual(["ETH-PERP"]);
     expect(await positions("default")).toEqual(["SOL-PERP"]);
     expect(await positions("")).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP"]);
 
-    const logs = (await (await app.fetch(`/api/logs?limit=200&strategy=${gamma.id}`, { cookie: admin })).json()) as { message: string }[];
+    const logs = (await (await app.fetch(`/api/logs?limit=200&strategy=${gamma.id}`, { cookie: cookies.admin })).json()) as { message: string }[];
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.some((l) => l.message.includes("Strategy Gamma is disabled"))).toBe(true);
     expect(logs.some((l) => l.message.includes("has an open position of strategy Alpha"))).toBe(true); // Gamma's refusals
     expect(logs.some((l) => l.message.startsWith("Strategy Alpha created"))).toBe(false);
     expect(logs.some((l) => l.message.startsWith("Order filled"))).toBe(false);
     // The screens, server-rendered (as without JavaScript).
-    const positionsPage = await (await app.fetch(`/positions?strategy=${beta.id}`, { cookie: viewer })).text();
+    const positionsPage = await (await app.fetch(`/positions?strategy=${beta.id}`, { cookie: cookies.viewer })).text();
     expect(positionsPage).toContain('data-symbol="ETH-PERP"');
     expect(positionsPage).not.toContain('data-symbol="BTC-PERP"');
     expect(positionsPage).toContain('data-testid="positions-strategy-filter"');
-    const historyPage = await (await app.fetch(`/history?strategy=${beta.id}`, { cookie: viewer })).text();
+    const historyPage = await (await app.fetch(`/history?strategy=${beta.id}`, { cookie: cookies.viewer })).text();
     expect(historyPage).toContain("ETH-PERP");
     expect(historyPage).not.toContain("SOL-PERP");
-    const logsPage = await (await app.fetch(`/logs?strategy=${gamma.id}`, { cookie: viewer })).text();
+    const logsPage = await (await app.fetch(`/logs?strategy=${gamma.id}`, { cookie: cookies.viewer })).text();
     expect(logsPage).toContain("Strategy Gamma is disabled");
     expect(logsPage).not.toContain("Order filled");
-    const alphaLogs = (await (await app.fetch(`/api/logs?limit=200&strategy=${alpha.id}`, { cookie: admin })).json()) as { message: string }[];
+    const alphaLogs = (await (await app.fetch(`/api/logs?limit=200&strategy=${alpha.id}`, { cookie: cookies.admin })).json()) as { message: string }[];
     expect(alphaLogs.some((l) => l.message.startsWith("Order filled") && l.message.includes("BTC-PERP"))).toBe(true);
     expect(alphaLogs.some((l) => l.message.includes("ETH-PERP") && l.message.startsWith("Order filled"))).toBe(false);
   });
 
   test("performance statistics per strategy beside the totals", async () => {
-    const stats = (await (await app.fetch("/api/strategies/stats", { cookie: viewer })).json()) as {
+    const stats = (await (await app.fetch("/api/strategies/stats", { cookie: cookies.viewer })).json()) as {
       totals: { allTime: { totalTrades: number; totalPnl: string } };
       strategies: { id: string; name: string; stats: { allTime: { totalTrades: number; totalPnl: string; percentProfitable: string } } }[];
     };
@@ -252,23 +249,23 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
 
   test("viewers read strategies without secrets and cannot change them (403)", async () => {
-    const list = (await (await app.fetch("/api/strategies", { cookie: viewer })).json()) as { strategies: View[] };
+    const list = (await (await app.fetch("/api/strategies", { cookie: cookies.viewer })).json()) as { strategies: View[] };
     expect(list.strategies.map((s) => s.name)).toEqual(["Alpha", "Beta", "Gamma"]);
     for (const s of list.strategies) {
       expect(s.secret).toBeNull();
       expect(s.alertMessage).not.toContain(alpha.secret!);
     }
     const before = await db().selectFrom("strategies").selectAll().orderBy("id").execute();
-    expect((await app.fetch("/api/strategies", { method: "POST", cookie: viewer, json: { name: "Nope" } })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "PUT", cookie: viewer, json: { enabled: false } })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "DELETE", cookie: viewer })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}/rotate`, { method: "POST", cookie: viewer })).status).toBe(403);
+    expect((await app.fetch("/api/strategies", { method: "POST", cookie: cookies.viewer, json: { name: "Nope" } })).status).toBe(403);
+    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "PUT", cookie: cookies.viewer, json: { enabled: false } })).status).toBe(403);
+    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "DELETE", cookie: cookies.viewer })).status).toBe(403);
+    expect((await app.fetch(`/api/strategies/${alpha.id}/rotate`, { method: "POST", cookie: cookies.viewer })).status).toBe(403);
     expect(await db().selectFrom("strategies").selectAll().orderBy("id").execute()).toEqual(before);
     expect((await app.fetch("/api/strategies")).status).toBe(401);
   });
 
   test("the Strategies screen works without JavaScript: viewers read, admins create with form posts", async () => {
-    const page = await app.fetch("/strategies", { cookie: viewer });
+    const page = await app.fetch("/strategies", { cookie: cookies.viewer });
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain("Alpha");
@@ -276,12 +273,12 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(html).not.toContain(alpha.secret!);
     expect(html).not.toContain("Create Strategy");
 
-    const invalid = await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" } });
+    const invalid = await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" } });
     expect(invalid.status).toBe(400);
     expect(await invalid.text()).toContain("USD amount must be at least 1");
     const created = await app.fetch("/strategies", {
       method: "POST",
-      cookie: admin,
+      cookie: cookies.admin,
       form: { intent: "create", name: "Form One", enabled: "on", amountType: "usd", amountValue: "100", leverage: "2", stopLossOffset: "1.5", takeProfits: "50@1, 50@2", breakEven: "off", allowedSymbols: "SOL-PERP" },
     });
     expect(created.status).toBe(302);
@@ -296,33 +293,33 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       ],
     });
     expect(row.leverage).toBe(2);
-    const adminPage = await (await app.fetch("/strategies", { cookie: admin })).text();
+    const adminPage = await (await app.fetch("/strategies", { cookie: cookies.admin })).text();
     expect(adminPage).toContain("Form One");
     expect(adminPage).toContain(alpha.secret!);
-    const off = await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "toggle", id: row.id } });
+    const off = await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "toggle", id: row.id } });
     expect(off.status).toBe(302);
     expect(Number((await db().selectFrom("strategies").select("enabled").where("id", "=", row.id).executeTakeFirstOrThrow()).enabled)).toBe(0);
-    expect((await app.fetch("/strategies", { method: "POST", cookie: admin, form: { intent: "delete", id: row.id } })).status).toBe(302);
+    expect((await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "delete", id: row.id } })).status).toBe(302);
   });
 
   test("admin: validation, unique names, rotation, and no deleting a strategy with open positions", async () => {
-    const bad = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Delta", amountType: "usd", amountValue: "0.5" } });
+    const bad = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "Delta", amountType: "usd", amountValue: "0.5" } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: "USD amount must be at least 1", field: "amountValue" });
-    const tp = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Delta", rules: { takeProfits: [{ portfolio: 0.5, priceDeviation: 0.01, enabled: true }] } } });
+    const tp = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "Delta", rules: { takeProfits: [{ portfolio: 0.5, priceDeviation: 0.01, enabled: true }] } } });
     expect(await tp.json()).toMatchObject({ error: "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 50%" });
-    const twin = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "alpha" } });
+    const twin = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "alpha" } });
     expect(twin.status).toBe(409);
 
-    const rotated = (await (await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: admin })).json()) as View;
+    const rotated = (await (await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: cookies.admin })).json()) as View;
     expect(rotated.secret).not.toBe(gamma.secret);
     expect((await sendSignal(app, gamma.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "old-secret" })).status).toBe(401);
     expect((await sendSignal(app, rotated.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "new-secret" })).status).toBe(200);
 
-    const busy = await app.fetch(`/api/strategies/${beta.id}`, { method: "DELETE", cookie: admin });
+    const busy = await app.fetch(`/api/strategies/${beta.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ error: "Strategy Beta has 1 open position: close it first" });
-    const gone = await app.fetch(`/api/strategies/${gamma.id}`, { method: "DELETE", cookie: admin });
+    const gone = await app.fetch(`/api/strategies/${gamma.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(gone.status).toBe(200);
     expect((await sendSignal(app, rotated.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "deleted" })).status).toBe(401);
   });
