@@ -32,6 +32,7 @@ import {
   screenshot,
   squash,
   submitForm,
+  submitLogin,
   unexpectedErrors,
   useSuite,
   visible,
@@ -579,9 +580,7 @@ describe("dashboard (SQLite, own instance)", () => {
     try {
       allProblems.push({ label: "alert builder without JavaScript", problems, allowedStatuses: [] });
       await page.goto("/login");
-      await field(page, "Username").fill(ADMIN.username);
-      await field(page, "Password").fill(ADMIN.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await submitLogin(page, ADMIN);
       await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
       await page.goto("/webhook");
       const builder = page.getByTestId("alert-builder");
@@ -638,9 +637,7 @@ describe("dashboard (SQLite, own instance)", () => {
       allProblems.push({ label: "page without JavaScript", problems, allowedStatuses: [] });
       await page.goto("/login");
       await visible(h1(page, "Sign in"));
-      await field(page, "Username").fill(ADMIN.username);
-      await field(page, "Password").fill(ADMIN.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await submitLogin(page, ADMIN);
       await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
       await visible(h1(page, "Dashboard"));
 

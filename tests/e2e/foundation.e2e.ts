@@ -22,6 +22,7 @@ import {
   registerAccount,
   screenshot,
   submitForm,
+  submitLogin,
   unexpectedErrors,
   useSuite,
   visible,
@@ -221,9 +222,7 @@ describe("foundation (issue #2), SQLite", () => {
 
   test("5. a wrong password: 'Login Failed' toast, form cleared, username focused; then the right one", async () => {
     const page = adminPage;
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill("not-the-password");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitLogin(page, { username: ADMIN.username, password: "not-the-password" });
     await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
     await expect.poll(() => field(page, "Username").inputValue()).toBe("");
     await expect.poll(() => field(page, "Password").inputValue()).toBe("");
@@ -236,9 +235,7 @@ describe("foundation (issue #2), SQLite", () => {
     adminProblems.clear();
 
     // The right password signs the admin in (no redirectTo: the dashboard).
-    await field(page, "Username").fill(ADMIN.username);
-    await field(page, "Password").fill(ADMIN.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await submitLogin(page, ADMIN);
     await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
     await visible(h1(page, "Dashboard"));
     await expectShell(page, ADMIN.username);
@@ -392,9 +389,7 @@ describe("foundation (issue #2), SQLite", () => {
       await expectToastOnScreen(page, "Logged Out", "You have been successfully logged out");
       await screenshot(page, "08-nojs-logged-out");
 
-      await field(page, "Username").fill(NOJS.username);
-      await field(page, "Password").fill(NOJS.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await submitLogin(page, NOJS);
       await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
       await visible(h1(page, "Dashboard"));
       await expectShell(page, NOJS.username);
@@ -411,9 +406,7 @@ describe("foundation (issue #2), SQLite", () => {
       await page.goto("/login");
       await visible(h1(page, "Sign in"));
       await waitForHydration(page, problems);
-      await field(page, "Username").fill(TRADER.username);
-      await field(page, "Password").fill(TRADER.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await submitLogin(page, TRADER);
       await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
 
       await page.getByRole("banner").getByRole("button", { name: "Logout", exact: true }).click();
@@ -421,9 +414,7 @@ describe("foundation (issue #2), SQLite", () => {
       await expectToastOnScreen(page, "Logged Out", "You have been successfully logged out");
 
       // While 'Logged Out' is still up, a failed login replaces it.
-      await field(page, "Username").fill(TRADER.username);
-      await field(page, "Password").fill("wrong-password-1");
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await submitLogin(page, { username: TRADER.username, password: "wrong-password-1" });
       await expectToastOnScreen(page, "Login Failed", "Invalid username or password. Please try again.");
 
       // And another one replaces that.

@@ -20,6 +20,7 @@ import {
   registerAccount,
   screenshot,
   squash,
+  submitLogin,
   useSuite,
   visible,
   waitForHydration,
@@ -59,9 +60,7 @@ function totp(secret: string, step = Math.floor(Date.now() / 30_000)): string {
 
 async function signIn(target: Page, account: { username: string; password: string }) {
   await target.goto("/login");
-  await field(target, "Username").fill(account.username);
-  await field(target, "Password").fill(account.password);
-  await target.getByRole("button", { name: "Sign in", exact: true }).click();
+  await submitLogin(target, account);
 }
 
 let traderContext: BrowserContext;

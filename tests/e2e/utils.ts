@@ -429,6 +429,13 @@ export async function fillRegistration(page: Page, username: string, password: s
   await field(page, "Confirm password").fill(confirm);
 }
 
+/** Fills the Sign in form on `page` with `account` and submits it (where it lands is the caller's check). */
+export async function submitLogin(page: Page, account: { username: string; password: string }): Promise<void> {
+  await field(page, "Username").fill(account.username);
+  await field(page, "Password").fill(account.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
 /** An invite link for `role`, made by the admin signed in on `adminPage` (POST /api/invites). */
 export async function inviteLink(adminPage: Page, role: "admin" | "trader" | "viewer" = "trader"): Promise<string> {
   const response = await adminPage.request.post("/api/invites", { data: { role } });
