@@ -28,18 +28,23 @@ describe("sqlite driver", () => {
   });
 
   const setting = (key: string) => ({ key, value: "1", updated_at: Date.now() });
-
-  test("while another connection holds the write lock: reads answer at once, a write waits asynchronously, then commits", async () => {
-    let releaseLock!: () => void;
-    const held = new Promise<void>((r) => (releaseLock = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = a.db.transaction().execute(async (trx) => {
-      await trx.insertInto("settings").values(setting("held")).execute();
-      locked();
+  /** A transaction on `database` that has written `key` and stays open until release(); `done` is its end. */
+  const holdOpen = async (database: Database, key: string) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const isStarted = new Promise<void>((r) => (started = r));
+    const done = database.db.transaction().execute(async (trx) => {
+      await trx.insertInto("settings").values(setting(key)).execute();
+      started();
       await held;
     });
-    await isLocked;
+    await isStarted;
+    return { release, done };
+  };
+
+  test("while another connection holds the write lock: reads answer at once, a write waits asynchronously, then commits", async () => {
+    const holder = await holdOpen(a, "held");
 
     let ticks = 0;
     const ticker = setInterval(() => (ticks += 1), 5);
@@ -53,8 +58,8 @@ describe("sqlite driver", () => {
       await sleep(150);
       // The event loop kept running while the write waited for the lock.
       expect(ticks - ticksBefore).toBeGreaterThan(5);
-      releaseLock();
-      await holder;
+      holder.release();
+      await holder.done;
       await write;
     } finally {
       clearInterval(ticker);
@@ -64,20 +69,11 @@ describe("sqlite driver", () => {
   });
 
   test("inside one process, a read is not queued behind this process's own open transaction", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const isStarted = new Promise<void>((r) => (started = r));
-    const tx = b.db.transaction().execute(async (trx) => {
-      await trx.insertInto("settings").values(setting("in-tx")).execute();
-      started();
-      await held;
-    });
-    await isStarted;
+    const tx = await holdOpen(b, "in-tx");
     const rows = await b.db.selectFrom("settings").select("key").where("key", "=", "in-tx").execute();
     expect(rows).toEqual([]); // not committed yet, and the read did not wait for it
-    release();
-    await tx;
+    tx.release();
+    await tx.done;
     expect(await b.db.selectFrom("settings").select("key").where("key", "=", "in-tx").execute()).toEqual([{ key: "in-tx" }]);
   });
 
@@ -89,21 +85,12 @@ describe("sqlite driver", () => {
     const writer = new BunDatabase(url.slice("sqlite:".length));
     writer.exec("PRAGMA busy_timeout = 0");
     const impatient = new Kysely<import("./schema.ts").DB>({ dialect: new SqliteDialect({ writer, busyTimeoutMs: 100 }) });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = a.db.transaction().execute(async (trx) => {
-      await trx.insertInto("settings").values(setting("holder-2")).execute();
-      locked();
-      await held;
-    });
-    await isLocked;
+    const holder = await holdOpen(a, "holder-2");
     const error = await impatient.transaction().execute(async (trx) => {
       await trx.insertInto("settings").values(setting("never")).execute();
     }).catch((e: unknown) => e);
-    release();
-    await holder;
+    holder.release();
+    await holder.done;
     expect(isBusyError(error)).toBe(true);
     expect(await b.db.selectFrom("settings").select("key").where("key", "=", "never").execute()).toEqual([]);
     await impatient.destroy();

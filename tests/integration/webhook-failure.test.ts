@@ -18,14 +18,16 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
   test("a failing job insert rolls the signal back and answers 503", async () => {
     allowConsoleError(); // the handler reports the failed commit on stderr
     const secret = await getWebhookSecret(fresh.db, APP_SECRET);
-    await sql`alter table jobs rename to jobs_away`.execute(fresh.db);
-    try {
-      const outcome = await handleWebhook(fresh.db, {
+    const send = () =>
+      handleWebhook(fresh.db, {
         rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market" }),
         token: null,
         appSecret: APP_SECRET,
         ip: "127.0.0.1",
       });
+    await sql`alter table jobs rename to jobs_away`.execute(fresh.db);
+    try {
+      const outcome = await send();
       expect(outcome).toEqual({ status: 503, body: { success: false, error: "Signal could not be stored, please retry" } });
       const signals = await fresh.db.selectFrom("signals").select("id").execute();
       expect(signals).toEqual([]);
@@ -33,12 +35,7 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
       await sql`alter table jobs_away rename to jobs`.execute(fresh.db);
     }
     // TradingView's resend, once the database is healthy again, is stored (not a "duplicate").
-    const retry = await handleWebhook(fresh.db, {
-      rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market" }),
-      token: null,
-      appSecret: APP_SECRET,
-      ip: "127.0.0.1",
-    });
+    const retry = await send();
     expect(retry).toMatchObject({ status: 200, body: { success: true, status: "queued" } });
   });
 
