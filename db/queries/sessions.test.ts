@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import {
   type SessionPolicy,
   createSession,
@@ -11,7 +11,8 @@ import {
 } from "#db/queries/sessions.ts";
 import { type User, insertUser } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -20,19 +21,15 @@ const POLICY: SessionPolicy = { idleMs: 30 * MINUTE, absoluteMs: 7 * DAY };
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe.each(testDialects())("sessions repository on %s", (dialect) => {
-  let database: TestDatabase;
+  const fresh = freshDatabase(dialect);
   let db: Kysely<DB>;
   let alice: User;
   let bob: User;
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    db = database.db;
+    db = fresh.db;
     alice = await db.transaction().execute((trx) => insertUser(trx, { username: "alice", passwordHash: "h1" }));
     bob = await db.transaction().execute((trx) => insertUser(trx, { username: "bob", passwordHash: "h2" }));
-  });
-  afterAll(async () => {
-    await database?.cleanup();
   });
 
   const rowOf = (token: string) => db.selectFrom("sessions").selectAll().where("id", "=", sha256(token)).executeTakeFirst();

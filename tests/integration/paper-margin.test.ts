@@ -14,7 +14,7 @@
 //   available 396.4 + 600 − 971.24 − 3.017256 = 22.142744 = 1000 − 977.857256 (the FIFO net).
 // - cross BTC short 0.1 @ 95,000, 10x on a 2,000 account: free 1044.3; cushion 1994.3:
 //   11494.3 / 0.1005 = 114371.144… → 114371.1; P&L −1937.11, fee 6.862266; available 50.327734.
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
@@ -25,7 +25,8 @@ import { positionRowToPosition } from "#db/queries/positions.ts";
 import { getTrade, insertTrade } from "#db/queries/trades.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings } from "#worker/monitor/paper-margin.ts";
@@ -36,8 +37,8 @@ import { getPortfolioSummary } from "#app/services/positions.server.ts";
 import { buildLedger } from "#app/core/reports/ledger.ts";
 
 describe.each(testDialects())("paper margin on %s", (dialect) => {
-  let database: TestDatabase;
-  const db = () => database.db;
+  const fresh = freshDatabase(dialect);
+  const db = () => fresh.db;
   const sim = () => new SimulatorAdapter(db(), { slippage: "0" });
   let profileId: string;
 
@@ -127,14 +128,10 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
     profileId = await sim().ensureAccount();
     // No protection rules: only the margin acts on these positions.
     const off = Object.fromEntries(Object.keys(DEFAULT_TRADING_CONFIG).filter((k) => k.startsWith("apply")).map((k) => [k, false]));
     await saveTradingConfig(db(), { ...DEFAULT_TRADING_CONFIG, ...off });
-  });
-  afterAll(async () => {
-    await database?.cleanup();
   });
   beforeEach(async () => {
     for (const table of ["trades", "positions", "sim_orders", "sim_positions", "sim_funding", "funding_payments", "activity_logs", "events", "jobs"] as const) await db().deleteFrom(table).execute();

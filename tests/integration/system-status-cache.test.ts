@@ -1,23 +1,20 @@
 // The pages' system status (getSystemStatusForPage): shared for up to 1 s, recomputed at
 // once after a settings change in this process; GET /api/health's getSystemStatus is live.
 import type { AppLoadContext } from "@remix-run/node";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { beforeAll, describe, expect, test, vi } from "vitest";
 import { loadConfig } from "#app/core/env.ts";
 import { getSystemStatus, getSystemStatusForPage } from "#app/services/health.server.ts";
 import { setEmergencyStop } from "#db/queries/trading-state.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 describe.each(testDialects())("page system status on %s", (dialect) => {
-  let database: TestDatabase;
+  const fresh = freshDatabase(dialect);
   let context: AppLoadContext;
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
     const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "status-cache-secret-0123456789abcdef0123", DATA_DIR: "/tmp/perpdesk-test-unused" });
-    context = { db: database.db, database, config, clientIp: null, isHttps: false } as AppLoadContext;
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+    context = { db: fresh.db, database: fresh.database, config, clientIp: null, isHttps: false } as AppLoadContext;
   });
 
   const worker = (s: Awaited<ReturnType<typeof getSystemStatus>>) => s.systemStatus.find((e) => e.component === "worker")!.status;
@@ -30,7 +27,7 @@ describe.each(testDialects())("page system status on %s", (dialect) => {
     expect(getSystemStatusForPage(context)).toBe(first); // concurrent requests: one computation
     expect(worker(await first)).toBe("error"); // no worker yet
 
-    await writeHeartbeat(database.db, { workerId: "w-status", hostname: "h", pid: 1, startedAt: now, status: "running" });
+    await writeHeartbeat(fresh.db, { workerId: "w-status", hostname: "h", pid: 1, startedAt: now, status: "running" });
     now += 900;
     expect(worker(await getSystemStatusForPage(context))).toBe("error"); // still the shared one
     expect(worker(await getSystemStatus(context))).toBe("online"); // /api/health: live
@@ -52,9 +49,9 @@ describe.each(testDialects())("page system status on %s", (dialect) => {
   test("a settings change in this process (emergency stop) shows at once", async () => {
     const before = await getSystemStatusForPage(context);
     expect(system(before)).toBe("online");
-    await setEmergencyStop(database.db, true, "test");
+    await setEmergencyStop(fresh.db, true, "test");
     expect(system(await getSystemStatusForPage(context))).toBe("warning");
-    await setEmergencyStop(database.db, false, "test");
+    await setEmergencyStop(fresh.db, false, "test");
     expect(system(await getSystemStatusForPage(context))).toBe("online");
   });
 });

@@ -2,13 +2,14 @@
 // the ledger's running balance against the balance the account holds, the balance at an
 // earlier moment, the empty OTC report, and PDFs that are valid and show the expected text.
 import { PDFDocument } from "pdf-lib";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { SimulatorProfiles } from "#app/core/exchange/simulator/profiles.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { pdfText } from "#tests/setup/pdf-text.ts";
 import { ACCOUNT_COLUMNS, FILLS_COLUMNS, OTC_FILLS_COLUMNS, buildReport, buildReportTable, reportFileName } from "./build.ts";
 import { reportCsvText } from "./csv.ts";
@@ -46,12 +47,12 @@ describe("report files", () => {
 });
 
 describe.each(testDialects())("report data on %s", (dialect) => {
-  let database: TestDatabase;
+  const fresh = freshDatabase(dialect);
   let adapter: SimulatorAdapter;
   let main: string;
   let side: string;
   let transferAt = 0;
-  const db = () => database.db;
+  const db = () => fresh.db;
 
   const trade = async (id: string, symbol: string, side: "buy" | "sell", qty: string, price: string, at: number, status: "executed" | "pending" = "executed") => {
     await insertTrade(db(), { id, symbol, side, orderType: "market", quantity: qty, price: null, source: "manual", clientOrderId: `c-${id}`, exchange: "simulator" });
@@ -61,7 +62,6 @@ describe.each(testDialects())("report data on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
     adapter = new SimulatorAdapter(db());
     main = await adapter.ensureAccount();
     const profiles = new SimulatorProfiles(db(), { account: adapter });
@@ -80,9 +80,6 @@ describe.each(testDialects())("report data on %s", (dialect) => {
     transferAt = Date.now();
     await new Promise((r) => setTimeout(r, 5));
     await profiles.transferFunds({ fromProfileId: main, toProfileId: side, currency: "USDC", amount: "250" });
-  });
-  afterAll(async () => {
-    await database?.cleanup();
   });
 
   test("fills: executed trades in the period, one product or all, oldest first; pending ones left out", async () => {

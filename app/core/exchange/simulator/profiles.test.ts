@@ -1,8 +1,9 @@
 // Paper profiles on both dialects: the default profile is the simulator's account (10,000
 // USDC), new profiles start empty, transfers move exact decimal amounts atomically, and every
 // refusal leaves all balances untouched.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
+import { beforeAll, describe, expect, test } from "vitest";
+import { testDialects } from "#tests/setup/db.ts";
+import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { SimulatorAdapter } from "./adapter.ts";
 import { setPrice } from "./price-feed.ts";
 import { ProfileError, SimulatorProfiles, parseTransferAmount } from "./profiles.ts";
@@ -25,7 +26,7 @@ describe("parseTransferAmount", () => {
 });
 
 describe.each(testDialects())("paper profiles on %s", (dialect) => {
-  let database: TestDatabase;
+  const fresh = freshDatabase(dialect);
   let profiles: SimulatorProfiles;
   let adapter: SimulatorAdapter;
   const balanceOf = async (name: string, currency = "USDC") => {
@@ -36,12 +37,8 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
   const idOf = async (name: string) => (await profiles.listProfiles()).find((p) => p.name === name)!.id;
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    adapter = new SimulatorAdapter(database.db);
-    profiles = new SimulatorProfiles(database.db, { account: adapter, requestedBy: "tester" });
-  });
-  afterAll(async () => {
-    await database?.cleanup();
+    adapter = new SimulatorAdapter(fresh.db);
+    profiles = new SimulatorProfiles(fresh.db, { account: adapter, requestedBy: "tester" });
   });
 
   test("the simulator's paper account is the default profile; a new profile starts at 0 USDC", async () => {
@@ -65,7 +62,7 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
     await profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "USDC", amount: "0.00000012" });
     expect(await balanceOf("Scalping")).toBe("1234.56789");
     expect(await balanceOf("Paper trading")).toBe("8765.43211");
-    const rows = await database.db.selectFrom("profile_transfers").selectAll().orderBy("created_at").execute();
+    const rows = await fresh.db.selectFrom("profile_transfers").selectAll().orderBy("created_at").execute();
     expect(rows).toHaveLength(2);
     expect(rows.map((r) => [r.kind, r.requested_by])).toEqual([
       ["transfer", "tester"],
@@ -74,7 +71,7 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
   });
 
   test("the simulator trades on the default profile after a transfer took funds from it", async () => {
-    await setPrice(database.db, "ETH-PERP", "3000");
+    await setPrice(fresh.db, "ETH-PERP", "3000");
     const order = await adapter.placeOrder({ clientOrderId: `p-${dialect}-1`, symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" });
     expect(order.status).toBe("filled");
     const [usdc] = await adapter.getBalances();
@@ -130,9 +127,9 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
     const list = await profiles.listProfiles();
     expect(list.map((p) => p.name)).toEqual(["Paper trading"]);
     expect(await balanceOf("Paper trading")).toBe("6996.6991"); // 6962.13121 + 34.56789
-    const row = await database.db.selectFrom("profiles").selectAll().where("id", "=", scalping).executeTakeFirstOrThrow();
+    const row = await fresh.db.selectFrom("profiles").selectAll().where("id", "=", scalping).executeTakeFirstOrThrow();
     expect(Number(row.active)).toBe(0);
-    const last = await database.db.selectFrom("profile_transfers").selectAll().where("kind", "=", "delete").execute();
+    const last = await fresh.db.selectFrom("profile_transfers").selectAll().where("kind", "=", "delete").execute();
     expect(last.map((t) => [t.from_profile_id, t.to_profile_id, Number(t.amount)])).toEqual([[scalping, main, 34.56789]]);
     await expect(profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "1" })).rejects.toThrow("The destination profile has been deleted");
   });
