@@ -1,6 +1,7 @@
-// `npm start` builds first when the build is missing or older than the source.
+// `npm start` builds first when the build is missing, older than the source, or a development
+// build (`npm run dev` writes one into build/; it needs React's development runtime).
 import { execSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 const BUILD = "build/index.js";
@@ -17,7 +18,8 @@ function newestMtime(dir) {
 
 const sources = ["app", "db", "remix.config.js", "package.json"];
 const sourceTime = Math.max(...sources.map((s) => (statSync(s).isDirectory() ? newestMtime(s) : statSync(s).mtimeMs)));
-if (!existsSync(BUILD) || statSync(BUILD).mtimeMs < sourceTime || !existsSync("public/build")) {
+const developmentBuild = () => readFileSync(BUILD, "utf8").includes('mode = "development"');
+if (!existsSync(BUILD) || statSync(BUILD).mtimeMs < sourceTime || !existsSync("public/build") || developmentBuild()) {
   console.log("[start] building the app...");
   execSync("npx remix build", { stdio: "inherit" });
 }

@@ -28,7 +28,7 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
-/** Runs `npx remix build` when the build is missing (or older than the sources). */
+/** Runs `npx remix build` when the build is missing, older than the sources, or a development build. */
 export function ensureBuild(force = false): void {
   const serverBuild = path.join(ROOT, "build/index.js");
   const clientBuild = path.join(ROOT, "public/build");
@@ -37,7 +37,9 @@ export function ensureBuild(force = false): void {
     force ||
     !existsSync(serverBuild) ||
     !existsSync(clientBuild) ||
-    statSync(serverBuild).mtimeMs < Math.max(...sources.map(newestMtime));
+    statSync(serverBuild).mtimeMs < Math.max(...sources.map(newestMtime)) ||
+    // `npm run dev` leaves a development build, which the production server cannot run.
+    readFileSync(serverBuild, "utf8").includes('mode = "development"');
   if (!stale) return;
   console.log("[e2e] building the app (npx remix build)...");
   // As `npm run build` would: real Node (not the `node` shim `bun --bun` puts on PATH) and
