@@ -6,7 +6,7 @@ import { useState } from "react";
 import { SIGNAL_AMOUNT_TYPES } from "#app/core/schemas/trading-config.ts";
 import { MULTIPLIER_MAX, MULTIPLIER_MIN, SIGNAL_AMOUNT_RULES, type SignalAmountType, normalizeMultiplier } from "#app/core/schemas/trading-rules-form.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { type RulesFields, Section, SwitchRow, firstError, initialOn, initialText } from "./form-parts.tsx";
+import { NumberField, type RulesFields, Section, SwitchRow, firstError, initialOn, initialText } from "./form-parts.tsx";
 
 export function AmountControlSection({ fields }: { fields: RulesFields }) {
   const hydrated = useHydrated();
@@ -28,18 +28,16 @@ export function AmountControlSection({ fields }: { fields: RulesFields }) {
       />
       <Collapse in={shown} data-testid="amount-control-fields" data-shown={shown ? "true" : "false"}>
         <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "repeat(3, minmax(0, 1fr))", lg: "1fr" }, pt: 1.5 }}>
-          <TextField
-            name={fields.orderSizeMultiplier.name}
-            id={fields.orderSizeMultiplier.id}
+          <NumberField
+            field={fields.orderSizeMultiplier}
             label="Order Size Multiplier"
-            type="number"
-            size="small"
+            help="0.01 to 10 (invalid values become 1)"
+            min={MULTIPLIER_MIN}
+            max={MULTIPLIER_MAX}
+            step="0.01"
             value={multiplier}
-            onChange={(e) => setMultiplier(e.target.value)}
+            onChange={setMultiplier}
             onBlur={() => setMultiplier(normalizeMultiplier(multiplier))}
-            helperText={firstError(fields.orderSizeMultiplier) ?? "0.01 to 10 (invalid values become 1)"}
-            error={!!firstError(fields.orderSizeMultiplier)}
-            slotProps={{ htmlInput: { min: MULTIPLIER_MIN, max: MULTIPLIER_MAX, step: "0.01" }, inputLabel: { shrink: true } }}
           />
           <TextField
             select
@@ -58,16 +56,13 @@ export function AmountControlSection({ fields }: { fields: RulesFields }) {
             <option value="percentage">Percentage</option>
             <option value="contracts">Contracts</option>
           </TextField>
-          <TextField
-            name={fields.signalAmountValue.name}
-            id={fields.signalAmountValue.id}
+          <NumberField
+            field={fields.signalAmountValue}
             label="Signal Amount Value"
-            type="number"
-            size="small"
-            defaultValue={initialText(fields.signalAmountValue)}
-            error={!!firstError(fields.signalAmountValue)}
-            helperText={firstError(fields.signalAmountValue) ?? (hydrated ? rule.help : "Multiplier min 0.01; USD min 1; percentage 0.1 to 100; contracts whole, min 1")}
-            slotProps={{ htmlInput: { min: rule.min, max: rule.max ?? undefined, step: rule.step ?? "any" }, inputLabel: { shrink: true } }}
+            help={hydrated ? rule.help : "Multiplier min 0.01; USD min 1; percentage 0.1 to 100; contracts whole, min 1"}
+            min={rule.min}
+            max={rule.max ?? undefined}
+            step={rule.step ?? "any"}
           />
         </Box>
       </Collapse>

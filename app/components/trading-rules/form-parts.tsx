@@ -5,8 +5,9 @@ import Box from "@mui/material/Box";
 import FormControlLabel from "@mui/material/FormControlLabel";
 import Paper from "@mui/material/Paper";
 import Switch from "@mui/material/Switch";
+import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
-import type { ReactNode } from "react";
+import type { ChangeEvent, ReactNode } from "react";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import type { TradingRulesFormValues } from "#app/core/schemas/trading-rules-form.ts";
 
@@ -70,5 +71,49 @@ export function SwitchRow({
         </Typography>
       ) : null}
     </Box>
+  );
+}
+
+/**
+ * A number field of the form (small, label always shrunk): the field's first error replaces
+ * its help text. Uncontrolled from the saved value, or controlled with `value` and `onChange`.
+ */
+export function NumberField({
+  field,
+  label,
+  help,
+  min,
+  max,
+  step = "any",
+  fullWidth,
+  value,
+  onChange,
+  onBlur,
+}: {
+  field: Field & { name: string; id: string };
+  label: string;
+  help?: string;
+  min?: number | string;
+  max?: number | string;
+  step?: string;
+  fullWidth?: boolean;
+  value?: string;
+  onChange?: (value: string) => void;
+  onBlur?: () => void;
+}) {
+  const error = firstError(field);
+  return (
+    <TextField
+      name={field.name}
+      id={field.id}
+      label={label}
+      type="number"
+      size="small"
+      fullWidth={fullWidth}
+      {...(value !== undefined ? { value, onChange: (e: ChangeEvent<HTMLInputElement>) => onChange?.(e.target.value), onBlur } : { defaultValue: String(field.initialValue ?? "") })}
+      error={!!error}
+      helperText={error ?? help}
+      slotProps={{ htmlInput: { min, max, step }, inputLabel: { shrink: true } }}
+    />
   );
 }

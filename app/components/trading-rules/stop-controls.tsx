@@ -3,11 +3,10 @@
 import Box from "@mui/material/Box";
 import Collapse from "@mui/material/Collapse";
 import Stack from "@mui/material/Stack";
-import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { useState } from "react";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { type RulesFields, SwitchRow, firstError, initialOn, initialText } from "./form-parts.tsx";
+import { NumberField, type RulesFields, SwitchRow, initialOn } from "./form-parts.tsx";
 
 export function StopControls({ fields }: { fields: RulesFields }) {
   const hydrated = useHydrated();
@@ -21,18 +20,7 @@ export function StopControls({ fields }: { fields: RulesFields }) {
         <Typography variant="subtitle2" component="h3" sx={{ mb: 1.5 }}>
           Stop Loss
         </Typography>
-        <TextField
-          name={fields.stopLossOffset.name}
-          id={fields.stopLossOffset.id}
-          label="Stop Loss Offset %"
-          type="number"
-          size="small"
-          fullWidth
-          defaultValue={initialText(fields.stopLossOffset)}
-          error={!!firstError(fields.stopLossOffset)}
-          helperText={firstError(fields.stopLossOffset) ?? "Distance from the entry price"}
-          slotProps={{ htmlInput: { min: 0, max: 100, step: "any" }, inputLabel: { shrink: true } }}
-        />
+        <NumberField field={fields.stopLossOffset} label="Stop Loss Offset %" help="Distance from the entry price" min={0} max={100} fullWidth />
       </Box>
       <Box>
         <Typography variant="subtitle2" component="h3" sx={{ mb: 0.5 }}>
@@ -52,28 +40,8 @@ export function StopControls({ fields }: { fields: RulesFields }) {
         <SwitchRow name="trailingStopEnabled" label="Enable Trailing Stop" checked={trailingOn} onChange={setTrailingOn} />
         <Collapse in={shown(trailingOn)} data-testid="trailing-details" data-shown={shown(trailingOn) ? "true" : "false"}>
           <Stack spacing={1.5} sx={{ pt: 1 }}>
-            <TextField
-              name={trailing.activation.name}
-              id={trailing.activation.id}
-              label="Activation %"
-              type="number"
-              size="small"
-              defaultValue={String(trailing.activation.initialValue ?? "")}
-              error={!!trailing.activation.errors?.length}
-              helperText={trailing.activation.errors?.[0] ?? "Profit at which the trailing stop arms"}
-              slotProps={{ htmlInput: { min: 0, max: 100, step: "any" }, inputLabel: { shrink: true } }}
-            />
-            <TextField
-              name={trailing.execute.name}
-              id={trailing.execute.id}
-              label="Execute %"
-              type="number"
-              size="small"
-              defaultValue={String(trailing.execute.initialValue ?? "")}
-              error={!!trailing.execute.errors?.length}
-              helperText={trailing.execute.errors?.[0] ?? "Retrace from the best price that closes the position"}
-              slotProps={{ htmlInput: { min: 0, max: 100, step: "any" }, inputLabel: { shrink: true } }}
-            />
+            <NumberField field={trailing.activation} label="Activation %" help="Profit at which the trailing stop arms" min={0} max={100} />
+            <NumberField field={trailing.execute} label="Execute %" help="Retrace from the best price that closes the position" min={0} max={100} />
           </Stack>
         </Collapse>
       </Box>

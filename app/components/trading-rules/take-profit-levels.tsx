@@ -7,11 +7,10 @@ import Checkbox from "@mui/material/Checkbox";
 import Chip from "@mui/material/Chip";
 import FormControlLabel from "@mui/material/FormControlLabel";
 import Stack from "@mui/material/Stack";
-import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { useState } from "react";
 import { clampPortfolioPercent, enabledTotalPercent } from "#app/core/schemas/trading-rules-form.ts";
-import type { RulesFields } from "./form-parts.tsx";
+import { NumberField, type RulesFields } from "./form-parts.tsx";
 
 export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
   const levelFields = fields.takeProfits.getFieldList();
@@ -56,35 +55,20 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
               <Typography variant="body2" sx={{ fontWeight: 600, gridColumn: { xs: "1 / -1", sm: "auto" } }}>
                 {`TP ${i + 1}`}
               </Typography>
-              <TextField
-                name={set.portfolio.name}
-                id={set.portfolio.id}
+              <NumberField
+                field={set.portfolio}
                 label="Portfolio %"
-                type="number"
-                size="small"
+                min={0}
+                max={100}
                 value={levels[i]?.portfolio ?? ""}
-                onChange={(e) => {
+                onChange={(raw) => {
                   // SPEC.md §5: clamped to 0..100 as it is typed (and again by the server).
-                  const raw = e.target.value;
                   const n = Number(raw);
                   const value = raw !== "" && Number.isFinite(n) && (n < 0 || n > 100) ? (clampPortfolioPercent(raw) ?? raw) : raw;
                   setLevels((all) => all.map((l, j) => (j === i ? { ...l, portfolio: value } : l)));
                 }}
-                error={!!set.portfolio.errors?.length}
-                helperText={set.portfolio.errors?.[0]}
-                slotProps={{ htmlInput: { min: 0, max: 100, step: "any" }, inputLabel: { shrink: true } }}
               />
-              <TextField
-                name={set.priceDeviation.name}
-                id={set.priceDeviation.id}
-                label="Price Deviation %"
-                type="number"
-                size="small"
-                defaultValue={String(set.priceDeviation.initialValue ?? "")}
-                error={!!set.priceDeviation.errors?.length}
-                helperText={set.priceDeviation.errors?.[0]}
-                slotProps={{ htmlInput: { min: 0, step: "any" }, inputLabel: { shrink: true } }}
-              />
+              <NumberField field={set.priceDeviation} label="Price Deviation %" min={0} />
               <FormControlLabel
                 label="Enabled"
                 control={
