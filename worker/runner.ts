@@ -141,7 +141,11 @@ export function startRunner(options: RunnerOptions): Runner {
 
 /** A job that will not run again: its signal and trade say why. */
 async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Job, reason: string, outcomeUnknown: boolean) {
-  await recordActivity(db, { type: "system", level: "error", message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
+  // A notification that could not be delivered is a warning: its delivery log already says so,
+  // and an error would raise the "System Alert" toast on every open page for a chat or mail
+  // server being down, which is not a trading failure.
+  const level = job.task === "send-notification" ? "warning" : "error";
+  await recordActivity(db, { type: "system", level, message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
   const trade = await getTradeByJob(db, job.id).catch(() => null);
   // Its order may be on the exchange: asked once more, then booked, failed (surely not sent) or unknown.
   // A refusal (permanent, credentials) sent nothing: failed. An unknown outcome may be on the

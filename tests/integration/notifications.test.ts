@@ -15,7 +15,7 @@ import { NOTIFICATION_EVENTS } from "#app/core/notifications/events.ts";
 import { plainText, telegramText } from "#app/core/notifications/format.ts";
 import { getClosedTradesPnl, getNetPnlSince } from "#app/services/statistics.server.ts";
 import { checkStrategyHeartbeats } from "#db/queries/heartbeats.ts";
-import { enqueueNotification, pruneNotifications } from "#db/queries/notifications.ts";
+import { NOTIFICATION_MAX_ATTEMPTS, enqueueNotification, pruneNotifications } from "#db/queries/notifications.ts";
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { DISCORD_URL, TELEGRAM_ROOT, createNotificationFakes, startSmtpSink } from "#tests/msw/notifications.ts";
@@ -80,6 +80,8 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     fakes.state.webhook.length = 0;
     fakes.state.webhookCalls = 0;
     fakes.state.webhookDelayMs = 0;
+    fakes.state.webhookFailures = 0;
+    fakes.state.telegramFailures = 0;
     fakes.state.updates.length = 0;
     smtp.messages.length = 0;
   };
@@ -270,6 +272,33 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(smtp.messages).toHaveLength(1);
     await expectNoSecret();
   }, 60_000);
+
+  test("a channel down for good: the delivery ends failed after its last attempt, logged as a warning (no System Alert error)", async () => {
+    await setUpChannels(["emergency_stop"]);
+    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
+    await api({ intent: "email", enabled: false, host: "127.0.0.1", port: smtp.port, user: SMTP_USER, from: "perpdesk@example.com", to: "owner@example.com", events: [] });
+    fakes.state.webhookFailures = 1_000;
+    await enqueueNotification(db(), { kind: "emergency_stop", title: "Down for good", body: "", channels: ["webhook"] });
+    startNotificationRunner();
+    // Each retry waits its back-off (1 s, 2 s, 4 s ...): bring the next one forward until the last.
+    const job = await waitFor(
+      "the job's last attempt",
+      async () => {
+        await db().updateTable("jobs").set({ run_at: Date.now() }).where("task", "=", "send-notification").where("status", "=", "retry").execute();
+        return db().selectFrom("jobs").select(["id", "attempts"]).where("task", "=", "send-notification").where("status", "=", "failed").executeTakeFirst();
+      },
+      30_000,
+    );
+    expect(Number(job.attempts)).toBe(NOTIFICATION_MAX_ATTEMPTS);
+    const delivery = await db().selectFrom("notification_deliveries").selectAll().where("channel", "=", "webhook").executeTakeFirstOrThrow();
+    expect([delivery.status, Number(delivery.attempts)]).toEqual(["failed", NOTIFICATION_MAX_ATTEMPTS]);
+    expect(delivery.last_error).toContain("HTTP 500");
+    const logged = await waitFor("the final failure's activity", () =>
+      db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", `Job send-notification #${job.id} failed%`).executeTakeFirst(),
+    );
+    expect(logged.level).toBe("warning");
+    expect(fakes.state.webhook).toHaveLength(0);
+  }, 45_000);
 
   test("a hanging channel never delays an order: notifications run on their own runner", async () => {
     await setUpChannels(["emergency_stop"]);
