@@ -13,7 +13,7 @@ import { type Trade, getTradeByJob } from "../db/queries/trades.ts";
 import type { DB } from "../db/schema.ts";
 import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts";
 import { withdrawStopFor } from "./monitor/exchange-stops.ts";
-import { TASKS, isTaskName } from "./tasks/index.ts";
+import { FINAL_FAILURE_LEVEL, TASKS, isTaskName } from "./tasks/index.ts";
 
 export interface RunnerOptions {
   db: Kysely<DB>;
@@ -141,10 +141,7 @@ export function startRunner(options: RunnerOptions): Runner {
 
 /** A job that will not run again: its signal and trade say why. */
 async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Job, reason: string, outcomeUnknown: boolean) {
-  // A notification that could not be delivered is a warning: its delivery log already says so,
-  // and an error would raise the "System Alert" toast on every open page for a chat or mail
-  // server being down, which is not a trading failure.
-  const level = job.task === "send-notification" ? "warning" : "error";
+  const level = (isTaskName(job.task) && FINAL_FAILURE_LEVEL[job.task]) || "error";
   await recordActivity(db, { type: "system", level, message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
   const trade = await getTradeByJob(db, job.id).catch(() => null);
   // Its order may be on the exchange: asked once more, then booked, failed (surely not sent) or unknown.

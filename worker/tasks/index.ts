@@ -23,6 +23,13 @@ export const TASKS: { [N in TaskName]: Executor<N> } = {
   "send-notification": sendNotification,
 };
 
+/**
+ * How a task's final failure is logged (default "error", which also raises the live "System
+ * Alert" on every open page). A notification that could not be delivered is a warning: its
+ * delivery log says so, and a chat or mail server being down is not a trading failure.
+ */
+export const FINAL_FAILURE_LEVEL: Partial<Record<TaskName, "warning">> = { "send-notification": "warning" };
+
 export function isTaskName(name: string): name is TaskName {
   return name in TASKS;
 }

@@ -15,7 +15,7 @@ import { type TradingRulesFormValues, configToFormValues, firstFormError, parseT
 import { JsMarker, type useIntentFetcher } from "../dashboard/dashboard-header.tsx";
 import { useToast } from "../toaster.tsx";
 import { AmountControlSection } from "./amount-control.tsx";
-import { Section, SwitchRow, initialOn } from "./form-parts.tsx";
+import { type RulesFields, Section, SwitchRow, initialOn } from "./form-parts.tsx";
 import { ApplyRulesButton, ResetStatsButton } from "./maintenance-actions.tsx";
 import { StopControls } from "./stop-controls.tsx";
 import { TakeProfitLevels } from "./take-profit-levels.tsx";
@@ -67,10 +67,7 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
         </Section>
 
         <Section title="Signal Protection" testId="section-signal-protection" description="Protection a position opened by a TradingView signal receives.">
-          <SwitchRow name="applyTakeProfitToSignals" label="Apply Take Profit to Signals" defaultChecked={initialOn(fields.applyTakeProfitToSignals)} />
-          <SwitchRow name="applyStopLossToSignals" label="Apply Stop Loss to Signals" defaultChecked={initialOn(fields.applyStopLossToSignals)} />
-          <SwitchRow name="applyBreakEvenToSignals" label="Apply Breakeven to Signals" defaultChecked={initialOn(fields.applyBreakEvenToSignals)} />
-          <SwitchRow name="applyTrailingStopToSignals" label="Apply Trailing Stop to Signals" defaultChecked={initialOn(fields.applyTrailingStopToSignals)} />
+          <ProtectionSwitches fields={fields} origin="Signals" />
           <SwitchRow
             name="applyLeverageToSignals"
             label="Apply Leverage to Signals"
@@ -80,10 +77,7 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
         </Section>
 
         <Section title="Manual Position Protection" testId="section-manual-protection" description="Protection a position opened by a manual order receives.">
-          <SwitchRow name="applyTakeProfitToManual" label="Apply Take Profit to Manual" defaultChecked={initialOn(fields.applyTakeProfitToManual)} />
-          <SwitchRow name="applyStopLossToManual" label="Apply Stop Loss to Manual" defaultChecked={initialOn(fields.applyStopLossToManual)} />
-          <SwitchRow name="applyBreakEvenToManual" label="Apply Breakeven to Manual" defaultChecked={initialOn(fields.applyBreakEvenToManual)} />
-          <SwitchRow name="applyTrailingStopToManual" label="Apply Trailing Stop to Manual" defaultChecked={initialOn(fields.applyTrailingStopToManual)} />
+          <ProtectionSwitches fields={fields} origin="Manual" />
           <ApplyRulesButton />
         </Section>
 
@@ -109,4 +103,19 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
       </Stack>
     </fetcher.Form>
   );
+}
+
+const PROTECTIONS = [
+  ["TakeProfit", "Take Profit"],
+  ["StopLoss", "Stop Loss"],
+  ["BreakEven", "Breakeven"],
+  ["TrailingStop", "Trailing Stop"],
+] as const;
+
+/** "Apply Take Profit to Signals" … "Apply Trailing Stop to Manual": the four protections for one origin. */
+function ProtectionSwitches({ fields, origin }: { fields: RulesFields; origin: "Signals" | "Manual" }) {
+  return PROTECTIONS.map(([key, label]) => {
+    const name = `apply${key}To${origin}` as const;
+    return <SwitchRow key={name} name={name} label={`Apply ${label} to ${origin}`} defaultChecked={initialOn(fields[name])} />;
+  });
 }
