@@ -13,7 +13,9 @@ import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import type { EquityPoint } from "#app/core/performance/charts.ts";
 import type { PerformanceCharts } from "#app/core/performance/charts.ts";
-import { freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { getDashboardChartsTable } from "#app/services/performance-charts.server.ts";
+import { getStatsLedger } from "#app/services/statistics.server.ts";
+import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { PNL_TOTAL, playScriptedTrades } from "#tests/setup/scripted-trades.ts";
 import { checkEquitySnapshot, recordEquitySnapshot } from "#worker/monitor/equity-snapshots.ts";
@@ -158,6 +160,21 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     const kept = await db().selectFrom("equity_snapshots").select("taken_at").where("taken_at", "<", old + 2 * 3_600_000).orderBy("taken_at").execute();
     expect(kept.map((r) => (Number(r.taken_at) - old) / 60_000)).toEqual([55, 70]);
     await db().deleteFrom("equity_snapshots").where("taken_at", "<", old + 2 * 3_600_000).execute();
+  });
+
+  test("the dashboard's table is one answer per second per process, also while fills arrive; the next one has the fill", async () => {
+    const t0 = Date.now();
+    const first = await getDashboardChartsTable(db(), getStatsLedger(db()), t0);
+    expect(first.trades).toBe(4);
+    // One more round trip: a fifth realized match.
+    const secret = await webhookSecret(app, admin);
+    for (const [i, action] of (["sell", "buy"] as const).entries()) {
+      expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity: "0.1", order_type: "market", id: `charts-ttl-${i}` })).status).toBe(200);
+    }
+    await waitFor("the fifth match", async () => (await getStatsLedger(db())).closedTradesPnl().realizedMatches === 5);
+    expect(await getDashboardChartsTable(db(), getStatsLedger(db()), t0 + 500)).toBe(first);
+    const next = await getDashboardChartsTable(db(), getStatsLedger(db()), t0 + 1_001);
+    expect(next.trades).toBe(5);
   });
 
   test("Reset Statistics deletes the snapshots with the trades: the charts start again empty", async () => {
