@@ -130,7 +130,8 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
       expect(msw.fake.ordersFor(trade.client_order_id)).toHaveLength(1);
       expect(msw.fake.requestsTo("/orders/historical/batch", "GET").length).toBeGreaterThanOrEqual(1);
-      const job = await db().selectFrom("jobs").select(["attempts", "status"]).where("id", "=", trade.job_id!).executeTakeFirstOrThrow();
+      // The trade is booked in its own transaction; the job is marked done right after it.
+      const job = await waitFor("the job's end", () => db().selectFrom("jobs").select(["attempts", "status"]).where("id", "=", trade.job_id!).where("status", "!=", "active").executeTakeFirst());
       expect(job).toMatchObject({ status: "completed" });
       expect(Number(job.attempts)).toBe(2);
       const retried = await db().selectFrom("activity_logs").select("message").where("message", "like", `Job execute-signal #${trade.job_id} will retry%`).executeTakeFirstOrThrow();
