@@ -19,7 +19,9 @@ export const S = sheet("perfcharts", {
   rangeActive: { bgcolor: "primary.main", borderColor: "primary.main", color: "primary.contrastText", fontWeight: 600 },
   totals: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, 1fr)" }, mb: 2 },
   total: { p: 1.5, borderRadius: 1, border: 1, borderColor: "divider", bgcolor: "background.paper" },
-  chart: { minHeight: 120, mb: 1 },
+  // minWidth: the widest axes + margins (the by-symbol chart's 110 px labels) plus room to draw;
+  // narrower (a window squeezed to 1 px) x-charts computes a negative clip rectangle.
+  chart: { minHeight: 120, minWidth: 160, mb: 1 },
   placeholder: { display: "flex", alignItems: "center", justifyContent: "center", color: "text.secondary", typography: "body2" },
   details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
   scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
