@@ -2,12 +2,11 @@
 // behind the dashboard, GET /api/performance-stats, GET /api/closed-trades-pnl, the 24 h
 // P&L card and the portfolio summary. docs/decisions/012-statistics-cache-and-monitor.md.
 //
-// On every call one aggregate query reads the fingerprint of the executed trades (count,
-// newest updated_at, two modular sums of updated_at; covered by an index). Unchanged: the
-// ledger answers as it is. Changed: the executed trades written since shortly before the
-// newest one the cache has seen are read together with the fingerprint (one statement, one
-// snapshot), and the ones it has not counted yet are appended, provided the fingerprint then
-// matches exactly (nothing else was added, removed or rewritten) and each comes after every
+// On every call one statement reads the fingerprint of the executed trades (count, newest
+// updated_at, two modular sums of updated_at; covered by an index) together with the executed
+// trades written since shortly before the newest one the cache has seen (one snapshot).
+// Unchanged fingerprint: the ledger answers as it is. Changed: the trades it has not counted
+// yet are appended, provided the fingerprint then matches exactly (nothing else was added, removed or rewritten) and each comes after every
 // fill of its symbol. Anything else (a trade
 // rewritten, a fill booked out of order within its symbol, a commit older than the look-
 // back, a reset) rebuilds the ledger from every fill. The fingerprint is read after the
@@ -21,7 +20,6 @@ import {
   type ExecutedTradeRow,
   type FillsFingerprint,
   addToFingerprint,
-  executedFillsFingerprint,
   listExecutedTradeRows,
   readExecutedSince,
   sameFingerprint,
@@ -86,15 +84,15 @@ async function rebuild(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
 async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> {
   const entry = state.entry;
   if (!entry) return rebuild(db, state);
-  const current = await executedFillsFingerprint(db);
-  if (sameFingerprint(current, entry.fingerprint)) {
+  // The recent trades and the fingerprint from one statement (one snapshot): a trade
+  // committed meanwhile is in both or in neither. One scan of the fingerprint per refresh: a
+  // separate "has anything changed?" read first cost a second scan whenever fills arrived.
+  const { rows: recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
+  if (sameFingerprint(snapshot, entry.fingerprint)) {
     state.counters.hits++;
     return entry.ledger;
   }
-  if (current.count > entry.fingerprint.count) {
-    // The recent trades and the fingerprint from one statement (one snapshot): a trade
-    // committed meanwhile is in both or in neither.
-    const { rows: recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
+  if (snapshot.count > entry.fingerprint.count) {
     const fresh = recent.filter((row) => !entry.counted.has(row.id));
     const expected = addToFingerprint(entry.fingerprint, fresh);
     const fills = fillsInOrder(fresh);
