@@ -3,7 +3,7 @@
 // Debian's Chromium through playwright-core, and a few page checks.
 import { Database } from "bun:sqlite";
 import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { type Server as HttpServer, createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
+import { buildStaleness } from "../../scripts/build-state.mjs";
 import { groupAlive, stopGroup, waitUntil } from "../support/process-group.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -20,26 +21,9 @@ export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
 // Build
 // ---------------------------------------------------------------------------------------
 
-function newestMtime(entry: string): number {
-  const stat = statSync(entry);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = 0;
-  for (const child of readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, child)));
-  return newest;
-}
-
-/** Runs `npx remix build` when the build is missing, older than the sources, or a development build. */
+/** Runs `npx remix build` when the build is missing, older than the sources, or a development build (scripts/build-state.mjs). */
 export function ensureBuild(force = false): void {
-  const serverBuild = path.join(ROOT, "build/index.js");
-  const clientBuild = path.join(ROOT, "public/build");
-  const sources = ["app", "db", "remix.config.js"].map((p) => path.join(ROOT, p));
-  const stale =
-    force ||
-    !existsSync(serverBuild) ||
-    !existsSync(clientBuild) ||
-    statSync(serverBuild).mtimeMs < Math.max(...sources.map(newestMtime)) ||
-    // `npm run dev` leaves a development build, which the production server cannot run.
-    readFileSync(serverBuild, "utf8").includes('mode = "development"');
+  const stale = force || buildStaleness(ROOT) !== null;
   if (!stale) return;
   console.log("[e2e] building the app (npx remix build)...");
   // As `npm run build` would: real Node (not the `node` shim `bun --bun` puts on PATH) and
