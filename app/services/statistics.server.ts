@@ -6,10 +6,10 @@
 // updated_at, two modular sums of updated_at; covered by an index) together with the executed
 // trades written since shortly before the newest one the cache has seen (one snapshot).
 // Unchanged fingerprint: the ledger answers as it is. Changed: the trades it has not counted
-// yet are appended, provided the fingerprint then matches exactly (nothing else was added, removed or rewritten) and each comes after every
-// fill of its symbol. Anything else (a trade
-// rewritten, a fill booked out of order within its symbol, a commit older than the look-
-// back, a reset) rebuilds the ledger from every fill. The fingerprint is read after the
+// yet are appended, provided the fingerprint then matches exactly (nothing else was added,
+// removed or rewritten) and each comes after every fill of its symbol. Anything else (a trade
+// rewritten, a fill booked out of order within its symbol, a commit older than the look-back,
+// a reset) rebuilds the ledger from every fill. The fingerprint is read after the
 // call starts, so a caller always sees every fill committed before it asked. Refreshes of
 // one database run one at a time; callers that arrive while one runs share the next.
 import type { Kysely } from "kysely";
@@ -85,8 +85,7 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   const entry = state.entry;
   if (!entry) return rebuild(db, state);
   // The recent trades and the fingerprint from one statement (one snapshot): a trade
-  // committed meanwhile is in both or in neither. One scan of the fingerprint per refresh: a
-  // separate "has anything changed?" read first cost a second scan whenever fills arrived.
+  // committed meanwhile is in both or in neither.
   const { rows: recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
   if (sameFingerprint(snapshot, entry.fingerprint)) {
     state.counters.hits++;
