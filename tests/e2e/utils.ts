@@ -23,9 +23,9 @@ export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
 
 /** Runs `npx remix build` when the build is missing, older than the sources, or a development build (scripts/build-state.mjs). */
 export function ensureBuild(force = false): void {
-  const stale = force || buildStaleness(ROOT) !== null;
-  if (!stale) return;
-  console.log("[e2e] building the app (npx remix build)...");
+  const reason = force ? "asked for" : buildStaleness(ROOT);
+  if (!reason) return;
+  console.log(`[e2e] building the app, npx remix build (${reason})...`);
   // As `npm run build` would: real Node (not the `node` shim `bun --bun` puts on PATH) and
   // a production build.
   execSync("npx remix build", {
