@@ -14,8 +14,20 @@ import { listPositionViews } from "./positions.server.ts";
 import { getDashboardChartsTable } from "./performance-charts.server.ts";
 import { getPerformanceStats, getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
+import { sharedRead } from "./shared-read.server.ts";
 
-export async function loadDashboard(request: Request, context: AppLoadContext, user: User) {
+/**
+ * The dashboard's first paint for this user. Pages that ask at about the same time share one
+ * read (decision 033): admins all see the same data; anyone else sees their own sign-in
+ * entries in the Activity Log, so their reads are their own.
+ */
+export function loadDashboard(request: Request, context: AppLoadContext, user: User) {
+  const webhookUrl = user.role === "admin" ? `${publicOrigin(request, context)}${WEBHOOK_PATH}` : null;
+  const viewer = user.role === "admin" ? "admin" : `user:${user.id}:${user.role}:${user.username}`;
+  return sharedRead(context.db, `dashboard|${viewer}|${webhookUrl}`, () => readDashboard(context, user, webhookUrl));
+}
+
+async function readDashboard(context: AppLoadContext, user: User, webhookUrl: string | null) {
   const exchange = getExchange(context.db);
   // One statistics refresh for the 24 h P&L card and the Performance Statistics table: two
   // separate calls would each read the fills' fingerprint (a scan of the executed trades).
@@ -50,6 +62,6 @@ export async function loadDashboard(request: Request, context: AppLoadContext, u
     trades,
     logs,
     balance,
-    webhook: user.role === "admin" ? { url: `${publicOrigin(request, context)}${WEBHOOK_PATH}`, port: context.config.PORT } : null,
+    webhook: webhookUrl ? { url: webhookUrl, port: context.config.PORT } : null,
   };
 }

@@ -3,10 +3,10 @@
 // P&L card and the portfolio summary. docs/decisions/012-statistics-cache-and-monitor.md.
 //
 // On every call one statement reads the fingerprint of the executed trades (count, newest
-// updated_at, two modular sums of updated_at; covered by an index) together with the executed
-// trades written since shortly before the newest one the cache has seen (one snapshot).
-// Unchanged fingerprint: the ledger answers as it is. Changed: the trades it has not counted
-// yet are appended, provided the fingerprint then matches exactly (nothing else was added,
+// updated_at, two modular sums of updated_at; covered by an index) together with the ids of
+// the executed trades written since shortly before the newest one the cache has seen (one
+// snapshot). Unchanged fingerprint: the ledger answers as it is. Changed: the trades it has
+// not counted yet are read by id and appended, provided the fingerprint then matches exactly (nothing else was added,
 // removed or rewritten) and each comes after every fill of its symbol. Anything else (a trade
 // rewritten, a fill booked out of order within its symbol, a commit older than the look-back,
 // a reset) rebuilds the ledger from every fill. The fingerprint is read after the
@@ -21,6 +21,7 @@ import {
   type FillsFingerprint,
   addToFingerprint,
   listExecutedTradeRows,
+  listExecutedTradeRowsByIds,
   readExecutedSince,
   sameFingerprint,
 } from "#db/queries/statistics.ts";
@@ -28,6 +29,7 @@ import type { DB } from "#db/schema.ts";
 import { D } from "#app/core/decimal.ts";
 import { PERIOD_MS } from "#app/core/pnl/performance-stats.ts";
 import { fundingSince, listFundingAmounts } from "#db/queries/funding.ts";
+import { nextMacrotask } from "./shared-read.server.ts";
 
 /**
  * How far before the newest updated_at already counted the delta read starts: a trade
@@ -86,13 +88,16 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   if (!entry) return rebuild(db, state);
   // The recent trades and the fingerprint from one statement (one snapshot): a trade
   // committed meanwhile is in both or in neither.
-  const { rows: recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
+  const { recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
   if (sameFingerprint(snapshot, entry.fingerprint)) {
     state.counters.hits++;
     return entry.ledger;
   }
   if (snapshot.count > entry.fingerprint.count) {
-    const fresh = recent.filter((row) => !entry.counted.has(row.id));
+    // Only the uncounted trades are read in full. One rewritten or gone since the snapshot
+    // makes `expected` differ from it, and the ledger is rebuilt.
+    const freshIds = recent.filter((row) => !entry.counted.has(row.id)).map((row) => row.id);
+    const fresh = freshIds.length > 0 ? await listExecutedTradeRowsByIds(db, freshIds) : [];
     const expected = addToFingerprint(entry.fingerprint, fresh);
     const fills = fillsInOrder(fresh);
     if (sameFingerprint(expected, snapshot) && entry.ledger.canAppend(fills)) {
@@ -129,13 +134,13 @@ function startRefresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> {
 export function getStatsLedger(db: Kysely<DB>): Promise<StatsLedger> {
   const state = stateOf(db);
   if (state.pending) return state.pending;
-  if (!state.running) return startRefresh(db, state);
-  const next = state.running
-    .catch(() => undefined)
-    .then(() => {
-      state.pending = null;
-      return startRefresh(db, state);
-    });
+  // Even with none running, the refresh starts one macrotask later: the requests that reach
+  // here in the meantime (under load, several pages in one turn of the event loop) share it
+  // instead of each reading the fingerprint (decision 033, as shared-read.server.ts).
+  const next = (state.running ? state.running.catch(() => undefined) : nextMacrotask()).then(() => {
+    state.pending = null;
+    return startRefresh(db, state);
+  });
   state.pending = next;
   return next;
 }

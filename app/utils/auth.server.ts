@@ -9,6 +9,7 @@ import { type Permission, can, refusalMessage } from "#app/core/auth/permissions
 import { LoginSchema } from "#app/core/schemas/auth.ts";
 import { type LoginResult, attemptLogin } from "#app/services/auth.server.ts";
 import { isTwoFactorRequired } from "#app/services/two-factor.server.ts";
+import { sharedRead } from "#app/services/shared-read.server.ts";
 import { createSession, deleteSessionByToken, getSessionUser } from "#db/queries/sessions.ts";
 import type { User } from "#db/queries/users.ts";
 import {
@@ -27,7 +28,9 @@ export function getUser(request: Request, context: AppLoadContext): Promise<User
     pending = (async () => {
       const token = await readSessionToken(request, context);
       if (!token) return null;
-      const found = await getSessionUser(context.db, token, SESSION_POLICY);
+      // The root's, the layout's and the page's loaders each ask with a Request of their own:
+      // lookups of one session at about the same time share one read (decision 033).
+      const found = await sharedRead(context.db, `session|${token}`, () => getSessionUser(context.db, token, SESSION_POLICY));
       return found?.user ?? null;
     })();
     userCache.set(request, pending);

@@ -10,7 +10,7 @@ import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import type { DB } from "#db/schema.ts";
 import { lastExecutedTradeOfPosition } from "./notifications.ts";
-import { symbolFillsHead } from "./statistics.ts";
+import { listExecutedTradeRowsByIds, symbolFillsHead } from "./statistics.ts";
 import { insertTrade, listPartialFills } from "./trades.ts";
 
 /** Runs `call` on a view of `db` that records each query it compiles. */
@@ -60,6 +60,14 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
     for (const plan of plans) expect(plan).toContain("trades_symbol_executed_idx");
     // The count reads the index alone.
     if (dialect === "sqlite") expect(plans.some((plan) => plan.includes("COVERING INDEX trades_symbol_executed_idx"))).toBe(true);
+  });
+
+  test("the statistics cache's uncounted trades by id: the primary key, not the status index", async () => {
+    const queries = await queriesOf(ref.db, (db) => listExecutedTradeRowsByIds(db, ["t-1", "t-2", "t-3"]));
+    expect(queries).toHaveLength(1);
+    const plan = (await indexesUsed(queries))[0]!;
+    if (dialect === "sqlite") expect(plan).toMatch(/USING INDEX sqlite_autoindex_trades_1 \(id=\?\)|USING PRIMARY KEY/);
+    else expect(plan).toBe("PRIMARY");
   });
 
   test("an order's partial fills: (status, client_order_id) as a range, and exactly the order's own rows", async () => {

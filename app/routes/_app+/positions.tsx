@@ -15,6 +15,7 @@ import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/or
 import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
 import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
 import { strategyNames } from "#app/services/strategies.server.ts";
+import { sharedRead } from "#app/services/shared-read.server.ts";
 import { requirePermission, requireUser, safeRedirect } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
@@ -22,7 +23,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const strategy = (new URL(request.url).searchParams.get("strategy") ?? "").slice(0, 40);
   try {
-    const [positions, orders, drifts, strategies] = await Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy: strategy || undefined }), listOpenOrders(context.db), listDrifts(context.db), strategyNames(context.db)]);
+    // Pages asking at about the same time share one read (decision 033): everyone sees the same positions.
+    const [positions, orders, drifts, strategies] = await sharedRead(context.db, `positions-page|${strategy}`, () =>
+      Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy: strategy || undefined }), listOpenOrders(context.db), listDrifts(context.db), strategyNames(context.db)]),
+    );
     return json({ positions, orders, drifts, loadError: null as string | null, strategy, strategies });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);
