@@ -1,7 +1,8 @@
 // Remix's server-side route matching with the patch of decision 037 (patches/, applied by
-// patch-package on npm install): the route table is flattened and ranked once per table and
-// each path's matcher compiled once, and matching still finds what it found before: static
-// segments over params, params, optional segments, splats, index routes, a second table.
+// patch-package on npm install): the route table is flattened and ranked once per table, each
+// path's matcher compiled once and the branch a pathname matched remembered; matching still
+// finds what it found before: static segments over params, params, optional segments, splats,
+// index routes, no match, a second table.
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
@@ -42,6 +43,7 @@ describe("route matching (patched @remix-run/router)", () => {
     const source = readFileSync(routerPath, "utf8");
     expect(source).toContain("rankedBranchesCache");
     expect(source).toContain("compiledPaths");
+    expect(source).toContain("matchedBranchCache");
   });
 
   test("matches as before, call after call, and each table on its own", () => {
@@ -60,10 +62,14 @@ describe("route matching (patched @remix-run/router)", () => {
       expect(leaf(routes, "/no/such/page")).toEqual({ id: "splat", params: { "*": "no/such/page" } });
     }
     // Another table (a rebuilt app in development) is matched against its own routes.
+    // A path seen before is matched against the branch it matched then; no match stays none.
     const other: Route[] = [{ id: "only", path: "positions/:symbol" }];
-    expect(leaf(other, "/positions/new")).toEqual({ id: "only", params: { symbol: "new" } });
-    expect(leaf(other, "/")).toBeNull();
-    expect(leaf(routes, "/positions/new")).toEqual({ id: "positions-new", params: {} });
+    for (let round = 0; round < 3; round++) {
+      expect(leaf(other, "/positions/new")).toEqual({ id: "only", params: { symbol: "new" } });
+      expect(leaf(other, `/positions/sym-${round}`)).toEqual({ id: "only", params: { symbol: `sym-${round}` } });
+      expect(leaf(other, "/")).toBeNull();
+      expect(leaf(routes, "/positions/new")).toEqual({ id: "positions-new", params: {} });
+    }
   });
 
   test("matchPath keeps its own contract with shared compiled matchers", () => {
