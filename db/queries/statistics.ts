@@ -182,10 +182,16 @@ export async function symbolFillsHead(db: Db, symbol: string): Promise<{ count: 
     .where("status", "in", EXECUTED)
     .where("executed_at", "is not", null)
     .where("executed_price", "is not", null);
-  const [counted, last] = await Promise.all([
+  // The newest fill: its time from a backward walk of the index that stops at the first row
+  // (`executed_at desc` alone), then the greatest id at that time. Ordering by (executed_at,
+  // id) in one go made MariaDB sort every fill of the symbol (id follows status and price in
+  // the index): 3.8 ms per fill at 4,000 fills, inside the booking's lock. (As a subquery,
+  // MariaDB examined every fill of the symbol again.)
+  const [counted, newest] = await Promise.all([
     base.select(sql<number | string>`count(*)`.as("n")).executeTakeFirst(),
-    base.select(["id", "executed_at"]).orderBy("executed_at", "desc").orderBy("id", "desc").limit(1).executeTakeFirst(),
+    base.select("executed_at").orderBy("executed_at", "desc").limit(1).executeTakeFirst(),
   ]);
+  const last = newest?.executed_at == null ? undefined : await base.select(["id", "executed_at"]).where("executed_at", "=", newest.executed_at).orderBy("id", "desc").limit(1).executeTakeFirst();
   return { count: Number(counted?.n ?? 0), lastId: last?.id ?? null, lastAt: last?.executed_at == null ? null : Number(last.executed_at) };
 }
 

@@ -11,7 +11,7 @@ import { testDialects } from "#tests/setup/db.ts";
 import type { DB } from "#db/schema.ts";
 import { lastExecutedTradeOfPosition } from "./notifications.ts";
 import { listExecutedTradeRowsByIds, symbolFillsHead } from "./statistics.ts";
-import { insertTrade, listPartialFills } from "./trades.ts";
+import { insertTrade, listPartialFills, updateTrade } from "./trades.ts";
 
 /** Runs `call` on a view of `db` that records each query it compiles. */
 async function queriesOf(db: Kysely<DB>, call: (db: Kysely<DB>) => Promise<unknown>): Promise<CompiledQuery[]> {
@@ -54,8 +54,16 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
   });
 
   test("a symbol's fill count and newest fill: (symbol, executed_at, status, executed_price)", async () => {
-    const queries = await queriesOf(ref.db, (db) => symbolFillsHead(db, "ETH-PERP"));
-    expect(queries).toHaveLength(2);
+    // The count, the newest fill's time, then the greatest id at that time (read only when there is a fill).
+    expect(await queriesOf(ref.db, (db) => symbolFillsHead(db, "BTC-PERP"))).toHaveLength(2);
+    const fill = { symbol: "BTC-PERP", side: "buy" as const, orderType: "market" as const, quantity: "1", price: null, source: "manual", exchange: "simulator" };
+    for (const [id, executedAt] of [["head-a", 1_000], ["head-c", 2_000], ["head-b", 2_000]] as const) {
+      await insertTrade(ref.db, { ...fill, id, clientOrderId: `c-${id}` });
+      await updateTrade(ref.db, id, { status: "executed", executedPrice: "100", executedQuantity: "1", executedAt });
+    }
+    expect(await symbolFillsHead(ref.db, "BTC-PERP")).toEqual({ count: 3, lastId: "head-c", lastAt: 2_000 });
+    const queries = await queriesOf(ref.db, (db) => symbolFillsHead(db, "BTC-PERP"));
+    expect(queries).toHaveLength(3);
     const plans = await indexesUsed(queries);
     for (const plan of plans) expect(plan).toContain("trades_symbol_executed_idx");
     // The count reads the index alone.
