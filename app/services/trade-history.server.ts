@@ -15,6 +15,7 @@ import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
+import { sharedRead } from "./shared-read.server.ts";
 
 export { listTrades };
 
@@ -53,9 +54,12 @@ export async function loadTradeHistory(request: Request, context: AppLoadContext
   const params = new URL(request.url).searchParams;
   // ?strategy=<id> | default (decision 027): filtered on the server, like GET /api/trades.
   const strategy = (params.get("strategy") ?? "").slice(0, 40);
-  const [trades, strategies] = await Promise.all([
-    listTrades(context.db, { limit: TRADE_HISTORY_LIMIT, strategy: strategy || undefined }).then((list) => withPositions(context.db, list)),
-    strategyNames(context.db),
-  ]);
+  // Pages asking at about the same time share one read (decision 037): everyone sees the same trades.
+  const [trades, strategies] = await sharedRead(context.db, `trade-history|${strategy}`, () =>
+    Promise.all([
+      listTrades(context.db, { limit: TRADE_HISTORY_LIMIT, strategy: strategy || undefined }).then((list) => withPositions(context.db, list)),
+      strategyNames(context.db),
+    ]),
+  );
   return { trades, filters: filtersFromParams(params), strategy, strategies };
 }
