@@ -13,11 +13,21 @@ const dateTime = (v: Date | number) =>
   new Date(v).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" }) + " UTC";
 const dateOnly = (v: Date | number) => new Date(v).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
 const timeOnly = (v: Date | number) => new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+const timeWithSeconds = (v: Date | number) => new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: "UTC" });
 
-/** The time axis of a curve: ticks as times when it spans less than two days (else every tick read "Nov 26"), dates otherwise. */
+const tickFormatters = { date: dateOnly, time: timeOnly, seconds: timeWithSeconds };
+
+/**
+ * The time axis of a curve: ticks as dates from two days on (else every tick read "Nov 26"),
+ * as times below, with seconds under 15 minutes (else six ticks read "11:05 AM").
+ */
+export function tickUnit(spanMs: number): keyof typeof tickFormatters {
+  return spanMs >= 2 * 86_400_000 ? "date" : spanMs >= 15 * 60_000 ? "time" : "seconds";
+}
+
 function timeAxis(points: EquityPoint[]) {
   const span = points.length > 1 ? points[points.length - 1]!.at - points[0]!.at : 0;
-  const tick = span < 2 * 86_400_000 ? timeOnly : dateOnly;
+  const tick = tickFormatters[tickUnit(span)];
   return [{ data: points.map((p) => new Date(p.at)), scaleType: "time" as const, valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)) }];
 }
 
