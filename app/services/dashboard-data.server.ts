@@ -18,7 +18,7 @@ import { sharedRead } from "./shared-read.server.ts";
 
 /**
  * The dashboard's first paint for this user. Pages that ask at about the same time share one
- * read (decision 033): admins all see the same data; anyone else sees their own sign-in
+ * read (decision 037): admins all see the same data; anyone else sees their own sign-in
  * entries in the Activity Log, so their reads are their own.
  */
 export function loadDashboard(request: Request, context: AppLoadContext, user: User) {

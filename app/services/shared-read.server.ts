@@ -1,8 +1,9 @@
 // Identical reads asked for at about the same time share one execution ("single flight",
-// docs/decisions/033-shared-reads.md). A caller joins a read only while it has not started:
-// the read starts one macrotask after the first caller asked, and every caller that asked
-// before then gets its result. So the read always starts after each of its callers asked,
-// and each sees everything committed before it asked, exactly as with a read of its own.
+// docs/decisions/037-shared-reads-and-route-matching.md). A caller joins a read only while it
+// has not started: the read starts one macrotask after the first caller asked, and every
+// caller that asked before then gets its result. So the read always starts after each of its
+// callers asked, and each sees everything committed before it asked, exactly as with a read
+// of its own.
 // Under load several pages reach the same read in one turn of the event loop (the dashboard
 // at capacity: ~3 pages per read); alone, a page waits one macrotask.
 //

@@ -1,4 +1,4 @@
-// sharedRead (decision 033): callers that ask before the read starts share it; a caller that
+// sharedRead (decision 037): callers that ask before the read starts share it; a caller that
 // asks once it has started gets a read of its own, which starts after it asked, so it sees
 // everything written before it asked. Keys and scopes never mix; a failure is not kept.
 import { describe, expect, test } from "vitest";

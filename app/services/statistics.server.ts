@@ -6,12 +6,13 @@
 // updated_at, two modular sums of updated_at; covered by an index) together with the ids of
 // the executed trades written since shortly before the newest one the cache has seen (one
 // snapshot). Unchanged fingerprint: the ledger answers as it is. Changed: the trades it has
-// not counted yet are read by id and appended, provided the fingerprint then matches exactly (nothing else was added,
-// removed or rewritten) and each comes after every fill of its symbol. Anything else (a trade
-// rewritten, a fill booked out of order within its symbol, a commit older than the look-back,
-// a reset) rebuilds the ledger from every fill. The fingerprint is read after the
-// call starts, so a caller always sees every fill committed before it asked. Refreshes of
-// one database run one at a time; callers that arrive while one runs share the next.
+// not counted yet are read by id and appended, provided the fingerprint then matches exactly
+// (nothing else was added, removed or rewritten) and each comes after every fill of its
+// symbol. Anything else (a trade rewritten, a fill booked out of order within its symbol, a
+// commit older than the look-back, a reset) rebuilds the ledger from every fill. The
+// fingerprint is read after the call starts, so a caller always sees every fill committed
+// before it asked. Refreshes of one database run one at a time; callers that arrive before
+// one starts share it (decision 037).
 import type { Kysely } from "kysely";
 import type { ExecutedFill } from "#app/core/pnl/fifo.ts";
 import { StatsLedger, keyBefore } from "#app/core/pnl/ledger.ts";
@@ -86,9 +87,9 @@ async function rebuild(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
 async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> {
   const entry = state.entry;
   if (!entry) return rebuild(db, state);
-  // The recent trades and the fingerprint from one statement (one snapshot): a trade
+  // The recent trades' ids and the fingerprint from one statement (one snapshot): a trade
   // committed meanwhile is in both or in neither.
-  const { recent, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
+  const { recentIds, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
   if (sameFingerprint(snapshot, entry.fingerprint)) {
     state.counters.hits++;
     return entry.ledger;
@@ -96,8 +97,7 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   if (snapshot.count > entry.fingerprint.count) {
     // Only the uncounted trades are read in full. One rewritten or gone since the snapshot
     // makes `expected` differ from it, and the ledger is rebuilt.
-    const freshIds = recent.filter((row) => !entry.counted.has(row.id)).map((row) => row.id);
-    const fresh = freshIds.length > 0 ? await listExecutedTradeRowsByIds(db, freshIds) : [];
+    const fresh = await listExecutedTradeRowsByIds(db, recentIds.filter((id) => !entry.counted.has(id)));
     const expected = addToFingerprint(entry.fingerprint, fresh);
     const fills = fillsInOrder(fresh);
     if (sameFingerprint(expected, snapshot) && entry.ledger.canAppend(fills)) {
@@ -136,7 +136,7 @@ export function getStatsLedger(db: Kysely<DB>): Promise<StatsLedger> {
   if (state.pending) return state.pending;
   // Even with none running, the refresh starts one macrotask later: the requests that reach
   // here in the meantime (under load, several pages in one turn of the event loop) share it
-  // instead of each reading the fingerprint (decision 033, as shared-read.server.ts).
+  // instead of each reading the fingerprint (decision 037, as shared-read.server.ts).
   const next = (state.running ? state.running.catch(() => undefined) : nextMacrotask()).then(() => {
     state.pending = null;
     return startRefresh(db, state);

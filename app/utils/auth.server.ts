@@ -29,7 +29,7 @@ export function getUser(request: Request, context: AppLoadContext): Promise<User
       const token = await readSessionToken(request, context);
       if (!token) return null;
       // The root's, the layout's and the page's loaders each ask with a Request of their own:
-      // lookups of one session at about the same time share one read (decision 033).
+      // lookups of one session at about the same time share one read (decision 037).
       const found = await sharedRead(context.db, `session|${token}`, () => getSessionUser(context.db, token, SESSION_POLICY));
       return found?.user ?? null;
     })();

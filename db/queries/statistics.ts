@@ -122,7 +122,7 @@ function toTradeRow(row: RawTradeRow): ExecutedTradeRow {
 }
 
 /**
- * The executed trades written at or after `updatedSince` (id and updated_at only) AND the
+ * The ids of the executed trades written at or after `updatedSince` AND the
  * fingerprint of all executed trades, read by ONE statement, so both describe the same
  * snapshot (a single SELECT reads one consistent view on SQLite and on InnoDB): a trade
  * committed meanwhile is either in both or in neither. The cache reads the rows it has not
@@ -130,7 +130,7 @@ function toTradeRow(row: RawTradeRow): ExecutedTradeRow {
  * ~200 trades, and reading and converting all their columns on every request was a tenth of
  * the dashboard's statistics cost (docs/benchmarks.md).
  */
-export async function readExecutedSince(db: Db, updatedSince: number): Promise<{ recent: { id: string; updatedAt: number }[]; fingerprint: FillsFingerprint }> {
+export async function readExecutedSince(db: Db, updatedSince: number): Promise<{ recentIds: string[]; fingerprint: FillsFingerprint }> {
   const statuses = sql.join(EXECUTED.map((s) => sql.lit(s)));
   const result = await sql<{ k: number | string; id: string | null; updated_at: number | string | null; n: number | string | null; sum_a: number | string | null; sum_b: number | string | null }>`
     select 0 as k, id, updated_at, 0 as n, 0 as sum_a, 0 as sum_b
@@ -138,13 +138,13 @@ export async function readExecutedSince(db: Db, updatedSince: number): Promise<{
     union all
     select 1, null, max(updated_at), count(*), sum(updated_at % ${sql.lit(MOD_A)}), sum(updated_at % ${sql.lit(MOD_B)})
       from trades where status in (${statuses})`.execute(db);
-  const recent: { id: string; updatedAt: number }[] = [];
+  const recentIds: string[] = [];
   let fingerprint = EMPTY_FINGERPRINT;
   for (const row of result.rows) {
     if (Number(row.k) === 1) fingerprint = toFingerprint(row.n, row.updated_at, row.sum_a, row.sum_b);
-    else recent.push({ id: row.id!, updatedAt: Number(row.updated_at) });
+    else recentIds.push(row.id!);
   }
-  return { recent, fingerprint };
+  return { recentIds, fingerprint };
 }
 
 /** Bound on one statement's id list (both databases take far more; this keeps statements small). */
@@ -152,7 +152,7 @@ const IDS_PER_READ = 500;
 
 /**
  * The executed trades among `ids` (status executed or completed), whatever their order. An id
- * whose trade is gone or no longer executed is simply absent.
+ * whose trade is gone or no longer executed is simply absent; no ids, no statement.
  */
 export async function listExecutedTradeRowsByIds(db: Db, ids: readonly string[]): Promise<ExecutedTradeRow[]> {
   const rows: ExecutedTradeRow[] = [];

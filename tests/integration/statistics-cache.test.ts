@@ -142,6 +142,40 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     await expectFresh(Date.now());
   });
 
+  test("a new trade rewritten between the snapshot and its read by id: rebuilt, exact", async () => {
+    const now = Date.now();
+    // A view of the database that, once armed, rewrites a trade right after the snapshot
+    // statement (fingerprint + recent ids) answers, before the new trades are read by id.
+    let rewrite: (() => Promise<void>) | null = null;
+    const view = db().withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        const rows = result.rows as { k?: unknown }[];
+        if (rewrite && rows.some((row) => row.k !== undefined)) {
+          const run = rewrite;
+          rewrite = null;
+          await run();
+        }
+        return result;
+      },
+    });
+    await getStatsLedger(view);
+    await book("buy", "1", "3000", now - 50_000, "0.5");
+    const sold = await book("sell", "1", "3100", now - 40_000, "0.5");
+    rewrite = async () => {
+      await Bun.sleep(2); // a later millisecond, as any real correction
+      await updateTrade(db(), sold, { fee: "7.5" });
+    };
+    const rebuildsBefore = statsCacheCounters(view).rebuilds;
+    const expected = await fromScratch(now);
+    expect(await getClosedTradesPnl(view)).not.toEqual(expected.pnl); // the fee changed after `expected` was read
+    expect(rewrite).toBeNull(); // the rewrite happened mid-refresh
+    expect(statsCacheCounters(view).rebuilds).toBe(rebuildsBefore + 1);
+    expect(await getClosedTradesPnl(view)).toEqual((await fromScratch(now)).pnl);
+    await db().deleteFrom("trades").execute();
+    await expectFresh(Date.now());
+  });
+
   test("concurrent callers share refreshes (at most one running, one waiting) and still see a fill booked before they called", async () => {
     const now = Date.now();
     await getStatsLedger(db());

@@ -23,7 +23,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const strategy = (new URL(request.url).searchParams.get("strategy") ?? "").slice(0, 40);
   try {
-    // Pages asking at about the same time share one read (decision 033): everyone sees the same positions.
+    // Pages asking at about the same time share one read (decision 037): everyone sees the same positions.
     const [positions, orders, drifts, strategies] = await sharedRead(context.db, `positions-page|${strategy}`, () =>
       Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy: strategy || undefined }), listOpenOrders(context.db), listDrifts(context.db), strategyNames(context.db)]),
     );
