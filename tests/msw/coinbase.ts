@@ -127,6 +127,11 @@ export interface FakeCoinbaseOptions {
   clockOffsetS?: number;
   /** A market order stays OPEN for this many GETs before it fills (default 0). */
   fillAfterPolls?: number;
+  /**
+   * Random faults (bench/chaos.ts): asked for every signed request that no `fail()` fault
+   * matched; the fault it returns applies to that one request, null lets it through.
+   */
+  chaos?: (method: string, path: string, body: unknown) => Fault | null;
 }
 
 const now = () => new Date().toISOString();
@@ -248,7 +253,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         if (!verifyHmac(request, url, text)) return HttpResponse.json({ message: "invalid signature" }, { status: 401 });
         record.authorized = true;
       }
-      const fault = takeFault(request.method, shortPath);
+      const fault = takeFault(request.method, shortPath) ?? (kind === "public" ? null : (options.chaos?.(request.method, shortPath, body) ?? null));
       if (fault && !fault.afterProcessing && fault.delayMs === undefined) return faultResponse(fault);
       const response = await work({ request, url, params: params as Record<string, string>, body });
       if (fault?.delayMs !== undefined) {
