@@ -254,19 +254,36 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin }); // only an admin resumes
   });
 
-  test("closes the exchange refuses are retried under new keys, then the rule gives up with one error line", async () => {
+  test("closes the exchange refuses are retried under new keys after a back-off, never given up, with one error line", async () => {
     startWorkers();
     const opened = await openPosition("buy", "ETH-PERP", "1");
     await db().deleteFrom("sim_positions").execute(); // the exchange no longer has it: every reduce-only close is refused
-    for (let i = 0; i < 5; i++) await tick("ETH-PERP", "2980"); // at or below the stop 2986.4925
+    const ruleState = async () => JSON.parse(String((await db().selectFrom("positions").select("rule_state").where("id", "=", opened.id).executeTakeFirstOrThrow()).rule_state));
+    /** As if the back-off had passed. */
+    const endHold = async () => {
+      await db().updateTable("positions").set({ rule_state: JSON.stringify({ ...(await ruleState()), holdUntil: {} }) }).where("id", "=", opened.id).execute();
+    };
+    await tick("ETH-PERP", "2980"); // at or below the stop 2986.4925: refused
+    await tick("ETH-PERP", "2980"); // backing off (5 s): nothing requested
+    expect(await db().selectFrom("jobs").select("job_key").where("task", "=", "close-position").execute()).toHaveLength(1);
+    for (let i = 0; i < 4; i++) {
+      await endHold();
+      await tick("ETH-PERP", "2980");
+    }
     const jobs = (await db().selectFrom("jobs").select("job_key").where("task", "=", "close-position").orderBy("id").execute()).map((j) => j.job_key);
-    expect(jobs).toEqual([`rule:${opened.id}:sl`, `rule:${opened.id}:sl:2`, `rule:${opened.id}:sl:3`]);
-    expect((await closes(opened.id)).map((c) => c.status)).toEqual(["failed", "failed", "failed"]);
+    expect(jobs).toEqual([1, 2, 3, 4, 5].map((n) => (n === 1 ? `rule:${opened.id}:sl` : `rule:${opened.id}:sl:${n}`)));
+    expect((await closes(opened.id)).map((c) => c.status)).toEqual(["failed", "failed", "failed", "failed", "failed"]);
     const p = await position(opened.id);
     expect(p).toMatchObject({ status: "open", remainingQuantity: "1" });
-    expect(p.ruleState).toMatchObject({ requested: {}, failures: { sl: 3 } });
-    const gaveUp = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Stop-loss closes%").execute();
-    expect(gaveUp).toEqual([{ level: "error", message: "Stop-loss closes for ETH-PERP failed 3 times: that rule no longer fires for this position; close it by hand" }]);
+    expect(p.ruleState).toMatchObject({ requested: {}, failures: { sl: 5 } });
+    expect((await ruleState()).holdUntil.sl).toBeGreaterThan(Date.now() + 250_000); // the 5th in a row: 5 min
+    const alarms = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Stop-loss closes%").execute();
+    expect(alarms).toEqual([
+      {
+        level: "error",
+        message: "Stop-loss closes for ETH-PERP failed 3 times in a row: protection paused, retrying in 60 s (then at most every 5 min until one fills); check the exchange or close it by hand",
+      },
+    ]);
   });
 
   test("POST /api/positions/{symbol}/close, the details call and the page's close form", async () => {

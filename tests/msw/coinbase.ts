@@ -352,6 +352,10 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   };
 
   function newOrder(body: any, closing = false): FakeOrder | Response {
+    // A size refused as Advanced Trade does: HTTP 200, success:false, the reason as a code
+    // (app/core/exchange/coinbase/refusals.ts); the message is free text.
+    const sizeRefused = (code: string, message: string) =>
+      HttpResponse.json({ success: false, failure_reason: "UNKNOWN_FAILURE_REASON", error_response: { error: "UNKNOWN_FAILURE_REASON", message, error_details: message, preview_failure_reason: code } });
     const product = state.products.get(body?.product_id);
     if (!body?.client_order_id) return badRequest("client_order_id is required");
     if (!product) {
@@ -363,7 +367,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const position = state.positions.get(product.product_id);
       if (!position) return badRequest("no open position to close", "NO_POSITION");
       const size = body.size ? new Big(body.size) : position.contracts.abs();
-      if (size.gt(position.contracts.abs())) return badRequest("size exceeds the position");
+      if (size.gt(position.contracts.abs())) return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_LARGE", "size exceeds the position");
       configuration = { market_market_ioc: { base_size: size.toString() } };
       side = position.contracts.gt(0) ? "SELL" : "BUY";
     } else {
@@ -373,9 +377,9 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       side = body.side;
       if (side !== "BUY" && side !== "SELL") return badRequest("side must be BUY or SELL");
       const config = configuration[keys[0]!]!;
-      if (!/^\d+$/.test(String(config.base_size ?? "")) || new Big(String(config.base_size)).lt(1)) {
-        return badRequest("base_size must be a whole number of contracts");
-      }
+      if (!/^\d+(\.\d+)?$/.test(String(config.base_size ?? ""))) return badRequest("base_size must be a number of contracts");
+      if (!/^\d+$/.test(String(config.base_size))) return sizeRefused("PREVIEW_INVALID_SIZE_PRECISION", "base_size must be a whole number of contracts");
+      if (new Big(String(config.base_size)).lt(1)) return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_SMALL", "base_size is below one contract");
       if (keys[0] !== "market_market_ioc" && !(Number(config.limit_price) > 0)) return badRequest("limit_price is required");
       if (keys[0] === "stop_limit_stop_limit_gtc") {
         if (!(Number(config.stop_price) > 0)) return badRequest("stop_price is required");

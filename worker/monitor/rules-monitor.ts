@@ -35,7 +35,7 @@ import {
   updatePosition,
   writeRuleSnapshots,
 } from "../../db/queries/positions.ts";
-import { logIfGivenUp } from "../tasks/close-position.ts";
+import { alarmIfRepeated } from "../tasks/close-position.ts";
 import type { DB } from "../../db/schema.ts";
 
 export interface MonitorOptions {
@@ -234,9 +234,9 @@ async function decideUnderLock(
         const jobStatus = status.get(request.jobId);
         if (jobStatus !== undefined && !DEAD_JOB.has(jobStatus)) continue;
         const before = state;
-        state = releaseRequest(state, name, { failed: jobStatus === "failed" });
+        state = releaseRequest(state, name, { failed: jobStatus === "failed", remaining: fresh.remainingQuantity });
         released++;
-        await logIfGivenUp(trx, symbol, positionId, before, state, request.trigger);
+        await alarmIfRepeated(trx, symbol, positionId, before, state, name, request.trigger);
         await recordActivity(trx, {
           type: "trade",
           level: "warning",
@@ -270,7 +270,7 @@ async function decideUnderLock(
     let closes = 0;
     {
       for (const action of evaluation.actions) {
-        if (ruleHeld(state, action.name, Date.now())) continue; // refused for its size a moment ago: not every tick
+        if (ruleHeld(state, action.name, Date.now(), fresh.remainingQuantity)) continue; // its last close failed: backing off (state.ts), not every tick
         const payload: ClosePositionJob = { positionId, quantity: action.quantity, reason: action.reason, source: "rule", trigger: action.name };
         const job = await enqueueJob(trx, { task: "close-position", payload, jobKey: action.jobKey, priority: CLOSE_JOB_PRIORITY });
         if (!job.created) continue; // this trigger already has its job

@@ -6,27 +6,32 @@
 // job id and that order by its id instead of sending a second.
 // A rule close that sends nothing (position already closing, emergency stop, refused order)
 // releases its request, so the rule may fire again under a new job key.
+// Protection never silently ends (issue 21, defect 6): a refused close or a job failed for
+// good backs its trigger off (5 s, 15 s, 60 s ... every 5 min: RULE_BACKOFF_MS) and it is
+// requested again; the MAX_RULE_FAILURES-th failure in a row of a kind raises ONE error line
+// saying so and when it retries (docs/decisions/008-position-rules.md).
 // Sizes are the ACTIVE exchange's (app/core/exchange/trading-product.ts: whole Coinbase
-// contracts live). A size refusal (under one contract, under the minimum, a size the exchange
-// will not take) never counts toward MAX_RULE_FAILURES: only real exchange failures disable a
-// rule. It re-sizes instead: a take-profit share too small to send is left for the last level
-// (its levels recorded as skipped), a close of everything fires again with the product re-read
-// (docs/decisions/025-contracts-and-rounding.md).
+// contracts live). A size refusal is a SizeRefusalError (a code: ours, or the exchange's,
+// never a reading of its message). It re-sizes: a take-profit share too small to send is left
+// for the last level (its levels recorded as skipped, not a failure); a close of everything is
+// sent again with the product re-read, under the same back-off and alarm (defect 7: an
+// exchange holding less than the app is neither a loop every 30 s nor a disabled stop;
+// docs/decisions/025-contracts-and-rounding.md).
 import type { z } from "zod";
 import {
   MAX_RULE_FAILURES,
+  RULE_BACKOFF_MS,
   type RuleState,
-  SIZE_REFUSAL_HOLD_MS,
   type RuleTrigger,
   closeQuantity,
   findRequestByJob,
   parseRuleState,
   recordSkipped,
   releaseRequest,
-  ruleKindActive,
+  ruleBackoffMs,
   wholeContracts,
 } from "../../app/core/rules/index.ts";
-import { InsufficientFundsError, InvalidOrderError } from "../../app/core/exchange/errors.ts";
+import { SizeRefusalError } from "../../app/core/exchange/errors.ts";
 import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
 import type { ExchangeAdapter, PlaceOrderRequest } from "../../app/core/exchange/types.ts";
 import { D } from "../../app/core/decimal.ts";
@@ -107,18 +112,16 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
   if (status === "failed" && isSizeRefusal(refusal)) {
     products.forget(peek.symbol); // the contract size may have changed: read it again
     if (payload.source === "rule") {
-      await recordActivity(ctx.db, {
-        type: "trade",
-        level: "warning",
-        message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${(refusal as Error).message}): not counted as a failure; ${payload.quantity === "all" ? `tried again, re-sized, in ${SIZE_REFUSAL_HOLD_MS / 1000} s` : "its share is left for the last level"}`,
-        data: { positionId: peek.id, symbol: peek.symbol, jobId: ctx.jobId, quantity: written.quantity },
-      });
-      // A partial take-profit leaves its share to the last level; a close of everything is
-      // tried again (re-sized with the product re-read) after SIZE_REFUSAL_HOLD_MS, not every tick.
+      // A partial take-profit leaves its share to the last level (not a failure); a close of
+      // everything is sent again, re-sized with the product re-read, after its back-off.
+      const everything = payload.quantity === "all";
       await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, {
-        failed: false,
-        skipLevels: payload.quantity !== "all",
-        ...(payload.quantity === "all" ? { holdUntil: Date.now() + SIZE_REFUSAL_HOLD_MS } : {}),
+        failed: everything,
+        skipLevels: !everything,
+        note: (retryInMs) => ({
+          message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${refusal.message}): ${everything ? `re-sized and tried again in ${duration(retryInMs ?? 0)}` : "its share is left for the last level"}`,
+          data: { positionId: peek.id, symbol: peek.symbol, jobId: ctx.jobId, quantity: written.quantity, code: refusal.code },
+        }),
       });
     }
     return status;
@@ -135,12 +138,11 @@ async function settle(ctx: TaskContext, payload: z.infer<typeof ClosePositionPay
 }
 
 /**
- * A refusal of the order's SIZE (not of the account, the credentials or the market): under
- * one contract, under the minimum, a size precision or a size larger than the position.
+ * A refusal of the order's SIZE (not of the account, the credentials or the market), known by
+ * its class and code (app/core/exchange/errors.ts, coinbase/refusals.ts), whatever its message.
  */
-export function isSizeRefusal(error: unknown): boolean {
-  if (!(error instanceof InvalidOrderError) || error instanceof InsufficientFundsError) return false;
-  return /less than one .*contract|below the minimum|minimum order size|SIZE_TOO_(SMALL|LARGE)|INVALID_SIZE|INVALID_BASE_SIZE|BASE_SIZE|size exceeds|whole number of contracts|Quantity must be/i.test(error.message);
+export function isSizeRefusal(error: unknown): error is SizeRefusalError {
+  return error instanceof SizeRefusalError;
 }
 
 /** The exchange with the error its placeOrder threw kept (executeTrade only records the message). */
@@ -166,8 +168,8 @@ function watchRefusals(exchange: ExchangeAdapter): { exchange: ExchangeAdapter; 
 }
 
 /**
- * The rule request this job carried will not fill: the rule may fire again (under a new job
- * key), unless its kind has now failed MAX_RULE_FAILURES times (logged as an error).
+ * The rule request this job carried will not fill: the rule fires again (under a new job key);
+ * `failed`, after its back-off, with one alarm on the MAX_RULE_FAILURES-th failure in a row.
  */
 export async function releaseRuleRequest(
   db: Db,
@@ -178,8 +180,8 @@ export async function releaseRuleRequest(
     failed: boolean;
     /** A take-profit too small to send: its levels are skipped (left for the last level). */
     skipLevels?: boolean;
-    /** Not requested again before this epoch ms (a size refusal of a close of everything). */
-    holdUntil?: number;
+    /** A warning line written with the release (before any alarm), told the back-off (ms, null when none). */
+    note?: (retryInMs: number | null) => { message: string; data: Record<string, unknown> };
   },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -189,25 +191,40 @@ export async function releaseRuleRequest(
     const state = parseRuleState(position.ruleState);
     const found = findRequestByJob(state, jobId);
     if (!found) return false;
-    let next = releaseRequest(state, found.name, { failed: options.failed, holdUntil: options.holdUntil });
+    let next = releaseRequest(state, found.name, { failed: options.failed, remaining: position.remainingQuantity });
     if (options.skipLevels && found.request.trigger === "tp" && found.request.quantity !== "all" && found.request.levels.length > 0) {
       next = recordSkipped(next, found.request.levels);
     }
     await updatePosition(trx, positionId, { ruleState: next });
-    await logIfGivenUp(trx, symbol, positionId, state, next, found.request.trigger);
+    if (options.note) {
+      const retryInMs = options.failed ? ruleBackoffMs(next.failures[found.request.trigger] ?? 1) : null;
+      await recordActivity(trx, { type: "trade", level: "warning", ...options.note(retryInMs) });
+    }
+    await alarmIfRepeated(trx, symbol, positionId, state, next, found.name, found.request.trigger);
     return true;
   });
 }
 
 const KIND_TEXT = { tp: "Take-profit", sl: "Stop-loss", trail: "Trailing-stop" } as const;
 
-/** One error line when a kind of rule stops firing for a position. */
-export async function logIfGivenUp(db: Db, symbol: string, positionId: string, before: RuleState, after: RuleState, kind: RuleTrigger) {
-  if (!ruleKindActive(before, kind) || ruleKindActive(after, kind)) return;
+const duration = (ms: number) => (ms % 60_000 === 0 && ms >= 120_000 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
+
+/**
+ * ONE error line when a kind of rule's closes have failed MAX_RULE_FAILURES times in a row for
+ * a position (not one per retry): protection is paused, retrying after its back-off, never
+ * given up. Nothing when the count did not just reach it.
+ */
+export async function alarmIfRepeated(db: Db, symbol: string, positionId: string, before: RuleState, after: RuleState, name: string, kind: RuleTrigger) {
+  const was = before.failures[kind] ?? 0;
+  const count = after.failures[kind] ?? 0;
+  if (!(was < MAX_RULE_FAILURES && count >= MAX_RULE_FAILURES)) return;
+  const backoff = ruleBackoffMs(count);
+  const cap = RULE_BACKOFF_MS[RULE_BACKOFF_MS.length - 1]!;
+  const retryAt = after.holdUntil?.[name] ?? Date.now() + backoff;
   await recordActivity(db, {
     type: "trade",
     level: "error",
-    message: `${KIND_TEXT[kind]} closes for ${symbol} failed ${MAX_RULE_FAILURES} times: that rule no longer fires for this position; close it by hand`,
-    data: { positionId, symbol, kind },
+    message: `${KIND_TEXT[kind]} closes for ${symbol} failed ${count} times in a row: protection paused, retrying in ${duration(backoff)} (then at most every ${duration(cap)} until one fills); check the exchange or close it by hand`,
+    data: { positionId, symbol, kind, trigger: name, failures: count, retryAt: new Date(retryAt).toISOString() },
   });
 }

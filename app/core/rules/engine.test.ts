@@ -7,7 +7,18 @@ import { PRODUCTS } from "../products.ts";
 import { applyControls } from "./apply.ts";
 import { applyCloseFill, closeQuantity } from "./close.ts";
 import { type CloseAction, type RulePosition, type RuleProduct, evaluate, lastTakeProfitLevel, stopPriceFor } from "./engine.ts";
-import { type RuleState, emptyRuleState, parseRuleState, recordRequest, recordSkipped, releaseRequest } from "./state.ts";
+import {
+  MAX_RULE_FAILURES,
+  type RuleState,
+  emptyRuleState,
+  fillRequest,
+  parseRuleState,
+  recordRequest,
+  recordSkipped,
+  releaseRequest,
+  ruleBackoffMs,
+  ruleHeld,
+} from "./state.ts";
 
 const ETH = PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, min 0.001
 const XRP = PRODUCTS.find((p) => p.symbol === "XRP-PERP")!; // increment 1, min 1
@@ -276,16 +287,74 @@ describe("one trigger, one request", () => {
     expect(again.map((a) => a.jobKey)).toEqual(["rule:pos-1:tp1:2"]);
   });
 
-  test("a kind of rule whose closes failed three times stops firing; cancellations do not count", () => {
+  test("a kind of rule whose closes keep failing never stops firing: it backs off; cancellations do not count", () => {
+    const T = 1_000_000;
+    const sl = (state: RuleState, jobId: number) => recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, jobId);
     let state = emptyRuleState();
-    for (let i = 1; i <= 2; i++) state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, i), "sl", { failed: true });
-    state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 3), "sl"); // cancelled
+    for (let i = 1; i <= 2; i++) state = releaseRequest(sl(state, i), "sl", { failed: true, now: T, remaining: "1" });
+    state = releaseRequest(sl(state, 3), "sl", { now: T }); // cancelled: not counted
+    expect(state.failures).toEqual({ sl: 2 });
     expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:4"]);
-    state = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 4), "sl", { failed: true });
-    expect(state.failures).toEqual({ sl: 3 });
-    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions).toEqual([]);
-    // Take profits still fire: failures count per kind.
+    state = releaseRequest(sl(state, 4), "sl", { failed: true, now: T, remaining: "1" });
+    expect(state.failures).toEqual({ sl: MAX_RULE_FAILURES });
+    // Still armed: the stop is requested again (the monitor waits out its hold first).
+    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:5"]);
+    expect(state.holdUntil).toEqual({ sl: T + 60_000 });
+    expect(ruleHeld(state, "sl", T + 59_999, "1")).toBe(true);
+    expect(ruleHeld(state, "sl", T + 60_000, "1")).toBe(false);
+    // Take profits are not held by the stop's failures.
     expect(evaluate(position({ ruleState: state }), "3016", ETH).actions.map((a) => a.name)).toEqual(["tp1"]);
+    expect(ruleHeld(state, "tp1", T, "1")).toBe(false);
+  });
+
+  test("the back-off: 5 s, 15 s, 60 s, 2 min, then every 5 min", () => {
+    expect([1, 2, 3, 4, 5, 6, 50].map(ruleBackoffMs)).toEqual([5_000, 15_000, 60_000, 120_000, 300_000, 300_000, 300_000]);
+    let state = emptyRuleState();
+    const holds: number[] = [];
+    for (let i = 1; i <= 6; i++) {
+      state = releaseRequest(recordRequest(state, { name: "trail", trigger: "trail", levels: [], quantity: "all" }, i), "trail", { failed: true, now: 0, remaining: "1" });
+      holds.push(state.holdUntil!.trail!);
+    }
+    expect(holds).toEqual([5_000, 15_000, 60_000, 120_000, 300_000, 300_000]);
+    expect(state.failures).toEqual({ trail: 6 });
+  });
+
+  test("a fill of the kind, or a change of the position, starts the back-off again", () => {
+    const fail = (state: RuleState, jobId: number, remaining: string, name = "sl") =>
+      releaseRequest(recordRequest(state, { name, trigger: name === "sl" ? "sl" : "tp", levels: name === "sl" ? [] : [0], quantity: "all" }, jobId), name, { failed: true, now: 0, remaining });
+    let state = fail(fail(fail(emptyRuleState(), 1, "1"), 2, "1"), 3, "1");
+    expect(state.failures.sl).toBe(3);
+    // The position changed (extended to 2): the old hold no longer applies, the count restarts.
+    expect(ruleHeld(state, "sl", 1, "2")).toBe(false);
+    expect(ruleHeld(state, "sl", 1, "1.000")).toBe(true); // the same quantity, however written
+    state = fail(state, 4, "2");
+    expect(state.failures.sl).toBe(1);
+    expect(state.holdUntil?.sl).toBe(5_000);
+    // A stop close that fills (position still open) clears the stop's failures and holds.
+    state = fillRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 5), "sl");
+    expect(state.failures).toEqual({});
+    expect(state.holdUntil).toBeUndefined();
+    expect(state.failedAt).toBeUndefined();
+    // A take-profit fill clears the take-profits' failures only.
+    state = fail(fail(state, 6, "2", "tp1"), 7, "2");
+    expect(state.failures).toEqual({ tp: 1, sl: 1 });
+    state = fillRequest(recordRequest(state, { name: "tp1", trigger: "tp", levels: [0], quantity: "0.2" }, 8), "tp1");
+    expect(state.failures).toEqual({ sl: 1 });
+    expect(state.holdUntil).toEqual({ sl: 5_000 });
+    expect(state.tpFilled).toEqual([0]);
+  });
+
+  test("rule states stored before the back-off (3 or more failures) fire again", () => {
+    const old = { tpFilled: [], tpSkipped: [], requested: {}, attempts: { sl: 3, tp1: 4 }, failures: { sl: 3, tp: 5 } };
+    expect(evaluate(position({ ruleState: old }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:4"]);
+    expect(evaluate(position({ ruleState: old }), "3016", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:tp1:5"]);
+    const state = parseRuleState(old);
+    expect(ruleHeld(state, "sl", Date.now(), "1")).toBe(false);
+    // Its next failure backs off (at the long end: 2 min), it is not a new alarm's count.
+    const next = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 9), "sl", { failed: true, now: 0, remaining: "1" });
+    expect(next.failures.sl).toBe(4);
+    expect(next.holdUntil?.sl).toBe(120_000);
+    expect(parseRuleState(JSON.parse(JSON.stringify(next)))).toEqual(next); // the new fields survive storage
   });
 
   test("applyCloseFill settles only the request its job carried", () => {

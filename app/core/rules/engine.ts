@@ -22,13 +22,14 @@
 //   a position too small to split closes nothing at an earlier level (it is skipped and its
 //   share stays for the last level). rules/contracts.ts, docs/decisions/025.
 // A stop or trailing exit wins over take profits in the same tick (it closes everything),
-// and nothing new is requested once a close of everything is pending. A kind of rule whose
-// closes failed MAX_RULE_FAILURES times stops firing (no hot loop of refused orders).
+// and nothing new is requested once a close of everything is pending. A rule whose closes keep
+// failing still fires: the monitor holds a trigger that is backing off (ruleHeld, state.ts),
+// so refused orders are retried at growing intervals, never in a hot loop, and never given up.
 import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import type { ProductSpec } from "../products.ts";
 import { takeProfitSize } from "./contracts.ts";
-import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey, ruleKindActive } from "./state.ts";
+import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey } from "./state.ts";
 
 export interface RulePosition {
   id: string;
@@ -291,17 +292,17 @@ export function evaluate(position: RulePosition, price: string | Big, product: R
     reason,
   });
 
-  if (stopHit && ruleKindActive(state, "sl")) {
+  if (stopHit) {
     result.actions.push(closeAll("sl", "sl", position.breakEvenTriggered ? "Break-even stop hit" : "Stop loss hit"));
     return result;
   }
-  if (trailingHit && ruleKindActive(state, "trail")) {
+  if (trailingHit) {
     result.actions.push(closeAll("trail", "trail", "Trailing stop hit"));
     return result;
   }
 
   const levels = controls?.takeProfits ?? null;
-  if (!levels || !ruleKindActive(state, "tp")) return result;
+  if (!levels) return result;
   const taken = new Set<number>([...state.tpFilled, ...state.tpSkipped, ...pending.flatMap((r) => r.levels)]);
   const hit: number[] = [];
   levels.forEach((level, i) => {

@@ -3,6 +3,12 @@
 // how many times each trigger was requested (the suffix of its job key). Written only under
 // the position's symbol lock (the monitor when it requests, bookOrder when a close fills,
 // the close-position task when a close could not be sent).
+// Protection never silently ends (issue 21, defect 6): a trigger whose closes keep failing
+// backs off (RULE_BACKOFF_MS) and is requested again; the MAX_RULE_FAILURES-th failure in a
+// row of a kind raises one alarm (worker/tasks/close-position.ts). A close that fills, or a
+// change of the position's remaining quantity, starts the count again.
+// docs/decisions/008-position-rules.md.
+import { D, parseDecimal } from "../decimal.ts";
 
 export type RuleTrigger = "tp" | "sl" | "trail";
 
@@ -25,21 +31,39 @@ export interface RuleState {
   requested: Record<string, RuleRequest>;
   /** Per trigger name: how many requests were released (failed, or filled with the position still open). */
   attempts: Record<string, number>;
-  /** Per kind ("tp", "sl", "trail"): closes the exchange refused or whose job failed for good. */
+  /**
+   * Per kind ("tp", "sl", "trail"): closes in a row the exchange refused (a close of
+   * everything refused for its size included) or whose job failed for good. Never disables a
+   * rule: it sets the back-off. Cleared by a fill of that kind.
+   */
   failures: Record<string, number>;
   /**
-   * Per trigger name: epoch ms before which it is not requested again. Set when a close of
-   * everything was refused for its SIZE (never counted as a failure, decision 025): it is
-   * tried again, re-sized, but not on every tick. Absent when empty.
+   * Per trigger name: epoch ms before which it is not requested again (the back-off after a
+   * failed close). Absent when empty.
    */
   holdUntil?: Record<string, number>;
+  /**
+   * Per kind: the position's remaining quantity when its failures were counted. Another
+   * remaining quantity (the position changed) starts the count and the back-off again.
+   * Absent when empty (and in rows written before it: their count goes on).
+   */
+  failedAt?: Record<string, string>;
 }
 
-/** How long a close of everything refused for its size waits before it is requested again. */
-export const SIZE_REFUSAL_HOLD_MS = 30_000;
+/**
+ * The wait after the 1st, 2nd, 3rd ... failed close of a kind in a row before its trigger is
+ * requested again: 5 s, 15 s, 60 s, 2 min, then every 5 min (the last value repeats).
+ */
+export const RULE_BACKOFF_MS: readonly number[] = [5_000, 15_000, 60_000, 120_000, 300_000];
 
-/** After this many failed closes of one kind the rule stops firing (a person must look): no hot loop of refused orders. */
+/** The back-off after `failures` failed closes in a row. */
+export const ruleBackoffMs = (failures: number) => RULE_BACKOFF_MS[Math.min(Math.max(failures, 1), RULE_BACKOFF_MS.length) - 1]!;
+
+/** On this many failed closes of one kind in a row, ONE error-level alarm: protection is retrying, a person should look. */
 export const MAX_RULE_FAILURES = 3;
+
+/** The kind of a trigger name ("tp2" -> tp). */
+export const triggerKind = (name: string): RuleTrigger => (name === "sl" || name === "trail" ? name : "tp");
 
 const ints = (value: unknown): number[] =>
   Array.isArray(value) ? [...new Set(value.filter((v): v is number => Number.isInteger(v) && v >= 0))].sort((a, b) => a - b) : [];
@@ -64,15 +88,25 @@ export function parseRuleState(raw: unknown): RuleState {
   const holdUntil: Record<string, number> = {};
   const rawHold = source.holdUntil && typeof source.holdUntil === "object" ? (source.holdUntil as Record<string, unknown>) : {};
   for (const [name, value] of Object.entries(rawHold)) if (typeof value === "number" && Number.isFinite(value) && value > 0) holdUntil[name] = value;
+  const failedAt: Record<string, string> = {};
+  const rawFailedAt = source.failedAt && typeof source.failedAt === "object" ? (source.failedAt as Record<string, unknown>) : {};
+  for (const [kind, value] of Object.entries(rawFailedAt)) if (typeof value === "string" && value !== "") failedAt[kind] = value;
   const state: RuleState = { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
   if (Object.keys(holdUntil).length > 0) state.holdUntil = holdUntil;
+  if (Object.keys(failedAt).length > 0) state.failedAt = failedAt;
   return state;
 }
 
 export const emptyRuleState = (): RuleState => ({ tpFilled: [], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
 
-/** Whether rules of this kind still fire (fewer than MAX_RULE_FAILURES failed closes). */
-export const ruleKindActive = (state: RuleState, kind: RuleTrigger) => (state.failures[kind] ?? 0) < MAX_RULE_FAILURES;
+/** Whether the kind's failures were counted at another remaining quantity (the position changed since). */
+function positionChanged(state: RuleState, kind: RuleTrigger, remaining: string | undefined): boolean {
+  const at = state.failedAt?.[kind];
+  if (at === undefined || remaining === undefined) return false;
+  const a = parseDecimal(at);
+  const b = parseDecimal(remaining);
+  return a !== null && b !== null ? !D(a).eq(b) : at !== remaining;
+}
 
 /** The job key of a trigger's next request: rule:<positionId>:<name>, then :2, :3 ... after releases. */
 export function ruleJobKey(positionId: string, name: string, state: RuleState): string {
@@ -88,36 +122,71 @@ export function findRequestByJob(state: RuleState, jobId: number): { name: strin
 
 /**
  * A request that will not fill (job cancelled or failed, nothing sent): its trigger may fire
- * again, under a new key. `failed`: the close was refused or its job failed for good (counts
- * towards MAX_RULE_FAILURES for its kind); a cancellation (emergency stop) or "nothing left
- * to close" does not count.
+ * again, under a new key. `failed`: the close was refused or its job failed for good: one more
+ * failure in a row for its kind (a new count when the position's `remaining` quantity is not
+ * the one the count was kept at), and the trigger is held for ruleBackoffMs of that count from
+ * `now`. A cancellation (emergency stop) or "nothing left to close" does not count.
  */
-export function releaseRequest(state: RuleState, name: string, options: { failed?: boolean; /** Not requested again before this epoch ms. */ holdUntil?: number } = {}): RuleState {
+export function releaseRequest(
+  state: RuleState,
+  name: string,
+  options: { failed?: boolean; /** The position's remaining quantity now. */ remaining?: string; /** Epoch ms (default: the clock). */ now?: number } = {},
+): RuleState {
   const request = state.requested[name];
   const requested = { ...state.requested };
   delete requested[name];
-  const failures = options.failed && request ? { ...state.failures, [request.trigger]: (state.failures[request.trigger] ?? 0) + 1 } : state.failures;
-  const next: RuleState = { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 }, failures };
-  if (options.holdUntil !== undefined) next.holdUntil = { ...state.holdUntil, [name]: options.holdUntil };
+  const next: RuleState = { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 } };
+  if (!options.failed || !request) return next;
+  const kind = request.trigger;
+  const count = (positionChanged(state, kind, options.remaining) ? 0 : (state.failures[kind] ?? 0)) + 1;
+  const now = options.now ?? Date.now();
+  next.failures = { ...state.failures, [kind]: count };
+  const holds = Object.fromEntries(Object.entries(state.holdUntil ?? {}).filter(([, until]) => until > now)); // expired holds dropped
+  next.holdUntil = { ...holds, [name]: now + ruleBackoffMs(count) };
+  if (options.remaining !== undefined) next.failedAt = { ...state.failedAt, [kind]: options.remaining };
   return next;
 }
 
-/** Whether a trigger is held (a size refusal's wait) at `now`. */
-export const ruleHeld = (state: RuleState, name: string, now: number) => (state.holdUntil?.[name] ?? 0) > now;
+/**
+ * Whether a trigger is backing off at `now`. Given the position's `remaining` quantity, a hold
+ * kept at another remaining quantity (the position changed since) no longer applies.
+ */
+export const ruleHeld = (state: RuleState, name: string, now: number, remaining?: string) =>
+  (state.holdUntil?.[name] ?? 0) > now && !positionChanged(state, triggerKind(name), remaining);
+
+/** The kind's failures and its triggers' holds forgotten (a close of that kind filled). */
+function clearFailures(state: RuleState, kind: RuleTrigger): RuleState {
+  const next: RuleState = { ...state, failures: { ...state.failures } };
+  delete next.failures[kind];
+  if (state.holdUntil) {
+    const holds = Object.fromEntries(Object.entries(state.holdUntil).filter(([name]) => triggerKind(name) !== kind));
+    if (Object.keys(holds).length > 0) next.holdUntil = holds;
+    else delete next.holdUntil;
+  }
+  if (state.failedAt) {
+    const failedAt = { ...state.failedAt };
+    delete failedAt[kind];
+    if (Object.keys(failedAt).length > 0) next.failedAt = failedAt;
+    else delete next.failedAt;
+  }
+  return next;
+}
 
 /**
  * A request whose close filled: take-profit levels become filled; a stop or trailing close
  * is released (should the position still be open, e.g. extended meanwhile, it may fire again).
+ * Its kind's failures in a row and back-off end.
  */
 export function fillRequest(state: RuleState, name: string): RuleState {
   const request = state.requested[name];
   if (!request) return state;
+  const cleared = clearFailures(state, request.trigger);
   if (request.trigger === "tp") {
-    const requested = { ...state.requested };
+    const requested = { ...cleared.requested };
     delete requested[name];
-    return { ...state, requested, tpFilled: ints([...state.tpFilled, ...request.levels]) };
+    return { ...cleared, requested, tpFilled: ints([...state.tpFilled, ...request.levels]) };
   }
-  return releaseRequest(state, name);
+  return releaseRequest(cleared, name);
 }
 
 /** The monitor's bookkeeping when it enqueues a close: the levels and quantity are now requested. */

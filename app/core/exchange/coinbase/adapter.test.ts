@@ -1,11 +1,12 @@
 // CoinbaseAdapter and the portfolios provider through the MSW fake: every method, the
 // contract conversion, success:false refusals, positions in both documented shapes.
 import { beforeEach, describe, expect, test } from "vitest";
-import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, TemporaryError } from "#app/core/exchange/errors.ts";
+import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, SizeRefusalError, TemporaryError } from "#app/core/exchange/errors.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { CoinbaseAdapter, PortfoliosProfilesProvider, checkCreateAnswer, money } from "./adapter.ts";
 import { AdvancedTradeClient } from "./advanced-trade.ts";
+import { COINBASE_SIZE_CODES } from "./refusals.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
@@ -46,9 +47,50 @@ describe("orders", () => {
 
   test("under one contract is refused before anything is sent", async () => {
     const error = await adapter().placeOrder({ clientOrderId: "job-8", symbol: "SOL-PERP", side: "buy", type: "market", quantity: "4.9" }).catch((e) => e);
-    expect(error).toBeInstanceOf(InvalidOrderError);
+    expect(error).toBeInstanceOf(SizeRefusalError);
+    expect(error.code).toBe("UNDER_ONE_CONTRACT");
     expect(error.message).toBe("Quantity 4.9 SOL is less than one SLP-20DEC30-CDE contract (5 SOL): order not sent");
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(0);
+  });
+
+  test("size refusals are known by Coinbase's code, whatever the message says; other refusals are not", () => {
+    const refusal = (error_response: Record<string, string>) => {
+      try {
+        checkCreateAnswer({ success: false, error_response }, "BIP-20DEC30-CDE");
+      } catch (error) {
+        return error as InvalidOrderError;
+      }
+      throw new Error("not refused");
+    };
+    for (const code of COINBASE_SIZE_CODES) {
+      for (const field of ["new_order_failure_reason", "preview_failure_reason", "error"]) {
+        const error = refusal({ error: "UNKNOWN_FAILURE_REASON", message: "the venue said no", [field]: code });
+        expect(error, `${code} in ${field}`).toBeInstanceOf(SizeRefusalError);
+        expect((error as SizeRefusalError).code).toBe(code);
+      }
+    }
+    // Coinbase's usual shape: the new-order reason unknown, the size in the preview reason.
+    const tooLarge = refusal({ error: "UNKNOWN_FAILURE_REASON", message: "", error_details: "", new_order_failure_reason: "UNKNOWN_FAILURE_REASON", preview_failure_reason: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE" });
+    expect(tooLarge).toMatchObject({ code: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE", message: "Coinbase refused the BIP-20DEC30-CDE order: PREVIEW_INVALID_BASE_SIZE_TOO_LARGE (UNKNOWN_FAILURE_REASON)" });
+    // A message about the size without a size code is not a size refusal (the wording is Coinbase's to change).
+    const worded = refusal({ error: "INVALID_ARGUMENT", message: "size exceeds the position: base size too small, less than one contract", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" });
+    expect(worded).toBeInstanceOf(InvalidOrderError);
+    expect(worded).not.toBeInstanceOf(SizeRefusalError);
+    // Insufficient funds stays its own class.
+    const poor = refusal({ error: "INSUFFICIENT_FUND", message: "Insufficient balance", new_order_failure_reason: "INSUFFICIENT_FUND" });
+    expect(poor).toBeInstanceOf(InsufficientFundsError);
+    expect(poor).not.toBeInstanceOf(SizeRefusalError);
+  });
+
+  test("the fake's size refusals carry codes: a close larger than the position, a size that is not whole contracts", async () => {
+    const a = adapter();
+    await a.placeOrder({ clientOrderId: "job-30", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.5" }); // 5 contracts
+    const over = await a.placeOrder({ clientOrderId: "job-31", symbol: "ETH-PERP", side: "sell", type: "market", quantity: "0.8", reduceOnly: true }).catch((e) => e);
+    expect(over).toBeInstanceOf(SizeRefusalError);
+    expect(over.code).toBe("PREVIEW_INVALID_BASE_SIZE_TOO_LARGE");
+    expect(await a.getPositions()).toMatchObject([{ symbol: "ETH-PERP", side: "long", quantity: "0.5" }]);
+    const half = await client().createOrder({ client_order_id: "job-32", product_id: "ETP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "0.5" } } });
+    expect(() => checkCreateAnswer(half, "ETP-20DEC30-CDE")).toThrow(expect.objectContaining({ code: "PREVIEW_INVALID_SIZE_PRECISION" }));
   });
 
   test("a limit order rests (open), priced to the product's tick; cancel (batch_cancel) cancels it; cancelling again reports it cancelled", async () => {

@@ -19,6 +19,7 @@ import {
   InvalidOrderError,
   NotFoundError,
   OrderNotFoundError,
+  SizeRefusalError,
   TemporaryError,
 } from "../errors.ts";
 import type {
@@ -36,6 +37,7 @@ import type {
 } from "../types.ts";
 import type { AdvancedTradeClient, CreateOrderResponse, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
 import { DEFAULT_PRODUCT_MAP } from "./config.ts";
+import { coinbaseSizeCode } from "./refusals.ts";
 
 export const COINBASE_NAME = "coinbase";
 export const MAX_LEVERAGE = 10;
@@ -217,11 +219,12 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   async contractsFor(symbol: string, quantity: string): Promise<{ contracts: string; info: ProductInfo }> {
     const info = await this.productInfo(symbol);
     const requested = parseDecimal(quantity);
-    if (requested === null || !D(requested).gt(0)) throw new InvalidOrderError(`Quantity must be a number greater than 0, got ${quantity}`);
+    if (requested === null || !D(requested).gt(0)) throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${quantity}`, "NOT_POSITIVE");
     const contracts = D(requested).div(info.contractSize).round(0, 0 /* down */).toString();
     if (D(contracts).lt(1)) {
-      throw new InvalidOrderError(
+      throw new SizeRefusalError(
         `Quantity ${requested} ${info.spec.base} is less than one ${info.productId} contract (${info.contractSize} ${info.spec.base}): order not sent`,
+        "UNDER_ONE_CONTRACT",
       );
     }
     return { contracts, info };
@@ -506,15 +509,21 @@ function orderStatus(status: string): ExchangeOrderStatus {
   }
 }
 
-/** The order id of an accepted create / close; a refusal (HTTP 200, success:false) throws. */
+/**
+ * The order id of an accepted create / close; a refusal (HTTP 200, success:false) throws. A
+ * refusal whose structured reason is a size code (coinbase/refusals.ts, by code whatever the
+ * message says) is a SizeRefusalError carrying that code.
+ */
 export function checkCreateAnswer(answer: CreateOrderResponse, productId: string): string {
   if (answer?.success && answer.success_response?.order_id) return answer.success_response.order_id;
   const e = answer?.error_response ?? {};
-  const reason = e.new_order_failure_reason || e.preview_failure_reason || e.error || answer?.failure_reason || "UNKNOWN_FAILURE_REASON";
+  const sizeCode = coinbaseSizeCode({ ...e, failure_reason: answer?.failure_reason });
+  const reason = sizeCode || e.new_order_failure_reason || e.preview_failure_reason || e.error || answer?.failure_reason || "UNKNOWN_FAILURE_REASON";
   const parts = [e.error, e.message, e.error_details].filter((part, i, all): part is string => Boolean(part) && part !== reason && all.indexOf(part) === i);
   const text = parts.join(": ");
   const message = `Coinbase refused the ${productId} order: ${reason}${text ? ` (${text})` : ""}`;
   if (/INSUFFICIENT_FUND/i.test(`${reason} ${text}`)) throw new InsufficientFundsError(message);
+  if (sizeCode) throw new SizeRefusalError(message, sizeCode);
   throw new InvalidOrderError(message);
 }
 

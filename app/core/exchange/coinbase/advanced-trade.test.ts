@@ -80,9 +80,9 @@ describe("errors in our words", () => {
 
   test("400 INVALID_ARGUMENT is a refusal (never retried)", async () => {
     const c = client();
-    const error = await c.createOrder({ client_order_id: "x", product_id: "BIP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "0.5" } } }).catch((e) => e);
+    const error = await c.createOrder({ client_order_id: "x", product_id: "BIP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "one" } } }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidOrderError);
-    expect(error.message).toMatch(/refused POST \/api\/v3\/brokerage\/orders \(HTTP 400\): INVALID_ARGUMENT: base_size must be a whole number/);
+    expect(error.message).toMatch(/refused POST \/api\/v3\/brokerage\/orders \(HTTP 400\): INVALID_ARGUMENT: base_size must be a number/);
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
   });
 

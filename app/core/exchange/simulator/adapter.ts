@@ -24,6 +24,7 @@ import {
   InsufficientFundsError,
   InvalidOrderError,
   OrderNotFoundError,
+  SizeRefusalError,
   TemporaryError,
 } from "#app/core/exchange/errors.ts";
 import type {
@@ -152,11 +153,12 @@ export class SimulatorAdapter implements ExchangeAdapter {
       throw new InvalidOrderError(`Invalid order type ${request.type}: use market or limit`);
 
     const requested = parseDecimal(request.quantity);
-    if (requested === null || !D(requested).gt(0)) throw new InvalidOrderError(`Quantity must be a number greater than 0, got ${request.quantity}`);
+    if (requested === null || !D(requested).gt(0)) throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${request.quantity}`, "NOT_POSITIVE");
     const quantity = floorToIncrement(requested, product.baseIncrement);
     if (D(quantity).lt(product.baseMinSize)) {
-      throw new InvalidOrderError(
+      throw new SizeRefusalError(
         `Quantity ${requested} ${product.base} is below the minimum order size of ${product.baseMinSize} ${product.base} for ${product.symbol}`,
+        "BELOW_MINIMUM",
       );
     }
 
