@@ -400,6 +400,12 @@ export interface ExchangeStopsTable {
   stop_price: string;
   limit_price: string;
   quantity: string;
+  /** placing (asked, answer not seen: looked up by client id first) | resting | refused (placed again after retry_at). */
+  status: ColumnType<string, string | undefined, string>;
+  /** Refusals in a row (the back-off before the next placement). */
+  failures: ColumnType<number, number | undefined, number>;
+  retry_at: ColumnType<number, number | undefined, number>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -421,6 +427,8 @@ export interface OrderSlotsTable {
   /** The job ("job:<id>") whose order is in flight, null when free. */
   holder: string | null;
   expires_at: ColumnType<number, number | undefined, number>;
+  /** The job holding the slot: the slot is its while the job lives (created/retry/active), whatever the lease. */
+  job_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PositionLocksTable {

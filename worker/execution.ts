@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import { type Big, D, roundToIncrement, toFixed } from "../app/core/decimal.ts";
 import { resolveSymbol } from "../app/core/products.ts";
 import { InvalidOrderError } from "../app/core/exchange/errors.ts";
+import { SIMULATOR_NAME } from "../app/core/exchange/simulator/adapter.ts";
 import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
 import { type OrderSource, controlsFor } from "../app/core/orders/controls.ts";
 import { type FillEffect, applyFill, sideForOrder } from "../app/core/orders/net-position.ts";
@@ -16,7 +17,7 @@ import { updateSignalStatus } from "../db/queries/signals.ts";
 import { stampSignal } from "../db/queries/signal-timeline.ts";
 import { type Trade, getTrade, insertTrade, listPartialFills, updateTrade } from "../db/queries/trades.ts";
 import { getEmergencyStop, getTradingConfig } from "../db/queries/trading-state.ts";
-import { acquireOrderSlot, releaseOrderSlot } from "../db/queries/order-slots.ts";
+import { acquireOrderSlot, releaseOrderSlot, withOrderSlotLease } from "../db/queries/order-slots.ts";
 import { type Db, newId } from "../db/queries/util.ts";
 import type { DB } from "../db/schema.ts";
 import { realizeFill } from "./fifo-books.ts";
@@ -85,7 +86,7 @@ export async function markUnknown(db: Kysely<DB>, trade: Trade, reason: string):
 export async function settleUnknownTrade(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">, trade: Trade, reason: string): Promise<Trade["status"]> {
   let order: ExchangeOrder | null;
   try {
-    order = await exchange.findOrderByClientId(trade.clientOrderId);
+    order = await exchange.findOrderByClientId(trade.clientOrderId, { since: trade.createdAt });
   } catch (error) {
     if (trade.status !== "unknown") await markUnknown(db, trade, `${reason}; asking ${exchange.name} for it failed too (${(error as Error).message})`);
     return "unknown";
@@ -125,7 +126,9 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
   await acquireOrderSlot(ctx.db, exchangeName, first.symbol, holder);
   let settled = false;
   try {
-    const status = await sendAndBook(ctx, tradeId);
+    // The lease is renewed while the exchange takes its time; a job's slot also outlives the
+    // lease while the job lives (db/queries/order-slots.ts), so a slow answer never frees it.
+    const status = await withOrderSlotLease(ctx.db, exchangeName, first.symbol, holder, () => sendAndBook(ctx, tradeId));
     settled = true;
     return status;
   } catch (error) {
@@ -146,7 +149,7 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
   let order: ExchangeOrder | null = null;
   if (ctx.attempt > 1 || trade.orderId) {
     // We may have sent it before dying: the exchange knows it by our client order id.
-    order = await ctx.exchange.findOrderByClientId(trade.clientOrderId);
+    order = await ctx.exchange.findOrderByClientId(trade.clientOrderId, { since: trade.createdAt });
   }
   if (!order) {
     // The emergency stop blocks new entries; reduce-only closes (protection, Close,
@@ -158,7 +161,7 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
     // A resting stop on the exchange must not act beside this order (a stop it finds filled is booked first).
     await ctx.beforeSend?.(trade);
     if (trade.reduceOnly) {
-      const resized = await resizeClose(ctx.db, trade);
+      const resized = await resizeClose(ctx.db, trade, await exchangeHolding(ctx.exchange, trade.symbol));
       if (!resized) return "cancelled";
       trade = resized;
     }
@@ -187,18 +190,46 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
   return bookOrder(ctx.db, trade, order, ctx.exchange.name);
 }
 
+/** What a live exchange holds of a symbol (side and quantity); null when unknown (the simulator, or no answer). */
+export type ExchangeHolding = { side: "long" | "short"; quantity: string } | { side: "flat"; quantity: "0" } | null;
+
+/**
+ * A live exchange's position in `symbol`, asked just before a reduce-only close (issue 21,
+ * defect 8: a close never exceeds what the exchange holds). The simulator's book is the app's
+ * own: not asked. No answer: null (the close goes out as the app sizes it; the exchange
+ * refuses an oversized close).
+ */
+export async function exchangeHolding(exchange: Pick<ExchangeAdapter, "getPositions"> & { current?: () => Promise<ExchangeAdapter> }, symbol: string): Promise<ExchangeHolding> {
+  try {
+    const adapter = typeof exchange.current === "function" ? await exchange.current() : (exchange as ExchangeAdapter);
+    if (adapter.name === SIMULATOR_NAME || !adapter.placeStopOrder) return null;
+    const held = (await adapter.getPositions()).find((p) => p.symbol === symbol);
+    return held && D(held.quantity).gt(0) ? { side: held.side, quantity: held.quantity } : { side: "flat", quantity: "0" };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A reduce-only close about to be sent, under the order slot: at most what is still open on
- * the other side (earlier orders on the symbol are booked by now). Nothing open to reduce:
- * the trade is cancelled, nothing is sent, and null is returned.
+ * the other side (earlier orders on the symbol are booked by now) of the position it was
+ * written for (issue 21, defect 3: a stale close never closes a newer position), and at most
+ * what the live exchange holds (defect 8). Nothing to reduce: the trade is cancelled, nothing
+ * is sent, and null is returned.
  */
-async function resizeClose(db: Kysely<DB>, trade: Trade): Promise<Trade | null> {
+async function resizeClose(db: Kysely<DB>, trade: Trade, holding: ExchangeHolding): Promise<Trade | null> {
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, trade.symbol);
     const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
     const reduces = open !== null && open.side !== sideForOrder(trade.side);
-    if (!reduces) {
-      const reason = "Nothing to close: the position was closed before this order was sent";
+    const samePosition = !trade.positionId || open?.id === trade.positionId;
+    const exchangeHolds = holding === null || (holding.side !== "flat" && open !== null && holding.side === open.side);
+    if (!reduces || !samePosition || !exchangeHolds) {
+      const reason = !reduces
+        ? "Nothing to close: the position was closed before this order was sent"
+        : !samePosition
+          ? "Nothing to close: the position this close was for was closed before it was sent (a newer position on the symbol is left alone)"
+          : `Nothing to close on ${trade.exchange}: it holds no ${open!.side} ${trade.symbol} position (the drift alarm on Positions shows the difference)`;
       await updateTrade(trx, trade.id, { status: "cancelled", errorMessage: reason });
       if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", reason);
       await recordActivity(trx, {
@@ -210,15 +241,19 @@ async function resizeClose(db: Kysely<DB>, trade: Trade): Promise<Trade | null> 
       await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
       return null;
     }
-    if (D(trade.quantity).lte(open!.remainingQuantity)) return trade;
-    await updateTrade(trx, trade.id, { quantity: open!.remainingQuantity });
+    const exchangeLess = holding !== null && holding.side !== "flat" && D(holding.quantity).lt(open!.remainingQuantity);
+    const limit = exchangeLess ? holding.quantity : open!.remainingQuantity;
+    if (D(trade.quantity).lte(limit)) return trade;
+    await updateTrade(trx, trade.id, { quantity: limit });
     await recordActivity(trx, {
       type: "trade",
-      level: "info",
-      message: `${describeOrder(trade)} reduced to ${open!.remainingQuantity}: only that much is still open`,
-      data: { tradeId: trade.id, symbol: trade.symbol, quantity: open!.remainingQuantity },
+      level: exchangeLess ? "warning" : "info",
+      message: exchangeLess
+        ? `${describeOrder(trade)} reduced to ${limit}: ${trade.exchange} holds only that much (the app's book says ${open!.remainingQuantity}; the drift alarm on Positions shows the difference)`
+        : `${describeOrder(trade)} reduced to ${limit}: only that much is still open`,
+      data: { tradeId: trade.id, symbol: trade.symbol, quantity: limit },
     });
-    return { ...trade, quantity: open!.remainingQuantity };
+    return { ...trade, quantity: limit };
   });
 }
 

@@ -22,6 +22,7 @@ import * as notifications from "./2026_11_26_0100_notifications.ts";
 import * as equitySnapshots from "./2026_11_26_0200_equity_snapshots.ts";
 import * as candles from "./2026_11_26_0300_candles.ts";
 import * as tradeLookupIndexes from "./2026_11_26_0400_trade_lookup_indexes.ts";
+import * as stopLifecycle from "./2026_11_27_0100_stop_lifecycle.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_0200_equity_snapshots": equitySnapshots,
   "2026_11_26_0300_candles": candles,
   "2026_11_26_0400_trade_lookup_indexes": tradeLookupIndexes,
+  "2026_11_27_0100_stop_lifecycle": stopLifecycle,
 };

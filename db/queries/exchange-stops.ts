@@ -1,10 +1,16 @@
 // The resting stop orders the worker keeps on the exchange for open positions (issue 15;
-// migration 2026_11_25_0600, worker/monitor/exchange-stops.ts).
+// migrations 2026_11_25_0600 and 2026_11_27_0100; worker/monitor/exchange-stops.ts and
+// docs/decisions/038-stop-lifecycle-and-order-slots.md). One row per position: `placing`
+// (asked, no answer seen: order_id is empty), `resting` (order_id is the exchange's) or
+// `refused` (placed again after retry_at).
 import type { Selectable } from "kysely";
 import type { ExchangeStopsTable } from "../schema.ts";
 import { type Db, isMysql, nowMs } from "./util.ts";
 
 export type ExchangeStop = Selectable<ExchangeStopsTable>;
+export type ExchangeStopStatus = "placing" | "resting" | "refused";
+export type NewExchangeStop = Omit<ExchangeStop, "created_at" | "updated_at" | "status" | "failures" | "retry_at" | "last_error"> &
+  Partial<Pick<ExchangeStop, "failures" | "retry_at" | "last_error">> & { status?: ExchangeStopStatus | string };
 
 export async function listExchangeStops(db: Db, exchange?: string): Promise<ExchangeStop[]> {
   let query = db.selectFrom("exchange_stops").selectAll();
@@ -17,10 +23,10 @@ export async function getExchangeStopBySymbol(db: Db, exchange: string, symbol: 
 }
 
 /** Records (or replaces) the stop order of a position. */
-export async function saveExchangeStop(db: Db, stop: Omit<ExchangeStop, "created_at" | "updated_at">): Promise<void> {
-  const now = nowMs();
-  const { position_id: _key, ...rest } = stop;
-  const insert = db.insertInto("exchange_stops").values({ ...stop, created_at: now, updated_at: now });
+export async function saveExchangeStop(db: Db, stop: NewExchangeStop, now = nowMs()): Promise<void> {
+  const row = { status: "resting", failures: 0, retry_at: 0, last_error: null, ...stop };
+  const { position_id: _key, ...rest } = row;
+  const insert = db.insertInto("exchange_stops").values({ ...row, created_at: now, updated_at: now });
   if (isMysql(db)) await insert.onDuplicateKeyUpdate({ ...rest, updated_at: now }).execute();
   else await insert.onConflict((oc) => oc.column("position_id").doUpdateSet({ ...rest, updated_at: now })).execute();
 }

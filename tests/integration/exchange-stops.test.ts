@@ -57,7 +57,7 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(view.exchangeStopNote).toMatch(/protects the position even if the worker stops$/);
     // Nothing moved: nothing sent.
     const creates = msw.fake.requestsTo("/orders", "POST").length;
-    expect(await syncExchangeStops(db(), live.exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0 });
+    expect(await syncExchangeStops(db(), live.exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0, unresolved: 0, refused: 0 });
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
 
     // 2. TP1: the close withdraws the stop first, then break-even moves the stop to the entry.

@@ -127,6 +127,8 @@ export interface FakeCoinbaseOptions {
   clockOffsetS?: number;
   /** A market order stays OPEN for this many GETs before it fills (default 0). */
   fillAfterPolls?: number;
+  /** false: POST /orders/edit refuses every order (an exchange without in-place edits). */
+  editable?: boolean;
   /**
    * Random faults (bench/chaos.ts): asked for every signed request that no `fail()` fault
    * matched; the fault it returns applies to that one request, null lets it through.
@@ -409,6 +411,17 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     return order;
   }
 
+  /** Resting stops the product's current price has crossed trigger and fill at their stop price. */
+  function triggerStops(productId: string) {
+    const price = Number(state.products.get(productId)!.price);
+    for (const order of state.orders) {
+      const stop = order.order_configuration.stop_limit_stop_limit_gtc;
+      if (!stop || order.status !== "OPEN" || order.product_id !== productId) continue;
+      const down = stop.stop_direction === "STOP_DIRECTION_STOP_DOWN";
+      if (down ? price <= Number(stop.stop_price) : price >= Number(stop.stop_price)) fill(order, new Big(String(stop.stop_price)));
+    }
+  }
+
   const created = (order: FakeOrder) =>
     HttpResponse.json({
       success: true,
@@ -519,6 +532,22 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const order = newOrder(body, true);
       return order instanceof Response ? order : created(order);
     }),
+    // Edits a resting limit or stop-limit GTC order in place (price = limit, size, stop_price);
+    // a stop edited past the current price triggers at once, as on the exchange.
+    route("post", AT, "/orders/edit", "jwt", ({ body }) => {
+      const order = state.orders.find((o) => o.order_id === body?.order_id);
+      if (!order) return HttpResponse.json({ error: "NOT_FOUND", message: "order with this orderID was not found", error_details: "" }, { status: 404 });
+      const config = order.order_configuration.stop_limit_stop_limit_gtc ?? order.order_configuration.limit_limit_gtc;
+      const refuse = (reason: string) => HttpResponse.json({ success: false, errors: [{ edit_failure_reason: reason }] });
+      if (!config || options.editable === false) return refuse("EDIT_FAILURE_REASON_UNSUPPORTED_ORDER_CONFIGURATION");
+      if (order.status !== "OPEN") return refuse("EDIT_FAILURE_REASON_ORDER_NOT_OPEN");
+      if (body.size !== undefined && (!/^\d+$/.test(String(body.size)) || new Big(String(body.size)).lte(order.filled_size))) return refuse("EDIT_FAILURE_REASON_INVALID_SIZE");
+      if (body.price !== undefined) config.limit_price = String(body.price);
+      if (body.size !== undefined) config.base_size = String(body.size);
+      if (body.stop_price !== undefined && order.order_configuration.stop_limit_stop_limit_gtc) config.stop_price = String(body.stop_price);
+      triggerStops(order.product_id);
+      return HttpResponse.json({ success: true, errors: [] });
+    }),
     route("post", AT, "/orders/batch_cancel", "jwt", ({ body }) => {
       const results = ((body?.order_ids ?? []) as string[]).map((id) => {
         const order = state.orders.find((o) => o.order_id === id);
@@ -533,7 +562,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const ids = url.searchParams.getAll("product_ids");
       const limit = Number(url.searchParams.get("limit") ?? "100");
       const offset = Number(url.searchParams.get("cursor") || "0");
-      const all = state.orders.filter((o) => ids.length === 0 || ids.includes(o.product_id)).reverse();
+      const start = url.searchParams.get("start_date");
+      const all = state.orders.filter((o) => (ids.length === 0 || ids.includes(o.product_id)) && (!start || o.created_time >= new Date(start).toISOString())).reverse();
       const page = all.slice(offset, offset + limit).map(wireOrder);
       const hasNext = offset + limit < all.length;
       return HttpResponse.json({ orders: page, has_next: hasNext, cursor: hasNext ? String(offset + limit) : "" });
@@ -761,12 +791,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     /** Moves the price; resting stop orders it crosses trigger and fill at their stop price. */
     setPrice(productId: string, price: string) {
       state.products.get(productId)!.price = price;
-      for (const order of state.orders) {
-        const stop = order.order_configuration.stop_limit_stop_limit_gtc;
-        if (!stop || order.status !== "OPEN" || order.product_id !== productId) continue;
-        const down = stop.stop_direction === "STOP_DIRECTION_STOP_DOWN";
-        if (down ? Number(price) <= Number(stop.stop_price) : Number(price) >= Number(stop.stop_price)) fill(order, new Big(String(stop.stop_price)));
-      }
+      triggerStops(productId);
     },
     requestsTo(path: string | RegExp, method?: string) {
       return state.requests.filter((r) => (!method || r.method === method) && (typeof path === "string" ? r.path === path : path.test(r.path)));

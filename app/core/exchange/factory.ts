@@ -18,7 +18,7 @@ import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-cli
 import type { CallResult } from "#app/core/exchange/coinbase/http.ts";
 import { AuthError, InvalidOrderError } from "#app/core/exchange/errors.ts";
 import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import type { ConnectionTest, ExchangeAdapter, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
+import type { ConnectionTest, ExchangeAdapter, FindOrderOptions, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.ts";
@@ -222,8 +222,8 @@ export class SwitchingExchange implements ExchangeAdapter {
   placeOrder(request: PlaceOrderRequest) {
     return this.current().then((a) => a.placeOrder(request));
   }
-  findOrderByClientId(clientOrderId: string) {
-    return this.current().then((a) => a.findOrderByClientId(clientOrderId));
+  findOrderByClientId(clientOrderId: string, options?: FindOrderOptions) {
+    return this.current().then((a) => a.findOrderByClientId(clientOrderId, options));
   }
   getOrder(orderId: string) {
     return this.current().then((a) => a.getOrder(orderId));
@@ -251,6 +251,12 @@ export class SwitchingExchange implements ExchangeAdapter {
     const adapter = await this.current();
     if (!adapter.placeStopOrder) throw new InvalidOrderError(`${adapter.label} keeps no resting stop orders`);
     return adapter.placeStopOrder(request);
+  }
+  /** Moves a resting stop in place where the active exchange can; refused (cancel and place instead) where not. */
+  async editStopOrder(request: Omit<StopOrderRequest, "clientOrderId"> & { orderId: string }) {
+    const adapter = await this.current();
+    if (!adapter.editStopOrder) throw new InvalidOrderError(`${adapter.label} cannot edit resting stop orders`);
+    return adapter.editStopOrder(request);
   }
   async testConnection(): Promise<ConnectionTest> {
     const resolved = await this.resolve();

@@ -106,14 +106,23 @@ export interface ConnectionTest {
   message: string;
 }
 
+export interface FindOrderOptions {
+  since?: number | string;
+}
+
 export interface ExchangeAdapter {
   /** "simulator" | "coinbase" */
   readonly name: string;
   /** Shown in the status block, e.g. "Simulator (paper trading)". */
   readonly label: string;
   placeOrder(request: PlaceOrderRequest): Promise<ExchangeOrder>;
-  /** The order with this client order id, or null when the exchange never received it. */
-  findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null>;
+  /**
+   * The order with this client order id, or null when the exchange never received it.
+   * `since` (epoch ms or ISO): when the order was written, before it could have been sent; an
+   * exchange without a lookup by client id searches its orders from then on, however many
+   * came after (issue 21, defect 10).
+   */
+  findOrderByClientId(clientOrderId: string, options?: FindOrderOptions): Promise<ExchangeOrder | null>;
   getOrder(orderId: string): Promise<ExchangeOrder>;
   cancelOrder(orderId: string): Promise<ExchangeOrder>;
   getBalances(): Promise<Balance[]>;
@@ -127,6 +136,12 @@ export interface ExchangeAdapter {
    * when the exchange keeps none (the simulator: its stops run in the worker's monitor).
    */
   placeStopOrder?(request: StopOrderRequest): Promise<ExchangeOrder>;
+  /**
+   * Moves a resting stop in place (new stop, limit and quantity; the same order), so the
+   * position is never without one while it moves. Absent where the exchange cannot; a refusal
+   * (InvalidOrderError) means "cancel and place instead".
+   */
+  editStopOrder?(request: Omit<StopOrderRequest, "clientOrderId"> & { orderId: string }): Promise<ExchangeOrder>;
 }
 
 /**

@@ -31,11 +31,12 @@ import type {
   ExchangePosition,
   MarginType,
   PlaceOrderRequest,
+  FindOrderOptions,
   Product,
   StopOrderRequest,
   Ticker,
 } from "../types.ts";
-import type { AdvancedTradeClient, CreateOrderResponse, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
+import type { AdvancedTradeClient, CreateOrderResponse, Query, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
 import { DEFAULT_PRODUCT_MAP } from "./config.ts";
 import { coinbaseSizeCode } from "./refusals.ts";
 
@@ -84,6 +85,8 @@ export function money(value: MaybeMoney): string | null {
 }
 
 const FINAL = new Set(["FILLED", "CANCELLED", "EXPIRED", "FAILED"]);
+/** Pages of 100 orders read when looking an order up from the time it was written. */
+const FIND_ORDER_MAX_PAGES = 50;
 
 export class CoinbaseAdapter implements ExchangeAdapter {
   readonly name = COINBASE_NAME;
@@ -280,13 +283,7 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   async placeStopOrder(request: StopOrderRequest): Promise<ExchangeOrder> {
     const clientOrderId = request.clientOrderId.trim();
     if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
-    const { contracts, info } = await this.contractsFor(request.symbol, request.quantity);
-    const tick = parseDecimal(info.wire.price_increment) ?? parseDecimal(info.wire.quote_increment) ?? "0.01";
-    const sell = request.side === "sell";
-    const stopPrice = roundToIncrement(request.stopPrice, tick);
-    const limit = D(request.limitPrice);
-    const limitPrice = D(floorToIncrement(limit, tick)).eq(limit) ? limit.toString() : sell ? floorToIncrement(limit, tick) : D(floorToIncrement(limit, tick)).plus(tick).toString();
-    if (!D(stopPrice).gt(0) || !D(limitPrice).gt(0)) throw new InvalidOrderError(`Stop ${request.stopPrice} / limit ${request.limitPrice} below the price tick of ${info.productId}`);
+    const { contracts, info, stopPrice, limitPrice, sell } = await this.stopTerms(request);
     const answer = await this.client.createOrder({
       client_order_id: clientOrderId,
       product_id: info.productId,
@@ -296,6 +293,33 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       },
     });
     return this.getOrder(checkCreateAnswer(answer, info.productId));
+  }
+
+  /** A stop's size in contracts and its prices on the product's tick (the limit rounded away from the stop, so it can fill). */
+  private async stopTerms(request: Pick<StopOrderRequest, "symbol" | "side" | "quantity" | "stopPrice" | "limitPrice">) {
+    const { contracts, info } = await this.contractsFor(request.symbol, request.quantity);
+    const tick = parseDecimal(info.wire.price_increment) ?? parseDecimal(info.wire.quote_increment) ?? "0.01";
+    const sell = request.side === "sell";
+    const stopPrice = roundToIncrement(request.stopPrice, tick);
+    const limit = D(request.limitPrice);
+    const limitPrice = D(floorToIncrement(limit, tick)).eq(limit) ? limit.toString() : sell ? floorToIncrement(limit, tick) : D(floorToIncrement(limit, tick)).plus(tick).toString();
+    if (!D(stopPrice).gt(0) || !D(limitPrice).gt(0)) throw new InvalidOrderError(`Stop ${request.stopPrice} / limit ${request.limitPrice} below the price tick of ${info.productId}`);
+    return { contracts, info, stopPrice, limitPrice, sell };
+  }
+
+  /**
+   * Moves a resting stop-limit in place (POST /orders/edit: stop price, limit price, size), so
+   * the position keeps its stop while it moves. `success: false` is a refusal: the caller
+   * cancels and places instead.
+   */
+  async editStopOrder(request: Omit<StopOrderRequest, "clientOrderId"> & { orderId: string }): Promise<ExchangeOrder> {
+    const { contracts, stopPrice, limitPrice } = await this.stopTerms(request);
+    const answer = await this.client.editOrder({ order_id: request.orderId, price: limitPrice, size: contracts, stop_price: stopPrice });
+    if (!answer?.success) {
+      const reasons = (answer?.errors ?? []).map((e) => e.edit_failure_reason || e.preview_failure_reason).filter(Boolean);
+      throw new InvalidOrderError(`Coinbase did not edit order ${request.orderId}: ${reasons.join(", ") || "UNKNOWN_EDIT_FAILURE"}`);
+    }
+    return this.getOrder(request.orderId);
   }
 
   /** A market order is usually final within a moment: wait for that, briefly. */
@@ -317,17 +341,29 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     }
   }
 
-  async findOrderByClientId(clientOrderId: string): Promise<ExchangeOrder | null> {
+  /**
+   * Coinbase has no lookup by client order id: its orders are listed and matched. With
+   * `since` (when our order was written, before it could be sent) the listing starts a minute
+   * before that and is read to its end, however many orders came after (issue 21, defect 10:
+   * an order older than the newest 500 was declared "nothing was sent" although it filled).
+   * Without it, the newest 500. A listing cut short throws (TemporaryError): "not found" is
+   * only said when every candidate was seen.
+   */
+  async findOrderByClientId(clientOrderId: string, options: FindOrderOptions = {}): Promise<ExchangeOrder | null> {
     const productIds = Object.values(this.productMap);
+    const since = options.since === undefined ? null : typeof options.since === "number" ? options.since : Date.parse(options.since);
+    const query: Query = { product_ids: productIds, limit: 100 };
+    if (since !== null && Number.isFinite(since)) query.start_date = new Date(since - 60_000).toISOString();
+    const pages = query.start_date ? FIND_ORDER_MAX_PAGES : 5;
     let cursor: string | undefined;
-    // Recent orders (newest first, Coinbase's default order), a few pages at most: a retry happens within minutes.
-    for (let page = 0; page < 5; page++) {
-      const answer = await this.client.listOrders({ product_ids: productIds, limit: 100, cursor });
+    for (let page = 0; page < pages; page++) {
+      const answer = await this.client.listOrders({ ...query, cursor });
       const found = (answer.orders ?? []).find((o) => o.client_order_id === clientOrderId);
       if (found) return this.toOrder(found);
       if (!answer.has_next || !answer.cursor) return null;
       cursor = answer.cursor;
     }
+    if (query.start_date) throw new TemporaryError(`Coinbase listed over ${pages * 100} orders since ${query.start_date} without ${clientOrderId}: asked again later`);
     return null;
   }
 

@@ -291,6 +291,10 @@ export class AdvancedTradeClient {
   closePosition(body: { client_order_id: string; product_id: string; size?: string }) {
     return this.private<CreateOrderResponse>("POST", "/orders/close_position", { body });
   }
+  /** Edits a resting order in place (limit and stop-limit GTC): new limit price, size, stop price. */
+  editOrder(body: { order_id: string; price?: string; size?: string; stop_price?: string }) {
+    return this.private<{ success?: boolean; errors?: { edit_failure_reason?: string; preview_failure_reason?: string }[] }>("POST", "/orders/edit", { body });
+  }
   cancelOrders(orderIds: string[]) {
     return this.private<{ results: { success: boolean; failure_reason?: string; order_id: string }[] }>("POST", "/orders/batch_cancel", {
       body: { order_ids: orderIds },
