@@ -15,6 +15,8 @@ import { PermanentFailure, failTrade, settleUnknownTrade } from "./execution.ts"
 import { withdrawStopFor } from "./monitor/exchange-stops.ts";
 import { FINAL_FAILURE_LEVEL, TASKS, isTaskName } from "./tasks/index.ts";
 
+const RECOVERY_MS = 1_000;
+
 export interface RunnerOptions {
   db: Kysely<DB>;
   exchange: ExchangeAdapter;
@@ -83,12 +85,18 @@ export function startRunner(options: RunnerOptions): Runner {
   };
 
   const loop = async () => {
-    let lastMaintenance = 0;
+    let lastRenewal = 0;
+    let lastRecovery = 0;
     while (running) {
       const now = Date.now();
-      if (now - lastMaintenance > 5_000) {
-        lastMaintenance = now;
+      if (now - lastRenewal > 5_000) {
+        lastRenewal = now;
         await renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0);
+      }
+      // Every second: a dead worker's jobs run elsewhere within seconds, not after their lease
+      // (docs/operations.md). Usually one read that finds nothing and locks nothing.
+      if (now - lastRecovery > RECOVERY_MS) {
+        lastRecovery = now;
         await recoverExpiredLeases(db).catch(() => null);
       }
       poked = false;

@@ -2,12 +2,14 @@
 // - claim: MySQL/MariaDB `SELECT ... FOR UPDATE SKIP LOCKED` then mark; SQLite one atomic
 //   `UPDATE ... WHERE id IN (SELECT ...) RETURNING *` (a single statement is a write
 //   transaction of its own, so two processes never claim the same row);
-// - every claim takes a lease (locked_by, locked_until) that the runner renews; a job
-//   whose lease expired (its worker died) is handed out again by recoverExpiredLeases;
+// - every claim takes a lease (locked_by, locked_until) that the runner renews; a job whose
+//   worker died (lease expired, or heartbeat stale or stopped) is handed out again by
+//   recoverExpiredLeases;
 // - failures retry with capped exponential back-off until max_attempts, then `failed`.
 import { sql } from "kysely";
 import type { JobRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, parseJson, transactionWithLockRetry } from "./util.ts";
+import { WORKER_DEAD_AFTER_MS } from "./worker-heartbeats.ts";
 
 export const JOB_STATES = ["created", "retry", "active", "completed", "cancelled", "failed"] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -253,17 +255,41 @@ export async function cancelJob(db: Db, id: number, reason: string, workerId?: s
 }
 
 /**
- * Jobs whose worker stopped renewing the lease (killed, frozen) become runnable again,
- * or `failed` when they already used every attempt. Returns the affected ids.
+ * Jobs whose worker died become runnable again, or `failed` when they already used every
+ * attempt. A worker is dead when its lease expired (killed, frozen) or, sooner, when its
+ * heartbeat says so: older than WORKER_DEAD_AFTER_MS, "stopped", or written by a newer
+ * process under the same WORKER_ID (the job was claimed before that process started). A
+ * worker without a heartbeat row is only judged by its lease. docs/operations.md, "Several
+ * processes". Returns the affected ids.
  */
 export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ retried: number[]; failed: number[] }> {
-  return db.transaction().execute(async (trx) => {
-    let query = trx
+  const orphaned = (qb: Db) =>
+    qb
       .selectFrom("jobs")
-      .select(["id", "attempts", "max_attempts"])
-      .where("status", "=", "active")
-      .where("locked_until", "<", now)
+      .select(["jobs.id", "jobs.attempts", "jobs.max_attempts"])
+      .where("jobs.status", "=", "active")
+      .where((eb) =>
+        eb.or([
+          eb("jobs.locked_until", "<", now),
+          eb.exists(
+            eb
+              .selectFrom("worker_heartbeats as h")
+              .select("h.worker_id")
+              .whereRef("h.worker_id", "=", "jobs.locked_by")
+              .where((hb) => hb.or([hb("h.status", "=", "stopped"), hb("h.last_beat_at", "<", now - WORKER_DEAD_AFTER_MS), hb("h.started_at", ">", hb.ref("jobs.updated_at"))])),
+          ),
+        ]),
+      )
       .limit(500);
+  // Runners call this every second: look first (active jobs are few, and each is checked by
+  // the heartbeats' primary key), so the usual answer takes no lock at all (SQLite has one
+  // writer for all processes; BEGIN IMMEDIATE would queue behind webhook commits).
+  if (!(await orphaned(db).limit(1).executeTakeFirst())) return { retried: [], failed: [] };
+  // Workers recover at once: the second skips what the first locked (MySQL), or finds the
+  // jobs no longer active (SQLite); a deadlock victim is rolled back and retried.
+  return transactionWithLockRetry(db, async (trx) => {
+    let query = orphaned(trx);
+    // The subquery's heartbeat rows are read, not locked (only the outer table's rows are).
     if (isMysql(trx)) query = query.forUpdate().skipLocked();
     const rows = await query.execute();
     const retried: number[] = [];
@@ -272,7 +298,7 @@ export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ ret
     if (retried.length) {
       await trx
         .updateTable("jobs")
-        .set({ status: "retry", locked_by: null, locked_until: null, run_at: Math.min(now, nowMs()), updated_at: now, last_error: "Lease expired: the worker stopped" })
+        .set({ status: "retry", locked_by: null, locked_until: null, run_at: Math.min(now, nowMs()), updated_at: now, last_error: "The worker stopped (lease expired or heartbeat lost)" })
         .where("id", "in", retried)
         .where("status", "=", "active")
         .execute();
@@ -280,7 +306,7 @@ export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ ret
     if (failed.length) {
       await trx
         .updateTable("jobs")
-        .set({ status: "failed", locked_by: null, locked_until: null, finished_at: now, updated_at: now, last_error: "Lease expired on the last attempt" })
+        .set({ status: "failed", locked_by: null, locked_until: null, finished_at: now, updated_at: now, last_error: "The worker stopped on the last attempt" })
         .where("id", "in", failed)
         .where("status", "=", "active")
         .execute();

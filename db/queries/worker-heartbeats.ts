@@ -7,6 +7,14 @@ export interface WakeAddress {
   port: number;
 }
 
+/**
+ * A worker whose heartbeat (written every 2 s, HEARTBEAT_MS in worker/index.ts) is older than
+ * this is taken for dead: its jobs are handed out again and it gets no wake-up hints
+ * (docs/operations.md, "Several processes"). Three missed beats: a busy database delays one,
+ * not three.
+ */
+export const WORKER_DEAD_AFTER_MS = 6_000;
+
 export interface WorkerHeartbeat {
   workerId: string;
   hostname: string;
