@@ -152,6 +152,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     /** product_id -> signed contracts (long > 0) and entry price */
     positions: new Map<string, { contracts: Big; entry: Big }>(),
     pollsSeen: new Map<string, number>(),
+    /** Per product: which sides its book shows and how old its time is (null: no time); default both sides, now. */
+    books: new Map<string, { sides: "both" | "bids" | "asks" | "none"; ageMs: number | null }>(),
     accounts: [
       { uuid: randomUUID(), name: "USD Wallet", currency: "USD", available: "25000", hold: "0" },
       { uuid: randomUUID(), name: "USDC Wallet", currency: "USDC", available: "1000", hold: "0" },
@@ -411,6 +413,15 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     return order;
   }
 
+  /** A product's top of book one tick either side of its price, as `setBook` shapes it (sides shown, the book's own time). */
+  function bookOf(p: FakeProduct, bidSize: string, askSize: string) {
+    const shape = state.books.get(p.product_id) ?? { sides: "both", ageMs: 0 };
+    const tick = new Big(p.price_increment);
+    const bids = shape.sides === "both" || shape.sides === "bids" ? [{ price: new Big(p.price).minus(tick).toString(), size: bidSize }] : [];
+    const asks = shape.sides === "both" || shape.sides === "asks" ? [{ price: new Big(p.price).plus(tick).toString(), size: askSize }] : [];
+    return { bids, asks, ...(shape.ageMs === null ? {} : { time: new Date(Date.now() - shape.ageMs).toISOString() }) };
+  }
+
   /** Resting stops the product's current price has crossed trigger and fill at their stop price. */
   function triggerStops(productId: string) {
     const price = Number(state.products.get(productId)!.price);
@@ -500,7 +511,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       if (!p) return HttpResponse.json({ error: "NOT_FOUND", message: "product not found" }, { status: 404 });
       const tick = new Big(p.price_increment);
       return HttpResponse.json({
-        pricebook: { product_id: p.product_id, bids: [{ price: new Big(p.price).minus(tick).toString(), size: "10" }], asks: [{ price: new Big(p.price).plus(tick).toString(), size: "12" }], time: now() },
+        pricebook: { product_id: p.product_id, ...bookOf(p, "10", "12") },
         last: p.price,
         mid_market: p.price,
       });
@@ -519,8 +530,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const pricebooks = ids.flatMap((id) => {
         const p = state.products.get(id);
         if (!p) return [];
-        const tick = new Big(p.price_increment);
-        return [{ product_id: id, bids: [{ price: new Big(p.price).minus(tick).toString(), size: "3" }], asks: [{ price: new Big(p.price).plus(tick).toString(), size: "4" }], time: now() }];
+        return [{ product_id: id, ...bookOf(p, "3", "4") }];
       });
       return HttpResponse.json({ pricebooks });
     }),
@@ -787,6 +797,10 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);
       const config = Object.values(order.order_configuration)[0] ?? {};
       fill(order, new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
+    },
+    /** Shapes a product's book: which sides it shows and how old the time it reports is (null: none). */
+    setBook(productId: string, shape: { sides?: "both" | "bids" | "asks" | "none"; ageMs?: number | null }) {
+      state.books.set(productId, { sides: shape.sides ?? "both", ageMs: shape.ageMs === undefined ? 0 : shape.ageMs });
     },
     /** Moves the price; resting stop orders it crosses trigger and fill at their stop price. */
     setPrice(productId: string, price: string) {

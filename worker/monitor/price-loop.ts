@@ -68,8 +68,9 @@ export async function processPriceTicks(
 
 /**
  * Live prices: each product's best bid/ask mid on the active exchange, stored as
- * "coinbase-cde" at the time it was received. A product whose call fails (or times out) has
- * no tick: its stored price ages and the guard reports it stale.
+ * "coinbase-cde" at the time the exchange gives its book (never later than now). A product
+ * whose call fails, times out, or whose book is empty or one-sided has no tick: its stored
+ * price ages and the guard reports it stale.
  */
 export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "getTicker">, timeoutMs = 3000): Promise<Tick[]> {
   const answers = await Promise.allSettled(
@@ -84,8 +85,9 @@ export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapt
   const updates: PriceUpdate[] = [];
   for (const answer of answers) {
     if (answer.status !== "fulfilled") continue;
-    const at = Date.now();
     const ticker = answer.value;
+    // The exchange's own time of the book (issue 21, defect 5): a book it reports as old stays old here.
+    const at = Math.min(Date.parse(ticker.time) || 0, Date.now());
     updates.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, bid: ticker.bid, ask: ticker.ask, at });
     ticks.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, at });
   }

@@ -200,18 +200,25 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     const book = this.client.hasKeys
       ? (await this.client.getBestBidAsk([productId])).pricebooks?.find((b) => b.product_id === productId)
       : (await this.client.getPublicProductBook(productId, 1)).pricebook;
+    // A price is the mid of a two-sided book, as of the time Coinbase gives it (issue 21,
+    // defect 5): an empty or one-sided book, or one without its own time, is no price at all
+    // (the last trade or one side is not where a stop would fill), so the rules wait for one.
     const bid = parseDecimal(book?.bids?.[0]?.price);
     const ask = parseDecimal(book?.asks?.[0]?.price);
-    let price: string | null = bid && ask ? D(bid).plus(ask).div(2).toString() : (bid ?? ask);
-    if (price === null) price = (await this.getProduct(symbol)).price;
-    if (price === null) throw new TemporaryError(`Coinbase has no price for ${productId} right now`);
-    const tick = this.products.get(symbol)?.wire.price_increment;
+    if (!bid || !ask || !D(bid).gt(0) || !D(ask).gt(0)) {
+      throw new TemporaryError(`Coinbase's ${productId} book has ${!bid && !ask ? "no bids and no asks" : !bid ? "no bids" : "no asks"}: no price for ${symbol} right now`);
+    }
+    const time = book?.time ? Date.parse(book.time) : Number.NaN;
+    if (!Number.isFinite(time)) throw new TemporaryError(`Coinbase's ${productId} book came without its time: not taken as a current price`);
+    const price = D(bid).plus(ask).div(2).toString();
+    const tick = this.products.get(symbol)?.wire.price_increment ?? (await this.productInfo(symbol).catch(() => null))?.wire.price_increment;
     return {
       symbol,
       price: tick ? roundToIncrement(price, tick) : price,
       bid,
       ask,
-      time: book?.time ? new Date(book.time).toISOString() : new Date().toISOString(),
+      // Coinbase's clock, never ahead of ours (a skewed clock must not make an old book look new).
+      time: new Date(Math.min(time, Date.now())).toISOString(),
       source: "coinbase",
     };
   }

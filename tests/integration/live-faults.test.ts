@@ -1,0 +1,346 @@
+// Issue 21: live trading that survives a faulty exchange, on the stateful fake Coinbase and
+// both databases. One test per defect; each ends with the check a trader would make: the
+// exchange's position equals the app's, at most one resting stop per position (none when
+// flat), and the web process still answers.
+import Big from "big.js";
+import { describe, expect, test } from "vitest";
+import { D } from "#app/core/decimal.ts";
+import { enqueueJob } from "#db/queries/jobs.ts";
+import { orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
+import { makeCdpKey } from "#tests/msw/coinbase.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
+import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { testDialects } from "#tests/setup/db.ts";
+import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
+import { executeTrade, settleUnknownTrade } from "#worker/execution.ts";
+import { PLACING_LOOKUP_GRACE_MS, STOP_ALARM_AFTER, syncExchangeStops, withdrawStopFor } from "#worker/monitor/exchange-stops.ts";
+import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
+import { startRunner } from "#worker/runner.ts";
+import { getTradeByClientOrderId } from "#db/queries/trades.ts";
+
+const key = makeCdpKey("ec");
+const msw = useCoinbaseFake({ cdpKeys: [key] });
+
+const PRODUCT = { "BTC-PERP": ["BIP-20DEC30-CDE", "0.01"], "ETH-PERP": ["ETP-20DEC30-CDE", "0.1"], "SOL-PERP": ["SLP-20DEC30-CDE", "5"] } as const;
+type Symbol = keyof typeof PRODUCT;
+
+describe.each(testDialects())("Live faults, %s", (dialect) => {
+  const live = liveCoinbaseSuite(dialect, key, `faults_${dialect}`, { worker: false });
+  const { app, db } = live;
+  const stopWorker = async () => {
+    await live.runner?.stop();
+    live.runner = null;
+  };
+  const startWorker = async () => {
+    await stopWorker();
+    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "faults-w1", pollMs: 5 });
+  };
+
+  let alerts = 0;
+  /** A fresh fake Coinbase and a flat app (each test starts flat on both sides). */
+  async function fresh(options: Parameters<typeof msw.reset>[0] = { cdpKeys: [key] }) {
+    await stopWorker();
+    msw.reset(options);
+    await db().updateTable("positions").set({ status: "closed", remaining_quantity: "0" }).where("status", "=", "open").execute();
+    await db().deleteFrom("exchange_stops").execute();
+    await db().updateTable("jobs").set({ status: "cancelled" }).where("status", "in", ["created", "retry"]).execute();
+  }
+
+  /** Opens a long through a webhook (the worker runs it), then stops the worker. */
+  async function openLong(symbol: Symbol, quantity: string) {
+    await startWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol, quantity, order_type: "market", alert_id: `open-${++alerts}` })).json()) as { signalId: string };
+    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    await stopWorker(); // drains its running jobs
+    return db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirstOrThrow();
+  }
+
+  const stopOrders = (symbol: Symbol, status = "OPEN") =>
+    msw.fake.state.orders.filter((o) => o.product_id === PRODUCT[symbol][0] && o.order_configuration.stop_limit_stop_limit_gtc && o.status === status);
+  const orderPosts = () => msw.fake.requestsTo("/orders", "POST").length;
+
+  /** The end of every test: the exchange equals the app, one resting stop per open position at most, none when flat, the web answers. */
+  async function expectInStep(symbol: Symbol) {
+    const open = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", symbol).where("status", "=", "open").execute();
+    expect(open.length).toBeLessThanOrEqual(1);
+    const appContracts = open.reduce((acc, p) => acc.plus(D(String(p.remaining_quantity)).div(PRODUCT[symbol][1]).times(p.side === "long" ? 1 : -1)), D(0));
+    const onExchange = msw.fake.state.positions.get(PRODUCT[symbol][0]);
+    expect(appContracts.toString()).toBe(onExchange ? D(onExchange.contracts.toString()).toString() : "0");
+    expect(stopOrders(symbol).length).toBeLessThanOrEqual(open.length);
+    const health = await app.fetch("/api/health");
+    expect(health.status).toBeLessThan(500);
+  }
+
+  test("defect 1: a stop placement Coinbase took but answered 500 (or never answered) is looked up, never placed twice; moves are edits", async () => {
+    await fresh();
+    const position = await openLong("BTC-PERP", "0.02");
+    const posts = orderPosts();
+
+    // 500 after Coinbase accepted the stop: unresolved, the intent kept, nothing else placed.
+    msw.fake.fail({ method: "POST", path: "/orders", status: 500, afterProcessing: true });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 0, unresolved: 1 });
+    expect(stopOrders("BTC-PERP")).toHaveLength(1);
+    const record = await db().selectFrom("exchange_stops").selectAll().where("position_id", "=", position.id).executeTakeFirstOrThrow();
+    expect(record).toMatchObject({ status: "placing", order_id: "" });
+    expect(record.client_order_id).toBe(stopOrders("BTC-PERP")[0]!.client_order_id);
+    // The next passes look it up by its client order id: found, kept, none beside it.
+    for (let pass = 0; pass < 3; pass++) await syncExchangeStops(db(), live.exchange);
+    expect(orderPosts()).toBe(posts + 1);
+    expect(stopOrders("BTC-PERP")).toHaveLength(1);
+    expect(await db().selectFrom("exchange_stops").select(["status", "order_id"]).where("position_id", "=", position.id).executeTakeFirstOrThrow()).toEqual({
+      status: "resting",
+      order_id: stopOrders("BTC-PERP")[0]!.order_id,
+    });
+    const found = await db().selectFrom("activity_logs").select("message").where("message", "like", "Stop for BTC-PERP found resting on%").execute();
+    expect(found).toHaveLength(1);
+
+    // Break-even moves the stop: edited in place (same order, no new order), never a window without one.
+    const restingId = stopOrders("BTC-PERP")[0]!.order_id;
+    const moved = D(String(position.entry_price)).times("0.998").round(0).toString();
+    await db().updateTable("positions").set({ stop_price: moved }).where("id", "=", position.id).execute();
+    await db().updateTable("exchange_stops").set({ updated_at: Date.now() - 60_000 }).execute();
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 1 });
+    expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([restingId]);
+    expect(orderPosts()).toBe(posts + 1);
+    expect((stopOrders("BTC-PERP")[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price).toBe(moved);
+
+    // Where Coinbase will not edit, the move cancels then places; its placement dropped (no answer): still one stop.
+    msw.reset({ cdpKeys: [key], editable: false });
+    // (a fresh fake: the app's stop record points at an order this fake never had, which is forgotten)
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("BTC-PERP")).toHaveLength(0); // this fake has no position: no stop, none placed
+    msw.fake.state.positions.set(PRODUCT["BTC-PERP"][0], { contracts: new Big(2), entry: new Big(String(position.entry_price)) });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 1 });
+    await db().updateTable("positions").set({ stop_price: D(moved).times("1.001").round(0).toString() }).where("id", "=", position.id).execute();
+    await db().updateTable("exchange_stops").set({ updated_at: Date.now() - 60_000 }).execute();
+    msw.fake.fail({ method: "POST", path: "/orders", hang: true, afterProcessing: true });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ unresolved: 1 });
+    expect(stopOrders("BTC-PERP")).toHaveLength(1); // the old one cancelled, the new one on Coinbase
+    for (let pass = 0; pass < 3; pass++) await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("BTC-PERP")).toHaveLength(1);
+
+    // The price falls through: one stop fills, the book follows, nothing doubled.
+    msw.fake.setPrice(PRODUCT["BTC-PERP"][0], String(Math.floor(Number(moved) * 0.98)));
+    expect(stopOrders("BTC-PERP", "FILLED")).toHaveLength(1);
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ filled: 1 });
+    expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined();
+    await expectInStep("BTC-PERP");
+  });
+
+  test("defect 1: an unanswered placement Coinbase never took is forgotten after the grace, then placed once", async () => {
+    await fresh();
+    const position = await openLong("ETH-PERP", "0.2");
+    msw.fake.fail({ method: "POST", path: "/orders", status: 502 });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ unresolved: 1 });
+    expect(stopOrders("ETH-PERP")).toHaveLength(0);
+    // Within the grace nothing is concluded (a listing may lag); after it, placed anew.
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ unresolved: 1, placed: 0 });
+    const later = Date.now() + PLACING_LOOKUP_GRACE_MS + 1;
+    expect(await syncExchangeStops(db(), live.exchange, later)).toMatchObject({ placed: 1 });
+    expect(stopOrders("ETH-PERP")).toHaveLength(1);
+    expect(await db().selectFrom("exchange_stops").select("status").where("position_id", "=", position.id).executeTakeFirstOrThrow()).toEqual({ status: "resting" });
+    await expectInStep("ETH-PERP");
+  });
+
+  test("defect 8: the stop never sells more than the exchange holds, and none rests when the exchange is flat", async () => {
+    await fresh();
+    const position = await openLong("BTC-PERP", "0.02");
+    // Coinbase holds 1 contract, the app 2 (a drift): the stop sells 1.
+    msw.fake.state.positions.set(PRODUCT["BTC-PERP"][0], { contracts: new Big(1), entry: new Big(String(position.entry_price)) });
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("BTC-PERP").map((o) => (o.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).base_size)).toEqual(["1"]);
+    // Coinbase flat: the stop is withdrawn and none placed (it would open a short).
+    msw.fake.state.positions.delete(PRODUCT["BTC-PERP"][0]);
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ withdrawn: 1, placed: 0 });
+    expect(stopOrders("BTC-PERP")).toHaveLength(0);
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("BTC-PERP")).toHaveLength(0);
+    // A close of the app's 2 contracts sends nothing: Coinbase holds none.
+    const job = await enqueueJob(db(), { task: "close-position", payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" } });
+    await startWorker();
+    await jobsIdle(app);
+    await stopWorker();
+    const close = await db().selectFrom("trades").select(["status", "error_message"]).where("job_id", "=", job.id).executeTakeFirstOrThrow();
+    expect(close.status).toBe("cancelled");
+    expect(close.error_message).toMatch(/^Nothing to close on coinbase: it holds no long BTC-PERP position/);
+    expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined(); // no short opened
+    // Coinbase back at 1 contract: a close of everything sells 1.
+    msw.fake.state.positions.set(PRODUCT["BTC-PERP"][0], { contracts: new Big(1), entry: new Big(String(position.entry_price)) });
+    const again = await enqueueJob(db(), { task: "close-position", payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" }, jobKey: "close-again" });
+    await startWorker();
+    await jobsIdle(app);
+    await stopWorker();
+    const second = await db().selectFrom("trades").select(["status", "executed_quantity"]).where("job_id", "=", again.id).executeTakeFirstOrThrow();
+    expect(second.status).toBe("executed");
+    expect(D(String(second.executed_quantity)).eq("0.01")).toBe(true);
+    expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined();
+    expect(stopOrders("BTC-PERP")).toHaveLength(0);
+    // The app still holds 0.01 that Coinbase does not: the drift alarm's to resolve (Adopt or Close), never a stop that opens a short.
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("BTC-PERP")).toHaveLength(0);
+    await db().updateTable("positions").set({ status: "closed", remaining_quantity: "0" }).where("id", "=", position.id).execute();
+    await expectInStep("BTC-PERP");
+  });
+
+  test("defect 9: a stop Coinbase answers 'not found' at cancel is looked up, and its fill booked", async () => {
+    await fresh();
+    const position = await openLong("SOL-PERP", "10");
+    await syncExchangeStops(db(), live.exchange);
+    const [stop] = stopOrders("SOL-PERP");
+    expect(stop).toBeTruthy();
+    msw.fake.setPrice(PRODUCT["SOL-PERP"][0], String(Math.floor(Number(position.stop_price) * 0.98 * 100) / 100));
+    expect(stop!.status).toBe("FILLED");
+    msw.fake.fail({ method: "POST", path: "/orders/batch_cancel", status: 200, body: { results: [{ success: false, failure_reason: "UNKNOWN_CANCEL_ORDER", order_id: stop!.order_id }] } });
+    msw.fake.fail({ method: "GET", path: `/orders/historical/${stop!.order_id}`, status: 404, body: { error: "NOT_FOUND", message: "order with this orderID was not found" } });
+    // A TradingView order on the symbol withdraws the stop first (under the slot): its fill is booked, not lost.
+    await withdrawStopFor(db(), live.exchange, "SOL-PERP");
+    const booked = await getTradeByClientOrderId(db(), stop!.client_order_id);
+    expect(booked).toMatchObject({ status: "executed", source: "exchange-stop", side: "sell" });
+    expect((await db().selectFrom("positions").select("status").where("id", "=", position.id).executeTakeFirstOrThrow()).status).toBe("closed");
+    await expectInStep("SOL-PERP");
+  });
+
+  test("defect 10: a refused stop backs off and raises one alarm, not a warning every 2 s", async () => {
+    await fresh();
+    const position = await openLong("ETH-PERP", "0.3");
+    msw.fake.fail({ method: "POST", path: "/orders", status: 400, body: { error: "INVALID_ARGUMENT", message: "stop price rejected" }, times: 100 });
+    let now = Date.now();
+    let posts = orderPosts();
+    expect(await syncExchangeStops(db(), live.exchange, now)).toMatchObject({ refused: 1 });
+    for (let pass = 0; pass < 5; pass++) await syncExchangeStops(db(), live.exchange, now + pass * 300); // within the back-off: nothing asked
+    expect(orderPosts()).toBe(posts + 1);
+    for (let refusal = 2; refusal <= STOP_ALARM_AFTER + 2; refusal++) {
+      now += 400_000; // past any back-off
+      expect(await syncExchangeStops(db(), live.exchange, now)).toMatchObject({ refused: 1 });
+    }
+    const record = await db().selectFrom("exchange_stops").selectAll().where("position_id", "=", position.id).executeTakeFirstOrThrow();
+    expect(record).toMatchObject({ status: "refused", failures: STOP_ALARM_AFTER + 2 });
+    expect(Number(record.retry_at)).toBe(now + 300_000);
+    const logs = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "%refused the resting stop for ETH-PERP%").execute();
+    expect(logs.map((l) => l.level)).toEqual(["warning", "error"]);
+    // Coinbase takes it again: it rests, and the count starts over.
+    msw.fake.state.faults.length = 0;
+    posts = orderPosts();
+    expect(await syncExchangeStops(db(), live.exchange, now + 300_001)).toMatchObject({ placed: 1 });
+    expect(orderPosts()).toBe(posts + 1);
+    expect(await db().selectFrom("exchange_stops").select(["status", "failures"]).where("position_id", "=", position.id).executeTakeFirstOrThrow()).toEqual({ status: "resting", failures: 0 });
+    await expectInStep("ETH-PERP");
+  });
+
+  test("defect 10: an unknown order older than the newest 500 is found by its client id, not declared 'nothing was sent'", async () => {
+    await fresh();
+    await stopWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market", alert_id: "old-unknown" })).json()) as { signalId: string };
+    await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
+    msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
+    msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
+    await startWorker();
+    const tradeOf = () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).executeTakeFirstOrThrow();
+    await waitFor("unknown", async () => (await db().selectFrom("trades").select("status").where("signal_id", "=", signalId).executeTakeFirst())?.status === "unknown");
+    await stopWorker();
+    // 600 orders of other sessions come after it: it is not among the newest 500.
+    const template = msw.fake.state.orders.at(-1)!;
+    const later = new Date(Date.now() + 1000).toISOString();
+    for (let i = 0; i < 600; i++) msw.fake.state.orders.push({ ...template, order_id: `other-${i}`, client_order_id: `other-${i}`, created_time: later });
+    msw.fake.state.faults.length = 0;
+    const trade = await tradeOf();
+    const status = await settleUnknownTrade(db(), live.exchange, { ...trade, id: trade.id, status: "unknown", clientOrderId: trade.client_order_id, createdAt: new Date(Number(trade.created_at)).toISOString() } as never, "asked again");
+    expect(status).toBe("executed");
+    expect((await tradeOf()).status).toBe("executed");
+    await expectInStep("ETH-PERP");
+  });
+
+  test("defect 2: an order slot stays with a job whose order is unanswered, through its retries, past any lease", async () => {
+    const job = await enqueueJob(db(), { task: "close-position", payload: { positionId: "p", quantity: "all", reason: "test", source: "manual" }, jobKey: `slot-${Date.now()}` });
+    await db().updateTable("jobs").set({ status: "retry" }).where("id", "=", job.id).execute();
+    const now = Date.now();
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", `job:${job.id}`, now, 1000, job.id)).toBe(true);
+    // Long past the lease: the job still lives (its retry will look the order up), so no other order goes out.
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "job:999999", now + 3_600_000, 1000, 999999)).toBe(false);
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "stop:x", now + 3_600_000)).toBe(false);
+    expect(await orderSlotHolder(db(), "coinbase", "XRP-PERP", now + 3_600_000)).toBe(`job:${job.id}`);
+    // Its job ends (however it ends): the slot is free even if nobody gave it back.
+    await db().updateTable("jobs").set({ status: "failed" }).where("id", "=", job.id).execute();
+    expect(await orderSlotHolder(db(), "coinbase", "XRP-PERP", now + 3_600_000)).toBeNull();
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "stop:x", now + 3_600_000)).toBe(true);
+    // A holder without a job (the stop keeper) keeps it only for its lease, renewed while it works.
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "job:5", now + 3_600_000 + 5_000)).toBe(false);
+    expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "job:5", now + 3_600_000 + 11_000)).toBe(true);
+  });
+
+  test("defect 3: a stale close written for a position that Coinbase's stop closed never closes the newer position", async () => {
+    await fresh();
+    const first = await openLong("BTC-PERP", "0.02");
+    // A close for the first position was written (its first attempt failed before sending) ...
+    // (its retry not due yet: the worker that opens the next position leaves it alone)
+    const job = await enqueueJob(db(), { task: "close-position", payload: { positionId: first.id, quantity: "all", reason: "Stop loss hit", source: "manual" }, jobKey: `stale-${Date.now()}`, runAt: Date.now() + 3_600_000 });
+    await db()
+      .insertInto("trades")
+      .values({
+        id: `stale-${job.id}`,
+        symbol: "BTC-PERP",
+        side: "sell",
+        order_type: "market",
+        quantity: "0.02",
+        status: "pending",
+        source: "manual",
+        client_order_id: `pd-stale-${job.id}`,
+        exchange: "coinbase",
+        position_id: first.id,
+        job_id: job.id,
+        reduce_only: 1 as never,
+        created_at: Date.now(),
+        updated_at: Date.now(),
+      } as never)
+      .execute();
+    // ... then Coinbase's stop closed it (the worker was down) and a new long opened.
+    await syncExchangeStops(db(), live.exchange);
+    msw.fake.setPrice(PRODUCT["BTC-PERP"][0], String(Math.floor(Number(first.stop_price) * 0.98)));
+    await syncExchangeStops(db(), live.exchange);
+    expect((await db().selectFrom("positions").select("status").where("id", "=", first.id).executeTakeFirstOrThrow()).status).toBe("closed");
+    msw.fake.setPrice(PRODUCT["BTC-PERP"][0], "95000");
+    const second = await openLong("BTC-PERP", "0.03");
+    expect(second.id).not.toBe(first.id);
+    // The old close runs again (a retry): nothing is sent, the new long stays.
+    const status = await executeTrade({ db: db(), exchange: live.exchange, workerId: "faults-w1", attempt: 2 }, `stale-${job.id}`);
+    expect(status).toBe("cancelled");
+    const stale = await db().selectFrom("trades").select(["status", "error_message"]).where("id", "=", `stale-${job.id}`).executeTakeFirstOrThrow();
+    expect(stale.error_message).toMatch(/the position this close was for was closed before it was sent/);
+    expect(D(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])!.contracts.toString()).eq(3)).toBe(true);
+    await syncExchangeStops(db(), live.exchange);
+    await expectInStep("BTC-PERP");
+    // Tidy for the next test: flat everywhere.
+    msw.fake.state.positions.delete(PRODUCT["BTC-PERP"][0]);
+    await syncExchangeStops(db(), live.exchange);
+    await db().updateTable("positions").set({ status: "closed", remaining_quantity: "0" }).where("id", "=", second.id).execute();
+  });
+
+  test("defect 5: an empty, one-sided or old book is no price: the stop-loss waits for a real one", async () => {
+    await fresh();
+    const position = await openLong("BTC-PERP", "0.02");
+    const monitor = createRulesMonitor(db(), { exchange: live.exchange });
+    const options = { exchangeName: "coinbase", maxAgeMs: 15_000 };
+    const closeJobs = async () => (await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("payload", "like", `%${position.id}%`).execute()).length;
+    const below = String(Math.floor(Number(position.stop_price) * 0.99));
+    msw.fake.state.products.get(PRODUCT["BTC-PERP"][0])!.price = below; // the last trade, below the stop
+
+    for (const shape of [{ sides: "none" as const }, { sides: "bids" as const }, { sides: "asks" as const }, { ageMs: null }, { ageMs: 60_000 }]) {
+      msw.fake.setBook(PRODUCT["BTC-PERP"][0], shape);
+      const ticks = await exchangeTicks(db(), live.exchange);
+      if (shape.ageMs === 60_000) expect(ticks.find((t) => t.symbol === "BTC-PERP")?.at).toBeLessThan(Date.now() - 50_000);
+      else expect(ticks.map((t) => t.symbol)).not.toContain("BTC-PERP");
+      await processPriceTicks(db(), ticks, monitor, options);
+      expect(await closeJobs()).toBe(0);
+    }
+    // A two-sided book with Coinbase's current time below the stop: the close is requested.
+    msw.fake.setBook(PRODUCT["BTC-PERP"][0], { sides: "both", ageMs: 0 });
+    await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), monitor, options);
+    expect(await closeJobs()).toBe(1);
+    await startWorker();
+    await jobsIdle(app);
+    await stopWorker();
+    await syncExchangeStops(db(), live.exchange);
+    await expectInStep("BTC-PERP");
+  });
+});
