@@ -16,8 +16,10 @@ import {
   NetworkError,
   NotFoundError,
   RateLimitError,
+  SizeRefusalError,
   TemporaryError,
 } from "../errors.ts";
+import { type CoinbaseRefusalCodes, coinbaseSizeCode } from "./refusals.ts";
 
 export type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -139,6 +141,9 @@ export function httpError(ctx: ErrorContext): ExchangeError {
       return new TemporaryError(`${ctx.service} is unavailable (HTTP ${ctx.status}) for ${what}${said ? `: ${said}` : ""}`);
     case /insufficient/i.test(said):
       return new InvalidOrderError(`${ctx.service} refused ${what}: insufficient funds (${said})`);
+    case ctx.body !== null && typeof ctx.body === "object" && coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes) !== null:
+      // A 4xx whose code says "size" (one table, never the message: issue 21, defect 7).
+      return new SizeRefusalError(`${ctx.service} refused ${what} for its size (HTTP ${ctx.status}): ${said}`, coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes)!);
     default:
       return new InvalidOrderError(`${ctx.service} refused ${what} (HTTP ${ctx.status})${said ? `: ${said}` : ""}`);
   }
