@@ -169,6 +169,7 @@ export async function monitorPositions(
     for (const id of requestedJobs) if (!known.has(id) || DEAD_JOB.has(known.get(id)!)) deadJobs.add(id);
   }
 
+  const now = Date.now();
   const snapshots: RuleSnapshotRow[] = [];
   const decide: { position: MonitoredPosition; price: string; product: ProductSpec }[] = [];
   // Each held symbol's product as the active exchange trades it, once per tick.
@@ -181,14 +182,16 @@ export async function monitorPositions(
     result.evaluated++;
     const evaluation = evaluate(position, price, product, { equity, portfolioPercent: position.portfolioPercent });
     const hasDeadJob = deadJobs.size > 0 && requestsOf(position).some((r) => deadJobs.has(r.jobId));
-    const mustDecide = evaluation.actions.length > 0 || evaluation.skippedLevels.length > 0 || evaluation.trailingArmed || hasDeadJob;
+    // A trigger backing off after a failed close (app/core/rules/state.ts) is not decided on every tick: no write until its wait ends.
+    const held = evaluation.actions.length > 0 && position.ruleState ? parseRuleState(position.ruleState) : null;
+    const due = held ? evaluation.actions.filter((a) => !ruleHeld(held, a.name, now, position.remainingQuantity)) : evaluation.actions;
+    const mustDecide = due.length > 0 || evaluation.skippedLevels.length > 0 || evaluation.trailingArmed || hasDeadJob;
     if (mustDecide) decide.push({ position, price, product });
     else if (evaluation.stateChanged || evaluation.state.stopPrice !== position.stopPrice) snapshots.push({ id: position.id, ...evaluation.state });
   }
   // The tick's state in one transaction (one commit): every position's price when it is
   // due (markIntervalMs), then what changed. Nothing due and nothing changed: no write.
   const markEvery = options.markIntervalMs ?? MARK_INTERVAL_MS;
-  const now = Date.now();
   const markDue = markEvery <= 0 || now - (lastMarkedAt.get(db) ?? Number.NEGATIVE_INFINITY) >= markEvery;
   if (markDue || snapshots.length > 0) {
     result.updated = await db.transaction().execute(async (trx) => {
