@@ -72,15 +72,15 @@ export async function runWorker() {
   // Positions on the exchange compared with the app's book; differences become drift alarms.
   const stopReconcile = startReconcile({ db: database.db, exchange, workerId, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000 });
   const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS, candleDays: config.CANDLES_RETENTION_DAYS });
+  let beating: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
+    beating = beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
   }, HEARTBEAT_MS);
 
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    clearInterval(timer);
     stopHousekeeping();
     try {
       await stopPrices();
@@ -93,9 +93,14 @@ export async function runWorker() {
       await activeRunner.stop();
       await notificationRunner.stop();
       wake?.close();
+      // Beating until the tasks drained: a worker silent for 6 s has its jobs handed out again
+      // (docs/operations.md, "Several processes"); the last beat in flight must not follow "stopped".
+      clearInterval(timer);
+      await beating;
       await beat("stopped");
       await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });
     } finally {
+      clearInterval(timer);
       await database.destroy();
     }
   };

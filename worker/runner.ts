@@ -141,7 +141,13 @@ export function startRunner(options: RunnerOptions): Runner {
       running = false;
       wake?.();
       await looping;
-      await Promise.allSettled(active.values()); // drain: let running tasks finish
+      // Drain: let running tasks finish, keeping their leases (the loop that renewed them ended).
+      const renewal = setInterval(() => void renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0), 5_000);
+      try {
+        await Promise.allSettled(active.values());
+      } finally {
+        clearInterval(renewal);
+      }
       await flushSignalStamps();
     },
   };
