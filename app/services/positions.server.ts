@@ -32,6 +32,7 @@ import { strategyConfig } from "#app/core/orders/strategy.ts";
 import { recordAudit } from "#db/queries/audit.ts";
 import { type PriceChartData, positionChart } from "./price-chart.server.ts";
 import { deleteAllEquitySnapshots } from "#db/queries/equity-snapshots.ts";
+import { markFundingReset } from "#db/queries/funding.ts";
 import { unrealizedTotal } from "#app/core/pnl/unrealized.ts";
 
 type Db = Kysely<DB>;
@@ -361,8 +362,11 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
     const trades = count(await trx.deleteFrom("trades").executeTakeFirst());
     const jobs = count(await trx.deleteFrom("jobs").where("status", "!=", "active").executeTakeFirst());
     const positions = count(await trx.deleteFrom("positions").executeTakeFirst());
-    // The funding booked on them goes with them (the P&L totals add it: docs/pnl.md).
+    // The funding booked on them goes with them (the P&L totals add it: docs/pnl.md), and
+    // what the paper exchange charged until now is never booked again, onto a later position
+    // or a total (the worker books only funding charged after this moment).
     await trx.deleteFrom("funding_payments").execute();
+    await markFundingReset(trx, Date.now());
     // The equity snapshots too: the charts' realized P&L starts again at 0 with the ledger
     // (decision 031), and a snapshot's realized figure would no longer be the ledger's.
     await deleteAllEquitySnapshots(trx);

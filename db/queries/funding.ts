@@ -4,7 +4,24 @@
 // (SQLite stores the amounts as text), over a per-database cache that one aggregate query
 // checks (rows are only ever inserted, or all deleted by a statistics reset).
 import { D } from "../../app/core/decimal.ts";
+import { getSetting, setSetting } from "./settings.ts";
 import type { Db } from "./util.ts";
+
+/**
+ * When the statistics were last reset (epoch ms): the funding charged up to then belongs to
+ * the positions the reset deleted, so it is never booked afterwards (docs/pnl.md, issue 22).
+ */
+const FUNDING_RESET_SETTING = "funding_reset_at";
+
+/** Records a statistics reset (call inside its transaction, which deletes funding_payments). */
+export async function markFundingReset(db: Db, at: number): Promise<void> {
+  await setSetting(db, FUNDING_RESET_SETTING, at);
+}
+
+/** The last statistics reset (epoch ms), 0 when there was none: funding charged until then is never booked. */
+export async function fundingResetAt(db: Db): Promise<number> {
+  return Number((await getSetting<number>(db, FUNDING_RESET_SETTING)) ?? 0);
+}
 
 export interface FundingAmount {
   amount: string;

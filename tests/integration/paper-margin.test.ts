@@ -33,7 +33,7 @@ import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings 
 import { applyFunding, fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
 import { liquidateAccounts } from "#app/core/exchange/simulator/liquidation.ts";
 import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
-import { getPortfolioSummary } from "#app/services/positions.server.ts";
+import { getPortfolioSummary, resetStatistics } from "#app/services/positions.server.ts";
 import { buildLedger } from "#app/core/reports/ledger.ts";
 
 describe.each(testDialects())("paper margin on %s", (dialect) => {
@@ -320,6 +320,69 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const ledger = await buildLedger(db(), [profileId]);
     expect(ledger.filter((e) => e.type === "funding").map((e) => e.amount).sort()).toEqual(["-0.6", "-0.62", "0.96", "0.96"]);
     expect(ledger.at(-1)!.balance).toBe(D(10000).plus(total).toString());
+  });
+
+  // Issue 22: after Reset Statistics the funding charged before it was booked again, at the
+  // next boundary, onto a new position of the same symbol and side (−1.34 instead of −0.34).
+  // A BTC long of 0.1 at 100,000 pays 0.1 × 100,000 × 0.0001 = 1.00; closed, reset; a new long
+  // of 0.034 pays 0.034 × 100,000 × 0.0001 = 0.34 at the next boundary, and only that.
+  test("funding charged before a statistics reset is never booked again onto a later position (issue 22)", async () => {
+    const H = 3_600_000;
+    const funding = { fundingRate: "0.0001", fundingIntervalMs: H };
+    const ticks = [{ symbol: "BTC-PERP", price: "100000" }];
+    await setPrice(db(), "BTC-PERP", "100000", "test");
+    expect((await order("BTC-PERP", "buy", "0.1")).status).toBe("executed");
+    const next = fundingBoundary(Date.now(), H) + H;
+    const first = await applyPaperMargin(db(), ticks, { ...funding, now: next + 1500 });
+    expect(first.funding.map((f) => [f.symbol, f.side, f.amount])).toEqual([["BTC-PERP", "long", "-1"]]);
+    expect(first.fundingBooked).toHaveLength(1);
+    expect([(await appPositions("BTC-PERP"))[0]!.funding, (await appPositions("BTC-PERP"))[0]!.realizedPnl]).toEqual(["-1", "-1"]);
+    expect((await order("BTC-PERP", "sell", "0.1", { reduceOnly: true })).status).toBe("executed");
+
+    const reset = await resetStatistics(db(), "admin");
+    expect(reset.success).toBe(true);
+    expect(await db().selectFrom("funding_payments").select("id").execute()).toEqual([]);
+    expect(await getClosedTradesPnl(db())).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
+
+    // A new long on the same symbol; the worker restarts (no memory) before the next boundary.
+    expect((await order("BTC-PERP", "buy", "0.034")).status).toBe("executed");
+    expect(await bookFunding(db(), profileId, next + 2000)).toEqual([]);
+    const second = await applyPaperMargin(db(), ticks, { ...funding, now: next + H + 10 });
+    expect(second.funding.map((f) => [f.symbol, f.side, f.amount])).toEqual([["BTC-PERP", "long", "-0.34"]]);
+    expect(second.fundingBooked).toEqual(second.funding.map((f) => f.id));
+    const [position] = await appPositions("BTC-PERP");
+    expect([position!.status, position!.funding, position!.realizedPnl]).toEqual(["open", "-0.34", "-0.34"]);
+    const booked = await db().selectFrom("funding_payments").select(["amount", "position_id"]).execute();
+    expect(booked.map((b) => [D(b.amount).toString(), b.position_id])).toEqual([["-0.34", position!.id]]);
+    // Every total: the new position's own funding alone.
+    expect(await getClosedTradesPnl(db())).toEqual({ totalPnL: "-0.34", realizedMatches: 0, closingTrades: 0, funding: "-0.34" });
+    expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe("-0.34");
+    expect((await getPerformanceStats(db())).allTime).toMatchObject({ totalPnl: "-0.34", totalTrades: 0 });
+    // Another worker, or a restart, never books the old payment either.
+    expect(await bookFunding(db(), profileId, next + H + 2000)).toEqual([]);
+    expect((await appPositions("BTC-PERP"))[0]!.funding).toBe("-0.34");
+  });
+
+  // Funding belongs to the position open at its boundary: a payment a stopped worker left
+  // unbooked is not put on a position opened after that boundary (it stays in the totals).
+  test("funding left unbooked is not put on a position opened after its boundary", async () => {
+    const H = 3_600_000;
+    await setPrice(db(), "BTC-PERP", "100000", "test");
+    expect((await order("BTC-PERP", "buy", "0.1")).status).toBe("executed");
+    // The simulator charges the boundary that has just passed (the worker books nothing: it stopped).
+    const boundary = fundingBoundary(Date.now(), H) + H;
+    const charged = await applyFunding(db(), { rate: "0.0001", intervalMs: H, now: boundary + 100 });
+    expect(charged.map((f) => f.amount)).toEqual(["-1"]);
+    expect((await order("BTC-PERP", "sell", "0.1", { reduceOnly: true })).status).toBe("executed");
+    // A new long whose entry order is written after that boundary (the clock moved on).
+    expect((await order("BTC-PERP", "buy", "0.034")).status).toBe("executed");
+    const [, fresh] = await appPositions("BTC-PERP");
+    await db().updateTable("trades").set({ created_at: boundary + 60_000 }).where("id", "=", fresh!.entryTradeId!).execute();
+    expect(await bookFunding(db(), profileId, boundary + 120_000)).toEqual(charged.map((f) => f.id));
+    expect((await appPositions("BTC-PERP"))[1]!.funding).toBe("0");
+    const booked = await db().selectFrom("funding_payments").select(["amount", "position_id"]).execute();
+    expect(booked.map((b) => [D(b.amount).toString(), b.position_id])).toEqual([["-1", null]]);
+    expect((await getClosedTradesPnl(db())).funding).toBe("-1");
   });
 
   test("funding settings come from the environment: SIM_FUNDING_RATE (0 disables) and SIM_FUNDING_INTERVAL_SECONDS", async () => {

@@ -16,8 +16,10 @@
 //   x SIM_FUNDING_RATE (default 0.0001; longs pay shorts when positive; 0 disables) on its
 //   balance (applyFunding: one sim_funding row per profile, symbol and interval, unique). The
 //   app books each payment once (funding_payments, unique by the sim_funding id, written under
-//   the symbol lock) onto its open position: positions.funding and positions.realized_pnl,
-//   which the P&L totals include (docs/pnl.md); an activity line and live events.
+//   the symbol lock) onto its open position if that position was open at the boundary (the
+//   one charged): positions.funding and positions.realized_pnl, which the P&L totals include
+//   (docs/pnl.md); an activity line and live events. Funding charged before the last
+//   statistics reset is never booked (it went with the positions the reset deleted).
 //   The first tick after a boundary does it; later ticks of the same interval skip it
 //   without a query. Live Coinbase charges its own funding: not modelled here.
 //
@@ -34,6 +36,7 @@ import { EnvSchema } from "../../app/core/env.ts";
 import type { ExchangeOrder } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
+import { fundingResetAt } from "../../db/queries/funding.ts";
 import { getOpenPosition, lockSymbol } from "../../db/queries/positions.ts";
 import { getTrade, getTradeByClientOrderId, insertTrade } from "../../db/queries/trades.ts";
 import { newId } from "../../db/queries/util.ts";
@@ -120,12 +123,16 @@ export async function applyPaperMargin(db: Db, ticks: MarginTick[], options: Pap
  * P&L change together.
  */
 export async function bookFunding(db: Db, profileId: string, now = Date.now(), sinceMs = 7 * 86_400_000): Promise<string[]> {
+  // Funding charged before the last statistics reset went with the positions it deleted:
+  // never booked again (re-checked under the symbol lock, bookFundingPayment).
+  const resetAt = await fundingResetAt(db);
   const rows = await db
     .selectFrom("sim_funding as f")
     .leftJoin("funding_payments as p", (join) => join.onRef("p.exchange_ref", "=", "f.id").on("p.exchange", "=", SIMULATOR_NAME))
     .selectAll("f")
     .where("f.profile_id", "=", profileId)
     .where("f.created_at", ">=", now - sinceMs)
+    .where("f.created_at", ">", resetAt)
     .where("p.id", "is", null)
     .orderBy("f.created_at")
     .orderBy("f.symbol")
@@ -139,16 +146,22 @@ export async function bookFunding(db: Db, profileId: string, now = Date.now(), s
 }
 
 async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<boolean> {
-  // Whose position it is (its entry on the simulator), read before the transaction.
+  // Whose position it is (its entry on the simulator), read before the transaction. Funding
+  // belongs to the position it was charged to: one open at the boundary, so its entry order
+  // was written before it (a position opened later never takes an earlier interval's funding).
   const candidate = await getOpenPosition(db, payment.symbol);
   const entry = candidate?.entryTradeId ? await getTrade(db, candidate.entryTradeId) : null;
   const onSimulator = candidate !== null && (!entry || entry.exchange === SIMULATOR_NAME);
+  const openedBy = entry ? Date.parse(entry.createdAt) : (candidate?.createdAt ? Date.parse(candidate.createdAt) : 0);
+  const openAtBoundary = openedBy <= payment.intervalStart;
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, payment.symbol);
     const done = await trx.selectFrom("funding_payments").select("id").where("exchange", "=", SIMULATOR_NAME).where("exchange_ref", "=", payment.id).executeTakeFirst();
     if (done) return false;
+    // A reset that committed since the rows were read (it takes every symbol lock).
+    if (payment.createdAt <= (await fundingResetAt(trx))) return false;
     const open = await getOpenPosition(trx, payment.symbol, { forUpdate: true });
-    const position = open && onSimulator && open.id === candidate!.id && open.side === payment.side ? open : null;
+    const position = open && onSimulator && openAtBoundary && open.id === candidate!.id && open.side === payment.side ? open : null;
     const now = Date.now();
     await trx
       .insertInto("funding_payments")
