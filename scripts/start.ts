@@ -13,7 +13,7 @@ export interface ChildSpec {
 /** What the supervisor needs of a child process (Bun's Subprocess has it). */
 export interface ChildProcess {
   readonly exited: Promise<number>;
-  readonly signalCode?: string | null;
+  readonly signalCode?: string | number | null;
   kill(signal?: NodeJS.Signals | number): void;
 }
 
@@ -39,7 +39,7 @@ export interface Supervisor {
 /** 0.5 s, 1 s, 2 s, 4 s: short, so a single crash costs seconds, and a loop is not a busy one. */
 export const defaultBackoffMs = (n: number) => Math.min(500 * 2 ** (n - 1), 4_000);
 
-function why(code: number, signal: string | null | undefined) {
+function why(code: number, signal: string | number | null | undefined) {
   return signal ? `killed by ${signal}` : `exit code ${code}`;
 }
 

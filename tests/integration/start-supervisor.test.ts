@@ -28,7 +28,7 @@ function fakeProcesses() {
         exit(0);
       },
       die(code, signal) {
-        (child as { signalCode: string | null }).signalCode = signal ?? null;
+        (child as { signalCode: string | number | null }).signalCode = signal ?? null;
         child.gone = true;
         exit(code);
       },
