@@ -2,7 +2,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import type { StatsLedger } from "#app/core/pnl/ledger.ts";
 import { countSignals } from "#db/queries/signals.ts";
-import { getStatsLedger } from "./statistics.server.ts";
+import { getNetPnlSince, getStatsLedger } from "./statistics.server.ts";
 import { getSystemStatusForPage } from "./health.server.ts";
 
 /** `ledger`: the statistics ledger when the caller already asked for it (one refresh, one fingerprint read, per request). */
@@ -15,9 +15,10 @@ export async function getDashboardStats(context: AppLoadContext, ledger: Promise
       .where("status", "=", "open")
       .executeTakeFirst()
       .then((r) => Number(r?.n ?? 0)),
-    // Net P&L (FIFO, fees shared pro rata) of the matches closed in the last 24 h: the same
-    // arithmetic as the Performance Statistics table, so the card and the table agree.
-    ledger.then((l) => l.netPnlSince(Date.now() - 24 * 60 * 60 * 1000)),
+    // Net P&L (FIFO, fees shared pro rata) of the matches closed in the last 24 h plus the
+    // funding charged in them: the one ledger every other total reads (docs/pnl.md), so the
+    // card, Trade History, the statistics and the APIs agree.
+    getNetPnlSince(context.db, Date.now() - 24 * 60 * 60 * 1000, ledger),
     countSignals(context.db),
   ]);
   return {

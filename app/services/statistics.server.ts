@@ -179,8 +179,8 @@ export async function getClosedTradesPnl(db: Kysely<DB>): Promise<{ totalPnL: st
 }
 
 /** Net P&L of the matches closed at or after `since` (epoch ms), plus the funding charged since. */
-export async function getNetPnlSince(db: Kysely<DB>, since: number): Promise<string> {
-  const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
+export async function getNetPnlSince(db: Kysely<DB>, since: number, ledgerRead?: ReturnType<typeof getStatsLedger>): Promise<string> {
+  const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   const net = ledger.netPnlSince(since);
   return funding.length === 0 ? net : D(net).plus(fundingSince(funding, since)).toString();
 }

@@ -122,9 +122,13 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
     for (const period of ["allTime", "month", "week"]) expect(stats[period]).toMatchObject({ totalPnl: "119.95", totalTrades: 5 });
     // The dashboard's first paint shows the same statistics, funding included.
-    const dashboard = await api<{ performance: Record<string, { totalPnl: string }> }>(`/dashboard?_data=${encodeURIComponent("routes/_app+/dashboard")}`);
+    const dashboard = await api<{ performance: Record<string, { totalPnl: string }>; stats: { stats: { todayPnL: string } } }>(`/dashboard?_data=${encodeURIComponent("routes/_app+/dashboard")}`);
     for (const period of ["allTime", "month", "week"]) expect(dashboard.performance[period]).toEqual(stats[period]);
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
+    // The dashboard's 24 h P&L (every trade and the funding are within 24 h) is the same figure,
+    // funding included (issue 22: it left the funding out), on first paint and from its API.
+    expect(dashboard.stats.stats.todayPnL).toBe(total);
+    expect((await api<{ stats: { todayPnL: string } }>("/api/dashboard/stats")).stats.todayPnL).toBe(total);
     expect(await api("/api/portfolio-summary")).toMatchObject({ realizedPnL: total, unrealizedPnL: "0", openPositions: 0 });
     const positions = await db().selectFrom("positions").select(["side", "realized_pnl", "funding", "status"]).orderBy("created_at").execute();
     expect(positions.map((p) => [p.side, p.status, D(p.realized_pnl).toString(), D(p.funding).toString()])).toEqual([
