@@ -480,6 +480,15 @@ const jobStatus = await groupBy("SELECT status AS k, COUNT(*) AS n FROM jobs GRO
 const tradeStatus = await groupBy("SELECT status AS k, COUNT(*) AS n FROM trades GROUP BY status");
 const tradeSource = await groupBy("SELECT source AS k, COUNT(*) AS n FROM trades GROUP BY source");
 const drifts = await groupBy(`SELECT ${dialect === "mysql" ? "CONCAT(kind, ' ', status)" : "kind || ' ' || status"} AS k, COUNT(*) AS n FROM drifts GROUP BY kind, status`).catch(() => ({}));
+// Why signals were not executed (numbers masked so like reasons group), and how late the worker took them.
+const reasons = groupCount(
+  (await db.all<{ status: string; status_reason: string | null }>("SELECT status, status_reason FROM signals WHERE status IN ('skipped','failed')")).map(
+    (r) => `${r.status}: ${(r.status_reason ?? "").replace(/\d+(\.\d+)?/g, "N").slice(0, 90)}`,
+  ),
+);
+const lags = (await db.all<{ lag: number }>("SELECT processed_at - created_at AS lag FROM signals WHERE processed_at IS NOT NULL")).map((r) => Number(r.lag) / 1000).sort((a, b) => a - b);
+const lagS = { p50: lags[Math.floor(lags.length / 2)] ?? null, p90: lags[Math.floor(lags.length * 0.9)] ?? null, max: lags[lags.length - 1] ?? null };
+const slotBusyRetries = await num("SELECT COUNT(*) AS n FROM activity_logs WHERE message LIKE '%will retry%' AND message LIKE '%still in flight%'");
 const unknownTrades = tradeStatus.unknown ?? 0;
 const pendingTrades = tradeStatus.pending ?? 0;
 const fakeOrders = {
@@ -514,6 +523,8 @@ console.log(`  app: ${appSource}`);
 console.log(`  wall time ${wallS} s (sending ${sendWallS.toFixed(0)} s, drained after ${drainedAfterS ?? "-"} s, settled after ${settledAfterS ?? "never (within " + settleS + " s)"})`);
 console.log(`  webhooks: ${sent.length} sent (${sent.filter((s) => s.resend).length} resends), ${acceptedAlerts} alerts accepted, ${storedSignals} stored, ${lostAlerts} lost, ${resendMismatch} answered with two ids; answers ${JSON.stringify(groupCount(sent.map((s) => `${s.status} ${s.outcome ?? ""}`.trim())))}`);
 console.log(`  signals ${JSON.stringify(signalStatus)}; jobs ${JSON.stringify(jobStatus)}`);
+console.log(`  not executed: ${JSON.stringify(reasons)}`);
+console.log(`  signal -> processed (s): p50 ${lagS.p50} p90 ${lagS.p90} max ${lagS.max}; job retries for a busy order slot ${slotBusyRetries}`);
 console.log(`  trades ${JSON.stringify(tradeStatus)} by source ${JSON.stringify(tradeSource)}; unknown ${unknownTrades}, pending ${pendingTrades}`);
 console.log(`  drift alarms ${JSON.stringify(drifts)}`);
 console.log(`  web process deaths ${webDeaths.length}${webDeaths.length ? ` (first at ${webDeaths[0]!.at}; its log ends: ${JSON.stringify(webDeaths[0]!.logTail.slice(-300))})` : ""}`);
@@ -580,6 +591,9 @@ const summary = {
   settledAfterS,
   webhooks: { sent: sent.length, resends: sent.filter((s) => s.resend).length, acceptedAlerts, storedSignals, lostAlerts, resendMismatch },
   signalStatus,
+  notExecuted: reasons,
+  signalLagS: lagS,
+  slotBusyRetries,
   jobStatus,
   tradeStatus,
   tradeSource,
