@@ -7,6 +7,7 @@ import { D, floorToIncrement, toFixed } from "#app/core/decimal.ts";
 import { SIM_TAKER_FEE_RATE, insufficientMargin } from "#app/core/exchange/simulator/margin.ts";
 import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
 import { sideForOrder } from "#app/core/orders/net-position.ts";
+import { exitLine, exitPart } from "#app/core/orders/exit-only.ts";
 import { getOpenPosition } from "#db/queries/positions.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
 import { WORKER_ONLINE_MS } from "./health.server.ts";
@@ -70,10 +71,17 @@ async function marginShortfall(db: Kysely<DB>, order: ManualOrder, quantity: str
 
 export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: string): Promise<PlaceResult> {
   const stop = await getEmergencyStop(db);
-  if (stop.active) return { ok: false, status: 409, error: "Emergency stop is active: no new positions are opened until it is reset" };
+  // The emergency stop blocks entries, never exits (docs/decisions/019): an order against the
+  // open position goes out reduce-only, bound to it, cut to what is open (a flip is close only).
+  const held = stop.active ? await getOpenPosition(db, order.symbol) : null;
+  const blocked = { ok: false, status: 409, error: "Emergency stop is active: no new positions are opened until it is reset" } as const;
+  if (stop.active && !exitPart(held, order.side, "0")) return blocked;
   const sized = await resolveQuantity(db, order);
   if ("error" in sized) return { ok: false, status: sized.status, error: sized.error, field: "quantity" };
-  const overdraw = await marginShortfall(db, order, sized.quantity);
+  const exit = stop.active ? exitPart(held, order.side, sized.quantity) : null;
+  if (stop.active && !exit) return blocked;
+  const quantity = exit ? exit.quantity : sized.quantity;
+  const overdraw = await marginShortfall(db, order, quantity);
   if (overdraw) return { ok: false, status: 400, error: overdraw, field: "quantity" };
 
   // The exchange that will receive it (simulator, or Coinbase when credentials say so).
@@ -86,7 +94,7 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
       symbol: order.symbol,
       side: order.side,
       orderType: order.orderType,
-      quantity: sized.quantity,
+      quantity,
       price: order.price,
       source: "manual",
       clientOrderId: newClientOrderId(),
@@ -94,13 +102,22 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
       jobId: job.id,
       leverage: order.leverage,
       marginType: order.marginType,
+      ...(exit && held ? { reduceOnly: true, positionId: held.id } : {}),
     });
     await recordActivity(trx, {
       type: "trade",
       level: "info",
-      message: `Manual order queued by ${by}: ${order.side.toUpperCase()} ${sized.quantity} ${order.symbol}${order.price ? ` @ ${order.price}` : ""}`,
-      data: { tradeId, symbol: order.symbol, side: order.side, quantity: sized.quantity, amountType: order.amountType, amount: order.quantity, leverage: order.leverage, marginType: order.marginType },
+      message: `Manual order queued by ${by}: ${order.side.toUpperCase()} ${quantity} ${order.symbol}${order.price ? ` @ ${order.price}` : ""}`,
+      data: { tradeId, symbol: order.symbol, side: order.side, quantity, amountType: order.amountType, amount: order.quantity, leverage: order.leverage, marginType: order.marginType },
     });
+    if (exit && held) {
+      await recordActivity(trx, {
+        type: "trade",
+        level: "warning",
+        message: exitLine({ side: order.side, asked: sized.quantity, symbol: order.symbol, position: held, exit }),
+        data: { tradeId, positionId: held.id, symbol: order.symbol, quantity },
+      });
+    }
     await appendEvent(trx, "trade_update", { id: tradeId, symbol: order.symbol, side: order.side, status: "pending" });
   });
   pokeWorkers(db);

@@ -12,6 +12,8 @@ import { findSignalsByDedupeKeys } from "#db/queries/signals.ts";
 import { DEFAULT_STRATEGY_KEY, recordStrategyHeartbeat } from "#db/queries/heartbeats.ts";
 import { type StoredStrategy, strategyForSecretCached } from "#db/queries/strategies.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
+import { getOpenPosition } from "#db/queries/positions.ts";
+import { mayReduce } from "#app/core/orders/exit-only.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { BodyTooLargeError, readLimitedText } from "#app/utils/api.server.ts";
@@ -232,11 +234,14 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
     strategy && strategy.allowedSymbols.length > 0 && !strategy.allowedSymbols.includes(signal.symbol)
       ? `${signal.symbol} is not allowed for strategy ${strategy.name}`
       : null;
+  // The emergency stop blocks entries, never exits (docs/decisions/019): an alert that may reduce
+  // the open position is queued, and the worker sends only that reduction, reduce-only.
+  const exitDuringStop = emergency.active && !refusedBy && mayReduce(await getOpenPosition(db, signal.symbol), signal);
   const blockedBy = refusedBy
     ? refusedBy
     : strategy && !strategy.enabled
       ? `Strategy ${strategy.name} is disabled: signal stored, no order sent`
-      : emergency.active
+      : emergency.active && !exitDuringStop
         ? "Emergency stop is active: signal stored, no order sent"
         : !config.autoTradingEnabled
           ? "Auto trading is disabled: signal stored, no order sent"
@@ -268,7 +273,7 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
         {
           type: "signal",
           level: refusedBy ? "error" : blockedBy ? "warning" : "info",
-          message: `Signal received${strategy ? ` (strategy ${strategy.name})` : ""}: ${label}${blockedBy ? `. ${blockedBy}` : ""}`,
+          message: `Signal received${strategy ? ` (strategy ${strategy.name})` : ""}: ${label}${blockedBy ? `. ${blockedBy}` : exitDuringStop ? `. ${EXIT_DURING_STOP}` : ""}`,
           data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy, ...(strategyId ? { strategyId } : {}) },
         },
       ],
@@ -294,6 +299,8 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
     body: { success: true, signalId: id, status: blockedBy ? "skipped" : "queued", ...(blockedBy ? { reason: blockedBy } : {}) },
   };
 }
+
+const EXIT_DURING_STOP = "Emergency stop is active: queued as an exit, only the part that reduces the open position is sent (reduce-only)";
 
 function duplicateLog(signalId: string | null, ip: string | null): NewActivityLog {
   return { type: "webhook", level: "info", message: "Duplicate alert ignored (already received)", data: { signalId, ip } };

@@ -2,6 +2,7 @@
 // field so a 400 can name the field.
 import { parseDecimal, D } from "../decimal.ts";
 import { type ProductSpec, SYMBOLS, resolveSymbol } from "../products.ts";
+import { parseFireTime } from "../timeline.ts";
 
 export const MAX_QUANTITY = "1000000000";
 export const MAX_PRICE = "1000000000000";
@@ -13,7 +14,7 @@ export interface WebhookSignal {
   quantity: string;
   orderType: "market" | "limit";
   price: string | null;
-  /** The alert's own time (epoch ms), when it carried one. */
+  /** The alert's own time (epoch ms) from `timestamp` or else `timenow`, when it carried one. */
   timestamp: number | null;
   strategy: string | null;
   /** An explicit alert id (id / alert_id), else the strategy order's id and bar (order_id@bar_time), used for deduplication. */
@@ -124,8 +125,13 @@ export function parseWebhookSignal(body: Record<string, unknown>, options: { str
     price = parsed;
   }
 
-  const timestamp = parseTimestamp(body.timestamp);
-  if (timestamp === undefined) return fail("timestamp", "timestamp must be an ISO date or epoch time");
+  const stamped = parseTimestamp(body.timestamp);
+  if (stamped === undefined) return fail("timestamp", "timestamp must be an ISO date or epoch time");
+  // The alert's fire time: `timestamp`, else `timenow` ({{timenow}}), the one the Alert template
+  // builder sends (app/core/alerts/template.ts): either arms the late-entry guard
+  // (docs/decisions/005-signal-handling.md). A `timenow` that does not parse is no time, as on
+  // the latency timeline (parseFireTime).
+  const timestamp = stamped ?? parseFireTime(body.timenow);
 
   if (body.strategy !== undefined && body.strategy !== null && typeof body.strategy !== "string") {
     return fail("strategy", "strategy must be a string");
