@@ -250,7 +250,12 @@ if (import.meta.main) {
     });
   }
 
+  // Once: a group signal (systemd, Ctrl-C) arrives here and again from `npm start`, which
+  // passes SIGTERM on (docs/operations.md, "Several processes").
+  let closing = false;
   const shutdown = async () => {
+    if (closing) return;
+    closing = true;
     server.stop();
     await hub.stop();
     await database.destroy();

@@ -2,7 +2,8 @@
 // the worker side by side. A child that exits (web or worker, for any reason: nobody asked
 // it to stop) is restarted after a short back-off; one that keeps exiting (5 times within a
 // minute) stops everything, so a supervisor above restarts the app or a person looks.
-// SIGINT/SIGTERM stop them all (docs/operations.md, "Several processes").
+// SIGINT/SIGTERM stop them all, once, whether the signal came to this process alone or to the
+// whole process group (systemd, Ctrl-C): docs/operations.md, "Several processes".
 import type { Subprocess } from "bun";
 
 export interface ChildSpec {
@@ -25,8 +26,14 @@ export interface SupervisorOptions {
   windowMs?: number;
   /** Back-off before the nth restart within the window (1-based). */
   backoffMs?: (n: number) => number;
-  /** How long stop() waits for the children before giving up on them. */
+  /** How long stop() waits for the children before giving up on them (a worker drains its running tasks). */
   graceMs?: number;
+  /**
+   * How long a child's exit waits for a stop before it counts as one to restart: a signal to
+   * the whole group reaches the children and this process together, and a child may exit
+   * before this process's own handler ran.
+   */
+  settleMs?: number;
 }
 
 export interface Supervisor {
@@ -48,8 +55,9 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
   const maxExits = options.maxExits ?? 5;
   const windowMs = options.windowMs ?? 60_000;
   const backoffMs = options.backoffMs ?? defaultBackoffMs;
-  const graceMs = options.graceMs ?? 5_000;
-  const children = new Set<ChildProcess>();
+  const graceMs = options.graceMs ?? 30_000;
+  const settleMs = options.settleMs ?? 10;
+  const children = new Map<ChildProcess, string>(); // running child → its name
   const timers = new Set<ReturnType<typeof setTimeout>>();
   let stopping: Promise<number> | null = null;
   let finish: (code: number) => void = () => {};
@@ -58,14 +66,15 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
   const stop = (code = 0) => {
     stopping ??= (async () => {
       for (const timer of timers) clearTimeout(timer);
-      for (const child of children) {
+      for (const child of children.keys()) {
         try {
           child.kill("SIGTERM");
         } catch {
           // already gone
         }
       }
-      await Promise.race([Promise.all([...children].map((c) => c.exited)), new Promise((r) => setTimeout(r, graceMs))]);
+      await Promise.race([Promise.all([...children.keys()].map((c) => c.exited)), new Promise((r) => setTimeout(r, graceMs))]);
+      for (const name of children.values()) log(`[start] ${name} still running after ${graceMs / 1000} s; not waiting for it`);
       finish(code);
       return code;
     })();
@@ -80,10 +89,15 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
       log(`[start] ${spec.name} could not start: ${(error as Error).message}`);
       child = { exited: Promise.resolve(1), kill() {} };
     }
-    children.add(child);
-    void child.exited.then((code) => {
+    children.set(child, spec.name);
+    void child.exited.then(async (code) => {
       children.delete(child);
-      if (stopping) return;
+      if (!stopping) await new Promise((r) => setTimeout(r, settleMs));
+      if (stopping) {
+        // Stopped as asked: a drained worker and a closed web server exit 0.
+        if (code !== 0 || child.signalCode) log(`[start] ${spec.name} exited while stopping (${why(code, child.signalCode)})`);
+        return;
+      }
       const now = Date.now();
       exits.push(now);
       while (exits.length && now - exits[0]! > windowMs) exits.shift();

@@ -107,15 +107,46 @@ export async function runWorker() {
   return { workerId, stop };
 }
 
+/**
+ * Signals within this long of the first are the same stop request: a signal to the whole
+ * process group (systemd's `KillMode=control-group`, Ctrl-C in a terminal) reaches this
+ * process and `npm start` (scripts/start.ts), which passes a SIGTERM on a moment later. A
+ * signal after it forces the exit (docs/operations.md, "Several processes").
+ */
+export const SAME_STOP_MS = 1_000;
+
 if (import.meta.main) {
-  const worker = await runWorker();
-  let signals = 0;
+  let worker: Awaited<ReturnType<typeof runWorker>> | null = null;
+  let stopSignal: string | null = null;
+  let firstSignalAt = 0;
+  const stop = (running: Awaited<ReturnType<typeof runWorker>>, name: string) => {
+    console.log(`[worker] ${name}: stopping once running tasks finish`);
+    running.stop(name).then(
+      () => {
+        console.log(`[worker] ${running.workerId} stopped`);
+        process.exit(0);
+      },
+      (error) => {
+        console.error(`[worker] stop failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  // Listening before the start: a signal during it stops the worker once it has started (its
+  // heartbeat already says "running" by then, and must end with "stopped").
   for (const name of ["SIGINT", "SIGTERM"] as const) {
-    process.on(name, async () => {
-      signals += 1;
-      if (signals > 1) process.exit(1); // a second signal forces the exit
-      await worker.stop(name);
-      process.exit(0);
+    process.on(name, () => {
+      const now = performance.now();
+      if (stopSignal !== null) {
+        if (now - firstSignalAt < SAME_STOP_MS) return; // the group's signal, passed on by start.ts
+        console.error(`[worker] ${name} again: exiting without waiting for running tasks`);
+        process.exit(1);
+      }
+      stopSignal = name;
+      firstSignalAt = now;
+      if (worker) stop(worker, name);
     });
   }
+  worker = await runWorker();
+  if (stopSignal) stop(worker, stopSignal);
 }
