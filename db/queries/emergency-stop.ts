@@ -1,5 +1,5 @@
 // The emergency stop's activation (issue 11, decision 019), one transaction: the switch, its
-// audit entry, the cancelled entry jobs and skipped queued signals, the log line and the live
+// audit entry, the cancelled manual-order jobs, the log line and the live
 // status. Here, below the services, because the header button (app/services/trading.server.ts)
 // and the owner's Telegram /stop in the worker (decision 030) must run the very same code.
 import type { Kysely } from "kysely";
@@ -12,8 +12,12 @@ import type { DB } from "../schema.ts";
 
 export const EMERGENCY_STOP_MESSAGE =
   "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
-/** Job tasks that open or add to positions: what the emergency stop cancels. */
-const ENTRY_TASKS = ["execute-signal", "place-order"];
+/**
+ * Job tasks the emergency stop cancels: queued manual orders. Queued signals are not: the worker
+ * decides each under the stop, so an exit alert queued a moment before it still goes out,
+ * reduce-only, and an entry is skipped with the reason (issue 22, docs/decisions/019).
+ */
+const ENTRY_TASKS = ["place-order"];
 
 /**
  * Stops new entries from every source (signals, manual orders) until reset. Protection and
@@ -35,11 +39,6 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
         .updateTable("jobs")
         .set({ status: "cancelled", last_error: "Emergency stop", finished_at: Date.now(), updated_at: Date.now() })
         .where("id", "in", pending.map((p) => p.id))
-        .execute();
-      await trx
-        .updateTable("signals")
-        .set({ status: "skipped", status_reason: "Emergency stop is active: no order sent", processed_at: Date.now() })
-        .where("status", "=", "queued")
         .execute();
     }
     // A warning, not an error: it is a deliberate act (an error would also raise the live "System Alert").

@@ -161,6 +161,28 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     expect(await sizes("SOL-PERP")).toEqual({ exchange: "0", app: "0" });
   });
 
+  test("an exit alert queued when the stop is activated still goes out, reduce-only; an entry queued with it is skipped", async () => {
+    expect((await alert({ action: "buy", symbol: "XRPUSDT.P", quantity: "10" })).signal).toMatchObject({ status: "executed" });
+    await runner?.stop();
+    runner = null;
+    const exit = (await alert({ action: "sell", symbol: "XRPUSDT.P", quantity: "10" }, { wait: false })).answer;
+    const entry = (await alert({ action: "buy", symbol: "SOLUSDT.P", quantity: "1" }, { wait: false })).answer;
+    expect([exit.status, entry.status]).toEqual(["queued", "queued"]);
+    await stop();
+    try {
+      runner = startRunner({ db: db(), exchange: sim(), workerId: "exits-w2", pollMs: 3 });
+      await jobsIdle(app);
+      const status = async (id: string) => (await db().selectFrom("signals").select(["status", "status_reason"]).where("id", "=", id).executeTakeFirstOrThrow());
+      expect(await status(exit.signalId)).toMatchObject({ status: "executed" });
+      expect(await status(entry.signalId)).toMatchObject({ status: "skipped", status_reason: "Emergency stop is active" });
+      expect(await lastTrade("XRP-PERP")).toBe("sell 10 executed reduce-only");
+      expect(await sizes("XRP-PERP")).toEqual({ exchange: "0", app: "0" });
+      expect(await sizes("SOL-PERP")).toEqual({ exchange: "0", app: "0" });
+    } finally {
+      await reset();
+    }
+  });
+
   test("a target alert is met by the filled position: the strategy's resting limit buy is cancelled first", async () => {
     // A resting limit buy of 0.001 ETH (far below the price) of the default strategy.
     const { answer } = await alert({ action: "buy", symbol: "ETHUSDT.P", quantity: "0.001", order_type: "limit", price: "1000" }, { wait: false });
