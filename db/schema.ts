@@ -216,6 +216,8 @@ export interface PositionsTable {
   closed_at: Millis | null;
   /** The strategy of the trade that opened it (docs/decisions/027-strategies.md). */
   strategy_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The exchange that holds it (docs/decisions/039-positions-stay-on-their-exchange.md). */
+  exchange: ColumnType<string, string | undefined, string>;
 }
 
 /** A strategy: its own webhook secret, sizing, limits and rule overrides (decision 027). */

@@ -140,16 +140,54 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
   }
 }
 
+/**
+ * The exchange a trade goes to (docs/decisions/039-positions-stay-on-their-exchange.md): the
+ * one it was written for, unless its symbol's open position is held by another exchange. Then
+ * an order that only reduces that position goes there (reduce-only, bound to it) and any other
+ * (an entry, an add, a flip) is refused: one open position per symbol, on one exchange.
+ * Returns the trade as it will be sent and the adapter to send it to; null when refused.
+ */
+async function routeTrade(ctx: ExecutionContext, trade: Trade): Promise<{ trade: Trade; exchange: ExchangeAdapter } | null> {
+  if (!trade.orderId) {
+    const open = await getOpenPosition(ctx.db, trade.symbol);
+    if (open && open.exchange !== trade.exchange) {
+      const reduces = open.side !== sideForOrder(trade.side) && D(trade.quantity).lte(open.remainingQuantity) && trade.orderType === "market";
+      if (!reduces) {
+        await failTrade(
+          ctx.db,
+          trade,
+          `${trade.symbol} has a position open on ${open.exchange}: close it there first (Close on Positions); new positions go to ${trade.exchange}`,
+        );
+        return null;
+      }
+      await updateTrade(ctx.db, trade.id, { exchange: open.exchange, reduceOnly: true, positionId: open.id });
+      trade = { ...trade, exchange: open.exchange, reduceOnly: true, positionId: open.id };
+    }
+  }
+  return { trade, exchange: await adapterFor(ctx.exchange, trade.exchange) };
+}
+
+/** The adapter of the exchange a trade was written for (the active one, or the simulator that holds older positions). */
+export async function adapterFor(exchange: ExchangeAdapter, name: string): Promise<ExchangeAdapter> {
+  if (exchange.name === name) return exchange;
+  const switching = exchange as ExchangeAdapter & { forExchange?: (name: string) => Promise<ExchangeAdapter> };
+  return typeof switching.forExchange === "function" ? switching.forExchange(name) : exchange;
+}
+
 async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trade["status"]> {
   // Re-read under the slot: another order on this symbol may have been booked meanwhile.
   let trade = await getTrade(ctx.db, tradeId);
   if (!trade) throw new PermanentFailure(`Trade ${tradeId} not found`);
   if (trade.status !== "pending") return trade.status;
+  const routed = await routeTrade(ctx, trade);
+  if (!routed) return "failed";
+  trade = routed.trade;
+  const exchange = routed.exchange;
 
   let order: ExchangeOrder | null = null;
   if (ctx.attempt > 1 || trade.orderId) {
     // We may have sent it before dying: the exchange knows it by our client order id.
-    order = await ctx.exchange.findOrderByClientId(trade.clientOrderId, { since: trade.createdAt });
+    order = await exchange.findOrderByClientId(trade.clientOrderId, { since: trade.createdAt });
   }
   if (!order) {
     // The emergency stop blocks new entries; reduce-only closes (protection, Close,
@@ -161,13 +199,13 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
     // A resting stop on the exchange must not act beside this order (a stop it finds filled is booked first).
     await ctx.beforeSend?.(trade);
     if (trade.reduceOnly) {
-      const resized = await resizeClose(ctx.db, trade, await exchangeHolding(ctx.exchange, trade.symbol));
+      const resized = await resizeClose(ctx.db, trade, await exchangeHolding(exchange, trade.symbol));
       if (!resized) return "cancelled";
       trade = resized;
     }
     try {
       stampSignal(ctx.db, trade.signalId, "sent");
-      order = await ctx.exchange.placeOrder({
+      order = await exchange.placeOrder({
         clientOrderId: trade.clientOrderId,
         symbol: trade.symbol,
         side: trade.side,
@@ -187,7 +225,7 @@ async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trad
       throw error; // unknown outcome: the runner retries, and the retry reconciles first
     }
   }
-  return bookOrder(ctx.db, trade, order, ctx.exchange.name);
+  return bookOrder(ctx.db, trade, order, exchange.name);
 }
 
 /** What a live exchange holds of a symbol (side and quantity); null when unknown (the simulator, or no answer). */
@@ -441,6 +479,7 @@ export async function bookOrder(
         source: trade.source,
         signalId: trade.signalId,
         fees: openedFee,
+        exchange: exchangeName,
       });
     }
 

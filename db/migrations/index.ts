@@ -23,6 +23,7 @@ import * as equitySnapshots from "./2026_11_26_0200_equity_snapshots.ts";
 import * as candles from "./2026_11_26_0300_candles.ts";
 import * as tradeLookupIndexes from "./2026_11_26_0400_trade_lookup_indexes.ts";
 import * as stopLifecycle from "./2026_11_27_0100_stop_lifecycle.ts";
+import * as positionExchange from "./2026_11_27_0200_position_exchange.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_0300_candles": candles,
   "2026_11_26_0400_trade_lookup_indexes": tradeLookupIndexes,
   "2026_11_27_0100_stop_lifecycle": stopLifecycle,
+  "2026_11_27_0200_position_exchange": positionExchange,
 };

@@ -39,6 +39,8 @@ export interface Position {
   closedAt: string | null;
   /** The strategy of the trade that opened it (decision 027); null: default strategy or manual. */
   strategyId: string | null;
+  /** The exchange that holds it: "simulator" or "coinbase" (docs/decisions/039-positions-stay-on-their-exchange.md). */
+  exchange: string;
 }
 
 const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(\d*[1-9])?0*)?$/;
@@ -87,6 +89,7 @@ export function positionRowToPosition(row: PositionRow): Position {
     updatedAt: toIso(row.updated_at)!,
     closedAt: toIso(row.closed_at),
     strategyId: row.strategy_id ?? null,
+    exchange: row.exchange ?? "simulator",
   };
 }
 
@@ -212,6 +215,8 @@ export interface NewPosition {
   fees: string;
   /** The stop-loss price in force (null: none). */
   stopPrice?: string | null;
+  /** The exchange that filled the opening order (default: the opening trade's, else the simulator). */
+  exchange?: string;
 }
 
 export async function insertPosition(db: Db, position: NewPosition): Promise<void> {
@@ -237,6 +242,7 @@ export async function insertPosition(db: Db, position: NewPosition): Promise<voi
       stop_price: position.stopPrice ?? null,
       // The position belongs to the strategy of the trade that opened it (decision 027).
       strategy_id: position.entryTradeId ? sql<string | null>`(select t.strategy_id from trades t where t.id = ${position.entryTradeId})` : null,
+      exchange: position.exchange ?? (position.entryTradeId ? sql<string>`coalesce((select t.exchange from trades t where t.id = ${position.entryTradeId}), 'simulator')` : "simulator"),
       created_at: now,
       updated_at: now,
     })

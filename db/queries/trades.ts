@@ -3,7 +3,8 @@
 // so a crash in between is found again by that id.
 import { randomUUID } from "node:crypto";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
-import type { TradeRow } from "../schema.ts";
+import { type SelectQueryBuilder, sql } from "kysely";
+import type { DB, TradeRow } from "../schema.ts";
 import { tradeOfStrategy } from "./strategies.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
@@ -172,6 +173,8 @@ export async function updateTrade(
     errorMessage: string | null;
     executedAt: number | null;
     realizedPnl: string | null;
+    exchange: string;
+    reduceOnly: boolean;
   }>,
 ): Promise<void> {
   const set: Record<string, unknown> = { updated_at: nowMs() };
@@ -185,25 +188,104 @@ export async function updateTrade(
   if (changes.errorMessage !== undefined) set.error_message = changes.errorMessage;
   if (changes.executedAt !== undefined) set.executed_at = changes.executedAt;
   if (changes.realizedPnl !== undefined) set.realized_pnl = changes.realizedPnl;
+  if (changes.exchange !== undefined) set.exchange = changes.exchange;
+  if (changes.reduceOnly !== undefined) set.reduce_only = changes.reduceOnly ? 1 : 0;
   await db.updateTable("trades").set(set).where("id", "=", id).execute();
 }
 
-export async function listTrades(
-  db: Db,
-  options: { limit?: number; status?: string; symbol?: string; positionId?: string; signalId?: string; strategy?: string } = {},
-): Promise<Trade[]> {
-  let query = db.selectFrom("trades").selectAll();
-  const strategy = options.strategy;
-  if (strategy) query = query.where((eb) => tradeOfStrategy(eb, strategy));
-  if (options.status) query = query.where("status", "=", options.status);
-  if (options.symbol) query = query.where("symbol", "=", options.symbol);
-  if (options.positionId) query = query.where("position_id", "=", options.positionId);
-  if (options.signalId) query = query.where("signal_id", "=", options.signalId);
-  const rows = await query
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(Math.min(Math.max(options.limit ?? 10, 1), 1000))
-    .execute();
-  return rows.map(tradeRowToTrade);
+/**
+ * The filters of Trade History and GET /api/trades (docs/pnl.md: the header's totals use the
+ * same ones as the rows). `status` "executed" means executed or completed (both are filled,
+ * SPEC.md §4); `symbol` is exact, `search` a case-insensitive substring of the symbol.
+ */
+export interface TradeFilterQuery {
+  status?: string;
+  symbol?: string;
+  search?: string;
+  positionId?: string;
+  signalId?: string;
+  strategy?: string;
 }
 
+/** A page boundary: the last row of a page (newest first by created_at, then id). */
+export interface TradeCursor {
+  createdAt: number;
+  id: string;
+}
+
+/** `<created_at ms>_<id>`: what X-Next-Cursor carries and `before=` takes back. */
+export const tradeCursorText = (cursor: TradeCursor) => `${cursor.createdAt}_${cursor.id}`;
+
+export function parseTradeCursor(text: string | null | undefined): TradeCursor | null {
+  const match = /^(\d{1,16})_([A-Za-z0-9-]{1,64})$/.exec(text ?? "");
+  return match ? { createdAt: Number(match[1]), id: match[2]! } : null;
+}
+
+function filtered<Q extends SelectQueryBuilder<DB, "trades", any>>(query: Q, options: TradeFilterQuery): Q {
+  let q = query as SelectQueryBuilder<DB, "trades", any>;
+  const strategy = options.strategy;
+  if (strategy) q = q.where((eb) => tradeOfStrategy(eb, strategy));
+  if (options.status === "executed") q = q.where("trades.status", "in", ["executed", "completed"]);
+  else if (options.status) q = q.where("trades.status", "=", options.status);
+  if (options.symbol) q = q.where("trades.symbol", "=", options.symbol);
+  const search = options.search?.trim();
+  if (search) {
+    // lower() on both sides: SQLite's LIKE folds ASCII only and MariaDB's depends on the collation.
+    const pattern = `%${search.toLowerCase().replace(/[!%_]/g, "!$&")}%`;
+    q = q.where(sql<boolean>`lower(${sql.ref("trades.symbol")}) like ${pattern} escape '!'`);
+  }
+  if (options.positionId) q = q.where("trades.position_id", "=", options.positionId);
+  if (options.signalId) q = q.where("trades.signal_id", "=", options.signalId);
+  return q as Q;
+}
+
+export async function listTrades(db: Db, options: TradeFilterQuery & { limit?: number } = {}): Promise<Trade[]> {
+  return (await pageTrades(db, options)).trades;
+}
+
+/**
+ * One page of trades, newest first (created_at, then id), and the cursor of the next, older
+ * page (null when this page holds the oldest match). Keyset paging: a trade written between
+ * two page requests is newer than the first page and never shifts a page, so each row comes
+ * once.
+ */
+export async function pageTrades(db: Db, options: TradeFilterQuery & { limit?: number; before?: TradeCursor | null } = {}): Promise<{ trades: Trade[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(options.limit ?? 10, 1), 1000);
+  let query = filtered(db.selectFrom("trades").selectAll(), options);
+  const before = options.before;
+  if (before) {
+    query = query.where((eb) => eb.or([eb("trades.created_at", "<", before.createdAt), eb.and([eb("trades.created_at", "=", before.createdAt), eb("trades.id", "<", before.id)])]));
+  }
+  const rows = await query
+    .orderBy("trades.created_at", "desc")
+    .orderBy("trades.id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const more = rows.length > limit;
+  const page = (more ? rows.slice(0, limit) : rows).map(tradeRowToTrade);
+  const last = page[page.length - 1];
+  return { trades: page, nextCursor: more && last ? tradeCursorText({ createdAt: Date.parse(last.createdAt), id: last.id }) : null };
+}
+
+/** Trade History's counts for a filter: every matching trade, filled (executed or completed) and failed. */
+export async function countTrades(db: Db, options: TradeFilterQuery): Promise<{ total: number; completed: number; failed: number }> {
+  const rows = await filtered(db.selectFrom("trades").select((eb) => ["trades.status", eb.fn.countAll<number>().as("n")]), options)
+    .groupBy("trades.status")
+    .execute();
+  const out = { total: 0, completed: 0, failed: 0 };
+  for (const row of rows) {
+    const n = Number(row.n);
+    out.total += n;
+    if (row.status === "executed" || row.status === "completed") out.completed += n;
+    if (row.status === "failed") out.failed += n;
+  }
+  return out;
+}
+
+/** The realized P&L of every matching trade that closed something (id and figure, to be summed exactly). */
+export async function listClosingTradePnl(db: Db, options: TradeFilterQuery): Promise<{ id: string; realizedPnl: string }[]> {
+  const rows = await filtered(db.selectFrom("trades").select(["trades.id", "trades.realized_pnl"]), options)
+    .where("trades.realized_pnl", "is not", null)
+    .execute();
+  return rows.map((r) => ({ id: r.id, realizedPnl: normalizeDecimal(r.realized_pnl)! }));
+}

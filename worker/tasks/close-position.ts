@@ -23,13 +23,13 @@ import {
   RULE_BACKOFF_MS,
   type RuleState,
   type RuleTrigger,
-  closeQuantity,
+  closingProduct,
   findRequestByJob,
   parseRuleState,
   recordSkipped,
   releaseRequest,
   ruleBackoffMs,
-  wholeContracts,
+  sizeClose,
 } from "../../app/core/rules/index.ts";
 import { SizeRefusalError } from "../../app/core/exchange/errors.ts";
 import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
@@ -41,7 +41,8 @@ import { appendEvent } from "../../db/queries/events.ts";
 import { getPosition, getPositionForUpdate, lockSymbol, pendingCloseQuantity, updatePosition } from "../../db/queries/positions.ts";
 import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { type Db, newId } from "../../db/queries/util.ts";
-import { PermanentFailure, executeTrade } from "../execution.ts";
+import { PermanentFailure, adapterFor, executeTrade } from "../execution.ts";
+import { resolveSymbol } from "../../app/core/products.ts";
 import type { TaskContext } from "./index.ts";
 
 export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "unknown" | "nothing-to-close";
@@ -52,24 +53,22 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
 
   const peek = await getPosition(ctx.db, payload.positionId);
   if (!peek) throw new PermanentFailure(`Position ${payload.positionId} not found`);
-  const products = tradingProductsFor(ctx.db, ctx.exchange);
-  const product = await products.product(peek.symbol);
-  if (!product) throw new PermanentFailure(`Unknown symbol ${peek.symbol}`);
+  // Sized as the exchange that HOLDS the position trades it (decision 039), not the active one.
+  const holder = await adapterFor(ctx.exchange, peek.exchange);
+  const products = tradingProductsFor(ctx.db, holder);
+  const traded = await products.product(peek.symbol);
+  if (!traded) throw new PermanentFailure(`Unknown symbol ${peek.symbol}`);
+  const product = closingProduct(traded, resolveSymbol(peek.symbol), peek.exchange, payload.quantity);
 
   const written = await ctx.db.transaction().execute(async (trx) => {
     await lockSymbol(trx, peek.symbol);
     const position = await getPositionForUpdate(trx, payload.positionId);
     if (!position || position.status !== "open") return { skipped: "the position is already closed" } as const;
     const pending = await pendingCloseQuantity(trx, position.id);
-    const quantity = closeQuantity(payload.quantity, position.remainingQuantity, pending, product);
-    if (quantity === "0") {
-      // A share smaller than one contract while whole contracts remain: a size, not a failure.
-      const free = D(position.remainingQuantity).minus(pending);
-      if (payload.quantity !== "all" && wholeContracts(free, product) !== "0") {
-        return { skipped: `${payload.quantity} ${position.symbol} is less than the minimum ${product.baseMinSize} (whole ${product.baseIncrement} contracts): left for the last level`, undersized: true } as const;
-      }
-      return { skipped: "what remains is already being closed" } as const;
-    }
+    const size = sizeClose({ requested: payload.quantity, remaining: position.remainingQuantity, pending, product, symbol: position.symbol, base: traded.base, exchangeLabel: holder.label });
+    // A share smaller than one contract while whole contracts remain: a size, not a failure.
+    if (!size.ok) return { skipped: size.reason, ...(size.kind === "share" ? { undersized: true } : {}) } as const;
+    const quantity = size.quantity;
     const tradeId = newId();
     await insertTrade(trx, {
       id: tradeId,
@@ -80,7 +79,7 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
       price: null,
       source: payload.source,
       clientOrderId: newClientOrderId(),
-      exchange: ctx.exchange.name,
+      exchange: position.exchange,
       signalId: null,
       positionId: position.id,
       jobId: ctx.jobId,

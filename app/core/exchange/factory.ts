@@ -179,6 +179,21 @@ export class SwitchingExchange implements ExchangeAdapter {
     return (await this.resolve()).adapter;
   }
 
+  /**
+   * The adapter of the exchange called `name`, whichever is active: positions stay on the
+   * exchange that holds them (docs/decisions/039-positions-stay-on-their-exchange.md). The
+   * simulator is always there; Coinbase is there while its credentials trade live. Otherwise
+   * an adapter whose every call says why that exchange cannot be reached.
+   */
+  async forExchange(name: string): Promise<ExchangeAdapter> {
+    if (name === this.simulator.name) return this.simulator;
+    const active = await this.current();
+    if (active.name === name) return active;
+    return new UnavailableAdapter(
+      `This position is on ${name}, which is not connected for trading now (${this.label} is): enable its credentials with sandbox off to close or protect it there, or resolve it from the drift alarm`,
+    );
+  }
+
   async resolve(): Promise<Resolved> {
     const now = Date.now();
     if (this.resolved && now - this.checkedAt < (this.options.checkMs ?? CHECK_MS)) return this.resolved;

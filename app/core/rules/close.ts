@@ -24,6 +24,63 @@ export function closeQuantity(
   return D(quantity).lt(product.baseMinSize) || D(quantity).lte(0) ? "0" : quantity;
 }
 
+/** What a close can send, or why it sends nothing (the one rule for the web's Close and the worker's close task). */
+export type CloseSize =
+  | { ok: true; quantity: string }
+  | { ok: false; kind: "closing" | "share" | "undersized"; reason: string };
+
+/**
+ * The product a close is sized with on the exchange that holds the position
+ * (docs/decisions/039-positions-stay-on-their-exchange.md): on the simulator, a close of
+ * everything takes any multiple of the simulator's own increment, so a remainder under one
+ * Coinbase contract (opened before "Use Coinbase contract sizes" was on) still closes there.
+ * Everything else is sized as that exchange trades it (`traded`).
+ */
+export function closingProduct<P extends { baseIncrement: string; baseMinSize: string }>(
+  traded: P,
+  native: { baseIncrement: string; baseMinSize: string } | null,
+  holder: string,
+  requested: string,
+): { baseIncrement: string; baseMinSize: string } {
+  return holder === "simulator" && requested === "all" && native ? native : traded;
+}
+
+/**
+ * The close `requested` ("all" or a quantity) of a position with `remaining` open and
+ * `pending` already being closed, in `product`'s sizes, or the true reason nothing is sent:
+ * another close already takes what remains; a take-profit share under one contract while
+ * whole contracts remain (left for the last level); or what remains is under the smallest
+ * order the exchange takes.
+ */
+export function sizeClose(input: {
+  requested: string;
+  remaining: string;
+  pending: string;
+  product: { baseIncrement: string; baseMinSize: string };
+  symbol: string;
+  base: string;
+  exchangeLabel: string;
+}): CloseSize {
+  const { product } = input;
+  const quantity = closeQuantity(input.requested, input.remaining, input.pending, product);
+  if (quantity !== "0") return { ok: true, quantity };
+  const free = D(input.remaining).minus(input.pending);
+  if (free.lte(0)) return { ok: false, kind: "closing", reason: "what remains is already being closed" };
+  const whole = floorToIncrement(free, product.baseIncrement);
+  if (input.requested !== "all" && D(whole).gte(product.baseMinSize) && D(whole).gt(0)) {
+    return {
+      ok: false,
+      kind: "share",
+      reason: `${input.requested} ${input.symbol} is less than the minimum ${product.baseMinSize} (whole ${product.baseIncrement} contracts): left for the last level`,
+    };
+  }
+  return {
+    ok: false,
+    kind: "undersized",
+    reason: `${free.toString()} ${input.base} is less than the smallest order ${input.exchangeLabel} takes for ${input.symbol} (${product.baseMinSize} ${input.base}, in steps of ${product.baseIncrement}): no order can close it there; Adopt on its drift alarm (Positions) takes it off the book if the exchange does not hold it`,
+  };
+}
+
 export interface RuleFillEffect {
   ruleState: RuleState;
   breakEvenTriggered: boolean;
