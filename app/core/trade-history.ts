@@ -52,6 +52,47 @@ export function filtersFromParams(params: URLSearchParams): TradeFilters {
   };
 }
 
+/**
+ * The filters as the database query takes them (db/queries/trades.ts TradeFilterQuery): the
+ * symbol text is a substring (`search`), "all" is no status. The rows, their pages and the
+ * header's totals all read this one filter (issue 22).
+ */
+export function tradeDbFilter(filters: TradeFilters, strategy = ""): { search?: string; status?: string; strategy?: string } {
+  return {
+    search: filters.symbol.trim() || undefined,
+    status: filters.status === "all" ? undefined : filters.status,
+    strategy: strategy || undefined,
+  };
+}
+
+/** The API's query string (GET /api/trades, /api/trades/summary, /api/closed-trades-pnl) of the screen's filters, without "?". */
+export function tradeApiQuery(filters: TradeFilters, strategy = "", extra: Record<string, string | number> = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(extra)) params.set(key, String(value));
+  const f = tradeDbFilter(filters, strategy);
+  if (f.search) params.set("search", f.search);
+  if (f.status) params.set("status", f.status);
+  if (f.strategy) params.set("strategy", f.strategy);
+  return params.toString();
+}
+
+/** The screen's own URL query (?symbol=&status=&strategy=&before=), without "?": the no-JavaScript form's and the Older link's. */
+export function tradeScreenQuery(filters: TradeFilters, strategy = "", extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  if (filters.symbol.trim()) params.set("symbol", filters.symbol.trim());
+  if (filters.status !== "all") params.set("status", filters.status);
+  if (strategy) params.set("strategy", strategy);
+  for (const [key, value] of Object.entries(extra)) params.set(key, value);
+  return params.toString();
+}
+
+/** The header's counts for the filter: every matching order, not one page. */
+export interface TradeCounts {
+  total: number;
+  completed: number;
+  failed: number;
+}
+
 /** Filled orders: executed and completed both count (both are green, SPEC.md §4). */
 export const isFilled = (t: Pick<Trade, "status">) => t.status === "executed" || t.status === "completed";
 

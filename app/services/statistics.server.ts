@@ -29,7 +29,8 @@ import {
 import type { DB } from "#db/schema.ts";
 import { D } from "#app/core/decimal.ts";
 import { PERIOD_MS } from "#app/core/pnl/performance-stats.ts";
-import { fundingSince, listFundingAmounts } from "#db/queries/funding.ts";
+import { fundingFor, fundingSince, listFundingAmounts } from "#db/queries/funding.ts";
+import { type TradeFilterQuery, listClosingTradePnl } from "#db/queries/trades.ts";
 import { nextMacrotask } from "./shared-read.server.ts";
 
 /**
@@ -183,4 +184,47 @@ export async function getNetPnlSince(db: Kysely<DB>, since: number, ledgerRead?:
   const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   const net = ledger.netPnlSince(since);
   return funding.length === 0 ? net : D(net).plus(fundingSince(funding, since)).toString();
+}
+
+type ClosedTradesPnl = { totalPnL: string; realizedMatches: number; closingTrades: number; funding?: string };
+
+/** Per ledger: how many matches each closing trade made (the ledger grows in place, so its size checks it). */
+const matchCounts = new WeakMap<StatsLedger, { size: number; byTrade: Map<string, number> }>();
+
+function matchesByTrade(ledger: StatsLedger): Map<string, number> {
+  const matches = ledger.matchesFrom(0);
+  const known = matchCounts.get(ledger);
+  if (known && known.size === matches.length) return known.byTrade;
+  const byTrade = new Map<string, number>();
+  for (const m of matches) byTrade.set(m.exitTradeId, (byTrade.get(m.exitTradeId) ?? 0) + 1);
+  matchCounts.set(ledger, { size: matches.length, byTrade });
+  return byTrade;
+}
+
+/**
+ * Trade History's header P&L for the filter of its rows (issue 22, docs/pnl.md): the sum of
+ * the realized P&L of the matching trades (every page, not one) plus the funding of the
+ * matching symbol / strategy's positions; the same shape as getClosedTradesPnl, which it is
+ * when nothing narrows the rows (status "executed" or none). A status of orders that never
+ * filled (pending, failed) has no P&L and no funding.
+ */
+export async function getClosedTradesPnlFor(db: Kysely<DB>, filter: TradeFilterQuery): Promise<ClosedTradesPnl> {
+  const narrowed = Boolean(filter.symbol || filter.search?.trim() || filter.strategy || filter.positionId || filter.signalId);
+  const filled = !filter.status || filter.status === "executed";
+  if (!narrowed && filled) return getClosedTradesPnl(db);
+  const [ledger, rows, funding] = await Promise.all([
+    getStatsLedger(db),
+    listClosingTradePnl(db, filter),
+    filled && !filter.positionId && !filter.signalId ? fundingFor(db, filter) : null,
+  ]);
+  const byTrade = matchesByTrade(ledger);
+  let total = D(0);
+  let matches = 0;
+  for (const row of rows) {
+    total = total.plus(row.realizedPnl);
+    matches += byTrade.get(row.id) ?? 0;
+  }
+  const closed = { totalPnL: total.toString(), realizedMatches: matches, closingTrades: rows.length };
+  if (!funding || funding.count === 0) return closed;
+  return { ...closed, totalPnL: total.plus(funding.total).toString(), funding: funding.total };
 }

@@ -1,8 +1,11 @@
-// The Trade History screen's first paint (SPEC.md §2, §7): the latest 50 trades and the
-// filters of the URL (how the screen filters without JavaScript). The browser then polls
-// GET /api/trades?limit=50 and loads GET /api/closed-trades-pnl itself (every 30 s), as
-// decided in docs/decisions/007-trading-rules-form.md. Since the statistics cache
-// (decision 012) that answer costs about a millisecond, not a FIFO pass over every fill.
+// The Trade History screen's first paint (SPEC.md §2, §7): one page of 50 trades, newest
+// first, for the filters of the URL (symbol text, status, strategy: how the screen filters
+// without JavaScript), the cursor of the next page (`before=`, keyset on created_at and id,
+// as Activity Logs pages: each row comes once while new trades arrive), and the header's
+// totals for the same filter over every page (issue 22): the counts and the P&L (the
+// matching trades' realized P&L plus the matching funding, docs/pnl.md). The browser then
+// polls GET /api/trades?limit=50 (the newest page), /api/trades/summary (the totals) and
+// GET /api/closed-trades-pnl, each with the filter (every 30 s), and loads older pages in place.
 //
 // Issue 11: each trade carries its position's protection state (one query for the page), so
 // the row shows real values (drawdown, TP, SL, break-even, trailing, ROI) instead of SPEC's
@@ -10,14 +13,15 @@
 // now (its final state once closed): states at earlier moments are not kept.
 import type { AppLoadContext } from "@remix-run/node";
 import type { Kysely } from "kysely";
-import { TRADE_HISTORY_LIMIT, filtersFromParams } from "#app/core/trade-history.ts";
+import { TRADE_HISTORY_LIMIT, type TradeCounts, filtersFromParams, tradeDbFilter } from "#app/core/trade-history.ts";
 import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
-import { type Trade, listTrades } from "#db/queries/trades.ts";
+import { type Trade, type TradeFilterQuery, countTrades, listTrades, pageTrades, parseTradeCursor } from "#db/queries/trades.ts";
+import { getClosedTradesPnlFor } from "./statistics.server.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
 import { sharedRead } from "./shared-read.server.ts";
 
-export { listTrades };
+export { listTrades, pageTrades, parseTradeCursor };
 
 export type TradePositionState = Pick<
   Position,
@@ -50,16 +54,33 @@ export async function withPositions(db: Kysely<DB>, trades: Trade[]): Promise<Tr
   return trades.map((t) => ({ ...t, position: t.positionId ? (byId.get(t.positionId) ?? null) : null }));
 }
 
+/** The header's totals for a filter: the counts of every matching order and its P&L (docs/pnl.md). */
+export async function tradeHistoryTotals(db: Kysely<DB>, filter: TradeFilterQuery): Promise<TradeCounts & { pnl: Awaited<ReturnType<typeof getClosedTradesPnlFor>> }> {
+  const [counts, pnl] = await Promise.all([countTrades(db, filter), getClosedTradesPnlFor(db, filter)]);
+  return { ...counts, pnl };
+}
+
+/** The filter of GET /api/trades, /api/trades/summary and /api/closed-trades-pnl: status, symbol (exact), search (symbol text), strategy. */
+export function apiTradeFilter(params: URLSearchParams): TradeFilterQuery {
+  const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max) || undefined;
+  return { status: get("status", 20), symbol: get("symbol", 40), search: get("search", 40), strategy: get("strategy", 40) };
+}
+
 export async function loadTradeHistory(request: Request, context: AppLoadContext) {
   const params = new URL(request.url).searchParams;
+  const filters = filtersFromParams(params);
   // ?strategy=<id> | default (decision 027): filtered on the server, like GET /api/trades.
   const strategy = (params.get("strategy") ?? "").slice(0, 40);
+  const before = parseTradeCursor(params.get("before"));
+  const filter = tradeDbFilter(filters, strategy);
   // Pages asking at about the same time share one read (decision 037): everyone sees the same trades.
-  const [trades, strategies] = await sharedRead(context.db, `trade-history|${strategy}`, () =>
+  const key = `trade-history|${strategy}|${filters.status}|${filters.symbol}|${before ? `${before.createdAt}_${before.id}` : ""}`;
+  const [page, strategies, totals] = await sharedRead(context.db, key, () =>
     Promise.all([
-      listTrades(context.db, { limit: TRADE_HISTORY_LIMIT, strategy: strategy || undefined }).then((list) => withPositions(context.db, list)),
+      pageTrades(context.db, { ...filter, limit: TRADE_HISTORY_LIMIT, before }).then(async (p) => ({ trades: await withPositions(context.db, p.trades), nextCursor: p.nextCursor })),
       strategyNames(context.db),
+      tradeHistoryTotals(context.db, filter),
     ]),
   );
-  return { trades, filters: filtersFromParams(params), strategy, strategies };
+  return { trades: page.trades, nextCursor: page.nextCursor, before: before ? params.get("before") : null, filters, strategy, strategies, totals };
 }

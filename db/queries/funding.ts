@@ -3,8 +3,10 @@
 // them to the trades' realized P&L (docs/pnl.md): sums are exact decimal additions in code
 // (SQLite stores the amounts as text), over a per-database cache that one aggregate query
 // checks (rows are only ever inserted, or all deleted by a statistics reset).
+import { sql } from "kysely";
 import { D } from "../../app/core/decimal.ts";
 import { getSetting, setSetting } from "./settings.ts";
+import { positionOfStrategy } from "./strategies.ts";
 import type { Db } from "./util.ts";
 
 /**
@@ -64,4 +66,19 @@ export function fundingSince(rows: readonly FundingAmount[], since = 0): string 
   let total = D(0);
   for (const r of rows) if (r.at >= since) total = total.plus(r.amount);
   return total.toString();
+}
+
+/**
+ * Σ the funding booked for a Trade History filter (exact): of a symbol (exact, or a
+ * case-insensitive substring) and of the positions of a strategy (decision 027).
+ */
+export async function fundingFor(db: Db, filter: { symbol?: string; search?: string; strategy?: string }): Promise<{ total: string; count: number }> {
+  let query = db.selectFrom("funding_payments").select("amount");
+  if (filter.symbol) query = query.where("symbol", "=", filter.symbol);
+  const search = filter.search?.trim();
+  if (search) query = query.where(sql<boolean>`lower(${sql.ref("symbol")}) like ${`%${search.toLowerCase().replace(/[!%_]/g, "!$&")}%`} escape '!'`);
+  const strategy = filter.strategy;
+  if (strategy) query = query.where("position_id", "in", db.selectFrom("positions").select("positions.id").where((eb) => positionOfStrategy(eb, strategy)));
+  const rows = await query.execute();
+  return { total: rows.reduce((sum, r) => sum.plus(r.amount), D(0)).toString(), count: rows.length };
 }

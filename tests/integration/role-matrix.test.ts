@@ -105,6 +105,7 @@ const TABLE: Row[] = [
   READ("api+/signals.latency.ts", "/api/signals/latency"),
   { file: "api+/signals.$id.ts", method: "GET", path: "/api/signals/no-such-signal", expect: [401, 404, 404, 404] },
   READ("api+/trades.ts", "/api/trades"),
+  READ("api+/trades.summary.ts", "/api/trades/summary"),
   READ("api+/logs.ts", "/api/logs"),
   READ("api+/positions.ts", "/api/positions"),
   READ("api+/balance.ts", "/api/balance"),

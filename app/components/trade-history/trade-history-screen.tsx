@@ -1,15 +1,18 @@
 // The Trade History screen (SPEC.md §2 Trade History, §7, §8, §9), shared by /history,
 // /trade-history, /trades and /signals: summary cards (Total Trades, Completed, Failed,
 // P&L with the closed-position count), symbol and status filters with Clear Filters, the
-// Export button (trade-history.csv of the filtered rows) and the expandable table.
-// The trades are server-rendered from the loader, then polled (GET /api/trades?limit=50,
-// every 30 s; live trade updates refresh them sooner); the P&L card loads
-// GET /api/closed-trades-pnl in the browser (every 30 s). Without JavaScript the filters
-// are a GET form the loader applies.
+// Export button (trade-history.csv of the rows shown) and the expandable table.
+// The filters are the URL's (?symbol=&status=&strategy=): the loader reads one page of 50
+// rows and the cards' totals for them over every page (issue 22: the header follows the
+// filter), so without JavaScript the filters are a GET form and "Older" a link (?before=).
+// With JavaScript the filters typed narrow the rows at once and apply on the server after a
+// pause; the newest page polls GET /api/trades?limit=50 (every 30 s; live trade updates
+// refresh it sooner), the cards GET /api/trades/summary and GET /api/closed-trades-pnl with
+// the same filter, and "Older" loads the next page in place (X-Next-Cursor), as Activity Logs does.
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import type { Signal } from "#db/queries/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
@@ -29,13 +32,15 @@ import {
   TRADE_HISTORY_FILE,
   TRADE_HISTORY_LIMIT,
   type Trade,
+  type TradeCounts,
   type TradeFilters,
   filterTrades,
   hasFilters,
   signalsUrl,
+  tradeApiQuery,
   tradeHistoryCsv,
+  tradeScreenQuery,
   tradeSummary,
-  tradesUrl,
 } from "#app/core/trade-history.ts";
 import { LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
 import { S } from "./trade-history-screen.css.ts";
@@ -69,12 +74,35 @@ export interface ClosedTradesPnl {
 }
 
 export interface TradeHistoryData {
+  /** One page, newest first (the newest unless `before`). */
   trades: Trade[];
+  /** The cursor of the next, older page (`before=`), null when this page holds the oldest. */
+  nextCursor?: string | null;
+  /** The cursor this page starts after (a page further back), null for the newest page. */
+  before?: string | null;
   filters: TradeFilters;
   /** The strategy filter (decision 027): "" all, "default", or a strategy id. */
   strategy?: string;
   strategies?: { id: string; name: string }[];
+  /** The header's totals for the filters, over every page (issue 22). */
+  totals?: TradeCounts & { pnl: ClosedTradesPnl };
 }
+
+type Query<T> = ReturnType<typeof useApiQuery<T>>;
+
+/**
+ * Polls one URL and hands its state up. Keyed by the applied filters, so a new filter starts
+ * from the loader's answer for it (useApiQuery keeps its data across URL changes).
+ */
+function Poll<T>({ url, initialData, intervalMs, enabled = true, onState }: { url: string; initialData: T | undefined; intervalMs: number; enabled?: boolean; onState: (state: Query<T>) => void }) {
+  const state = useApiQuery<T>(url, { initialData, refetchIntervalMs: intervalMs, enabled });
+  useEffect(() => onState(state), [state.data, state.error, state.refetch]); // eslint-disable-line react-hooks/exhaustive-deps
+  return null;
+}
+
+const sameFilters = (a: TradeFilters, b: TradeFilters) => a.symbol.trim() === b.symbol.trim() && a.status === b.status;
+/** How long typing pauses before the filters apply on the server (the rows narrow at once). */
+const APPLY_FILTERS_MS = 400;
 
 export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
   // A new strategy filter is a new list (its own API query).
@@ -84,27 +112,73 @@ export function TradeHistoryScreen({ data }: { data: TradeHistoryData }) {
 function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const toast = useToast();
   const hydrated = useHydrated();
-  const trades = useApiQuery<Trade[]>(data.strategy ? `${tradesUrl}&strategy=${encodeURIComponent(data.strategy)}` : tradesUrl, { initialData: data.trades, refetchIntervalMs: TRADES_POLL_MS });
+  const strategy = data.strategy ?? "";
+  // What the loader applied: the rows, the cursor and the totals are this filter's.
+  const applied = `${tradeApiQuery(data.filters, strategy)}|${data.before ?? ""}`;
+  const apiQuery = (extra: Record<string, string | number> = {}) => tradeApiQuery(data.filters, strategy, extra);
+  const [head, setHead] = useState<{ key: string; query: Query<Trade[]> | null }>({ key: applied, query: null });
+  const [counts, setCounts] = useState<{ key: string; query: Query<TradeHistoryData["totals"]> | null }>({ key: applied, query: null });
+  const [pnlState, setPnlState] = useState<{ key: string; query: Query<ClosedTradesPnl> | null }>({ key: applied, query: null });
+  const [older, setOlder] = useState<{ key: string; trades: Trade[]; cursor: string | null }>({ key: applied, trades: [], cursor: data.nextCursor ?? null });
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const [olderError, setOlderError] = useState<string | null>(null);
   // SPEC.md §7: the screen also fetches the latest 50 signals (it shows none of them).
   useApiQuery<Signal[]>(signalsUrl, { refetchIntervalMs: SIGNALS_POLL_MS });
-  const pnl = useApiQuery<ClosedTradesPnl>("/api/closed-trades-pnl", { refetchIntervalMs: PNL_POLL_MS });
   const [filters, setFilters] = useState<TradeFilters>(data.filters);
   const location = useLocation();
   const navigate = useNavigate();
 
-  const all = trades.data ?? [];
+  // Typed filters apply on the server (rows, pages and totals together) once typing pauses.
+  useEffect(() => {
+    if (!hydrated || sameFilters(filters, data.filters)) return;
+    const timer = setTimeout(() => {
+      const query = tradeScreenQuery(filters, strategy);
+      navigate(`${location.pathname}${query ? `?${query}` : ""}`, { replace: true, preventScrollReset: true });
+    }, APPLY_FILTERS_MS);
+    return () => clearTimeout(timer);
+  }, [filters, data.filters, hydrated, strategy, location.pathname, navigate]);
+
+  const current = <T,>(state: { key: string; query: Query<T> | null }) => (state.key === applied ? state.query : null);
+  const trades = current(head);
+  const pages = older.key === applied ? older : { key: applied, trades: [], cursor: data.nextCursor ?? null };
+  const byId = new Map<string, Trade>();
+  for (const t of [...(data.before ? [] : (trades?.data ?? [])), ...data.trades, ...pages.trades]) if (!byId.has(t.id)) byId.set(t.id, t);
+  const all = [...byId.values()].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
   const shown = filterTrades(all, filters);
-  const summary = tradeSummary(all);
-  const totalPnL = pnl.data?.totalPnL ?? null;
-  const closing = pnl.data?.closingTrades ?? 0;
+  const totals = current(counts)?.data ?? data.totals;
+  const summary = totals ?? tradeSummary(all);
+  const pnl = current(pnlState) ?? { data: data.totals?.pnl, error: null };
+  const pnlData = pnl.data ?? totals?.pnl;
+  const totalPnL = pnlData?.totalPnL ?? null;
+  const closing = pnlData?.closingTrades ?? 0;
   const pnlStatus = totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
-  const pnlDescription = pnl.data
-    ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}${pnl.data.funding && !D(pnl.data.funding).eq(0) ? `, funding ${formatPnl(pnl.data.funding)}` : ""}`
+  const pnlDescription = pnlData
+    ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}${pnlData.funding && !D(pnlData.funding).eq(0) ? `, funding ${formatPnl(pnlData.funding)}` : ""}`
     : pnl.error
       ? `Unavailable: ${errorText(pnl.error, "Unknown error")}`
       : hydrated
         ? "Loading realized P&L..."
         : "Realized P&L: needs JavaScript";
+  const narrowed = hasFilters(data.filters) || strategy !== "";
+
+  const olderHref = (cursor: string) => `${location.pathname}?${tradeScreenQuery(data.filters, strategy, { before: cursor })}`;
+  const loadOlder = async (event: React.MouseEvent) => {
+    const cursor = pages.cursor;
+    if (cursor === null || !hydrated) return;
+    event.preventDefault();
+    setLoadingOlder(true);
+    setOlderError(null);
+    try {
+      const response = await fetch(`/api/trades?${apiQuery({ limit: TRADE_HISTORY_LIMIT, before: cursor })}`, { headers: { Accept: "application/json" } });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const page = (await response.json()) as Trade[];
+      setOlder({ key: applied, trades: [...pages.trades, ...page], cursor: response.headers.get("X-Next-Cursor") });
+    } catch (error) {
+      setOlderError(`Failed to load trades: ${error instanceof Error ? error.message : "Unknown error"}`);
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
 
   const exportCsv = () => {
     if (shown.length === 0) {
@@ -123,6 +197,22 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
 
   return (
     <div>
+      <Poll<Trade[]>
+        key={`rows|${applied}`}
+        url={`/api/trades?${apiQuery({ limit: TRADE_HISTORY_LIMIT })}`}
+        initialData={data.before ? undefined : data.trades}
+        intervalMs={TRADES_POLL_MS}
+        enabled={!data.before}
+        onState={(query) => setHead({ key: applied, query })}
+      />
+      <Poll<TradeHistoryData["totals"]> key={`totals|${applied}`} url={`/api/trades/summary?${apiQuery()}`} initialData={data.totals} intervalMs={PNL_POLL_MS} onState={(query) => setCounts({ key: applied, query })} />
+      <Poll<ClosedTradesPnl>
+        key={`pnl|${applied}`}
+        url={`/api/closed-trades-pnl${apiQuery() ? `?${apiQuery()}` : ""}`}
+        initialData={data.totals?.pnl}
+        intervalMs={PNL_POLL_MS}
+        onState={(query) => setPnlState({ key: applied, query })}
+      />
       <div className={S.head}>
         <h1 className={T.h1}>Trade History</h1>
         <div className={S.grow} />
@@ -143,7 +233,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
           title="Total Trades"
           value={String(summary.total)}
           icon={<LeanIcon d={ICONS.receipt} medium />}
-          description={summary.total >= TRADE_HISTORY_LIMIT ? `The latest ${TRADE_HISTORY_LIMIT} orders` : "All orders"}
+          description={narrowed ? "Matching the filters" : "All orders"}
         />
         <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<LeanIcon d={ICONS.check} medium />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
         <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<LeanIcon d={ICONS.cancel} medium />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
@@ -190,7 +280,10 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
               label="Strategy"
               name="strategy"
               value={data.strategy ?? ""}
-              onChange={(e) => navigate(`${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`)}
+              onChange={(e) => {
+                const query = tradeScreenQuery(filters, e.target.value);
+                navigate(`${location.pathname}${query ? `?${query}` : ""}`);
+              }}
               data-testid="trade-strategy-filter"
             >
               <option value="">All strategies</option>
@@ -233,7 +326,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
           </p>
         </form>
 
-        {trades.error ? (
+        {trades?.error ? (
           <Alert
             severity="error"
             sx={{ mb: 2 }}
@@ -248,10 +341,29 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         ) : null}
 
         <TradeHistoryTable trades={shown} />
-        {all.length > 0 ? (
+        {all.length > 0 || data.before ? (
           <div className={S.footer}>
-            <span className={cls(T.caption, T.muted)}>Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
+            {pages.cursor === null && !data.before && all.length <= TRADE_HISTORY_LIMIT ? (
+              <span className={cls(T.caption, T.muted)}>Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
+            ) : (
+              <span className={cls(T.caption, T.muted)} data-testid="trade-pages">
+                {`Click a row for its details. Newest first, ${TRADE_HISTORY_LIMIT} a page${data.before ? " (an older page; " : "."}`}
+                {data.before ? <RemixLink to={`${location.pathname}${tradeScreenQuery(data.filters, strategy) ? `?${tradeScreenQuery(data.filters, strategy)}` : ""}`}>back to newest</RemixLink> : null}
+                {data.before ? ")" : ""}
+              </span>
+            )}
+            <div className={S.grow} />
+            {pages.cursor !== null ? (
+              <a href={olderHref(pages.cursor)} onClick={loadOlder} data-testid="trades-older" data-cursor={pages.cursor} rel="next" className={T.body2}>
+                {loadingOlder ? "Loading..." : "Older"}
+              </a>
+            ) : null}
           </div>
+        ) : null}
+        {olderError ? (
+          <Alert severity="error" sx={{ mt: 2 }} data-testid="trades-older-error">
+            {olderError}
+          </Alert>
         ) : null}
       </div>
     </div>

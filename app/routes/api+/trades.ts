@@ -1,22 +1,26 @@
-// GET /api/trades?limit=10&status=&symbol= and POST /api/trades (a manual order).
+// GET /api/trades?limit=10&status=&symbol=&search=&strategy=&before= and POST /api/trades (a
+// manual order). GET answers a JSON array, newest first (created_at, then id), as it always
+// did; paging is cursor based and rides on a response header, as GET /api/logs does:
+// `X-Next-Cursor: <cursor>` is set when older matching trades exist; pass it back as
+// `before=<cursor>` for the next page (trades written meanwhile never shift a page).
+// status "executed" is executed or completed; symbol is exact, search a case-insensitive
+// substring of the symbol (Trade History's Symbol filter); strategy an id or "default".
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual-order.ts";
 import { placeManualOrder } from "#app/services/orders.server.ts";
-import { withPositions } from "#app/services/trade-history.server.ts";
+import { apiTradeFilter, pageTrades, parseTradeCursor, withPositions } from "#app/services/trade-history.server.ts";
 import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
-import { listTrades } from "#app/services/trade-history.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const url = new URL(request.url);
-  const trades = await listTrades(context.db, {
+  const { trades, nextCursor } = await pageTrades(context.db, {
+    ...apiTradeFilter(url.searchParams),
     limit: queryInt(url.searchParams, "limit", 10, 1, 1000),
-    status: url.searchParams.get("status") || undefined,
-    symbol: url.searchParams.get("symbol") || undefined,
-    strategy: url.searchParams.get("strategy") || undefined,
+    before: parseTradeCursor(url.searchParams.get("before")),
   });
-  return json(await withPositions(context.db, trades));
+  return json(await withPositions(context.db, trades), { headers: nextCursor !== null ? { "X-Next-Cursor": nextCursor } : {} });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -1,0 +1,11 @@
+// GET /api/trades/summary?status=&symbol=&search=&strategy=: Trade History's header for a
+// filter (issue 22), over every matching trade (not one page): { total, completed, failed,
+// pnl } where pnl is GET /api/closed-trades-pnl's answer for the same filter (docs/pnl.md).
+import { type LoaderFunctionArgs, json } from "@remix-run/node";
+import { apiTradeFilter, tradeHistoryTotals } from "#app/services/trade-history.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireUser(request, context);
+  return json(await tradeHistoryTotals(context.db, apiTradeFilter(new URL(request.url).searchParams)));
+}
