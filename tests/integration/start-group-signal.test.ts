@@ -54,7 +54,7 @@ async function startApp(): Promise<App> {
   delete env.APP_SECRET;
   delete env.DATABASE_URL;
   Object.assign(env, { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", COINBASE_API_URL: "http://127.0.0.1:9" });
-  const child: ChildProcess = spawn(process.execPath, ["scripts/start.ts"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, ["scripts/start.ts"], { cwd: ROOT, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
