@@ -119,7 +119,9 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
   const adapter = await activeAdapter(exchange);
   if (!adapter.placeStopOrder) return result;
   const name = adapter.name;
-  const positions = await listOpenPositions(db);
+  // Only the positions this exchange holds (a paper position stays on the simulator, decision 039).
+  const held = (list: Position[]) => list.filter((p) => p.exchange === name);
+  const positions = held(await listOpenPositions(db));
   const open = new Set(positions.map((p) => p.id));
 
   // 1. What became of each recorded stop: booked when filled, looked up when its placement
@@ -141,12 +143,12 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
 
   // 2. Each open position's stop where it belongs (re-read: a stop booked above may have closed or reduced a position).
   const records = new Map((await listExchangeStops(db, name)).map((r) => [r.position_id, r]));
-  let held: Map<string, ExchangePosition> | null | undefined;
+  let onExchange: Map<string, ExchangePosition> | null | undefined;
   const holdings = async () => {
-    if (held === undefined) held = await adapter.getPositions().then((list) => new Map(list.map((x) => [x.symbol, x]))).catch(() => null);
-    return held;
+    if (onExchange === undefined) onExchange = await adapter.getPositions().then((list) => new Map(list.map((x) => [x.symbol, x]))).catch(() => null);
+    return onExchange;
   };
-  for (const p of result.filled > 0 ? await listOpenPositions(db) : positions) {
+  for (const p of result.filled > 0 ? held(await listOpenPositions(db)) : positions) {
     const record = records.get(p.id) ?? null;
     if (record?.status === "placing") continue; // its answer is still being looked up: never a second stop
     const price = desiredStop(p);

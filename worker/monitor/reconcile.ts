@@ -1,6 +1,7 @@
 // The exchange reconciled (issue 11): every RECONCILE_MS (and when the worker starts) the
 // price leader compares the active exchange's positions with the app's open positions
-// (app/core/reconcile/compare.ts). A difference seen on two passes in a row (one pass may
+// (app/core/reconcile/compare.ts): the positions that exchange holds (a paper position opened
+// before Coinbase was connected stays on the simulator, decision 039). A difference seen on two passes in a row (one pass may
 // fall between a fill and its booking) becomes a drift alarm: a `drifts` row, a warning in
 // the activity log and a live trade_update, shown on Positions and the dashboard until the
 // books agree again (cleared) or a person resolves it (adopt or close: worker/tasks/
@@ -30,7 +31,7 @@ interface AppBook {
   busy: Set<string>;
 }
 
-async function readAppBook(db: Kysely<DB>, since: number): Promise<AppBook> {
+async function readAppBook(db: Kysely<DB>, since: number, exchangeName: string): Promise<AppBook> {
   const [positions, inFlight] = await Promise.all([
     listOpenPositions(db),
     db
@@ -42,7 +43,8 @@ async function readAppBook(db: Kysely<DB>, since: number): Promise<AppBook> {
   ]);
   return {
     // Only what the futures exchange holds (the list shows the same: SPEC's -PERP / -FUTURE symbols).
-    positions: positions.filter((p) => isFuturesSymbol(p.symbol)).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
+    // ... and only the positions that exchange holds (decision 039: a paper position stays on the simulator).
+    positions: positions.filter((p) => isFuturesSymbol(p.symbol) && p.exchange === exchangeName).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
     busy: new Set(inFlight.map((r) => r.symbol)),
   };
 }
@@ -69,9 +71,11 @@ export async function reconcileOnce(
   const streak = options.streak ?? new Map<string, number>();
   const confirmations = options.confirmations ?? RECONCILE_CONFIRMATIONS;
   const started = now();
-  const before = await readAppBook(db, started);
-  const onExchange = (await exchange.getPositions()).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: p.markPrice }));
-  const after = await readAppBook(db, started);
+  const switching = exchange as ExchangeAdapter & { current?: () => Promise<ExchangeAdapter> };
+  const adapter = typeof switching.current === "function" ? await switching.current() : exchange;
+  const before = await readAppBook(db, started, adapter.name);
+  const onExchange = (await adapter.getPositions()).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: p.markPrice }));
+  const after = await readAppBook(db, started, adapter.name);
   const skip = new Set([...before.busy, ...after.busy]);
   for (const p of before.positions) {
     const later = after.positions.find((q) => q.symbol === p.symbol);
