@@ -177,7 +177,7 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect(await db().selectFrom("positions").select("id").where("status", "=", "open").execute()).toEqual([]);
   });
 
-  test("switching the trading connection while a position is open is refused, naming it; after Flatten all it goes", async () => {
+  test("a paper position never blocks enabling an exchange: it stays on the simulator and closes there; a position held on Coinbase blocks a switch, naming it", async () => {
     await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: cookies.admin });
     // A disabled connection changes nothing: added freely.
     const added = await app.fetch("/api/exchanges", {
@@ -190,17 +190,33 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "market", id: `switch-${Date.now()}` })).status).toBe(200);
     await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
 
-    const enable = await app.fetch(`/api/exchanges/${id}`, { method: "PUT", cookie: cookies.admin, json: { isEnabled: true } });
-    expect(enable.status).toBe(409);
-    expect(((await enable.json()) as { error: string }).error).toBe(
-      "Close the positions and cancel the orders first (Flatten all): they stay on the exchange they were opened on. Open: ETH-PERP long 0.3",
-    );
-    const save = await app.fetch("/api/credentials/save", { method: "POST", cookie: cookies.admin, json: { apiKey: "organizations/a/apiKeys/b", apiSecret: "another-secret", sandbox: true } });
-    expect(save.status).toBe(409);
-    const page = await app.fetch("/exchanges", { method: "POST", cookie: cookies.admin, form: { intent: "enabled", id, value: "true" } });
-    expect(page.status).toBe(302);
-    expect((await db().selectFrom("exchanges").select("is_enabled").where("id", "=", id).executeTakeFirstOrThrow()).is_enabled).toBeFalsy();
+    const paper = await db().selectFrom("positions").select(["id", "exchange"]).where("status", "=", "open").executeTakeFirstOrThrow();
+    expect(paper.exchange).toBe("simulator");
 
+    // The paper position stays on the simulator: enabling an exchange goes through (no Flatten all).
+    const enable = await app.fetch(`/api/exchanges/${id}`, { method: "PUT", cookie: cookies.admin, json: { isEnabled: true } });
+    expect(enable.status).toBe(200);
+    expect((await db().selectFrom("exchanges").select("is_enabled").where("id", "=", id).executeTakeFirstOrThrow()).is_enabled).toBeTruthy();
+    // ... and it is still closed where it is held.
+    const close = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.trader });
+    expect(close.status).toBe(200);
+    await waitFor("closed on the simulator", async () => (await db().selectFrom("positions").select("status").where("id", "=", paper.id).executeTakeFirstOrThrow()).status === "closed", 15_000, 10);
+    const closing = await db().selectFrom("trades").select(["exchange", "status"]).where("position_id", "=", paper.id).where("reduce_only", "=", 1 as never).executeTakeFirstOrThrow();
+    expect(closing).toEqual({ exchange: "simulator", status: "executed" });
+
+    // A position held on Coinbase would be stranded by a change of the trading connection: refused, naming it.
+    expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "market", id: `switch-live-${Date.now()}` })).status).toBe(200);
+    const held = await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
+    await db().updateTable("positions").set({ exchange: "coinbase" }).where("id", "=", held).execute();
+    const disable = await app.fetch(`/api/exchanges/${id}`, { method: "PUT", cookie: cookies.admin, json: { isEnabled: false } });
+    expect(disable.status).toBe(409);
+    expect(((await disable.json()) as { error: string }).error).toBe(
+      "Close the positions and cancel the orders held on Coinbase first (Flatten all): they stay on the exchange they were opened on. Open on Coinbase: ETH-PERP long 0.3",
+    );
+    const page = await app.fetch("/exchanges", { method: "POST", cookie: cookies.admin, form: { intent: "enabled", id, value: "false" } });
+    expect(page.status).toBe(302);
+    expect((await db().selectFrom("exchanges").select("is_enabled").where("id", "=", id).executeTakeFirstOrThrow()).is_enabled).toBeTruthy();
+    await db().updateTable("positions").set({ exchange: "simulator" }).where("id", "=", held).execute();
     expect(await (await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.trader })).json()).toMatchObject({ flat: true });
     expect((await app.fetch(`/api/exchanges/${id}`, { method: "DELETE", cookie: cookies.admin })).status).toBe(200);
   });
