@@ -27,7 +27,7 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
     await setEmergencyStop(trx, true, by);
     await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active: false }, after: { active: true } });
-    // Queued work that would open or add to a position ends here, with the reason on each job.
+    // Queued manual orders end here, with the reason on each job (they were written as plain orders).
     const pending = await trx
       .selectFrom("jobs")
       .select("id")

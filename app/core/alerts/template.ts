@@ -281,7 +281,7 @@ export function explainAlertFields(options: AlertTemplateOptions, { secretShown 
   add("leverage", "Nothing: fixed.", "The leverage of the position (Trading Rules apply leverage to signals).");
   add("order_id", "The strategy order's id (e.g. Long, Exit).", "With bar_time names the alert: a re-send of the same order on the same bar is stored once.");
   add("bar_time", "The bar's open time.", "With order_id, the deduplication key.");
-  add("timenow", "The time the alert fired (UTC, whole seconds).", "The first hop of the signal's latency timeline.");
+  add("timenow", "The time the alert fired (UTC, whole seconds).", "The alert's own time: an entry older than 30 s when the worker takes it is not chased. Also the first hop of the signal's latency timeline.");
   add("strategy", "Nothing: fixed.", "Kept with the signal.");
   return lines;
 }
