@@ -17,6 +17,7 @@ import {
   type BrowserContext,
   type Page,
   type PageProblems,
+  type RunningApp,
   apiJson,
   cardLines,
   countRequests,
@@ -37,6 +38,7 @@ import {
   visible,
   waitForSystemStatus,
   watchProblems,
+  withAppDatabase,
 } from "./utils.ts";
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
@@ -76,9 +78,10 @@ let browser: Browser;
 let adminContext: BrowserContext;
 let adminPage: Page;
 let adminProblems: PageProblems;
+let screensApp: RunningApp | undefined;
 
 useSuite({ label: "screens", port: 5107 }, (suite) => {
-  ({ baseUrl, browser, context: adminContext, page: adminPage, problems: adminProblems } = suite);
+  ({ app: screensApp, baseUrl, browser, context: adminContext, page: adminPage, problems: adminProblems } = suite);
 });
 
 // --- small page helpers ------------------------------------------------------------------
@@ -161,7 +164,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     try {
       since = Date.now();
       await form.getByLabel("Quantity", { exact: true }).fill("0.01");
-      await form.getByRole("button", { name: "Sell / Short", exact: true }).click();
+      // A BUY adds to the long (an entry): refused. A SELL would reduce it, which the stop lets through (decision 019).
+      await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
       await expectToastShown(page, "Trade Failed", "Emergency stop is active: no new positions are opened until it is reset", "destructive", since);
       await screenshot(page, "screens-01-manual-trading-failed");
     } finally {
@@ -594,5 +598,72 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await nojs.context().close();
     }
     expect(adminProblems.errors).toEqual([]);
+  });
+
+  test("11. Trade History pages (issue 22): 50 a page; Older loads in place with JavaScript and is a link without it; the header counts the filter's orders", async () => {
+    const page = adminPage;
+    // 60 older XRP orders (cancelled: no fill, no P&L), one a minute from 2026-01-01.
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    withAppDatabase(screensApp!, (db) => {
+      const insert = db.query(
+        "INSERT INTO trades (id, symbol, side, order_type, quantity, status, source, client_order_id, exchange, created_at, updated_at) VALUES (?, 'XRP-PERP', 'buy', 'market', '10', 'cancelled', 'manual', ?, 'simulator', ?, ?)",
+      );
+      for (let i = 0; i < 60; i++) insert.run(`paging-${String(i).padStart(3, "0")}`, `pd-paging-${i}`, start + i * 60_000, start + i * 60_000);
+    });
+    const xrpIds = Array.from({ length: 60 }, (_, i) => `paging-${String(59 - i).padStart(3, "0")}`);
+    const total = (await apiJson<TradeJson[]>(page, "/api/trades?limit=1000")).length;
+    expect(total).toBeGreaterThan(60);
+    expect(total).toBeLessThanOrEqual(100);
+    const rowIds = (p: Page) => tradeRows(p).evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trade-id")));
+
+    // With JavaScript: the newest 50, then Older appends the rest in place (same URL), each row once.
+    await gotoHydrated(page, "/history", "Trade History", adminProblems);
+    await expect.poll(() => tradeRows(page).count()).toBe(50);
+    expect(await cardLines(page, "card-total-trades")).toEqual(["Total Trades", String(total), "All orders"]);
+    const url = page.url();
+    await page.getByTestId("trades-older").click();
+    await expect.poll(() => tradeRows(page).count()).toBe(total);
+    expect(page.url()).toBe(url);
+    const ids = await rowIds(page);
+    expect(new Set(ids).size).toBe(total);
+    expect(ids.slice(-60)).toEqual(xrpIds);
+    expect(await page.getByTestId("trades-older").count()).toBe(0);
+
+    // A filter typed applies on the server: the cards count its orders, the rows page again.
+    await page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true }).fill("xrp");
+    await expect.poll(() => cardLines(page, "card-total-trades"), { timeout: 10_000 }).toEqual(["Total Trades", "60", "Matching the filters"]);
+    expect(new URL(page.url()).search).toBe("?symbol=xrp");
+    await expect.poll(() => tradeRows(page).count()).toBe(50);
+    expect(await cardLines(page, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
+    await page.getByTestId("trades-older").click();
+    await expect.poll(() => tradeRows(page).count()).toBe(60);
+    expect(await rowIds(page)).toEqual(xrpIds);
+    await screenshot(page, "screens-10-trade-history-paged");
+    await page.getByTestId("trade-clear-filters").click();
+    await expect.poll(() => tradeRows(page).count()).toBe(50);
+    expect(adminProblems.errors).toEqual([]);
+
+    // Without JavaScript: the same pages through the Older link (?before=), and back to newest.
+    const nojs = await signedInWithoutJs(browser, baseUrl, adminContext);
+    try {
+      await nojs.goto("/history?symbol=xrp");
+      await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(50);
+      expect(await cardLines(nojs, "card-total-trades")).toEqual(["Total Trades", "60", "Matching the filters"]);
+      expect(await cardLines(nojs, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
+      expect(await rowIds(nojs)).toEqual(xrpIds.slice(0, 50));
+      const older = nojs.getByTestId("trades-older");
+      expect(await older.getAttribute("href")).toMatch(/^\/history\?symbol=xrp&before=\d+_paging-010$/);
+      await older.click();
+      await nojs.waitForURL(/before=/);
+      await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(10);
+      expect(await rowIds(nojs)).toEqual(xrpIds.slice(50));
+      expect(await nojs.getByTestId("trades-older").count()).toBe(0);
+      await screenshot(nojs, "screens-11-trade-history-nojs-older");
+      await nojs.getByRole("link", { name: "back to newest", exact: true }).click();
+      await nojs.waitForURL((u) => !u.search.includes("before="));
+      await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(50);
+    } finally {
+      await nojs.context().close();
+    }
   });
 });
