@@ -9,6 +9,7 @@ import type { Kysely } from "kysely";
 import { D } from "#app/core/decimal.ts";
 import type { ExchangeAdapter, Product, Ticker } from "#app/core/exchange/types.ts";
 import type { DB } from "#db/schema.ts";
+import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { getExchange } from "#app/core/exchange/factory.ts";
 
 type Db = Kysely<DB>;
@@ -149,8 +150,21 @@ async function loadProducts(db: Db, options: MarketOptions = {}): Promise<Entry>
   return cache.inflight;
 }
 
+/**
+ * The products, with the increment and minimum the worker enforces on an entry (issue 22):
+ * the active exchange's trading product (whole Coinbase contracts live, or on the simulator
+ * with "Use Coinbase contract sizes"; app/core/exchange/trading-product.ts), not the
+ * exchange's listing alone.
+ */
 export async function getMarketProducts(db: Db, options: MarketOptions = {}): Promise<MarketProduct[]> {
-  return (await loadProducts(db, options)).products;
+  const products = (await loadProducts(db, options)).products;
+  const traded = tradingProductsFor(db, options.exchange ?? getExchange(db));
+  return Promise.all(
+    products.map(async (p) => {
+      const product = await traded.product(p.productId).catch(() => null);
+      return product ? { ...p, baseIncrement: product.baseIncrement, baseMinSize: product.baseMinSize } : p;
+    }),
+  );
 }
 
 const byChange = (a: MarketProduct, b: MarketProduct) => D(b.priceChange24h!).cmp(D(a.priceChange24h!));

@@ -22,12 +22,22 @@ import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { getExchange } from "#app/core/exchange/factory.ts";
+import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
+import { reducingProduct } from "#app/core/rules/index.ts";
 
 export type PlaceResult = { ok: true; trade: Trade } | { ok: false; status: 400 | 409 | 503; error: string; field?: string };
 
-/** The order size in the base asset for the chosen amount type. */
+/**
+ * The order size in the base asset for the chosen amount type, by the one sizing rule of the
+ * worker (decisions 025 and 039): in the active exchange's steps (whole Coinbase contracts when
+ * it trades them, or on the simulator with "Use Coinbase contract sizes"), an exit of a
+ * position the simulator holds in the simulator's own steps; under the minimum it is refused
+ * here, before anything is queued, naming the minimum.
+ */
 async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ quantity: string } | { error: string; status: 400 | 503 }> {
-  const product = resolveSymbol(order.symbol)!;
+  const spec = resolveSymbol(order.symbol)!;
+  const traded = (await tradingProductsFor(db, getExchange(db)).product(order.symbol)) ?? { ...spec, contractSize: null };
+  const product = reducingProduct(traded, { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize }, await getOpenPosition(db, order.symbol), order.side);
   let raw: string;
   if (order.amountType === "quantity") {
     raw = order.quantity;
@@ -44,7 +54,8 @@ async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ qu
   }
   const quantity = floorToIncrement(raw, product.baseIncrement);
   if (D(quantity).lt(product.baseMinSize)) {
-    return { status: 400, error: `Order size ${toFixed(raw, 8).replace(/\.?0+$/, "")} ${product.base} is below the minimum ${product.baseMinSize} for ${order.symbol}` };
+    const contract = product.contractSize && D(product.contractSize).eq(product.baseMinSize) ? ` (one contract of ${product.contractSize} ${product.base})` : "";
+    return { status: 400, error: `Order size ${toFixed(raw, 8).replace(/\.?0+$/, "")} ${product.base} is below the minimum ${product.baseMinSize} for ${order.symbol}${contract}` };
   }
   return { quantity };
 }

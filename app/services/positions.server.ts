@@ -13,13 +13,14 @@ import { listExchangeStops } from "#db/queries/exchange-stops.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
-import { isFuturesSymbol } from "#app/core/products.ts";
-import { applyControls } from "#app/core/rules/index.ts";
+import { isFuturesSymbol, resolveSymbol } from "#app/core/products.ts";
+import { applyControls, closingProduct, sizeClose } from "#app/core/rules/index.ts";
+import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
-import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, updatePosition } from "#db/queries/positions.ts";
+import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, pendingCloseQuantity, updatePosition } from "#db/queries/positions.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
@@ -170,6 +171,10 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
   if (live) {
     return { ok: true, success: true, message: `A close of ${wanted} is already in progress`, jobId: Number(live.id), positionId: position.id };
   }
+  // The worker's own rule (app/core/rules/close.ts sizeClose), asked first: a close that could
+  // send nothing says why here, on the screen, instead of "queued" and a line in the log.
+  const nothing = await closeSendsNothing(db, position);
+  if (nothing) return { ok: false, status: 409, error: `Nothing sent for ${wanted}: ${nothing}` };
 
   const jobId = await db.transaction().execute(async (trx) => {
     const payload: ClosePositionJob = { positionId: position.id, quantity: "all", reason: `Close requested by ${by}`, source: "manual", requestedBy: by };
@@ -185,6 +190,23 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
   });
   pokeWorkers(db);
   return { ok: true, success: true, message: `Close order queued for ${wanted}`, jobId, positionId: position.id };
+}
+
+/** Why a close of everything would send nothing for the position (null: it can be sent), sized as the exchange that holds it trades. */
+async function closeSendsNothing(db: Db, position: Position): Promise<string | null> {
+  const holder = await getExchange(db).forExchange(position.exchange);
+  const traded = await tradingProductsFor(db, holder).product(position.symbol);
+  if (!traded) return null;
+  const size = sizeClose({
+    requested: "all",
+    remaining: position.remainingQuantity,
+    pending: await pendingCloseQuantity(db, position.id),
+    product: closingProduct(traded, resolveSymbol(position.symbol), position.exchange, "all"),
+    symbol: position.symbol,
+    base: traded.base,
+    exchangeLabel: holder.label,
+  });
+  return size.ok ? null : size.reason;
 }
 
 // ---------------------------------------------------------------------------------------

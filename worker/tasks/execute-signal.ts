@@ -6,6 +6,7 @@ import { type ProductSpec, resolveSymbol } from "../../app/core/products.ts";
 import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
 import { type PositionTarget, storedPositionTarget } from "../../app/core/schemas/webhook-signal.ts";
 import { planTargetOrder } from "../../app/core/orders/target.ts";
+import { reducingProduct } from "../../app/core/rules/index.ts";
 import { exitLine, exitPart } from "../../app/core/orders/exit-only.ts";
 import { InvalidOrderError, OrderNotFoundError } from "../../app/core/exchange/errors.ts";
 import type { ExchangeOrder } from "../../app/core/exchange/types.ts";
@@ -69,8 +70,11 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   }
   const spec = resolveSymbol(signal.symbol);
   if (!spec) return skip(`Unknown symbol ${signal.symbol}`, "error");
-  // Sized in the active exchange's units: whole Coinbase contracts live (decision 025).
-  const product = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
+  // Sized in the active exchange's units: whole Coinbase contracts live (decision 025); an
+  // exit of a position the simulator holds in the simulator's own steps (decision 039).
+  const traded = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
+  const held = await getOpenPosition(ctx.db, spec.symbol);
+  const product = signal.action === "buy" || signal.action === "sell" ? reducingProduct(traded, { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize }, held, signal.action) : traded;
 
   const target = storedPositionTarget(signal.payload);
   // A test alert in target mode: the order that target means from flat, on the test account.

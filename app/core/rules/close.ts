@@ -46,6 +46,22 @@ export function closingProduct<P extends { baseIncrement: string; baseMinSize: s
 }
 
 /**
+ * The product an order is sized with when it only REDUCES a position the simulator holds:
+ * the simulator's own steps (any multiple of its increment), so an exit of a position opened
+ * before "Use Coinbase contract sizes" was on is never floored to nothing (decision 039).
+ * Entries, and anything on a live exchange, are sized as the active exchange trades them.
+ */
+export function reducingProduct<P extends { baseIncrement: string; baseMinSize: string }>(
+  traded: P,
+  native: P | null,
+  open: { side: "long" | "short"; exchange: string } | null,
+  side: "buy" | "sell",
+): P {
+  const reduces = open !== null && (open.side === "long") === (side === "sell");
+  return reduces && open.exchange === "simulator" && native ? native : traded;
+}
+
+/**
  * The close `requested` ("all" or a quantity) of a position with `remaining` open and
  * `pending` already being closed, in `product`'s sizes, or the true reason nothing is sent:
  * another close already takes what remains; a take-profit share under one contract while
