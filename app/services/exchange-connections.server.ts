@@ -39,7 +39,10 @@ import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#app/core/exchange/credentials.ts";
 import { getExchange, testCoinbaseConnection } from "#app/core/exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
-import { setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending, setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
+// The server's key load inside the shared schemas' shape check (coinbaseKeyIssue).
+import "#app/core/schemas/exchange-connection.server.ts";
 
 // ---------------------------------------------------------------------------------------
 // Exchanges (SPEC.md §2 Exchanges, §7 /api/exchanges*) and API Settings (/api/credentials*)
@@ -163,11 +166,18 @@ async function logChange(trx: Kysely<DB>, level: "info" | "success" | "warning",
   await appendEvent(trx, "system_status", { component: "coinbase_api", reason: "credentials_changed" });
 }
 
-export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView> {
+/**
+ * POST /api/exchanges and the screen's add. `notice` is set when this save turned the
+ * simulator's "Use Coinbase contract sizes" on (its default once a connection is saved,
+ * decision 025): the first enabled connection while nobody chose the setting.
+ */
+export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView & { notice?: string }> {
+  let switched = false;
   const created = await db.transaction().execute(async (trx) => {
     await lockCredentials(trx);
     // An enabled connection may become the one the worker trades with (issue 11).
     if (input.isEnabled) await assertNoOpenExposure(trx);
+    switched = input.isEnabled && (await contractSizesSwitchPending(trx));
     const connection = await insertExchangeConnection(trx, {
       exchangeName: input.exchangeName,
       accountName: input.accountName,
@@ -187,7 +197,8 @@ export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsC
     });
     return connection;
   });
-  return (await getExchangeView(db, created.id))!;
+  const view = (await getExchangeView(db, created.id))!;
+  return switched ? { ...view, notice: contractSizesSwitchedNotice() } : view;
 }
 
 export async function updateExchangeFlags(db: Kysely<DB>, id: string, patch: UpdateExchange, by: string): Promise<ExchangeView | null> {
@@ -333,6 +344,8 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
       const primary = await getPrimaryConnection(trx, { forUpdate: true });
       // New keys or mode move where orders go: refused while anything is open (issue 11).
       const exposure = await openExposure(trx);
+      // The first saved connection turns the simulator's contract sizes on unless chosen (decision 025).
+      const switched = !primary && (await contractSizesSwitchPending(trx));
       if (primary) {
         let storedSecret: string | null = null;
         try {
@@ -373,12 +386,10 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           sandbox: input.sandbox,
         });
       }
-      return {
-        success: true,
-        message: input.sandbox
-          ? "API credentials saved. Trading uses them in sandbox mode (paper orders)."
-          : "API credentials saved. Sandbox is off: orders are sent to Coinbase for real.",
-      };
+      const saved = input.sandbox
+        ? "API credentials saved. Trading uses them in sandbox mode (paper orders)."
+        : "API credentials saved. Sandbox is off: orders are sent to Coinbase for real.";
+      return { success: true, message: switched ? `${saved} ${contractSizesSwitchedNotice()}` : saved };
     });
   } catch (error) {
     console.error(`saving API credentials failed: ${(error as Error).message}`);

@@ -27,10 +27,11 @@ import Paper from "@mui/material/Paper";
 import Stack from "@mui/material/Stack";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
-import { Link as RemixLink } from "@remix-run/react";
+import { Link as RemixLink, useRevalidator } from "@remix-run/react";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { type CredentialsSummary, MASKED_SECRET, SaveCredentialsFields, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
+import { contractSizesSwitchNote } from "#app/core/exchange/contract-sizes.ts";
 import { ApiError, apiRequest, errorText, getJson } from "#app/utils/api-client.ts";
 import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -61,8 +62,20 @@ const SOURCE_TEXT: Record<CredentialsSummary["source"], string> = {
   none: "Not configured: orders are paper orders on the simulator",
 };
 
-export function ApiSettingsScreen({ summary: initial, setupOpen, actionData }: { summary: CredentialsSummary; setupOpen: boolean; actionData?: ApiSettingsActionData }) {
+export function ApiSettingsScreen({
+  summary: initial,
+  setupOpen,
+  actionData,
+  contractSizesSwitch = false,
+}: {
+  summary: CredentialsSummary;
+  setupOpen: boolean;
+  actionData?: ApiSettingsActionData;
+  /** Saving now turns the simulator's "Use Coinbase contract sizes" on (decision 025): the form says so. */
+  contractSizesSwitch?: boolean;
+}) {
   const query = useApiQuery<CredentialsSummary>("/api/credentials", { initialData: initial, refetchIntervalMs: CREDENTIALS_POLL_MS });
+  const revalidator = useRevalidator();
   const summary = query.data ?? initial;
   // The form starts again from the stored values after each save (a new key remounts it).
   const [saves, setSaves] = useState(0);
@@ -77,9 +90,12 @@ export function ApiSettingsScreen({ summary: initial, setupOpen, actionData }: {
           key={`${saves}:${summary.connectionId ?? summary.source}:${summary.apiKey}:${summary.sandbox}`}
           summary={summary}
           actionData={actionData}
+          contractSizesSwitch={contractSizesSwitch}
           onSaved={async () => {
-            // The stored values first, then a fresh form from them.
+            // The stored values first, then a fresh form from them (and the page's data: the
+            // contract sizes note goes once a connection is saved).
             await query.refetch();
+            revalidator.revalidate();
             setSaves((n) => n + 1);
           }}
         />
@@ -166,7 +182,17 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
   );
 }
 
-function CredentialsCard({ summary, actionData, onSaved }: { summary: CredentialsSummary; actionData?: ApiSettingsActionData; onSaved: () => Promise<void> }) {
+function CredentialsCard({
+  summary,
+  actionData,
+  contractSizesSwitch,
+  onSaved,
+}: {
+  summary: CredentialsSummary;
+  actionData?: ApiSettingsActionData;
+  contractSizesSwitch: boolean;
+  onSaved: () => Promise<void>;
+}) {
   const hydrated = useHydrated();
   const toast = useToast();
   const originalKey = summary.apiKey;
@@ -270,6 +296,11 @@ function CredentialsCard({ summary, actionData, onSaved }: { summary: Credential
           control={<Checkbox name="sandbox" checked={sandbox} onChange={(_, v) => setSandbox(v)} slotProps={{ input: { "data-testid": "credentials-sandbox" } as object }} />}
           label="Use sandbox (paper trading at Coinbase prices; recommended)"
         />
+        {contractSizesSwitch ? (
+          <Alert severity="info" sx={{ mt: 1 }} data-testid="contract-sizes-note">
+            {contractSizesSwitchNote()}
+          </Alert>
+        ) : null}
         <Stack direction="row" spacing={2} sx={{ mt: 2, flexWrap: "wrap" }} useFlexGap>
           <Button type="submit" name="intent" value="save" variant="contained" startIcon={<SaveIcon />} disabled={busy !== null} data-testid="save-credentials">
             {busy === "save" ? "Saving..." : "Save Credentials"}

@@ -2,6 +2,7 @@
 // form at /exchanges?add=1 without; one Zod schema (AddExchangeFormSchema) on both sides.
 import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
+import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
 import Checkbox from "@mui/material/Checkbox";
 import DialogActions from "@mui/material/DialogActions";
@@ -10,6 +11,7 @@ import Stack from "@mui/material/Stack";
 import TextField from "@mui/material/TextField";
 import { Link as RemixLink } from "@remix-run/react";
 import { useState } from "react";
+import { contractSizesSwitchNote } from "#app/core/exchange/contract-sizes.ts";
 import { AddExchangeFormSchema, EXCHANGE_LABELS, EXCHANGE_NAMES, type ExchangeView } from "#app/core/schemas/exchange-connection.ts";
 import { apiRequest, errorText } from "#app/utils/api-client.ts";
 import { useToast } from "../toaster.tsx";
@@ -19,7 +21,20 @@ import { FormError } from "../forms.tsx";
  * Connect Exchange: one Zod schema (AddExchangeFormSchema) validates as you type and on the
  * server. With JavaScript the valid form goes to POST /api/exchanges; without, to the page.
  */
-export function ConnectExchangeForm({ lastResult, onDone, onCancel, onCancelHref }: { lastResult?: SubmissionResult<string[]>; onDone: () => void; onCancel?: () => void; onCancelHref?: string }) {
+export function ConnectExchangeForm({
+  lastResult,
+  onDone,
+  onCancel,
+  onCancelHref,
+  contractSizesSwitch = false,
+}: {
+  lastResult?: SubmissionResult<string[]>;
+  onDone: () => void;
+  onCancel?: () => void;
+  onCancelHref?: string;
+  /** Saving turns the simulator's "Use Coinbase contract sizes" on (decision 025): say so before. */
+  contractSizesSwitch?: boolean;
+}) {
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const [form, fields] = useForm({
@@ -34,8 +49,8 @@ export function ConnectExchangeForm({ lastResult, onDone, onCancel, onCancelHref
       if (submission?.status !== "success") return;
       setBusy(true);
       try {
-        const created = await apiRequest<ExchangeView>("POST", "/api/exchanges", submission.value);
-        toast({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}` });
+        const created = await apiRequest<ExchangeView & { notice?: string }>("POST", "/api/exchanges", submission.value);
+        toast({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}` });
         onDone();
       } catch (error) {
         toast({ title: "Error Adding Exchange", description: errorText(error, "Failed to add exchange"), variant: "destructive" });
@@ -96,6 +111,11 @@ export function ConnectExchangeForm({ lastResult, onDone, onCancel, onCancelHref
         <FormControlLabel control={<Checkbox name="sandbox" defaultChecked data-testid="connect-sandbox" />} label="Sandbox (paper trading)" />
         <FormControlLabel control={<Checkbox name="isEnabled" defaultChecked data-testid="connect-isEnabled" />} label="Enabled" />
       </Stack>
+      {contractSizesSwitch ? (
+        <Alert severity="info" sx={{ mt: 1 }} data-testid="contract-sizes-note">
+          {contractSizesSwitchNote()}
+        </Alert>
+      ) : null}
       <DialogActions sx={{ px: 0 }}>
         {onCancelHref ? (
           <Button component={RemixLink} to={onCancelHref}>

@@ -23,7 +23,7 @@ import TableContainer from "@mui/material/TableContainer";
 import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Typography from "@mui/material/Typography";
-import { Link as RemixLink } from "@remix-run/react";
+import { Link as RemixLink, useRevalidator } from "@remix-run/react";
 import { useState } from "react";
 import type { ExchangeView } from "#app/core/schemas/exchange-connection.ts";
 import { errorText } from "#app/utils/api-client.ts";
@@ -48,14 +48,22 @@ export interface ExchangesScreenProps {
   addResult?: SubmissionResult<string[]>;
   /** The simulator's "Use Coinbase contract sizes" (decision 025); absent: not shown. */
   contractSizes?: ContractSizesView;
+  /** Saving a connection now turns the simulator's "Use Coinbase contract sizes" on: the form says so. */
+  contractSizesSwitch?: boolean;
 }
 
-export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmDeleteId, addResult, contractSizes }: ExchangesScreenProps) {
+export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmDeleteId, addResult, contractSizes, contractSizesSwitch = false }: ExchangesScreenProps) {
   const hydrated = useHydrated();
   const query = useApiQuery<{ exchanges: ExchangeView[] }>("/api/exchanges", { initialData: { exchanges: initial }, refetchIntervalMs: EXCHANGES_POLL_MS });
   const exchanges = query.data?.exchanges ?? initial;
   const [dialogOpen, setDialogOpen] = useState(false);
+  const revalidator = useRevalidator();
   const refresh = () => void query.refetch();
+  // An added connection may have switched the simulator's setting: the page's data again.
+  const added = () => {
+    refresh();
+    revalidator.revalidate();
+  };
 
   // Without JavaScript the "dialog" is the same form inline; with it, a real dialog.
   const showInline = !hydrated && (addOpen || addResult !== undefined);
@@ -92,7 +100,7 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
           <Typography variant="h2" component="h2" gutterBottom>
             Connect Exchange
           </Typography>
-          <ConnectExchangeForm lastResult={addResult} onDone={refresh} onCancelHref="/exchanges" />
+          <ConnectExchangeForm lastResult={addResult} onDone={added} onCancelHref="/exchanges" contractSizesSwitch={contractSizesSwitch} />
         </Paper>
       ) : null}
       {exchanges.length === 0 ? (
@@ -131,9 +139,10 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
             <ConnectExchangeForm
               onDone={() => {
                 setDialogOpen(false);
-                refresh();
+                added();
               }}
               onCancel={() => setDialogOpen(false)}
+              contractSizesSwitch={contractSizesSwitch}
             />
           ) : null}
         </DialogContent>

@@ -5,7 +5,7 @@
 // - Coinbase (live): its CDE futures trade in whole contracts. getProduct already gives
 //   baseIncrement = contract_size (base_increment "1" contract) and baseMinSize = one
 //   contract, in the base asset; kept per symbol for `cacheMs`. When Coinbase cannot be read,
-//   the last known figures are used, else the static COINBASE_CONTRACT_SIZES below (never
+//   the last known figures are used, else the static COINBASE_CONTRACT_SIZES (contract-sizes.ts; never
 //   the simulator's fine increments: an order under one contract is refused by the adapter).
 // - Simulator: its own static spec (app/core/products.ts), or, with the setting "Use Coinbase
 //   contract sizes" (on by default once Coinbase credentials are saved), the static Coinbase
@@ -19,6 +19,7 @@ import type { DB } from "#db/schema.ts";
 import { D } from "../decimal.ts";
 import { type ProductSpec, resolveSymbol } from "../products.ts";
 import type { ExchangeAdapter } from "./types.ts";
+import { COINBASE_CONTRACT_SIZES } from "./contract-sizes.ts";
 
 type Db = Kysely<DB>;
 
@@ -36,17 +37,8 @@ export interface TradingProductResolver {
   forget(symbol?: string): void;
 }
 
-/**
- * Coinbase's contract sizes for the CDE products our symbols map to (BIP / ETP / SLP / XPP
- * -20DEC30-CDE), as the fake Coinbase (tests/msw/coinbase.ts) and COINBASE.md ("Observed
- * contract sizes") give them. Used by the simulator's setting and when Coinbase cannot be read.
- */
-export const COINBASE_CONTRACT_SIZES: Readonly<Record<string, string>> = Object.freeze({
-  "BTC-PERP": "0.01",
-  "ETH-PERP": "0.1",
-  "SOL-PERP": "5",
-  "XRP-PERP": "500",
-});
+/** Coinbase's contract sizes (BTC 0.01, ETH 0.1, SOL 5, XRP 500), kept where the screens can import them too. */
+export { COINBASE_CONTRACT_SIZES } from "./contract-sizes.ts";
 
 /** Settings key of the simulator's "Use Coinbase contract sizes" (true / false; absent: the default). */
 export const COINBASE_CONTRACT_SIZES_SETTING = "simulator_coinbase_contract_sizes";
@@ -66,6 +58,15 @@ export function staticCoinbaseProduct(spec: ProductSpec): TradingProduct {
 async function hasSavedCredentials(db: Db): Promise<boolean> {
   const row = await db.selectFrom("exchanges").select("id").where("is_enabled", "=", 1).limit(1).executeTakeFirst();
   return Boolean(row);
+}
+
+/**
+ * Saving the first enabled Coinbase connection now would turn "Use Coinbase contract sizes" on:
+ * nobody chose the setting and no connection is saved yet (the forms say so before saving).
+ */
+export async function contractSizesSwitchPending(db: Db): Promise<boolean> {
+  if ((await getCoinbaseContractSizesChoice(db, 0)) !== null) return false;
+  return !(await hasSavedCredentials(db));
 }
 
 /** The stored choice, null when never set. */

@@ -21,12 +21,15 @@ import {
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
+import { contractSizesSwitchPending } from "#app/core/exchange/trading-product.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
   const setupOpen = new URL(request.url).searchParams.get("setup") === "1";
-  return json({ summary: await getCredentialsSummary(context.db, context.config), setupOpen }, { headers: NO_STORE });
+  // The form says before saving that saving turns "Use Coinbase contract sizes" on (issue 22).
+  const contractSizesSwitch = await contractSizesSwitchPending(context.db);
+  return json({ summary: await getCredentialsSummary(context.db, context.config), setupOpen, contractSizesSwitch }, { headers: NO_STORE });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -78,7 +81,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 export default function Page() {
   const data = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  return <ApiSettingsScreen summary={data.summary} setupOpen={data.setupOpen} actionData={actionData && "formError" in actionData ? (actionData as ApiSettingsActionData) : undefined} />;
+  return <ApiSettingsScreen summary={data.summary} setupOpen={data.setupOpen} contractSizesSwitch={data.contractSizesSwitch} actionData={actionData && "formError" in actionData ? (actionData as ApiSettingsActionData) : undefined} />;
 }
 
 export const meta: MetaFunction = () => [{ title: "API Settings · PerpDesk" }];

@@ -22,7 +22,7 @@ import {
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
-import { getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
@@ -38,6 +38,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       addOpen: url.searchParams.get("add") === "1",
       confirmDeleteId: url.searchParams.get("confirmDelete"),
       contractSizes: { on: await simulatorUsesCoinbaseContracts(context.db, 0), chosen: (await getCoinbaseContractSizesChoice(context.db, 0)) !== null },
+      // Connect Exchange says that saving turns "Use Coinbase contract sizes" on (issue 22).
+      contractSizesSwitch: user.role === "admin" && (await contractSizesSwitchPending(context.db)),
     },
     { headers: NO_STORE },
   );
@@ -59,7 +61,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     try {
       const created = await addExchangeConnection(context.db, context.config, submission.value, user.username);
-      return back({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}` });
+      return back({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}` });
     } catch (error) {
       if (error instanceof OpenExposureError) return back(failed("Error Adding Exchange", error.message));
       console.warn(`adding an exchange failed: ${(error as Error).message}`);
@@ -133,6 +135,7 @@ export default function Page() {
       confirmDeleteId={data.confirmDeleteId}
       addResult={addResult}
       contractSizes={data.contractSizes}
+      contractSizesSwitch={data.contractSizesSwitch}
     />
   );
 }
