@@ -41,8 +41,11 @@ import { getExchange, testCoinbaseConnection } from "#app/core/exchange/factory.
 import { recordAudit } from "#db/queries/audit.ts";
 import { contractSizesSwitchPending, setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
-// The server's key load inside the shared schemas' shape check (coinbaseKeyIssue).
-import "#app/core/schemas/exchange-connection.server.ts";
+import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.server.ts";
+
+// The server's key load inside the shared schemas' shape check (coinbaseKeyIssue): every
+// route that parses them imports this module.
+installServerKeyCheck();
 
 // ---------------------------------------------------------------------------------------
 // Exchanges (SPEC.md §2 Exchanges, §7 /api/exchanges*) and API Settings (/api/credentials*)

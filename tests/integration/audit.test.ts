@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import type { User } from "#db/queries/users.ts";
 import { updateSecuritySettings } from "#app/services/users.server.ts";
 import type { AuditChanges, AuditEntry } from "#db/queries/audit.ts";
+import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { createTestApp, freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -69,16 +70,19 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     await expectAudit("strict_tickers.update", form("/webhook", { intent: "strict-tickers", value: "on" }), ["strictTickers"]);
 
     // Credentials: saved, then changed; an exchange connection added, changed, deleted.
-    const apiSecrets = ["first-api-secret-value-1234", "second-api-secret-value-5678", "exchange-api-secret-9012", "exchange-passphrase-3456"];
-    secrets.push(...apiSecrets);
-    const saved = await expectAudit("credentials.create", post("/api/credentials/save", { apiKey: "organizations/a/apiKeys/b", apiSecret: apiSecrets[0], sandbox: true }), ["apiKey", "apiSecret", "sandbox"]);
+    // Real-shaped keys (saving checks the key's shape, issue 22): two CDP keys, one Exchange key.
+    const [first, second, spare] = [makeCdpKey("ec"), makeCdpKey("ec"), makeExchangeKey()];
+    const apiSecrets = [first.apiSecret, second.apiSecret, spare.apiSecret, spare.passphrase];
+    // A PEM is stored JSON-escaped: each line of its body must not appear either.
+    secrets.push(...apiSecrets, ...apiSecrets.flatMap((s) => s.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))));
+    const saved = await expectAudit("credentials.create", post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[0], sandbox: true }), ["apiKey", "apiSecret", "sandbox"]);
     expect(saved.changes.apiSecret).toEqual({ after: "(changed)" });
-    const changed = await expectAudit("credentials.update", post("/api/credentials/save", { apiKey: "organizations/a/apiKeys/b", apiSecret: apiSecrets[1], sandbox: true }), ["apiSecret"]);
+    const changed = await expectAudit("credentials.update", post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[1], sandbox: true }), ["apiSecret"]);
     expect(changed.changes.apiSecret).toEqual({ before: "(changed)", after: "(changed)" });
     await expectAudit("credentials.sandbox", post("/api/credentials/save-settings", { sandbox: false }), ["sandbox"]);
     const created = await expectAudit(
       "exchange.create",
-      post("/api/exchanges", { exchangeName: "COINBASE", accountName: "Spare", apiKey: "organizations/x/apiKeys/y", apiSecret: apiSecrets[2], passphrase: apiSecrets[3], sandbox: true, isEnabled: false }),
+      post("/api/exchanges", { exchangeName: "COINBASE", accountName: "Spare", apiKey: spare.apiKey, apiSecret: apiSecrets[2], passphrase: apiSecrets[3], sandbox: true, isEnabled: false }),
       ["exchangeName", "accountName", "apiKey", "apiSecret", "passphrase", "sandbox", "isEnabled"],
     );
     expect(created.changes.passphrase).toEqual({ after: "(changed)" });

@@ -6,7 +6,9 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
-import { createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
+import { createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
+import { contractSizesSwitchNote, contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
+import { COINBASE_CONTRACT_SIZES_SETTING } from "#app/core/exchange/trading-product.ts";
 import { freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -105,7 +107,8 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
   });
 
   test("a user sees the table without change controls and every post is refused", async () => {
-    await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Shared", apiKey: "shared-key", apiSecret: "shared-secret", sandbox: "on", isEnabled: "on" });
+    const shared = makeCdpKey("ed25519");
+    await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Shared", apiKey: shared.apiKey, apiSecret: shared.apiSecret, sandbox: "on", isEnabled: "on" });
     const page = await (await app.fetch("/exchanges", { cookie: user })).text();
     expect(page).toContain("Shared");
     expect(page).not.toContain('data-testid="add-exchange"');
@@ -166,5 +169,103 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
     const setup = await (await app.fetch("/api-settings?setup=1", { cookie: admin })).text();
     for (const text of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application"]) expect(setup).toContain(text);
+  });
+
+  test("the key's shape without JavaScript (issue 22): Connect Exchange and API Settings refuse what is no Coinbase key, with the message beside the field, and take each real shape", async () => {
+    const db = app.database.db;
+    const add = (accountName: string, key: { apiKey: string; apiSecret: string; passphrase?: string }) =>
+      post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName, apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: key.passphrase ?? "", sandbox: "on" });
+    const refused: [{ apiKey: string; apiSecret: string; passphrase?: string }, string][] = [
+      [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKeyOrExchange],
+      [{ apiKey: "key-123", apiSecret: "secret-123-not-a-key" }, MESSAGES.secretNotKeyOrExchange],
+      [{ apiKey: "my-key", apiSecret: goodKey.apiSecret }, MESSAGES.keyNameNotCdp],
+      [{ apiKey: goodKey.apiKey, apiSecret: `-----BEGIN EC PRIVATE KEY-----\n${"A".repeat(64)}\n-----END EC PRIVATE KEY-----` }, MESSAGES.pemUnreadable],
+      [{ ...goodKey, passphrase: "pass-phrase-1" }, MESSAGES.passphraseWithCdp],
+      [{ apiKey: makeExchangeKey().apiKey, apiSecret: makeExchangeKey().apiSecret }, MESSAGES.exchangeNeedsPassphrase],
+    ];
+    for (const [key, message] of refused) {
+      const answer = await add("Shape", key);
+      expect(answer.status, message).toBe(400);
+      const page = await answer.text();
+      expect(page, message).toContain(html(message));
+      // The typed secret is not sent back.
+      expect(page.includes(key.apiSecret.split("\n").find((l) => !l.startsWith("-----"))!), message).toBe(false);
+    }
+    expect(await db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
+
+    const shapes = { ecdsa: makeCdpKey("ec"), ed25519: makeCdpKey("ed25519"), exchange: makeExchangeKey() };
+    for (const [name, key] of Object.entries(shapes)) {
+      expect(await toastAfter(app, await add(name, key), admin), name).toContain("Exchange Added");
+    }
+    expect((await db.selectFrom("exchanges").select("account_name").execute()).map((r) => r.account_name).sort()).toEqual(["ecdsa", "ed25519", "exchange"]);
+    await db.deleteFrom("exchanges").execute();
+
+    // API Settings (no passphrase field: CDP keys only), titled 'Invalid Credentials'.
+    const save = (key: { apiKey: string; apiSecret: string }) => post("/api-settings", { intent: "save", apiKey: key.apiKey, apiSecret: key.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" });
+    for (const [key, message] of [
+      [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKey],
+      [{ apiKey: "organizations/x/apiKeys/y", apiSecret: "not-a-real-secret" }, MESSAGES.secretNotKey],
+      [makeExchangeKey(), MESSAGES.exchangeKeyOnSettings],
+    ] as const) {
+      const answer = await save(key);
+      expect(answer.status).toBe(400);
+      const page = await answer.text();
+      expect(page).toContain(MESSAGES.notCoinbaseKeyTitle);
+      expect(page).toContain(html(message));
+      expect(page.includes(key.apiSecret)).toBe(false);
+    }
+    expect(await db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
+    for (const key of [makeCdpKey("ec"), makeCdpKey("ed25519")]) {
+      expect(await toastAfter(app, await save(key), admin)).toContain("Credentials Saved");
+      expect((await getTradingCredentials(db, app.config))?.apiKey).toBe(key.apiKey);
+    }
+  });
+
+  test("before saving, both forms say that paper sizing switches to Coinbase contracts while the simulator's setting is at its default; the save says it did; gone once saved or chosen", async () => {
+    const db = app.database.db;
+    const note = html(contractSizesSwitchNote());
+    expect(note).toContain("BTC 0.01, ETH 0.1, SOL 5, XRP 500");
+    await db.deleteFrom("settings").where("key", "=", COINBASE_CONTRACT_SIZES_SETTING).execute();
+    try {
+      expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).toContain(note);
+      expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).toContain(note);
+
+      // A disabled connection turns nothing on: no notice, and the note stays.
+      const spare = makeCdpKey("ec");
+      const disabled = await toastAfter(app, await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Spare", apiKey: spare.apiKey, apiSecret: spare.apiSecret, sandbox: "on" }), admin);
+      expect(disabled).toContain("Exchange Added");
+      expect(disabled).not.toContain(html(contractSizesSwitchedNotice()));
+      expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).toContain(note);
+      await db.deleteFrom("exchanges").execute();
+
+      // The save that switched says so; afterwards neither form says it any more.
+      const saved = await toastAfter(app, await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" }), admin);
+      expect(saved).toContain("Credentials Saved");
+      expect(saved).toContain(html(contractSizesSwitchedNotice()));
+      expect(saved).not.toContain(note);
+      expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).not.toContain(note);
+      await db.deleteFrom("exchanges").execute();
+
+      // Through Connect Exchange the same.
+      expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).toContain(note);
+      const added = await toastAfter(app, await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Desk", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", isEnabled: "on" }), admin);
+      expect(added).toContain("Exchange Added");
+      expect(added).toContain(html(contractSizesSwitchedNotice()));
+      await db.deleteFrom("exchanges").execute();
+
+      // Chosen by the user (even "on"): nothing is said before or after saving.
+      expect(await toastAfter(app, await post("/exchanges", { intent: "contract-sizes", value: "true" }), admin)).toContain("Simulator Setting Updated");
+      expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).not.toContain(note);
+      expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).not.toContain(note);
+      const chosen = await toastAfter(app, await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" }), admin);
+      expect(chosen).toContain("Credentials Saved");
+      expect(chosen).not.toContain(html(contractSizesSwitchedNotice()));
+      // A user (not admin) is never told: they cannot save.
+      await db.deleteFrom("exchanges").execute();
+      await db.deleteFrom("settings").where("key", "=", COINBASE_CONTRACT_SIZES_SETTING).execute();
+      expect(await (await app.fetch("/exchanges", { cookie: user })).text()).not.toContain(note);
+    } finally {
+      await db.deleteFrom("settings").where("key", "=", COINBASE_CONTRACT_SIZES_SETTING).execute();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
 import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
@@ -179,11 +180,14 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
 
   test("a paper position never blocks enabling an exchange: it stays on the simulator and closes there; a position held on Coinbase blocks a switch, naming it", async () => {
     await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: cookies.admin });
+    const { apiKey, apiSecret } = makeCdpKey("ec");
+    const spareKey = { apiKey, apiSecret };
     // A disabled connection changes nothing: added freely.
     const added = await app.fetch("/api/exchanges", {
       method: "POST",
       cookie: cookies.admin,
-      json: { exchangeName: "COINBASE", accountName: "Spare", apiKey: "organizations/x/apiKeys/y", apiSecret: "not-a-real-secret", sandbox: true, isEnabled: false },
+      // A real-shaped key (saving checks the key's shape): sandbox, so it trades on paper anyway.
+      json: { exchangeName: "COINBASE", accountName: "Spare", ...spareKey, sandbox: true, isEnabled: false },
     });
     expect(added.status).toBe(201);
     const { id } = (await added.json()) as { id: string };

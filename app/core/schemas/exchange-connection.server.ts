@@ -1,9 +1,10 @@
 // The server's half of the key's shape check (issue 22; docs/decisions/010-exchange-connections.md):
 // the secret is loaded as the connector will load it (app/core/exchange/coinbase/jwt.ts), so a
 // PEM that only looks right, a key on another curve or an Ed25519 secret whose halves do not
-// match is refused before it is saved. Installed into coinbaseKeyIssue on import: every server
-// path that parses the shared schemas imports this module (through
-// app/services/exchange-connections.server.ts). Messages never carry the secret.
+// match is refused before it is saved. Installed into coinbaseKeyIssue by
+// app/services/exchange-connections.server.ts, which every server path that parses the shared
+// schemas imports (an explicit call: package.json says "sideEffects": false, so a bare import
+// would be dropped from the bundle). Messages never carry the secret.
 import { type KeyObject, createPrivateKey, createPublicKey } from "node:crypto";
 import { normalizeSecret } from "#app/core/exchange/coinbase/jwt.ts";
 import { type CoinbaseKeyKind, MESSAGES, installKeyLoader } from "./exchange-connection.ts";
@@ -42,4 +43,7 @@ export function loadCdpSecret(kind: CoinbaseKeyKind, secret: string): string | n
   return null;
 }
 
-installKeyLoader(loadCdpSecret);
+/** Makes the shared schemas load CDP secrets on this server (idempotent). */
+export function installServerKeyCheck(): void {
+  installKeyLoader(loadCdpSecret);
+}

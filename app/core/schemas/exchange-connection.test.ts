@@ -3,7 +3,7 @@
 // expected (never the value typed), the same in the browser (structure only) and on the
 // server (the key loaded as the connector loads it).
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { z } from "zod";
 import { loadCdpSecret } from "#app/core/schemas/exchange-connection.server.ts";
 import {
@@ -121,7 +121,7 @@ describe("the server loads the key as the connector will", () => {
 });
 
 describe("the schemas carry it", () => {
-  afterEach(() => installKeyLoader(loadCdpSecret));
+  beforeEach(() => installKeyLoader(loadCdpSecret));
   const base = { exchangeName: "COINBASE", accountName: "Main" };
 
   test("Connect Exchange (JSON and form): the message on the field it is about; real keys pass", () => {
