@@ -2,6 +2,7 @@
 // masking and truncation, encryption at rest, Test through the Coinbase connector (against
 // the MSW fake of tests/msw/coinbase.ts: no network), the admin guard, and no secret in any
 // answer, activity log, live event or console line.
+import { generateKeyPairSync } from "node:crypto";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
@@ -9,7 +10,8 @@ import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
 import { credentialsVersion, getTradingCredentials } from "#app/core/exchange/credentials.ts";
-import { type CdpTestKey, createCoinbaseFake, makeCdpKey } from "#tests/msw/coinbase.ts";
+import { type CdpTestKey, createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
+import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -19,6 +21,8 @@ const fake = createCoinbaseFake({ cdpKeys: [goodKey] });
 const server = setupServer(...fake.handlers);
 
 const PASSPHRASE = "pass-phrase-9f8e7d";
+/** A Coinbase Exchange API key (hex key, base64 secret): the kind that has a passphrase. */
+const exchangeKey = { ...makeExchangeKey(), passphrase: PASSPHRASE };
 
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterEach(() => server.resetHandlers());
@@ -112,7 +116,7 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   });
 
   test("Connect Exchange validation answers SPEC.md §5's messages and writes nothing", async () => {
-    const valid = { exchangeName: "COINBASE", accountName: "Main", apiKey: "key-123", apiSecret: "secret-123", passphrase: "", sandbox: true, isEnabled: true };
+    const valid = { exchangeName: "COINBASE", accountName: "Main", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: "", sandbox: true, isEnabled: true };
     const cases: [Json, string, string][] = [
       [{ ...valid, exchangeName: "" }, MESSAGES.exchangeRequired, "exchangeName"],
       [{ ...valid, exchangeName: "KRAKEN" }, MESSAGES.exchangeRequired, "exchangeName"],
@@ -137,15 +141,15 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     const created = await call("POST", "/api/exchanges", {
       exchangeName: "coinbase",
       accountName: "  Main account ",
-      apiKey: goodKey.apiKey,
-      apiSecret: goodKey.apiSecret,
+      apiKey: exchangeKey.apiKey,
+      apiSecret: exchangeKey.apiSecret,
       passphrase: PASSPHRASE,
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       exchangeName: "COINBASE",
       accountName: "Main account",
-      apiKey: `${goodKey.apiKey.slice(0, 20)}...`,
+      apiKey: `${exchangeKey.apiKey.slice(0, 20)}...`,
       hasPassphrase: true,
       sandbox: true,
       isEnabled: true,
@@ -157,17 +161,19 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     });
     expect(created.body).not.toHaveProperty("apiSecret");
     expect(created.body).not.toHaveProperty("passphrase");
+    // The first enabled connection, the simulator's setting never chosen: it switched, and says so.
+    expect(created.body.notice).toBe(contractSizesSwitchedNotice());
+    delete created.body.notice;
     expect(await credentialsVersion(db())).not.toBe(versionBefore);
 
     const row = await db().selectFrom("exchanges").selectAll().where("id", "=", created.body.id).executeTakeFirstOrThrow();
-    expect(row.api_secret_enc).not.toContain(goodKey.apiSecret.slice(40, 80));
-    // Surrounding blanks (the PEM's last line break) are not part of a secret.
-    expect(decryptSecret(row.api_secret_enc, app.config.appSecret)).toBe(goodKey.apiSecret.trim());
+    expect(row.api_secret_enc).not.toContain(exchangeKey.apiSecret.slice(40, 80));
+    expect(decryptSecret(row.api_secret_enc, app.config.appSecret)).toBe(exchangeKey.apiSecret);
     expect(decryptSecret(row.passphrase_enc!, app.config.appSecret)).toBe(PASSPHRASE);
 
     // The worker's view: the saved credentials, decrypted.
     const credentials = await getTradingCredentials(db(), app.config);
-    expect(credentials).toMatchObject({ apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret.trim(), passphrase: PASSPHRASE, sandbox: true, source: "settings", connectionRef: created.body.id });
+    expect(credentials).toMatchObject({ apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret, passphrase: PASSPHRASE, sandbox: true, source: "settings", connectionRef: created.body.id });
 
     const listed = await call("GET", "/api/exchanges", undefined, user);
     expect(listed.body.exchanges).toHaveLength(1);
@@ -178,7 +184,7 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     const log = await db().selectFrom("activity_logs").select(["message", "type"]).orderBy("id", "desc").executeTakeFirstOrThrow();
     expect(log).toMatchObject({ type: "system" });
     expect(log.message).toContain('Exchange connected: Coinbase account "Main account" (sandbox)');
-    await expectNoSecret([goodKey.apiSecret, PASSPHRASE], [created.text, listed.text, one.text]);
+    await expectNoSecret([exchangeKey.apiSecret, PASSPHRASE], [created.text, listed.text, one.text]);
     await call("DELETE", `/api/exchanges/${created.body.id}`);
   });
 
@@ -226,10 +232,11 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   });
 
   test("PUT toggles isEnabled or sandbox (the trading connection follows), DELETE removes; 400 and 404 otherwise", async () => {
-    const first = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "First", apiKey: "first-key", apiSecret: "first-secret" })).body;
-    const second = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Second", apiKey: "second-key", apiSecret: "second-secret", isEnabled: false })).body;
+    const [firstKey, secondKey] = [makeCdpKey("ec"), makeCdpKey("ed25519")];
+    const first = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "First", apiKey: firstKey.apiKey, apiSecret: firstKey.apiSecret })).body;
+    const second = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Second", apiKey: secondKey.apiKey, apiSecret: secondKey.apiSecret, isEnabled: false })).body;
     expect(second).toMatchObject({ isEnabled: false, isTrading: false });
-    expect((await getTradingCredentials(db(), app.config))?.apiKey).toBe("first-key");
+    expect((await getTradingCredentials(db(), app.config))?.apiKey).toBe(firstKey.apiKey);
 
     const version = await credentialsVersion(db());
     const disabled = await call("PUT", `/api/exchanges/${first.id}`, { isEnabled: false });
@@ -242,7 +249,7 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(enabled.body).toMatchObject({ isEnabled: true, isTrading: true });
     const live = await call("PUT", `/api/exchanges/${second.id}`, { sandbox: false });
     expect(live.body).toMatchObject({ sandbox: false, connectionStatus: "disconnected" });
-    expect((await getTradingCredentials(db(), app.config))).toMatchObject({ apiKey: "second-key", sandbox: false });
+    expect((await getTradingCredentials(db(), app.config))).toMatchObject({ apiKey: secondKey.apiKey, sandbox: false });
     const logs = await db().selectFrom("activity_logs").select(["message", "level"]).orderBy("id", "desc").limit(1).execute();
     expect(logs[0]).toMatchObject({ level: "warning", message: 'Exchange "Second" switched to production (live trading) by exch_admin' });
 
@@ -315,16 +322,74 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     await call("DELETE", `/api/exchanges/${exchanges[0]!.id}`);
   });
 
+  test("the key's shape (issue 22): both APIs take the three real kinds and refuse anything else before saving, naming what is expected, never the secret", async () => {
+    const pkcs8 = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const accepted: [string, Json][] = [
+      ["CDP ECDSA (SEC1)", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret }],
+      ["CDP ECDSA (PKCS#8)", { apiKey: goodKey.apiKey, apiSecret: pkcs8 }],
+      ["CDP Ed25519", { apiKey: makeCdpKey("ed25519").apiKey, apiSecret: makeCdpKey("ed25519").apiSecret }],
+      ["Coinbase Exchange", exchangeKey],
+    ];
+    for (const [kind, key] of accepted) {
+      const added = await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: kind, ...key, sandbox: true, isEnabled: false });
+      expect(added.status, kind).toBe(201);
+    }
+    expect(await db().selectFrom("exchanges").select("id").execute()).toHaveLength(4);
+    await db().deleteFrom("exchanges").execute();
+
+    const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" }).privateKey.export({ type: "sec1", format: "pem" }).toString();
+    const lookalike = `-----BEGIN EC PRIVATE KEY-----\n${Buffer.alloc(48, 9).toString("base64")}\n-----END EC PRIVATE KEY-----`;
+    const refused: [Json, string, string][] = [
+      [{ apiKey: "garbage", apiSecret: "garbage-secret-value" }, "apiSecret", MESSAGES.secretNotKeyOrExchange],
+      [{ apiKey: goodKey.apiKey, apiSecret: "not-a-real-secret" }, "apiSecret", MESSAGES.secretNotKeyOrExchange],
+      [{ apiKey: "key-123", apiSecret: goodKey.apiSecret }, "apiKey", MESSAGES.keyNameNotCdp],
+      [{ apiKey: goodKey.apiKey, apiSecret: lookalike }, "apiSecret", MESSAGES.pemUnreadable],
+      [{ apiKey: goodKey.apiKey, apiSecret: p384 }, "apiSecret", "API Secret is an EC key on secp384r1: Coinbase CDP keys use P-256"],
+      [{ apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: PASSPHRASE }, "passphrase", MESSAGES.passphraseWithCdp],
+      [{ apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret }, "passphrase", MESSAGES.exchangeNeedsPassphrase],
+      [{ apiKey: "not-hex", apiSecret: exchangeKey.apiSecret, passphrase: PASSPHRASE }, "apiKey", MESSAGES.exchangeKeyNotHex],
+    ];
+    const texts: string[] = [];
+    for (const [key, field, message] of refused) {
+      const answer = await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Refused", ...key });
+      expect(answer.status, message).toBe(400);
+      expect(answer.body).toEqual({ error: message, field });
+      texts.push(answer.text);
+    }
+
+    // API Settings: CDP keys only (it has no passphrase), titled 'Invalid Credentials'.
+    for (const [key, message] of [
+      [{ apiKey: "garbage", apiSecret: "garbage-secret-value" }, MESSAGES.secretNotKey],
+      [{ apiKey: goodKey.apiKey, apiSecret: lookalike }, MESSAGES.pemUnreadable],
+      [{ apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret }, MESSAGES.exchangeKeyOnSettings],
+    ] as const) {
+      const answer = await call("POST", "/api/credentials/save", { ...key, sandbox: true });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ success: false, title: MESSAGES.notCoinbaseKeyTitle, error: message });
+      texts.push(answer.text);
+    }
+    expect(await db().selectFrom("exchanges").select("id").execute()).toEqual([]);
+    const ed = makeCdpKey("ed25519");
+    const saved = await call("POST", "/api/credentials/save", { apiKey: ed.apiKey, apiSecret: ed.apiSecret, sandbox: true });
+    expect(saved.body.success).toBe(true);
+    // The first saved connection turned the simulator's contract sizes on: the answer says so.
+    expect(saved.body.message).toBe(`API credentials saved. Trading uses them in sandbox mode (paper orders). ${contractSizesSwitchedNotice()}`);
+    const replaced = await call("POST", "/api/credentials/save", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true });
+    expect(replaced.body.message).toBe("API credentials saved. Trading uses them in sandbox mode (paper orders).");
+    await expectNoSecret([lookalike, p384, exchangeKey.apiSecret, PASSPHRASE, "garbage-secret-value", ed.apiSecret, goodKey.apiSecret], texts);
+  });
+
   test("two saves at once with no connection yet make one 'Default', holding the last keys", async () => {
-    const save = (n: number) => saveCredentials(db(), app.config, { apiKey: `parallel-key-${n}`, apiSecret: `parallel-secret-${n}`, sandbox: true }, "exch_admin");
-    const outcomes = await Promise.all([1, 2, 3, 4].map(save));
+    const keys = [1, 2, 3, 4].map(() => makeCdpKey("ec"));
+    const save = (n: number) => saveCredentials(db(), app.config, { apiKey: keys[n]!.apiKey, apiSecret: keys[n]!.apiSecret, sandbox: true }, "exch_admin");
+    const outcomes = await Promise.all([0, 1, 2, 3].map(save));
     expect(outcomes.every((o) => o.success)).toBe(true);
     const rows = await db().selectFrom("exchanges").selectAll().execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.account_name).toBe("Default");
-    expect(rows[0]!.api_key).toMatch(/^parallel-key-[1-4]$/);
-    const n = rows[0]!.api_key.slice(-1);
-    expect(decryptSecret(rows[0]!.api_secret_enc, app.config.appSecret)).toBe(`parallel-secret-${n}`);
+    const last = keys.find((k) => k.apiKey === rows[0]!.api_key);
+    expect(last).toBeDefined();
+    expect(decryptSecret(rows[0]!.api_secret_enc, app.config.appSecret)).toBe(last!.apiSecret);
   });
 
   test("a secret stored under another APP_SECRET: Test says so (status error), and saving new keys replaces it", async () => {
@@ -346,9 +411,10 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(tested.body).toMatchObject({ success: false, message: "Stored secret cannot be decrypted: APP_SECRET differs from the one that encrypted it" });
     expect(tested.body.exchange.connectionStatus).toBe("error");
     expect((await call("GET", "/api/credentials")).body).toMatchObject({ source: "settings", hasSecret: true, apiKey: "••••••••" });
-    const saved = await call("POST", "/api/credentials/save", { apiKey: "old-key", apiSecret: "old-secret", sandbox: true });
+    const fresh = makeCdpKey("ec");
+    const saved = await call("POST", "/api/credentials/save", { apiKey: fresh.apiKey, apiSecret: fresh.apiSecret, sandbox: true });
     expect(saved.body.success).toBe(true);
-    expect(await getTradingCredentials(db(), app.config)).toMatchObject({ apiKey: "old-key", apiSecret: "old-secret" });
+    expect(await getTradingCredentials(db(), app.config)).toMatchObject({ apiKey: fresh.apiKey, apiSecret: fresh.apiSecret.trim() });
   });
 
   test("GET /api/test/coinbase: no credentials, a good key (status kept on the connection), a rejected key; other exchanges 404", async () => {
@@ -412,7 +478,7 @@ describe("credentials saves when the database fails", () => {
 
   test("saveCredentials and saveCredentialSettings answer Save Error", async () => {
     allowConsoleError();
-    expect(await saveCredentials(broken, config, { apiKey: "some-key", apiSecret: "some-secret-value", sandbox: true }, "admin")).toEqual({
+    expect(await saveCredentials(broken, config, { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true }, "admin")).toEqual({
       success: false,
       title: "Save Error",
       error: "The credentials could not be saved: please try again",
