@@ -67,7 +67,7 @@ export function startRunner(options: RunnerOptions): Runner {
         workerId,
         attempt: job.attempts,
         jobId: job.id,
-        beforeSend: (trade: Trade) => withdrawStopFor(db, options.exchange, trade.symbol),
+        beforeSend: (trade: Trade) => withdrawStopFor(db, options.exchange, trade.symbol, trade),
       };
       await (TASKS[job.task] as (c: typeof ctx, p: unknown) => Promise<unknown>)(ctx, payload.data);
       await completeJob(db, job.id, workerId);

@@ -60,16 +60,19 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(await syncExchangeStops(db(), live.exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0, unresolved: 0, refused: 0 });
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
 
-    // 2. TP1: the close withdraws the stop first, then break-even moves the stop to the entry.
+    // 2. TP1: the stop stays while the take-profit close goes out, cut to what will remain (never
+    //    a moment without one, never more than the position), then break-even moves it to the entry, in place.
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.ceil(Number(opened.entry_price) * 1.006)));
     await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
     await waitFor("TP1 filled", async () => D(String((await position()).remaining_quantity)).lt("0.05"));
-    expect(first.status).toBe("CANCELLED");
+    expect(first.status).toBe("OPEN");
     const afterTp1 = await position();
+    expect(D((first.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).base_size!).times("0.01").eq(String(afterTp1.remaining_quantity))).toBe(true);
     expect(afterTp1.break_even_triggered).toBeTruthy();
     await syncExchangeStops(db(), live.exchange);
     const moved = stopOrders().filter((o) => o.status === "OPEN");
     expect(moved).toHaveLength(1);
+    expect(moved[0]!.order_id).toBe(first.order_id); // edited, never cancelled and placed again
     const movedConfig = moved[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
     expect(D(movedConfig.base_size!).times("0.01").eq(String(afterTp1.remaining_quantity))).toBe(true);
     expect(D(movedConfig.stop_price!).minus(String(afterTp1.entry_price)).abs().lt(5)).toBe(true);

@@ -14,9 +14,10 @@
 // - moved when the wanted price moves by 0.05 % or more (trailing: at most every 5 s) or the
 //   quantity changes: edited in place where the exchange can (no moment without a stop),
 //   else cancelled then placed; withdrawn when the position closes or loses its stop;
-// - under the symbol's order slot (db/queries/order-slots.ts), and withdrawn by the worker
-//   before it sends any other order on the symbol (worker/execution.ts): Advanced Trade has no
-//   reduce-only stop, so it must never rest beside another order that changes the position;
+// - under the symbol's order slot (db/queries/order-slots.ts). Advanced Trade has no
+//   reduce-only stop, so before the worker sends any other order on the symbol
+//   (worker/execution.ts) the stop is cut to what that order leaves (a market take-profit),
+//   left as is (a market add) or withdrawn (a close of everything, a flip, a limit order);
 // - a stop the exchange filled (the worker was down, or the price gapped) is booked from the
 //   exchange's order like any fill (source "exchange-stop"): the book follows the exchange. A
 //   cancel answered "not found" is looked up before it counts as withdrawn.
@@ -30,8 +31,8 @@ import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
 import { type ExchangeStop, deleteExchangeStop, getExchangeStopBySymbol, listExchangeStops, saveExchangeStop } from "../../db/queries/exchange-stops.ts";
 import { releaseOrderSlot, tryOrderSlot, withOrderSlotLease } from "../../db/queries/order-slots.ts";
-import { type Position, listOpenPositions } from "../../db/queries/positions.ts";
-import { getTradeByClientOrderId, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
+import { type Position, getOpenPosition, listOpenPositions } from "../../db/queries/positions.ts";
+import { type Trade, getTradeByClientOrderId, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { newId } from "../../db/queries/util.ts";
 import type { DB } from "../../db/schema.ts";
 import { bookOrder } from "../execution.ts";
@@ -156,7 +157,7 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
     if (!price && !record) continue;
     let quantity: string | null = "0";
     if (price) {
-      if (resting && D(resting.quantity).eq(p.remainingQuantity) && !movedEnough(resting, price, now)) continue; // nothing to do, nothing asked
+      if (resting && D(resting.quantity).eq(p.remainingQuantity) && !movedEnough(resting, price, now, p.trailingStopActive)) continue; // nothing to do, nothing asked
       quantity = stopQuantity(p, await holdings());
       if (quantity === null) {
         await warnOnce(db, `held:${p.id}`, `No resting stop change for ${p.symbol} on ${adapter.label}: its positions could not be read. Protection runs in the worker meanwhile`, { positionId: p.id, symbol: p.symbol });
@@ -164,7 +165,7 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
       }
     }
     const wanted = price && D(quantity).gt(0) ? price : null;
-    if (resting && wanted && D(resting.quantity).eq(quantity) && !movedEnough(resting, wanted, now)) continue;
+    if (resting && wanted && D(resting.quantity).eq(quantity) && !movedEnough(resting, wanted, now, p.trailingStopActive)) continue;
     if (record?.status === "refused") {
       if (!wanted) {
         await deleteExchangeStop(db, p.id);
@@ -190,10 +191,10 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
   return result;
 }
 
-/** Whether a resting stop is far enough from `wanted` (and old enough) to be moved. */
-function movedEnough(record: ExchangeStop, wanted: string, now: number): boolean {
+/** Whether a resting stop is far enough from `wanted` to be moved (a trailing stop: and not moved in the last STOP_MOVE_MIN_MS). */
+function movedEnough(record: ExchangeStop, wanted: string, now: number, trailing: boolean): boolean {
   const drift = D(wanted).minus(record.stop_price).abs().div(record.stop_price);
-  return !drift.lt(STOP_MOVE_MIN_FRACTION) && now - Number(record.updated_at) >= STOP_MOVE_MIN_MS;
+  return !drift.lt(STOP_MOVE_MIN_FRACTION) && (!trailing || now - Number(record.updated_at) >= STOP_MOVE_MIN_MS);
 }
 
 type Outcome = "placed" | "moved" | "withdrawn" | "filled" | "refused" | "unresolved" | "kept";
@@ -337,11 +338,18 @@ async function orderOf(adapter: Adapter, record: ExchangeStop): Promise<Exchange
 
 /**
  * Before any order on `symbol` (called under that symbol's order slot): the position's resting
- * stop is cancelled, so it cannot act beside the new order; a stop found filled is booked
- * first. A stop whose placement is unanswered is looked up first: the order waits (retried)
- * while that cannot be known, rather than go out beside a stop that may rest.
+ * stop must never act beside the new order (Advanced Trade has no reduce-only stop). A stop
+ * whose placement is unanswered is looked up first: the order waits (retried) while that
+ * cannot be known, rather than go out beside a stop that may rest. Then, for `order`:
+ * - a market order that only reduces the position, leaving some on the same side: the stop
+ *   stays, cut (edited) to at most what will remain, so the stop and the order together never
+ *   exceed the position and it is never without a stop (decision 038);
+ * - a market order that adds to the position: the stop stays as it is (it covers less than
+ *   the position for a moment; the next pass sizes it up);
+ * - anything else (a close of everything, a flip, a limit order, no order given): cancelled,
+ *   and placed again after it by the next pass. A stop found filled is booked first.
  */
-export async function withdrawStopFor(db: Kysely<DB>, exchange: ExchangeAdapter, symbol: string): Promise<void> {
+export async function withdrawStopFor(db: Kysely<DB>, exchange: ExchangeAdapter, symbol: string, order?: Pick<Trade, "side" | "quantity" | "orderType">): Promise<void> {
   const adapter = await activeAdapter(exchange);
   if (!adapter.placeStopOrder) return;
   let record = await getExchangeStopBySymbol(db, adapter.name, symbol);
@@ -352,7 +360,33 @@ export async function withdrawStopFor(db: Kysely<DB>, exchange: ExchangeAdapter,
     if (!found) return;
     record = { ...record, order_id: found.orderId, status: "resting" };
   }
+  if (order && order.orderType === "market" && (await keepStopBeside(db, adapter, record, order))) return;
   await withdrawStop(db, adapter, record);
+}
+
+/** Whether the resting stop can stay beside a market `order` (cut to what will remain first): see withdrawStopFor. */
+async function keepStopBeside(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop, order: Pick<Trade, "side" | "quantity">): Promise<boolean> {
+  const position = await getOpenPosition(db, record.symbol);
+  if (!position || position.id !== record.position_id) return false;
+  const adds = (position.side === "long") === (order.side === "buy");
+  if (adds) return true;
+  const remains = D(position.remainingQuantity).minus(order.quantity);
+  if (!remains.gt(0)) return false; // a close of everything or a flip: the stop goes
+  if (D(record.quantity).lte(remains)) return true;
+  if (!adapter.editStopOrder) return false;
+  try {
+    const edited = await adapter.editStopOrder({ orderId: record.order_id, symbol: record.symbol, side: record.side === "buy" ? "buy" : "sell", quantity: remains.toString(), stopPrice: record.stop_price, limitPrice: record.limit_price });
+    if (D(edited.filledQuantity).gt(0)) {
+      await bookStopFill(db, adapter, record, edited);
+      return false;
+    }
+    // Its price did not move: its last move's time stays (the trailing rate limit counts price moves).
+    await saveExchangeStop(db, { ...record, quantity: remains.toString() }, Number(record.updated_at));
+    return true;
+  } catch (error) {
+    if (error instanceof InvalidOrderError) return false; // cannot be cut (e.g. under one contract): cancelled instead
+    throw error; // no clear answer: the order waits (its job retries) rather than go out beside a stop of unknown size
+  }
 }
 
 /**
