@@ -11,6 +11,8 @@
 // test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
 import { describe, expect, test } from "vitest";
 import { type CdpTestKey, makeCdpKey } from "../msw/coinbase.ts";
+import { MESSAGES } from "../../app/core/schemas/exchange-connection.ts";
+import { contractSizesSwitchNote, contractSizesSwitchedNotice } from "../../app/core/exchange/contract-sizes.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
 import {
   type Browser,
@@ -103,15 +105,24 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await screenshot("2-dialog-errors");
     expect(await exchanges()).toEqual([]);
 
+    // Nothing saved yet and the simulator's setting at its default: the form says what saving does.
+    expect(squash(await dialog().getByTestId("contract-sizes-note").innerText())).toBe(contractSizesSwitchNote());
+
     let since = Date.now();
     await page.getByTestId("connect-exchangeName").selectOption("COINBASE");
     await page.getByTestId("connect-accountName").fill("Main");
     await page.getByTestId("connect-apiKey").fill(goodKey.apiKey);
+    // Not a Coinbase key (issue 22): said beside the field by the browser, nothing sent.
+    await page.getByTestId("connect-apiSecret").fill("garbage");
+    await page.getByTestId("connect-submit").click();
+    await visible(dialog().getByText(MESSAGES.secretNotKeyOrExchange, { exact: true }));
+    expect(await exchanges()).toEqual([]);
     await page.getByTestId("connect-apiSecret").fill(goodKey.apiSecret);
     // The errors go as the fields become valid.
     await expect.poll(() => dialog().getByText("API Secret is required", { exact: true }).count()).toBe(0);
+    await expect.poll(() => dialog().getByText(MESSAGES.secretNotKeyOrExchange, { exact: true }).count()).toBe(0);
     await page.getByTestId("connect-submit").click();
-    await expectToast("Exchange Added", "Main is connected (sandbox)", "default", since);
+    await expectToast("Exchange Added", `Main is connected (sandbox). ${contractSizesSwitchedNotice()}`, "default", since);
     await dialog().waitFor({ state: "hidden" });
     await visible(row("Main"));
     expect(squash(await row("Main").getByTestId("exchange-api-key").innerText())).toBe(`${goodKey.apiKey.slice(0, 20)}...`);
@@ -120,6 +131,9 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
 
     since = Date.now();
     await page.getByTestId("add-exchange").click();
+    // Saved now: the switch happened, nothing more to say.
+    await visible(page.getByTestId("connect-accountName"));
+    expect(await dialog().getByTestId("contract-sizes-note").count()).toBe(0);
     await page.getByTestId("connect-accountName").fill("Backup");
     await page.getByTestId("connect-apiKey").fill(unknownKey.apiKey);
     await page.getByTestId("connect-apiSecret").fill(unknownKey.apiSecret);
@@ -216,6 +230,15 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.getByTestId("save-credentials").click();
     await expectToast("Invalid Credentials", "Please enter your actual API credentials, not the masked values.", "destructive", since);
 
+    // Not a Coinbase key (issue 22): refused by the browser (the server's refusal would be titled 'Save Failed').
+    since = Date.now();
+    await secret.fill("garbage-secret");
+    await page.getByTestId("save-credentials").click();
+    await expectToast("Invalid Credentials", MESSAGES.secretNotKey, "destructive", since);
+    await visible(page.getByTestId("credentials-error").getByText(MESSAGES.secretNotKey));
+    // Saved already: no note about the contract sizes.
+    expect(await page.getByTestId("contract-sizes-note").count()).toBe(0);
+
     since = Date.now();
     await secret.fill(goodKey.apiSecret);
     await page.getByTestId("save-credentials").click();
@@ -267,9 +290,11 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.route("**/api/exchanges", (route) => (route.request().method() === "POST" ? fail500(JSON.stringify({ error: "Database unavailable" }))(route) : route.continue()));
     let since = Date.now();
     await page.getByTestId("add-exchange").click();
+    // A real-shaped key, so the browser's check lets it through to the failing call.
+    const broken = makeCdpKey("ed25519");
     await page.getByTestId("connect-accountName").fill("Broken");
-    await page.getByTestId("connect-apiKey").fill("broken-key");
-    await page.getByTestId("connect-apiSecret").fill("broken-secret");
+    await page.getByTestId("connect-apiKey").fill(broken.apiKey);
+    await page.getByTestId("connect-apiSecret").fill(broken.apiSecret);
     await page.getByTestId("connect-submit").click();
     await expectToast("Error Adding Exchange", "Database unavailable", "destructive", since);
     await page.getByRole("button", { name: "Cancel" }).click();
@@ -306,8 +331,9 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
 
     await page.route("**/api/credentials/save", fail500(""));
     since = Date.now();
-    await page.getByTestId("credentials-api-key").fill("another-key");
-    await page.getByTestId("credentials-api-secret").fill("another-secret");
+    const another = makeCdpKey("ec");
+    await page.getByTestId("credentials-api-key").fill(another.apiKey);
+    await page.getByTestId("credentials-api-secret").fill(another.apiSecret);
     await page.getByTestId("save-credentials").click();
     await expectToast("Save Error", "500: Internal Server Error", "destructive", since);
     await page.unroute("**/api/credentials/save");
@@ -323,8 +349,15 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await p.getByTestId("connect-submit").click();
     await visible(p.getByText("Account name is required", { exact: true }));
     await p.getByTestId("connect-accountName").fill("NoScript");
+    // Not a Coinbase key: the server says so beside the field (issue 22).
     await p.getByTestId("connect-apiKey").fill("noscript-key");
     await p.getByTestId("connect-apiSecret").fill("noscript-secret");
+    await p.getByTestId("connect-submit").click();
+    await visible(p.getByText(MESSAGES.secretNotKeyOrExchange, { exact: true }));
+    const noscript = makeCdpKey("ec");
+    await p.getByTestId("connect-accountName").fill("NoScript");
+    await p.getByTestId("connect-apiKey").fill(noscript.apiKey);
+    await p.getByTestId("connect-apiSecret").fill(noscript.apiSecret);
     await p.getByTestId("connect-submit").click();
     await p.waitForURL((url) => url.pathname === "/exchanges" && url.search === "");
     await visible(p.getByTestId("toast").getByText("Exchange Added"));
