@@ -78,6 +78,8 @@ const pick = <T>(random: () => number, items: readonly T[]) => items[Math.floor(
 type FaultKind = "error-after-accept" | "hang" | "slow" | "5xx-before" | "not-found";
 const faultsByKind: Record<FaultKind, number> = { "error-after-accept": 0, hang: 0, slow: 0, "5xx-before": 0, "not-found": 0 };
 const faultsByCall = new Map<string, number>();
+/** Every fault drawn, with the order ids, client order ids or product it touched (the evidence of a failing symbol). */
+const faultLog: { at: string; call: string; kind: FaultKind; refs: string[] }[] = [];
 let privateCalls = 0;
 let chaosOn = false;
 
@@ -94,6 +96,8 @@ function chaos(method: string, p: string, body: unknown): Fault | null {
   if (kind === "not-found" && !canBeMissing) kind = "5xx-before";
   faultsByKind[kind] += 1;
   const name = callName(method, p);
+  const b = (body ?? {}) as { client_order_id?: string; order_id?: string; order_ids?: string[]; product_id?: string };
+  faultLog.push({ at: new Date().toISOString().slice(11, 23), call: `${method} ${p}`, kind, refs: [p.split("/").pop()!, b.client_order_id, b.order_id, ...(b.order_ids ?? []), b.product_id].filter((r): r is string => Boolean(r)) });
   faultsByCall.set(`${name} ${kind}`, (faultsByCall.get(`${name} ${kind}`) ?? 0) + 1);
   const internal = { error: "INTERNAL", message: "Internal server error" };
   switch (kind) {
@@ -543,7 +547,9 @@ if (signalsWithTwoOrders.length) console.log(`  signals with two orders: ${signa
 if (unknownToApp.length) console.log(`  orders unknown to the app: ${JSON.stringify(unknownToApp.slice(0, 10))}`);
 
 // Evidence for what failed: per failing symbol its activity log, trades, stops and the fake's orders.
-const failing = lastCheck.rows.filter((r) => !r.positionOk || !r.stopOk).map((r) => r.symbol);
+const failing = SYMBOLS.filter(
+  (symbol) => lastCheck.rows.some((r) => r.symbol === symbol && (!r.positionOk || !r.stopOk)) || unknownToApp.some((o) => o.product === productOf(symbol).product_id),
+);
 for (const symbol of failing) {
   const product = productOf(symbol);
   console.log(`\n  --- ${symbol} evidence ---`);
@@ -561,10 +567,12 @@ for (const symbol of failing) {
   for (const p of positions) console.log(`  position ${p.id} ${p.side} ${p.remaining_quantity}/${p.quantity} stop ${p.stop_price} ${p.status}`);
   const stops = await db.all<Record<string, unknown>>("SELECT position_id, order_id, client_order_id, side, stop_price, quantity FROM exchange_stops WHERE symbol = ?", [symbol]);
   for (const s of stops) console.log(`  exchange_stops ${s.position_id} ${s.side} ${s.quantity} @ ${s.stop_price} order ${s.order_id} (${s.client_order_id})`);
+  const refs = new Set([product.product_id, ...cb.state.orders.filter((x) => x.product_id === product.product_id).flatMap((x) => [x.order_id, x.client_order_id])]);
+  for (const f of faultLog.filter((x) => x.refs.some((r) => refs.has(r))).slice(-15)) console.log(`  fault ${f.at} ${f.kind} on ${f.call.replace(/[0-9a-f-]{36}$/, ":id")} (${f.refs.filter((r) => refs.has(r)).join(", ")})`);
   for (const o of cb.state.orders.filter((x) => x.product_id === product.product_id).slice(-15)) {
     const kind = Object.keys(o.order_configuration)[0];
     const config = Object.values(o.order_configuration)[0] as Record<string, unknown>;
-    console.log(`  fake order ${o.created_time.slice(11, 23)} ${kind} ${o.side} ${config.base_size} ${o.status} filled ${o.filled_size}${config.stop_price ? ` stop ${config.stop_price}` : ""} ${o.client_order_id}`);
+    console.log(`  fake order ${o.created_time.slice(11, 23)} ${o.order_id.slice(0, 8)} ${kind} ${o.side} ${config.base_size} ${o.status} filled ${o.filled_size}${config.stop_price ? ` stop ${config.stop_price}` : ""} ${o.client_order_id}`);
   }
 }
 if (!ok) removeRunDir = false;
