@@ -2,10 +2,12 @@
 // first, for the filters of the URL (symbol text, status, strategy: how the screen filters
 // without JavaScript), the cursor of the next page (`before=`, keyset on created_at and id,
 // as Activity Logs pages: each row comes once while new trades arrive), and the header's
-// totals for the same filter over every page (issue 22): the counts and the P&L (the
-// matching trades' realized P&L plus the matching funding, docs/pnl.md). The browser then
-// polls GET /api/trades?limit=50 (the newest page), /api/trades/summary (the totals) and
-// GET /api/closed-trades-pnl, each with the filter (every 30 s), and loads older pages in place.
+// counts for the same filter over every page (issue 22). The browser then polls
+// GET /api/trades?limit=50 (the newest page) and /api/trades/summary (the counts), and loads
+// GET /api/closed-trades-pnl (the P&L card: the matching trades' realized P&L plus the
+// matching funding, docs/pnl.md) itself, each with the filter (every 30 s), as decided in
+// docs/decisions/007-trading-rules-form.md: the page's own read stays the rows and counts
+// (decision 037's capacity), and older pages load in place.
 //
 // Issue 11: each trade carries its position's protection state (one query for the page), so
 // the row shows real values (drawdown, TP, SL, break-even, trailing, ROI) instead of SPEC's
@@ -16,7 +18,6 @@ import type { Kysely } from "kysely";
 import { TRADE_HISTORY_LIMIT, type TradeCounts, filtersFromParams, tradeDbFilter } from "#app/core/trade-history.ts";
 import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
 import { type Trade, type TradeFilterQuery, countTrades, listTrades, pageTrades, parseTradeCursor } from "#db/queries/trades.ts";
-import { getClosedTradesPnlFor } from "./statistics.server.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
 import { sharedRead } from "./shared-read.server.ts";
@@ -54,10 +55,9 @@ export async function withPositions(db: Kysely<DB>, trades: Trade[]): Promise<Tr
   return trades.map((t) => ({ ...t, position: t.positionId ? (byId.get(t.positionId) ?? null) : null }));
 }
 
-/** The header's totals for a filter: the counts of every matching order and its P&L (docs/pnl.md). */
-export async function tradeHistoryTotals(db: Kysely<DB>, filter: TradeFilterQuery): Promise<TradeCounts & { pnl: Awaited<ReturnType<typeof getClosedTradesPnlFor>> }> {
-  const [counts, pnl] = await Promise.all([countTrades(db, filter), getClosedTradesPnlFor(db, filter)]);
-  return { ...counts, pnl };
+/** The header's counts for a filter: every matching order, not one page (its P&L: GET /api/closed-trades-pnl with the filter). */
+export async function tradeHistoryTotals(db: Kysely<DB>, filter: TradeFilterQuery): Promise<TradeCounts> {
+  return countTrades(db, filter);
 }
 
 /** The filter of GET /api/trades, /api/trades/summary and /api/closed-trades-pnl: status, symbol (exact), search (symbol text), strategy. */

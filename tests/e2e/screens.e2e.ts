@@ -634,7 +634,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await expect.poll(() => cardLines(page, "card-total-trades"), { timeout: 10_000 }).toEqual(["Total Trades", "60", "Matching the filters"]);
     expect(new URL(page.url()).search).toBe("?symbol=xrp");
     await expect.poll(() => tradeRows(page).count()).toBe(50);
-    expect(await cardLines(page, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
+    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
     await page.getByTestId("trades-older").click();
     await expect.poll(() => tradeRows(page).count()).toBe(60);
     expect(await rowIds(page)).toEqual(xrpIds);
@@ -649,7 +649,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await nojs.goto("/history?symbol=xrp");
       await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(50);
       expect(await cardLines(nojs, "card-total-trades")).toEqual(["Total Trades", "60", "Matching the filters"]);
-      expect(await cardLines(nojs, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
+      // The P&L card is loaded by the browser (GET /api/closed-trades-pnl with the filter).
+      expect(await cardLines(nojs, "card-trade-pnl")).toEqual(["P&L", "—", "Realized P&L: needs JavaScript"]);
       expect(await rowIds(nojs)).toEqual(xrpIds.slice(0, 50));
       const older = nojs.getByTestId("trades-older");
       expect(await older.getAttribute("href")).toMatch(/^\/history\?symbol=xrp&before=\d+_paging-010$/);

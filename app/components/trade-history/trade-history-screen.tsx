@@ -3,12 +3,13 @@
 // P&L with the closed-position count), symbol and status filters with Clear Filters, the
 // Export button (trade-history.csv of the rows shown) and the expandable table.
 // The filters are the URL's (?symbol=&status=&strategy=): the loader reads one page of 50
-// rows and the cards' totals for them over every page (issue 22: the header follows the
+// rows and the cards' counts for them over every page (issue 22: the header follows the
 // filter), so without JavaScript the filters are a GET form and "Older" a link (?before=).
 // With JavaScript the filters typed narrow the rows at once and apply on the server after a
 // pause; the newest page polls GET /api/trades?limit=50 (every 30 s; live trade updates
-// refresh it sooner), the cards GET /api/trades/summary and GET /api/closed-trades-pnl with
-// the same filter, and "Older" loads the next page in place (X-Next-Cursor), as Activity Logs does.
+// refresh it sooner), the counts GET /api/trades/summary, the P&L card loads
+// GET /api/closed-trades-pnl in the browser (every 30 s), each with the same filter, and
+// "Older" loads the next page in place (X-Next-Cursor), as Activity Logs does.
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
@@ -84,8 +85,8 @@ export interface TradeHistoryData {
   /** The strategy filter (decision 027): "" all, "default", or a strategy id. */
   strategy?: string;
   strategies?: { id: string; name: string }[];
-  /** The header's totals for the filters, over every page (issue 22). */
-  totals?: TradeCounts & { pnl: ClosedTradesPnl };
+  /** The header's counts for the filters, over every page (issue 22). */
+  totals?: TradeCounts;
 }
 
 type Query<T> = ReturnType<typeof useApiQuery<T>>;
@@ -147,8 +148,8 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const shown = filterTrades(all, filters);
   const totals = current(counts)?.data ?? data.totals;
   const summary = totals ?? tradeSummary(all);
-  const pnl = current(pnlState) ?? { data: data.totals?.pnl, error: null };
-  const pnlData = pnl.data ?? totals?.pnl;
+  const pnl = current(pnlState) ?? { data: undefined, error: null };
+  const pnlData = pnl.data;
   const totalPnL = pnlData?.totalPnL ?? null;
   const closing = pnlData?.closingTrades ?? 0;
   const pnlStatus = totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
@@ -209,7 +210,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
       <Poll<ClosedTradesPnl>
         key={`pnl|${applied}`}
         url={`/api/closed-trades-pnl${apiQuery() ? `?${apiQuery()}` : ""}`}
-        initialData={data.totals?.pnl}
+        initialData={undefined}
         intervalMs={PNL_POLL_MS}
         onState={(query) => setPnlState({ key: applied, query })}
       />

@@ -1,6 +1,6 @@
-// GET /api/trades/summary?status=&symbol=&search=&strategy=: Trade History's header for a
-// filter (issue 22), over every matching trade (not one page): { total, completed, failed,
-// pnl } where pnl is GET /api/closed-trades-pnl's answer for the same filter (docs/pnl.md).
+// GET /api/trades/summary?status=&symbol=&search=&strategy=: Trade History's counts for a
+// filter (issue 22), over every matching trade (not one page): { total, completed, failed }
+// (completed = executed or completed). The P&L of the same filter: GET /api/closed-trades-pnl.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { apiTradeFilter, tradeHistoryTotals } from "#app/services/trade-history.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
