@@ -17,6 +17,9 @@ import { FINAL_FAILURE_LEVEL, TASKS, isTaskName } from "./tasks/index.ts";
 
 const RECOVERY_MS = 1_000;
 
+/** The longest wait before a job whose order may be on the exchange asks for it again. */
+export const UNKNOWN_OUTCOME_RETRY_MS = 3_000;
+
 export interface RunnerOptions {
   db: Kysely<DB>;
   exchange: ExchangeAdapter;
@@ -76,7 +79,12 @@ export function startRunner(options: RunnerOptions): Runner {
       // Refusals are booked by the tasks themselves; what reaches here is either permanent
       // (bad job, wrong credentials) or an unknown outcome / outage worth retrying.
       const retryable = isRetryable(error) || !(error instanceof PermanentFailure || error instanceof AuthError);
-      const state = await failJob(db, job.id, workerId, message, { retryable }).catch(() => null);
+      // A job whose order may be on the exchange (its trade written, not settled) is retried
+      // soon: each retry asks the exchange for it first, so a fill is booked (and protected by
+      // its stop) within seconds of the exchange answering again, not after minutes of back-off.
+      const sent = retryable ? await getTradeByJob(db, job.id).catch(() => null) : null;
+      const maxDelayMs = sent?.status === "pending" ? UNKNOWN_OUTCOME_RETRY_MS : undefined;
+      const state = await failJob(db, job.id, workerId, message, { retryable, maxDelayMs }).catch(() => null);
       if (state === "failed") await onFinalFailure(db, options.exchange, job, message, retryable);
       else if (state === "retry") {
         await recordActivity(db, { type: "system", level: "warning", message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}` }).catch(() => undefined);

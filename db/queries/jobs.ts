@@ -214,7 +214,7 @@ export async function failJob(
   id: number,
   workerId: string,
   error: string,
-  options: { retryable?: boolean } = {},
+  options: { retryable?: boolean; /** The back-off never exceeds this (an order whose outcome is unknown is asked for soon). */ maxDelayMs?: number } = {},
 ): Promise<JobState | null> {
   const now = nowMs();
   const row = await db.selectFrom("jobs").select(["attempts", "max_attempts"]).where("id", "=", id).executeTakeFirst();
@@ -229,7 +229,7 @@ export async function failJob(
       locked_by: null,
       locked_until: null,
       last_error: error.slice(0, 4000),
-      run_at: retry ? now + retryDelayMs(attempts) : sql<number>`run_at`,
+      run_at: retry ? now + Math.min(retryDelayMs(attempts), options.maxDelayMs ?? Number.POSITIVE_INFINITY) : sql<number>`run_at`,
       finished_at: retry ? null : now,
       updated_at: now,
     })

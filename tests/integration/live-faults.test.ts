@@ -251,6 +251,30 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await expectInStep("ETH-PERP");
   });
 
+  test("an order Coinbase took but cannot be asked about is asked again every few seconds, not after minutes of back-off", async () => {
+    await fresh();
+    await stopWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market", alert_id: "asked-soon" })).json()) as { signalId: string };
+    msw.fake.fail({ method: "POST", path: "/orders", status: 500, afterProcessing: true });
+    // Coinbase cannot be asked for a while: with the plain back-off the 4th retry waits 8 s, the 6th 32 s.
+    msw.fake.fail({ method: "GET", path: "/orders/historical/batch", status: 503, times: 100_000 });
+    await startWorker();
+    const job = await waitFor("four attempts", async () => {
+      const row = await db().selectFrom("jobs").select(["id", "attempts", "status", "run_at", "updated_at"]).where("signal_id", "=", signalId).executeTakeFirst();
+      return row && Number(row.attempts) >= 4 && row.status === "retry" ? row : null;
+    }, 30_000, 20);
+    expect(Number(job.run_at) - Number(job.updated_at)).toBeLessThanOrEqual(3_000);
+    // Coinbase answers again: booked within one retry.
+    msw.fake.state.faults.length = 0;
+    const answered = Date.now();
+    await waitFor("booked", async () => (await db().selectFrom("trades").select("status").where("signal_id", "=", signalId).executeTakeFirst())?.status === "executed", 15_000, 20);
+    expect(Date.now() - answered).toBeLessThan(4_000);
+    await stopWorker();
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("SOL-PERP")).toHaveLength(1); // protected as soon as it is booked
+    await expectInStep("SOL-PERP");
+  }, 40_000);
+
   test("defect 2: an order slot stays with a job whose order is unanswered, through its retries, past any lease", async () => {
     const job = await enqueueJob(db(), { task: "close-position", payload: { positionId: "p", quantity: "all", reason: "test", source: "manual" }, jobKey: `slot-${Date.now()}` });
     await db().updateTable("jobs").set({ status: "retry" }).where("id", "=", job.id).execute();
