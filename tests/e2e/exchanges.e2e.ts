@@ -92,6 +92,11 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await visible(page.getByText("No exchanges connected", { exact: true }));
     await visible(page.getByRole("link", { name: "Add Your First Exchange" }));
     await screenshot("1-empty");
+
+    // Nothing saved, the simulator's setting at its default: API Settings says what saving does.
+    await gotoHydrated(page, "/api-settings", "API Settings", problems);
+    expect(squash(await page.getByTestId("contract-sizes-note").innerText())).toBe(contractSizesSwitchNote());
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
   });
 
   test("2. Connect Exchange: each validation message, then two exchanges added", async () => {
