@@ -2,7 +2,8 @@
 // password hashing (argon2id), the failed-login throttle, registration.
 import type { Kysely } from "kysely";
 import { type NewActivityLog, recordActivities, recordActivity } from "#db/queries/activity-logs.ts";
-import { clearThrottle, refundAttempt, reserveLoginAttempt } from "#db/queries/login-throttles.ts";
+import { throttleSource } from "#app/core/net/throttle-source.ts";
+import { clearThrottle, getThrottle, markKnownSource, refundAttempt, reserveLoginAttempt } from "#db/queries/login-throttles.ts";
 import { type Invite, consumeInvite, findOpenInvite } from "#db/queries/invites.ts";
 import { getSetting } from "#db/queries/settings.ts";
 import { type User, countUsers, findUserByUsername, insertUser, usernameKey } from "#db/queries/users.ts";
@@ -22,31 +23,44 @@ let dummyHash: Promise<string> | undefined;
 const getDummyHash = () => (dummyHash ??= hashPassword("not-a-real-password-" + Math.random()));
 
 /**
- * Throttle policy (docs/decisions/016-login-throttle-v2.md, replacing 001):
+ * Throttle policy (docs/decisions/016-login-throttle-v2.md and 040-login-throttle-v3.md):
+ * - the source is the client address as throttleSource gives it: IPv4 as is, IPv4-mapped
+ *   IPv6 as its IPv4, other IPv6 by its /64 (rotating through one's own /64 gains nothing);
  * - per account AND source pair: 5 attempts free, then a lock of 30 s doubling with each
  *   further failure, at most 15 minutes. A stranger's failures lock only the stranger's
  *   pair: the owner, from an address with no failures, still signs in;
- * - per source address (many names from one place): 20 free, then 60 s doubling, at most
- *   15 minutes;
+ * - per source (many names from one place): 20 free, then 60 s doubling, at most 15 minutes;
+ * - per account from any number of sources (the ceiling): 20 free, then 30 s doubling, at
+ *   most 5 minutes: about 35 guesses in the first hour and 12 an hour after, however many
+ *   addresses guess. A source from which the account's password was right within 30 days
+ *   (its "known" source) is not held by the ceiling, so guessing from elsewhere never keeps
+ *   the owner out at home; from a new place the owner waits at most 5 minutes;
  * - each attempt is reserved (counted) BEFORE the password is checked, so parallel
- *   requests cannot get more checks than the allowance; a successful login clears its
- *   pair and gives the source its attempt back;
+ *   requests cannot get more checks than the allowance, and a refused attempt costs no
+ *   argon2 hash and writes nothing; a successful login clears its pair and gives the
+ *   source and the account their attempt back;
  * - counters are forgotten after an hour without failures.
  */
 export const THROTTLE = {
   pair: { free: 5, baseMs: 30_000 },
   ip: { free: 20, baseMs: 60_000 },
+  account: { free: 20, baseMs: 30_000, maxLockMs: 5 * 60_000 },
   maxLockMs: 15 * 60_000,
   resetAfterMs: 60 * 60_000,
+  knownSourceMs: 30 * 24 * 60 * 60_000,
 };
 
-const lockPolicy = (free: number, baseMs: number) => (failures: number) =>
-  failures < free ? 0 : Math.min(baseMs * 2 ** (failures - free), THROTTLE.maxLockMs);
+const lockPolicy = (free: number, baseMs: number, maxMs = THROTTLE.maxLockMs) => (failures: number) =>
+  failures < free ? 0 : Math.min(baseMs * 2 ** (failures - free), maxMs);
 const pairLock = lockPolicy(THROTTLE.pair.free, THROTTLE.pair.baseMs);
 const ipLock = lockPolicy(THROTTLE.ip.free, THROTTLE.ip.baseMs);
+const accountLock = lockPolicy(THROTTLE.account.free, THROTTLE.account.baseMs, THROTTLE.account.maxLockMs);
 
-export const pairKey = (username: string, ip: string | null) => `pair:${usernameKey(username)}|${ip ?? "-"}`;
-const ipKey = (ip: string) => `ip:${ip}`;
+export const pairKey = (username: string, ip: string | null) => `pair:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
+const ipKey = (ip: string) => `ip:${throttleSource(ip)}`;
+export const accountKey = (username: string) => `account:${usernameKey(username)}`;
+/** Marks a source the account's right password came from (updated_at: when); never locked. */
+export const knownSourceKey = (username: string, ip: string | null) => `known:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
 
 export type LoginResult =
   | { ok: true; user: User; /** 2FA is on: no session until the code is checked. */ secondFactor: boolean }
@@ -59,7 +73,13 @@ export async function attemptLogin(
   input: { username: string; password: string; ip: string | null },
 ): Promise<LoginResult> {
   const pair = pairKey(input.username, input.ip);
-  const keys = [{ key: pair, lockFor: pairLock }, ...(input.ip ? [{ key: ipKey(input.ip), lockFor: ipLock }] : [])];
+  const known = await getThrottle(db, knownSourceKey(input.username, input.ip));
+  const ceiling = !(known && known.updatedAt > Date.now() - THROTTLE.knownSourceMs);
+  const keys = [
+    { key: pair, lockFor: pairLock },
+    ...(input.ip ? [{ key: ipKey(input.ip), lockFor: ipLock }] : []),
+    ...(ceiling ? [{ key: accountKey(input.username), lockFor: accountLock }] : []),
+  ];
   const reservation = await reserveLoginAttempt(db, keys, THROTTLE.resetAfterMs);
   if (!reservation.ok) {
     // Refusals write nothing: a flood of them must not fill the log (the lock itself is logged once).
@@ -84,7 +104,9 @@ export async function attemptLogin(
         level: "warning",
         message: lock.key.startsWith("ip:")
           ? `Logins from one address locked for ${seconds} s after ${lock.failures} failures`
-          : `Login for ${input.username} from one address locked for ${seconds} s after ${lock.failures} failures`,
+          : lock.key.startsWith("account:")
+            ? `Login for ${input.username} from new addresses slowed: locked for ${seconds} s after ${lock.failures} failures`
+            : `Login for ${input.username} from one address locked for ${seconds} s after ${lock.failures} failures`,
         data: { username: input.username, ip: input.ip, failures: lock.failures, lockedSeconds: seconds },
       });
     }
@@ -96,23 +118,30 @@ export async function attemptLogin(
   if (publicUser.twoFactorEnabled) {
     // The password was right: its throttle is cleared as for a login, but the session waits
     // for the second step (checkSecondFactor, then completeLogin).
-    await db.transaction().execute(async (trx) => {
-      await clearThrottle(trx, pair);
-      if (input.ip) await refundAttempt(trx, ipKey(input.ip), ipLock);
-    });
+    await passwordAccepted(db, input.username, input.ip, pair, ceiling);
     return { ok: true, user: publicUser, secondFactor: true };
   }
-  return { ok: true, user: await completeLogin(db, publicUser, input.ip, pair), secondFactor: false };
+  await passwordAccepted(db, input.username, input.ip, pair, ceiling);
+  return { ok: true, user: await completeLogin(db, publicUser, input.ip), secondFactor: false };
 }
 
-/** Records a login (last login time, activity log) and clears the password throttle of the pair. */
-export async function completeLogin(db: Kysely<DB>, user: User, ip: string | null, pair?: string): Promise<User> {
+/**
+ * A right password: its pair is cleared, the source and (when it was counted) the account
+ * get their reserved attempt back, and the source becomes one the account is known from.
+ */
+async function passwordAccepted(db: Kysely<DB>, username: string, ip: string | null, pair: string, ceiling: boolean): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await clearThrottle(trx, pair);
+    if (ip) await refundAttempt(trx, ipKey(ip), ipLock);
+    if (ceiling) await refundAttempt(trx, accountKey(username), accountLock);
+    await markKnownSource(trx, knownSourceKey(username, ip));
+  });
+}
+
+/** Records a login (last login time, activity log); attemptLogin has cleared the password throttle. */
+export async function completeLogin(db: Kysely<DB>, user: User, ip: string | null): Promise<User> {
   const now = Date.now();
   await db.transaction().execute(async (trx) => {
-    if (pair) {
-      await clearThrottle(trx, pair);
-      if (ip) await refundAttempt(trx, ipKey(ip), ipLock);
-    }
     await trx.updateTable("users").set({ last_login_at: now }).where("id", "=", user.id).execute();
     await recordActivity(trx, {
       type: "auth",

@@ -105,3 +105,15 @@ export async function refundAttempt(db: Db, key: string, lockFor: (failures: num
     .where("key", "=", key)
     .execute();
 }
+
+/**
+ * Records that the account's right password came from this source now (a `known:` row:
+ * never counted, never locked; its updated_at says when). The login throttle's per-account
+ * ceiling does not hold known sources (app/services/auth.server.ts THROTTLE).
+ */
+export async function markKnownSource(db: Db, key: string): Promise<void> {
+  const now = nowMs();
+  const insert = db.insertInto("login_throttles").values({ key, failures: 0, locked_until: null, updated_at: now });
+  if (isMysql(db)) await insert.onDuplicateKeyUpdate({ updated_at: now }).execute();
+  else await insert.onConflict((oc) => oc.column("key").doUpdateSet({ updated_at: now })).execute();
+}
