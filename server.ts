@@ -15,6 +15,7 @@ import { webhookHttp } from "./app/services/webhook.server.ts";
 import { withRequestOrigin } from "./app/core/request-origin.ts";
 import { closeSocketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
+import { sessionPolicyRefusal } from "./app/utils/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
 import { getSessionUser, sessionIsLive } from "./db/queries/sessions.ts";
 
@@ -95,6 +96,9 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       const token = await readSessionToken(c.req.raw, { config } as AppLoadContext);
       const session = token ? await getSessionUser(database.db, token, SESSION_POLICY) : null;
       if (!session) return c.json({ error: "Authentication required" }, 401);
+      // The same session policy as pages and /api (issue 23: 2FA required for all).
+      const refusal = await sessionPolicyRefusal(database.db, session.user);
+      if (refusal) return c.json({ error: refusal }, 403);
       c.set("sessionToken" as never, token as never);
       // A role change ends the account's sessions (and so this socket): the role is fixed for the socket's life.
       c.set("sensitive" as never, can(session.user.role, "logs.sensitive") as never);

@@ -8,7 +8,7 @@ import { FormStrategy } from "remix-auth-form";
 import { type Permission, can, refusalMessage } from "#app/core/auth/permissions.ts";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
 import { type LoginResult, attemptLogin } from "#app/services/auth.server.ts";
-import { isTwoFactorRequired } from "#app/services/two-factor.server.ts";
+import { TWO_FACTOR_REQUIRED, sessionPolicyRefusal } from "./session-policy.server.ts";
 import { sharedRead } from "#app/services/shared-read.server.ts";
 import { createSession, deleteSessionByToken, getSessionUser } from "#db/queries/sessions.ts";
 import type { User } from "#db/queries/users.ts";
@@ -61,15 +61,28 @@ export async function requireUser(request: Request, context: AppLoadContext): Pr
 
 /** Where an account without 2FA may still go when an admin requires 2FA: to set it up, or leave. */
 const TWO_FACTOR_SETUP_PATHS = new Set(["/account", "/logout", "/api/logout", "/api/user"]);
-export const TWO_FACTOR_REQUIRED = "Two-factor authentication is required: set it up on the Account screen first";
+export { TWO_FACTOR_REQUIRED };
 
-/** An admin required 2FA for all: an account without it only reaches the Account screen. */
+/**
+ * The session policy (app/utils/session-policy.server.ts, the same check as /ws and
+ * /api/health): an account it refuses (2FA required for all, and none set up) only reaches
+ * the Account screen.
+ */
 async function requireTwoFactorIfDemanded(request: Request, context: AppLoadContext, user: User): Promise<void> {
   if (user.twoFactorEnabled) return;
   const path = new URL(request.url).pathname.replace(/\/+$/, "") || "/";
-  if (TWO_FACTOR_SETUP_PATHS.has(path) || !(await isTwoFactorRequired(context.db))) return;
-  if (isApiRequest(request)) throw json({ error: TWO_FACTOR_REQUIRED }, { status: 403, headers: { "Cache-Control": "no-store" } });
+  if (TWO_FACTOR_SETUP_PATHS.has(path)) return;
+  const refusal = await sessionPolicyRefusal(context.db, user);
+  if (!refusal) return;
+  if (isApiRequest(request)) throw json({ error: refusal }, { status: 403, headers: { "Cache-Control": "no-store" } });
   throw redirect("/account");
+}
+
+/** The signed-in user the session policy lets through, or null (/api/health's detailed view). */
+export async function getUserWithinPolicy(request: Request, context: AppLoadContext): Promise<User | null> {
+  const user = await getUser(request, context);
+  if (!user || (await sessionPolicyRefusal(context.db, user))) return null;
+  return user;
 }
 
 /** requireUser, then a 403 JSON (pages render it through their error boundary) unless admin. */

@@ -2,6 +2,10 @@
 // socket stays open. Real server: Bun.serve over the same Hono app the web process runs.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SESSION_ENDED_CODE } from "#app/live/close-codes.ts";
+import { REQUIRE_TWO_FACTOR_SETTING } from "#app/services/two-factor.server.ts";
+import { TWO_FACTOR_REQUIRED } from "#app/utils/auth.server.ts";
+import { setSetting } from "#db/queries/settings.ts";
+import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 
 describe("live feed and logout", () => {
@@ -45,5 +49,62 @@ describe("live feed and logout", () => {
     const reopened = await Promise.race([again.closed, again.hello.then(() => "open").catch(() => "error")]);
     expect(reopened).not.toBe("open");
     b.ws.close();
+  });
+});
+
+// Issue 23: "require 2FA for all" was bypassed by /ws (an account without 2FA got 403 on /api
+// but its socket opened and replayed history) and by /api/health's detailed view. Every entry
+// point applies one session policy (app/utils/session-policy.server.ts).
+describe.each(testDialects())("the session policy at /ws and /api/health on %s", (dialect) => {
+  let live: LiveServer;
+  beforeAll(async () => {
+    live = await startLiveServer(dialect);
+  });
+  afterAll(async () => {
+    await live?.stop();
+  });
+
+  /** Opens /ws with the cookie: "open" when the hello arrives, else how it ended. */
+  function tryOpen(cookie: string): Promise<string> {
+    const ws = new WebSocket(`ws://${live.base}/ws`, { headers: { Cookie: cookie } } as never);
+    return new Promise<string>((resolve) => {
+      ws.addEventListener("message", () => {
+        resolve("open");
+        ws.close();
+      }, { once: true });
+      ws.addEventListener("error", () => resolve("error"));
+      ws.addEventListener("close", (e) => resolve(`closed ${e.code}`));
+      setTimeout(() => resolve("timeout"), 3000);
+    });
+  }
+  const upgrade = (cookie: string) =>
+    fetch(`http://${live.base}/ws`, {
+      headers: { Cookie: cookie, Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" },
+    });
+  const health = async (cookie: string) =>
+    ((await (await fetch(`http://${live.base}/api/health`, { headers: { Cookie: cookie } })).json()) as { systemStatus: { component: string; message?: string }[] }).systemStatus;
+
+  test("an account without 2FA, once 2FA is required for all: /ws refused (403) and /api/health without messages, as /api", async () => {
+    await live.register("policy_admin", "admin");
+    const trader = await live.register("policy_trader", "trader");
+    // Before: the socket opens and health has the component messages.
+    expect(await tryOpen(trader)).toBe("open");
+    expect((await health(trader)).some((c) => typeof c.message === "string")).toBe(true);
+
+    await setSetting(live.database.db, REQUIRE_TWO_FACTOR_SETTING, true);
+    const api = await fetch(`http://${live.base}/api/positions`, { headers: { Cookie: trader } });
+    expect(api.status).toBe(403);
+    const refused = await upgrade(trader);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: TWO_FACTOR_REQUIRED });
+    expect(await tryOpen(trader)).not.toBe("open");
+    const anonymous = await health("");
+    const asTrader = await health(trader);
+    expect(asTrader.map((c) => c.component)).toEqual(anonymous.map((c) => c.component));
+    expect(asTrader.every((c) => c.message === undefined)).toBe(true);
+
+    // Turned off again: the same session opens its socket.
+    await setSetting(live.database.db, REQUIRE_TWO_FACTOR_SETTING, false);
+    expect(await tryOpen(trader)).toBe("open");
   });
 });
