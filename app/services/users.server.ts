@@ -3,9 +3,10 @@
 // the Users screen's actions and the /api/invites, /api/users, /api/security-settings routes.
 import type { Kysely } from "kysely";
 import { closeSocketsOfSession, trackedSessions } from "#app/live/session-sockets.server.ts";
+import { can } from "#app/core/auth/permissions.ts";
 import type { SecuritySettings } from "#app/core/schemas/users.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
-import { type Invite, createInvite, listOpenInvites, revokeInvite } from "#db/queries/invites.ts";
+import { type Invite, createInvite, listOpenInvites, revokeInvite, revokeInvitesBy } from "#db/queries/invites.ts";
 import { deleteUserSessions, sessionIsLive } from "#db/queries/sessions.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import { type Role, type User, userRowToUser } from "#db/queries/users.ts";
@@ -116,16 +117,20 @@ export async function updateUserBy(
     }
     await trx.updateTable("users").set({ role, disabled: disabled ? 1 : 0, updated_at: Date.now() }).where("id", "=", id).execute();
     const ended = await deleteUserSessions(trx, id);
+    // An invitation lives only while its creator may still mint it (issue 23): disabled or
+    // no longer allowed to manage users, its open invitations go in this transaction.
+    const invitesRevoked = disabled || !can(role, "users.manage") ? await revokeInvitesBy(trx, id) : 0;
     const what = [
       resetTwoFactor ? "two-factor authentication reset" : null,
       role !== before.role ? `role ${before.role} → ${role}` : null,
       disabled !== before.disabled ? (disabled ? "disabled" : "enabled") : null,
+      invitesRevoked > 0 ? `${invitesRevoked} open invitation${invitesRevoked === 1 ? "" : "s"} revoked` : null,
     ].filter(Boolean);
     await recordActivity(trx, {
       type: "auth",
       level: disabled && !before.disabled ? "warning" : "info",
       message: `${by.username} changed ${before.username}: ${what.join(", ")}`,
-      data: { by: by.username, username: before.username, role, disabled, sessionsEnded: ended },
+      data: { by: by.username, username: before.username, role, disabled, sessionsEnded: ended, invitesRevoked },
     });
     return { ok: true, value: { ...before, role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor } };
   });
@@ -143,13 +148,14 @@ export async function deleteUserBy(db: Kysely<DB>, by: User, id: string): Promis
     }
     await deleteUserSessions(trx, id);
     await trx.deleteFrom("recovery_codes").where("user_id", "=", id).execute();
+    const invitesRevoked = await revokeInvitesBy(trx, id);
     await trx.deleteFrom("users").where("id", "=", id).execute();
     await recordAudit(trx, { actor: by.username, action: "user.delete", target: user.username, before: { role: user.role, disabled: user.disabled } });
     await recordActivity(trx, {
       type: "auth",
       level: "warning",
-      message: `${by.username} deleted the account ${user.username}`,
-      data: { by: by.username, username: user.username, role: user.role },
+      message: `${by.username} deleted the account ${user.username}${invitesRevoked > 0 ? ` (${invitesRevoked} open invitation${invitesRevoked === 1 ? "" : "s"} revoked)` : ""}`,
+      data: { by: by.username, username: user.username, role: user.role, invitesRevoked },
     });
     return { ok: true, value: null };
   });

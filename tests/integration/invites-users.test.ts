@@ -208,3 +208,78 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
     expect(admins.map((u) => u.id)).toEqual([a.status === 200 ? ownerId : secondId]);
   });
 });
+
+// Issue 23: an invitation outlived its creator (an admin minted an admin invite, was deleted,
+// and the invite still made a new admin). Deleting, disabling or demoting an account revokes
+// its open invitations in the same transaction, and an invitation is valid only while its
+// creator may still mint it.
+describe.each(testDialects())("invitations follow their creator on %s", (dialect) => {
+  const app = freshApp(dialect);
+  let owner: string;
+  beforeAll(async () => {
+    owner = (await registerVia(app, "inv_owner")).cookie;
+  });
+
+  const mint = async (cookie: string, role = "admin") => ((await (await app.fetch("/api/invites", { method: "POST", cookie, json: { role } })).json()) as { code: string }).code;
+  const inviteRow = (code: string) => app.database.db.selectFrom("invites").selectAll().where("code", "=", code).executeTakeFirst();
+  const accountNamed = (username: string) => app.database.db.selectFrom("users").select("id").where("username", "=", username).executeTakeFirst();
+  /** The invitation tried both ways a stranger can: the API and the registration page. */
+  async function expectRefused(code: string, username: string) {
+    const api = await app.fetch("/api/register", { method: "POST", json: { username, password: "secret123", invite: code } });
+    expect(api.status).toBe(403);
+    expect(await api.json()).toEqual({ error: REGISTRATION_BY_INVITATION });
+    const page = await app.fetch(`/register?invite=${code}`);
+    expect(await page.text()).not.toContain('name="invite"');
+    expect(await accountNamed(username)).toBeUndefined();
+    const listed = (await (await app.fetch("/api/invites", { cookie: owner })).json()) as { code: string }[];
+    expect(listed.map((i) => i.code)).not.toContain(code);
+  }
+  const otherAdmin = async (name: string) => {
+    const made = await registerVia(app, name, "secret123", "admin");
+    return { id: made.user.id, cookie: made.cookie };
+  };
+
+  for (const [what, change] of [
+    ["deleted", (id: string) => app.fetch(`/api/users/${id}`, { method: "DELETE", cookie: owner })],
+    ["disabled", (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { disabled: true } })],
+    ["demoted", (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { role: "trader" } })],
+  ] as const) {
+    test(`an admin ${what}: its open invitations are revoked at once and register nobody`, async () => {
+      const creator = await otherAdmin(`creator_${what}`);
+      const asAdmin = await mint(creator.cookie, "admin");
+      const asViewer = await mint(creator.cookie, "viewer");
+      const ownersOwn = await mint(owner, "trader");
+      expect(await inviteRow(asAdmin)).toBeDefined();
+      expect((await change(creator.id)).status).toBe(200);
+      expect(await inviteRow(asAdmin)).toBeUndefined();
+      expect(await inviteRow(asViewer)).toBeUndefined();
+      await expectRefused(asAdmin, `new_admin_${what}`);
+      await expectRefused(asViewer, `new_viewer_${what}`);
+      // Another admin's invitation is untouched.
+      expect(await inviteRow(ownersOwn)).toBeDefined();
+      const log = await app.database.db.selectFrom("activity_logs").select("message").where("message", "like", `%creator_${what}%2 open invitations revoked%`).execute();
+      expect(log).toHaveLength(1);
+    });
+  }
+
+  test("checked at redemption too: a creator that stopped being an active admin some other way mints nothing", async () => {
+    const creator = await otherAdmin("creator_elsewhere");
+    const code = await mint(creator.cookie, "admin");
+    // Demoted without the service (as another tool or an old process would): the row stays...
+    await app.database.db.updateTable("users").set({ role: "viewer" }).where("id", "=", creator.id).execute();
+    expect(await inviteRow(code)).toBeDefined();
+    // ...but it no longer registers anyone, nor is it listed as open.
+    await expectRefused(code, "new_admin_elsewhere");
+    // Back to admin: the invitation works again (it was never used).
+    await app.database.db.updateTable("users").set({ role: "admin" }).where("id", "=", creator.id).execute();
+    const made = await app.fetch("/api/register", { method: "POST", json: { username: "new_admin_back", password: "secret123", invite: code } });
+    expect(made.status).toBe(201);
+    expect(((await made.json()) as { role: string }).role).toBe("admin");
+    // A creator whose row is gone (deleted behind the service's back) mints nothing either.
+    const gone = await otherAdmin("creator_gone");
+    const orphan = await mint(gone.cookie, "trader");
+    await app.database.db.deleteFrom("sessions").where("user_id", "=", gone.id).execute();
+    await app.database.db.deleteFrom("users").where("id", "=", gone.id).execute();
+    await expectRefused(orphan, "new_trader_orphan");
+  });
+});
