@@ -18,6 +18,8 @@ import { recordAudit } from "#db/queries/audit.ts";
 
 export { REQUIRE_TWO_FACTOR_SETTING };
 export const LAST_ADMIN = "The last active admin cannot be demoted, disabled or deleted";
+export const OWN_TWO_FACTOR =
+  "Your own two-factor authentication is turned off on the Account screen, with a current code: an admin reset is for other accounts";
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; error: string };
 
@@ -90,6 +92,9 @@ export async function updateUserBy(
   id: string,
   change: { role?: Role; disabled?: boolean; twoFactor?: boolean },
 ): Promise<Outcome<User>> {
+  // Turning off one's own 2FA needs a current code (the Account screen); a reset here would
+  // let a stolen admin session remove the second factor without one (issue 23).
+  if (change.twoFactor === false && id === by.id) return { ok: false, status: 403, error: OWN_TWO_FACTOR };
   // Two admins demoting each other at once: MySQL may pick one as a deadlock victim; it is
   // rolled back and run again, and then sees that it would leave no admin.
   const outcome = await transactionWithLockRetry(db, async (trx): Promise<Outcome<User>> => {

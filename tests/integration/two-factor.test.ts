@@ -6,6 +6,7 @@ import { generateTOTP } from "@epic-web/totp";
 import { beforeAll, describe, expect, test } from "vitest";
 import { TWO_FACTOR_REQUIRED } from "#app/utils/auth.server.ts";
 import { WRONG_CODE } from "#app/services/two-factor.server.ts";
+import { OWN_TWO_FACTOR } from "#app/services/users.server.ts";
 import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { totpAt } from "#tests/setup/totp.ts";
@@ -228,5 +229,47 @@ describe.each(testDialects())("two-factor authentication on %s", (dialect) => {
     } finally {
       await app.fetch("/api/security-settings", { method: "POST", cookie: admin, json: { requireTwoFactor: false } });
     }
+  });
+});
+
+// Issue 23: an admin turned off their own 2FA with PATCH /api/users/<own id> {"twoFactor":false},
+// no code. One's own 2FA goes off on the Account screen with a current code; an admin still
+// resets someone else's.
+describe.each(testDialects())("an admin's own two-factor authentication on %s", (dialect) => {
+  const app = freshApp(dialect);
+  let owner: { cookie: string; id: string };
+  let other: { cookie: string; id: string };
+  const enrol = async (cookie: string) => {
+    await app.fetch("/account", { method: "POST", cookie, form: { intent: "start" } });
+    const secret = secretIn(await html(await app.fetch("/account", { cookie })))!;
+    expect((await app.fetch("/account", { method: "POST", cookie, form: { intent: "confirm", code: totpAt(secret) } })).status).toBe(200);
+  };
+  const enabled = async (id: string) => (await app.database.db.selectFrom("users").select("totp_secret_enc").where("id", "=", id).executeTakeFirstOrThrow()).totp_secret_enc !== null;
+  beforeAll(async () => {
+    const a = await registerVia(app, "self_owner");
+    owner = { cookie: a.cookie, id: a.user.id };
+    const b = await registerVia(app, "self_other", "secret123", "admin");
+    other = { cookie: b.cookie, id: b.user.id };
+    await enrol(owner.cookie);
+    await enrol(other.cookie);
+  });
+
+  test("PATCH /api/users/<own id> {twoFactor:false} is refused (403) and 2FA stays on; so is the Users screen's form", async () => {
+    const api = await app.fetch(`/api/users/${owner.id}`, { method: "PATCH", cookie: owner.cookie, json: { twoFactor: false } });
+    expect(api.status).toBe(403);
+    expect(await api.json()).toEqual({ error: OWN_TWO_FACTOR });
+    expect(await enabled(owner.id)).toBe(true);
+    await app.fetch("/users", { method: "POST", cookie: owner.cookie, form: { intent: "update", id: owner.id, twoFactor: "false" } });
+    expect(await enabled(owner.id)).toBe(true);
+    // The Users screen offers no reset on one's own row.
+    const page = await html(await app.fetch("/users", { cookie: owner.cookie }));
+    expect(page).not.toContain('data-testid="reset-2fa-self_owner"');
+    expect(page).toContain('data-testid="reset-2fa-self_other"');
+  });
+
+  test("another admin still resets it", async () => {
+    const reset = await app.fetch(`/api/users/${owner.id}`, { method: "PATCH", cookie: other.cookie, json: { twoFactor: false } });
+    expect(reset.status).toBe(200);
+    expect(await enabled(owner.id)).toBe(false);
   });
 });

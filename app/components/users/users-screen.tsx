@@ -134,7 +134,8 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }:
                   <TableCell data-label="Status">{u.disabled ? <Chip size="small" color="error" label="disabled" /> : <Chip size="small" color="success" variant="outlined" label="active" />}</TableCell>
                   <TableCell align="right" data-label="Actions">
                     <Box sx={{ display: "flex", gap: 1, justifyContent: "flex-end", flexWrap: "wrap" }}>
-                      {u.twoFactorEnabled ? (
+                      {/* Your own 2FA goes off on the Account screen, with a current code (issue 23). */}
+                      {u.twoFactorEnabled && u.id !== meId ? (
                         <Form method="post" action="/users">
                           <input type="hidden" name="intent" value="update" />
                           <input type="hidden" name="id" value={u.id} />
