@@ -58,6 +58,26 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     expect(html).not.toContain("nope-nope");
   });
 
+  test("login form without JavaScript: the server-rendered page says why, in the toast's words (issue 23)", async () => {
+    // What a browser without JavaScript shows: the HTML outside scripts and styles (the action
+    // data serialised for hydration is not on the screen).
+    const visible = (page: string) => page.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/gi, "");
+    const alertText = (page: string) => /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div><\/div>/.exec(visible(page))?.[1]?.replace(/<[^>]+>/g, "");
+    const wrong = await app.fetch("/login", { method: "POST", form: { username: "owner", password: "nope-nope-2" } });
+    expect(wrong.status).toBe(401);
+    const page = await wrong.text();
+    expect(alertText(page)).toBe("Invalid username or password. Please try again.");
+    expect(visible(page)).not.toContain("nope-nope-2");
+    // The throttle's refusal too (an unknown name, so the owner's own pair stays clear).
+    let locked: Response | undefined;
+    for (let i = 0; i <= THROTTLE.pair.free && !locked; i++) {
+      const answer = await app.fetch("/login", { method: "POST", form: { username: "nojs_stranger", password: `guess-${i}` } });
+      if (answer.status === 429) locked = answer;
+    }
+    expect(locked).toBeDefined();
+    expect(alertText(await locked!.text())).toMatch(/^Too many failed login attempts\. Try again in \d+ seconds\.$/);
+  });
+
   test("login form: success redirects to redirectTo with a new session; unsafe redirects are ignored", async () => {
     const ok = await app.fetch("/login", { method: "POST", form: { username: "owner", password: "owner-pass", redirectTo: "/positions" } });
     expect(ok.status).toBe(302);

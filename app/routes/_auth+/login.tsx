@@ -7,6 +7,7 @@ import { useEffect, useRef } from "react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import {
@@ -62,6 +63,7 @@ export default function LoginPage() {
   const busy = navigation.state !== "idle" && navigation.formAction === "/login";
   const toast = useToast();
   const usernameRef = useRef<HTMLInputElement>(null);
+  const hydrated = useHydrated();
 
   const [form, fields] = useForm({
     id: "login-form",
@@ -83,7 +85,9 @@ export default function LoginPage() {
     <AuthCard
       title="Sign in"
       intro="Sign in to manage your trading automation."
-      error={form.errors?.[0]}
+      // A refused sign-in resets the form (its errors too): with JavaScript the toast says why;
+      // without it the server-rendered card says it, in the toast's words (issue 23).
+      error={form.errors?.[0] ?? (hydrated ? undefined : (actionData?.toast?.description ?? undefined))}
       errorId={form.errorId}
       footer={
         <>
