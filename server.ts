@@ -11,9 +11,9 @@ import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.s
 import { liveEventForNonAdmins } from "./app/core/auth/log-privacy.ts";
 import { can } from "./app/core/auth/permissions.ts";
 import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
-import { webhookHttp } from "./app/services/webhook.server.ts";
+import { MAX_BODY_BYTES as WEBHOOK_MAX_BODY_BYTES, webhookHttp } from "./app/services/webhook.server.ts";
 import { withRequestOrigin } from "./app/core/request-origin.ts";
-import { closeSocketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
+import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import { sessionPolicyRefusal } from "./app/utils/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
@@ -32,6 +32,68 @@ export interface CreateAppOptions {
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** Request bodies (docs/security.md, "Request bodies"): the sign-in forms and APIs. */
+export const AUTH_BODY_LIMIT = 8 * 1024;
+/** Every other page form and /api route (the largest legitimate form is far below it). */
+export const FORM_BODY_LIMIT = 64 * 1024;
+/** Bun.serve's own bound (its default is 128 MiB): nothing larger is even handed to us. */
+export const MAX_REQUEST_BODY = 1024 * 1024;
+/** A body must arrive within this long, however slowly its bytes trickle in (slowloris). */
+export const BODY_DEADLINE_MS = 10_000;
+const AUTH_PATHS = new Set(["/login", "/register", "/two-factor", "/logout", "/api/login", "/api/register", "/api/logout"]);
+
+export function bodyLimitFor(path: string): number {
+  return AUTH_PATHS.has(path.replace(/\/+$/, "") || "/") ? AUTH_BODY_LIMIT : FORM_BODY_LIMIT;
+}
+
+/** A Host header we can route on: a name, an IPv4 or a bracketed IPv6, with an optional port. */
+const HOST_SHAPE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62})?(?:\.[A-Za-z0-9_-]{1,63})*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+type BodyRead = { ok: true; body: Uint8Array | null; size: number } | { ok: false; status: 408 | 413 };
+
+/**
+ * Reads a request body into memory up to `limit` bytes (one byte more tells "too large"),
+ * within BODY_DEADLINE_MS from the first read, whatever the idle timer. A declared
+ * Content-Length over the limit is refused before a byte is read.
+ */
+async function readBodyCapped(request: Request, limit: number, keepOverflow = false): Promise<BodyRead> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (Number.isFinite(declared) && declared > limit && !keepOverflow) return { ok: false, status: 413 };
+  if (!request.body) return { ok: true, body: null, size: 0 };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), BODY_DEADLINE_MS);
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === "late") {
+        reader.cancel().catch(() => undefined);
+        return { ok: false, status: 408 };
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > limit) {
+        reader.cancel().catch(() => undefined);
+        if (!keepOverflow) return { ok: false, status: 413 };
+        // The webhook counts its own refusals (decision 017): hand it the first bytes over the cap.
+        chunks.push(next.value.subarray(0, next.value.byteLength - (size - limit - 1)));
+        size = limit + 1;
+        break;
+      }
+      chunks.push(next.value);
+    }
+  } catch {
+    return { ok: false, status: 408 };
+  } finally {
+    clearTimeout(timer);
+  }
+  return { ok: true, body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)), size };
+}
+
 /** The Hono app (no listening socket): used by the server and by the integration tests. */
 export function createApp({ config, database, build, hub, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
   const app = new Hono();
@@ -46,6 +108,16 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   const hosts = allowedHosts(config);
   const requestHost = (c: { req: { url: string; header(name: string): string | undefined } }) =>
     (config.TRUST_PROXY && c.req.header("x-forwarded-host")?.split(",")[0]?.trim()) || c.req.header("host") || new URL(c.req.url).host;
+
+  // A missing or malformed Host (HTTP/1.0 without one, empty, "[::1", "a b") is a plain 400:
+  // nothing below may parse it (docs/security.md, "Request bodies, hosts and sockets").
+  app.use("*", async (c, next) => {
+    // In-process requests (the tests' app.fetch, no Bun server in c.env) carry no Host header: their URL says it.
+    const host = c.req.header("host") ?? (c.env ? undefined : new URL(c.req.url).host);
+    const forwarded = config.TRUST_PROXY ? c.req.header("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
+    if (!host || !HOST_SHAPE.test(host) || (forwarded !== undefined && !HOST_SHAPE.test(forwarded))) return c.text("Bad Request: missing or malformed Host header", 400);
+    await next();
+  });
 
   // DNS rebinding: only our own host names (docs/security.md). The TradingView webhook is
   // exempt: it is not a browser request and authenticates with its own secret.
@@ -85,6 +157,26 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     await next();
   });
 
+  // Request bodies: capped per route class and read within BODY_DEADLINE_MS here, before
+  // Remix or a route parses anything (docs/security.md, "Request bodies, hosts and sockets").
+  // The handlers below read the buffered copy (c.get("body")); the original request stays
+  // c.req.raw, which Bun needs to tell the client's address.
+  app.use("*", async (c, next) => {
+    const raw = c.req.raw;
+    if (raw.method === "GET" || raw.method === "HEAD") return next();
+    const webhook = c.req.path.startsWith("/api/webhook/");
+    const limit = webhook ? WEBHOOK_MAX_BODY_BYTES : bodyLimitFor(c.req.path);
+    const read = await readBodyCapped(raw, limit, webhook);
+    if (!read.ok) {
+      c.header("Connection", "close");
+      return read.status === 413 ? c.json({ error: `Request body too large (limit ${limit / 1024} KiB)` }, 413) : c.json({ error: "Request body not received in time" }, 408);
+    }
+    const headers = new Headers(raw.headers);
+    if (read.body) headers.set("content-length", String(read.size));
+    c.set("body" as never, new Request(raw.url, { method: raw.method, headers, body: read.body as BodyInit | null, signal: raw.signal }) as never);
+    await next();
+  });
+
   // Live updates. The upgrade needs a session and, from a browser, our own Origin.
   app.get(
     "/ws",
@@ -99,6 +191,13 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       // The same session policy as pages and /api (issue 23: 2FA required for all).
       const refusal = await sessionPolicyRefusal(database.db, session.user);
       if (refusal) return c.json({ error: refusal }, 403);
+      // One viewer cannot hold thousands of sockets: per session and per address (the open
+      // handler enforces both again, since parallel upgrades all pass this check together).
+      const ip = clientIp(c, config) ?? "unknown";
+      if (socketsOfSession(token!) >= WS_SOCKETS_PER_SESSION || (socketsPerAddress.get(ip) ?? 0) >= WS_SOCKETS_PER_ADDRESS) {
+        return c.json({ error: "Too many live connections" }, 429);
+      }
+      c.set("clientAddress" as never, ip as never);
       c.set("sessionToken" as never, token as never);
       // A role change ends the account's sessions (and so this socket): the role is fixed for the socket's life.
       c.set("sensitive" as never, can(session.user.role, "logs.sensitive") as never);
@@ -107,6 +206,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     upgradeWebSocket((c) => {
       const token = c.get("sessionToken" as never) as unknown as string;
       const sensitive = c.get("sensitive" as never) as unknown as boolean;
+      const ip = c.get("clientAddress" as never) as unknown as string;
       // Abuse limits per socket: one resume, at most WS_MESSAGES_PER_SECOND messages a second
       // (more closes it with 1008), and a replay of at most REPLAY_LIMIT events (further
       // behind, the browser is told to refetch everything instead).
@@ -115,7 +215,14 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       let inWindow = 0;
       return {
       onOpen(_event, ws) {
-        trackSocket(token, ws);
+        // Tracked by Bun's socket: Hono hands each event a new wrapper, so the wrapper from
+        // onOpen never matched the one onClose untracked (sessions' counts only grew).
+        trackSocket(token, ws.raw as ClosableSocket);
+        socketsPerAddress.set(ip, (socketsPerAddress.get(ip) ?? 0) + 1);
+        if (socketsOfSession(token) > WS_SOCKETS_PER_SESSION || socketsPerAddress.get(ip)! > WS_SOCKETS_PER_ADDRESS) {
+          ws.close(TOO_MANY_SOCKETS_CODE, "Too many live connections");
+          return;
+        }
         (ws.raw as { subscribe(topic: string): void }).subscribe(sensitive ? LIVE_TOPIC : LIVE_PUBLIC_TOPIC);
         ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
       },
@@ -147,7 +254,10 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
         }
       },
       onClose(_event, ws) {
-        untrackSocket(token, ws);
+        untrackSocket(token, ws.raw as ClosableSocket);
+        const left = (socketsPerAddress.get(ip) ?? 1) - 1;
+        if (left > 0) socketsPerAddress.set(ip, left);
+        else socketsPerAddress.delete(ip);
       },
       };
     }),
@@ -155,7 +265,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
 
   // The TradingView webhook: the hot path, answered here rather than through Remix.
   app.all("/api/webhook/:platform", (c) =>
-    webhookHttp(database.db, c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config), allowlist: config.WEBHOOK_ALLOWLIST }),
+    webhookHttp(database.db, (c.get("body" as never) as unknown as Request | undefined) ?? c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config), allowlist: config.WEBHOOK_ALLOWLIST }),
   );
 
   app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));
@@ -163,7 +273,7 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   app.use("/logo.svg", serveStatic({ root: "./public" }));
 
   app.all("*", async (c) => {
-    const request = c.req.raw;
+    const request = (c.get("body" as never) as unknown as Request | undefined) ?? c.req.raw;
     const isHttps = requestIsHttps(request, config);
     const ip = clientIp(c, config);
     const services: AppLoadContext = {
@@ -187,6 +297,18 @@ export const SESSION_SWEEP_MS = 5_000;
 export const WS_MESSAGES_PER_SECOND = 20;
 /** /ws: the most events a resume replays; further behind, the browser refetches instead. */
 export const REPLAY_LIMIT = 500;
+/** /ws: open sockets per session and per client address (more: 429 at the upgrade, or closed with 1008). */
+export const WS_SOCKETS_PER_SESSION = 10;
+export const WS_SOCKETS_PER_ADDRESS = 50;
+const TOO_MANY_SOCKETS_CODE = 1008;
+/** /ws: the largest frame a browser may send (it sends one small `resume`); larger closes the socket (1009) before it is buffered. */
+export const WS_MAX_PAYLOAD = 4 * 1024;
+const socketsPerAddress = new Map<string, number>();
+
+/** Hono's Bun websocket handler with the frame cap: what Bun.serve gets (the tests' servers too). */
+export const serverWebsocket = { ...websocket, maxPayloadLength: WS_MAX_PAYLOAD };
+/** Bun.serve's request limits (docs/security.md): the outer body bound and the idle timer. */
+export const SERVE_LIMITS = { maxRequestBodySize: MAX_REQUEST_BODY, idleTimeout: 60 };
 
 function requestIsHttps(request: Request, config: AppConfig): boolean {
   if (new URL(request.url).protocol === "https:") return true;
@@ -226,7 +348,7 @@ if (import.meta.main) {
 
   // reusePort: with WEB_PROCESSES > 1, `npm start` runs several of these on one port and the
   // kernel spreads connections over them (each has its own live hub and caches).
-  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket, idleTimeout: 60, reusePort: config.WEB_PROCESSES > 1 });
+  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket: serverWebsocket, ...SERVE_LIMITS, reusePort: config.WEB_PROCESSES > 1 });
   hub.attach(server);
   await hub.start();
   // Warm the build's caches in the background (app/entry.server.tsx warmUp); a failure is

@@ -47,3 +47,8 @@ export function closeSocketsOfSession(token: string): number {
 export function trackedSessions(): string[] {
   return [...registry.keys()];
 }
+
+/** How many sockets this session has open in this process. */
+export function socketsOfSession(token: string): number {
+  return registry.get(token)?.size ?? 0;
+}

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LiveHub } from "#app/live/hub.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
-import { REPLAY_LIMIT, WS_MESSAGES_PER_SECOND } from "#server.ts";
+import { connect } from "node:net";
+import { AUTH_BODY_LIMIT, BODY_DEADLINE_MS, FORM_BODY_LIMIT, REPLAY_LIMIT, WS_MAX_PAYLOAD, WS_MESSAGES_PER_SECOND, WS_SOCKETS_PER_SESSION } from "#server.ts";
 import { type TestApp, cookieFrom, createTestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { type TestDatabase, testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
@@ -205,7 +206,7 @@ describe.each(testDialects())("/ws abuse limits on %s", (dialect) => {
     await socket.opened;
     const frames: (string | Uint8Array)[] = [
       new Uint8Array([0, 1, 2, 255]),
-      "x".repeat(100_000),
+      "x".repeat(WS_MAX_PAYLOAD),
       "{",
       "null",
       "[]",
@@ -220,4 +221,140 @@ describe.each(testDialects())("/ws abuse limits on %s", (dialect) => {
     expect(socket.ws.readyState).toBe(WebSocket.OPEN);
     socket.ws.close();
   });
+
+  test(`a frame over ${WS_MAX_PAYLOAD} bytes closes the socket (1009) before it is buffered; the server keeps serving`, async () => {
+    const socket = open();
+    await socket.opened;
+    socket.ws.send("x".repeat(16 * 1024 * 1024));
+    expect(await socket.closed).toBe(1009);
+    expect((await fetch(`http://${base}/api/health`)).status).toBe(200);
+  });
+
+  test(`at most ${WS_SOCKETS_PER_SESSION} sockets per session: more are refused (429 at the upgrade, or closed with 1008)`, async () => {
+    await Bun.sleep(300); // the sockets of the tests above are closed by now
+    const sockets = Array.from({ length: WS_SOCKETS_PER_SESSION + 15 }, () => open());
+    const outcomes = await Promise.all(sockets.map((s) => s.opened.then(() => "open", () => "refused")));
+    await Bun.sleep(300);
+    const stillOpen = sockets.filter((s) => s.ws.readyState === WebSocket.OPEN);
+    expect(stillOpen.length).toBe(WS_SOCKETS_PER_SESSION);
+    expect(outcomes.filter((o) => o === "refused").length + sockets.filter((s) => s.ws.readyState !== WebSocket.OPEN && s.ws.readyState !== WebSocket.CONNECTING).length).toBeGreaterThanOrEqual(15);
+    // Another session of the same viewer's account is counted on its own.
+    const other = open({ Cookie: await live.register("ws_other") });
+    await other.opened;
+    expect(other.ws.readyState).toBe(WebSocket.OPEN);
+    for (const s of [...sockets, other]) s.ws.close();
+    await Promise.all([...sockets, other].map((s) => s.closed));
+    await Bun.sleep(200);
+    // Closed sockets free their places.
+    const again = open();
+    await again.opened;
+    expect(again.ws.readyState).toBe(WebSocket.OPEN);
+    again.ws.close();
+  });
+});
+
+/** One raw HTTP exchange over TCP: what the server answers (the connection is closed by either side). */
+function rawHttp(base: string, head: string, body: (socket: import("node:net").Socket) => void = () => undefined, timeoutMs = 30_000): Promise<{ text: string; ms: number }> {
+  const [host, port] = base.split(":");
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let text = "";
+    const socket = connect(Number(port), host!, () => {
+      socket.write(head);
+      body(socket);
+    });
+    const done = () => {
+      clearTimeout(timer);
+      resolve({ text, ms: Date.now() - started });
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      done();
+    }, timeoutMs);
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+      if (/\r\n\r\n/.test(text) && (/content-length: (\d+)/i.exec(text)?.[1] ?? null) !== null) {
+        const length = Number(/content-length: (\d+)/i.exec(text)![1]);
+        if (text.length - text.indexOf("\r\n\r\n") - 4 >= length) socket.destroy();
+      }
+    });
+    socket.on("close", done);
+    socket.on("error", () => undefined);
+  });
+}
+
+describe.each(testDialects())("request bodies and hosts on %s", (dialect) => {
+  let live: LiveServer;
+  let base: string;
+  beforeAll(async () => {
+    live = await startLiveServer(dialect);
+    base = live.base;
+  });
+  afterAll(async () => {
+    await live?.stop();
+  });
+
+  test("a missing or malformed Host is a plain 400, never a 500 or a stack trace", async () => {
+    const heads = [
+      "GET /login HTTP/1.0\r\n\r\n",
+      "GET /login HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n",
+      "GET /login HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n",
+      "GET /login HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n",
+      "POST /login HTTP/1.0\r\nContent-Length: 3\r\n\r\na=b",
+      "GET /api/health HTTP/1.1\r\nHost: x/y\r\nConnection: close\r\n\r\n",
+    ];
+    for (const head of heads) {
+      const { text } = await rawHttp(base, head);
+      expect(text.split("\r\n")[0], JSON.stringify(head)).toMatch(/^HTTP\/1\.[01] 400/);
+      expect(text).not.toMatch(/\bat .*\.(ts|js):\d+|Error:|TypeError|stack/i);
+    }
+    // A well-formed host still answers.
+    expect((await rawHttp(base, `GET /api/health HTTP/1.1\r\nHost: ${base}\r\nConnection: close\r\n\r\n`)).text).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  test(`bodies are capped before anything parses them: ${AUTH_BODY_LIMIT / 1024} KiB on the sign-in forms, ${FORM_BODY_LIMIT / 1024} KiB elsewhere, declared or streamed`, async () => {
+    const form = (size: number) => `username=x&password=${"p".repeat(size)}`;
+    const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+      fetch(`http://${base}${path}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers }, body, duplex: "half" } as RequestInit);
+    for (const path of ["/login", "/register", "/two-factor", "/api/login", "/api/register"]) {
+      const response = await post(path, form(AUTH_BODY_LIMIT));
+      expect(response.status, path).toBe(413);
+      expect(await response.text()).toContain("too large");
+      // A legitimate sign-in form is far below it.
+      expect((await post(path, "username=x&password=y")).status, path).not.toBe(413);
+    }
+    // Chunked (no Content-Length): counted while read and cut at the cap.
+    const chunked = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 40; i++) controller.enqueue(new TextEncoder().encode("p".repeat(1024)));
+          controller.close();
+        },
+      });
+    expect((await post("/login", chunked())).status).toBe(413);
+    // Other page forms and /api: the form cap.
+    expect((await post("/strategies", form(FORM_BODY_LIMIT))).status).toBe(413);
+    expect((await post("/api/orders", form(FORM_BODY_LIMIT))).status).toBe(413);
+    expect((await post("/strategies", form(FORM_BODY_LIMIT / 2))).status).not.toBe(413);
+    // Bun's own outer bound: a declared 120 MB body is refused unread.
+    const declared = await rawHttp(base, `POST /login HTTP/1.1\r\nHost: ${base}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${120 * 1024 * 1024}\r\n\r\n`);
+    expect(declared.text).toMatch(/^HTTP\/1\.1 413/);
+    expect((await fetch(`http://${base}/api/health`)).status).toBe(200);
+  });
+
+  test(`a body trickling in (each byte resetting the idle timer) is cut after ${BODY_DEADLINE_MS / 1000} s with 408`, async () => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const { text, ms } = await rawHttp(
+      base,
+      `POST /login HTTP/1.1\r\nHost: ${base}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 4000\r\n\r\n`,
+      (socket) => {
+        timer = setInterval(() => socket.write("a"), 250);
+        socket.on("close", () => clearInterval(timer));
+      },
+      BODY_DEADLINE_MS + 10_000,
+    );
+    clearInterval(timer);
+    expect(text.split("\r\n")[0]).toMatch(/^HTTP\/1\.1 408/);
+    expect(ms).toBeLessThan(BODY_DEADLINE_MS + 3000);
+  }, 30_000);
 });

@@ -2,13 +2,12 @@
 // process runs, with the live hub tailing the test database. `register` signs up through
 // the API (the first account is the admin; later ones get an invitation made straight in
 // the database) and answers the session cookie.
-import { websocket } from "hono/bun";
 import { loadConfig } from "#app/core/env.ts";
 import { LiveHub } from "#app/live/hub.server.ts";
 import type { Role } from "#app/core/auth/permissions.ts";
 import { createInvite } from "#db/queries/invites.ts";
 import { countUsers } from "#db/queries/users.ts";
-import { createApp } from "#server.ts";
+import { SERVE_LIMITS, createApp, serverWebsocket } from "#server.ts";
 import { loadBuild } from "./app.ts";
 import type { Dialect } from "#db/client.ts";
 import { type TestDatabase, createTestDatabase } from "./db.ts";
@@ -28,7 +27,7 @@ export async function startLiveServer(dialect: Dialect, env: Record<string, stri
   const hub = new LiveHub({ db: database.db });
   const app = createApp({ config, database, build: await loadBuild(), hub, mode: "production" });
   // env.PORT: listen there (the app's config says the same port: it posts to itself, e.g. Send test alert).
-  const server = Bun.serve({ port: env.PORT ? Number(env.PORT) : 0, hostname: "127.0.0.1", fetch: app.fetch, websocket });
+  const server = Bun.serve({ port: env.PORT ? Number(env.PORT) : 0, hostname: "127.0.0.1", fetch: app.fetch, websocket: serverWebsocket, ...SERVE_LIMITS });
   hub.attach(server);
   await hub.start();
   const base = `127.0.0.1:${server.port}`;
