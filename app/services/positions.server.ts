@@ -14,7 +14,7 @@ import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol, resolveSymbol } from "#app/core/products.ts";
-import { applyControls, closingProduct, sizeClose } from "#app/core/rules/index.ts";
+import { applyControls, closingProduct, holderName, sizeClose } from "#app/core/rules/index.ts";
 import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
@@ -60,6 +60,8 @@ export interface PositionView extends Position {
    */
   exchangeStop?: { stopPrice: string; orderId: string } | null;
   exchangeStopNote?: string | null;
+  /** Why no order can close it on the exchange that holds it (a remainder under one contract), with the way out; null when it can. */
+  closeNote?: string | null;
 }
 
 export function toPositionView(p: Position, liquidation: string | null = null): PositionView {
@@ -90,11 +92,16 @@ export async function listPositionViews(db: Db, options: { maxAgeMs?: number; st
     .catch(() => null);
   const exchangeName = adapter?.name ?? "coinbase";
   const stops = adapter?.placeStopOrder ? new Map((await listExchangeStops(db, exchangeName)).map((s) => [s.position_id, s])) : null;
+  // A live position under the smallest order its exchange takes cannot be closed by an order
+  // (the simulator takes any of its own steps): said on the position, with the way out (decision 039).
+  const closeNotes = new Map<string, string | null>();
+  for (const p of open) if (p.exchange !== "simulator") closeNotes.set(p.id, await closeSendsNothing(db, p, "0").catch(() => null));
   const now = Date.now();
   return open.map((p) => {
     const price = prices.get(p.symbol);
     const verdict = judgePrice(price, exchangeName, now, options.maxAgeMs);
-    const stop = stops?.get(p.id) ?? null;
+    const record = p.exchange === exchangeName ? (stops?.get(p.id) ?? null) : null;
+    const stop = record?.status === "resting" ? record : null;
     return {
       ...toPositionView({ ...p, currentPrice: price?.price ?? p.currentPrice }, liquidation.get(p.symbol) ?? null),
       priceStale: verdict.reason,
@@ -102,11 +109,16 @@ export async function listPositionViews(db: Db, options: { maxAgeMs?: number; st
       exchangeStop: stop ? { stopPrice: stop.stop_price, orderId: stop.order_id } : null,
       exchangeStopNote: stop
         ? `Resting on ${adapter!.label} at ${stop.stop_price}: protects the position even if the worker stops`
-        : !p.stopPrice
-          ? null
-          : !stops
-            ? "The simulator keeps no resting orders: its stops run in the worker"
-            : `No resting stop on ${adapter!.label} yet: protection runs in the worker`,
+        : record?.status === "placing"
+          ? `Being placed on ${adapter!.label} at ${record.stop_price}: its answer is being confirmed before anything else is placed; protection runs in the worker meanwhile`
+          : record?.status === "refused"
+            ? `${adapter!.label} refused the resting stop (${record.last_error ?? "no reason given"}): placed again at ${new Date(Number(record.retry_at)).toISOString().slice(11, 19)} UTC; protection runs in the worker meanwhile`
+            : !p.stopPrice
+              ? null
+              : !stops || p.exchange === "simulator"
+                ? "The simulator keeps no resting orders: its stops run in the worker"
+                : `No resting stop on ${adapter!.label} yet: protection runs in the worker`,
+      closeNote: closeNotes.get(p.id) ?? null,
     };
   });
 }
@@ -193,18 +205,18 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
 }
 
 /** Why a close of everything would send nothing for the position (null: it can be sent), sized as the exchange that holds it trades. */
-async function closeSendsNothing(db: Db, position: Position): Promise<string | null> {
+async function closeSendsNothing(db: Db, position: Position, pending?: string): Promise<string | null> {
   const holder = await getExchange(db).forExchange(position.exchange);
   const traded = await tradingProductsFor(db, holder).product(position.symbol);
   if (!traded) return null;
   const size = sizeClose({
     requested: "all",
     remaining: position.remainingQuantity,
-    pending: await pendingCloseQuantity(db, position.id),
+    pending: pending ?? (await pendingCloseQuantity(db, position.id)),
     product: closingProduct(traded, resolveSymbol(position.symbol), position.exchange, "all"),
     symbol: position.symbol,
     base: traded.base,
-    exchangeLabel: holder.label,
+    exchangeLabel: holderName(position.exchange),
   });
   return size.ok ? null : size.reason;
 }

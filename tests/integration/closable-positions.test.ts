@@ -89,10 +89,15 @@ describe.each(testDialects())("every position can be closed, %s", (dialect) => {
     await jobsIdle(app);
     // Held by Coinbase (whose smallest SOL order is one 5 SOL contract): 3 SOL cannot be sent there.
     await db().updateTable("positions").set({ exchange: "coinbase" }).where("id", "=", sol.id).execute();
+    // The position says so before anyone presses Close (API and the server-rendered screen).
+    const views = (await (await app.fetch("/api/positions", { cookie: trader })).json()) as { symbol: string; closeNote: string | null }[];
+    expect(views.find((v) => v.symbol === "SOL-PERP")?.closeNote).toMatch(/^3 SOL is less than the smallest order .* takes for SOL-PERP/);
+    const page = await (await app.fetch("/positions", { cookie: trader })).text();
+    expect(page).toContain("Cannot be closed by an order: 3 SOL is less than the smallest order");
     const close = await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: trader });
     expect(close.status).toBe(409);
     const error = ((await close.json()) as { error: string }).error;
-    expect(error).toMatch(/^Nothing sent for SOL-PERP: 3 SOL is less than the smallest order .* takes for SOL-PERP \(5 SOL, in steps of 5\): no order can close it there/);
+    expect(error).toMatch(/^Nothing sent for SOL-PERP: 3 SOL is less than the smallest order Coinbase takes for SOL-PERP \(5 SOL, in steps of 5\): no order can close it there/);
     expect(await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("payload", "like", `%${sol.id}%`).execute()).toEqual([]);
     await db().updateTable("positions").set({ exchange: "simulator" }).where("id", "=", sol.id).execute();
     expect((await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: trader })).status).toBe(200);

@@ -25,6 +25,7 @@ import {
   type RuleTrigger,
   closingProduct,
   findRequestByJob,
+  holderName,
   parseRuleState,
   recordSkipped,
   releaseRequest,
@@ -65,7 +66,7 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
     const position = await getPositionForUpdate(trx, payload.positionId);
     if (!position || position.status !== "open") return { skipped: "the position is already closed" } as const;
     const pending = await pendingCloseQuantity(trx, position.id);
-    const size = sizeClose({ requested: payload.quantity, remaining: position.remainingQuantity, pending, product, symbol: position.symbol, base: traded.base, exchangeLabel: holder.label });
+    const size = sizeClose({ requested: payload.quantity, remaining: position.remainingQuantity, pending, product, symbol: position.symbol, base: traded.base, exchangeLabel: holderName(peek.exchange) });
     // A share smaller than one contract while whole contracts remain: a size, not a failure.
     if (!size.ok) return { skipped: size.reason, ...(size.kind === "share" ? { undersized: true } : {}) } as const;
     const quantity = size.quantity;

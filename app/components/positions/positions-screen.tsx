@@ -217,15 +217,26 @@ function PriceNote({ p }: { p: Pick<PositionItem, "priceStale" | "priceSource"> 
 }
 
 export const FUNDING_HINT = "Funding paid (−) or received (+) while the position was open; included in its realised P&L";
-/** Issue 15: whether the stop also rests on the exchange (it survives the worker), the reason on hover. */
-function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopNote" | "stopPrice"> }) {
-  if (!p.exchangeStopNote) return null;
+/** Issue 15: whether the stop also rests on the exchange (it survives the worker), the reason on hover; and why no order can close the position, when none can (decision 039). */
+function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopNote" | "stopPrice" | "closeNote"> }) {
+  if (!p.exchangeStopNote && !p.closeNote) return null;
   return (
-    <Caption>
-      <span title={p.exchangeStopNote} data-testid="exchange-stop" className={p.exchangeStop ? "pd-c-success" : undefined}>
-        {p.exchangeStop ? `on exchange @ ${formatPrice(p.exchangeStop.stopPrice)}` : "worker only"}
-      </span>
-    </Caption>
+    <>
+      {p.exchangeStopNote ? (
+        <Caption>
+          <span title={p.exchangeStopNote} data-testid="exchange-stop" className={p.exchangeStop ? "pd-c-success" : undefined}>
+            {p.exchangeStop ? `on exchange @ ${formatPrice(p.exchangeStop.stopPrice)}` : "worker only"}
+          </span>
+        </Caption>
+      ) : null}
+      {p.closeNote ? (
+        <Caption>
+          <span data-testid="close-note" className="pd-c-error">
+            {`Cannot be closed by an order: ${p.closeNote}`}
+          </span>
+        </Caption>
+      ) : null}
+    </>
   );
 }
 

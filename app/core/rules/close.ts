@@ -24,6 +24,9 @@ export function closeQuantity(
   return D(quantity).lt(product.baseMinSize) || D(quantity).lte(0) ? "0" : quantity;
 }
 
+/** How a close's reason names the exchange that holds a position. */
+export const holderName = (exchange: string) => (exchange === "simulator" ? "the simulator" : exchange === "coinbase" ? "Coinbase" : exchange);
+
 /** What a close can send, or why it sends nothing (the one rule for the web's Close and the worker's close task). */
 export type CloseSize =
   | { ok: true; quantity: string }
