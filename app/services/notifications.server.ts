@@ -4,6 +4,7 @@
 // app/core/notifications/channels.ts (the worker uses them too).
 import type { Kysely } from "kysely";
 import { encryptSecret } from "#app/core/crypto.ts";
+import { checkDestination, urlHost } from "#app/core/net/destination.ts";
 import { type ChannelConfig, decryptChannelSecrets, secretValues, sendOnChannel } from "#app/core/notifications/channels.ts";
 import { CHANNELS, CHANNEL_SECRETS, type Channel, type ChannelSecrets, DEFAULT_EVENTS, type EmailSettings, type NotificationEvent, type NotificationsConfig, secretHint } from "#app/core/notifications/events.ts";
 import type { EmailFormValue, GeneralFormValue, TelegramFormValue, WebhookFormValue } from "#app/core/schemas/notifications.ts";
@@ -104,9 +105,24 @@ export function saveTelegram(db: Kysely<DB>, appSecret: string, by: string, valu
   return saveChannel(db, appSecret, by, "telegram", { enabled: value.enabled, events: value.events, settings: { chatId: value.chatId }, secrets: { botToken: value.botToken } }, [{ field: "botToken", label: "Bot token" }]);
 }
 
-export function saveWebhook(db: Kysely<DB>, appSecret: string, by: string, value: WebhookFormValue): Promise<SaveOutcome> {
+/**
+ * A new webhook URL or SMTP host must not point at loopback, private, link-local or metadata
+ * addresses unless the admin allowed private destinations (docs/security.md). The check is
+ * made again before each delivery (channels.ts).
+ */
+async function refusedDestination(db: Kysely<DB>, host: string, what: string, field: string): Promise<SaveOutcome | null> {
+  const { allowPrivateDestinations } = await getNotificationsConfig(db);
+  const check = await checkDestination(host, { allowPrivate: allowPrivateDestinations });
+  return check.ok ? null : { ok: false, error: `${what} ${check.reason}`, field };
+}
+
+export async function saveWebhook(db: Kysely<DB>, appSecret: string, by: string, value: WebhookFormValue): Promise<SaveOutcome> {
   let host = "";
-  if (value.url) host = new URL(value.url).host;
+  if (value.url) {
+    host = new URL(value.url).host;
+    const refused = await refusedDestination(db, urlHost(value.url), "The webhook URL", "url");
+    if (refused) return refused;
+  }
   return getChannelRow(db, "webhook").then((row) =>
     saveChannel(
       db,
@@ -125,7 +141,9 @@ export function saveWebhook(db: Kysely<DB>, appSecret: string, by: string, value
   );
 }
 
-export function saveEmail(db: Kysely<DB>, appSecret: string, by: string, value: EmailFormValue): Promise<SaveOutcome> {
+export async function saveEmail(db: Kysely<DB>, appSecret: string, by: string, value: EmailFormValue): Promise<SaveOutcome> {
+  const refused = await refusedDestination(db, value.host, "The SMTP host", "host");
+  if (refused) return refused;
   const settings: EmailSettings = { host: value.host, port: value.port, secure: value.secure, user: value.user ?? "", from: value.from, to: value.to };
   return saveChannel(db, appSecret, by, "email", { enabled: value.enabled, events: value.events, settings: { ...settings }, secrets: { password: value.password } }, value.user ? [{ field: "password", label: "SMTP password" }] : []);
 }
@@ -133,7 +151,8 @@ export function saveEmail(db: Kysely<DB>, appSecret: string, by: string, value: 
 export async function saveGeneral(db: Kysely<DB>, by: string, value: GeneralFormValue): Promise<SaveOutcome> {
   await db.transaction().execute(async (trx) => {
     const before = await getNotificationsConfig(trx);
-    const after: NotificationsConfig = { rateLimitPerMinute: value.rateLimitPerMinute, dailySummaryTime: value.dailySummaryTime };
+    // Turning private destinations on is audited like every other change here (before/after).
+    const after: NotificationsConfig = { rateLimitPerMinute: value.rateLimitPerMinute, dailySummaryTime: value.dailySummaryTime, allowPrivateDestinations: value.allowPrivateDestinations ?? before.allowPrivateDestinations };
     await setSetting(trx, NOTIFICATIONS_CONFIG_KEY, after);
     await recordAudit(trx, { actor: by, action: "notifications.update", target: "notifications:general", before: { ...before }, after: { ...after } });
   });

@@ -40,8 +40,8 @@ export async function listChannelRows(db: Db): Promise<ChannelRow[]> {
 
 /** Every channel with its secrets decrypted (the worker's and the test message's view). */
 export async function loadChannelConfigs(db: Db, appSecret: string): Promise<ChannelConfig[]> {
-  const rows = await listChannelRows(db);
-  return rows.map((row) => ({ channel: row.channel, enabled: row.enabled, events: row.events, settings: row.settings, secrets: decryptChannelSecrets(row.secretsEnc, appSecret) }));
+  const [rows, { allowPrivateDestinations }] = await Promise.all([listChannelRows(db), getNotificationsConfig(db)]);
+  return rows.map((row) => ({ channel: row.channel, enabled: row.enabled, events: row.events, settings: row.settings, secrets: decryptChannelSecrets(row.secretsEnc, appSecret), allowPrivateDestinations }));
 }
 
 export const NOTIFICATIONS_CONFIG_KEY = "notifications_config";

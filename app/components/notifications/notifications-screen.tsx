@@ -220,6 +220,12 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                 Save
               </Button>
             </Stack>
+            {/* "off" first: an unticked box sends nothing, and absent means unchanged (docs/security.md). */}
+            <input type="hidden" name="allowPrivateDestinations" value="off" />
+            <FormControlLabel
+              control={<Checkbox name="allowPrivateDestinations" value="on" size="small" defaultChecked={data.config.allowPrivateDestinations} slotProps={{ input: { "data-testid": "field-allowPrivateDestinations" } as never }} />}
+              label="Allow private notification destinations (webhook and SMTP hosts on localhost, the LAN or link-local addresses: only for a mail server or hook you run yourself)"
+            />
           </Form>
         </Paper>
 

@@ -45,8 +45,13 @@ export interface NotificationsConfig {
   rateLimitPerMinute: number;
   /** UTC "HH:MM" of the daily summary. */
   dailySummaryTime: string;
+  /**
+   * Webhook and SMTP destinations on loopback, private, link-local or metadata addresses are
+   * refused unless this is on (a self-hosted mail server on the LAN; docs/security.md).
+   */
+  allowPrivateDestinations: boolean;
 }
-export const DEFAULT_NOTIFICATIONS_CONFIG: NotificationsConfig = { rateLimitPerMinute: 20, dailySummaryTime: "20:00" };
+export const DEFAULT_NOTIFICATIONS_CONFIG: NotificationsConfig = { rateLimitPerMinute: 20, dailySummaryTime: "20:00", allowPrivateDestinations: false };
 
 /** The secret fields of each channel (encrypted at rest, never shown back). */
 export const CHANNEL_SECRETS: Record<Channel, readonly string[]> = {

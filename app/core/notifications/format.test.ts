@@ -17,6 +17,16 @@ describe("scrub", () => {
     expect(out).toContain("[redacted]");
     expect(scrub("nothing secret here", ["abc"])).toBe("nothing secret here"); // too short to be a secret
   });
+  test("any URL keeps only scheme://host: a webhook URL's secret path and query never survive, even when not quoted exactly", () => {
+    const saved = "https://hooks.example.com/services/T000/B000/XXXXsecretpath?token=querysecret";
+    const quoted = `fetch to ${saved}&extra=1 failed; see http://127.0.0.1:8080/internal#frag and https://hooks.example.com`;
+    const out = scrub(quoted, [saved]);
+    expect(out).not.toContain("secretpath");
+    expect(out).not.toContain("querysecret");
+    expect(out).not.toContain("/internal");
+    expect(out).toContain("http://127.0.0.1:8080");
+    expect(out).toContain("https://hooks.example.com");
+  });
 });
 
 describe("message bodies", () => {

@@ -15,6 +15,9 @@ export interface Message {
 /** A Telegram bot token ("123456:ABC…"), a bearer/basic header, a URL's user:password part. */
 const SECRET_SHAPES = [/\d{5,}:[A-Za-z0-9_-]{25,}/g, /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, /(\/\/)[^/\s:@]+:[^/\s@]+@/g];
 
+/** A URL with a path, query or fragment: group 1 is its scheme://host[:port]. */
+const URL_SHAPE = /\b([a-z][a-z0-9+.-]{1,15}:\/\/[^\s/?#"'<>]+)[/?#][^\s"'<>]*/gi;
+
 /**
  * Removes every known secret value (and anything shaped like a bot token or credentials in a
  * URL) from a text: error messages of HTTP and SMTP clients may quote a URL or a login.
@@ -29,6 +32,9 @@ export function scrub(text: string, secrets: readonly (string | null | undefined
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);
   }
   for (const shape of SECRET_SHAPES) out = out.replace(shape, (match, p1) => (p1 === "//" ? `//${REDACTED}@` : REDACTED));
+  // Any URL keeps only scheme://host: a webhook URL's path and query are its credential,
+  // whether or not the text quotes the saved URL exactly (docs/security.md).
+  out = out.replace(URL_SHAPE, "$1");
   return out;
 }
 

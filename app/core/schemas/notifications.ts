@@ -44,6 +44,12 @@ export const GeneralForm = z.object({
   intent: z.literal("general"),
   rateLimitPerMinute: z.coerce.number({ error: "Rate limit must be a number" }).int("Rate limit must be a whole number").min(1, "At least 1 message per minute").max(600, "At most 600 messages per minute"),
   dailySummaryTime: z.string({ error: "Time is required" }).trim().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "Time is HH:MM (UTC), e.g. 20:00"),
+  // The screen sends "off" (a hidden field) then "on" when ticked; JSON may send a boolean.
+  // Absent: unchanged (docs/security.md, "Outgoing notifications").
+  allowPrivateDestinations: z
+    .preprocess((v) => (Array.isArray(v) ? v[v.length - 1] : v), z.union([z.boolean(), z.enum(["on", "off", "true", "false"])]))
+    .transform((v) => v === true || v === "on" || v === "true")
+    .optional(),
 });
 
 export const TestForm = z.object({ intent: z.literal("test"), channel: z.enum(CHANNELS) });
