@@ -1,4 +1,4 @@
-// One toast at a time (SPEC.md §9): a new one replaces the current one; shown 5 s;
+// One toast at a time (docs/spec/figures.md#defaults-and-limits): a new one replaces the current one; shown 5 s;
 // default and destructive variants; swipe right (50 px) to dismiss; F8 focuses the area.
 import Alert from "@mui/material/Alert";
 import AlertTitle from "@mui/material/AlertTitle";

@@ -1,7 +1,7 @@
 // Durations as text, shared by the screens (app/core/format.ts re-exports it) and by the
 // performance statistics (app/core/pnl/performance-stats.ts).
 
-/** avgTimeInTrade text (SPEC.md §3): '0d. 0h. 0min. 0sec.'; negative durations read as 0. */
+/** avgTimeInTrade text (docs/spec/api.md#shapes): '0d. 0h. 0min. 0sec.'; negative durations read as 0. */
 export function durationText(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));
   const d = Math.floor(total / 86400);

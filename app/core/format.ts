@@ -1,4 +1,4 @@
-// Display formats of SPEC.md §4 and §9, in one place for every screen. Values arrive as
+// Display formats of docs/spec/screens.md#states and figures.md#defaults-and-limits, in one place for every screen. Values arrive as
 // decimal strings and are formatted without passing through floats where it matters.
 import { D, toFixed } from "#app/core/decimal.ts";
 
@@ -42,7 +42,7 @@ export const shortOrderId = (id: string | null | undefined) => (id ? id.slice(0,
 /** API keys: 20 characters and an ellipsis. */
 export const truncateKey = (key: string) => (key.length > 20 ? `${key.slice(0, 20)}...` : key);
 
-/** Signal age (SPEC.md §4): Just now, 1 min ago, N min ago, 1 hour ago, N hours ago, then a date. */
+/** Signal age (docs/spec/screens.md#states): Just now, 1 min ago, N min ago, 1 hour ago, N hours ago, then a date. */
 export function signalAge(createdAt: string | null | undefined, now = Date.now()): string {
   if (!createdAt) return "Unknown";
   const at = Date.parse(createdAt);
@@ -57,7 +57,7 @@ export function signalAge(createdAt: string | null | undefined, now = Date.now()
   return new Date(at).toLocaleDateString();
 }
 
-/** The dashboard's last-signal label (SPEC.md §4). */
+/** The dashboard's last-signal label (docs/spec/screens.md#states). */
 export function lastSignalLabel(createdAt: string | null | undefined, now = Date.now()): string {
   if (!createdAt) return "No signals yet";
   const at = Date.parse(createdAt);

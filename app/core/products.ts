@@ -1,4 +1,4 @@
-// The perpetual products the app trades (SPEC.md §9). Quantities are in the base asset;
+// The perpetual products the app trades (docs/spec/figures.md#defaults-and-limits). Quantities are in the base asset;
 // the Coinbase connector converts them to contracts with each product's contract size.
 export interface ProductSpec {
   symbol: string; // BTC-PERP

@@ -30,7 +30,7 @@ describe("overallStatus", () => {
 });
 
 describe("STATUS_TEXT", () => {
-  test("reads as SPEC.md §2 says", () => {
+  test("reads as docs/spec/screens.md says", () => {
     expect(STATUS_TEXT.online).toEqual({ title: "System Online", detail: "All services running" });
     expect(STATUS_TEXT.warning.title).toBe("System Warning");
     expect(STATUS_TEXT.error).toEqual({ title: "System Error", detail: "Check system status" });

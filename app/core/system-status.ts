@@ -1,4 +1,4 @@
-// System status entries (SPEC.md §3) and the overall rule of §4, shared by server and UI.
+// System status entries (docs/spec/api.md#shapes) and the overall rule of screens.md#states, shared by server and UI.
 export type ComponentStatus = "online" | "warning" | "error";
 
 export interface SystemStatusEntry {
@@ -7,7 +7,7 @@ export interface SystemStatusEntry {
   message: string;
 }
 
-/** All online gives online; any warning gives warning; otherwise error (SPEC.md §4). */
+/** All online gives online; any warning gives warning; otherwise error (docs/spec/screens.md#states). */
 export function overallStatus(entries: { status: string }[]): ComponentStatus {
   if (entries.length > 0 && entries.every((e) => e.status === "online")) return "online";
   if (entries.some((e) => e.status === "warning")) return "warning";

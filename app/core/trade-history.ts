@@ -1,4 +1,4 @@
-// Pure helpers of the Trade History screen (SPEC.md §2 Trade History, §4, §9): the filters
+// Pure helpers of the Trade History screen (docs/spec/screens.md Trade History, screens.md#states, figures.md#defaults-and-limits): the filters
 // (symbol text, status), the summary counts, the P/L and entry cells, and the
 // trade-history.csv export (SPEC's Date, Symbol, Side, Type, Quantity, Price, Status,
 // Source, then Fee, Realized P&L net of fees, Trade ID, Order ID).
@@ -9,7 +9,7 @@ import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export type { Trade };
 
-/** GET /api/trades/{id}/details (SPEC.md §3 "Trade details response"). */
+/** GET /api/trades/{id}/details (docs/spec/api.md#shapes "Trade details response"). */
 export interface TradeDetails {
   trade: Trade;
   relatedSignal: { id: string; action: "buy" | "sell"; createdAt: string } | null;
@@ -93,7 +93,7 @@ export interface TradeCounts {
   failed: number;
 }
 
-/** Filled orders: executed and completed both count (both are green, SPEC.md §4). */
+/** Filled orders: executed and completed both count (both are green, docs/spec/screens.md#states). */
 export const isFilled = (t: Pick<Trade, "status">) => t.status === "executed" || t.status === "completed";
 
 /** Symbol: case-insensitive substring; status: Executed (executed or completed), Pending, Failed. */

@@ -1,4 +1,4 @@
-// The browser's live connection (SPEC.md §4, §7, §9): /ws on the same host (wss under
+// The browser's live connection (docs/spec/screens.md#states, api.md, figures.md#defaults-and-limits): /ws on the same host (wss under
 // https); reconnect after 1, 2, 4, 8, 16 s, five attempts, reset on a successful open;
 // each message type refreshes its queries, throttled per type, after 100 ms; a
 // reconnecting browser resumes from the last event id it saw.

@@ -1,4 +1,4 @@
-// The operations behind the Exchanges screen (SPEC.md §2, §7 /api/exchanges*) and API
+// The operations behind the Exchanges screen (docs/spec/screens.md, api.md /api/exchanges*) and API
 // Settings (/api/credentials*, /api/test/coinbase): one transaction per change, an activity
 // log line and a system_status event with it, secrets encrypted on the way in and never on
 // the way out (docs/decisions/010-exchange-connections.md).
@@ -48,7 +48,7 @@ import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.ser
 installServerKeyCheck();
 
 // ---------------------------------------------------------------------------------------
-// Exchanges (SPEC.md §2 Exchanges, §7 /api/exchanges*) and API Settings (/api/credentials*)
+// Exchanges (docs/spec/screens.md Exchanges, api.md /api/exchanges*) and API Settings (/api/credentials*)
 
 /** Tests keys against the exchange with one read-only call. */
 export type ConnectionTester = (credentials: CoinbaseCredentials) => Promise<{ success: boolean; message: string }>;

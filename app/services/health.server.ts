@@ -67,7 +67,7 @@ export async function checkWebhook(context: Pick<AppLoadContext, "db"> & { confi
   }
 }
 
-/** SPEC.md §4: the `system` component is in warning while the emergency stop is active. */
+/** docs/spec/screens.md#states: the `system` component is in warning while the emergency stop is active. */
 export async function checkSystem(context: Pick<AppLoadContext, "db">): Promise<SystemStatusEntry> {
   try {
     const stop = await getEmergencyStop(context.db);

@@ -1,4 +1,4 @@
-// Market Data (SPEC.md §2, §3 Market product, §7, §9) from the active exchange adapter
+// Market Data (docs/spec/screens.md, api.md#shapes Market product, api.md, figures.md#defaults-and-limits) from the active exchange adapter
 // (getExchange: the simulator, or Coinbase). The product list is cached per web process and
 // database with a TTL and single-flight, so any number of browsers polling
 // /api/market/products (30 s) and /api/market/summary (10 s) cost one upstream call per
@@ -16,10 +16,10 @@ type Db = Kysely<DB>;
 
 export const PRODUCTS_TTL_MS = 10_000;
 export const TOP_MOVERS = 5;
-/** SPEC.md §9: the market summary cards are static figures. */
+/** docs/spec/figures.md#defaults-and-limits: the market summary cards are static figures. */
 export const STATIC_SUMMARY = { marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%" } as const;
 
-/** SPEC.md §3 Market product. */
+/** docs/spec/api.md#shapes Market product. */
 export interface MarketProduct {
   id: string;
   productId: string;

@@ -77,7 +77,7 @@ export function toPositionView(p: Position, liquidation: string | null = null): 
 }
 
 /**
- * Open positions on perpetual / futures symbols (SPEC.md §2), newest first, at the latest
+ * Open positions on perpetual / futures symbols (docs/spec/screens.md), newest first, at the latest
  * market price (market_prices, written by the price loop on every tick; the rules monitor
  * writes positions.current_price only every few seconds), else the stored current price.
  */

@@ -1,4 +1,4 @@
-// Profiles (SPEC.md §2 Profiles, §7): the Coinbase Exchange API's profiles when a key with a
+// Profiles (docs/spec/screens.md Profiles, api.md): the Coinbase Exchange API's profiles when a key with a
 // passphrase is configured (getProfilesProvider), else the simulator's paper profiles. Every
 // change is logged; refusals come back with a status and a message the toast can show.
 import type { Kysely } from "kysely";
@@ -11,7 +11,7 @@ import { getProfilesProvider } from "#app/core/exchange/factory.ts";
 
 type Db = Kysely<DB>;
 
-/** SPEC.md §3 Profile: the provider's profile (with the balances the cards show) plus the fields §3 adds. */
+/** docs/spec/api.md#shapes Profile: the provider's profile (with the balances the cards show) plus the fields api.md#shapes adds. */
 export interface ProfileView extends ExchangeProfile {
   profileId: string;
   tradingEnabled: boolean;

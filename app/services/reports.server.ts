@@ -1,4 +1,4 @@
-// Reports (SPEC.md §2 Reports, §3 Report, §4, §7): a request becomes a reports row and a
+// Reports (docs/spec/screens.md Reports, api.md#shapes Report, screens.md#states, api.md): a request becomes a reports row and a
 // generate-report job in ONE transaction; the worker (worker/tasks/generate-report.ts) builds
 // the file, or has Coinbase build it when a key with a passphrase is configured, and moves the
 // status pending -> creating -> ready | failed. Download serves the stored file.

@@ -155,7 +155,7 @@ export function statsCacheCounters(db: Kysely<DB>): CacheState["counters"] {
 // below adds the funding charged in its window (docs/pnl.md); counts, wins and the per-match
 // figures stay the trades'.
 
-/** SPEC.md §3 performance stats (allTime, month, week) at `now`; totalPnl (and its percentages) include funding. */
+/** docs/spec/api.md#shapes performance stats (allTime, month, week) at `now`; totalPnl (and its percentages) include funding. */
 export async function getPerformanceStats(db: Kysely<DB>, now = Date.now(), ledgerRead?: ReturnType<typeof getStatsLedger>) {
   const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   if (funding.length === 0) return ledger.periodStats(now);
@@ -167,7 +167,7 @@ export async function getPerformanceStats(db: Kysely<DB>, now = Date.now(), ledg
 }
 
 /**
- * SPEC.md §3 closed-trades P&L: { totalPnL, realizedMatches }, plus closingTrades (the rows
+ * docs/spec/api.md#shapes closed-trades P&L: { totalPnL, realizedMatches }, plus closingTrades (the rows
  * that closed something). totalPnL includes funding; `funding` (its part) is present when
  * any was booked.
  */

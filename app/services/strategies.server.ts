@@ -48,7 +48,7 @@ export function parseStrategyInput(body: unknown, base?: StrategyInput): Strateg
     return { success: false, error: issue.message, ...(field ? { field } : {}) };
   }
   const input = parsed.data;
-  // The Trading Rules field's own rules (SPEC.md §5), so a strategy's amount means the same.
+  // The Trading Rules field's own rules (docs/spec/api.md#validation), so a strategy's amount means the same.
   const amount = signalAmountValueError(input.amountType, input.amountValue);
   if (amount) return { success: false, error: amount, field: "amountValue" };
   if (input.rules.takeProfits) {
@@ -208,7 +208,7 @@ export interface StrategyStatsRow {
 }
 
 /**
- * SPEC.md §3 performance statistics per strategy, beside the totals: the one FIFO matching
+ * docs/spec/api.md#shapes performance statistics per strategy, beside the totals: the one FIFO matching
  * (app/core/pnl) over every executed fill, each realized match counted for the strategy that
  * owns the lot it closed (the strategy of its opening trade, or of the position that trade
  * opened or grew). Manual and reconciliation lots count only in the totals; so does funding.

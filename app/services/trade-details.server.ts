@@ -1,4 +1,4 @@
-// GET /api/trades/{id}/details (SPEC.md §3 "Trade details response", §7): the trade, the
+// GET /api/trades/{id}/details (docs/spec/api.md#shapes "Trade details response", api.md): the trade, the
 // signal it came from, the other trades of the same position or signal, and its metrics.
 // Amounts are exact decimal strings.
 import type { Kysely } from "kysely";

@@ -1,4 +1,4 @@
-// The Trade History screen's first paint (SPEC.md §2, §7): one page of 50 trades, newest
+// The Trade History screen's first paint (docs/spec/screens.md, api.md): one page of 50 trades, newest
 // first, for the filters of the URL (symbol text, status, strategy: how the screen filters
 // without JavaScript), the cursor of the next page (`before=`, keyset on created_at and id,
 // as Activity Logs pages: each row comes once while new trades arrive), and the header's

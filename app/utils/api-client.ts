@@ -1,4 +1,4 @@
-// Browser calls to the JSON API (SPEC.md §7, §8, §9): cookies included, a JSON content type
+// Browser calls to the JSON API (docs/spec/api.md, api.md#errors, figures.md#defaults-and-limits): cookies included, a JSON content type
 // only with a body, timeouts of 20 s (queries) and 30 s (mutations), and errors whose text
 // is "{status}: {body text or status text}".
 export const QUERY_TIMEOUT_MS = 20_000;

@@ -1,4 +1,4 @@
-// A small query cache for screens that poll the JSON API (SPEC.md §9 query defaults:
+// A small query cache for screens that poll the JSON API (docs/spec/figures.md#defaults-and-limits query defaults:
 // 3 retries with back-off from 500 ms capped at 5 s, only while online, no refetch on
 // focus). Server-rendered data seeds each query, so screens work before hydration and
 // without JavaScript; live messages invalidate queries by key prefix.
@@ -55,7 +55,7 @@ export function useApiQuery<T>(
     initialData?: T;
     refetchIntervalMs?: number;
     enabled?: boolean;
-    /** Delay before retry N (0-based); default 500 ms doubling, capped at 5 s (SPEC.md §9). */
+    /** Delay before retry N (0-based); default 500 ms doubling, capped at 5 s (docs/spec/figures.md#defaults-and-limits). */
     retryDelayMs?: (attempt: number) => number;
   } = {},
 ): QueryState<T> {

@@ -1,4 +1,4 @@
-// The Activity Log panel (SPEC.md §2 Dashboard and Logs, §8, §9): newest entries first with
+// The Activity Log panel (docs/spec/screens.md Dashboard and Logs, api.md#errors, figures.md#defaults-and-limits): newest entries first with
 // a level chip, type, message, time and a data preview of at most 3 entries; a Filter dialog
 // (type, level, Clear All, Apply) that queries GET /api/logs; a Clear filters link; Export to
 // CSV of what is shown. Server-rendered entries seed the query, so it renders without

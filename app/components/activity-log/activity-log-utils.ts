@@ -1,4 +1,4 @@
-// Pure helpers of the activity log panel (SPEC.md §2 Dashboard/Logs, §3, §9): the query
+// Pure helpers of the activity log panel (docs/spec/screens.md Dashboard/Logs, api.md#shapes, figures.md#defaults-and-limits): the query
 // URL, the data preview (at most 3 entries), the CSV export and its file name.
 import type { ActivityLog, LogLevel } from "#db/queries/activity-logs.ts";
 import { toCsv } from "#app/core/format.ts";

@@ -1,4 +1,4 @@
-// The API Settings screen (SPEC.md §2 API Settings, §4 credentials form, §5, §7, §8), admins
+// The API Settings screen (docs/spec/screens.md API Settings, screens.md#states credentials form, api.md#validation, api.md, api.md#errors), admins
 // only: the connection status card with Test Connection (GET /api/test/coinbase), the API
 // key / secret / sandbox form (POST /api/credentials/save; Save Settings, POST
 // /api/credentials/save-settings, appears once the sandbox value changed), and Get
@@ -39,7 +39,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 
-/** SPEC.md §7: GET /api/credentials every 30 s. */
+/** docs/spec/api.md: GET /api/credentials every 30 s. */
 export const CREDENTIALS_POLL_MS = 30_000;
 
 export const ENV_SETUP_LINES = [
@@ -305,7 +305,7 @@ function CredentialsCard({
           <Button type="submit" name="intent" value="save" variant="contained" startIcon={<SaveIcon />} disabled={busy !== null} data-testid="save-credentials">
             {busy === "save" ? "Saving..." : "Save Credentials"}
           </Button>
-          {/* SPEC.md §2/§4: shown only after the sandbox value changed (always without JavaScript, which cannot tell). */}
+          {/* docs/spec/screens.md/screens.md#states: shown only after the sandbox value changed (always without JavaScript, which cannot tell). */}
           {!hydrated || sandboxChanged ? (
             <Button type="submit" name="intent" value="save-settings" variant="outlined" disabled={busy !== null} data-testid="save-settings">
               {busy === "settings" ? "Saving..." : "Save Settings"}

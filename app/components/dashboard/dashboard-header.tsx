@@ -1,4 +1,4 @@
-// The dashboard header (SPEC.md §2): live connection status, the last-signal text, and
+// The dashboard header (docs/spec/screens.md): live connection status, the last-signal text, and
 // Emergency Stop / Reset Emergency Stop (shown while the `system` component is in warning).
 import { useFetcher } from "@remix-run/react";
 import { useEffect } from "react";

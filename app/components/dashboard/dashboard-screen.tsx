@@ -1,4 +1,4 @@
-// The Dashboard (SPEC.md §2): header, four status cards, performance statistics, signals,
+// The Dashboard (docs/spec/screens.md): header, four status cards, performance statistics, signals,
 // recent orders and positions, the webhook URL (admins), manual trading, activity log.
 // Each part starts from the server's data and then polls its API at SPEC.md §7's cadence;
 // live messages refresh them sooner.

@@ -1,4 +1,4 @@
-// The manual trading form (SPEC.md §2, §5, §9): one Zod schema with the server; native
+// The manual trading form (docs/spec/screens.md, api.md#validation, figures.md#defaults-and-limits): one Zod schema with the server; native
 // selects so it works without JavaScript; futures fields only for -PERP symbols.
 import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";

@@ -1,4 +1,4 @@
-// The Signals panel (SPEC.md §2 Dashboard): a 'Live' badge and the latest signals.
+// The Signals panel (docs/spec/screens.md Dashboard): a 'Live' badge and the latest signals.
 import Tooltip from "@mui/material/Tooltip";
 import type { Signal } from "#db/queries/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";

@@ -1,4 +1,4 @@
-// Admin only (SPEC.md §6): the webhook URL with a copy button, and the port in text.
+// Admin only (docs/spec/roles.md): the webhook URL with a copy button, and the port in text.
 import Tooltip from "@mui/material/Tooltip";
 import { useCopy } from "../use-copy.ts";
 import { CARD, LeanCard, LeanIcon, LeanIconButton, T, cls } from "../ui/lean.tsx";

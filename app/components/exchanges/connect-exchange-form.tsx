@@ -1,4 +1,4 @@
-// The Connect Exchange form (SPEC.md §2 Exchanges, §4): a dialog with JavaScript, an inline
+// The Connect Exchange form (docs/spec/screens.md Exchanges, screens.md#states): a dialog with JavaScript, an inline
 // form at /exchanges?add=1 without; one Zod schema (AddExchangeFormSchema) on both sides.
 import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";

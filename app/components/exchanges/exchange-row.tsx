@@ -1,4 +1,4 @@
-// One row of the Exchanges table (SPEC.md §2 Exchanges): status chip, switches, Test and
+// One row of the Exchanges table (docs/spec/screens.md Exchanges): status chip, switches, Test and
 // delete, each a JSON call with JavaScript and a plain form post to the page without.
 import DeleteIcon from "@mui/icons-material/Delete";
 import NetworkCheckIcon from "@mui/icons-material/NetworkCheck";

@@ -1,4 +1,4 @@
-// The Exchanges screen (SPEC.md §2 Exchanges, §7, §8): the connections table (Exchange,
+// The Exchanges screen (docs/spec/screens.md Exchanges, api.md, api.md#errors): the connections table (Exchange,
 // Account Name, API, Total USD Value, Status, Enabled, Actions), the Connect Exchange dialog,
 // the sandbox and enabled switches, Test, and delete with a browser confirmation.
 //
@@ -34,7 +34,7 @@ import { ContractSizesSetting, type ContractSizesView } from "./contract-sizes-s
 import { COLUMNS, ExchangeRow } from "./exchange-row.tsx";
 import { ConnectExchangeForm } from "./connect-exchange-form.tsx";
 
-/** SPEC.md §7/§9: GET /api/exchanges every 5 minutes (stale after 4). */
+/** docs/spec/api.md/figures.md#defaults-and-limits: GET /api/exchanges every 5 minutes (stale after 4). */
 export const EXCHANGES_POLL_MS = 5 * 60_000;
 
 export interface ExchangesScreenProps {

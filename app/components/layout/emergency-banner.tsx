@@ -10,7 +10,7 @@ import { S } from "./emergency-banner.css.ts";
 import { HEALTH_POLL_MS } from "./system-status.tsx";
 
 /**
- * Whether the emergency stop is active (SPEC.md §4: the `system` component in warning), from
+ * Whether the emergency stop is active (docs/spec/screens.md#states: the `system` component in warning), from
  * the layout's status and then the shared /api/health query.
  */
 export function useEmergencyActive(initial?: SystemStatusEntry[]): boolean {

@@ -19,7 +19,7 @@ const LABELS: Record<string, string> = {
   system: "Trading",
 };
 
-/** The sidebar's status block: GET /api/health every 30 s (SPEC.md §7). */
+/** The sidebar's status block: GET /api/health every 30 s (docs/spec/api.md). */
 export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] }) {
   // Live system_status messages refresh it too (through the query registry).
   const { data } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {

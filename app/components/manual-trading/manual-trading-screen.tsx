@@ -1,4 +1,4 @@
-// The Manual Trading screen (SPEC.md §2 Manual Trading, §5, §7, §8, §9): the Place Order
+// The Manual Trading screen (docs/spec/screens.md Manual Trading, api.md#validation, api.md, api.md#errors, figures.md#defaults-and-limits): the Place Order
 // card (the dashboard's ManualTradeForm, posting the place-order intent to this route's
 // action, with or without JavaScript) fed by balances polled every 30 s, and the info notes.
 // Stop loss and take profit: the position a manual order opens carries the protection
@@ -28,9 +28,9 @@ import { ProtectionTable } from "./protection-table.tsx";
 import { Screen } from "../screen.tsx";
 import { manualProtectionLines } from "./manual-protection.ts";
 
-/** SPEC.md §7 and §9: balances every 30 s (20 s stale: the server-rendered ones are fresh). */
+/** docs/spec/api.md and figures.md#defaults-and-limits: balances every 30 s (20 s stale: the server-rendered ones are fresh). */
 export const BALANCE_POLL_MS = 30_000;
-/** SPEC.md §9: manual trading's health poll. */
+/** docs/spec/figures.md#defaults-and-limits: manual trading's health poll. */
 export const HEALTH_POLL_MS = 60_000;
 export const TRADING_CONFIG_POLL_MS = 30_000;
 

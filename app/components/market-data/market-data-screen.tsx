@@ -1,4 +1,4 @@
-// Market Data (SPEC.md §2 Market Data, §3 Market product, §7, §9): the Overview (total
+// Market Data (docs/spec/screens.md Market Data, api.md#shapes Market product, api.md, figures.md#defaults-and-limits): the Overview (total
 // products, the static cards, Top Gainers and Top Losers of 5), Trading Pairs (search and
 // All / Top Gainers / Top Losers; a card opens its details) and Product Details (price info,
 // trading info, market data, or 'Select a Product'). Tabs, search and cards are links and a

@@ -1,6 +1,6 @@
 // The expanded detail of one position: ids, exchange, side and amount, the related signal,
 // its trades and the metrics. Mounted only while the row is expanded, so it loads only then
-// (GET /api/positions/{id}/details, every 10 s, SPEC.md §4 and §7).
+// (GET /api/positions/{id}/details, every 10 s, docs/spec/screens.md#states and api.md).
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import CircularProgress from "@mui/material/CircularProgress";

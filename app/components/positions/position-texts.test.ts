@@ -9,7 +9,7 @@ const controls = {
   trailingStop: { activation: 0.012, execute: 0.006 },
 };
 
-describe("Futures Positions column texts (SPEC.md §4)", () => {
+describe("Futures Positions column texts (docs/spec/screens.md#states)", () => {
   test("TP: Manual / Disabled / Multi-TP (enabled/total)", () => {
     expect(takeProfitText(null)).toBe("Manual");
     expect(takeProfitText({ ...controls, takeProfits: null })).toBe("Manual");

@@ -1,4 +1,4 @@
-// The texts of the Futures Positions columns (SPEC.md §4), pure so they are unit-tested.
+// The texts of the Futures Positions columns (docs/spec/screens.md#states), pure so they are unit-tested.
 import type { AdvancedControls } from "#app/core/orders/controls.ts";
 import { D } from "#app/core/decimal.ts";
 
@@ -33,7 +33,7 @@ export function positionStatusText(p: { status: string; quantity: string; remain
 }
 
 /**
- * A trade's type in the detail row. SPEC.md §2 says Entry for buy and Exit for sell, which is
+ * A trade's type in the detail row. docs/spec/screens.md says Entry for buy and Exit for sell, which is
  * right for longs; for a short the sell opens and the buy closes, so the type follows the
  * position's side: the order in the position's direction is the Entry, the other the Exit.
  */

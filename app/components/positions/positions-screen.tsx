@@ -1,4 +1,4 @@
-// Futures Positions (SPEC.md §2, §4, §7, §8, §9): the open perpetual / futures positions with
+// Futures Positions (docs/spec/screens.md, screens.md#states, api.md, api.md#errors, figures.md#defaults-and-limits): the open perpetual / futures positions with
 // their protection, polled every 5 s (3 retries, back-off from 1 s up to 30 s) and refreshed
 // by live trade_update / dashboard_update messages. The list is server-rendered, so it shows
 // without JavaScript; Close asks for confirmation with JavaScript and posts the page's form
@@ -26,7 +26,7 @@ import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
 
 export const POSITIONS_POLL_MS = 5_000;
-/** SPEC.md §7: positions retry 3 times, back-off from 1 s up to 30 s. */
+/** docs/spec/api.md: positions retry 3 times, back-off from 1 s up to 30 s. */
 export const positionsRetryDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 30_000);
 
 export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;

@@ -1,4 +1,4 @@
-// Profiles (SPEC.md §2 Profiles, §5, §8): a card per profile with its balances, and the
+// Profiles (docs/spec/screens.md Profiles, api.md#validation, api.md#errors): a card per profile with its balances, and the
 // Create Profile, Transfer Funds and Delete Profile dialogs. Each dialog is a form posted to
 // the page's action (intent create | transfer | delete): with JavaScript through a fetcher
 // (JSON answer and a toast), without it as a plain POST (redirect with a flash toast, or the

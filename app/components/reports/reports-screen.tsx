@@ -1,4 +1,4 @@
-// Reports (SPEC.md §2 Reports, §4, §5, §8): the Generate Report dialog, filters by type and
+// Reports (docs/spec/screens.md Reports, screens.md#states, api.md#validation, api.md#errors): the Generate Report dialog, filters by type and
 // status, and a card per report that follows its status (polled every 30 s and refreshed by
 // the worker's live activity events): 'Processing...' while pending or creating, the error or
 // 'Generation failed' when failed, Download when ready. The dialog posts to the page's action

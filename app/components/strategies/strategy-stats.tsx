@@ -1,4 +1,4 @@
-// Performance statistics per strategy beside the totals (SPEC.md §3 fields, all time), from
+// Performance statistics per strategy beside the totals (docs/spec/api.md#shapes fields, all time), from
 // GET /api/strategies/stats's figures; scrolls sideways on a phone.
 import Box from "@mui/material/Box";
 import Paper from "@mui/material/Paper";

@@ -1,4 +1,4 @@
-// The Trade History screen (SPEC.md §2 Trade History, §7, §8, §9), shared by /history,
+// The Trade History screen (docs/spec/screens.md Trade History, api.md, api.md#errors, figures.md#defaults-and-limits), shared by /history,
 // /trade-history, /trades and /signals: summary cards (Total Trades, Completed, Failed,
 // P&L with the closed-position count), symbol and status filters with Clear Filters, the
 // Export button (trade-history.csv of the rows shown) and the expandable table.
@@ -123,7 +123,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const [older, setOlder] = useState<{ key: string; trades: Trade[]; cursor: string | null }>({ key: applied, trades: [], cursor: data.nextCursor ?? null });
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [olderError, setOlderError] = useState<string | null>(null);
-  // SPEC.md §7: the screen also fetches the latest 50 signals (it shows none of them).
+  // docs/spec/api.md: the screen also fetches the latest 50 signals (it shows none of them).
   useApiQuery<Signal[]>(signalsUrl, { refetchIntervalMs: SIGNALS_POLL_MS });
   const [filters, setFilters] = useState<TradeFilters>(data.filters);
   const location = useLocation();

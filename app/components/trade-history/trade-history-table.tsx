@@ -1,4 +1,4 @@
-// The Trade History table (SPEC.md §2, §4, §8, §9): one expandable row per trade with the
+// The Trade History table (docs/spec/screens.md, screens.md#states, api.md#errors, figures.md#defaults-and-limits): one expandable row per trade with the
 // columns Position, Entry, Max Drawdown, TP, SL, BE, Trailing, Portfolio, P/L, ROI, Status,
 // Actions. A trade of a position shows that position's real state (issue 11): max drawdown,
 // TP (levels and how many hit), SL (its stop price), BE, Trailing, and for a closing trade its

@@ -1,4 +1,4 @@
-// The Trading Rules form (SPEC.md §2 Trading Rules, §4, §5): one form posted to the route's
+// The Trading Rules form (docs/spec/screens.md Trading Rules, screens.md#states, api.md#validation): one form posted to the route's
 // own action, with JavaScript through a fetcher (JSON answer, toast, instant validation with
 // the same Zod schema as the server), without as a plain HTML post. Its sections are the
 // components beside it; switches are local form state until saved.

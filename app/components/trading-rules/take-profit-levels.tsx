@@ -1,5 +1,5 @@
 // The take-profit levels of the Advanced Trading Controls: up to five levels, each the share
-// of the position closed (clamped to 0–100 as it is typed, SPEC.md §5) at a price deviation,
+// of the position closed (clamped to 0–100 as it is typed, docs/spec/api.md#validation) at a price deviation,
 // with the enabled levels' live total.
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
@@ -62,7 +62,7 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
                 max={100}
                 value={levels[i]?.portfolio ?? ""}
                 onChange={(raw) => {
-                  // SPEC.md §5: clamped to 0..100 as it is typed (and again by the server).
+                  // docs/spec/api.md#validation: clamped to 0..100 as it is typed (and again by the server).
                   const n = Number(raw);
                   const value = raw !== "" && Number.isFinite(n) && (n < 0 || n > 100) ? (clampPortfolioPercent(raw) ?? raw) : raw;
                   setLevels((all) => all.map((l, j) => (j === i ? { ...l, portfolio: value } : l)));

@@ -1,4 +1,4 @@
-// The Trading Rules screen (SPEC.md §2 Trading Rules, §4, §5, §8, §9), admins only.
+// The Trading Rules screen (docs/spec/screens.md Trading Rules, screens.md#states, api.md#validation, api.md#errors, figures.md#defaults-and-limits), admins only.
 // One form posted to the route's own action: with JavaScript through a fetcher (JSON answer,
 // toast, instant validation with the same Zod schema as the server); without, as a plain
 // HTML post (switches are real checkboxes; every conditional section is rendered, since

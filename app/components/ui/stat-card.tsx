@@ -1,4 +1,4 @@
-// SPEC.md §2: a stat card has a title, value, icon, description and a status of
+// docs/spec/screens.md: a stat card has a title, value, icon, description and a status of
 // success, warning, error or neutral. Plain elements with lean classes: the cards head the
 // Dashboard and Trade History, which are server-rendered on every visit.
 import type { ReactNode } from "react";

@@ -1,4 +1,4 @@
-// The Webhook Config screen (SPEC.md §2 "Webhook Config", §6): the TradingView webhook URL and
+// The Webhook Config screen (docs/spec/screens.md "Webhook Config", roles.md): the TradingView webhook URL and
 // secret (copy, reveal, rotate), the setup steps with the port caveat, the ready-to-paste alert
 // message and builder, test alerts, the allowlist, the signal format and defaults, the
 // heartbeat alarm and the alert latency. Data and form posts: app/routes/_app+/webhook.tsx.

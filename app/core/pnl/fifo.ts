@@ -1,4 +1,4 @@
-// Realized P&L by FIFO matching (DESIGN.md "Signals become orders"; SPEC.md §3 "Closed-trades
+// Realized P&L by FIFO matching (DESIGN.md "Signals become orders"; docs/spec/api.md#shapes "Closed-trades
 // P&L response"). Pure: executed fills in, realized matches out, decimal strings throughout.
 //
 // Per symbol, fills open lots and close the oldest opposite lots first, long and short alike:
@@ -65,7 +65,7 @@ export interface OpenLot {
 export interface FifoResult {
   /** Every realized match, in the order they were realized. */
   matches: RealizedMatch[];
-  /** Number of matches (SPEC.md §3 closed-trades P&L `realizedMatches`). */
+  /** Number of matches (docs/spec/api.md#shapes closed-trades P&L `realizedMatches`). */
   realizedMatches: number;
   /** Sum of the matches' netPnl, exact. */
   totalPnL: string;
@@ -228,7 +228,7 @@ export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
   return { matches, realizedMatches: matches.length, totalPnL: book.totalPnL, openLots: book.openLots() };
 }
 
-/** The closed-trades P&L response (SPEC.md §3): `{ totalPnL, realizedMatches }`. */
+/** The closed-trades P&L response (docs/spec/api.md#shapes): `{ totalPnL, realizedMatches }`. */
 export function closedTradesPnl(fills: readonly ExecutedFill[]): { totalPnL: string; realizedMatches: number; closingTrades: number } {
   const { totalPnL, realizedMatches, matches } = matchFifo(fills);
   return { totalPnL, realizedMatches, closingTrades: new Set(matches.map((m) => m.exitTradeId)).size };

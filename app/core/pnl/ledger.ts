@@ -189,7 +189,7 @@ export class StatsLedger {
     }
   }
 
-  /** The closed-trades P&L response (SPEC.md §3). */
+  /** The closed-trades P&L response (docs/spec/api.md#shapes). */
   closedTradesPnl(): { totalPnL: string; realizedMatches: number; closingTrades: number } {
     return { totalPnL: this.book.totalPnL, realizedMatches: this.book.realizedMatches, closingTrades: this.book.closingTrades };
   }

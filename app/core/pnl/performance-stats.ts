@@ -1,4 +1,4 @@
-// Performance statistics (SPEC.md §3 "Performance stats response") from realized FIFO
+// Performance statistics (docs/spec/api.md#shapes "Performance stats response") from realized FIFO
 // matches. Pure. Every field's meaning, the periods and the number format are decided in
 // docs/decisions/004-performance-statistics.md; in short:
 // - a match is one closed trade; its volume is its entry notional (entryPrice × quantity),
@@ -138,7 +138,7 @@ export function performanceStats(matches: readonly RealizedMatch[]): Performance
   return statsFromTotals(t);
 }
 
-/** The SPEC.md §3 fields from totals (the one place their formulas live). */
+/** The docs/spec/api.md#shapes fields from totals (the one place their formulas live). */
 export function statsFromTotals(t: StatsTotals): PerformanceStats {
   const count = t.count;
   return {

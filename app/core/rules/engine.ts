@@ -187,7 +187,7 @@ export function stopPriceFor(
   return dec(position.entryPrice).times(factor).toString();
 }
 
-/** Break-even applies when it is on AND there is a stop loss to move (SPEC.md §4: Inactive without a stop-loss offset). */
+/** Break-even applies when it is on AND there is a stop loss to move (docs/spec/screens.md#states: Inactive without a stop-loss offset). */
 export const breakEvenApplies = (controls: AdvancedControls | null | undefined): boolean =>
   Boolean(controls?.breakEven && controls.stopLossOffset != null && controls.stopLossOffset > 0);
 

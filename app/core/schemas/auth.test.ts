@@ -22,7 +22,7 @@ function errors(schema: z.ZodType, input: unknown): Record<string, string[]> {
 
 const valid = { username: "trader_01", password: "secret1" };
 
-describe("LoginSchema (SPEC.md §5, login)", () => {
+describe("LoginSchema (docs/spec/api.md#validation, login)", () => {
   test("missing fields: 'Username is required' and 'Password is required'", () => {
     expect(errors(LoginSchema, {})).toEqual({ username: ["Username is required"], password: ["Password is required"] });
   });
@@ -42,7 +42,7 @@ describe("LoginSchema (SPEC.md §5, login)", () => {
   });
 });
 
-describe("RegisterApiSchema (SPEC.md §5, registration)", () => {
+describe("RegisterApiSchema (docs/spec/api.md#validation, registration)", () => {
   test("the bounds are 3..20 and 6..100", () => {
     expect([USERNAME_MIN, USERNAME_MAX, PASSWORD_MIN, PASSWORD_MAX]).toEqual([3, 20, 6, 100]);
   });
@@ -92,7 +92,7 @@ describe("RegisterApiSchema (SPEC.md §5, registration)", () => {
   });
 });
 
-describe("RegisterFormSchema (SPEC.md §5, registration screen)", () => {
+describe("RegisterFormSchema (docs/spec/api.md#validation, registration screen)", () => {
   test("matching confirmation passes", () => {
     expect(RegisterFormSchema.safeParse({ ...valid, confirmPassword: valid.password }).success).toBe(true);
   });

@@ -1,10 +1,10 @@
-// Exchange connections and API credentials (SPEC.md §3, §5, §7): the schemas the browser
+// Exchange connections and API credentials (docs/spec/api.md#shapes, api.md#validation, api.md): the schemas the browser
 // (instant validation) and the server (API routes, page actions) share, the exact texts of
-// SPEC.md §5/§8, and the masking rules. No secrets are ever masked "reversibly": a masked
+// docs/spec/api.md#validation/api.md#errors, and the masking rules. No secrets are ever masked "reversibly": a masked
 // value only says that something is stored.
 import { z } from "zod";
 
-/** The one supported exchange, "in capitals" (SPEC.md §3). */
+/** The one supported exchange, "in capitals" (docs/spec/api.md#shapes). */
 export const EXCHANGE_NAMES = ["COINBASE"] as const;
 export type ExchangeName = (typeof EXCHANGE_NAMES)[number];
 export const EXCHANGE_LABELS: Record<ExchangeName, string> = { COINBASE: "Coinbase" };
@@ -256,7 +256,7 @@ export const SaveSettingsSchema = z.object({
   sandbox: z.unknown().refine((v) => v !== undefined && v !== null && v !== "", "sandbox is required").transform((v) => toBoolean(v, true)),
 });
 
-/** What GET /api/credentials answers (SPEC.md §3 "Credentials summary"). */
+/** What GET /api/credentials answers (docs/spec/api.md#shapes "Credentials summary"). */
 export interface CredentialsSummary {
   apiKey: string; // masked
   hasSecret: boolean;

@@ -1,4 +1,4 @@
-// The manual order form and POST /api/trades (SPEC.md §3, §5): one schema for the form's
+// The manual order form and POST /api/trades (docs/spec/api.md#shapes, api.md#validation): one schema for the form's
 // instant validation, the page action and the API.
 import { z } from "zod";
 import { D, isDecimalString } from "../decimal.ts";

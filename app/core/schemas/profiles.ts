@@ -1,4 +1,4 @@
-// The Profiles dialogs and their API calls (SPEC.md §5, §7): Create Profile (name), Transfer
+// The Profiles dialogs and their API calls (docs/spec/api.md#validation, api.md): Create Profile (name), Transfer
 // Funds (from, to, currency, amount: all required), Delete Profile (a destination from the
 // other profiles). One schema per form, shared by the page action, the API and the browser.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The Generate Report form and POST /api/reports (SPEC.md §3 Report, §5): type and format
+// The Generate Report form and POST /api/reports (docs/spec/api.md#shapes Report, api.md#validation): type and format
 // required, the other fields optional strings, checked further here (dates, their order,
 // a four-digit year) so the worker never starts on a request it cannot build.
 import { z } from "zod";

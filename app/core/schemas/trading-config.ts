@@ -1,4 +1,4 @@
-// The trading configuration (SPEC.md §3), its defaults (§9) and its rules (§5).
+// The trading configuration (docs/spec/api.md#shapes), its defaults (figures.md#defaults-and-limits) and its rules (api.md#validation).
 // Percentages are stored as fractions (0.005 = 0.5 %). Shared by the API, the Trading
 // Rules form and the worker.
 import { z } from "zod";
@@ -87,7 +87,7 @@ export function enabledTakeProfitPercent(levels: TakeProfitLevel[]): string {
     .toString();
 }
 
-/** SPEC.md §5: null when valid, else the exact message. No enabled level is valid (no TP). */
+/** docs/spec/api.md#validation: null when valid, else the exact message. No enabled level is valid (no TP). */
 export function takeProfitAllocationError(levels: TakeProfitLevel[]): string | null {
   if (!levels.some((l) => l.enabled)) return null;
   const total = enabledTakeProfitPercent(levels);
@@ -95,7 +95,7 @@ export function takeProfitAllocationError(levels: TakeProfitLevel[]): string | n
   return `Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently ${total}%`;
 }
 
-/** Accepts the body bare or wrapped under `config` (SPEC.md §3), fills omitted fields from `base`. */
+/** Accepts the body bare or wrapped under `config` (docs/spec/api.md#shapes), fills omitted fields from `base`. */
 export function parseTradingConfigBody(
   body: unknown,
   base: TradingConfig = DEFAULT_TRADING_CONFIG,

@@ -1,4 +1,4 @@
-// The Trading Rules form → trading config conversion (SPEC.md §5, §9): percent inputs
+// The Trading Rules form → trading config conversion (docs/spec/api.md#validation, figures.md#defaults-and-limits): percent inputs
 // stored as fractions, clamping, the take-profit total, the multiplier fallback, the
 // per-type signal amount rules, and switched-off sections left as stored.
 import { describe, expect, test } from "vitest";
@@ -76,7 +76,7 @@ describe("percent ⇄ fraction", () => {
     expect(fractionToPercent(0.007)).toBe("0.7");
   });
 
-  test("the form starts from the stored config, in percent (SPEC.md §9 defaults)", () => {
+  test("the form starts from the stored config, in percent (docs/spec/figures.md#defaults-and-limits defaults)", () => {
     const values = defaults();
     expect(values.takeProfits).toEqual([
       { portfolio: "20", priceDeviation: "0.5", enabled: true },
@@ -121,7 +121,7 @@ describe("switches", () => {
   });
 });
 
-describe("take-profit allocation (SPEC.md §5)", () => {
+describe("take-profit allocation (docs/spec/api.md#validation)", () => {
   test("enabled levels must total 100%: the exact message", () => {
     const e = errors(post(defaults(), { "takeProfits[0].portfolio": "30" }));
     expect(e.takeProfits).toEqual(["Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%"]);
@@ -182,7 +182,7 @@ describe("order size multiplier: 0.01 to 10, else 1", () => {
   });
 });
 
-describe("signal amount value per type (SPEC.md §5)", () => {
+describe("signal amount value per type (docs/spec/api.md#validation)", () => {
   test.each([
     ["multiplier", "0.01", null],
     ["multiplier", "0.005", "Multiplier must be at least 0.01"],

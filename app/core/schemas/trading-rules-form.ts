@@ -1,4 +1,4 @@
-// The Trading Rules form (SPEC.md §2, §5, §9) and its one Zod schema, shared by the browser
+// The Trading Rules form (docs/spec/screens.md, api.md#validation, figures.md#defaults-and-limits) and its one Zod schema, shared by the browser
 // (instant validation) and the route action (the post, with or without JavaScript).
 //
 // The form's field names are the trading config's own paths (takeProfits[0].portfolio,
@@ -12,7 +12,7 @@
 // - checkboxes/switches: present ("on") = true, absent = false (a plain HTML post);
 // - take-profit portfolio % is clamped to 0..100; the enabled levels must total 100 % ± 0.1;
 // - order size multiplier: anything that is not a number from 0.01 to 10 falls back to 1;
-// - signal amount value: the per-type minimum/maximum/step of SPEC.md §5;
+// - signal amount value: the per-type minimum/maximum/step of docs/spec/api.md#validation;
 // - details of a switched-off section (amount control's type and value, the trailing stop's
 //   activation and execute) are neither validated nor saved: the stored values stay.
 import { parseWithZod } from "@conform-to/zod/v4";
@@ -27,7 +27,7 @@ import {
 
 export type SignalAmountType = (typeof SIGNAL_AMOUNT_TYPES)[number];
 
-/** SPEC.md §5: the signal amount value's bounds per type (input units: percent for percentage). */
+/** docs/spec/api.md#validation: the signal amount value's bounds per type (input units: percent for percentage). */
 export const SIGNAL_AMOUNT_RULES: Record<SignalAmountType, { label: string; min: string; max: string | null; step: string | null; help: string }> = {
   multiplier: { label: "Multiplier", min: "0.01", max: null, step: null, help: "Signal quantity × this value (min 0.01)" },
   usd: { label: "USD amount", min: "1", max: null, step: "0.01", help: "Order notional in USD (min 1, step 0.01)" },
@@ -93,7 +93,7 @@ export const percentToFraction = (percent: string): number => Number(D(percent).
 /** A stored fraction as the percent text the form shows: 0.005 → "0.5". */
 export const fractionToPercent = (fraction: number): string => D(fraction).times(100).toString();
 
-/** SPEC.md §5: a take-profit level's portfolio percent is clamped to 0..100. Null when not a number. */
+/** docs/spec/api.md#validation: a take-profit level's portfolio percent is clamped to 0..100. Null when not a number. */
 export function clampPortfolioPercent(value: string | undefined): string | null {
   const v = value?.trim();
   if (!isNumber(v)) return null;
@@ -103,7 +103,7 @@ export function clampPortfolioPercent(value: string | undefined): string | null 
   return n.toString();
 }
 
-/** SPEC.md §5: the order size multiplier is 0.01..10; anything else falls back to 1. */
+/** docs/spec/api.md#validation: the order size multiplier is 0.01..10; anything else falls back to 1. */
 export function normalizeMultiplier(value: string | undefined): string {
   const v = value?.trim();
   if (!isNumber(v)) return MULTIPLIER_FALLBACK;

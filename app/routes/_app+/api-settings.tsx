@@ -1,4 +1,4 @@
-// /api-settings: API Settings (SPEC.md §2; app/components/api-settings/api-settings-screen.tsx),
+// /api-settings: API Settings (docs/spec/screens.md; app/components/api-settings/api-settings-screen.tsx),
 // admins only in loader AND action. The action is the no-JavaScript path of the screen's
 // buttons: intent save | save-settings | test, the same operations as POST
 // /api/credentials/save, /api/credentials/save-settings and GET /api/test/coinbase, answered

@@ -1,4 +1,4 @@
-// /exchanges: the Exchanges screen (SPEC.md §2; app/components/exchanges/exchanges-screen.tsx).
+// /exchanges: the Exchanges screen (docs/spec/screens.md; app/components/exchanges/exchanges-screen.tsx).
 // Every logged-in user sees the table; changes are admin-only (loader passes isAdmin, the
 // action requires admin). The action is the no-JavaScript path of every button: intent
 // add | sandbox | enabled | test | delete, the same operations as the JSON API, answered by a

@@ -1,4 +1,4 @@
-// One of the four paths of the Trade History screen (SPEC.md §2: /history, /trade-history,
+// One of the four paths of the Trade History screen (docs/spec/screens.md: /history, /trade-history,
 // /trades, /signals): a thin route rendering the shared screen.
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";

@@ -1,4 +1,4 @@
-// /logs: the Activity Logs screen (SPEC.md §2 "Logs", issue 13): every entry, newest first,
+// /logs: the Activity Logs screen (docs/spec/screens.md "Logs", issue 13): every entry, newest first,
 // 100 a page, paged by cursor (?before=<id>, the id the "Older" link carries), filtered by a
 // GET form: from/to (days, `to` inclusive), type, level, strategy and q (a case-insensitive
 // substring of the message). The loader renders the page on the server, so filters and

@@ -1,6 +1,6 @@
-// /manual-trading: the Manual Trading screen (SPEC.md §2, §5, §8). Its action is the
+// /manual-trading: the Manual Trading screen (docs/spec/screens.md, api.md#validation, api.md#errors). Its action is the
 // dashboard's, limited to the place-order intent: a queued trade and 'Trade Executed' (JSON
-// with JavaScript, a redirect with a flash toast without), or the messages of SPEC.md §5.
+// with JavaScript, a redirect with a flash toast without), or the messages of docs/spec/api.md#validation.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";

@@ -1,4 +1,4 @@
-// /market-data: the Market Data screen (SPEC.md §2, §9). ?tab=overview|pairs|details,
+// /market-data: the Market Data screen (docs/spec/screens.md, figures.md#defaults-and-limits). ?tab=overview|pairs|details,
 // &product=, &q=, &filter=all|gainers|losers choose what the server renders (links and a GET
 // form: it works without JavaScript); the data comes from the same cached services as
 // /api/market/*.

@@ -1,4 +1,4 @@
-// Futures Positions (SPEC.md §2): server-rendered list, then polled and live-updated on the
+// Futures Positions (docs/spec/screens.md): server-rendered list, then polled and live-updated on the
 // client (app/components/positions/positions-screen.tsx). The action is the no-JavaScript
 // path of the Close button (intent=close, symbol), and the Open orders and Flatten all forms
 // (intent cancel-order + id, cancel-all, flatten): the same services as the API, then a

@@ -1,4 +1,4 @@
-// /profiles: the Profiles screen (SPEC.md §2, §5, §8). The action serves the three dialogs
+// /profiles: the Profiles screen (docs/spec/screens.md, api.md#validation, api.md#errors). The action serves the three dialogs
 // (intent create | transfer | delete) with the same services as /api/profiles*: JSON and a
 // toast with JavaScript (`_js=1`), a redirect with a flash toast without; validation errors
 // come back with the dialog open and the messages by the fields.

@@ -1,4 +1,4 @@
-// /reports: the Reports screen (SPEC.md §2, §4, §5, §8). The action is the Generate Report
+// /reports: the Reports screen (docs/spec/screens.md, screens.md#states, api.md#validation, api.md#errors). The action is the Generate Report
 // dialog's: the same request as POST /api/reports (report row + job in one transaction);
 // JSON and a toast with JavaScript (`_js=1`), a redirect with a flash toast without.
 import { parseWithZod } from "@conform-to/zod/v4";

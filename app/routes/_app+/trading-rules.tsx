@@ -1,4 +1,4 @@
-// /trading-rules: the Trading Rules screen (SPEC.md §2, §5, §8), admins only (loader AND
+// /trading-rules: the Trading Rules screen (docs/spec/screens.md, api.md#validation, api.md#errors), admins only (loader AND
 // action). The form posts here: parsed with the form's Zod schema (percent → fraction,
 // clamping, the take-profit total), then saved by updateTradingConfig, which validates the
 // merged config again. With JavaScript (`_js=1`) the answer is JSON with a toast; without,

@@ -1,4 +1,4 @@
-// /webhook: the Webhook Config screen (SPEC.md §2 "Webhook Config", §6), admins only. The
+// /webhook: the Webhook Config screen (docs/spec/screens.md "Webhook Config", roles.md), admins only. The
 // TradingView webhook URL and secret (copy, reveal, rotate), the setup steps with the port
 // caveat, the ready-to-paste alert message, and the signal format with its answers.
 // Rotating is a plain form post to this route's action, so it works without JavaScript.

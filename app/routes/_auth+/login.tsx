@@ -73,7 +73,7 @@ export default function LoginPage() {
     shouldRevalidate: "onInput",
   });
 
-  // A failed login clears the form, focuses the username and shows the toast (SPEC.md §8).
+  // A failed login clears the form, focuses the username and shows the toast (docs/spec/api.md#errors).
   useEffect(() => {
     if (actionData?.toast) {
       toast(actionData.toast);

@@ -1,4 +1,4 @@
-// GET /api/closed-trades-pnl: { totalPnL, realizedMatches, closingTrades } (SPEC.md §3 "Closed-trades P&L
+// GET /api/closed-trades-pnl: { totalPnL, realizedMatches, closingTrades } (docs/spec/api.md#shapes "Closed-trades P&L
 // response"): all-time realized P&L by FIFO matching, net of fees, as an exact decimal
 // string, and the number of realized matches (docs/decisions/004-performance-statistics.md),
 // from the statistics cache (docs/decisions/012-statistics-cache-and-monitor.md), plus the

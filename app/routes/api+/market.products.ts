@@ -1,5 +1,5 @@
 // GET /api/market/products (any logged-in user; the screen polls it every 30 s): the active
-// exchange's products (SPEC.md §3 Market product), from the per-process cache.
+// exchange's products (docs/spec/api.md#shapes Market product), from the per-process cache.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getMarketProducts } from "#app/services/market-data.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";

@@ -1,4 +1,4 @@
-// GET /api/performance-stats: { allTime, month, week } (SPEC.md §3 "Performance stats
+// GET /api/performance-stats: { allTime, month, week } (docs/spec/api.md#shapes "Performance stats
 // response"), from FIFO-matched executed trades. Month and week are the last 30 and 7 days,
 // a closed trade counted by its exit time (docs/decisions/004-performance-statistics.md);
 // from the statistics cache (docs/decisions/012-statistics-cache-and-monitor.md).

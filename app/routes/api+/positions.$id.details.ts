@@ -1,5 +1,5 @@
 // GET /api/positions/{id}/details: { trades, relatedSignal, metrics: { totalVolume,
-// estimatedFees, unrealizedPnL } } (SPEC.md §3 "Position details response"), plus the
+// estimatedFees, unrealizedPnL } } (docs/spec/api.md#shapes "Position details response"), plus the
 // position, the exchange label and metrics.feesPaid / markPrice. 404 JSON for an unknown id.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPositionDetails } from "#app/services/positions.server.ts";

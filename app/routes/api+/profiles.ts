@@ -1,4 +1,4 @@
-// GET /api/profiles: the active profiles (SPEC.md §3 Profile, with balances).
+// GET /api/profiles: the active profiles (docs/spec/api.md#shapes Profile, with balances).
 // POST /api/profiles {name}: creates one; 201 with the profile, 400 'Profile name is required'.
 // Any logged-in user (docs/decisions/011-profiles-and-reports.md).
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";

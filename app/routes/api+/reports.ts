@@ -1,4 +1,4 @@
-// GET /api/reports?type=&status=&limit=: the reports, newest first (SPEC.md §3 Report).
+// GET /api/reports?type=&status=&limit=: the reports, newest first (docs/spec/api.md#shapes Report).
 // POST /api/reports {type, format, startDate, endDate, profileId, productId, year}: stores the
 // request and queues its job in one transaction; 201 with the report (status pending).
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";

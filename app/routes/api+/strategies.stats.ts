@@ -1,4 +1,4 @@
-// GET /api/strategies/stats (every signed-in role): SPEC.md §3 performance statistics
+// GET /api/strategies/stats (every signed-in role): docs/spec/api.md#shapes performance statistics
 // (allTime, month, week) per strategy, "default" for the global secret, beside the totals.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getStrategyStatistics } from "#app/services/strategies.server.ts";

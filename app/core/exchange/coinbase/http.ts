@@ -1,5 +1,5 @@
 // The HTTP machinery both Coinbase clients share: an outgoing rate limiter, timeouts
-// (SPEC.md §9: 20 s for reads, 30 s for mutations), retries where they are safe, and the
+// (docs/spec/figures.md#defaults-and-limits: 20 s for reads, 30 s for mutations), retries where they are safe, and the
 // translation of every failure into the classes of ../errors.ts with a clear message.
 //
 // Retry policy:
