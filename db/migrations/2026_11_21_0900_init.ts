@@ -1,4 +1,4 @@
-// The initial schema: every entity of SPEC.md §3 plus jobs, events, sessions, settings.
+// The initial schema: every entity of docs/spec/api.md#shapes plus jobs, events, sessions, settings.
 // Frozen: this file never imports application code. Each statement is idempotent
 // (IF NOT EXISTS, or a duplicate index ignored) because MySQL DDL is not transactional:
 // a migration interrupted half-way completes when it runs again.

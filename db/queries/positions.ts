@@ -1,4 +1,4 @@
-// Our net positions (SPEC.md §3 Position): at most one open position per symbol.
+// Our net positions (docs/spec/api.md#shapes Position): at most one open position per symbol.
 import { sql } from "kysely";
 import { D, normalizeDecimal } from "../../app/core/decimal.ts";
 import type { AdvancedControls } from "../../app/core/orders/controls.ts";

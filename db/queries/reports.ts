@@ -1,4 +1,4 @@
-// Reports (SPEC.md §3 Report): the request, its status (pending -> creating -> ready | failed)
+// Reports (docs/spec/api.md#shapes Report): the request, its status (pending -> creating -> ready | failed)
 // and the generated file, plus the reads the local report builders use (fills from trades,
 // the paper profiles' filled orders for the ledger).
 import { normalizeDecimal } from "../../app/core/decimal.ts";

@@ -1,4 +1,4 @@
-// Signals received from TradingView (SPEC.md §3 Signal).
+// Signals received from TradingView (docs/spec/api.md#shapes Signal).
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { SignalRow } from "../schema.ts";
 import { type Db, nowMs, parseJson, toBool, toIso } from "./util.ts";

@@ -1,4 +1,4 @@
-// Trades: one row per order we send (SPEC.md §3 Trade), mirroring the exchange's order.
+// Trades: one row per order we send (docs/spec/api.md#shapes Trade), mirroring the exchange's order.
 // The row is written (pending, with its client order id) BEFORE the exchange is called,
 // so a crash in between is found again by that id.
 import { randomUUID } from "node:crypto";
@@ -196,7 +196,7 @@ export async function updateTrade(
 /**
  * The filters of Trade History and GET /api/trades (docs/pnl.md: the header's totals use the
  * same ones as the rows). `status` "executed" means executed or completed (both are filled,
- * SPEC.md §4); `symbol` is exact, `search` a case-insensitive substring of the symbol.
+ * docs/spec/screens.md#states); `symbol` is exact, `search` a case-insensitive substring of the symbol.
  */
 export interface TradeFilterQuery {
   status?: string;

@@ -1,4 +1,4 @@
-// Market Data, Profiles and Reports in a real browser (SPEC.md §2, §5, §7, §8, §9), on their
+// Market Data, Profiles and Reports in a real browser (docs/spec/screens.md, api.md#validation, api.md, api.md#errors, figures.md#defaults-and-limits), on their
 // OWN app instance (fresh SQLite DATA_DIR, started from the global setup's frozen build).
 // The market tabs (cards, search and filter, a card opening its details); a profile created,
 // funded by a transfer, refused an overdraft and deleted into another (dialogs with their
@@ -87,7 +87,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     // The change over the history kept so far (younger than a day here), the paper exchange's own volume.
     expect(text).toMatch(/Change since .+ [+-]?\d+\.\d{2}%/);
     expect(text).toMatch(/24h volume \(paper fills\) /);
-    expect(text).toMatch(/Price \d+\.\d{2} Mid-market price \d+\.\d{2} /); // SPEC.md §9: two decimals at 1 or above
+    expect(text).toMatch(/Price \d+\.\d{2} Mid-market price \d+\.\d{2} /); // docs/spec/figures.md#defaults-and-limits: two decimals at 1 or above
     expect(await page.getByRole("tab", { name: "Product Details" }).getAttribute("aria-selected")).toBe("true");
     await screenshot(page, "accounts-market-details");
 

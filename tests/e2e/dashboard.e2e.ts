@@ -1,4 +1,4 @@
-// The Dashboard in a real browser (SPEC.md §2 Dashboard, §4, §7, §8, §9), on its OWN app
+// The Dashboard in a real browser (docs/spec/screens.md Dashboard, screens.md#states, api.md, api.md#errors, figures.md#defaults-and-limits), on its OWN app
 // instance (a fresh SQLite DATA_DIR, started from the global setup's frozen build), so the
 // first account registered here is the admin whatever order the files run in.
 // Live status and the header, the four status cards, the Signals panel, the admin's Webhook

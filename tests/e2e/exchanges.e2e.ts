@@ -1,11 +1,11 @@
-// Exchanges and API Settings in a real browser (SPEC.md §2, §4, §5, §7, §8), on their OWN
+// Exchanges and API Settings in a real browser (docs/spec/screens.md, screens.md#states, api.md#validation, api.md, api.md#errors), on their OWN
 // app instance (a fresh SQLite DATA_DIR from the global setup's frozen build) pointed at the
 // fake Coinbase of tests/fakes/coinbase-server.ts (COINBASE_API_URL), which knows one CDP
 // key: Test succeeds with it and fails (401) with any other. No network.
 // Exchanges: the empty state, the Connect Exchange dialog's validation messages, adding two
 // exchanges, Test with 'Connection Successful' and 'Connection Failed' + the server's
 // message, the sandbox switch, delete with the browser confirmation (dismissed, then
-// accepted). API Settings: each save message of SPEC.md §5, Save Settings appearing only
+// accepted). API Settings: each save message of docs/spec/api.md#validation, Save Settings appearing only
 // after the sandbox changed, Test Connection, Get Environment Setup. The error toasts of
 // §8 (failed calls answered by the test), and adding/deleting without JavaScript. Screenshots in
 // test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
@@ -208,7 +208,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await screenshot("5-after-delete");
   });
 
-  test("6. API Settings: the masked form and every save message of SPEC.md §5", async () => {
+  test("6. API Settings: the masked form and every save message of docs/spec/api.md#validation", async () => {
     await gotoHydrated(page, "/api-settings", "API Settings", problems);
     const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
     const key = page.getByTestId("credentials-api-key");
@@ -288,7 +288,7 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
   });
 
-  test("8. the error toasts of SPEC.md §8 when a call fails (the API answered by the test)", async () => {
+  test("8. the error toasts of docs/spec/api.md#errors when a call fails (the API answered by the test)", async () => {
     await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     const fail500 = (body: string) => (route: import("playwright-core").Route) => route.fulfill({ status: 500, contentType: "application/json", body });
 

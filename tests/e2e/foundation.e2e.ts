@@ -98,7 +98,7 @@ describe("foundation (issue #2), SQLite", () => {
     await visible(h1(page, "Sign in"));
     await waitForHydration(page, adminProblems);
 
-    // The coming-soon perpetual contracts (SPEC.md §1).
+    // The coming-soon perpetual contracts (docs/spec/README.md).
     const about = page.getByRole("region", { name: "About the product" });
     for (const contract of ["BTC-PERP", "ETH-PERP", "SOL-PERP", "XRP-PERP"]) {
       await visible(about.getByText(contract, { exact: true }));
@@ -261,7 +261,7 @@ describe("foundation (issue #2), SQLite", () => {
         expect(await nav.getByRole("link", { name: label, exact: true }).count()).toBe(0);
         expect(await nav.getByText(label, { exact: true }).count()).toBe(0);
       }
-      // Only the admin role is named on screen (SPEC.md §1).
+      // Only the admin role is named on screen (docs/spec/README.md).
       expect(await page.getByRole("banner").getByText("user", { exact: true }).count()).toBe(0);
       await screenshot(page, "06-user-dashboard");
       expect(problems.errors).toEqual([]);

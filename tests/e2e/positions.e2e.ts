@@ -1,4 +1,4 @@
-// Futures Positions in a real browser (SPEC.md §2 "Futures Positions", §4, §7, §8), on its
+// Futures Positions in a real browser (docs/spec/screens.md "Futures Positions", screens.md#states, api.md, api.md#errors), on its
 // OWN app instance (a fresh SQLite DATA_DIR started from the global setup's frozen build)
 // whose market prices come from a fake Coinbase on 127.0.0.1 run by this file
 // (COINBASE_API_URL): the price loop asks it every second, so the test decides every price
@@ -172,7 +172,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       const error = page.getByTestId("positions-error");
       await visible(error, 30_000);
       expect(squash(await error.innerText())).toBe("Failed to Load Positions Database unavailable Retry");
-      // The first call and 3 retries (SPEC.md §7) before the error shows.
+      // The first call and 3 retries (docs/spec/api.md) before the error shows.
       expect(apiCalls.seen.length).toBeGreaterThanOrEqual(4);
       await expectToastShown("Failed to Load Positions", "Database unavailable. Press Retry to try again.", "destructive", since);
       await screenshot("03-error");
@@ -191,7 +191,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
   });
 
   test("4. webhooks open positions: TP 'Multi-TP (3/3)', 'Manual', 'Disabled', SL, BE, Trailing, OPEN; only -PERP / -FUTURE symbols; the badge", async () => {
-    // Default rules (SPEC.md §5 defaults): 3 take-profit levels, stop 0.5 %, break-even, trailing.
+    // Default rules (docs/spec/api.md#validation defaults): 3 take-profit levels, stop 0.5 %, break-even, trailing.
     await webhook("buy", "ETH-PERP", "0.5");
     eth = await openPosition("ETH-PERP");
     // Take-profit and trailing not applied to signals: TP 'Manual', Trailing 'Inactive'.

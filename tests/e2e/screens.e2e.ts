@@ -1,4 +1,4 @@
-// Manual Trading, Trade History and Trading Rules in a real browser (SPEC.md §2, §4, §5,
+// Manual Trading, Trade History and Trading Rules in a real browser (docs/spec/screens.md, screens.md#states, api.md#validation,
 // §7, §8, §9), on their OWN app instance (a fresh SQLite DATA_DIR started from the global
 // setup's frozen build), so the first account registered here is the admin whatever order
 // the files run in.
@@ -132,7 +132,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     expect(await form.getByLabel("Leverage", { exact: true }).locator("option").allInnerTexts()).toEqual(["1x", "2x", "3x", "5x", "10x"]);
     expect(await form.getByLabel("Margin type", { exact: true }).locator("option").allInnerTexts()).toEqual(["Cross", "Isolated"]);
 
-    // A validation message first (SPEC.md §5): nothing is sent.
+    // A validation message first (docs/spec/api.md#validation): nothing is sent.
     const posts = countRequests(page, (method) => method === "POST");
     await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
     await expect.poll(async () => squash(await form.innerText()), { timeout: 5000 }).toMatch(/Amount is required|Quantity must be a positive number greater than 0/);

@@ -536,7 +536,7 @@ export interface HealthAnswer {
   checkedAt: string;
 }
 
-/** SPEC.md §2 (Sidebar): the status block's title and detail for a health answer. */
+/** docs/spec/screens.md (Sidebar): the status block's title and detail for a health answer. */
 export function expectedStatusText(health: HealthAnswer): { title: string; detail: string | null } {
   const entries = health.systemStatus;
   if (entries.length > 0 && entries.every((e) => e.status === "online")) {

@@ -1,4 +1,4 @@
-// Market data, profiles and reports over HTTP on both dialects: the JSON APIs of SPEC.md §7,
+// Market data, profiles and reports over HTTP on both dialects: the JSON APIs of docs/spec/api.md,
 // the pages' no-JavaScript forms, the market cache (one upstream call per TTL), transfer
 // refusals that change nothing, and a report job run by the worker's runner end to end, then
 // downloaded. The remote (Coinbase Exchange) report flow runs against an in-memory provider.

@@ -1,4 +1,4 @@
-// The exchanges and credentials API (SPEC.md §5, §7; docs/decisions/010): validation texts,
+// The exchanges and credentials API (docs/spec/api.md#validation, api.md; docs/decisions/010): validation texts,
 // masking and truncation, encryption at rest, Test through the Coinbase connector (against
 // the MSW fake of tests/msw/coinbase.ts: no network), the admin guard, and no secret in any
 // answer, activity log, live event or console line.
@@ -269,7 +269,7 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect((await call("GET", "/api/exchanges")).body.exchanges).toEqual([]);
   });
 
-  test("API Settings: every rule and message of SPEC.md §5, the masked summary, the 'Default' connection", async () => {
+  test("API Settings: every rule and message of docs/spec/api.md#validation, the masked summary, the 'Default' connection", async () => {
     const empty = await call("GET", "/api/credentials");
     expect(empty.body).toMatchObject({ apiKey: "", hasSecret: false, sandbox: true, source: "none" });
 

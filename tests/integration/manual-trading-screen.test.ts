@@ -1,4 +1,4 @@
-// The Manual Trading screen as served (SPEC.md §2, §5, §8) and its place-order post, the
+// The Manual Trading screen as served (docs/spec/screens.md, api.md#validation, api.md#errors) and its place-order post, the
 // same handling as the dashboard's: field messages, a queued trade and what became of it.
 import { describe, expect, test } from "vitest";
 import { cookieFrom, freshApp, registeredAccounts } from "#tests/setup/app.ts";
@@ -73,7 +73,7 @@ describe.each(testDialects())("manual trading screen on %s", (dialect) => {
     expect(Number(trade.job_id)).toBe(Number(job.id));
   });
 
-  test("with JavaScript: JSON with the toast; SPEC.md §5 messages beside the fields", async () => {
+  test("with JavaScript: JSON with the toast; docs/spec/api.md#validation messages beside the fields", async () => {
     const ok = await app.fetch(`/manual-trading?${DATA_PARAM}`, { method: "POST", cookie: cookies.user, form: { ...order({ side: "sell" }), _js: "1" } });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ toast: { title: "Order queued" }, tradeId: expect.any(String), tradeStatus: "pending" });

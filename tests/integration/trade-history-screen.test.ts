@@ -1,5 +1,5 @@
-// The Trade History screen on its four paths (SPEC.md §2) as served, and the trade details
-// call GET /api/trades/{id}/details (SPEC.md §3, §7): 401, 404, the answer's shape.
+// The Trade History screen on its four paths (docs/spec/screens.md) as served, and the trade details
+// call GET /api/trades/{id}/details (docs/spec/api.md#shapes, api.md): 401, 404, the answer's shape.
 import { beforeAll, describe, expect, test } from "vitest";
 import { insertSignal } from "#db/queries/signals.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";

@@ -1,4 +1,4 @@
-// The Trading Rules screen as served (SPEC.md §2, §5, §8): admins only, every section
+// The Trading Rules screen as served (docs/spec/screens.md, api.md#validation, api.md#errors): admins only, every section
 // server-rendered (as a browser without JavaScript gets it), and the form saved as a plain
 // HTML post: percent inputs stored as fractions, clamping, the take-profit total message,
 // and the JSON answers the page gets with JavaScript.

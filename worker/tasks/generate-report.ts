@@ -1,5 +1,5 @@
 // generate-report: produces the file of one reports row and moves its status
-// pending -> creating -> ready | failed (SPEC.md §4).
+// pending -> creating -> ready | failed (docs/spec/screens.md#states).
 // - Local (no Coinbase Exchange key with a passphrase): the file is built from the account's
 //   own data (app/core/reports/build.ts) and stored with the row in one statement.
 // - Remote (getRemoteReportsProvider): the report is created at Coinbase once (its id kept on
