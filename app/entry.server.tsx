@@ -3,7 +3,7 @@
 // ~10 % of a page's render), then the critical emotion CSS goes into <head>. If Remix's single fetch (v3_singleFetch) is ever turned on, this must go
 // back to renderToReadableStream + allReady: single fetch streams loader data through a
 // Suspense boundary that renderToString never resolves, and pages would not hydrate
-// (STACK-NOTES.md).
+// (docs/decisions/014-page-rendering.md).
 import { CacheProvider } from "@emotion/react";
 import createEmotionServer from "@emotion/server/create-instance";
 import CssBaseline from "@mui/material/CssBaseline";

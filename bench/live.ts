@@ -1,4 +1,4 @@
-// Live update delivery (PERF-RELIABILITY.md T4).
+// Live update delivery (docs/benchmarks.md#targets T4).
 //
 //   bun bench/live.ts [--mysql] [--sockets 500] [--rate 50] [--duration 20] [--profile]
 //                     [--quiet-wait 300] [--quiet-threshold 25]

@@ -1,4 +1,4 @@
-// Authenticated pages and their APIs under load (PERF-RELIABILITY.md T5), with 10,000 trades.
+// Authenticated pages and their APIs under load (docs/benchmarks.md#targets T5), with 10,000 trades.
 //
 //   bun bench/pages.ts [--mysql] [--trades 10000] [--duration 15] [--capacity-duration 8]
 //                      [--users 20] [--think 500] [--ingest 100] [--only positions,dashboard]

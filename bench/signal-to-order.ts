@@ -1,4 +1,4 @@
-// Signal-to-order latency (PERF-RELIABILITY.md T3).
+// Signal-to-order latency (docs/benchmarks.md#targets T3).
 //
 //   bun bench/signal-to-order.ts [--mysql] [--rate 20] [--duration 30] [--profile]
 //                                [--quiet-wait 300] [--quiet-threshold 25]

@@ -1,4 +1,4 @@
-// Webhook ingest benchmark (PERF-RELIABILITY.md T1, T2).
+// Webhook ingest benchmark (docs/benchmarks.md#targets T1, T2).
 //
 //   bun bench/webhook.ts [--mysql] [--duration 60] [--ack-duration 30] [--rate 500]
 //                        [--burst 2000] [--burst-concurrency 200] [--phases abc]

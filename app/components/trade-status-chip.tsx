@@ -1,4 +1,4 @@
-// The one trade status chip (SPEC.md §4's colours from tradeStatusColor): a plain, statically
+// The one trade status chip (the colours of docs/spec/screens.md#states from tradeStatusColor): a plain, statically
 // styled chip, with a failed order's reason in MUI's Tooltip, which also makes the reason the
 // chip's aria-label in the server's render.
 import Tooltip from "@mui/material/Tooltip";

@@ -130,7 +130,7 @@ describe("trade details metrics", () => {
   });
 });
 
-test("SPEC.md §4's status colours, one rule for every status chip: executed and completed green, pending secondary, failed destructive, the rest outlined", () => {
+test("the status colours of docs/spec/screens.md#states, one rule for every status chip: executed and completed green, pending secondary, failed destructive, the rest outlined", () => {
   expect(["executed", "completed", "pending", "failed", "cancelled", "rejected", "unknown"].map(tradeStatusColor)).toEqual([
     "success",
     "success",

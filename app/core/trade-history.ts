@@ -136,7 +136,7 @@ export const exchangeLabel = (name: string | null | undefined) => (name ? (EXCHA
 
 export const TRADE_HISTORY_FILE = "trade-history.csv";
 /**
- * SPEC.md's columns first, then (issue 11) what a trader reconciles with: the fee the fill
+ * The columns of docs/spec/screens.md first, then (issue 11) what a trader reconciles with: the fee the fill
  * paid, the P&L it realised net of fees (the row's P/L on screen; empty when it closed
  * nothing), and the app's and the exchange's ids.
  */
@@ -169,7 +169,7 @@ export function utcText(iso: string | null | undefined): string {
   return Number.isNaN(at.getTime()) ? "—" : `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
-/** SPEC.md §4's trade status colours: completed and executed green, pending secondary, failed destructive, others outlined (undefined). */
+/** The trade status colours of docs/spec/screens.md#states: completed and executed green, pending secondary, failed destructive, others outlined (undefined). */
 export function tradeStatusColor(status: string): "success" | "secondary" | "error" | undefined {
   return status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
 }

@@ -64,7 +64,7 @@ const STABLE_USD = new Set(["USD", "USDC", "USDT"]);
 /**
  * The simulator's paper account in USD: stable-coin balances (available + held margin)
  * plus the unrealized P&L of its open positions. Every sandbox connection trades on it
- * (DESIGN.md: sandbox orders are paper orders), so that is their Total USD Value.
+ * (docs/spec/exchange.md: sandbox orders are paper orders), so that is their Total USD Value.
  */
 export async function paperAccountUsdValue(db: Kysely<DB>): Promise<string> {
   const simulator = new SimulatorAdapter(db);
@@ -334,7 +334,7 @@ export const DEFAULT_ACCOUNT_NAME = "Default";
 
 /**
  * POST /api/credentials/save: API Settings edits the trading credentials, i.e. the first
- * enabled connection (created as 'Default' when there is none). SPEC.md §5's rules first
+ * enabled connection (created as 'Default' when there is none). The rules of docs/spec/api.md#validation first
  * (missing, untouched, masked), then 'No changes to save' when key, secret and sandbox equal
  * what is stored. One transaction.
  */

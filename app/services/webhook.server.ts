@@ -1,4 +1,4 @@
-// The TradingView webhook (DESIGN.md "The webhook contract"): authenticate with the shared
+// The TradingView webhook (docs/spec/webhook.md): authenticate with the shared
 // secret, validate, deduplicate, then write the signal and its job in ONE transaction and
 // answer. The exchange is never called here.
 import { createHash } from "node:crypto";

@@ -527,7 +527,7 @@ export function countRequests(page: Page, match: (method: string, path: string) 
 }
 
 // ---------------------------------------------------------------------------------------
-// The app's own rules, restated from SPEC.md for the expectations
+// The app's own rules, restated from docs/spec/ for the expectations
 // ---------------------------------------------------------------------------------------
 
 export interface HealthAnswer {

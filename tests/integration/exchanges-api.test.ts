@@ -115,7 +115,7 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     }
   });
 
-  test("Connect Exchange validation answers SPEC.md §5's messages and writes nothing", async () => {
+  test("Connect Exchange validation answers the messages of docs/spec/api.md#validation and writes nothing", async () => {
     const valid = { exchangeName: "COINBASE", accountName: "Main", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: "", sandbox: true, isEnabled: true };
     const cases: [Json, string, string][] = [
       [{ ...valid, exchangeName: "" }, MESSAGES.exchangeRequired, "exchangeName"],

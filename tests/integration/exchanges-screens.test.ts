@@ -1,6 +1,6 @@
 // The Exchanges and API Settings screens as a browser without JavaScript gets them:
 // server-rendered HTML and plain form posts to the page actions (intent=...), answered by
-// redirects with flash toasts or the page again with SPEC.md §5's messages. The Coinbase
+// redirects with flash toasts or the page again with the messages of docs/spec/api.md#validation. The Coinbase
 // connector answers through the MSW fake (tests/msw/coinbase.ts): no network.
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";

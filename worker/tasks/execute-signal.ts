@@ -25,7 +25,7 @@ import { type ExecutionContext, PermanentFailure, bookOrder, executeTrade } from
 import { executeTestAlert, isTestAlert } from "./test-alert.ts";
 import type { z } from "zod";
 
-/** Entry signals older than this are stored but not executed (DESIGN.md). */
+/** Entry signals older than this are stored but not executed (docs/spec/webhook.md, docs/decisions/005-signal-handling.md). */
 export const MAX_SIGNAL_LAG_MS = 30_000;
 /** Why an entry (or add, or the new side of a flip) is not sent while the emergency stop is on. */
 const EMERGENCY_STOP_REASON = "Emergency stop is active";

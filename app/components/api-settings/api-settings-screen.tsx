@@ -5,8 +5,8 @@
 // Environment Setup with the COINBASE_* variables.
 //
 // The form is filled with the masked values GET /api/credentials gives; they travel back as
-// originalApiKey/originalApiSecret, so one Conform + Zod schema (SaveCredentialsSchema, SPEC.md
-// §5's rules: credentialsIssue) tells "nothing edited" and masked bullets apart in the
+// originalApiKey/originalApiSecret, so one Conform + Zod schema (SaveCredentialsSchema, docs/spec/api.md#validation
+// rules: credentialsIssue) tells "nothing edited" and masked bullets apart in the
 // browser (before any call; the save then goes to POST /api/credentials/save) and in the
 // page's action without JavaScript (intent=save | save-settings | test, answered by a redirect
 // with a flash toast or the page again with the message and `submission.reply()`).
@@ -208,7 +208,7 @@ function CredentialsCard({
     toast({ title, description: message, variant: "destructive" });
   };
 
-  // One schema for both sides (SaveCredentialsSchema: SPEC.md §5's rules in their order). With
+  // One schema for both sides (SaveCredentialsSchema: the rules of docs/spec/api.md#validation in their order). With
   // JavaScript Conform runs it on submit and the save goes to the API; without, the page's
   // action runs it and answers with the form's reply.
   const [form] = useForm({

@@ -1,6 +1,6 @@
 // The Dashboard (docs/spec/screens.md): header, four status cards, performance statistics, signals,
 // recent orders and positions, the webhook URL (admins), manual trading, activity log.
-// Each part starts from the server's data and then polls its API at SPEC.md §7's cadence;
+// Each part starts from the server's data and then polls its API at the cadence of docs/spec/figures.md#defaults-and-limits;
 // live messages refresh them sooner.
 import Box from "@mui/material/Box";
 import CircularProgress from "@mui/material/CircularProgress";

@@ -1,4 +1,4 @@
-// The sidebar entries: SPEC.md §2's list first, then the other screens.
+// The sidebar entries: the main list of docs/spec/screens.md#the-shell first, then the other screens.
 export interface NavItem {
   to: string;
   label: string;
@@ -20,7 +20,7 @@ export const MAIN_NAV: NavItem[] = [
 ];
 
 export const MORE_NAV: NavItem[] = [
-  // Not in SPEC.md's main list (which is exact per role): first of the others, every role reads it.
+  // Not in the main list of docs/spec/screens.md#the-shell (which is exact per role): first of the others, every role reads it.
   { to: "/strategies", label: "Strategies", icon: "strategies" },
   { to: "/performance", label: "Performance", icon: "performance" },
   { to: "/manual-trading", label: "Manual Trading", icon: "manual" },

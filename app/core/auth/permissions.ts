@@ -1,4 +1,4 @@
-// Who may do what (issue 10, DESIGN.md "Roles"): the one table the server enforces
+// Who may do what (issue 10, docs/spec/roles.md): the one table the server enforces
 // (requirePermission in app/utils/auth.server.ts) and the screens read to hide what a role
 // cannot do. Reading is open to every signed-in role; anything that changes state is listed
 // here, and what a role is not granted is refused with a 403.

@@ -4,7 +4,7 @@
 
 /**
  * Coinbase's contract sizes for the CDE products our symbols map to (BIP / ETP / SLP / XPP
- * -20DEC30-CDE), as the fake Coinbase (tests/msw/coinbase.ts) and COINBASE.md ("Observed
+ * -20DEC30-CDE), as the fake Coinbase (tests/msw/coinbase.ts) and Coinbase's product listings ("Observed
  * contract sizes") give them. Used by the simulator's setting and when Coinbase cannot be read.
  */
 export const COINBASE_CONTRACT_SIZES: Readonly<Record<string, string>> = Object.freeze({

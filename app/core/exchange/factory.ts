@@ -3,7 +3,7 @@
 //   - no credentials                 -> the simulator (paper trading);
 //   - credentials with sandbox ON    -> the simulator (paper trading at Coinbase's public
 //                                       prices): Coinbase's Advanced Trade sandbox only returns
-//                                       canned answers and never fills (DESIGN.md);
+//                                       canned answers and never fills (docs/spec/exchange.md);
 //   - credentials with sandbox OFF   -> CoinbaseAdapter: real orders on Coinbase.
 // getExchange(db) returns one delegating adapter per database that checks, at most every
 // CHECK_MS, whether the credentials (or the symbol map) changed, and switches without a

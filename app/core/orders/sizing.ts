@@ -1,4 +1,4 @@
-// How big an order a signal becomes (DESIGN.md "Signals become orders"):
+// How big an order a signal becomes (docs/decisions/039-positions-stay-on-their-exchange.md "One sizing rule", docs/decisions/005-signal-handling.md):
 // - amount control off: the signal's quantity × orderSizeMultiplier;
 // - amount control on: by signalAmountType — multiplier (× value), usd (value / price),
 //   percentage (value % of the available balance, as notional / price), contracts (value

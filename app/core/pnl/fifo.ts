@@ -1,4 +1,4 @@
-// Realized P&L by FIFO matching (DESIGN.md "Signals become orders"; docs/spec/api.md#shapes "Closed-trades
+// Realized P&L by FIFO matching (docs/pnl.md; docs/spec/api.md#shapes "Closed-trades
 // P&L response"). Pure: executed fills in, realized matches out, decimal strings throughout.
 //
 // Per symbol, fills open lots and close the oldest opposite lots first, long and short alike:

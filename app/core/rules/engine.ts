@@ -1,4 +1,4 @@
-// The position-protection rules (DESIGN.md "Signals become orders"): what one price tick
+// The position-protection rules (docs/decisions/008-position-rules.md): what one price tick
 // means for one open position, long or short. Pure and deterministic: decimals in, decimals
 // and actions out, no I/O. The worker's monitor (worker/monitor/rules-monitor.ts) turns the
 // actions into close-position jobs and persists the state.

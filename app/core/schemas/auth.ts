@@ -1,5 +1,5 @@
 // Login and registration contracts, shared by the forms (client validation), the page
-// actions and the JSON API. Messages are SPEC.md §5's, verbatim.
+// actions and the JSON API. Messages are those of docs/spec/api.md#validation, verbatim.
 import { z } from "zod";
 
 export const USERNAME_MIN = 3;
@@ -39,7 +39,7 @@ export const REGISTRATION_BY_INVITATION = "Registration is by invitation: ask th
 /** An invitation code from an invite link (`/register?invite=<code>`). */
 const invite = z.string().trim().max(64).optional();
 
-/** POST /api/register: SPEC.md §7's username and password, plus the invitation (issue 10). */
+/** POST /api/register: the username and password of docs/spec/api.md, plus the invitation (issue 10). */
 export const RegisterApiSchema = z.object({ username, password, invite });
 
 /** The registration screen adds the confirmation field. */

@@ -132,12 +132,12 @@ describe("the schemas carry it", () => {
       expect(errors(schema, { ...base, apiKey: ec.apiKey, apiSecret: ec.apiSecret })).toEqual({});
       expect(errors(schema, { ...base, apiKey: ed.apiKey, apiSecret: ed.apiSecret })).toEqual({});
       expect(errors(schema, { ...base, ...exchange })).toEqual({});
-      // SPEC.md §5's messages come first: an empty field is not also "not a key".
+      // The messages of docs/spec/api.md#validation come first: an empty field is not also "not a key".
       expect(errors(schema, { ...base, apiKey: "", apiSecret: "" })).toEqual({ apiKey: [MESSAGES.apiKeyRequired], apiSecret: [MESSAGES.apiSecretRequired] });
     }
   });
 
-  test("API Settings: after SPEC.md §5's rules, CDP keys only, titled 'Invalid Credentials'", () => {
+  test("API Settings: after the rules of docs/spec/api.md#validation, CDP keys only, titled 'Invalid Credentials'", () => {
     expect(credentialsIssue({ apiKey: "", apiSecret: "garbage" })?.message).toBe(MESSAGES.missingCredentials);
     expect(credentialsIssue({ apiKey: "orga••••1234", apiSecret: "garbage" })?.message).toBe(MESSAGES.masked);
     expect(credentialsIssue({ apiKey: "garbage", apiSecret: "garbage" })).toEqual({ title: "Invalid Credentials", message: MESSAGES.secretNotKey, path: ["apiSecret"] });

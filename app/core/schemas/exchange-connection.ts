@@ -214,7 +214,7 @@ export const SaveCredentialsFields = z.object({
   originalApiSecret: z.string().optional().catch(undefined),
 });
 
-/** The fields plus SPEC.md §5's rules (credentialsIssue) as Zod issues, for forms. */
+/** The fields plus the rules of docs/spec/api.md#validation (credentialsIssue) as Zod issues, for forms. */
 export const SaveCredentialsSchema = SaveCredentialsFields
   .superRefine((v, ctx) => {
     const issue = credentialsIssue(v);
@@ -228,7 +228,7 @@ export interface CredentialsIssue {
   path: string[];
 }
 
-/** SPEC.md §5's rules in their order: missing, nothing edited, masked values; then the key's shape. */
+/** The rules of docs/spec/api.md#validation in their order: missing, nothing edited, masked values; then the key's shape. */
 export function credentialsIssue(v: { apiKey: string; apiSecret: string; originalApiKey?: string; originalApiSecret?: string }): CredentialsIssue | null {
   if (!v.apiKey || !v.apiSecret) {
     return { title: MESSAGES.missingCredentialsTitle, message: MESSAGES.missingCredentials, path: [v.apiKey ? "apiSecret" : "apiKey"] };

@@ -259,7 +259,7 @@ export function enabledTotalPercent(levels: { portfolio: string; enabled: boolea
 /** The first message of a failed submission (for the 'Error Saving Rules' toast). */
 export function firstFormError(error: Record<string, string[] | null> | null | undefined): string {
   if (!error) return "Please check the highlighted fields";
-  // The allocation rule first: it is the one SPEC.md names.
+  // The allocation rule first: it is the one docs/spec/api.md#validation names first.
   const ordered = Object.entries(error).sort(([a], [b]) => (a === "takeProfits" ? -1 : b === "takeProfits" ? 1 : 0));
   for (const [, messages] of ordered) if (messages?.length) return messages[0]!;
   return "Please check the highlighted fields";

@@ -1,4 +1,4 @@
-// The TradingView webhook body (DESIGN.md "The webhook contract"): validated field by
+// The TradingView webhook body (docs/spec/webhook.md): validated field by
 // field so a 400 can name the field.
 import { parseDecimal, D } from "../decimal.ts";
 import { type ProductSpec, SYMBOLS, resolveSymbol } from "../products.ts";

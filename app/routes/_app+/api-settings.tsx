@@ -44,7 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   if (intent === "save") {
     if (submission.status !== "success") {
-      // SPEC.md §5's rules (credentialsIssue) name the title; the schema ran them already.
+      // The rules of docs/spec/api.md#validation (credentialsIssue) name the title; the schema ran them already.
       const issue = credentialsIssue(SaveCredentialsFields.parse(Object.fromEntries(form)));
       return refused(issue?.title ?? "Save Failed", issue?.message ?? "Invalid credentials");
     }

@@ -1,6 +1,6 @@
 // POST /api/credentials/save (admin): { apiKey, apiSecret, sandbox } for the trading
 // connection. Answers { success: true, message } or 4xx { success: false, error, title }
-// with SPEC.md §5's texts (missing, masked values, nothing to save).
+// with the texts of docs/spec/api.md#validation (missing, masked values, nothing to save).
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentials } from "#app/services/exchange-connections.server.ts";
@@ -12,7 +12,7 @@ export const loader = getNotAllowedLoader(requireAdmin);
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   requireMethod(request, "POST");
-  // The shape only: SPEC.md §5's rules, in their order, are saveCredentials' first step.
+  // The shape only: the rules of docs/spec/api.md#validation, in their order, are saveCredentials' first step.
   const input = SaveCredentialsFields.parse(await readJsonObject(request));
   const outcome = await saveCredentials(context.db, context.config, input, user.username);
   return outcomeJson(outcome);

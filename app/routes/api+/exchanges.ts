@@ -1,7 +1,7 @@
 // GET /api/exchanges (any logged-in user): { exchanges: [...] } with the API key truncated to
-// 20 characters plus "...", never a secret. POST /api/exchanges (admin): SPEC.md §7's
+// 20 characters plus "...", never a secret. POST /api/exchanges (admin): docs/spec/api.md's
 // exchangeName, accountName, apiKey, apiSecret, passphrase, sandbox, isEnabled; answers the
-// created exchange (201), or 400 { error, field } with SPEC.md §5's message.
+// created exchange (201), or 400 { error, field } with the message of docs/spec/api.md#validation.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { addExchangeConnection, listExchanges } from "#app/services/exchange-connections.server.ts";

@@ -25,7 +25,7 @@ describe("CDP JWT", () => {
   test.each([
     ["ES256 from a SEC1 PEM", ec],
     ["EdDSA from a base64 Ed25519 secret", ed],
-  ])("%s: claims and header per COINBASE.md §2.2, verifiable with the public key", async (_name, key) => {
+  ])("%s: claims and header per docs/spec/exchange.md#what-we-use, verifiable with the public key", async (_name, key) => {
     const token = await buildCdpJwt({ apiKey: key.apiKey, apiSecret: key.apiSecret, method: "post", host: "api.coinbase.com", path: "/api/v3/brokerage/orders", now: 1_800_000_000 });
     const header = decodeProtectedHeader(token);
     expect(header).toMatchObject({ alg: key.alg, kid: key.apiKey, typ: "JWT" });

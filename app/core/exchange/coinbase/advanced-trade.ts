@@ -1,4 +1,4 @@
-// A small hand-written client for Coinbase's Advanced Trade API v3 (COINBASE.md §2, §8):
+// A small hand-written client for Coinbase's Advanced Trade API v3 (docs/spec/exchange.md, docs/decisions/009-coinbase-connector.md):
 // fetch + a CDP JWT per request. It speaks Coinbase's wire format (snake_case, decimal
 // strings); CoinbaseAdapter turns that into our types.
 //

@@ -1,4 +1,4 @@
-// The Coinbase Exchange API (COINBASE.md §5): the only Coinbase API with SPEC's profiles and
+// The Coinbase Exchange API (docs/spec/exchange.md, docs/decisions/011-profiles-market-reports.md): the only Coinbase API with profiles and
 // reports. HMAC-SHA256 over timestamp + METHOD + path(+query) + body with the base64-decoded
 // secret, plus the key's passphrase (CB-ACCESS-* headers). It has a real, stateful sandbox.
 //

@@ -1,4 +1,4 @@
-// Coinbase CDP authentication for the Advanced Trade API (COINBASE.md §2.2): one short-lived
+// Coinbase CDP authentication for the Advanced Trade API (docs/spec/exchange.md#what-we-use): one short-lived
 // JWT per request, bound to "METHOD host/path" (no query string).
 // - ECDSA keys: the secret is a SEC1 ("EC PRIVATE KEY") or PKCS#8 PEM; signed ES256.
 //   jose's importPKCS8 refuses SEC1, so node:crypto parses the PEM into a KeyObject.

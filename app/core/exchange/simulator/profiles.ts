@@ -1,4 +1,4 @@
-// The simulator's paper profiles (SPEC.md Profiles, DESIGN.md "Exchange adapters"): the paper
+// The simulator's paper profiles (docs/spec/screens.md, docs/spec/exchange.md, docs/decisions/011-profiles-market-reports.md): the paper
 // account the simulator trades on is the default profile; new profiles start empty and hold
 // the balances transfers move. Rules:
 // - transfer: distinct, active profiles; a positive amount with at most 8 decimals; the
