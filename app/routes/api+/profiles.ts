@@ -1,6 +1,6 @@
 // GET /api/profiles: the active profiles (docs/spec/api.md#shapes Profile, with balances).
 // POST /api/profiles {name}: creates one; 201 with the profile, 400 'Profile name is required'.
-// Any logged-in user (docs/decisions/011-profiles-and-reports.md).
+// Any logged-in user (docs/decisions/011-profiles-market-reports.md).
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { CreateProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { createProfile, listProfileViews } from "#app/services/profiles.server.ts";
