@@ -7,7 +7,7 @@ export default defineConfig({
   },
   esbuild: { jsx: "automatic" },
   test: {
-    // Under `bun --bun vitest`: threads is the pool that works (STACK-NOTES.md).
+    // Under `bun --bun vitest`: threads is the pool that works (the forks pool does not run under Bun).
     pool: "threads",
     include: ["app/**/*.test.{ts,tsx}", "db/**/*.test.ts", "worker/**/*.test.ts", "tests/integration/**/*.test.ts"],
     setupFiles: ["tests/setup/setup-test-env.ts"],

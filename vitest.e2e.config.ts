@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    // Under `bun --bun vitest`: threads is the pool that works (STACK-NOTES.md).
+    // Under `bun --bun vitest`: threads is the pool that works (the forks pool does not run under Bun).
     pool: "threads",
     fileParallelism: false,
     include: ["tests/e2e/**/*.e2e.ts"],
