@@ -6,7 +6,7 @@ import type { ExchangeAdapter } from "../app/core/exchange/types.ts";
 import { TASK_PAYLOADS } from "../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { type Job, claimJobs, completeJob, failJob, recoverExpiredLeases, renewLeases } from "../db/queries/jobs.ts";
-import { releaseOrderSlot } from "../db/queries/order-slots.ts";
+import { SlotBusyError, releaseOrderSlot } from "../db/queries/order-slots.ts";
 import { getSignal, updateSignalStatus } from "../db/queries/signals.ts";
 import { flushSignalStamps, stampSignal } from "../db/queries/signal-timeline.ts";
 import { type Trade, getTradeByJob } from "../db/queries/trades.ts";
@@ -19,6 +19,8 @@ const RECOVERY_MS = 1_000;
 
 /** The longest wait before a job whose order may be on the exchange asks for it again. */
 export const UNKNOWN_OUTCOME_RETRY_MS = 3_000;
+/** How soon a job that found its symbol's order slot busy is run again. */
+export const SLOT_BUSY_RETRY_MS = 1_000;
 
 export interface RunnerOptions {
   db: Kysely<DB>;
@@ -84,9 +86,11 @@ export function startRunner(options: RunnerOptions): Runner {
       // its stop) within seconds of the exchange answering again, not after minutes of back-off.
       const sent = retryable ? await getTradeByJob(db, job.id).catch(() => null) : null;
       const maxDelayMs = sent?.status === "pending" ? UNKNOWN_OUTCOME_RETRY_MS : undefined;
-      const state = await failJob(db, job.id, workerId, message, { retryable, maxDelayMs }).catch(() => null);
+      // Waiting for a busy order slot sent nothing: not an attempt, and asked again soon.
+      const waited = error instanceof SlotBusyError;
+      const state = await failJob(db, job.id, workerId, message, waited ? { retryable: true, refundAttempt: true, maxDelayMs: SLOT_BUSY_RETRY_MS } : { retryable, maxDelayMs }).catch(() => null);
       if (state === "failed") await onFinalFailure(db, options.exchange, job, message, retryable);
-      else if (state === "retry") {
+      else if (state === "retry" && !waited) {
         await recordActivity(db, { type: "system", level: "warning", message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}` }).catch(() => undefined);
       }
     }

@@ -137,7 +137,10 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<Job[]> {
       .where("run_at", "<=", now);
     if (options.tasks?.length) query = query.where("task", "in", options.tasks);
     if (options.excludeTasks?.length) query = query.where("task", "not in", options.excludeTasks);
-    return query.orderBy("priority", "desc").orderBy("run_at", "asc").orderBy("id", "asc").limit(limit);
+    // A job holding its symbol's order slot (an order it sent, outcome not yet booked) goes
+    // first: every other order on that symbol waits for it (db/queries/order-slots.ts).
+    const holdsSlot = sql<number>`case when exists (select 1 from order_slots s where s.job_id = jobs.id) then 0 else 1 end`;
+    return query.orderBy(holdsSlot).orderBy("priority", "desc").orderBy("run_at", "asc").orderBy("id", "asc").limit(limit);
   };
   const claim = {
     status: "active",
@@ -214,13 +217,19 @@ export async function failJob(
   id: number,
   workerId: string,
   error: string,
-  options: { retryable?: boolean; /** The back-off never exceeds this (an order whose outcome is unknown is asked for soon). */ maxDelayMs?: number } = {},
+  options: {
+    retryable?: boolean;
+    /** The back-off never exceeds this (an order whose outcome is unknown is asked for soon). */
+    maxDelayMs?: number;
+    /** The attempt is not counted: the job waited its turn (a busy order slot), nothing was tried. */
+    refundAttempt?: boolean;
+  } = {},
 ): Promise<JobState | null> {
   const now = nowMs();
   const row = await db.selectFrom("jobs").select(["attempts", "max_attempts"]).where("id", "=", id).executeTakeFirst();
   if (!row) return null;
-  const attempts = Number(row.attempts);
-  const retry = options.retryable !== false && attempts < Number(row.max_attempts);
+  const attempts = Number(row.attempts) - (options.refundAttempt ? 1 : 0);
+  const retry = options.retryable !== false && (options.refundAttempt || attempts < Number(row.max_attempts));
   const status: JobState = retry ? "retry" : "failed";
   const result = await db
     .updateTable("jobs")
@@ -229,7 +238,8 @@ export async function failJob(
       locked_by: null,
       locked_until: null,
       last_error: error.slice(0, 4000),
-      run_at: retry ? now + Math.min(retryDelayMs(attempts), options.maxDelayMs ?? Number.POSITIVE_INFINITY) : sql<number>`run_at`,
+      ...(options.refundAttempt ? { attempts } : {}),
+      run_at: retry ? now + Math.min(retryDelayMs(Math.max(1, attempts)), options.maxDelayMs ?? Number.POSITIVE_INFINITY) : sql<number>`run_at`,
       finished_at: retry ? null : now,
       updated_at: now,
     })

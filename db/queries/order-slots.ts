@@ -42,12 +42,12 @@ export async function tryOrderSlot(
         eb.or([
           eb("holder", "is", null),
           eb("holder", "=", holder),
+          // A holder without a job: its lease ran out.
+          eb.and([eb("job_id", "is", null), eb("expires_at", "<", now)]),
+          // A job's slot: the job ended (however it ended), whatever the lease says.
           eb.and([
-            eb("expires_at", "<", now),
-            eb.or([
-              eb("job_id", "is", null),
-              eb.not(eb.exists(eb.selectFrom("jobs").select(sql`1`.as("one")).whereRef("jobs.id", "=", "order_slots.job_id").where("jobs.status", "in", LIVE_JOB_STATES))),
-            ]),
+            eb("job_id", "is not", null),
+            eb.not(eb.exists(eb.selectFrom("jobs").select(sql`1`.as("one")).whereRef("jobs.id", "=", "order_slots.job_id").where("jobs.status", "in", LIVE_JOB_STATES))),
           ]),
         ]),
       )
@@ -56,6 +56,12 @@ export async function tryOrderSlot(
   const inserted = await db.insertInto("order_slots").ignore().values({ exchange, symbol, holder, expires_at: now + ttlMs, job_id: jobId }).executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
+
+/**
+ * The slot is held by another order: the job goes back to the queue having sent nothing. Its
+ * attempt is not counted (waiting its turn is not a failure: worker/runner.ts).
+ */
+export class SlotBusyError extends TemporaryError {}
 
 /** `job:<id>` -> id (the slot follows the job); any other holder has no job. */
 const jobIdOf = (holder: string) => (/^job:(\d+)$/.exec(holder) ? Number(holder.slice(4)) : null);
@@ -72,11 +78,27 @@ export async function acquireOrderSlot(
   options: { waitMs?: number; pollMs?: number } = {},
 ): Promise<void> {
   const deadline = Date.now() + (options.waitMs ?? ORDER_SLOT_WAIT_MS);
+  const busy = () => new SlotBusyError(`Another order for ${symbol} is still in flight on ${exchange}: this one waits its turn`);
   for (;;) {
     if (await tryOrderSlot(db, exchange, symbol, holder, Date.now(), ORDER_SLOT_TTL_MS, jobIdOf(holder))) return;
-    if (Date.now() >= deadline) throw new TemporaryError(`Another order for ${symbol} is still in flight on ${exchange}: this one waits its turn`);
+    // Held by a job that is not running now (its retry is due later): waiting here only keeps
+    // this runner from running that job. Back to the queue at once (the holder is claimed
+    // first, db/queries/jobs.ts claimJobs).
+    if (Date.now() >= deadline || (await holderWaiting(db, exchange, symbol))) throw busy();
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20));
   }
+}
+
+/** Whether the slot is held by a job that is not running (waiting for its retry). */
+async function holderWaiting(db: Db, exchange: string, symbol: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("order_slots")
+    .innerJoin("jobs", "jobs.id", "order_slots.job_id")
+    .select("jobs.status")
+    .where("order_slots.exchange", "=", exchange)
+    .where("order_slots.symbol", "=", symbol)
+    .executeTakeFirst();
+  return row !== undefined && (row.status === "retry" || row.status === "created");
 }
 
 /**
@@ -109,8 +131,7 @@ export async function releaseOrderSlot(db: Db, exchange: string, symbol: string,
 export async function orderSlotHolder(db: Db, exchange: string, symbol: string, now = Date.now()): Promise<string | null> {
   const row = await db.selectFrom("order_slots").select(["holder", "expires_at", "job_id"]).where("exchange", "=", exchange).where("symbol", "=", symbol).executeTakeFirst();
   if (!row?.holder) return null;
-  if (Number(row.expires_at) >= now) return row.holder;
-  if (row.job_id == null) return null;
+  if (row.job_id == null) return Number(row.expires_at) >= now ? row.holder : null;
   const job = await db.selectFrom("jobs").select("status").where("id", "=", Number(row.job_id)).executeTakeFirst();
   return job && LIVE_JOB_STATES.includes(job.status) ? row.holder : null;
 }

@@ -5,8 +5,8 @@
 import Big from "big.js";
 import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { enqueueJob } from "#db/queries/jobs.ts";
-import { orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
+import { claimJobs, enqueueJob, failJob } from "#db/queries/jobs.ts";
+import { SlotBusyError, acquireOrderSlot, orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
@@ -291,6 +291,34 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     // A holder without a job (the stop keeper) keeps it only for its lease, renewed while it works.
     expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "job:5", now + 3_600_000 + 5_000)).toBe(false);
     expect(await tryOrderSlot(db(), "coinbase", "XRP-PERP", "job:5", now + 3_600_000 + 11_000)).toBe(true);
+  });
+
+  test("the chaos run's starvation: a job holding its symbol's slot is claimed before the jobs waiting for it, which go back at once without being charged an attempt", async () => {
+    await fresh();
+    const now = Date.now();
+    const waiting: number[] = [];
+    for (let i = 0; i < 5; i++) waiting.push((await enqueueJob(db(), { task: "close-position", payload: { positionId: `w${i}`, quantity: "all", reason: "wait", source: "manual" }, jobKey: `wait-${now}-${i}`, runAt: now - 60_000 })).id);
+    const holder = await enqueueJob(db(), { task: "close-position", payload: { positionId: "h", quantity: "all", reason: "hold", source: "manual" }, jobKey: `hold-${now}`, runAt: now });
+    await db().updateTable("jobs").set({ status: "retry", attempts: 1 }).where("id", "=", holder.id).execute();
+    expect(await tryOrderSlot(db(), "starve", "XRP-PERP", `job:${holder.id}`, now, 10_000, holder.id)).toBe(true);
+    // The holder first, though five older jobs are runnable.
+    const [first] = await claimJobs(db(), { workerId: "claimer", limit: 1, now: now + 10 });
+    expect(first!.id).toBe(holder.id);
+    // Its order went unanswered: back to retry, due in a few seconds.
+    await db().updateTable("jobs").set({ status: "retry", run_at: now + 3_000 }).where("id", "=", holder.id).execute();
+    // A waiting job does not sit on a runner for 15 s while the holder waits for its retry: back at once ...
+    const [waiter] = await claimJobs(db(), { workerId: "claimer", limit: 1, now: now + 20 });
+    expect(waiting).toContain(waiter!.id);
+    const started = Date.now();
+    await expect(acquireOrderSlot(db(), "starve", "XRP-PERP", `job:${waiter!.id}`)).rejects.toBeInstanceOf(SlotBusyError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // ... and waiting its turn is not an attempt.
+    expect(await failJob(db(), waiter!.id, "claimer", "busy", { retryable: true, refundAttempt: true, maxDelayMs: 1_000 })).toBe("retry");
+    const after = await db().selectFrom("jobs").select(["attempts", "run_at"]).where("id", "=", waiter!.id).executeTakeFirstOrThrow();
+    expect(Number(after.attempts)).toBe(0);
+    expect(Number(after.run_at) - Date.now()).toBeLessThanOrEqual(1_000);
+    await db().updateTable("jobs").set({ status: "cancelled" }).where("id", "in", [...waiting, holder.id]).execute();
+    expect(await orderSlotHolder(db(), "starve", "XRP-PERP")).toBeNull();
   });
 
   test("defect 3: a stale close written for a position that Coinbase's stop closed never closes the newer position", async () => {
