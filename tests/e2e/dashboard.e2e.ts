@@ -258,10 +258,11 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(await page.getByRole("button", { name: "Emergency Stop", exact: true }).count()).toBe(0);
     await screenshot(page, "dashboard-03-emergency-stop");
 
-    // A signal now is stored, not executed.
+    // An entry now is stored, not executed (a BUY adds to the long; a SELL would only reduce it,
+    // which the emergency stop lets through: decision 019).
     const answer = await sendWebhook({
       secret,
-      action: "sell",
+      action: "buy",
       symbol: "ETHUSDT.P",
       quantity: "0.02",
       order_type: "market",
@@ -276,7 +277,7 @@ describe("dashboard (SQLite, own instance)", () => {
     // It shows as the newest signal, SKIPPED (live refresh, throttled).
     await expect.poll(() => signalRows(page).count(), { timeout: 15_000 }).toBe(2);
     const newest = signalRows(page).first();
-    expect(squash(await newest.innerText())).toMatch(/^SELL Signal \S+ Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /);
+    expect(squash(await newest.innerText())).toMatch(/^BUY Signal \S+ Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /);
     await expect.poll(() => newest.getByText("SKIPPED", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
     const stored = (await apiJson<{ id: string; processed: boolean; status: string }[]>(page, "/api/signals?limit=10")).find((s) => s.id === signalId);
     expect(stored).toMatchObject({ processed: false, status: "skipped" });

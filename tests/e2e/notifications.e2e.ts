@@ -83,6 +83,12 @@ describe("Notifications screen", () => {
     await expect.poll(() => telegram.innerText(), { timeout: 10_000 }).toContain("Token saved (…abcd)");
     expect(await telegram.getByTestId("field-botToken").inputValue()).toBe(""); // the saved token is not kept in the field
 
+    // The fake hook runs on 127.0.0.1: a private destination, refused unless the admin allows it (docs/security.md).
+    await page.getByTestId("field-allowPrivateDestinations").check();
+    await page.getByTestId("save-general").click();
+    await expect.poll(() => page.getByTestId("field-allowPrivateDestinations").isChecked(), { timeout: 10_000 }).toBe(true);
+    await page.waitForLoadState("networkidle");
+
     const webhook = page.getByTestId("channel-webhook");
     const webhookUrl = `${fakeBase}/api/webhooks/42/e2e-fake-webhook-token-abcdefgh`;
     await webhook.getByTestId("field-url").fill(webhookUrl);

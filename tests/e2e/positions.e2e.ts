@@ -398,4 +398,32 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect((await cells("XRP-PERP"))[0]).toMatch(/^XRP-PERP LONG 100\.0000 1x cross/);
     await screenshot("10-drift-adopted");
   });
+
+  test("9. a paper SOL 1 opened before 'Use Coinbase contract sizes' (one contract is 5 SOL) still closes from the screen after the switch; a new 1 SOL entry is refused naming the minimum", async () => {
+    await webhook("buy", "SOL-PERP", "1");
+    await openPosition("SOL-PERP");
+    await gotoPositions();
+    await expect.poll(() => row("SOL-PERP").count(), { timeout: 20_000 }).toBe(1);
+    // The admin switches paper sizing to Coinbase contracts (the Exchanges screen's form).
+    const switched = await page.request.post("/exchanges", { form: { intent: "contract-sizes", value: "true" }, maxRedirects: 0 });
+    expect(switched.status()).toBe(302);
+    // A new entry under one contract: refused before it is queued, naming the minimum.
+    const refused = await page.request.post("/api/trades", { data: { symbol: "SOL-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "1" } });
+    expect(refused.status()).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe("Order size 1 SOL is below the minimum 5 for SOL-PERP (one contract of 5 SOL)");
+    // Close from the screen: it goes out on the simulator, in its own steps, and the row leaves.
+    const onDialog = (dialog: { accept(): Promise<void> }) => void dialog.accept();
+    page.on("dialog", onDialog);
+    try {
+      const since = Date.now();
+      await page.getByTestId("close-SOL-PERP").click();
+      await expectToastShown("Position Closed", "Successfully closed position for SOL-PERP", "default", since);
+      await expect.poll(() => row("SOL-PERP").count(), { timeout: 20_000, message: "the 1 SOL position closes" }).toBe(0);
+    } finally {
+      page.off("dialog", onDialog);
+    }
+    await screenshot("11-sub-contract-closed");
+    // (500: test 7's deliberately failed close; 400: the refused entry above.)
+    expect(unexpectedErrors(problems, [400, 500])).toEqual([]);
+  });
 });
