@@ -35,6 +35,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Big from "big.js";
+import { mulberry32 } from "../app/core/exchange/simulator/price-feed.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../tests/fakes/coinbase-server.ts";
 import { FAKE_PRODUCTS, type Fault, makeCdpKey } from "../tests/msw/coinbase.ts";
 import { groupAlive, stopGroup, waitUntil } from "../tests/support/process-group.ts";
@@ -57,16 +58,6 @@ installGuards((durationS + settleS + 900) * 1000);
 // Seeded randomness: one stream per concern, so the signals and prices of a seed are the
 // same whatever the timing of the exchange calls (whose faults draw from their own stream).
 
-function mulberry32(s: number) {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const signalRandom = mulberry32(seed);
 const priceRandom = mulberry32(seed ^ 0x9e3779b9);
 const faultRandom = mulberry32(seed ^ 0x85ebca6b);

@@ -117,7 +117,7 @@ function productOf(symbol: string): ProductSpec {
 // Random walk
 
 /** mulberry32: a small, fast, seedable PRNG (32-bit state). */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
