@@ -39,7 +39,7 @@ import { mulberry32 } from "../app/core/exchange/simulator/price-feed.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../tests/fakes/coinbase-server.ts";
 import { FAKE_PRODUCTS, type Fault, makeCdpKey } from "../tests/msw/coinbase.ts";
 import { groupAlive, stopGroup, waitUntil } from "../tests/support/process-group.ts";
-import { BIN_DIR, type DbReader, assertLoopback, cleanupAll, freePort, installGuards, log, machineInfo, numArg, onCleanup, parseArgs, prepareApp, scratchDatabase, sleep } from "./lib.ts";
+import { BIN_DIR, type DbReader, assertLoopback, cleanupAll, freePort, installGuards, log, machineInfo, numArg, onCleanup, parseArgs, prepareApp, scratchDatabase, sleep, waitForHealth } from "./lib.ts";
 
 const args = parseArgs();
 const quick = Boolean(args.quick);
@@ -197,15 +197,7 @@ onCleanup(() => {
   stoppingAll = true;
   return stopGroup(web.pid!, 10_000);
 });
-const healthy = await waitUntil(async () => {
-  try {
-    const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2000) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
-}, 60_000, 250);
+const healthy = await waitForHealth(baseUrl);
 if (!healthy) throw new Error(`the web process did not answer GET /api/health within 60 s (log: ${runDir}/web-1.log)`);
 
 // The first account is the admin; it saves the Coinbase key (sandbox off: live trading).

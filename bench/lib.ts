@@ -454,20 +454,7 @@ export async function startInstance(options: { mysql: boolean; appDir: string; l
   };
   onCleanup(stop);
 
-  const healthy = await waitUntil(
-    async () => {
-      if (exited) return true;
-      try {
-        const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2000) });
-        await res.arrayBuffer();
-        return res.status === 200;
-      } catch {
-        return false;
-      }
-    },
-    60_000,
-    250,
-  );
+  const healthy = await waitForHealth(baseUrl, () => exited);
   if (!healthy || exited) {
     await stop();
     throw new Error(`the app did not answer GET /api/health with 200 within 60 s. Log:\n${output}`);
@@ -1087,4 +1074,22 @@ export async function warmup(inst: Instance, args: Record<string, string | boole
   const run = await pacedWebhooks(inst, `w-${tag}-`, 50, Math.round(50 * seconds), seconds * 1000 + 5000);
   const drain = await waitForDrain(inst, 60_000, "warm-up");
   log(`warm-up: ${run.results.length} webhooks at 50/s, ${run.results.filter((r) => r.status !== 200).length} errors, drained in ${drain.ms ?? "-"} ms`);
+}
+
+/** Waits (up to 60 s) until GET /api/health answers 200, or `gaveUp()` says to stop waiting. */
+export function waitForHealth(baseUrl: string, gaveUp: () => boolean = () => false): Promise<boolean> {
+  return waitUntil(
+    async () => {
+      if (gaveUp()) return true;
+      try {
+        const res = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    60_000,
+    250,
+  );
 }

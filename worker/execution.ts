@@ -6,8 +6,8 @@ import { type Big, D, roundToIncrement, toFixed } from "../app/core/decimal.ts";
 import { resolveSymbol } from "../app/core/products.ts";
 import { InvalidOrderError } from "../app/core/exchange/errors.ts";
 import { SIMULATOR_NAME } from "../app/core/exchange/simulator/adapter.ts";
+import { notConnectedReason } from "../app/core/exchange/factory.ts";
 import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
-import { type OrderSource, controlsFor } from "../app/core/orders/controls.ts";
 import { type FillEffect, applyFill, sideForOrder } from "../app/core/orders/net-position.ts";
 import { applyCloseFill, stopPriceFor } from "../app/core/rules/index.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
@@ -167,11 +167,16 @@ async function routeTrade(ctx: ExecutionContext, trade: Trade): Promise<{ trade:
   return { trade, exchange: await adapterFor(ctx.exchange, trade.exchange) };
 }
 
-/** The adapter of the exchange a trade was written for (the active one, or the simulator that holds older positions). */
+/**
+ * The adapter of the exchange a trade was written for (the active one, or the simulator that
+ * holds older positions). A single adapter (not the switching one) reaches only itself: any
+ * other exchange is refused with the reason, never sent to the wrong one.
+ */
 export async function adapterFor(exchange: ExchangeAdapter, name: string): Promise<ExchangeAdapter> {
   if (exchange.name === name) return exchange;
   const switching = exchange as ExchangeAdapter & { forExchange?: (name: string) => Promise<ExchangeAdapter> };
-  return typeof switching.forExchange === "function" ? switching.forExchange(name) : exchange;
+  if (typeof switching.forExchange === "function") return switching.forExchange(name);
+  throw new PermanentFailure(notConnectedReason(name, exchange.label));
 }
 
 async function sendAndBook(ctx: ExecutionContext, tradeId: string): Promise<Trade["status"]> {

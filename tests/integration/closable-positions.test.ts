@@ -99,6 +99,17 @@ describe.each(testDialects())("every position can be closed, %s", (dialect) => {
     const error = ((await close.json()) as { error: string }).error;
     expect(error).toMatch(/^Nothing sent for SOL-PERP: 3 SOL is less than the smallest order Coinbase takes for SOL-PERP \(5 SOL, in steps of 5\): no order can close it there/);
     expect(await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("payload", "like", `%${sol.id}%`).execute()).toEqual([]);
+    // While Coinbase holds the symbol, a new entry on the active exchange (the simulator) is refused with the reason ...
+    const lastTrade = () => db().selectFrom("trades").select(["status", "error_message", "exchange"]).where("symbol", "=", "SOL-PERP").orderBy("created_at", "desc").executeTakeFirstOrThrow();
+    expect((await buy("SOL-PERP", "2")).status).toBeLessThan(300);
+    await waitFor("entry refused", async () => (await lastTrade()).status === "failed", 15_000, 10);
+    expect((await lastTrade()).error_message).toBe("SOL-PERP has a position open on coinbase: close it there first (Close on Positions); new positions go to simulator");
+    // ... and an exit goes to Coinbase, which is not connected: it fails saying so, nothing is sent elsewhere.
+    const sell = await app.fetch("/api/trades", { method: "POST", cookie: trader, json: { symbol: "SOL-PERP", side: "sell", orderType: "market", amountType: "quantity", quantity: "1" } });
+    expect(sell.status).toBeLessThan(300);
+    await waitFor("exit failed", async () => (await lastTrade()).status === "failed" && (await lastTrade()).exchange === "coinbase", 15_000, 10);
+    expect((await lastTrade()).error_message).toMatch(/^This position is on coinbase, which is not connected for trading now/);
+    expect(D(String((await position("SOL-PERP"))!.remaining_quantity)).eq(3)).toBe(true);
     await db().updateTable("positions").set({ exchange: "simulator" }).where("id", "=", sol.id).execute();
     expect((await app.fetch("/api/positions/SOL-PERP/close", { method: "POST", cookie: trader })).status).toBe(200);
     await waitFor("SOL closed", async () => !(await position("SOL-PERP")), 15_000, 10);

@@ -20,6 +20,7 @@ import { closeDrift, insertDrift, listOpenDrifts, updateDriftFinding } from "../
 import { appendEvent } from "../../db/queries/events.ts";
 import { listOpenPositions } from "../../db/queries/positions.ts";
 import type { DB } from "../../db/schema.ts";
+import { activeAdapter } from "./exchange-stops.ts";
 import { isPriceLeader } from "./price-loop.ts";
 
 export const RECONCILE_MS = 30_000;
@@ -71,8 +72,7 @@ export async function reconcileOnce(
   const streak = options.streak ?? new Map<string, number>();
   const confirmations = options.confirmations ?? RECONCILE_CONFIRMATIONS;
   const started = now();
-  const switching = exchange as ExchangeAdapter & { current?: () => Promise<ExchangeAdapter> };
-  const adapter = typeof switching.current === "function" ? await switching.current() : exchange;
+  const adapter = await activeAdapter(exchange);
   const before = await readAppBook(db, started, adapter.name);
   const onExchange = (await adapter.getPositions()).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: p.markPrice }));
   const after = await readAppBook(db, started, adapter.name);

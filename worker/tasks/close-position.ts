@@ -35,7 +35,6 @@ import {
 import { SizeRefusalError } from "../../app/core/exchange/errors.ts";
 import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
 import type { ExchangeAdapter, PlaceOrderRequest } from "../../app/core/exchange/types.ts";
-import { D } from "../../app/core/decimal.ts";
 import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";

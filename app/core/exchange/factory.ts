@@ -102,6 +102,11 @@ function liveClient(db: Db | null, keys: CoinbaseKeys, options: ExchangeFactoryO
 }
 
 /** An adapter that refuses everything with one clear reason (credentials unreadable). */
+/** Why an order for a position held on `name` cannot be sent while `activeLabel` is the exchange in use. */
+export function notConnectedReason(name: string, activeLabel: string): string {
+  return `This position is on ${name}, which is not connected for trading now (${activeLabel} is): enable its credentials with sandbox off to close or protect it there, or resolve it from the drift alarm`;
+}
+
 class UnavailableAdapter implements ExchangeAdapter {
   readonly name = "coinbase";
   readonly label = MODE_LABELS.unavailable;
@@ -189,9 +194,7 @@ export class SwitchingExchange implements ExchangeAdapter {
     if (name === this.simulator.name) return this.simulator;
     const active = await this.current();
     if (active.name === name) return active;
-    return new UnavailableAdapter(
-      `This position is on ${name}, which is not connected for trading now (${this.label} is): enable its credentials with sandbox off to close or protect it there, or resolve it from the drift alarm`,
-    );
+    return new UnavailableAdapter(notConnectedReason(name, this.label));
   }
 
   async resolve(): Promise<Resolved> {
