@@ -225,5 +225,5 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     const flatten = async () => (await (await app.fetch("/api/positions/close-all", { method: "POST", cookie: cookies.trader })).json()) as { flat: boolean };
     expect(await waitFor("flat", async () => ((await flatten()).flat ? { flat: true } : null), 40_000, 500)).toMatchObject({ flat: true });
     expect((await app.fetch(`/api/exchanges/${id}`, { method: "DELETE", cookie: cookies.admin })).status).toBe(200);
-  });
+  }, 90_000);
 });
