@@ -144,6 +144,56 @@ describe.each(testDialects())("webhook abuse on %s", (dialect) => {
     expect(lines.length).toBeLessThanOrEqual(1);
   });
 
+  test("APP_SECRET changed: Webhook Config answers normally, says the secret cannot be read and offers a new one (issue 23)", async () => {
+    // The operator the 503 sends here must not meet a 500: the page and the API say what happened.
+    const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "yet-another-secret-0123456789abcdefghijkl", DATA_DIR: "/tmp/perpdesk-test-unused", TRUST_PROXY: "true" });
+    const changed = createApp({ config, database: app.database, build: await loadBuild(), mode: "production" });
+    const at = (path: string, init: RequestInit = {}) => changed.request(`http://localhost:5000${path}`, { redirect: "manual", ...init });
+    // The old session cookie was signed under the old APP_SECRET: sign in again.
+    const login = await at("/api/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "hook_owner", password: "secret123" }) });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith("tv_session="))!.split(";")[0]!;
+
+    const api = await at("/api/webhook-config", { headers: { Cookie: cookie } });
+    expect(api.status).toBe(200);
+    const body = (await api.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ secret: null, secretReadable: false, alertMessage: null, url: "http://localhost:5000/api/webhook/tradingview" });
+    expect(body.secretError).toMatch(/cannot be read with the current APP_SECRET/);
+
+    const page = await at("/webhook", { headers: { Cookie: cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('data-testid="secret-unreadable"');
+    expect(html).toContain("cannot be read with the current APP_SECRET");
+    expect(html).toContain("Generate a new secret");
+    expect(html).toContain('name="intent" value="rotate"');
+    expect(html).not.toMatch(/\bat [\w.]+ \(|node_modules/); // no stack trace
+    expect(html).not.toContain('data-testid="alert-message"');
+
+    // A test alert cannot be signed: a toast says why, no 500.
+    const form = (fields: Record<string, string>) => ({ method: "POST", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    const test = await at("/webhook", form({ intent: "test-alert" }));
+    expect(test.status).toBe(302);
+    expect(test.headers.get("location")).toBe("/webhook");
+
+    // Generating a new secret (the offered form, no JavaScript) makes it readable again and the webhook takes it.
+    const rotated = await at("/webhook", form({ intent: "rotate" }));
+    expect(rotated.status).toBe(302);
+    const after = (await (await at("/api/webhook-config", { headers: { Cookie: cookie } })).json()) as { secret: string; secretReadable: boolean; secretError: string | null };
+    expect(after).toMatchObject({ secretReadable: true, secretError: null });
+    expect(after.secret).toMatch(/.{16,}/);
+    const alert = await at("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret: after.secret, action: "buy", symbol: "BTCUSDT.P", quantity: "1", order_type: "market" }), headers: { "Content-Type": "text/plain" } });
+    expect(alert.status).toBe(200);
+    const audit = await app.database.db.selectFrom("audit_entries").select(["actor", "action"]).where("action", "=", "webhook_secret.rotate").execute();
+    expect(audit).toEqual([{ actor: "hook_owner", action: "webhook_secret.rotate" }]);
+
+    // Back to this app's APP_SECRET for the tests after this one.
+    const owner = await app.fetch("/api/login", { method: "POST", json: { username: "hook_owner", password: "secret123" } });
+    const back = await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: owner.headers.getSetCookie().find((c) => c.startsWith("tv_session="))!.split(";")[0] });
+    expect(back.status).toBe(200);
+    secret = ((await back.json()) as { secret: string }).secret;
+  });
+
   test("housekeeping prunes events and finished jobs past their retention, nothing younger", async () => {
     const now = Date.now();
     await appendEvents(app.database.db, [{ type: "system_status", data: { old: true } }]);

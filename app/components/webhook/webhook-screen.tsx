@@ -157,6 +157,31 @@ function EndpointCard({ url, secret, revealed, onToggleReveal }: { url: string; 
   );
 }
 
+/**
+ * The stored secret was encrypted under another APP_SECRET (decision 041): say so, and offer a
+ * new one (the same rotate post as the endpoint card, so it works without JavaScript).
+ */
+function UnreadableSecretCard({ url, message }: { url: string; message: string }) {
+  const navigation = useNavigation();
+  const rotating = navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
+  return (
+    <Card title="Webhook endpoint" testId="webhook-endpoint">
+      <Stack spacing={2}>
+        <TextField label="Webhook URL" value={url} fullWidth slotProps={{ input: { readOnly: true, sx: mono }, htmlInput: { "data-testid": "webhook-url" } }} />
+        <Alert severity="error" data-testid="secret-unreadable">
+          {message}
+        </Alert>
+        <Form method="post">
+          <input type="hidden" name="intent" value="rotate" />
+          <Button type="submit" variant="contained" color="warning" disabled={rotating} data-testid="rotate-secret">
+            {rotating ? "Generating..." : "Generate a new secret"}
+          </Button>
+        </Form>
+      </Stack>
+    </Card>
+  );
+}
+
 function PortNote({ url, port }: { url: string; port: number }) {
   let standardPort = false;
   let local = false;
@@ -419,24 +444,33 @@ export function WebhookScreen({ data }: { data: WebhookScreenData }) {
   // The reveal toggle belongs to one secret: right after a rotation the new one is shown.
   const [toggled, setToggled] = useState<{ secret: string; revealed: boolean } | null>(null);
   const revealed = toggled?.secret === config.secret ? toggled.revealed : rotated;
+  const secret = config.secret;
 
   return (
     <Screen title="Webhook Config" badge={<StatusBadge entry={webhook} />}>
       <Box sx={{ display: "grid", gap: 3, alignItems: "start", gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } }}>
         <Stack spacing={3} sx={{ minWidth: 0 }}>
-          <EndpointCard url={config.url} secret={config.secret} revealed={revealed} onToggleReveal={() => setToggled({ secret: config.secret, revealed: !revealed })} />
+          {secret === null || config.alertMessage === null ? (
+            <UnreadableSecretCard url={config.url} message={config.secretError ?? ""} />
+          ) : (
+            <EndpointCard url={config.url} secret={secret} revealed={revealed} onToggleReveal={() => setToggled({ secret, revealed: !revealed })} />
+          )}
           <SetupCard url={config.url} port={config.port} />
-          <AlertMessageCard message={config.alertMessage} secret={config.secret} revealed={revealed} />
-          <AlertBuilder secret={config.secret} revealed={revealed} url={config.url} leverageApplies={leverageApplies} strictTickers={strictTickers} />
-          <Box id="test-alert">
-            <TestAlertCard builderSearch={builderSearch} sent={testSent} initial={testInitial} />
-          </Box>
+          {secret === null || config.alertMessage === null ? null : (
+            <>
+              <AlertMessageCard message={config.alertMessage} secret={secret} revealed={revealed} />
+              <AlertBuilder secret={secret} revealed={revealed} url={config.url} leverageApplies={leverageApplies} strictTickers={strictTickers} />
+              <Box id="test-alert">
+                <TestAlertCard builderSearch={builderSearch} sent={testSent} initial={testInitial} />
+              </Box>
+            </>
+          )}
           <AllowlistCard allowlist={allowlist} error={allowlistError} yourAddress={yourAddress} trustProxy={trustProxy} />
         </Stack>
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
           <SignalDefaultsCard protection={protection} strict={strictTickers} />
-          <HeartbeatCard heartbeat={heartbeat} secret={config.secret} revealed={revealed} now={now} error={heartbeatError} />
+          {secret === null ? null : <HeartbeatCard heartbeat={heartbeat} secret={secret} revealed={revealed} now={now} error={heartbeatError} />}
           <Card title="Alert latency, last 24 h" testId="latency-summary">
             <LatencySummaryTable initial={latency} />
           </Card>

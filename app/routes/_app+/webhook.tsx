@@ -17,8 +17,8 @@ import { SYMBOLS } from "#app/core/products.ts";
 import { protectionLines } from "#app/components/manual-trading/manual-protection.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
-import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
-import { getStrictTickers, getWebhookSecret, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
+import { SECRET_UNREADABLE_MESSAGE, getWebhookConfig, readableWebhookSecret } from "#app/services/webhook-config.server.ts";
+import { getStrictTickers, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
 import { allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
@@ -96,7 +96,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const builder = postedBuilder(form?.get("builder") ?? null);
     const trading = await getTradingConfig(context.db);
     const { options } = parseAlertBuilderParams(builder, { leverageApplies: trading.applyLeverageToSignals });
-    const secret = await getWebhookSecret(context.db, context.config.appSecret);
+    const secret = await readableWebhookSecret(context);
+    // APP_SECRET changed: no alert can be signed until a new secret is generated (decision 041).
+    if (secret === null) return redirectWithToast(context, "/webhook", { title: "No test alert sent", description: SECRET_UNREADABLE_MESSAGE, variant: "destructive" }, { headers: NO_STORE });
     const sent = await sendTestAlert(context.db, options, secret, { port: context.config.PORT });
     return redirect(`/webhook?${testAlertSearch(builder, sent)}#test-alert`, { headers: NO_STORE });
   }
