@@ -3,7 +3,7 @@
 // - money and quantities are decimal strings (TEXT in SQLite, DECIMAL(36,18) in MySQL:
 //   mysql2 pads them to the scale, so always normalise with app/core/decimal.ts);
 // - booleans are 0/1 integers; JSON is stored as text and parsed in db/queries.
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 
 type Millis = number;
 type Decimal = string;
@@ -493,18 +493,10 @@ export interface DB {
 }
 
 export type UserRow = Selectable<UsersTable>;
-export type NewUserRow = Insertable<UsersTable>;
-export type SessionRow = Selectable<SessionsTable>;
 export type SignalRow = Selectable<SignalsTable>;
-export type NewSignalRow = Insertable<SignalsTable>;
 export type JobRow = Selectable<JobsTable>;
-export type NewJobRow = Insertable<JobsTable>;
-export type JobUpdate = Updateable<JobsTable>;
 export type TradeRow = Selectable<TradesTable>;
 export type PositionRow = Selectable<PositionsTable>;
-export type ActivityLogRow = Selectable<ActivityLogsTable>;
-export type EventRow = Selectable<EventsTable>;
-export type WorkerHeartbeatRow = Selectable<WorkerHeartbeatsTable>;
 export type ExchangeRow = Selectable<ExchangesTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type ReportRow = Selectable<ReportsTable>;

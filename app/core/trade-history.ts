@@ -24,7 +24,6 @@ export const TRADES_POLL_MS = 30_000;
 export const SIGNALS_POLL_MS = 60_000;
 export const PNL_POLL_MS = 30_000;
 export const DETAILS_POLL_MS = 10_000;
-export const tradesUrl = `/api/trades?limit=${TRADE_HISTORY_LIMIT}`;
 export const signalsUrl = `/api/signals?limit=${TRADE_HISTORY_LIMIT}`;
 export const detailsUrl = (id: string) => `/api/trades/${encodeURIComponent(id)}/details`;
 

@@ -297,12 +297,6 @@ export async function latestActivityId(db: Db): Promise<number> {
   return Number(row?.id ?? 0);
 }
 
-/** Counts per delivery status (tests and the screen's summary). */
-export async function deliveryCounts(db: Db): Promise<Record<string, number>> {
-  const rows = await db.selectFrom("notification_deliveries").select(["status", sql<number>`count(*)`.as("n")]).groupBy("status").execute();
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-}
-
 /** The id of the newest executed trade booked on a position (did this fill close it?). */
 export async function lastExecutedTradeOfPosition(db: Db, positionId: string): Promise<string | null> {
   const row = await db

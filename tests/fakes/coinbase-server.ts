@@ -7,19 +7,19 @@
 //   ... fake.url, fake.coinbase.state, fake.coinbase.fail({...}) ...
 //   await fake.stop();
 import { getResponse } from "msw";
-import { type FakeCoinbaseOptions, createCoinbaseFake } from "../msw/coinbase.ts";
+import { type CoinbaseFake, type FakeCoinbaseOptions, createCoinbaseFake } from "../msw/coinbase.ts";
 
 export interface CoinbaseServer {
   url: string;
   exchangeUrl: string;
-  coinbase: ReturnType<typeof createCoinbaseFake>;
+  coinbase: CoinbaseFake;
   /** Environment for the app under test. */
   env: Record<string, string>;
   stop(): Promise<void>;
 }
 
 export async function startCoinbaseServer(options: Omit<FakeCoinbaseOptions, "atBase" | "exchangeBase"> & { port?: number } = {}): Promise<CoinbaseServer> {
-  let coinbase: ReturnType<typeof createCoinbaseFake> | undefined;
+  let coinbase: CoinbaseFake | undefined;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: options.port ?? 0,

@@ -15,12 +15,8 @@ import { PermanentFailure } from "../execution.ts";
 import { NOTIFICATION_MAX_ATTEMPTS, RATE_WINDOW_MS, getNotificationsConfig, loadChannelConfigs, markDeliveryFailed, markDeliverySent, reserveDelivery } from "../../db/queries/notifications.ts";
 import type { TaskContext } from "./index.ts";
 
-/** The APP_SECRET the channel secrets are encrypted with (a test may set its own). */
-let appSecretOverride: string | null = null;
-export function setNotificationAppSecret(secret: string | null): void {
-  appSecretOverride = secret;
-}
-const appSecret = () => appSecretOverride ?? loadConfig().appSecret;
+/** The APP_SECRET the channel secrets are encrypted with. */
+const appSecret = () => loadConfig().appSecret;
 
 export async function sendNotification(ctx: TaskContext, payload: z.infer<typeof SendNotificationPayload>): Promise<string> {
   const { notificationId, channel } = payload;

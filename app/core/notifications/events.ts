@@ -75,7 +75,6 @@ export interface EmailSettings {
   from: string;
   to: string;
 }
-export type ChannelSettings = { telegram: TelegramSettings; webhook: WebhookSettings; email: EmailSettings };
 
 export interface ChannelSecrets {
   botToken?: string;
