@@ -395,4 +395,92 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await syncExchangeStops(db(), live.exchange);
     await expectInStep("BTC-PERP");
   });
+
+  const marketSells = (symbol: Symbol) => msw.fake.state.orders.filter((o) => o.product_id === PRODUCT[symbol][0] && o.order_configuration.market_market_ioc && o.side === "SELL");
+  const stopSize = (symbol: Symbol) => stopOrders(symbol).map((o) => (o.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).base_size);
+
+  test("a take-profit beside a stop Coinbase will not cut: the stop is cancelled, the take-profit goes out, and a stop for what remains follows", async () => {
+    await fresh({ cdpKeys: [key], editable: false });
+    const position = await openLong("BTC-PERP", "0.05");
+    await syncExchangeStops(db(), live.exchange);
+    const [first] = stopOrders("BTC-PERP");
+    expect(stopSize("BTC-PERP")).toEqual(["5"]);
+    await startWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market", alert_id: `tp-${++alerts}` })).json()) as { signalId: string };
+    await waitFor("take-profit sold", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    await stopWorker();
+    // The edit was refused, so the stop was cancelled before the sell went out: never 5 + 2 contracts offered against 5.
+    expect(msw.fake.state.orders.find((o) => o.order_id === first!.order_id)?.status).toBe("CANCELLED");
+    expect(marketSells("BTC-PERP")).toHaveLength(1);
+    expect(D(String((await db().selectFrom("positions").select("remaining_quantity").where("id", "=", position.id).executeTakeFirstOrThrow()).remaining_quantity)).toString()).toBe("0.03");
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 1 });
+    expect(stopSize("BTC-PERP")).toEqual(["3"]);
+    await expectInStep("BTC-PERP");
+  });
+
+  test("a cut of the stop with no clear answer: the take-profit waits (its job retries) and goes out once, the stop never more than the position", async () => {
+    await fresh();
+    const position = await openLong("BTC-PERP", "0.05");
+    await syncExchangeStops(db(), live.exchange);
+    const [stop] = stopOrders("BTC-PERP");
+    msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
+    // Without an answer the stop's size is unknown: the order must not go out beside it.
+    await expect(withdrawStopFor(db(), live.exchange, "BTC-PERP", { side: "sell", quantity: "0.02", orderType: "market" })).rejects.toThrow();
+    expect(stopSize("BTC-PERP")).toEqual(["5"]);
+    expect(marketSells("BTC-PERP")).toHaveLength(0);
+    // Through the pipeline: the first cut gets no answer, the job retries, the cut lands, the sell goes out once.
+    msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
+    await startWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market", alert_id: `tp-${++alerts}` })).json()) as { signalId: string };
+    await waitFor("take-profit sold", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(), 30_000);
+    await stopWorker();
+    expect(marketSells("BTC-PERP")).toHaveLength(1);
+    expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]); // the same stop, cut in place
+    expect(stopSize("BTC-PERP")).toEqual(["3"]);
+    expect(D(String((await db().selectFrom("positions").select("remaining_quantity").where("id", "=", position.id).executeTakeFirstOrThrow()).remaining_quantity)).toString()).toBe("0.03");
+    await expectInStep("BTC-PERP");
+  }, 60_000);
+
+  test("a stop move with no clear answer keeps the old stop resting and says so; the next pass moves it", async () => {
+    await fresh();
+    const position = await openLong("BTC-PERP", "0.02");
+    await syncExchangeStops(db(), live.exchange);
+    const [stop] = stopOrders("BTC-PERP");
+    const before = (stop!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price;
+    const moved = D(String(position.entry_price)).times("0.998").round(0).toString();
+    await db().updateTable("positions").set({ stop_price: moved }).where("id", "=", position.id).execute();
+    await db().updateTable("exchange_stops").set({ updated_at: Date.now() - 60_000 }).execute();
+    msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 0, placed: 0 });
+    expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]);
+    expect((stopOrders("BTC-PERP")[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price).toBe(before);
+    expect(await db().selectFrom("exchange_stops").select(["status", "stop_price"]).where("position_id", "=", position.id).executeTakeFirstOrThrow()).toEqual({ status: "resting", stop_price: before });
+    const warned = await db().selectFrom("activity_logs").select("message").where("message", "like", "Resting stop for BTC-PERP%not moved%").execute();
+    expect(warned).toHaveLength(1);
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 1 });
+    expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]);
+    expect((stopOrders("BTC-PERP")[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price).toBe(moved);
+    await expectInStep("BTC-PERP");
+  });
+
+  test("an order waits while the stop's placement is unanswered and not yet listed, then goes out once after the grace", async () => {
+    await fresh();
+    const position = await openLong("ETH-PERP", "0.2");
+    msw.fake.fail({ method: "POST", path: "/orders", status: 502 }); // never taken, no clear answer
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ unresolved: 1 });
+    const placingAt = Date.now();
+    await expect(withdrawStopFor(db(), live.exchange, "ETH-PERP", { side: "sell", quantity: "0.2", orderType: "market" })).rejects.toThrow(/waits until it is known/);
+    await startWorker();
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "ETH-PERP", quantity: "0.2", order_type: "market", alert_id: `exit-${++alerts}` })).json()) as { signalId: string };
+    await waitFor("exit sold", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(), 30_000);
+    await stopWorker();
+    const [sell, ...more] = marketSells("ETH-PERP");
+    expect(more).toHaveLength(0);
+    // Not before the grace: a stop that might rest was never left beside the exit.
+    expect(Date.parse(sell!.created_time) - placingAt).toBeGreaterThanOrEqual(PLACING_LOOKUP_GRACE_MS - 250);
+    expect((await db().selectFrom("positions").select("status").where("id", "=", position.id).executeTakeFirstOrThrow()).status).toBe("closed");
+    await syncExchangeStops(db(), live.exchange);
+    expect(stopOrders("ETH-PERP")).toHaveLength(0);
+    await expectInStep("ETH-PERP");
+  }, 60_000);
 });

@@ -183,7 +183,12 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
         await warnOnce(db, `flat:${p.id}`, `No resting stop for ${p.symbol} on ${adapter.label}: it holds no ${p.side} ${p.symbol} position (the app's book says ${p.remainingQuantity}; see the drift alarm on Positions)`, { positionId: p.id, symbol: p.symbol });
       }
     } catch (error) {
-      await warnOnce(db, `keep:${p.id}`, `No resting stop for ${p.symbol} on ${adapter.label}: ${(error as Error).message}. Its protection runs in the worker meanwhile`, { positionId: p.id, symbol: p.symbol });
+      const reason = (error as Error).message;
+      // A move (edit) without a clear answer leaves the old stop resting: say that, not "no stop".
+      const message = resting
+        ? `Resting stop for ${p.symbol} on ${adapter.label} was not moved (${reason}): the one at ${resting.stop_price} still rests, and the move is asked again in a moment`
+        : `No resting stop for ${p.symbol} on ${adapter.label}: ${reason}. Its protection runs in the worker meanwhile`;
+      await warnOnce(db, `keep:${p.id}`, message, { positionId: p.id, symbol: p.symbol });
     } finally {
       await releaseOrderSlot(db, name, p.symbol, holder);
     }
