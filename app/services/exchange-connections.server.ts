@@ -39,7 +39,7 @@ import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#app/core/exchange/credentials.ts";
 import { getExchange, testCoinbaseConnection } from "#app/core/exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
-import { contractSizesSwitchPending, setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.server.ts";
 
@@ -464,8 +464,10 @@ export async function testTradingCredentials(db: Kysely<DB>, config: Credentials
  */
 export async function switchCoinbaseContractSizes(db: Kysely<DB>, value: boolean, by: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // The stored choice before (null: never chosen), so switching to what it already is writes no audit row.
+    const before = await getCoinbaseContractSizesChoice(trx, 0);
     await setCoinbaseContractSizes(trx, value);
-    await recordAudit(trx, { actor: by, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: !value }, after: { value } });
+    await recordAudit(trx, { actor: by, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: before }, after: { value } });
     await recordActivity(trx, {
       type: "system",
       level: "info",

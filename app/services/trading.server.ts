@@ -4,7 +4,7 @@ import { type TradingConfig, parseTradingConfigBody } from "#app/core/schemas/tr
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import { clearSettingsCache } from "#db/queries/settings.ts";
-import { getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
+import { getEmergencyStop, getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
 import { recordAudit } from "#db/queries/audit.ts";
 
@@ -39,8 +39,10 @@ export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 
 export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
+    const { active } = await getEmergencyStop(trx);
     await setEmergencyStop(trx, false, by);
-    await recordAudit(trx, { actor: by, action: "emergency_stop.reset", target: "emergency_stop", before: { active: true }, after: { active: false } });
+    // Resetting a stop that is not active changes nothing: no audit row (issue 23).
+    await recordAudit(trx, { actor: by, action: "emergency_stop.reset", target: "emergency_stop", before: { active }, after: { active: false } });
     await recordActivity(trx, { type: "system", level: "success", message: `Emergency stop reset by ${by}` });
     await appendEvent(trx, "system_status", { component: "system", status: "online", message: EMERGENCY_RESET_MESSAGE });
   });

@@ -391,8 +391,10 @@ export async function getStrictTickers(db: Kysely<DB>): Promise<boolean> {
 
 export async function saveStrictTickers(db: Kysely<DB>, by: string, on: boolean): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const before = (await getSetting<boolean>(trx, STRICT_TICKERS_SETTING)) === true;
     await setSetting(trx, STRICT_TICKERS_SETTING, on);
-    await recordAudit(trx, { actor: by, action: "strict_tickers.update", target: "strict_tickers", before: { strictTickers: !on }, after: { strictTickers: on } });
+    // Unchanged (turning off what is off): no audit row (issue 23).
+    await recordAudit(trx, { actor: by, action: "strict_tickers.update", target: "strict_tickers", before: { strictTickers: before }, after: { strictTickers: on } });
     await recordActivity(trx, {
       type: "system",
       level: "info",

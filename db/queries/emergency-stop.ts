@@ -7,7 +7,7 @@ import { recordActivity } from "./activity-logs.ts";
 import { recordAudit } from "./audit.ts";
 import { appendEvent } from "./events.ts";
 import { clearSettingsCache } from "./settings.ts";
-import { setEmergencyStop } from "./trading-state.ts";
+import { getEmergencyStop, setEmergencyStop } from "./trading-state.ts";
 import type { DB } from "../schema.ts";
 
 export const EMERGENCY_STOP_MESSAGE =
@@ -25,8 +25,10 @@ const ENTRY_TASKS = ["place-order"];
  */
 export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
   await db.transaction().execute(async (trx) => {
+    const { active } = await getEmergencyStop(trx);
     await setEmergencyStop(trx, true, by);
-    await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active: false }, after: { active: true } });
+    // Stopping what is already stopped changes nothing: no audit row (issue 23).
+    await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active }, after: { active: true } });
     // Queued manual orders end here, with the reason on each job (they were written as plain orders).
     const pending = await trx
       .selectFrom("jobs")

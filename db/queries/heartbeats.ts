@@ -56,14 +56,24 @@ export async function listStrategyHeartbeats(db: Db): Promise<StrategyHeartbeat[
 export async function setHeartbeatExpectation(db: Db, strategyKey: string, expectation: { intervalSeconds: number; graceSeconds?: number | null } | null, by: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (!expectation) {
-      await trx.deleteFrom("strategy_heartbeats").where("strategy_key", "=", strategyKey).execute();
+      const deleted = await trx.deleteFrom("strategy_heartbeats").where("strategy_key", "=", strategyKey).executeTakeFirst();
+      // Nothing was expected: clearing changes nothing, no audit row (issue 23).
+      if (Number(deleted.numDeletedRows) === 0) return;
       await recordAudit(trx, { actor: by, action: "heartbeat.clear", target: strategyKey, before: { expected: true }, after: { expected: false } });
       await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await names(trx)).get(strategyKey) ?? strategyKey} (by ${by})` });
       return;
     }
     const now = nowMs();
     const grace = expectation.graceSeconds ?? defaultGrace(expectation.intervalSeconds);
-    await recordAudit(trx, { actor: by, action: "heartbeat.set", target: strategyKey, after: { intervalSeconds: expectation.intervalSeconds, graceSeconds: grace } });
+    const existing = await trx.selectFrom("strategy_heartbeats").select(["interval_seconds", "grace_seconds"]).where("strategy_key", "=", strategyKey).executeTakeFirst();
+    // The same interval and grace again: no audit row (issue 23); the clock still restarts below.
+    await recordAudit(trx, {
+      actor: by,
+      action: "heartbeat.set",
+      target: strategyKey,
+      before: existing ? { intervalSeconds: Number(existing.interval_seconds), graceSeconds: Number(existing.grace_seconds) } : null,
+      after: { intervalSeconds: expectation.intervalSeconds, graceSeconds: grace },
+    });
     const values = { interval_seconds: expectation.intervalSeconds, grace_seconds: grace, state: "waiting", missed_since: null, updated_at: now };
     // A new expectation starts its clock now (created_at), keeping the last heartbeat seen.
     const insert = trx.insertInto("strategy_heartbeats").values({ strategy_key: strategyKey, last_at: null, created_at: now, ...values });

@@ -210,4 +210,44 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     expect(seen).toEqual(all);
     expect(new Set(seen).size).toBe(seen.length);
   });
+
+  test("a change that changes nothing writes no audit entry (issue 23): each writer, asked twice, records once", async () => {
+    const json = (path: string, body: unknown, method = "POST") => () => app.fetch(path, { method, cookie: admin, json: body });
+    const form = (path: string, fields: Record<string, string>) => () => app.fetch(path, { method: "POST", cookie: admin, form: fields });
+    const other = (await registerVia(app, "au_noop", "secret123", "viewer")).user.id;
+    const strategy = (await (await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Unchanged" } })).json()) as { id: string };
+    /** The first call may change something (it brings the setting to a known state); the second must not. */
+    const cases: [string, () => Promise<Response>][] = [
+      ["trading_config.update", json("/api/trading-config", { autoTradingEnabled: false })],
+      ["emergency_stop.activate", json("/api/emergency-stop", {})],
+      ["emergency_stop.reset", json("/api/reset-emergency-stop", {})],
+      ["strict_tickers.update", form("/webhook", { intent: "strict-tickers", value: "off" })],
+      ["webhook_allowlist.update", form("/webhook", { intent: "allowlist", allowlist: "" })],
+      ["simulator.contract_sizes", form("/exchanges", { intent: "contract-sizes", value: "false" })],
+      ["security_settings.update", json("/api/security-settings", { registrationOpen: false })],
+      ["user.update", json(`/api/users/${other}`, { role: "trader", disabled: false }, "PATCH")],
+      ["strategy.update", json(`/api/strategies/${strategy.id}`, { name: "Unchanged", enabled: true }, "PUT")],
+      ["heartbeat.set", json(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 600 }, "PUT")],
+      ["heartbeat.clear", json(`/api/heartbeats/${strategy.id}`, undefined, "DELETE")],
+      ["notifications.update", json("/api/notifications", { intent: "general", rateLimitPerMinute: 12, dailySummaryTime: "20:00", allowPrivateDestinations: false })],
+    ];
+    for (const [action, call] of cases) {
+      const first = await call();
+      expect([200, 201, 302], `${action}: ${first.status} ${await first.clone().text()}`).toContain(first.status);
+      const from = await lastId();
+      const again = await call();
+      expect([200, 201, 302], `${action} again: ${again.status}`).toContain(again.status);
+      const written = (await rows()).filter((r) => Number(r.id) > from);
+      expect(written.map((r) => `${r.action} ${r.changes}`), `${action} asked again with nothing to change`).toEqual([]);
+    }
+    // A real change after a no-op is still recorded: turning strict tickers on.
+    const from = await lastId();
+    await form("/webhook", { intent: "strict-tickers", value: "on" })();
+    expect((await one("strict_tickers.update", from)).changes).toEqual({ strictTickers: { before: false, after: true } });
+    // Clearing a heartbeat that is expected records what it was ("before"), as issue 23 expects.
+    await json(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 600 }, "PUT")();
+    const cleared = await lastId();
+    await json(`/api/heartbeats/${strategy.id}`, undefined, "DELETE")();
+    expect((await one("heartbeat.clear", cleared)).changes).toEqual({ expected: { before: true, after: false } });
+  });
 });
