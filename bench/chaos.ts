@@ -35,7 +35,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Big from "big.js";
-import { mulberry32 } from "../app/core/exchange/simulator/price-feed.ts";
+import { mulberry32 } from "#exchange/simulator/price-feed.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../tests/fakes/coinbase-server.ts";
 import { FAKE_PRODUCTS, type Fault, makeCdpKey } from "../tests/msw/coinbase.ts";
 import { groupAlive, stopGroup, waitUntil } from "../tests/support/process-group.ts";

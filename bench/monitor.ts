@@ -20,8 +20,8 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import { D } from "../app/core/decimal.ts";
-import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "../app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { controlsFor } from "../app/core/orders/controls.ts";
 import { PRODUCTS } from "../app/core/products.ts";
 import { type RulePosition, emptyRuleState, evaluate, stopPriceFor } from "../app/core/rules/index.ts";

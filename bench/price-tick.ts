@@ -10,7 +10,7 @@
 // Prices wander so high / low / close keep changing; every 60th tick is a new minute. A
 // SQLite file in WAL mode with synchronous=FULL (as the app runs it) or a fresh MariaDB
 // database on 127.0.0.1:3306 (--mysql), dropped at the end.
-import { setPrices } from "../app/core/exchange/simulator/price-feed.ts";
+import { setPrices } from "#exchange/simulator/price-feed.ts";
 import { PRODUCTS } from "../app/core/products.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";

@@ -11,13 +11,13 @@
 // a passphrase (getProfilesProvider / getRemoteReportsProvider, else null: the simulator's).
 import type { Kysely } from "kysely";
 import type { ProfilesProvider, RemoteReportsProvider } from "#app/core/exchange/accounts.ts";
-import { CoinbaseAdapter } from "#app/core/exchange/coinbase/adapter.ts";
-import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.ts";
-import { type CoinbaseKeys, coinbaseHosts, getProductMap } from "#app/core/exchange/coinbase/config.ts";
-import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
-import type { CallResult } from "#app/core/exchange/coinbase/http.ts";
+import { CoinbaseAdapter } from "#exchange/coinbase/adapter.ts";
+import { AdvancedTradeClient } from "#exchange/coinbase/advanced-trade.ts";
+import { type CoinbaseKeys, coinbaseHosts, getProductMap } from "#exchange/coinbase/config.ts";
+import { CoinbaseExchangeClient } from "#exchange/coinbase/exchange-client.ts";
+import type { CallResult } from "#exchange/coinbase/http.ts";
 import { AuthError, InvalidOrderError } from "#app/core/exchange/errors.ts";
-import { SIMULATOR_LABEL, SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { SIMULATOR_LABEL, SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import type { ConnectionTest, ExchangeAdapter, FindOrderOptions, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";

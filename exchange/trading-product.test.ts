@@ -3,7 +3,7 @@
 // simulator's own spec, or Coinbase's contract sizes with the simulator's setting.
 import { describe, expect, test } from "vitest";
 import { createTradingProductResolver } from "./trading-product.ts";
-import type { Product } from "./types.ts";
+import type { Product } from "#app/core/exchange/types.ts";
 
 function fakeCoinbase() {
   const calls: string[] = [];

@@ -16,10 +16,10 @@
 import type { Kysely } from "kysely";
 import { getSettingCached, setSetting, settingsGeneration } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-import { D } from "../decimal.ts";
-import { type ProductSpec, resolveSymbol } from "../products.ts";
-import type { ExchangeAdapter } from "./types.ts";
-import { COINBASE_CONTRACT_SIZES } from "./contract-sizes.ts";
+import { D } from "#app/core/decimal.ts";
+import { type ProductSpec, resolveSymbol } from "#app/core/products.ts";
+import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
+import { COINBASE_CONTRACT_SIZES } from "#app/core/exchange/contract-sizes.ts";
 
 type Db = Kysely<DB>;
 
@@ -38,7 +38,7 @@ export interface TradingProductResolver {
 }
 
 /** Coinbase's contract sizes (BTC 0.01, ETH 0.1, SOL 5, XRP 500), kept where the screens can import them too. */
-export { COINBASE_CONTRACT_SIZES } from "./contract-sizes.ts";
+export { COINBASE_CONTRACT_SIZES } from "#app/core/exchange/contract-sizes.ts";
 
 /** Settings key of the simulator's "Use Coinbase contract sizes" (true / false; absent: the default). */
 export const COINBASE_CONTRACT_SIZES_SETTING = "simulator_coinbase_contract_sizes";

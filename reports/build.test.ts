@@ -4,9 +4,9 @@
 import { PDFDocument } from "pdf-lib";
 import { beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { SimulatorProfiles } from "#app/core/exchange/simulator/profiles.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { SimulatorProfiles } from "#exchange/simulator/profiles.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";

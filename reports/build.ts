@@ -11,7 +11,7 @@ import { parseReportDate } from "#app/core/schemas/reports.ts";
 import { listProfileRecords, type ProfileRecord } from "#db/queries/profiles.ts";
 import { listFills } from "#db/queries/reports.ts";
 import type { Db } from "#db/queries/util.ts";
-import { SIMULATOR_NAME } from "../exchange/simulator/adapter.ts";
+import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
 import { reportCsv } from "./csv.ts";
 import { balancesAt, buildLedger } from "./ledger.ts";
 import { reportPdf } from "./pdf.ts";

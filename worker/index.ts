@@ -2,9 +2,9 @@
 // price leader) and writes its heartbeat, which /api/health reads. SIGINT/SIGTERM drain it.
 import { hostname } from "node:os";
 import { loadConfigOrExit } from "../app/core/env.ts";
-import { SimulatorAdapter } from "../app/core/exchange/simulator/adapter.ts";
-import { createExchange } from "../app/core/exchange/factory.ts";
-import { tradingProductsFor } from "../app/core/exchange/trading-product.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { createExchange } from "#exchange/factory.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";

@@ -9,7 +9,7 @@ import { listSignals } from "#db/queries/signals.ts";
 import { withTimelines } from "#db/queries/signal-timeline.ts";
 import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { getExchange } from "#exchange/factory.ts";
 import { listPositionViews } from "./positions.server.ts";
 import { getDashboardChartsTable } from "./performance-charts.server.ts";
 import { getPerformanceStats, getStatsLedger } from "./statistics.server.ts";

@@ -7,7 +7,7 @@ import { DecryptError, decryptSecret, encryptSecret } from "#app/core/crypto.ts"
 import { assertNoOpenExposure, openExposure } from "./exposure.server.ts";
 import { D } from "#app/core/decimal.ts";
 import { REDACTED } from "#app/core/redact.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import {
   type AddExchange,
   type CredentialsSummary,
@@ -36,10 +36,10 @@ import {
   updateExchangeConnection,
 } from "#db/queries/exchanges.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#app/core/exchange/credentials.ts";
-import { getExchange, testCoinbaseConnection } from "#app/core/exchange/factory.ts";
+import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#exchange/credentials.ts";
+import { getExchange, testCoinbaseConnection } from "#exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
-import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes } from "#exchange/trading-product.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.server.ts";
 

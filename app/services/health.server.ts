@@ -1,15 +1,15 @@
 // GET /api/health: each component checked for real, never assumed.
 import { sql } from "kysely";
 import type { AppLoadContext } from "@remix-run/node";
-import { staleHeldPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { staleHeldPrices } from "#exchange/simulator/price-feed.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
 import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { settingsGeneration } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";
-import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
-import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "#app/core/exchange/factory.ts";
+import { getTradingCredentials } from "#exchange/credentials.ts";
+import { type ExchangeMode, MODE_LABELS, getLastCoinbaseCall, modeFor } from "#exchange/factory.ts";
 import { WEBHOOK_PATH, webhookSecretReadable } from "./webhook.server.ts";
 
 export const WORKER_ONLINE_MS = 15_000;

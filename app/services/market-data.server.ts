@@ -9,8 +9,8 @@ import type { Kysely } from "kysely";
 import { D } from "#app/core/decimal.ts";
 import type { ExchangeAdapter, Product, Ticker } from "#app/core/exchange/types.ts";
 import type { DB } from "#db/schema.ts";
-import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
+import { getExchange } from "#exchange/factory.ts";
 
 type Db = Kysely<DB>;
 

@@ -4,10 +4,10 @@
 import type { Kysely } from "kysely";
 import type { ExchangeProfile, ProfilesProvider } from "#app/core/exchange/accounts.ts";
 import { AuthError, ExchangeError, TemporaryError } from "#app/core/exchange/errors.ts";
-import { ProfileError, SimulatorProfiles } from "#app/core/exchange/simulator/profiles.ts";
+import { ProfileError, SimulatorProfiles } from "#exchange/simulator/profiles.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import type { DB } from "#db/schema.ts";
-import { getProfilesProvider } from "#app/core/exchange/factory.ts";
+import { getProfilesProvider } from "#exchange/factory.ts";
 
 type Db = Kysely<DB>;
 

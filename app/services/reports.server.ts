@@ -3,7 +3,7 @@
 // the file, or has Coinbase build it when a key with a passphrase is configured, and moves the
 // status pending -> creating -> ready | failed. Download serves the stored file.
 import type { Kysely } from "kysely";
-import { SIMULATOR_NAME } from "#app/core/exchange/simulator/adapter.ts";
+import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
 import type { ReportForm } from "#app/core/schemas/reports.ts";
 import { REPORT_JOB_ATTEMPTS, REPORT_TYPE_LABELS } from "#app/core/schemas/reports.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
@@ -12,7 +12,7 @@ import { listProfileRecords } from "#db/queries/profiles.ts";
 import { type ReportRecord, getReport, getReportFile, insertReport, listReports, pruneExpiredReportFiles } from "#db/queries/reports.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
-import { getRemoteReportsProvider } from "#app/core/exchange/factory.ts";
+import { getRemoteReportsProvider } from "#exchange/factory.ts";
 
 type Db = Kysely<DB>;
 

@@ -9,13 +9,13 @@ import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { type AlertTemplateOptions, TICKER, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
-import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
+import { getPrice } from "#exchange/simulator/price-feed.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { DEFAULT_SYMBOL, resolveSymbol } from "#app/core/products.ts";
 import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import type { DB } from "#db/schema.ts";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { getExchange } from "#exchange/factory.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 /** The product a test alert trades: the builder's, or the default one for {{ticker}}. */

@@ -4,7 +4,7 @@
 import type { Kysely } from "kysely";
 import type { TradeDetails } from "#app/core/trade-history.ts";
 import { D } from "#app/core/decimal.ts";
-import { getPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { getPrice } from "#exchange/simulator/price-feed.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import { getSignalTimeline } from "#db/queries/signal-timeline.ts";
 import { type Trade, getTrade, listTrades } from "#db/queries/trades.ts";

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { beforeEach, describe, expect, test } from "vitest";
-import { dayChanges, getPrice, setPrice, setPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { dayChanges, getPrice, setPrice, setPrices } from "#exchange/simulator/price-feed.ts";
 import * as candlesMigration from "#db/migrations/2026_11_26_0300_candles.ts";
 import { firstOpensSince, listCandles, minuteOf, pruneCandles, recordCandleTicks } from "#db/queries/candles.ts";
 import { insertPosition } from "#db/queries/positions.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { encryptSecret } from "#app/core/crypto.ts";
-import { credentialsVersion, envCredentials, getTradingCredentials } from "#app/core/exchange/credentials.ts";
+import { credentialsVersion, envCredentials, getTradingCredentials } from "#exchange/credentials.ts";
 import { DecryptError } from "#app/core/crypto.ts";
 import { type NewExchangeConnection, deleteExchangeConnection, getCredentialsVersion, getExchangeConnection, getPrimaryConnection, insertExchangeConnection, listExchangeConnections, lockCredentials, recordConnectionTest, recordTotalUsdValue, updateExchangeConnection } from "#db/queries/exchanges.ts";
 import { testDialects } from "#tests/setup/db.ts";

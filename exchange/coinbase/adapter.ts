@@ -11,7 +11,7 @@
 // - findOrderByClientId lists recent orders (there is no lookup by client id) and matches.
 import { D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
-import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "../accounts.ts";
+import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "#app/core/exchange/accounts.ts";
 import {
   AuthError,
   ExchangeError,
@@ -21,7 +21,7 @@ import {
   OrderNotFoundError,
   SizeRefusalError,
   TemporaryError,
-} from "../errors.ts";
+} from "#app/core/exchange/errors.ts";
 import type {
   Balance,
   ConnectionTest,
@@ -35,7 +35,7 @@ import type {
   Product,
   StopOrderRequest,
   Ticker,
-} from "../types.ts";
+} from "#app/core/exchange/types.ts";
 import type { AdvancedTradeClient, CreateOrderResponse, Query, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
 import { DEFAULT_PRODUCT_MAP } from "./config.ts";
 import { coinbaseSizeCode } from "./refusals.ts";

@@ -9,7 +9,7 @@
 import { buildCdpJwt } from "./jwt.ts";
 import { AT_PREFIX, AT_PRODUCTION_URL } from "./config.ts";
 import { type CallResult, type FetchFn, type RateLimiter, limiterFor, send, withQuery } from "./http.ts";
-import { AuthError } from "../errors.ts";
+import { AuthError } from "#app/core/exchange/errors.ts";
 
 // Documented limits: ~30 req/s per user (private), 10 req/s per IP (public). We use 80 %.
 export const PRIVATE_RATE = 24;

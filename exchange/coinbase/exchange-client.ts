@@ -13,8 +13,8 @@ import type {
   ReportStatus,
   ReportType,
   TransferRequest,
-} from "../accounts.ts";
-import { AuthError, ExchangeError, InvalidOrderError, NetworkError } from "../errors.ts";
+} from "#app/core/exchange/accounts.ts";
+import { AuthError, ExchangeError, InvalidOrderError, NetworkError } from "#app/core/exchange/errors.ts";
 import { D, parseDecimal } from "#app/core/decimal.ts";
 import { EXCHANGE_PRODUCTION_URL } from "./config.ts";
 import { type CallResult, type FetchFn, type RateLimiter, READ_TIMEOUT_MS, limiterFor, send, withQuery } from "./http.ts";

@@ -1,7 +1,7 @@
 // An HTTP failure's error class (app/core/exchange/coinbase/http.ts): a 4xx whose code says
 // "size" is a SizeRefusalError whatever its words; the same words under another code are not.
 import { expect, test } from "vitest";
-import { InvalidOrderError, SizeRefusalError, TemporaryError } from "../errors.ts";
+import { InvalidOrderError, SizeRefusalError, TemporaryError } from "#app/core/exchange/errors.ts";
 import { httpError } from "./http.ts";
 
 const ctx = (status: number, body: unknown) => ({ service: "Coinbase", method: "POST", path: "/orders/close_position", status, body, headers: new Headers() });

@@ -18,7 +18,7 @@ import {
   RateLimitError,
   SizeRefusalError,
   TemporaryError,
-} from "../errors.ts";
+} from "#app/core/exchange/errors.ts";
 import { type CoinbaseRefusalCodes, coinbaseSizeCode } from "./refusals.ts";
 
 export type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

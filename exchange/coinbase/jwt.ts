@@ -6,7 +6,7 @@
 // Keys are parsed once per secret and kept (never logged, never part of an error message).
 import { createHash, createPrivateKey, randomBytes, type KeyObject } from "node:crypto";
 import { SignJWT, importJWK } from "jose";
-import { AuthError } from "../errors.ts";
+import { AuthError } from "#app/core/exchange/errors.ts";
 
 export type CdpAlgorithm = "ES256" | "EdDSA";
 

@@ -22,7 +22,7 @@ import {
   setAvailable,
 } from "#db/queries/profiles.ts";
 import type { DB } from "#db/schema.ts";
-import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "../accounts.ts";
+import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "#app/core/exchange/accounts.ts";
 import { SIMULATOR_NAME, SimulatorAdapter } from "./adapter.ts";
 
 type Db = Kysely<DB>;

@@ -4,11 +4,11 @@
 // downloaded. The remote (Coinbase Exchange) report flow runs against an in-memory provider.
 import { beforeAll, describe, expect, test } from "vitest";
 import type { RemoteReport, RemoteReportsProvider, ReportRequest } from "#app/core/exchange/accounts.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { pruneCandles } from "#db/queries/candles.ts";
 import type { ExchangeAdapter, Product } from "#app/core/exchange/types.ts";
-import { FILLS_COLUMNS } from "#app/core/reports/build.ts";
+import { FILLS_COLUMNS } from "#reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
 import { insertReport } from "#db/queries/reports.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AlertTemplateOptions, DEFAULT_ALERT_OPTIONS, alertBuilderSearch, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
 import { getTradingConfig, saveTradingConfig } from "#db/queries/trading-state.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { freshApp, registeredAccounts, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";

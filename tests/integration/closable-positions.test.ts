@@ -9,9 +9,9 @@
 //   smallest order is larger than what remains), instead of "queued".
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { setCoinbaseContractSizes } from "#app/core/exchange/trading-product.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { setCoinbaseContractSizes } from "#exchange/trading-product.ts";
 import { freshApp, jobsIdle, registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";

@@ -4,11 +4,11 @@
 // ambiguous timeout reconciled by client order id (never a second order); sandbox on ->
 // paper trading; /api/health's coinbase_api; Test Connection; profiles/reports providers.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { DEFAULT_PRODUCT_MAP, getProductMap, setProductMap } from "#app/core/exchange/coinbase/config.ts";
-import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
+import { DEFAULT_PRODUCT_MAP, getProductMap, setProductMap } from "#exchange/coinbase/config.ts";
+import { CoinbaseExchangeClient } from "#exchange/coinbase/exchange-client.ts";
 import { AuthError } from "#app/core/exchange/errors.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { addExchangeConnection as saveConnection, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
 import {
   LAST_CALL_SETTING,
@@ -17,7 +17,7 @@ import {
   getProfilesProvider,
   getRemoteReportsProvider,
   testCoinbaseConnection,
-} from "#app/core/exchange/factory.ts";
+} from "#exchange/factory.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";

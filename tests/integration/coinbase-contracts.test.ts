@@ -6,8 +6,8 @@
 // with the `contracts` amount type sends that many exchange contracts.
 import { beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { createTradingProductResolver, tradingProductsFor } from "#app/core/exchange/trading-product.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { createTradingProductResolver, tradingProductsFor } from "#exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";

@@ -2,12 +2,12 @@
 // COINBASE_API_URL / COINBASE_EXCHANGE_API_URL): the same handlers verify signatures bound to
 // the fake's host and port, and the simulator's public price feed reads it too.
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { CoinbaseAdapter } from "#app/core/exchange/coinbase/adapter.ts";
-import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.ts";
-import { coinbaseHosts } from "#app/core/exchange/coinbase/config.ts";
-import { CoinbaseExchangeClient } from "#app/core/exchange/coinbase/exchange-client.ts";
+import { CoinbaseAdapter } from "#exchange/coinbase/adapter.ts";
+import { AdvancedTradeClient } from "#exchange/coinbase/advanced-trade.ts";
+import { coinbaseHosts } from "#exchange/coinbase/config.ts";
+import { CoinbaseExchangeClient } from "#exchange/coinbase/exchange-client.ts";
 import { NetworkError } from "#app/core/exchange/errors.ts";
-import { fetchPublicPrices } from "#app/core/exchange/simulator/price-feed.ts";
+import { fetchPublicPrices } from "#exchange/simulator/price-feed.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "#tests/fakes/coinbase-server.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 

@@ -9,7 +9,7 @@ import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
 import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
-import { credentialsVersion, getTradingCredentials } from "#app/core/exchange/credentials.ts";
+import { credentialsVersion, getTradingCredentials } from "#exchange/credentials.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";

@@ -5,10 +5,10 @@
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
-import { getTradingCredentials } from "#app/core/exchange/credentials.ts";
+import { getTradingCredentials } from "#exchange/credentials.ts";
 import { createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { contractSizesSwitchNote, contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
-import { COINBASE_CONTRACT_SIZES_SETTING } from "#app/core/exchange/trading-product.ts";
+import { COINBASE_CONTRACT_SIZES_SETTING } from "#exchange/trading-product.ts";
 import { freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 

@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { DEFAULT_ALERT_OPTIONS, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { freshApp, jobsIdle, registerVia, sendSignal, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";

@@ -4,8 +4,8 @@
 // exchange's reason, which the page turns into the destructive 'Trade Failed' toast
 // (app/live/use-live-updates.tsx watchTrade).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";

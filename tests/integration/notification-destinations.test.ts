@@ -10,7 +10,7 @@
 //   delivery time too).
 import { type Server, createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { enqueueNotification } from "#db/queries/notifications.ts";
 import { type TestApp, createTestApp, registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";

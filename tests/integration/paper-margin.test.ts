@@ -16,8 +16,8 @@
 //   11494.3 / 0.1005 = 114371.144… → 114371.1; P&L −1937.11, fee 6.862266; available 50.327734.
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import type { MarginType, OrderSide } from "#app/core/exchange/types.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
@@ -30,11 +30,11 @@ import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings } from "#worker/monitor/paper-margin.ts";
-import { applyFunding, fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
-import { liquidateAccounts } from "#app/core/exchange/simulator/liquidation.ts";
+import { applyFunding, fundingBoundary } from "#exchange/simulator/funding.ts";
+import { liquidateAccounts } from "#exchange/simulator/liquidation.ts";
 import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
 import { getPortfolioSummary, resetStatistics } from "#app/services/positions.server.ts";
-import { buildLedger } from "#app/core/reports/ledger.ts";
+import { buildLedger } from "#reports/ledger.ts";
 
 describe.each(testDialects())("paper margin on %s", (dialect) => {
   const fresh = freshDatabase(dialect);

@@ -9,8 +9,8 @@
 //   [null, null, 96.59003, −110.01003, 140.265045], total 126.845045 over 4 matches.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import type { EquityPoint } from "#app/core/performance/charts.ts";
 import type { PerformanceCharts } from "#app/core/performance/charts.ts";
 import { getDashboardChartsTable } from "#app/services/performance-charts.server.ts";

@@ -1,8 +1,8 @@
 // Signals become orders: webhook → job → worker → simulator → trade → position, on both
 // dialects, with duplicates, the emergency stop, racing workers and a killed worker.
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";

@@ -18,10 +18,10 @@
 //   the long position realized 96.59003 − 110.01003 = −13.42, the short 140.265045.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { fundingBoundary } from "#app/core/exchange/simulator/funding.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { fundingBoundary } from "#exchange/simulator/funding.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { tradeCsvRows } from "#app/core/trade-history.ts";
-import { buildReportTable } from "#app/core/reports/build.ts";
+import { buildReportTable } from "#reports/build.ts";
 import { getNetPnlSince } from "#app/services/statistics.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";

@@ -5,8 +5,8 @@
 // the comments (simulator: taker fee 0.0006, slippage 0.0005 against the taker, ETH tick 0.01).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
 import { cookieFrom, expectJsonAccess, freshApp, jobsIdle, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";

@@ -4,7 +4,7 @@
 // price from another source (the simulator's feed), shows "price stale", puts the health
 // check in warning and logs it; a fresh Coinbase futures price crossing the stop closes it.
 import { describe, expect, test } from "vitest";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { checkExchange } from "#app/services/health.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";

@@ -5,10 +5,10 @@
 // through POST /api/drifts/{id}/resolve; a viewer may not.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { Big, D } from "#app/core/decimal.ts";
-import { CoinbaseAdapter } from "#app/core/exchange/coinbase/adapter.ts";
-import { AdvancedTradeClient } from "#app/core/exchange/coinbase/advanced-trade.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { CoinbaseAdapter } from "#exchange/coinbase/adapter.ts";
+import { AdvancedTradeClient } from "#exchange/coinbase/advanced-trade.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
 import { positionRowToPosition } from "#db/queries/positions.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "#tests/fakes/coinbase-server.ts";

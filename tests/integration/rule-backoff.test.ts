@@ -4,8 +4,8 @@
 // recognised by its code whatever its message says, and one that only talks of a size is not
 // (docs/decisions/008-position-rules.md, docs/decisions/025-contracts-and-rounding.md).
 import { beforeEach, describe, expect, test } from "vitest";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { tradingProductsFor } from "#app/core/exchange/trading-product.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { type RuleState, parseRuleState } from "#app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";

@@ -3,8 +3,8 @@
 // the fire time; the 24 h p50 / p99 summary is computed from the stored hops; any signed-in
 // role reads GET /api/signals/latency; the dashboard and Trade History details carry it.
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { HOPS, type LatencySummary, percentile } from "#app/core/timeline.ts";
 import { getLatencySummary, getSignalStamps, stampSignal } from "#db/queries/signal-timeline.ts";
 import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";

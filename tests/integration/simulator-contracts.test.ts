@@ -6,9 +6,9 @@
 // when off, the simulator's own increments (1 contract = 1 XRP).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { COINBASE_CONTRACT_SIZES_SETTING, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { COINBASE_CONTRACT_SIZES_SETTING, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { deleteSetting, getSetting } from "#db/queries/settings.ts";

@@ -3,8 +3,8 @@
 // is set and shown; its "Send test alert" goes out with the strategy's own secret through the
 // public endpoint and the worker, and the page shows the outcome.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";

@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_ALERT_OPTIONS } from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { getExchange } from "#exchange/factory.ts";
 import { sendTestAlert } from "#app/services/test-alert.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";

@@ -5,8 +5,8 @@
 import type { Subprocess } from "bun";
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { pokeWorkers } from "#app/services/worker-wake.server.ts";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { claimJobs, enqueueJob, getJob, recoverExpiredLeases } from "#db/queries/jobs.ts";
 import { WORKER_DEAD_AFTER_MS, writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";

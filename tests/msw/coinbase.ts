@@ -14,7 +14,7 @@ import { generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from "no
 import { decodeProtectedHeader, jwtVerify } from "jose";
 import { http, HttpResponse, delay, type HttpHandler } from "msw";
 import Big from "big.js";
-import { exchangeSignature } from "#app/core/exchange/coinbase/exchange-client.ts";
+import { exchangeSignature } from "#exchange/coinbase/exchange-client.ts";
 
 // ---------------------------------------------------------------------------------------
 // Keys

@@ -3,9 +3,9 @@
 // switching exchange, tuned for tests (short timeouts, fast polls), that has resolved to it.
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
-import { type SwitchingExchange, createExchange } from "#app/core/exchange/factory.ts";
+import { type SwitchingExchange, createExchange } from "#exchange/factory.ts";
 import type { Dialect } from "#db/client.ts";
 import type { DB } from "#db/schema.ts";
 import type { makeCdpKey } from "#tests/msw/coinbase.ts";

@@ -2,8 +2,8 @@
 // five market signals through the real webhook → worker path at set prices, each waited for
 // until booked. Known outcome: realized 96.59003, −110.01003, 140.265045 (total 126.845045).
 import { expect } from "vitest";
-import { SimulatorAdapter } from "#app/core/exchange/simulator/adapter.ts";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { type TestApp, sendSignal, waitFor } from "./app.ts";
 

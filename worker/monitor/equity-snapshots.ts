@@ -8,7 +8,7 @@
 // unrealized part from here.
 import type { Kysely } from "kysely";
 import { D } from "../../app/core/decimal.ts";
-import { getPrices } from "../../app/core/exchange/simulator/price-feed.ts";
+import { getPrices } from "#exchange/simulator/price-feed.ts";
 import { type ExchangeAdapter, marginBalance } from "../../app/core/exchange/types.ts";
 import { unrealizedTotal } from "../../app/core/pnl/unrealized.ts";
 import { type NewEquitySnapshot, bookedRealizedPnl, insertEquitySnapshot, latestEquitySnapshotAt } from "../../db/queries/equity-snapshots.ts";

@@ -27,11 +27,11 @@
 // on the simulator alone. Live prices (source coinbase-cde) never act on the simulator.
 import type { Kysely } from "kysely";
 import { D, toFixed } from "../../app/core/decimal.ts";
-import { DEFAULT_PAPER_PROFILE_KEY } from "../../app/core/exchange/simulator/account.ts";
-import { SIMULATOR_NAME } from "../../app/core/exchange/simulator/adapter.ts";
-import { type FundingPayment, applyFunding, fundingBoundary, fundingRowToPayment } from "../../app/core/exchange/simulator/funding.ts";
-import { type Liquidation, liquidateAccounts } from "../../app/core/exchange/simulator/liquidation.ts";
-import { orderRowToOrder } from "../../app/core/exchange/simulator/rows.ts";
+import { DEFAULT_PAPER_PROFILE_KEY } from "#exchange/simulator/account.ts";
+import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
+import { type FundingPayment, applyFunding, fundingBoundary, fundingRowToPayment } from "#exchange/simulator/funding.ts";
+import { type Liquidation, liquidateAccounts } from "#exchange/simulator/liquidation.ts";
+import { orderRowToOrder } from "#exchange/simulator/rows.ts";
 import { EnvSchema } from "../../app/core/env.ts";
 import type { ExchangeOrder } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";

@@ -6,7 +6,7 @@
 // check warns). Its recovery is logged too. State per leader process: a new leader reports a
 // symbol that is still stale once more, which is what an operator wants after a failover.
 import type { Kysely } from "kysely";
-import { staleHeldPrices } from "../../app/core/exchange/simulator/price-feed.ts";
+import { staleHeldPrices } from "#exchange/simulator/price-feed.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvents } from "../../db/queries/events.ts";
 import type { DB } from "../../db/schema.ts";

@@ -9,11 +9,11 @@
 // The monitor only sees prices the rules may act on (the active exchange's, fresh); a held
 // symbol without one is reported stale by the price guard (worker/monitor/price-guard.ts).
 import type { Kysely } from "kysely";
-import { SIMULATOR_NAME } from "../../app/core/exchange/simulator/adapter.ts";
-import { matchRestingOrders } from "../../app/core/exchange/simulator/resting-orders.ts";
-import { type PriceTick, type PriceUpdate, createPriceFeed, setPrices } from "../../app/core/exchange/simulator/price-feed.ts";
+import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
+import { matchRestingOrders } from "#exchange/simulator/resting-orders.ts";
+import { type PriceTick, type PriceUpdate, createPriceFeed, setPrices } from "#exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
-import type { TradingProductResolver } from "../../app/core/exchange/trading-product.ts";
+import type { TradingProductResolver } from "#exchange/trading-product.ts";
 import { DEFAULT_PRICE_MAX_AGE_MS, LIVE_PRICE_SOURCE, judgePrice } from "../../app/core/price-source.ts";
 import { PRODUCTS } from "../../app/core/products.ts";
 import { getTradeByClientOrderId } from "../../db/queries/trades.ts";

@@ -2,13 +2,13 @@
 // once-a-minute price mark aside), the state that changed is written in the same tick, and
 // the positions list shows the market price whatever the stored one.
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { setPrice } from "#app/core/exchange/simulator/price-feed.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { controlsFor } from "#app/core/orders/controls.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { getPosition, insertPosition } from "#db/queries/positions.ts";
 import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setup/db.ts";
-import { createTradingProductResolver } from "#app/core/exchange/trading-product.ts";
+import { createTradingProductResolver } from "#exchange/trading-product.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import { monitorPositions } from "./rules-monitor.ts";
 

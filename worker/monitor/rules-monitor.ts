@@ -15,11 +15,11 @@
 // current price: a trigger missed while something blocked it is re-evaluated, not replayed.
 import type { Kysely } from "kysely";
 import { D, toFixed } from "../../app/core/decimal.ts";
-import { SimulatorAdapter } from "../../app/core/exchange/simulator/adapter.ts";
-import { getPrices } from "../../app/core/exchange/simulator/price-feed.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { getPrices } from "#exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import type { ProductSpec } from "../../app/core/products.ts";
-import { type TradingProductResolver, createTradingProductResolver } from "../../app/core/exchange/trading-product.ts";
+import { type TradingProductResolver, createTradingProductResolver } from "#exchange/trading-product.ts";
 import { type Evaluation, dec, evaluate, parseRuleState, recordRequest, recordSkipped, releaseRequest, ruleHeld } from "../../app/core/rules/index.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";

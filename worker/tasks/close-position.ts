@@ -33,7 +33,7 @@ import {
   sizeClose,
 } from "../../app/core/rules/index.ts";
 import { SizeRefusalError } from "../../app/core/exchange/errors.ts";
-import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
 import type { ExchangeAdapter, PlaceOrderRequest } from "../../app/core/exchange/types.ts";
 import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";

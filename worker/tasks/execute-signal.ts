@@ -3,7 +3,7 @@ import { marginBalance } from "../../app/core/exchange/types.ts";
 import { D } from "../../app/core/decimal.ts";
 import { sizeSignalOrder } from "../../app/core/orders/sizing.ts";
 import { type ProductSpec, resolveSymbol } from "../../app/core/products.ts";
-import { tradingProductsFor } from "../../app/core/exchange/trading-product.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { type PositionTarget, storedPositionTarget } from "../../app/core/schemas/webhook-signal.ts";
 import { planTargetOrder } from "../../app/core/orders/target.ts";
 import { reducingProduct } from "../../app/core/rules/index.ts";

@@ -10,10 +10,10 @@
 import type { z } from "zod";
 import type { RemoteReport, RemoteReportsProvider, ReportFormat, ReportRequest, ReportType } from "../../app/core/exchange/accounts.ts";
 import { TemporaryError, isRetryable } from "../../app/core/exchange/errors.ts";
-import { CONTENT_TYPES, buildReport, reportFileName } from "../../app/core/reports/build.ts";
+import { CONTENT_TYPES, buildReport, reportFileName } from "#reports/build.ts";
 import type { GenerateReportPayload } from "../../app/core/schemas/job-payloads.ts";
 import { REPORT_JOB_ATTEMPTS, REPORT_TYPE_LABELS } from "../../app/core/schemas/reports.ts";
-import { getRemoteReportsProvider } from "../../app/core/exchange/factory.ts";
+import { getRemoteReportsProvider } from "#exchange/factory.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { type ReportRecord, getReport, storeReportFile, updateReportStatus } from "../../db/queries/reports.ts";
 import type { Db } from "../../db/queries/util.ts";

@@ -9,7 +9,7 @@
 // drift-<drift id>, and a drift already ended is left as it is.
 import type { z } from "zod";
 import { D } from "../../app/core/decimal.ts";
-import { getPrice } from "../../app/core/exchange/simulator/price-feed.ts";
+import { getPrice } from "#exchange/simulator/price-feed.ts";
 import { adoptingFill } from "../../app/core/reconcile/compare.ts";
 import type { ResolveDriftPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";

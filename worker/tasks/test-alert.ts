@@ -5,7 +5,7 @@
 // once, so no position, no P&L and nothing on the exchange. Each hop is stamped on the signal's
 // latency timeline; the outcome is the signal's status and reason.
 import { D, toFixed } from "../../app/core/decimal.ts";
-import { SimulatorAdapter } from "../../app/core/exchange/simulator/adapter.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import type { ExchangeOrder, OrderSide } from "../../app/core/exchange/types.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvents } from "../../db/queries/events.ts";

@@ -6,7 +6,7 @@
 // schemas imports (an explicit call: package.json says "sideEffects": false, so a bare import
 // would be dropped from the bundle). Messages never carry the secret.
 import { type KeyObject, createPrivateKey, createPublicKey } from "node:crypto";
-import { normalizeSecret } from "#app/core/exchange/coinbase/jwt.ts";
+import { normalizeSecret } from "#exchange/coinbase/jwt.ts";
 import { type CoinbaseKeyKind, MESSAGES, installKeyLoader } from "./exchange-connection.ts";
 
 const b64url = (bytes: Buffer) => bytes.toString("base64url");

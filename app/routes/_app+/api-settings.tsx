@@ -21,7 +21,7 @@ import {
 import { requireAdmin } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { contractSizesSwitchPending } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending } from "#exchange/trading-product.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

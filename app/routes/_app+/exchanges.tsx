@@ -22,7 +22,7 @@ import {
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
 import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
-import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#app/core/exchange/trading-product.ts";
+import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";

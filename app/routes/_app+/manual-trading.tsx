@@ -6,7 +6,7 @@ import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { ManualTradingScreen } from "#app/components/manual-trading/manual-trading-screen.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { getExchange } from "#exchange/factory.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { listOpenOrders } from "#app/services/orders.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";

@@ -1,6 +1,6 @@
 // GET /api/balance: { exchange, label, balances: [{ currency, available, hold }] }.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
-import { getExchange } from "#app/core/exchange/factory.ts";
+import { getExchange } from "#exchange/factory.ts";
 import { jsonError } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/utils/auth.server.ts";
 
