@@ -181,3 +181,12 @@ export function parseFireTime(value: unknown): number | null {
   const ms = Date.parse(trimmed);
   return Number.isFinite(ms) ? ms : null;
 }
+
+/**
+ * The one line a collapsed timeline shows ("Latency: 12 ms to fill booked"): the dashboard sends
+ * this instead of every signal's hops, which load when a row's timeline is opened (decision 043).
+ */
+export function latencyLine(timeline: Pick<SignalTimeline, "totalMs" | "lastHop" | "steps">): string {
+  if (timeline.totalMs === null) return "Latency";
+  return `Latency: ${formatMs(timeline.totalMs)} to ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}`;
+}

@@ -7,6 +7,7 @@ import type { User } from "#db/queries/users.ts";
 import { listActivityLogs } from "#db/queries/activity-logs.ts";
 import { listSignals } from "#db/queries/signals.ts";
 import { withTimelines } from "#db/queries/signal-timeline.ts";
+import { latencyLine } from "#app/core/timeline.ts";
 import { listTrades } from "#db/queries/trades.ts";
 import { getDashboardStats } from "./dashboard.server.ts";
 import { getExchange } from "#exchange/factory.ts";
@@ -34,7 +35,10 @@ async function readDashboard(context: AppLoadContext, user: User, webhookUrl: st
   const ledger = getStatsLedger(context.db);
   const [stats, signals, trades, logs, balance, positions, performance, drifts, orders, charts] = await Promise.all([
     getDashboardStats(context, ledger),
-    listSignals(context.db, { limit: 10 }).then((signals) => withTimelines(context.db, signals)),
+    // Each signal's latency as one line; its hops load when the row's timeline is opened (decision 043).
+    listSignals(context.db, { limit: 10 })
+      .then((signals) => withTimelines(context.db, signals))
+      .then((signals) => signals.map(({ timeline, ...signal }) => ({ ...signal, latency: timeline ? latencyLine(timeline) : null }))),
     listTrades(context.db, { limit: 10 }),
     listActivityLogs(context.db, { limit: 20, viewer: user }),
     exchange

@@ -65,6 +65,8 @@ test("a webhook's timeline fills in live on the dashboard, and Webhook Config su
   await waitForHydration(page, problems);
   const phoneDetails = page.getByTestId("signal-timeline-details").first();
   await phoneDetails.locator("summary").click();
+  // The page sent only the latency line; opening it loads the hops (decision 043).
+  await expect.poll(() => phoneDetails.getByTestId("timeline-step").count(), { timeout: 10_000 }).toBe(7);
   await phoneDetails.scrollIntoViewIfNeeded();
   expect(await noHorizontalOverflow(page)).toBe(true);
   await screenshot(page, "timeline-03-dashboard-390", false);

@@ -5,7 +5,7 @@
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { HOPS, type LatencySummary, percentile } from "#app/core/timeline.ts";
+import { HOPS, type LatencySummary, formatMs, percentile } from "#app/core/timeline.ts";
 import { getLatencySummary, getSignalStamps, stampSignal } from "#db/queries/signal-timeline.ts";
 import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
@@ -75,9 +75,19 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
       expect(details.timeline?.signalId).toBe(signalId);
       expect(details.timeline?.totalMs).toBe(stamps.filled! - stamps.received!);
 
+      // The dashboard sends each row's latency line and a link, not the hops (decision 043);
+      // /signals/{id} renders the timeline on the server (the no-JavaScript path).
       const page = await (await app.fetch("/dashboard", { cookie: cookies.viewer })).text();
-      expect(page).toContain('data-testid="signal-timeline"');
-      expect(page).toContain("Fill booked");
+      expect(page).toContain(`Latency: ${formatMs(stamps.filled! - stamps.received!)} to fill booked`);
+      expect(page).toContain(`href="/signals/${signalId}"`);
+      expect(page).not.toContain('data-testid="signal-timeline"');
+      expect(page).not.toContain("Fill booked");
+      const own = await app.fetch(`/signals/${signalId}`, { cookie: cookies.viewer });
+      expect(own.status).toBe(200);
+      const ownPage = await own.text();
+      expect(ownPage).toContain('data-testid="signal-timeline"');
+      expect(ownPage).toContain("Fill booked");
+      expect((await app.fetch("/signals/no-such-signal", { cookie: cookies.viewer })).status).toBe(404);
     } finally {
       await runner.stop();
     }

@@ -7,9 +7,8 @@ import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
-import type { ActivityLog } from "#db/queries/activity-logs.ts";
-import type { Signal } from "#db/queries/signals.ts";
-import type { Trade } from "#db/queries/trades.ts";
+import type { ActivityLog } from "#app/core/types/activity-logs.ts";
+import type { Trade } from "#app/core/types/trades.ts";
 import { formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
@@ -21,7 +20,7 @@ import { OpenPositions, type PositionSummary, RecentOrders } from "./orders-pane
 import { type PerformanceStats, PerformanceStatsTable } from "./performance-stats.tsx";
 import { DashboardPerformanceCard } from "../performance/performance-screen.tsx";
 import type { DailyTable } from "#app/core/performance/charts.ts";
-import { SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel.tsx";
+import { type PanelSignal, SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel.tsx";
 import { WebhookUrlBox } from "./webhook-url-box.tsx";
 import { LeanIcon } from "../ui/lean.tsx";
 import { S } from "./dashboard-screen.css.ts";
@@ -46,7 +45,7 @@ export interface DashboardStats {
 export interface DashboardData {
   isAdmin: boolean;
   stats: DashboardStats;
-  signals: Signal[];
+  signals: PanelSignal[];
   trades: Trade[];
   logs: ActivityLog[];
   balance: BalanceInfo | null;
@@ -63,7 +62,7 @@ export interface DashboardData {
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
   const stats = useApiQuery<DashboardStats>("/api/dashboard/stats", { initialData: data.stats, refetchIntervalMs: 45_000 });
-  const signals = useApiQuery<Signal[]>("/api/signals?limit=10", { initialData: data.signals, refetchIntervalMs: SIGNALS_POLL_MS });
+  const signals = useApiQuery<PanelSignal[]>("/api/signals?limit=10", { initialData: data.signals, refetchIntervalMs: SIGNALS_POLL_MS });
   const trades = useApiQuery<Trade[]>("/api/trades?limit=10", { initialData: data.trades, refetchIntervalMs: 60_000 });
   const positions = useApiQuery<PositionSummary[]>("/api/positions", { initialData: data.positions, refetchIntervalMs: 5_000 });
   const balance = useApiQuery<BalanceInfo>("/api/balance", { initialData: data.balance ?? undefined, refetchIntervalMs: 120_000 });

@@ -1,6 +1,6 @@
 // The Signals panel (docs/spec/screens.md Dashboard): a 'Live' badge and the latest signals.
 import Tooltip from "@mui/material/Tooltip";
-import type { Signal } from "#db/queries/signals.ts";
+import type { Signal } from "#app/core/types/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
@@ -28,7 +28,10 @@ function StatusBadge({ signal }: { signal: Signal }) {
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
-export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: SignalTimeline | null })[] }) {
+/** A signal as the panel gets it: from the page, its latency line; from GET /api/signals, its whole timeline. */
+export type PanelSignal = Signal & { timeline?: SignalTimeline | null; latency?: string | null };
+
+export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
   const now = useNow(30_000);
   const { connected } = useLive();
   const hydrated = useHydrated();
@@ -71,7 +74,7 @@ export function SignalsPanel({ signals }: { signals: (Signal & { timeline?: Sign
                   {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
                 </p>
                 <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
-                <SignalTimelineDetails timeline={signal.timeline} />
+                <SignalTimelineDetails signalId={signal.id} timeline={signal.timeline} latency={signal.latency} />
               </div>
             </div>
           );

@@ -2,7 +2,10 @@
 // the millisecond) and the time since the hop before it. Plain elements with lean classes,
 // server-rendered (readable without JavaScript); the page re-fetches it on live events, so
 // the hops fill in as the worker reaches them.
-import { type SignalTimeline, formatMs } from "#app/core/timeline.ts";
+import Link from "@mui/material/Link";
+import { useState } from "react";
+import { type SignalTimeline, formatMs, latencyLine } from "#app/core/timeline.ts";
+import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { S } from "./signal-timeline.css.ts";
 import { cls } from "../ui/lean.tsx";
 
@@ -47,13 +50,30 @@ export function SignalTimelineView({ timeline, compact }: { timeline: SignalTime
   );
 }
 
-/** A collapsed "Latency" line that opens the timeline (a native details element: works without JavaScript). */
-export function SignalTimelineDetails({ timeline }: { timeline: SignalTimeline | null | undefined }) {
-  if (!timeline) return null;
+/**
+ * A collapsed "Latency" line that opens the timeline (a native details element). The dashboard
+ * sends only the line (`latency`); the hops load when the row is opened (GET /api/signals/{id},
+ * following live updates), or come with the signal once the panel has polled the API. Without
+ * JavaScript the opened line links to the timeline's own page, /signals/{id} (decision 043).
+ */
+export function SignalTimelineDetails({ signalId, timeline, latency }: { signalId: string; timeline?: SignalTimeline | null; latency?: string | null }) {
+  const [open, setOpen] = useState(false);
+  const line = timeline ? latencyLine(timeline) : timeline === null ? null : latency;
+  if (!line) return null;
   return (
-    <details data-testid="signal-timeline-details">
-      <summary className={S.summary}>{`Latency${timeline.totalMs !== null ? `: ${formatMs(timeline.totalMs)} to ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}` : ""}`}</summary>
-      <SignalTimelineView timeline={timeline} compact />
+    <details data-testid="signal-timeline-details" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary className={S.summary}>{line}</summary>
+      {timeline ? <SignalTimelineView timeline={timeline} compact /> : <TimelineOnDemand signalId={signalId} open={open} />}
     </details>
+  );
+}
+
+function TimelineOnDemand({ signalId, open }: { signalId: string; open: boolean }) {
+  const { data } = useApiQuery<{ timeline: SignalTimeline | null }>(`/api/signals/${encodeURIComponent(signalId)}`, { enabled: open });
+  if (data?.timeline) return <SignalTimelineView timeline={data.timeline} compact />;
+  return (
+    <Link href={`/signals/${encodeURIComponent(signalId)}`} variant="caption" data-testid="signal-timeline-link">
+      Open the latency timeline
+    </Link>
   );
 }
