@@ -9,7 +9,7 @@ import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
 import { notConnectedReason } from "#exchange/factory.ts";
 import type { ExchangeAdapter, ExchangeOrder } from "../app/core/exchange/types.ts";
 import { type FillEffect, applyFill, sideForOrder } from "../app/core/orders/net-position.ts";
-import { applyCloseFill, stopPriceFor } from "../app/core/rules/index.ts";
+import { applyCloseFill, stopPriceFor, takerFeeRate } from "../app/core/rules/index.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { appendEvent } from "../db/queries/events.ts";
 import { getOpenPosition, insertPosition, lockSymbol, updatePosition } from "../db/queries/positions.ts";
@@ -439,12 +439,20 @@ export async function bookOrder(
       : { reduced: null, position: null };
     let positionId: string | null = open?.id ?? null;
     let breakEvenNote: string | null = null;
+    let breakEvenStop: string | null = null;
 
     if (open && effect.reduced) {
       const stillOpen = effect.position && !effect.position.isNew;
       // A close the rules requested settles its request (take-profit levels filled; break-even).
-      const rule = applyCloseFill(open, trade.jobId);
-      if (rule.breakEvenNow && stillOpen) breakEvenNote = `Break-even: stop for ${trade.symbol} moved to entry ${open.entryPrice} after the first take-profit`;
+      // Break-even covers the fees the position paid, the exit's taker fee on its exchange and the offset (decision 046).
+      const rule = applyCloseFill(open, trade.jobId, {
+        entryFee: open.fees,
+        quantity: open.quantity,
+        exitFeeRate: takerFeeRate(open.exchange),
+        tick: resolveSymbol(trade.symbol)?.quoteIncrement ?? null,
+      });
+      if (rule.breakEvenNow && stillOpen) breakEvenStop = rule.stopPrice;
+      if (rule.breakEvenNow && stillOpen) breakEvenNote = `Break-even: stop for ${trade.symbol} moved to ${rule.stopPrice} (entry ${open.entryPrice} + fees + offset) after the first take-profit`;
       await updatePosition(trx, open.id, {
         remainingQuantity: stillOpen ? effect.position!.remaining : "0",
         realizedPnl: D(open.realizedPnl).plus(realized.realizedPnl ?? "0").toString(),
@@ -511,7 +519,7 @@ export async function bookOrder(
       data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
     });
     if (breakEvenNote) {
-      await recordActivity(trx, { type: "trade", level: "info", message: breakEvenNote, data: { positionId, symbol: trade.symbol, stopPrice: open!.entryPrice } });
+      await recordActivity(trx, { type: "trade", level: "info", message: breakEvenNote, data: { positionId, symbol: trade.symbol, stopPrice: breakEvenStop, entryPrice: open!.entryPrice } });
     }
     await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "executed", price, quantity: filled });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });

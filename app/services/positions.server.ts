@@ -14,7 +14,7 @@ import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol, resolveSymbol } from "#app/core/products.ts";
-import { applyControls, closingProduct, holderName, sizeClose } from "#app/core/rules/index.ts";
+import { applyControls, closingProduct, holderName, sizeClose, takerFeeRate } from "#app/core/rules/index.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
@@ -241,7 +241,9 @@ export async function applyRulesToOpenPositions(db: Db, by: string): Promise<{ a
       // A strategy's position gets its strategy's overrides over the config (decision 027).
       const strategy = position.strategyId ? await getStrategy(trx, position.strategyId) : null;
       const controls = strategy ? controlsFor(strategyConfig(config, strategy), "signal") : controlsFor(config, position.source === "manual" ? "manual" : "signal");
-      await updatePosition(trx, position.id, applyControls(position, controls));
+      // The break-even stop is re-priced with the new offset; the entry fee estimated at the taker rate (decision 046).
+      const tick = resolveSymbol(position.symbol)?.quoteIncrement ?? null;
+      await updatePosition(trx, position.id, applyControls(position, controls, { exitFeeRate: takerFeeRate(position.exchange), tick }));
       return true;
     });
     if (applied) appliedCount++;

@@ -3,7 +3,9 @@
 // (app/core/rules/levels.ts) and its fills as markers. The position and trade details APIs
 // carry it; GET /api/candles reads candles alone.
 import type { Kysely } from "kysely";
+import { takerFeeRate } from "#app/core/rules/breakeven.ts";
 import { chartLevels, chartMarkers } from "#app/core/rules/levels.ts";
+import { resolveSymbol } from "#app/core/products.ts";
 import { type CandleView, MAX_CANDLES, type PriceChartData } from "#app/core/schemas/candles.ts";
 import { listCandles } from "#db/queries/candles.ts";
 import { type Position, getPosition } from "#db/queries/positions.ts";
@@ -28,7 +30,8 @@ export async function positionChart(db: Kysely<DB>, position: Position, trades: 
     from,
     to,
     candles: await candleViews(db, position.symbol, from, to),
-    levels: chartLevels(position),
+    // The break-even level as the worker will price it: the fees the position paid, its exchange's taker rate, the tick (decision 046).
+    levels: chartLevels(position, { entryFee: position.fees, quantity: position.quantity, exitFeeRate: takerFeeRate(position.exchange), tick: resolveSymbol(position.symbol)?.quoteIncrement ?? null }),
     markers: chartMarkers(position.side, trades),
   };
 }

@@ -1,5 +1,6 @@
 // The protection a new position carries (advancedControls), copied from the trading config
 // when it opens, per the apply-to-signals / apply-to-manual switches.
+import type { BreakEvenOffset } from "../rules/breakeven.ts";
 import type { TradingConfig } from "../schemas/trading-config.ts";
 
 export type OrderSource = "signal" | "manual" | "rule";
@@ -9,6 +10,8 @@ export interface AdvancedControls {
   takeProfits: { portfolio: number; priceDeviation: number; enabled: boolean }[] | null;
   stopLossOffset: number | null;
   breakEven: boolean;
+  /** What the break-even stop adds beyond entry + fees (decision 046). Absent in positions opened before it: no offset. */
+  breakEvenOffset?: BreakEvenOffset | null;
   trailingStop: { activation: number; execute: number } | null;
 }
 
@@ -23,6 +26,7 @@ export function controlsFor(config: TradingConfig, source: OrderSource): Advance
     takeProfits: tp ? config.takeProfits.map((l) => ({ ...l })) : null,
     stopLossOffset: sl ? config.stopLossOffset : null,
     breakEven: be && config.breakEvenEnabled,
+    ...(be && config.breakEvenEnabled ? { breakEvenOffset: { ...config.breakEvenOffset } } : {}),
     trailingStop: ts && config.trailingStopEnabled ? { ...config.trailingStop } : null,
   };
 }

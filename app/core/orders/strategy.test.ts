@@ -37,4 +37,9 @@ describe("strategyConfig", () => {
       trailingStop: null,
     });
   });
+  test("a strategy's break-even offset overrides the Trading Rules one (decision 046)", () => {
+    expect(controlsFor(DEFAULT_TRADING_CONFIG, "signal")?.breakEvenOffset).toEqual({ unit: "percent", value: 0.0005 });
+    const config = strategyConfig(DEFAULT_TRADING_CONFIG, { amountType: "multiplier", amountValue: "1", rules: { breakEvenOffset: { unit: "ticks", value: 4 } } });
+    expect(controlsFor(config, "signal")).toMatchObject({ breakEven: true, breakEvenOffset: { unit: "ticks", value: 4 } });
+  });
 });

@@ -28,6 +28,7 @@ export function strategyConfig(config: TradingConfig, strategy: StrategyTrading)
   if (r.takeProfits !== undefined) Object.assign(out, { takeProfits: r.takeProfits.map((l) => ({ ...l })), applyTakeProfitToSignals: true });
   if (r.stopLossOffset !== undefined) Object.assign(out, { stopLossOffset: r.stopLossOffset, applyStopLossToSignals: true });
   if (r.breakEvenEnabled !== undefined) Object.assign(out, { breakEvenEnabled: r.breakEvenEnabled, applyBreakEvenToSignals: true });
+  if (r.breakEvenOffset !== undefined) Object.assign(out, { breakEvenOffset: { ...r.breakEvenOffset } });
   if (r.trailingStopEnabled !== undefined || r.trailingStop !== undefined) {
     Object.assign(out, {
       trailingStopEnabled: r.trailingStopEnabled ?? config.trailingStopEnabled,

@@ -4,8 +4,9 @@
 // applies after a filled take-profit), the trailing state is dropped when the new controls
 // have no trailing stop.
 import type { AdvancedControls } from "../orders/controls.ts";
+import { type BreakEvenCosts, breakEvenPrice } from "./breakeven.ts";
 import { breakEvenApplies, stopPriceFor } from "./engine.ts";
-import { parseRuleState } from "./state.ts";
+import { type RuleState, parseRuleState } from "./state.ts";
 
 export interface AppliedRules {
   advancedControls: AdvancedControls | null;
@@ -13,20 +14,29 @@ export interface AppliedRules {
   trailingStopActive: boolean;
   trailingBestPrice: string | null;
   stopPrice: string | null;
+  ruleState: RuleState;
 }
 
 export function applyControls(
   position: { side: "long" | "short"; entryPrice: string; trailingStopActive: boolean; trailingBestPrice: string | null; ruleState: unknown },
   controls: AdvancedControls | null,
+  costs?: BreakEvenCosts | null,
 ): AppliedRules {
-  const state = parseRuleState(position.ruleState);
+  let state = parseRuleState(position.ruleState);
   const breakEvenTriggered = breakEvenApplies(controls) && state.tpFilled.length > 0;
+  // The break-even stop follows the new controls' offset (decision 046); none when it no longer applies.
+  if (breakEvenTriggered) state = { ...state, breakEvenStop: breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs) };
+  else if (state.breakEvenStop !== undefined) {
+    state = { ...state };
+    delete state.breakEvenStop;
+  }
   const keepTrailing = Boolean(controls?.trailingStop);
   return {
     advancedControls: controls,
     breakEvenTriggered,
     trailingStopActive: keepTrailing && position.trailingStopActive,
     trailingBestPrice: keepTrailing ? position.trailingBestPrice : null,
-    stopPrice: stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered }),
+    stopPrice: stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered, ruleState: state }),
+    ruleState: state,
   };
 }

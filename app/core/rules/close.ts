@@ -3,6 +3,7 @@
 // call these under the symbol lock.
 import { D, floorToIncrement } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
+import { type BreakEvenCosts, breakEvenPrice } from "./breakeven.ts";
 import { breakEvenApplies, stopPriceFor } from "./engine.ts";
 import { type RuleState, fillRequest, findRequestByJob, parseRuleState } from "./state.ts";
 
@@ -103,7 +104,7 @@ export function sizeClose(input: {
 export interface RuleFillEffect {
   ruleState: RuleState;
   breakEvenTriggered: boolean;
-  /** Break-even fired with this fill: the stop moved to the entry price. */
+  /** Break-even fired with this fill: the stop moved to the break-even price (entry + fees + offset). */
   breakEvenNow: boolean;
   stopPrice: string | null;
   /** The trigger name the fill belonged to ("tp1", "sl" ...), null for a close the rules did not request. */
@@ -113,7 +114,10 @@ export interface RuleFillEffect {
 /**
  * A close of the position filled (job `jobId`): the request it carried is settled — its
  * take-profit levels become filled, and after the first take-profit the stop moves to the
- * entry when break-even applies (breakEvenTriggered).
+ * break-even price when break-even applies (breakEvenTriggered): entry + the fees of entry
+ * and exit + the offset (breakeven.ts), from `costs` (the fees the position paid, the exit's
+ * taker rate, the tick), kept in the rule state so the engine's stop stays where it armed.
+ * Without `costs` the fees are estimated at the default taker rate.
  */
 export function applyCloseFill(
   position: {
@@ -124,6 +128,7 @@ export function applyCloseFill(
     ruleState: unknown;
   },
   jobId: number | null,
+  costs?: BreakEvenCosts | null,
 ): RuleFillEffect {
   let state = parseRuleState(position.ruleState);
   const found = jobId == null ? null : findRequestByJob(state, jobId);
@@ -134,13 +139,14 @@ export function applyCloseFill(
     if (found.request.trigger === "tp" && !breakEvenTriggered && breakEvenApplies(position.advancedControls)) {
       breakEvenTriggered = true;
       breakEvenNow = true;
+      state = { ...state, breakEvenStop: breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null, costs) };
     }
   }
   return {
     ruleState: state,
     breakEvenTriggered,
     breakEvenNow,
-    stopPrice: stopPriceFor({ ...position, breakEvenTriggered }),
+    stopPrice: stopPriceFor({ ...position, breakEvenTriggered, ruleState: state }),
     trigger: found?.name ?? null,
   };
 }

@@ -144,9 +144,11 @@ describe("long: take profits, break-even, trailing", () => {
     expect(pos.maxDrawdown).toBe("0.5"); // 15 / 3000 × 100
   });
 
-  test("break-even after TP1: the stop moves to the entry", () => {
-    const { steps, actions, pos } = drive(position(), ["3015", "3005", "3000.01", "3000"]);
-    expect(acted(steps)).toEqual(["3015: tp1 0.2 → 0.2", "3000: sl all → 0.8"]);
+  test("break-even after TP1: the stop moves to entry + fees (decision 046), not the bare entry", () => {
+    // No costs given (the drive's applyCloseFill): fees estimated at the 0.06 % taker rate:
+    // (3000 + 3000 × 0.0006) / (1 − 0.0006) = 3001.8 / 0.9994 = 3003.6021…; no offset in these controls.
+    const { steps, actions, pos } = drive(position(), ["3015", "3005", "3003.61", "3003.60"]);
+    expect(acted(steps)).toEqual(["3015: tp1 0.2 → 0.2", "3003.60: sl all → 0.8"]);
     expect(actions[1]!.reason).toBe("Break-even stop hit");
     expect(pos.breakEvenTriggered).toBe(true);
     // Without break-even the stop stays at 2985: 3000 and 2990 close nothing.
@@ -187,8 +189,9 @@ describe("short: the mirror image", () => {
 
   test("stop loss at entry + offset, and at the entry after TP1", () => {
     expect(acted(drive(short(), ["3014.99", "3015"]).steps)).toEqual(["3015: sl all → 1"]);
-    const be = drive(short(), ["2985", "2999.99", "3000"]);
-    expect(acted(be.steps)).toEqual(["2985: tp1 0.2 → 0.2", "3000: sl all → 0.8"]);
+    // (3000 − 1.8) / 1.0006 = 2996.4021…: a short's break-even stop sits below the entry.
+    const be = drive(short(), ["2985", "2996.40", "2996.41"]);
+    expect(acted(be.steps)).toEqual(["2985: tp1 0.2 → 0.2", "2996.41: sl all → 0.8"]);
     expect(be.actions[1]!.reason).toBe("Break-even stop hit");
   });
 
@@ -362,8 +365,8 @@ describe("one trigger, one request", () => {
     const manual = applyCloseFill({ ...position(), ruleState: state }, 99);
     expect(manual).toMatchObject({ trigger: null, breakEvenTriggered: false, stopPrice: "2985" });
     const tp = applyCloseFill({ ...position(), ruleState: state }, 7);
-    expect(tp).toMatchObject({ trigger: "tp1", breakEvenTriggered: true, breakEvenNow: true, stopPrice: "3000" });
-    expect(tp.ruleState).toEqual({ tpFilled: [0], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
+    expect(tp).toMatchObject({ trigger: "tp1", breakEvenTriggered: true, breakEvenNow: true, stopPrice: "3003.602161296778066840104062437462477486" });
+    expect(tp.ruleState).toEqual({ tpFilled: [0], tpSkipped: [], requested: {}, attempts: {}, failures: {}, breakEvenStop: "3003.602161296778066840104062437462477486" });
   });
 });
 
@@ -378,7 +381,8 @@ describe("controls and state", () => {
   test("stop prices, long and short, before and after break-even", () => {
     expect(stopPriceFor(position())).toBe("2985");
     expect(stopPriceFor(position({ side: "short" }))).toBe("3015");
-    expect(stopPriceFor(position({ breakEvenTriggered: true }))).toBe("3000");
+    expect(stopPriceFor(position({ breakEvenTriggered: true }))).toBe("3003.602161296778066840104062437462477486"); // entry + estimated fees, never the bare entry
+    expect(stopPriceFor(position({ breakEvenTriggered: true, ruleState: { ...emptyRuleState(), breakEvenStop: "3007.49" } }))).toBe("3007.49"); // the one kept when it armed
     expect(stopPriceFor(position({ advancedControls: { ...DEFAULT_CONTROLS, stopLossOffset: null } }))).toBeNull();
   });
 
@@ -407,7 +411,7 @@ describe("controls and state", () => {
     const filled = recordRequest(emptyRuleState(), { name: "tp1", trigger: "tp", levels: [0], quantity: "0.2" }, 1);
     const state = applyCloseFill({ ...position({ advancedControls: { ...DEFAULT_CONTROLS, breakEven: false } }), ruleState: filled }, 1).ruleState;
     const base = { side: "long" as const, entryPrice: "3000", trailingStopActive: true, trailingBestPrice: "3040", ruleState: state };
-    expect(applyControls(base, DEFAULT_CONTROLS)).toMatchObject({ breakEvenTriggered: true, stopPrice: "3000", trailingStopActive: true, trailingBestPrice: "3040" });
+    expect(applyControls(base, DEFAULT_CONTROLS, { exitFeeRate: "0.0006", tick: "0.01" })).toMatchObject({ breakEvenTriggered: true, stopPrice: "3003.61", trailingStopActive: true, trailingBestPrice: "3040" });
     expect(applyControls(base, { ...DEFAULT_CONTROLS, trailingStop: null, breakEven: false })).toMatchObject({ breakEvenTriggered: false, stopPrice: "2985", trailingStopActive: false, trailingBestPrice: null });
     expect(applyControls(base, null)).toMatchObject({ advancedControls: null, breakEvenTriggered: false, stopPrice: null, trailingStopActive: false });
   });

@@ -8,7 +8,9 @@
 // - portfolioPercent: remaining × price / account equity × 100 (when equity is given);
 // - stop loss: entry × (1 − offset) for a long, entry × (1 + offset) for a short; once the
 //   first take-profit has filled and break-even is on (breakEvenTriggered), the stop is the
-//   entry itself. Price at or through the stop closes everything;
+//   honest break-even price (breakeven.ts: entry + the fees of entry and exit + the user's
+//   offset, decision 046), kept in the rule state when it armed. Price at or through the
+//   stop closes everything;
 // - trailing stop: arms (trailingStopActive) when the price reaches entry × (1 ± activation),
 //   then tracks the best price; a retrace of `execute` from the best (best × (1 ∓ execute))
 //   closes everything;
@@ -28,6 +30,7 @@
 import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import type { ProductSpec } from "../products.ts";
+import { breakEvenPrice } from "./breakeven.ts";
 import { takeProfitSize } from "./contracts.ts";
 import { type RuleState, type RuleTrigger, parseRuleState, ruleJobKey } from "./state.ts";
 
@@ -176,13 +179,21 @@ function floorTo(value: Big, increment: string): Big {
   return new FloorBig(value).div(inc).times(inc);
 }
 
-/** The stop price in force for these controls, or null when there is no stop loss. */
+/**
+ * The stop price in force for these controls, or null when there is no stop loss. Once
+ * break-even has armed, the break-even stop kept in the rule state (computed with the fees
+ * really paid when it armed, rules/close.ts), else one estimated at the default taker rate
+ * (breakeven.ts): never the bare entry, which loses the fees (decision 046).
+ */
 export function stopPriceFor(
-  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered">,
+  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered"> & { ruleState?: unknown },
 ): string | null {
   const offset = position.advancedControls?.stopLossOffset;
   if (offset == null || !(offset > 0)) return null;
-  if (position.breakEvenTriggered) return dec(position.entryPrice).toString();
+  if (position.breakEvenTriggered) {
+    const kept = parseRuleState(position.ruleState).breakEvenStop;
+    return kept ?? breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null);
+  }
   const factor = position.side === "long" ? ONE.minus(dec(offset)) : ONE.plus(dec(offset));
   return dec(position.entryPrice).times(factor).toString();
 }
@@ -249,7 +260,9 @@ export function evaluate(position: RulePosition, price: string | Big, product: R
     trailingBestPrice = null;
   }
 
-  const stopPrice = position.breakEvenTriggered ? stopPriceFor(position) : (limits?.stop ?? null);
+  const stopPrice = position.breakEvenTriggered
+    ? (state.breakEvenStop ?? stopPriceFor({ ...position, ruleState: state }))
+    : (limits?.stop ?? null);
   const stopHit = stopPrice !== null && (long ? p.lte(dec(stopPrice)) : p.gte(dec(stopPrice)));
 
   // portfolioPercent, 2 decimals half-up; the previous value is kept (no division) while the

@@ -5,3 +5,4 @@ export * from "./state.ts";
 export * from "./close.ts";
 export * from "./apply.ts";
 export * from "./contracts.ts";
+export * from "./breakeven.ts";

@@ -15,25 +15,26 @@ const controls: AdvancedControls = {
 const long: ChartPosition = { side: "long", entryPrice: "3000", advancedControls: controls, breakEvenTriggered: false, trailingStopActive: false, trailingBestPrice: null, ruleState: null };
 
 describe("chart levels: the prices the rules act on", () => {
-  test("a long before any trigger: entry, enabled TPs above, SL below, BE at the entry, trailing activation", () => {
-    expect(chartLevels(long).map((l) => [l.kind, l.title, l.price])).toEqual([
+  test("a long before any trigger: entry, enabled TPs above, SL below, BE at entry + fees (decision 046), trailing activation", () => {
+    // BE: (3000 + 3000 × 0.0006) / (1 − 0.0006) = 3003.6021…, up to the 0.01 tick.
+    expect(chartLevels(long, { exitFeeRate: "0.0006", tick: "0.01" }).map((l) => [l.kind, l.title, l.price])).toEqual([
       ["entry", "Entry", "3000"],
       ["tp", "TP1", "3030"],
       ["tp", "TP3", "3090"],
       ["sl", "SL", "2940"],
-      ["breakeven", "BE", "3000"],
+      ["breakeven", "BE", "3003.61"],
       ["trailing", "Trail on", "3045"],
     ]);
   });
 
-  test("a short mirrors them; after TP1 with break-even the stop is the entry; a tracking trail exits from the best price", () => {
-    const short = { ...long, side: "short" as const, breakEvenTriggered: true, trailingStopActive: true, trailingBestPrice: "2900", ruleState: { tpFilled: [0] } };
+  test("a short mirrors them; after TP1 with break-even the stop is the one kept when it armed; a tracking trail exits from the best price", () => {
+    const short = { ...long, side: "short" as const, breakEvenTriggered: true, trailingStopActive: true, trailingBestPrice: "2900", ruleState: { tpFilled: [0], breakEvenStop: "2996.4" } };
     const levels = chartLevels(short);
     expect(levels.map((l) => [l.title, l.price])).toEqual([
       ["Entry", "3000"],
       ["TP1", "2970"],
       ["TP3", "2910"],
-      ["BE stop", "3000"],
+      ["BE stop", "2996.4"],
       ["Trail", "2914.5"],
     ]);
     expect(levels[1]!.note).toBe("filled");

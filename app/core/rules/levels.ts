@@ -6,6 +6,7 @@
 // Pure: no I/O.
 import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
+import { type BreakEvenCosts, breakEvenPrice } from "./breakeven.ts";
 import { breakEvenApplies, stopPriceFor } from "./engine.ts";
 import { parseRuleState } from "./state.ts";
 
@@ -36,7 +37,8 @@ const ONE = new Big(1);
 const away = (entry: Big, long: boolean, fraction: number) => entry.times(long ? ONE.plus(fraction) : ONE.minus(fraction)).toString();
 const pct = (fraction: number) => `${new Big(fraction).times(100).toString()} %`;
 
-export function chartLevels(position: ChartPosition): ChartLevel[] {
+/** `costs`: what the break-even stop covers before it arms (the fees paid, the exit's taker rate, the tick); absent: estimated. */
+export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | null): ChartLevel[] {
   const long = position.side === "long";
   const entry = new Big(position.entryPrice);
   const controls = position.advancedControls;
@@ -55,10 +57,13 @@ export function chartLevels(position: ChartPosition): ChartLevel[] {
 
   const stop = stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered: false });
   if (position.breakEvenTriggered && breakEvenApplies(controls)) {
-    levels.push({ kind: "breakeven", title: "BE stop", price: stopPriceFor({ ...position, advancedControls: controls })!, note: "stop moved to the entry (break-even)" });
+    levels.push({ kind: "breakeven", title: "BE stop", price: stopPriceFor({ ...position, advancedControls: controls })!, note: "stop moved to break-even (entry + fees + offset)" });
   } else if (stop !== null) {
     levels.push({ kind: "sl", title: "SL", price: stop, note: `${long ? "-" : "+"}${pct(controls!.stopLossOffset!)} from the entry` });
-    if (breakEvenApplies(controls)) levels.push({ kind: "breakeven", title: "BE", price: entry.toString(), note: "the stop moves here once TP1 fills" });
+    if (breakEvenApplies(controls)) {
+      const price = breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs);
+      levels.push({ kind: "breakeven", title: "BE", price, note: "the stop moves here once TP1 fills (entry + fees + offset)" });
+    }
   }
 
   const trailing = controls?.trailingStop ?? null;

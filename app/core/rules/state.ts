@@ -48,6 +48,11 @@ export interface RuleState {
    * Absent when empty (and in rows written before it: their count goes on).
    */
   failedAt?: Record<string, string>;
+  /**
+   * The break-even stop, computed when break-even armed (rules/breakeven.ts: entry + fees +
+   * offset, decision 046). Absent before it armed (and in rows armed before it existed).
+   */
+  breakEvenStop?: string;
 }
 
 /**
@@ -94,6 +99,7 @@ export function parseRuleState(raw: unknown): RuleState {
   const state: RuleState = { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
   if (Object.keys(holdUntil).length > 0) state.holdUntil = holdUntil;
   if (Object.keys(failedAt).length > 0) state.failedAt = failedAt;
+  if (typeof source.breakEvenStop === "string" && parseDecimal(source.breakEvenStop) !== null) state.breakEvenStop = source.breakEvenStop;
   return state;
 }
 

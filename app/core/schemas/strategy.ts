@@ -12,6 +12,7 @@ export const StrategyRulesSchema = TradingConfigSchema.pick({
   takeProfits: true,
   stopLossOffset: true,
   breakEvenEnabled: true,
+  breakEvenOffset: true,
   trailingStopEnabled: true,
   trailingStop: true,
 }).partial();

@@ -26,6 +26,12 @@ export const TradingConfigSchema = z.object({
   takeProfits: z.array(TakeProfitLevelSchema).max(10),
   stopLossOffset: fraction,
   breakEvenEnabled: bool,
+  /** What the break-even stop adds beyond entry + fees (decision 046): whole ticks, or a fraction of the entry. */
+  breakEvenOffset: z
+    .object({ unit: z.enum(["ticks", "percent"]), value: z.coerce.number().finite().min(0) })
+    .refine((o) => (o.unit === "ticks" ? Number.isInteger(o.value) && o.value <= 1000 : o.value <= 0.05), {
+      message: "Break-even offset must be 0 to 1000 whole ticks, or 0 to 5 %",
+    }),
   trailingStop: z.object({ activation: fraction, execute: fraction }),
   trailingStopEnabled: bool,
   autoTradingEnabled: bool,
@@ -57,6 +63,7 @@ export const DEFAULT_TRADING_CONFIG: TradingConfig = {
   ],
   stopLossOffset: 0.005,
   breakEvenEnabled: true,
+  breakEvenOffset: { unit: "percent", value: 0.0005 },
   trailingStop: { activation: 0.012, execute: 0.006 },
   trailingStopEnabled: true,
   autoTradingEnabled: true,

@@ -35,6 +35,9 @@ function post(values: Values, overrides: Record<string, string | null> = {}): UR
     } else if (key === "trailingStop") {
       add("trailingStop.activation", values.trailingStop.activation);
       add("trailingStop.execute", values.trailingStop.execute);
+    } else if (key === "breakEvenOffset") {
+      add("breakEvenOffset.unit", values.breakEvenOffset.unit);
+      add("breakEvenOffset.value", values.breakEvenOffset.value);
     } else add(key, value);
   }
   for (const [name, value] of Object.entries(overrides)) {
@@ -103,6 +106,22 @@ describe("percent ⇄ fraction", () => {
     const value = ok(post(defaults(), PERCENT_INPUTS));
     expect({ takeProfits: value.takeProfits, stopLossOffset: value.stopLossOffset, trailingStop: value.trailingStop }).toEqual(PERCENT_INPUTS_STORED);
     expect(TradingConfigSchema.safeParse({ ...DEFAULT_TRADING_CONFIG, ...value }).success).toBe(true);
+  });
+});
+
+describe("break-even offset (decision 046)", () => {
+  test("shown in the unit chosen: percent of the entry, or whole ticks; stored as a fraction or a count", () => {
+    expect(defaults().breakEvenOffset).toEqual({ unit: "percent", value: "0.05" });
+    expect(ok(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "3" })).breakEvenOffset).toEqual({ unit: "ticks", value: 3 });
+    expect(ok(post(defaults(), { "breakEvenOffset.value": "0.1" })).breakEvenOffset).toEqual({ unit: "percent", value: 0.001 });
+    expect(ok(post(defaults(), { "breakEvenOffset.value": "" })).breakEvenOffset).toEqual({ unit: "percent", value: 0 });
+  });
+
+  test("out of range: the message at the field", () => {
+    expect(errors(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "2.5" }))["breakEvenOffset.value"]).toEqual([
+      "Break-even offset must be a whole number of ticks from 0 to 1000",
+    ]);
+    expect(errors(post(defaults(), { "breakEvenOffset.value": "6" }))["breakEvenOffset.value"]).toEqual(["Break-even offset must be from 0% to 5%"]);
   });
 });
 

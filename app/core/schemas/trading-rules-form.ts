@@ -65,6 +65,8 @@ const RawFormSchema = z.object({
       .optional(),
     stopLossOffset: text,
     breakEvenEnabled: checkbox,
+    /** value: whole ticks, or percent of the entry (decision 046). */
+    breakEvenOffset: z.object({ unit: text, value: text }).optional(),
     trailingStopEnabled: checkbox,
     trailingStop: z.object({ activation: text, execute: text }).optional(),
 });
@@ -187,6 +189,13 @@ export function formToConfig(f: RawTradingRulesForm): { config: Partial<TradingC
   if (stopLoss.error) issues.push({ path: ["stopLossOffset"], message: stopLoss.error });
   else config.stopLossOffset = stopLoss.value;
 
+  // Break-even offset (decision 046): whole ticks 0..1000, or 0..5 % of the entry; blank = none. Not posted: the stored one stays.
+  if (f.breakEvenOffset) {
+    const error = breakEvenOffsetError(f.breakEvenOffset.unit, f.breakEvenOffset.value);
+    if (error) issues.push({ path: ["breakEvenOffset", "value"], message: error });
+    else config.breakEvenOffset = breakEvenOffsetFromForm(f.breakEvenOffset.unit, f.breakEvenOffset.value);
+  }
+
   if (f.trailingStopEnabled) {
     const activation = positivePercent(f.trailingStop?.activation, "Activation", 100);
     const execute = positivePercent(f.trailingStop?.execute, "Trailing distance", 100);
@@ -210,6 +219,22 @@ export function formToConfig(f: RawTradingRulesForm): { config: Partial<TradingC
   }
 
   return { config, issues };
+}
+
+/** The break-even offset's texts → null when valid, else the message (decision 046). */
+export function breakEvenOffsetError(unit: string | undefined, value: string | undefined): string | null {
+  if (unit !== "ticks" && unit !== "percent") return "Break-even offset unit must be ticks or percent";
+  const v = value?.trim();
+  if (!v) return null;
+  if (!isNumber(v)) return "Break-even offset must be a number";
+  if (unit === "ticks") return D(v).mod(1).eq(0) && D(v).lte(1000) ? null : "Break-even offset must be a whole number of ticks from 0 to 1000";
+  return D(v).lte(5) ? null : "Break-even offset must be from 0% to 5%";
+}
+
+/** A valid offset's texts as the config's value: ticks as a count, percent as a fraction. */
+export function breakEvenOffsetFromForm(unit: string | undefined, value: string | undefined): TradingConfig["breakEvenOffset"] {
+  const v = value?.trim() || "0";
+  return unit === "ticks" ? { unit: "ticks", value: Number(D(v).toString()) } : { unit: "percent", value: percentToFraction(v) };
 }
 
 export type TradingRulesFormValues = ReturnType<typeof configToFormValues>;
@@ -239,6 +264,10 @@ export function configToFormValues(config: TradingConfig) {
     })),
     stopLossOffset: fractionToPercent(config.stopLossOffset),
     breakEvenEnabled: config.breakEvenEnabled,
+    breakEvenOffset: {
+      unit: config.breakEvenOffset.unit,
+      value: config.breakEvenOffset.unit === "ticks" ? String(config.breakEvenOffset.value) : fractionToPercent(config.breakEvenOffset.value),
+    },
     trailingStopEnabled: config.trailingStopEnabled,
     trailingStop: {
       activation: fractionToPercent(config.trailingStop.activation),
