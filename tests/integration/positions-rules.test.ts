@@ -93,7 +93,9 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     let p = await position(opened.id);
     // SELL 0.2 at 3017 × 0.9995 = 3015.4915 → 3015.49; gross (3015.49 − 3001.5) × 0.2 = 2.798,
     // net of fees (FIFO, docs/pnl.md): − entry share 1.8009 × 0.2 = 0.36018 − exit fee 0.3618588 = 2.0759612.
-    expect(p).toMatchObject({ remainingQuantity: "0.8", breakEvenTriggered: true, stopPrice: "3001.5", realizedPnl: "2.0759612" });
+    // Break-even (decision 046): (3001.5 + 1.8009) / (1 − 0.0006) = 3005.1039…, + 0.1 % of the entry (3.0015)
+    // = 3008.1054…, up to the tick: 3008.11, not the bare entry.
+    expect(p).toMatchObject({ remainingQuantity: "0.8", breakEvenTriggered: true, stopPrice: "3008.11", realizedPnl: "2.0759612" });
     expect(p.ruleState).toMatchObject({ tpFilled: [0], requested: {} });
 
     await tick("ETH-PERP", "3017"); // the same price again: no second close for TP1
@@ -127,7 +129,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect(await tradeLogs(since)).toEqual([
       "Take profit 1 hit: closing 0.2 ETH-PERP at 3017.00",
       "Order filled on simulator: SELL 0.2 ETH-PERP @ 3015.49 (fee 0.3618588), realised P&L 2.08 (net of fees)",
-      "Break-even: stop for ETH-PERP moved to entry 3001.5 after the first take-profit",
+      "Break-even: stop for ETH-PERP moved to 3008.11 (entry 3001.5 + fees + offset) after the first take-profit",
       "Trailing stop armed for ETH-PERP at 3038.00: closes on a 0.6% retrace from the best price",
       "Take profit 2 hit: closing 0.3 ETH-PERP at 3038.00",
       "Order filled on simulator: SELL 0.3 ETH-PERP @ 3036.48 (fee 0.5465664), realised P&L 9.41 (net of fees)",
@@ -169,12 +171,71 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
 
     const second = await openPosition("sell", "BTC-PERP", "0.01"); // at 100449.8 × 0.9995 = 100399.5
     await tick("BTC-PERP", "99890"); // TP1: 100399.5 × 0.995 = 99897.5025 → 20 % of 0.01 = 0.002
-    expect(await position(second.id)).toMatchObject({ remainingQuantity: "0.008", breakEvenTriggered: true, stopPrice: "100399.5" });
-    await tick("BTC-PERP", "100399.5"); // back to the entry: the break-even stop closes the rest
+    // Entry fee 0.01 × 100399.5 × 0.0006 = 0.602397; (100399.5 − 60.2397) / 1.0006 = 100279.0929…, − 0.1 % (100.3995)
+    // = 100178.6934…, down to the 0.1 tick: 100178.6 — below the entry, by the fees and the offset.
+    expect(await position(second.id)).toMatchObject({ remainingQuantity: "0.008", breakEvenTriggered: true, stopPrice: "100178.6" });
+    await tick("BTC-PERP", "100178.5"); // under the stop: nothing
+    expect((await position(second.id)).remainingQuantity).toBe("0.008");
+    await tick("BTC-PERP", "100178.6"); // back up to the break-even stop: it closes the rest
     expect(await position(second.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
     expect((await closes(second.id)).map((c) => c.quantity)).toEqual(["0.002", "0.008"]);
     const logs = await db().selectFrom("activity_logs").select("message").where("message", "like", "Break-even stop hit%").execute();
-    expect(logs.map((l) => l.message)).toEqual(["Break-even stop hit: closing 0.008 BTC-PERP at 100399.5"]);
+    expect(logs.map((l) => l.message)).toEqual(["Break-even stop hit: closing 0.008 BTC-PERP at 100178.6"]);
+  });
+
+  test("honest break-even (issue 25, decision 046): the 0.8 ETH long that lost 4.63 at the bare entry now exits at >= 0 after fees", async () => {
+    startWorkers();
+    await setPrice(db(), "ETH-PERP", "3400", "test");
+    const since = await lastLogId();
+    // BUY 0.8 ETH at 3400 × 1.0005 = 3401.70 (the issue's entry), fee 0.8 × 3401.70 × 0.0006 = 1.632816.
+    const opened = await openPosition("buy", "ETH-PERP", "0.8");
+    expect(opened).toMatchObject({ entryPrice: "3401.7", fees: "1.632816" });
+    await tick("ETH-PERP", "3419"); // TP1 (3401.70 × 1.005 = 3418.7085): SELL 0.16
+    let p = await position(opened.id);
+    // (3401.70 + 1.632816 / 0.8) / 0.9994 = 3405.7845…, + 0.1 % of the entry (3.4017) = 3409.1862…, up: 3409.19.
+    expect(p).toMatchObject({ remainingQuantity: "0.64", breakEvenTriggered: true, stopPrice: "3409.19" });
+    expect(p.ruleState).toMatchObject({ breakEvenStop: "3409.19" });
+    await tick("ETH-PERP", "3409.2"); // above the stop: nothing
+    expect((await position(opened.id)).remainingQuantity).toBe("0.64");
+    await tick("ETH-PERP", "3409.19"); // the price falls back to the break-even stop: the rest closes
+    p = await position(opened.id);
+    expect(p).toMatchObject({ status: "closed", remainingQuantity: "0" });
+    const exits = await db().selectFrom("trades").select(["executed_price", "executed_quantity", "realized_pnl", "fee"]).where("position_id", "=", opened.id).where("reduce_only", "=", 1).orderBy("created_at").orderBy("id").execute();
+    expect(exits.map((t) => D(t.executed_quantity).toString())).toEqual(["0.16", "0.64"]);
+    const last = exits[1]!;
+    // SELL 0.64 at 3409.19 × 0.9995 = 3407.4854… (the simulator's slippage): gross (3407.48… − 3401.70) × 0.64 ≈ 3.70,
+    // − the entry fee share 1.632816 × 0.64 / 0.8 = 1.3062528 − the exit fee ≈ 1.3085: ≈ +1.08, never a loss.
+    expect(D(last.executed_price!).gte("3407.48")).toBe(true);
+    expect(D(last.realized_pnl!).gte(0)).toBe(true);
+    const gross = D(last.executed_price!).minus("3401.7").times("0.64");
+    expect(D(last.realized_pnl!).toString()).toBe(gross.minus("1.3062528").minus(last.fee).toString());
+    // The whole position nets above zero, fees included.
+    expect(D(p.realizedPnl).gt(0)).toBe(true);
+    const moved = await db().selectFrom("activity_logs").select("message").where("id", ">", since).where("message", "like", "Break-even: stop for ETH-PERP%").execute();
+    expect(moved.map((l) => l.message)).toEqual(["Break-even: stop for ETH-PERP moved to 3409.19 (entry 3401.7 + fees + offset) after the first take-profit"]);
+  });
+
+  test("honest break-even with an offset in ticks, set on Trading Rules: a short", async () => {
+    startWorkers();
+    await saveTradingConfig(db(), { ...DEFAULT_TRADING_CONFIG, breakEvenOffset: { unit: "ticks", value: 200 } });
+    await setPrice(db(), "ETH-PERP", "3400", "test");
+    // SELL 0.8 at 3400 × 0.9995 = 3398.30, fee 0.8 × 3398.30 × 0.0006 = 1.631184 (2.03898 per ETH).
+    const opened = await openPosition("sell", "ETH-PERP", "0.8");
+    expect(opened).toMatchObject({ entryPrice: "3398.3", advancedControls: { breakEvenOffset: { unit: "ticks", value: 200 } } });
+    await tick("ETH-PERP", "3381"); // TP1: 3398.30 × 0.995 = 3381.3085
+    // (3398.30 − 2.03898) / 1.0006 = 3394.2246…, − 200 ticks (2.00) = 3392.2246…, down: 3392.22.
+    expect(await position(opened.id)).toMatchObject({ remainingQuantity: "0.64", breakEvenTriggered: true, stopPrice: "3392.22" });
+    await tick("ETH-PERP", "3392.21");
+    expect((await position(opened.id)).remainingQuantity).toBe("0.64");
+    await tick("ETH-PERP", "3392.22"); // the price comes back up to the stop
+    const p = await position(opened.id);
+    expect(p.status).toBe("closed");
+    const last = await db().selectFrom("trades").select(["executed_price", "realized_pnl", "fee"]).where("position_id", "=", opened.id).where("reduce_only", "=", 1).orderBy("created_at", "desc").orderBy("id", "desc").executeTakeFirstOrThrow();
+    // BUY 0.64 at 3392.22 × 1.0005 = 3393.9161… (slippage against the taker): gross (3398.30 − ~3393.92) × 0.64 ≈ 2.80,
+    // − the entry share 1.631184 × 0.8 = 1.3049472 − the exit fee ≈ 1.3033: ≈ +0.19 after fees and slippage.
+    const gross = D("3398.3").minus(last.executed_price!).times("0.64");
+    expect(D(last.realized_pnl!).toString()).toBe(gross.minus("1.3049472").minus(last.fee).toString());
+    expect(D(last.realized_pnl!).gte(0)).toBe(true);
   });
 
   test("one trigger, one close: ticks racing each other make one job", async () => {
