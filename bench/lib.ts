@@ -14,8 +14,8 @@
 //
 // Every request goes to 127.0.0.1 (assertLoopback), every loop is bounded in count and time.
 import { type ChildProcess, execFileSync, execSync, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -137,10 +137,10 @@ function pathWithoutBunNode(): string {
     .join(path.delimiter);
 }
 
-/** `npx remix build` inside `dir` (never in the working tree others use). */
+/** `npx remix build` inside `dir` (never in the working tree others use), with the copy's own node_modules. */
 function buildIn(dir: string) {
   log(`building the app in ${dir} (remix build)...`);
-  execSync(`${path.join(BIN_DIR, "remix")} build`, {
+  execSync(`${path.join(dir, "node_modules/.bin/remix")} build`, {
     cwd: dir,
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, PATH: pathWithoutBunNode(), NODE_ENV: "production" },
@@ -195,6 +195,88 @@ export function prepareApp(options: { head?: boolean; rebuild?: boolean } = {}):
       const assets = [...new Set(serverBuild.match(/"\/build\/[^"]+\.js"/g) ?? [])].map((a) => a.slice(1, -1));
       if (assets.some((a) => !existsSync(path.join(dir, "public", a)))) buildIn(dir);
     }
+    return { dir, source, remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+const ROUTER_DIST = "node_modules/@remix-run/router/dist/router.cjs.js";
+const ROUTER_PATCH_MARK = "perpdesk (patches/README.md)";
+const ROUTER_PATCH_FILE = "patches/@remix-run+router+1.23.3.patch";
+
+/**
+ * node_modules for a revision: the working tree's when the revision's package-lock.json is the
+ * working tree's, else `npm ci` from that lockfile in /tmp/perpdesk-bench-nm-<hash> (kept for
+ * the next run). `router`: a hard-linked copy of it whose @remix-run/router server file is the
+ * pristine one ("pristine": the patch of decision 037 reversed if it was applied) or the
+ * patched one ("patched": applied if it was not), in /tmp/perpdesk-bench-nm-<router>-<hash>.
+ * The patch is `patchText` (patches/@remix-run+router+1.23.3.patch).
+ */
+function nodeModulesFor(sha: string, router: "pristine" | "patched", patchText: string | null): string {
+  const lock = execSync(`git show ${sha}:package-lock.json`, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+  const hash = createHash("sha256").update(lock).digest("hex").slice(0, 12);
+  let modules = path.join(ROOT, "node_modules");
+  if (lock !== readFileSync(path.join(ROOT, "package-lock.json"), "utf8")) {
+    const base = path.join(os.tmpdir(), `perpdesk-bench-nm-${hash}`);
+    modules = path.join(base, "node_modules");
+    if (!existsSync(path.join(base, ".complete"))) {
+      rmSync(base, { recursive: true, force: true });
+      mkdirSync(base, { recursive: true });
+      execSync(`git archive --format=tar ${sha} | tar -x -C ${JSON.stringify(base)}`, { cwd: ROOT, shell: "/bin/bash" });
+      log(`npm ci for ${sha} in ${base} (its package-lock.json differs from the working tree's)...`);
+      execSync("npm ci --no-audit --no-fund", { cwd: base, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PATH: pathWithoutBunNode() } });
+      writeFileSync(path.join(base, ".complete"), `${sha}\n`);
+    }
+  }
+  const copy = path.join(os.tmpdir(), `perpdesk-bench-nm-${router}-${hash}`);
+  if (!existsSync(path.join(copy, ".complete"))) {
+    rmSync(copy, { recursive: true, force: true });
+    mkdirSync(copy, { recursive: true });
+    execFileSync("cp", ["-al", modules, path.join(copy, "node_modules")]);
+    const file = path.join(copy, ROUTER_DIST);
+    const text = readFileSync(file, "utf8");
+    rmSync(file); // a hard link to the original: write a file of its own
+    writeFileSync(file, text);
+    if (text.includes(ROUTER_PATCH_MARK) !== (router === "patched")) {
+      if (!patchText) throw new Error("no patches/@remix-run+router+1.23.3.patch in the revision or the working tree");
+      execFileSync("patch", [...(router === "pristine" ? ["-R"] : []), "-p1", "-s", "--no-backup-if-mismatch"], { cwd: copy, input: patchText });
+    }
+    if (readFileSync(file, "utf8").includes(ROUTER_PATCH_MARK) !== (router === "patched")) throw new Error(`${file} is not ${router}`);
+    writeFileSync(path.join(copy, ".complete"), `${sha}\n`);
+  }
+  return path.join(copy, "node_modules");
+}
+
+/**
+ * A frozen copy of one revision for bench/compare.ts: `<rev>` (its router as its own `npm ci`
+ * leaves it), `<rev>:router-patch` or `<rev>:no-router-patch` (nodeModulesFor).
+ * `git archive <rev>`, its own node_modules (nodeModulesFor), built inside the copy.
+ */
+export function prepareVariant(spec: string): AppCopy {
+  const [rev, flag] = spec.split(":") as [string, string | undefined];
+  if (flag !== undefined && flag !== "no-router-patch" && flag !== "router-patch") throw new Error(`unknown variant flag ${flag} (:router-patch or :no-router-patch)`);
+  const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], { cwd: ROOT, encoding: "utf8" }).trim();
+  const dir = mkdtempSync(path.join(os.tmpdir(), "perpdesk-bench-app-"));
+  const remove = () => {
+    rmSync(path.join(dir, "node_modules"), { force: true }); // the symlink only
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    execSync(`git archive --format=tar ${sha} | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT, shell: "/bin/bash" });
+    for (const entry of ["bench", "docs", "tests"]) rmSync(path.join(dir, entry), { recursive: true, force: true });
+    // Without a flag, the router as `npm ci` of that revision leaves it: patched (postinstall)
+    // when the revision has the patch, else pristine, whatever the working tree's install holds.
+    const revisionPatch = existsSync(path.join(dir, ROUTER_PATCH_FILE)) ? readFileSync(path.join(dir, ROUTER_PATCH_FILE), "utf8") : null;
+    const patchText = revisionPatch ?? (existsSync(path.join(ROOT, ROUTER_PATCH_FILE)) ? readFileSync(path.join(ROOT, ROUTER_PATCH_FILE), "utf8") : null);
+    const router = flag === "router-patch" || (!flag && revisionPatch) ? "patched" : "pristine";
+    const modules = nodeModulesFor(sha, router, patchText);
+    symlinkSync(modules, path.join(dir, "node_modules"));
+    const patched = readFileSync(path.join(modules, "@remix-run/router/dist/router.cjs.js"), "utf8").includes(ROUTER_PATCH_MARK);
+    buildIn(dir);
+    const source = `${rev} ${sha}, router ${patched ? "patched" : "pristine"}`;
+    writeFileSync(path.join(dir, SOURCE_MARKER), `${source}\n`);
     return { dir, source, remove };
   } catch (error) {
     remove();
@@ -847,6 +929,92 @@ export const fmtIntegrity = (i: Integrity) =>
 
 export const integrityOk = (i: Integrity) =>
   i.lost === 0 && i.ackIdMismatch === 0 && i.signalsWithoutJob === 0 && i.duplicateJobs === 0 && i.duplicateTrades === 0 && i.duplicateOrders === 0;
+
+// ---------------------------------------------------------------------------------------
+// Seed: executed trades written straight into the database
+// ---------------------------------------------------------------------------------------
+
+const SEED_SYMBOLS = [
+  { symbol: "BTC-PERP", quantity: "0.001", price: 60_000, step: 50 },
+  { symbol: "ETH-PERP", quantity: "0.05", price: 3_000, step: 3 },
+  { symbol: "SOL-PERP", quantity: "1", price: 150, step: 0.2 },
+  { symbol: "XRP-PERP", quantity: "50", price: 0.6, step: 0.0005 },
+];
+
+async function insertRows(inst: Instance, table: string, columns: string[], rows: unknown[][]) {
+  const chunk = Math.max(1, Math.floor(5000 / columns.length));
+  for (let i = 0; i < rows.length; i += chunk) {
+    const part = rows.slice(i, i + chunk);
+    const values = part.map(() => `(${columns.map(() => "?").join(",")})`).join(",");
+    await inst.db.all(`INSERT INTO ${table} (${columns.join(",")}) VALUES ${values}`, part.flat());
+  }
+}
+
+/**
+ * Seeds `count` executed trades straight into the app's database (bench/pages.ts, bench/compare.ts):
+ * round trips on the four perps over the last 60 days (every one a FIFO match), one signal per
+ * trade and one closed position per round trip. The columns are the ones every revision since
+ * 7978aa8 has, so two revisions get the same rows.
+ */
+export async function seedRoundTrips(inst: Instance, count: number): Promise<{ trades: number; signals: number; positions: number; ms: number }> {
+  const started = Date.now();
+  const tag = randomBytes(3).toString("hex");
+  const now = Date.now();
+  const span = 60 * 24 * 60 * 60 * 1000;
+  const roundTrips = Math.floor(count / 2);
+  const signals: unknown[][] = [];
+  const trades: unknown[][] = [];
+  const positions: unknown[][] = [];
+  let state = 12345;
+  const rand = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  for (let i = 0; i < roundTrips; i++) {
+    const s = SEED_SYMBOLS[i % SEED_SYMBOLS.length]!;
+    const long = i % 3 !== 0;
+    const openAt = now - span + Math.floor((i / roundTrips) * (span - 3_600_000));
+    const closeAt = openAt + 60_000 + Math.floor(rand() * 1_800_000);
+    const entry = s.price + (rand() - 0.5) * 40 * s.step;
+    const exit = entry + (rand() - 0.45) * 20 * s.step;
+    const digits = s.step < 0.01 ? 4 : 2;
+    const entryText = entry.toFixed(digits);
+    const exitText = exit.toFixed(digits);
+    const fee = (Number(s.quantity) * entry * 0.0006).toFixed(6);
+    const positionId = `seed-${tag}-p${i}`;
+    for (const [leg, side, at, price] of [
+      ["o", long ? "buy" : "sell", openAt, entryText],
+      ["c", long ? "sell" : "buy", closeAt, exitText],
+    ] as const) {
+      const id = `seed-${tag}-${i}${leg}`;
+      const action = side;
+      signals.push([`sig-${id}`, action, s.symbol, "market", null, s.quantity, JSON.stringify({ action, symbol: s.symbol, quantity: s.quantity }), "seed", at, `seed:${id}`, 1, "executed", null, at, at]);
+      trades.push([id, s.symbol, side, "market", s.quantity, null, price, s.quantity, fee, "executed", "signal", `ord-${id}`, `cid-${id}`, "simulator", `sig-${id}`, positionId, null, 1, "cross", leg === "c" ? 1 : 0, null, null, at, at, at]);
+    }
+    const pnl = ((long ? exit - entry : entry - exit) * Number(s.quantity)).toFixed(6);
+    positions.push([positionId, s.symbol, long ? "long" : "short", s.quantity, "0", entryText, exitText, `seed-${tag}-${i}o`, "0", "0", "closed", 0, 0, null, null, null, null, pnl, (Number(fee) * 2).toFixed(6), 1, "cross", "signal", `sig-seed-${tag}-${i}o`, openAt, closeAt, closeAt]);
+  }
+  await insertRows(
+    inst,
+    "signals",
+    ["id", "action", "symbol", "order_type", "price", "quantity", "payload", "strategy", "signal_time", "dedupe_key", "processed", "status", "status_reason", "created_at", "processed_at"],
+    signals,
+  );
+  // Positions before trades: trades.position_id references them (enforced on MariaDB).
+  await insertRows(
+    inst,
+    "positions",
+    ["id", "symbol", "side", "quantity", "remaining_quantity", "entry_price", "current_price", "entry_trade_id", "max_drawdown", "portfolio_percent", "status", "break_even_triggered", "trailing_stop_active", "trailing_best_price", "stop_price", "advanced_controls", "rule_state", "realized_pnl", "fees", "leverage", "margin_type", "source", "signal_id", "created_at", "updated_at", "closed_at"],
+    positions,
+  );
+  await insertRows(
+    inst,
+    "trades",
+    ["id", "symbol", "side", "order_type", "quantity", "price", "executed_price", "executed_quantity", "fee", "status", "source", "order_id", "client_order_id", "exchange", "signal_id", "position_id", "job_id", "leverage", "margin_type", "reduce_only", "error_message", "realized_pnl", "created_at", "executed_at", "updated_at"],
+    trades,
+  );
+  return { trades: trades.length, signals: signals.length, positions: positions.length, ms: Date.now() - started };
+}
 
 // ---------------------------------------------------------------------------------------
 // Boot: app copy + instance + prices

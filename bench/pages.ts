@@ -17,7 +17,6 @@
 // Verdict on the users phase: p95 TTFB <= 50 ms and p99 <= 120 ms. The dashboard's
 // capacity is checked against >= 300 pages/s.
 // Every loop is bounded; every request goes to 127.0.0.1.
-import { randomBytes } from "node:crypto";
 import {
   type Instance,
   assertAlive,
@@ -32,6 +31,7 @@ import {
   pacedWebhooks,
   parseArgs,
   runTag,
+  seedRoundTrips,
   sleep,
   stats,
   verdict,
@@ -75,79 +75,6 @@ const { inst, appSource, dialect, runInfo } = await boot(args, "pages", (quietWa
 // ---------------------------------------------------------------------------------------
 // Seed
 // ---------------------------------------------------------------------------------------
-
-const SEED_SYMBOLS = [
-  { symbol: "BTC-PERP", quantity: "0.001", price: 60_000, step: 50 },
-  { symbol: "ETH-PERP", quantity: "0.05", price: 3_000, step: 3 },
-  { symbol: "SOL-PERP", quantity: "1", price: 150, step: 0.2 },
-  { symbol: "XRP-PERP", quantity: "50", price: 0.6, step: 0.0005 },
-];
-
-async function insertRows(table: string, columns: string[], rows: unknown[][]) {
-  const chunk = Math.max(1, Math.floor(5000 / columns.length));
-  for (let i = 0; i < rows.length; i += chunk) {
-    const part = rows.slice(i, i + chunk);
-    const values = part.map(() => `(${columns.map(() => "?").join(",")})`).join(",");
-    await inst.db.all(`INSERT INTO ${table} (${columns.join(",")}) VALUES ${values}`, part.flat());
-  }
-}
-
-async function seed(): Promise<{ trades: number; signals: number; positions: number; ms: number }> {
-  const started = Date.now();
-  const tag = randomBytes(3).toString("hex");
-  const now = Date.now();
-  const span = 60 * 24 * 60 * 60 * 1000;
-  const roundTrips = Math.floor(TRADES / 2);
-  const signals: unknown[][] = [];
-  const trades: unknown[][] = [];
-  const positions: unknown[][] = [];
-  let state = 12345;
-  const rand = () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-  for (let i = 0; i < roundTrips; i++) {
-    const s = SEED_SYMBOLS[i % SEED_SYMBOLS.length]!;
-    const long = i % 3 !== 0;
-    const openAt = now - span + Math.floor((i / roundTrips) * (span - 3_600_000));
-    const closeAt = openAt + 60_000 + Math.floor(rand() * 1_800_000);
-    const entry = s.price + (rand() - 0.5) * 40 * s.step;
-    const exit = entry + (rand() - 0.45) * 20 * s.step;
-    const digits = s.step < 0.01 ? 4 : 2;
-    const entryText = entry.toFixed(digits);
-    const exitText = exit.toFixed(digits);
-    const fee = (Number(s.quantity) * entry * 0.0006).toFixed(6);
-    const positionId = `seed-${tag}-p${i}`;
-    for (const [leg, side, at, price] of [
-      ["o", long ? "buy" : "sell", openAt, entryText],
-      ["c", long ? "sell" : "buy", closeAt, exitText],
-    ] as const) {
-      const id = `seed-${tag}-${i}${leg}`;
-      const action = side;
-      signals.push([`sig-${id}`, action, s.symbol, "market", null, s.quantity, JSON.stringify({ action, symbol: s.symbol, quantity: s.quantity }), "seed", at, `seed:${id}`, 1, "executed", null, at, at]);
-      trades.push([id, s.symbol, side, "market", s.quantity, null, price, s.quantity, fee, "executed", "signal", `ord-${id}`, `cid-${id}`, "simulator", `sig-${id}`, positionId, null, 1, "cross", leg === "c" ? 1 : 0, null, null, at, at, at]);
-    }
-    const pnl = ((long ? exit - entry : entry - exit) * Number(s.quantity)).toFixed(6);
-    positions.push([positionId, s.symbol, long ? "long" : "short", s.quantity, "0", entryText, exitText, `seed-${tag}-${i}o`, "0", "0", "closed", 0, 0, null, null, null, null, pnl, (Number(fee) * 2).toFixed(6), 1, "cross", "signal", `sig-seed-${tag}-${i}o`, openAt, closeAt, closeAt]);
-  }
-  await insertRows(
-    "signals",
-    ["id", "action", "symbol", "order_type", "price", "quantity", "payload", "strategy", "signal_time", "dedupe_key", "processed", "status", "status_reason", "created_at", "processed_at"],
-    signals,
-  );
-  // Positions before trades: trades.position_id references them (enforced on MariaDB).
-  await insertRows(
-    "positions",
-    ["id", "symbol", "side", "quantity", "remaining_quantity", "entry_price", "current_price", "entry_trade_id", "max_drawdown", "portfolio_percent", "status", "break_even_triggered", "trailing_stop_active", "trailing_best_price", "stop_price", "advanced_controls", "rule_state", "realized_pnl", "fees", "leverage", "margin_type", "source", "signal_id", "created_at", "updated_at", "closed_at"],
-    positions,
-  );
-  await insertRows(
-    "trades",
-    ["id", "symbol", "side", "order_type", "quantity", "price", "executed_price", "executed_quantity", "fee", "status", "source", "order_id", "client_order_id", "exchange", "signal_id", "position_id", "job_id", "leverage", "margin_type", "reduce_only", "error_message", "realized_pnl", "created_at", "executed_at", "updated_at"],
-    trades,
-  );
-  return { trades: trades.length, signals: signals.length, positions: positions.length, ms: Date.now() - started };
-}
 
 // ---------------------------------------------------------------------------------------
 // Load
@@ -239,7 +166,7 @@ async function countOf(table: string, where = ""): Promise<number> {
 // ---------------------------------------------------------------------------------------
 
 log(`seeding ${TRADES} trades...`);
-const seeded = await seed();
+const seeded = await seedRoundTrips(inst, TRADES);
 log(`seeded ${seeded.trades} trades, ${seeded.signals} signals, ${seeded.positions} closed positions in ${seeded.ms} ms`);
 await warmup(inst, args);
 // Every target 40 times, each on a new connection so that every web process serves some
