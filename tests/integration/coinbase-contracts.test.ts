@@ -10,13 +10,13 @@ import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { createTradingProductResolver, tradingProductsFor } from "#exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
-import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
+import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
+import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -26,14 +26,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
 
 // TP 30 / 30 / 40 % at +1 / +2 / +3 % of the entry (95 000): 95 950, 96 900, 97 850.
-const CONFIG: TradingConfig = {
-  ...DEFAULT_TRADING_CONFIG,
-  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
-  stopLossOffset: 0.05,
-  breakEvenEnabled: true,
-  trailingStopEnabled: false,
-  applyTrailingStopToSignals: false,
-};
+const CONFIG: TradingConfig = { ...CONTRACT_TEST_CONFIG, breakEvenEnabled: true };
 const TP = ["95950", "96900", "97850"];
 
 describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, toastAfter, waitFor } from "#tests/setup/app.ts";
+import { alertSender, jobsIdle, toastAfter, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 
@@ -21,19 +21,7 @@ describe.each(testDialects())("exits are never blocked on the fake Coinbase, %s"
   const live = liveCoinbaseSuite(dialect, key, `exits_${dialect}`);
   const { app, db } = live;
 
-  let alerts = 0;
-  /** Sends an alert; answers the webhook's body and, unless it was skipped there (or `wait` is off), the signal once final. */
-  const alert = async (body: Record<string, unknown>, { wait = true } = {}) => {
-    const response = await sendSignal(app, live.secret, { symbol: "ETH-PERP", order_type: "market", alert_id: `cb-exit-${dialect}-${++alerts}`, ...body });
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
-    if (answer.status !== "queued" || !wait) return { answer, signal: null };
-    const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
-      const row = await db().selectFrom("signals").select(["status", "status_reason"]).where("id", "=", answer.signalId).executeTakeFirst();
-      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
-    });
-    return { answer, signal };
-  };
+  const alert = alertSender(app, () => live.secret, `cb-exit-${dialect}`, { symbol: "ETH-PERP" });
   /** Signed ETH on Coinbase (contracts × 0.1) and in the app (long +). */
   const sizes = async () => {
     const held = msw.fake.state.positions.get(ETH);

@@ -12,7 +12,7 @@ import { D } from "#app/core/decimal.ts";
 import { DEFAULT_ALERT_OPTIONS, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, jobsIdle, registerVia, sendSignal, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { alertSender, freshApp, jobsIdle, registerVia, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -40,19 +40,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     await runner?.stop();
   });
 
-  let alerts = 0;
-  /** Sends an alert; answers the webhook's body and, unless it was skipped there, the signal once final. */
-  const alert = async (body: Record<string, unknown>, { wait = true } = {}) => {
-    const response = await sendSignal(app, secret, { order_type: "market", alert_id: `exit-${++alerts}`, ...body });
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
-    if (answer.status !== "queued" || !wait) return { answer, signal: null };
-    const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
-      const row = await db().selectFrom("signals").select(["status", "status_reason"]).where("id", "=", answer.signalId).executeTakeFirst();
-      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
-    });
-    return { answer, signal };
-  };
+  const alert = alertSender(app, () => secret, "exit");
   /** Signed size of a symbol on the simulator and in the app (long +). */
   const sizes = async (symbol: string) => {
     const onExchange = (await sim().getPositions()).find((p) => p.symbol === symbol);

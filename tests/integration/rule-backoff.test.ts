@@ -8,13 +8,13 @@ import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
 import { type RuleState, parseRuleState } from "#app/core/rules/index.ts";
-import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
+import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
+import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -24,14 +24,7 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
 
 // Stop 5 % under the entry (95 000): 90 250. A tick at 90 000 hits it.
-const CONFIG: TradingConfig = {
-  ...DEFAULT_TRADING_CONFIG,
-  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
-  stopLossOffset: 0.05,
-  breakEvenEnabled: false,
-  trailingStopEnabled: false,
-  applyTrailingStopToSignals: false,
-};
+const CONFIG: TradingConfig = { ...CONTRACT_TEST_CONFIG, breakEvenEnabled: false };
 const STOP_HIT = "90000";
 const ALARM = "Stop-loss closes for BTC-PERP failed 3 times in a row: protection paused, retrying in 60 s (then at most every 5 min until one fills); check the exchange or close it by hand";
 

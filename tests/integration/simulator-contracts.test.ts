@@ -9,7 +9,6 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { COINBASE_CONTRACT_SIZES_SETTING, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
-import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { deleteSetting, getSetting } from "#db/queries/settings.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
@@ -17,20 +16,14 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { freshApp, jobsIdle, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
+import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 useCoinbaseFake({ cdpKeys: [key] });
 
-const CONFIG: TradingConfig = {
-  ...DEFAULT_TRADING_CONFIG,
-  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
-  stopLossOffset: 0.05,
-  trailingStopEnabled: false,
-  applyTrailingStopToSignals: false,
-};
+const CONFIG = CONTRACT_TEST_CONFIG;
 
 describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (dialect) => {
   const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });

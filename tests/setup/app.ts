@@ -155,6 +155,26 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
 }
 
 /**
+ * An alert sender for one test file: each call sends `defaults` plus `body` with the next
+ * `alert_id` (`${idPrefix}-1`, -2, ...) and answers the webhook's body and, unless the alert was
+ * skipped there (or `wait` is off), the signal's final status and reason.
+ */
+export function alertSender(app: TestApp, secret: () => string, idPrefix: string, defaults: Record<string, unknown> = {}) {
+  let sent = 0;
+  return async (body: Record<string, unknown>, { wait = true } = {}) => {
+    const response = await sendSignal(app, secret(), { order_type: "market", alert_id: `${idPrefix}-${++sent}`, ...defaults, ...body });
+    if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+    const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
+    if (answer.status !== "queued" || !wait) return { answer, signal: null };
+    const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
+      const row = await app.database.db.selectFrom("signals").select(["status", "status_reason"]).where("id", "=", answer.signalId).executeTakeFirst();
+      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
+    });
+    return { answer, signal };
+  };
+}
+
+/**
  * One row of an access matrix: `path` asked as anonymous, as the user and as the admin answers
  * each its status, in JSON, with an `error` text from 400 on. `session` may swap a cookie for
  * the call (e.g. a fresh session where the call ends it).

@@ -1,5 +1,6 @@
 // Test data that more than one test file asserts against (a unit test and the integration
 // test of the same rule): one copy, so the two cannot drift apart.
+import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 
 /** The performance statistics of no closed trade (app/core/pnl, GET /api/performance-stats). */
 export const EMPTY_PERFORMANCE_STATS = {
@@ -48,3 +49,15 @@ export const CONTRACT_TEST_TAKE_PROFITS = [
   { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
   { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
 ];
+
+/**
+ * The whole-contract integration tests' rules: that ladder, the stop 5 % from the entry, no
+ * trailing stop (break-even as by default; a test that needs it off says so).
+ */
+export const CONTRACT_TEST_CONFIG: TradingConfig = {
+  ...DEFAULT_TRADING_CONFIG,
+  takeProfits: CONTRACT_TEST_TAKE_PROFITS,
+  stopLossOffset: 0.05,
+  trailingStopEnabled: false,
+  applyTrailingStopToSignals: false,
+};
