@@ -516,7 +516,8 @@ export async function bookOrder(
         trade.source === "reconcile"
           ? `Booked from ${exchangeName} (reconciliation, no order sent): ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price}${pnl}`
           : `${trade.clientOrderId.includes("#p") ? "Partial fill" : "Order filled"} on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
-      data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source },
+      // A flip (the fill closed `open` and opened another): the closed position is named, so its close is notified (issue 25).
+      data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source, ...(open && effect.reduced && effect.position?.isNew ? { closedPositionId: open.id } : {}) },
     });
     if (breakEvenNote) {
       await recordActivity(trx, { type: "trade", level: "info", message: breakEvenNote, data: { positionId, symbol: trade.symbol, stopPrice: breakEvenStop, entryPrice: open!.entryPrice } });

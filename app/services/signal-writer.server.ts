@@ -16,6 +16,8 @@ import { type NewSignal, insertSignals } from "#db/queries/signals.ts";
 import { type NewTimeline, insertTimelines } from "#db/queries/signal-timeline.ts";
 import type { DB } from "#db/schema.ts";
 import { pokeWorkers } from "./worker-wake.server.ts";
+import type { NotificationEvent } from "#app/core/notifications/events.ts";
+import { enqueueNotification, listChannelRows } from "#db/queries/notifications.ts";
 
 export interface SignalWrite {
   /** A new signal: stored unless its dedupe key exists. */
@@ -29,6 +31,11 @@ export interface SignalWrite {
   duplicateLogs?: NewActivityLog[];
   /** The new signal's first hops (issue 12): its latency timeline row, stamped committed as the transaction's last write. */
   timeline?: Omit<NewTimeline, "signalId">;
+  /**
+   * A notification decided here (a webhook refusal, issue 25): queued with the new signal in the
+   * same transaction, to the channels that have its event on (nothing for a duplicate).
+   */
+  notification?: { kind: NotificationEvent; title: string; body: string };
 }
 
 export interface SignalWriteResult {
@@ -118,6 +125,7 @@ export class SignalWriter {
       const events: NewEvent[] = [];
       const jobs: NonNullable<SignalWrite["job"]>[] = [];
       const timelines: NewTimeline[] = [];
+      const notifications: { signalId: string; notification: NonNullable<SignalWrite["notification"]> }[] = [];
       const out: SignalWriteResult[] = [];
       for (const write of writes) {
         if (!write.signal) {
@@ -141,9 +149,17 @@ export class SignalWriter {
         }
         logs.push(...(write.logs ?? []));
         events.push(...(write.events ?? []));
+        if (write.notification) notifications.push({ signalId: storedId, notification: write.notification });
         out.push({ duplicateOf: null });
       }
       await insertJobs(trx, jobs);
+      if (notifications.length > 0) {
+        const channels = (await listChannelRows(trx)).filter((c) => c.enabled);
+        for (const { signalId, notification } of notifications) {
+          const to = channels.filter((c) => c.events.includes(notification.kind)).map((c) => c.channel);
+          if (await enqueueNotification(trx, { ...notification, dedupeKey: `signal:${signalId}:${notification.kind}`, channels: to })) runnableJobs += to.length;
+        }
+      }
       if (newSignals > 0) events.push({ type: "dashboard_update", data: { reason: "signal" } });
       await recordActivities(trx, logs, events);
       await insertTimelines(trx, timelines);

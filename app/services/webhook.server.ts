@@ -274,9 +274,13 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
           type: "signal",
           level: refusedBy ? "error" : blockedBy ? "warning" : "info",
           message: `Signal received${strategy ? ` (strategy ${strategy.name})` : ""}: ${label}${blockedBy ? `. ${blockedBy}` : exitDuringStop ? `. ${EXIT_DURING_STOP}` : ""}`,
-          data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy, ...(strategyId ? { strategyId } : {}) },
+          data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy, ...(strategyId ? { strategyId } : {}), ...(refusedBy ? { notified: true } : {}) },
         },
       ],
+      // A refusal (403) is decided here: its notification is queued with the signal, in its transaction (issue 25, decision 046).
+      ...(refusedBy
+        ? { notification: { kind: "alert_failed" as const, title: `Alert refused: ${label}`, body: `Alert ${label}${strategy ? ` (strategy ${strategy.name})` : ""} refused: ${refusedBy}` } }
+        : {}),
       events: [
         {
           type: "new_signal",

@@ -55,13 +55,17 @@ interface Found {
   createdAt?: number;
 }
 
-/** A fill that left its position closed: the position's realized P&L as the screens show it. */
-async function closedPosition(db: Kysely<DB>, tradeId: string): Promise<Found | null> {
+/**
+ * A fill that left its position closed: the position's realized P&L as the screens show it.
+ * `flippedFrom`: the position a flip closed (the fill's trade belongs to the new one, issue 25).
+ */
+async function closedPosition(db: Kysely<DB>, tradeId: string, flippedFrom?: string): Promise<Found | null> {
   const trade = await getTrade(db, tradeId);
-  if (!trade?.positionId || trade.realizedPnl === null) return null;
-  const position = await getPosition(db, trade.positionId);
+  if (!trade) return null;
+  if (!flippedFrom && (!trade.positionId || trade.realizedPnl === null)) return null;
+  const position = await getPosition(db, flippedFrom ?? trade.positionId!);
   if (!position || position.status !== "closed") return null;
-  if ((await lastExecutedTradeOfPosition(db, position.id)) !== trade.id) return null;
+  if (!flippedFrom && (await lastExecutedTradeOfPosition(db, position.id)) !== trade.id) return null;
   const pnl = toFixed(position.realizedPnl, 2);
   const signed = pnl.startsWith("-") ? `-$${pnl.slice(1)}` : `+$${pnl}`;
   return {
@@ -110,6 +114,9 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
     if (detected.tradeId) {
       const closed = await closedPosition(db, detected.tradeId);
       if (closed) found.push({ ...closed, createdAt: line.createdAt });
+      // A flip closed one position and opened the other: the closed side is notified too.
+      const flipped = detected.closedPositionId ? await closedPosition(db, detected.tradeId, detected.closedPositionId) : null;
+      if (flipped) found.push({ ...flipped, createdAt: line.createdAt });
     }
   }
   state.lastId = lastId;

@@ -6,6 +6,8 @@ export const CHANNEL_LABELS: Record<Channel, string> = { telegram: "Telegram", w
 export const NOTIFICATION_EVENTS = [
   "order_filled",
   "order_failed",
+  "alert_failed",
+  "alert_skipped",
   "position_closed",
   "rule_hit",
   "emergency_stop",
@@ -20,6 +22,8 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 export const EVENT_LABELS: Record<NotificationEvent, string> = {
   order_filled: "Order filled",
   order_failed: "Order failed",
+  alert_failed: "Alert failed or refused (with the reason)",
+  alert_skipped: "Alert skipped (too old, emergency stop, owner conflict, order in flight)",
   position_closed: "Position closed (with P&L)",
   rule_hit: "Take-profit / stop-loss / trailing hit",
   emergency_stop: "Emergency stop on / off",
@@ -33,7 +37,11 @@ export const EVENT_LABELS: Record<NotificationEvent, string> = {
 /** Kinds of notification that are not events one switches: a test message, a digest of a flood. */
 export type NotificationKind = NotificationEvent | "test" | "digest";
 
-/** Every event on for a new channel, except the chatty ones. */
+/**
+ * Every event on for a new channel, except the chatty ones. The alert kinds (issue 25,
+ * decision 046) were also switched on for the channels saved before they existed (migration
+ * 2026_11_27_0500_alert_accounting).
+ */
 export const DEFAULT_EVENTS: NotificationEvent[] = NOTIFICATION_EVENTS.filter((e) => e !== "order_filled");
 
 export const DELIVERY_STATUSES = ["queued", "sending", "sent", "retrying", "failed", "digested"] as const;
