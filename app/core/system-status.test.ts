@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { STATUS_TEXT, overallStatus } from "#app/core/system-status.ts";
+import { STATUS_TEXT, overallStatus, webhookCard } from "#app/core/system-status.ts";
 
 const entries = (...statuses: string[]) => statuses.map((status, i) => ({ component: `c${i}`, status, message: "" }));
 
@@ -34,5 +34,14 @@ describe("STATUS_TEXT", () => {
     expect(STATUS_TEXT.online).toEqual({ title: "System Online", detail: "All services running" });
     expect(STATUS_TEXT.warning.title).toBe("System Warning");
     expect(STATUS_TEXT.error).toEqual({ title: "System Error", detail: "Check system status" });
+  });
+});
+
+describe("the Webhook Status card (issue 25)", () => {
+  test("a missed heartbeat is a warning (alerts are still accepted), not offline", () => {
+    expect(webhookCard({ status: "online" })).toEqual({ value: "online", status: "success" });
+    expect(webhookCard({ status: "warning" })).toEqual({ value: "warning", status: "warning" });
+    expect(webhookCard({ status: "error" })).toEqual({ value: "offline", status: "error" });
+    expect(webhookCard(null)).toEqual({ value: "offline", status: "error" });
   });
 });

@@ -159,13 +159,25 @@ export function positionInStrategy(position: { strategyId: string | null; source
   return position.strategyId === strategy;
 }
 
-/** Activity-log lines of a strategy: they name it (strategyId), or its signal or trade. */
+/**
+ * Activity-log lines of a strategy: they name it (strategyId), or its signal or trade; its
+ * heartbeat lines (strategyKey: expected, missed, back) and its positions' rule events
+ * (positionId: take-profit, break-even, trailing, stop, Close), issue 25. Every such line
+ * already carries the key it is found by, so rows written before are found too (no backfill).
+ */
 export function logOfStrategy(eb: ExpressionBuilder<DB, "activity_logs">, db: Db, strategy: string) {
   const field = (name: string) => (isMysql(db) ? sql<string>`json_value(${sql.ref("activity_logs.data")}, ${`$.${name}`})` : sql<string>`json_extract(${sql.ref("activity_logs.data")}, ${`$.${name}`})`);
   const signals = eb.selectFrom("signals").select("signals.id").where((s) => signalOfStrategy(s as unknown as ExpressionBuilder<DB, "signals">, strategy));
   const trades = eb.selectFrom("trades").select("trades.id").where((t) => tradeOfStrategy(t as unknown as ExpressionBuilder<DB, "trades">, strategy));
+  const positions = eb.selectFrom("positions").select("positions.id").where((p) => positionOfStrategy(p as unknown as ExpressionBuilder<DB, "positions">, strategy));
   const named = strategy === DEFAULT_STRATEGY_ID ? null : eb(field("strategyId"), "=", strategy);
-  return eb.or([...(named ? [named] : []), eb(field("signalId"), "in", signals), eb(field("tradeId"), "in", trades)]);
+  return eb.or([
+    ...(named ? [named] : []),
+    eb(field("strategyKey"), "=", strategy),
+    eb(field("signalId"), "in", signals),
+    eb(field("tradeId"), "in", trades),
+    eb(field("positionId"), "in", positions),
+  ]);
 }
 
 /**
