@@ -111,3 +111,27 @@ export async function pruneCandles(db: Kysely<DB>, retentionDays: number, now = 
   const result = await db.deleteFrom("candles").where("bucket", "<", before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Every candle of `symbol` whose minute starts in [from, to], oldest first, without the
+ * screens' cap (the what-if replay walks a whole period: decision 047). One index range scan
+ * of the primary key (symbol, bucket).
+ */
+export async function listCandleRange(db: Kysely<DB>, symbol: string, range: { from: number; to: number }): Promise<Candle[]> {
+  const rows = await db
+    .selectFrom("candles")
+    .select(["bucket", "open", "high", "low", "close", "ticks"])
+    .where("symbol", "=", symbol)
+    .where("bucket", ">=", minuteOf(range.from))
+    .where("bucket", "<=", range.to)
+    .orderBy("bucket", "asc")
+    .execute();
+  return rows.map((r) => ({
+    time: Number(r.bucket),
+    open: normalizeDecimal(r.open)!,
+    high: normalizeDecimal(r.high)!,
+    low: normalizeDecimal(r.low)!,
+    close: normalizeDecimal(r.close)!,
+    ticks: Number(r.ticks),
+  }));
+}

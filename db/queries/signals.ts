@@ -140,3 +140,16 @@ export async function countSignals(db: Db, sinceMs = 0): Promise<number> {
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * The alerts the what-if replay plays again (docs/decisions/047-replay.md): received in
+ * [from, to] (epoch ms), the ones the pipeline turned into orders (status executed), of one
+ * strategy (`signalOfStrategy`'s ids: "default" = the global secret) or of all, oldest first.
+ */
+export async function listReplaySignals(db: Db, range: { from: number; to: number; strategy?: string | null }): Promise<Signal[]> {
+  let query = db.selectFrom("signals").selectAll().where("created_at", ">=", range.from).where("created_at", "<=", range.to).where("status", "=", "executed");
+  const strategy = range.strategy;
+  if (strategy) query = strategy === "default" ? query.where("strategy_id", "is", null) : query.where("strategy_id", "=", strategy);
+  const rows = await query.orderBy("created_at").orderBy("id").execute();
+  return rows.map(signalRowToSignal);
+}

@@ -1,17 +1,21 @@
-// The shell around every signed-in screen: header, sidebar and the status block. It is on
-// every page, so it renders plain elements with build-time classes (./app-shell.css.ts)
-// rather than MUI's AppBar, Drawer and List: a styled component per element on every server
-// render was most of a small page's cost (docs/benchmarks.md, "Pages (T5)"). The rules
-// follow what those MUI components render with the app's theme. The phone-sized menu is
-// still MUI's temporary Drawer, which renders nothing until opened.
+// The shell around every signed-in screen: header, sidebar and the status block. Its widgets
+// are MUI's (Button, Chip, IconButton, the icons, the phone-sized temporary Drawer, which
+// renders nothing until opened); the frame and the navigation links are plain elements with
+// static layout classes (./app-shell.css.ts) rather than an AppBar, a docked Drawer and a List
+// of ListItemButtons: it is on every page, and ~60 styled components more per server render
+// would cost every page (decision 043).
+import Button from "@mui/material/Button";
+import Chip from "@mui/material/Chip";
 import Drawer from "@mui/material/Drawer";
+import IconButton from "@mui/material/IconButton";
+import SvgIcon from "@mui/material/SvgIcon";
+import Typography from "@mui/material/Typography";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { Logo } from "../logo.tsx";
+import { cls } from "../ui/cls.ts";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
 import { DRAWER_WIDTH, S } from "./app-shell.css.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
 import { EmergencyBanner } from "./emergency-banner.tsx";
@@ -19,7 +23,7 @@ import { SystemStatusBlock } from "./system-status.tsx";
 
 export const PLATFORM_TITLE = "Futures Trading Automation";
 
-// The Material icons' paths (what @mui/icons-material draws for each entry).
+// The Material icons' paths (what @mui/icons-material draws for each entry), drawn by SvgIcon.
 const ICONS: Record<string, string> = {
   dashboard: "M3 13h8V3H3zm0 8h8v-6H3zm10 0h8V11h-8zm0-18v6h8V3z",
   positions: "m3.5 18.49 6-6.01 4 4L22 6.92l-1.41-1.41-7.09 7.97-4-4L2 16.99z",
@@ -29,6 +33,7 @@ const ICONS: Record<string, string> = {
   api: "M21 10h-8.35C11.83 7.67 9.61 6 7 6c-3.31 0-6 2.69-6 6s2.69 6 6 6c2.61 0 4.83-1.67 5.65-4H13l2 2 2-2 2 2 4-4.04zM7 15c-1.65 0-3-1.35-3-3s1.35-3 3-3 3 1.35 3 3-1.35 3-3 3",
   performance: "M23 8c0 1.1-.9 2-2 2-.18 0-.35-.02-.51-.07l-3.56 3.55c.05.16.07.34.07.52 0 1.1-.9 2-2 2s-2-.9-2-2c0-.18.02-.36.07-.52l-2.55-2.55c-.16.05-.34.07-.52.07s-.36-.02-.52-.07l-4.55 4.56c.05.16.07.33.07.51 0 1.1-.9 2-2 2s-2-.9-2-2 .9-2 2-2c.18 0 .35.02.51.07l4.56-4.55C8.02 9.36 8 9.18 8 9c0-1.1.9-2 2-2s2 .9 2 2c0 .18-.02.36-.07.52l2.55 2.55c.16-.05.34-.07.52-.07s.36.02.52.07l3.55-3.56C19.02 8.35 19 8.18 19 8c0-1.1.9-2 2-2s2 .9 2 2",
   strategies: "M22 11V3h-7v3H9V3H2v8h7V8h2v10h4v3h7v-8h-7v3h-2V8h2v3z",
+  replay: "M12 5V1L7 6l5 5V7c3.31 0 6 2.69 6 6s-2.69 6-6 6-6-2.69-6-6H4c0 4.42 3.58 8 8 8s8-3.58 8-8-3.58-8-8-8",
   rules: "M16.54 11 13 7.46l1.41-1.41 2.12 2.12 4.24-4.24 1.41 1.41zM11 7H2v2h9zm10 6.41L19.59 12 17 14.59 14.41 12 13 13.41 15.59 16 13 18.59 14.41 20 17 17.41 19.59 20 21 18.59 18.41 16zM11 15H2v2h9z",
   history:
     "M13 3c-4.97 0-9 4.03-9 9H1l3.89 3.89.07.14L9 12H6c0-3.87 3.13-7 7-7s7 3.13 7 7-3.13 7-7 7c-1.93 0-3.68-.79-4.94-2.06l-1.42 1.42C8.27 19.99 10.51 21 13 21c4.97 0 9-4.03 9-9s-4.03-9-9-9m-1 5v5l4.28 2.54.72-1.21-3.5-2.08V8z",
@@ -46,6 +51,9 @@ const ICONS: Record<string, string> = {
 };
 const MENU_ICON = "M3 18h18v-2H3zm0-5h18v-2H3zm0-7v2h18V6z";
 
+/** The menu button shows on phone-sized screens only. */
+const MENU_BUTTON = { display: { md: "none" } } as const;
+
 
 interface ShellUser {
   username: string;
@@ -61,9 +69,11 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
           <li key={item.to}>
             <Link to={item.to} prefetch="intent" className={cls(S.link, active && "Mui-selected")} aria-current={active ? "page" : undefined} onClick={onNavigate}>
               <span className={S.linkIcon}>
-                <LeanIcon d={ICONS[item.icon] ?? ""} medium />
+                <SvgIcon>
+                  <path d={ICONS[item.icon] ?? ""} />
+                </SvgIcon>
               </span>
-              <span className={cls(S.linkText, T.body2)}>{item.label}</span>
+              <span className={cls(S.linkText, "pd-body2")}>{item.label}</span>
             </Link>
           </li>
         );
@@ -78,7 +88,7 @@ function Sidebar({ user, status, onNavigate }: { user: ShellUser; status: System
     <div className={S.sidebar}>
       <div className={S.brand}>
         <Logo size={32} />
-        <p className={T.h3}>PerpDesk</p>
+        <Typography variant="h3">PerpDesk</Typography>
       </div>
       <hr className={S.divider} />
       <nav aria-label="Main navigation" className={S.nav}>
@@ -111,9 +121,9 @@ function LogoutButton() {
   }, [fetcher.state, fetcher.data, toast]);
   return (
     <fetcher.Form method="post" action="/logout">
-      <LeanButton type="submit" variant="outlined" color="inherit" size="small" disabled={busy}>
+      <Button type="submit" variant="outlined" color="inherit" size="small" disabled={busy}>
         {busy ? "Logging out..." : "Logout"}
-      </LeanButton>
+      </Button>
     </fetcher.Form>
   );
 }
@@ -124,20 +134,22 @@ export function AppShell({ user, status, children }: { user: ShellUser; status: 
     <div className={S.root}>
       <header className={S.bar}>
         <div className={cls(S.toolbar, S.toolbarHeight)}>
-          <button type="button" className={S.menuButton} aria-label="Open navigation" onClick={() => setMobileOpen(true)}>
-            <LeanIcon d={MENU_ICON} medium />
-          </button>
+          <IconButton edge="start" sx={MENU_BUTTON} aria-label="Open navigation" onClick={() => setMobileOpen(true)}>
+            <SvgIcon>
+              <path d={MENU_ICON} />
+            </SvgIcon>
+          </IconButton>
           <div className={S.phoneOnly}>
             <Logo size={28} />
           </div>
-          <p className={cls(T.h3, T.noWrap, S.title)} data-testid="platform-title">
+          <Typography variant="h3" noWrap className={S.title} data-testid="platform-title">
             {PLATFORM_TITLE}
-          </p>
+          </Typography>
           <div className={S.user}>
-            <p className={cls(T.body1, S.username)} data-testid="header-username">
+            <Typography className={S.username} data-testid="header-username">
               {user.username}
-            </p>
-            {user.role === "admin" ? <LeanChip label="admin" color="primary" variant="outlined" /> : null}
+            </Typography>
+            {user.role === "admin" ? <Chip size="small" label="admin" color="primary" variant="outlined" /> : null}
           </div>
           <LogoutButton />
         </div>

@@ -23,6 +23,7 @@ export const MORE_NAV: NavItem[] = [
   // Not in the main list of docs/spec/screens.md#the-shell (which is exact per role): first of the others, every role reads it.
   { to: "/strategies", label: "Strategies", icon: "strategies" },
   { to: "/performance", label: "Performance", icon: "performance" },
+  { to: "/replay", label: "Replay", icon: "replay" }, // what-if replay of the alerts (issue 25): reads only, every role
   { to: "/manual-trading", label: "Manual Trading", icon: "manual" },
   { to: "/logs", label: "Activity Logs", icon: "logs" },
   { to: "/market-data", label: "Market Data", icon: "market" },
