@@ -202,3 +202,14 @@ describe("groups and distribution", () => {
     expect(pnlHistogram([match(T0, "3")], 0, T0 + 1)).toEqual([{ from: "3", to: "4", count: 1 }]);
   });
 });
+
+describe("closing trades (issue 25): one definition with Trade History's 'N closing trades'", () => {
+  test("a trade closing two lots is ONE closed trade; its win or loss is its matches' net summed", () => {
+    // Exit trade x1 closes two lots (+5 and −2: a +3 win); x2 closes one lot (−1: a loss).
+    const two = [{ ...match(T0 - H, "5"), exitTradeId: "x1" }, { ...match(T0 - H, "-2", "BTC-PERP", "e2"), exitTradeId: "x1" }, { ...match(T0 - 30 * 60_000, "-1"), exitTradeId: "x2" }];
+    expect(rangeTotals(two, [], 0, T0)).toMatchObject({ realizedPnl: "2", trades: 2, wins: 1, losses: 1 });
+    const day = dailyPnl(two, [], T0 - 2 * H, T0).find((b) => b.trades > 0)!;
+    expect(day).toMatchObject({ trades: 2, wins: 1, losses: 1 });
+    expect(pnlByGroup(two, 0, T0, (m) => ({ key: m.symbol, label: m.symbol }))).toEqual([{ key: "BTC-PERP", label: "BTC-PERP", pnl: "2", trades: 2, wins: 1, losses: 1 }]);
+  });
+});

@@ -77,7 +77,11 @@ export interface ChartTotals {
   realizedPnl: string;
   /** The funding part of realizedPnl. */
   funding: string;
-  /** Matches closed in the range (the statistics' trade count), and how many won or lost. */
+  /**
+   * Closing trades in the range: the trades that closed something, as Trade History's "N closing
+   * trades" counts them (a trade closing two lots is one), and how many of them won or lost (their
+   * matches' net summed). docs/pnl.md, issue 25.
+   */
   trades: number;
   wins: number;
   losses: number;
@@ -101,6 +105,18 @@ export interface PerformanceCharts {
   distribution?: HistogramBin[];
 }
 
+/** Closing trades (issue 25, docs/pnl.md): the matches' net summed per closing trade, then counted: trades, wins (> 0), losses (< 0). */
+function countClosing(nets: Map<string, Big>): { trades: number; wins: number; losses: number } {
+  let wins = 0;
+  let losses = 0;
+  for (const net of nets.values()) {
+    if (net.gt(0)) wins++;
+    else if (net.lt(0)) losses++;
+  }
+  return { trades: nets.size, wins, losses };
+}
+const addNet = (nets: Map<string, Big>, m: RealizedMatch) => nets.set(m.exitTradeId, (nets.get(m.exitTradeId) ?? D(0)).plus(m.netPnl));
+
 /** Matches and funding in time order, as one stream of realized amounts. */
 function realizedEvents(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number) {
   const events: { at: number; amount: string; match: RealizedMatch | null }[] = [];
@@ -114,20 +130,16 @@ function realizedEvents(matches: readonly RealizedMatch[], funding: readonly Fun
 export function rangeTotals(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): Omit<ChartTotals, "maxDrawdown"> {
   let pnl = D(0);
   let fundingSum = D(0);
-  let trades = 0;
-  let wins = 0;
-  let losses = 0;
+  const closing = new Map<string, Big>();
   for (const e of realizedEvents(matches, funding, since, now)) {
     pnl = pnl.plus(e.amount);
     if (!e.match) {
       fundingSum = fundingSum.plus(e.amount);
       continue;
     }
-    trades++;
-    if (D(e.amount).gt(0)) wins++;
-    else if (D(e.amount).lt(0)) losses++;
+    addNet(closing, e.match);
   }
-  return { realizedPnl: pnl.toString(), funding: fundingSum.toString(), trades, wins, losses };
+  return { realizedPnl: pnl.toString(), funding: fundingSum.toString(), ...countClosing(closing) };
 }
 
 /**
@@ -138,19 +150,16 @@ export function rangeTotals(matches: readonly RealizedMatch[], funding: readonly
 export function dailyPnl(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): DailyBar[] {
   const events = realizedEvents(matches, funding, since, now);
   const first = since > 0 ? since : (events[0]?.at ?? now);
-  const bars = new Map<string, { pnl: Big; trades: number; wins: number; losses: number }>();
+  const bars = new Map<string, { pnl: Big; closing: Map<string, Big> }>();
   for (let day = Math.floor(first / DAY_MS); day <= Math.floor(now / DAY_MS); day++) {
-    bars.set(utcDay(day * DAY_MS), { pnl: D(0), trades: 0, wins: 0, losses: 0 });
+    bars.set(utcDay(day * DAY_MS), { pnl: D(0), closing: new Map() });
   }
   for (const e of events) {
     const bar = bars.get(utcDay(e.at))!;
     bar.pnl = bar.pnl.plus(e.amount);
-    if (!e.match) continue;
-    bar.trades++;
-    if (D(e.amount).gt(0)) bar.wins++;
-    else if (D(e.amount).lt(0)) bar.losses++;
+    if (e.match) addNet(bar.closing, e.match);
   }
-  return [...bars].map(([day, b]) => ({ day, pnl: b.pnl.toString(), trades: b.trades, wins: b.wins, losses: b.losses }));
+  return [...bars].map(([day, b]) => ({ day, pnl: b.pnl.toString(), ...countClosing(b.closing) }));
 }
 
 /** A snapshot this soon after a close is the one the worker took after it (it checks for fills every 5 s). */
@@ -284,19 +293,17 @@ export function pnlByGroup(
   now: number,
   keyOf: (match: RealizedMatch) => { key: string; label: string },
 ): GroupPnl[] {
-  const groups = new Map<string, { label: string; pnl: Big; trades: number; wins: number; losses: number }>();
+  const groups = new Map<string, { label: string; pnl: Big; closing: Map<string, Big> }>();
   for (const m of matches) {
     if (m.exitTime < since || m.exitTime > now) continue;
     const { key, label } = keyOf(m);
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { label, pnl: D(0), trades: 0, wins: 0, losses: 0 }));
+    if (!g) groups.set(key, (g = { label, pnl: D(0), closing: new Map() }));
     g.pnl = g.pnl.plus(m.netPnl);
-    g.trades++;
-    if (D(m.netPnl).gt(0)) g.wins++;
-    else if (D(m.netPnl).lt(0)) g.losses++;
+    addNet(g.closing, m);
   }
   return [...groups]
-    .map(([key, g]) => ({ key, label: g.label, pnl: g.pnl.toString(), trades: g.trades, wins: g.wins, losses: g.losses }))
+    .map(([key, g]) => ({ key, label: g.label, pnl: g.pnl.toString(), ...countClosing(g.closing) }))
     .sort((a, b) => D(b.pnl).cmp(a.pnl) || a.label.localeCompare(b.label));
 }
 
