@@ -6,7 +6,7 @@ import Box from "@mui/material/Box";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
-import type { SystemStatusEntry } from "#app/core/system-status.ts";
+import { type SystemStatusEntry, webhookCard } from "#app/core/system-status.ts";
 import type { ActivityLog } from "#app/core/types/activity-logs.ts";
 import type { Trade } from "#app/core/types/trades.ts";
 import { formatPnl } from "#app/core/format.ts";
@@ -79,7 +79,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
 
   const status = stats.data?.systemStatus ?? [];
   const component = (name: string) => status.find((s) => s.component === name);
-  const webhookOnline = component("webhook")?.status === "online";
+  const webhook = webhookCard(component("webhook"));
   const exchange = component("coinbase_api");
   const exchangeConnected = exchange?.status === "online";
   const todayPnL = stats.data?.stats.todayPnL ?? "0";
@@ -90,7 +90,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
       <DashboardHeader emergencyActive={component("system")?.status === "warning"} lastSignalAt={signals.data?.[0]?.createdAt ?? null} />
       <DriftAlarms initial={data.drifts ?? null} />
       <div className={S.cards}>
-        <StatCard testId="card-webhook" title="Webhook Status" value={webhookOnline ? "online" : "offline"} icon={<LeanIcon d={ICON.webhook} medium />} status={webhookOnline ? "success" : "error"} description={component("webhook")?.message} />
+        <StatCard testId="card-webhook" title="Webhook Status" value={webhook.value} icon={<LeanIcon d={ICON.webhook} medium />} status={webhook.status} description={component("webhook")?.message} />
         <StatCard testId="card-exchange" title="Exchange API" value={exchangeConnected ? "connected" : "disconnected"} icon={<LeanIcon d={ICON.hub} medium />} status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"} description={exchange?.message} />
         <StatCard testId="card-active-trades" title="Active Trades" value={String(stats.data?.stats.activeTrades ?? 0)} icon={<LeanIcon d={ICON.chart} medium />} description="Open positions" />
         <StatCard testId="card-pnl" title="24h P&L" value={formatPnl(todayPnL)} icon={<LeanIcon d={ICON.wallet} medium />} status={pnlStatus} description="Realised, after fees" />

@@ -142,7 +142,7 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
           </div>
         </div>
         <div className={S.total}>
-          <div className={cls(T.caption, T.muted)}>Closed trades</div>
+          <div className={cls(T.caption, T.muted)}>Closing trades</div>
           <div className={T.h3}>{t.trades}</div>
         </div>
         <div className={S.total}>
