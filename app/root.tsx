@@ -8,7 +8,7 @@ import { type ReactNode, useContext } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary.tsx";
 import { ToastProvider } from "./components/toaster.tsx";
 import { ClientStyleContext } from "./mui/emotion.ts";
-import { getUser } from "./utils/auth.server.ts";
+import { getUser } from "./services/sessions.server.ts";
 import { useNonce } from "./utils/nonce.ts";
 import { getToast } from "./utils/toast.server.ts";
 

@@ -17,18 +17,11 @@ import type { Kysely } from "kysely";
 import { getSettingCached, setSetting, settingsGeneration } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
 import { D } from "#app/core/decimal.ts";
-import { type ProductSpec, resolveSymbol } from "#app/core/products.ts";
+import { resolveSymbol } from "#app/core/products.ts";
 import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
-import { COINBASE_CONTRACT_SIZES } from "#app/core/exchange/contract-sizes.ts";
+import { type TradingProduct, staticCoinbaseProduct, withContracts } from "#app/core/exchange/contract-sizes.ts";
 
 type Db = Kysely<DB>;
-
-export interface TradingProduct extends ProductSpec {
-  /** One exchange contract in the base asset (null: the simulator's base unit). */
-  contractSize: string | null;
-  /** Where the increments come from. */
-  basis: "coinbase" | "coinbase-static" | "simulator";
-}
 
 export interface TradingProductResolver {
   /** The product of `symbol` as the active exchange trades it; null for an unknown symbol. */
@@ -37,22 +30,8 @@ export interface TradingProductResolver {
   forget(symbol?: string): void;
 }
 
-/** Coinbase's contract sizes (BTC 0.01, ETH 0.1, SOL 5, XRP 500), kept where the screens can import them too. */
-export { COINBASE_CONTRACT_SIZES } from "#app/core/exchange/contract-sizes.ts";
-
 /** Settings key of the simulator's "Use Coinbase contract sizes" (true / false; absent: the default). */
 export const COINBASE_CONTRACT_SIZES_SETTING = "simulator_coinbase_contract_sizes";
-
-/** The spec with one contract as increment and minimum. */
-export function withContracts(spec: ProductSpec, contractSize: string, basis: TradingProduct["basis"], minSize?: string): TradingProduct {
-  const min = minSize && D(minSize).gt(contractSize) ? D(minSize).toString() : D(contractSize).toString();
-  return { ...spec, baseIncrement: D(contractSize).toString(), baseMinSize: min, contractSize: D(contractSize).toString(), basis };
-}
-
-export function staticCoinbaseProduct(spec: ProductSpec): TradingProduct {
-  const size = COINBASE_CONTRACT_SIZES[spec.symbol];
-  return size ? withContracts(spec, size, "coinbase-static") : { ...spec, contractSize: null, basis: "simulator" };
-}
 
 /** Whether Coinbase credentials are stored (an enabled exchange connection). */
 async function hasSavedCredentials(db: Db): Promise<boolean> {

@@ -3,7 +3,7 @@
 // trade-history.csv export (SPEC's Date, Symbol, Side, Type, Quantity, Price, Status,
 // Source, then Fee, Realized P&L net of fees, Trade ID, Order ID).
 import { D } from "#app/core/decimal.ts";
-import type { Trade } from "#db/queries/trades.ts";
+import type { Trade } from "#app/core/types/trades.ts";
 import { toCsv } from "#app/core/format.ts";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 

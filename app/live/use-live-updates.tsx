@@ -5,7 +5,7 @@
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from "react";
 import { useToast } from "#app/components/toaster.tsx";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
-import { SESSION_ENDED_CODE } from "./close-codes.ts";
+import { SESSION_ENDED_CODE } from "#app/core/live-close-codes.ts";
 
 export const RECONNECT_ATTEMPTS = 5;
 export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // attempt 0..4: 1, 2, 4, 8, 16 s

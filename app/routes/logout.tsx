@@ -1,7 +1,7 @@
 // POST /logout: ends the session server-side, clears the cookie, says so with a toast.
 import { type ActionFunctionArgs, redirect } from "@remix-run/node";
 import { recordLogout } from "#app/services/activity-logs.server.ts";
-import { endSession, getUser } from "#app/utils/auth.server.ts";
+import { endSession, getUser } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader() {

@@ -9,7 +9,6 @@ import { getSetting } from "#db/queries/settings.ts";
 import { type User, countUsers, findUserByUsername, insertUser, usernameKey } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
 
-export { UsernameTakenError, findUserById } from "#db/queries/users.ts";
 import { REGISTRATION_BY_INVITATION } from "#app/core/schemas/auth.ts";
 
 // OWASP's minimum for argon2id: 19 MiB, two passes, one lane.

@@ -39,8 +39,9 @@ import type { DB } from "#db/schema.ts";
 import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#exchange/credentials.ts";
 import { getExchange, testCoinbaseConnection } from "#exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
-import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes } from "#exchange/trading-product.ts";
+import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
+import type { Balance } from "#app/core/exchange/types.ts";
 import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.server.ts";
 
 // The server's key load inside the shared schemas' shape check (coinbaseKeyIssue): every
@@ -53,7 +54,7 @@ installServerKeyCheck();
 /** Tests keys against the exchange with one read-only call. */
 export type ConnectionTester = (credentials: CoinbaseCredentials) => Promise<{ success: boolean; message: string }>;
 
-/** The connector's test (app/core/exchange/factory.ts), recording the call for /api/health. */
+/** The connector's test (exchange/factory.ts), recording the call for /api/health. */
 export const coinbaseTester = (db: Kysely<DB>): ConnectionTester => (credentials) => testCoinbaseConnection(credentials, { db });
 
 /** How long GET /api/exchanges waits for the live account's balances before showing the last known value. */
@@ -456,6 +457,22 @@ export async function testTradingCredentials(db: Kysely<DB>, config: Credentials
     }),
   );
   return { ...outcome, source: "env" };
+}
+
+/** The active exchange's balances (GET /api/balance, Manual Trading); throws when the exchange cannot be read. */
+export async function activeBalances(db: Kysely<DB>): Promise<{ exchange: string; label: string; balances: Balance[] }> {
+  const exchange = getExchange(db);
+  return { exchange: exchange.name, label: exchange.label, balances: await exchange.getBalances() };
+}
+
+/**
+ * The simulator's "Use Coinbase contract sizes" as the Exchanges and API Settings screens show it
+ * (decision 025): whether it is on, whether anyone chose it, and whether saving the first enabled
+ * Coinbase connection now would turn it on (the forms say so before saving, issue 22).
+ */
+export async function contractSizesState(db: Kysely<DB>): Promise<{ on: boolean; chosen: boolean; switchPending: boolean }> {
+  const [on, choice, switchPending] = await Promise.all([simulatorUsesCoinbaseContracts(db, 0), getCoinbaseContractSizesChoice(db, 0), contractSizesSwitchPending(db)]);
+  return { on, chosen: choice !== null, switchPending };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { staleHeldPrices } from "#exchange/simulator/price-feed.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
 import { type ComponentStatus, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
-import { listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
+import { listStrategyHeartbeats } from "./heartbeats.server.ts";
 import { settingsGeneration } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig } from "#db/queries/trading-state.ts";
 import { listHeartbeats } from "#db/queries/worker-heartbeats.ts";

@@ -153,7 +153,7 @@ async function loadProducts(db: Db, options: MarketOptions = {}): Promise<Entry>
 /**
  * The products, with the increment and minimum the worker enforces on an entry (issue 22):
  * the active exchange's trading product (whole Coinbase contracts live, or on the simulator
- * with "Use Coinbase contract sizes"; app/core/exchange/trading-product.ts), not the
+ * with "Use Coinbase contract sizes"; exchange/trading-product.ts), not the
  * exchange's listing alone.
  */
 export async function getMarketProducts(db: Db, options: MarketOptions = {}): Promise<MarketProduct[]> {

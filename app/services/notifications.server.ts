@@ -8,7 +8,8 @@ import { checkDestination, urlHost } from "#app/core/net/destination.ts";
 import { type ChannelConfig, decryptChannelSecrets, secretValues, sendOnChannel } from "#app/core/notifications/channels.ts";
 import { CHANNELS, CHANNEL_SECRETS, type Channel, type ChannelSecrets, DEFAULT_EVENTS, type EmailSettings, type NotificationEvent, type NotificationsConfig, secretHint } from "#app/core/notifications/events.ts";
 import type { EmailFormValue, GeneralFormValue, TelegramFormValue, WebhookFormValue } from "#app/core/schemas/notifications.ts";
-import { auditPageParams, recordAudit } from "#db/queries/audit.ts";
+import { recordAudit } from "#db/queries/audit.ts";
+import { cursorPageParams } from "#app/utils/api.server.ts";
 import { NOTIFICATIONS_CONFIG_KEY, getChannelRow, getNotificationsConfig, listChannelRows, listDeliveries, loadChannelConfigs, recordDirectDelivery, saveChannelRow } from "#db/queries/notifications.ts";
 import { setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
@@ -186,7 +187,7 @@ export async function sendTestMessage(db: Kysely<DB>, appSecret: string, by: str
 
 /** The screen's (and GET /api/notifications') data: settings and one page of the delivery log (?before=<id>&limit=<n>). */
 export async function loadNotificationsPage(db: Kysely<DB>, url: URL, maxLimit = 200) {
-  const page = auditPageParams(url);
+  const page = cursorPageParams(url);
   const [settings, log] = await Promise.all([getNotificationSettings(db), listDeliveries(db, { before: page.before, limit: Math.min(page.limit, maxLimit) })]);
   return { ...settings, log, firstPage: page.before == null };
 }

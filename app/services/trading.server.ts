@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { type TradingConfig, parseTradingConfigBody } from "#app/core/schemas/trading-config.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
+import { activateEmergencyStop } from "#db/queries/emergency-stop.ts";
 import { clearSettingsCache } from "#db/queries/settings.ts";
 import { getEmergencyStop, getTradingConfig, saveTradingConfig, setEmergencyStop } from "#db/queries/trading-state.ts";
 import type { DB } from "#db/schema.ts";
@@ -33,11 +34,16 @@ export async function updateTradingConfig(
   return { ok: true, config: parsed.config };
 }
 
-export { EMERGENCY_STOP_MESSAGE, activateEmergencyStop } from "#db/queries/emergency-stop.ts";
-
 export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 
-export async function resetEmergencyStop(db: Kysely<DB>, by: string) {
+/**
+ * The emergency stop's switch for the header button, the dashboard's forms and the API
+ * (decision 019). On: the one activation transaction the worker's Telegram /stop runs too
+ * (db/queries/emergency-stop.ts). Off: the switch, its audit entry, the log line and the live
+ * status in one transaction. Either way this process's settings cache is cleared at once.
+ */
+export async function switchEmergencyStop(db: Kysely<DB>, on: boolean, by: string): Promise<{ success: boolean; message: string }> {
+  if (on) return activateEmergencyStop(db, by);
   await db.transaction().execute(async (trx) => {
     const { active } = await getEmergencyStop(trx);
     await setEmergencyStop(trx, false, by);

@@ -11,7 +11,7 @@ import { DecryptError, decryptSecret, encryptSecret } from "#app/core/crypto.ts"
 import { type NewActivityLog, recordActivities, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearThrottle, reserveLoginAttempt } from "#db/queries/login-throttles.ts";
 import { getSettingCached } from "#db/queries/settings.ts";
-import type { User } from "#db/queries/users.ts";
+import { type User, findUserById } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
 
 /** What every authenticator app understands: SHA-1, 6 digits, 30 s. */
@@ -339,6 +339,15 @@ export async function clearTwoFactor(db: Kysely<DB>, userId: string): Promise<vo
     .where("id", "=", userId)
     .execute();
   await db.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+}
+
+/**
+ * The account a pending login's second step (the signed two-factor cookie) is for, or null when
+ * that step cannot go on: the account is gone, disabled, or no longer has two-factor on.
+ */
+export async function secondStepUser(db: Kysely<DB>, userId: string): Promise<User | null> {
+  const user = await findUserById(db, userId);
+  return user && !user.disabled && user.twoFactorEnabled ? user : null;
 }
 
 export async function isTwoFactorRequired(db: Kysely<DB>): Promise<boolean> {

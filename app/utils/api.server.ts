@@ -144,3 +144,13 @@ export function outcomeJson(outcome: { success: true; message: string } | { succ
   if (!outcome.success) return json({ success: false, error: outcome.error, title: outcome.title }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
   return json({ success: true, message: outcome.message }, { headers: { "Cache-Control": "no-store" } });
 }
+
+/** ?before=<id>&limit=<n> of a list paged by id (the audit trail, the delivery log); limit 50 when absent. */
+export function cursorPageParams(url: URL): { before: number | null; limit: number } {
+  const before = Number(url.searchParams.get("before"));
+  const limit = Number(url.searchParams.get("limit"));
+  return {
+    before: Number.isInteger(before) && before > 0 ? before : null,
+    limit: Number.isInteger(limit) && limit > 0 ? limit : 50,
+  };
+}

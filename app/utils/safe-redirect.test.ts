@@ -2,7 +2,7 @@
 // Issue 23: the decision is taken on the normalised path (dot segments, also encoded, removed
 // as a browser removes them), which must start with exactly one "/".
 import { describe, expect, test } from "vitest";
-import { safeRedirect } from "./auth.server.ts";
+import { safeRedirect } from "./safe-redirect.ts";
 
 describe("safeRedirect", () => {
   test.each([

@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { type Cookie, createCookie } from "@remix-run/node";
 import type { AppLoadContext } from "@remix-run/node";
-import type { SessionPolicy } from "#db/queries/sessions.ts";
+import type { SessionPolicy } from "#app/core/types/sessions.ts";
 
 export const SESSION_POLICY: SessionPolicy = {
   idleMs: 12 * 60 * 60 * 1000, // 12 hours without a request

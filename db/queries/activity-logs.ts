@@ -8,24 +8,10 @@ import { type NewEvent, appendEvents } from "./events.ts";
 import { logOfStrategy } from "./strategies.ts";
 import { type Db, nowMs, parseJson, toIso } from "./util.ts";
 
-export const LOG_LEVELS = ["error", "warning", "success", "info"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { LOG_LEVELS, type LogLevel, type ActivityLog, type NewActivityLog } from "#app/core/types/activity-logs.ts";
 
-export interface ActivityLog {
-  id: number;
-  type: string;
-  level: LogLevel;
-  message: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
-
-export interface NewActivityLog {
-  type: string;
-  level: LogLevel;
-  message: string;
-  data?: Record<string, unknown>;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export { LOG_LEVELS, type LogLevel, type ActivityLog, type NewActivityLog } from "#app/core/types/activity-logs.ts";
 
 export async function recordActivity(db: Db, entry: NewActivityLog): Promise<void> {
   await recordActivities(db, [entry]);
@@ -112,16 +98,4 @@ export async function pageActivityLogs(db: Db, options: ActivityLogQuery = {}): 
   }));
   const nextCursor = more ? entries[entries.length - 1]!.id : null;
   return { logs: viewer ? entries.flatMap((e) => logForViewer(e, viewer) ?? []) : entries, nextCursor };
-}
-
-/** Every matching entry, newest first, read in pages of 1000 (the CSV export). */
-export async function allActivityLogs(db: Db, options: Omit<ActivityLogQuery, "limit" | "beforeId">, max = 100_000): Promise<ActivityLog[]> {
-  const all: ActivityLog[] = [];
-  let beforeId: number | undefined;
-  for (;;) {
-    const { logs, nextCursor } = await pageActivityLogs(db, { ...options, limit: 1000, beforeId });
-    all.push(...logs);
-    if (nextCursor === null || all.length >= max) return all;
-    beforeId = nextCursor;
-  }
 }

@@ -24,7 +24,10 @@ export interface NewAuditEntry {
   ip?: string | null;
 }
 
-export type AuditChanges = Record<string, { before?: unknown; after?: unknown }>;
+import type { AuditChanges } from "#app/core/types/audit.ts";
+
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export type { AuditChanges } from "#app/core/types/audit.ts";
 
 export interface AuditEntry {
   id: number;
@@ -74,16 +77,6 @@ export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<void> {
 }
 
 export const AUDIT_PAGE_MAX = 200;
-
-/** ?before=<id>&limit=<n> of the API and the screen. */
-export function auditPageParams(url: URL): { before: number | null; limit: number } {
-  const before = Number(url.searchParams.get("before"));
-  const limit = Number(url.searchParams.get("limit"));
-  return {
-    before: Number.isInteger(before) && before > 0 ? before : null,
-    limit: Number.isInteger(limit) && limit > 0 ? limit : 50,
-  };
-}
 
 /** Newest first; `before` is the id cursor (the last id of the previous page). */
 export async function listAudit(db: Db, options: { before?: number | null; limit?: number } = {}): Promise<{ entries: AuditEntry[]; nextBefore: number | null }> {

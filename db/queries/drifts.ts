@@ -3,16 +3,10 @@
 import type { DriftFinding, DriftKind } from "../../app/core/reconcile/compare.ts";
 import { type Db, newId, nowMs } from "./util.ts";
 
-export interface Drift extends DriftFinding {
-  id: string;
-  exchange: string;
-  status: "open" | "resolved" | "cleared";
-  resolution: string | null;
-  resolvedBy: string | null;
-  createdAt: string;
-  updatedAt: string;
-  resolvedAt: string | null;
-}
+import type { Drift } from "#app/core/types/drifts.ts";
+
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export type { Drift } from "#app/core/types/drifts.ts";
 
 type Row = Awaited<ReturnType<typeof selectRows>>[number];
 const selectRows = (db: Db) => db.selectFrom("drifts").selectAll().execute();

@@ -1,5 +1,5 @@
 // Exchange connections (docs/spec/api.md#shapes "Exchange connection"): the accounts the app may trade
-// with. Secrets are stored encrypted by the caller (app/core/exchange/credentials.ts);
+// with. Secrets are stored encrypted by the caller (exchange/credentials.ts);
 // this layer never sees a plaintext secret. Every write also renews the credentials
 // version (a settings row) in the same transaction, so a worker can ask "did the stored
 // credentials change?" with one primary-key read.

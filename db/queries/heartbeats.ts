@@ -9,22 +9,11 @@ import { appendEvents } from "./events.ts";
 import { type Db, isMysql, nowMs } from "./util.ts";
 import { recordAudit } from "./audit.ts";
 
-export const DEFAULT_STRATEGY_KEY = "default";
 export type HeartbeatRow = Selectable<StrategyHeartbeatsTable>;
-export type HeartbeatState = "waiting" | "ok" | "missed";
+import { DEFAULT_STRATEGY_KEY, type HeartbeatState, type StrategyHeartbeat } from "#app/core/types/heartbeats.ts";
 
-export interface StrategyHeartbeat {
-  strategyKey: string;
-  /** The strategy's name ("default" for the global secret). */
-  name: string;
-  intervalSeconds: number;
-  graceSeconds: number;
-  lastAt: number | null;
-  state: HeartbeatState;
-  missedSince: number | null;
-  /** When it turns missed if nothing comes (epoch ms). */
-  dueAt: number;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export { DEFAULT_STRATEGY_KEY, type HeartbeatState, type StrategyHeartbeat } from "#app/core/types/heartbeats.ts";
 
 /** The grace when none is given: a fifth of the interval, at least 30 s. */
 export const defaultGrace = (intervalSeconds: number) => Math.max(30, Math.round(intervalSeconds / 5));
@@ -33,58 +22,10 @@ export function dueAt(row: Pick<HeartbeatRow, "last_at" | "created_at" | "interv
   return Number(row.last_at ?? row.created_at) + (Number(row.interval_seconds) + Number(row.grace_seconds)) * 1000;
 }
 
-async function names(db: Db): Promise<Map<string, string>> {
+/** Strategy key -> name ("default" for the global secret), for log lines and the screens. */
+export async function heartbeatNames(db: Db): Promise<Map<string, string>> {
   const rows = await db.selectFrom("strategies").select(["id", "name"]).execute();
   return new Map([[DEFAULT_STRATEGY_KEY, "default"], ...rows.map((r) => [r.id, r.name] as [string, string])]);
-}
-
-export async function listStrategyHeartbeats(db: Db): Promise<StrategyHeartbeat[]> {
-  const [rows, named] = await Promise.all([db.selectFrom("strategy_heartbeats").selectAll().orderBy("strategy_key").execute(), names(db)]);
-  return rows.map((row) => ({
-    strategyKey: row.strategy_key,
-    name: named.get(row.strategy_key) ?? row.strategy_key,
-    intervalSeconds: Number(row.interval_seconds),
-    graceSeconds: Number(row.grace_seconds),
-    lastAt: row.last_at === null ? null : Number(row.last_at),
-    state: row.state as HeartbeatState,
-    missedSince: row.missed_since === null ? null : Number(row.missed_since),
-    dueAt: dueAt(row),
-  }));
-}
-
-/** Expects a heartbeat every `intervalSeconds` (+ grace) from the strategy; null stops expecting one. */
-export async function setHeartbeatExpectation(db: Db, strategyKey: string, expectation: { intervalSeconds: number; graceSeconds?: number | null } | null, by: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (!expectation) {
-      const deleted = await trx.deleteFrom("strategy_heartbeats").where("strategy_key", "=", strategyKey).executeTakeFirst();
-      // Nothing was expected: clearing changes nothing, no audit row (issue 23).
-      if (Number(deleted.numDeletedRows) === 0) return;
-      await recordAudit(trx, { actor: by, action: "heartbeat.clear", target: strategyKey, before: { expected: true }, after: { expected: false } });
-      await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await names(trx)).get(strategyKey) ?? strategyKey} (by ${by})` });
-      return;
-    }
-    const now = nowMs();
-    const grace = expectation.graceSeconds ?? defaultGrace(expectation.intervalSeconds);
-    const existing = await trx.selectFrom("strategy_heartbeats").select(["interval_seconds", "grace_seconds"]).where("strategy_key", "=", strategyKey).executeTakeFirst();
-    // The same interval and grace again: no audit row (issue 23); the clock still restarts below.
-    await recordAudit(trx, {
-      actor: by,
-      action: "heartbeat.set",
-      target: strategyKey,
-      before: existing ? { intervalSeconds: Number(existing.interval_seconds), graceSeconds: Number(existing.grace_seconds) } : null,
-      after: { intervalSeconds: expectation.intervalSeconds, graceSeconds: grace },
-    });
-    const values = { interval_seconds: expectation.intervalSeconds, grace_seconds: grace, state: "waiting", missed_since: null, updated_at: now };
-    // A new expectation starts its clock now (created_at), keeping the last heartbeat seen.
-    const insert = trx.insertInto("strategy_heartbeats").values({ strategy_key: strategyKey, last_at: null, created_at: now, ...values });
-    if (isMysql(trx)) await insert.onDuplicateKeyUpdate({ ...values, created_at: now }).execute();
-    else await insert.onConflict((oc) => oc.column("strategy_key").doUpdateSet({ ...values, created_at: now })).execute();
-    await recordActivity(trx, {
-      type: "webhook",
-      level: "info",
-      message: `Heartbeat expected from strategy ${(await names(trx)).get(strategyKey) ?? strategyKey} every ${expectation.intervalSeconds} s (grace ${grace} s), set by ${by}`,
-    });
-  });
 }
 
 /** The webhook got a heartbeat alert for this strategy. Returns whether one is expected. */
@@ -94,7 +35,7 @@ export async function recordStrategyHeartbeat(db: Db, strategyKey: string, now =
   await db.transaction().execute(async (trx) => {
     await trx.updateTable("strategy_heartbeats").set({ last_at: now, state: "ok", missed_since: null, updated_at: now }).where("strategy_key", "=", strategyKey).execute();
     if (row.state === "missed") {
-      const name = (await names(trx)).get(strategyKey) ?? strategyKey;
+      const name = (await heartbeatNames(trx)).get(strategyKey) ?? strategyKey;
       const message = `Heartbeat from strategy ${name} is back after ${Math.max(0, Math.round((now - Number(row.missed_since ?? now)) / 1000))} s missed`;
       await recordActivity(trx, { type: "webhook", level: "success", message, data: { strategyKey } });
       await appendEvents(trx, [
@@ -111,7 +52,7 @@ export async function checkStrategyHeartbeats(db: Db, now = nowMs()): Promise<st
   const rows = await db.selectFrom("strategy_heartbeats").selectAll().where("state", "!=", "missed").execute();
   const late = rows.filter((row) => now > dueAt(row));
   if (late.length === 0) return [];
-  const named = await names(db);
+  const named = await heartbeatNames(db);
   const missed: string[] = [];
   for (const row of late) {
     await db.transaction().execute(async (trx) => {

@@ -1,5 +1,5 @@
 // Paper profiles, their balances and the transfers between them (the simulator's side of
-// docs/spec/screens.md's Profiles; app/core/exchange/simulator/profiles.ts holds the rules).
+// docs/spec/screens.md's Profiles; exchange/simulator/profiles.ts holds the rules).
 import { sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { ProfileRow } from "../schema.ts";

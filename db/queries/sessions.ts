@@ -3,20 +3,10 @@ import { randomBytes } from "node:crypto";
 import { type User, userRowToUser } from "./users.ts";
 import { type Db, nowMs, sha256Hex } from "./util.ts";
 
-export interface SessionInfo {
-  id: string;
-  userId: string;
-  createdAt: number;
-  expiresAt: number;
-  lastSeenAt: number;
-}
+import type { SessionInfo, SessionPolicy } from "#app/core/types/sessions.ts";
 
-export interface SessionPolicy {
-  /** Session ends this long after the last request. */
-  idleMs: number;
-  /** Session ends this long after login, whatever the activity. */
-  absoluteMs: number;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export type { SessionInfo, SessionPolicy } from "#app/core/types/sessions.ts";
 
 export async function createSession(
   db: Db,

@@ -9,7 +9,7 @@
 //   the timeline is evidence, not state.
 // - A hop keeps its first time (a retried job does not move "claimed").
 import { sql } from "kysely";
-import { type Hop, HOPS, type LatencySummary, type SignalTimeline, type TimelineStamps, summariseTimelines, toTimeline } from "../../app/core/timeline.ts";
+import { type Hop, HOPS, type SignalTimeline, type TimelineStamps, toTimeline } from "../../app/core/timeline.ts";
 import type { DB, SignalTimelineTable } from "../schema.ts";
 import { type Db, isMysql } from "./util.ts";
 import type { Kysely, Transaction } from "kysely";
@@ -30,9 +30,6 @@ const WORKER_HOPS: WorkerHop[] = ["claimed", "sent", "acked", "filled"];
 
 /** How long noted hops may wait for their fill's transaction before they are written alone. */
 export const FLUSH_MS = 50;
-/** The summary looks at the newest signals of the window, up to this many. */
-export const SUMMARY_LIMIT = 10_000;
-export const SUMMARY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface NewTimeline {
   signalId: string;
@@ -212,24 +209,17 @@ export async function getSignalStamps(db: Db, signalId: string): Promise<Timelin
   return row ? rowToStamps(row) : null;
 }
 
-/**
- * p50 / p99 per step over the signals received in the window (the newest SUMMARY_LIMIT of
- * them). Limit orders' "accepted → fill" waits for the market: left out of that step.
- */
-export async function getLatencySummary(db: Db, options: { now?: number; windowMs?: number; limit?: number } = {}): Promise<LatencySummary> {
-  const since = (options.now ?? Date.now()) - (options.windowMs ?? SUMMARY_WINDOW_MS);
+/** The stamps of the signals received since `since` (newest first, at most `limit`), each marked when it was a limit order. */
+export async function listRecentStamps(db: Db, since: number, limit: number): Promise<{ stamps: TimelineStamps; limit: boolean }[]> {
   const rows = await db
     .selectFrom("signal_timeline as t")
     .leftJoin("signals as s", "s.id", "t.signal_id")
     .select(["t.signal_id", "t.fired_at", "t.received_at", "t.committed_at", "t.claimed_at", "t.sent_at", "t.acked_at", "t.filled_at", "s.order_type"])
     .where("t.received_at", ">=", since)
     .orderBy("t.received_at", "desc")
-    .limit(options.limit ?? SUMMARY_LIMIT)
+    .limit(limit)
     .execute();
-  return summariseTimelines(
-    rows.map((row) => ({ stamps: rowToStamps(row), limit: row.order_type === "limit" })),
-    since,
-  );
+  return rows.map((row) => ({ stamps: rowToStamps(row), limit: row.order_type === "limit" }));
 }
 
 /** The signals with their timelines (one query): the dashboard's signals, GET /api/signals. */

@@ -3,27 +3,10 @@ import { normalizeDecimal } from "../../app/core/decimal.ts";
 import type { SignalRow } from "../schema.ts";
 import { type Db, nowMs, parseJson, toBool, toIso } from "./util.ts";
 
-export type SignalStatus = "queued" | "executed" | "skipped" | "failed";
+import type { SignalStatus, Signal } from "#app/core/types/signals.ts";
 
-export interface Signal {
-  id: string;
-  action: "buy" | "sell";
-  symbol: string;
-  orderType: "market" | "limit";
-  price: string | null;
-  quantity: string;
-  payload: Record<string, unknown>;
-  strategy: string | null;
-  processed: boolean;
-  status: SignalStatus;
-  statusReason: string | null;
-  signalTime: string | null;
-  createdAt: string;
-  processedAt: string | null;
-  dedupeKey: string | null;
-  /** The strategy whose secret the alert carried; null = the global secret ("default"). */
-  strategyId: string | null;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export type { SignalStatus, Signal } from "#app/core/types/signals.ts";
 
 export function signalRowToSignal(row: SignalRow): Signal {
   return {

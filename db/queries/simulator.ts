@@ -1,6 +1,6 @@
 // The paper-trading simulator's own state (sim_orders, sim_positions, sim_funding) and its
 // account (profiles with source "simulator", balances): every query the simulator
-// (app/core/exchange/simulator/) runs. Rows come back as stored; the simulator normalises the
+// (exchange/simulator/) runs. Rows come back as stored; the simulator normalises the
 // decimals and applies its rules. Functions taking a transaction's locks say so: on MySQL they
 // read FOR UPDATE, on SQLite (one writer at a time) lockSimBalance takes the write lock first.
 import { type Insertable, type Selectable, type Updateable, sql } from "kysely";

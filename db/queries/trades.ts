@@ -8,39 +8,10 @@ import type { DB, TradeRow } from "../schema.ts";
 import { tradeOfStrategy } from "./strategies.ts";
 import { type Db, isMysql, nowMs, toIso } from "./util.ts";
 
-/** unknown: the order may be on the exchange, its outcome could not be learnt after every retry (reconciled by the worker). */
-export type TradeStatus = "pending" | "executed" | "completed" | "failed" | "cancelled" | "unknown";
+import type { TradeStatus, Trade } from "#app/core/types/trades.ts";
 
-export interface Trade {
-  id: string;
-  symbol: string;
-  side: "buy" | "sell";
-  orderType: "market" | "limit";
-  quantity: string;
-  price: string | null;
-  executedPrice: string | null;
-  executedQuantity: string;
-  fee: string;
-  status: TradeStatus;
-  source: string;
-  orderId: string | null;
-  clientOrderId: string;
-  exchange: string;
-  signalId: string | null;
-  positionId: string | null;
-  jobId: number | null;
-  leverage: number | null;
-  marginType: string | null;
-  reduceOnly: boolean;
-  errorMessage: string | null;
-  /** P&L this trade realised by closing FIFO lots, net of fees (docs/pnl.md); null when it closed nothing. */
-  realizedPnl: string | null;
-  /** The strategy of the signal that made it (docs/decisions/027-strategies.md); absent on older reads. */
-  strategyId?: string | null;
-  createdAt: string;
-  executedAt: string | null;
-  updatedAt: string;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export type { TradeStatus, Trade } from "#app/core/types/trades.ts";
 
 export function tradeRowToTrade(row: TradeRow): Trade {
   return {

@@ -5,19 +5,10 @@ import { type Role, isRole } from "#app/core/auth/permissions.ts";
 
 export { ROLES, type Role, isRole } from "#app/core/auth/permissions.ts";
 
-export interface User {
-  id: string;
-  username: string;
-  role: Role;
-  createdAt: string;
-  disabled: boolean;
-  lastLoginAt: string | null;
-  twoFactorEnabled: boolean;
-}
+import { type User, type UserWithPassword, UsernameTakenError } from "#app/core/types/users.ts";
 
-export interface UserWithPassword extends User {
-  passwordHash: string;
-}
+/** The domain types live in app/core (decision 042); callers may keep importing them from here. */
+export { type User, type UserWithPassword, UsernameTakenError } from "#app/core/types/users.ts";
 
 export const usernameKey = (username: string) => username.trim().toLowerCase();
 
@@ -51,12 +42,6 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 export async function countUsers(db: Db): Promise<number> {
   const row = await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-export class UsernameTakenError extends Error {
-  constructor() {
-    super("Username already exists");
-  }
 }
 
 /**

@@ -8,7 +8,8 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { AdvancedTradeClient } from "./advanced-trade.ts";
 import { RateLimiter, retryAfterMs } from "./http.ts";
-import { buildCdpJwt, normalizeSecret } from "./jwt.ts";
+import { normalizeSecret } from "#app/core/schemas/exchange-connection.ts";
+import { buildCdpJwt } from "./jwt.ts";
 
 const ec = makeCdpKey("ec");
 const ed = makeCdpKey("ed25519");

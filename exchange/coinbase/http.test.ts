@@ -1,4 +1,4 @@
-// An HTTP failure's error class (app/core/exchange/coinbase/http.ts): a 4xx whose code says
+// An HTTP failure's error class (exchange/coinbase/http.ts): a 4xx whose code says
 // "size" is a SizeRefusalError whatever its words; the same words under another code are not.
 import { expect, test } from "vitest";
 import { InvalidOrderError, SizeRefusalError, TemporaryError } from "#app/core/exchange/errors.ts";

@@ -7,6 +7,7 @@
 import { createHash, createPrivateKey, randomBytes, type KeyObject } from "node:crypto";
 import { SignJWT, importJWK } from "jose";
 import { AuthError } from "#app/core/exchange/errors.ts";
+import { normalizeSecret } from "#app/core/schemas/exchange-connection.ts";
 
 export type CdpAlgorithm = "ES256" | "EdDSA";
 
@@ -17,10 +18,6 @@ export interface CdpSigningKey {
 
 const cache = new Map<string, Promise<CdpSigningKey>>();
 
-/** Env files often carry a PEM on one line with literal "\n". */
-export function normalizeSecret(secret: string): string {
-  return secret.includes("\\n") ? secret.replace(/\\n/g, "\n").trim() : secret.trim();
-}
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 

@@ -3,7 +3,7 @@
 // proxy, HSTS and the Secure cookie over https, the CSP nonce; and /ws over a real socket:
 // one resume per connection, a message rate limit, a capped replay that asks for a resync.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { LiveHub } from "#app/live/hub.server.ts";
+import type { LiveHub } from "#app/services/live-hub.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
 import { connect } from "node:net";
 import { AUTH_BODY_LIMIT, BODY_DEADLINE_MS, FORM_BODY_LIMIT, REPLAY_LIMIT, WS_MAX_PAYLOAD, WS_MESSAGES_PER_SECOND, WS_SOCKETS_PER_SESSION } from "#server.ts";

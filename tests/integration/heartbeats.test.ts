@@ -4,7 +4,8 @@
 // health in warning), and back to OK (logged) when one arrives; heartbeats never make signals.
 import { beforeAll, describe, expect, test } from "vitest";
 import { checkWebhook } from "#app/services/health.server.ts";
-import { checkStrategyHeartbeats, listStrategyHeartbeats } from "#db/queries/heartbeats.ts";
+import { listStrategyHeartbeats } from "#app/services/heartbeats.server.ts";
+import { checkStrategyHeartbeats } from "#db/queries/heartbeats.ts";
 import { freshApp, registerVia, sendSignal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 

@@ -1,9 +1,9 @@
 // Logging out closes that session's live feed at once (close code 4401); another session's
 // socket stays open. Real server: Bun.serve over the same Hono app the web process runs.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SESSION_ENDED_CODE } from "#app/live/close-codes.ts";
+import { SESSION_ENDED_CODE } from "#app/core/live-close-codes.ts";
 import { REQUIRE_TWO_FACTOR_SETTING } from "#app/services/two-factor.server.ts";
-import { TWO_FACTOR_REQUIRED } from "#app/utils/auth.server.ts";
+import { TWO_FACTOR_REQUIRED } from "#app/services/sessions.server.ts";
 import { setSetting } from "#db/queries/settings.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
@@ -54,7 +54,7 @@ describe("live feed and logout", () => {
 
 // Issue 23: "require 2FA for all" was bypassed by /ws (an account without 2FA got 403 on /api
 // but its socket opened and replayed history) and by /api/health's detailed view. Every entry
-// point applies one session policy (app/utils/session-policy.server.ts).
+// point applies one session policy (app/services/session-policy.server.ts).
 describe.each(testDialects())("the session policy at /ws and /api/health on %s", (dialect) => {
   let live: LiveServer;
   beforeAll(async () => {

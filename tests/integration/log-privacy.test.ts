@@ -2,7 +2,7 @@
 // admin-only, in /api/logs, the Activity Logs page and the live feed; disabling an account
 // closes its live socket at once. Real server (Bun.serve over the app) for the sockets.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SESSION_ENDED_CODE } from "#app/live/close-codes.ts";
+import { SESSION_ENDED_CODE } from "#app/core/live-close-codes.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
 

@@ -1,7 +1,7 @@
 // Open redirects through dot segments (issue 23): "/.//evil.example", "/x/..//evil.example"
 // and "/%2e//evil.example" normalise to "//evil.example", which a browser follows to another
 // host. The login page, the second login step and the Positions forms' `back` field all
-// decide on the normalised path (app/utils/auth.server.ts safeRedirect) and fall back to
+// decide on the normalised path (app/services/sessions.server.ts safeRedirect) and fall back to
 // their default. Both databases.
 import { beforeAll, describe, expect, test } from "vitest";
 import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";

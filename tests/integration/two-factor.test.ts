@@ -4,7 +4,7 @@
 // codes, turning it off, the admin's reset, and "require 2FA for all".
 import { generateTOTP } from "@epic-web/totp";
 import { beforeAll, describe, expect, test } from "vitest";
-import { TWO_FACTOR_REQUIRED } from "#app/utils/auth.server.ts";
+import { TWO_FACTOR_REQUIRED } from "#app/services/sessions.server.ts";
 import { WRONG_CODE } from "#app/services/two-factor.server.ts";
 import { OWN_TWO_FACTOR } from "#app/services/users.server.ts";
 import { cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";

@@ -357,7 +357,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
 
   function newOrder(body: any, closing = false): FakeOrder | Response {
     // A size refused as Advanced Trade does: HTTP 200, success:false, the reason as a code
-    // (app/core/exchange/coinbase/refusals.ts); the message is free text.
+    // (exchange/coinbase/refusals.ts); the message is free text.
     const sizeRefused = (code: string, message: string) =>
       HttpResponse.json({ success: false, failure_reason: "UNKNOWN_FAILURE_REASON", error_response: { error: "UNKNOWN_FAILURE_REASON", message, error_details: message, preview_failure_reason: code } });
     const product = state.products.get(body?.product_id);

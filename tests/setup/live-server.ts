@@ -3,7 +3,7 @@
 // the API (the first account is the admin; later ones get an invitation made straight in
 // the database) and answers the session cookie.
 import { loadConfig } from "#app/core/env.ts";
-import { LiveHub } from "#app/live/hub.server.ts";
+import { LiveHub } from "#app/services/live-hub.server.ts";
 import type { Role } from "#app/core/auth/permissions.ts";
 import { createInvite } from "#db/queries/invites.ts";
 import { countUsers } from "#db/queries/users.ts";

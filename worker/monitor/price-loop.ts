@@ -110,7 +110,7 @@ export function startPriceLoop(options: {
   /** The active exchange (default: the simulator). Live Coinbase prices come from it. */
   exchange?: Pick<ExchangeAdapter, "name" | "getTicker">;
   maxAgeMs?: number;
-  /** The products as the active exchange trades them, for the rules (app/core/exchange/trading-product.ts). */
+  /** The products as the active exchange trades them, for the rules (exchange/trading-product.ts). */
   products?: TradingProductResolver;
 }) {
   const { db, workerId } = options;

@@ -10,7 +10,7 @@
 // good backs its trigger off (5 s, 15 s, 60 s ... every 5 min: RULE_BACKOFF_MS) and it is
 // requested again; the MAX_RULE_FAILURES-th failure in a row of a kind raises ONE error line
 // saying so and when it retries (docs/decisions/008-position-rules.md).
-// Sizes are the ACTIVE exchange's (app/core/exchange/trading-product.ts: whole Coinbase
+// Sizes are the ACTIVE exchange's (exchange/trading-product.ts: whole Coinbase
 // contracts live). A size refusal is a SizeRefusalError (a code: ours, or the exchange's,
 // never a reading of its message). It re-sizes: a take-profit share too small to send is left
 // for the last level (its levels recorded as skipped, not a failure); a close of everything is

@@ -1,7 +1,7 @@
 // generate-report: produces the file of one reports row and moves its status
 // pending -> creating -> ready | failed (docs/spec/screens.md#states).
 // - Local (no Coinbase Exchange key with a passphrase): the file is built from the account's
-//   own data (app/core/reports/build.ts) and stored with the row in one statement.
+//   own data (reports/build.ts) and stored with the row in one statement.
 // - Remote (getRemoteReportsProvider): the report is created at Coinbase once (its id kept on
 //   the row, so a retried job polls the same report instead of creating a second), polled
 //   until ready, and its file downloaded and stored. Coinbase being busy or unreachable

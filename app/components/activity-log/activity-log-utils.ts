@@ -1,6 +1,6 @@
 // Pure helpers of the activity log panel (docs/spec/screens.md Dashboard/Logs, api.md#shapes, figures.md#defaults-and-limits): the query
 // URL, the data preview (at most 3 entries), the CSV export and its file name.
-import type { ActivityLog, LogLevel } from "#db/queries/activity-logs.ts";
+import type { ActivityLog, LogLevel } from "#app/core/types/activity-logs.ts";
 import { toCsv } from "#app/core/format.ts";
 
 export type { ActivityLog, LogLevel };

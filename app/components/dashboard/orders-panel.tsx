@@ -1,6 +1,6 @@
 // Recent orders and open positions on the dashboard, so a signal can be followed to its
 // order and position without leaving the page.
-import type { Trade } from "#db/queries/trades.ts";
+import type { Trade } from "#app/core/types/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { TradeStatusChip } from "../trade-status-chip.tsx";

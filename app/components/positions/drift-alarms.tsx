@@ -5,7 +5,7 @@
 // /positions (intent drift-adopt / drift-close), so they work without JavaScript.
 import { Form } from "@remix-run/react";
 import { describeDrift } from "#app/core/reconcile/compare.ts";
-import type { Drift } from "#db/queries/drifts.ts";
+import type { Drift } from "#app/core/types/drifts.ts";
 import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";

@@ -11,7 +11,7 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Typography from "@mui/material/Typography";
 import { useEffect, useRef } from "react";
-import type { Trade } from "#db/queries/trades.ts";
+import type { Trade } from "#app/core/types/trades.ts";
 import { ApiError } from "#app/utils/api-client.ts";
 import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";

@@ -15,7 +15,7 @@ import type { StrategyInput } from "#app/core/schemas/strategy.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
 import { type SignalNow, TestAlertCard, type TestAlertSent } from "#app/components/webhook/test-alert-card.tsx";
-import type { StrategyHeartbeat } from "#db/queries/heartbeats.ts";
+import type { StrategyHeartbeat } from "#app/core/types/heartbeats.ts";
 import { parseStrategyForm } from "#app/core/schemas/strategy-form.ts";
 
 export interface StrategyCard extends StrategyInput {

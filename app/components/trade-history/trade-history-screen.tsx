@@ -15,7 +15,7 @@ import Button from "@mui/material/Button";
 import { Link as RemixLink, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { D } from "#app/core/decimal.ts";
-import type { Signal } from "#db/queries/signals.ts";
+import type { Signal } from "#app/core/types/signals.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";

@@ -10,7 +10,7 @@ import Stack from "@mui/material/Stack";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
-import type { StrategyHeartbeat } from "#db/queries/heartbeats.ts";
+import type { StrategyHeartbeat } from "#app/core/types/heartbeats.ts";
 
 const mono = { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", fontSize: 13 } as const;
 

@@ -1,5 +1,5 @@
 // Who may do what (issue 10, docs/spec/roles.md): the one table the server enforces
-// (requirePermission in app/utils/auth.server.ts) and the screens read to hide what a role
+// (requirePermission in app/services/sessions.server.ts) and the screens read to hide what a role
 // cannot do. Reading is open to every signed-in role; anything that changes state is listed
 // here, and what a role is not granted is refused with a 403.
 export const ROLES = ["admin", "trader", "viewer"] as const;

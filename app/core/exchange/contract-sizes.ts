@@ -1,6 +1,9 @@
 // Coinbase's contract sizes and what the simulator's "Use Coinbase contract sizes" means for
 // paper orders (docs/decisions/025-contracts-and-rounding.md). No database and no node
-// modules: the screens import it too (the note before credentials are saved, issue 22).
+// modules: the screens import it too (the note before credentials are saved, issue 22). The
+// product as an exchange trades it (TradingProduct) is resolved by exchange/trading-product.ts.
+import { D } from "../decimal.ts";
+import type { ProductSpec } from "../products.ts";
 
 /**
  * Coinbase's contract sizes for the CDE products our symbols map to (BIP / ETP / SLP / XPP
@@ -34,4 +37,23 @@ export function contractSizesSwitchNote(): string {
 /** Said by a save that turned it on. */
 export function contractSizesSwitchedNotice(): string {
   return `Paper orders are now sized in whole Coinbase contracts (${contractSizesText()}); positions already open keep closing on the simulator. ${WHERE_TO_CHANGE}`;
+}
+
+export interface TradingProduct extends ProductSpec {
+  /** One exchange contract in the base asset (null: the simulator's base unit). */
+  contractSize: string | null;
+  /** Where the increments come from. */
+  basis: "coinbase" | "coinbase-static" | "simulator";
+}
+
+/** The spec with one contract as increment and minimum. */
+export function withContracts(spec: ProductSpec, contractSize: string, basis: TradingProduct["basis"], minSize?: string): TradingProduct {
+  const min = minSize && D(minSize).gt(contractSize) ? D(minSize).toString() : D(contractSize).toString();
+  return { ...spec, baseIncrement: D(contractSize).toString(), baseMinSize: min, contractSize: D(contractSize).toString(), basis };
+}
+
+/** The spec in Coinbase's static contract sizes (a symbol without one: the simulator's own spec). */
+export function staticCoinbaseProduct(spec: ProductSpec): TradingProduct {
+  const size = COINBASE_CONTRACT_SIZES[spec.symbol];
+  return size ? withContracts(spec, size, "coinbase-static") : { ...spec, contractSize: null, basis: "simulator" };
 }

@@ -1,7 +1,7 @@
 // Margin, maintenance margin and liquidation price of a position (issue 11; paper margin:
 // docs/decisions/024-paper-margin.md). ONE rule, used by the Positions screen (through the
 // simulator's getPositions) and by the simulator when it liquidates
-// (app/core/exchange/simulator/liquidation.ts liquidateAccounts), so the price shown is the price
+// (exchange/simulator/liquidation.ts liquidateAccounts), so the price shown is the price
 // the paper exchange liquidates at.
 //
 // - Initial margin = entry notional / leverage (what the simulator holds when it opens).
@@ -17,7 +17,7 @@
 // a short, cushion + (E - P) x Q = m x P x Q, gives P = (E x Q + cushion) / (Q x (1 + m)).
 // The price is put on the product's tick towards the entry (a long's rounded up, a short's
 // down): the exchange liquidates at or just before the exact figure, never after it.
-// Coinbase reports its own figure (app/core/exchange/coinbase/adapter.ts), shown instead there.
+// Coinbase reports its own figure (exchange/coinbase/adapter.ts), shown instead there.
 // Pure decimals.
 import { Big, D } from "../decimal.ts";
 import { PRODUCTS } from "../products.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { PRODUCTS } from "../products.ts";
 import { DEFAULT_TRADING_CONFIG } from "../schemas/trading-config.ts";
-import { staticCoinbaseProduct } from "#exchange/trading-product.ts";
+import { staticCoinbaseProduct } from "../exchange/contract-sizes.ts";
 import { sizeSignalOrder } from "./sizing.ts";
 
 const BTC = PRODUCTS.find((p) => p.symbol === "BTC-PERP")!;

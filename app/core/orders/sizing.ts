@@ -6,7 +6,7 @@
 //   contract = 0.01 BTC; on the simulator without "Use Coinbase contract sizes" the product
 //   has no contract size and 1 contract = 1 base unit, as before);
 // rounded DOWN to the product's base increment, and refused below its minimum size. The
-// product is the active exchange's (app/core/exchange/trading-product.ts), so on Coinbase
+// product is the active exchange's (exchange/trading-product.ts), so on Coinbase
 // the increment is one contract. docs/decisions/025-contracts-and-rounding.md.
 import { D, floorToIncrement } from "../decimal.ts";
 import type { ProductSpec } from "../products.ts";

@@ -18,7 +18,7 @@ export interface BreakEvenOffset {
 
 /**
  * The taker fee rate the app uses for each exchange (a fraction): the simulator's taker fee
- * (app/core/exchange/simulator/margin.ts SIM_TAKER_FEE_RATE, the same "0.0006"), and the same
+ * (exchange/simulator/margin.ts SIM_TAKER_FEE_RATE, the same "0.0006"), and the same
  * rate for Coinbase, the estimate the positions and trade details already use for fees not
  * paid yet. An unknown exchange takes the default.
  */

@@ -1,6 +1,6 @@
 // What a take-profit level closes when its share is not a whole number of contracts
 // (docs/decisions/025-contracts-and-rounding.md). A "contract" is the product's base
-// increment as the ACTIVE exchange trades it (app/core/exchange/trading-product.ts):
+// increment as the ACTIVE exchange trades it (exchange/trading-product.ts):
 // on Coinbase one CDE contract (BIP: 0.01 BTC), on the simulator its own increment, or
 // Coinbase's contract when "Use Coinbase contract sizes" is on.
 //

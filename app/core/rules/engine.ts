@@ -18,7 +18,7 @@
 //   (entry × (1 ± priceDeviation)) is reached is taken — several at once when a gap jumps
 //   over them, in ONE action. Level i closes `portfolio` of the ORIGINAL quantity; the last
 //   level (the highest enabled deviation) closes whatever remains. The product is the ACTIVE
-//   exchange's (app/core/exchange/trading-product.ts: on Coinbase one increment = one
+//   exchange's (exchange/trading-product.ts: on Coinbase one increment = one
 //   contract). A share is rounded to the NEAREST whole increment (half up), at least the
 //   minimum size, and never so much that less than the minimum is left for the last level;
 //   a position too small to split closes nothing at an earlier level (it is skipped and its

@@ -1,13 +1,12 @@
 // The server's half of the key's shape check (issue 22; docs/decisions/010-exchange-connections.md):
-// the secret is loaded as the connector will load it (app/core/exchange/coinbase/jwt.ts), so a
+// the secret is loaded as the connector will load it (exchange/coinbase/jwt.ts), so a
 // PEM that only looks right, a key on another curve or an Ed25519 secret whose halves do not
 // match is refused before it is saved. Installed into coinbaseKeyIssue by
 // app/services/exchange-connections.server.ts, which every server path that parses the shared
 // schemas imports (an explicit call: package.json says "sideEffects": false, so a bare import
 // would be dropped from the bundle). Messages never carry the secret.
 import { type KeyObject, createPrivateKey, createPublicKey } from "node:crypto";
-import { normalizeSecret } from "#exchange/coinbase/jwt.ts";
-import { type CoinbaseKeyKind, MESSAGES, installKeyLoader } from "./exchange-connection.ts";
+import { type CoinbaseKeyKind, MESSAGES, installKeyLoader, normalizeSecret } from "./exchange-connection.ts";
 
 const b64url = (bytes: Buffer) => bytes.toString("base64url");
 

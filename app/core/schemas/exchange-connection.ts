@@ -78,7 +78,7 @@ const requiredText = (message: string, max: number, tooLong: string) =>
 // ---------------------------------------------------------------------------------------
 // The key's shape (issue 22; docs/decisions/010-exchange-connections.md "The key's shape").
 // Coinbase gives three kinds of keys, and nothing else can trade or read (how the connector
-// loads them: app/core/exchange/coinbase/jwt.ts, exchange-client.ts):
+// loads them: exchange/coinbase/jwt.ts, exchange-client.ts):
 // - CDP ECDSA: key name organizations/{org}/apiKeys/{id}; secret a SEC1 (EC PRIVATE KEY) or
 //   PKCS#8 (PRIVATE KEY) PEM of a P-256 key;
 // - CDP Ed25519: key id (a UUID, or the key name); secret base64 of 64 bytes (seed + public);
@@ -104,6 +104,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX_KEY = /^[0-9a-f]{32}$/i;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const PEM = /^-----BEGIN (EC PRIVATE KEY|PRIVATE KEY)-----\n(?:[A-Za-z0-9+/=]+\n)+-----END \1-----$/;
+
+/** The secret as the connector loads it (exchange/coinbase/jwt.ts); env files often carry a PEM on one line with literal "\n". */
+export function normalizeSecret(secret: string): string {
+  return secret.includes("\\n") ? secret.replace(/\\n/g, "\n").trim() : secret.trim();
+}
 
 /** A secret as the connector reads it: literal "\n" (env files) as line breaks, CRLF as LF. */
 function normalizedSecret(secret: string): string {

@@ -1,7 +1,7 @@
 // Any path no other route claims: '404 Page Not Found' inside the shell (after login).
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { GeneralErrorBoundary, NotFound } from "#app/components/error-boundary.tsx";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

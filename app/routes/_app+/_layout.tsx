@@ -8,7 +8,7 @@ import { PermissionsProvider } from "#app/components/layout/permissions.tsx";
 import { LiveProvider } from "#app/live/use-live-updates.tsx";
 import { QueryProvider } from "#app/utils/use-api-query.tsx";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);

@@ -13,22 +13,22 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { SaveCredentialsFields, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
 import {
   coinbaseTester,
+  contractSizesState,
   getCredentialsSummary,
   saveCredentialSettings,
   saveCredentials,
   testTradingCredentials,
 } from "#app/services/exchange-connections.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { contractSizesSwitchPending } from "#exchange/trading-product.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
   const setupOpen = new URL(request.url).searchParams.get("setup") === "1";
   // The form says before saving that saving turns "Use Coinbase contract sizes" on (issue 22).
-  const contractSizesSwitch = await contractSizesSwitchPending(context.db);
+  const contractSizesSwitch = (await contractSizesState(context.db)).switchPending;
   return json({ summary: await getCredentialsSummary(context.db, context.config), setupOpen, contractSizesSwitch }, { headers: NO_STORE });
 }
 

@@ -16,16 +16,15 @@ import { Link as RemixLink, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/utils/auth.server.ts";
-import type { AuditChanges } from "#db/queries/audit.ts";
-import { auditPageParams, listAudit } from "#app/services/audit.server.ts";
+import { requirePermission } from "#app/services/sessions.server.ts";
+import type { AuditChanges } from "#app/core/types/audit.ts";
+import { auditPage } from "#app/services/audit.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Audit trail · PerpDesk" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "audit.read");
-  const page = auditPageParams(new URL(request.url));
-  return json({ ...(await listAudit(context.db, page)), first: page.before == null, limit: page.limit }, { headers: NO_STORE });
+  return json(await auditPage(context.db, new URL(request.url)), { headers: NO_STORE });
 }
 
 const show = (value: unknown) => (value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value));

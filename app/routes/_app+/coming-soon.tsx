@@ -5,7 +5,7 @@ import Typography from "@mui/material/Typography";
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -14,6 +14,7 @@ import { AddExchangeFormSchema } from "#app/core/schemas/exchange-connection.ts"
 import type { Toast } from "#app/core/schemas/toast.ts";
 import {
   coinbaseTester,
+  contractSizesState,
   addExchangeConnection,
   switchCoinbaseContractSizes,
   deleteExchange,
@@ -21,8 +22,7 @@ import {
   testExchange,
   updateExchangeFlags,
 } from "#app/services/exchange-connections.server.ts";
-import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
-import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
+import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
@@ -31,15 +31,16 @@ import { NO_STORE } from "#app/utils/api.server.ts";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const url = new URL(request.url);
+  const sizes = await contractSizesState(context.db);
   return json(
     {
       exchanges: await listExchanges(context.db),
       isAdmin: user.role === "admin",
       addOpen: url.searchParams.get("add") === "1",
       confirmDeleteId: url.searchParams.get("confirmDelete"),
-      contractSizes: { on: await simulatorUsesCoinbaseContracts(context.db, 0), chosen: (await getCoinbaseContractSizesChoice(context.db, 0)) !== null },
+      contractSizes: { on: sizes.on, chosen: sizes.chosen },
       // Connect Exchange says that saving turns "Use Coinbase contract sizes" on (issue 22).
-      contractSizesSwitch: user.role === "admin" && (await contractSizesSwitchPending(context.db)),
+      contractSizesSwitch: user.role === "admin" && sizes.switchPending,
     },
     { headers: NO_STORE },
   );

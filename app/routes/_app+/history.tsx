@@ -5,7 +5,7 @@ import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { TradeHistoryScreen } from "#app/components/trade-history/trade-history-screen.tsx";
 import { loadTradeHistory } from "#app/services/trade-history.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

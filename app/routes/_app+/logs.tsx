@@ -13,8 +13,8 @@ import { logDbFilters, parseLogQuery } from "#app/components/activity-log/log-qu
 import { LogsBrowser } from "#app/components/activity-log/logs-browser.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { Screen } from "#app/components/screen.tsx";
-import { requireUser } from "#app/utils/auth.server.ts";
-import { pageActivityLogs } from "#app/services/activity-logs.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
+import { activityLogPage } from "#app/services/activity-logs.server.ts";
 import { strategyNames } from "#app/services/strategies.server.ts";
 import { NO_STORE, queryInt } from "#app/utils/api.server.ts";
 
@@ -24,7 +24,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const filters = parseLogQuery(params);
   const before = queryInt(params, "before", 0, 0, Number.MAX_SAFE_INTEGER);
   const [page, strategies] = await Promise.all([
-    pageActivityLogs(context.db, { ...logDbFilters(filters), limit: LOGS_SCREEN_LIMIT, viewer: user, beforeId: before > 0 ? before : undefined }),
+    activityLogPage(context.db, user, logDbFilters(filters), { limit: LOGS_SCREEN_LIMIT, before }),
     strategyNames(context.db),
   ]);
   return json({ logs: page.logs, nextCursor: page.nextCursor, before: before > 0 ? before : null, filters, strategies }, { headers: NO_STORE });

@@ -6,20 +6,16 @@ import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { ManualTradingScreen } from "#app/components/manual-trading/manual-trading-screen.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
-import { getExchange } from "#exchange/factory.ts";
+import { activeBalances } from "#app/services/exchange-connections.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { listOpenOrders } from "#app/services/orders.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const exchange = getExchange(context.db);
   const [balance, config, health, orders] = await Promise.all([
-    exchange
-      .getBalances()
-      .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
-      .catch(() => null),
+    activeBalances(context.db).catch(() => null),
     getTradingConfig(context.db),
     getSystemStatusForPage(context),
     listOpenOrders(context.db),

@@ -7,7 +7,7 @@ import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { type MarketTab, type MarketView, MarketDataScreen, type PairFilter } from "#app/components/market-data/market-data-screen.tsx";
 import { type MarketProduct, type MarketProductDetails, type MarketSummary, getMarketProduct, getMarketProducts, getMarketSummary } from "#app/services/market-data.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
 const TABS: MarketTab[] = ["overview", "pairs", "details"];

@@ -9,7 +9,7 @@ import { NotificationsScreen } from "#app/components/notifications/notifications
 import { handleNotificationForm } from "#app/services/notification-actions.server.ts";
 import { loadNotificationsPage } from "#app/services/notifications.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -9,7 +9,7 @@ import { Screen } from "#app/components/screen.tsx";
 import { parseChartsQuery } from "#app/core/schemas/performance-charts.ts";
 import { getPerformanceCharts } from "#app/services/performance-charts.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Performance · PerpDesk" }];
 

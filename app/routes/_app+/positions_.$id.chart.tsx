@@ -13,7 +13,7 @@ import type { PositionDetailsResponse } from "#app/components/positions/position
 import { Screen } from "#app/components/screen.tsx";
 import { getPositionDetails } from "#app/services/positions.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.details.position.symbol ?? "Position"} chart · PerpDesk` }];

@@ -10,7 +10,7 @@ import { type DialogKind, type DialogState, ProfilesScreen } from "#app/componen
 import { CreateProfileSchema, DeleteProfileSchema, TransferSchema } from "#app/core/schemas/profiles.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { type ProfileView, createProfile, deleteProfile, listProfileViews, transferFunds } from "#app/services/profiles.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 

@@ -10,7 +10,7 @@ import { REPORT_STATUSES, REPORT_TYPES, REPORT_TYPE_LABELS, ReportFormSchema } f
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { listProfileViews } from "#app/services/profiles.server.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 

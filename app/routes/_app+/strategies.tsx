@@ -15,7 +15,7 @@ import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -14,7 +14,7 @@ import { CONFIRM_INTENTS, type ConfirmIntent, RESET_DONE, TradingRulesScreen, ap
 import { applyRulesToOpenPositions, resetStatistics } from "#app/services/positions.server.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { updateTradingConfig } from "#app/services/trading.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";

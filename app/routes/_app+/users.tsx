@@ -18,7 +18,7 @@ import {
   updateUserBy,
 } from "#app/services/users.server.ts";
 import { NO_STORE, publicOrigin } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/utils/auth.server.ts";
+import { requirePermission } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Users · PerpDesk" }];

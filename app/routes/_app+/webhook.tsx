@@ -20,13 +20,14 @@ import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { SECRET_UNREADABLE_MESSAGE, getWebhookConfig, readableWebhookSecret } from "#app/services/webhook-config.server.ts";
 import { getStrictTickers, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
 import { allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { parseAlertBuilderParams } from "#app/core/alerts/template.ts";
 import { postedBuilder, sendTestAlert, testAlertFromUrl, testAlertSearch } from "#app/services/test-alert.server.ts";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
-import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
+import { DEFAULT_STRATEGY_KEY } from "#app/core/types/heartbeats.ts";
+import { listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
 import { getLatencySummary } from "#app/services/signals.server.ts";
 
 

@@ -8,7 +8,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useNavigation } from "@remix-run/react";
 import { InitializingScreen, LoadingScreen } from "#app/components/auth-screens.tsx";
 import { Logo } from "#app/components/logo.tsx";
-import { requireAnonymous } from "#app/utils/auth.server.ts";
+import { requireAnonymous } from "#app/services/sessions.server.ts";
 
 const COMING_SOON = ["BTC", "ETH", "SOL", "XRP"];
 const AUTH_PATHS = new Set(["/login", "/register", "/two-factor"]);

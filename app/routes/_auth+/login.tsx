@@ -14,9 +14,9 @@ import {
   LoginError,
   authenticateForm,
   requireAnonymous,
-  safeRedirect,
   startSession,
-} from "#app/utils/auth.server.ts";
+} from "#app/services/sessions.server.ts";
+import { safeRedirect } from "#app/utils/safe-redirect.ts";
 import { commitSecondFactor } from "#app/utils/session.server.ts";
 
 export const LOGIN_FAILED_401 = "Invalid username or password. Please try again.";

@@ -12,8 +12,10 @@ import { useToast } from "#app/components/toaster.tsx";
 import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { REGISTRATION_BY_INVITATION } from "#app/core/schemas/auth.ts";
-import { RegistrationClosedError, UsernameTakenError, registerUser, registrationMode } from "#app/services/auth.server.ts";
-import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
+import { UsernameTakenError } from "#app/core/types/users.ts";
+import { RegistrationClosedError, registerUser, registrationMode } from "#app/services/auth.server.ts";
+import { requireAnonymous, startSession } from "#app/services/sessions.server.ts";
+import { safeRedirect } from "#app/utils/safe-redirect.ts";
 
 const ROLE_TEXT = { admin: "an administrator", trader: "a trader", viewer: "a viewer (read-only)" } as const;
 

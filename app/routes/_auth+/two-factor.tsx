@@ -9,9 +9,10 @@ import { Form, Link as RemixLink, useActionData, useNavigation } from "@remix-ru
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
 import { TwoFactorCodeFormSchema } from "#app/core/schemas/auth.ts";
-import { completeLogin, findUserById } from "#app/services/auth.server.ts";
-import { checkSecondFactor } from "#app/services/two-factor.server.ts";
-import { requireAnonymous, safeRedirect, startSession } from "#app/utils/auth.server.ts";
+import { completeLogin } from "#app/services/auth.server.ts";
+import { checkSecondFactor, secondStepUser } from "#app/services/two-factor.server.ts";
+import { requireAnonymous, startSession } from "#app/services/sessions.server.ts";
+import { safeRedirect } from "#app/utils/safe-redirect.ts";
 import { clearSecondFactor, readSecondFactor } from "#app/utils/session.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Two-factor code · PerpDesk" }];
@@ -25,8 +26,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   await requireAnonymous(request, context);
   const pending = await readSecondFactor(request, context);
-  const user = pending ? await findUserById(context.db, pending.userId) : null;
-  if (!pending || !user || user.disabled || !user.twoFactorEnabled) {
+  const user = pending ? await secondStepUser(context.db, pending.userId) : null;
+  if (!pending || !user) {
     return redirect("/login", { headers: { "Set-Cookie": await clearSecondFactor(context) } });
   }
   const formData = await request.formData();

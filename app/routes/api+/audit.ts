@@ -3,10 +3,11 @@
 // the next (older) page; null when there is none.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/utils/auth.server.ts";
-import { auditPageParams, listAudit } from "#app/services/audit.server.ts";
+import { requirePermission } from "#app/services/sessions.server.ts";
+import { auditPage } from "#app/services/audit.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requirePermission(request, context, "audit.read");
-  return json(await listAudit(context.db, auditPageParams(new URL(request.url))), { headers: NO_STORE });
+  const { entries, nextBefore } = await auditPage(context.db, new URL(request.url));
+  return json({ entries, nextBefore }, { headers: NO_STORE });
 }

@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { CandlesQuerySchema, MAX_CANDLES } from "#app/core/schemas/candles.ts";
 import { candleViews } from "#app/services/price-chart.server.ts";
 import { NO_STORE, jsonError } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -8,7 +8,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getClosedTradesPnlFor } from "#app/services/statistics.server.ts";
 import { apiTradeFilter } from "#app/services/trade-history.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -5,7 +5,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveCredentialsFields } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentials } from "#app/services/exchange-connections.server.ts";
 import { getNotAllowedLoader, outcomeJson, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

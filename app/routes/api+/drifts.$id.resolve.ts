@@ -7,7 +7,7 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { DriftResolveSchema } from "#app/core/schemas/drifts.ts";
 import { requestDriftResolution } from "#app/services/drifts.server.ts";
 import { NO_STORE, getNotAllowedLoader, jsonError, readBodyObject } from "#app/utils/api.server.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 

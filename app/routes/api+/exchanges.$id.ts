@@ -6,7 +6,7 @@ import { UpdateExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { deleteExchange, getExchangeView, updateExchangeFlags } from "#app/services/exchange-connections.server.ts";
 import { refuseOnExposure } from "#app/services/exposure.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 
 const NOT_FOUND = "Exchange not found";
 

@@ -7,7 +7,7 @@ import { AddExchangeSchema } from "#app/core/schemas/exchange-connection.ts";
 import { addExchangeConnection, listExchanges } from "#app/services/exchange-connections.server.ts";
 import { refuseOnExposure } from "#app/services/exposure.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
-import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

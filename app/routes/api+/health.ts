@@ -6,7 +6,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getSystemStatus } from "#app/services/health.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { getUserWithinPolicy } from "#app/utils/auth.server.ts";
+import { getUserWithinPolicy } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [health, user] = await Promise.all([getSystemStatus(context), getUserWithinPolicy(request, context)]);

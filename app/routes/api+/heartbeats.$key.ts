@@ -5,15 +5,15 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { NO_STORE, getNotAllowedLoader, jsonError, readBodyObject } from "#app/utils/api.server.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
-import { DEFAULT_STRATEGY_KEY, listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
+import { isHeartbeatKey, listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requirePermission(request, context, "settings.change");
   const key = params.key ?? "";
-  if (key !== DEFAULT_STRATEGY_KEY && !(await context.db.selectFrom("strategies").select("id").where("id", "=", key).executeTakeFirst())) {
+  if (!(await isHeartbeatKey(context.db, key))) {
     return jsonError(404, `No strategy ${key}`, { success: false });
   }
   if (request.method === "DELETE") {

@@ -2,7 +2,7 @@
 // their state (waiting | ok | missed), last heartbeat and when they turn missed (issue 12).
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { listStrategyHeartbeats } from "#app/services/heartbeats.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

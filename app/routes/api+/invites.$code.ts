@@ -2,7 +2,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { revokeInviteBy } from "#app/services/users.server.ts";
 import { NO_STORE, getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

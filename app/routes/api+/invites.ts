@@ -4,7 +4,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { InviteCreateSchema } from "#app/core/schemas/users.ts";
 import { createInviteBy, listInvites } from "#app/services/users.server.ts";
 import { NO_STORE, firstIssue, jsonError, publicOrigin, readBodyObject } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);

@@ -7,7 +7,7 @@ import { LoginSchema, TwoFactorCodeSchema } from "#app/core/schemas/auth.ts";
 import { completeLogin } from "#app/services/auth.server.ts";
 import { TWO_FACTOR_CODE_REQUIRED, checkSecondFactor } from "#app/services/two-factor.server.ts";
 import { NO_STORE, firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
-import { LoginError, LoginValidationError, authenticateForm, startSession } from "#app/utils/auth.server.ts";
+import { LoginError, LoginValidationError, authenticateForm, startSession } from "#app/services/sessions.server.ts";
 
 export async function loader(_: LoaderFunctionArgs) {
   return jsonError(405, "Method GET not allowed");

@@ -1,7 +1,7 @@
 // POST /api/logout: ends the session server-side and clears the cookie.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { jsonError } from "#app/utils/api.server.ts";
-import { endSession, requireUser } from "#app/utils/auth.server.ts";
+import { endSession, requireUser } from "#app/services/sessions.server.ts";
 import { recordLogout } from "#app/services/activity-logs.server.ts";
 
 export async function loader(_: LoaderFunctionArgs) {

@@ -11,15 +11,15 @@ import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { activityLogCsv, activityLogFileName } from "#app/components/activity-log/activity-log-utils.ts";
 import { logDbFilters, parseLogQuery } from "#app/components/activity-log/log-query.ts";
 import { NO_STORE, queryInt } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
-import { allActivityLogs, pageActivityLogs } from "#app/services/activity-logs.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
+import { activityLogPage, allActivityLogs } from "#app/services/activity-logs.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const params = new URL(request.url).searchParams;
-  const filters = { ...logDbFilters(parseLogQuery(params)), viewer: user };
+  const filters = logDbFilters(parseLogQuery(params));
   if (params.get("format") === "csv") {
-    const logs = await allActivityLogs(context.db, filters);
+    const logs = await allActivityLogs(context.db, user, filters);
     return new Response(activityLogCsv(logs), {
       headers: {
         ...NO_STORE,
@@ -31,6 +31,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const limit = queryInt(params, "limit", 20, 1, 1000);
   const beforeId = queryInt(params, params.has("before") ? "before" : "beforeId", 0, 0, Number.MAX_SAFE_INTEGER);
-  const { logs, nextCursor } = await pageActivityLogs(context.db, { ...filters, limit, beforeId: beforeId > 0 ? beforeId : undefined });
+  const { logs, nextCursor } = await activityLogPage(context.db, user, filters, { limit, before: beforeId });
   return json(logs, { headers: nextCursor !== null ? { "X-Next-Cursor": String(nextCursor) } : {} });
 }

@@ -7,7 +7,7 @@ import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
 import { isNotificationIntent, runNotificationIntent } from "#app/services/notification-actions.server.ts";
 import { loadNotificationsPage } from "#app/services/notifications.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);

@@ -4,7 +4,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { listOpenOrders } from "#app/services/orders.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

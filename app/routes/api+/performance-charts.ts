@@ -5,7 +5,7 @@ import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { parseChartsQuery } from "#app/core/schemas/performance-charts.ts";
 import { getPerformanceCharts } from "#app/services/performance-charts.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

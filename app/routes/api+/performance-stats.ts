@@ -4,7 +4,7 @@
 // from the statistics cache (docs/decisions/012-statistics-cache-and-monitor.md).
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPerformanceStats } from "#app/services/statistics.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

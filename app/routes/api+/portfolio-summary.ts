@@ -3,7 +3,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPortfolioSummary } from "#app/services/positions.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -4,7 +4,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getPositionDetails } from "#app/services/positions.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -5,7 +5,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { requestClosePosition } from "#app/services/positions.server.ts";
 import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 

@@ -2,7 +2,7 @@
 // price, with unrealizedPnl and roi (app/services/positions.server.ts).
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { listPositionViews } from "#app/services/positions.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { TransferSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { transferFunds } from "#app/services/profiles.server.ts";
 import { firstIssue, getNotAllowedLoader, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 

@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { CreateProfileSchema, stringFields } from "#app/core/schemas/profiles.ts";
 import { createProfile, listProfileViews } from "#app/services/profiles.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -3,9 +3,10 @@
 // 400 naming the field; 403 without a valid invitation; 409 when the name is taken.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { RegisterApiSchema } from "#app/core/schemas/auth.ts";
-import { RegistrationClosedError, UsernameTakenError, registerUser } from "#app/services/auth.server.ts";
+import { UsernameTakenError } from "#app/core/types/users.ts";
+import { RegistrationClosedError, registerUser } from "#app/services/auth.server.ts";
 import { firstIssue, jsonError, readBodyObject } from "#app/utils/api.server.ts";
-import { startSession } from "#app/utils/auth.server.ts";
+import { startSession } from "#app/services/sessions.server.ts";
 
 export async function loader(_: LoaderFunctionArgs) {
   return jsonError(405, "Method GET not allowed");

@@ -4,7 +4,7 @@
 import { type LoaderFunctionArgs } from "@remix-run/node";
 import { downloadReport } from "#app/services/reports.server.ts";
 import { jsonError } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);

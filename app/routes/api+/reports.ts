@@ -5,7 +5,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-r
 import { REPORT_STATUSES, REPORT_TYPES, ReportFormSchema, reportFormFromBody } from "#app/core/schemas/reports.ts";
 import { listReportViews, requestReport } from "#app/services/reports.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject, queryInt } from "#app/utils/api.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -4,7 +4,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { resetStatistics } from "#app/services/positions.server.ts";
 import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

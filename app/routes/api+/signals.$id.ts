@@ -4,7 +4,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getSignalNow } from "#app/services/test-alert.server.ts";
 import { NO_STORE, jsonError } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);

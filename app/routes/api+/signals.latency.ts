@@ -2,7 +2,7 @@
 // (fired → received → committed → claimed → sent → accepted → fill booked) over the last
 // 24 h, from the signals' latency timelines. Any signed-in role.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { getLatencySummary } from "#app/services/signals.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -3,7 +3,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { StrategyError, getStrategyView, rotateStrategySecret } from "#app/services/strategies.server.ts";
 import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/utils/auth.server.ts";
+import { requirePermission } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader((request, context) => requirePermission(request, context, "strategies.manage"));
 

@@ -4,7 +4,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { StrategyError, changeStrategy, getStrategyView, removeStrategy } from "#app/services/strategies.server.ts";
 import { jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);

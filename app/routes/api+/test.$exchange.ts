@@ -5,7 +5,7 @@
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { coinbaseTester, testTradingCredentials } from "#app/services/exchange-connections.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireAdmin(request, context);

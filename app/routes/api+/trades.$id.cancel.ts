@@ -5,7 +5,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { cancelOrderBy } from "#app/services/orders.server.ts";
 import { NO_STORE, getNotAllowedLoader, jsonError } from "#app/utils/api.server.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireUser);
 

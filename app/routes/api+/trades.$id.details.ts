@@ -4,7 +4,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getTradeDetails } from "#app/services/trade-details.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -3,7 +3,7 @@
 // (completed = executed or completed). The P&L of the same filter: GET /api/closed-trades-pnl.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { apiTradeFilter, tradeHistoryTotals } from "#app/services/trade-history.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -10,7 +10,7 @@ import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual
 import { placeManualOrder } from "#app/services/orders.server.ts";
 import { apiTradeFilter, pageTrades, parseTradeCursor, withPositions } from "#app/services/trade-history.server.ts";
 import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
-import { requireUser, requirePermission } from "#app/utils/auth.server.ts";
+import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);

@@ -2,7 +2,7 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { updateTradingConfig } from "#app/services/trading.server.ts";
 import { jsonError, readJsonObject } from "#app/utils/api.server.ts";
-import { requireAdmin, requireUser } from "#app/utils/auth.server.ts";
+import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

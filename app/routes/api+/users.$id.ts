@@ -4,7 +4,7 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { UserUpdateSchema } from "#app/core/schemas/users.ts";
 import { deleteUserBy, updateUserBy } from "#app/services/users.server.ts";
 import { NO_STORE, firstIssue, getNotAllowedLoader, jsonError, readBodyObject } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

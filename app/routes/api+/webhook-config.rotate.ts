@@ -3,7 +3,7 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { getWebhookConfig } from "#app/services/webhook-config.server.ts";
 import { rotateWebhookSecret } from "#app/services/webhook.server.ts";
 import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

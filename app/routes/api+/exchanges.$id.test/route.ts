@@ -4,7 +4,7 @@
 import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { coinbaseTester, testExchange } from "#app/services/exchange-connections.server.ts";
 import { getNotAllowedLoader, jsonError, NO_STORE, requireMethod } from "#app/utils/api.server.ts";
-import { requireAdmin } from "#app/utils/auth.server.ts";
+import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);
 

@@ -3,7 +3,7 @@
 // registry lives on globalThis: server.ts (which owns the sockets) and the Remix build
 // (which ends sessions) hold separate copies of this module. Sessions ended by another web
 // node, or expired, are caught by the periodic sweep in server.ts.
-import { SESSION_ENDED_CODE } from "./close-codes.ts";
+import { SESSION_ENDED_CODE } from "#app/core/live-close-codes.ts";
 
 export interface ClosableSocket {
   close(code?: number, reason?: string): void;

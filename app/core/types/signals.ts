@@ -1,0 +1,23 @@
+// Signals received from TradingView (docs/spec/api.md#shapes Signal); db/queries/signals.ts stores them.
+
+export type SignalStatus = "queued" | "executed" | "skipped" | "failed";
+
+export interface Signal {
+  id: string;
+  action: "buy" | "sell";
+  symbol: string;
+  orderType: "market" | "limit";
+  price: string | null;
+  quantity: string;
+  payload: Record<string, unknown>;
+  strategy: string | null;
+  processed: boolean;
+  status: SignalStatus;
+  statusReason: string | null;
+  signalTime: string | null;
+  createdAt: string;
+  processedAt: string | null;
+  dedupeKey: string | null;
+  /** The strategy whose secret the alert carried; null = the global secret ("default"). */
+  strategyId: string | null;
+}
