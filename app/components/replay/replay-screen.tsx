@@ -58,7 +58,7 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
     <Paper variant="outlined" sx={{ p: 2, flex: "1 1 260px", minWidth: 0 }} data-testid={`rule-set-${index + 1}`}>
       <Stack direction="row" sx={{ alignItems: "center", justifyContent: "space-between" }}>
         <Typography variant="h6" component="h3">
-          Rule set {index + 1}
+          {`Rule set ${index + 1}`}
         </Typography>
         <FormControlLabel control={<Checkbox name={name("enabled")} defaultChecked={checked(set?.enabled)} />} label="Include" />
       </Stack>
