@@ -29,7 +29,7 @@ const CITATION = new RegExp(`\\b(${EXTERNAL.map((n) => n.replace(/[.-]/g, "\\$&"
 describe("citations", () => {
   test("no file cites a document outside the repository (cite docs/spec/ or docs/decisions/ instead)", () => {
     const files = [
-      ...["app", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))),
+      ...["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))),
       ...readdirSync(ROOT).filter((name) => TEXT.test(name)).map((name) => path.join(ROOT, name)),
     ].filter((file) => !file.endsWith("package-lock.json"));
     const hits: string[] = [];
@@ -44,7 +44,7 @@ describe("citations", () => {
   });
 
   test("every docs/spec/… or docs/decisions/… file a comment or document names exists", () => {
-    const files = ["app", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))).concat(path.join(ROOT, "README.md"));
+    const files = ["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))).concat(path.join(ROOT, "README.md"));
     const missing: string[] = [];
     for (const file of files) {
       for (const match of readFileSync(file, "utf8").matchAll(/docs\/(?:spec|decisions)\/[\w.-]+\.md/g)) {
