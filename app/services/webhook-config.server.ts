@@ -2,7 +2,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { DecryptError } from "#app/core/crypto.ts";
 import { publicOrigin } from "#app/utils/api.server.ts";
-import { WEBHOOK_PATH, getWebhookSecret } from "./webhook.server.ts";
+import { WEBHOOK_PATH, getWebhookSecret, previousSecretUntil } from "./webhook.server.ts";
 
 /**
  * What Webhook Config says when the stored secret was encrypted under another APP_SECRET (the
@@ -47,6 +47,7 @@ export function alertTemplate(secret: string): string {
 export async function getWebhookConfig(request: Request, context: AppLoadContext) {
   const secret = await readableWebhookSecret(context);
   const origin = publicOrigin(request, context);
+  const until = await previousSecretUntil(context.db);
   return {
     url: `${origin}${WEBHOOK_PATH}`,
     secret,
@@ -56,5 +57,7 @@ export async function getWebhookConfig(request: Request, context: AppLoadContext
     port: context.config.PORT,
     alertMessage: secret === null ? null : alertTemplate(secret),
     maxBodyBytes: 64 * 1024,
+    /** Until when the secret before the last rotation still works (ISO), or null (issue 25). */
+    previousSecretUntil: until === null ? null : new Date(until).toISOString(),
   };
 }

@@ -20,6 +20,7 @@ import { BodyTooLargeError, readLimitedText } from "#app/utils/api.server.ts";
 import { OverloadedError, signalWriterFor } from "./signal-writer.server.ts";
 import { RejectionTally, activeAllowlist, addressAllowed } from "./webhook-guard.server.ts";
 import { recordAudit } from "#db/queries/audit.ts";
+import { ROTATION_GRACES, type RotationGrace } from "#app/core/webhook-rotation.ts";
 
 export const WEBHOOK_PLATFORM = "tradingview";
 export const WEBHOOK_PATH = `/api/webhook/${WEBHOOK_PLATFORM}`;
@@ -33,7 +34,14 @@ export const STRICT_TICKERS_SETTING = "webhook_strict_tickers";
 interface StoredSecret {
   encrypted: string;
   createdAt: string;
+  /**
+   * The secret before the last rotation, still accepted until `until` (epoch ms) when the admin
+   * chose a grace period (issue 25): encrypted like the current one. Absent: none.
+   */
+  previous?: { encrypted: string; until: number } | null;
 }
+
+export { ROTATION_GRACES, ROTATION_GRACE_LABELS, type RotationGrace, isRotationGrace } from "#app/core/webhook-rotation.ts";
 
 /** The webhook secret, created on first use (encrypted at rest with APP_SECRET). */
 export async function getWebhookSecret(db: Kysely<DB>, appSecret: string): Promise<string> {
@@ -54,15 +62,46 @@ export async function getWebhookSecret(db: Kysely<DB>, appSecret: string): Promi
   return decryptSecret(winner.encrypted, appSecret);
 }
 
-export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by: string): Promise<string> {
+/**
+ * A new webhook secret. With a grace period (`grace`, default none) the secret it replaces keeps
+ * working until now + the period, so live alerts are not lost while TradingView is updated;
+ * after it, it is refused like any wrong secret. A previous secret this APP_SECRET cannot read
+ * gets no grace (it could not be checked). `now`: the clock, injectable for tests.
+ */
+export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by: string, options: { grace?: RotationGrace; now?: number } = {}): Promise<string> {
   const secret = randomSecret();
+  const now = options.now ?? Date.now();
+  const graceMs = ROTATION_GRACES[options.grace ?? "none"];
   await db.transaction().execute(async (trx) => {
-    await setSetting(trx, WEBHOOK_SECRET_KEY, { encrypted: encryptSecret(secret, appSecret), createdAt: new Date().toISOString() });
-    await recordActivity(trx, { type: "webhook", level: "warning", message: `Webhook secret rotated by ${by}` });
-    await recordAudit(trx, { actor: by, action: "webhook_secret.rotate", target: "webhook_secret", before: { secret: "previous" }, after: { secret: "new" } });
+    const stored = graceMs > 0 ? await getSetting<StoredSecret>(trx, WEBHOOK_SECRET_KEY) : null;
+    let readable = false;
+    if (stored) {
+      try {
+        decryptSecret(stored.encrypted, appSecret);
+        readable = true;
+      } catch (error) {
+        if (!(error instanceof DecryptError)) throw error;
+      }
+    }
+    const previous = stored && readable ? { encrypted: stored.encrypted, until: now + graceMs } : null;
+    await setSetting(trx, WEBHOOK_SECRET_KEY, { encrypted: encryptSecret(secret, appSecret), createdAt: new Date(now).toISOString(), previous } satisfies StoredSecret);
+    const until = previous ? new Date(previous.until).toISOString() : null;
+    await recordActivity(trx, {
+      type: "webhook",
+      level: "warning",
+      message: until ? `Webhook secret rotated by ${by}: the previous secret keeps working until ${until}` : `Webhook secret rotated by ${by}`,
+    });
+    await recordAudit(trx, { actor: by, action: "webhook_secret.rotate", target: "webhook_secret", before: { secret: "previous" }, after: { secret: "new", previousValidUntil: until } });
   });
   clearSettingsCache();
   return secret;
+}
+
+/** Until when the previous secret is still accepted (epoch ms), or null: none, or its grace is over. */
+export async function previousSecretUntil(db: Kysely<DB>, now = Date.now()): Promise<number | null> {
+  const stored = await getSetting<StoredSecret>(db, WEBHOOK_SECRET_KEY);
+  const until = stored?.previous?.until;
+  return typeof until === "number" && until > now ? until : null;
 }
 
 export type WebhookOutcome =
@@ -194,7 +233,9 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   // The global secret is the "default" strategy; any other secret must be a strategy's
   // (docs/decisions/027-strategies.md), found through a per-process cache.
   let strategy: StoredStrategy | null = null;
-  if (expected === null || !safeEqual(presented, expected)) {
+  // The secret before the last rotation, during the grace period the admin chose (issue 25).
+  const graceAccepted = expected === null || !safeEqual(presented, expected) ? await previousSecretMatches(db, input.appSecret, presented, now) : false;
+  if (!graceAccepted && (expected === null || !safeEqual(presented, expected))) {
     strategy = await strategyForSecretCached(db, presented);
     if (!strategy) return expected === null ? secretUnreadable(db, writer) : reject(401, "Invalid or missing webhook secret");
   }
@@ -315,6 +356,25 @@ function duplicateOutcome(signalId: string): WebhookOutcome {
 }
 
 /** The webhook secret through the settings cache (rotation clears it in this process). */
+/** Whether `presented` is the previous secret and its grace period has not ended at `now`. */
+async function previousSecretMatches(db: Kysely<DB>, appSecret: string, presented: string, now: number): Promise<boolean> {
+  const stored = await getSettingCached<StoredSecret>(db, WEBHOOK_SECRET_KEY);
+  const previous = stored?.previous;
+  if (!previous || !(previous.until > now)) return false;
+  let plain = decryptedPrevious.get(previous);
+  if (plain?.appSecret !== appSecret) {
+    try {
+      plain = { appSecret, plain: decryptSecret(previous.encrypted, appSecret) };
+    } catch (error) {
+      if (error instanceof DecryptError) return false;
+      throw error;
+    }
+    decryptedPrevious.set(previous, plain);
+  }
+  return safeEqual(presented, plain.plain);
+}
+const decryptedPrevious = new WeakMap<object, { appSecret: string; plain: string }>();
+
 async function getWebhookSecretCached(db: Kysely<DB>, appSecret: string): Promise<string> {
   const stored = await getSettingCached<StoredSecret>(db, WEBHOOK_SECRET_KEY);
   if (!stored) return getWebhookSecret(db, appSecret);

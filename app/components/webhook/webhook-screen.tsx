@@ -36,6 +36,7 @@ import { TestAlertCard } from "#app/components/webhook/test-alert-card.tsx";
 import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
 import { SYMBOLS, resolveSymbol } from "#app/core/products.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
+import { ROTATION_GRACE_LABELS } from "#app/core/webhook-rotation.ts";
 import type { loader } from "#app/routes/_app+/webhook.tsx";
 import type { AllowlistView } from "#app/services/webhook-guard.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -87,7 +88,7 @@ function StatusBadge({ entry }: { entry: SystemStatusEntry | undefined }) {
   );
 }
 
-function EndpointCard({ url, secret, revealed, onToggleReveal }: { url: string; secret: string; revealed: boolean; onToggleReveal: () => void }) {
+function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: { url: string; secret: string; revealed: boolean; onToggleReveal: () => void; previousUntil: string | null }) {
   const copy = useCopy();
   const navigation = useNavigation();
   const rotating = navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
@@ -137,20 +138,38 @@ function EndpointCard({ url, secret, revealed, onToggleReveal }: { url: string; 
         <Form
           method="post"
           onSubmit={(event) => {
-            if (!window.confirm("Rotate the webhook secret? The current secret stops working at once; every TradingView alert needs the new alert message.")) {
+            const grace = new FormData(event.currentTarget).get("grace");
+            const when = grace === "none" ? "stops working at once" : "keeps working for the grace period, then stops";
+            if (!window.confirm(`Rotate the webhook secret? The current secret ${when}; every TradingView alert needs the new alert message.`)) {
               event.preventDefault();
             }
           }}
         >
           <input type="hidden" name="intent" value="rotate" />
           <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: "center", flexWrap: "wrap" }}>
+            <TextField
+              select
+              name="grace"
+              label="Old secret keeps working"
+              size="small"
+              defaultValue="none"
+              slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "rotate-grace" } }}
+            >
+              {(Object.keys(ROTATION_GRACE_LABELS) as (keyof typeof ROTATION_GRACE_LABELS)[]).map((key) => (
+                <option key={key} value={key}>
+                  {ROTATION_GRACE_LABELS[key]}
+                </option>
+              ))}
+            </TextField>
             <Button type="submit" variant="outlined" color="warning" disabled={rotating} data-testid="rotate-secret">
               {rotating ? "Rotating..." : "Rotate secret"}
             </Button>
-            <Typography variant="body2" color="text.secondary">
-              The old secret stops working immediately.
-            </Typography>
           </Stack>
+          <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }} data-testid="previous-secret-until">
+            {previousUntil
+              ? `The previous secret keeps working until ${previousUntil.replace("T", " ").slice(0, 19)} UTC: update your TradingView alerts before then.`
+              : "Without a grace period the old secret stops working immediately."}
+          </Typography>
         </Form>
       </Stack>
     </Card>
@@ -453,7 +472,7 @@ export function WebhookScreen({ data }: { data: WebhookScreenData }) {
           {secret === null || config.alertMessage === null ? (
             <UnreadableSecretCard url={config.url} message={config.secretError ?? ""} />
           ) : (
-            <EndpointCard url={config.url} secret={secret} revealed={revealed} onToggleReveal={() => setToggled({ secret, revealed: !revealed })} />
+            <EndpointCard url={config.url} secret={secret} revealed={revealed} onToggleReveal={() => setToggled({ secret, revealed: !revealed })} previousUntil={config.previousSecretUntil ?? null} />
           )}
           <SetupCard url={config.url} port={config.port} />
           {secret === null || config.alertMessage === null ? null : (

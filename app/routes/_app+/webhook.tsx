@@ -18,7 +18,7 @@ import { protectionLines } from "#app/components/manual-trading/manual-protectio
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
 import { SECRET_UNREADABLE_MESSAGE, getWebhookConfig, readableWebhookSecret } from "#app/services/webhook-config.server.ts";
-import { getStrictTickers, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
+import { ROTATION_GRACE_LABELS, getStrictTickers, isRotationGrace, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
 import { allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
@@ -119,11 +119,20 @@ export async function action({ request, context }: ActionFunctionArgs) {
     );
   }
   if (intent !== "rotate") return json({ error: "Unknown action" }, { status: 400, headers: NO_STORE });
-  await rotateWebhookSecret(context.db, context.config.appSecret, user.username);
+  // A grace period keeps the old secret working while TradingView is updated (issue 25); none by default.
+  const grace = form?.get("grace") ?? "none";
+  if (!isRotationGrace(grace)) return json({ error: "Grace period must be none, 15m, 1h or 24h" }, { status: 400, headers: NO_STORE });
+  await rotateWebhookSecret(context.db, context.config.appSecret, user.username, { grace });
   return redirectWithToast(
     context,
     "/webhook?rotated=1",
-    { title: "Webhook secret rotated", description: "The old secret no longer works: paste the new alert message into your TradingView alerts." },
+    {
+      title: "Webhook secret rotated",
+      description:
+        grace === "none"
+          ? "The old secret no longer works: paste the new alert message into your TradingView alerts."
+          : `The old secret keeps working for ${ROTATION_GRACE_LABELS[grace]}: paste the new alert message into your TradingView alerts before then.`,
+    },
     { headers: NO_STORE },
   );
 }
