@@ -9,7 +9,8 @@
 // the take-profit total error toast, the header's Emergency Stop (a toast, no call), and
 // the confirmations of Apply Rules / Reset Statistics (their endpoints answered by the
 // test: another part of the app owns them). Screenshots in test-results/e2e/screens-*.png.
-// The tests run in order and build on each other.
+// Each test signs in on its own (suite.login) on a clean slate (resetTrading) and makes the
+// trades and rules it needs, so any one runs alone (`-t`) and in any order.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import {
@@ -29,11 +30,13 @@ import {
   h1,
   maxToastsSeen,
   pathOf,
-  registerAccount,
+  resetTrading,
   screenshot as fullScreenshot,
   signedInWithoutJs,
+  silenceLiveUpdates,
   squash,
   submitForm,
+  type Session,
   useSuite,
   visible,
   waitForSystemStatus,
@@ -75,14 +78,63 @@ interface ConfigJson {
 
 let baseUrl: string;
 let browser: Browser;
+let screensApp: RunningApp | undefined;
+let login: () => Promise<Session>;
+let initialConfig: Record<string, unknown>;
+// The running test's own admin session (set by start()).
 let adminContext: BrowserContext;
 let adminPage: Page;
 let adminProblems: PageProblems;
-let screensApp: RunningApp | undefined;
 
-useSuite({ label: "screens", port: 5107 }, (suite) => {
-  ({ app: screensApp, baseUrl, browser, context: adminContext, page: adminPage, problems: adminProblems } = suite);
+useSuite({ label: "screens", port: 5107, admin: ADMIN }, (suite) => {
+  ({ app: screensApp, baseUrl, browser, login, initialConfig } = suite);
 });
+
+/** The test's own start: the admin signed in on a new context, nothing open, no history, the fresh app's rules. */
+async function start(): Promise<void> {
+  ({ context: adminContext, page: adminPage, problems: adminProblems } = await login());
+  await resetTrading(adminPage, initialConfig);
+}
+
+/** Manual positions without protection, so the worker's rules engine never adds a closing trade while a test counts rows. */
+const MANUAL_PROTECTION_OFF = { applyTakeProfitToManual: false, applyStopLossToManual: false, applyBreakEvenToManual: false, applyTrailingStopToManual: false };
+
+/** The rules test 6 saves with JavaScript (take-profits 25/25/50 %), as later tests find them stored. */
+const RULES_SAVED_WITH_JS = {
+  takeProfits: [
+    { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
+    { portfolio: 0.25, priceDeviation: 0.01, enabled: true },
+    { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+  ],
+  stopLossOffset: 0.008,
+  trailingStop: { activation: 0.02, execute: 0.007 },
+  autoTradingEnabled: false,
+  applyAmountControlToSignals: true,
+  orderSizeMultiplier: "2.5",
+  signalAmountType: "usd",
+  signalAmountValue: "50",
+};
+
+/** What test 2 places on the Manual Trading screen, placed through POST /api/trades: a market BUY of 0.02 ETH-PERP at 2x, executed. */
+async function placeManualBuy(page: Page): Promise<TradeJson> {
+  await waitForPrices();
+  expect((await page.request.post("/api/trading-config", { data: MANUAL_PROTECTION_OFF })).status()).toBe(200);
+  const placed = await page.request.post("/api/trades", {
+    data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.02", leverage: "2" },
+  });
+  expect(placed.status(), await placed.text()).toBeLessThan(300);
+  let executed: TradeJson | undefined;
+  await expect
+    .poll(
+      async () => {
+        [executed] = await apiJson<TradeJson[]>(page, "/api/trades?limit=50");
+        return executed?.status;
+      },
+      { timeout: 20_000, message: "the manual BUY executed" },
+    )
+    .toBe("executed");
+  return executed!;
+}
 
 // --- small page helpers ------------------------------------------------------------------
 
@@ -103,15 +155,13 @@ async function screenshot(page: Page, name: string) {
 // --- the suite ---------------------------------------------------------------------------
 
 describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own instance)", () => {
-  let trade: TradeJson;
-
   test("1. the first account is the admin", async () => {
-    const page = adminPage;
-    await registerAccount(page, adminProblems, ADMIN);
-    expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ role: "admin" });
+    await start();
+    expect(await apiJson<{ role: string }>(adminPage, "/api/user")).toMatchObject({ role: "admin", username: ADMIN.username });
   });
 
   test("2. Manual Trading: Place Order card fed by balances, the notes, a market BUY → 'Trade Executed'; 'Trade Failed' under an emergency stop", async () => {
+    await start();
     const page = adminPage;
     await waitForPrices();
     await gotoHydrated(page, "/manual-trading", "Manual Trading", adminProblems);
@@ -140,10 +190,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     expect(posts.seen).toEqual([]);
 
     // The position this order opens carries no protection, so the worker's rules engine
-    // never adds a closing trade while these tests count rows (the Trading Rules tests below
-    // save this same choice again).
-    const manualOff = { applyTakeProfitToManual: false, applyStopLossToManual: false, applyBreakEvenToManual: false, applyTrailingStopToManual: false };
-    expect((await page.request.post("/api/trading-config", { data: manualOff })).status()).toBe(200);
+    // never adds a closing trade while the test counts rows.
+    expect((await page.request.post("/api/trading-config", { data: MANUAL_PROTECTION_OFF })).status()).toBe(200);
 
     // A market BUY of 0.02 ETH-PERP at 2x.
     await form.getByLabel("Quantity", { exact: true }).fill("0.02");
@@ -155,7 +203,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await expect
       .poll(async () => (await apiJson<TradeJson[]>(page, "/api/trades?limit=50")).map((t) => `${t.symbol} ${t.side} ${t.source} ${t.status}`), { timeout: 20_000 })
       .toEqual(["ETH-PERP buy manual executed"]);
-    [trade] = await apiJson<TradeJson[]>(page, "/api/trades?limit=50");
+    const [trade] = await apiJson<TradeJson[]>(page, "/api/trades?limit=50");
     expect(trade!.executedPrice).toBeTruthy();
     await screenshot(page, "screens-01-manual-trading");
 
@@ -179,7 +227,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("3. Trade History: the row with its position's state, the cards, the filters and Clear Filters", async () => {
+    await start();
     const page = adminPage;
+    const trade = await placeManualBuy(page);
     await gotoHydrated(page, "/history", "Trade History", adminProblems);
     await expect.poll(() => tradeRows(page).count()).toBe(1);
     const headers = await page.getByTestId("trade-history-table").locator("thead th").allInnerTexts();
@@ -221,7 +271,11 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("4. Trade History: Export writes trade-history.csv with the SPEC columns, of the filtered rows", async () => {
+    await start();
     const page = adminPage;
+    const trade = await placeManualBuy(page);
+    await gotoHydrated(page, "/history", "Trade History", adminProblems);
+    await expect.poll(() => tradeRows(page).count()).toBe(1);
     const expected = [
       CSV_HEADER,
       `${trade.createdAt},ETH-PERP,buy,market,${trade.executedQuantity},${trade.executedPrice},executed,manual,${Number(trade.fee)},,${trade.id},${trade.orderId ?? ""}`,
@@ -247,12 +301,21 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("5. Trade History: a row expanded shows its details, loaded only while expanded, every 10 s; the error state", async () => {
+    await start();
     const page = adminPage;
+    const trade = await placeManualBuy(page);
+    // The page's timers run on Playwright's clock: the 10 s polls are fast-forwarded, not waited
+    // for; and its live socket stays silent, so only the row's own poll loads the details.
+    await page.clock.install();
+    await silenceLiveUpdates(page);
+    await gotoHydrated(page, "/history", "Trade History", adminProblems);
+    await expect.poll(() => tradeRows(page).count()).toBe(1);
     const detailsPath = `/api/trades/${trade.id}/details`;
     const calls = countRequests(page, (method, path) => method === "GET" && path === detailsPath);
     try {
-      await page.waitForTimeout(500);
-      expect(calls.seen, "nothing loads while collapsed").toEqual([]);
+      await page.clock.fastForward(11_000);
+      await page.evaluate(() => undefined);
+      expect(calls.seen, "nothing loads while collapsed, even past a poll interval").toEqual([]);
       await tradeRows(page).first().click();
       const details = page.getByTestId("trade-details");
       await visible(details);
@@ -271,12 +334,14 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await screenshot(page, "screens-03-trade-details");
 
       // Polled every 10 s while expanded…
-      await expect.poll(() => calls.seen.length, { timeout: 13_000, interval: 250 }).toBe(2);
-      // …and never after collapsing.
+      await page.clock.fastForward(10_000);
+      await expect.poll(() => calls.seen.length, { timeout: 5000, interval: 100 }).toBe(2);
+      // …and never after collapsing: 11 s on the page's clock, and a round trip to the page after it.
       await page.getByRole("button", { name: `Hide details of trade ${trade.id.slice(0, 8)}`, exact: true }).click();
       await details.waitFor({ state: "detached" });
       const count = calls.seen.length;
-      await page.waitForTimeout(11_000);
+      await page.clock.fastForward(11_000);
+      await page.evaluate(() => undefined);
       expect(calls.seen.length).toBe(count);
     } finally {
       calls.stop();
@@ -307,6 +372,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("6. Trading Rules with JavaScript: conditional sections, Emergency Stop (a toast, no call), save, reload shows the saved values", async () => {
+    await start();
     const page = adminPage;
     await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
     for (const section of ["System Controls", "Signal Protection", "Manual Position Protection", "Amount Control", "Advanced Trading Controls", "Performance Statistics"]) {
@@ -371,20 +437,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     since = Date.now();
     expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(200);
     await expectToastShown(page, "Trading Rules Saved", "Your trading rules have been updated successfully", "default", since);
-    expect(await tradingConfig(page)).toMatchObject({
-      takeProfits: [
-        { portfolio: 0.25, priceDeviation: 0.006, enabled: true },
-        { portfolio: 0.25, priceDeviation: 0.01, enabled: true },
-        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
-      ],
-      stopLossOffset: 0.008,
-      trailingStop: { activation: 0.02, execute: 0.007 },
-      autoTradingEnabled: false,
-      applyAmountControlToSignals: true,
-      orderSizeMultiplier: "2.5",
-      signalAmountType: "usd",
-      signalAmountValue: "50",
-    });
+    expect(await tradingConfig(page)).toMatchObject(RULES_SAVED_WITH_JS);
 
     // Reload: the saved values, in percent.
     await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
@@ -406,7 +459,10 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("7. Trading Rules: the take-profit total error toast, nothing sent, nothing saved", async () => {
+    await start();
     const page = adminPage;
+    expect((await page.request.post("/api/trading-config", { data: RULES_SAVED_WITH_JS })).status()).toBe(200);
+    await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
     const before = await tradingConfig(page);
     await input(page, "takeProfits[0].portfolio").fill("35");
     expect(await page.getByTestId("tp-total").innerText()).toBe("Enabled levels total 110%");
@@ -426,7 +482,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("8. Trading Rules: Apply Rules and Reset Statistics ask first, then call; their toasts", async () => {
+    await start();
     const page = adminPage;
+    await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
     const dialogs: string[] = [];
     let answer = false;
     const onDialog = async (dialog: { message(): string; accept(): Promise<void>; dismiss(): Promise<void> }) => {
@@ -456,7 +514,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await expect.poll(() => dialogs.length).toBe(2);
       expect(dialogs[0]).toContain("Apply the saved trading rules to all existing open positions?");
       expect(dialogs[1]).toContain("Reset all performance statistics?");
-      await page.waitForTimeout(300);
+      // The clicks' handlers have run (a round trip to the page comes after them): no call.
+      await page.evaluate(() => undefined);
       expect(calls).toEqual([]);
 
       answer = true;
@@ -488,6 +547,8 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("9. Trading Rules without JavaScript: every section shown, a plain post saves, reload shows the values, the total error on the page", async () => {
+    await start();
+    expect((await adminPage.request.post("/api/trading-config", { data: RULES_SAVED_WITH_JS })).status()).toBe(200);
     const page = await signedInWithoutJs(browser, baseUrl, adminContext);
     try {
       const problems = watchProblems(page);
@@ -498,7 +559,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       for (const testId of ["amount-control-fields", "breakeven-details", "trailing-details"]) {
         expect(await page.getByTestId(testId).getAttribute("data-shown"), testId).toBe("true");
       }
-      // The values saved with JavaScript (test 6).
+      // The values stored before (as test 6 saves them with JavaScript).
       expect(await input(page, "takeProfits[0].portfolio").inputValue()).toBe("25");
       expect(await input(page, "autoTradingEnabled").isChecked()).toBe(false);
 
@@ -569,7 +630,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("10. the other Trade History paths show the same screen; Manual Trading without JavaScript places an order", async () => {
+    await start();
     const page = adminPage;
+    await placeManualBuy(page);
     for (const path of ["/trade-history", "/trades", "/signals"]) {
       await gotoHydrated(page, path, "Trade History", adminProblems);
       await expect.poll(() => tradeRows(page).count()).toBe(1);
@@ -601,14 +664,17 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
   });
 
   test("11. Trade History pages (issue 22): 50 a page; Older loads in place with JavaScript and is a link without it; the header counts the filter's orders", async () => {
+    await start();
     const page = adminPage;
+    // The newest order: test 2's manual BUY (placed through the API).
+    await placeManualBuy(page);
     // 60 older XRP orders (cancelled: no fill, no P&L), one a minute from 2026-01-01.
-    const start = Date.parse("2026-01-01T00:00:00Z");
+    const firstAt = Date.parse("2026-01-01T00:00:00Z");
     withAppDatabase(screensApp!, (db) => {
       const insert = db.query(
         "INSERT INTO trades (id, symbol, side, order_type, quantity, status, source, client_order_id, exchange, created_at, updated_at) VALUES (?, 'XRP-PERP', 'buy', 'market', '10', 'cancelled', 'manual', ?, 'simulator', ?, ?)",
       );
-      for (let i = 0; i < 60; i++) insert.run(`paging-${String(i).padStart(3, "0")}`, `pd-paging-${i}`, start + i * 60_000, start + i * 60_000);
+      for (let i = 0; i < 60; i++) insert.run(`paging-${String(i).padStart(3, "0")}`, `pd-paging-${i}`, firstAt + i * 60_000, firstAt + i * 60_000);
     });
     const xrpIds = Array.from({ length: 60 }, (_, i) => `paging-${String(59 - i).padStart(3, "0")}`);
     const total = (await apiJson<TradeJson[]>(page, "/api/trades?limit=1000")).length;

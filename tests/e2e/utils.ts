@@ -9,8 +9,8 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, type Locator, type Page, chromium } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, expect, inject } from "vitest";
+import { type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, chromium, request as apiRequest } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from "vitest";
 import { buildStaleness } from "../../scripts/build-state.mjs";
 import { groupAlive, stopGroup, waitUntil } from "../support/process-group.ts";
 
@@ -322,6 +322,35 @@ export interface Suite {
   problems: PageProblems;
   /** The fake Coinbase prices, when the options asked for them (pricesPort). */
   fakePrices?: FakePrices;
+  /**
+   * The login fixture (options.admin): a new browser context of the test's own, signed in as
+   * the file's admin or as a new user of `role` invited by it. Every context it opened is
+   * closed after the test, so no test sees another's page, dialogs, routes or toasts.
+   */
+  login(options?: LoginOptions): Promise<Session>;
+  /** The trading configuration of the fresh app (options.admin), for resetTrading. */
+  initialConfig: Record<string, unknown>;
+}
+
+export type Role = "admin" | "trader" | "viewer";
+
+export interface Account {
+  username: string;
+  password: string;
+}
+
+export interface LoginOptions {
+  /** The file's admin (default), or a new account of this role, invited by the admin. */
+  role?: Role;
+  javaScriptEnabled?: boolean;
+}
+
+/** A test's own signed-in context and page (its problems watched). */
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  problems: PageProblems;
+  user: Account & { role: Role };
 }
 
 export interface SuiteOptions {
@@ -346,6 +375,11 @@ export interface SuiteOptions {
    * from here (or from E2E_<LABEL>_PRICE_PORT); the suite hands it over as `fakePrices`.
    */
   pricesPort?: number;
+  /**
+   * The file's admin: registered as the app's first account (POST /api/register) before the
+   * tests, so each test can sign in on its own with `suite.login()`.
+   */
+  admin?: Account;
 }
 
 /**
@@ -359,6 +393,33 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
   let browser: Browser | undefined;
   let fakePrices: FakePrices | undefined;
   let setupError: unknown;
+  let adminApi: APIRequestContext | undefined;
+  let baseUrlOf = "";
+  let initialConfig: Record<string, unknown> = {};
+  let accounts = 0;
+  const sessions: BrowserContext[] = [];
+
+  const login = async (opts: LoginOptions = {}): Promise<Session> => {
+    if (!browser || !adminApi || !options.admin) throw new Error("login() needs useSuite({ admin })");
+    const role = opts.role ?? "admin";
+    const context = await newContext(browser, baseUrlOf, { javaScriptEnabled: opts.javaScriptEnabled });
+    sessions.push(context);
+    let user: Account;
+    if (role === "admin") {
+      user = options.admin;
+      const res = await context.request.post("/api/login", { data: user });
+      if (res.status() !== 200) throw new Error(`login as ${user.username}: ${res.status()} ${await res.text()}`);
+    } else {
+      user = { username: `${options.label}_${role}_${++accounts}`, password: `${options.label}-${role}-secret-${accounts}` };
+      const invited = await adminApi.post("/api/invites", { data: { role } });
+      if (invited.status() !== 201) throw new Error(`invite: ${invited.status()} ${await invited.text()}`);
+      const invite = new URL(((await invited.json()) as { url: string }).url).searchParams.get("invite");
+      const res = await context.request.post("/api/register", { data: { ...user, invite } });
+      if (res.status() !== 201) throw new Error(`register ${user.username}: ${res.status()} ${await res.text()}`);
+    }
+    const page = await context.newPage();
+    return { context, page, problems: watchProblems(page), user: { ...user, role } };
+  };
 
   beforeAll(async () => {
     try {
@@ -376,7 +437,14 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
       const context = await newContext(browser, baseUrl);
       if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseUrl });
       const page = await context.newPage();
-      ready({ app, baseUrl, browser, context, page, problems: watchProblems(page), fakePrices });
+      baseUrlOf = baseUrl;
+      if (options.admin) {
+        adminApi = await apiRequest.newContext({ baseURL: baseUrl });
+        const res = await adminApi.post("/api/register", { data: options.admin });
+        if (res.status() !== 201) throw new Error(`the file's admin ${options.admin.username}: ${res.status()} ${await res.text()}`);
+        initialConfig = ((await (await adminApi.get("/api/trading-config")).json()) as { config: Record<string, unknown> }).config;
+      }
+      ready({ app, baseUrl, browser, context, page, problems: watchProblems(page), fakePrices, login, initialConfig });
     } catch (error) {
       setupError = error;
     }
@@ -386,13 +454,40 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
     if (setupError) throw setupError;
   });
 
+  afterEach(async () => {
+    for (const context of sessions.splice(0)) await context.close().catch(() => undefined);
+  });
+
   afterAll(async () => {
+    await adminApi?.dispose();
     await browser?.close();
     if (process.env.E2E_PRINT_SERVER_LOG && app) console.log(app.log());
     await app?.stop();
     await options.after?.();
     await fakePrices?.close();
   });
+}
+
+/**
+ * A clean trading slate for one test, through the app's own admin features (`page` signed in
+ * as an admin): the emergency stop reset, "Flatten all" until the exchange says flat, Reset
+ * Statistics (trades, signals, positions, activity logs), and the trading configuration the
+ * fresh app had (`suite.initialConfig`). What the test needs then, it makes itself.
+ */
+export async function resetTrading(page: Page, config: Record<string, unknown>): Promise<void> {
+  expect((await page.request.post("/api/reset-emergency-stop")).status()).toBe(200);
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.post("/api/positions/close-all");
+        return res.status() === 200 && ((await res.json()) as { flat: boolean }).flat;
+      },
+      { timeout: 60_000, interval: 500, message: "Flatten all: the exchange says flat" },
+    )
+    .toBe(true);
+  await expect.poll(async () => (await page.request.post("/api/reset-stats")).status(), { timeout: 30_000, interval: 250, message: "Reset Statistics" }).toBe(200);
+  const saved = await page.request.post("/api/trading-config", { data: config });
+  expect(saved.status(), await saved.text()).toBe(200);
 }
 
 /**
@@ -515,6 +610,15 @@ export function unexpectedErrors(problems: PageProblems, allowedStatuses: number
   );
 }
 
+/**
+ * The page's live socket (/ws) answered by Playwright instead of the app: open, and silent.
+ * For a test that counts a query's own polls: a live message would refresh that query too,
+ * whenever the worker happens to publish one.
+ */
+export async function silenceLiveUpdates(page: Page): Promise<void> {
+  await page.routeWebSocket((url) => url.pathname === "/ws", () => undefined);
+}
+
 /** Counts the requests a page makes whose method and path match, until stopped. */
 export function countRequests(page: Page, match: (method: string, path: string) => boolean) {
   const seen: string[] = [];
@@ -592,6 +696,8 @@ export interface FakePrices {
   set(base: string, price: string): void;
   /** How many price requests were answered. */
   readonly requests: number;
+  /** Every price back to where the fake started, once the app's price loop has read them (two more requests per symbol). */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -625,6 +731,11 @@ export async function startFakePrices(port: number, initial: Record<string, stri
     },
     get requests() {
       return requests;
+    },
+    async reset() {
+      Object.assign(prices, initial);
+      const after = requests + 2 * Object.keys(initial).length;
+      await expect.poll(() => requests, { timeout: 15_000, message: "the price loop read the fake's first prices again" }).toBeGreaterThanOrEqual(after);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
