@@ -3,6 +3,7 @@ import Box from "@mui/material/Box";
 import { unstable_useEnhancedEffect as useEnhancedEffect } from "@mui/material/utils";
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { cssBundleHref } from "@remix-run/css-bundle";
+import "./styles/rows.css.ts";
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData } from "@remix-run/react";
 import { type ReactNode, useContext } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary.tsx";

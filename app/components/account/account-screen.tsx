@@ -11,7 +11,7 @@ import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { Screen } from "../screen.tsx";
-import { LeanChip } from "../ui/lean.tsx";
+import Chip from "@mui/material/Chip";
 
 export interface AccountScreenProps {
   user: { username: string; role: string; twoFactorEnabled: boolean };
@@ -61,7 +61,7 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
           Signed in as {user.username}
         </Typography>
         <Typography color="text.secondary" component="div">
-          Role: <LeanChip variant="outlined" label={user.role} data-testid="account-role" />{" "}
+          Role: <Chip size="small" variant="outlined" label={user.role} data-testid="account-role" />{" "}
           {user.role === "admin"
             ? "everything, including settings, profiles and users."
             : user.role === "trader"
@@ -76,9 +76,9 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
             Two-factor authentication
           </Typography>
           {user.twoFactorEnabled ? (
-            <LeanChip color="success" label="on" data-testid="two-factor-state" />
+            <Chip size="small" color="success" label="on" data-testid="two-factor-state" />
           ) : (
-            <LeanChip variant="outlined" label="off" data-testid="two-factor-state" />
+            <Chip size="small" variant="outlined" label="off" data-testid="two-factor-state" />
           )}
         </Box>
 

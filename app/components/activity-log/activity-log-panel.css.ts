@@ -2,8 +2,6 @@
 import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("actlog", {
-  // With PAPER.outlined: sx p 2.
-  panel: { p: 2 },
   // Stack, row, spacing 1, useFlexGap.
   bar: {
     display: "flex",
@@ -46,9 +44,6 @@ export const S = sheet("actlog", {
     gap: 1,
     alignItems: "center",
     flexWrap: "wrap",
-  },
-  level: {
-    "&.pd-chip": { textTransform: "uppercase", fontWeight: 600, fontSize: 11 },
   },
   type: { fontWeight: 600, textTransform: "uppercase", letterSpacing: 0.5 },
   message: { mt: 0.5, overflowWrap: "anywhere" },

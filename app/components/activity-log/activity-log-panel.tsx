@@ -3,18 +3,22 @@
 // (type, level, Clear All, Apply) that queries GET /api/logs; a Clear filters link; Export to
 // CSV of what is shown. Server-rendered entries seed the query, so it renders without
 // JavaScript; live `activity_log` messages refresh it through the query registry.
+import Download from "@mui/icons-material/Download";
+import FilterList from "@mui/icons-material/FilterList";
 import Alert from "@mui/material/Alert";
 import Badge from "@mui/material/Badge";
 import Button from "@mui/material/Button";
+import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
 import Link from "@mui/material/Link";
+import Paper from "@mui/material/Paper";
+import { styled } from "@mui/material/styles";
+import Typography from "@mui/material/Typography";
 import { useCallback, useEffect, useState } from "react";
 import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
-import { LeanChip, LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
 import { S } from "./activity-log-panel.css.ts";
 import {
   type ActivityLog,
@@ -36,20 +40,15 @@ export const DASHBOARD_LOG_POLL_MS = 90_000;
 export const LOGS_SCREEN_LIMIT = 100;
 export const LOGS_SCREEN_POLL_MS = 30_000;
 
-// The panel and its entries are plain elements with the lean classes (components/ui/lean.tsx)
-// instead of an MUI Paper, Stack, Typography, Box and Chip each: a styled component per
-// element is what server rendering the Logs screen's 100 entries cost (docs/benchmarks.md,
-// "Pages (T5)"). The rules copy what MUI renders for them, so the panel looks the same. The
-// Buttons, the Filter dialog and what only shows after hydration (the filters' Badge and Clear
-// link, the error Alert, the spinner) stay MUI.
-const FILTER_ICON = "M10 18h4v-2h-4zM3 6v2h18V6zm3 7h12v-2H6z";
-const DOWNLOAD_ICON = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
+const PANEL = { p: 2 } as const;
 
-/** levelColor's chip colour for LeanChip ("default" is LeanChip's no colour). */
-const chipColor = (level: string) => {
-  const color = levelColor(level);
-  return color === "default" ? undefined : color;
-};
+// The panel and its widgets are MUI's (Paper, Buttons, Chips, the Filter dialog); an entry's
+// text is plain elements with static classes (./activity-log-panel.css.ts, app/styles/rows.css.ts)
+// instead of a Typography and Box each: a styled component per element is what server
+// rendering the Logs screen's 100 entries costs (decision 043).
+
+/** The level chip: MUI's small Chip, its label in capitals (one styled component, made once). */
+const LevelChip = styled(Chip)({ textTransform: "uppercase", fontWeight: 600, fontSize: 11 });
 
 export interface ActivityLogPanelProps {
   /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}). */
@@ -148,19 +147,21 @@ function PanelBody({
   };
 
   const filterButton = (
-    <LeanButton size="small" variant="outlined" startIcon={<LeanIcon d={FILTER_ICON} />} onClick={() => setDialogOpen(true)} data-testid="activity-log-filter-button">
+    <Button size="small" variant="outlined" startIcon={<FilterList />} onClick={() => setDialogOpen(true)} data-testid="activity-log-filter-button">
       Filter
-    </LeanButton>
+    </Button>
   );
 
   return (
-    <div className={cls(PAPER.outlined, S.panel)} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
+    <Paper variant="outlined" sx={PANEL} data-testid="activity-log-panel" data-filtered={filtered ? "true" : "false"}>
       <div className={S.bar}>
-        <h2 className={T.h3}>{title}</h2>
+        <Typography variant="h3" component="h2">
+          {title}
+        </Typography>
         {data ? (
-          <span className={cls(T.caption, T.muted)} data-testid="activity-log-count">
+          <Typography variant="caption" color="text.secondary" data-testid="activity-log-count">
             {`${logs.length} ${logs.length === 1 ? "entry" : "entries"}, newest first`}
-          </span>
+          </Typography>
         ) : null}
         <div className={S.grow} />
         {activeCount > 0 ? (
@@ -170,15 +171,15 @@ function PanelBody({
         ) : (
           <span className={S.badge}>{filterButton}</span>
         )}
-        <LeanButton size="small" variant="outlined" startIcon={<LeanIcon d={DOWNLOAD_ICON} />} onClick={exportCsv} data-testid="activity-log-export">
+        <Button size="small" variant="outlined" startIcon={<Download />} onClick={exportCsv} data-testid="activity-log-export">
           Export to CSV
-        </LeanButton>
+        </Button>
       </div>
 
       {filtered ? (
         <div className={S.bar} data-testid="activity-log-active-filters">
-          {filters.type ? <LeanChip variant="outlined" label={`Type: ${filters.type}`} /> : null}
-          {filters.level ? <LeanChip variant="outlined" label={`Level: ${filters.level}`} /> : null}
+          {filters.type ? <Chip size="small" variant="outlined" label={`Type: ${filters.type}`} /> : null}
+          {filters.level ? <Chip size="small" variant="outlined" label={`Level: ${filters.level}`} /> : null}
           <Link component="button" type="button" variant="body2" onClick={() => onFiltersChange(NO_FILTERS)} data-testid="activity-log-clear-filters">
             Clear filters
           </Link>
@@ -203,16 +204,16 @@ function PanelBody({
       {!data && isLoading ? (
         <div className={S.loading} data-testid="activity-log-loading">
           <CircularProgress size={20} />
-          <p className={cls(T.body1, T.muted)}>Loading activity logs...</p>
+          <Typography color="text.secondary">Loading activity logs...</Typography>
         </div>
       ) : null}
 
       {data && logs.length === 0 ? (
         <div className={S.empty} data-testid="activity-log-empty">
-          <p className={T.body1}>{filtered ? "No logs match these filters" : "No activity yet"}</p>
-          <p className={cls(T.body2, T.muted)}>
+          <Typography>{filtered ? "No logs match these filters" : "No activity yet"}</Typography>
+          <Typography variant="body2" color="text.secondary">
             {filtered ? "Apply different filters or clear them." : "Signals, orders, logins and system events appear here."}
-          </p>
+          </Typography>
         </div>
       ) : null}
 
@@ -233,7 +234,7 @@ function PanelBody({
           onFiltersChange(next);
         }}
       />
-    </div>
+    </Paper>
   );
 }
 
@@ -242,16 +243,16 @@ export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolea
   return (
     <li className={S.entry} data-testid="activity-log-entry" data-level={log.level} data-type={log.type}>
       <div className={S.head}>
-        <LeanChip label={log.level} color={chipColor(log.level)} data-testid="activity-log-level" className={S.level} />
-        <span className={cls(T.caption, T.muted, S.type)} data-testid="activity-log-type">
+        <LevelChip size="small" label={log.level} color={levelColor(log.level)} data-testid="activity-log-level" />
+        <span className={`pd-caption pd-muted ${S.type}`} data-testid="activity-log-type">
           {log.type}
         </span>
         <div className={S.grow} />
-        <time className={cls(T.caption, T.muted)} dateTime={log.createdAt} title={log.createdAt} data-testid="activity-log-time">
+        <time className="pd-caption pd-muted" dateTime={log.createdAt} title={log.createdAt} data-testid="activity-log-time">
           {hydrated ? formatDateTime(log.createdAt) : utcTimeText(log.createdAt)}
         </time>
       </div>
-      <p className={cls(T.body2, S.message)} data-testid="activity-log-message">
+      <p className={`pd-body2 ${S.message}`} data-testid="activity-log-message">
         {log.message}
       </p>
       {preview.entries.length > 0 ? (
@@ -262,7 +263,7 @@ export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolea
             </span>
           ))}
           {preview.more > 0 ? (
-            <span className={cls(T.caption, T.muted)} data-testid="activity-log-data-more">
+            <span className="pd-caption pd-muted" data-testid="activity-log-data-more">
               {`+${preview.more} more`}
             </span>
           ) : null}

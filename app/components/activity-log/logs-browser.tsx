@@ -7,7 +7,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { PAPER, T, cls } from "../ui/lean.tsx";
+import Paper from "@mui/material/Paper";
+import Typography from "@mui/material/Typography";
 import { LogEntry } from "./activity-log-panel.tsx";
 import { type ActivityLog, LOG_LEVELS, LOG_TYPES } from "./activity-log-utils.ts";
 import { type LogQueryFilters, hasLogQuery, logQueryString } from "./log-query.ts";
@@ -86,7 +87,7 @@ export function LogsBrowser({
 
   const csvHref = `/api/logs?${logQueryString(filters, { format: "csv" })}`;
   return (
-    <div className={cls(PAPER.outlined)} style={{ padding: 16 }} data-testid="activity-log-panel" data-filtered={hasLogQuery(filters) ? "true" : "false"}>
+    <Paper variant="outlined" sx={PANEL} data-testid="activity-log-panel" data-filtered={hasLogQuery(filters) ? "true" : "false"}>
       <form method="get" action="/logs" data-testid="logs-filters" style={{ display: "flex", gap: 12, alignItems: "flex-end", flexWrap: "wrap", marginBottom: 12 }}>
         <label style={label}>
           From
@@ -122,11 +123,11 @@ export function LogsBrowser({
           Export to CSV
         </a>
       </form>
-      <p className={cls(T.caption, T.muted)} data-testid="activity-log-count" style={{ margin: "0 0 8px" }}>
+      <Typography variant="caption" color="text.secondary" component="p" data-testid="activity-log-count" sx={COUNT}>
         {`${shown.length} ${shown.length === 1 ? "entry" : "entries"} shown, newest first${before ? ` (older than #${before}; ` : ""}`}
         {before ? <a href={`/logs?${logQueryString(filters)}`}>back to newest</a> : null}
         {before ? ")" : ""}
-      </p>
+      </Typography>
       <ul
         ref={listRef}
         data-testid="activity-log-list"
@@ -134,7 +135,7 @@ export function LogsBrowser({
       >
         {shown.length === 0 ? (
           <li data-testid="activity-log-empty" style={{ padding: "32px 0", textAlign: "center" }}>
-            <p className={T.body1}>{hasLogQuery(filters) ? "No logs match these filters" : "No activity yet"}</p>
+            <Typography>{hasLogQuery(filters) ? "No logs match these filters" : "No activity yet"}</Typography>
           </li>
         ) : (
           shown.map((log) => <LogEntry key={log.id} log={log} hydrated={hydrated} />)
@@ -152,9 +153,12 @@ export function LogsBrowser({
           </li>
         ) : null}
       </ul>
-    </div>
+    </Paper>
   );
 }
+
+const PANEL = { p: 2 } as const;
+const COUNT = { mb: 1 } as const;
 
 /** A labelled native select of one filter: "all" first (the empty value), then each option. */
 function FilterSelect({ label: text, name, value, all, options }: { label: string; name: string; value: string; all: string; options: readonly string[] }) {

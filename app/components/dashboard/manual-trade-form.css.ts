@@ -5,5 +5,4 @@ import { sheet } from "../../styles/sheet.ts";
 export const S = sheet("order-form", {
   grid: { display: "grid", gridTemplateColumns: "1fr", gap: 1.5, [theme.breakpoints.up("sm")]: { gridTemplateColumns: "1fr 1fr" } },
   buttons: { display: "flex", gap: 1.5, mt: 2 },
-  note: { mt: 1.5 },
 });

@@ -2,6 +2,9 @@
 // selects so it works without JavaScript; futures fields only for -PERP symbols.
 import { marginBalance } from "#app/core/exchange/types.ts";
 import { getFormProps, useForm } from "@conform-to/react";
+import Button from "@mui/material/Button";
+import TextField from "@mui/material/TextField";
+import Typography from "@mui/material/Typography";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
@@ -13,17 +16,14 @@ import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
-import { FormError } from "../forms.tsx";
+import { FormError, NativeSelect } from "../forms.tsx";
 import { watchTrade } from "#app/live/use-live-updates.tsx";
 import { useCan, useRole } from "../layout/permissions.tsx";
-import { CARD, LeanCard, T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
-import { LeanTextField } from "../ui/lean-field.tsx";
+import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./manual-trade-form.css.ts";
-import { theme } from "#app/mui/theme.ts";
 
-// Plain elements and lean fields (components/ui/lean-field.tsx): the form is on the
-// Dashboard, which is server-rendered on every visit.
+// MUI's small outlined fields, native selects (the form works without JavaScript).
+const SHRINK = { inputLabel: { shrink: true } } as const;
 
 export interface BalanceInfo {
   label: string;
@@ -36,11 +36,11 @@ export function ManualTradeForm(props: { balance: BalanceInfo | null; title?: st
   const role = useRole();
   if (!canOrder) {
     return (
-      <LeanCard data-testid="manual-trade-form" title={props.title ?? "Manual Trading"}>
-        <p className={cls(T.body2, T.muted)} data-testid="orders-not-allowed">
+      <PanelCard data-testid="manual-trade-form" title={props.title ?? "Manual Trading"}>
+        <Typography variant="body2" color="text.secondary" data-testid="orders-not-allowed">
           {`Your role (${role ?? "viewer"}) can watch the account but not place orders. An admin can give you the trader role.`}
-        </p>
-      </LeanCard>
+        </Typography>
+      </PanelCard>
     );
   }
   return <OrderForm {...props} />;
@@ -81,83 +81,84 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
   const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
 
   return (
-    <LeanCard
+    <PanelCard
       data-testid="manual-trade-form"
       title={title}
       subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"}
-      contentClassName={CARD.flush}
+      flush
     >
         <FormError errors={form.errors} />
         <fetcher.Form method="post" {...getFormProps(form)}>
           <input type="hidden" name="intent" value="place-order" />
           <JsMarker />
           <div className={S.grid}>
-            <LeanTextField select name="symbol" label="Trading pair" value={symbol} onChange={(e) => setSymbol(e.target.value)} error={!!fieldError("symbol")} helperText={fieldError("symbol")}>
+            <NativeSelect size="small" margin="none" name="symbol" label="Trading pair" value={symbol} onChange={setSymbol} error={fieldError("symbol")}>
               {SYMBOLS.map((s) => (
                 <option key={s} value={s}>
                   {s}
                 </option>
               ))}
-            </LeanTextField>
-            <LeanTextField select name="orderType" label="Order type" value={orderType} onChange={(e) => setOrderType(e.target.value)} error={!!fieldError("orderType")} helperText={fieldError("orderType")}>
+            </NativeSelect>
+            <NativeSelect size="small" margin="none" name="orderType" label="Order type" value={orderType} onChange={setOrderType} error={fieldError("orderType")}>
               <option value="market">Market</option>
               <option value="limit">Limit</option>
-            </LeanTextField>
-            <LeanTextField select name="amountType" label="Amount type" value={amountType} onChange={(e) => setAmountType(e.target.value)} error={!!fieldError("amountType")} helperText={fieldError("amountType")}>
+            </NativeSelect>
+            <NativeSelect size="small" margin="none" name="amountType" label="Amount type" value={amountType} onChange={setAmountType} error={fieldError("amountType")}>
               <option value="quantity">Quantity</option>
               <option value="usd">USD</option>
               <option value="percentage">Percentage</option>
-            </LeanTextField>
-            <LeanTextField
+            </NativeSelect>
+            <TextField
               key={fields.quantity.key}
+              size="small"
               name="quantity"
               label={amountType === "usd" ? "Amount (USD)" : amountType === "percentage" ? "Amount (% of balance)" : "Quantity"}
               defaultValue=""
-              inputMode="decimal"
-              step={amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01"}
               error={!!fieldError("quantity")}
               helperText={fieldError("quantity")}
+              slotProps={{ ...SHRINK, htmlInput: { inputMode: "decimal", step: amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01" } }}
             />
-            <LeanTextField
+            <TextField
               key={`${fields.price.key}-${priceDisabled}`}
+              size="small"
               name="price"
               label="Price"
               disabled={priceDisabled}
               defaultValue={priceDisabled ? "Market Price" : ""}
               placeholder={hydrated ? undefined : "Limit orders only"}
-              inputMode="decimal"
               error={!!fieldError("price")}
               helperText={fieldError("price")}
+              slotProps={{ ...SHRINK, htmlInput: { inputMode: "decimal" } }}
             />
             {futures ? (
               <>
-                <LeanTextField key={fields.leverage.key} select name="leverage" label="Leverage" defaultValue="1" error={!!fieldError("leverage")} helperText={fieldError("leverage")}>
+                <NativeSelect key={fields.leverage.key} size="small" margin="none" name="leverage" label="Leverage" defaultValue="1" error={fieldError("leverage")}>
                   {LEVERAGE_OPTIONS.map((l) => (
                     <option key={l} value={l}>
                       {l}x
                     </option>
                   ))}
-                </LeanTextField>
-                <LeanTextField key={fields.marginType.key} select name="marginType" label="Margin type" defaultValue="cross">
+                </NativeSelect>
+                <NativeSelect key={fields.marginType.key} size="small" margin="none" name="marginType" label="Margin type" defaultValue="cross">
                   <option value="cross">Cross</option>
                   <option value="isolated">Isolated</option>
-                </LeanTextField>
+                </NativeSelect>
               </>
             ) : null}
           </div>
           <div className={S.buttons}>
-            <LeanButton type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
+            <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
               Buy / Long
-            </LeanButton>
-            <LeanButton type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
+            </Button>
+            <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
               Sell / Short
-            </LeanButton>
+            </Button>
           </div>
-          <p className={cls(T.caption, T.muted, S.note)}>
+          <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
             Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset, a USD notional, or a percentage of the available balance.
-          </p>
+          </Typography>
         </fetcher.Form>
-    </LeanCard>
+    </PanelCard>
   );
 }
 

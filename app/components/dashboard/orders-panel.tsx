@@ -3,27 +3,30 @@
 import type { Trade } from "#app/core/types/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
+import Chip from "@mui/material/Chip";
+import Table from "@mui/material/Table";
+import Typography from "@mui/material/Typography";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
-import { CARD, LeanCard, LeanChip, TABLE, T, cls } from "../ui/lean.tsx";
+import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./orders-panel.css.ts";
 
-// Plain elements with the lean classes (components/ui/lean.tsx), as in Trade History: no
-// styled component per cell when the dashboard is server-rendered.
+// MUI's Table with plain rows and the static row classes (app/styles/rows.css.ts), as in Trade
+// History: no styled component per cell when the dashboard is server-rendered (decision 043).
 export function RecentOrders({ trades }: { trades: Trade[] }) {
   return (
-    <LeanCard data-testid="recent-orders" title="Recent Orders" contentClassName={cls(CARD.flush, S.scroll)}>
+    <PanelCard data-testid="recent-orders" title="Recent Orders" flush contentClassName={S.scroll}>
       {trades.length === 0 ? (
-        <p className={cls(T.body1, T.muted)}>No orders yet</p>
+        <Typography color="text.secondary">No orders yet</Typography>
       ) : (
-        <table className={TABLE.table}>
+        <Table size="small">
           <thead>
             <tr className="pd-tr">
-              <th scope="col" className={cls("pd-td", TABLE.head)}>Symbol</th>
-              <th scope="col" className={cls("pd-td", TABLE.head)}>Side</th>
-              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>Quantity</th>
-              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>Price</th>
-              <th scope="col" className={cls("pd-td", TABLE.head)}>Source</th>
-              <th scope="col" className={cls("pd-td", TABLE.head)}>Status</th>
+              <th scope="col" className="pd-td pd-th">Symbol</th>
+              <th scope="col" className="pd-td pd-th">Side</th>
+              <th scope="col" className="pd-td pd-th pd-right">Quantity</th>
+              <th scope="col" className="pd-td pd-th pd-right">Price</th>
+              <th scope="col" className="pd-td pd-th">Source</th>
+              <th scope="col" className="pd-td pd-th">Status</th>
             </tr>
           </thead>
           <tbody>
@@ -40,9 +43,9 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
               </tr>
           ))}
           </tbody>
-        </table>
+        </Table>
       )}
-    </LeanCard>
+    </PanelCard>
   );
 }
 
@@ -58,22 +61,22 @@ export interface PositionSummary {
 
 export function OpenPositions({ positions }: { positions: PositionSummary[] }) {
   return (
-    <LeanCard data-testid="open-positions" title="Open Positions" contentClassName={CARD.flush}>
+    <PanelCard data-testid="open-positions" title="Open Positions" flush>
       {positions.length === 0 ? (
-        <p className={cls(T.body1, T.muted)}>No open positions</p>
+        <Typography color="text.secondary">No open positions</Typography>
       ) : (
         positions.map((p) => (
           <div key={p.id} data-testid="position-row" className={S.position}>
-            <p className={cls(T.body1, S.symbol)}>{p.symbol}</p>
-            <LeanChip label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} variant="outlined" />
-            <p className={T.body2}>{formatQuantity(p.remainingQuantity)}</p>
-            <p className={cls(T.body2, T.muted)}>
+            <p className={`pd-body1 ${S.symbol}`}>{p.symbol}</p>
+            <Chip size="small" label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} variant="outlined" />
+            <p className="pd-body2">{formatQuantity(p.remainingQuantity)}</p>
+            <p className="pd-body2 pd-muted">
               {formatPrice(p.entryPrice)} → {formatPrice(p.currentPrice)}
             </p>
-            <p className={cls(T.body2, S.pnl, p.unrealizedPnl && D(p.unrealizedPnl).lt(0) ? "pd-c-error" : "pd-c-success")}>{formatPnl(p.unrealizedPnl)}</p>
+            <p className={`pd-body2 ${S.pnl} ${p.unrealizedPnl && D(p.unrealizedPnl).lt(0) ? "pd-c-error" : "pd-c-success"}`}>{formatPnl(p.unrealizedPnl)}</p>
           </div>
         ))
       )}
-    </LeanCard>
+    </PanelCard>
   );
 }

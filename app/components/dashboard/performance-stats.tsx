@@ -1,9 +1,11 @@
 // Performance Statistics (all time, month, week) from GET /api/performance-stats, every 120 s.
 import CircularProgress from "@mui/material/CircularProgress";
+import Table from "@mui/material/Table";
+import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
 import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { CARD, LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
+import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./performance-stats.css.ts";
 
 export const PERFORMANCE_POLL_MS = 120_000;
@@ -59,19 +61,19 @@ export function PerformanceStatsTable({ initial }: { initial: PerformanceStats |
     refetchIntervalMs: PERFORMANCE_POLL_MS,
   });
   return (
-    <LeanCard data-testid="performance-stats" title="Performance Statistics" contentClassName={cls(CARD.flush, S.scroll)}>
+    <PanelCard data-testid="performance-stats" title="Performance Statistics" flush contentClassName={S.scroll}>
       {data ? (
-        <table className={TABLE.table}>
+        <Table size="small">
           <thead>
             <tr className="pd-tr">
-              <td className={cls("pd-td", TABLE.head)} />
-              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+              <td className="pd-td pd-th" />
+              <th scope="col" className="pd-td pd-th pd-right">
                 All time
               </th>
-              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+              <th scope="col" className="pd-td pd-th pd-right">
                 Month
               </th>
-              <th scope="col" className={cls("pd-td pd-right", TABLE.head)}>
+              <th scope="col" className="pd-td pd-th pd-right">
                 Week
               </th>
             </tr>
@@ -88,17 +90,19 @@ export function PerformanceStatsTable({ initial }: { initial: PerformanceStats |
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       ) : error || !isLoading ? (
         <div className={S.message} data-testid="performance-error">
-          <p className={T.body1}>Unable to load performance metrics</p>
-          <p className={cls(T.body2, T.muted)}>Please try again later</p>
+          <Typography>Unable to load performance metrics</Typography>
+          <Typography variant="body2" color="text.secondary">
+            Please try again later
+          </Typography>
         </div>
       ) : (
         <div className={S.message}>
           <CircularProgress size={24} />
         </div>
       )}
-    </LeanCard>
+    </PanelCard>
   );
 }

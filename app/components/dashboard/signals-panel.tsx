@@ -1,29 +1,31 @@
 // The Signals panel (docs/spec/screens.md Dashboard): a 'Live' badge and the latest signals.
+import ArrowDownward from "@mui/icons-material/ArrowDownward";
+import ArrowUpward from "@mui/icons-material/ArrowUpward";
+import Chip from "@mui/material/Chip";
 import Tooltip from "@mui/material/Tooltip";
+import Typography from "@mui/material/Typography";
 import type { Signal } from "#app/core/types/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
-import { CARD, LeanCard, LeanChip, LeanIcon, T, cls } from "../ui/lean.tsx";
+import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
 
-// The rows are plain elements with the lean classes (components/ui/lean.tsx) instead of an
-// MUI Box, Typography and Chip each: a styled component per element is what server rendering
-// the dashboard cost (docs/benchmarks.md, "Pages (T5)"). The chips' Tooltips mount after
-// hydration; before it the reason is the chip's aria-label, as a closed Tooltip renders it.
-const ARROW_UP = "m4 12 1.41 1.41L11 7.83V20h2V7.83l5.58 5.59L20 12l-8-8z";
-const ARROW_DOWN = "m20 12-1.41-1.41L13 16.17V4h-2v12.17l-5.58-5.59L4 12l8 8z";
+// The rows' text is plain elements with the static row classes (app/styles/rows.css.ts), not a
+// Typography each: a styled component per element is what server rendering the dashboard costs
+// (decision 043). The status chips and icons are MUI's; a chip's reason is in MUI's Tooltip,
+// which renders it as the chip's aria-label on the server too.
 
 function StatusBadge({ signal }: { signal: Signal }) {
-  if (signal.processed) return <LeanChip color="success" label="EXECUTED" />;
-  if (signal.status === "queued") return <LeanChip color="warning" label="PENDING" />;
+  if (signal.processed) return <Chip size="small" color="success" label="EXECUTED" />;
+  if (signal.status === "queued") return <Chip size="small" color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so.
   const reason = signal.statusReason ?? "";
-  const chip = <LeanChip color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />;
+  const chip = <Chip size="small" color={signal.status === "failed" ? "error" : "default"} label={signal.status.toUpperCase()} />;
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
@@ -36,16 +38,19 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
   const { connected } = useLive();
   const hydrated = useHydrated();
   return (
-    <LeanCard
+    <PanelCard
       data-testid="signals-panel"
       title="Signals"
-      action={<LeanChip label="Live" color={connected ? "success" : undefined} variant={connected ? "filled" : "outlined"} data-testid="signals-live-badge" />}
-      contentClassName={cls(CARD.flush, S.list)}
+      action={<Chip size="small" label="Live" color={connected ? "success" : "default"} variant={connected ? "filled" : "outlined"} data-testid="signals-live-badge" />}
+      flush
+      contentClassName={S.list}
     >
       {signals.length === 0 ? (
         <div className={S.empty}>
-          <p className={T.body1}>No signals received yet</p>
-          <p className={cls(T.body2, T.muted)}>Waiting for TradingView webhooks...</p>
+          <Typography>No signals received yet</Typography>
+          <Typography variant="body2" color="text.secondary">
+            Waiting for TradingView webhooks...
+          </Typography>
         </div>
       ) : (
         signals.map((signal) => {
@@ -53,7 +58,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
           return (
             <div key={signal.id} data-testid="signal-row" className={S.row}>
               <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
-                <LeanIcon d={buy ? ARROW_UP : ARROW_DOWN} medium />
+                {buy ? <ArrowUpward /> : <ArrowDownward />}
               </div>
               <div className={S.main}>
                 <div className={S.head}>
@@ -80,7 +85,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
           );
         })
       )}
-    </LeanCard>
+    </PanelCard>
   );
 }
 

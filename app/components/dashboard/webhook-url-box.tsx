@@ -1,30 +1,37 @@
 // Admin only (docs/spec/roles.md): the webhook URL with a copy button, and the port in text.
+import ContentCopy from "@mui/icons-material/ContentCopy";
+import IconButton from "@mui/material/IconButton";
+import InputAdornment from "@mui/material/InputAdornment";
+import TextField from "@mui/material/TextField";
 import Tooltip from "@mui/material/Tooltip";
+import Typography from "@mui/material/Typography";
 import { useCopy } from "../use-copy.ts";
-import { CARD, LeanCard, LeanIcon, LeanIconButton, T, cls } from "../ui/lean.tsx";
-import { LeanTextField } from "../ui/lean-field.tsx";
-import { S } from "./webhook-url-box.css.ts";
-
-// The Material ContentCopy icon's path.
-const COPY = "M16 1H4c-1.1 0-2 .9-2 2v14h2V3h12zm3 4H8c-1.1 0-2 .9-2 2v14c0 1.1.9 2 2 2h11c1.1 0 2-.9 2-2V7c0-1.1-.9-2-2-2m0 16H8V7h11z";
+import { PanelCard } from "../ui/panel-card.tsx";
 
 export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
   const copy = useCopy();
-  // One plain, statically styled button; it copies once the page is hydrated (the field is
-  // selectable without JavaScript).
-  const button = (
-    <Tooltip title="Copy webhook URL">
-      <LeanIconButton className={S.copy} aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL")}>
-        <LeanIcon d={COPY} />
-      </LeanIconButton>
-    </Tooltip>
+  // The button copies once the page is hydrated (the field is selectable without JavaScript).
+  const end = (
+    <InputAdornment position="end">
+      <Tooltip title="Copy webhook URL">
+        <IconButton edge="end" aria-label="Copy webhook URL" onClick={() => copy(url, "Webhook URL")}>
+          <ContentCopy fontSize="small" />
+        </IconButton>
+      </Tooltip>
+    </InputAdornment>
   );
   return (
-    <LeanCard data-testid="webhook-url-box" title="Webhook Endpoint" contentClassName={CARD.flush}>
-      <LeanTextField value={url} fullWidth label="TradingView webhook URL" readOnly data-testid="webhook-url" endAdornment={<div className={S.adornment}>{button}</div>} />
-      <p className={cls(T.caption, T.muted, S.note)}>
+    <PanelCard data-testid="webhook-url-box" title="Webhook Endpoint" flush>
+      <TextField
+        value={url}
+        fullWidth
+        size="small"
+        label="TradingView webhook URL"
+        slotProps={{ inputLabel: { shrink: true }, input: { readOnly: true, endAdornment: end }, htmlInput: { "data-testid": "webhook-url" } }}
+      />
+      <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
         Webhook port: {port}. TradingView only delivers to ports 80 and 443: put a reverse proxy or a port mapping in front.
-      </p>
-    </LeanCard>
+      </Typography>
+    </PanelCard>
   );
 }

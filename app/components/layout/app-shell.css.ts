@@ -1,6 +1,5 @@
 // Static styles of app-shell.tsx, built by vanilla-extract at build time (app/styles/sheet.ts).
 import { theme } from "../../mui/theme.ts";
-import { BUTTON_BASE } from "../ui/lean-button.css.ts";
 import { sheet } from "../../styles/sheet.ts";
 
 export const DRAWER_WIDTH = 248;
@@ -35,21 +34,6 @@ export const S = sheet("shell", {
   },
   toolbar: { position: "relative", display: "flex", alignItems: "center", gap: 1.5, px: 2, [theme.breakpoints.up("sm")]: { px: 3 } },
   toolbarHeight,
-  menuButton: {
-    ...BUTTON_BASE,
-    ml: "-12px",
-    p: 1,
-    borderRadius: "50%",
-    color: "action.active",
-    fontSize: "1.5rem",
-    flex: "0 0 auto",
-    transition: theme.transitions.create("background-color", { duration: theme.transitions.duration.shortest }),
-    "&:hover": { bgcolor: "action.hover" },
-    "&:focus-visible": { bgcolor: "action.focus" },
-    // No sticky hover after a tap (MUI's reset): the button only shows on phone-sized screens.
-    "@media (hover: none)": { "&:hover": { bgcolor: "transparent" } },
-    [theme.breakpoints.up("md")]: { display: "none" },
-  },
   phoneOnly: { [theme.breakpoints.up("md")]: { display: "none" } },
   title: { flex: 1 },
   user: { display: "flex", alignItems: "center", gap: 1 },

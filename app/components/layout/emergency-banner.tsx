@@ -5,7 +5,7 @@
 import { useRouteLoaderData } from "@remix-run/react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { T, cls } from "../ui/lean.tsx";
+import Typography from "@mui/material/Typography";
 import { S } from "./emergency-banner.css.ts";
 import { HEALTH_POLL_MS } from "./system-status.tsx";
 
@@ -27,11 +27,11 @@ export function EmergencyBanner({ initial }: { initial: SystemStatusEntry[] }) {
   if (!useEmergencyActive(initial)) return null;
   return (
     <div role="status" className={S.banner} data-testid="emergency-banner">
-      <p className={cls(T.subtitle2)}>Emergency stop active</p>
-      <p className={cls(T.body2, T.muted)}>
+      <Typography variant="subtitle2">Emergency stop active</Typography>
+      <Typography variant="body2" color="text.secondary">
         No new positions are opened. Stop-loss, take-profit, break-even, trailing stops and Close keep working. An admin resets it from
         the dashboard.
-      </p>
+      </Typography>
     </div>
   );
 }

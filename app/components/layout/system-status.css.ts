@@ -4,7 +4,6 @@ import { sheet } from "../../styles/sheet.ts";
 export const S = sheet("status", {
   block: { p: 2, borderTop: 1, borderColor: "divider" },
   row: { display: "flex", alignItems: "center", gap: 1 },
-  detail: { ml: 2.25 },
   list: { listStyle: "none", p: 0, m: 0, mt: 1, display: "flex", flexDirection: "column", gap: 0.5 },
   dot: { width: 10, height: 10, borderRadius: "50%", flexShrink: 0 },
   online: { bgcolor: "success.main" },

@@ -1,15 +1,16 @@
-// The sidebar's status block: plain elements with lean classes (it is on every page; see
-// ./app-shell.tsx). Each component's message is its Tooltip, which also makes it the row's
-// aria-label in the server's render.
+// The sidebar's status block: MUI Typography and Tooltips over plain rows with static layout
+// classes (it is on every page; see ./app-shell.tsx). Each component's message is its Tooltip,
+// which also makes it the row's aria-label in the server's render.
 import Tooltip from "@mui/material/Tooltip";
 import { type ComponentStatus, STATUS_TEXT, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { T, cls } from "../ui/lean.tsx";
+import Typography from "@mui/material/Typography";
 import { S } from "./system-status.css.ts";
 
 export const HEALTH_POLL_MS = 30_000;
+const DETAIL = { ml: 2.25 } as const;
 
-const Dot = ({ status }: { status: ComponentStatus }) => <span className={cls(S.dot, S[status])} />;
+const Dot = ({ status }: { status: ComponentStatus }) => <span className={`${S.dot} ${S[status]}`} />;
 
 const LABELS: Record<string, string> = {
   database: "Database",
@@ -33,15 +34,17 @@ export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] })
     <div data-testid="system-status" data-status={overall} className={S.block}>
       <div className={S.row}>
         <Dot status={overall} />
-        <p className={T.subtitle2}>{text.title}</p>
+        <Typography variant="subtitle2">{text.title}</Typography>
       </div>
-      <p className={cls(T.caption, T.muted, S.detail)}>{text.detail}</p>
+      <Typography variant="caption" color="text.secondary" component="p" sx={DETAIL}>
+        {text.detail}
+      </Typography>
       <ul className={S.list}>
         {entries.map((entry) => {
           const row = (
             <li className={S.row} data-component={entry.component}>
               <Dot status={entry.status === "online" || entry.status === "warning" ? entry.status : "error"} />
-              <span className={cls(T.caption, T.muted)}>
+              <span className="pd-caption pd-muted">
                 {LABELS[entry.component] ?? entry.component}: {entry.status}
               </span>
             </li>

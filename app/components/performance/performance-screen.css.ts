@@ -5,18 +5,6 @@ export const S = sheet("perfcharts", {
   grid: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } },
   wide: { gridColumn: { lg: "1 / -1" } },
   ranges: { display: "flex", gap: 1, flexWrap: "wrap", alignItems: "center", mb: 2 },
-  range: {
-    px: 1.5,
-    py: 0.5,
-    borderRadius: 1,
-    border: 1,
-    borderColor: "divider",
-    color: "text.primary",
-    textDecoration: "none",
-    typography: "body2",
-    "&:hover": { borderColor: "primary.main" },
-  },
-  rangeActive: { bgcolor: "primary.main", borderColor: "primary.main", color: "primary.contrastText", fontWeight: 600 },
   totals: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, 1fr)" }, mb: 2 },
   total: { p: 1.5, borderRadius: 1, border: 1, borderColor: "divider", bgcolor: "background.paper" },
   // minWidth: the widest axes + margins (the by-symbol chart's 110 px labels) plus room to draw;

@@ -8,6 +8,11 @@
 // which folds into a "Show as table" disclosure. The range is a plain link (?range=), and the
 // data refreshes from GET /api/performance-charts when a trade closes (live trade_update)
 // and every two minutes.
+import Button from "@mui/material/Button";
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import Table from "@mui/material/Table";
+import Typography from "@mui/material/Typography";
 import { Link } from "@remix-run/react";
 import { type ReactNode, Suspense, lazy } from "react";
 import { D } from "#app/core/decimal.ts";
@@ -16,7 +21,7 @@ import { type DailyBar, type DailyTable, type EquityPoint, type GroupPnl, type H
 import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/schemas/performance-charts.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { LeanCard, TABLE, T, cls } from "../ui/lean.tsx";
+import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./performance-screen.css.ts";
 
 const Charts = {
@@ -37,7 +42,7 @@ const when = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace(
 function ChartPanel({ title, testId, height, chart, table, className }: { title: string; testId: string; height: number; chart: ReactNode; table: ReactNode; className?: string }) {
   const hydrated = useHydrated();
   return (
-    <LeanCard title={title} data-testid={testId} className={className}>
+    <PanelCard title={title} data-testid={testId} className={className}>
       {hydrated ? (
         <div className={S.chart} data-testid={`${testId}-chart`}>
           <Suspense fallback={<div className={S.placeholder} style={{ height }}>Loading chart…</div>}>{chart}</Suspense>
@@ -49,18 +54,18 @@ function ChartPanel({ title, testId, height, chart, table, className }: { title:
           {table}
         </div>
       </details>
-    </LeanCard>
+    </PanelCard>
   );
 }
 
-function Table({ caption, head, rows }: { caption: string; head: string[]; rows: ReactNode[][] }) {
+function DataTable({ caption, head, rows }: { caption: string; head: string[]; rows: ReactNode[][] }) {
   return (
-    <table className={TABLE.table}>
+    <Table size="small">
       <caption className={S.srOnly}>{caption}</caption>
       <thead>
         <tr className="pd-tr">
           {head.map((h, i) => (
-            <th key={h} scope="col" className={cls("pd-td", TABLE.head, i > 0 && "pd-right")}>
+            <th key={h} scope="col" className={i > 0 ? "pd-td pd-th pd-right" : "pd-td pd-th"}>
               {h}
             </th>
           ))}
@@ -83,12 +88,12 @@ function Table({ caption, head, rows }: { caption: string; head: string[]; rows:
           </tr>
         ))}
       </tbody>
-    </table>
+    </Table>
   );
 }
 
 const equityTable = (points: EquityPoint[]) => (
-  <Table
+  <DataTable
     caption="Equity curve"
     head={["Time", "Realized", "Unrealized", "Equity", "Drawdown"]}
     rows={points.map((p) => [when(p.at), <Pnl key="r" value={p.realized} />, p.unrealized === null ? "—" : <Pnl key="u" value={p.unrealized} />, <Pnl key="e" value={p.equity} />, formatPnl(p.drawdown)])}
@@ -96,15 +101,15 @@ const equityTable = (points: EquityPoint[]) => (
 );
 
 const dailyBarsTable = (bars: DailyBar[]) => (
-  <Table caption="Daily realized P&L" head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]} rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])} />
+  <DataTable caption="Daily realized P&L" head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]} rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])} />
 );
 
 const groupTable = (groups: GroupPnl[], name: string) => (
-  <Table caption={`Realized P&L by ${name}`} head={[name[0]!.toUpperCase() + name.slice(1), "Realized P&L", "Trades", "Wins", "Losses"]} rows={groups.map((g) => [g.label, <Pnl key="p" value={g.pnl} />, g.trades, g.wins, g.losses])} />
+  <DataTable caption={`Realized P&L by ${name}`} head={[name[0]!.toUpperCase() + name.slice(1), "Realized P&L", "Trades", "Wins", "Losses"]} rows={groups.map((g) => [g.label, <Pnl key="p" value={g.pnl} />, g.trades, g.wins, g.losses])} />
 );
 
 const distributionTable = (bins: HistogramBin[]) => (
-  <Table caption="Win/loss distribution" head={["Net P&L", "Trades"]} rows={bins.map((b) => [`${formatPnl(b.from)} to ${formatPnl(b.to)}`, b.count])} />
+  <DataTable caption="Win/loss distribution" head={["Net P&L", "Trades"]} rows={bins.map((b) => [`${formatPnl(b.from)} to ${formatPnl(b.to)}`, b.count])} />
 );
 
 /** Links to the same page with ?range= (work without JavaScript). */
@@ -112,9 +117,9 @@ export function RangeLinks({ range, path }: { range: ChartRange; path: string })
   return (
     <nav className={S.ranges} aria-label="Range" data-testid="chart-ranges">
       {CHART_RANGES.map((r) => (
-        <Link key={r} to={`${path}?range=${r}`} className={cls(S.range, r === range && S.rangeActive)} aria-current={r === range ? "page" : undefined} preventScrollReset>
+        <Button key={r} component={Link} to={`${path}?range=${r}`} size="small" variant={r === range ? "contained" : "outlined"} aria-current={r === range ? "page" : undefined} preventScrollReset>
           {CHART_RANGE_LABELS[r]}
-        </Link>
+        </Button>
       ))}
     </nav>
   );
@@ -127,6 +132,19 @@ function useCharts(initial: PerformanceCharts, detail: "full" | "compact") {
   return useApiQuery<PerformanceCharts>(url, { initialData: initial, refetchIntervalMs: CHARTS_POLL_MS }).data ?? initial;
 }
 
+function Total({ label, testId, children }: { label: string; testId?: string; children: ReactNode }) {
+  return (
+    <div className={S.total}>
+      <Typography variant="caption" color="text.secondary" component="div">
+        {label}
+      </Typography>
+      <Typography variant="h3" component="div" data-testid={testId}>
+        {children}
+      </Typography>
+    </div>
+  );
+}
+
 export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
   const data = useCharts(initial, "full");
   const t = data.totals;
@@ -135,31 +153,21 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
     <div data-testid="performance-screen">
       <RangeLinks range={data.range} path="/performance" />
       <div className={S.totals} data-testid="performance-totals">
-        <div className={S.total}>
-          <div className={cls(T.caption, T.muted)}>Realized P&L</div>
-          <div className={T.h3} data-testid="total-realized">
-            <Pnl value={t.realizedPnl} />
-          </div>
-        </div>
-        <div className={S.total}>
-          <div className={cls(T.caption, T.muted)}>Closing trades</div>
-          <div className={T.h3}>{t.trades}</div>
-        </div>
-        <div className={S.total}>
-          <div className={cls(T.caption, T.muted)}>Wins / losses</div>
-          <div className={T.h3}>
-            {t.wins} / {t.losses}
-          </div>
-        </div>
-        <div className={S.total}>
-          <div className={cls(T.caption, T.muted)}>Max drawdown</div>
-          <div className={T.h3}>{formatPnl(t.maxDrawdown)}</div>
-        </div>
+        <Total label="Realized P&L" testId="total-realized">
+          <Pnl value={t.realizedPnl} />
+        </Total>
+        <Total label="Closing trades">{t.trades}</Total>
+        <Total label="Wins / losses">
+          {t.wins} / {t.losses}
+        </Total>
+        <Total label="Max drawdown">{formatPnl(t.maxDrawdown)}</Total>
       </div>
       {empty ? (
-        <LeanCard data-testid="performance-empty">
-          <p className={cls(T.body1, S.empty)}>{EMPTY_TEXT}</p>
-        </LeanCard>
+        <Card variant="outlined" data-testid="performance-empty">
+          <CardContent>
+            <Typography className={S.empty}>{EMPTY_TEXT}</Typography>
+          </CardContent>
+        </Card>
       ) : (
         <div className={S.grid}>
           <ChartPanel className={S.wide} title="Equity curve" testId="chart-equity" height={280} chart={<Charts.Equity points={data.equity} />} table={equityTable(data.equity)} />
@@ -187,22 +195,26 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
   const empty = table.trades === 0 && D(table.realizedPnl).eq(0);
   const chart = (testId: string, title: string, node: ReactNode) => (
     <div className={S.chart} data-testid={testId}>
-      <h3 className={cls(T.subtitle2, T.muted)}>{title}</h3>
+      <Typography variant="subtitle2" component="h3" color="text.secondary">
+        {title}
+      </Typography>
       {data ? <Suspense fallback={<div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}>{node}</Suspense> : <div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}
     </div>
   );
   return (
-    <LeanCard
+    <PanelCard
       data-testid="dashboard-charts"
       title="Performance (30 days)"
       action={
-        <Link to="/performance" className={cls(T.body2, S.range)}>
+        <Button component={Link} to="/performance" size="small" variant="outlined">
           Open Performance
-        </Link>
+        </Button>
       }
     >
       {empty ? (
-        <p className={cls(T.body1, S.empty, T.muted)}>{EMPTY_TEXT}</p>
+        <Typography color="text.secondary" className={S.empty}>
+          {EMPTY_TEXT}
+        </Typography>
       ) : (
         <>
           {hydrated ? (
@@ -214,7 +226,7 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
           <details className={S.details} open={!hydrated}>
             <summary>{hydrated ? "Show as table" : `Latest days with closed trades (every day: Performance)`}</summary>
             <div className={S.scroll} data-testid="dashboard-daily-table">
-              <Table
+              <DataTable
                 caption="Daily realized P&L and equity: the latest days with closed trades, and the 30 days' total"
                 head={["Day (UTC)", "Realized P&L", "Trades", "Equity (end of day)"]}
                 rows={[
@@ -226,6 +238,6 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
           </details>
         </>
       )}
-    </LeanCard>
+    </PanelCard>
   );
 }

@@ -3,14 +3,14 @@
 // on Positions and the dashboard while any is open, each with Adopt (the app takes the
 // exchange's position) and Close (adopt, then close it at market). Plain forms posted to
 // /positions (intent drift-adopt / drift-close), so they work without JavaScript.
+import Button from "@mui/material/Button";
+import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
 import { describeDrift } from "#app/core/reconcile/compare.ts";
 import type { Drift } from "#app/core/types/drifts.ts";
 import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
-import { T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
 import { S } from "./drift-alarms.css.ts";
 
 export type DriftItem = Pick<Drift, "id" | "exchange" | "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity" | "createdAt">;
@@ -22,32 +22,34 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
   if (drifts.length === 0) return null;
   return (
     <section className={S.box} role="alert" data-testid="drift-alarms" aria-label="Drift alarms">
-      <h2 className={cls(T.h3, "pd-c-error")}>The exchange and the app disagree</h2>
-      <p className={cls(T.body2, T.muted)}>
+      <Typography variant="h3" component="h2" className="pd-c-error">
+        The exchange and the app disagree
+      </Typography>
+      <Typography variant="body2" color="text.secondary">
         Reconciliation found {drifts.length === 1 ? "a position that differs" : `${drifts.length} positions that differ`} from the exchange. Adopt takes the exchange's position
         into the app (booked at its entry or mark price, no order sent); Close adopts it and then closes it at market.
-      </p>
+      </Typography>
       <ul className={S.list}>
         {drifts.map((d) => (
           <li key={d.id} className={S.row} data-testid="drift" data-symbol={d.symbol} data-kind={d.kind}>
-            <span className={cls(T.body2, S.what)}>
-              {describeDrift(d)} <span className={cls(T.caption, T.muted)}>· {d.exchange} · since {formatDateTime(d.createdAt)}</span>
+            <span className={`pd-body2 ${S.what}`}>
+              {describeDrift(d)} <span className="pd-caption pd-muted">· {d.exchange} · since {formatDateTime(d.createdAt)}</span>
             </span>
             {canResolve ? (
               <>
                 <Form method="post" action="/positions">
                   <input type="hidden" name="intent" value="drift-adopt" />
                   <input type="hidden" name="id" value={d.id} />
-                  <LeanButton type="submit" size="small" variant="outlined" data-testid={`drift-adopt-${d.symbol}`}>
+                  <Button type="submit" size="small" variant="outlined" data-testid={`drift-adopt-${d.symbol}`}>
                     Adopt
-                  </LeanButton>
+                  </Button>
                 </Form>
                 <Form method="post" action="/positions">
                   <input type="hidden" name="intent" value="drift-close" />
                   <input type="hidden" name="id" value={d.id} />
-                  <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`drift-close-${d.symbol}`}>
+                  <Button type="submit" size="small" variant="outlined" color="error" data-testid={`drift-close-${d.symbol}`}>
                     Close
-                  </LeanButton>
+                  </Button>
                 </Form>
               </>
             ) : null}

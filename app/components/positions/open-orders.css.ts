@@ -2,7 +2,6 @@
 import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("orders", {
-  card: { p: 2, mt: 3 },
   head: { display: "flex", alignItems: "center", gap: 2, flexWrap: "wrap", mb: 1 },
   spacer: { flex: 1 },
   list: { listStyle: "none", m: 0, p: 0, display: "grid", gap: 1 },

@@ -2,8 +2,6 @@
 import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("pos", {
-  /** Screen: Stack direction row, spacing 2 (flex gap), centred, wrapping, mb 3. */
-  head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   spacer: { flex: 1 },
   /** TableContainer: from 600 px; below, the cards. */
   container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
@@ -12,7 +10,7 @@ export const S = sheet("pos", {
   card: { p: 2 },
   cardHead: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
   facts: { display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 2, rowGap: 0.5, m: 0, mb: 1.5, "& dt": { color: "text.secondary" }, "& dd": { m: 0, textAlign: "right" } },
-  /** The screen's sx on its head cells (lean.tsx's pd-td, size small, is the rest). */
+  /** The screen's sx on its head cells (app/styles/rows.css.ts's pd-td is the rest). */
   th: { fontWeight: 600, lineHeight: 1.3 },
   /**
    * The symbol column stays on the left and the Close column on the right while the middle
@@ -24,8 +22,5 @@ export const S = sheet("pos", {
   detail: { bgcolor: "action.hover", p: 0 },
   /** The error and empty Paper: p 4, centred text. */
   state: { p: 4, textAlign: "center" },
-  /** Typography gutterBottom. */
-  gutter: { mb: "0.35em" },
-  mb2: { mb: 2 },
   loading: { py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 },
 });

@@ -3,8 +3,14 @@
 // by live trade_update / dashboard_update messages. The list is server-rendered, so it shows
 // without JavaScript; Close asks for confirmation with JavaScript and posts the page's form
 // (intent=close) without it.
+import KeyboardArrowDown from "@mui/icons-material/KeyboardArrowDown";
+import KeyboardArrowRight from "@mui/icons-material/KeyboardArrowRight";
 import Button from "@mui/material/Button";
+import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
+import Paper from "@mui/material/Paper";
+import Table from "@mui/material/Table";
+import Typography from "@mui/material/Typography";
 import { Fragment, type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
@@ -14,18 +20,19 @@ import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQua
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { theme } from "#app/mui/theme.ts";
+import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import { type DriftItem, DriftAlarms } from "./drift-alarms.tsx";
 import { FlattenButton, type OpenOrder, OpenOrders } from "./open-orders.tsx";
-import { LeanChip, LeanIcon, PAPER, T, TABLE, cls } from "../ui/lean.tsx";
+import { cls } from "../ui/cls.ts";
 import { useCan } from "../layout/permissions.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
 import { S } from "./positions-screen.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
 
 export const POSITIONS_POLL_MS = 5_000;
+const MB2 = { mb: 2 } as const;
 /** docs/spec/api.md: positions retry 3 times, back-off from 1 s up to 30 s. */
 export const positionsRetryDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 30_000);
 
@@ -34,42 +41,20 @@ export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL
 /** JSON turns the server's PositionView into this (dates are already strings). */
 export type PositionItem = PositionView;
 
-// The screen's frame (../screen.tsx's title row), the outlined Paper, MUI's Table (size small)
-// with its head cells, and the error, loading and empty states as plain elements with
-// build-time classes (./positions-screen.css.ts): the same look without an emotion serialization per
-// styled element on every server render (docs/benchmarks.md, "Pages (T5)").
-
-/** ../screen.tsx's Screen as plain elements (title h1, badge, actions, body). */
-function LeanScreen({ title, badge, actions, children }: { title: string; badge?: ReactNode; actions?: ReactNode; children: ReactNode }) {
-  return (
-    <div>
-      <div className={S.head}>
-        <h1 className={T.h1}>{title}</h1>
-        {badge}
-        <div className={S.spacer} />
-        {actions}
-      </div>
-      {children}
-    </div>
-  );
-}
 
 const signClass = (value: string | null | undefined) => (value == null ? undefined : D(value).gt(0) ? "pd-c-success" : D(value).lt(0) ? "pd-c-error" : undefined);
 
-// The rows are plain elements with the lean classes (components/ui/lean.tsx) instead of an
-// MUI TableCell, Typography, Box and Chip each (docs/benchmarks.md, "Pages (T5)"). MUI 9's
-// Typography takes no "text.secondary" color, so the captions keep the primary text color.
+// MUI's Table, Chips, Buttons and icons; the rows' cells and text are plain elements with the
+// static row classes (app/styles/rows.css.ts) instead of a TableCell and Typography each
+// (decision 043). The captions keep the primary text color.
 function Caption({ children }: { children: ReactNode }) {
   return <div className="pd-caption">{children}</div>;
 }
 
 function StateChip({ label }: { label: string }) {
   const color = label === "Triggered" || label === "Tracking" ? "success" : label === "Active" ? "primary" : undefined;
-  return <LeanChip label={label} color={color} variant={label === "Inactive" ? "outlined" : "filled"} />;
+  return <Chip size="small" label={label} color={color ?? "default"} variant={label === "Inactive" ? "outlined" : "filled"} />;
 }
-
-const ARROW_DOWN = "M7.41 8.59 12 13.17l4.59-4.58L18 10l-6 6-6-6z";
-const ARROW_RIGHT = "M8.59 16.59 13.17 12 8.59 7.41 10 6l6 6-6 6z";
 
 function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: string; testId?: string }) {
   const hydrated = useHydrated();
@@ -96,16 +81,9 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
     <form method="post" action="/positions" onSubmit={hydrated ? onSubmit : undefined} onClick={(e) => e.stopPropagation()}>
       <input type="hidden" name="intent" value="close" />
       <input type="hidden" name="symbol" value={symbol} />
-      {hydrated ? (
-        <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={testId}>
-          {busy ? "Closing..." : "Close"}
-        </Button>
-      ) : (
-        // Before hydration a plain button with the same look (MUI's ripple comes with JavaScript).
-        <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={testId}>
-          Close
-        </LeanButton>
-      )}
+      <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={testId}>
+        {busy ? "Closing..." : "Close"}
+      </Button>
     </form>
   );
 }
@@ -130,7 +108,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
     <tr className={cls("pd-tr pd-hover pd-pointer", expanded && "pd-open")} data-testid="position-row" data-symbol={p.symbol} aria-expanded={expanded} onClick={onToggle}>
       <td className={cls("pd-td", S.stickyLeft)}>
         <div className="pd-hstack">
-          <LeanIcon d={expanded ? ARROW_DOWN : ARROW_RIGHT} />
+          {expanded ? <KeyboardArrowDown fontSize="small" /> : <KeyboardArrowRight fontSize="small" />}
           <div>
             <p className="pd-body1 pd-bold pd-nowrap">{p.symbol}</p>
             <Caption>
@@ -180,7 +158,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       </td>
       <td className={cls("pd-td pd-num", signClass(p.roi))}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</td>
       <td className="pd-td">
-        <LeanChip label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
+        <Chip size="small" label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
       </td>
       <td className={cls("pd-td", S.stickyRight)}>
         {canClose ? <ClosePositionButton symbol={p.symbol} /> : null}
@@ -254,13 +232,13 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
       {positions.map((p) => {
         const controls = p.advancedControls;
         return (
-          <li key={p.id} className={cls(PAPER.outlined, S.card)} data-testid="position-card" data-symbol={p.symbol}>
+          <Paper variant="outlined" component="li" key={p.id} className={S.card} data-testid="position-card" data-symbol={p.symbol}>
             <div className={S.cardHead}>
               <p className="pd-body1 pd-bold">{p.symbol}</p>
               <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
               <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
               <span className={S.spacer} />
-              <LeanChip label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
+              <Chip size="small" label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
             </div>
             <dl className={S.facts}>
               <dt>Entry</dt>
@@ -306,7 +284,7 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
               <ChartLink p={p} />
             </p>
             {canClose ? <ClosePositionButton symbol={p.symbol} testId={`card-close-${p.symbol}`} /> : null}
-          </li>
+          </Paper>
         );
       })}
     </ul>
@@ -318,8 +296,8 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   return (
     <>
       <PositionCards positions={positions} />
-      <div className={cls(PAPER.outlined, S.container)}>
-        <table className={TABLE.table} data-testid="positions-table">
+      <Paper variant="outlined" className={S.container}>
+        <Table size="small" data-testid="positions-table">
           <thead>
             <tr className="pd-tr">
               {COLUMNS.map((c, i) => (
@@ -343,8 +321,8 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
               </Fragment>
             ))}
           </tbody>
-        </table>
-      </div>
+        </Table>
+      </Paper>
     </>
   );
 }
@@ -389,15 +367,19 @@ export function PositionsScreen({
 
   const positions = (query.data ?? []).filter((p) => isFuturesSymbol(p.symbol));
   const badge = (
-    <LeanChip data-testid="positions-count" label={query.data ? String(positions.length) : "…"} color="primary" aria-label={`${positions.length} open positions`} />
+    <Chip size="small" data-testid="positions-count" label={query.data ? String(positions.length) : "…"} color="primary" aria-label={`${positions.length} open positions`} />
   );
 
   let body: ReactNode;
   if (query.data === undefined && (error || (loadError && !hydrated))) {
     body = (
-      <div className={cls(PAPER.outlined, S.state)} data-testid="positions-error">
-        <p className={cls(T.h3, S.gutter)}>Failed to Load Positions</p>
-        <p className={cls(T.body1, T.muted, S.mb2)}>{error ? errorText(error, "Unable to load positions") : loadError}</p>
+      <Paper variant="outlined" className={S.state} data-testid="positions-error">
+        <Typography variant="h3" gutterBottom>
+          Failed to Load Positions
+        </Typography>
+        <Typography color="text.secondary" sx={MB2}>
+          {error ? errorText(error, "Unable to load positions") : loadError}
+        </Typography>
         {hydrated ? (
           <Button variant="contained" onClick={retry} disabled={retrying}>
             {retrying ? "Retrying..." : "Retry"}
@@ -407,32 +389,36 @@ export function PositionsScreen({
             Retry
           </Button>
         )}
-      </div>
+      </Paper>
     );
   } else if (query.data === undefined || retrying) {
     body = (
       <div className={S.loading} data-testid="positions-loading">
         <CircularProgress />
-        <p className={cls(T.body1, T.muted)}>Loading positions...</p>
+        <Typography color="text.secondary">Loading positions...</Typography>
       </div>
     );
   } else if (positions.length === 0) {
     body = (
-      <div className={cls(PAPER.outlined, S.state)} data-testid="positions-empty">
-        <p className={cls(T.h3, S.gutter)}>No Open Positions</p>
-        <p className={cls(T.body1, T.muted)}>Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.</p>
-      </div>
+      <Paper variant="outlined" className={S.state} data-testid="positions-empty">
+        <Typography variant="h3" gutterBottom>
+          No Open Positions
+        </Typography>
+        <Typography color="text.secondary">
+          Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.
+        </Typography>
+      </Paper>
     );
   } else {
     body = <PositionsTable positions={positions} />;
   }
 
   return (
-    <LeanScreen title="Futures Positions" badge={badge} actions={<FlattenButton />}>
+    <Screen title="Futures Positions" badge={badge} actions={<FlattenButton />}>
       <DriftAlarms initial={drifts} />
       {toolbar}
       {body}
       <OpenOrders initial={orders} />
-    </LeanScreen>
+    </Screen>
   );
 }

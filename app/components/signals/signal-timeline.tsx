@@ -1,5 +1,5 @@
 // The latency timeline of one alert (issue 12): each hop of its path with its time (UTC, to
-// the millisecond) and the time since the hop before it. Plain elements with lean classes,
+// the millisecond) and the time since the hop before it. Plain elements with static classes,
 // server-rendered (readable without JavaScript); the page re-fetches it on live events, so
 // the hops fill in as the worker reaches them.
 import Link from "@mui/material/Link";
@@ -7,7 +7,7 @@ import { useState } from "react";
 import { type SignalTimeline, formatMs, latencyLine } from "#app/core/timeline.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { S } from "./signal-timeline.css.ts";
-import { cls } from "../ui/lean.tsx";
+import { cls } from "../ui/cls.ts";
 
 /** HH:MM:SS.mmm UTC: the same text on the server and in the browser (no hydration mismatch). */
 const clock = (iso: string) => `${iso.slice(11, 23)} UTC`;

@@ -6,9 +6,6 @@ export const S = sheet("th", {
   head: { display: "flex", flexDirection: "row", alignItems: "center", flexWrap: "wrap", gap: 2, mb: 3 },
   grow: { flex: 1 },
   cards: { display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 2 },
-  pad: { p: 2 },
-  symbol: { minWidth: 200 },
-  status: { minWidth: 160 },
   filters: { display: "flex", gap: 1.5, alignItems: "center", flexWrap: "wrap", mb: 2 },
   footer: { display: "flex", flexDirection: "row", mt: 1.5 },
 });

@@ -43,27 +43,24 @@ import {
   tradeScreenQuery,
   tradeSummary,
 } from "#app/core/trade-history.ts";
-import { LeanIcon, PAPER, T, cls } from "../ui/lean.tsx";
+import AccountBalanceWallet from "@mui/icons-material/AccountBalanceWallet";
+import Cancel from "@mui/icons-material/Cancel";
+import CheckCircle from "@mui/icons-material/CheckCircle";
+import Download from "@mui/icons-material/Download";
+import ReceiptLong from "@mui/icons-material/ReceiptLong";
+import Paper from "@mui/material/Paper";
+import TextField from "@mui/material/TextField";
+import Typography from "@mui/material/Typography";
 import { S } from "./trade-history-screen.css.ts";
-import { LeanButton, leanButtonClass } from "../ui/lean-button.tsx";
-import { LeanTextField } from "../ui/lean-field.tsx";
 import { StatCard } from "../ui/stat-card.tsx";
 
-// The screen's frame (../screen.tsx), its stat cards (../ui/stat-card.tsx), the outlined
-// Paper, the filter form's box and the captions as plain elements with build-time classes
-// (./trade-history-screen.css.ts) instead of an MUI styled component, and an emotion
-// serialization, each on every server render (docs/benchmarks.md, "Pages (T5)"). The form
-// controls, buttons and the error Alert (with its Retry) stay MUI.
-
-const ICONS = {
-  receipt: ["M19.5 3.5 18 2l-1.5 1.5L15 2l-1.5 1.5L12 2l-1.5 1.5L9 2 7.5 3.5 6 2v14H3v3c0 1.66 1.34 3 3 3h12c1.66 0 3-1.34 3-3V2zM19 19c0 .55-.45 1-1 1s-1-.45-1-1v-3H8V5h11z", "M9 7h6v2H9zm7 0h2v2h-2zm-7 3h6v2H9zm7 0h2v2h-2z"],
-  check: ["M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2m-2 15-5-5 1.41-1.41L10 14.17l7.59-7.59L19 8z"],
-  cancel: ["M12 2C6.47 2 2 6.47 2 12s4.47 10 10 10 10-4.47 10-10S17.53 2 12 2m5 13.59L15.59 17 12 13.41 8.41 17 7 15.59 10.59 12 7 8.41 8.41 7 12 10.59 15.59 7 17 8.41 13.41 12z"],
-  wallet: [
-    "M21 18v1c0 1.1-.9 2-2 2H5c-1.11 0-2-.9-2-2V5c0-1.1.89-2 2-2h14c1.1 0 2 .9 2 2v1h-9c-1.11 0-2 .9-2 2v8c0 1.1.89 2 2 2zm-9-2h10V8H12zm4-2.5c-.83 0-1.5-.67-1.5-1.5s.67-1.5 1.5-1.5 1.5.67 1.5 1.5-.67 1.5-1.5 1.5",
-  ],
-} as const;
-const DOWNLOAD = "M5 20h14v-2H5zM19 9h-4V3H9v6H5l7 7z";
+// MUI's widgets (stat cards, Paper, fields, buttons, the error Alert); the layout is static
+// classes (./trade-history-screen.css.ts) and the rows plain cells in MUI's Table (decision 043).
+const SHRINK = { inputLabel: { shrink: true } } as const;
+const NATIVE = { select: { native: true }, inputLabel: { shrink: true } } as const;
+const SYMBOL_FIELD = { minWidth: 200 } as const;
+const STATUS_FIELD = { minWidth: 160 } as const;
+const PAD = { p: 2 } as const;
 
 export interface ClosedTradesPnl {
   totalPnL: string;
@@ -215,40 +212,34 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         onState={(query) => setPnlState({ key: applied, query })}
       />
       <div className={S.head}>
-        <h1 className={T.h1}>Trade History</h1>
+        <Typography variant="h1">Trade History</Typography>
         <div className={S.grow} />
-        {hydrated ? (
-          <Button variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} onClick={exportCsv} data-testid="trade-history-export">
-            Export
-          </Button>
-        ) : (
-          // Before hydration MUI's Button is disabled (nothing to export without JavaScript): the same, plain.
-          <LeanButton variant="outlined" startIcon={<LeanIcon d={DOWNLOAD} />} tabIndex={-1} disabled data-testid="trade-history-export">
-            Export
-          </LeanButton>
-        )}
+        {/* Disabled before hydration: nothing to export without JavaScript. */}
+        <Button variant="outlined" startIcon={<Download />} onClick={exportCsv} disabled={!hydrated} data-testid="trade-history-export">
+          Export
+        </Button>
       </div>
       <div className={S.cards}>
         <StatCard
           testId="card-total-trades"
           title="Total Trades"
           value={String(summary.total)}
-          icon={<LeanIcon d={ICONS.receipt} medium />}
+          icon={<ReceiptLong />}
           description={narrowed ? "Matching the filters" : "All orders"}
         />
-        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<LeanIcon d={ICONS.check} medium />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
-        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<LeanIcon d={ICONS.cancel} medium />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
+        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<CheckCircle />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
+        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<Cancel />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
         <StatCard
           testId="card-trade-pnl"
           title="P&L"
           value={totalPnL === null ? "—" : formatPnl(totalPnL)}
-          icon={<LeanIcon d={ICONS.wallet} medium />}
+          icon={<AccountBalanceWallet />}
           status={pnlStatus}
           description={pnlDescription}
         />
       </div>
 
-      <div className={cls(PAPER.outlined, S.pad)} data-testid="trade-history">
+      <Paper variant="outlined" sx={PAD} data-testid="trade-history">
         <form
           method="get"
           action={location.pathname}
@@ -259,25 +250,36 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
           className={S.filters}
           data-testid="trade-filters"
         >
-          <LeanTextField
+          <TextField
+            size="small"
             label="Symbol"
             name="symbol"
             placeholder="e.g. BTC"
-            maxLength={40}
             value={filters.symbol}
             onChange={(e) => setFilters((f) => ({ ...f, symbol: e.target.value }))}
-            className={S.symbol}
+            sx={SYMBOL_FIELD}
+            slotProps={{ ...SHRINK, htmlInput: { maxLength: 40 } }}
           />
-          <LeanTextField select label="Status" name="status" value={filters.status} onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))} className={S.status}>
+          <TextField
+            select
+            size="small"
+            label="Status"
+            name="status"
+            value={filters.status}
+            onChange={(e) => setFilters((f) => ({ ...f, status: e.target.value as StatusFilter }))}
+            sx={STATUS_FIELD}
+            slotProps={NATIVE}
+          >
             {STATUS_FILTERS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
               </option>
             ))}
-          </LeanTextField>
+          </TextField>
           {data.strategies && data.strategies.length > 0 ? (
-            <LeanTextField
+            <TextField
               select
+              size="small"
               label="Strategy"
               name="strategy"
               value={data.strategy ?? ""}
@@ -285,7 +287,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
                 const query = tradeScreenQuery(filters, e.target.value);
                 navigate(`${location.pathname}${query ? `?${query}` : ""}`);
               }}
-              data-testid="trade-strategy-filter"
+              slotProps={{ ...NATIVE, htmlInput: { "data-testid": "trade-strategy-filter" } }}
             >
               <option value="">All strategies</option>
               <option value="default">default (global secret)</option>
@@ -294,37 +296,35 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
                   {s.name}
                 </option>
               ))}
-            </LeanTextField>
+            </TextField>
           ) : null}
           {!hydrated ? (
-            // Only before hydration (the no-JavaScript form's submit), so never an MUI Button.
-            <LeanButton type="submit" variant="contained">
+            // Only before hydration: the no-JavaScript form's submit.
+            <Button type="submit" variant="contained">
               Apply
-            </LeanButton>
-          ) : null}
-          {hydrated ? (
-            <Button
-              component={RemixLink}
-              to={location.pathname}
-              variant="text"
-              disabled={!hasFilters(filters) && !location.search}
-              onClick={(event: React.MouseEvent) => {
-                event.preventDefault();
-                clearFilters();
-              }}
-              data-testid="trade-clear-filters"
-            >
-              Clear Filters
             </Button>
-          ) : (
-            <RemixLink className={leanButtonClass()} tabIndex={0} to={location.pathname} data-testid="trade-clear-filters">
-              Clear Filters
-            </RemixLink>
-          )}
+          ) : null}
+          <Button
+            component={RemixLink}
+            to={location.pathname}
+            variant="text"
+            disabled={hydrated && !hasFilters(filters) && !location.search}
+            onClick={
+              hydrated
+                ? (event: React.MouseEvent) => {
+                    event.preventDefault();
+                    clearFilters();
+                  }
+                : undefined
+            }
+            data-testid="trade-clear-filters"
+          >
+            Clear Filters
+          </Button>
           <div className={S.grow} />
-          <p className={cls(T.body2, T.muted)} data-testid="trade-count">
+          <Typography variant="body2" color="text.secondary" data-testid="trade-count">
             {hasFilters(filters) ? `${shown.length} of ${all.length} trades` : `${all.length} ${all.length === 1 ? "trade" : "trades"}`}
-          </p>
+          </Typography>
         </form>
 
         {trades?.error ? (
@@ -345,9 +345,9 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         {all.length > 0 || data.before ? (
           <div className={S.footer}>
             {pages.cursor === null && !data.before && all.length <= TRADE_HISTORY_LIMIT ? (
-              <span className={cls(T.caption, T.muted)}>Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
+              <span className="pd-caption pd-muted">Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
             ) : (
-              <span className={cls(T.caption, T.muted)} data-testid="trade-pages">
+              <span className="pd-caption pd-muted" data-testid="trade-pages">
                 {`Click a row for its details. Newest first, ${TRADE_HISTORY_LIMIT} a page${data.before ? " (an older page; " : "."}`}
                 {data.before ? <RemixLink to={`${location.pathname}${tradeScreenQuery(data.filters, strategy) ? `?${tradeScreenQuery(data.filters, strategy)}` : ""}`}>back to newest</RemixLink> : null}
                 {data.before ? ")" : ""}
@@ -355,7 +355,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
             )}
             <div className={S.grow} />
             {pages.cursor !== null ? (
-              <a href={olderHref(pages.cursor)} onClick={loadOlder} data-testid="trades-older" data-cursor={pages.cursor} rel="next" className={T.body2}>
+              <a href={olderHref(pages.cursor)} onClick={loadOlder} data-testid="trades-older" data-cursor={pages.cursor} rel="next" className="pd-body2">
                 {loadingOlder ? "Loading..." : "Older"}
               </a>
             ) : null}
@@ -366,7 +366,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
             {olderError}
           </Alert>
         ) : null}
-      </div>
+      </Paper>
     </div>
   );
 }

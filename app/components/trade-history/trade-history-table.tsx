@@ -5,9 +5,13 @@
 // ROI on the margin it freed; SPEC's fixed placeholders (Max drawdown 'N/A', SL 'None', BE and
 // Trailing 'Inactive', ROI 'N/A') stay for trades without a position (failed, cancelled,
 // resting). An expanded row loads GET /api/trades/{id}/details, only while expanded, every 10 s.
+import ExpandLess from "@mui/icons-material/ExpandLess";
+import ExpandMore from "@mui/icons-material/ExpandMore";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
+import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
+import IconButton from "@mui/material/IconButton";
 import Stack from "@mui/material/Stack";
 import Table from "@mui/material/Table";
 import TableBody from "@mui/material/TableBody";
@@ -16,6 +20,7 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
+import { styled } from "@mui/material/styles";
 import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
@@ -25,7 +30,7 @@ import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
 import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
-import { LeanChip, LeanIcon, LeanIconButton, T, TABLE, cls } from "../ui/lean.tsx";
+import { cls } from "../ui/cls.ts";
 import { S } from "./trade-history-table.css.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -55,9 +60,8 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
   );
 }
 
-// The table's frame as plain elements too: MUI's TableContainer, Table (size small, the
-// screen's 8 px cell padding) and head cells, and the empty row (docs/benchmarks.md, "Pages (T5)").
-// The table and head cells are lean.tsx's TABLE and pd-td (with pd-nowrap, pd-right).
+// MUI's Table (size small, the screen's 8 px cell padding); its head and body cells are plain
+// cells with the static row classes (app/styles/rows.css.ts: pd-td, pd-th, pd-nowrap, pd-right).
 
 /** A row: the trade, with its position's state when it has one (GET /api/trades). */
 export type TradeRowData = Trade & { position?: TradePositionState | null };
@@ -67,11 +71,11 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <div className={S.container}>
-      <table className={cls(TABLE.table, S.table)} aria-label="Trade history" data-testid="trade-history-table">
+      <Table size="small" className={S.table} aria-label="Trade history" data-testid="trade-history-table">
         <thead>
           <tr className="pd-tr">
             {COLUMNS.map((c) => (
-              <th key={c} className={cls("pd-td pd-nowrap", TABLE.head, c === "Actions" && "pd-right")} scope="col">
+              <th key={c} className={cls("pd-td pd-th pd-nowrap", c === "Actions" && "pd-right")} scope="col">
                 {c}
               </th>
             ))}
@@ -81,7 +85,7 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
           {trades.length === 0 ? (
             <tr className="pd-tr">
               <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
-                <p className={T.body1}>No trades found</p>
+                <Typography>No trades found</Typography>
               </td>
             </tr>
           ) : (
@@ -99,26 +103,28 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
             ))
           )}
         </tbody>
-      </table>
+      </Table>
     </div>
   );
 }
 
-// The rows are plain elements with the lean classes (components/ui/lean.tsx): 50 rows of
-// MUI TableCell, Typography, Stack and Chip cost an emotion serialization each, most of the
-// page's render time (docs/benchmarks.md, "Pages (T5)").
-// MUI 9's Typography takes no "text.secondary" color (system props are gone), so the
-// placeholders and captions render in the primary text color; the lean rows keep that look.
+// The rows' cells and text are plain elements with the static row classes: 50 rows of MUI
+// TableCell, Typography and Stack cost an emotion serialization each (decision 043); the chips,
+// the expand button and its icon are MUI's. The placeholders and captions render in the
+// primary text color.
 const Placeholder = ({ children }: { children: ReactNode }) => <span className="pd-body2">{children}</span>;
 
-const EXPAND_MORE = "M16.59 8.59 12 13.17 7.41 8.59 6 10l6 6 6-6z";
-const EXPAND_LESS = "m12 8-6 6 1.41 1.41L12 10.83l4.59 4.58L18 14z";
+/** The side tag: MUI's small outlined Chip, 20 px high with a bold 11 px label (made once). */
+const SideChip = styled(Chip)({ height: 20, fontSize: 11, fontWeight: 700 });
+
 const TP_TIP = "Take-profit levels belong to the position (see Positions)";
 
-/** The row's expand button: one plain, statically styled IconButton, on the server and after hydration. */
+/** The row's expand button: MUI's small IconButton (no ripple: one less element per row). */
 function ExpandButton({ label, open, onToggle }: { label: string; open: boolean; onToggle: () => void }) {
   return (
-    <LeanIconButton
+    <IconButton
+      size="small"
+      disableRipple
       aria-label={label}
       aria-expanded={open}
       data-testid="trade-expand"
@@ -127,8 +133,8 @@ function ExpandButton({ label, open, onToggle }: { label: string; open: boolean;
         onToggle();
       }}
     >
-      <LeanIcon d={open ? EXPAND_LESS : EXPAND_MORE} />
-    </LeanIconButton>
+      {open ? <ExpandLess fontSize="small" /> : <ExpandMore fontSize="small" />}
+    </IconButton>
   );
 }
 
@@ -156,7 +162,7 @@ function TradeRow({ trade, open, onToggle }: { trade: TradeRowData; open: boolea
           <p className="pd-body2 pd-bold" data-testid="trade-symbol">
             {trade.symbol}
           </p>
-          <LeanChip label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} variant="outlined" tag />
+          <SideChip size="small" label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} variant="outlined" />
         </div>
         <div className="pd-caption">{`${formatQuantity(tradeQuantity(trade))} · ${trade.orderType} · ${trade.source}`}</div>
         <div className="pd-caption">

@@ -1,22 +1,34 @@
 // docs/spec/screens.md: a stat card has a title, value, icon, description and a status of
-// success, warning, error or neutral. Plain elements with lean classes: the cards head the
-// Dashboard and Trade History, which are server-rendered on every visit.
+// success, warning, error or neutral. MUI's outlined Card and Typography; the layout and the
+// status colours are static classes (./stat-card.css.ts).
+import Card from "@mui/material/Card";
+import CardContent from "@mui/material/CardContent";
+import Typography from "@mui/material/Typography";
 import type { ReactNode } from "react";
-import { LeanCard, T, cls } from "./lean.tsx";
 import { S } from "./stat-card.css.ts";
 
 export type CardStatus = "success" | "warning" | "error" | "neutral";
 
-/** `icon`: an SVG icon (an MUI icon or a LeanIcon medium), coloured by the status. */
+/** `icon`: an MUI icon, coloured by the status. */
 export function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {
   return (
-    <LeanCard data-testid={testId} data-status={status} className={S.card}>
-      <div className={S.head}>
-        <h6 className={cls(T.subtitle2, T.muted)}>{title}</h6>
-        <div className={cls(S.icon, S[status])}>{icon}</div>
-      </div>
-      <p className={cls(T.h2, S.value, S[status])}>{value}</p>
-      {description ? <span className={cls(T.caption, T.muted)}>{description}</span> : null}
-    </LeanCard>
+    <Card variant="outlined" data-testid={testId} data-status={status} className={S.card}>
+      <CardContent>
+        <div className={S.head}>
+          <Typography variant="subtitle2" component="h6" color="text.secondary">
+            {title}
+          </Typography>
+          <div className={`${S.icon} ${S[status]}`}>{icon}</div>
+        </div>
+        <Typography variant="h2" component="p" className={`${S.value} ${S[status]}`}>
+          {value}
+        </Typography>
+        {description ? (
+          <Typography variant="caption" color="text.secondary">
+            {description}
+          </Typography>
+        ) : null}
+      </CardContent>
+    </Card>
   );
 }

@@ -1,0 +1,2 @@
+/** Class names joined with spaces, the false ones left out. */
+export const cls = (...names: (string | false | null | undefined)[]) => names.filter(Boolean).join(" ");
