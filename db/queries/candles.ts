@@ -128,10 +128,27 @@ export async function listCandleRange(db: Kysely<DB>, symbol: string, range: { f
     .execute();
   return rows.map((r) => ({
     time: Number(r.bucket),
-    open: normalizeDecimal(r.open)!,
-    high: normalizeDecimal(r.high)!,
-    low: normalizeDecimal(r.low)!,
-    close: normalizeDecimal(r.close)!,
+    open: plainDecimal(r.open),
+    high: plainDecimal(r.high),
+    low: plainDecimal(r.low),
+    close: plainDecimal(r.close),
     ticks: Number(r.ticks),
   }));
+}
+
+const PLAIN = /^(\d+)(?:\.(\d*?)0*)?$/;
+/**
+ * normalizeDecimal for the common case without a decimal library (a whole period of candles is
+ * ~700,000 values): a plain positive decimal loses its trailing zeros (MySQL pads DECIMAL to its
+ * scale) and leading zeros; anything else goes through normalizeDecimal.
+ */
+export function plainDecimal(value: string | number): string {
+  if (typeof value === "string") {
+    const m = PLAIN.exec(value);
+    if (m) {
+      const whole = m[1]!.replace(/^0+(?=\d)/, "");
+      return m[2] ? `${whole}.${m[2]}` : whole;
+    }
+  }
+  return normalizeDecimal(value)!;
 }

@@ -33,8 +33,7 @@ import { type EquityPoint, type FundingEntry, downsample, equityCurve, maxDrawdo
 import { type ExecutedFill, FifoBook, type RealizedMatch } from "../pnl/fifo.ts";
 import type { ProductSpec } from "../products.ts";
 import type { RulePosition } from "../rules/engine.ts";
-import { chartLevels } from "../rules/levels.ts";
-import { type SeriesFill, candlePath, walkPath } from "../rules/series.ts";
+import { type SeriesFill, actionLevels, candlePath, walkPath } from "../rules/series.ts";
 import { parseRuleState } from "../rules/state.ts";
 import type { TradingConfig } from "../schemas/trading-config.ts";
 import type { PositionTarget } from "../schemas/webhook-signal.ts";
@@ -122,13 +121,6 @@ interface SimPosition extends RulePosition {
   entryFees: string;
 }
 
-// Levels as numbers per position object, for the cheap "nothing can happen in this candle" test.
-const LEVELS = new WeakMap<SimPosition, number[]>();
-function levelNumbers(position: SimPosition): number[] {
-  let levels = LEVELS.get(position);
-  if (!levels) LEVELS.set(position, (levels = chartLevels(position).map((l) => Number(l.price))));
-  return levels;
-}
 const EPS = 1e-9;
 
 /**
@@ -142,7 +134,7 @@ function quiet(position: SimPosition, candle: ReplayCandle, previousClose: strin
   const before = previousClose === null ? Number(candle.open) : Number(previousClose);
   const high = Math.max(Number(candle.high), before) * (1 + EPS);
   const low = Math.min(Number(candle.low), before) * (1 - EPS);
-  for (const level of levelNumbers(position)) if (level >= low && level <= high) return false;
+  for (const level of actionLevels(position).numbers) if (level >= low && level <= high) return false;
   if (position.trailingStopActive) {
     const best = Number(position.trailingBestPrice ?? Number.NaN);
     if (!(position.side === "long" ? high < best : low > best)) return false;

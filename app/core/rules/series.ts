@@ -93,18 +93,53 @@ export function candlePath(side: "long" | "short", candle: OhlcCandle): string[]
   return side === "long" ? [candle.open, candle.low, candle.high, candle.close] : [candle.open, candle.high, candle.low, candle.close];
 }
 
-/** Rule levels strictly between `from` and `to`, nearest to `from` first. */
-function levelsBetween(position: RulePosition, from: Big, to: Big): Big[] {
-  const up = to.gt(from);
-  const seen = new Set<string>();
-  const out: Big[] = [];
-  for (const level of chartLevels(position)) {
-    if (seen.has(level.price)) continue;
-    seen.add(level.price);
-    const p = new Big(level.price);
-    if (up ? p.gt(from) && p.lt(to) : p.lt(from) && p.gt(to)) out.push(p);
+/**
+ * The prices where the engine can act on this position now: the take-profit levels not yet
+ * taken, the stop in force (stop loss or break-even), the trailing activation or exit
+ * (levels.ts, the chart's levels); the entry and the break-even marker before it arms decide
+ * nothing and are left out. Kept per controls object and level state: a walk asks for them at
+ * every segment, and they change only when a rule fires or the trailing stop moves.
+ */
+export function actionLevels(position: RulePosition): { prices: Big[]; numbers: number[] } {
+  const controls = position.advancedControls;
+  if (!controls) return NO_LEVELS;
+  const state = position.ruleState as Partial<RuleState> | null;
+  const key = [
+    position.side,
+    position.entryPrice,
+    position.breakEvenTriggered ? 1 : 0,
+    position.trailingStopActive ? 1 : 0,
+    position.trailingBestPrice ?? "",
+    state?.tpFilled?.join(",") ?? "",
+    state?.tpSkipped?.join(",") ?? "",
+    state?.breakEvenStop ?? "",
+  ].join("|");
+  let perControls = LEVEL_CACHE.get(controls);
+  if (!perControls) LEVEL_CACHE.set(controls, (perControls = new Map()));
+  let found = perControls.get(key);
+  if (!found) {
+    if (perControls.size >= 10_000) perControls.clear();
+    const prices = chartLevels(position)
+      .filter((l) => l.kind !== "entry" && l.title !== "BE" && !(l.kind === "tp" && (l.note === "filled" || l.note.startsWith("reached"))))
+      .map((l) => new Big(l.price));
+    found = { prices, numbers: prices.map((p) => p.toNumber()) };
+    perControls.set(key, found);
   }
-  return out.sort((a, b) => (up ? a.cmp(b) : b.cmp(a)));
+  return found;
+}
+const NO_LEVELS = { prices: [] as Big[], numbers: [] as number[] };
+const LEVEL_CACHE = new WeakMap<object, Map<string, { prices: Big[]; numbers: number[] }>>();
+
+/** Rule levels strictly between `from` and `to`, the nearest to `from`. */
+function nextLevel(position: RulePosition, from: Big, to: Big): Big | undefined {
+  const up = to.gt(from);
+  let best: Big | undefined;
+  for (const p of actionLevels(position).prices) {
+    if (up ? p.gt(from) && p.lt(to) : p.lt(from) && p.gt(to)) {
+      if (!best || (up ? p.lt(best) : p.gt(best))) best = p;
+    }
+  }
+  return best;
 }
 
 /** At most this many level crossings between two points of a path (more levels than any controls carry). */
@@ -129,7 +164,7 @@ export function walkPath<P extends RulePosition>(
     let from: Big | null = last;
     if (from !== null && !target.eq(from)) {
       for (let n = 0; n < MAX_CROSSINGS; n++) {
-        const next: Big | undefined = levelsBetween(current, from, target)[0];
+        const next = nextLevel(current, from, target);
         if (!next) break;
         current = apply(current, next.toString(), product, i, onFill, costs);
         if (closed(current)) return current;
