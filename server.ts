@@ -7,15 +7,15 @@ import { Hono } from "hono";
 import { getConnInfo, serveStatic, upgradeWebSocket, websocket } from "hono/bun";
 import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
-import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/services/live-hub.server.ts";
+import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
 import { liveEventForNonAdmins } from "./app/core/auth/log-privacy.ts";
 import { can } from "./app/core/auth/permissions.ts";
 import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
 import { MAX_BODY_BYTES as WEBHOOK_MAX_BODY_BYTES, webhookHttp } from "./app/services/webhook.server.ts";
 import { withRequestOrigin } from "./app/core/request-origin.ts";
-import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/services/session-sockets.server.ts";
+import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
-import { sessionPolicyRefusal } from "./app/services/session-policy.server.ts";
+import { sessionPolicyRefusal } from "./app/utils/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
 import { getSessionUser, sessionIsLive } from "./db/queries/sessions.ts";
 
@@ -40,7 +40,7 @@ export const FORM_BODY_LIMIT = 64 * 1024;
 export const MAX_REQUEST_BODY = 1024 * 1024;
 /** A body must arrive within this long, however slowly its bytes trickle in (slowloris). */
 export const BODY_DEADLINE_MS = 10_000;
-const AUTH_PATHS = new Set(["/login", "/register", "/two-factor", "/logout", "/api/login", "/api/register", "/api/logout"]);
+const AUTH_PATHS = new Set(["/login", "/register", "/two-factor", "/reset-password", "/logout", "/api/login", "/api/register", "/api/logout"]);
 
 export function bodyLimitFor(path: string): number {
   return AUTH_PATHS.has(path.replace(/\/+$/, "") || "/") ? AUTH_BODY_LIMIT : FORM_BODY_LIMIT;

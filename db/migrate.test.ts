@@ -30,7 +30,7 @@ const INIT_TABLES = [
 
 // Every table of the DB interface. The type below fails `tsc` when db/schema.ts gains a
 // table that is not listed here, so the list cannot silently fall behind.
-const TABLES = [...INIT_TABLES, "sim_orders", "sim_positions", "position_locks", "profile_transfers", "invites", "recovery_codes", "drifts", "order_slots", "strategy_heartbeats", "exchange_stops", "sim_funding", "funding_payments", "strategies", "signal_timeline", "audit_entries", "notification_channels", "notifications", "notification_deliveries", "candles", "equity_snapshots"] as const satisfies readonly (keyof DB)[];
+const TABLES = [...INIT_TABLES, "sim_orders", "sim_positions", "position_locks", "profile_transfers", "invites", "recovery_codes", "password_resets", "drifts", "order_slots", "strategy_heartbeats", "exchange_stops", "sim_funding", "funding_payments", "strategies", "signal_timeline", "audit_entries", "notification_channels", "notifications", "notification_deliveries", "candles", "equity_snapshots"] as const satisfies readonly (keyof DB)[];
 type Unlisted = Exclude<keyof DB, (typeof TABLES)[number]>;
 const everyTableListed: [Unlisted] extends [never] ? true : false = true;
 

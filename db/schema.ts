@@ -69,6 +69,16 @@ export interface CandlesTable {
   updated_at: Millis; // the time of the close's tick
 }
 
+/** One-time password reset links (decision 041): the token's SHA-256 only, 1 h, used once. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_by: string | null;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: Millis | null;
+}
+
 export interface RecoveryCodesTable {
   code_hash: string; // SHA-256 hex of the code: the code itself is shown once, never stored
   user_id: string;
@@ -483,6 +493,7 @@ export interface DB {
   funding_payments: FundingPaymentsTable;
   invites: InvitesTable;
   recovery_codes: RecoveryCodesTable;
+  password_resets: PasswordResetsTable;
   drifts: DriftsTable;
   candles: CandlesTable;
   signal_timeline: SignalTimelineTable;

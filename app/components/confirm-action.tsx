@@ -62,8 +62,31 @@ export function ConfirmActionButton({ intent, label, busyLabel, question, run, f
   );
 }
 
-/** The no-JavaScript confirmation: the question, Confirm (posts intent + confirmed=yes) and Cancel. */
-export function ConfirmPanel({ action, intent, title, question, confirmLabel, cancelHref, children }: { action: string; intent: string; title: string; question: string; confirmLabel: string; cancelHref: string; children?: ReactNode }) {
+/**
+ * The no-JavaScript confirmation: the question, Confirm (posts intent + confirmed=yes, or the
+ * `confirm` field given, with `fields` as hidden inputs) and Cancel.
+ */
+export function ConfirmPanel({
+  action,
+  intent,
+  title,
+  question,
+  confirmLabel,
+  cancelHref,
+  children,
+  confirm = { name: "confirmed", value: "yes" },
+  fields = {},
+}: {
+  action: string;
+  intent: string;
+  title: string;
+  question: string;
+  confirmLabel: string;
+  cancelHref: string;
+  children?: ReactNode;
+  confirm?: { name: string; value: string };
+  fields?: Record<string, string>;
+}) {
   return (
     <Alert severity="warning" sx={{ mb: 3 }} data-testid={`confirm-${intent}`}>
       <AlertTitle>{title}</AlertTitle>
@@ -71,7 +94,10 @@ export function ConfirmPanel({ action, intent, title, question, confirmLabel, ca
       {children}
       <form method="post" action={action}>
         <input type="hidden" name="intent" value={intent} />
-        <input type="hidden" name="confirmed" value="yes" />
+        <input type="hidden" name={confirm.name} value={confirm.value} />
+        {Object.entries(fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         <Stack direction="row" spacing={2} sx={{ mt: 1.5 }}>
           <Button type="submit" variant="contained" color="warning" data-testid={`confirm-${intent}-yes`}>
             {confirmLabel}

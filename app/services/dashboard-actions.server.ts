@@ -7,12 +7,12 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import type { Permission } from "#app/core/auth/permissions.ts";
-import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
+import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { awaitOrderOutcome, placeManualOrder } from "./orders.server.ts";
 import { flattenAll } from "./positions.server.ts";
-import { switchEmergencyStop } from "./trading.server.ts";
+import { activateEmergencyStop, resetEmergencyStop } from "./trading.server.ts";
 
 export type DashboardIntent = "emergency-stop" | "emergency-stop-flatten" | "reset-emergency-stop" | "place-order" | "flatten";
 const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "emergency-stop-flatten", "reset-emergency-stop", "place-order", "flatten"];
@@ -29,7 +29,8 @@ const INTENT_PERMISSION: Record<DashboardIntent, Permission> = {
 /** `intents`: the intents this page accepts (every one by default); any other is a 400. */
 export async function dashboardAction({ request, context }: ActionFunctionArgs, options: { intents?: readonly DashboardIntent[] } = {}) {
   await requireUser(request, context);
-  const formData = await request.formData();
+  // A body that is not a form (JSON, broken multipart) is an unknown action (400), not a 500.
+  const formData = await request.formData().catch(() => new FormData());
   const posted = formData.get("intent");
   const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent) ? (posted as DashboardIntent) : null;
   if (!intent) return json({ error: "Unknown action" }, { status: 400 });
@@ -41,16 +42,19 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
 
   if (intent === "emergency-stop") {
     try {
-      const result = await switchEmergencyStop(context.db, true, user.username);
+      const result = await activateEmergencyStop(context.db, user.username);
       return answer({ title: "Emergency Stop Activated", description: result.message, variant: "destructive" });
     } catch {
       return answer({ title: "Emergency Stop Failed", description: "Failed to activate emergency stop", variant: "destructive" }, 500);
     }
   }
   if (intent === "flatten" || intent === "emergency-stop-flatten") {
+    // Unconfirmed (no JavaScript, or a forged post): nothing is stopped or flattened; the page
+    // answers the confirmation, whose button posts again with confirm=1 (decision 041).
+    if (formData.get("confirm") !== "1") return json({ confirm: intent }, { headers: { "Cache-Control": "no-store" } });
     let stopped = "";
     if (intent === "emergency-stop-flatten") {
-      await switchEmergencyStop(context.db, true, user.username);
+      await activateEmergencyStop(context.db, user.username);
       stopped = "Emergency stop active. ";
     }
     const result = await flattenAll(context.db, user.username);
@@ -63,7 +67,7 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
   }
   if (intent === "reset-emergency-stop") {
     try {
-      const result = await switchEmergencyStop(context.db, false, user.username);
+      const result = await resetEmergencyStop(context.db, user.username);
       return answer({ title: "Emergency Stop Reset", description: result.message });
     } catch {
       return answer({ title: "Reset Failed", description: "Failed to reset emergency stop", variant: "destructive" }, 500);

@@ -24,7 +24,7 @@ import * as candles from "./2026_11_26_0300_candles.ts";
 import * as tradeLookupIndexes from "./2026_11_26_0400_trade_lookup_indexes.ts";
 import * as stopLifecycle from "./2026_11_27_0100_stop_lifecycle.ts";
 import * as positionExchange from "./2026_11_27_0200_position_exchange.ts";
-import * as alertAccounting from "./2026_11_27_0500_alert_accounting.ts";
+import * as passwordResets from "./2026_11_27_0300_password_resets.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -51,5 +51,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_0400_trade_lookup_indexes": tradeLookupIndexes,
   "2026_11_27_0100_stop_lifecycle": stopLifecycle,
   "2026_11_27_0200_position_exchange": positionExchange,
-  "2026_11_27_0500_alert_accounting": alertAccounting,
+  "2026_11_27_0300_password_resets": passwordResets,
 };

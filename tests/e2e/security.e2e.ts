@@ -259,10 +259,37 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await expectToastShown(traderPage, "Order Cancelled", "The order was cancelled and its margin released", "default", since);
     await visible(orders.getByTestId("no-open-orders"));
 
-    // The viewer sees the list but neither Cancel nor Flatten all.
-    since = Date.now();
-    await traderPage.getByTestId("flatten-all").click();
-    await expectToastShown(traderPage, "Account Flat", "1 position closed, 0 orders cancelled; the exchange reports no open position", "default", since);
+    // Flatten all asks first, as Close does (issue 23, decision 041): dismissed, nothing is posted and the position stays.
+    const dialogs: string[] = [];
+    let accept = false;
+    const onDialog = async (dialog: { message(): string; accept(): Promise<void>; dismiss(): Promise<void> }) => {
+      dialogs.push(dialog.message());
+      await (accept ? dialog.accept() : dialog.dismiss());
+    };
+    const flattenPosts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/positions") flattenPosts.push(request.url());
+    };
+    traderPage.on("dialog", onDialog);
+    traderPage.on("request", onRequest);
+    try {
+      await traderPage.getByTestId("flatten-all").click();
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toBe("Flatten all? Every resting order is cancelled and every open position is closed at market.");
+      await traderPage.evaluate(() => undefined);
+      expect(flattenPosts).toEqual([]);
+      expect(await traderPage.getByTestId("position-row").count()).toBe(1);
+      // Accepted: the post (with confirm=1) flattens.
+      accept = true;
+      since = Date.now();
+      await traderPage.getByTestId("flatten-all").click();
+      await expectToastShown(traderPage, "Account Flat", "1 position closed, 0 orders cancelled; the exchange reports no open position", "default", since);
+      expect(dialogs).toHaveLength(2);
+      expect(flattenPosts).toHaveLength(1);
+    } finally {
+      traderPage.off("dialog", onDialog);
+      traderPage.off("request", onRequest);
+    }
     await visible(traderPage.getByTestId("positions-empty"));
     await screenshot(traderPage, "security-11-positions-flat");
     expect(traderProblems.errors.filter((e) => !e.includes("403") && !e.includes("401"))).toEqual([]);

@@ -162,11 +162,58 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     await db().deleteFrom("worker_heartbeats").execute();
   });
 
+  test("without JavaScript, Flatten all and Stop and flatten ask first: the unconfirmed post flattens and stops nothing, the page's Confirm (confirm=1) does (issue 23)", async () => {
+    expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.2", order_type: "market", id: `confirm-flat-${Date.now()}` })).status).toBe(200);
+    await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
+    const closeJobs = async () => Number((await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("task", "=", "close-position").executeTakeFirst())?.n);
+    const stopActive = async () => {
+      const health = (await (await app.fetch("/api/health", { cookie: cookies.trader })).json()) as { systemStatus: { component: string; status: string }[] };
+      return health.systemStatus.find((c) => c.component === "system")?.status === "warning";
+    };
+    const jobsBefore = await closeJobs();
+    // The confirmation is the page itself (server-rendered), posting the same intent again with confirm=1.
+    const cases = [
+      ["/positions", "flatten", "Flatten all? Every resting order is cancelled and every open position is closed at market."],
+      ["/dashboard", "flatten", "Flatten all? Every resting order is cancelled and every open position is closed at market."],
+      ["/dashboard", "emergency-stop-flatten", "Stop and flatten? The emergency stop turns on (no new positions until an admin resets it)"],
+      ["/?index", "emergency-stop-flatten", "Stop and flatten?"],
+    ] as const;
+    for (const [path, intent, question] of cases) {
+      const first = await app.fetch(path, { method: "POST", cookie: cookies.trader, form: { intent } });
+      expect(first.status, `${path} ${intent}`).toBe(200);
+      const page = await first.text();
+      expect(page).toContain(`data-testid="confirm-${intent}"`);
+      expect(page).toContain(question);
+      const form = page.slice(page.indexOf(`data-testid="confirm-${intent}"`));
+      expect(form).toContain(`<form method="post" action="${path === "/positions" ? "/positions" : "/dashboard"}">`);
+      expect(form).toContain(`name="intent" value="${intent}"`);
+      expect(form).toContain('name="confirm" value="1"');
+      // A forged post without confirm, even with JavaScript's marker, flattens nothing either.
+      const forged = await app.fetch(`${path === "/positions" ? "/positions?_data=routes%2F_app%2B%2Fpositions" : "/dashboard?_data=routes%2F_app%2B%2Fdashboard"}`, { method: "POST", cookie: cookies.trader, form: { intent, _js: "1" } });
+      expect(await forged.json()).toMatchObject({ confirm: intent });
+    }
+    expect(await closeJobs()).toBe(jobsBefore);
+    expect(await stopActive()).toBe(false);
+    expect((await db().selectFrom("positions").select("id").where("status", "=", "open").execute()).length).toBe(1);
+    // A viewer gets no confirmation: refused before anything.
+    expect((await app.fetch("/positions", { method: "POST", cookie: cookies.viewer, form: { intent: "flatten" } })).status).toBe(403);
+
+    // Confirmed (the panel's button, no JavaScript): stopped and flat, back to the page with a toast.
+    const confirmed = await app.fetch("/dashboard", { method: "POST", cookie: cookies.trader, form: { intent: "emergency-stop-flatten", confirm: "1" } });
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get("location")).toBe("/dashboard");
+    expect(await stopActive()).toBe(true);
+    expect(await db().selectFrom("positions").select("id").where("status", "=", "open").execute()).toEqual([]);
+    const again = await app.fetch("/positions", { method: "POST", cookie: cookies.trader, form: { intent: "flatten", confirm: "1" } });
+    expect(again.status).toBe(302);
+    expect(again.headers.get("location")).toBe("/positions");
+  });
+
   test("'Stop and flatten' from the dashboard: the stop is on, the account flat; a viewer may only stop", async () => {
     expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.2", order_type: "market", id: `stop-flat-${Date.now()}` })).status).toBe(200);
     await waitFor("position", async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id, 15_000, 10);
     const post = (cookie: string, intent: string) =>
-      app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie, form: { intent, _js: "1" } });
+      app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie, form: { intent, _js: "1", confirm: "1" } });
     expect((await post(cookies.viewer, "emergency-stop-flatten")).status).toBe(403);
     const answer = await post(cookies.trader, "emergency-stop-flatten");
     expect(answer.status).toBe(200);

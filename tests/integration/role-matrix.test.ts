@@ -77,9 +77,11 @@ const TABLE: Row[] = [
   { file: "_app+/dashboard.tsx", method: "POST", path: "/dashboard", form: { intent: "emergency-stop" }, expect: [302, 302, 302, 302] },
   { file: "_app+/dashboard.tsx", method: "POST", path: "/dashboard", form: { intent: "reset-emergency-stop" }, expect: [302, 403, 403, 302], guard: "settings" },
   { file: "_app+/dashboard.tsx", method: "POST", path: "/dashboard", form: { intent: "nonsense" }, expect: [302, 400, 400, 400] },
-  { file: "_app+/dashboard.tsx", method: "POST", path: "/dashboard", form: { intent: "flatten" }, expect: [302, 403, 302, 302], guard: "jobs" },
+  // Unconfirmed: answers the confirmation page (decision 041), queues nothing.
+  { file: "_app+/dashboard.tsx", method: "POST", path: "/dashboard", form: { intent: "flatten" }, expect: [302, 403, 200, 200], guard: "jobs" },
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "close", symbol: "BTC-PERP" }, expect: [302, 403, 302, 302], guard: "jobs" },
-  { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "flatten" }, expect: [302, 403, 302, 302], guard: "jobs" },
+  // Unconfirmed: answers the confirmation page (decision 041), queues nothing.
+  { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "flatten" }, expect: [302, 403, 200, 200], guard: "jobs" },
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "cancel-all" }, expect: [302, 403, 302, 302], guard: "jobs" },
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "cancel-order", id: "nope" }, expect: [302, 403, 302, 302], guard: "jobs" },
   { file: "_app+/profiles.tsx", method: "POST", path: "/profiles", form: { intent: "create", name: "" }, expect: [302, 403, 403, 400], guard: "profiles" },

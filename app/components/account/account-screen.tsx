@@ -10,7 +10,9 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
+import type { SubmissionResult } from "@conform-to/react";
 import { Screen } from "../screen.tsx";
+import { ChangePasswordCard } from "./change-password.tsx";
 import Chip from "@mui/material/Chip";
 
 export interface AccountScreenProps {
@@ -19,7 +21,7 @@ export interface AccountScreenProps {
   recoveryCodesLeft: number;
   required: boolean;
   /** From the action: codes to show once, or what went wrong and for which form. */
-  result: { recoveryCodes?: string[]; error?: string; intent?: string } | null;
+  result: { recoveryCodes?: string[]; error?: string; intent?: string; result?: SubmissionResult<string[]> } | null;
 }
 
 function CodeForm({
@@ -69,6 +71,8 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
               : "read-only; you can activate the emergency stop."}
         </Typography>
       </Paper>
+
+      <ChangePasswordCard lastResult={result?.intent === "password" ? result.result : undefined} />
 
       <Paper variant="outlined" sx={{ p: 2 }} data-testid="two-factor">
         <Box sx={{ display: "flex", gap: 1, alignItems: "center", mb: 1 }}>

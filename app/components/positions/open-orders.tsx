@@ -4,19 +4,16 @@
 // so it works without JavaScript; with it, Remix submits in place and the toast follows. The
 // card is on Positions, Manual Trading and (while an order rests) the dashboard; its forms
 // return to the page they were posted from (`back`, a same-origin path).
-import type { Trade } from "#app/core/types/trades.ts";
-import Button from "@mui/material/Button";
-import Paper from "@mui/material/Paper";
-import Typography from "@mui/material/Typography";
+import type { Trade } from "#db/queries/trades.ts";
 import { Form, useNavigation } from "@remix-run/react";
 import { formatDateTime, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
+import { PAPER, T, cls } from "../ui/lean.tsx";
+import { LeanButton } from "../ui/lean-button.tsx";
 import { S } from "./open-orders.css.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { FLATTEN_CONFIRMED, confirmFlatten } from "./flatten-confirm.tsx";
-
-const CARD = { p: 2, mt: 3 } as const;
 
 export type OpenOrder = Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt">;
 
@@ -35,9 +32,9 @@ export function FlattenButton() {
     <Form method="post" action="/positions" onSubmit={(event) => confirmFlatten("flatten", event)}>
       <input type="hidden" name="intent" value="flatten" />
       {hydrated ? <input type="hidden" name={FLATTEN_CONFIRMED.name} value={FLATTEN_CONFIRMED.value} /> : null}
-      <Button type="submit" variant="outlined" color="error" disabled={busy} data-testid="flatten-all">
+      <LeanButton type="submit" variant="outlined" color="error" disabled={busy} data-testid="flatten-all">
         {busy ? "Flattening..." : "Flatten all"}
-      </Button>
+      </LeanButton>
     </Form>
   );
 }
@@ -52,38 +49,34 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
   const orders = data ?? initial ?? [];
   if (hideWhenEmpty && orders.length === 0) return null;
   return (
-    <Paper variant="outlined" component="section" sx={CARD} data-testid="open-orders" aria-label="Open orders">
+    <section className={cls(PAPER.outlined, S.card)} data-testid="open-orders" aria-label="Open orders">
       <div className={S.head}>
-        <Typography variant="h3" component="h2">
-          Open orders
-        </Typography>
-        <Typography variant="body2" color="text.secondary" component="span">
-          {orders.length === 0 ? "" : `${orders.length} resting`}
-        </Typography>
+        <h2 className={T.h3}>Open orders</h2>
+        <span className={cls(T.body2, T.muted)}>{orders.length === 0 ? "" : `${orders.length} resting`}</span>
         <div className={S.spacer} />
         {canCancel && orders.length > 1 ? (
           <Form method="post" action="/positions">
             <input type="hidden" name="intent" value="cancel-all" />
             <input type="hidden" name="back" value={back} />
-            <Button type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
+            <LeanButton type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
               Cancel all
-            </Button>
+            </LeanButton>
           </Form>
         ) : null}
       </div>
       {orders.length === 0 ? (
-        <Typography variant="body2" color="text.secondary" data-testid="no-open-orders">
+        <p className={cls(T.body2, T.muted)} data-testid="no-open-orders">
           No resting orders. Limit orders wait here until they fill or you cancel them.
-        </Typography>
+        </p>
       ) : (
         <ul className={S.list}>
           {orders.map((o) => (
             <li key={o.id} className={S.row} data-testid="open-order" data-symbol={o.symbol}>
-              <span className={`pd-body2 ${S.what}`}>
+              <span className={cls(T.body2, S.what)}>
                 <b className={o.side === "buy" ? "pd-c-primary" : "pd-c-error"}>{o.side.toUpperCase()}</b> {formatQuantity(o.quantity)} {o.symbol}{" "}
                 {o.orderType} @ {formatPrice(o.price)}
               </span>
-              <span className="pd-caption pd-muted">
+              <span className={cls(T.caption, T.muted)}>
                 {o.source} · {formatDateTime(o.createdAt)}
               </span>
               {canCancel ? (
@@ -91,15 +84,15 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
                   <input type="hidden" name="intent" value="cancel-order" />
                   <input type="hidden" name="back" value={back} />
                   <input type="hidden" name="id" value={o.id} />
-                  <Button type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
+                  <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
                     Cancel
-                  </Button>
+                  </LeanButton>
                 </Form>
               ) : null}
             </li>
           ))}
         </ul>
       )}
-    </Paper>
+    </section>
   );
 }

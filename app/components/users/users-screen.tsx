@@ -41,6 +41,8 @@ export interface UsersScreenProps {
   settings: { registrationOpen: boolean; requireTwoFactor: boolean };
   meId: string;
   confirmDeleteId: string | null;
+  /** A one-time password reset link just made (decision 041): shown this once. */
+  resetLink?: { username: string; url: string; expiresAt: string } | null;
 }
 
 /** Below 600 px each account is a block of labelled lines instead of a wide table row. */
@@ -74,7 +76,7 @@ function RoleForm({ user }: { user: UserRowView }) {
   );
 }
 
-export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }: UsersScreenProps) {
+export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, resetLink = null }: UsersScreenProps) {
   const hydrated = useHydrated();
   const copy = useCopy();
   const toDelete = users.find((u) => u.id === confirmDeleteId) ?? null;
@@ -87,6 +89,22 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }:
         </Button>
       }
     >
+      {resetLink ? (
+        <Alert severity="success" sx={{ mb: 2 }} data-testid="reset-link">
+          <Typography sx={{ mb: 1 }}>
+            {`One-time password reset link for ${resetLink.username}, valid until ${when(resetLink.expiresAt)}. Hand it over yourself; it is shown only now. Opening it lets ${resetLink.username} choose a new password, once, and signs out all their sessions.`}
+          </Typography>
+          <Box sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}>
+            <Box component="input" readOnly value={resetLink.url} aria-label={`Password reset link for ${resetLink.username}`} data-testid="reset-link-url" onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()} sx={{ flex: "1 1 320px", minWidth: 0, p: 0.75, font: "inherit", fontSize: 13, color: "inherit", background: "transparent", border: "1px solid rgba(128,128,128,0.5)", borderRadius: 1 }} />
+            {hydrated ? (
+              <Button size="small" onClick={() => copy(resetLink.url, "Reset link")} data-testid="copy-reset-link">
+                Copy
+              </Button>
+            ) : null}
+          </Box>
+        </Alert>
+      ) : null}
+
       {toDelete ? (
         <Alert severity="warning" sx={{ mb: 2 }} data-testid="confirm-delete">
           <Typography sx={{ mb: 1 }}>{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>
@@ -142,6 +160,16 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId }:
                           <input type="hidden" name="twoFactor" value="false" />
                           <Button type="submit" size="small" color="warning" data-testid={`reset-2fa-${u.username}`}>
                             Reset 2FA
+                          </Button>
+                        </Form>
+                      ) : null}
+                      {/* Your own password changes on the Account screen, with the current one (decision 041). */}
+                      {u.id !== meId ? (
+                        <Form method="post" action="/users">
+                          <input type="hidden" name="intent" value="reset-password" />
+                          <input type="hidden" name="id" value={u.id} />
+                          <Button type="submit" size="small" color="warning" data-testid={`reset-password-${u.username}`}>
+                            Reset password
                           </Button>
                         </Form>
                       ) : null}

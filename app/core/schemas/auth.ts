@@ -69,3 +69,30 @@ export const TwoFactorCodeSchema = z
   .pipe(z.string().min(1, "Code is required").regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_CODE_MESSAGE));
 
 export const TwoFactorCodeFormSchema = z.object({ code: TwoFactorCodeSchema, redirectTo: z.string().optional() });
+
+/**
+ * Account → Change password (decision 041): the current password (bounded like the login's),
+ * and a new one under the registration's rules, typed twice. Shared by the form (Conform, client
+ * validation) and the /account action.
+ */
+export const ChangePasswordSchema = z
+  .object({
+    intent: z.literal("password").optional(),
+    currentPassword: z
+      .string({ error: "Current password is required" })
+      .min(1, "Current password is required")
+      .max(PASSWORD_MAX, "Password must be at most 100 characters"),
+    newPassword: password,
+    confirmPassword: z.string({ error: "Please confirm your password" }),
+  })
+  .refine((v) => v.newPassword === v.confirmPassword, { message: "Passwords don't match", path: ["confirmPassword"] })
+  .refine((v) => v.newPassword !== v.currentPassword, { message: "The new password must differ from the current one", path: ["newPassword"] });
+
+/** The page a one-time reset link opens (decision 041): a new password under the registration's rules, typed twice. */
+export const ResetPasswordSchema = z
+  .object({
+    token: z.string({ error: "The reset link is incomplete" }).trim().min(1, "The reset link is incomplete").max(128, "The reset link is incomplete"),
+    newPassword: password,
+    confirmPassword: z.string({ error: "Please confirm your password" }),
+  })
+  .refine((v) => v.newPassword === v.confirmPassword, { message: "Passwords don't match", path: ["confirmPassword"] });

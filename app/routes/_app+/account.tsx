@@ -1,12 +1,18 @@
 // /account: the signed-in user's own account and two-factor authentication (issue 10).
 // Intents: start | cancel (enrolment), confirm (turns 2FA on, answers the recovery codes
-// once), renew (new recovery codes), disable. start, cancel and disable redirect with a
-// toast; confirm and renew answer the page with the codes (a redirect would lose them).
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+// once), renew (new recovery codes), disable, password (change the own password: the
+// current one required, the others sessions end; decision 041). start, cancel, disable and
+// password redirect with a toast; confirm and renew answer the page with the codes (a
+// redirect would lose them).
+import { type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { AccountScreen } from "#app/components/account/account-screen.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { TwoFactorCodeSchema } from "#app/core/schemas/auth.ts";
+import { ChangePasswordSchema, TwoFactorCodeSchema } from "#app/core/schemas/auth.ts";
+import { changeOwnPassword } from "#app/services/passwords.server.ts";
+import { readSessionToken } from "#app/utils/session.server.ts";
 import {
   beginEnrolment,
   cancelEnrolment,
@@ -18,10 +24,18 @@ import {
   renewRecoveryCodes,
 } from "#app/services/two-factor.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/services/sessions.server.ts";
+import { requireUser } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Account · PerpDesk" }];
+
+// A throttled password change (429) says when to try again, also to a browser without JavaScript.
+export const headers: HeadersFunction = ({ actionHeaders }) => {
+  const out = new Headers({ "Cache-Control": "no-store" });
+  const retryAfter = actionHeaders.get("Retry-After");
+  if (retryAfter) out.set("Retry-After", retryAfter);
+  return out;
+};
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
@@ -36,17 +50,45 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   );
 }
 
-type ActionResult = { intent: string; error?: string; recoveryCodes?: string[] };
+type ActionResult = { intent: string; error?: string; recoveryCodes?: string[]; result?: SubmissionResult<string[]> };
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
-  const form = await request.formData();
+  // A body that is not a form (JSON, XML, broken multipart) is an unknown action, not a 500.
+  const form = await request.formData().catch(() => new FormData());
   const intent = String(form.get("intent") ?? "");
   const { db, config, clientIp } = context;
   const refused = (error: string, status = 400) => json<ActionResult>({ intent, error }, { status, headers: NO_STORE });
   const code = () => TwoFactorCodeSchema.safeParse(String(form.get("code") ?? ""));
 
   switch (intent) {
+    case "password": {
+      // Conform's reply carries the field errors back (also without JavaScript); passwords are never sent back.
+      const submission = parseWithZod(form, { schema: ChangePasswordSchema });
+      const hideFields = ["currentPassword", "newPassword", "confirmPassword"];
+      if (submission.status !== "success") return json<ActionResult>({ intent, result: submission.reply({ hideFields }) }, { status: 400, headers: NO_STORE });
+      const outcome = await changeOwnPassword(db, {
+        user,
+        currentPassword: submission.value.currentPassword,
+        newPassword: submission.value.newPassword,
+        keepSessionToken: await readSessionToken(request, context),
+        ip: clientIp,
+      });
+      if (!outcome.ok) {
+        const headers = new Headers(NO_STORE);
+        const wait = outcome.error.match(/in (\d+) seconds/)?.[1];
+        if (outcome.status === 429 && wait) headers.set("Retry-After", wait);
+        return json<ActionResult>(
+          { intent, error: outcome.error, result: submission.reply({ fieldErrors: { [outcome.field ?? "currentPassword"]: [outcome.error] }, hideFields }) },
+          { status: outcome.status, headers },
+        );
+      }
+      const ended = outcome.value.sessionsEnded;
+      return redirectWithToast(context, "/account", {
+        title: "Password changed",
+        description: ended > 0 ? `Your ${ended} other session${ended === 1 ? " was" : "s were"} signed out; this one stays signed in.` : "This session stays signed in; no other session was open.",
+      });
+    }
     case "start": {
       if (!(await beginEnrolment(db, config.appSecret, user))) return refused("Two-factor authentication is already on", 409);
       return redirectWithToast(context, "/account", { title: "Scan the QR code", description: "Then enter the code your app shows to turn two-factor authentication on." });

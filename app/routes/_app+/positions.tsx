@@ -4,7 +4,8 @@
 // (intent cancel-order + id, cancel-all, flatten): the same services as the API, then a
 // redirect back with a toast.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { FlattenConfirmPanel } from "#app/components/positions/flatten-confirm.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import type { DriftItem } from "#app/components/positions/drift-alarms.tsx";
 import type { OpenOrder } from "#app/components/positions/open-orders.tsx";
@@ -16,8 +17,7 @@ import { flattenAll, listPositionViews, requestClosePosition } from "#app/servic
 import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
 import { strategyNames } from "#app/services/strategies.server.ts";
 import { sharedRead } from "#app/services/shared-read.server.ts";
-import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
-import { safeRedirect } from "#app/utils/safe-redirect.ts";
+import { requirePermission, requireUser, safeRedirect } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -36,7 +36,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  // A body that is not a form (JSON, broken multipart) is an unknown action (400), not a 500.
+  const form = await request.formData().catch(() => new FormData());
   const intent = form.get("intent");
   // Open orders' forms also post from the dashboard and Manual Trading, and go back there.
   const returnTo = safeRedirect(form.get("back"), "/positions");
@@ -70,6 +71,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (intent === "flatten") {
     const user = await requirePermission(request, context, "positions.close");
+    // Unconfirmed (no JavaScript, or a forged post): nothing is flattened; the page asks first (decision 041).
+    if (form.get("confirm") !== "1") return json({ confirm: "flatten" as const, back: returnTo }, { headers: { "Cache-Control": "no-store" } });
     const result = await flattenAll(context.db, user.username);
     const summary = `${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
     return back(
@@ -97,7 +100,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
+  const posted = useActionData<typeof action>();
+  const confirm = posted && "confirm" in posted ? posted : null;
   return (
+    <>
+    {confirm ? <FlattenConfirmPanel intent="flatten" action="/positions" cancelHref={confirm.back} fields={{ back: confirm.back }} /> : null}
     <PositionsScreen
       key={data.strategy}
       initial={data.positions as unknown as PositionItem[] | null}
@@ -107,6 +114,7 @@ export default function Page() {
       strategy={data.strategy || undefined}
       toolbar={<StrategyFilter strategies={data.strategies} value={data.strategy} testId="positions-strategy-filter" />}
     />
+    </>
   );
 }
 

@@ -1,9 +1,10 @@
 // /users: the Users screen (issue 10, admin only). Its action takes the screen's plain form
 // posts (intent invite | revoke | update | delete | settings), does what /api/invites,
 // /api/users and /api/security-settings do, and redirects back with a toast (no JavaScript
-// needed).
+// needed). intent reset-password answers the page with a one-time reset link for another
+// account, shown this once (a redirect would lose it; decision 041).
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { UsersScreen } from "#app/components/users/users-screen.tsx";
 import { InviteCreateSchema, UserUpdateSchema } from "#app/core/schemas/users.ts";
@@ -17,8 +18,9 @@ import {
   updateSecuritySettings,
   updateUserBy,
 } from "#app/services/users.server.ts";
+import { createPasswordResetLink } from "#app/services/passwords.server.ts";
 import { NO_STORE, publicOrigin } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/services/sessions.server.ts";
+import { requirePermission } from "#app/utils/auth.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Users · PerpDesk" }];
@@ -36,7 +38,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requirePermission(request, context, "users.manage");
-  const form = Object.fromEntries(await request.formData());
+  // A body that is not a form (JSON, broken multipart) is an unknown action (400), not a 500.
+  const form = Object.fromEntries(await request.formData().catch(() => new FormData()));
   const done = (title: string, description: string) => redirectWithToast(context, "/users", { title, description });
   const failed = (description: string) => redirectWithToast(context, "/users", { title: "Change refused", description, variant: "destructive" });
   switch (form.intent) {
@@ -60,6 +63,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
       return done("User updated", `${outcome.value.username}: ${outcome.value.role}${outcome.value.disabled ? ", disabled" : ""}`);
     }
+    case "reset-password": {
+      const outcome = await createPasswordResetLink(context.db, me, String(form.id ?? ""), publicOrigin(request, context));
+      if (!outcome.ok) return failed(outcome.error);
+      return json({ resetLink: outcome.value }, { headers: NO_STORE });
+    }
     case "delete": {
       const outcome = await deleteUserBy(context.db, me, String(form.id ?? ""));
       return outcome.ok ? done("User deleted", "The account and its sessions are gone.") : failed(outcome.error);
@@ -81,7 +89,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <UsersScreen {...data} />;
+  const result = useActionData<typeof action>();
+  return <UsersScreen {...data} resetLink={result && "resetLink" in result ? result.resetLink : null} />;
 }
 
 export function ErrorBoundary() {

@@ -1,0 +1,43 @@
+// Account → Change password (issue 23, decision 041): the current password, the new one twice
+// (the registration's rules, checked in the browser by the same Zod schema the /account action
+// uses, through Conform). A plain form posted to /account (intent=password): works without
+// JavaScript; the action answers the field errors, or redirects with a toast once changed (the
+// other sessions of the account are then signed out, this one stays).
+import { getFormProps, type SubmissionResult, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import Paper from "@mui/material/Paper";
+import Typography from "@mui/material/Typography";
+import { Form, useNavigation } from "@remix-run/react";
+import { AuthSubmit } from "#app/components/auth-screens.tsx";
+import { Field, FormError } from "#app/components/forms.tsx";
+import { ChangePasswordSchema } from "#app/core/schemas/auth.ts";
+
+export function ChangePasswordCard({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formData?.get("intent") === "password";
+  const [form, fields] = useForm({
+    id: "change-password",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ChangePasswordSchema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <Paper variant="outlined" sx={{ p: 2, mb: 3 }} data-testid="change-password">
+      <Typography variant="h3" component="h2" sx={{ mb: 1 }}>
+        Change password
+      </Typography>
+      <Typography color="text.secondary" sx={{ mb: 1 }}>
+        Your other sessions (other browsers and devices) are signed out when the password changes; this one stays signed in.
+      </Typography>
+      <FormError errors={form.errors} />
+      <Form method="post" action="/account" {...getFormProps(form)} style={{ maxWidth: 420 }}>
+        <input type="hidden" name="intent" value="password" />
+        <Field field={fields.currentPassword} label="Current password" type="password" autoComplete="current-password" slotProps={{ htmlInput: { "data-testid": "current-password", maxLength: 100 } }} />
+        <Field field={fields.newPassword} label="New password" type="password" autoComplete="new-password" helperText="At least 6 characters" slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }} />
+        <Field field={fields.confirmPassword} label="Confirm new password" type="password" autoComplete="new-password" slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }} />
+        <AuthSubmit busy={busy} label="Change password" busyLabel="Changing password..." />
+      </Form>
+    </Paper>
+  );
+}
