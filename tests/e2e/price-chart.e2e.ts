@@ -4,7 +4,10 @@
 // stop-loss, break-even and trailing rules; the test moves the price and sees the candles
 // take it; the expanded row and the chart page draw the chart (a canvas) with one price line
 // per level, at 1440 and 390 px; without JavaScript the chart page lists the levels and the
-// latest candles. Screenshots in test-results/e2e/price-chart-*.png.
+// latest candles. Screenshots in test-results/e2e/price-chart-*.png. The position is a
+// fixture (chartPosition(): made by the first test that needs it, made again after a test
+// moved its price), and each test signs in on its own (suite.login), so any one runs alone
+// (`-t`) and in any order.
 import { describe, expect, test } from "vitest";
 import {
   type FakePrices,
@@ -13,9 +16,10 @@ import {
   type RunningApp,
   apiJson as apiJsonOf,
   h1,
-  registerAccount,
+  resetTrading,
   screenshot,
   signedInWithoutJs,
+  type Session,
   unexpectedErrors,
   useSuite,
   visible,
@@ -31,22 +35,31 @@ const LINES = ["Entry", "TP1", "TP2", "TP3", "SL", "BE", "Trail on"];
 let app: RunningApp;
 let baseUrl: string;
 let browser: Browser;
+let fakePrices: FakePrices | undefined;
+let login: () => Promise<Session>;
+let initialConfig: Record<string, unknown>;
+// The running test's own page (set by start()).
 let page: Page;
 let problems: PageProblems;
-let fakePrices: FakePrices | undefined;
 
 useSuite(
   {
     label: "chart",
     port: 5171,
     pricesPort: 5371,
+    admin: ADMIN,
   },
   (suite) => {
     fakePrices = suite.fakePrices;
     app = suite.app!;
-    ({ baseUrl, browser, page, problems } = suite);
+    ({ baseUrl, browser, login, initialConfig } = suite);
   },
 );
+
+/** The test's own start: the admin signed in on a new context. */
+async function start(): Promise<void> {
+  ({ page, problems } = await login());
+}
 
 const apiJson = <T>(p: string) => apiJsonOf<T>(page, p);
 const canvasOf = (p: Page) => p.getByTestId("price-chart-canvas").locator("canvas");
@@ -69,64 +82,80 @@ interface CandleJson {
 /** The chart's drawn price lines (their titles, as passed to createPriceLine). */
 const drawnLines = async (p: Page) => ((await p.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "").split("|").filter(Boolean);
 
-describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () => {
-  let position: PositionJson;
-  let opened: number;
+/** The fixture's position as made, while its price has not been moved past the ticks below. */
+let made: { position: PositionJson; opened: number } | undefined;
 
-  test("1. a webhook opens an ETH long with every rule; the moving price becomes candles", async () => {
-    await registerAccount(page, problems, ADMIN);
-    const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
-    const saved = await page.request.post("/api/trading-config", {
-      data: {
-        applyTakeProfitToSignals: true,
-        applyStopLossToSignals: true,
-        applyBreakEvenToSignals: true,
-        applyTrailingStopToSignals: true,
-        breakEvenEnabled: true,
-        trailingStopEnabled: true,
-        stopLossOffset: 0.02,
-        trailingStop: { activation: 0.015, execute: 0.005 },
-        takeProfits: [
-          { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
-          { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
-          { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
-        ],
-      },
-    });
-    expect(saved.status(), await saved.text()).toBe(200);
-    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 30_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+/**
+ * The fixture: an ETH long opened by a webhook with every rule (take-profits, stop-loss,
+ * break-even, trailing), a quarter hour of older candles before it, and three ticks inside
+ * every rule's band after it (3405.5, 3396.25, 3409). Made on a clean slate the first time,
+ * and again once a test moved the price on (`fresh`).
+ */
+async function chartPosition(fresh = false): Promise<{ position: PositionJson; opened: number }> {
+  if (made && !fresh) return made;
+  made = undefined;
+  await resetTrading(page, initialConfig);
+  await fakePrices!.reset();
+  let position: PositionJson | undefined;
+  const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
+  const saved = await page.request.post("/api/trading-config", {
+    data: {
+      applyTakeProfitToSignals: true,
+      applyStopLossToSignals: true,
+      applyBreakEvenToSignals: true,
+      applyTrailingStopToSignals: true,
+      breakEvenEnabled: true,
+      trailingStopEnabled: true,
+      stopLossOffset: 0.02,
+      trailingStop: { activation: 0.015, execute: 0.005 },
+      takeProfits: [
+        { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
+        { portfolio: 0.3, priceDeviation: 0.02, enabled: true },
+        { portfolio: 0.4, priceDeviation: 0.03, enabled: true },
+      ],
+    },
+  });
+  expect(saved.status(), await saved.text()).toBe(200);
 
-    // The quarter hour before: older candles, as the feed would have left them (the chart
-    // shows from 15 minutes before the position opened).
-    const now = Date.now();
-    withAppDatabase(app, (db) => {
-      const insert = db.query("INSERT OR IGNORE INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)");
-      let close = 3392;
-      for (let i = 14; i >= 1; i--) {
-        const bucket = Math.floor((now - i * MINUTE) / MINUTE) * MINUTE;
-        const open = close;
-        close = open + ((i * 7) % 5) - 2;
-        insert.run(bucket, String(open), String(Math.max(open, close) + 1.5), String(Math.min(open, close) - 1.25), String(close), bucket + 59_000);
-      }
-    });
-
-    const sent = await page.request.post("/api/webhook/tradingview", {
-      headers: { "content-type": "text/plain" },
-      data: JSON.stringify({ secret, id: `e2e-chart-${Date.now()}`, action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market" }),
-    });
-    expect(sent.status()).toBe(200);
-    await expect
-      .poll(async () => ((position = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP")!)?.status), { timeout: 20_000 })
-      .toBe("open");
-    opened = Date.parse(position.createdAt);
-
-    // Let prices tick: up, down, up again (inside every rule's band: nothing triggers).
-    for (const price of ["3405.5", "3396.25", "3409"]) {
-      fakePrices!.set("ETH", price);
-      await expect
-        .poll(async () => (await apiJson<{ price: string }>("/api/market/products/ETH-PERP")).price, { timeout: 10_000 })
-        .toBe(price);
+  // The quarter hour before: older candles, as the feed would have left them (the chart
+  // shows from 15 minutes before the position opened).
+  const now = Date.now();
+  withAppDatabase(app, (db) => {
+    const insert = db.query("INSERT OR IGNORE INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)");
+    let close = 3392;
+    for (let i = 14; i >= 1; i--) {
+      const bucket = Math.floor((now - i * MINUTE) / MINUTE) * MINUTE;
+      const open = close;
+      close = open + ((i * 7) % 5) - 2;
+      insert.run(bucket, String(open), String(Math.max(open, close) + 1.5), String(Math.min(open, close) - 1.25), String(close), bucket + 59_000);
     }
+  });
+
+  const sent = await page.request.post("/api/webhook/tradingview", {
+    headers: { "content-type": "text/plain" },
+    data: JSON.stringify({ secret, id: `e2e-chart-${Date.now()}`, action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market" }),
+  });
+  expect(sent.status()).toBe(200);
+  await expect
+    .poll(async () => ((position = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP")!)?.status), { timeout: 20_000 })
+    .toBe("open");
+
+  // Let prices tick: up, down, up again (inside every rule's band: nothing triggers).
+  for (const price of ["3405.5", "3396.25", "3409"]) {
+    fakePrices!.set("ETH", price);
+    await expect
+      .poll(async () => (await apiJson<{ price: string }>("/api/market/products/ETH-PERP")).price, { timeout: 10_000 })
+      .toBe(price);
+  }
+  made = { position: position!, opened: Date.parse(position!.createdAt) };
+  return made;
+}
+
+describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () => {
+  test("1. a webhook opens an ETH long with every rule; the moving price becomes candles", async () => {
+    await start();
+    const { opened } = await chartPosition();
+    expect(fakePrices!.requests, "the price loop asked the fake Coinbase").toBeGreaterThan(0);
     const { candles } = await apiJson<{ candles: CandleJson[] }>(`/api/candles?symbol=ETH-PERP&from=${opened - MINUTE}`);
     const live = candles.filter((c) => c.time >= Math.floor(opened / MINUTE) * MINUTE);
     expect(live.length).toBeGreaterThan(0);
@@ -136,6 +165,8 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("2. the expanded position draws the chart with a line per level (1440 px)", async () => {
+    await start();
+    await chartPosition();
     await page.setViewportSize({ width: 1440, height: 1000 });
     await page.goto("/positions");
     await visible(h1(page, "Futures Positions"));
@@ -158,6 +189,8 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("3. the chart page at 1440 and 390 px: canvas, lines, no sideways scrolling", async () => {
+    await start();
+    const { position } = await chartPosition();
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto(`/positions/${position.id}/chart`);
@@ -181,6 +214,8 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("4. without JavaScript: the row's link opens the chart page with the levels and the latest candles", async () => {
+    await start();
+    const { position } = await chartPosition();
     const plain = await signedInWithoutJs(browser, baseUrl, page.context());
     try {
       await plain.setViewportSize({ width: 1440, height: 900 });
@@ -203,6 +238,8 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("5. Trade History: the entry trade's details show its position's chart", async () => {
+    await start();
+    const { position } = await chartPosition();
     await page.setViewportSize({ width: 1440, height: 1000 });
     await page.goto("/trade-history");
     await waitForHydration(page, problems);
@@ -218,6 +255,10 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
   });
 
   test("6. the price reaches TP1: the exit is marked, TP1 reads filled, the stop moved to the entry (BE stop)", async () => {
+    await start();
+    const { position } = await chartPosition(true);
+    // The price moves on: the next test that needs the fixture makes it again.
+    made = undefined;
     fakePrices!.set("ETH", "3440");
     await expect
       .poll(async () => (await apiJson<{ id: string; remainingQuantity: string; breakEvenTriggered: boolean }[]>("/api/positions")).find((p) => p.id === position.id)?.breakEvenTriggered, {
