@@ -274,7 +274,7 @@ async function resizeClose(db: Kysely<DB>, trade: Trade, holding: ExchangeHoldin
           ? "Nothing to close: the position this close was for was closed before it was sent (a newer position on the symbol is left alone)"
           : `Nothing to close on ${trade.exchange}: it holds no ${open!.side} ${trade.symbol} position (the drift alarm on Positions shows the difference)`;
       await updateTrade(trx, trade.id, { status: "cancelled", errorMessage: reason });
-      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", reason);
+      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "cancelled", reason);
       await recordActivity(trx, {
         type: "trade",
         level: "info",
@@ -374,7 +374,8 @@ export async function bookOrder(
     const reason = order.rejectReason ?? "Cancelled";
     await db.transaction().execute(async (trx) => {
       await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
-      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", order.rejectReason ?? "Order cancelled");
+      // Cancelled before anything filled: the signal's own neutral state, not a failure (issue 25).
+      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "cancelled", order.rejectReason ?? "Order cancelled");
       if (order.rejectReason) {
         await recordActivity(trx, {
           type: "trade",

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { DecryptError, decryptSecret, encryptSecret, randomSecret, safeEqual } from "#app/core/crypto.ts";
 import { parseWebhookSignal } from "#app/core/schemas/webhook-signal.ts";
+import { signalLabel } from "#app/core/signal-text.ts";
 import { parseFireTime, plausibleFireTime } from "#app/core/timeline.ts";
 import { type NewActivityLog, recordActivity } from "#db/queries/activity-logs.ts";
 import { clearSettingsCache, getSetting, getSettingCached, setSetting } from "#db/queries/settings.ts";
@@ -290,7 +291,8 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   const strategyId = strategy?.id ?? null;
   const status = refusedBy ? "failed" : blockedBy ? "skipped" : "queued";
   const id = newId();
-  const label = `${signal.action.toUpperCase()} ${signal.quantity} ${signal.symbol}${signal.price ? ` @ ${signal.price}` : ""}`;
+  // A target alert is named by its target, not its ignored quantity (issue 25).
+  const label = signalLabel({ ...signal, payload: body });
   try {
     const stored = await writer.write({
       signal: {

@@ -7,6 +7,7 @@ import Typography from "@mui/material/Typography";
 import type { Signal } from "#app/core/types/signals.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
+import { signalCaption } from "#app/core/signal-text.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./signals-panel.css.ts";
@@ -23,7 +24,8 @@ export const SIGNALS_POLL_MS = 60_000;
 function StatusBadge({ signal }: { signal: Signal }) {
   if (signal.processed) return <Chip size="small" color="success" label="EXECUTED" />;
   if (signal.status === "queued") return <Chip size="small" color="warning" label="PENDING" />;
-  // Stored but not executed (emergency stop, auto trading off, refused): say so.
+  // Stored but not executed (emergency stop, auto trading off, refused): say so. A cancelled
+  // order's signal is CANCELLED, neutral like skipped, not a red FAILED (issue 25).
   const reason = signal.statusReason ?? "";
   const chip = <Chip size="small" color={signal.status === "failed" ? "error" : "default"} label={signal.status.toUpperCase()} />;
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
@@ -78,7 +80,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
                   <SentTicker signal={signal} /> · {signal.orderType}
                   {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
                 </p>
-                <span className="pd-caption pd-mono pd-muted">{JSON.stringify({ action: signal.action, symbol: signal.symbol, price: signal.price ?? undefined, qty: signal.quantity })}</span>
+                <span className="pd-caption pd-mono pd-muted">{JSON.stringify(signalCaption(signal))}</span>
                 <SignalTimelineDetails signalId={signal.id} timeline={signal.timeline} latency={signal.latency} />
               </div>
             </div>

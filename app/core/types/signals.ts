@@ -1,6 +1,7 @@
 // Signals received from TradingView (docs/spec/api.md#shapes Signal); db/queries/signals.ts stores them.
 
-export type SignalStatus = "queued" | "executed" | "skipped" | "failed";
+/** `cancelled`: its order was cancelled before anything filled (issue 25: its own neutral state, not a failure). */
+export type SignalStatus = "queued" | "executed" | "skipped" | "failed" | "cancelled";
 
 export interface Signal {
   id: string;
