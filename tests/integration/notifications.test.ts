@@ -159,6 +159,9 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       // Order failed: far more than the paper margin.
       await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "500", order_type: "market" });
       await waitFor("order failed", () => db().selectFrom("activity_logs").select("id").where("message", "like", "Order failed%").executeTakeFirst());
+      // Alert failed (issue 25): under the smallest order, refused with the reason before any order.
+      await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.00001", order_type: "market" });
+      await waitFor("alert failed", () => db().selectFrom("activity_logs").select("id").where("message", "like", "Signal BUY 0.00001 BTC-PERP not executed%").executeTakeFirst());
       // Reconciliation drift: the exchange no longer holds a position the app holds.
       await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.001", order_type: "market" });
       await waitFor("btc open", () => db().selectFrom("positions").select("id").where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst());
@@ -169,6 +172,8 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect((await reconcileOnce(db(), new SimulatorAdapter(db()), { confirmations: 1 })).opened).toBe(1);
     // Emergency stop on and off (the header's API).
     expect((await app.fetch("/api/emergency-stop", { method: "POST", cookie: admin, json: {} })).status).toBe(200);
+    // Alert skipped (issue 25): an entry under the emergency stop is stored without an order.
+    expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" })).status).toBe(200);
     expect((await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin, json: {} })).status).toBe(200);
     // Missed alert: the default strategy's heartbeat is overdue.
     expect((await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: admin, json: { intervalSeconds: 60 } })).status).toBe(200);
