@@ -64,6 +64,9 @@ const TABLE: Row[] = [
   PAGE("_app+/account.tsx", "/account"),
   PAGE("_app+/strategies.tsx", "/strategies"),
   PAGE("_app+/performance.tsx", "/performance?range=7d"),
+  PAGE("_app+/replay.tsx", "/replay"),
+  // The what-if replay reads only: every role may post it (an empty form or body is 400, nothing written).
+  { file: "_app+/replay.tsx", method: "POST", path: "/replay", form: { from: "" }, expect: [302, 400, 400, 400], guard: "trades" },
   { file: "_app+/positions_.$id.chart.tsx", method: "GET", path: "/positions/no-such-position/chart", expect: [302, 404, 404, 404] },
   { file: "_app+/strategies.tsx", method: "POST", path: "/strategies", form: { intent: "nonsense" }, expect: [302, 403, 403, 400], guard: "strategies" },
   { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
@@ -134,6 +137,7 @@ const TABLE: Row[] = [
   READ("api+/security-settings.ts", "/api/security-settings", true),
   READ("api+/strategies.ts", "/api/strategies"),
   READ("api+/performance-charts.ts", "/api/performance-charts?range=all"),
+  { file: "api+/replay.ts", method: "POST", path: "/api/replay", json: {}, expect: [401, 400, 400, 400], guard: "trades" },
   READ("api+/candles.ts", "/api/candles?symbol=ETH-PERP&from=1700000000000"),
   READ("api+/strategies.stats.ts", "/api/strategies/stats"),
   { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },

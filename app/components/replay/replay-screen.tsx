@@ -295,7 +295,7 @@ export function ReplayScreen({ values, strategies, lastResult, replay }: ReplayS
         </Stack>
         <Stack direction="row" spacing={2} sx={{ flexWrap: "wrap" }} useFlexGap>
           {[0, 1, 2].map((i) => (
-            <RuleSetFields key={i} index={i} set={values.sets[i]} errors={errors} />
+            <RuleSetFields key={i} index={i} set={values.sets?.[i]} errors={errors} />
           ))}
         </Stack>
       </Form>
