@@ -154,7 +154,7 @@ function FiguresTable({ columns }: { columns: ReplayColumn[] }) {
   ];
   return (
     <TableContainer sx={{ overflowX: "auto" }}>
-      <Table size="small" data-testid="replay-figures">
+      <Table size="small" data-testid="replay-figures" sx={{ "& th, & td": { px: { xs: 0.75, sm: 2 }, fontSize: { xs: "0.8rem", sm: "0.875rem" } } }}>
         <TableHead>
           <TableRow>
             <TableCell>Figure</TableCell>
