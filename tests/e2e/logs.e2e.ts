@@ -1,32 +1,49 @@
 // The Activity Logs screen in a real browser (issue 13), on its own app instance: the list
 // fills the viewport below the header and scrolls inside at 1440 and 390 px; "Older" loads
 // the next page in place with JavaScript (every entry once) and is a plain link without it;
-// the filter form narrows the list; no page or console errors.
+// the filter form narrows the list; no page or console errors. The 250 entries are a fixture
+// (made once, by the first test that asks), and each test signs in on its own (suite.login),
+// so either runs alone (`-t`) and in any order.
 import { describe, expect, test } from "vitest";
-import { type Browser, type Page, type PageProblems, type RunningApp, h1, registerAccount, screenshot, signedInWithoutJs, unexpectedErrors, useSuite, waitForHydration, withAppDatabase } from "./utils.ts";
+import {
+  type Page,
+  type RunningApp,
+  type Session,
+  h1,
+  screenshot,
+  unexpectedErrors,
+  useSuite,
+  waitForHydration,
+  withAppDatabase,
+} from "./utils.ts";
 
 const ADMIN = { username: "logs_admin", password: "logs-admin-secret-1" };
 
 let app: RunningApp | undefined;
-let baseUrl: string;
-let browser: Browser;
-let page: Page;
-let problems: PageProblems;
+let login: (options?: { javaScriptEnabled?: boolean }) => Promise<Session>;
+let seeded = false;
 
-useSuite({ label: "logs", port: 5161 }, (suite) => {
-  ({ app, baseUrl, browser, page, problems } = suite);
+useSuite({ label: "logs", port: 5161, admin: ADMIN }, (suite) => {
+  ({ app, login } = suite);
 });
+
+/** The fixture: 250 entries a minute apart from 2026-01-01, trade and system, info and error. */
+function seedEntries(): void {
+  if (seeded) return;
+  withAppDatabase(app!, (db) => {
+    const insert = db.query("INSERT INTO activity_logs (type, level, message, data, created_at) VALUES (?, ?, ?, ?, ?)");
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    for (let i = 0; i < 250; i++) insert.run(i % 2 ? "trade" : "system", i % 3 ? "info" : "error", `Browser paging entry ${i}`, "{}", start + i * 60_000);
+  });
+  seeded = true;
+}
 
 const entries = (p: Page) => p.getByTestId("activity-log-list").getByTestId("activity-log-entry");
 
 describe("Activity Logs screen", () => {
   test("250 entries: the list fills the viewport and scrolls inside; Older loads in place, each entry once", async () => {
-    await registerAccount(page, problems, ADMIN);
-    withAppDatabase(app!, (db) => {
-      const insert = db.query("INSERT INTO activity_logs (type, level, message, data, created_at) VALUES (?, ?, ?, ?, ?)");
-      const start = Date.parse("2026-01-01T00:00:00Z");
-      for (let i = 0; i < 250; i++) insert.run(i % 2 ? "trade" : "system", i % 3 ? "info" : "error", `Browser paging entry ${i}`, "{}", start + i * 60_000);
-    });
+    const { page, problems } = await login();
+    seedEntries();
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto("/logs");
@@ -55,22 +72,19 @@ describe("Activity Logs screen", () => {
   });
 
   test("without JavaScript: the filter form and the Older link", async () => {
-    const plain = await signedInWithoutJs(browser, baseUrl, page.context());
-    try {
-      await plain.goto("/logs");
-      await plain.getByTestId("logs-filter-q").fill("entry 1");
-      await plain.getByTestId("logs-filter-type").selectOption("trade");
-      await plain.getByTestId("activity-log-filter-button").click();
-      await plain.waitForURL((url) => url.searchParams.get("q") === "entry 1");
-      const shown = await plain.getByTestId("activity-log-message").allInnerTexts();
-      const expected = Array.from({ length: 250 }, (_, i) => i).filter((i) => i % 2 === 1 && `Browser paging entry ${i}`.includes("entry 1"));
-      expect(shown.sort()).toEqual(expected.map((i) => `Browser paging entry ${i}`).sort());
-      await plain.goto("/logs");
-      await plain.getByTestId("logs-older").click();
-      await plain.waitForURL((url) => url.searchParams.has("before"));
-      expect(await plain.getByTestId("activity-log-entry").count()).toBe(100);
-    } finally {
-      await plain.context().close();
-    }
+    seedEntries();
+    const { page: plain } = await login({ javaScriptEnabled: false });
+    await plain.goto("/logs");
+    await plain.getByTestId("logs-filter-q").fill("entry 1");
+    await plain.getByTestId("logs-filter-type").selectOption("trade");
+    await plain.getByTestId("activity-log-filter-button").click();
+    await plain.waitForURL((url) => url.searchParams.get("q") === "entry 1");
+    const shown = await plain.getByTestId("activity-log-message").allInnerTexts();
+    const expected = Array.from({ length: 250 }, (_, i) => i).filter((i) => i % 2 === 1 && `Browser paging entry ${i}`.includes("entry 1"));
+    expect(shown.sort()).toEqual(expected.map((i) => `Browser paging entry ${i}`).sort());
+    await plain.goto("/logs");
+    await plain.getByTestId("logs-older").click();
+    await plain.waitForURL((url) => url.searchParams.has("before"));
+    expect(await plain.getByTestId("activity-log-entry").count()).toBe(100);
   });
 });

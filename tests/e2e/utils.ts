@@ -619,6 +619,16 @@ export async function silenceLiveUpdates(page: Page): Promise<void> {
   await page.routeWebSocket((url) => url.pathname === "/ws", () => undefined);
 }
 
+/**
+ * Resolves once the page's live socket (/ws) has said hello: from then on every event reaches
+ * the page. Ask before the navigation that opens the socket, await after it.
+ */
+export function liveSocketReady(page: Page, timeout = 20_000): Promise<unknown> {
+  return page
+    .waitForEvent("websocket", { predicate: (ws) => new URL(ws.url()).pathname === "/ws", timeout })
+    .then((ws) => ws.waitForEvent("framereceived", { predicate: (frame) => String(frame.payload).includes('"type":"hello"'), timeout }));
+}
+
 /** Counts the requests a page makes whose method and path match, until stopped. */
 export function countRequests(page: Page, match: (method: string, path: string) => boolean) {
   const seen: string[] = [];
