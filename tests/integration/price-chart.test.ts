@@ -92,7 +92,8 @@ describe.each(testDialects())("price chart data on %s", (dialect) => {
     const chart = body.chart as PriceChartData;
     expect(chart.symbol).toBe("ETH-PERP");
     expect(chart.candles.length).toBe(30);
-    expect(chart.levels.map((l) => `${l.title} ${l.price}`)).toEqual(["Entry 3010", "TP1 3040.1", "TP2 3070.2", "SL 2979.9", "BE 3010", "Trail on 3055.15"]);
+    // BE (decision 046): entry + its fees (none paid here) + the exit's 0.06 %: 3010 / 0.9994 = 3011.807…, up to the tick; no offset in these controls.
+    expect(chart.levels.map((l) => `${l.title} ${l.price}`)).toEqual(["Entry 3010", "TP1 3040.1", "TP2 3070.2", "SL 2979.9", "BE 3011.81", "Trail on 3055.15"]);
     expect(chart.markers).toEqual([]);
 
     const page = await app.fetch(`/positions/${id}/chart`, { cookie: user });

@@ -108,6 +108,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       takeProfits: [{ portfolio: 1, priceDeviation: 0.05, enabled: true }],
       stopLossOffset: 0.02,
       breakEven: true,
+      breakEvenOffset: { unit: "percent", value: 0.001 }, // Trading Rules' default (decision 046)
       trailingStop: { activation: 0.012, execute: 0.006 },
     });
 

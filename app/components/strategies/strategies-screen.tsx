@@ -17,6 +17,7 @@ import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
 import { type SignalNow, TestAlertCard, type TestAlertSent } from "#app/components/webhook/test-alert-card.tsx";
 import type { StrategyHeartbeat } from "#app/core/types/heartbeats.ts";
 import { parseStrategyForm } from "#app/core/schemas/strategy-form.ts";
+import { describeBreakEvenOffset } from "#app/core/rules/breakeven.ts";
 
 export interface StrategyCard extends StrategyInput {
   id: string;
@@ -97,6 +98,9 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
         <Field label="Break-even" error={err("breakEven")}>
           <OverrideSwitch name="breakEven" value={r.breakEvenEnabled} label="Break-even" />
         </Field>
+        <Field label="Break-even offset (e.g. 5 ticks or 0.1%; blank: Trading Rules)" error={err("breakEvenOffset")}>
+          <input style={inputSx} name="breakEvenOffset" defaultValue={r.breakEvenOffset ? describeBreakEvenOffset(r.breakEvenOffset).replace(" %", "%") : ""} aria-label="Break-even offset" placeholder="0.1%" />
+        </Field>
         <Field label="Trailing stop" error={err("trailing")}>
           <OverrideSwitch name="trailing" value={r.trailingStopEnabled} label="Trailing stop" />
         </Field>
@@ -134,6 +138,7 @@ function Summary({ s }: { s: StrategyCard }) {
     r.takeProfits ? `TP ${r.takeProfits.filter((l) => l.enabled).map((l) => `${pct(l.portfolio)}%@${pct(l.priceDeviation)}%`).join(", ")}` : null,
     r.stopLossOffset !== undefined ? `SL ${pct(r.stopLossOffset)}%` : null,
     r.breakEvenEnabled !== undefined ? `break-even ${r.breakEvenEnabled ? "on" : "off"}` : null,
+    r.breakEvenOffset !== undefined ? `break-even offset ${describeBreakEvenOffset(r.breakEvenOffset)}` : null,
     r.trailingStopEnabled !== undefined ? `trailing ${r.trailingStopEnabled ? "on" : "off"}` : null,
   ].filter(Boolean);
   return (

@@ -22,6 +22,8 @@ export const RawStrategyFormSchema = z.object({
   maxOpenPositions: text,
   stopLossOffset: text,
   breakEven: text,
+  /** "5 ticks" or "0.1%" (decision 046); blank: from Trading Rules. */
+  breakEvenOffset: text,
   trailing: text,
   trailingActivation: text,
   trailingExecute: text,
@@ -39,6 +41,17 @@ const percent = (v: string | undefined, label: string, issues: { path: string[];
   return percentToFraction(t);
 };
 
+/** A strategy's break-even offset as typed: "5 ticks" / "5t" → ticks, "0.1%" → a fraction of the entry; blank → null (Trading Rules'). */
+export function parseBreakEvenOffsetText(value: string | undefined): { unit: "ticks" | "percent"; value: number } | null | "invalid" {
+  const t = value?.trim().toLowerCase() ?? "";
+  if (!t) return null;
+  const ticks = /^(\d+)\s*(ticks?|t)$/.exec(t);
+  if (ticks) return Number(ticks[1]) <= 1000 ? { unit: "ticks", value: Number(ticks[1]) } : "invalid";
+  const percent = /^(\d+(\.\d+)?)\s*%$/.exec(t);
+  if (percent && isDecimalString(percent[1]!) && D(percent[1]!).lte(5)) return { unit: "percent", value: percentToFraction(percent[1]!) };
+  return "invalid";
+}
+
 /** The form's texts → the strategy body, and the problems at their fields. */
 export function formToStrategy(f: RawForm) {
   const issues: { path: string[]; message: string }[] = [];
@@ -46,6 +59,9 @@ export function formToStrategy(f: RawForm) {
   const sl = percent(f.stopLossOffset, "Stop-loss offset", issues, "stopLossOffset");
   if (sl !== undefined) rules.stopLossOffset = sl;
   if (f.breakEven === "on" || f.breakEven === "off") rules.breakEvenEnabled = f.breakEven === "on";
+  const offset = parseBreakEvenOffsetText(f.breakEvenOffset);
+  if (offset === "invalid") issues.push({ path: ["breakEvenOffset"], message: "Break-even offset: whole ticks (e.g. 5 ticks, 0 to 1000) or a percent of the entry (e.g. 0.1%, 0 to 5%)" });
+  else if (offset) rules.breakEvenOffset = offset;
   if (f.trailing === "on" || f.trailing === "off") {
     rules.trailingStopEnabled = f.trailing === "on";
     const activation = percent(f.trailingActivation, "Activation", issues, "trailingActivation");
