@@ -17,12 +17,11 @@ import type { AppLoadContext } from "@remix-run/node";
 import type { Kysely } from "kysely";
 import { TRADE_HISTORY_LIMIT, type TradeCounts, filtersFromParams, tradeDbFilter } from "#app/core/trade-history.ts";
 import { type Position, positionRowToPosition } from "#db/queries/positions.ts";
-import { type Trade, type TradeFilterQuery, countTrades, listTrades, pageTrades, parseTradeCursor } from "#db/queries/trades.ts";
+import { type Trade, type TradeFilterQuery, countTrades, pageTrades, parseTradeCursor } from "#db/queries/trades.ts";
+import { queryInt } from "#app/utils/api.server.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
 import { sharedRead } from "./shared-read.server.ts";
-
-export { listTrades, pageTrades, parseTradeCursor };
 
 export type TradePositionState = Pick<
   Position,
@@ -64,6 +63,15 @@ export async function tradeHistoryTotals(db: Kysely<DB>, filter: TradeFilterQuer
 export function apiTradeFilter(params: URLSearchParams): TradeFilterQuery {
   const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max) || undefined;
   return { status: get("status", 20), symbol: get("symbol", 40), search: get("search", 40), strategy: get("strategy", 40) };
+}
+
+/**
+ * GET /api/trades: one page of `?limit=` (default 10) trades for the request's filter, older
+ * than the cursor `?before=`, each with its position's protection state, and the next cursor.
+ */
+export async function apiTradesPage(db: Kysely<DB>, params: URLSearchParams): Promise<{ trades: TradeWithPosition[]; nextCursor: string | null }> {
+  const page = await pageTrades(db, { ...apiTradeFilter(params), limit: queryInt(params, "limit", 10, 1, 1000), before: parseTradeCursor(params.get("before")) });
+  return { trades: await withPositions(db, page.trades), nextCursor: page.nextCursor };
 }
 
 export async function loadTradeHistory(request: Request, context: AppLoadContext) {

@@ -8,19 +8,14 @@
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual-order.ts";
 import { placeManualOrder } from "#app/services/orders.server.ts";
-import { apiTradeFilter, pageTrades, parseTradeCursor, withPositions } from "#app/services/trade-history.server.ts";
-import { firstIssue, jsonError, readJsonObject, queryInt } from "#app/utils/api.server.ts";
+import { apiTradesPage } from "#app/services/trade-history.server.ts";
+import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  const url = new URL(request.url);
-  const { trades, nextCursor } = await pageTrades(context.db, {
-    ...apiTradeFilter(url.searchParams),
-    limit: queryInt(url.searchParams, "limit", 10, 1, 1000),
-    before: parseTradeCursor(url.searchParams.get("before")),
-  });
-  return json(await withPositions(context.db, trades), { headers: nextCursor !== null ? { "X-Next-Cursor": nextCursor } : {} });
+  const { trades, nextCursor } = await apiTradesPage(context.db, new URL(request.url).searchParams);
+  return json(trades, { headers: nextCursor !== null ? { "X-Next-Cursor": nextCursor } : {} });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
