@@ -7,7 +7,8 @@
 //
 // A variant is a git revision (`HEAD`, `7978aa8`, a branch), optionally followed by
 // `:router-patch` or `:no-router-patch`: the same revision with @remix-run/router's server file
-// patched as decision 037 did, or pristine (the A/B of decision 044; bench/lib.ts nodeModulesFor).
+// patched as decision 037 did, or pristine (the A/B of decision 044; bench/lib.ts nodeModulesFor);
+// or `worktree`: the working tree with its uncommitted changes and its node_modules, built in a copy.
 // For each variant: `git archive <rev>` into a private copy (bench/lib.ts prepareVariant), its
 // own node_modules (the working tree's when the revision's package-lock.json is the same,
 // else `npm ci` from that lockfile, kept in /tmp/perpdesk-bench-nm-<hash> for the next run),
@@ -48,6 +49,7 @@ import {
   pacedWebhooks,
   parseArgs,
   ROOT,
+  prepareApp,
   prepareVariant,
   runTag,
   seedRoundTrips,
@@ -95,13 +97,15 @@ interface Running {
 }
 
 // Revisions resolved once, before anything is built: HEAD moves while others commit.
+// "worktree": the working tree as it is, uncommitted changes included, with its node_modules.
 const resolved = variants.map((spec) => {
+  if (spec === "worktree") return spec;
   const [rev, flag] = spec.split(":") as [string, string | undefined];
   const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], { cwd: ROOT, encoding: "utf8" }).trim();
   return `${sha}${flag ? `:${flag}` : ""}`;
 });
 const copies = variants.map((spec, i) => {
-  const copy = prepareVariant(resolved[i]!);
+  const copy = resolved[i] === "worktree" ? prepareApp({ rebuild: true }) : prepareVariant(resolved[i]!);
   if (!args.keep) onCleanup(copy.remove);
   else log(`keeping ${copy.dir}`);
   return { spec, copy };
