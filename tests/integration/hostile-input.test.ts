@@ -210,7 +210,8 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     expect(await db.selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).toEqual([]);
     const health = (await (await app.fetch("/api/health", { cookie: admin })).json()) as { systemStatus: { component: string; status: string }[] };
     expect(health.systemStatus.find((c) => c.component === "system")?.status, "the emergency stop stayed off").not.toBe("warning");
-  });
+    // ~610 requests, a few of them argon2 checks and 64 KiB bodies: well over the default 30 s on a loaded machine.
+  }, 180_000);
 });
 
 describe.each(testDialects())("hostile /ws on %s", (dialect) => {
