@@ -95,7 +95,10 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
         helperText={err("stopLoss")}
         slotProps={{ htmlInput: { inputMode: "decimal" } }}
       />
-      <FormControlLabel sx={{ mt: 1 }} control={<Checkbox name={name("breakEven")} defaultChecked={checked(set?.breakEven)} />} label="Break-even after TP1 (entry + fees + offset)" />
+      <FormControlLabel sx={{ mt: 1 }} control={<Checkbox name={name("breakEven")} defaultChecked={checked(set?.breakEven)} />} label="Break-even after TP1" />
+      <Typography variant="caption" color="text.secondary" component="p">
+        The stop moves to entry + fees + the offset.
+      </Typography>
       {err("breakEven") ? (
         <Typography variant="caption" color="error" component="p">
           {err("breakEven")}
@@ -193,9 +196,9 @@ function FiguresTable({ columns }: { columns: ReplayColumn[] }) {
 const D_neg = (v: string) => (v.startsWith("-") ? v.slice(1) : v === "0" ? "0" : `-${v}`);
 
 /** The equity curves' points as a table (the chart's figures; what a browser without JavaScript shows). */
-function CurveTable({ columns }: { columns: ReplayColumn[] }) {
+function CurveTable({ columns, open }: { columns: ReplayColumn[]; open: boolean }) {
   return (
-    <Box component="details" sx={{ mt: 2 }}>
+    <Box component="details" sx={{ mt: 2 }} open={open}>
       <Box component="summary" sx={{ cursor: "pointer" }}>
         Equity curve figures
       </Box>
@@ -241,14 +244,15 @@ function Results({ replay }: { replay: ReplayResult }) {
       <Typography variant="h6" component="h3" sx={{ mt: 3 }}>
         Equity curve
       </Typography>
-      <Box data-testid="replay-chart" sx={{ minHeight: 280 }}>
-        {hydrated ? (
+      {hydrated ? (
+        <Box data-testid="replay-chart" sx={{ minHeight: 300 }}>
           <Suspense fallback={null}>
             <ReplayChart columns={columns} />
           </Suspense>
-        ) : null}
-      </Box>
-      <CurveTable columns={columns} />
+        </Box>
+      ) : null}
+      {/* Without JavaScript the chart cannot draw: its points show open as tables. */}
+      <CurveTable columns={columns} open={!hydrated} />
     </Paper>
   );
 }
