@@ -7,15 +7,15 @@ import { Hono } from "hono";
 import { getConnInfo, serveStatic, upgradeWebSocket, websocket } from "hono/bun";
 import type { AppConfig } from "./app/core/env.ts";
 import "./app/utils/context.server.ts";
-import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/live/hub.server.ts";
+import { LIVE_PUBLIC_TOPIC, LIVE_TOPIC, LiveHub, toWire } from "./app/services/live-hub.server.ts";
 import { liveEventForNonAdmins } from "./app/core/auth/log-privacy.ts";
 import { can } from "./app/core/auth/permissions.ts";
 import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
 import { MAX_BODY_BYTES as WEBHOOK_MAX_BODY_BYTES, webhookHttp } from "./app/services/webhook.server.ts";
 import { withRequestOrigin } from "./app/core/request-origin.ts";
-import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/live/session-sockets.server.ts";
+import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/services/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
-import { sessionPolicyRefusal } from "./app/utils/session-policy.server.ts";
+import { sessionPolicyRefusal } from "./app/services/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
 import { getSessionUser, sessionIsLive } from "./db/queries/sessions.ts";
 

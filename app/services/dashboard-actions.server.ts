@@ -7,12 +7,12 @@ import { type ActionFunctionArgs, json } from "@remix-run/node";
 import { ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import type { Permission } from "#app/core/auth/permissions.ts";
-import { requirePermission, requireUser } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { awaitOrderOutcome, placeManualOrder } from "./orders.server.ts";
 import { flattenAll } from "./positions.server.ts";
-import { activateEmergencyStop, resetEmergencyStop } from "./trading.server.ts";
+import { switchEmergencyStop } from "./trading.server.ts";
 
 export type DashboardIntent = "emergency-stop" | "emergency-stop-flatten" | "reset-emergency-stop" | "place-order" | "flatten";
 const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "emergency-stop-flatten", "reset-emergency-stop", "place-order", "flatten"];
@@ -42,7 +42,7 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
 
   if (intent === "emergency-stop") {
     try {
-      const result = await activateEmergencyStop(context.db, user.username);
+      const result = await switchEmergencyStop(context.db, true, user.username);
       return answer({ title: "Emergency Stop Activated", description: result.message, variant: "destructive" });
     } catch {
       return answer({ title: "Emergency Stop Failed", description: "Failed to activate emergency stop", variant: "destructive" }, 500);
@@ -54,7 +54,7 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
     if (formData.get("confirm") !== "1") return json({ confirm: intent }, { headers: { "Cache-Control": "no-store" } });
     let stopped = "";
     if (intent === "emergency-stop-flatten") {
-      await activateEmergencyStop(context.db, user.username);
+      await switchEmergencyStop(context.db, true, user.username);
       stopped = "Emergency stop active. ";
     }
     const result = await flattenAll(context.db, user.username);
@@ -67,7 +67,7 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
   }
   if (intent === "reset-emergency-stop") {
     try {
-      const result = await resetEmergencyStop(context.db, user.username);
+      const result = await switchEmergencyStop(context.db, false, user.username);
       return answer({ title: "Emergency Stop Reset", description: result.message });
     } catch {
       return answer({ title: "Reset Failed", description: "Failed to reset emergency stop", variant: "destructive" }, 500);

@@ -2,7 +2,7 @@
 // deleting, and the security settings (open registration, 2FA required for all). Called by
 // the Users screen's actions and the /api/invites, /api/users, /api/security-settings routes.
 import type { Kysely } from "kysely";
-import { closeSocketsOfSession, trackedSessions } from "#app/live/session-sockets.server.ts";
+import { closeSocketsOfSession, trackedSessions } from "#app/services/session-sockets.server.ts";
 import { can } from "#app/core/auth/permissions.ts";
 import type { SecuritySettings } from "#app/core/schemas/users.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";

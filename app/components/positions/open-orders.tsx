@@ -4,7 +4,7 @@
 // so it works without JavaScript; with it, Remix submits in place and the toast follows. The
 // card is on Positions, Manual Trading and (while an order rests) the dashboard; its forms
 // return to the page they were posted from (`back`, a same-origin path).
-import type { Trade } from "#db/queries/trades.ts";
+import type { Trade } from "#app/core/types/trades.ts";
 import { Form, useNavigation } from "@remix-run/react";
 import { formatDateTime, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";

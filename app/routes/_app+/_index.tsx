@@ -5,7 +5,7 @@ import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { DashboardScreen } from "#app/components/dashboard/dashboard-screen.tsx";
 import { dashboardAction } from "#app/services/dashboard-actions.server.ts";
 import { loadDashboard } from "#app/services/dashboard-data.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);

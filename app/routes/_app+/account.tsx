@@ -24,7 +24,7 @@ import {
   renewRecoveryCodes,
 } from "#app/services/two-factor.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-import { requireUser } from "#app/utils/auth.server.ts";
+import { requireUser } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Account · PerpDesk" }];

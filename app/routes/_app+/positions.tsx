@@ -17,7 +17,8 @@ import { flattenAll, listPositionViews, requestClosePosition } from "#app/servic
 import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
 import { strategyNames } from "#app/services/strategies.server.ts";
 import { sharedRead } from "#app/services/shared-read.server.ts";
-import { requirePermission, requireUser, safeRedirect } from "#app/utils/auth.server.ts";
+import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
+import { safeRedirect } from "#app/utils/safe-redirect.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -20,7 +20,7 @@ import {
 } from "#app/services/users.server.ts";
 import { createPasswordResetLink } from "#app/services/passwords.server.ts";
 import { NO_STORE, publicOrigin } from "#app/utils/api.server.ts";
-import { requirePermission } from "#app/utils/auth.server.ts";
+import { requirePermission } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export const meta: MetaFunction = () => [{ title: "Users · PerpDesk" }];
