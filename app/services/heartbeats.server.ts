@@ -40,7 +40,7 @@ export async function setHeartbeatExpectation(db: Db, strategyKey: string, expec
       // Nothing was expected: clearing changes nothing, no audit row (issue 23).
       if (Number(deleted.numDeletedRows) === 0) return;
       await recordAudit(trx, { actor: by, action: "heartbeat.clear", target: strategyKey, before: { expected: true }, after: { expected: false } });
-      await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await heartbeatNames(trx)).get(strategyKey) ?? strategyKey} (by ${by})` });
+      await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await heartbeatNames(trx)).get(strategyKey) ?? strategyKey} (by ${by})`, data: { strategyKey } });
       return;
     }
     const now = nowMs();
@@ -63,6 +63,8 @@ export async function setHeartbeatExpectation(db: Db, strategyKey: string, expec
       type: "webhook",
       level: "info",
       message: `Heartbeat expected from strategy ${(await heartbeatNames(trx)).get(strategyKey) ?? strategyKey} every ${expectation.intervalSeconds} s (grace ${grace} s), set by ${by}`,
+      // The strategy's own line: its Activity Log filter finds it (issue 25).
+      data: { strategyKey },
     });
   });
 }

@@ -62,6 +62,7 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
 
     const mine = await logs(kappa.id);
     const has = (start: string) => mine.some((m) => m.startsWith(start));
+    expect(has("Heartbeat expected from strategy Kappa")).toBe(true);
     expect(has("Missed heartbeat: strategy Kappa")).toBe(true);
     expect(has("Heartbeat from strategy Kappa is back")).toBe(true);
     expect(has("Take profit 1 hit: closing 0.2 ETH-PERP")).toBe(true);
