@@ -96,6 +96,25 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect((await config()).autoTradingEnabled).toBe(true);
   });
 
+  test("break-even offset (issue 25, decision 046): the page says what the stop covers; a plain post saves ticks or percent", async () => {
+    let html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
+    expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (0.1 %)");
+    expect(valueOf(html, "breakEvenOffset.value")).toBe("0.1");
+    const saved = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" }) });
+    expect(saved.status).toBe(302);
+    expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
+    html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
+    expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (4 ticks)");
+    // Out of range: the message, nothing saved.
+    const refused = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ "breakEvenOffset.unit": "percent", "breakEvenOffset.value": "9" }), _js: "1" } });
+    expect(JSON.stringify(await refused.json())).toContain("Break-even offset must be from 0% to 5%");
+    expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
+    // Percent, through the API too.
+    const api = await app.fetch("/api/trading-config", { method: "PUT", cookie: admin, json: { breakEvenOffset: { unit: "percent", value: 0.0005 } } });
+    expect(api.status).toBe(200);
+    expect((await config()).breakEvenOffset).toEqual({ unit: "percent", value: 0.0005 });
+  });
+
   test("the page: every section, the stored values in percent, every conditional field rendered (no JavaScript)", async () => {
     const response = await app.fetch("/trading-rules", { cookie: admin });
     expect(response.status).toBe(200);
