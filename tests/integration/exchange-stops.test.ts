@@ -61,7 +61,8 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
 
     // 2. TP1: the stop stays while the take-profit close goes out, cut to what will remain (never
-    //    a moment without one, never more than the position), then break-even moves it to the entry, in place.
+    //    a moment without one, never more than the position), then break-even moves it to the
+    //    break-even price (entry + fees + offset, decision 046), in place.
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.ceil(Number(opened.entry_price) * 1.006)));
     await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
     await waitFor("TP1 filled", async () => D(String((await position()).remaining_quantity)).lt("0.05"));
@@ -75,7 +76,9 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(moved[0]!.order_id).toBe(first.order_id); // edited, never cancelled and placed again
     const movedConfig = moved[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
     expect(D(movedConfig.base_size!).times("0.01").eq(String(afterTp1.remaining_quantity))).toBe(true);
-    expect(D(movedConfig.stop_price!).minus(String(afterTp1.entry_price)).abs().lt(5)).toBe(true);
+    // The resting stop follows the honest break-even stop the position carries: above the entry by the fees and the offset.
+    expect(D(movedConfig.stop_price!).minus(String(afterTp1.stop_price)).abs().lt(5)).toBe(true);
+    expect(D(String(afterTp1.stop_price)).gt(D(String(afterTp1.entry_price)).times("1.0012"))).toBe(true);
 
     // 3. The worker stops; the price falls through the stop: Coinbase's stop closes the position.
     await live.runner!.stop();
