@@ -16,7 +16,6 @@ import { executeTrade, settleUnknownTrade } from "#worker/execution.ts";
 import { PLACING_LOOKUP_GRACE_MS, STOP_ALARM_AFTER, syncExchangeStops, withdrawStopFor } from "#worker/monitor/exchange-stops.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { startRunner } from "#worker/runner.ts";
 import { getTradeByClientOrderId } from "#db/queries/trades.ts";
 
 const key = makeCdpKey("ec");
@@ -28,14 +27,8 @@ type Symbol = keyof typeof PRODUCT;
 describe.each(testDialects())("Live faults, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, `faults_${dialect}`, { worker: false });
   const { app, db } = live;
-  const stopWorker = async () => {
-    await live.runner?.stop();
-    live.runner = null;
-  };
-  const startWorker = async () => {
-    await stopWorker();
-    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "faults-w1", pollMs: 5 });
-  };
+  const stopWorker = () => live.stopWorker();
+  const startWorker = () => live.startWorker("faults-w1");
 
   let alerts = 0;
   /** A fresh fake Coinbase and a flat app (each test starts flat on both sides). */

@@ -15,7 +15,6 @@ import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { exchangeTicks, processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
-import { startRunner } from "#worker/runner.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
@@ -23,14 +22,8 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 describe.each(testDialects())("One order in flight per symbol, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "race", { worker: false });
   const { app, db } = live;
-  const stop = async () => {
-    await live.runner?.stop();
-    live.runner = null;
-  };
-  const start = async () => {
-    await stop();
-    live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "race-w1", pollMs: 5, concurrency: 4 });
-  };
+  const stop = () => live.stopWorker();
+  const start = () => live.startWorker("race-w1", { concurrency: 4 });
   const settled = () => jobsIdle(app);
 
   /** The app's open position in contracts of 0.01 BTC (+ long, - short) against Coinbase's. */

@@ -42,6 +42,10 @@ export interface LiveCoinbaseSuite {
   exchange: SwitchingExchange;
   /** The worker: stopped after the block; a test that restarts it sets it here. */
   runner: Runner | null;
+  /** Stops the worker (it drains its running jobs first). */
+  stopWorker(): Promise<void>;
+  /** Starts the worker `workerId` again on the live exchange (stopping the one running), polling every 5 ms. */
+  startWorker(workerId: string, options?: { concurrency?: number }): Promise<void>;
 }
 
 /**
@@ -51,7 +55,19 @@ export interface LiveCoinbaseSuite {
  */
 export function liveCoinbaseSuite(dialect: Dialect, key: ReturnType<typeof makeCdpKey>, name: string, options: { worker?: boolean } = {}): LiveCoinbaseSuite {
   const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
-  const live = { app, db: () => app.database.db, runner: null } as LiveCoinbaseSuite;
+  const live = {
+    app,
+    db: () => app.database.db,
+    runner: null,
+    async stopWorker() {
+      await live.runner?.stop();
+      live.runner = null;
+    },
+    async startWorker(workerId: string, runnerOptions: { concurrency?: number } = {}) {
+      await live.stopWorker();
+      live.runner = startRunner({ db: app.database.db, exchange: live.exchange, workerId, pollMs: 5, ...runnerOptions });
+    },
+  } as LiveCoinbaseSuite;
   beforeAll(async () => {
     live.admin = (await registerVia(live.app, `${name}_admin`)).cookie;
     live.secret = await webhookSecret(live.app, live.admin);
