@@ -128,6 +128,21 @@ describe("replay: hand-computed", () => {
     ]);
   });
 
+  test("trailing stop: arms at its activation, tracks the best price, closes at the retrace level", () => {
+    const trailing: AdvancedControls = { takeProfits: null, stopLossOffset: null, breakEven: false, trailingStop: { activation: 0.01, execute: 0.005 } };
+    // m1 (long path 100 → 99.9 → 101.5 → 101.4): arms at 101 on the way up, best 101.5, exit 101.5 × 0.995 = 100.9925;
+    //   the close 101.4 stays above it.
+    // m2 (101.4 → 100.5 → 101.6 → 100.8): the low comes first, crossing 100.9925: closed there (101.6 comes too late).
+    const candles = [candle(0, "100", "100", "100", "100"), candle(1, "100", "101.5", "99.9", "101.4"), candle(2, "101.4", "101.6", "100.5", "100.8")];
+    const { run, summary } = replaySummary([alert()], market(candles), trailing, period);
+    expect(run.fills.map((f) => [f.kind, f.quantity, f.price])).toEqual([
+      ["entry", "1", "100"],
+      ["trail", "1", "100.9925"],
+    ]);
+    // 0.9925 − (0.1 + 0.1009925) = 0.7915075.
+    expect(summary.pnl).toBe("0.7915075");
+  });
+
   test("an alert that sells closes the position; an alert without a price fills at its minute's open", () => {
     const exit = alert({ id: "a2", action: "sell", price: null, at: T0 + 2 * M + 5_000 });
     const run = replayRules([alert(), exit], market(), none, period);
