@@ -6,7 +6,9 @@
 // each chart is drawn (an SVG) over its folded table, at 1440 and 390 px, on the Performance
 // screen and the dashboard's card; the range links change the data; the totals are the
 // API's. Without JavaScript the same data shows as tables. Screenshots in
-// test-results/e2e/performance-*.png.
+// test-results/e2e/performance-*.png. The round trips are a fixture (roundTrips(): made once
+// by whichever test asks first, read-only after), and each test signs in on its own
+// (suite.login), so any one runs alone (`-t`) and in any order.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -19,9 +21,9 @@ import {
   SCREENSHOT_DIR,
   apiJson as apiJsonOf,
   h1,
-  registerAccount,
   screenshot,
   signedInWithoutJs,
+  type Session,
   unexpectedErrors,
   useSuite,
   visible,
@@ -36,22 +38,31 @@ const CHARTS = ["chart-equity", "chart-daily", "chart-drawdown", "chart-symbol",
 let app: RunningApp;
 let baseUrl: string;
 let browser: Browser;
+let fakePrices: FakePrices | undefined;
+let login: () => Promise<Session>;
+// The running test's own page (set by start()).
 let page: Page;
 let problems: PageProblems;
-let fakePrices: FakePrices | undefined;
 
 useSuite(
   {
     label: "performance",
     port: 5181,
     pricesPort: 5381,
+    admin: ADMIN,
   },
   (suite) => {
     fakePrices = suite.fakePrices;
     app = suite.app!;
-    ({ baseUrl, browser, page, problems } = suite);
+    ({ baseUrl, browser, login } = suite);
   },
 );
+
+/** The test's own start: the admin signed in on a new context, and the round trips there. */
+async function start(): Promise<void> {
+  ({ page, problems } = await login());
+  await roundTrips();
+}
 
 const apiJson = <T>(p: string) => apiJsonOf<T>(page, p);
 const noOverflow = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
@@ -85,43 +96,51 @@ async function chartDrawn(p: Page, testId: string) {
   await p.getByTestId(`${testId}-chart`).locator("svg").first().waitFor({ state: "visible", timeout: 20_000 });
 }
 
+let seeded: Promise<void> | undefined;
+/** The fixture: the round trips made once for the file, by the first test that asks. */
+const roundTrips = () => (seeded ??= seedRoundTrips());
+
+/** Webhooks open and close the round trips through the real pipeline; then they are spread over the last three weeks, with a few equity snapshots. */
+async function seedRoundTrips(): Promise<void> {
+  await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+  const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
+  // The round trips' own closes only: no protection rule may close a position in between.
+  const saved = await page.request.post("/api/trading-config", {
+    data: { applyTakeProfitToSignals: false, applyStopLossToSignals: false, applyBreakEvenToSignals: false, applyTrailingStopToSignals: false },
+  });
+  expect(saved.status(), await saved.text()).toBe(200);
+  let n = 0;
+  for (const [i, [base, entry, exit]] of ROUND_TRIPS.entries()) {
+    for (const [action, price] of [["buy", entry], ["sell", exit]] as const) {
+      fakePrices!.set(base, price);
+      await expect.poll(async () => (await apiJson<{ price: string }>(`/api/market/products/${base}-PERP`)).price, { timeout: 10_000 }).toBe(price);
+      const sent = await page.request.post("/api/webhook/tradingview", {
+        headers: { "content-type": "text/plain" },
+        data: JSON.stringify({ secret, id: `e2e-perf-${i}-${action}`, action, symbol: `${base}-PERP`, quantity: QUANTITY[base], order_type: "market" }),
+      });
+      expect(sent.status(), await sent.text()).toBe(200);
+      n++;
+      await expect.poll(executed, { timeout: 20_000, message: `trade ${n} executed` }).toBe(n);
+    }
+  }
+  // Spread the round trips over the last three weeks, oldest first (each symbol keeps its
+  // order), and give the curve a few snapshots with open positions' unrealized P&L.
+  const now = Date.now();
+  withAppDatabase(app, (db) => {
+    const trades = db.query("SELECT id FROM trades WHERE status IN ('executed', 'completed') ORDER BY executed_at, id").all() as { id: string }[];
+    const shift = db.query("UPDATE trades SET executed_at = executed_at - ?, created_at = created_at - ?, updated_at = ? WHERE id = ?");
+    trades.forEach((t, i) => {
+      const back = (ROUND_TRIPS.length - Math.floor(i / 2)) * 3 * DAY + (i % 2 === 0 ? 5 * 3_600_000 : 0);
+      shift.run(back, back, now + i, t.id);
+    });
+    const snap = db.query("INSERT INTO equity_snapshots (taken_at, reason, realized_pnl, unrealized_pnl, balance, equity, currency, open_positions) VALUES (?, 'interval', '0', ?, NULL, NULL, 'USDC', 1)");
+    for (const [daysBack, unrealized] of [[17.9, "25"], [14.9, "-120"], [11.9, "80"], [8.9, "-40"], [5.9, "150"], [2.9, "-60"]] as const) snap.run(now - daysBack * DAY, unrealized);
+  });
+}
+
 describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)", () => {
   test("1. round trips through the webhook, spread over three weeks", async () => {
-    await registerAccount(page, problems, ADMIN);
-    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
-    const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
-    // The round trips' own closes only: no protection rule may close a position in between.
-    const saved = await page.request.post("/api/trading-config", {
-      data: { applyTakeProfitToSignals: false, applyStopLossToSignals: false, applyBreakEvenToSignals: false, applyTrailingStopToSignals: false },
-    });
-    expect(saved.status(), await saved.text()).toBe(200);
-    let n = 0;
-    for (const [i, [base, entry, exit]] of ROUND_TRIPS.entries()) {
-      for (const [action, price] of [["buy", entry], ["sell", exit]] as const) {
-        fakePrices!.set(base, price);
-        await expect.poll(async () => (await apiJson<{ price: string }>(`/api/market/products/${base}-PERP`)).price, { timeout: 10_000 }).toBe(price);
-        const sent = await page.request.post("/api/webhook/tradingview", {
-          headers: { "content-type": "text/plain" },
-          data: JSON.stringify({ secret, id: `e2e-perf-${i}-${action}`, action, symbol: `${base}-PERP`, quantity: QUANTITY[base], order_type: "market" }),
-        });
-        expect(sent.status(), await sent.text()).toBe(200);
-        n++;
-        await expect.poll(executed, { timeout: 20_000, message: `trade ${n} executed` }).toBe(n);
-      }
-    }
-    // Spread the round trips over the last three weeks, oldest first (each symbol keeps its
-    // order), and give the curve a few snapshots with open positions' unrealized P&L.
-    const now = Date.now();
-    withAppDatabase(app, (db) => {
-      const trades = db.query("SELECT id FROM trades WHERE status IN ('executed', 'completed') ORDER BY executed_at, id").all() as { id: string }[];
-      const shift = db.query("UPDATE trades SET executed_at = executed_at - ?, created_at = created_at - ?, updated_at = ? WHERE id = ?");
-      trades.forEach((t, i) => {
-        const back = (ROUND_TRIPS.length - Math.floor(i / 2)) * 3 * DAY + (i % 2 === 0 ? 5 * 3_600_000 : 0);
-        shift.run(back, back, now + i, t.id);
-      });
-      const snap = db.query("INSERT INTO equity_snapshots (taken_at, reason, realized_pnl, unrealized_pnl, balance, equity, currency, open_positions) VALUES (?, 'interval', '0', ?, NULL, NULL, 'USDC', 1)");
-      for (const [daysBack, unrealized] of [[17.9, "25"], [14.9, "-120"], [11.9, "80"], [8.9, "-40"], [5.9, "150"], [2.9, "-60"]] as const) snap.run(now - daysBack * DAY, unrealized);
-    });
+    await start();
     const all = await apiJson<Charts>("/api/performance-charts?range=all");
     expect(all.totals.trades).toBe(6);
     expect(all.totals.wins).toBe(3);
@@ -131,6 +150,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
   });
 
   test("2. with JavaScript at 1440 px: every chart drawn over its folded table; totals are the API's; the range links", async () => {
+    await start();
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/performance?range=30d");
     await waitForHydration(page, problems);
@@ -153,7 +173,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
     // 7 days: a link, the data follows (fewer bars).
     await page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).click();
     await page.waitForURL((url) => url.search === "?range=7d");
-    await expect.poll(() => page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).getAttribute("aria-current")).toBe("page");
+    await expect.poll(() => page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).getAttribute("aria-current"), { timeout: 10_000 }).toBe("page");
     await chartDrawn(page, "chart-daily");
     const week = await apiJson<Charts>("/api/performance-charts?range=7d");
     expect(week.daily).toHaveLength(8);
@@ -162,6 +182,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
   });
 
   test("3. the dashboard's card at 1440 and 390 px; the Performance screen at 390 px", async () => {
+    await start();
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/dashboard");
     await waitForHydration(page, problems);
@@ -203,6 +224,7 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
   });
 
   test("4. without JavaScript the same data shows as tables, at 1440 and 390 px", async () => {
+    await start();
     const nojs = await signedInWithoutJs(browser, baseUrl, page.context());
     try {
       await nojs.setViewportSize({ width: 1440, height: 900 });
