@@ -206,8 +206,10 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     // every GET /api/positions held 1.5 s then answered 500: the screen shows its loading
     // state, then the error state with Retry once the query has retried 3 times.
     await start();
-    // The page's timers on Playwright's clock (flowing as usual until paused below).
+    // The page's timers on Playwright's clock (flowing as usual until paused below), and its
+    // live socket silent: a live update would refetch the list and clear the error by itself.
     await page.clock.install();
+    await silenceLiveUpdates(page);
     await page.goto("/dashboard");
     await waitForHydration(page, problems);
     const loaderPath = /\/positions\?_data=routes%2F_app%2B%2Fpositions$/;
@@ -218,7 +220,8 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     const positionsApi = (url: URL) => url.pathname === "/api/positions";
     await page.route(positionsApi, async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable" }) });
+      // (A request still held here when the test unroutes is no longer this route's to answer.)
+      await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable" }) }).catch(() => undefined);
     });
     const since = Date.now();
     try {
