@@ -1,6 +1,6 @@
 // Server rendering: the whole document is rendered to one string (renderToString: the app
 // streams nothing and defers nothing, and a string skips the stream's encode and decode,
-// ~10 % of a page's render), then the critical emotion CSS goes into <head>. If Remix's single fetch (v3_singleFetch) is ever turned on, this must go
+// ~10 % of a page's render), then the critical emotion CSS is linked from <head> as a file named by its hash (decision 043). If Remix's single fetch (v3_singleFetch) is ever turned on, this must go
 // back to renderToReadableStream + allReady: single fetch streams loader data through a
 // Suspense boundary that renderToString never resolves, and pages would not hydrate
 // (docs/decisions/014-page-rendering.md).
@@ -9,7 +9,9 @@ import createEmotionServer from "@emotion/server/create-instance";
 import CssBaseline from "@mui/material/CssBaseline";
 import { ThemeProvider } from "@mui/material/styles";
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server.browser";
 import { getStatsLedger, statsCacheCounters } from "./services/statistics.server.ts";
@@ -34,12 +36,42 @@ export default function handleRequest(request: Request, responseStatusCode: numb
       </CacheProvider>
     </NonceContext.Provider>,
   );
-  const styles = constructStyleTagsFromChunks(extractCriticalToChunks(html));
-  html = html.replace(INSERTION_POINT, INSERTION_POINT + styles);
+  html = html.replace(INSERTION_POINT, INSERTION_POINT + emotionStyles(extractCriticalToChunks(html), constructStyleTagsFromChunks));
   if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   responseHeaders.set("Content-Security-Policy", documentPolicy(nonce));
   return new Response(html, { status: responseStatusCode, headers: responseHeaders });
+}
+
+type Chunks = ReturnType<ReturnType<typeof createEmotionServer>["extractCriticalToChunks"]>;
+
+// The page's emotion CSS (what its MUI components need) as a file named by its hash under
+// public/build/emotion/, linked from <head> instead of written into every page: the same
+// components give the same CSS, so a browser loads it once (cached a year, as /build/ is) and
+// each page is that much smaller (decision 043). Any web process writes the same bytes under
+// the same name (written aside, then renamed). If the folder cannot be written, the CSS goes
+// inline as before.
+const EMOTION_DIR = path.resolve("public/build/emotion");
+let writable = true;
+
+function emotionStyles(chunks: Chunks, inline: (chunks: Chunks) => string): string {
+  const css = chunks.styles.map((style) => style.css).join("");
+  if (!writable || css.length === 0) return inline(chunks);
+  const name = `${createHash("sha256").update(css).digest("hex").slice(0, 16)}.css`;
+  const file = path.join(EMOTION_DIR, name);
+  // A stat per page (a rebuild may have emptied public/build): microseconds.
+  if (!existsSync(file)) {
+    try {
+      mkdirSync(EMOTION_DIR, { recursive: true });
+      const aside = `${file}.${process.pid}.tmp`;
+      writeFileSync(aside, css);
+      renameSync(aside, file);
+    } catch {
+      writable = false;
+      return inline(chunks);
+    }
+  }
+  return `<link rel="stylesheet" href="/build/emotion/${name}"/>`;
 }
 
 /**

@@ -12,7 +12,6 @@ import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
 import Link from "@mui/material/Link";
 import Paper from "@mui/material/Paper";
-import { styled } from "@mui/material/styles";
 import Typography from "@mui/material/Typography";
 import { useCallback, useEffect, useState } from "react";
 import { errorText } from "#app/utils/api-client.ts";
@@ -34,6 +33,7 @@ import {
   utcTimeText,
 } from "./activity-log-utils.ts";
 import { LogFilterDialog } from "./log-filter-dialog.tsx";
+import { StatusLabel } from "../trade-status-chip.tsx";
 
 export const DASHBOARD_LOG_LIMIT = 20;
 export const DASHBOARD_LOG_POLL_MS = 90_000;
@@ -42,13 +42,11 @@ export const LOGS_SCREEN_POLL_MS = 30_000;
 
 const PANEL = { p: 2 } as const;
 
-// The panel and its widgets are MUI's (Paper, Buttons, Chips, the Filter dialog); an entry's
-// text is plain elements with static classes (./activity-log-panel.css.ts, app/styles/rows.css.ts)
+// The panel and its widgets are MUI's (Paper, Buttons, the filters' Chips, the Filter dialog);
+// an entry's level and text are plain elements with static classes (./activity-log-panel.css.ts, app/styles/rows.css.ts)
 // instead of a Typography and Box each: a styled component per element is what server
 // rendering the Logs screen's 100 entries costs (decision 043).
 
-/** The level chip: MUI's small Chip, its label in capitals (one styled component, made once). */
-const LevelChip = styled(Chip)({ textTransform: "uppercase", fontWeight: 600, fontSize: 11 });
 
 export interface ActivityLogPanelProps {
   /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}). */
@@ -243,7 +241,7 @@ export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolea
   return (
     <li className={S.entry} data-testid="activity-log-entry" data-level={log.level} data-type={log.type}>
       <div className={S.head}>
-        <LevelChip size="small" label={log.level} color={levelColor(log.level)} data-testid="activity-log-level" />
+        <StatusLabel label={log.level.toUpperCase()} color={levelColor(log.level)} testId="activity-log-level" />
         <span className={`pd-caption pd-muted ${S.type}`} data-testid="activity-log-type">
           {log.type}
         </span>

@@ -3,10 +3,9 @@
 import type { Trade } from "#app/core/types/trades.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
-import Chip from "@mui/material/Chip";
 import Table from "@mui/material/Table";
 import Typography from "@mui/material/Typography";
-import { TradeStatusChip } from "../trade-status-chip.tsx";
+import { StatusLabel, TradeStatusLabel } from "../trade-status-chip.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./orders-panel.css.ts";
 
@@ -38,7 +37,7 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
                 <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
                 <td className="pd-td">{t.source}</td>
                 <td className="pd-td">
-                  <TradeStatusChip status={t.status} reason={t.errorMessage} />
+                  <TradeStatusLabel status={t.status} reason={t.errorMessage} />
                 </td>
               </tr>
           ))}
@@ -68,7 +67,7 @@ export function OpenPositions({ positions }: { positions: PositionSummary[] }) {
         positions.map((p) => (
           <div key={p.id} data-testid="position-row" className={S.position}>
             <p className={`pd-body1 ${S.symbol}`}>{p.symbol}</p>
-            <Chip size="small" label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} variant="outlined" />
+            <StatusLabel label={p.side.toUpperCase()} color={p.side === "long" ? "primary" : "error"} />
             <p className="pd-body2">{formatQuantity(p.remainingQuantity)}</p>
             <p className="pd-body2 pd-muted">
               {formatPrice(p.entryPrice)} → {formatPrice(p.currentPrice)}

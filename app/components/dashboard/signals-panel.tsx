@@ -10,6 +10,7 @@ import { formatPrice, signalAge } from "#app/core/format.ts";
 import { signalCaption } from "#app/core/signal-text.ts";
 import { useHydrated, useNow } from "#app/utils/use-hydrated.ts";
 import { PanelCard } from "../ui/panel-card.tsx";
+import { StatusLabel } from "../trade-status-chip.tsx";
 import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
@@ -22,12 +23,12 @@ export const SIGNALS_POLL_MS = 60_000;
 // which renders it as the chip's aria-label on the server too.
 
 function StatusBadge({ signal }: { signal: Signal }) {
-  if (signal.processed) return <Chip size="small" color="success" label="EXECUTED" />;
-  if (signal.status === "queued") return <Chip size="small" color="warning" label="PENDING" />;
+  if (signal.processed) return <StatusLabel color="success" label="EXECUTED" />;
+  if (signal.status === "queued") return <StatusLabel color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so. A cancelled
   // order's signal is CANCELLED, neutral like skipped, not a red FAILED (issue 25).
   const reason = signal.statusReason ?? "";
-  const chip = <Chip size="small" color={signal.status === "failed" ? "error" : "default"} label={signal.status.toUpperCase()} />;
+  const chip = <StatusLabel color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />;
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }

@@ -25,6 +25,7 @@ import { useToast } from "../toaster.tsx";
 import { type DriftItem, DriftAlarms } from "./drift-alarms.tsx";
 import { FlattenButton, type OpenOrder, OpenOrders } from "./open-orders.tsx";
 import { cls } from "../ui/cls.ts";
+import { StatusLabel } from "../trade-status-chip.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { S } from "./positions-screen.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
@@ -53,7 +54,7 @@ function Caption({ children }: { children: ReactNode }) {
 
 function StateChip({ label }: { label: string }) {
   const color = label === "Triggered" || label === "Tracking" ? "success" : label === "Active" ? "primary" : undefined;
-  return <Chip size="small" label={label} color={color ?? "default"} variant={label === "Inactive" ? "outlined" : "filled"} />;
+  return <StatusLabel label={label} color={color} />;
 }
 
 function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: string; testId?: string }) {
@@ -158,7 +159,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       </td>
       <td className={cls("pd-td pd-num", signClass(p.roi))}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</td>
       <td className="pd-td">
-        <Chip size="small" label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} data-testid="position-status" />
+        <StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} testId="position-status" />
       </td>
       <td className={cls("pd-td", S.stickyRight)}>
         {canClose ? <ClosePositionButton symbol={p.symbol} /> : null}
@@ -238,7 +239,7 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
               <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
               <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
               <span className={S.spacer} />
-              <Chip size="small" label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
+              <StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
             </div>
             <dl className={S.facts}>
               <dt>Entry</dt>
