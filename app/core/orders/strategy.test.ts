@@ -38,7 +38,7 @@ describe("strategyConfig", () => {
     });
   });
   test("a strategy's break-even offset overrides the Trading Rules one (decision 046)", () => {
-    expect(controlsFor(DEFAULT_TRADING_CONFIG, "signal")?.breakEvenOffset).toEqual({ unit: "percent", value: 0.0005 });
+    expect(controlsFor(DEFAULT_TRADING_CONFIG, "signal")?.breakEvenOffset).toEqual({ unit: "percent", value: 0.001 });
     const config = strategyConfig(DEFAULT_TRADING_CONFIG, { amountType: "multiplier", amountValue: "1", rules: { breakEvenOffset: { unit: "ticks", value: 4 } } });
     expect(controlsFor(config, "signal")).toMatchObject({ breakEven: true, breakEvenOffset: { unit: "ticks", value: 4 } });
   });

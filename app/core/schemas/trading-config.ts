@@ -63,7 +63,7 @@ export const DEFAULT_TRADING_CONFIG: TradingConfig = {
   ],
   stopLossOffset: 0.005,
   breakEvenEnabled: true,
-  breakEvenOffset: { unit: "percent", value: 0.0005 },
+  breakEvenOffset: { unit: "percent", value: 0.001 },
   trailingStop: { activation: 0.012, execute: 0.006 },
   trailingStopEnabled: true,
   autoTradingEnabled: true,

@@ -111,7 +111,7 @@ describe("percent ⇄ fraction", () => {
 
 describe("break-even offset (decision 046)", () => {
   test("shown in the unit chosen: percent of the entry, or whole ticks; stored as a fraction or a count", () => {
-    expect(defaults().breakEvenOffset).toEqual({ unit: "percent", value: "0.05" });
+    expect(defaults().breakEvenOffset).toEqual({ unit: "percent", value: "0.1" });
     expect(ok(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "3" })).breakEvenOffset).toEqual({ unit: "ticks", value: 3 });
     expect(ok(post(defaults(), { "breakEvenOffset.value": "0.1" })).breakEvenOffset).toEqual({ unit: "percent", value: 0.001 });
     expect(ok(post(defaults(), { "breakEvenOffset.value": "" })).breakEvenOffset).toEqual({ unit: "percent", value: 0 });
