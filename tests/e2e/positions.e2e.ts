@@ -341,8 +341,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800 Price chart$/); // 20 % of 0.5 closed
     expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000 liq\. —$/);
     expect(e[3]).toBe("Multi-TP (3/3) 1 of 3 hit");
-    // The stop moved to break-even: the entry plus the fees in and out (issue 25).
-    expect(e[4]).toMatch(/^0\.5% @ 3,?407\.49\d* worker only$/);
+    // The stop moved to break-even: the entry plus the fees in and out plus the default 0.1 % offset
+    // (issue 25, decision 046): (3401.70 + 2.04102) / 0.9994 + 3.4017 = 3409.186…, up to the tick.
+    expect(e[4]).toMatch(/^0\.5% @ 3,?409\.19\d* worker only$/);
     expect(e[5]).toBe("Triggered");
     expect(e[6]).toBe("Active"); // trailing arms at +1.2 %
     expect(e[8]).toMatch(/realised/);
