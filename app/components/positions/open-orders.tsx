@@ -5,15 +5,18 @@
 // card is on Positions, Manual Trading and (while an order rests) the dashboard; its forms
 // return to the page they were posted from (`back`, a same-origin path).
 import type { Trade } from "#app/core/types/trades.ts";
+import Button from "@mui/material/Button";
+import Paper from "@mui/material/Paper";
+import Typography from "@mui/material/Typography";
 import { Form, useNavigation } from "@remix-run/react";
 import { formatDateTime, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
-import { PAPER, T, cls } from "../ui/lean.tsx";
-import { LeanButton } from "../ui/lean-button.tsx";
 import { S } from "./open-orders.css.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { FLATTEN_CONFIRMED, confirmFlatten } from "./flatten-confirm.tsx";
+
+const CARD = { p: 2, mt: 3 } as const;
 
 export type OpenOrder = Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt">;
 
@@ -32,9 +35,9 @@ export function FlattenButton() {
     <Form method="post" action="/positions" onSubmit={(event) => confirmFlatten("flatten", event)}>
       <input type="hidden" name="intent" value="flatten" />
       {hydrated ? <input type="hidden" name={FLATTEN_CONFIRMED.name} value={FLATTEN_CONFIRMED.value} /> : null}
-      <LeanButton type="submit" variant="outlined" color="error" disabled={busy} data-testid="flatten-all">
+      <Button type="submit" variant="outlined" color="error" disabled={busy} data-testid="flatten-all">
         {busy ? "Flattening..." : "Flatten all"}
-      </LeanButton>
+      </Button>
     </Form>
   );
 }
@@ -49,34 +52,38 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
   const orders = data ?? initial ?? [];
   if (hideWhenEmpty && orders.length === 0) return null;
   return (
-    <section className={cls(PAPER.outlined, S.card)} data-testid="open-orders" aria-label="Open orders">
+    <Paper variant="outlined" component="section" sx={CARD} data-testid="open-orders" aria-label="Open orders">
       <div className={S.head}>
-        <h2 className={T.h3}>Open orders</h2>
-        <span className={cls(T.body2, T.muted)}>{orders.length === 0 ? "" : `${orders.length} resting`}</span>
+        <Typography variant="h3" component="h2">
+          Open orders
+        </Typography>
+        <Typography variant="body2" color="text.secondary" component="span">
+          {orders.length === 0 ? "" : `${orders.length} resting`}
+        </Typography>
         <div className={S.spacer} />
         {canCancel && orders.length > 1 ? (
           <Form method="post" action="/positions">
             <input type="hidden" name="intent" value="cancel-all" />
             <input type="hidden" name="back" value={back} />
-            <LeanButton type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
+            <Button type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
               Cancel all
-            </LeanButton>
+            </Button>
           </Form>
         ) : null}
       </div>
       {orders.length === 0 ? (
-        <p className={cls(T.body2, T.muted)} data-testid="no-open-orders">
+        <Typography variant="body2" color="text.secondary" data-testid="no-open-orders">
           No resting orders. Limit orders wait here until they fill or you cancel them.
-        </p>
+        </Typography>
       ) : (
         <ul className={S.list}>
           {orders.map((o) => (
             <li key={o.id} className={S.row} data-testid="open-order" data-symbol={o.symbol}>
-              <span className={cls(T.body2, S.what)}>
+              <span className={`pd-body2 ${S.what}`}>
                 <b className={o.side === "buy" ? "pd-c-primary" : "pd-c-error"}>{o.side.toUpperCase()}</b> {formatQuantity(o.quantity)} {o.symbol}{" "}
                 {o.orderType} @ {formatPrice(o.price)}
               </span>
-              <span className={cls(T.caption, T.muted)}>
+              <span className="pd-caption pd-muted">
                 {o.source} · {formatDateTime(o.createdAt)}
               </span>
               {canCancel ? (
@@ -84,15 +91,15 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
                   <input type="hidden" name="intent" value="cancel-order" />
                   <input type="hidden" name="back" value={back} />
                   <input type="hidden" name="id" value={o.id} />
-                  <LeanButton type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
+                  <Button type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
                     Cancel
-                  </LeanButton>
+                  </Button>
                 </Form>
               ) : null}
             </li>
           ))}
         </ul>
       )}
-    </section>
+    </Paper>
   );
 }
