@@ -2,15 +2,19 @@
 // own app: the admin creates a strategy on the Strategies screen, sees its webhook URL and
 // alert message (with its own secret), an alert sent with that secret trades through the real
 // pipeline, and Trade History filtered by the strategy shows its trade and nothing else. The
-// screen fits at 1440 and 390 px. Screenshots in test-results/e2e/strategies-*.png.
+// screen fits at 1440 and 390 px. Screenshots in test-results/e2e/strategies-*.png. Each test
+// signs in on its own (suite.login) and makes the state it needs (the first test removes any
+// Breakout strategy and starts clean; the second makes Breakout through the API if missing),
+// so either runs alone (`-t`) and in any order.
 import { describe, expect, test } from "vitest";
 import {
   type FakePrices,
   type Page,
   type PageProblems,
   type RunningApp,
+  type Session,
   h1,
-  registerAccount,
+  resetTrading,
   screenshot,
   useSuite,
   visible,
@@ -20,29 +24,50 @@ import {
 const ADMIN = { username: "strategies_admin", password: "strategies-admin-secret-1" };
 
 let app: RunningApp;
+let fakePrices: FakePrices | undefined;
+let login: () => Promise<Session>;
+let initialConfig: Record<string, unknown>;
+// The running test's own page (set by start()).
 let page: Page;
 let problems: PageProblems;
-let fakePrices: FakePrices | undefined;
 
 useSuite(
   {
     label: "strategies",
     port: 5131,
     pricesPort: 5331,
+    admin: ADMIN,
   },
   (suite) => {
     fakePrices = suite.fakePrices;
     app = suite.app!;
-    page = suite.page;
-    problems = suite.problems;
+    ({ login, initialConfig } = suite);
   },
 );
+
+/** The test's own start: the admin signed in on a new context. */
+async function start(): Promise<void> {
+  ({ page, problems } = await login());
+}
+
+const strategiesNamed = async (name: string) =>
+  ((await (await page.request.get("/api/strategies")).json()) as { strategies: { id: string; name: string }[] }).strategies.filter((s) => s.name === name);
+
+/** The first test's strategy as the API makes it, unless it is there: Breakout, amount ×2, 2x, ETH-PERP only. */
+async function ensureBreakout(): Promise<void> {
+  if ((await strategiesNamed("Breakout")).length > 0) return;
+  const made = await page.request.post("/api/strategies", { data: { name: "Breakout", amountType: "multiplier", amountValue: "2", leverage: 2, allowedSymbols: ["ETH-PERP"] } });
+  expect(made.status(), await made.text()).toBe(201);
+}
 
 const noOverflow = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
 
 describe("strategies", () => {
   test("create a strategy, read its URL and alert message, trade with its secret, filter Trade History by it", async () => {
-    await registerAccount(page, problems, ADMIN);
+    await start();
+    // A clean slate, and no Breakout yet: this test creates it on the screen.
+    await resetTrading(page, initialConfig);
+    for (const { id } of await strategiesNamed("Breakout")) expect((await page.request.delete(`/api/strategies/${id}`)).status()).toBe(200);
     await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/strategies");
@@ -120,6 +145,8 @@ describe("strategies", () => {
   }, 90_000);
 
   test("the strategy's Send test alert: its steps and latency timeline fill in on its card; the statistics list it", async () => {
+    await start();
+    await ensureBreakout();
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/strategies");
     await waitForHydration(page, problems);
