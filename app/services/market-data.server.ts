@@ -3,8 +3,9 @@
 // database with a TTL and single-flight, so any number of browsers polling
 // /api/market/products (30 s) and /api/market/summary (10 s) cost one upstream call per
 // TTL; a failed refresh serves the last good list (marked stale) rather than an error.
-// 24 h change and volume come from the adapter; the simulator has no price history, so it
-// reports null and the screen says so (no invented numbers).
+// 24 h change and volume come from the adapter (the simulator's from its kept minute history
+// and its own paper fills, decision 022); null when unknown, and the screen says so. The summary's one market-wide
+// figure is the total 24 h volume the exchange reports (decision 049); no market cap or dominance.
 import type { Kysely } from "kysely";
 import { D } from "#app/core/decimal.ts";
 import type { ExchangeAdapter, Product, Ticker } from "#app/core/exchange/types.ts";
@@ -16,8 +17,6 @@ type Db = Kysely<DB>;
 
 export const PRODUCTS_TTL_MS = 10_000;
 export const TOP_MOVERS = 5;
-/** docs/spec/figures.md#defaults-and-limits: the market summary cards are static figures. */
-export const STATIC_SUMMARY = { marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%" } as const;
 
 /** docs/spec/api.md#shapes Market product. */
 export interface MarketProduct {
@@ -51,9 +50,8 @@ export interface MarketProductDetails extends MarketProduct {
 export interface MarketSummary {
   totalProducts: number;
   onlineProducts: number;
-  marketCap: string;
-  volume24h: string;
-  dominance: string;
+  /** The exchange's own 24 h volume in its quote currency, or null when it reports none (decision 049). */
+  volume24h: MarketVolume | null;
   topGainers: MarketProduct[];
   topLosers: MarketProduct[];
   /** False when the exchange reports no 24 h change (the simulator). */
@@ -61,6 +59,31 @@ export interface MarketSummary {
   source: string;
   lastUpdated: string;
   stale: boolean;
+}
+
+/**
+ * Σ 24 h base volume × last price over the products that report both, in their quote
+ * currency (the most common one; products quoted otherwise are left out and not counted).
+ * No market cap or dominance: no exchange adapter reports them (decision 049).
+ */
+export interface MarketVolume {
+  notional: string;
+  quote: string;
+  /** How many products the sum covers. */
+  products: number;
+  /** What the volume counts when it is not the market's ("paper fills": the simulator's own). */
+  basis: string | null;
+}
+
+export function totalVolume(products: MarketProduct[]): MarketVolume | null {
+  const known = products.filter((p) => p.volume24h !== null && p.price !== null);
+  if (known.length === 0) return null;
+  const counts = new Map<string, number>();
+  for (const p of known) counts.set(p.quoteCurrencyId, (counts.get(p.quoteCurrencyId) ?? 0) + 1);
+  const quote = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+  const counted = known.filter((p) => p.quoteCurrencyId === quote);
+  const notional = counted.reduce((sum, p) => sum.plus(D(p.volume24h!).times(p.price!)), D(0));
+  return { notional: notional.toString(), quote, products: counted.length, basis: counted.find((p) => p.volumeBasis)?.volumeBasis ?? null };
 }
 
 interface Entry {
@@ -186,7 +209,7 @@ export async function getMarketSummary(db: Db, options: MarketOptions = {}): Pro
   return {
     totalProducts: entry.products.length,
     onlineProducts: entry.products.filter((p) => p.status === "online").length,
-    ...STATIC_SUMMARY,
+    volume24h: totalVolume(entry.products),
     topGainers: gainers,
     topLosers: losers,
     hasChangeData,

@@ -53,7 +53,9 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await gotoHydrated(page, "/market-data", "Market Data", problems);
     const cards = squash(await page.getByTestId("market-cards").innerText());
     expect(cards).toContain("Total Products 4");
-    for (const text of ["Market Cap $2.1T", "24h Volume $89.2B", "Dominance 54.2%"]) expect(cards).toContain(text);
+    // Real figures only (decision 049): the paper exchange's own 24 h volume with its source, nothing invented.
+    expect(cards).toContain("24h Volume 0.00 USDC 4 products, volume × last price · simulator (paper fills)");
+    for (const text of ["Market Cap", "Dominance", "Static reference figure"]) expect(cards).not.toContain(text);
     await expect.poll(() => page.getByTestId("top-gainers").innerText()).toContain("Top Gainers");
     // The simulator keeps its minute price history: the change is known (since the start here).
     expect(await page.getByTestId("top-losers").innerText()).not.toContain("24h change not available from this exchange");

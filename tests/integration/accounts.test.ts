@@ -68,10 +68,14 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       expect(marketCacheStats(db()).upstreamCalls).toBe(1);
     });
 
-    test("summary: counts, SPEC's static cards, and no movers while nothing moved", async () => {
+    test("summary: counts, the exchange's own 24 h volume (no invented market cap or dominance), and no movers while nothing moved", async () => {
       const { status, body } = await getJson<Record<string, unknown>>("/api/market/summary");
       expect(status).toBe(200);
-      expect(body).toMatchObject({ totalProducts: 4, onlineProducts: 4, marketCap: "$2.1T", volume24h: "$89.2B", dominance: "54.2%", topGainers: [], topLosers: [], hasChangeData: true, source: "simulator" });
+      expect(body).toMatchObject({ totalProducts: 4, onlineProducts: 4, topGainers: [], topLosers: [], hasChangeData: true, source: "simulator" });
+      // Nothing traded yet on the paper exchange: a real 0 over the products that have a price.
+      expect(body.volume24h).toMatchObject({ notional: "0", quote: "USDC", basis: "paper fills" });
+      expect(body).not.toHaveProperty("marketCap");
+      expect(body).not.toHaveProperty("dominance");
     });
 
     test("24 h change from the kept minute history, 24 h volume from the paper exchange's fills", async () => {
@@ -91,8 +95,10 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
       const eth = body.find((p) => p.productId === "ETH-PERP")!;
       // (3150 − 3000) / 3000 = +5 % over a full day (no "since"); 0.5 ETH traded.
       expect(eth).toMatchObject({ priceChange24h: "5", priceChangeSince: null, volume24h: "0.5", volumeBasis: "paper fills" });
-      const summary = (await getJson<{ topGainers: { productId: string }[] }>("/api/market/summary")).body;
+      const summary = (await getJson<{ topGainers: { productId: string }[]; volume24h: { notional: string; basis: string } }>("/api/market/summary")).body;
       expect(summary.topGainers.map((p) => p.productId)).toEqual(["ETH-PERP"]);
+      // The total is Σ volume × last price: 0.5 ETH × 3150 = 1575 USD of paper fills.
+      expect(summary.volume24h).toMatchObject({ notional: "1575", basis: "paper fills" });
       // The worker's housekeeping keeps at least 25 h of candles, then drops what is older than its retention.
       expect(await pruneCandles(db(), 30, now)).toBe(0);
       expect(await pruneCandles(db(), 1, now)).toBe(1);
@@ -143,7 +149,9 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
     test("the page renders each tab without JavaScript", async () => {
       const overview = await (await app.fetch("/market-data", { cookie: user })).text();
       expect(overview).toContain("Total Products");
-      expect(overview).toContain("$2.1T");
+      expect(overview).toContain("24h Volume");
+      expect(overview).toContain("volume × last price · simulator (paper fills)");
+      for (const invented of ["$2.1T", "Market Cap", "Dominance", "Static reference figure"]) expect(overview).not.toContain(invented);
       expect(overview).toContain("Top Gainers");
       const pairs = await (await app.fetch("/market-data?tab=pairs&q=xrp", { cookie: user })).text();
       expect(pairs).toContain('data-product="XRP-PERP"');

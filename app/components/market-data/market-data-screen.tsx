@@ -1,5 +1,5 @@
 // Market Data (docs/spec/screens.md Market Data, api.md#shapes Market product, api.md, figures.md#defaults-and-limits): the Overview (total
-// products, the static cards, Top Gainers and Top Losers of 5), Trading Pairs (search and
+// products, the exchange's total 24 h volume when it reports one (decision 049), Top Gainers and Top Losers of 5), Trading Pairs (search and
 // All / Top Gainers / Top Losers; a card opens its details) and Product Details (price info,
 // trading info, market data, or 'Select a Product'). Tabs, search and cards are links and a
 // GET form, so the screen works without JavaScript; with it, they switch in place. The
@@ -25,7 +25,7 @@ import Typography from "@mui/material/Typography";
 import { type MouseEvent, type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
-import type { MarketProduct, MarketProductDetails, MarketSummary } from "#app/services/market-data.server.ts";
+import type { MarketProduct, MarketProductDetails, MarketSummary, MarketVolume } from "#app/services/market-data.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
@@ -98,15 +98,18 @@ function Movers({ title, icon, products, hasChangeData, testId }: { title: strin
   );
 }
 
+/** Where the total comes from: "4 products × last price · coinbase", "… · simulator (paper fills)". */
+export function volumeSource(volume: MarketVolume, source: string): string {
+  return `${volume.products} product${volume.products === 1 ? "" : "s"}, volume × last price · ${source}${volume.basis ? ` (${volume.basis})` : ""}`;
+}
+
 function Overview({ summary }: { summary: MarketSummary | undefined }) {
   if (!summary) return <Typography color="text.secondary">Loading market summary...</Typography>;
   return (
     <Box>
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" }, mb: 1 }} data-testid="market-cards">
+      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, mb: 1 }} data-testid="market-cards">
         <StatCard title="Total Products" value={String(summary.totalProducts)} icon={<ShowChartIcon />} description={`${summary.onlineProducts} online · ${summary.source}`} status="neutral" />
-        <StatCard title="Market Cap" value={summary.marketCap} icon={<ShowChartIcon />} description="Static reference figure" status="neutral" />
-        <StatCard title="24h Volume" value={summary.volume24h} icon={<ShowChartIcon />} description="Static reference figure" status="neutral" />
-        <StatCard title="Dominance" value={summary.dominance} icon={<ShowChartIcon />} description="Static reference figure" status="neutral" />
+        {summary.volume24h ? <StatCard title="24h Volume" value={`${formatVolume(summary.volume24h.notional)} ${summary.volume24h.quote}`} icon={<ShowChartIcon />} description={volumeSource(summary.volume24h, summary.source)} status="neutral" /> : null}
       </Box>
       {summary.stale ? (
         <Alert severity="warning" sx={{ mb: 2 }}>

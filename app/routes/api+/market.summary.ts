@@ -1,5 +1,5 @@
-// GET /api/market/summary (any logged-in user; polled every 10 s): product counts, the static
-// cards of docs/spec/figures.md#defaults-and-limits and the top 5 gainers and losers by 24 h change.
+// GET /api/market/summary (any logged-in user; polled every 10 s): product counts, the
+// exchange's total 24 h volume or null (docs/decisions/049-market-data-real-figures-only.md) and the top 5 gainers and losers by 24 h change.
 import { type LoaderFunctionArgs, json } from "@remix-run/node";
 import { getMarketSummary } from "#app/services/market-data.server.ts";
 import { jsonError, NO_STORE } from "#app/utils/api.server.ts";
