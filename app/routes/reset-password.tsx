@@ -13,8 +13,10 @@ import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs,
 import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
-import { ResetPasswordSchema } from "#app/core/schemas/auth.ts";
-import { RESET_LINK_INVALID, findPasswordReset, redeemPasswordReset } from "#app/services/passwords.server.ts";
+// RESET_LINK_INVALID comes from the shared schema module: a .server module is empty in the browser,
+// and the page compares with it while rendering (a mismatch would break hydration).
+import { RESET_LINK_INVALID, ResetPasswordSchema } from "#app/core/schemas/auth.ts";
+import { findPasswordReset, redeemPasswordReset } from "#app/services/passwords.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 // The token is in the address: never cached, never sent on as a referrer.

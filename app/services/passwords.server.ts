@@ -11,6 +11,7 @@ import { clearThrottle, reserveLoginAttempt } from "#db/queries/login-throttles.
 import { type User, userRowToUser } from "#db/queries/users.ts";
 import { nowMs, sha256Hex } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
+import { RESET_LINK_INVALID } from "#app/core/schemas/auth.ts";
 import { hashPassword, verifyPassword } from "./auth.server.ts";
 import { closeEndedSockets } from "./users.server.ts";
 
@@ -19,7 +20,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; error: s
 /** A reset link works this long after the admin made it. */
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;
 export const RESET_PATH = "/reset-password";
-export const RESET_LINK_INVALID = "This password reset link is not valid: it was used, replaced by a newer one, or has expired. Ask an admin for a new link.";
+export { RESET_LINK_INVALID };
 export const OWN_RESET_REFUSED = "Change your own password on the Account screen (it asks for your current password)";
 export const WRONG_CURRENT_PASSWORD = "The current password is wrong";
 

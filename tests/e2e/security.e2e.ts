@@ -294,4 +294,53 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await screenshot(traderPage, "security-11-positions-flat");
     expect(traderProblems.errors.filter((e) => !e.includes("403") && !e.includes("401"))).toEqual([]);
   });
+
+  test("9. passwords (issue 23): the admin's one-time reset link sets a new one and signs the trader out; the trader then changes it on Account, the other session ends", async () => {
+    // Users → Reset password (JavaScript on): the link is shown once.
+    await gotoHydrated(page, "/users", "Users", problems);
+    await page.getByTestId("reset-password-sec_trader").click();
+    const link = await page.getByTestId("reset-link-url").inputValue();
+    expect(link).toMatch(/\/reset-password\?token=[A-Za-z0-9_-]{43}$/);
+    expect(await page.getByTestId("reset-password-sec_admin").count()).toBe(0);
+
+    // Whoever holds the link (no session) sets the new password; the trader's open session ends.
+    const holder = await newContext(browser, baseUrl);
+    const holderPage = await holder.newPage();
+    await holderPage.goto(link);
+    await waitForHydration(holderPage);
+    expect(squash(await holderPage.getByTestId("reset-for").innerText())).toContain("sec_trader");
+    await holderPage.getByTestId("new-password").fill("sec-trader-reset-2");
+    await holderPage.getByTestId("confirm-password").fill("sec-trader-reset-2");
+    await holderPage.getByRole("button", { name: "Set new password" }).click();
+    await holderPage.waitForURL((url) => url.pathname === "/login");
+    await expectToastShown(holderPage, "Password changed", "Sign in as sec_trader with your new password.", "default");
+    await traderPage.goto("/dashboard");
+    expect(pathOf(traderPage)).toMatch(/^\/login/);
+    // Used up: opening it again says so.
+    await holderPage.goto(link);
+    await visible(holderPage.getByTestId("reset-invalid"));
+    await holder.close();
+
+    // Account → Change password (JavaScript on): a second session of the trader ends, this one stays.
+    await signIn(traderPage, { ...TRADER, password: "sec-trader-reset-2" });
+    const other = await newContext(browser, baseUrl);
+    const otherPage = await other.newPage();
+    await signIn(otherPage, { ...TRADER, password: "sec-trader-reset-2" });
+    await gotoHydrated(traderPage, "/account", "Account", traderProblems);
+    await traderPage.getByTestId("current-password").fill("sec-trader-reset-2");
+    await traderPage.getByTestId("new-password").fill("sec-trader-changed-3");
+    await traderPage.getByTestId("confirm-password").fill("sec-trader-changed-X");
+    await traderPage.getByTestId("confirm-password").blur();
+    // The shared schema answers in the browser, before any post.
+    await visible(traderPage.getByText("Passwords don't match"));
+    await traderPage.getByTestId("confirm-password").fill("sec-trader-changed-3");
+    await traderPage.getByRole("button", { name: "Change password" }).click();
+    await expectToastShown(traderPage, "Password changed", "Your 1 other session was signed out; this one stays signed in.", "default");
+    await otherPage.goto("/dashboard");
+    expect(pathOf(otherPage)).toMatch(/^\/login/);
+    await traderPage.goto("/dashboard");
+    expect(pathOf(traderPage)).toBe("/dashboard");
+    await other.close();
+    expect(problems.errors).toEqual([]);
+  });
 });

@@ -88,6 +88,9 @@ export const ChangePasswordSchema = z
   .refine((v) => v.newPassword === v.confirmPassword, { message: "Passwords don't match", path: ["confirmPassword"] })
   .refine((v) => v.newPassword !== v.currentPassword, { message: "The new password must differ from the current one", path: ["newPassword"] });
 
+/** What the reset page says for a used, replaced or expired link (shared by the page and the service). */
+export const RESET_LINK_INVALID = "This password reset link is not valid: it was used, replaced by a newer one, or has expired. Ask an admin for a new link.";
+
 /** The page a one-time reset link opens (decision 041): a new password under the registration's rules, typed twice. */
 export const ResetPasswordSchema = z
   .object({
