@@ -3,8 +3,20 @@ import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("pos", {
   spacer: { flex: 1 },
-  /** TableContainer: from 600 px; below, the cards. */
-  container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
+  /**
+   * TableContainer: from 600 px; below, the cards. Its cells are padded 8 px a side, not 16
+   * (the first and last keep 16), so the twelve columns fit the 1,142 px a 1440 px screen
+   * leaves (issue 25: at 16 px the table was 1,296 px and the sticky Close column covered ROI
+   * and Status); narrower, the middle scrolls under the sticky Position and Close columns.
+   */
+  container: {
+    width: "100%",
+    overflowX: "auto",
+    display: { xs: "none", sm: "block" },
+    "& .pd-td": { px: 1 },
+    "& .pd-td:first-of-type": { pl: 2 },
+    "& .pd-td:last-of-type": { pr: 2 },
+  },
   /** Phone cards (below 600 px). */
   cards: { display: { xs: "grid", sm: "none" }, gap: 1.5, listStyle: "none", m: 0, p: 0 },
   card: { p: 2 },

@@ -126,12 +126,14 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
           </div>
         </div>
       </td>
-      <td className="pd-td pd-num pd-nowrap">
+      <td className="pd-td pd-num">
         <div>{formatPrice(p.entryPrice)}</div>
         <Caption>{formatPrice(p.currentPrice)}</Caption>
         <PriceNote p={p} />
         <Caption>
-          <span title={LIQUIDATION_HINT}>liq. {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</span>
+          <span title={LIQUIDATION_HINT} className="pd-nowrap">
+            liq. {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}
+          </span>
         </Caption>
       </td>
       <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>{drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}</td>
