@@ -14,7 +14,7 @@ import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol, resolveSymbol } from "#app/core/products.ts";
-import { applyControls, closingProduct, holderName, sizeClose, takerFeeRate } from "#app/core/rules/index.ts";
+import { applyControls, closingProduct, holderName, sizeClose, stopPriceFor, takerFeeRate } from "#app/core/rules/index.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
@@ -35,6 +35,8 @@ import { type PriceChartData, positionChart } from "./price-chart.server.ts";
 import { deleteAllEquitySnapshots } from "#db/queries/equity-snapshots.ts";
 import { markFundingReset } from "#db/queries/funding.ts";
 import { unrealizedTotal } from "#app/core/pnl/unrealized.ts";
+import type { PartialClose, PositionEdit } from "#app/core/schemas/position-edit.ts";
+import { editControls, lockedTakeProfits, takeProfitPrice } from "#app/core/rules/edit.ts";
 
 type Db = Kysely<DB>;
 
@@ -166,10 +168,15 @@ export type CloseResult =
  * `symbol` (the worker sends a reduce-only market order). A close already queued for the
  * position is answered with its job instead of a second one.
  */
-export async function requestClosePosition(db: Db, symbol: string, by: string): Promise<CloseResult> {
+export async function requestClosePosition(db: Db, symbol: string, by: string, part?: PartialClose | null): Promise<CloseResult> {
   const wanted = symbol.trim().toUpperCase();
   const position = await getOpenPosition(db, wanted);
   if (!position) return { ok: false, status: 404, error: `No open position for ${wanted}` };
+  // A partial close (decision 048): a quantity, or a percent of what remains; all of it is a Close.
+  let requested = "all";
+  if (part?.quantity) requested = part.quantity;
+  else if (part?.percent) requested = D(position.remainingQuantity).times(part.percent).div(100).toString();
+  if (requested !== "all" && D(requested).gte(position.remainingQuantity)) requested = "all";
   // No emergency-stop check: a close only reduces risk, and the stop must never freeze it.
 
   const live = await db
@@ -185,40 +192,154 @@ export async function requestClosePosition(db: Db, symbol: string, by: string): 
   }
   // The worker's own rule (app/core/rules/close.ts sizeClose), asked first: a close that could
   // send nothing says why here, on the screen, instead of "queued" and a line in the log.
-  const nothing = await closeSendsNothing(db, position);
+  const nothing = await closeSendsNothing(db, position, undefined, requested);
   if (nothing) return { ok: false, status: 409, error: `Nothing sent for ${wanted}: ${nothing}` };
 
+  const whole = requested === "all";
   const jobId = await db.transaction().execute(async (trx) => {
-    const payload: ClosePositionJob = { positionId: position.id, quantity: "all", reason: `Close requested by ${by}`, source: "manual", requestedBy: by };
+    const payload: ClosePositionJob = { positionId: position.id, quantity: requested, reason: `${whole ? "Close" : "Partial close"} requested by ${by}`, source: "manual", requestedBy: by };
     const job = await enqueueJob(trx, { task: "close-position", payload, priority: CLOSE_JOB_PRIORITY });
     await recordActivity(trx, {
       type: "trade",
       level: "info",
-      message: `Close requested by ${by}: ${position.side} ${position.remainingQuantity} ${wanted} at market`,
-      data: { positionId: position.id, symbol: wanted, remainingQuantity: position.remainingQuantity, jobId: job.id },
+      message: whole
+        ? `Close requested by ${by}: ${position.side} ${position.remainingQuantity} ${wanted} at market`
+        : `Partial close requested by ${by}: ${requested} of ${position.side} ${position.remainingQuantity} ${wanted} at market`,
+      data: { positionId: position.id, symbol: wanted, remainingQuantity: position.remainingQuantity, quantity: requested, jobId: job.id },
     });
+    if (!whole) await recordAudit(trx, { actor: by, action: "position.close_part", target: `${wanted} ${position.id}`, before: { remainingQuantity: position.remainingQuantity }, after: { closeRequested: requested } });
     await appendEvent(trx, "trade_update", { positionId: position.id, symbol: wanted, action: "close", status: "pending" });
     return job.id;
   });
   pokeWorkers(db);
-  return { ok: true, success: true, message: `Close order queued for ${wanted}`, jobId, positionId: position.id };
+  return { ok: true, success: true, message: whole ? `Close order queued for ${wanted}` : `Close order queued for ${requested} ${wanted}`, jobId, positionId: position.id };
 }
 
-/** Why a close of everything would send nothing for the position (null: it can be sent), sized as the exchange that holds it trades. */
-async function closeSendsNothing(db: Db, position: Position, pending?: string): Promise<string | null> {
+/** Why a close of `requested` (default everything) would send nothing for the position (null: it can be sent), sized as the exchange that holds it trades. */
+async function closeSendsNothing(db: Db, position: Position, pending?: string, requested = "all"): Promise<string | null> {
   const holder = await getExchange(db).forExchange(position.exchange);
   const traded = await tradingProductsFor(db, holder).product(position.symbol);
   if (!traded) return null;
   const size = sizeClose({
-    requested: "all",
+    requested,
     remaining: position.remainingQuantity,
     pending: pending ?? (await pendingCloseQuantity(db, position.id)),
-    product: closingProduct(traded, resolveSymbol(position.symbol), position.exchange, "all"),
+    product: closingProduct(traded, resolveSymbol(position.symbol), position.exchange, requested),
     symbol: position.symbol,
     base: traded.base,
     exchangeLabel: holderName(position.exchange),
   });
   return size.ok ? null : size.reason;
+}
+
+// ---------------------------------------------------------------------------------------
+// Edit one position (issue 25, docs/decisions/048-edit-a-position.md)
+
+export type EditPositionResult =
+  | { ok: true; changed: boolean; position: PositionView; message: string }
+  | { ok: false; status: 400 | 404; error: string; field?: string };
+
+/**
+ * Moves the stop, changes the take-profit levels, break-even and the trailing stop of one open
+ * position, checked against its side, entry and the latest price (app/core/rules/edit.ts). ONE
+ * transaction under the symbol lock: the position row (controls, stop price, rule state), the
+ * audit entry, the activity line and a dashboard_update event; nothing is written when nothing
+ * changed. The old stop stays in force until the new one is stored; the worker is woken so the
+ * stop keeper moves the resting exchange stop in place (decision 038).
+ */
+export async function editPosition(db: Db, id: string, edit: PositionEdit, by: string): Promise<EditPositionResult> {
+  const candidate = await getPosition(db, id);
+  if (!candidate || candidate.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
+  const result = await db.transaction().execute(async (trx): Promise<EditPositionResult> => {
+    await lockSymbol(trx, candidate.symbol);
+    const position = await getPositionForUpdate(trx, id);
+    if (!position || position.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
+    const price = (await getPrices(trx)).get(position.symbol)?.price ?? position.currentPrice;
+    const tick = resolveSymbol(position.symbol)?.quoteIncrement ?? null;
+    const edited = editControls({ ...position, currentPrice: price }, edit, { exitFeeRate: takerFeeRate(position.exchange), tick });
+    if (!edited.ok) return { ok: false, status: 400, error: edited.error, field: edited.field };
+    if (!edited.changed) return { ok: true, changed: false, position: toPositionView(position), message: `Nothing changed on ${position.symbol}` };
+    const a = edited.applied;
+    await updatePosition(trx, position.id, a);
+    const summary = (p: { advancedControls: unknown; stopPrice: string | null; breakEvenTriggered: boolean }) => ({
+      stopPrice: p.stopPrice,
+      controls: p.advancedControls,
+      breakEvenTriggered: p.breakEvenTriggered,
+    });
+    await recordAudit(trx, { actor: by, action: "position.edit", target: `${position.symbol} ${position.id}`, before: summary(position), after: summary(a) });
+    const tps = (a.advancedControls?.takeProfits ?? []).filter((l) => l.enabled).length;
+    const trail = a.advancedControls?.trailingStop;
+    const message = `Position ${position.symbol} edited by ${by}: stop ${a.stopPrice ?? "none"}, ${tps} take-profit level${tps === 1 ? "" : "s"}, break-even ${a.advancedControls?.breakEven ? "on" : "off"}, trailing ${trail ? "on" : "off"}`;
+    await recordActivity(trx, {
+      type: "trade",
+      level: "info",
+      message,
+      data: { positionId: position.id, symbol: position.symbol, strategyId: position.strategyId ?? null, by, stopPrice: a.stopPrice, before: position.stopPrice },
+    });
+    await appendEvent(trx, "dashboard_update", { reason: "position_edited", positionId: position.id, symbol: position.symbol });
+    return { ok: true, changed: true, position: toPositionView({ ...position, ...a, ruleState: a.ruleState as unknown as Position["ruleState"] }), message };
+  });
+  if (result.ok && result.changed) pokeWorkers(db);
+  return result;
+}
+
+/** What the edit form shows for one open position (decision 048): the values it posts back unchanged. */
+export interface PositionEditView {
+  id: string;
+  symbol: string;
+  side: "long" | "short";
+  entryPrice: string;
+  currentPrice: string | null;
+  remainingQuantity: string;
+  /** The stop in force ("" none). */
+  stopLoss: string;
+  breakEvenTriggered: boolean;
+  /** Levels the rules hold on to (filled, skipped, requested): shown, not editable. */
+  lockedLevels: { n: number; price: string; close: string; state: string }[];
+  /** The other enabled levels, editable. */
+  levels: { price: string; close: string }[];
+  breakEven: boolean;
+  breakEvenOffset: string;
+  breakEvenOffsetUnit: "ticks" | "percent";
+  trailing: boolean;
+  trailingActivation: string;
+  trailingRetrace: string;
+}
+
+export async function positionEditView(db: Db, id: string): Promise<PositionEditView | null> {
+  const position = await getPosition(db, id);
+  if (!position || position.status !== "open") return null;
+  const price = (await getPrices(db)).get(position.symbol)?.price ?? position.currentPrice;
+  const c = position.advancedControls;
+  const pct = (fraction: number) => D(fraction).times(100).toString();
+  const locked = lockedTakeProfits(position.ruleState);
+  const state = position.ruleState as { tpFilled?: number[]; tpSkipped?: number[] };
+  const levels = (c?.takeProfits ?? []).map((l, i) => ({ l, i }));
+  return {
+    id: position.id,
+    symbol: position.symbol,
+    side: position.side,
+    entryPrice: position.entryPrice,
+    currentPrice: price,
+    remainingQuantity: position.remainingQuantity,
+    stopLoss: stopPriceFor(position) ?? "",
+    breakEvenTriggered: position.breakEvenTriggered,
+    lockedLevels: levels
+      .filter(({ i }) => locked.has(i))
+      .map(({ l, i }) => ({
+        n: i + 1,
+        price: takeProfitPrice(position.side, position.entryPrice, l),
+        close: pct(l.portfolio),
+        state: state.tpFilled?.includes(i) ? "filled" : state.tpSkipped?.includes(i) ? "skipped" : "closing",
+      })),
+    levels: levels.filter(({ l, i }) => l.enabled && !locked.has(i)).map(({ l }) => ({ price: takeProfitPrice(position.side, position.entryPrice, l), close: pct(l.portfolio) })),
+    breakEven: Boolean(c?.breakEven),
+    breakEvenOffset: c?.breakEvenOffset ? (c.breakEvenOffset.unit === "percent" ? pct(c.breakEvenOffset.value) : String(c.breakEvenOffset.value)) : "",
+    breakEvenOffsetUnit: c?.breakEvenOffset?.unit ?? "ticks",
+    trailing: Boolean(c?.trailingStop),
+    trailingActivation: c?.trailingStop ? pct(c.trailingStop.activation) : "",
+    trailingRetrace: c?.trailingStop ? pct(c.trailingStop.execute) : "",
+  };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -89,12 +89,26 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
   );
 }
 
-/** The position's own chart page (decision 032): a plain link, so it works without JavaScript; never toggles the row. */
+/**
+ * The position's own chart page (decision 032) and, for whoever may trade, its edit form
+ * (/positions?edit=<id>, decision 048): plain links, so they work without JavaScript; never toggle the row.
+ */
 function ChartLink({ p }: { p: PositionItem }) {
+  const canEdit = useCan("positions.close");
   return (
-    <a href={`/positions/${p.id}/chart`} className="pd-c-primary" data-testid="position-chart-link" onClick={(event) => event.stopPropagation()}>
-      Price chart
-    </a>
+    <>
+      <a href={`/positions/${p.id}/chart`} className="pd-c-primary" data-testid="position-chart-link" onClick={(event) => event.stopPropagation()}>
+        Price chart
+      </a>
+      {canEdit ? (
+        <>
+          {" · "}
+          <a href={`/positions?edit=${encodeURIComponent(p.id)}`} className="pd-c-primary" data-testid="position-edit-link" onClick={(event) => event.stopPropagation()}>
+            Edit
+          </a>
+        </>
+      ) : null}
+    </>
   );
 }
 

@@ -7,8 +7,11 @@ export type OrderSource = "signal" | "manual" | "rule";
 
 /** Fractions, as in the trading config: 0.005 = 0.5 %. */
 export interface AdvancedControls {
-  takeProfits: { portfolio: number; priceDeviation: number; enabled: boolean }[] | null;
+  /** `price`: a level set by hand on the position (decision 048) keeps the exact price typed; priceDeviation stays its distance. */
+  takeProfits: { portfolio: number; priceDeviation: number; enabled: boolean; price?: string }[] | null;
   stopLossOffset: number | null;
+  /** A stop moved by hand on the position (decision 048): the exact price typed (stopLossOffset stays its distance from the entry). */
+  stopLossPrice?: string | null;
   breakEven: boolean;
   /** What the break-even stop adds beyond entry + fees (decision 046). Absent in positions opened before it: no offset. */
   breakEvenOffset?: BreakEvenOffset | null;

@@ -162,7 +162,7 @@ function thresholdsFor(controls: AdvancedControls, side: "long" | "short", entry
     const away = (fraction: number) => entry.times(long ? ONE.plus(dec(fraction)) : ONE.minus(dec(fraction)));
     const trailing = controls.trailingStop;
     found = {
-      takeProfits: (controls.takeProfits ?? []).map((level) => (level.enabled ? away(level.priceDeviation) : null)),
+      takeProfits: (controls.takeProfits ?? []).map((level) => (level.enabled ? (level.price ? dec(level.price) : away(level.priceDeviation)) : null)),
       activation: trailing ? away(trailing.activation) : null,
       exitFactor: trailing ? (long ? ONE.minus(dec(trailing.execute)) : ONE.plus(dec(trailing.execute))) : null,
       stop: stopPriceFor({ side, entryPrice: entryText, advancedControls: controls, breakEvenTriggered: false }),
@@ -194,6 +194,9 @@ export function stopPriceFor(
     const kept = parseRuleState(position.ruleState).breakEvenStop;
     return kept ?? breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null);
   }
+  // A stop moved by hand keeps the price typed (decision 048).
+  const typed = position.advancedControls?.stopLossPrice;
+  if (typed) return dec(typed).toString();
   const factor = position.side === "long" ? ONE.minus(dec(offset)) : ONE.plus(dec(offset));
   return dec(position.entryPrice).times(factor).toString();
 }

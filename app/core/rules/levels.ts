@@ -52,7 +52,7 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
       : state.tpSkipped.includes(i)
         ? "reached (too small to split: left for the last level)"
         : `${long ? "+" : "-"}${pct(level.priceDeviation)}, closes ${pct(level.portfolio)}`;
-    levels.push({ kind: "tp", title: `TP${i + 1}`, price: away(entry, long, level.priceDeviation), note });
+    levels.push({ kind: "tp", title: `TP${i + 1}`, price: level.price ? new Big(level.price).toString() : away(entry, long, level.priceDeviation), note });
   });
 
   const stop = stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered: false });

@@ -13,26 +13,34 @@ import { type PositionItem, PositionsScreen } from "#app/components/positions/po
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { listDrifts, requestDriftResolution } from "#app/services/drifts.server.ts";
 import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/orders.server.ts";
-import { flattenAll, listPositionViews, requestClosePosition } from "#app/services/positions.server.ts";
+import { editPosition, flattenAll, listPositionViews, positionEditView, requestClosePosition } from "#app/services/positions.server.ts";
+import { type PositionEditError, PositionEditForm } from "#app/components/positions/position-edit-form.tsx";
+import { PartialCloseSchema, PositionEditSchema, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
+import { firstIssue } from "#app/utils/api.server.ts";
 import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
 import { strategyNames } from "#app/services/strategies.server.ts";
 import { sharedRead } from "#app/services/shared-read.server.ts";
 import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 import { safeRedirect } from "#app/utils/safe-redirect.ts";
+import { can } from "#app/core/auth/permissions.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
-  const strategy = (new URL(request.url).searchParams.get("strategy") ?? "").slice(0, 40);
+  const user = await requireUser(request, context);
+  const url = new URL(request.url);
+  const strategy = (url.searchParams.get("strategy") ?? "").slice(0, 40);
+  // ?edit=<id>: the edit form of one open position (decision 048), for whoever may trade.
+  const editId = (url.searchParams.get("edit") ?? "").slice(0, 64);
+  const edit = editId && can(user.role, "positions.close") ? await positionEditView(context.db, editId).catch(() => null) : null;
   try {
     // Pages asking at about the same time share one read (decision 037): everyone sees the same positions.
     const [positions, orders, drifts, strategies] = await sharedRead(context.db, `positions-page|${strategy}`, () =>
       Promise.all([listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy: strategy || undefined }), listOpenOrders(context.db), listDrifts(context.db), strategyNames(context.db)]),
     );
-    return json({ positions, orders, drifts, loadError: null as string | null, strategy, strategies });
+    return json({ positions, orders, drifts, loadError: null as string | null, strategy, strategies, edit });
   } catch (error) {
     console.warn(`[positions] loader failed: ${(error as Error).message}`);
-    return json({ positions: null, orders: null, drifts: null, loadError: "Unable to load positions", strategy, strategies: [] as { id: string; name: string }[] });
+    return json({ positions: null, orders: null, drifts: null, loadError: "Unable to load positions", strategy, strategies: [] as { id: string; name: string }[], edit });
   }
 }
 
@@ -50,6 +58,34 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return back(
       result.ok
         ? { title: "Position Closed", description: `Successfully closed position for ${symbol}` }
+        : { title: "Error Closing Position", description: `Failed to close position for ${symbol}: ${result.error}`, variant: "destructive" },
+    );
+  }
+  // The edit form (decision 048): without JavaScript a plain post; with it the same post, checked in the browser first.
+  if (intent === "edit") {
+    const user = await requirePermission(request, context, "positions.close");
+    const id = String(form.get("id") ?? "");
+    const parsed = PositionEditSchema.safeParse(positionEditFromForm(form));
+    const result = parsed.success
+      ? await editPosition(context.db, id, parsed.data, user.username)
+      : { ok: false as const, status: 400 as const, ...(({ message, field }) => ({ error: message, field }))(firstIssue(parsed.error.issues)) };
+    if (!result.ok) {
+      return json({ editError: { id, error: result.error, field: result.field ?? null, values: Object.fromEntries([...form].filter(([, v]) => typeof v === "string")) as Record<string, string>, tpPrices: form.getAll("tpPrice").map(String), tpCloses: form.getAll("tpClose").map(String) } }, { status: result.status, headers: { "Cache-Control": "no-store" } });
+    }
+    return redirectWithToast(context, "/positions", result.changed ? { title: "Position Updated", description: result.message } : { title: "Nothing Changed", description: result.message });
+  }
+  if (intent === "close-part") {
+    const user = await requirePermission(request, context, "positions.close");
+    const symbol = String(form.get("symbol") ?? "");
+    const amount = String(form.get("amount") ?? "").trim();
+    const unit = form.get("unit") === "percent" ? "percent" : "quantity";
+    const parsed = PartialCloseSchema.safeParse({ [unit]: amount });
+    const result = parsed.success
+      ? await requestClosePosition(context.db, symbol, user.username, parsed.data).catch((error: Error) => ({ ok: false as const, error: error.message }))
+      : { ok: false as const, error: firstIssue(parsed.error.issues).message };
+    return back(
+      result.ok
+        ? { title: "Close Queued", description: result.message }
         : { title: "Error Closing Position", description: `Failed to close position for ${symbol}: ${result.error}`, variant: "destructive" },
     );
   }
@@ -103,8 +139,10 @@ export default function Page() {
   const data = useLoaderData<typeof loader>();
   const posted = useActionData<typeof action>();
   const confirm = posted && "confirm" in posted ? posted : null;
+  const editError = posted && "editError" in posted ? (posted.editError as PositionEditError) : null;
   return (
     <>
+    {data.edit ? <PositionEditForm key={data.edit.id} position={data.edit} posted={editError} /> : null}
     {confirm ? <FlattenConfirmPanel intent="flatten" action="/positions" cancelHref={confirm.back} fields={{ back: confirm.back }} /> : null}
     <PositionsScreen
       key={data.strategy}

@@ -1,0 +1,175 @@
+// Editing one open position in place (issue 25, docs/decisions/048-edit-a-position.md), opened
+// by the position's Edit link (/positions?edit=<id>) and rendered by the server: a plain form
+// that posts intent=edit to the Positions action, so it works without JavaScript; with it the
+// same post, checked first by the schema the server uses (app/core/schemas/position-edit.ts).
+// Below it the partial close (intent=close-part: a quantity or a percent of what remains).
+import Alert from "@mui/material/Alert";
+import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
+import Checkbox from "@mui/material/Checkbox";
+import FormControlLabel from "@mui/material/FormControlLabel";
+import Paper from "@mui/material/Paper";
+import TextField from "@mui/material/TextField";
+import Typography from "@mui/material/Typography";
+import { Form } from "@remix-run/react";
+import { type FormEvent, useState } from "react";
+import { PositionEditSchema, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
+
+export interface PositionEditData {
+  id: string;
+  symbol: string;
+  side: "long" | "short";
+  entryPrice: string;
+  currentPrice: string | null;
+  remainingQuantity: string;
+  stopLoss: string;
+  breakEvenTriggered: boolean;
+  lockedLevels: { n: number; price: string; close: string; state: string }[];
+  levels: { price: string; close: string }[];
+  breakEven: boolean;
+  breakEvenOffset: string;
+  breakEvenOffsetUnit: "ticks" | "percent";
+  trailing: boolean;
+  trailingActivation: string;
+  trailingRetrace: string;
+}
+
+export interface PositionEditError {
+  id: string;
+  error: string;
+  field: string | null;
+  values: Record<string, string>;
+  tpPrices: string[];
+  tpCloses: string[];
+}
+
+/** Blank rows offered for new take-profit levels. */
+const BLANK_LEVELS = 2;
+
+export function PositionEditForm({ position, posted }: { position: PositionEditData; posted?: PositionEditError | null }) {
+  const [clientError, setClientError] = useState<string | null>(null);
+  const again = posted && posted.id === position.id ? posted : null;
+  const value = (name: keyof PositionEditData & string, fallback: string) => (again ? (again.values[name] ?? "") : fallback);
+  const levels = again
+    ? again.tpPrices.map((price, i) => ({ price, close: again.tpCloses[i] ?? "" }))
+    : [...position.levels, ...Array.from({ length: BLANK_LEVELS }, () => ({ price: "", close: "" }))];
+  const checked = (name: "breakEven" | "trailing") => (again ? again.values[name] === "on" : position[name]);
+  const long = position.side === "long";
+  const error = clientError ?? again?.error ?? null;
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    const parsed = PositionEditSchema.safeParse(positionEditFromForm(new FormData(event.currentTarget)));
+    if (!parsed.success) {
+      event.preventDefault();
+      setClientError(parsed.error.issues[0]?.message ?? "Invalid input");
+    } else setClientError(null);
+  };
+
+  return (
+    <Paper variant="outlined" sx={{ p: 2, mb: 2 }} data-testid="position-edit">
+      <Typography variant="h6" component="h2">
+        Edit {position.symbol} {position.side.toUpperCase()} {position.remainingQuantity}
+      </Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        Entry {position.entryPrice} · current {position.currentPrice ?? "—"}. A {position.side}'s stop lies {long ? "below" : "above"} the entry and the current price, its
+        take-profit levels {long ? "above" : "below"} both. The old stop stays in force until the new one is stored.
+      </Typography>
+      {error ? (
+        <Alert severity="error" sx={{ mb: 1 }} data-testid="position-edit-error">
+          {error}
+        </Alert>
+      ) : null}
+      <Form method="post" action={`/positions?edit=${encodeURIComponent(position.id)}`} onSubmit={onSubmit} noValidate>
+        <input type="hidden" name="intent" value="edit" />
+        <input type="hidden" name="id" value={position.id} />
+        <Box sx={{ display: "grid", gap: 1.5, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, maxWidth: 720 }}>
+          <TextField
+            name="stopLoss"
+            label="Stop loss (price, blank: none)"
+            size="small"
+            defaultValue={value("stopLoss", position.stopLoss)}
+            error={again?.field === "stopLoss"}
+            helperText={position.breakEvenTriggered ? "At break-even since TP1 filled" : undefined}
+            slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": "edit-stop-loss" } }}
+          />
+          <Box />
+          {position.lockedLevels.map((l) => (
+            <Typography key={l.n} variant="body2" sx={{ gridColumn: "1 / -1" }} data-testid="edit-locked-level">
+              TP{l.n} {l.price}, closes {l.close} %: {l.state}
+            </Typography>
+          ))}
+          {levels.map((l, i) => (
+            <Box key={i} sx={{ display: "contents" }}>
+              <TextField
+                name="tpPrice"
+                label={`Take-profit ${i + 1} price`}
+                size="small"
+                defaultValue={l.price}
+                error={again?.field === `takeProfits.${i}.price`}
+                slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": `edit-tp-price-${i}` } }}
+              />
+              <TextField
+                name="tpClose"
+                label={`Take-profit ${i + 1} closes %`}
+                size="small"
+                defaultValue={l.close}
+                error={again?.field === `takeProfits.${i}.close`}
+                slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": `edit-tp-close-${i}` } }}
+              />
+            </Box>
+          ))}
+          <FormControlLabel
+            control={<Checkbox name="breakEven" defaultChecked={checked("breakEven")} slotProps={{ input: { "aria-label": "Break-even" } }} />}
+            label="Break-even after TP1"
+          />
+          <Box sx={{ display: "flex", gap: 1 }}>
+            <TextField name="breakEvenOffset" label="Break-even offset" size="small" defaultValue={value("breakEvenOffset", position.breakEvenOffset)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+            <TextField
+              name="breakEvenOffsetUnit"
+              label="Unit"
+              size="small"
+              select
+              slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}
+              defaultValue={value("breakEvenOffsetUnit", position.breakEvenOffsetUnit)}
+            >
+              <option value="ticks">ticks</option>
+              <option value="percent">%</option>
+            </TextField>
+          </Box>
+          <FormControlLabel
+            control={<Checkbox name="trailing" defaultChecked={checked("trailing")} slotProps={{ input: { "aria-label": "Trailing stop" } }} />}
+            label="Trailing stop"
+          />
+          <Box sx={{ display: "flex", gap: 1 }}>
+            <TextField name="trailingActivation" label="Activation %" size="small" defaultValue={value("trailingActivation", position.trailingActivation)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+            <TextField name="trailingRetrace" label="Distance %" size="small" defaultValue={value("trailingRetrace", position.trailingRetrace)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+          </Box>
+        </Box>
+        <Box sx={{ display: "flex", gap: 1, mt: 2 }}>
+          <Button type="submit" variant="contained" data-testid="edit-save">
+            Save changes
+          </Button>
+          <Button href="/positions" variant="text">
+            Cancel
+          </Button>
+        </Box>
+      </Form>
+      <Form method="post" action="/positions">
+        <input type="hidden" name="intent" value="close-part" />
+        <input type="hidden" name="symbol" value={position.symbol} />
+        <input type="hidden" name="back" value="/positions" />
+        <Box sx={{ display: "flex", gap: 1, mt: 2, alignItems: "center", flexWrap: "wrap" }}>
+          <Typography variant="body2">Close part of it:</Typography>
+          <TextField name="amount" label="Amount" size="small" slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": "close-part-amount" } }} />
+          <TextField name="unit" label="As" size="small" select slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} defaultValue="percent">
+            <option value="percent">% of what remains</option>
+            <option value="quantity">quantity</option>
+          </TextField>
+          <Button type="submit" variant="outlined" color="error" data-testid="close-part-submit">
+            Close part
+          </Button>
+        </Box>
+      </Form>
+    </Paper>
+  );
+}
