@@ -21,9 +21,16 @@ import { NonceContext, documentPolicy } from "./utils/nonce.ts";
 
 const INSERTION_POINT = '<meta name="emotion-insertion-point" content="emotion-insertion-point"/>';
 
+// One emotion cache for the process (decision 043): emotion compiles each distinct style (stylis)
+// when it is first inserted into a cache, so a fresh cache per request compiled every MUI
+// component's CSS on every page; a shared one compiles each once. The page's CSS is still only
+// what its HTML uses (extractCriticalToChunks picks the classes it finds in the markup, plus the
+// global styles). The styles are a fixed set (the components and their variants), so it stays small.
+const emotionCache = createEmotionCache();
+const emotion = { cache: emotionCache, ...createEmotionServer(emotionCache) };
+
 export default function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
-  const cache = createEmotionCache();
-  const { extractCriticalToChunks, constructStyleTagsFromChunks } = createEmotionServer(cache);
+  const { cache, extractCriticalToChunks, constructStyleTagsFromChunks } = emotion;
   // A fresh nonce per document: only Remix's own inline scripts carry it (docs/security.md).
   const nonce = randomBytes(16).toString("base64");
   let html = renderToString(
