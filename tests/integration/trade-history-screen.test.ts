@@ -30,6 +30,8 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       }
       for (const option of ["All", "Executed", "Pending", "Failed"]) expect(html).toContain(`>${option}</option>`);
       expect(rows(html)).toBe(0);
+      // The phone cards (ui/phone-cards.tsx) are server-rendered too: CSS shows them below 600 px.
+      expect(html).toContain('data-testid="trade-card-empty"');
     }
   });
 
@@ -63,6 +65,11 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       // SPEC's fixed placeholders.
       for (const cell of ["N/A", "None", "Inactive", "100%"]) expect(html).toContain(`>${cell}<`);
       expect(html).toContain("2000.0000");
+      // The same trade as a phone card, without JavaScript (issue 25): one card, its figures.
+      expect(html.match(/data-testid="trade-card"/g)?.length ?? 0, path).toBe(1);
+      const card = html.slice(html.indexOf('data-testid="trade-card"'), html.indexOf('data-testid="trade-history-table"'));
+      expect(card).toContain(`data-trade-id="${trade!.id}"`);
+      for (const fact of [">Entry</dt>", ">2000.0000</dd>", ">limit · manual</dd>", ">None</dd>", ">Inactive / Inactive</dd>"]) expect(card, fact).toContain(fact);
     }
 
     const response = await app.fetch(`/api/trades/${trade!.id}/details`, { cookie: user });

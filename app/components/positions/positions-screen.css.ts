@@ -17,11 +17,7 @@ export const S = sheet("pos", {
     "& .pd-td:first-of-type": { pl: 2 },
     "& .pd-td:last-of-type": { pr: 2 },
   },
-  /** Phone cards (below 600 px). */
-  cards: { display: { xs: "grid", sm: "none" }, gap: 1.5, listStyle: "none", m: 0, p: 0 },
-  card: { p: 2 },
-  cardHead: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
-  facts: { display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 2, rowGap: 0.5, m: 0, mb: 1.5, "& dt": { color: "text.secondary" }, "& dd": { m: 0, textAlign: "right" } },
+  /* The phone cards (below 600 px) are ui/phone-cards.tsx's. */
   /** The screen's sx on its head cells (app/styles/rows.css.ts's pd-td is the rest). */
   th: { fontWeight: 600, lineHeight: 1.3 },
   /**

@@ -29,6 +29,7 @@ import { StatusLabel } from "../trade-status-chip.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { S } from "./positions-screen.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
+import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
 import { PositionDetail } from "./position-detail.tsx";
 import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
 
@@ -238,73 +239,75 @@ function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopN
 export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
- * On a phone (below 600 px) each position is a card with what a trader acts on: side and
+ * On a phone (below 600 px; ui/phone-cards.tsx) each position is a card with what a trader acts on: side and
  * size, entry and mark, unrealized P&L, protection, margin and liquidation, and Close. The
  * table stays for wider screens; both come from the same rows, so they always agree.
  */
 function PositionCards({ positions }: { positions: PositionItem[] }) {
   const canClose = useCan("positions.close");
   return (
-    <ul className={S.cards} data-testid="position-cards">
+    <PhoneCards testId="position-cards">
       {positions.map((p) => {
         const controls = p.advancedControls;
         return (
-          <Paper variant="outlined" component="li" key={p.id} className={S.card} data-testid="position-card" data-symbol={p.symbol}>
-            <div className={S.cardHead}>
-              <p className="pd-body1 pd-bold">{p.symbol}</p>
-              <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
-              <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
-              <span className={S.spacer} />
-              <StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />
-            </div>
-            <dl className={S.facts}>
-              <dt>Entry</dt>
-              <dd className="pd-num">{formatPrice(p.entryPrice)}</dd>
-              <dt>Mark</dt>
-              <dd className="pd-num">
-                {formatPrice(p.currentPrice)}
-                <PriceNote p={p} />
-              </dd>
-              <dt>P/L</dt>
-              <dd className={cls("pd-num", signClass(p.unrealizedPnl))}>
-                {formatPnl(p.unrealizedPnl)}
-                {p.roi == null ? "" : ` (${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)})`}
-              </dd>
-              <dt>Margin</dt>
-              <dd className="pd-num">
-                {formatPrice(p.margin)} · {p.leverage}x {p.marginType}
-              </dd>
-              <dt title={LIQUIDATION_HINT}>Liq. price</dt>
-              <dd className="pd-num">{p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}</dd>
-              {!D(p.funding || "0").eq(0) ? (
-                <>
-                  <dt title={FUNDING_HINT}>Funding</dt>
-                  <dd className={cls("pd-num", signClass(p.funding))}>{formatPnl(p.funding)}</dd>
-                </>
-              ) : null}
-              <dt>TP</dt>
-              <dd>
-                {takeProfitText(controls)}
-                {takeProfitProgress(controls, p.ruleState) ? ` · ${takeProfitProgress(controls, p.ruleState)}` : ""}
-              </dd>
-              <dt>SL</dt>
-              <dd>
-                {p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}
-                <StopNote p={p} />
-              </dd>
-              <dt>BE / Trailing</dt>
-              <dd>
-                {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}
-              </dd>
-            </dl>
+          <PhoneCard
+            key={p.id}
+            testId="position-card"
+            data={{ "data-symbol": p.symbol }}
+            head={
+              <>
+                <p className="pd-body1 pd-bold">{p.symbol}</p>
+                <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
+                <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
+              </>
+            }
+            end={<StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />}
+            facts={
+              <>
+                <Fact label="Entry" className="pd-num">
+                  {formatPrice(p.entryPrice)}
+                </Fact>
+                <Fact label="Mark" className="pd-num">
+                  {formatPrice(p.currentPrice)}
+                  <PriceNote p={p} />
+                </Fact>
+                <Fact label="P/L" className={cls("pd-num", signClass(p.unrealizedPnl))}>
+                  {formatPnl(p.unrealizedPnl)}
+                  {p.roi == null ? "" : ` (${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)})`}
+                </Fact>
+                <Fact label="Margin" className="pd-num">
+                  {formatPrice(p.margin)} · {p.leverage}x {p.marginType}
+                </Fact>
+                <Fact label="Liq. price" title={LIQUIDATION_HINT} className="pd-num">
+                  {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}
+                </Fact>
+                {!D(p.funding || "0").eq(0) ? (
+                  <Fact label="Funding" title={FUNDING_HINT} className={cls("pd-num", signClass(p.funding))}>
+                    {formatPnl(p.funding)}
+                  </Fact>
+                ) : null}
+                <Fact label="TP">
+                  {takeProfitText(controls)}
+                  {takeProfitProgress(controls, p.ruleState) ? ` · ${takeProfitProgress(controls, p.ruleState)}` : ""}
+                </Fact>
+                <Fact label="SL">
+                  {p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}
+                  <StopNote p={p} />
+                </Fact>
+                <Fact label="BE / Trailing">
+                  {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}
+                </Fact>
+              </>
+            }
+          >
             <p className="pd-body2">
               <ChartLink p={p} />
             </p>
             {canClose ? <ClosePositionButton symbol={p.symbol} testId={`card-close-${p.symbol}`} /> : null}
-          </Paper>
+          </PhoneCard>
         );
       })}
-    </ul>
+    </PhoneCards>
   );
 }
 

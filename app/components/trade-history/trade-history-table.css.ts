@@ -2,8 +2,8 @@
 import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("th-table", {
-  /** TableContainer. */
-  container: { width: "100%", overflowX: "auto" },
+  /** TableContainer: from 600 px; below, the cards (ui/phone-cards.tsx). */
+  container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
   /** The screen's sx on its Table: `"& th, & td": { px: 1 }`. */
   table: { "& th, & td": { px: 1 } },
   /** The empty row's cell: sx py 5, centred. */

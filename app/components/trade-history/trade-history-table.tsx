@@ -9,6 +9,7 @@ import ExpandLess from "@mui/icons-material/ExpandLess";
 import ExpandMore from "@mui/icons-material/ExpandMore";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
+import Button from "@mui/material/Button";
 import CircularProgress from "@mui/material/CircularProgress";
 import IconButton from "@mui/material/IconButton";
 import Stack from "@mui/material/Stack";
@@ -32,6 +33,7 @@ import { cls } from "../ui/cls.ts";
 import { S } from "./trade-history-table.css.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
+import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
 import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
@@ -68,41 +70,114 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const hydrated = useHydrated();
   const { isExpanded, toggle } = useExpanded();
   return (
-    <div className={S.container}>
-      <Table size="small" className={S.table} aria-label="Trade history" data-testid="trade-history-table">
-        <thead>
-          <tr className="pd-tr">
-            {COLUMNS.map((c) => (
-              <th key={c} className={cls("pd-td pd-th pd-nowrap", c === "Actions" && "pd-right")} scope="col">
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {trades.length === 0 ? (
+    <>
+      <TradeCards trades={trades} open={isExpanded} onToggle={toggle} hydrated={hydrated} />
+      <div className={S.container}>
+        <Table size="small" className={S.table} aria-label="Trade history" data-testid="trade-history-table">
+          <thead>
             <tr className="pd-tr">
-              <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
-                <Typography>No trades found</Typography>
-              </td>
+              {COLUMNS.map((c) => (
+                <th key={c} className={cls("pd-td pd-th pd-nowrap", c === "Actions" && "pd-right")} scope="col">
+                  {c}
+                </th>
+              ))}
             </tr>
-          ) : (
-            trades.map((trade) => (
-              <Fragment key={trade.id}>
-                <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
-                {isExpanded(trade.id) ? (
-                  <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
-                    <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
-                      <TradeDetailsPanel id={trade.id} />
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
-            ))
-          )}
-        </tbody>
-      </Table>
-    </div>
+          </thead>
+          <tbody>
+            {trades.length === 0 ? (
+              <tr className="pd-tr">
+                <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
+                  <Typography>No trades found</Typography>
+                </td>
+              </tr>
+            ) : (
+              trades.map((trade) => (
+                <Fragment key={trade.id}>
+                  <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
+                  {isExpanded(trade.id) ? (
+                    <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
+                      <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
+                        <TradeDetailsPanel id={trade.id} />
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              ))
+            )}
+          </tbody>
+        </Table>
+  </div>
+    </>
+  );
+}
+
+/**
+ * On a phone (below 600 px) each trade is a card (ui/phone-cards.tsx, as on Positions; issue
+ * 25: the table was 1,158 px wide at 390 px): the table's figures as label / value pairs,
+ * and with JavaScript a Details button that shows the expanded row's panel in the card.
+ */
+function TradeCards({ trades, open, onToggle, hydrated }: { trades: TradeRowData[]; open: (id: string) => boolean; onToggle: (id: string) => void; hydrated: boolean }) {
+  return (
+    <PhoneCards testId="trade-cards" label="Trade history">
+      {trades.length === 0 ? (
+        <PhoneCard testId="trade-card-empty" head={<Typography>No trades found</Typography>} />
+      ) : (
+        trades.map((trade) => {
+          const f = tradeFigures(trade);
+          const expanded = open(trade.id);
+          return (
+            <PhoneCard
+              key={trade.id}
+              testId="trade-card"
+              data={{ "data-trade-id": trade.id, "data-status": trade.status }}
+              head={
+                <>
+                  <p className="pd-body1 pd-bold">{trade.symbol}</p>
+                  <StatusLabel label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} />
+                  <span className="pd-body2">{formatQuantity(tradeQuantity(trade))}</span>
+                </>
+              }
+              end={<TradeStatusLabel status={trade.status} reason={trade.errorMessage} />}
+              facts={
+                <>
+                  <Fact label="Time">
+                    <TimeText iso={trade.createdAt} short />
+                  </Fact>
+                  <Fact label="Order">{`${trade.orderType} · ${trade.source}`}</Fact>
+                  <Fact label="Entry" className="pd-num">
+                    {f.price ? formatPrice(f.price) : "Market"}
+                  </Fact>
+                  <Fact label="P/L" className={cls("pd-num", f.pnlClass)} testId="trade-card-pnl">
+                    {f.pnl === null ? "—" : formatPnl(f.pnl)}
+                    {f.roi !== null ? ` (${D(f.roi).gt(0) ? "+" : ""}${formatPercent(f.roi)})` : ""}
+                  </Fact>
+                  <Fact label="Max drawdown" className={cls("pd-num", f.drawdown?.gt(0) && "pd-c-error")}>
+                    {f.drawdown ? (f.drawdown.gt(0) ? `-${formatPercent(f.drawdown.toString())}` : formatPercent("0")) : "N/A"}
+                  </Fact>
+                  <Fact label="TP">{f.position ? `${takeProfitText(f.controls)}${f.tpProgress ? ` · ${f.tpProgress}` : ""}` : "—"}</Fact>
+                  <Fact label="SL">{f.position?.stopPrice ? `@ ${formatPrice(f.position.stopPrice)}` : "None"}</Fact>
+                  <Fact label="BE / Trailing">
+                    {f.position ? `${breakEvenText(f.controls, f.position.breakEvenTriggered)} / ${trailingText(f.controls, f.position.trailingStopActive)}` : "Inactive / Inactive"}
+                  </Fact>
+                </>
+              }
+            >
+              {/* The details load with JavaScript only, as in the table. */}
+              {hydrated ? (
+                <Button size="small" variant="outlined" aria-expanded={expanded} data-testid="trade-card-expand" onClick={() => onToggle(trade.id)}>
+                  {expanded ? "Hide details" : "Details"}
+                </Button>
+              ) : null}
+              {expanded ? (
+                <Box sx={{ mt: 1.5 }}>
+                  <TradeDetailsPanel id={trade.id} />
+                </Box>
+              ) : null}
+            </PhoneCard>
+          );
+        })
+      )}
+    </PhoneCards>
   );
 }
 
@@ -142,7 +217,8 @@ function closingRoi(trade: Trade, position: TradePositionState): string | null {
   return margin.gt(0) ? D(pnl).div(margin).times(100).round(2).toString() : null;
 }
 
-function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; open: boolean; onToggle: () => void; hydrated: boolean }) {
+/** What a row and a card show of a trade (one computation for both). */
+function tradeFigures(trade: TradeRowData) {
   const price = tradePrice(trade);
   const pnl = tradePnl(trade);
   const position = trade.position ?? null;
@@ -151,6 +227,11 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
   const tpProgress = position ? takeProfitProgress(controls, position.ruleState) : null;
   const roi = position ? closingRoi(trade, position) : null;
   const pnlClass = pnl === null ? "pd-muted" : D(pnl).gt(0) ? "pd-c-success" : D(pnl).lt(0) ? "pd-c-error" : "pd-text";
+  return { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass };
+}
+
+function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; open: boolean; onToggle: () => void; hydrated: boolean }) {
+  const { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass } = tradeFigures(trade);
   return (
     <tr className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")} data-testid="trade-row" data-trade-id={trade.id} data-status={trade.status} aria-expanded={open} onClick={onToggle}>
       <td className="pd-td pd-nowrap">
