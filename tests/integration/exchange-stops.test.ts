@@ -97,4 +97,32 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(await db().selectFrom("exchange_stops").select(["position_id", "symbol", "stop_price", "quantity"]).execute()).toEqual([]);
     live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "stops-w1", pollMs: 5 });
   });
+
+  test("a stop edited on the position (decision 048): the resting stop is moved in place, never withdrawn first", async () => {
+    msw.reset();
+    // Its own alert id: the same body as the test before would be a duplicate.
+    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market", id: "edit-048" })).json()) as { signalId: string };
+    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    const opened = await waitFor("position booked", async () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst());
+    // The stop keeper's passes by hand from here (the worker's own would race this test's).
+    await live.stopWorker();
+    await syncExchangeStops(db(), live.exchange);
+    const first = await waitFor("stop resting", async () => stopOrders().find((o) => o.status === "OPEN"));
+    // 3 % below the entry, on whole dollars: below the entry and the price, a long's stop.
+    const wanted = D(String(opened.entry_price)).times("0.97").round(0, 0).toString();
+    const response = await app.fetch(`/api/positions/${opened.id}`, { method: "PATCH", cookie: live.admin, json: { stopLoss: wanted } });
+    expect(response.status).toBe(200);
+    expect(D(String((await position()).stop_price)).eq(wanted)).toBe(true);
+    // Until the stop keeper's next pass the old stop rests: never a moment without one. Then it is moved, in place.
+    expect(stopOrders().filter((o) => o.status === "OPEN").map((o) => o.order_id)).toEqual([first.order_id]);
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 0, moved: 1, withdrawn: 0 });
+    const stopOf = (o: (typeof first)) => (o.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price!;
+    await waitFor("stop moved", async () => stopOrders().find((o) => o.status === "OPEN" && D(stopOf(o)).minus(wanted).abs().lt(5)));
+    const open = stopOrders().filter((o) => o.status === "OPEN");
+    expect(open.map((o) => o.order_id)).toEqual([first.order_id]); // edited in place, not cancelled and placed again
+    const config = open[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
+    expect(D(config.stop_price!).minus(wanted).abs().lt(5)).toBe(true);
+    expect(config.base_size).toBe("5");
+    await live.startWorker("stops-w2");
+  });
 });
