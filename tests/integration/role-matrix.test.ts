@@ -86,6 +86,8 @@ const TABLE: Row[] = [
   // Unconfirmed: answers the confirmation page (decision 041), queues nothing.
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "flatten" }, expect: [302, 403, 200, 200], guard: "jobs" },
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "cancel-all" }, expect: [302, 403, 302, 302], guard: "jobs" },
+  { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "edit", id: "nope", stopLoss: "1" }, expect: [302, 403, 404, 404], guard: "trades" },
+  { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "close-part", symbol: "BTC-PERP", amount: "50", unit: "percent" }, expect: [302, 403, 302, 302], guard: "jobs" },
   { file: "_app+/positions.tsx", method: "POST", path: "/positions", form: { intent: "cancel-order", id: "nope" }, expect: [302, 403, 302, 302], guard: "jobs" },
   { file: "_app+/profiles.tsx", method: "POST", path: "/profiles", form: { intent: "create", name: "" }, expect: [302, 403, 403, 400], guard: "profiles" },
   { file: "_app+/profiles.tsx", method: "POST", path: "/profiles", form: { intent: "transfer" }, expect: [302, 403, 403, 400], guard: "profiles" },
@@ -145,6 +147,7 @@ const TABLE: Row[] = [
   // JSON API: writes. Traders order and close; anyone stops; the rest is admin.
   TRADER_WRITE("api+/trades.ts", "POST", "/api/trades", { guard: "trades" }),
   { file: "api+/positions.$symbol.close.ts", method: "POST", path: "/api/positions/BTC-PERP/close", expect: [401, 403, 404, 404], guard: "jobs" },
+  { file: "api+/positions.$id.ts", method: "PATCH", path: "/api/positions/none", json: { stopLoss: "1" }, expect: [401, 403, 404, 404], guard: "trades" },
   { file: "api+/emergency-stop.ts", method: "POST", path: "/api/emergency-stop", expect: [401, 200, 200, 200] },
   { file: "api+/reset-emergency-stop.ts", method: "POST", path: "/api/reset-emergency-stop", expect: [401, 403, 403, 200], guard: "settings" },
   // The admin passes the permission check; the earlier rows left queued manual orders, so the
