@@ -733,4 +733,55 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await nojs.context().close();
     }
   });
+
+  test("12. Trade History at 390 px: a card per trade, no sideways scroll, with and without JavaScript; Positions at 1440 px: ROI and Status clear of the sticky Close column (issue 25)", async () => {
+    await start();
+    const page = adminPage;
+    const trade = await placeManualBuy(page);
+    const pageWidth = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await gotoHydrated(page, "/trade-history", "Trade History", adminProblems);
+      const card = page.locator(`[data-testid=trade-card][data-trade-id="${trade.id}"]`);
+      await visible(card);
+      expect(await page.getByTestId("trade-history-table").isVisible()).toBe(false);
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+      expect(squash(await card.innerText())).toMatch(/^ETH-PERP BUY 0\.0200 executed Time .+ Order market · manual Entry \d+\.\d{4} P\/L — Max drawdown .+% TP Manual SL None BE \/ Trailing Inactive \/ Inactive Details$/);
+      // With JavaScript the card opens the row's details in place, still within the screen.
+      await card.getByTestId("trade-card-expand").click();
+      await visible(card.getByTestId("trade-details"));
+      expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+      await screenshot(page, "screens-12-trade-history-390");
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+
+    const nojs = await signedInWithoutJs(browser, baseUrl, adminContext);
+    try {
+      await nojs.setViewportSize({ width: 390, height: 844 });
+      await nojs.goto("/trade-history");
+      await visible(nojs.locator(`[data-testid=trade-card][data-trade-id="${trade.id}"]`));
+      expect(await nojs.getByTestId("trade-history-table").isVisible()).toBe(false);
+      expect(await pageWidth(nojs)).toBeLessThanOrEqual(390);
+      await screenshot(nojs, "screens-12-trade-history-390-nojs");
+    } finally {
+      await nojs.context().close();
+    }
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    try {
+      await gotoHydrated(page, "/positions", "Futures Positions", adminProblems);
+      await visible(page.getByTestId("position-row"));
+      // The table fits its container, so the right-sticky Actions column covers nothing.
+      const box = async (name: string) => (await page.getByTestId("positions-table").locator("thead th").filter({ hasText: new RegExp(`^${name}$`) }).boundingBox())!;
+      const [roi, status, actions] = [await box("ROI"), await box("Status"), await box("Actions")];
+      expect(roi.x + roi.width).toBeLessThanOrEqual(status.x + 1);
+      expect(status.x + status.width).toBeLessThanOrEqual(actions.x + 1);
+      expect(await page.getByTestId("positions-table").evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth)).toBeLessThanOrEqual(0);
+      await screenshot(page, "screens-12-positions-1440");
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(adminProblems.errors).toEqual([]);
+  });
 });

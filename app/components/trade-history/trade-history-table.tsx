@@ -71,7 +71,6 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
     <>
-      <TradeCards trades={trades} open={isExpanded} onToggle={toggle} hydrated={hydrated} />
       <div className={S.container}>
         <Table size="small" className={S.table} aria-label="Trade history" data-testid="trade-history-table">
           <thead>
@@ -106,7 +105,9 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
             )}
           </tbody>
         </Table>
-  </div>
+      </div>
+      {/* After the table, so the table's cells come first in the document (what a desktop locator finds first). */}
+      <TradeCards trades={trades} hydrated={hydrated} />
     </>
   );
 }
@@ -116,7 +117,9 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
  * 25: the table was 1,158 px wide at 390 px): the table's figures as label / value pairs,
  * and with JavaScript a Details button that shows the expanded row's panel in the card.
  */
-function TradeCards({ trades, open, onToggle, hydrated }: { trades: TradeRowData[]; open: (id: string) => boolean; onToggle: (id: string) => void; hydrated: boolean }) {
+function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: boolean }) {
+  // Its own expanded set: a row expanded in the table does not load its details a second time in a hidden card.
+  const { isExpanded: open, toggle: onToggle } = useExpanded();
   return (
     <PhoneCards testId="trade-cards" label="Trade history">
       {trades.length === 0 ? (
