@@ -20,6 +20,7 @@ import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
+import { useCan } from "../layout/permissions.tsx";
 
 export const DETAILS_POLL_MS = 10_000;
 
@@ -55,7 +56,17 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
   }, [query.error, toast]);
 
   const data = query.data;
+  // Whoever may trade edits the position in place (decision 048): the same server-rendered form as the row's Edit link.
+  const canEdit = useCan("positions.close");
   const header = (
+    <>
+    {canEdit ? (
+      <Typography variant="body2" sx={{ mb: 1 }}>
+        <a href={`/positions?edit=${encodeURIComponent(position.id)}`} className="pd-c-primary" data-testid="detail-edit-link">
+          Edit stop loss, take-profits, break-even, trailing, or close part
+        </a>
+      </Typography>
+    ) : null}
     <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(5, 1fr)" }, mb: 2 }}>
       <LabelledValue numeric label="Position ID" testId="detail-position-id">{shortId(position.id)}</LabelledValue>
       <LabelledValue numeric label="Exchange" testId="detail-exchange">{data?.exchange.label ?? "—"}</LabelledValue>
@@ -71,6 +82,7 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
             : "—"}
       </LabelledValue>
     </Box>
+    </>
   );
 
   if (!data) {
