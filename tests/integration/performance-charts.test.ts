@@ -71,7 +71,7 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   test("equity curve and daily P&L equal the ledger's figures exactly", async () => {
     const charts = await api<PerformanceCharts>("/api/performance-charts?range=all");
     expect(charts.range).toBe("all");
-    expect(charts.totals).toMatchObject({ realizedPnl: TOTAL, funding: "0", trades: 4, wins: 2, losses: 2 });
+    expect(charts.totals).toMatchObject({ realizedPnl: TOTAL, funding: "0", trades: 3, wins: 2, losses: 1 });
     // The snapshot points: the ledger's running total, the snapshot's unrealized part.
     const atSnapshots = snapshotTimes.map((at) => charts.equity.find((p) => p.at === at && p.unrealized !== null));
     expect(atSnapshots.map((p) => [p?.realized, p?.unrealized, p?.equity])).toEqual(
@@ -93,20 +93,25 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     expect(charts.totals.maxDrawdown).toBe(charts.equity.reduce((min, p) => (D(p.drawdown).lt(min) ? D(p.drawdown) : min), D(0)).toString());
     // Every close happened today (UTC): one bar with the whole total; the bars add up to it.
     const today = new Date().toISOString().slice(0, 10);
-    expect(charts.daily.at(-1)).toEqual({ day: today, pnl: TOTAL, trades: 4, wins: 2, losses: 2 });
+    expect(charts.daily.at(-1)).toEqual({ day: today, pnl: TOTAL, trades: 3, wins: 2, losses: 1 });
     expect(charts.daily.reduce((s, b) => s.plus(b.pnl), D(0)).toString()).toBe(TOTAL);
     // Per symbol and per strategy (the global secret's signals: the default strategy).
-    expect(charts.bySymbol).toEqual([{ key: "ETH-PERP", label: "ETH-PERP", pnl: TOTAL, trades: 4, wins: 2, losses: 2 }]);
-    expect(charts.byStrategy).toEqual([{ key: "default", label: "default (global secret)", pnl: TOTAL, trades: 4, wins: 2, losses: 2 }]);
+    expect(charts.bySymbol).toEqual([{ key: "ETH-PERP", label: "ETH-PERP", pnl: TOTAL, trades: 3, wins: 2, losses: 1 }]);
+    expect(charts.byStrategy).toEqual([{ key: "default", label: "default (global secret)", pnl: TOTAL, trades: 3, wins: 2, losses: 1 }]);
     expect(charts.distribution!.reduce((n, b) => n + b.count, 0)).toBe(4);
   });
 
   test("7 d and 30 d answer the Performance Statistics' week and month; the dashboard's card is the same 30 days", async () => {
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
+    const closed = await api<{ closingTrades: number; realizedMatches: number }>("/api/closed-trades-pnl");
+    expect(closed).toMatchObject({ closingTrades: 3, realizedMatches: 4 });
     for (const [range, period] of [["7d", "week"], ["30d", "month"], ["all", "allTime"]] as const) {
       const charts = await api<PerformanceCharts>(`/api/performance-charts?range=${range}`);
       expect(D(charts.totals.realizedPnl).round(2).toFixed(2), range).toBe(stats[period]!.totalPnl);
-      expect(charts.totals.trades, range).toBe(stats[period]!.totalTrades);
+      // The charts count closing trades (Trade History's "N closing trades", docs/pnl.md), the statistics
+      // matches (Total Trades): the flip at step 4 closed two lots in one trade, one win and one loss.
+      expect(charts.totals.trades, range).toBe(closed.closingTrades);
+      expect(stats[period]!.totalTrades, range).toBe(closed.realizedMatches);
       expect(charts.daily, range).toHaveLength(range === "7d" ? 8 : range === "30d" ? 31 : 1);
     }
     const compact = await api<PerformanceCharts>("/api/performance-charts?range=30d&detail=compact");
@@ -165,8 +170,8 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   test("the dashboard's table is one answer per second per process, also while fills arrive; the next one has the fill", async () => {
     const t0 = Date.now();
     const first = await getDashboardChartsTable(db(), getStatsLedger(db()), t0);
-    expect(first.trades).toBe(4);
-    // One more round trip: a fifth realized match.
+    expect(first.trades).toBe(3);
+    // One more round trip: a fifth realized match, a fourth closing trade.
     const secret = await webhookSecret(app, admin);
     for (const [i, action] of (["sell", "buy"] as const).entries()) {
       expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity: "0.1", order_type: "market", id: `charts-ttl-${i}` })).status).toBe(200);
@@ -174,7 +179,7 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     await waitFor("the fifth match", async () => (await getStatsLedger(db())).closedTradesPnl().realizedMatches === 5);
     expect(await getDashboardChartsTable(db(), getStatsLedger(db()), t0 + 500)).toBe(first);
     const next = await getDashboardChartsTable(db(), getStatsLedger(db()), t0 + 1_001);
-    expect(next.trades).toBe(5);
+    expect(next.trades).toBe(4);
   });
 
   test("Reset Statistics deletes the snapshots with the trades: the charts start again empty", async () => {

@@ -68,6 +68,8 @@ const TABLE: Row[] = [
   // The what-if replay reads only: every role may post it (an empty form or body is 400, nothing written).
   { file: "_app+/replay.tsx", method: "POST", path: "/replay", form: { from: "" }, expect: [302, 400, 400, 400], guard: "trades" },
   { file: "_app+/positions_.$id.chart.tsx", method: "GET", path: "/positions/no-such-position/chart", expect: [302, 404, 404, 404] },
+  // One signal's latency timeline rendered on the server (the dashboard's no-JavaScript link): every role reads it.
+  { file: "_app+/signals_.$id.tsx", method: "GET", path: "/signals/no-such-signal", expect: [302, 404, 404, 404] },
   { file: "_app+/strategies.tsx", method: "POST", path: "/strategies", form: { intent: "nonsense" }, expect: [302, 403, 403, 400], guard: "strategies" },
   { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
   { file: "_app+/_layout.tsx", method: "GET", path: "/dashboard", expect: [302, 200, 200, 200] },
