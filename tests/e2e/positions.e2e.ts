@@ -286,7 +286,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
 
     const e = await cells("ETH-PERP");
     // Margin: 3401.70 × 0.5 / 1x = 1700.85; a 1x long has no liquidation price (its whole notional backs it).
-    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.5000 1x cross margin 1,?700\.8500 Price chart$/);
+    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.5000 1x cross margin 1,?700\.8500 Price chart · Edit$/);
     expect(e[1]).toMatch(/^3,?401\.7000 3,?400\.0000 liq\. —$/); // entry (market + 0.05 % slippage) / current
     expect(e[3]).toBe("Multi-TP (3/3) 0 of 3 hit");
     // The simulator keeps no resting orders: the stop runs in the worker, and the cell says so (issue 15).
@@ -296,7 +296,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(e[11]).toBe("Close");
 
     const s = await cells("SOL-PERP");
-    expect(s[0]).toMatch(/^SOL-PERP SHORT 10\.0000 1x cross margin [\d,]+\.\d{4} Price chart$/);
+    expect(s[0]).toMatch(/^SOL-PERP SHORT 10\.0000 1x cross margin [\d,]+\.\d{4} Price chart · Edit$/);
     expect(s[1]).toMatch(/ liq\. [\d,]+\.\d{4}$/); // a short is liquidated above its entry
     expect(s[3]).toBe("Manual");
     expect(s[4]).toMatch(/^0\.5% @ /);
@@ -317,7 +317,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       const card = page.locator('[data-testid=position-card][data-symbol="ETH-PERP"]');
       const text = squash(await card.innerText());
       expect(text).toMatch(/^ETH-PERP LONG 0\.5000 OPEN Entry 3,?401\.7000 Mark 3,?400\.0000 P\/L /);
-      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Price chart Close$/);
+      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Price chart · Edit Close$/);
       expect(await page.getByTestId("card-close-ETH-PERP").isVisible()).toBe(true);
       await screenshot("04-rows-390");
     } finally {
@@ -338,7 +338,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       .poll(async () => (await cells("ETH-PERP"))[10], { timeout: 30_000, message: "ETH-PERP shown PARTIAL (polled every 5 s)" })
       .toBe("PARTIAL");
     const e = await cells("ETH-PERP");
-    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800 Price chart$/); // 20 % of 0.5 closed
+    expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800 Price chart · Edit$/); // 20 % of 0.5 closed
     expect(e[1]).toMatch(/^3,?401\.7000 3,?425\.0000 liq\. —$/);
     expect(e[3]).toBe("Multi-TP (3/3) 1 of 3 hit");
     // The stop moved to break-even: the entry plus the fees in and out plus the default 0.1 % offset
