@@ -33,7 +33,7 @@ const Document = withEmotionCache(({ children }: { children: ReactNode }, emotio
     emotionCache.sheet.container = document.head;
     const tags = emotionCache.sheet.tags;
     emotionCache.sheet.flush();
-    tags.forEach((tag) => (emotionCache.sheet as unknown as { _insertTag: (t: HTMLStyleElement) => void })._insertTag(tag));
+    for (const tag of tags) (emotionCache.sheet as unknown as { _insertTag: (t: HTMLStyleElement) => void })._insertTag(tag);
     clientStyleData.reset();
   }, []);
   return (

@@ -48,7 +48,7 @@ describe("trading products", () => {
   test("simulator: its own spec, or Coinbase's contract sizes with the setting", async () => {
     let on = false;
     let clock = 0;
-    const products = createTradingProductResolver(null, { useCoinbaseContracts: async () => on, now: () => clock });
+    const products = createTradingProductResolver(null, { coinbaseContractsOn: async () => on, now: () => clock });
     expect(await products.product("ETH-PERP")).toMatchObject({ baseIncrement: "0.001", baseMinSize: "0.001", contractSize: null, basis: "simulator" });
     on = true;
     clock = 2000; // the setting is read at most once a second

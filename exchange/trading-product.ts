@@ -71,7 +71,7 @@ export interface TradingProductOptions {
   /** How long Coinbase's figures are kept (default 60 s). */
   cacheMs?: number;
   /** The simulator's setting (default: simulatorUsesCoinbaseContracts(db)). */
-  useCoinbaseContracts?: () => Promise<boolean>;
+  coinbaseContractsOn?: () => Promise<boolean>;
   now?: () => number;
 }
 
@@ -86,10 +86,10 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
 
   // Read at most once a second (a change by another process is seen within ~2 s); a change
   // written by this process (settingsGeneration) is seen at once.
-  const useContracts = async (): Promise<boolean> => {
+  const contractsInUse = async (): Promise<boolean> => {
     const generation = settingsGeneration();
     if (setting && setting.generation === generation && now() - setting.at < 1000) return setting.value;
-    const value = options.useCoinbaseContracts ? await options.useCoinbaseContracts() : db ? await simulatorUsesCoinbaseContracts(db) : false;
+    const value = options.coinbaseContractsOn ? await options.coinbaseContractsOn() : db ? await simulatorUsesCoinbaseContracts(db) : false;
     setting = { value, at: now(), generation };
     return value;
   };
@@ -117,7 +117,7 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
           return fallback;
         }
       }
-      return (await useContracts()) ? staticCoinbaseProduct(spec) : { ...spec, contractSize: null, basis: "simulator" };
+      return (await contractsInUse()) ? staticCoinbaseProduct(spec) : { ...spec, contractSize: null, basis: "simulator" };
     },
     forget(symbol) {
       setting = null;

@@ -86,6 +86,6 @@ export async function reportPdf(table: ReportTable): Promise<Uint8Array> {
     });
     y -= ROW_HEIGHT;
   }
-  pages.forEach((p, i) => p.drawText(`Page ${i + 1} of ${pages.length}`, { x: PAGE_WIDTH - MARGIN - 60, y: MARGIN / 2, size: 7, font }));
+  for (const [i, p] of pages.entries()) p.drawText(`Page ${i + 1} of ${pages.length}`, { x: PAGE_WIDTH - MARGIN - 60, y: MARGIN / 2, size: 7, font });
   return doc.save({ useObjectStreams: false });
 }

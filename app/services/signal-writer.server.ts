@@ -112,7 +112,7 @@ export class SignalWriter {
       }
       return;
     }
-    batch.forEach((pending, i) => pending.resolve(results[i]!));
+    for (const [i, pending] of batch.entries()) pending.resolve(results[i]!);
   }
 
   private async commit(writes: SignalWrite[]): Promise<SignalWriteResult[]> {

@@ -13,7 +13,7 @@ import { freshApp, registeredAccounts, waitFor, webhookSecret } from "#tests/set
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
-const unescape = (html: string) =>
+const unescapeHtml = (html: string) =>
   html.replace(/<!-- -->/g, "").replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 /** The builder's rendered message and its secret state, from the page's HTML. */
@@ -21,7 +21,7 @@ function renderedMessage(page: string): { text: string; secret: string | null; m
   const match = page.match(/<pre([^>]*data-testid="alert-builder-message"[^>]*)>([\s\S]*?)<\/pre>/);
   if (!match) throw new Error("no alert builder message on the page");
   const attrs = match[1]!;
-  return { text: unescape(match[2]!), secret: attrs.match(/data-secret="([^"]+)"/)?.[1] ?? null, mode: attrs.match(/data-mode="([^"]+)"/)?.[1] ?? null };
+  return { text: unescapeHtml(match[2]!), secret: attrs.match(/data-secret="([^"]+)"/)?.[1] ?? null, mode: attrs.match(/data-mode="([^"]+)"/)?.[1] ?? null };
 }
 
 /** TradingView's values when a strategy order fires. */

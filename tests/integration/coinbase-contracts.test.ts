@@ -104,7 +104,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   test("rules sized with the wrong increments (0.0001 BTC) never disable protection: the close re-sizes", async () => {
     // The bug: 30 % of 2 contracts = 0.006 BTC, under one contract. The close-position task
     // sizes with Coinbase's contract and sends nothing for it: the level is left for the last.
-    const stale = createRulesMonitor(db(), { exchange: live.exchange, products: createTradingProductResolver(db(), { useCoinbaseContracts: async () => false }) });
+    const stale = createRulesMonitor(db(), { exchange: live.exchange, products: createTradingProductResolver(db(), { coinbaseContractsOn: async () => false }) });
     const opened = await open("0.02");
     for (const price of TP) await tick(stale, price);
     expect(closeSizes()).toEqual(["2"]); // TP3 closes everything

@@ -91,7 +91,7 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const base = { secret, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" };
     const cases = [...rawBodies(), ...fieldBodies(base, signalFields), ...fieldBodies({ ...base, secret: "wrong" }, ["action", "quantity"])];
     // Each request from its own address, so the rejection limit does not answer them all unread.
-    cases.forEach((c, i) => (c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `203.0.${Math.floor(i / 250)}.${i % 250}` }));
+    for (const [i, c] of cases.entries()) c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `203.0.${Math.floor(i / 250)}.${i % 250}` };
     const result = await run(app, "/api/webhook/tradingview", cases);
     console.info(`[hostile] webhook on ${dialect}: ${JSON.stringify(result)}`);
     expect(result.total).toBeGreaterThanOrEqual(100);
@@ -109,7 +109,7 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const users = JSON.stringify(await app.database.db.selectFrom("users").selectAll().orderBy("id").execute());
     const base = { username: "hostile_admin", password: "not-the-password" };
     const api = [...rawBodies(), ...fieldBodies(base, ["username", "password", "code"])];
-    api.forEach((c, i) => (c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `198.51.${Math.floor(i / 250)}.${i % 250}` }));
+    for (const [i, c] of api.entries()) c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `198.51.${Math.floor(i / 250)}.${i % 250}` };
     const apiResult = await run(app, "/api/login", api);
     const form = STRINGS.flatMap((s) => [
       { name: `form username ${s.slice(0, 10)}`, init: { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: s, password: "x" }).toString() } },

@@ -47,7 +47,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     app.fetch(`/api/drifts/${id}/resolve`, { method: "POST", cookie, json: { action } });
   const openPosition = async (symbol: string) =>
     (await db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst()) ?? null;
-  const useExchange = async (exchange: ExchangeAdapter) => {
+  const switchExchange = async (exchange: ExchangeAdapter) => {
     await runner?.stop();
     runner = startRunner({ db: db(), exchange, workerId: "w1", pollMs: 3 });
   };
@@ -85,7 +85,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   });
 
   test("simulator: each drift kind found after two passes, resolved by adopt and close; a viewer may not", async () => {
-    await useExchange(sim());
+    await switchExchange(sim());
     await webhook("buy", "ETH-PERP", "1");
     await webhook("buy", "BTC-PERP", "0.01");
     const streak = new Map<string, number>();
@@ -148,7 +148,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   });
 
   test("simulator: a drift clears by itself when the books agree again", async () => {
-    await useExchange(sim());
+    await switchExchange(sim());
     await webhook("buy", "ETH-PERP", "1");
     const streak = new Map<string, number>();
     await setSimPosition("ETH-PERP", "long", "2", "3001.5");
@@ -170,7 +170,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   });
 
   test("the Positions page's Adopt form without JavaScript: a redirect with the toast, the drift resolved", async () => {
-    await useExchange(sim());
+    await switchExchange(sim());
     await setSimPosition("SOL-PERP", "long", "2", "150");
     const streak = new Map<string, number>();
     await reconcileOnce(db(), sim(), { streak });
@@ -189,7 +189,7 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   test("fake Coinbase: each drift kind; an unknown short closed on Coinbase, a mismatch and an outside close adopted", async () => {
     const client = new AdvancedTradeClient({ keys: cdpKey, baseUrl: fake.url, publicBaseUrl: fake.url, readTimeoutMs: 2000, writeTimeoutMs: 2000 });
     const coinbase = new CoinbaseAdapter({ client, fillPollMs: 5 });
-    await useExchange(coinbase);
+    await switchExchange(coinbase);
     // 2 SOL contracts of 5 = a short of 10 SOL, opened in Coinbase's own app.
     fake.coinbase.state.positions.set("SLP-20DEC30-CDE", { contracts: new Big("-2"), entry: new Big("181") });
     const streak = new Map<string, number>();

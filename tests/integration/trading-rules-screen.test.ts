@@ -61,7 +61,7 @@ function inputTag(html: string, name: string): string {
   if (!match) throw new Error(`no input named ${name}`);
   return match[0];
 }
-const valueOf = (html: string, name: string) => inputTag(html, name).match(/value="([^"]*)"/)?.[1];
+const inputValue = (html: string, name: string) => inputTag(html, name).match(/value="([^"]*)"/)?.[1];
 const isChecked = (html: string, name: string) => /\schecked=""/.test(inputTag(html, name));
 
 describe.each(testDialects())("trading rules screen on %s", (dialect) => {
@@ -99,7 +99,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   test("break-even offset (issue 25, decision 046): the page says what the stop covers; a plain post saves ticks or percent", async () => {
     let html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
     expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (0.1 %)");
-    expect(valueOf(html, "breakEvenOffset.value")).toBe("0.1");
+    expect(inputValue(html, "breakEvenOffset.value")).toBe("0.1");
     const saved = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" }) });
     expect(saved.status).toBe(302);
     expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
@@ -145,15 +145,15 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect(isChecked(html, "autoTradingEnabled")).toBe(true);
     expect(isChecked(html, "applyLeverageToSignals")).toBe(false);
     expect(isChecked(html, "applyAmountControlToSignals")).toBe(false);
-    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("20");
-    expect(valueOf(html, "takeProfits[2].priceDeviation")).toBe("1.5");
-    expect(valueOf(html, "stopLossOffset")).toBe("0.5");
-    expect(valueOf(html, "trailingStop.activation")).toBe("1.2");
-    expect(valueOf(html, "trailingStop.execute")).toBe("0.6");
+    expect(inputValue(html, "takeProfits[0].portfolio")).toBe("20");
+    expect(inputValue(html, "takeProfits[2].priceDeviation")).toBe("1.5");
+    expect(inputValue(html, "stopLossOffset")).toBe("0.5");
+    expect(inputValue(html, "trailingStop.activation")).toBe("1.2");
+    expect(inputValue(html, "trailingStop.execute")).toBe("0.6");
     // Amount control is off, yet its fields are there: nothing can hide them without JavaScript.
     expect(html).toContain('data-testid="amount-control-fields" data-shown="true"');
-    expect(valueOf(html, "orderSizeMultiplier")).toBe("1");
-    expect(valueOf(html, "signalAmountValue")).toBe("1");
+    expect(inputValue(html, "orderSizeMultiplier")).toBe("1");
+    expect(inputValue(html, "signalAmountValue")).toBe("1");
     expect(html).toContain('data-testid="breakeven-details" data-shown="true"');
     expect(html).toContain('data-testid="trailing-details" data-shown="true"');
   });
@@ -225,12 +225,12 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     // The redirect target with the flash cookie: the toast, and the saved values in percent.
     const html = await (await app.fetch("/trading-rules", { cookie: `${admin}; ${cookieFrom(response, "tv_toast")!}` })).text();
     expect(html).toContain("Trading Rules Saved");
-    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("25");
-    expect(valueOf(html, "takeProfits[1].priceDeviation")).toBe("1.2");
-    expect(valueOf(html, "stopLossOffset")).toBe("0.8");
-    expect(valueOf(html, "trailingStop.activation")).toBe("2");
-    expect(valueOf(html, "orderSizeMultiplier")).toBe("2.5");
-    expect(valueOf(html, "signalAmountValue")).toBe("50");
+    expect(inputValue(html, "takeProfits[0].portfolio")).toBe("25");
+    expect(inputValue(html, "takeProfits[1].priceDeviation")).toBe("1.2");
+    expect(inputValue(html, "stopLossOffset")).toBe("0.8");
+    expect(inputValue(html, "trailingStop.activation")).toBe("2");
+    expect(inputValue(html, "orderSizeMultiplier")).toBe("2.5");
+    expect(inputValue(html, "signalAmountValue")).toBe("50");
     expect(isChecked(html, "autoTradingEnabled")).toBe(false);
     expect(isChecked(html, "applyAmountControlToSignals")).toBe(true);
 
@@ -246,8 +246,8 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect(html).toContain("Error Saving Rules");
     expect(html).toContain(TP_ERROR_110);
     // The page keeps what was typed.
-    expect(valueOf(html, "takeProfits[0].portfolio")).toBe("30");
-    expect(valueOf(html, "stopLossOffset")).toBe("0.9");
+    expect(inputValue(html, "takeProfits[0].portfolio")).toBe("30");
+    expect(inputValue(html, "stopLossOffset")).toBe("0.9");
     expect(await config()).toEqual(DEFAULT_TRADING_CONFIG);
   });
 

@@ -80,7 +80,7 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
   };
   return (
     // A plain form: without JavaScript it posts intent=close to this page's action.
-    <form method="post" action="/positions" onSubmit={hydrated ? onSubmit : undefined} onClick={(e) => e.stopPropagation()}>
+    <form method="post" action="/positions" onSubmit={hydrated ? onSubmit : undefined} onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()}>
       <input type="hidden" name="intent" value="close" />
       <input type="hidden" name="symbol" value={symbol} />
       <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={testId}>
