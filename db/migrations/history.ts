@@ -32,6 +32,7 @@ export const MIGRATION_RELEASES: readonly (readonly string[])[] = [
   ["2026_11_27_0100_stop_lifecycle"],
   ["2026_11_27_0200_position_exchange"],
   ["2026_11_27_0300_password_resets"],
+  ["2026_11_27_0500_alert_accounting"],
 ];
 
 /** The last migration released out of name order: every one after it must sort after all before it. */

@@ -25,6 +25,7 @@ import * as tradeLookupIndexes from "./2026_11_26_0400_trade_lookup_indexes.ts";
 import * as stopLifecycle from "./2026_11_27_0100_stop_lifecycle.ts";
 import * as positionExchange from "./2026_11_27_0200_position_exchange.ts";
 import * as passwordResets from "./2026_11_27_0300_password_resets.ts";
+import * as alertAccounting from "./2026_11_27_0500_alert_accounting.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_21_0900_init": init,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_0100_stop_lifecycle": stopLifecycle,
   "2026_11_27_0200_position_exchange": positionExchange,
   "2026_11_27_0300_password_resets": passwordResets,
+  "2026_11_27_0500_alert_accounting": alertAccounting,
 };
