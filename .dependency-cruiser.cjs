@@ -11,10 +11,13 @@ module.exports = {
   forbidden: [
     {
       name: "core-is-pure",
-      comment: "app/core is the domain (rules, types, schemas, formats) shared by web, worker, db and the screens: it imports only core and libraries, not even types from elsewhere",
+      comment:
+        "app/core is the domain (rules, types, schemas, formats) shared by web, worker, db and the screens: it imports only core and libraries, not even types from elsewhere",
       severity: "error",
       from: { path: "^app/core/" },
-      to: { path: "^(db/|exchange/|reports/|worker/|server\\.ts|scripts/|app/(services|utils|routes|components|live|mui)/)" },
+      to: {
+        path: "^(db/|exchange/|reports/|worker/|server\\.ts|scripts/|app/(services|utils|routes|components|live|mui)/)",
+      },
     },
     {
       name: "no-raw-queries-in-core",
@@ -32,17 +35,25 @@ module.exports = {
     },
     {
       name: "exchange-adapters-use-repositories",
-      comment: "exchange/ (the simulator, Coinbase, the factory and credentials) persists through db/queries only, never the client or migrations, and knows nothing above it",
+      comment:
+        "exchange/ (the simulator, Coinbase, the factory and credentials) persists through db/queries only, never the client or migrations, and knows nothing above it",
       severity: "error",
       from: { path: "^exchange/" },
-      to: { path: "^(db/(client|migrate|migrations)|reports/|worker/|app/(services|utils|routes|components|live|mui)/)", ...runtime },
+      to: {
+        path: "^(db/(client|migrate|migrations)|reports/|worker/|app/(services|utils|routes|components|live|mui)/)",
+        ...runtime,
+      },
     },
     {
       name: "reports-use-repositories-and-exchange",
-      comment: "reports/ builds report files from db/queries and the simulator (exchange/); called by the worker's generate-report task and by services",
+      comment:
+        "reports/ builds report files from db/queries and the simulator (exchange/); called by the worker's generate-report task and by services",
       severity: "error",
       from: { path: "^reports/" },
-      to: { path: "^(db/(client|migrate|migrations)|worker/|app/(services|utils|routes|components|live|mui)/)", ...runtime },
+      to: {
+        path: "^(db/(client|migrate|migrations)|worker/|app/(services|utils|routes|components|live|mui)/)",
+        ...runtime,
+      },
     },
     {
       name: "worker-below-web",
@@ -60,7 +71,8 @@ module.exports = {
     },
     {
       name: "utils-are-small-helpers",
-      comment: "app/utils: request and UI helpers (cookies, toasts, API responses, the browser's API client, hooks): core and libraries only, no database, no adapters, no services",
+      comment:
+        "app/utils: request and UI helpers (cookies, toasts, API responses, the browser's API client, hooks): core and libraries only, no database, no adapters, no services",
       severity: "error",
       from: { path: "^app/utils/" },
       to: { path: `^(db/|exchange/|reports/|worker/|app/services/|${UI})`, ...runtime },

@@ -13,7 +13,14 @@ import { can } from "./app/core/auth/permissions.ts";
 import { allowedHosts, forwardedClient, hostAllowed, originHost } from "./app/core/net/edge.ts";
 import { MAX_BODY_BYTES as WEBHOOK_MAX_BODY_BYTES, webhookHttp } from "./app/services/webhook.server.ts";
 import { withRequestOrigin } from "./app/core/request-origin.ts";
-import { type ClosableSocket, closeSocketsOfSession, socketsOfSession, trackSocket, trackedSessions, untrackSocket } from "./app/services/session-sockets.server.ts";
+import {
+  type ClosableSocket,
+  closeSocketsOfSession,
+  socketsOfSession,
+  trackSocket,
+  trackedSessions,
+  untrackSocket,
+} from "./app/services/session-sockets.server.ts";
 import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts";
 import { sessionPolicyRefusal } from "./app/services/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
@@ -40,14 +47,24 @@ export const FORM_BODY_LIMIT = 64 * 1024;
 export const MAX_REQUEST_BODY = 1024 * 1024;
 /** A body must arrive within this long, however slowly its bytes trickle in (slowloris). */
 export const BODY_DEADLINE_MS = 10_000;
-const AUTH_PATHS = new Set(["/login", "/register", "/two-factor", "/reset-password", "/logout", "/api/login", "/api/register", "/api/logout"]);
+const AUTH_PATHS = new Set([
+  "/login",
+  "/register",
+  "/two-factor",
+  "/reset-password",
+  "/logout",
+  "/api/login",
+  "/api/register",
+  "/api/logout",
+]);
 
 export function bodyLimitFor(path: string): number {
   return AUTH_PATHS.has(path.replace(/\/+$/, "") || "/") ? AUTH_BODY_LIMIT : FORM_BODY_LIMIT;
 }
 
 /** A Host header we can route on: a name, an IPv4 or a bracketed IPv6, with an optional port. */
-const HOST_SHAPE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62})?(?:\.[A-Za-z0-9_-]{1,63})*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const HOST_SHAPE =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62})?(?:\.[A-Za-z0-9_-]{1,63})*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 type BodyRead = { ok: true; body: Uint8Array | null; size: number } | { ok: false; status: 408 | 413 };
 
@@ -95,7 +112,13 @@ async function readBodyCapped(request: Request, limit: number, keepOverflow = fa
 }
 
 /** The Hono app (no listening socket): used by the server and by the integration tests. */
-export function createApp({ config, database, build, hub, mode = process.env.NODE_ENV ?? "production" }: CreateAppOptions) {
+export function createApp({
+  config,
+  database,
+  build,
+  hub,
+  mode = process.env.NODE_ENV ?? "production",
+}: CreateAppOptions) {
   const app = new Hono();
   const getBuild = typeof build === "function" ? build : () => build;
   // One request handler per build (it compiles the route tree); a dev rebuild makes a new one.
@@ -107,7 +130,9 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
 
   const hosts = allowedHosts(config);
   const requestHost = (c: { req: { url: string; header(name: string): string | undefined } }) =>
-    (config.TRUST_PROXY && c.req.header("x-forwarded-host")?.split(",")[0]?.trim()) || c.req.header("host") || new URL(c.req.url).host;
+    (config.TRUST_PROXY && c.req.header("x-forwarded-host")?.split(",")[0]?.trim()) ||
+    c.req.header("host") ||
+    new URL(c.req.url).host;
 
   // A missing or malformed Host (HTTP/1.0 without one, empty, "[::1", "a b") is a plain 400:
   // nothing below may parse it (docs/security.md, "Request bodies, hosts and sockets").
@@ -115,7 +140,8 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     // In-process requests (the tests' app.fetch, no Bun server in c.env) carry no Host header: their URL says it.
     const host = c.req.header("host") ?? (c.env ? undefined : new URL(c.req.url).host);
     const forwarded = config.TRUST_PROXY ? c.req.header("x-forwarded-host")?.split(",")[0]?.trim() : undefined;
-    if (!host || !HOST_SHAPE.test(host) || (forwarded !== undefined && !HOST_SHAPE.test(forwarded))) return c.text("Bad Request: missing or malformed Host header", 400);
+    if (!host || !HOST_SHAPE.test(host) || (forwarded !== undefined && !HOST_SHAPE.test(forwarded)))
+      return c.text("Bad Request: missing or malformed Host header", 400);
     await next();
   });
 
@@ -123,7 +149,10 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
   // exempt: it is not a browser request and authenticates with its own secret.
   app.use("*", async (c, next) => {
     if (!c.req.path.startsWith("/api/webhook/") && !hostAllowed(requestHost(c), hosts)) {
-      return c.text(`Unknown host. Set PUBLIC_URL or ALLOWED_HOSTS to the name this server is reached at (docs/security.md).`, 421);
+      return c.text(
+        `Unknown host. Set PUBLIC_URL or ALLOWED_HOSTS to the name this server is reached at (docs/security.md).`,
+        421,
+      );
     }
     await next();
   });
@@ -137,7 +166,8 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     h.set("X-Frame-Options", "DENY");
     h.set("Referrer-Policy", "same-origin");
     // Documents bring their own policy with a per-page script nonce (entry.server.tsx).
-    if (!h.has("Content-Security-Policy")) h.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
+    if (!h.has("Content-Security-Policy"))
+      h.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; base-uri 'none'");
     if (!h.has("Cache-Control") && !c.req.path.startsWith("/build/")) h.set("Cache-Control", "no-store");
   });
 
@@ -169,11 +199,21 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
     const read = await readBodyCapped(raw, limit, webhook);
     if (!read.ok) {
       c.header("Connection", "close");
-      return read.status === 413 ? c.json({ error: `Request body too large (limit ${limit / 1024} KiB)` }, 413) : c.json({ error: "Request body not received in time" }, 408);
+      return read.status === 413
+        ? c.json({ error: `Request body too large (limit ${limit / 1024} KiB)` }, 413)
+        : c.json({ error: "Request body not received in time" }, 408);
     }
     const headers = new Headers(raw.headers);
     if (read.body) headers.set("content-length", String(read.size));
-    c.set("body" as never, new Request(raw.url, { method: raw.method, headers, body: read.body as BodyInit | null, signal: raw.signal }) as never);
+    c.set(
+      "body" as never,
+      new Request(raw.url, {
+        method: raw.method,
+        headers,
+        body: read.body as BodyInit | null,
+        signal: raw.signal,
+      }) as never,
+    );
     await next();
   });
 
@@ -184,7 +224,8 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       if (!hub) return c.json({ error: "Live updates unavailable" }, 503);
       const origin = originHost(c.req.header("origin"));
       const host = requestHost(c);
-      if (origin === undefined || (origin !== null && host && origin !== host)) return c.json({ error: "Origin not allowed" }, 403);
+      if (origin === undefined || (origin !== null && host && origin !== host))
+        return c.json({ error: "Origin not allowed" }, 403);
       const token = await readSessionToken(c.req.raw, { config } as AppLoadContext);
       const session = token ? await getSessionUser(database.db, token, SESSION_POLICY) : null;
       if (!session) return c.json({ error: "Authentication required" }, 401);
@@ -194,7 +235,10 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       // One viewer cannot hold thousands of sockets: per session and per address (the open
       // handler enforces both again, since parallel upgrades all pass this check together).
       const ip = clientIp(c, config) ?? "unknown";
-      if (socketsOfSession(token!) >= WS_SOCKETS_PER_SESSION || (socketsPerAddress.get(ip) ?? 0) >= WS_SOCKETS_PER_ADDRESS) {
+      if (
+        socketsOfSession(token!) >= WS_SOCKETS_PER_SESSION ||
+        (socketsPerAddress.get(ip) ?? 0) >= WS_SOCKETS_PER_ADDRESS
+      ) {
         return c.json({ error: "Too many live connections" }, 429);
       }
       c.set("clientAddress" as never, ip as never);
@@ -214,61 +258,73 @@ export function createApp({ config, database, build, hub, mode = process.env.NOD
       let windowStart = 0;
       let inWindow = 0;
       return {
-      onOpen(_event, ws) {
-        // Tracked by Bun's socket: Hono hands each event a new wrapper, so the wrapper from
-        // onOpen never matched the one onClose untracked (sessions' counts only grew).
-        trackSocket(token, ws.raw as ClosableSocket);
-        socketsPerAddress.set(ip, (socketsPerAddress.get(ip) ?? 0) + 1);
-        if (socketsOfSession(token) > WS_SOCKETS_PER_SESSION || socketsPerAddress.get(ip)! > WS_SOCKETS_PER_ADDRESS) {
-          ws.close(TOO_MANY_SOCKETS_CODE, "Too many live connections");
-          return;
-        }
-        (ws.raw as { subscribe(topic: string): void }).subscribe(sensitive ? LIVE_TOPIC : LIVE_PUBLIC_TOPIC);
-        ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
-      },
-      async onMessage(event, ws) {
-        const now = Date.now();
-        if (now - windowStart >= 1000) {
-          windowStart = now;
-          inWindow = 0;
-        }
-        if (++inWindow > WS_MESSAGES_PER_SECOND) {
-          ws.close(1008, "Too many messages");
-          return;
-        }
-        if (typeof event.data !== "string" || event.data.length > 1024) return;
-        // {"type":"resume","lastEventId":N}: send what this browser missed while away.
-        try {
-          const message = JSON.parse(event.data) as { type?: string; lastEventId?: number };
-          if (message?.type === "resume" && Number.isSafeInteger(message.lastEventId) && !resumed) {
-            resumed = true;
-            const from = Math.max(0, Number(message.lastEventId));
-            if (hub!.lastEventId - from > REPLAY_LIMIT) {
-              ws.send(JSON.stringify({ type: "resync", data: { lastEventId: hub!.lastEventId } }));
-              return;
-            }
-            for (const missed of await hub!.replay(from, REPLAY_LIMIT)) ws.send(toWire(sensitive ? missed : liveEventForNonAdmins(missed)));
+        onOpen(_event, ws) {
+          // Tracked by Bun's socket: Hono hands each event a new wrapper, so the wrapper from
+          // onOpen never matched the one onClose untracked (sessions' counts only grew).
+          trackSocket(token, ws.raw as ClosableSocket);
+          socketsPerAddress.set(ip, (socketsPerAddress.get(ip) ?? 0) + 1);
+          if (socketsOfSession(token) > WS_SOCKETS_PER_SESSION || socketsPerAddress.get(ip)! > WS_SOCKETS_PER_ADDRESS) {
+            ws.close(TOO_MANY_SOCKETS_CODE, "Too many live connections");
+            return;
           }
-        } catch {
-          // not JSON: ignored
-        }
-      },
-      onClose(_event, ws) {
-        untrackSocket(token, ws.raw as ClosableSocket);
-        const left = (socketsPerAddress.get(ip) ?? 1) - 1;
-        if (left > 0) socketsPerAddress.set(ip, left);
-        else socketsPerAddress.delete(ip);
-      },
+          (ws.raw as { subscribe(topic: string): void }).subscribe(sensitive ? LIVE_TOPIC : LIVE_PUBLIC_TOPIC);
+          ws.send(JSON.stringify({ type: "hello", data: { lastEventId: hub!.lastEventId } }));
+        },
+        async onMessage(event, ws) {
+          const now = Date.now();
+          if (now - windowStart >= 1000) {
+            windowStart = now;
+            inWindow = 0;
+          }
+          if (++inWindow > WS_MESSAGES_PER_SECOND) {
+            ws.close(1008, "Too many messages");
+            return;
+          }
+          if (typeof event.data !== "string" || event.data.length > 1024) return;
+          // {"type":"resume","lastEventId":N}: send what this browser missed while away.
+          try {
+            const message = JSON.parse(event.data) as { type?: string; lastEventId?: number };
+            if (message?.type === "resume" && Number.isSafeInteger(message.lastEventId) && !resumed) {
+              resumed = true;
+              const from = Math.max(0, Number(message.lastEventId));
+              if (hub!.lastEventId - from > REPLAY_LIMIT) {
+                ws.send(JSON.stringify({ type: "resync", data: { lastEventId: hub!.lastEventId } }));
+                return;
+              }
+              for (const missed of await hub!.replay(from, REPLAY_LIMIT))
+                ws.send(toWire(sensitive ? missed : liveEventForNonAdmins(missed)));
+            }
+          } catch {
+            // not JSON: ignored
+          }
+        },
+        onClose(_event, ws) {
+          untrackSocket(token, ws.raw as ClosableSocket);
+          const left = (socketsPerAddress.get(ip) ?? 1) - 1;
+          if (left > 0) socketsPerAddress.set(ip, left);
+          else socketsPerAddress.delete(ip);
+        },
       };
     }),
   );
 
   // The TradingView webhook: the hot path, answered here rather than through Remix.
   app.all("/api/webhook/:platform", (c) =>
-    webhookHttp(database.db, (c.get("body" as never) as unknown as Request | undefined) ?? c.req.raw, c.req.param("platform"), { appSecret: config.appSecret, ip: clientIp(c, config), allowlist: config.WEBHOOK_ALLOWLIST }),
+    webhookHttp(
+      database.db,
+      (c.get("body" as never) as unknown as Request | undefined) ?? c.req.raw,
+      c.req.param("platform"),
+      { appSecret: config.appSecret, ip: clientIp(c, config), allowlist: config.WEBHOOK_ALLOWLIST },
+    ),
   );
 
-  app.use("/build/*", serveStatic({ root: "./public", onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable") }));
+  app.use(
+    "/build/*",
+    serveStatic({
+      root: "./public",
+      onFound: (_p, c) => c.header("Cache-Control", "public, max-age=31536000, immutable"),
+    }),
+  );
   app.use("/favicon.svg", serveStatic({ root: "./public" }));
   app.use("/logo.svg", serveStatic({ root: "./public" }));
 
@@ -348,13 +404,22 @@ if (import.meta.main) {
 
   // reusePort: with WEB_PROCESSES > 1, `npm start` runs several of these on one port and the
   // kernel spreads connections over them (each has its own live hub and caches).
-  const server = Bun.serve({ port: config.PORT, hostname: config.HOST, fetch: app.fetch, websocket: serverWebsocket, ...SERVE_LIMITS, reusePort: config.WEB_PROCESSES > 1 });
+  const server = Bun.serve({
+    port: config.PORT,
+    hostname: config.HOST,
+    fetch: app.fetch,
+    websocket: serverWebsocket,
+    ...SERVE_LIMITS,
+    reusePort: config.WEB_PROCESSES > 1,
+  });
   hub.attach(server);
   await hub.start();
   // Warm the build's caches in the background (app/entry.server.tsx warmUp); a failure is
   // only logged: the first request then builds them as before.
   const entry = build.entry.module as { warmUp?: (context: { db: Database["db"] }) => Promise<unknown> };
-  entry.warmUp?.({ db: database.db }).catch((error) => console.error(`[web] warm-up failed: ${(error as Error).message}`));
+  entry
+    .warmUp?.({ db: database.db })
+    .catch((error) => console.error(`[web] warm-up failed: ${(error as Error).message}`));
   // Sessions ended elsewhere (another web process or node, expiry) lose their live feed
   // within SESSION_SWEEP_MS: one query per signed-in session with an open socket here.
   const sweep = setInterval(async () => {

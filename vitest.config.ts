@@ -9,7 +9,14 @@ export default defineConfig({
   test: {
     // Under `bun --bun vitest`: threads is the pool that works (the forks pool does not run under Bun).
     pool: "threads",
-    include: ["app/**/*.test.{ts,tsx}", "db/**/*.test.ts", "exchange/**/*.test.ts", "reports/**/*.test.ts", "worker/**/*.test.ts", "tests/integration/**/*.test.ts"],
+    include: [
+      "app/**/*.test.{ts,tsx}",
+      "db/**/*.test.ts",
+      "exchange/**/*.test.ts",
+      "reports/**/*.test.ts",
+      "worker/**/*.test.ts",
+      "tests/integration/**/*.test.ts",
+    ],
     setupFiles: ["tests/setup/setup-test-env.ts"],
     globalSetup: ["tests/setup/global-setup.ts"],
     testTimeout: 30_000,

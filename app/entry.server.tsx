@@ -29,7 +29,12 @@ const INSERTION_POINT = '<meta name="emotion-insertion-point" content="emotion-i
 const emotionCache = createEmotionCache();
 const emotion = { cache: emotionCache, ...createEmotionServer(emotionCache) };
 
-export default function handleRequest(request: Request, responseStatusCode: number, responseHeaders: Headers, remixContext: EntryContext) {
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+) {
   const { cache, extractCriticalToChunks, constructStyleTagsFromChunks } = emotion;
   // A fresh nonce per document: only Remix's own inline scripts carry it (docs/security.md).
   const nonce = randomBytes(16).toString("base64");
@@ -43,8 +48,11 @@ export default function handleRequest(request: Request, responseStatusCode: numb
       </CacheProvider>
     </NonceContext.Provider>,
   );
-  html = html.replace(INSERTION_POINT, INSERTION_POINT + emotionStyles(extractCriticalToChunks(html), constructStyleTagsFromChunks));
-  if (!html.startsWith("<!DOCTYPE")) html = "<!DOCTYPE html>" + html;
+  html = html.replace(
+    INSERTION_POINT,
+    INSERTION_POINT + emotionStyles(extractCriticalToChunks(html), constructStyleTagsFromChunks),
+  );
+  if (!html.startsWith("<!DOCTYPE")) html = `<!DOCTYPE html>${html}`;
   responseHeaders.set("Content-Type", "text/html; charset=utf-8");
   responseHeaders.set("Content-Security-Policy", documentPolicy(nonce));
   return new Response(html, { status: responseStatusCode, headers: responseHeaders });

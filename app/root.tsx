@@ -23,7 +23,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export const meta: MetaFunction = () => [{ title: `${PLATFORM_NAME} · Futures Trading Automation` }];
 
 // The static stylesheet vanilla-extract builds from the *.css.ts files (app/styles/sheet.ts).
-export const links = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }, ...(cssBundleHref ? [{ rel: "stylesheet", href: cssBundleHref }] : [])];
+export const links = () => [
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  ...(cssBundleHref ? [{ rel: "stylesheet", href: cssBundleHref }] : []),
+];
 
 const Document = withEmotionCache(({ children }: { children: ReactNode }, emotionCache) => {
   const clientStyleData = useContext(ClientStyleContext);
@@ -33,7 +36,8 @@ const Document = withEmotionCache(({ children }: { children: ReactNode }, emotio
     emotionCache.sheet.container = document.head;
     const tags = emotionCache.sheet.tags;
     emotionCache.sheet.flush();
-    for (const tag of tags) (emotionCache.sheet as unknown as { _insertTag: (t: HTMLStyleElement) => void })._insertTag(tag);
+    for (const tag of tags)
+      (emotionCache.sheet as unknown as { _insertTag: (t: HTMLStyleElement) => void })._insertTag(tag);
     clientStyleData.reset();
   }, []);
   return (

@@ -62,7 +62,10 @@ import {
 } from "./lib.ts";
 
 const args = parseArgs();
-const variants = (typeof args.variants === "string" ? args.variants : "HEAD,7978aa8").split(",").map((v) => v.trim()).filter(Boolean);
+const variants = (typeof args.variants === "string" ? args.variants : "HEAD,7978aa8")
+  .split(",")
+  .map((v) => v.trim())
+  .filter(Boolean);
 if (variants.length < 2) throw new Error("--variants needs at least two revisions, e.g. HEAD,7978aa8");
 const ROUNDS = Math.max(1, numArg(args, "rounds", 4));
 const SECONDS = Math.max(1, numArg(args, "seconds", 8));
@@ -79,10 +82,13 @@ const ALL_TARGETS = {
 } as const;
 type TargetName = keyof typeof ALL_TARGETS;
 const targets = (typeof args.targets === "string" ? args.targets.split(",") : Object.keys(ALL_TARGETS)) as TargetName[];
-for (const t of targets) if (!(t in ALL_TARGETS)) throw new Error(`unknown target ${t} (${Object.keys(ALL_TARGETS).join(", ")})`);
+for (const t of targets)
+  if (!(t in ALL_TARGETS)) throw new Error(`unknown target ${t} (${Object.keys(ALL_TARGETS).join(", ")})`);
 
 const perRunS = SECONDS + QUIET_WAIT_S + 5;
-installGuards((1800 + variants.length * (600 + ALERTS / 5) + ROUNDS * targets.length * variants.length * perRunS) * 1000);
+installGuards(
+  (1800 + variants.length * (600 + ALERTS / 5) + ROUNDS * targets.length * variants.length * perRunS) * 1000,
+);
 const quietArgs = { ...args, "quiet-wait": String(QUIET_WAIT_S) };
 
 // ---------------------------------------------------------------------------------------
@@ -101,7 +107,10 @@ interface Running {
 const resolved = variants.map((spec) => {
   if (spec === "worktree") return spec;
   const [rev, flag] = spec.split(":") as [string, string | undefined];
-  const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], { cwd: ROOT, encoding: "utf8" }).trim();
+  const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).trim();
   return `${sha}${flag ? `:${flag}` : ""}`;
 });
 const copies = variants.map((spec, i) => {
@@ -118,7 +127,11 @@ async function count(inst: Instance, sql: string): Promise<number> {
 const running: Running[] = [];
 for (const { spec, copy } of copies) {
   log(`starting ${spec} (${copy.source}) on ${args.mysql ? "MariaDB" : "SQLite"}`);
-  const inst = await startInstance({ mysql: Boolean(args.mysql), appDir: copy.dir, label: `compare-${running.length}` });
+  const inst = await startInstance({
+    mysql: Boolean(args.mysql),
+    appDir: copy.dir,
+    label: `compare-${running.length}`,
+  });
   await waitForPrices(inst);
   running.push({ name: spec, source: copy.source, inst, seeded: { alerts: 0, errors: 0, trades: 0, drainMs: null } });
 }
@@ -139,8 +152,11 @@ for (const r of running) {
     trades: await count(r.inst, "SELECT COUNT(*) AS n FROM trades"),
     drainMs: drain.ms,
   };
-  log(`${r.name}: seeded ${rows.trades} trades + ${sent.results.length} webhooks (${r.seeded.errors} errors) -> ${r.seeded.trades} trades, ${await count(r.inst, "SELECT COUNT(*) AS n FROM positions WHERE status = 'open'")} open positions in ${Math.round((Date.now() - started) / 1000)} s`);
-  if (r.seeded.errors > 0 || drain.ms === null) throw new Error(`${r.name}: the seed did not complete (${r.seeded.errors} errors, drain ${drain.ms})`);
+  log(
+    `${r.name}: seeded ${rows.trades} trades + ${sent.results.length} webhooks (${r.seeded.errors} errors) -> ${r.seeded.trades} trades, ${await count(r.inst, "SELECT COUNT(*) AS n FROM positions WHERE status = 'open'")} open positions in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
+  if (r.seeded.errors > 0 || drain.ms === null)
+    throw new Error(`${r.name}: the seed did not complete (${r.seeded.errors} errors, drain ${drain.ms})`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -158,7 +174,11 @@ async function get(inst: Instance, path: string): Promise<Sample> {
   assertLoopback(url);
   const sent = wallMs();
   try {
-    const res = await fetch(url, { headers: { cookie: inst.cookie, accept: "text/html" }, redirect: "manual", signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      headers: { cookie: inst.cookie, accept: "text/html" },
+      redirect: "manual",
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = await res.arrayBuffer();
     return { ms: wallMs() - sent, status: res.status, bytes: body.byteLength };
   } catch {
@@ -167,7 +187,11 @@ async function get(inst: Instance, path: string): Promise<Sample> {
 }
 
 /** --connections closed loops for `seconds` (bounded: at most 5,000 requests per second in all). */
-async function closedLoops(inst: Instance, path: string, seconds: number): Promise<{ samples: Sample[]; seconds: number }> {
+async function closedLoops(
+  inst: Instance,
+  path: string,
+  seconds: number,
+): Promise<{ samples: Sample[]; seconds: number }> {
   const samples: Sample[] = [];
   const t0 = wallMs();
   const end = t0 + seconds * 1000;
@@ -207,11 +231,24 @@ async function runOnce(r: Running, target: TargetName, round: number): Promise<R
   cpu.start();
   let out: Omit<RunResult, "round" | "target" | "variant" | "otherBefore" | "cpu" | "perWebCpuSecond">;
   if (target === "webhook") {
-    const sent = await pacedWebhooks(r.inst, `ack-${runTag()}-`, ACK_RATE, Math.round(ACK_RATE * SECONDS), SECONDS * 1000 + 5000);
+    const sent = await pacedWebhooks(
+      r.inst,
+      `ack-${runTag()}-`,
+      ACK_RATE,
+      Math.round(ACK_RATE * SECONDS),
+      SECONDS * 1000 + 5000,
+    );
     const acks = sent.results.filter((x) => x.status === 200 && x.ackAt !== null).map((x) => x.ackAt! - x.sentAt);
     const sorted = Float64Array.from(acks).sort();
     const arr = Array.from(sorted);
-    out = { perSecond: null, p50: pct(arr, 0.5), p95: pct(arr, 0.95), kb: null, requests: sent.results.length, errors: sent.results.length - acks.length };
+    out = {
+      perSecond: null,
+      p50: pct(arr, 0.5),
+      p95: pct(arr, 0.95),
+      kb: null,
+      requests: sent.results.length,
+      errors: sent.results.length - acks.length,
+    };
   } else {
     const { samples, seconds } = await closedLoops(r.inst, ALL_TARGETS[target], SECONDS);
     const ok = samples.filter((s) => s.status === 200);
@@ -229,7 +266,8 @@ async function runOnce(r: Running, target: TargetName, round: number): Promise<R
   assertAlive(r.inst, `${r.name} ${target}`);
   if (target === "webhook") await waitForDrain(r.inst, 120_000, `${r.name} ack`);
   const web = cpuUse.web ?? 0;
-  const perWebCpuSecond = out.perSecond !== null && web > 0 ? Math.round((out.perSecond / (web / 100)) * 10) / 10 : null;
+  const perWebCpuSecond =
+    out.perSecond !== null && web > 0 ? Math.round((out.perSecond / (web / 100)) * 10) / 10 : null;
   return { round, target, variant: r.name, ...out, perWebCpuSecond, otherBefore, cpu: cpuUse };
 }
 
@@ -271,10 +309,14 @@ for (let round = 1; round <= ROUNDS; round++) {
 const med = (values: number[]) => stats(values).p50;
 const range = (values: number[]) => (values.length ? `${Math.min(...values)}–${Math.max(...values)}` : "-");
 const summary: Record<string, Record<string, unknown>> = {};
-console.log(`\n=== compare (${args.mysql ? "MariaDB" : "SQLite"}, ${ROUNDS} rounds x ${SECONDS} s, ${CONNECTIONS} connections, ${ALERTS} alerts seeded) ===`);
+console.log(
+  `\n=== compare (${args.mysql ? "MariaDB" : "SQLite"}, ${ROUNDS} rounds x ${SECONDS} s, ${CONNECTIONS} connections, ${ALERTS} alerts seeded) ===`,
+);
 for (const r of running) console.log(`${r.name}: ${r.source}; seeded ${r.seeded.trades} trades`);
-console.log("load average per round: " + rounds.map((x) => x.loadAverage.join("/")).join(", "));
-console.log(`target        | variant                  | pages/s median (range) | per web CPU s median (range) | p50 ms median (range) | p95 ms median (range) | KB`);
+console.log(`load average per round: ${rounds.map((x) => x.loadAverage.join("/")).join(", ")}`);
+console.log(
+  `target        | variant                  | pages/s median (range) | per web CPU s median (range) | p50 ms median (range) | p95 ms median (range) | KB`,
+);
 for (const target of targets) {
   summary[target] = {};
   for (const r of running) {

@@ -15,7 +15,17 @@
 // Every request goes to 127.0.0.1 (assertLoopback), every loop is bounded in count and time.
 import { type ChildProcess, execFileSync, execSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -167,7 +177,11 @@ export function prepareApp(options: { head?: boolean; rebuild?: boolean } = {}):
   };
   try {
     const sha = execSync("git rev-parse --short=12 HEAD", { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execSync("git --no-optional-locks status --porcelain --untracked-files=no", { cwd: ROOT, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execSync("git --no-optional-locks status --porcelain --untracked-files=no", {
+        cwd: ROOT,
+        encoding: "utf8",
+      }).trim() !== "";
     let source = `working tree at ${sha}${dirty ? " (with uncommitted changes)" : ""}`;
     if (options.head) {
       execSync(`git archive --format=tar HEAD | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT, shell: "/bin/bash" });
@@ -180,7 +194,8 @@ export function prepareApp(options: { head?: boolean; rebuild?: boolean } = {}):
       }
       mkdirSync(path.join(dir, "public"), { recursive: true });
       for (const entry of readdirSync(path.join(ROOT, "public"))) {
-        if (entry !== "build") cpSync(path.join(ROOT, "public", entry), path.join(dir, "public", entry), { recursive: true });
+        if (entry !== "build")
+          cpSync(path.join(ROOT, "public", entry), path.join(dir, "public", entry), { recursive: true });
       }
     }
     symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
@@ -224,9 +239,16 @@ function nodeModulesFor(sha: string, router: "pristine" | "patched", patchText: 
     if (!existsSync(path.join(base, ".complete"))) {
       rmSync(base, { recursive: true, force: true });
       mkdirSync(base, { recursive: true });
-      execSync(`git archive --format=tar ${sha} | tar -x -C ${JSON.stringify(base)}`, { cwd: ROOT, shell: "/bin/bash" });
+      execSync(`git archive --format=tar ${sha} | tar -x -C ${JSON.stringify(base)}`, {
+        cwd: ROOT,
+        shell: "/bin/bash",
+      });
       log(`npm ci for ${sha} in ${base} (its package-lock.json differs from the working tree's)...`);
-      execSync("npm ci --no-audit --no-fund", { cwd: base, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PATH: pathWithoutBunNode() } });
+      execSync("npm ci --no-audit --no-fund", {
+        cwd: base,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, PATH: pathWithoutBunNode() },
+      });
       writeFileSync(path.join(base, ".complete"), `${sha}\n`);
     }
   }
@@ -241,9 +263,13 @@ function nodeModulesFor(sha: string, router: "pristine" | "patched", patchText: 
     writeFileSync(file, text);
     if (text.includes(ROUTER_PATCH_MARK) !== (router === "patched")) {
       if (!patchText) throw new Error("no patches/@remix-run+router+1.23.3.patch in the revision or the working tree");
-      execFileSync("patch", [...(router === "pristine" ? ["-R"] : []), "-p1", "-s", "--no-backup-if-mismatch"], { cwd: copy, input: patchText });
+      execFileSync("patch", [...(router === "pristine" ? ["-R"] : []), "-p1", "-s", "--no-backup-if-mismatch"], {
+        cwd: copy,
+        input: patchText,
+      });
     }
-    if (readFileSync(file, "utf8").includes(ROUTER_PATCH_MARK) !== (router === "patched")) throw new Error(`${file} is not ${router}`);
+    if (readFileSync(file, "utf8").includes(ROUTER_PATCH_MARK) !== (router === "patched"))
+      throw new Error(`${file} is not ${router}`);
     writeFileSync(path.join(copy, ".complete"), `${sha}\n`);
   }
   return path.join(copy, "node_modules");
@@ -256,8 +282,12 @@ function nodeModulesFor(sha: string, router: "pristine" | "patched", patchText: 
  */
 export function prepareVariant(spec: string): AppCopy {
   const [rev, flag] = spec.split(":") as [string, string | undefined];
-  if (flag !== undefined && flag !== "no-router-patch" && flag !== "router-patch") throw new Error(`unknown variant flag ${flag} (:router-patch or :no-router-patch)`);
-  const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], { cwd: ROOT, encoding: "utf8" }).trim();
+  if (flag !== undefined && flag !== "no-router-patch" && flag !== "router-patch")
+    throw new Error(`unknown variant flag ${flag} (:router-patch or :no-router-patch)`);
+  const sha = execFileSync("git", ["rev-parse", "--short=12", "--verify", `${rev}^{commit}`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).trim();
   const dir = mkdtempSync(path.join(os.tmpdir(), "perpdesk-bench-app-"));
   const remove = () => {
     rmSync(path.join(dir, "node_modules"), { force: true }); // the symlink only
@@ -268,12 +298,20 @@ export function prepareVariant(spec: string): AppCopy {
     for (const entry of ["bench", "docs", "tests"]) rmSync(path.join(dir, entry), { recursive: true, force: true });
     // Without a flag, the router as `npm ci` of that revision leaves it: patched (postinstall)
     // when the revision has the patch, else pristine, whatever the working tree's install holds.
-    const revisionPatch = existsSync(path.join(dir, ROUTER_PATCH_FILE)) ? readFileSync(path.join(dir, ROUTER_PATCH_FILE), "utf8") : null;
-    const patchText = revisionPatch ?? (existsSync(path.join(ROOT, ROUTER_PATCH_FILE)) ? readFileSync(path.join(ROOT, ROUTER_PATCH_FILE), "utf8") : null);
+    const revisionPatch = existsSync(path.join(dir, ROUTER_PATCH_FILE))
+      ? readFileSync(path.join(dir, ROUTER_PATCH_FILE), "utf8")
+      : null;
+    const patchText =
+      revisionPatch ??
+      (existsSync(path.join(ROOT, ROUTER_PATCH_FILE))
+        ? readFileSync(path.join(ROOT, ROUTER_PATCH_FILE), "utf8")
+        : null);
     const router = flag === "router-patch" || (!flag && revisionPatch) ? "patched" : "pristine";
     const modules = nodeModulesFor(sha, router, patchText);
     symlinkSync(modules, path.join(dir, "node_modules"));
-    const patched = readFileSync(path.join(modules, "@remix-run/router/dist/router.cjs.js"), "utf8").includes(ROUTER_PATCH_MARK);
+    const patched = readFileSync(path.join(modules, "@remix-run/router/dist/router.cjs.js"), "utf8").includes(
+      ROUTER_PATCH_MARK,
+    );
     buildIn(dir);
     const source = `${rev} ${sha}, router ${patched ? "patched" : "pristine"}`;
     writeFileSync(path.join(dir, SOURCE_MARKER), `${source}\n`);
@@ -395,10 +433,16 @@ async function mysqlAdmin() {
  * price-tick.ts): a SQLite file in a temp dir, or with `mysql` a fresh MariaDB database
  * bench_<hex> on 127.0.0.1:3306; `cleanup` removes it.
  */
-export async function scratchDatabase(mysql: boolean, label: string): Promise<{ url: string; cleanup: () => Promise<void> }> {
+export async function scratchDatabase(
+  mysql: boolean,
+  label: string,
+): Promise<{ url: string; cleanup: () => Promise<void> }> {
   if (!mysql) {
     const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${label}-`));
-    return { url: `sqlite:${path.join(dir, "app.db")}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${path.join(dir, "app.db")}`,
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `bench_${randomBytes(4).toString("hex")}`;
   const admin = await mysqlAdmin();
@@ -432,7 +476,12 @@ async function openReader(dialect: "sqlite" | "mysql", target: string): Promise<
     };
   }
   const mysql = await import("mysql2/promise");
-  const conn = await mysql.createConnection({ ...MYSQL_ADMIN, database: target, supportBigNumbers: false, decimalNumbers: false });
+  const conn = await mysql.createConnection({
+    ...MYSQL_ADMIN,
+    database: target,
+    supportBigNumbers: false,
+    decimalNumbers: false,
+  });
   return {
     async all(sql, params = []) {
       const [rows] = await conn.query(sql, params);
@@ -464,7 +513,12 @@ function groupPids(pgid: number): number[] {
   return pids;
 }
 
-export async function startInstance(options: { mysql: boolean; appDir: string; label: string; cpuProfileDir?: string }): Promise<Instance> {
+export async function startInstance(options: {
+  mysql: boolean;
+  appDir: string;
+  label: string;
+  cpuProfileDir?: string;
+}): Promise<Instance> {
   const dialect = options.mysql ? "mysql" : "sqlite";
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perpdesk-bench-${options.label}-`));
   onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -500,7 +554,9 @@ export async function startInstance(options: { mysql: boolean; appDir: string; l
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     // --cpu-prof DIR: every Bun process of the app writes a CPU profile (and its markdown
     // summary) into DIR when it exits.
-    ...(options.cpuProfileDir ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-md --cpu-prof-dir=${options.cpuProfileDir}` } : {}),
+    ...(options.cpuProfileDir
+      ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-md --cpu-prof-dir=${options.cpuProfileDir}` }
+      : {}),
   });
 
   let output = "";
@@ -577,21 +633,31 @@ export async function startInstance(options: { mysql: boolean; appDir: string; l
 /** Waits until the worker's price loop has written a price for every product. */
 export async function waitForPrices(inst: Instance, timeoutMs = 30_000): Promise<number> {
   const started = Date.now();
-  const ok = await waitUntil(async () => {
-    const row = await inst.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM market_prices");
-    return Number(row?.n ?? 0) >= 4;
-  }, timeoutMs, 100);
+  const ok = await waitUntil(
+    async () => {
+      const row = await inst.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM market_prices");
+      return Number(row?.n ?? 0) >= 4;
+    },
+    timeoutMs,
+    100,
+  );
   if (!ok) throw new Error(`no market prices after ${timeoutMs} ms (the worker's price loop did not run)`);
   return Date.now() - started;
 }
 
 /** Waits until no job is runnable or running; returns how long it took, or null on timeout. */
-export async function waitForDrain(inst: Instance, timeoutMs: number, label: string): Promise<{ ms: number | null; left: number }> {
+export async function waitForDrain(
+  inst: Instance,
+  timeoutMs: number,
+  label: string,
+): Promise<{ ms: number | null; left: number }> {
   const started = Date.now();
   let left = 0;
   let lastLog = 0;
   while (Date.now() - started < timeoutMs) {
-    const row = await inst.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('created','retry','active')");
+    const row = await inst.db.one<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM jobs WHERE status IN ('created','retry','active')",
+    );
     left = Number(row?.n ?? 0);
     if (left === 0) return { ms: Date.now() - started, left: 0 };
     if (Date.now() - lastLog > 10_000) {
@@ -639,7 +705,11 @@ function mariadbPid(): number | null {
 /** Busy and total jiffies of the whole machine (all cores), from /proc/stat. */
 function machineTicks(): { busy: number; total: number } {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number) as number[];
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number) as number[];
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
   return { busy, total: busy + idle! + iowait! };
 }
@@ -657,7 +727,13 @@ export function cpuSampler(inst: Instance) {
       const cmd = commandOf(pid);
       // Several web processes (WEB_PROCESSES > 1): web, web 2, web 3, ...
       const web = () => (++webs === 1 ? "web" : `web ${webs}`);
-      const name = cmd.includes("worker/index.ts") ? "worker" : cmd.includes("server.ts") ? web() : cmd.includes("start.ts") ? "start.ts" : `pid${pid}`;
+      const name = cmd.includes("worker/index.ts")
+        ? "worker"
+        : cmd.includes("server.ts")
+          ? web()
+          : cmd.includes("start.ts")
+            ? "start.ts"
+            : `pid${pid}`;
       map[name] = pid;
     }
     map["load generator (bench)"] = process.pid;
@@ -716,7 +792,15 @@ const ORDER_MIX = [
 export function webhookBody(secret: string, alertId: string, n: number): string {
   const mix = ORDER_MIX[n % ORDER_MIX.length]!;
   const action = Math.floor(n / ORDER_MIX.length) % 2 === 0 ? "buy" : "sell";
-  return JSON.stringify({ secret, id: alertId, action, symbol: mix.symbol, quantity: mix.quantity, order_type: "market", strategy: "bench" });
+  return JSON.stringify({
+    secret,
+    id: alertId,
+    action,
+    symbol: mix.symbol,
+    quantity: mix.quantity,
+    order_type: "market",
+    strategy: "bench",
+  });
 }
 
 export interface WebhookResult {
@@ -729,7 +813,12 @@ export interface WebhookResult {
   outcome: string | null; // queued | skipped | duplicate | error text
 }
 
-export async function postWebhook(inst: Instance, alertId: string, n: number, intendedAt = wallMs()): Promise<WebhookResult> {
+export async function postWebhook(
+  inst: Instance,
+  alertId: string,
+  n: number,
+  intendedAt = wallMs(),
+): Promise<WebhookResult> {
   const url = `${inst.baseUrl}/api/webhook/tradingview`;
   assertLoopback(url);
   const body = webhookBody(inst.secret, alertId, n);
@@ -847,7 +936,13 @@ export async function burst<T>(count: number, concurrency: number, fire: (i: num
 }
 
 /** `count` webhooks with the alert ids `${prefix}0`, `${prefix}1`, ... at `rate` per second (pacedLoop), given up after `maxMs`. */
-export function pacedWebhooks(inst: Instance, prefix: string, rate: number, count: number, maxMs: number): Promise<PacedResult<WebhookResult>> {
+export function pacedWebhooks(
+  inst: Instance,
+  prefix: string,
+  rate: number,
+  count: number,
+  maxMs: number,
+): Promise<PacedResult<WebhookResult>> {
   return pacedLoop({ rate, count, maxMs, fire: (i, due) => postWebhook(inst, `${prefix}${i}`, i, due) });
 }
 
@@ -883,7 +978,10 @@ export async function checkIntegrity(inst: Instance, prefix: string, results: We
     if (!set) answered.set(r.alertId, (set = new Set()));
     set.add(r.signalId);
   }
-  const rows = await inst.db.all<{ id: string; dedupe_key: string }>("SELECT id, dedupe_key FROM signals WHERE dedupe_key LIKE ?", [like]);
+  const rows = await inst.db.all<{ id: string; dedupe_key: string }>(
+    "SELECT id, dedupe_key FROM signals WHERE dedupe_key LIKE ?",
+    [like],
+  );
   const byKey = new Map(rows.map((r) => [r.dedupe_key.slice(3), r.id]));
   let lost = 0;
   let mismatch = 0;
@@ -928,7 +1026,12 @@ export const fmtIntegrity = (i: Integrity) =>
   `    signals ${JSON.stringify(i.signalStatus)} jobs ${JSON.stringify(i.jobStatus)} orders ${JSON.stringify(i.orderStatus)}`;
 
 export const integrityOk = (i: Integrity) =>
-  i.lost === 0 && i.ackIdMismatch === 0 && i.signalsWithoutJob === 0 && i.duplicateJobs === 0 && i.duplicateTrades === 0 && i.duplicateOrders === 0;
+  i.lost === 0 &&
+  i.ackIdMismatch === 0 &&
+  i.signalsWithoutJob === 0 &&
+  i.duplicateJobs === 0 &&
+  i.duplicateTrades === 0 &&
+  i.duplicateOrders === 0;
 
 // ---------------------------------------------------------------------------------------
 // Seed: executed trades written straight into the database
@@ -956,7 +1059,10 @@ async function insertRows(inst: Instance, table: string, columns: string[], rows
  * trade and one closed position per round trip. The columns are the ones every revision since
  * 7978aa8 has, so two revisions get the same rows.
  */
-export async function seedRoundTrips(inst: Instance, count: number): Promise<{ trades: number; signals: number; positions: number; ms: number }> {
+export async function seedRoundTrips(
+  inst: Instance,
+  count: number,
+): Promise<{ trades: number; signals: number; positions: number; ms: number }> {
   const started = Date.now();
   const tag = randomBytes(3).toString("hex");
   const now = Date.now();
@@ -988,29 +1094,167 @@ export async function seedRoundTrips(inst: Instance, count: number): Promise<{ t
     ] as const) {
       const id = `seed-${tag}-${i}${leg}`;
       const action = side;
-      signals.push([`sig-${id}`, action, s.symbol, "market", null, s.quantity, JSON.stringify({ action, symbol: s.symbol, quantity: s.quantity }), "seed", at, `seed:${id}`, 1, "executed", null, at, at]);
-      trades.push([id, s.symbol, side, "market", s.quantity, null, price, s.quantity, fee, "executed", "signal", `ord-${id}`, `cid-${id}`, "simulator", `sig-${id}`, positionId, null, 1, "cross", leg === "c" ? 1 : 0, null, null, at, at, at]);
+      signals.push([
+        `sig-${id}`,
+        action,
+        s.symbol,
+        "market",
+        null,
+        s.quantity,
+        JSON.stringify({ action, symbol: s.symbol, quantity: s.quantity }),
+        "seed",
+        at,
+        `seed:${id}`,
+        1,
+        "executed",
+        null,
+        at,
+        at,
+      ]);
+      trades.push([
+        id,
+        s.symbol,
+        side,
+        "market",
+        s.quantity,
+        null,
+        price,
+        s.quantity,
+        fee,
+        "executed",
+        "signal",
+        `ord-${id}`,
+        `cid-${id}`,
+        "simulator",
+        `sig-${id}`,
+        positionId,
+        null,
+        1,
+        "cross",
+        leg === "c" ? 1 : 0,
+        null,
+        null,
+        at,
+        at,
+        at,
+      ]);
     }
     const pnl = ((long ? exit - entry : entry - exit) * Number(s.quantity)).toFixed(6);
-    positions.push([positionId, s.symbol, long ? "long" : "short", s.quantity, "0", entryText, exitText, `seed-${tag}-${i}o`, "0", "0", "closed", 0, 0, null, null, null, null, pnl, (Number(fee) * 2).toFixed(6), 1, "cross", "signal", `sig-seed-${tag}-${i}o`, openAt, closeAt, closeAt]);
+    positions.push([
+      positionId,
+      s.symbol,
+      long ? "long" : "short",
+      s.quantity,
+      "0",
+      entryText,
+      exitText,
+      `seed-${tag}-${i}o`,
+      "0",
+      "0",
+      "closed",
+      0,
+      0,
+      null,
+      null,
+      null,
+      null,
+      pnl,
+      (Number(fee) * 2).toFixed(6),
+      1,
+      "cross",
+      "signal",
+      `sig-seed-${tag}-${i}o`,
+      openAt,
+      closeAt,
+      closeAt,
+    ]);
   }
   await insertRows(
     inst,
     "signals",
-    ["id", "action", "symbol", "order_type", "price", "quantity", "payload", "strategy", "signal_time", "dedupe_key", "processed", "status", "status_reason", "created_at", "processed_at"],
+    [
+      "id",
+      "action",
+      "symbol",
+      "order_type",
+      "price",
+      "quantity",
+      "payload",
+      "strategy",
+      "signal_time",
+      "dedupe_key",
+      "processed",
+      "status",
+      "status_reason",
+      "created_at",
+      "processed_at",
+    ],
     signals,
   );
   // Positions before trades: trades.position_id references them (enforced on MariaDB).
   await insertRows(
     inst,
     "positions",
-    ["id", "symbol", "side", "quantity", "remaining_quantity", "entry_price", "current_price", "entry_trade_id", "max_drawdown", "portfolio_percent", "status", "break_even_triggered", "trailing_stop_active", "trailing_best_price", "stop_price", "advanced_controls", "rule_state", "realized_pnl", "fees", "leverage", "margin_type", "source", "signal_id", "created_at", "updated_at", "closed_at"],
+    [
+      "id",
+      "symbol",
+      "side",
+      "quantity",
+      "remaining_quantity",
+      "entry_price",
+      "current_price",
+      "entry_trade_id",
+      "max_drawdown",
+      "portfolio_percent",
+      "status",
+      "break_even_triggered",
+      "trailing_stop_active",
+      "trailing_best_price",
+      "stop_price",
+      "advanced_controls",
+      "rule_state",
+      "realized_pnl",
+      "fees",
+      "leverage",
+      "margin_type",
+      "source",
+      "signal_id",
+      "created_at",
+      "updated_at",
+      "closed_at",
+    ],
     positions,
   );
   await insertRows(
     inst,
     "trades",
-    ["id", "symbol", "side", "order_type", "quantity", "price", "executed_price", "executed_quantity", "fee", "status", "source", "order_id", "client_order_id", "exchange", "signal_id", "position_id", "job_id", "leverage", "margin_type", "reduce_only", "error_message", "realized_pnl", "created_at", "executed_at", "updated_at"],
+    [
+      "id",
+      "symbol",
+      "side",
+      "order_type",
+      "quantity",
+      "price",
+      "executed_price",
+      "executed_quantity",
+      "fee",
+      "status",
+      "source",
+      "order_id",
+      "client_order_id",
+      "exchange",
+      "signal_id",
+      "position_id",
+      "job_id",
+      "leverage",
+      "margin_type",
+      "reduce_only",
+      "error_message",
+      "realized_pnl",
+      "created_at",
+      "executed_at",
+      "updated_at",
+    ],
     trades,
   );
   return { trades: trades.length, signals: signals.length, positions: positions.length, ms: Date.now() - started };
@@ -1027,8 +1271,11 @@ export async function boot(args: Record<string, string | boolean>, label: string
   let appDir = typeof args["app-dir"] === "string" ? path.resolve(args["app-dir"]) : null;
   let appSource: string;
   if (appDir) {
-    if (!existsSync(path.join(appDir, "build/index.js"))) throw new Error(`${appDir} has no build/index.js (make one with bun bench/prepare.ts)`);
-    appSource = existsSync(path.join(appDir, SOURCE_MARKER)) ? readFileSync(path.join(appDir, SOURCE_MARKER), "utf8").trim() : appDir;
+    if (!existsSync(path.join(appDir, "build/index.js")))
+      throw new Error(`${appDir} has no build/index.js (make one with bun bench/prepare.ts)`);
+    appSource = existsSync(path.join(appDir, SOURCE_MARKER))
+      ? readFileSync(path.join(appDir, SOURCE_MARKER), "utf8").trim()
+      : appDir;
   } else {
     const copy = prepareApp({ head: Boolean(args.head), rebuild: Boolean(args.rebuild) });
     onCleanup(copy.remove);
@@ -1041,7 +1288,9 @@ export async function boot(args: Record<string, string | boolean>, label: string
   const cpuProfileDir = typeof args["cpu-prof"] === "string" ? path.resolve(args["cpu-prof"]) : undefined;
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
   const inst = await startInstance({ mysql, appDir, label, cpuProfileDir });
-  log(`app up at ${inst.baseUrl}${inst.databaseName ? ` (database ${inst.databaseName})` : ` (DATA_DIR ${inst.dataDir})`}`);
+  log(
+    `app up at ${inst.baseUrl}${inst.databaseName ? ` (database ${inst.databaseName})` : ` (DATA_DIR ${inst.dataDir})`}`,
+  );
   const priceWait = await waitForPrices(inst);
   log(`market prices present (waited ${priceWait} ms)`);
   // What leads every bench's JSON line after its name: the database, the app and the machine.
@@ -1067,10 +1316,21 @@ export function startProfile(inst: Instance, maxMs: number) {
     if (cmd.includes("worker/index.ts")) targets.push(`worker=${pid}`);
     else if (cmd.includes("server.ts")) targets.push(`web=${pid}`);
   }
-  const proc = Bun.spawn([path.join(BIN_DIR, "bun"), path.join(import.meta.dir, "sampler.ts"), "--ms", String(maxMs), "--every", "2", ...targets], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const proc = Bun.spawn(
+    [
+      path.join(BIN_DIR, "bun"),
+      path.join(import.meta.dir, "sampler.ts"),
+      "--ms",
+      String(maxMs),
+      "--every",
+      "2",
+      ...targets,
+    ],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   onCleanup(() => {
     if (proc.exitCode === null) proc.kill("SIGKILL");
   });
@@ -1131,7 +1391,10 @@ function startMysqlProfile(database: string) {
         samples,
         avgLockWaits: avg(lockWaits),
         avgConnectionsByState: Object.fromEntries(
-          [...states.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => [k, avg(v)]),
+          [...states.entries()]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 12)
+            .map(([k, v]) => [k, avg(v)]),
         ),
       };
     },
@@ -1142,7 +1405,9 @@ export function fmtProfile(profile: Record<string, unknown> | null): string {
   if (!profile) return "(no profile)";
   const parts: string[] = [];
   for (const name of ["web", "worker"]) {
-    const p = profile[name] as { mainThreadPercent: Record<string, number>; cpuPercent: number; runQueueWaitPercent: number } | undefined;
+    const p = profile[name] as
+      | { mainThreadPercent: Record<string, number>; cpuPercent: number; runQueueWaitPercent: number }
+      | undefined;
     if (!p) continue;
     const top = Object.entries(p.mainThreadPercent)
       .slice(0, 6)
@@ -1170,7 +1435,11 @@ export function fmtProfile(profile: Record<string, unknown> | null): string {
  * 3 s windows, until it is below --quiet-threshold (% of one core, default 25) or
  * --quiet-wait seconds (default 300) have passed. Returns the last reading.
  */
-export async function awaitQuiet(inst: Instance, args: Record<string, string | boolean>, label: string): Promise<number> {
+export async function awaitQuiet(
+  inst: Instance,
+  args: Record<string, string | boolean>,
+  label: string,
+): Promise<number> {
   const threshold = numArg(args, "quiet-threshold", 25);
   const maxWaitMs = numArg(args, "quiet-wait", 300) * 1000;
   const started = Date.now();
@@ -1183,7 +1452,9 @@ export async function awaitQuiet(inst: Instance, args: Record<string, string | b
     other = cpu.stop()["other processes"] ?? 0;
     if (other <= threshold) break;
     if (Date.now() - started >= maxWaitMs) {
-      log(`${label}: other processes still use ${other}% CPU after ${Math.round((Date.now() - started) / 1000)} s; running anyway`);
+      log(
+        `${label}: other processes still use ${other}% CPU after ${Math.round((Date.now() - started) / 1000)} s; running anyway`,
+      );
       break;
     }
     if (Date.now() - lastLog > 30_000) {
@@ -1198,7 +1469,12 @@ export async function awaitQuiet(inst: Instance, args: Record<string, string | b
  * One measured phase: waits for a quiet machine (awaitQuiet), then runs `body` under the CPU
  * sampler and, with --profile, the main-thread sampler; returns what each of them saw.
  */
-export async function measuredPhase<T>(inst: Instance, args: Record<string, string | boolean>, label: string, body: () => Promise<T>) {
+export async function measuredPhase<T>(
+  inst: Instance,
+  args: Record<string, string | boolean>,
+  label: string,
+  body: () => Promise<T>,
+) {
   const quietBefore = await awaitQuiet(inst, args, label);
   const cpu = cpuSampler(inst);
   const prof = args.profile ? startProfile(inst, 900_000) : null;
@@ -1227,7 +1503,9 @@ export async function setAutoTrading(inst: Instance, enabled: boolean): Promise<
 /** Stops the benchmark if the app went away under it (its figures would be meaningless). */
 export function assertAlive(inst: Instance, where: string) {
   if (inst.alive()) return;
-  throw new Error(`the app stopped during ${where} (start.ts exited; something else may have signalled it). Log tail:\n${inst.log().slice(-2000)}`);
+  throw new Error(
+    `the app stopped during ${where} (start.ts exited; something else may have signalled it). Log tail:\n${inst.log().slice(-2000)}`,
+  );
 }
 
 /**
@@ -1241,7 +1519,9 @@ export async function warmup(inst: Instance, args: Record<string, string | boole
   const tag = runTag();
   const run = await pacedWebhooks(inst, `w-${tag}-`, 50, Math.round(50 * seconds), seconds * 1000 + 5000);
   const drain = await waitForDrain(inst, 60_000, "warm-up");
-  log(`warm-up: ${run.results.length} webhooks at 50/s, ${run.results.filter((r) => r.status !== 200).length} errors, drained in ${drain.ms ?? "-"} ms`);
+  log(
+    `warm-up: ${run.results.length} webhooks at 50/s, ${run.results.filter((r) => r.status !== 200).length} errors, drained in ${drain.ms ?? "-"} ms`,
+  );
 }
 
 /** Waits (up to 60 s) until GET /api/health answers 200, or `gaveUp()` says to stop waiting. */

@@ -109,7 +109,16 @@ for (let start = 0; start < socketCount; start += 50) {
   const batch: Promise<void>[] = [];
   for (let i = start; i < Math.min(socketCount, start + 50); i++) {
     const ws = new WebSocket(wsUrl, { headers: { cookie: inst.cookie } } as unknown as string[]);
-    const c: Client = { ws, helloId: null, lastId: 0, received: 0, jumps: 0, outOfOrder: 0, duplicates: 0, closed: false };
+    const c: Client = {
+      ws,
+      helloId: null,
+      lastId: 0,
+      received: 0,
+      jumps: 0,
+      outOfOrder: 0,
+      duplicates: 0,
+      closed: false,
+    };
     clients.push(c);
     ws.onmessage = (e) => onMessage(c, i, String(e.data));
     ws.onclose = () => (c.closed = true);
@@ -139,7 +148,12 @@ if (open === 0) throw new Error("no WebSocket client could connect");
 
 const count = Math.round(rate * seconds);
 log(`webhooks at ${rate}/s for ${seconds} s (${count}) with ${open} sockets listening`);
-const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, "live", () => pacedWebhooks(inst, prefix, rate, count, seconds * 1000 + 5000));
+const {
+  result: run,
+  quietBefore,
+  cpuUse,
+  profile,
+} = await measuredPhase(inst, args, "live", () => pacedWebhooks(inst, prefix, rate, count, seconds * 1000 + 5000));
 assertAlive(inst, "the live run");
 // Let the worker finish, then take the cut-off and give the hub time to deliver up to it
 // (15 ms poll, and up to 2 s waiting on an id gap).

@@ -48,9 +48,17 @@ const summary = (values: number[]) => {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   const r = (v: number) => Math.round(v * 100) / 100;
-  return { n: values.length, mean: r(mean), p50: r(at(0.5)), p95: r(at(0.95)), p99: r(at(0.99)), max: r(sorted[sorted.length - 1]!) };
+  return {
+    n: values.length,
+    mean: r(mean),
+    p50: r(at(0.5)),
+    p95: r(at(0.95)),
+    p99: r(at(0.99)),
+    max: r(sorted[sorted.length - 1]!),
+  };
 };
-const fmt = (s: ReturnType<typeof summary>) => `n=${s.n} mean=${s.mean}ms p50=${s.p50}ms p95=${s.p95}ms p99=${s.p99}ms max=${s.max}ms`;
+const fmt = (s: ReturnType<typeof summary>) =>
+  `n=${s.n} mean=${s.mean}ms p50=${s.p50}ms p95=${s.p95}ms p99=${s.p99}ms max=${s.max}ms`;
 
 // A deterministic walk that stays within ±0.3 % of each symbol's start (no rule fires).
 function wander(seed: number) {
@@ -63,7 +71,10 @@ function wander(seed: number) {
 
 const controls = controlsFor(DEFAULT_TRADING_CONFIG, "signal");
 const entries = new Map(PRODUCTS.map((p) => [p.symbol, p.referencePrice]));
-const priceAt = (symbol: string, micro: number) => D(entries.get(symbol)!).times(D(1).plus(D(micro).div(1_000_000))).toString();
+const priceAt = (symbol: string, micro: number) =>
+  D(entries.get(symbol)!)
+    .times(D(1).plus(D(micro).div(1_000_000)))
+    .toString();
 
 function makePositions(): RulePosition[] {
   return Array.from({ length: POSITIONS }, (_, i) => {
@@ -96,7 +107,10 @@ async function benchEngine() {
     const prices = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
     const start = performance.now();
     for (const position of positions) {
-      const ev = evaluate(position, prices.get(position.symbol)!, byPosition.get(position.symbol)!, { equity: "1000000", portfolioPercent: "0" });
+      const ev = evaluate(position, prices.get(position.symbol)!, byPosition.get(position.symbol)!, {
+        equity: "1000000",
+        portfolioPercent: "0",
+      });
       actions += ev.actions.length;
       position.maxDrawdown = ev.state.maxDrawdown;
     }
@@ -176,7 +190,12 @@ async function benchMonitor() {
     const t0 = performance.now();
     const fired = await monitorPositions(db, up, { exchange });
     const t1 = performance.now();
-    const jobs = Number((await db.selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())!.n);
+    const jobs = Number(
+      (await db
+        .selectFrom("jobs")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst())!.n,
+    );
     return {
       label: database.label.replace(/\/\/.*@/, "//"),
       stats: summary(times.slice(5)),
@@ -198,15 +217,45 @@ const guard = setTimeout(() => {
   process.exit(2);
 }, 600_000);
 
-console.log(`Rules monitor: ${POSITIONS} open positions, ${TICKS} ticks, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, bun ${Bun.version}`);
+console.log(
+  `Rules monitor: ${POSITIONS} open positions, ${TICKS} ticks, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, bun ${Bun.version}`,
+);
 const engine = await benchEngine();
-console.log(`engine   (pure evaluation, per tick)          ${fmt(engine.stats)}  ${engine.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
+console.log(
+  `engine   (pure evaluation, per tick)          ${fmt(engine.stats)}  ${engine.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`,
+);
 const monitor = await benchMonitor();
-console.log(`monitor  (${MYSQL ? "MariaDB" : "SQLite"}: read + evaluate + write) ${fmt(monitor.stats)}  ${monitor.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`);
-console.log(`steady   (nothing changed: read + evaluate, no write) ${fmt(monitor.steady)}  ${monitor.steady.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms); rows written ${monitor.steadyWrites}`);
-console.log(`mark     (the same + every position's price)  ${fmt(monitor.mark)}  (once a minute at the price loop's 1 s cadence)`);
-console.log(`         rows written by the batch: ${monitor.written} over ${TICKS} ticks; closes requested: ${monitor.closes} (expected 0)`);
-console.log(`trigger  (every position fires a rule at once)  ${monitor.trigger.ms} ms for the tick: ${monitor.trigger.closes} close jobs (${monitor.trigger.jobs} in the table)`);
-console.log(JSON.stringify({ bench: "monitor", dialect: MYSQL ? "mysql" : "sqlite", positions: POSITIONS, ticks: TICKS, targetMs: TARGET_MS, engine: engine.stats, monitor: monitor.stats, steady: monitor.steady, steadyWrites: monitor.steadyWrites, mark: monitor.mark, rowsWritten: monitor.written, closes: monitor.closes, trigger: monitor.trigger }));
+console.log(
+  `monitor  (${MYSQL ? "MariaDB" : "SQLite"}: read + evaluate + write) ${fmt(monitor.stats)}  ${monitor.stats.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms)`,
+);
+console.log(
+  `steady   (nothing changed: read + evaluate, no write) ${fmt(monitor.steady)}  ${monitor.steady.p95 < TARGET_MS ? "PASS" : "MISS"} (< ${TARGET_MS} ms); rows written ${monitor.steadyWrites}`,
+);
+console.log(
+  `mark     (the same + every position's price)  ${fmt(monitor.mark)}  (once a minute at the price loop's 1 s cadence)`,
+);
+console.log(
+  `         rows written by the batch: ${monitor.written} over ${TICKS} ticks; closes requested: ${monitor.closes} (expected 0)`,
+);
+console.log(
+  `trigger  (every position fires a rule at once)  ${monitor.trigger.ms} ms for the tick: ${monitor.trigger.closes} close jobs (${monitor.trigger.jobs} in the table)`,
+);
+console.log(
+  JSON.stringify({
+    bench: "monitor",
+    dialect: MYSQL ? "mysql" : "sqlite",
+    positions: POSITIONS,
+    ticks: TICKS,
+    targetMs: TARGET_MS,
+    engine: engine.stats,
+    monitor: monitor.stats,
+    steady: monitor.steady,
+    steadyWrites: monitor.steadyWrites,
+    mark: monitor.mark,
+    rowsWritten: monitor.written,
+    closes: monitor.closes,
+    trigger: monitor.trigger,
+  }),
+);
 clearTimeout(guard);
 process.exit(0);

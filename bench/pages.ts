@@ -18,7 +18,6 @@
 // capacity is checked against >= 300 pages/s.
 // Every loop is bounded; every request goes to 127.0.0.1.
 import {
-  type Instance,
   assertAlive,
   assertLoopback,
   awaitQuiet,
@@ -64,13 +63,24 @@ const TARGETS = [
   { name: "layout-loader", path: "/dashboard?_data=routes%2F_app%2B%2F_layout", kind: "data" },
 ] as const;
 /** By default the six targets T5 names; the loaders only with --only. */
-const DEFAULT_TARGETS = new Set(["positions", "trade-history", "dashboard", "api-positions", "api-trades", "api-performance-stats"]);
+const DEFAULT_TARGETS = new Set([
+  "positions",
+  "trade-history",
+  "dashboard",
+  "api-positions",
+  "api-trades",
+  "api-performance-stats",
+]);
 const only = typeof args.only === "string" ? new Set(args.only.split(",")) : null;
 const targets = TARGETS.filter((t) => (only ? only.has(t.name) : DEFAULT_TARGETS.has(t.name)));
 if (targets.length === 0) throw new Error(`--only matched no target (${TARGETS.map((t) => t.name).join(", ")})`);
 
 const perPhaseS = DURATION_S + CAPACITY_S + 10;
-const { inst, appSource, dialect, runInfo } = await boot(args, "pages", (quietWaitS + 900 + targets.length * (perPhaseS + quietWaitS)) * 1000);
+const { inst, appSource, dialect, runInfo } = await boot(
+  args,
+  "pages",
+  (quietWaitS + 900 + targets.length * (perPhaseS + quietWaitS)) * 1000,
+);
 
 // ---------------------------------------------------------------------------------------
 // Seed
@@ -127,13 +137,16 @@ async function users(path: string, seconds: number, think: number): Promise<{ sa
 async function withIngest<T>(rate: number, seconds: number, during: () => Promise<T>) {
   const tag = runTag();
   const ingest =
-    rate > 0
-      ? pacedWebhooks(inst, `pg-${tag}-`, rate, Math.ceil(rate * seconds), seconds * 1000 + 1000)
-      : null;
+    rate > 0 ? pacedWebhooks(inst, `pg-${tag}-`, rate, Math.ceil(rate * seconds), seconds * 1000 + 1000) : null;
   const result = await during();
   const sent = ingest ? await ingest : null;
   const acks = sent?.results ?? [];
-  return { result, webhooks: acks.length, webhookErrors: acks.filter((r) => r.status !== 200).length, ackMs: stats(acks.filter((r) => r.ackAt !== null).map((r) => r.ackAt! - r.sentAt)) };
+  return {
+    result,
+    webhooks: acks.length,
+    webhookErrors: acks.filter((r) => r.status !== 200).length,
+    ackMs: stats(acks.filter((r) => r.ackAt !== null).map((r) => r.ackAt! - r.sentAt)),
+  };
 }
 
 function summarize(samples: Sample[], seconds: number) {
@@ -167,7 +180,9 @@ async function countOf(table: string, where = ""): Promise<number> {
 
 log(`seeding ${TRADES} trades...`);
 const seeded = await seedRoundTrips(inst, TRADES);
-log(`seeded ${seeded.trades} trades, ${seeded.signals} signals, ${seeded.positions} closed positions in ${seeded.ms} ms`);
+log(
+  `seeded ${seeded.trades} trades, ${seeded.signals} signals, ${seeded.positions} closed positions in ${seeded.ms} ms`,
+);
 await warmup(inst, args);
 // Every target 40 times, each on a new connection so that every web process serves some
 // (caches, JIT), and a check that each answers 200.
@@ -195,7 +210,8 @@ for (const t of targets) {
   const u = summarize(usersRun.result.samples, usersRun.result.seconds);
   u.p95TtfbMs = p95(usersRun.result.samples.filter((s) => s.status === 200).map((s) => s.ttfb));
   const c = capacityRun ? summarize(capacityRun.result.samples, capacityRun.result.seconds) : null;
-  if (c && capacityRun) c.p95TtfbMs = p95(capacityRun.result.samples.filter((s) => s.status === 200).map((s) => s.ttfb));
+  if (c && capacityRun)
+    c.p95TtfbMs = p95(capacityRun.result.samples.filter((s) => s.status === 200).map((s) => s.ttfb));
   const v = {
     p95: verdict(u.p95TtfbMs, 50),
     p99: verdict(u.ttfbMs.p99, 120),
@@ -206,8 +222,23 @@ for (const t of targets) {
     target: t.name,
     path: t.path,
     tradesInDb: tradesBefore,
-    users: { ...u, webhooks: usersRun.webhooks, webhookErrors: usersRun.webhookErrors, webhookAckMs: usersRun.ackMs, cpuPercent: usersCpu },
-    capacity: c && capacityRun ? { ...c, webhooks: capacityRun.webhooks, webhookErrors: capacityRun.webhookErrors, webhookAckMs: capacityRun.ackMs, cpuPercent: capacityCpu } : null,
+    users: {
+      ...u,
+      webhooks: usersRun.webhooks,
+      webhookErrors: usersRun.webhookErrors,
+      webhookAckMs: usersRun.ackMs,
+      cpuPercent: usersCpu,
+    },
+    capacity:
+      c && capacityRun
+        ? {
+            ...c,
+            webhooks: capacityRun.webhooks,
+            webhookErrors: capacityRun.webhookErrors,
+            webhookAckMs: capacityRun.ackMs,
+            cpuPercent: capacityCpu,
+          }
+        : null,
     otherBefore: other,
     verdicts: v,
   };
@@ -219,13 +250,31 @@ for (const t of targets) {
   );
 }
 
-const totals = { trades: await countOf("trades"), signals: await countOf("signals"), positions: await countOf("positions"), openPositions: await countOf("positions", "WHERE status = 'open'") };
+const totals = {
+  trades: await countOf("trades"),
+  signals: await countOf("signals"),
+  positions: await countOf("positions"),
+  openPositions: await countOf("positions", "WHERE status = 'open'"),
+};
 console.log(`\n=== pages benchmark (${dialect}, ${appSource}) ===`);
-console.log(`seeded ${seeded.trades} trades; at the end ${totals.trades} trades, ${totals.signals} signals, ${totals.positions} positions (${totals.openPositions} open)`);
-console.log(`target                 | users: TTFB p50 / p95 / p99 ms (req/s)      | capacity: req/s, TTFB p50 / p95 / p99 ms | verdict`);
-for (const r of results as { target: string; users: ReturnType<typeof summarize>; capacity: ReturnType<typeof summarize> | null; verdicts: Record<string, string> }[]) {
+console.log(
+  `seeded ${seeded.trades} trades; at the end ${totals.trades} trades, ${totals.signals} signals, ${totals.positions} positions (${totals.openPositions} open)`,
+);
+console.log(
+  `target                 | users: TTFB p50 / p95 / p99 ms (req/s)      | capacity: req/s, TTFB p50 / p95 / p99 ms | verdict`,
+);
+for (const r of results as {
+  target: string;
+  users: ReturnType<typeof summarize>;
+  capacity: ReturnType<typeof summarize> | null;
+  verdicts: Record<string, string>;
+}[]) {
   console.log(
-    `${r.target.padEnd(22)} | ${r.users.ttfbMs.p50} / ${r.users.p95TtfbMs} / ${r.users.ttfbMs.p99} (${r.users.perSecond}/s) | ${r.capacity ? `${r.capacity.perSecond}/s, ${r.capacity.ttfbMs.p50} / ${r.capacity.p95TtfbMs} / ${r.capacity.ttfbMs.p99}` : "-"} | ${Object.entries(r.verdicts).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `${r.target.padEnd(22)} | ${r.users.ttfbMs.p50} / ${r.users.p95TtfbMs} / ${r.users.ttfbMs.p99} (${r.users.perSecond}/s) | ${r.capacity ? `${r.capacity.perSecond}/s, ${r.capacity.ttfbMs.p50} / ${r.capacity.p95TtfbMs} / ${r.capacity.ttfbMs.p99}` : "-"} | ${Object.entries(
+      r.verdicts,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
   );
 }
 await finish(

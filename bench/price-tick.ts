@@ -21,10 +21,15 @@ const MYSQL = process.argv.includes("--mysql");
 const at = process.argv.indexOf("--ticks");
 const TICKS = Math.min(Math.max(at > 0 ? Number(process.argv[at + 1]) : 300, 10), 10_000);
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const summary = (ms: number[]) => {
   const sorted = [...ms].sort((a, b) => a - b);
-  return { mean: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3), p50: +pct(sorted, 50).toFixed(3), p99: +pct(sorted, 99).toFixed(3) };
+  return {
+    mean: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3),
+    p50: +pct(sorted, 50).toFixed(3),
+    p99: +pct(sorted, 99).toFixed(3),
+  };
 };
 
 const where = await scratchDatabase(MYSQL, "price-tick");
@@ -33,7 +38,8 @@ try {
   const db = database.db;
   await migrateToLatest(db);
   const start = Math.floor(Date.now() / 60_000) * 60_000;
-  const priceAt = (i: number, k: number) => (Number(PRODUCTS[k]!.referencePrice) * (1 + 0.001 * Math.sin(i / 7 + k))).toFixed(2);
+  const priceAt = (i: number, k: number) =>
+    (Number(PRODUCTS[k]!.referencePrice) * (1 + 0.001 * Math.sin(i / 7 + k))).toFixed(2);
   const before: number[] = [];
   const after: number[] = [];
   for (let i = 0; i < TICKS; i++) {
@@ -52,11 +58,25 @@ try {
     await setPrices(db, ticks);
     after.push(performance.now() - t0);
   }
-  const candles = await db.selectFrom("candles").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  const result = { dialect: MYSQL ? "mysql" : "sqlite", ticks: TICKS, symbols: PRODUCTS.length, beforeMs: summary(before), afterMs: summary(after), candles: Number(candles.n) };
+  const candles = await db
+    .selectFrom("candles")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  const result = {
+    dialect: MYSQL ? "mysql" : "sqlite",
+    ticks: TICKS,
+    symbols: PRODUCTS.length,
+    beforeMs: summary(before),
+    afterMs: summary(after),
+    candles: Number(candles.n),
+  };
   console.log(`${result.dialect}: ${TICKS} ticks of ${PRODUCTS.length} symbols`);
-  console.log(`  before (4 upserts, 4 commits):          mean ${result.beforeMs.mean} ms, p50 ${result.beforeMs.p50}, p99 ${result.beforeMs.p99}`);
-  console.log(`  after  (4 upserts + candles, 1 commit): mean ${result.afterMs.mean} ms, p50 ${result.afterMs.p50}, p99 ${result.afterMs.p99}`);
+  console.log(
+    `  before (4 upserts, 4 commits):          mean ${result.beforeMs.mean} ms, p50 ${result.beforeMs.p50}, p99 ${result.beforeMs.p99}`,
+  );
+  console.log(
+    `  after  (4 upserts + candles, 1 commit): mean ${result.afterMs.mean} ms, p50 ${result.afterMs.p50}, p99 ${result.afterMs.p99}`,
+  );
   console.log(JSON.stringify(result));
 } finally {
   await database.destroy();

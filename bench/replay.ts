@@ -58,7 +58,16 @@ try {
     const vol = Number(product.volatility) * 4;
     let price = Number(product.referencePrice);
     const series: number[] = [];
-    let batch: { symbol: string; bucket: number; open: string; high: string; low: string; close: string; ticks: number; updated_at: number }[] = [];
+    let batch: {
+      symbol: string;
+      bucket: number;
+      open: string;
+      high: string;
+      low: string;
+      close: string;
+      ticks: number;
+      updated_at: number;
+    }[] = [];
     for (let i = 0; i < minutes; i++) {
       const open = price;
       const close = open * (1 + (random() - 0.5) * 2 * vol);
@@ -66,7 +75,16 @@ try {
       const low = Math.min(open, close) * (1 - random() * vol);
       price = close;
       series.push(close);
-      batch.push({ symbol: product.symbol, bucket: start + i * MINUTE, open: open.toFixed(decimals), high: high.toFixed(decimals), low: low.toFixed(decimals), close: close.toFixed(decimals), ticks: 60, updated_at: start + i * MINUTE + 59_000 });
+      batch.push({
+        symbol: product.symbol,
+        bucket: start + i * MINUTE,
+        open: open.toFixed(decimals),
+        high: high.toFixed(decimals),
+        low: low.toFixed(decimals),
+        close: close.toFixed(decimals),
+        ticks: 60,
+        updated_at: start + i * MINUTE + 59_000,
+      });
       if (batch.length === 1000 || i === minutes - 1) {
         await db.insertInto("candles").values(batch).execute();
         batch = [];
@@ -74,7 +92,9 @@ try {
     }
     closes.set(product.symbol, series);
   }
-  log(`seeded ${minutes * PRODUCTS.length} candles (${DAYS} days × ${PRODUCTS.length} symbols) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${minutes * PRODUCTS.length} candles (${DAYS} days × ${PRODUCTS.length} symbols) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   // Alerts: executed signals at random minutes, at the candle's close as the alert's price.
   const rows = [];
@@ -104,7 +124,11 @@ try {
       processed_at: at,
     });
   }
-  for (let i = 0; i < rows.length; i += 500) await db.insertInto("signals").values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto("signals")
+      .values(rows.slice(i, i + 500))
+      .execute();
   log(`seeded ${ALERTS} executed alerts`);
 
   const base = defaultReplayRequest(DEFAULT_TRADING_CONFIG, now);
@@ -125,12 +149,16 @@ try {
     if (first === null) {
       first = figures;
       const s = result.sets[0]!.summary;
-      log(`rule set 1: ${result.alerts} alerts, ${s.positions} positions, ${s.trades} closed trades, net ${s.pnl}, max drawdown ${s.maxDrawdown}, win rate ${s.winRate} %, TP hit rates ${s.tpHitRates.join(" / ")} %`);
+      log(
+        `rule set 1: ${result.alerts} alerts, ${s.positions} positions, ${s.trades} closed trades, net ${s.pnl}, max drawdown ${s.maxDrawdown}, win rate ${s.winRate} %, TP hit rates ${s.tpHitRates.join(" / ")} %`,
+      );
     } else if (figures !== first) throw new Error("the replay gave other figures for the same input");
     log(`run ${run + 1}: ${(ms / 1000).toFixed(2)} s (service's own figure ${result.tookMs} ms)`);
   }
   const sorted = [...times].sort((a, b) => a - b);
-  log(`${MYSQL ? "MariaDB" : "SQLite"}: ${DAYS} days, ${ALERTS} alerts, 3 rule sets: best ${(sorted[0]! / 1000).toFixed(2)} s, worst ${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s (target < 5 s); same figures every run`);
+  log(
+    `${MYSQL ? "MariaDB" : "SQLite"}: ${DAYS} days, ${ALERTS} alerts, 3 rule sets: best ${(sorted[0]! / 1000).toFixed(2)} s, worst ${(sorted[sorted.length - 1]! / 1000).toFixed(2)} s (target < 5 s); same figures every run`,
+  );
   log(JSON.stringify(machineInfo()));
 } finally {
   await database.destroy();

@@ -83,15 +83,21 @@ const rows = await inst.db.all<Row>(
 const sent = new Map(run.results.filter((r) => r.status === 200).map((r) => [r.alertId, r]));
 const n = (v: unknown) => Number(v);
 const signalToOrder = rows.map((r) => n(r.placed) - n(r.received));
-const sentToOrder = rows.filter((r) => sent.has(r.dedupe_key.slice(3))).map((r) => n(r.placed) - sent.get(r.dedupe_key.slice(3))!.sentAt);
+const sentToOrder = rows
+  .filter((r) => sent.has(r.dedupe_key.slice(3)))
+  .map((r) => n(r.placed) - sent.get(r.dedupe_key.slice(3))!.sentAt);
 const signalToBooked = rows.filter((r) => r.booked !== null).map((r) => n(r.booked) - n(r.received));
 const signalToTrade = rows.map((r) => n(r.trade) - n(r.received));
 const tradeToOrder = rows.map((r) => n(r.placed) - n(r.trade));
 const orderToBooked = rows.filter((r) => r.booked !== null).map((r) => n(r.booked) - n(r.placed));
 // After the answer (so after the commit) until the worker wrote the trade row: the wait for
 // the runner's next poll (every 20 ms, idle) plus the claim and the reads before the trade insert.
-const ackToTrade = rows.filter((r) => sent.has(r.dedupe_key.slice(3))).map((r) => n(r.trade) - sent.get(r.dedupe_key.slice(3))!.ackAt!);
-const receivedToAck = rows.filter((r) => sent.has(r.dedupe_key.slice(3))).map((r) => sent.get(r.dedupe_key.slice(3))!.ackAt! - n(r.received));
+const ackToTrade = rows
+  .filter((r) => sent.has(r.dedupe_key.slice(3)))
+  .map((r) => n(r.trade) - sent.get(r.dedupe_key.slice(3))!.ackAt!);
+const receivedToAck = rows
+  .filter((r) => sent.has(r.dedupe_key.slice(3)))
+  .map((r) => sent.get(r.dedupe_key.slice(3))!.ackAt! - n(r.received));
 const ackLatency = stats(run.results.filter((r) => r.status === 200).map((r) => r.ackAt! - r.sentAt));
 const unmatched = integrity.stored - rows.length;
 
@@ -125,7 +131,12 @@ const HOP_STEPS = [
 const timeline = timelineRows
   ? Object.fromEntries(
       HOP_STEPS.map(([from, to]) => {
-        const at = (r: TimelineRow, hop: string) => (hop === "fired" ? (sent.get(r.dedupe_key.slice(3))?.sentAt ?? null) : r[`${hop}_at` as keyof TimelineRow] === null ? null : n(r[`${hop}_at` as keyof TimelineRow]));
+        const at = (r: TimelineRow, hop: string) =>
+          hop === "fired"
+            ? (sent.get(r.dedupe_key.slice(3))?.sentAt ?? null)
+            : r[`${hop}_at` as keyof TimelineRow] === null
+              ? null
+              : n(r[`${hop}_at` as keyof TimelineRow]);
         const values = timelineRows.flatMap((r) => {
           const a = at(r, from);
           const b = at(r, to);
@@ -135,10 +146,16 @@ const timeline = timelineRows
       }),
     )
   : null;
-const timelineComplete = timelineRows ? timelineRows.filter((r) => r.received_at && r.committed_at && r.claimed_at && r.sent_at && r.acked_at && r.filled_at).length : 0;
+const timelineComplete = timelineRows
+  ? timelineRows.filter(
+      (r) => r.received_at && r.committed_at && r.claimed_at && r.sent_at && r.acked_at && r.filled_at,
+    ).length
+  : 0;
 const timelineMonotonic = timelineRows
   ? timelineRows.every((r) => {
-      const v = [r.received_at, r.committed_at, r.claimed_at, r.sent_at, r.acked_at, r.filled_at].filter((x) => x !== null).map(n);
+      const v = [r.received_at, r.committed_at, r.claimed_at, r.sent_at, r.acked_at, r.filled_at]
+        .filter((x) => x !== null)
+        .map(n);
       return v.every((x, i) => i === 0 || x >= v[i - 1]!);
     })
   : null;
@@ -168,7 +185,9 @@ const lines = [
   `breakdown: received->ack p50 ${breakdown.receivedToAck.p50} p99 ${breakdown.receivedToAck.p99} | received->trade row p50 ${breakdown.signalToTradeRow.p50} p99 ${breakdown.signalToTradeRow.p99} | ack->trade row (poll wait+claim+reads) p10 ${breakdown.ackToTradeRow.p10} p50 ${breakdown.ackToTradeRow.p50} p90 ${breakdown.ackToTradeRow.p90} p99 ${breakdown.ackToTradeRow.p99} | trade row->order p50 ${breakdown.tradeRowToOrder.p50} p99 ${breakdown.tradeRowToOrder.p99} | order->booked p50 ${breakdown.orderToBooked.p50} p99 ${breakdown.orderToBooked.p99} (ms)`,
   `webhook ack: ${fmtStats(ackLatency)}; achieved ${run.achievedRate}/s; cpu: ${fmtCpu(cpuUse)}`,
   timeline
-    ? `timeline (signal_timeline, ${timelineComplete}/${timelineRows!.length} with every hop, monotonic ${timelineMonotonic ? "yes" : "NO"}): ${Object.entries(timeline)
+    ? `timeline (signal_timeline, ${timelineComplete}/${timelineRows!.length} with every hop, monotonic ${timelineMonotonic ? "yes" : "NO"}): ${Object.entries(
+        timeline,
+      )
         .map(([step, st]) => `${step} p50 ${st.p50} p99 ${st.p99}`)
         .join(" | ")} (ms; fired = the benchmark's send time)`
     : "timeline: no signal_timeline table in the app under test",

@@ -58,8 +58,13 @@ const { inst, appSource, dialect, runInfo } = await boot(args, "webhook", maxTot
 if (args.strategy) {
   // --strategy: every alert carries a strategy's own secret (resolved per alert through the
   // web process's strategy cache, decision 027) instead of the global one.
-  const created = await fetch(`${inst.baseUrl}/api/strategies`, { method: "POST", headers: { "content-type": "application/json", cookie: inst.cookie }, body: JSON.stringify({ name: "bench" }) });
-  if (created.status !== 201) throw new Error(`POST /api/strategies answered ${created.status}: ${await created.text()}`);
+  const created = await fetch(`${inst.baseUrl}/api/strategies`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: inst.cookie },
+    body: JSON.stringify({ name: "bench" }),
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /api/strategies answered ${created.status}: ${await created.text()}`);
   inst.secret = ((await created.json()) as { secret: string }).secret;
 }
 const tag = runTag();
@@ -84,10 +89,20 @@ function latencyReport(results: WebhookResult[]) {
   const errors = results.filter((r) => r.status !== 200).length;
   const answered = results.filter((r) => r.ackAt !== null);
   const slowest = answered.length ? Math.max(...answered.map((r) => r.ackAt! - r.sentAt)) : null;
-  return { service, fromDue, statusCounts, errors, slowestAnswerMs: slowest === null ? null : Math.round(slowest * 100) / 100 };
+  return {
+    service,
+    fromDue,
+    statusCounts,
+    errors,
+    slowestAnswerMs: slowest === null ? null : Math.round(slowest * 100) / 100,
+  };
 }
 
-async function settle(label: string, prefix: string, results: WebhookResult[]): Promise<{ drainMs: number | null; jobsLeft: number; integrity: Integrity }> {
+async function settle(
+  label: string,
+  prefix: string,
+  results: WebhookResult[],
+): Promise<{ drainMs: number | null; jobsLeft: number; integrity: Integrity }> {
   assertAlive(inst, label);
   const drain = await waitForDrain(inst, drainTimeoutMs, label);
   if (drain.ms === null) log(`${label}: NOT drained after ${drainTimeoutMs / 1000} s (${drain.left} jobs left)`);
@@ -96,7 +111,12 @@ async function settle(label: string, prefix: string, results: WebhookResult[]): 
   return { drainMs: drain.ms, jobsLeft: drain.left, integrity };
 }
 
-const summary: Record<string, unknown> = { bench: "webhook", ...runInfo, mode: noOrders ? "ingest only (auto trading off)" : "orders", phases: {} };
+const summary: Record<string, unknown> = {
+  bench: "webhook",
+  ...runInfo,
+  mode: noOrders ? "ingest only (auto trading off)" : "orders",
+  phases: {},
+};
 const out = summary.phases as Record<string, unknown>;
 let allIntact = true;
 const lines: string[] = [];
@@ -115,9 +135,12 @@ if (phases.includes("a")) {
   const rate = 50;
   const count = Math.round(rate * ackSeconds);
   log(`(a) ${rate} req/s for ${ackSeconds} s (${count} requests, unique ids)`);
-  const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
-    pacedWebhooks(inst, prefix, rate, count, ackSeconds * 1000 + 5000),
-  );
+  const {
+    result: run,
+    quietBefore,
+    cpuUse,
+    profile,
+  } = await measuredPhase(inst, args, label, () => pacedWebhooks(inst, prefix, rate, count, ackSeconds * 1000 + 5000));
   const lat = latencyReport(run.results);
   const settled = await settle("(a)", prefix, run.results);
   allIntact &&= integrityOk(settled.integrity);
@@ -127,7 +150,22 @@ if (phases.includes("a")) {
     p999: verdict(lat.service.p999, 50),
     deadline: verdict(lat.slowestAnswerMs, 2000),
   };
-  out.a = { rate, seconds: ackSeconds, sent: run.results.length, achievedRate: run.achievedRate, maxStartLagMs: run.maxStartLagMs, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
+  out.a = {
+    rate,
+    seconds: ackSeconds,
+    sent: run.results.length,
+    achievedRate: run.achievedRate,
+    maxStartLagMs: run.maxStartLagMs,
+    latencyMs: lat.service,
+    latencyFromDueMs: lat.fromDue,
+    errors: lat.errors,
+    statusCounts: lat.statusCounts,
+    cpuPercent: cpuUse,
+    otherCpuBefore: quietBefore,
+    profile,
+    ...settled,
+    verdicts: v,
+  };
   phaseLines(
     settled,
     profile,
@@ -143,7 +181,12 @@ if (phases.includes("b")) {
   const count = Math.round(sustainedRate * sustainedSeconds);
   log(`(b) ${sustainedRate} req/s for ${sustainedSeconds} s (${count} requests, 10 % resends of earlier alerts)`);
   let resends = 0;
-  const { result: run, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
+  const {
+    result: run,
+    quietBefore,
+    cpuUse,
+    profile,
+  } = await measuredPhase(inst, args, label, () =>
     pacedLoop({
       rate: sustainedRate,
       count,
@@ -168,7 +211,12 @@ if (phases.includes("b")) {
     p99: verdict(lat.service.p99, 50),
     errors: lat.errors === 0 ? "PASS" : "MISS",
     zeroLoss: settled.integrity.lost === 0 ? "PASS" : "MISS",
-    noDuplicates: settled.integrity.duplicateJobs === 0 && settled.integrity.duplicateOrders === 0 && settled.integrity.ackIdMismatch === 0 ? "PASS" : "MISS",
+    noDuplicates:
+      settled.integrity.duplicateJobs === 0 &&
+      settled.integrity.duplicateOrders === 0 &&
+      settled.integrity.ackIdMismatch === 0
+        ? "PASS"
+        : "MISS",
   };
   // The app's real ingest rate: signals of this phase per second between the first and the
   // last one it stamped (it goes on committing requests the generator gave up on).
@@ -178,7 +226,28 @@ if (phases.includes("b")) {
   );
   const spanS = (Number(span?.last ?? 0) - Number(span?.first ?? 0)) / 1000;
   const storedPerSecond = spanS > 0 ? Math.round((settled.integrity.stored / spanS) * 10) / 10 : null;
-  out.b = { rate: sustainedRate, seconds: sustainedSeconds, sent: run.results.length, resends, achievedRate: run.achievedRate, elapsedMs: Math.round(run.elapsedMs), storedPerSecond, commitSpanS: Math.round(spanS * 10) / 10, stoppedBy: run.stoppedBy, maxStartLagMs: run.maxStartLagMs, cappedStarts: run.cappedStarts, latencyMs: lat.service, latencyFromDueMs: lat.fromDue, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
+  out.b = {
+    rate: sustainedRate,
+    seconds: sustainedSeconds,
+    sent: run.results.length,
+    resends,
+    achievedRate: run.achievedRate,
+    elapsedMs: Math.round(run.elapsedMs),
+    storedPerSecond,
+    commitSpanS: Math.round(spanS * 10) / 10,
+    stoppedBy: run.stoppedBy,
+    maxStartLagMs: run.maxStartLagMs,
+    cappedStarts: run.cappedStarts,
+    latencyMs: lat.service,
+    latencyFromDueMs: lat.fromDue,
+    errors: lat.errors,
+    statusCounts: lat.statusCounts,
+    cpuPercent: cpuUse,
+    otherCpuBefore: quietBefore,
+    profile,
+    ...settled,
+    verdicts: v,
+  };
   phaseLines(
     settled,
     profile,
@@ -193,13 +262,19 @@ if (phases.includes("c")) {
   const label = "(c)";
   const prefix = `c-${tag}-`;
   log(`(c) burst of ${burstCount} requests, ${burstConcurrency} in flight`);
-  const { result: results, quietBefore, cpuUse, profile } = await measuredPhase(inst, args, label, () =>
+  const {
+    result: results,
+    quietBefore,
+    cpuUse,
+    profile,
+  } = await measuredPhase(inst, args, label, () =>
     burst(burstCount, burstConcurrency, (i) => postWebhook(inst, `${prefix}${i}`, i)),
   );
   const lat = latencyReport(results);
   const firstSent = Math.min(...results.map((r) => r.sentAt));
   const acks = results.filter((r) => r.ackAt !== null).map((r) => r.ackAt!);
-  const allAckedWithinMs = acks.length === results.length ? Math.round((Math.max(...acks) - firstSent) * 10) / 10 : null;
+  const allAckedWithinMs =
+    acks.length === results.length ? Math.round((Math.max(...acks) - firstSent) * 10) / 10 : null;
   const settled = await settle("(c)", prefix, results);
   allIntact &&= integrityOk(settled.integrity);
   const v = {
@@ -208,7 +283,19 @@ if (phases.includes("c")) {
     zeroLoss: settled.integrity.lost === 0 ? "PASS" : "MISS",
     noDuplicates: settled.integrity.duplicateJobs === 0 && settled.integrity.duplicateOrders === 0 ? "PASS" : "MISS",
   };
-  out.c = { count: burstCount, concurrency: burstConcurrency, allAckedWithinMs, latencyMs: lat.service, errors: lat.errors, statusCounts: lat.statusCounts, cpuPercent: cpuUse, otherCpuBefore: quietBefore, profile, ...settled, verdicts: v };
+  out.c = {
+    count: burstCount,
+    concurrency: burstConcurrency,
+    allAckedWithinMs,
+    latencyMs: lat.service,
+    errors: lat.errors,
+    statusCounts: lat.statusCounts,
+    cpuPercent: cpuUse,
+    otherCpuBefore: quietBefore,
+    profile,
+    ...settled,
+    verdicts: v,
+  };
   phaseLines(
     settled,
     profile,
@@ -217,6 +304,8 @@ if (phases.includes("c")) {
   );
 }
 
-console.log(`\n=== webhook benchmark (${dialect}${noOrders ? ", ingest only" : ""}, ${appSource}) ===\n${lines.join("\n")}\n`);
+console.log(
+  `\n=== webhook benchmark (${dialect}${noOrders ? ", ingest only" : ""}, ${appSource}) ===\n${lines.join("\n")}\n`,
+);
 summary.intact = allIntact;
 await finish(summary, allIntact);

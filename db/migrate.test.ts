@@ -30,7 +30,30 @@ const INIT_TABLES = [
 
 // Every table of the DB interface. The type below fails `tsc` when db/schema.ts gains a
 // table that is not listed here, so the list cannot silently fall behind.
-const TABLES = [...INIT_TABLES, "sim_orders", "sim_positions", "position_locks", "profile_transfers", "invites", "recovery_codes", "password_resets", "drifts", "order_slots", "strategy_heartbeats", "exchange_stops", "sim_funding", "funding_payments", "strategies", "signal_timeline", "audit_entries", "notification_channels", "notifications", "notification_deliveries", "candles", "equity_snapshots"] as const satisfies readonly (keyof DB)[];
+const TABLES = [
+  ...INIT_TABLES,
+  "sim_orders",
+  "sim_positions",
+  "position_locks",
+  "profile_transfers",
+  "invites",
+  "recovery_codes",
+  "password_resets",
+  "drifts",
+  "order_slots",
+  "strategy_heartbeats",
+  "exchange_stops",
+  "sim_funding",
+  "funding_payments",
+  "strategies",
+  "signal_timeline",
+  "audit_entries",
+  "notification_channels",
+  "notifications",
+  "notification_deliveries",
+  "candles",
+  "equity_snapshots",
+] as const satisfies readonly (keyof DB)[];
 type Unlisted = Exclude<keyof DB, (typeof TABLES)[number]>;
 const everyTableListed: [Unlisted] extends [never] ? true : false = true;
 
@@ -39,7 +62,10 @@ const ALL_MIGRATIONS = Object.keys(migrations).sort();
 
 async function tableNames(db: Kysely<any>): Promise<string[]> {
   const tables = await db.introspection.getTables();
-  return tables.filter((t) => !t.isView).map((t) => t.name).sort();
+  return tables
+    .filter((t) => !t.isView)
+    .map((t) => t.name)
+    .sort();
 }
 
 const norm = (value: string | null) => (value == null ? value : new Big(value).toString());
@@ -147,10 +173,7 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
     test("epoch milliseconds come back as the same numbers", async () => {
       const db = fresh.db as Kysely<DB>;
       const ms = 1_893_456_000_123; // 2030, beyond 32 bits
-      await db
-        .insertInto("settings")
-        .values({ key: "ms-check", value: "1", updated_at: ms })
-        .execute();
+      await db.insertInto("settings").values({ key: "ms-check", value: "1", updated_at: ms }).execute();
       const row = await db.selectFrom("settings").selectAll().where("key", "=", "ms-check").executeTakeFirstOrThrow();
       expect(Number(row.updated_at)).toBe(ms);
     });
@@ -164,7 +187,15 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
       const now = Date.now();
       await db
         .insertInto("users")
-        .values({ id: "u1", username: "alice", username_key: "alice", password_hash: "h", role: "admin", created_at: now, updated_at: now })
+        .values({
+          id: "u1",
+          username: "alice",
+          username_key: "alice",
+          password_hash: "h",
+          role: "admin",
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       await db
         .insertInto("sessions")
@@ -172,9 +203,19 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
         .execute();
       await db
         .insertInto("profiles")
-        .values({ id: "p1", profile_id: "default", name: "Default", source: "simulator", created_at: now, updated_at: now })
+        .values({
+          id: "p1",
+          profile_id: "default",
+          name: "Default",
+          source: "simulator",
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
-      await db.insertInto("balances").values({ profile_id: "p1", currency: "USD", available: "10", updated_at: now }).execute();
+      await db
+        .insertInto("balances")
+        .values({ profile_id: "p1", currency: "USD", available: "10", updated_at: now })
+        .execute();
       await db
         .insertInto("signals")
         .values({
@@ -191,7 +232,15 @@ describe.each(testDialects())("migrations on %s", (dialect) => {
         .execute();
       await db
         .insertInto("jobs")
-        .values({ task: "t", payload: "{}", status: "created", run_at: now, signal_id: "sig1", created_at: now, updated_at: now })
+        .values({
+          task: "t",
+          payload: "{}",
+          status: "created",
+          run_at: now,
+          signal_id: "sig1",
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       // Undo the later migrations first (they build on init's tables), newest first.
       for (const name of ALL_MIGRATIONS.filter((n) => n !== INIT).reverse()) await migrations[name]!.down?.(db);

@@ -14,7 +14,11 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
  * right. New migrations must still sort last (db/migrations/history.ts, checked by the tests).
  */
 export async function migrateToLatest(db: Kysely<any>, set: Record<string, Migration> = migrations): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: set === migrations ? provider : { getMigrations: async () => set }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: set === migrations ? provider : { getMigrations: async () => set },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
   const failed = (results ?? []).find((r) => r.status === "Error");

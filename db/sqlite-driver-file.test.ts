@@ -61,7 +61,8 @@ function trace(connection: BunDatabase): Trace {
   return t;
 }
 
-const ran = (t: Trace, pattern: RegExp) => [...t.runs.entries()].filter(([text]) => pattern.test(text)).reduce((n, [, c]) => n + c, 0);
+const ran = (t: Trace, pattern: RegExp) =>
+  [...t.runs.entries()].filter(([text]) => pattern.test(text)).reduce((n, [, c]) => n + c, 0);
 
 interface Opened {
   db: Kysely<Schema>;
@@ -88,7 +89,12 @@ function open(
   const writerTrace = trace(writer);
   const readerTrace = reader ? trace(reader) : null;
   const db = new Kysely<Schema>({
-    dialect: new SqliteDialect({ writer, reader, busyTimeoutMs: options.busyTimeoutMs, statementCacheSize: options.statementCacheSize }),
+    dialect: new SqliteDialect({
+      writer,
+      reader,
+      busyTimeoutMs: options.busyTimeoutMs,
+      statementCacheSize: options.statementCacheSize,
+    }),
   });
   return { db, writer, reader, writerTrace, readerTrace };
 }
@@ -97,7 +103,12 @@ function open(
 function ticker() {
   let ticks = 0;
   const timer = setInterval(() => (ticks += 1), 5);
-  return { get ticks() { return ticks; }, stop: () => clearInterval(timer) };
+  return {
+    get ticks() {
+      return ticks;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 /**
@@ -123,7 +134,9 @@ async function lockInAnotherProcess(file: string, insertId: number) {
         out += chunk.toString();
         check();
       });
-      child.once("exit", (code) => (out.includes(word) ? resolve() : reject(new Error(`lock holder exited (${code}) before "${word}"`))));
+      child.once("exit", (code) =>
+        out.includes(word) ? resolve() : reject(new Error(`lock holder exited (${code}) before "${word}"`)),
+      );
       check();
     });
   await said("locked");
@@ -156,7 +169,8 @@ afterEach(async () => {
   for (const o of opened.splice(0)) await o.db.destroy();
 });
 
-const names = async (db: Kysely<Schema>) => (await db.selectFrom("items").select("name").orderBy("id").execute()).map((r) => r.name);
+const names = async (db: Kysely<Schema>) =>
+  (await db.selectFrom("items").select("name").orderBy("id").execute()).map((r) => r.name);
 
 describe("reader connection (WAL)", () => {
   test("plain SELECTs run on the reader and see committed writes; writes and WITH-queries run on the writer", async () => {
@@ -173,7 +187,11 @@ describe("reader connection (WAL)", () => {
     expect(ran(readerTrace!, /^(insert|update)/)).toBe(0);
 
     // Not a plain SELECT: the writer answers (a WITH could hide a write).
-    const rows = await db.with("x", (q) => q.selectFrom("items").select("name")).selectFrom("x").selectAll().execute();
+    const rows = await db
+      .with("x", (q) => q.selectFrom("items").select("name"))
+      .selectFrom("x")
+      .selectAll()
+      .execute();
     expect(rows).toEqual([{ name: "uno" }]);
     expect(ran(writerTrace, /^with "x"/)).toBe(1);
     expect(ran(readerTrace!, /^with "x"/)).toBe(0);
@@ -250,7 +268,11 @@ describe("another process holding the write lock", () => {
         .catch((e: unknown) => e);
       waited = performance.now() - started;
       expect(clock.ticks).toBeGreaterThan(10);
-      const single = await db.insertInto("items").values({ id: 2, name: "never either" }).execute().catch((e: unknown) => e);
+      const single = await db
+        .insertInto("items")
+        .values({ id: 2, name: "never either" })
+        .execute()
+        .catch((e: unknown) => e);
       expect(isBusyError(single)).toBe(true);
     } finally {
       clock.stop();
@@ -338,7 +360,9 @@ describe("COMMIT failing for another reason", () => {
   test("a deferred foreign key violated at COMMIT fails with that error (not Kysely's rollback after it), and nothing is stored", async () => {
     const { db, writer } = await fresh();
     writer.exec("PRAGMA foreign_keys = ON");
-    await sql`create table tags (id integer primary key, item_id integer not null references items (id) deferrable initially deferred)`.execute(db);
+    await sql`create table tags (id integer primary key, item_id integer not null references items (id) deferrable initially deferred)`.execute(
+      db,
+    );
     const error = await db
       .transaction()
       .execute(async (trx) => {
@@ -362,7 +386,8 @@ describe("statement cache", () => {
       .execute();
     const t = readerTrace!;
     // Six different SELECT texts: a limit of n compiles to a different statement per n.
-    const firstN = async (n: number) => (await db.selectFrom("items").select("name").orderBy("id").limit(sql.lit(n)).execute()).map((r) => r.name);
+    const firstN = async (n: number) =>
+      (await db.selectFrom("items").select("name").orderBy("id").limit(sql.lit(n)).execute()).map((r) => r.name);
     const textOf = (n: number) => t.prepared.find((p) => p.endsWith(`limit ${n}`))!;
 
     expect(await firstN(1)).toEqual(["n1"]);
@@ -389,10 +414,19 @@ describe("statement cache", () => {
     // The writer's cache evicts the same way, in and out of a transaction.
     await db.transaction().execute(async (trx) => {
       for (let i = 7; i <= 12; i++) {
-        await trx.insertInto("items").values({ id: i, name: `n${i}` }).returning(sql.lit(i).as(`r${i}`)).execute();
+        await trx
+          .insertInto("items")
+          .values({ id: i, name: `n${i}` })
+          .returning(sql.lit(i).as(`r${i}`))
+          .execute();
       }
     });
-    expect(await db.selectFrom("items").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).toEqual({ n: 12 });
+    expect(
+      await db
+        .selectFrom("items")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ n: 12 });
   });
 
   test("the writer's evicted statements are finalized too, and destroy finalizes what is left", async () => {
@@ -403,7 +437,9 @@ describe("statement cache", () => {
     for (let i = 1; i <= 4; i++) await sql`update items set name = ${`u${i}`} where id = ${i}`.execute(o.db);
     const updates = [...new Set(o.writerTrace.prepared.filter((p) => p.startsWith("update")))];
     expect(updates).toHaveLength(1); // one parameterized text, cached
-    expect(o.writerTrace.finalized).toEqual(expect.arrayContaining(["create table items (id integer primary key, name text not null)"]));
+    expect(o.writerTrace.finalized).toEqual(
+      expect.arrayContaining(["create table items (id integer primary key, name text not null)"]),
+    );
     expect(await names(o.db)).toEqual(["u1", "u2", "u3", "u4"]);
     expect(o.writerTrace.prepared.length - o.writerTrace.finalized.length).toBe(2); // the cache's limit
     await o.db.destroy();

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Kysely, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { type Database, openDatabase } from "./client.ts";
 import { OUTER_DB_IN_TRANSACTION } from "./sqlite-driver.ts";
@@ -28,13 +28,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
 async function openItems(kind: "file" | "memory"): Promise<Database & { items: Kysely<Schema> }> {
-  const database = await openDatabase(kind === "file" ? `sqlite:${path.join(dir, `guard-${++n}.db`)}` : "sqlite::memory:");
+  const database = await openDatabase(
+    kind === "file" ? `sqlite:${path.join(dir, `guard-${++n}.db`)}` : "sqlite::memory:",
+  );
   const items = database.db as unknown as Kysely<Schema>;
   await sql`create table items (id integer primary key, name text not null)`.execute(items);
   return { ...database, items };
 }
 
-const names = async (db: Kysely<Schema>) => (await db.selectFrom("items").select("name").orderBy("id").execute()).map((r) => r.name);
+const names = async (db: Kysely<Schema>) =>
+  (await db.selectFrom("items").select("name").orderBy("id").execute()).map((r) => r.name);
 
 test("the message says what to do", () => {
   expect(OUTER_DB_IN_TRANSACTION).toContain("use trx, not db, inside a transaction");
@@ -58,11 +61,26 @@ describe.each(["file", "memory"] as const)("on a %s database", (kind) => {
       await trx.insertInto("items").values({ id: 1, name: "in trx" }).execute();
       const started = performance.now();
       errors = await Promise.all([
-        db.selectFrom("items").selectAll().execute().catch((e: unknown) => e),
-        db.insertInto("items").values({ id: 2, name: "on db" }).execute().catch((e: unknown) => e),
-        db.updateTable("items").set({ name: "x" }).execute().catch((e: unknown) => e),
+        db
+          .selectFrom("items")
+          .selectAll()
+          .execute()
+          .catch((e: unknown) => e),
+        db
+          .insertInto("items")
+          .values({ id: 2, name: "on db" })
+          .execute()
+          .catch((e: unknown) => e),
+        db
+          .updateTable("items")
+          .set({ name: "x" })
+          .execute()
+          .catch((e: unknown) => e),
         sql`select 1`.execute(db).catch((e: unknown) => e),
-        db.transaction().execute(async () => {}).catch((e: unknown) => e),
+        db
+          .transaction()
+          .execute(async () => {})
+          .catch((e: unknown) => e),
       ]);
       elapsed = performance.now() - started;
       await trx.insertInto("items").values({ id: 3, name: "still trx" }).execute();
@@ -182,7 +200,11 @@ describe.each(["file", "memory"] as const)("on a %s database", (kind) => {
         await trx.insertInto("items").values({ id: 1, name: "outer" }).execute();
         await other.items.transaction().execute(async (otherTrx) => {
           await otherTrx.insertInto("items").values({ id: 1, name: "inner" }).execute();
-          inner = await db.selectFrom("items").selectAll().execute().catch((e: unknown) => e);
+          inner = await db
+            .selectFrom("items")
+            .selectAll()
+            .execute()
+            .catch((e: unknown) => e);
           expect(await names(other.items).catch((e: unknown) => e)).toSatisfy(refused);
         });
         expect(await names(other.items)).toEqual(["inner"]); // other's transaction ended: free again

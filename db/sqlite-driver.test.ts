@@ -64,7 +64,9 @@ describe("sqlite driver", () => {
     } finally {
       clearInterval(ticker);
     }
-    const keys = (await b.db.selectFrom("settings").select("key").where("key", "in", ["held", "waited"]).execute()).map((r) => r.key).sort();
+    const keys = (await b.db.selectFrom("settings").select("key").where("key", "in", ["held", "waited"]).execute())
+      .map((r) => r.key)
+      .sort();
     expect(keys).toEqual(["held", "waited"]);
   });
 
@@ -74,7 +76,9 @@ describe("sqlite driver", () => {
     expect(rows).toEqual([]); // not committed yet, and the read did not wait for it
     tx.release();
     await tx.done;
-    expect(await b.db.selectFrom("settings").select("key").where("key", "=", "in-tx").execute()).toEqual([{ key: "in-tx" }]);
+    expect(await b.db.selectFrom("settings").select("key").where("key", "=", "in-tx").execute()).toEqual([
+      { key: "in-tx" },
+    ]);
   });
 
   test("a lock held past the busy timeout fails the waiting write with SQLITE_BUSY, and nothing of it is stored", async () => {
@@ -84,11 +88,16 @@ describe("sqlite driver", () => {
     const { Kysely } = await import("kysely");
     const writer = new BunDatabase(url.slice("sqlite:".length));
     writer.exec("PRAGMA busy_timeout = 0");
-    const impatient = new Kysely<import("./schema.ts").DB>({ dialect: new SqliteDialect({ writer, busyTimeoutMs: 100 }) });
+    const impatient = new Kysely<import("./schema.ts").DB>({
+      dialect: new SqliteDialect({ writer, busyTimeoutMs: 100 }),
+    });
     const holder = await holdOpen(a, "holder-2");
-    const error = await impatient.transaction().execute(async (trx) => {
-      await trx.insertInto("settings").values(setting("never")).execute();
-    }).catch((e: unknown) => e);
+    const error = await impatient
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto("settings").values(setting("never")).execute();
+      })
+      .catch((e: unknown) => e);
     holder.release();
     await holder.done;
     expect(isBusyError(error)).toBe(true);

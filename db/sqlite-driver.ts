@@ -75,7 +75,8 @@ class StatementCache {
 export function isBusyError(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;
   if (!e) return false;
-  if (typeof e.code === "string" && (e.code.startsWith("SQLITE_BUSY") || e.code.startsWith("SQLITE_LOCKED"))) return true;
+  if (typeof e.code === "string" && (e.code.startsWith("SQLITE_BUSY") || e.code.startsWith("SQLITE_LOCKED")))
+    return true;
   return typeof e.errno === "number" && ((e.errno & 0xff) === 5 || (e.errno & 0xff) === 6);
 }
 
@@ -86,7 +87,10 @@ class BusyTimeoutError extends Error {
   readonly code: string;
   constructor(waitedMs: number, cause: unknown) {
     const code = String((cause as { code?: unknown }).code ?? "SQLITE_BUSY");
-    super(`SQLite: the database stayed locked by another connection for ${waitedMs} ms; gave up (${code}: ${(cause as Error).message})`, { cause });
+    super(
+      `SQLite: the database stayed locked by another connection for ${waitedMs} ms; gave up (${code}: ${(cause as Error).message})`,
+      { cause },
+    );
     this.name = "BusyTimeoutError";
     this.code = code;
   }

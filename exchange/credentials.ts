@@ -26,7 +26,10 @@ export type CoinbaseCredentials = {
 };
 
 /** The part of the configuration credentials depend on (defaults to the process's). */
-export type CredentialsConfig = Pick<AppConfig, "appSecret" | "COINBASE_API_KEY" | "COINBASE_API_SECRET" | "COINBASE_SANDBOX">;
+export type CredentialsConfig = Pick<
+  AppConfig,
+  "appSecret" | "COINBASE_API_KEY" | "COINBASE_API_SECRET" | "COINBASE_SANDBOX"
+>;
 
 /**
  * The credentials the worker trades with, or null (simulator). Saved ones (decrypted) win
@@ -46,7 +49,10 @@ export async function getTradingCredentials(
 }
 
 /** A stored connection's credentials, decrypted (throws DecryptError when APP_SECRET changed). */
-export function connectionCredentials(connection: StoredExchangeConnection, config: CredentialsConfig): CoinbaseCredentials {
+export function connectionCredentials(
+  connection: StoredExchangeConnection,
+  config: CredentialsConfig,
+): CoinbaseCredentials {
   return {
     apiKey: connection.apiKey,
     apiSecret: decryptSecret(connection.apiSecretEnc, config.appSecret),

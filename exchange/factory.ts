@@ -18,10 +18,21 @@ import { CoinbaseExchangeClient } from "#exchange/coinbase/exchange-client.ts";
 import type { CallResult } from "#exchange/coinbase/http.ts";
 import { AuthError, InvalidOrderError } from "#app/core/exchange/errors.ts";
 import { SIMULATOR_LABEL, SimulatorAdapter } from "#exchange/simulator/adapter.ts";
-import type { ConnectionTest, ExchangeAdapter, FindOrderOptions, PlaceOrderRequest, StopOrderRequest } from "#app/core/exchange/types.ts";
+import type {
+  ConnectionTest,
+  ExchangeAdapter,
+  FindOrderOptions,
+  PlaceOrderRequest,
+  StopOrderRequest,
+} from "#app/core/exchange/types.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, type CredentialsConfig, credentialsVersion, getTradingCredentials } from "./credentials.ts";
+import {
+  type CoinbaseCredentials,
+  type CredentialsConfig,
+  credentialsVersion,
+  getTradingCredentials,
+} from "./credentials.ts";
 
 type Db = Kysely<DB>;
 
@@ -169,14 +180,21 @@ export class SwitchingExchange implements ExchangeAdapter {
     return this.resolved?.adapter.name ?? this.simulator.name;
   }
   get label(): string {
-    return this.resolved ? (this.resolved.mode === "coinbase-sandbox" ? MODE_LABELS["coinbase-sandbox"] : this.resolved.adapter.label) : this.simulator.label;
+    return this.resolved
+      ? this.resolved.mode === "coinbase-sandbox"
+        ? MODE_LABELS["coinbase-sandbox"]
+        : this.resolved.adapter.label
+      : this.simulator.label;
   }
   get mode(): ExchangeMode {
     return this.resolved?.mode ?? "simulator";
   }
   /** The simulator's fee rate while it trades (positions.server.ts estimates exit fees with it). */
   get feeRate(): string | undefined {
-    return (this.resolved?.adapter as { feeRate?: string } | undefined)?.feeRate ?? (this.resolved ? undefined : this.simulator.feeRate);
+    return (
+      (this.resolved?.adapter as { feeRate?: string } | undefined)?.feeRate ??
+      (this.resolved ? undefined : this.simulator.feeRate)
+    );
   }
 
   /** The adapter to use now (re-resolved when the credentials changed). */
@@ -280,7 +298,12 @@ export class SwitchingExchange implements ExchangeAdapter {
     const resolved = await this.resolve();
     if (resolved.mode === "coinbase-sandbox") {
       const credentials = await credentialsOf(this.db, this.options).catch(() => null);
-      if (credentials) return testCoinbaseConnection(credentials, { db: this.db, env: this.options.env, clientOptions: this.options.clientOptions });
+      if (credentials)
+        return testCoinbaseConnection(credentials, {
+          db: this.db,
+          env: this.options.env,
+          clientOptions: this.options.clientOptions,
+        });
     }
     return resolved.adapter.testConnection();
   }
@@ -331,13 +354,21 @@ export async function testCoinbaseConnection(
   const env = credentials.sandbox ? "sandbox" : "production";
   try {
     if (credentials.passphrase) {
-      const client = exchangeApiClient(options.db ?? null, { ...credentials, passphrase: credentials.passphrase }, {
-        env: options.env,
-        clientOptions: { maxAttempts: 1, ...options.clientOptions },
-      });
+      const client = exchangeApiClient(
+        options.db ?? null,
+        { ...credentials, passphrase: credentials.passphrase },
+        {
+          env: options.env,
+          clientOptions: { maxAttempts: 1, ...options.clientOptions },
+        },
+      );
       return await client.testConnection();
     }
-    const client = liveClient(options.db ?? null, { ...credentials, sandbox: false }, { clientOptions: { maxAttempts: 1, ...options.clientOptions }, env: options.env });
+    const client = liveClient(
+      options.db ?? null,
+      { ...credentials, sandbox: false },
+      { clientOptions: { maxAttempts: 1, ...options.clientOptions }, env: options.env },
+    );
     const result = await new CoinbaseAdapter({ client, environment: "production" }).testConnection();
     if (!result.success || env === "production") return result;
     return {
@@ -377,11 +408,17 @@ async function exchangeClient(db: Db, options: ExchangeFactoryOptions = {}): Pro
 }
 
 /** Coinbase Exchange profiles when a passphrase-bearing key is configured, else null (use the simulator's). */
-export async function getProfilesProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<ProfilesProvider | null> {
+export async function getProfilesProvider(
+  db: Db,
+  options: ExchangeFactoryOptions = {},
+): Promise<ProfilesProvider | null> {
   return exchangeClient(db, options);
 }
 
 /** Coinbase Exchange reports when a passphrase-bearing key is configured, else null (build them locally). */
-export async function getRemoteReportsProvider(db: Db, options: ExchangeFactoryOptions = {}): Promise<RemoteReportsProvider | null> {
+export async function getRemoteReportsProvider(
+  db: Db,
+  options: ExchangeFactoryOptions = {},
+): Promise<RemoteReportsProvider | null> {
   return exchangeClient(db, options);
 }

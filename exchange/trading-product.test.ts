@@ -13,7 +13,17 @@ function fakeCoinbase() {
     async getProduct(symbol: string): Promise<Product> {
       calls.push(symbol);
       if (down) throw new Error("network down");
-      return { symbol, base: "BTC", quote: "USD", baseIncrement: "0.01", baseMinSize: "0.01", quoteIncrement: "5", minMarketFunds: "1", price: "95000", status: "online" };
+      return {
+        symbol,
+        base: "BTC",
+        quote: "USD",
+        baseIncrement: "0.01",
+        baseMinSize: "0.01",
+        quoteIncrement: "5",
+        minMarketFunds: "1",
+        price: "95000",
+        status: "online",
+      };
     },
   };
   return { exchange, calls, setDown: (value: boolean) => (down = value) };
@@ -24,7 +34,14 @@ describe("trading products", () => {
     let clock = 0;
     const fake = fakeCoinbase();
     const products = createTradingProductResolver(null, { exchange: fake.exchange, cacheMs: 1000, now: () => clock });
-    expect(await products.product("BTCUSD")).toMatchObject({ symbol: "BTC-PERP", baseIncrement: "0.01", baseMinSize: "0.01", contractSize: "0.01", basis: "coinbase", quoteIncrement: "0.1" });
+    expect(await products.product("BTCUSD")).toMatchObject({
+      symbol: "BTC-PERP",
+      baseIncrement: "0.01",
+      baseMinSize: "0.01",
+      contractSize: "0.01",
+      basis: "coinbase",
+      quoteIncrement: "0.1",
+    });
     await products.product("BTC-PERP");
     expect(fake.calls).toEqual(["BTC-PERP"]);
     clock = 1500;
@@ -41,7 +58,12 @@ describe("trading products", () => {
     expect(await products.product("BTC-PERP")).toMatchObject({ basis: "coinbase" });
     expect(fake.calls.length).toBe(asked + 1);
     fake.setDown(true);
-    expect(await products.product("SOL-PERP")).toMatchObject({ baseIncrement: "5", baseMinSize: "5", contractSize: "5", basis: "coinbase-static" });
+    expect(await products.product("SOL-PERP")).toMatchObject({
+      baseIncrement: "5",
+      baseMinSize: "5",
+      contractSize: "5",
+      basis: "coinbase-static",
+    });
     expect(await products.product("DOGE-PERP")).toBeNull();
   });
 
@@ -49,10 +71,20 @@ describe("trading products", () => {
     let on = false;
     let clock = 0;
     const products = createTradingProductResolver(null, { coinbaseContractsOn: async () => on, now: () => clock });
-    expect(await products.product("ETH-PERP")).toMatchObject({ baseIncrement: "0.001", baseMinSize: "0.001", contractSize: null, basis: "simulator" });
+    expect(await products.product("ETH-PERP")).toMatchObject({
+      baseIncrement: "0.001",
+      baseMinSize: "0.001",
+      contractSize: null,
+      basis: "simulator",
+    });
     on = true;
     clock = 2000; // the setting is read at most once a second
-    expect(await products.product("ETH-PERP")).toMatchObject({ baseIncrement: "0.1", baseMinSize: "0.1", contractSize: "0.1", basis: "coinbase-static" });
+    expect(await products.product("ETH-PERP")).toMatchObject({
+      baseIncrement: "0.1",
+      baseMinSize: "0.1",
+      contractSize: "0.1",
+      basis: "coinbase-static",
+    });
     expect(await products.product("XRP-PERP")).toMatchObject({ baseIncrement: "500", contractSize: "500" });
   });
 });

@@ -78,7 +78,10 @@ export interface TradingProductOptions {
 /** After a failed read of Coinbase's product, how long the fallback is used before asking again. */
 const RETRY_MS = 10_000;
 
-export function createTradingProductResolver(db: Db | null, options: TradingProductOptions = {}): TradingProductResolver {
+export function createTradingProductResolver(
+  db: Db | null,
+  options: TradingProductOptions = {},
+): TradingProductResolver {
   const cacheMs = options.cacheMs ?? 60_000;
   const now = options.now ?? Date.now;
   const live = new Map<string, { product: TradingProduct; at: number }>();
@@ -89,7 +92,11 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
   const contractsInUse = async (): Promise<boolean> => {
     const generation = settingsGeneration();
     if (setting && setting.generation === generation && now() - setting.at < 1000) return setting.value;
-    const value = options.coinbaseContractsOn ? await options.coinbaseContractsOn() : db ? await simulatorUsesCoinbaseContracts(db) : false;
+    const value = options.coinbaseContractsOn
+      ? await options.coinbaseContractsOn()
+      : db
+        ? await simulatorUsesCoinbaseContracts(db)
+        : false;
     setting = { value, at: now(), generation };
     return value;
   };
@@ -117,7 +124,9 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
           return fallback;
         }
       }
-      return (await contractsInUse()) ? staticCoinbaseProduct(spec) : { ...spec, contractSize: null, basis: "simulator" };
+      return (await contractsInUse())
+        ? staticCoinbaseProduct(spec)
+        : { ...spec, contractSize: null, basis: "simulator" };
     },
     forget(symbol) {
       setting = null;
@@ -133,7 +142,10 @@ export function createTradingProductResolver(db: Db | null, options: TradingProd
 const perExchange = new WeakMap<object, WeakMap<object, TradingProductResolver>>();
 
 /** One resolver per (database, exchange) of this process, so its cache is shared by the tasks. */
-export function tradingProductsFor(db: Db, exchange: Pick<ExchangeAdapter, "name" | "getProduct">): TradingProductResolver {
+export function tradingProductsFor(
+  db: Db,
+  exchange: Pick<ExchangeAdapter, "name" | "getProduct">,
+): TradingProductResolver {
   let byExchange = perExchange.get(db);
   if (!byExchange) perExchange.set(db, (byExchange = new WeakMap()));
   let resolver = byExchange.get(exchange);

@@ -11,7 +11,14 @@ import { insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { pdfText } from "#tests/setup/pdf-text.ts";
-import { ACCOUNT_COLUMNS, FILLS_COLUMNS, OTC_FILLS_COLUMNS, buildReport, buildReportTable, reportFileName } from "./build.ts";
+import {
+  ACCOUNT_COLUMNS,
+  FILLS_COLUMNS,
+  OTC_FILLS_COLUMNS,
+  buildReport,
+  buildReportTable,
+  reportFileName,
+} from "./build.ts";
 import { reportCsvText } from "./csv.ts";
 import { reportPdf } from "./pdf.ts";
 
@@ -19,19 +26,40 @@ const T0 = Date.parse("2026-11-20T10:00:00.000Z");
 
 describe("report files", () => {
   test("CSV: CRLF lines, the header, fields quoted only when needed", () => {
-    const text = reportCsvText({ columns: ["A", "B, with comma"], rows: [["1", 'say "hi"'], ["line\nbreak", ""]] });
+    const text = reportCsvText({
+      columns: ["A", "B, with comma"],
+      rows: [
+        ["1", 'say "hi"'],
+        ["line\nbreak", ""],
+      ],
+    });
     expect(text).toBe('A,"B, with comma"\r\n1,"say ""hi"""\r\n"line\nbreak",\r\n');
   });
 
   test("PDF: a valid document with the title, meta lines, header and cells; long tables go on several pages", async () => {
     const rows = Array.from({ length: 90 }, (_, i) => [`row-${i}`, `${i}.5`, "naïve ✓"]);
-    const bytes = await reportPdf({ title: "Fills report", meta: [["Period", "2026-11-01 to 2026-11-02"]], columns: ["Trade ID", "Amount", "Note"], rows });
+    const bytes = await reportPdf({
+      title: "Fills report",
+      meta: [["Period", "2026-11-01 to 2026-11-02"]],
+      columns: ["Trade ID", "Amount", "Note"],
+      rows,
+    });
     expect(Buffer.from(bytes.subarray(0, 5)).toString()).toBe("%PDF-");
     const doc = await PDFDocument.load(bytes);
     expect(doc.getPageCount()).toBe(3);
     expect(doc.getTitle()).toBe("Fills report");
     const text = pdfText(bytes);
-    for (const expected of ["Fills report", "Period: 2026-11-01 to 2026-11-02", "Rows: 90", "Trade ID", "row-0", "row-89", "89.5", "naïve ?", "Page 3 of 3"]) {
+    for (const expected of [
+      "Fills report",
+      "Period: 2026-11-01 to 2026-11-02",
+      "Rows: 90",
+      "Trade ID",
+      "row-0",
+      "row-89",
+      "89.5",
+      "naïve ?",
+      "Page 3 of 3",
+    ]) {
       expect(text).toContain(expected);
     }
   });
@@ -54,10 +82,36 @@ describe.each(testDialects())("report data on %s", (dialect) => {
   let transferAt = 0;
   const db = () => fresh.db;
 
-  const trade = async (id: string, symbol: string, side: "buy" | "sell", qty: string, price: string, at: number, status: "executed" | "pending" = "executed") => {
-    await insertTrade(db(), { id, symbol, side, orderType: "market", quantity: qty, price: null, source: "manual", clientOrderId: `c-${id}`, exchange: "simulator" });
+  const trade = async (
+    id: string,
+    symbol: string,
+    side: "buy" | "sell",
+    qty: string,
+    price: string,
+    at: number,
+    status: "executed" | "pending" = "executed",
+  ) => {
+    await insertTrade(db(), {
+      id,
+      symbol,
+      side,
+      orderType: "market",
+      quantity: qty,
+      price: null,
+      source: "manual",
+      clientOrderId: `c-${id}`,
+      exchange: "simulator",
+    });
     if (status === "executed") {
-      await updateTrade(db(), id, { status, orderId: `o-${id}`, executedPrice: price, executedQuantity: qty, fee: D(qty).times(price).times("0.0006").toString(), executedAt: at, realizedPnl: side === "sell" ? "100" : null });
+      await updateTrade(db(), id, {
+        status,
+        orderId: `o-${id}`,
+        executedPrice: price,
+        executedQuantity: qty,
+        fee: D(qty).times(price).times("0.0006").toString(),
+        executedAt: at,
+        realizedPnl: side === "sell" ? "100" : null,
+      });
     }
   };
 
@@ -72,10 +126,22 @@ describe.each(testDialects())("report data on %s", (dialect) => {
     await trade("t-4", "ETH-PERP", "buy", "2", "3000", T0, "pending");
     // The paper account itself: a round trip on ETH (fees and a realised gain), then a transfer.
     await setPrice(db(), "ETH-PERP", "3000");
-    await adapter.placeOrder({ clientOrderId: `b-${dialect}`, symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" });
+    await adapter.placeOrder({
+      clientOrderId: `b-${dialect}`,
+      symbol: "ETH-PERP",
+      side: "buy",
+      type: "market",
+      quantity: "1",
+    });
     await new Promise((r) => setTimeout(r, 5));
     await setPrice(db(), "ETH-PERP", "3100");
-    await adapter.placeOrder({ clientOrderId: `s-${dialect}`, symbol: "ETH-PERP", side: "sell", type: "market", quantity: "1" });
+    await adapter.placeOrder({
+      clientOrderId: `s-${dialect}`,
+      symbol: "ETH-PERP",
+      side: "sell",
+      type: "market",
+      quantity: "1",
+    });
     await new Promise((r) => setTimeout(r, 5));
     transferAt = Date.now();
     await new Promise((r) => setTimeout(r, 5));
@@ -86,7 +152,13 @@ describe.each(testDialects())("report data on %s", (dialect) => {
     const all = await buildReportTable(db(), { type: "fills", format: "csv" });
     expect(all.columns).toEqual(FILLS_COLUMNS);
     expect(all.rows.map((r) => r[0])).toEqual(["t-1", "t-2", "t-3"]);
-    const day = await buildReportTable(db(), { type: "fills", format: "csv", startDate: "2026-11-20", endDate: "2026-11-20", productId: "ETH-PERP" });
+    const day = await buildReportTable(db(), {
+      type: "fills",
+      format: "csv",
+      startDate: "2026-11-20",
+      endDate: "2026-11-20",
+      productId: "ETH-PERP",
+    });
     expect(reportCsvText(day)).toBe(
       [
         FILLS_COLUMNS.join(","),
@@ -125,7 +197,11 @@ describe.each(testDialects())("report data on %s", (dialect) => {
       ["Paper trading", "USDC", total.toString()],
       ["Side", "USDC", "250"],
     ]);
-    const before = await buildReportTable(db(), { type: "balance", format: "csv", endDate: new Date(transferAt).toISOString() });
+    const before = await buildReportTable(db(), {
+      type: "balance",
+      format: "csv",
+      endDate: new Date(transferAt).toISOString(),
+    });
     expect(before.rows.map((r) => [r[1], r[3]])).toEqual([
       ["Paper trading", total.plus(250).toString()],
       ["Side", "0"],
@@ -149,6 +225,8 @@ describe.each(testDialects())("report data on %s", (dialect) => {
   });
 
   test("an unknown profile is refused", async () => {
-    await expect(buildReportTable(db(), { type: "account", format: "csv", profileId: "nope" })).rejects.toThrow("Unknown profile nope");
+    await expect(buildReportTable(db(), { type: "account", format: "csv", profileId: "nope" })).rejects.toThrow(
+      "Unknown profile nope",
+    );
   });
 });

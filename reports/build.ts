@@ -26,12 +26,30 @@ export interface ReportTable {
 
 export class ReportInputError extends Error {}
 
-export const FILLS_COLUMNS = ["Trade ID", "Order ID", "Created At", "Product", "Side", "Type", "Size", "Price", "Fee", "Total", "Realized P&L (net of fees)", "Source"];
+export const FILLS_COLUMNS = [
+  "Trade ID",
+  "Order ID",
+  "Created At",
+  "Product",
+  "Side",
+  "Type",
+  "Size",
+  "Price",
+  "Fee",
+  "Total",
+  "Realized P&L (net of fees)",
+  "Source",
+];
 export const ACCOUNT_COLUMNS = ["Time", "Profile", "Type", "Amount", "Balance", "Currency", "Reference", "Details"];
 export const BALANCE_COLUMNS = ["Profile ID", "Profile", "Currency", "Balance", "As Of"];
 export const OTC_FILLS_COLUMNS = ["Trade ID", "Created At", "Product", "Side", "Size", "Price", "Fee", "Total"];
 
-const TITLES = { fills: "Fills report", account: "Account report", balance: "Balance report", otc_fills: "OTC fills report" } as const;
+const TITLES = {
+  fills: "Fills report",
+  account: "Account report",
+  balance: "Balance report",
+  otc_fills: "OTC fills report",
+} as const;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -44,7 +62,10 @@ function period(request: ReportRequest): { from: number | null; to: number | nul
   return { from, to, text };
 }
 
-async function profilesFor(db: Db, profileId: string | null | undefined): Promise<{ all: ProfileRecord[]; chosen: ProfileRecord | null }> {
+async function profilesFor(
+  db: Db,
+  profileId: string | null | undefined,
+): Promise<{ all: ProfileRecord[]; chosen: ProfileRecord | null }> {
   const all = await listProfileRecords(db, { source: SIMULATOR_NAME, includeInactive: true });
   if (!profileId) return { all, chosen: null };
   const chosen = all.find((p) => p.id === profileId || p.profileId === profileId) ?? null;
@@ -71,7 +92,8 @@ async function buildInside(db: Db, request: ReportRequest, now: number): Promise
     meta.push(["Generated", iso(now)]);
     if (request.type === "otc_fills") return { title, meta, columns: OTC_FILLS_COLUMNS, rows: [] };
     // Every order the app sends trades on the default profile: another profile has no fills.
-    const fills = chosen && !chosen.isDefault ? [] : await listFills(db, { from, to, symbol: request.productId || null });
+    const fills =
+      chosen && !chosen.isDefault ? [] : await listFills(db, { from, to, symbol: request.productId || null });
     const rows = fills.map((f) => [
       f.id,
       f.orderId ?? "",
@@ -104,7 +126,10 @@ async function buildInside(db: Db, request: ReportRequest, now: number): Promise
   }
 
   // balance: at the end date (the end of that day for a date), else now.
-  const at = to === null ? now : Math.min(to - (request.endDate && /^\d{4}-\d{2}-\d{2}$/.test(request.endDate.trim()) ? 1 : 0), now);
+  const at =
+    to === null
+      ? now
+      : Math.min(to - (request.endDate && /^\d{4}-\d{2}-\d{2}$/.test(request.endDate.trim()) ? 1 : 0), now);
   const { all, chosen } = await profilesFor(db, request.profileId);
   const existing = (chosen ? [chosen] : all).filter((p) => p.createdAt <= at);
   meta.push(["As of", iso(at)]);
@@ -140,5 +165,9 @@ export function reportFileName(type: string, format: string, id: string, now = D
 export async function buildReport(db: Db, request: ReportRequest, id: string, now = Date.now()): Promise<BuiltReport> {
   const table = await buildReportTable(db, request, now);
   const data = request.format === "pdf" ? await reportPdf(table) : reportCsv(table);
-  return { data, contentType: CONTENT_TYPES[request.format], fileName: reportFileName(request.type, request.format, id, now) };
+  return {
+    data,
+    contentType: CONTENT_TYPES[request.format],
+    fileName: reportFileName(request.type, request.format, id, now),
+  };
 }

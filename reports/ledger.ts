@@ -33,23 +33,63 @@ export async function buildLedger(db: Db, profileIds: string[], simulatorCurrenc
   for (const f of fills) {
     const what = `${f.side.toUpperCase()} ${f.quantity} ${f.symbol} @ ${f.price}`;
     if (!D(f.realizedPnl).eq(0)) {
-      raw.push({ at: f.filledAt, profileId: f.profileId, currency: simulatorCurrency, type: "realized_pnl", amount: f.realizedPnl, reference: f.orderId, details: what });
+      raw.push({
+        at: f.filledAt,
+        profileId: f.profileId,
+        currency: simulatorCurrency,
+        type: "realized_pnl",
+        amount: f.realizedPnl,
+        reference: f.orderId,
+        details: what,
+      });
     }
     if (!D(f.fee).eq(0)) {
-      raw.push({ at: f.filledAt, profileId: f.profileId, currency: simulatorCurrency, type: "fee", amount: D(f.fee).neg().toString(), reference: f.orderId, details: what });
+      raw.push({
+        at: f.filledAt,
+        profileId: f.profileId,
+        currency: simulatorCurrency,
+        type: "fee",
+        amount: D(f.fee).neg().toString(),
+        reference: f.orderId,
+        details: what,
+      });
     }
   }
   for (const f of funding) {
     const what = `Funding ${D(f.amount).lt(0) ? "paid" : "received"}: ${f.side} ${D(f.quantity)} ${f.symbol} @ ${D(f.mark_price)} x ${D(f.rate)}`;
-    raw.push({ at: Number(f.created_at), profileId: f.profile_id, currency: simulatorCurrency, type: "funding", amount: D(f.amount).toString(), reference: f.id, details: what });
+    raw.push({
+      at: Number(f.created_at),
+      profileId: f.profile_id,
+      currency: simulatorCurrency,
+      type: "funding",
+      amount: D(f.amount).toString(),
+      reference: f.id,
+      details: what,
+    });
   }
   for (const t of transfers) {
     const note = t.kind === "delete" ? " (profile deleted)" : "";
     if (profileIds.includes(t.fromProfileId)) {
-      raw.push({ at: t.createdAt, profileId: t.fromProfileId, currency: t.currency, type: "transfer_out", amount: D(t.amount).neg().toString(), reference: t.id, details: `to ${t.toProfileId}${note}` });
+      raw.push({
+        at: t.createdAt,
+        profileId: t.fromProfileId,
+        currency: t.currency,
+        type: "transfer_out",
+        amount: D(t.amount).neg().toString(),
+        reference: t.id,
+        details: `to ${t.toProfileId}${note}`,
+      });
     }
     if (profileIds.includes(t.toProfileId)) {
-      raw.push({ at: t.createdAt, profileId: t.toProfileId, currency: t.currency, type: "transfer_in", amount: t.amount, reference: t.id, details: `from ${t.fromProfileId}${note}` });
+      raw.push({
+        at: t.createdAt,
+        profileId: t.toProfileId,
+        currency: t.currency,
+        type: "transfer_in",
+        amount: t.amount,
+        reference: t.id,
+        details: `from ${t.fromProfileId}${note}`,
+      });
     }
   }
   // Stable: one fill's P&L then its fee, fills before transfers of the same millisecond.
@@ -69,7 +109,11 @@ export async function buildLedger(db: Db, profileIds: string[], simulatorCurrenc
 }
 
 /** Each profile's balance per currency at `at` (ms): today's total minus what changed since. */
-export async function balancesAt(db: Db, profileIds: string[], at: number): Promise<{ profileId: string; currency: string; balance: string }[]> {
+export async function balancesAt(
+  db: Db,
+  profileIds: string[],
+  at: number,
+): Promise<{ profileId: string; currency: string; balance: string }[]> {
   const [balances, ledger] = await Promise.all([listBalances(db, profileIds), buildLedger(db, profileIds)]);
   const totals = new Map<string, ReturnType<typeof D>>();
   for (const b of balances) totals.set(`${b.profileId}|${b.currency}`, D(b.available).plus(b.hold));
@@ -83,5 +127,8 @@ export async function balancesAt(db: Db, profileIds: string[], at: number): Prom
       const [profileId, currency] = key.split("|") as [string, string];
       return { profileId, currency, balance: value.toString() };
     })
-    .sort((a, b) => profileIds.indexOf(a.profileId) - profileIds.indexOf(b.profileId) || a.currency.localeCompare(b.currency));
+    .sort(
+      (a, b) =>
+        profileIds.indexOf(a.profileId) - profileIds.indexOf(b.profileId) || a.currency.localeCompare(b.currency),
+    );
 }

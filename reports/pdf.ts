@@ -58,10 +58,21 @@ export async function reportPdf(table: ReportTable): Promise<Uint8Array> {
   y -= 24;
 
   const drawHeader = () => {
-    page.drawRectangle({ x: MARGIN, y: y - ROW_HEIGHT + 3, width: PAGE_WIDTH - 2 * MARGIN, height: ROW_HEIGHT, color: rgb(0.9, 0.92, 0.95) });
+    page.drawRectangle({
+      x: MARGIN,
+      y: y - ROW_HEIGHT + 3,
+      width: PAGE_WIDTH - 2 * MARGIN,
+      height: ROW_HEIGHT,
+      color: rgb(0.9, 0.92, 0.95),
+    });
     let x = MARGIN;
     table.columns.forEach((column, i) => {
-      page.drawText(fit(bold, column, widths[i]! - 2 * CELL_PAD), { x: x + CELL_PAD, y: y - 7, size: FONT_SIZE, font: bold });
+      page.drawText(fit(bold, column, widths[i]! - 2 * CELL_PAD), {
+        x: x + CELL_PAD,
+        y: y - 7,
+        size: FONT_SIZE,
+        font: bold,
+      });
       x += widths[i]!;
     });
     y -= ROW_HEIGHT;
@@ -81,11 +92,18 @@ export async function reportPdf(table: ReportTable): Promise<Uint8Array> {
     let x = MARGIN;
     row.forEach((cell, i) => {
       if (i >= widths.length) return;
-      page.drawText(fit(font, cell ?? "", widths[i]! - 2 * CELL_PAD), { x: x + CELL_PAD, y: y - 7, size: FONT_SIZE, font, color: rgb(0.1, 0.1, 0.1) });
+      page.drawText(fit(font, cell ?? "", widths[i]! - 2 * CELL_PAD), {
+        x: x + CELL_PAD,
+        y: y - 7,
+        size: FONT_SIZE,
+        font,
+        color: rgb(0.1, 0.1, 0.1),
+      });
       x += widths[i]!;
     });
     y -= ROW_HEIGHT;
   }
-  for (const [i, p] of pages.entries()) p.drawText(`Page ${i + 1} of ${pages.length}`, { x: PAGE_WIDTH - MARGIN - 60, y: MARGIN / 2, size: 7, font });
+  for (const [i, p] of pages.entries())
+    p.drawText(`Page ${i + 1} of ${pages.length}`, { x: PAGE_WIDTH - MARGIN - 60, y: MARGIN / 2, size: 7, font });
   return doc.save({ useObjectStreams: false });
 }

@@ -25,7 +25,11 @@ function newestMtime(entry) {
 export function buildStaleness(root) {
   const serverBuild = path.join(root, "build/index.js");
   if (!existsSync(serverBuild) || !existsSync(path.join(root, "public/build"))) return "no build";
-  const sourceTime = Math.max(...SOURCES.map((s) => path.join(root, s)).filter(existsSync).map(newestMtime));
+  const sourceTime = Math.max(
+    ...SOURCES.map((s) => path.join(root, s))
+      .filter(existsSync)
+      .map(newestMtime),
+  );
   if (statSync(serverBuild).mtimeMs < sourceTime) return "the build is older than the sources";
   if (readFileSync(serverBuild, "utf8").includes('mode = "development"')) return "build/ holds a development build";
   return null;

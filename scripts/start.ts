@@ -73,8 +73,12 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
           // already gone
         }
       }
-      await Promise.race([Promise.all([...children.keys()].map((c) => c.exited)), new Promise((r) => setTimeout(r, graceMs))]);
-      for (const name of children.values()) log(`[start] ${name} still running after ${graceMs / 1000} s; not waiting for it`);
+      await Promise.race([
+        Promise.all([...children.keys()].map((c) => c.exited)),
+        new Promise((r) => setTimeout(r, graceMs)),
+      ]);
+      for (const name of children.values())
+        log(`[start] ${name} still running after ${graceMs / 1000} s; not waiting for it`);
       finish(code);
       return code;
     })();
@@ -95,7 +99,8 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
       if (!stopping) await new Promise((r) => setTimeout(r, settleMs));
       if (stopping) {
         // Stopped as asked: a drained worker and a closed web server exit 0.
-        if (code !== 0 || child.signalCode) log(`[start] ${spec.name} exited while stopping (${why(code, child.signalCode)})`);
+        if (code !== 0 || child.signalCode)
+          log(`[start] ${spec.name} exited while stopping (${why(code, child.signalCode)})`);
         return;
       }
       const now = Date.now();
@@ -103,7 +108,9 @@ export function supervise(specs: ChildSpec[], options: SupervisorOptions): Super
       while (exits.length && now - exits[0]! > windowMs) exits.shift();
       const reason = why(code, child.signalCode);
       if (exits.length >= maxExits) {
-        log(`[start] ${spec.name} exited (${reason}), ${exits.length} times within ${windowMs / 1000} s; stopping everything`);
+        log(
+          `[start] ${spec.name} exited (${reason}), ${exits.length} times within ${windowMs / 1000} s; stopping everything`,
+        );
         void stop(code || 1);
         return;
       }
@@ -135,7 +142,8 @@ if (import.meta.main) {
 
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? "production" };
   const specs: ChildSpec[] = [];
-  for (let i = 1; i <= config.WEB_PROCESSES; i++) specs.push({ name: config.WEB_PROCESSES > 1 ? `web ${i}` : "web", cmd: [process.execPath, "server.ts"] });
+  for (let i = 1; i <= config.WEB_PROCESSES; i++)
+    specs.push({ name: config.WEB_PROCESSES > 1 ? `web ${i}` : "web", cmd: [process.execPath, "server.ts"] });
   specs.push({ name: "worker", cmd: [process.execPath, "worker/index.ts"] });
 
   const supervisor = supervise(specs, {

@@ -39,7 +39,8 @@ export interface ExecutionContext {
 /** A refusal that retrying cannot change (the job ends failed, the reason on the trade). */
 export class PermanentFailure extends Error {}
 
-const describeOrder = (t: Pick<Trade, "side" | "quantity" | "symbol">) => `${t.side.toUpperCase()} ${t.quantity} ${t.symbol}`;
+const describeOrder = (t: Pick<Trade, "side" | "quantity" | "symbol">) =>
+  `${t.side.toUpperCase()} ${t.quantity} ${t.symbol}`;
 
 /** Marks a trade (and its signal) failed, with the reason logged and pushed. */
 export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): Promise<void> {
@@ -50,9 +51,21 @@ export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): P
       type: "trade",
       level: "error",
       message: `Order failed: ${describeOrder(trade)}: ${reason}`,
-      data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+      data: {
+        tradeId: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        quantity: trade.quantity,
+        source: trade.source,
+      },
     });
-    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "failed", message: reason });
+    await appendEvent(trx, "trade_update", {
+      id: trade.id,
+      symbol: trade.symbol,
+      side: trade.side,
+      status: "failed",
+      message: reason,
+    });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
   });
 }
@@ -70,9 +83,22 @@ export async function markUnknown(db: Kysely<DB>, trade: Trade, reason: string):
       type: "trade",
       level: "error",
       message: `${describeOrder(trade)}: ${message}`,
-      data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source, clientOrderId: trade.clientOrderId },
+      data: {
+        tradeId: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        quantity: trade.quantity,
+        source: trade.source,
+        clientOrderId: trade.clientOrderId,
+      },
     });
-    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "unknown", message });
+    await appendEvent(trx, "trade_update", {
+      id: trade.id,
+      symbol: trade.symbol,
+      side: trade.side,
+      status: "unknown",
+      message,
+    });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
   });
 }
@@ -83,12 +109,22 @@ export async function markUnknown(db: Kysely<DB>, trade: Trade, reason: string):
  * its order id (the order sync follows it); surely absent, it failed without being sent; no
  * answer, it is (or stays) unknown. Returns the trade's status afterwards.
  */
-export async function settleUnknownTrade(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">, trade: Trade, reason: string): Promise<Trade["status"]> {
+export async function settleUnknownTrade(
+  db: Kysely<DB>,
+  exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">,
+  trade: Trade,
+  reason: string,
+): Promise<Trade["status"]> {
   let order: ExchangeOrder | null;
   try {
     order = await exchange.findOrderByClientId(trade.clientOrderId, { since: trade.createdAt });
   } catch (error) {
-    if (trade.status !== "unknown") await markUnknown(db, trade, `${reason}; asking ${exchange.name} for it failed too (${(error as Error).message})`);
+    if (trade.status !== "unknown")
+      await markUnknown(
+        db,
+        trade,
+        `${reason}; asking ${exchange.name} for it failed too (${(error as Error).message})`,
+      );
     return "unknown";
   }
   if (!order) {
@@ -98,8 +134,18 @@ export async function settleUnknownTrade(db: Kysely<DB>, exchange: Pick<Exchange
   if (order.status === "open") {
     await db.transaction().execute(async (trx) => {
       await updateTrade(trx, trade.id, { status: "pending", orderId: order.orderId, errorMessage: null });
-      await recordActivity(trx, { type: "trade", level: "info", message: `${describeOrder(trade)} found resting on ${exchange.name}: followed until it fills`, data: { tradeId: trade.id, orderId: order.orderId } });
-      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "pending" });
+      await recordActivity(trx, {
+        type: "trade",
+        level: "info",
+        message: `${describeOrder(trade)} found resting on ${exchange.name}: followed until it fills`,
+        data: { tradeId: trade.id, orderId: order.orderId },
+      });
+      await appendEvent(trx, "trade_update", {
+        id: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        status: "pending",
+      });
     });
     return "pending";
   }
@@ -128,7 +174,9 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
   try {
     // The lease is renewed while the exchange takes its time; a job's slot also outlives the
     // lease while the job lives (db/queries/order-slots.ts), so a slow answer never frees it.
-    const status = await withOrderSlotLease(ctx.db, exchangeName, first.symbol, holder, () => sendAndBook(ctx, tradeId));
+    const status = await withOrderSlotLease(ctx.db, exchangeName, first.symbol, holder, () =>
+      sendAndBook(ctx, tradeId),
+    );
     settled = true;
     return status;
   } catch (error) {
@@ -147,11 +195,17 @@ export async function executeTrade(ctx: ExecutionContext, tradeId: string): Prom
  * (an entry, an add, a flip) is refused: one open position per symbol, on one exchange.
  * Returns the trade as it will be sent and the adapter to send it to; null when refused.
  */
-async function routeTrade(ctx: ExecutionContext, trade: Trade): Promise<{ trade: Trade; exchange: ExchangeAdapter } | null> {
+async function routeTrade(
+  ctx: ExecutionContext,
+  trade: Trade,
+): Promise<{ trade: Trade; exchange: ExchangeAdapter } | null> {
   if (!trade.orderId) {
     const open = await getOpenPosition(ctx.db, trade.symbol);
     if (open && open.exchange !== trade.exchange) {
-      const reduces = open.side !== sideForOrder(trade.side) && D(trade.quantity).lte(open.remainingQuantity) && trade.orderType === "market";
+      const reduces =
+        open.side !== sideForOrder(trade.side) &&
+        D(trade.quantity).lte(open.remainingQuantity) &&
+        trade.orderType === "market";
       if (!reduces) {
         await failTrade(
           ctx.db,
@@ -242,12 +296,17 @@ export type ExchangeHolding = { side: "long" | "short"; quantity: string } | { s
  * own: not asked. No answer: null (the close goes out as the app sizes it; the exchange
  * refuses an oversized close).
  */
-export async function exchangeHolding(exchange: Pick<ExchangeAdapter, "getPositions"> & { current?: () => Promise<ExchangeAdapter> }, symbol: string): Promise<ExchangeHolding> {
+export async function exchangeHolding(
+  exchange: Pick<ExchangeAdapter, "getPositions"> & { current?: () => Promise<ExchangeAdapter> },
+  symbol: string,
+): Promise<ExchangeHolding> {
   try {
     const adapter = typeof exchange.current === "function" ? await exchange.current() : (exchange as ExchangeAdapter);
     if (adapter.name === SIMULATOR_NAME || !adapter.placeStopOrder) return null;
     const held = (await adapter.getPositions()).find((p) => p.symbol === symbol);
-    return held && D(held.quantity).gt(0) ? { side: held.side, quantity: held.quantity } : { side: "flat", quantity: "0" };
+    return held && D(held.quantity).gt(0)
+      ? { side: held.side, quantity: held.quantity }
+      : { side: "flat", quantity: "0" };
   } catch {
     return null;
   }
@@ -279,9 +338,21 @@ async function resizeClose(db: Kysely<DB>, trade: Trade, holding: ExchangeHoldin
         type: "trade",
         level: "info",
         message: `${describeOrder(trade)} not sent: ${reason}`,
-        data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+        data: {
+          tradeId: trade.id,
+          symbol: trade.symbol,
+          side: trade.side,
+          quantity: trade.quantity,
+          source: trade.source,
+        },
       });
-      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
+      await appendEvent(trx, "trade_update", {
+        id: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        status: "cancelled",
+        message: reason,
+      });
       return null;
     }
     const exchangeLess = holding !== null && holding.side !== "flat" && D(holding.quantity).lt(open!.remainingQuantity);
@@ -301,7 +372,10 @@ async function resizeClose(db: Kysely<DB>, trade: Trade, holding: ExchangeHoldin
 }
 
 /** What the partial fills booked so far for an order came to (rows `<clientOrderId>#p<n>`). */
-async function partialFillsOf(db: Db, clientOrderId: string): Promise<{ count: number; quantity: Big; fee: Big; notional: Big }> {
+async function partialFillsOf(
+  db: Db,
+  clientOrderId: string,
+): Promise<{ count: number; quantity: Big; fee: Big; notional: Big }> {
   const rows = await listPartialFills(db, clientOrderId);
   let quantity = D(0);
   let fee = D(0);
@@ -324,8 +398,12 @@ function unbookedChunk(order: ExchangeOrder, parts: { quantity: Big; fee: Big; n
   const quantity = total.minus(parts.quantity);
   const average = D(order.averagePrice ?? fallbackPrice);
   const tick = resolveSymbol(order.symbol)?.quoteIncrement;
-  const derived = average.times(total).minus(parts.notional).div(quantity.gt(0) ? quantity : 1);
-  const price = parts.quantity.gt(0) && quantity.gt(0) ? (tick ? D(roundToIncrement(derived, tick)) : derived.round(8)) : average;
+  const derived = average
+    .times(total)
+    .minus(parts.notional)
+    .div(quantity.gt(0) ? quantity : 1);
+  const price =
+    parts.quantity.gt(0) && quantity.gt(0) ? (tick ? D(roundToIncrement(derived, tick)) : derived.round(8)) : average;
   const fee = D(order.fee).minus(parts.fee);
   return { quantity: quantity.toString(), price: price.toString(), fee: (fee.gt(0) ? fee : D(0)).toString() };
 }
@@ -337,7 +415,12 @@ function unbookedChunk(order: ExchangeOrder, parts: { quantity: Big; fee: Big; n
  * see it. The order's own trade stays pending for the rest and, once the order is final, books
  * only the part no partial fill took.
  */
-async function bookPartialFill(db: Kysely<DB>, trade: Trade, order: ExchangeOrder, exchangeName: string): Promise<Trade["status"]> {
+async function bookPartialFill(
+  db: Kysely<DB>,
+  trade: Trade,
+  order: ExchangeOrder,
+  exchangeName: string,
+): Promise<Trade["status"]> {
   const parts = await partialFillsOf(db, trade.clientOrderId);
   const chunk = unbookedChunk(order, parts, trade.price ?? "0");
   if (D(chunk.quantity).lte(0)) return "pending";
@@ -350,7 +433,15 @@ async function bookPartialFill(db: Kysely<DB>, trade: Trade, order: ExchangeOrde
     orderId: order.orderId,
     status: "pending",
   };
-  const filledPart: ExchangeOrder = { ...order, clientOrderId: part.clientOrderId, status: "filled", quantity: chunk.quantity, filledQuantity: chunk.quantity, averagePrice: chunk.price, fee: chunk.fee };
+  const filledPart: ExchangeOrder = {
+    ...order,
+    clientOrderId: part.clientOrderId,
+    status: "filled",
+    quantity: chunk.quantity,
+    filledQuantity: chunk.quantity,
+    averagePrice: chunk.price,
+    fee: chunk.fee,
+  };
   await bookOrder(db, part, filledPart, exchangeName, { insertFirst: true });
   if (!trade.orderId) await updateTrade(db, trade.id, { orderId: order.orderId });
   return "pending";
@@ -375,16 +466,29 @@ export async function bookOrder(
     await db.transaction().execute(async (trx) => {
       await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
       // Cancelled before anything filled: the signal's own neutral state, not a failure (issue 25).
-      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "cancelled", order.rejectReason ?? "Order cancelled");
+      if (trade.signalId)
+        await updateSignalStatus(trx, trade.signalId, "cancelled", order.rejectReason ?? "Order cancelled");
       if (order.rejectReason) {
         await recordActivity(trx, {
           type: "trade",
           level: "error",
           message: `Order cancelled by the exchange: ${describeOrder(trade)}: ${order.rejectReason}`,
-          data: { tradeId: trade.id, symbol: trade.symbol, side: trade.side, quantity: trade.quantity, source: trade.source },
+          data: {
+            tradeId: trade.id,
+            symbol: trade.symbol,
+            side: trade.side,
+            quantity: trade.quantity,
+            source: trade.source,
+          },
         });
       }
-      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
+      await appendEvent(trx, "trade_update", {
+        id: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        status: "cancelled",
+        message: reason,
+      });
     });
     return "cancelled";
   }
@@ -400,7 +504,12 @@ export async function bookOrder(
           message: `Limit order resting: ${describeOrder(trade)} @ ${trade.price}`,
           data: { tradeId: trade.id, orderId: order.orderId },
         });
-        await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "pending" });
+        await appendEvent(trx, "trade_update", {
+          id: trade.id,
+          symbol: trade.symbol,
+          side: trade.side,
+          status: "pending",
+        });
       });
     }
     return "pending";
@@ -409,7 +518,8 @@ export async function bookOrder(
   const config = await getTradingConfig(db);
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, trade.symbol);
-    if (options.insertFirst) await insertTrade(trx, { ...trade, signalId: trade.signalId, positionId: trade.positionId, jobId: trade.jobId });
+    if (options.insertFirst)
+      await insertTrade(trx, { ...trade, signalId: trade.signalId, positionId: trade.positionId, jobId: trade.jobId });
     // Booked once: re-read under lock (two fill reports for one order must not double-book).
     const current = await getTrade(trx, trade.id, { forUpdate: true });
     if (!current || (current.status !== "pending" && current.status !== "unknown")) return current?.status ?? "failed";
@@ -422,21 +532,47 @@ export async function bookOrder(
     if (chunk && D(filled).lte(0)) {
       const reason = `${order.status === "filled" ? "Filled" : "Cancelled"} after partial fills of ${parts!.quantity.toString()}, booked as their own trades`;
       await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
-      await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "cancelled", message: reason });
+      await appendEvent(trx, "trade_update", {
+        id: trade.id,
+        symbol: trade.symbol,
+        side: trade.side,
+        status: "cancelled",
+        message: reason,
+      });
       return "cancelled" as const;
     }
 
     // Realized P&L by the one FIFO ledger (net of fees), computed before the fill is written.
-    const realized = await realizeFill(trx, db, { id: trade.id, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, leverage: trade.leverage ?? null });
+    const realized = await realizeFill(trx, db, {
+      id: trade.id,
+      symbol: trade.symbol,
+      side: trade.side,
+      quantity: filled,
+      price,
+      fee: order.fee,
+      leverage: trade.leverage ?? null,
+    });
     const open = await getOpenPosition(trx, trade.symbol, { forUpdate: true });
     // A reduce-only close never exceeds what remains, and never opens or flips a position.
     const bookable = !trade.reduceOnly
       ? filled
       : open && open.side !== sideForOrder(trade.side)
-        ? (D(filled).lt(open.remainingQuantity) ? filled : open.remainingQuantity)
+        ? D(filled).lt(open.remainingQuantity)
+          ? filled
+          : open.remainingQuantity
         : "0";
     const effect: FillEffect = D(bookable).gt(0)
-      ? applyFill(open ? { side: open.side, quantity: open.quantity, remaining: open.remainingQuantity, entryPrice: open.entryPrice } : null, { side: trade.side, quantity: bookable, price })
+      ? applyFill(
+          open
+            ? {
+                side: open.side,
+                quantity: open.quantity,
+                remaining: open.remainingQuantity,
+                entryPrice: open.entryPrice,
+              }
+            : null,
+          { side: trade.side, quantity: bookable, price },
+        )
       : { reduced: null, position: null };
     let positionId: string | null = open?.id ?? null;
     let breakEvenNote: string | null = null;
@@ -453,11 +589,16 @@ export async function bookOrder(
         tick: resolveSymbol(trade.symbol)?.quoteIncrement ?? null,
       });
       if (rule.breakEvenNow && stillOpen) breakEvenStop = rule.stopPrice;
-      if (rule.breakEvenNow && stillOpen) breakEvenNote = `Break-even: stop for ${trade.symbol} moved to ${rule.stopPrice} (entry ${open.entryPrice} + fees + offset) after the first take-profit`;
+      if (rule.breakEvenNow && stillOpen)
+        breakEvenNote = `Break-even: stop for ${trade.symbol} moved to ${rule.stopPrice} (entry ${open.entryPrice} + fees + offset) after the first take-profit`;
       await updatePosition(trx, open.id, {
         remainingQuantity: stillOpen ? effect.position!.remaining : "0",
-        realizedPnl: D(open.realizedPnl).plus(realized.realizedPnl ?? "0").toString(),
-        fees: D(open.fees).plus(effect.position?.isNew ? D(order.fee).times(effect.reduced.quantity).div(filled) : order.fee).toString(),
+        realizedPnl: D(open.realizedPnl)
+          .plus(realized.realizedPnl ?? "0")
+          .toString(),
+        fees: D(open.fees)
+          .plus(effect.position?.isNew ? D(order.fee).times(effect.reduced.quantity).div(filled) : order.fee)
+          .toString(),
         currentPrice: price,
         ruleState: rule.ruleState,
         breakEvenTriggered: rule.breakEvenTriggered,
@@ -476,7 +617,9 @@ export async function bookOrder(
     }
     if (effect.position?.isNew) {
       positionId = newId();
-      const openedFee = effect.reduced ? D(order.fee).times(effect.position.quantity).div(filled).toString() : order.fee;
+      const openedFee = effect.reduced
+        ? D(order.fee).times(effect.position.quantity).div(filled).toString()
+        : order.fee;
       const controls = await controlsForTrade(trx, config, trade);
       await insertPosition(trx, {
         id: positionId,
@@ -487,7 +630,12 @@ export async function bookOrder(
         currentPrice: price,
         entryTradeId: trade.id,
         advancedControls: controls,
-        stopPrice: stopPriceFor({ side: effect.position.side, entryPrice: effect.position.entryPrice, advancedControls: controls, breakEvenTriggered: false }),
+        stopPrice: stopPriceFor({
+          side: effect.position.side,
+          entryPrice: effect.position.entryPrice,
+          advancedControls: controls,
+          breakEvenTriggered: false,
+        }),
         leverage: trade.leverage ?? 1,
         marginType: trade.marginType ?? "cross",
         source: trade.source,
@@ -518,12 +666,34 @@ export async function bookOrder(
           ? `Booked from ${exchangeName} (reconciliation, no order sent): ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price}${pnl}`
           : `${trade.clientOrderId.includes("#p") ? "Partial fill" : "Order filled"} on ${exchangeName}: ${trade.side.toUpperCase()} ${filled} ${trade.symbol} @ ${price} (fee ${order.fee})${pnl}`,
       // A flip (the fill closed `open` and opened another): the closed position is named, so its close is notified (issue 25).
-      data: { tradeId: trade.id, orderId: order.orderId, symbol: trade.symbol, side: trade.side, quantity: filled, price, fee: order.fee, source: trade.source, ...(open && effect.reduced && effect.position?.isNew ? { closedPositionId: open.id } : {}) },
+      data: {
+        tradeId: trade.id,
+        orderId: order.orderId,
+        symbol: trade.symbol,
+        side: trade.side,
+        quantity: filled,
+        price,
+        fee: order.fee,
+        source: trade.source,
+        ...(open && effect.reduced && effect.position?.isNew ? { closedPositionId: open.id } : {}),
+      },
     });
     if (breakEvenNote) {
-      await recordActivity(trx, { type: "trade", level: "info", message: breakEvenNote, data: { positionId, symbol: trade.symbol, stopPrice: breakEvenStop, entryPrice: open!.entryPrice } });
+      await recordActivity(trx, {
+        type: "trade",
+        level: "info",
+        message: breakEvenNote,
+        data: { positionId, symbol: trade.symbol, stopPrice: breakEvenStop, entryPrice: open!.entryPrice },
+      });
     }
-    await appendEvent(trx, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status: "executed", price, quantity: filled });
+    await appendEvent(trx, "trade_update", {
+      id: trade.id,
+      symbol: trade.symbol,
+      side: trade.side,
+      status: "executed",
+      price,
+      quantity: filled,
+    });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
     return "executed" as const;
   });

@@ -75,7 +75,11 @@ export interface RealizedFill {
  * the same way. The caller writes the trade with the returned executedAt in the same
  * transaction; if that transaction rolls back the next call sees the mismatch and rebuilds.
  */
-export async function realizeFill(trx: Db, db: Kysely<DB>, fill: Omit<ExecutedFill, "executedAt"> & { executedAt?: number }): Promise<RealizedFill> {
+export async function realizeFill(
+  trx: Db,
+  db: Kysely<DB>,
+  fill: Omit<ExecutedFill, "executedAt"> & { executedAt?: number },
+): Promise<RealizedFill> {
   const entry = await currentBook(trx, db, fill.symbol);
   let executedAt = fill.executedAt ?? Date.now();
   if (entry.last && !keyBefore(entry.last, { executedAt, id: fill.id })) executedAt = entry.last.executedAt + 1;

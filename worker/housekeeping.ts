@@ -24,7 +24,11 @@ export interface Retention {
   candleDays?: number;
 }
 
-export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date.now()): Promise<{ events: number; jobs: number; sessions: number; prices: number }> {
+export async function pruneOnce(
+  db: Kysely<DB>,
+  retention: Retention,
+  now = Date.now(),
+): Promise<{ events: number; jobs: number; sessions: number; prices: number }> {
   const events = await pruneEvents(db, now - retention.eventsHours * 3_600_000);
   const jobs = await pruneFinishedJobs(db, now - retention.jobsDays * 86_400_000);
   const sessions = await deleteExpiredSessions(db, now);
@@ -37,7 +41,9 @@ export async function pruneOnce(db: Kysely<DB>, retention: Retention, now = Date
 /** Prunes now and every HOUSEKEEPING_MS; returns the stop function. */
 export function startHousekeeping(db: Kysely<DB>, retention: Retention): () => void {
   const run = () =>
-    pruneOnce(db, retention).catch((error) => console.error(`[worker] housekeeping failed: ${(error as Error).message}`));
+    pruneOnce(db, retention).catch((error) =>
+      console.error(`[worker] housekeeping failed: ${(error as Error).message}`),
+    );
   void run();
   const timer = setInterval(run, HOUSEKEEPING_MS);
   return () => clearInterval(timer);

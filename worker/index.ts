@@ -32,7 +32,9 @@ export async function runWorker() {
   await simulator.ensureAccount();
   // Simulator, or Coinbase when credentials say so; follows credential changes without a restart.
   const exchange = createExchange(database.db, { simulator });
-  await exchange.resolve().catch((error) => console.error(`[worker] exchange choice failed: ${(error as Error).message}`));
+  await exchange
+    .resolve()
+    .catch((error) => console.error(`[worker] exchange choice failed: ${(error as Error).message}`));
   // The web process pokes this port after committing runnable jobs (a hint; polling stays).
   let runner: Runner | null = null;
   const wake = await listenForWake(() => runner?.poke(), config.WORKER_WAKE_HOST || undefined).catch((error) => {
@@ -51,30 +53,63 @@ export async function runWorker() {
 
   await beat("running");
   await pruneHeartbeats(database.db);
-  await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} started (${exchange.label})` });
+  await recordActivity(database.db, {
+    type: "system",
+    level: "info",
+    message: `Worker ${workerId} started (${exchange.label})`,
+  });
   console.log(`[worker] ${workerId} running (${database.label}, ${exchange.label})`);
 
   // Notifications have a queue of their own (decision 030): a slow channel never holds a slot an order job needs.
   runner = startRunner({ db: database.db, exchange, workerId, excludeTasks: [SEND_NOTIFICATION_TASK] });
   const activeRunner = runner;
-  const notificationRunner = startRunner({ db: database.db, exchange, workerId, tasks: [SEND_NOTIFICATION_TASK], concurrency: 2, pollMs: 250 });
+  const notificationRunner = startRunner({
+    db: database.db,
+    exchange,
+    workerId,
+    tasks: [SEND_NOTIFICATION_TASK],
+    concurrency: 2,
+    pollMs: 250,
+  });
   // The price leader turns activity into notifications and answers the owner's Telegram commands.
-  const stopNotifier = startNotifier({ db: database.db, workerId, appSecret: config.appSecret, onQueued: () => notificationRunner.poke() });
+  const stopNotifier = startNotifier({
+    db: database.db,
+    workerId,
+    appSecret: config.appSecret,
+    onQueued: () => notificationRunner.poke(),
+  });
   const stopTelegram = startTelegramCommands({ db: database.db, workerId, appSecret: config.appSecret });
   // Rules act on the active exchange's own prices (live Coinbase: the CDE product's book).
   // ... and size their closes in the active exchange's units (whole Coinbase contracts live).
   const products = tradingProductsFor(database.db, exchange);
-  const stopPrices = startPriceLoop({ db: database.db, workerId, exchange, products, maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000 });
+  const stopPrices = startPriceLoop({
+    db: database.db,
+    workerId,
+    exchange,
+    products,
+    maxAgeMs: config.PRICE_MAX_AGE_SECONDS * 1000,
+  });
   // The price leader records the account's equity for the Performance charts (decision 031).
   const stopSnapshots = startEquitySnapshots({ db: database.db, workerId, exchange });
   // Orders resting on Coinbase (live) are booked when Coinbase reports them final.
   const stopOrderSync = startOrderSync({ db: database.db, exchange, workerId });
   // Positions on the exchange compared with the app's book; differences become drift alarms.
-  const stopReconcile = startReconcile({ db: database.db, exchange, workerId, intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000 });
-  const stopHousekeeping = startHousekeeping(database.db, { eventsHours: config.EVENTS_RETENTION_HOURS, jobsDays: config.JOBS_RETENTION_DAYS, candleDays: config.CANDLES_RETENTION_DAYS });
+  const stopReconcile = startReconcile({
+    db: database.db,
+    exchange,
+    workerId,
+    intervalMs: config.RECONCILE_INTERVAL_SECONDS * 1000,
+  });
+  const stopHousekeeping = startHousekeeping(database.db, {
+    eventsHours: config.EVENTS_RETENTION_HOURS,
+    jobsDays: config.JOBS_RETENTION_DAYS,
+    candleDays: config.CANDLES_RETENTION_DAYS,
+  });
   let beating: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    beating = beat("running", { activeJobs: activeRunner.active }).catch((error) => console.error(`[worker] heartbeat failed: ${(error as Error).message}`));
+    beating = beat("running", { activeJobs: activeRunner.active }).catch((error) =>
+      console.error(`[worker] heartbeat failed: ${(error as Error).message}`),
+    );
   }, HEARTBEAT_MS);
 
   let stopping = false;
@@ -98,7 +133,11 @@ export async function runWorker() {
       clearInterval(timer);
       await beating;
       await beat("stopped");
-      await recordActivity(database.db, { type: "system", level: "info", message: `Worker ${workerId} stopped (${why})` });
+      await recordActivity(database.db, {
+        type: "system",
+        level: "info",
+        message: `Worker ${workerId} stopped (${why})`,
+      });
     } finally {
       clearInterval(timer);
       await database.destroy();

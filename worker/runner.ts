@@ -63,7 +63,9 @@ export function startRunner(options: RunnerOptions): Runner {
       }
       const payload = TASK_PAYLOADS[job.task].safeParse(job.payload);
       if (!payload.success) {
-        await failJob(db, job.id, workerId, `Invalid payload: ${payload.error.issues[0]?.message}`, { retryable: false });
+        await failJob(db, job.id, workerId, `Invalid payload: ${payload.error.issues[0]?.message}`, {
+          retryable: false,
+        });
         return;
       }
       const ctx = {
@@ -88,10 +90,20 @@ export function startRunner(options: RunnerOptions): Runner {
       const maxDelayMs = sent?.status === "pending" ? UNKNOWN_OUTCOME_RETRY_MS : undefined;
       // Waiting for a busy order slot sent nothing: not an attempt, and asked again soon.
       const waited = error instanceof SlotBusyError;
-      const state = await failJob(db, job.id, workerId, message, waited ? { retryable: true, refundAttempt: true, maxDelayMs: SLOT_BUSY_RETRY_MS } : { retryable, maxDelayMs }).catch(() => null);
+      const state = await failJob(
+        db,
+        job.id,
+        workerId,
+        message,
+        waited ? { retryable: true, refundAttempt: true, maxDelayMs: SLOT_BUSY_RETRY_MS } : { retryable, maxDelayMs },
+      ).catch(() => null);
       if (state === "failed") await onFinalFailure(db, options.exchange, job, message, retryable);
       else if (state === "retry" && !waited) {
-        await recordActivity(db, { type: "system", level: "warning", message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}` }).catch(() => undefined);
+        await recordActivity(db, {
+          type: "system",
+          level: "warning",
+          message: `Job ${job.task} #${job.id} will retry (attempt ${job.attempts}): ${message}`,
+        }).catch(() => undefined);
       }
     }
   };
@@ -115,7 +127,13 @@ export function startRunner(options: RunnerOptions): Runner {
       const free = concurrency - active.size;
       let claimed: Job[] = [];
       if (free > 0) {
-        claimed = await claimJobs(db, { workerId, limit: free, leaseMs, tasks: options.tasks, excludeTasks: options.excludeTasks }).catch((error) => {
+        claimed = await claimJobs(db, {
+          workerId,
+          limit: free,
+          leaseMs,
+          tasks: options.tasks,
+          excludeTasks: options.excludeTasks,
+        }).catch((error) => {
           console.error(`[worker] claim failed: ${(error as Error).message}`);
           return [];
         });
@@ -154,7 +172,10 @@ export function startRunner(options: RunnerOptions): Runner {
       wake?.();
       await looping;
       // Drain: let running tasks finish, keeping their leases (the loop that renewed them ended).
-      const renewal = setInterval(() => void renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0), 5_000);
+      const renewal = setInterval(
+        () => void renewLeases(db, workerId, [...active.keys()], leaseMs).catch(() => 0),
+        5_000,
+      );
       try {
         await Promise.allSettled(active.values());
       } finally {
@@ -166,9 +187,20 @@ export function startRunner(options: RunnerOptions): Runner {
 }
 
 /** A job that will not run again: its signal and trade say why. */
-async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Job, reason: string, outcomeUnknown: boolean) {
+async function onFinalFailure(
+  db: Kysely<DB>,
+  exchange: ExchangeAdapter,
+  job: Job,
+  reason: string,
+  outcomeUnknown: boolean,
+) {
   const level = (isTaskName(job.task) && FINAL_FAILURE_LEVEL[job.task]) || "error";
-  await recordActivity(db, { type: "system", level, message: `Job ${job.task} #${job.id} failed: ${reason}`, data: { jobId: job.id } }).catch(() => undefined);
+  await recordActivity(db, {
+    type: "system",
+    level,
+    message: `Job ${job.task} #${job.id} failed: ${reason}`,
+    data: { jobId: job.id },
+  }).catch(() => undefined);
   const trade = await getTradeByJob(db, job.id).catch(() => null);
   // Its order may be on the exchange: asked once more, then booked, failed (surely not sent) or unknown.
   // A refusal (permanent, credentials) sent nothing: failed. An unknown outcome may be on the
@@ -177,7 +209,12 @@ async function onFinalFailure(db: Kysely<DB>, exchange: ExchangeAdapter, job: Jo
   if (trade) await releaseOrderSlot(db, exchange.name, trade.symbol, `job:${job.id}`).catch(() => undefined);
   if (trade && trade.status === "pending") {
     if (outcomeUnknown) {
-      const status = await settleUnknownTrade(db, exchange, trade, `gave up after ${job.attempts} attempts (${reason})`).catch(() => "unknown");
+      const status = await settleUnknownTrade(
+        db,
+        exchange,
+        trade,
+        `gave up after ${job.attempts} attempts (${reason})`,
+      ).catch(() => "unknown");
       if (status !== "failed") return; // booked, resting or unknown: its signal follows the trade
     } else await failTrade(db, trade, reason).catch(() => undefined);
   }

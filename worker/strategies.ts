@@ -15,7 +15,11 @@ import type { Db } from "../db/queries/util.ts";
  * advancedControls for the position a trade opens: a strategy's signal gets the strategy's
  * rule overrides over Trading Rules; anything else what controlsFor gives its source.
  */
-export async function controlsForTrade(db: Db, config: TradingConfig, trade: Pick<Trade, "id" | "source">): Promise<AdvancedControls | null> {
+export async function controlsForTrade(
+  db: Db,
+  config: TradingConfig,
+  trade: Pick<Trade, "id" | "source">,
+): Promise<AdvancedControls | null> {
   if (trade.source === "signal") {
     const row = await db
       .selectFrom("trades")
@@ -60,18 +64,26 @@ export async function checkStrategyEntry(
   },
 ): Promise<EntryCheck> {
   const { strategy, open } = input;
-  const reduces = open !== null && (open.side === "long") !== (input.side === "buy") && D(input.quantity).lte(open.remainingQuantity);
+  const reduces =
+    open !== null && (open.side === "long") !== (input.side === "buy") && D(input.quantity).lte(open.remainingQuantity);
   const mine = strategy?.id ?? null;
   if (!strategy) {
     // The default strategy: never adds to (or flips) a named strategy's position.
-    if (open && open.strategyId && !reduces) return { ok: false, reason: `${input.symbol} has an open position of ${await ownerLabel(db, open)}` };
+    if (open?.strategyId && !reduces)
+      return { ok: false, reason: `${input.symbol} has an open position of ${await ownerLabel(db, open)}` };
     return { ok: true, quantity: input.quantity, note: null };
   }
-  if (open && open.strategyId !== mine) return { ok: false, reason: `${input.symbol} has an open position of ${await ownerLabel(db, open)}` };
+  if (open && open.strategyId !== mine)
+    return { ok: false, reason: `${input.symbol} has an open position of ${await ownerLabel(db, open)}` };
   const foreign = input.pending.find((p) => !p.reduceOnly && p.strategyId !== mine);
   if (foreign) {
-    const name = foreign.strategyId ? (await db.selectFrom("strategies").select("name").where("id", "=", foreign.strategyId).executeTakeFirst())?.name : null;
-    return { ok: false, reason: `${input.symbol} has an order in flight of ${name ? `strategy ${name}` : foreign.strategyId ? "a deleted strategy" : "another source"}` };
+    const name = foreign.strategyId
+      ? (await db.selectFrom("strategies").select("name").where("id", "=", foreign.strategyId).executeTakeFirst())?.name
+      : null;
+    return {
+      ok: false,
+      reason: `${input.symbol} has an order in flight of ${name ? `strategy ${name}` : foreign.strategyId ? "a deleted strategy" : "another source"}`,
+    };
   }
   if (reduces) return { ok: true, quantity: input.quantity, note: null };
   if (!open && strategy.maxOpenPositions !== null) {
@@ -83,16 +95,28 @@ export async function checkStrategyEntry(
       .executeTakeFirst();
     const count = Number(row?.n ?? 0);
     if (count >= strategy.maxOpenPositions) {
-      return { ok: false, reason: `Strategy ${strategy.name} already has ${count} open position${count === 1 ? "" : "s"} (max ${strategy.maxOpenPositions})` };
+      return {
+        ok: false,
+        reason: `Strategy ${strategy.name} already has ${count} open position${count === 1 ? "" : "s"} (max ${strategy.maxOpenPositions})`,
+      };
     }
   }
   let current = open ? (open.side === "long" ? D(open.remainingQuantity) : D(open.remainingQuantity).neg()) : D(0);
-  for (const p of input.pending) if (p.strategyId === mine) current = p.side === "buy" ? current.plus(p.quantity) : current.minus(p.quantity);
-  const capped = capToMaxPosition({ current: current.toString(), side: input.side, quantity: input.quantity, max: strategy.maxPositionSize, product: input.product });
+  for (const p of input.pending)
+    if (p.strategyId === mine) current = p.side === "buy" ? current.plus(p.quantity) : current.minus(p.quantity);
+  const capped = capToMaxPosition({
+    current: current.toString(),
+    side: input.side,
+    quantity: input.quantity,
+    max: strategy.maxPositionSize,
+    product: input.product,
+  });
   if (capped.quantity === null) return { ok: false, reason: (capped as { reason: string }).reason };
   return {
     ok: true,
     quantity: capped.quantity,
-    note: capped.capped ? `Order cut from ${input.quantity} to ${capped.quantity}: strategy ${strategy.name}'s max position size is ${strategy.maxPositionSize}` : null,
+    note: capped.capped
+      ? `Order cut from ${input.quantity} to ${capped.quantity}: strategy ${strategy.name}'s max position size is ${strategy.maxPositionSize}`
+      : null,
   };
 }

@@ -42,7 +42,21 @@ export const InitializingScreen = () => <FullScreenMessage text="Initializing...
  * The card of the sign-in, registration and two-factor screens: the title, an optional
  * intro line, the form's error, the form, and a footer line (the link to the other screen).
  */
-export function AuthCard({ title, intro, error, errorId, footer, children }: { title: string; intro?: ReactNode; error?: string; errorId?: string; footer: ReactNode; children: ReactNode }) {
+export function AuthCard({
+  title,
+  intro,
+  error,
+  errorId,
+  footer,
+  children,
+}: {
+  title: string;
+  intro?: ReactNode;
+  error?: string;
+  errorId?: string;
+  footer: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <Card sx={{ width: "100%", maxWidth: 420 }} variant="outlined">
       <CardContent sx={{ p: 4 }}>

@@ -29,7 +29,17 @@ export interface ConfirmActionProps {
   testId: string;
 }
 
-export function ConfirmActionButton({ intent, label, busyLabel, question, run, failTitle, failText, color = "primary", testId }: ConfirmActionProps) {
+export function ConfirmActionButton({
+  intent,
+  label,
+  busyLabel,
+  question,
+  run,
+  failTitle,
+  failText,
+  color = "primary",
+  testId,
+}: ConfirmActionProps) {
   const hydrated = useHydrated();
   const toast = useToast();
   const [busy, setBusy] = useState(false);

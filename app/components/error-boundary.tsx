@@ -6,7 +6,8 @@ import type { ReactNode } from "react";
 type StatusHandler = (info: { status: number; message: string }) => ReactNode;
 
 function messageOf(data: unknown, fallback: string): string {
-  if (data && typeof data === "object" && "error" in data && typeof (data as any).error === "string") return (data as any).error;
+  if (data && typeof data === "object" && "error" in data && typeof (data as any).error === "string")
+    return (data as any).error;
   if (typeof data === "string" && data) return data;
   return fallback;
 }

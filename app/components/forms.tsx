@@ -50,13 +50,26 @@ type NativeSelectProps = {
 };
 
 /** A full-width native <select> (it works without JavaScript) with a label that always shrinks. */
-export function NativeSelect({ name, label, value, onChange, defaultValue, error, testId, size, margin = "normal", children }: NativeSelectProps) {
+export function NativeSelect({
+  name,
+  label,
+  value,
+  onChange,
+  defaultValue,
+  error,
+  testId,
+  size,
+  margin = "normal",
+  children,
+}: NativeSelectProps) {
   return (
     <TextField
       select
       name={name}
       label={label}
-      {...(onChange ? { value, onChange: (e) => onChange(e.target.value) } : { defaultValue: defaultValue ?? value ?? "" })}
+      {...(onChange
+        ? { value, onChange: (e) => onChange(e.target.value) }
+        : { defaultValue: defaultValue ?? value ?? "" })}
       fullWidth
       size={size}
       margin={margin}

@@ -4,7 +4,17 @@ import Stack from "@mui/material/Stack";
 import Typography from "@mui/material/Typography";
 import type { ReactNode } from "react";
 
-export function Screen({ title, badge, actions, children }: { title: string; badge?: ReactNode; actions?: ReactNode; children: ReactNode }) {
+export function Screen({
+  title,
+  badge,
+  actions,
+  children,
+}: {
+  title: string;
+  badge?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <Box>
       <Stack direction="row" spacing={2} sx={{ alignItems: "center", mb: 3, flexWrap: "wrap" }} useFlexGap>
@@ -19,4 +29,3 @@ export function Screen({ title, badge, actions, children }: { title: string; bad
     </Box>
   );
 }
-

@@ -7,25 +7,48 @@ import { type HTMLAttributes, forwardRef } from "react";
 import { tradeStatusColor } from "#app/core/trade-history.ts";
 
 /** A status as a row shows it: bold text in the same colours (long lists, decision 043). Forwards its ref for Tooltip. */
-export const StatusLabel = forwardRef<HTMLSpanElement, { label: string; color?: string | null; testId?: string } & HTMLAttributes<HTMLSpanElement>>(function StatusLabel(
-  { label, color, testId, className, ...rest },
-  ref,
-) {
+export const StatusLabel = forwardRef<
+  HTMLSpanElement,
+  { label: string; color?: string | null; testId?: string } & HTMLAttributes<HTMLSpanElement>
+>(function StatusLabel({ label, color, testId, className, ...rest }, ref) {
   return (
-    <span ref={ref} className={`pd-label ${color && color !== "default" ? `pd-c-${color}` : "pd-muted"}${className ? ` ${className}` : ""}`} data-testid={testId} {...rest}>
+    <span
+      ref={ref}
+      className={`pd-label ${color && color !== "default" ? `pd-c-${color}` : "pd-muted"}${className ? ` ${className}` : ""}`}
+      data-testid={testId}
+      {...rest}
+    >
       {label}
     </span>
   );
 });
 
 /** TradeStatusChip's status as a row label, the reason in the same Tooltip. */
-export function TradeStatusLabel({ status, reason, testId }: { status: string; reason?: string | null; testId?: string }) {
+export function TradeStatusLabel({
+  status,
+  reason,
+  testId,
+}: {
+  status: string;
+  reason?: string | null;
+  testId?: string;
+}) {
   const label = <StatusLabel label={status} color={tradeStatusColor(status)} testId={testId} />;
   return reason ? <Tooltip title={reason}>{label}</Tooltip> : label;
 }
 
-export function TradeStatusChip({ status, reason, testId }: { status: string; reason?: string | null; testId?: string }) {
+export function TradeStatusChip({
+  status,
+  reason,
+  testId,
+}: {
+  status: string;
+  reason?: string | null;
+  testId?: string;
+}) {
   const color = tradeStatusColor(status);
-  const chip = <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />;
+  const chip = (
+    <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />
+  );
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }

@@ -8,6 +8,11 @@ export function useCopy() {
   const toast = useToast();
   return async (text: string, what: string) => {
     if (await copyText(text)) toast({ title: "Copied", description: `${what} copied to the clipboard` });
-    else toast({ title: "Copy failed", description: `Select the ${what.toLowerCase()} and copy it by hand`, variant: "destructive" });
+    else
+      toast({
+        title: "Copy failed",
+        description: `Select the ${what.toLowerCase()} and copy it by hand`,
+        variant: "destructive",
+      });
   };
 }

@@ -6,7 +6,7 @@ import { csvField, toCsv } from "./format.ts";
 
 describe("csvField", () => {
   test.each([
-    ["=HYPERLINK(\"http://evil.example\",\"x\")", `"'=HYPERLINK(""http://evil.example"",""x"")"`],
+    ['=HYPERLINK("http://evil.example","x")', `"'=HYPERLINK(""http://evil.example"",""x"")"`],
     ["+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"],
     ["-2+3", "'-2+3"],
     ["@SUM(A1:A2)", "'@SUM(A1:A2)"],
@@ -33,7 +33,16 @@ describe("csvField", () => {
   });
 
   test("an activity-log export with a hostile message is neutralised", () => {
-    const csv = activityLogCsv([{ id: 1, type: "webhook", level: "warning", message: "=IMPORTXML(\"http://x\")", data: {}, createdAt: "2026-11-24T00:00:00.000Z" }]);
+    const csv = activityLogCsv([
+      {
+        id: 1,
+        type: "webhook",
+        level: "warning",
+        message: '=IMPORTXML("http://x")',
+        data: {},
+        createdAt: "2026-11-24T00:00:00.000Z",
+      },
+    ]);
     expect(csv).toContain(`"'=IMPORTXML(""http://x"")"`);
   });
 });

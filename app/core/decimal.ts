@@ -26,7 +26,11 @@ export function parseDecimal(value: unknown): string | null {
   if (typeof value !== "string") return null;
   const text = value.trim();
   if (!text) return null;
-  const expanded = /^-?\d+(\.\d+)?e[+-]?\d+$/i.test(text) ? safeBig(text) : isDecimalString(text) ? safeBig(text) : null;
+  const expanded = /^-?\d+(\.\d+)?e[+-]?\d+$/i.test(text)
+    ? safeBig(text)
+    : isDecimalString(text)
+      ? safeBig(text)
+      : null;
   return expanded ? expanded.toString() : null;
 }
 

@@ -38,7 +38,10 @@ describe("parseEnv", () => {
 
   test("SIM_FUNDING_RATE: a decimal within ±0.01; 0 disables", () => {
     expect(parseEnv({ SIM_FUNDING_RATE: "0" }).SIM_FUNDING_RATE).toBe("0");
-    expect(parseEnv({ SIM_FUNDING_RATE: "-0.0003", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toMatchObject({ SIM_FUNDING_RATE: "-0.0003", SIM_FUNDING_INTERVAL_SECONDS: 60 });
+    expect(parseEnv({ SIM_FUNDING_RATE: "-0.0003", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toMatchObject({
+      SIM_FUNDING_RATE: "-0.0003",
+      SIM_FUNDING_INTERVAL_SECONDS: 60,
+    });
     expect(envError({ SIM_FUNDING_RATE: "1e-4" }).message).toMatch(/\bSIM_FUNDING_RATE: must be a decimal rate/);
     expect(envError({ SIM_FUNDING_RATE: "0.5" }).message).toMatch(/\bSIM_FUNDING_RATE: must be between -0.01 and 0.01/);
     expect(envError({ SIM_FUNDING_INTERVAL_SECONDS: "0" }).message).toMatch(/\bSIM_FUNDING_INTERVAL_SECONDS\b/);
@@ -116,7 +119,8 @@ describe("parseEnv", () => {
 
   test("every bad variable is named in one message", () => {
     const error = envError({ PORT: "nope", COINBASE_SANDBOX: "maybe", NODE_ENV: "staging", DATABASE_URL: "redis://x" });
-    for (const name of ["PORT", "COINBASE_SANDBOX", "NODE_ENV", "DATABASE_URL"]) expect(error.message).toContain(`${name}: `);
+    for (const name of ["PORT", "COINBASE_SANDBOX", "NODE_ENV", "DATABASE_URL"])
+      expect(error.message).toContain(`${name}: `);
     expect(error.message).toContain("COINBASE_SANDBOX: must be true or false");
     expect(error.message).not.toContain("maybe");
     expect(error.message).not.toContain("redis://x");
@@ -171,7 +175,9 @@ describe("resolveAppSecret, databaseUrlFor and loadConfig", () => {
   });
 
   test("databaseUrlFor uses DATABASE_URL, else an absolute SQLite file in DATA_DIR", () => {
-    expect(databaseUrlFor(parseEnv({ DATABASE_URL: "mysql://root@127.0.0.1:3306/app" }))).toBe("mysql://root@127.0.0.1:3306/app");
+    expect(databaseUrlFor(parseEnv({ DATABASE_URL: "mysql://root@127.0.0.1:3306/app" }))).toBe(
+      "mysql://root@127.0.0.1:3306/app",
+    );
     expect(databaseUrlFor(parseEnv({ DATA_DIR: root }))).toBe(`sqlite:${path.join(root, "app.db")}`);
     expect(databaseUrlFor(parseEnv({}))).toBe(`sqlite:${path.resolve("./data", "app.db")}`);
   });

@@ -54,7 +54,12 @@ export const EnvSchema = z.object({
     .refine((v) => Math.abs(Number(v)) <= 0.01, { message: "must be between -0.01 and 0.01" })
     .default("0.0001"),
   /** Paper funding interval (boundaries on the epoch: 3600 = every hour on the hour). */
-  SIM_FUNDING_INTERVAL_SECONDS: z.coerce.number({ error: "must be a number of seconds" }).int().min(1).max(86400).default(3600),
+  SIM_FUNDING_INTERVAL_SECONDS: z.coerce
+    .number({ error: "must be a number of seconds" })
+    .int()
+    .min(1)
+    .max(86400)
+    .default(3600),
   JOBS_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().default(7),
   /** 1-minute price candles (charts, Market Data's 24 h change) older than this are pruned; open positions keep theirs (decision 032). */
   CANDLES_RETENTION_DAYS: z.coerce.number({ error: "must be a number of days" }).positive().max(3650).default(30),
@@ -76,9 +81,7 @@ export class EnvError extends Error {}
 
 /** Parse and validate the environment; throws EnvError naming each bad variable. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
-  );
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = EnvSchema.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
@@ -103,7 +106,7 @@ export function resolveAppSecret(env: Env): string {
     // not ours to change
   }
   const secret = randomBytes(32).toString("hex");
-  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 

@@ -2,7 +2,8 @@
 // decimal strings and are formatted without passing through floats where it matters.
 import { D, toFixed } from "#app/core/decimal.ts";
 
-const safe = (value: string | number | null | undefined) => value !== null && value !== undefined && value !== "" && !Number.isNaN(Number(value));
+const safe = (value: string | number | null | undefined) =>
+  value !== null && value !== undefined && value !== "" && !Number.isNaN(Number(value));
 
 /** Prices on the dashboard and positions: 4 decimals. */
 export const formatPrice = (v: string | number | null | undefined) => (safe(v) ? toFixed(String(v), 4) : "—");
@@ -20,7 +21,8 @@ export const formatQuantity = (v: string | number | null | undefined) => (safe(v
 export const formatFractionPercent = (v: string | number | null | undefined, decimals = 1) =>
   safe(v) ? `${toFixed(D(String(v)).times(100), decimals)}%` : "—";
 /** A number that already is a percent (12.345 → "12.35%"). */
-export const formatPercent = (v: string | number | null | undefined, decimals = 2) => (safe(v) ? `${toFixed(String(v), decimals)}%` : "—");
+export const formatPercent = (v: string | number | null | undefined, decimals = 2) =>
+  safe(v) ? `${toFixed(String(v), decimals)}%` : "—";
 /** Profit factor: 'N/A' when null, else 1 decimal. */
 export const formatProfitFactor = (v: string | number | null | undefined) => (safe(v) ? toFixed(String(v), 1) : "N/A");
 /** Market prices: two decimals at 1 or above, eight below 1. */
@@ -86,12 +88,14 @@ const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
  * leading apostrophe (OWASP "CSV injection"); numbers, signed ones included, stay numbers.
  */
 export function csvField(value: unknown): string {
-  let text = value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  let text =
+    value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
   if (typeof value !== "number" && /^[=+\-@\t\r]/.test(text) && !NUMBER.test(text)) text = `'${text}`;
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export const toCsv = (header: string[], rows: unknown[][]) => [header, ...rows].map((r) => r.map(csvField).join(",")).join("\r\n") + "\r\n";
+export const toCsv = (header: string[], rows: unknown[][]) =>
+  `${[header, ...rows].map((r) => r.map(csvField).join(",")).join("\r\n")}\r\n`;
 
 /** Offers a blob as a file download in the browser; its object URL is released after `keepMs`. */
 export function downloadBlob(filename: string, blob: Blob, keepMs = 1000) {

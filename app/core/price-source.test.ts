@@ -4,8 +4,14 @@ import { LIVE_PRICE_SOURCE, acceptsSource, judgePrice, sourceLabel } from "./pri
 describe("which prices the rules may act on", () => {
   const now = 1_000_000;
   test("live Coinbase: only its futures prices, fresh", () => {
-    expect(judgePrice({ source: LIVE_PRICE_SOURCE, updatedAt: now - 15_000 }, "coinbase", now)).toEqual({ usable: true, reason: null });
-    expect(judgePrice({ source: LIVE_PRICE_SOURCE, updatedAt: now - 15_001 }, "coinbase", now)).toEqual({ usable: false, reason: "the last price is 15 s old (limit 15 s)" });
+    expect(judgePrice({ source: LIVE_PRICE_SOURCE, updatedAt: now - 15_000 }, "coinbase", now)).toEqual({
+      usable: true,
+      reason: null,
+    });
+    expect(judgePrice({ source: LIVE_PRICE_SOURCE, updatedAt: now - 15_001 }, "coinbase", now)).toEqual({
+      usable: false,
+      reason: "the last price is 15 s old (limit 15 s)",
+    });
     for (const source of ["coinbase", "random-walk", "manual"]) {
       expect(judgePrice({ source, updatedAt: now }, "coinbase", now).usable).toBe(false);
     }

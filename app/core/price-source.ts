@@ -35,10 +35,17 @@ export function judgePrice(
 ): PriceVerdict {
   if (!price) return { usable: false, reason: "no price yet" };
   if (!acceptsSource(exchangeName, price.source)) {
-    return { usable: false, reason: `the last price comes from ${sourceLabel(price.source)}, not ${exchangeName === "coinbase" ? "Coinbase's futures market" : "the simulator's feed"}` };
+    return {
+      usable: false,
+      reason: `the last price comes from ${sourceLabel(price.source)}, not ${exchangeName === "coinbase" ? "Coinbase's futures market" : "the simulator's feed"}`,
+    };
   }
   const age = now - price.updatedAt;
-  if (age > maxAgeMs) return { usable: false, reason: `the last price is ${Math.round(age / 1000)} s old (limit ${Math.round(maxAgeMs / 1000)} s)` };
+  if (age > maxAgeMs)
+    return {
+      usable: false,
+      reason: `the last price is ${Math.round(age / 1000)} s old (limit ${Math.round(maxAgeMs / 1000)} s)`,
+    };
   return { usable: true, reason: null };
 }
 

@@ -32,9 +32,12 @@ describe("redact", () => {
     expect(redact({ [key]: "value-to-hide" })).toEqual({ [key]: REDACTED });
   });
 
-  test.each(["username", "ip", "symbol", "price", "key", "id", "message", "monkey"])("a key named %s is kept", (key) => {
-    expect(redact({ [key]: "visible" })).toEqual({ [key]: "visible" });
-  });
+  test.each(["username", "ip", "symbol", "price", "key", "id", "message", "monkey"])(
+    "a key named %s is kept",
+    (key) => {
+      expect(redact({ [key]: "visible" })).toEqual({ [key]: "visible" });
+    },
+  );
 
   test("secret keys are redacted whatever their value's type", () => {
     expect(redact({ password: 12345, token: null, secret: { nested: "x" }, apiKey: ["a", "b"] })).toEqual({

@@ -21,7 +21,9 @@ export function signalTargetText(payload: Record<string, unknown> | null | undef
 /** "BUY 0.5 ETH-PERP", or for a target alert "BUY ETH-PERP (target long 2)". */
 export function signalLabel(signal: SignalLike): string {
   const target = signalTargetText(signal.payload);
-  const head = target ? `${signal.action.toUpperCase()} ${signal.symbol} (${target})` : `${signal.action.toUpperCase()} ${signal.quantity} ${signal.symbol}`;
+  const head = target
+    ? `${signal.action.toUpperCase()} ${signal.symbol} (${target})`
+    : `${signal.action.toUpperCase()} ${signal.quantity} ${signal.symbol}`;
   return `${head}${signal.price ? ` @ ${signal.price}` : ""}`;
 }
 

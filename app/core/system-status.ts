@@ -25,7 +25,10 @@ export const STATUS_TEXT: Record<ComponentStatus, { title: string; detail: strin
  * still accepted, as /api/health and the sidebar say) or "offline" (anything else), with the
  * card's colour.
  */
-export function webhookCard(entry: { status: string } | null | undefined): { value: "online" | "warning" | "offline"; status: "success" | "warning" | "error" } {
+export function webhookCard(entry: { status: string } | null | undefined): {
+  value: "online" | "warning" | "offline";
+  status: "success" | "warning" | "error";
+} {
   if (entry?.status === "online") return { value: "online", status: "success" };
   if (entry?.status === "warning") return { value: "warning", status: "warning" };
   return { value: "offline", status: "error" };

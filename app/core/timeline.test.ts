@@ -1,5 +1,14 @@
 import { describe, expect, test } from "vitest";
-import { EMPTY_STAMPS, STEPS, formatMs, parseFireTime, percentile, plausibleFireTime, summariseTimelines, toTimeline } from "./timeline.ts";
+import {
+  EMPTY_STAMPS,
+  STEPS,
+  formatMs,
+  parseFireTime,
+  percentile,
+  plausibleFireTime,
+  summariseTimelines,
+  toTimeline,
+} from "./timeline.ts";
 
 describe("percentile (nearest rank)", () => {
   test("known values", () => {
@@ -47,9 +56,22 @@ describe("the summary", () => {
   test("p50 / p99 per step; limit orders leave the fill step and the total out", () => {
     const rows = Array.from({ length: 200 }, (_, k) => {
       const i = k + 1;
-      return { stamps: { fired: null, received: 0, committed: i, claimed: 2 * i, sent: 2 * i, acked: 2 * i + 1, filled: 2 * i + 1 + (i % 10) } };
+      return {
+        stamps: {
+          fired: null,
+          received: 0,
+          committed: i,
+          claimed: 2 * i,
+          sent: 2 * i,
+          acked: 2 * i + 1,
+          filled: 2 * i + 1 + (i % 10),
+        },
+      };
     });
-    rows.push({ stamps: { fired: null, received: 0, committed: 1, claimed: 2, sent: 3, acked: 4, filled: 99_999 }, limit: true } as never);
+    rows.push({
+      stamps: { fired: null, received: 0, committed: 1, claimed: 2, sent: 3, acked: 4, filled: 99_999 },
+      limit: true,
+    } as never);
     const s = summariseTimelines(rows, 0);
     expect(s.signals).toBe(201);
     const step = (from: string) => s.steps.find((x) => x.from === from)!;
@@ -70,7 +92,15 @@ test("fire time and durations", () => {
   expect(parseFireTime("1764095405123")).toBe(1764095405123);
   expect(parseFireTime("{{timenow}}")).toBeNull();
   expect(parseFireTime(undefined)).toBeNull();
-  expect([0.5, 3, 12.4, 999, 1234, 12_345, 185_000].map(formatMs)).toEqual(["0.5 ms", "3 ms", "12 ms", "999 ms", "1.23 s", "12.3 s", "3 min 5 s"]);
+  expect([0.5, 3, 12.4, 999, 1234, 12_345, 185_000].map(formatMs)).toEqual([
+    "0.5 ms",
+    "3 ms",
+    "12 ms",
+    "999 ms",
+    "1.23 s",
+    "12.3 s",
+    "3 min 5 s",
+  ]);
 });
 
 describe("a fire time worth storing", () => {

@@ -31,7 +31,15 @@ export const HOP_SHORT: Record<Hop, string> = {
 /** Epoch ms per hop; null when the hop has not happened (or the alert carried no fire time). */
 export type TimelineStamps = Record<Hop, number | null>;
 
-export const EMPTY_STAMPS: TimelineStamps = { fired: null, received: null, committed: null, claimed: null, sent: null, acked: null, filled: null };
+export const EMPTY_STAMPS: TimelineStamps = {
+  fired: null,
+  received: null,
+  committed: null,
+  claimed: null,
+  sent: null,
+  acked: null,
+  filled: null,
+};
 
 export interface TimelineStep {
   hop: Hop;
@@ -82,7 +90,13 @@ export function toTimeline(signalId: string, stamps: TimelineStamps): SignalTime
   });
   const received = stamps.received;
   const last = lastHop ? stamps[lastHop as Hop] : null;
-  return { signalId, steps, totalMs: received != null && last != null && lastHop !== "fired" ? last - received : null, monotonic, lastHop };
+  return {
+    signalId,
+    steps,
+    totalMs: received != null && last != null && lastHop !== "fired" ? last - received : null,
+    monotonic,
+    lastHop,
+  };
 }
 
 /**
@@ -117,10 +131,19 @@ export interface LatencySummary {
   total: Omit<StepSummary, "from" | "to"> & { from: "received"; to: "filled" };
 }
 
-const stepLabel = (from: Hop, to: Hop) => `${HOP_SHORT[from][0]!.toUpperCase()}${HOP_SHORT[from].slice(1)} → ${HOP_SHORT[to]}`;
+const stepLabel = (from: Hop, to: Hop) =>
+  `${HOP_SHORT[from][0]!.toUpperCase()}${HOP_SHORT[from].slice(1)} → ${HOP_SHORT[to]}`;
 
 function summarise(from: Hop, to: Hop, values: number[]): StepSummary {
-  return { from, to, label: stepLabel(from, to), count: values.length, p50Ms: percentile(values, 50), p99Ms: percentile(values, 99), maxMs: values.length ? Math.max(...values) : null };
+  return {
+    from,
+    to,
+    label: stepLabel(from, to),
+    count: values.length,
+    p50Ms: percentile(values, 50),
+    p99Ms: percentile(values, 99),
+    maxMs: values.length ? Math.max(...values) : null,
+  };
 }
 
 /**
@@ -128,7 +151,10 @@ function summarise(from: Hop, to: Hop, values: number[]): StepSummary {
  * happened. `restingFill` tells which signals were limit orders: their "accepted → fill"
  * step waits for the market, not for the app, so it and the total leave them out.
  */
-export function summariseTimelines(rows: readonly { stamps: TimelineStamps; limit?: boolean }[], since: number): LatencySummary {
+export function summariseTimelines(
+  rows: readonly { stamps: TimelineStamps; limit?: boolean }[],
+  since: number,
+): LatencySummary {
   const perStep = STEPS.map(() => [] as number[]);
   const totals: number[] = [];
   for (const row of rows) {
@@ -138,7 +164,8 @@ export function summariseTimelines(rows: readonly { stamps: TimelineStamps; limi
       const b = row.stamps[step.to];
       if (a != null && b != null) perStep[i]!.push(b - a);
     });
-    if (!row.limit && row.stamps.received != null && row.stamps.filled != null) totals.push(row.stamps.filled - row.stamps.received);
+    if (!row.limit && row.stamps.received != null && row.stamps.filled != null)
+      totals.push(row.stamps.filled - row.stamps.received);
   }
   const total = summarise("received", "filled", totals) as LatencySummary["total"];
   return {
@@ -173,7 +200,8 @@ export function plausibleFireTime(ms: number | null | undefined, now: number): n
 }
 
 export function parseFireTime(value: unknown): number | null {
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
+  if (typeof value === "number" && Number.isFinite(value) && value > 0)
+    return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
   if (typeof value !== "string") return null;
   const trimmed = value.trim();
   if (!trimmed) return null;

@@ -47,10 +47,27 @@ function trade(overrides: Partial<Trade>): Trade {
 }
 
 const TRADES = [
-  trade({ id: "a", symbol: "ETH-PERP", status: "executed", executedPrice: "3400.5", executedQuantity: "0.01", fee: "0.02" }),
+  trade({
+    id: "a",
+    symbol: "ETH-PERP",
+    status: "executed",
+    executedPrice: "3400.5",
+    executedQuantity: "0.01",
+    fee: "0.02",
+  }),
   trade({ id: "b", symbol: "BTC-PERP", side: "sell", orderType: "limit", price: "95000", status: "pending" }),
   trade({ id: "c", symbol: "SOL-PERP", status: "failed", errorMessage: "Insufficient margin" }),
-  trade({ id: "d", symbol: "ETH-PERP", side: "sell", status: "completed", executedPrice: "3500", executedQuantity: "0.01", realizedPnl: "0.995", fee: "0.021", source: "signal" }),
+  trade({
+    id: "d",
+    symbol: "ETH-PERP",
+    side: "sell",
+    status: "completed",
+    executedPrice: "3500",
+    executedQuantity: "0.01",
+    realizedPnl: "0.995",
+    fee: "0.021",
+    source: "signal",
+  }),
   trade({ id: "e", symbol: "XRP-PERP", status: "cancelled" }),
 ];
 
@@ -70,7 +87,10 @@ describe("filters", () => {
   });
 
   test("from the URL (no JavaScript): unknown statuses mean All", () => {
-    expect(filtersFromParams(new URLSearchParams("symbol=ETH&status=failed"))).toEqual({ symbol: "ETH", status: "failed" });
+    expect(filtersFromParams(new URLSearchParams("symbol=ETH&status=failed"))).toEqual({
+      symbol: "ETH",
+      status: "failed",
+    });
     expect(filtersFromParams(new URLSearchParams("status=bogus"))).toEqual(NO_FILTERS);
     expect(hasFilters(NO_FILTERS)).toBe(false);
     expect(hasFilters({ symbol: " ", status: "all" })).toBe(false);
@@ -91,12 +111,51 @@ test("a row's P/L: the realised P&L the ledger booked (already net of fees); non
 
 describe("trade-history.csv", () => {
   test("SPEC's columns first, then Fee, Realized P&L (net of fees), Trade ID, Order ID", () => {
-    expect(TRADE_CSV_HEADER).toEqual(["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (net of fees)", "Trade ID", "Order ID"]);
+    expect(TRADE_CSV_HEADER).toEqual([
+      "Date",
+      "Symbol",
+      "Side",
+      "Type",
+      "Quantity",
+      "Price",
+      "Status",
+      "Source",
+      "Fee",
+      "Realized P&L (net of fees)",
+      "Trade ID",
+      "Order ID",
+    ]);
     expect(tradeCsvRows([...TRADES.slice(0, 4)])).toEqual([
-      ["2026-01-02T03:04:05.000Z", "ETH-PERP", "buy", "market", "0.01", "3400.5", "executed", "manual", "0.02", "", "a", ""],
+      [
+        "2026-01-02T03:04:05.000Z",
+        "ETH-PERP",
+        "buy",
+        "market",
+        "0.01",
+        "3400.5",
+        "executed",
+        "manual",
+        "0.02",
+        "",
+        "a",
+        "",
+      ],
       ["2026-01-02T03:04:05.000Z", "BTC-PERP", "sell", "limit", "0.01", "95000", "pending", "manual", "", "", "b", ""],
       ["2026-01-02T03:04:05.000Z", "SOL-PERP", "buy", "market", "0.01", "", "failed", "manual", "", "", "c", ""],
-      ["2026-01-02T03:04:05.000Z", "ETH-PERP", "sell", "market", "0.01", "3500", "completed", "signal", "0.021", "0.995", "d", ""],
+      [
+        "2026-01-02T03:04:05.000Z",
+        "ETH-PERP",
+        "sell",
+        "market",
+        "0.01",
+        "3500",
+        "completed",
+        "signal",
+        "0.021",
+        "0.995",
+        "d",
+        "",
+      ],
     ]);
     // The CSV's realised P&L is the row's P/L on screen.
     expect(tradePnl(TRADES[3]!)).toBe("0.995");
@@ -110,34 +169,42 @@ describe("trade-history.csv", () => {
       '2026-01-02T03:04:05.000Z,"ODD,""PERP""",buy,market,0.01,,pending,manual,,,q,',
       "",
     ]);
-    expect(tradeHistoryCsv([])).toBe("Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID\r\n");
+    expect(tradeHistoryCsv([])).toBe(
+      "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID\r\n",
+    );
   });
 });
 
 describe("trade details metrics", () => {
   test("a fill: executed quantity × executed price, and the fee it paid", () => {
-    expect(tradeMetrics(TRADES[0]!, null)).toEqual({ totalValue: "34.005", estimatedFees: "0.02", executedQuantity: "0.01" });
+    expect(tradeMetrics(TRADES[0]!, null)).toEqual({
+      totalValue: "34.005",
+      estimatedFees: "0.02",
+      executedQuantity: "0.01",
+    });
   });
 
   test("a resting limit: quantity × limit price, fee estimated at the taker rate", () => {
-    expect(tradeMetrics(TRADES[1]!, "94000")).toEqual({ totalValue: "950", estimatedFees: "0.57", executedQuantity: "0" });
+    expect(tradeMetrics(TRADES[1]!, "94000")).toEqual({
+      totalValue: "950",
+      estimatedFees: "0.57",
+      executedQuantity: "0",
+    });
   });
 
   test("a market order still waiting: at the market price; a failed order: zero", () => {
-    expect(tradeMetrics(trade({ quantity: "2" }), "10.5")).toEqual({ totalValue: "21", estimatedFees: "0.0126", executedQuantity: "0" });
+    expect(tradeMetrics(trade({ quantity: "2" }), "10.5")).toEqual({
+      totalValue: "21",
+      estimatedFees: "0.0126",
+      executedQuantity: "0",
+    });
     expect(tradeMetrics(trade({}), null)).toEqual({ totalValue: "0", estimatedFees: "0", executedQuantity: "0" });
     expect(tradeMetrics(TRADES[2]!, "140")).toEqual({ totalValue: "0", estimatedFees: "0", executedQuantity: "0" });
   });
 });
 
 test("the status colours of docs/spec/screens.md#states, one rule for every status chip: executed and completed green, pending secondary, failed destructive, the rest outlined", () => {
-  expect(["executed", "completed", "pending", "failed", "cancelled", "rejected", "unknown"].map(tradeStatusColor)).toEqual([
-    "success",
-    "success",
-    "secondary",
-    "error",
-    undefined,
-    undefined,
-    undefined,
-  ]);
+  expect(
+    ["executed", "completed", "pending", "failed", "cancelled", "rejected", "unknown"].map(tradeStatusColor),
+  ).toEqual(["success", "success", "secondary", "error", undefined, undefined, undefined]);
 });

@@ -56,7 +56,10 @@ export function filtersFromParams(params: URLSearchParams): TradeFilters {
  * symbol text is a substring (`search`), "all" is no status. The rows, their pages and the
  * header's totals all read this one filter (issue 22).
  */
-export function tradeDbFilter(filters: TradeFilters, strategy = ""): { search?: string; status?: string; strategy?: string } {
+export function tradeDbFilter(
+  filters: TradeFilters,
+  strategy = "",
+): { search?: string; status?: string; strategy?: string } {
   return {
     search: filters.symbol.trim() || undefined,
     status: filters.status === "all" ? undefined : filters.status,
@@ -65,7 +68,11 @@ export function tradeDbFilter(filters: TradeFilters, strategy = ""): { search?: 
 }
 
 /** The API's query string (GET /api/trades, /api/trades/summary, /api/closed-trades-pnl) of the screen's filters, without "?". */
-export function tradeApiQuery(filters: TradeFilters, strategy = "", extra: Record<string, string | number> = {}): string {
+export function tradeApiQuery(
+  filters: TradeFilters,
+  strategy = "",
+  extra: Record<string, string | number> = {},
+): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(extra)) params.set(key, String(value));
   const f = tradeDbFilter(filters, strategy);
@@ -131,7 +138,8 @@ export const tradeQuantity = (t: Pick<Trade, "executedQuantity" | "quantity">) =
   t.executedQuantity && D(t.executedQuantity).gt(0) ? t.executedQuantity : t.quantity;
 
 const EXCHANGE_LABELS: Record<string, string> = { simulator: "Simulator (paper trading)", coinbase: "COINBASE" };
-export const exchangeLabel = (name: string | null | undefined) => (name ? (EXCHANGE_LABELS[name] ?? name.toUpperCase()) : "—");
+export const exchangeLabel = (name: string | null | undefined) =>
+  name ? (EXCHANGE_LABELS[name] ?? name.toUpperCase()) : "—";
 
 export const TRADE_HISTORY_FILE = "trade-history.csv";
 /**
@@ -139,7 +147,20 @@ export const TRADE_HISTORY_FILE = "trade-history.csv";
  * paid, the P&L it realised net of fees (the row's P/L on screen; empty when it closed
  * nothing), and the app's and the exchange's ids.
  */
-export const TRADE_CSV_HEADER = ["Date", "Symbol", "Side", "Type", "Quantity", "Price", "Status", "Source", "Fee", "Realized P&L (net of fees)", "Trade ID", "Order ID"];
+export const TRADE_CSV_HEADER = [
+  "Date",
+  "Symbol",
+  "Side",
+  "Type",
+  "Quantity",
+  "Price",
+  "Status",
+  "Source",
+  "Fee",
+  "Realized P&L (net of fees)",
+  "Trade ID",
+  "Order ID",
+];
 
 /** One CSV row per trade, in TRADE_CSV_HEADER's order. */
 export function tradeCsvRows(trades: Trade[]): string[][] {
@@ -170,5 +191,11 @@ export function utcText(iso: string | null | undefined): string {
 
 /** The trade status colours of docs/spec/screens.md#states: completed and executed green, pending secondary, failed destructive, others outlined (undefined). */
 export function tradeStatusColor(status: string): "success" | "secondary" | "error" | undefined {
-  return status === "executed" || status === "completed" ? "success" : status === "pending" ? "secondary" : status === "failed" ? "error" : undefined;
+  return status === "executed" || status === "completed"
+    ? "success"
+    : status === "pending"
+      ? "secondary"
+      : status === "failed"
+        ? "error"
+        : undefined;
 }

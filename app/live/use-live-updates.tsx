@@ -12,9 +12,31 @@ export const reconnectDelayMs = (attempt: number) => 2 ** attempt * 1000; // att
 
 /** Per type: how often it may refresh (ms) and which queries (key prefixes) it refreshes. */
 export const LIVE_REFRESH: Record<string, { throttleMs: number; keys: string[] }> = {
-  dashboard_update: { throttleMs: 10_000, keys: ["/api/dashboard/stats", "/api/performance-stats", "/api/balance", "/api/positions", "/api/portfolio-summary", "/api/performance-charts"] },
+  dashboard_update: {
+    throttleMs: 10_000,
+    keys: [
+      "/api/dashboard/stats",
+      "/api/performance-stats",
+      "/api/balance",
+      "/api/positions",
+      "/api/portfolio-summary",
+      "/api/performance-charts",
+    ],
+  },
   new_signal: { throttleMs: 5_000, keys: ["/api/signals"] },
-  trade_update: { throttleMs: 5_000, keys: ["/api/trades", "/api/positions", "/api/orders", "/api/drifts", "/api/dashboard/stats", "/api/signals", "/api/balance", "/api/performance-charts"] },
+  trade_update: {
+    throttleMs: 5_000,
+    keys: [
+      "/api/trades",
+      "/api/positions",
+      "/api/orders",
+      "/api/drifts",
+      "/api/dashboard/stats",
+      "/api/signals",
+      "/api/balance",
+      "/api/performance-charts",
+    ],
+  },
   activity_log: { throttleMs: 15_000, keys: ["/api/logs"] },
   system_status: { throttleMs: 15_000, keys: ["/api/health", "/api/dashboard/stats"] },
 };
@@ -82,7 +104,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
         return;
       }
       if (message.type === "hello") {
-        if (lastEventId.current !== null) socketRef.current?.send(JSON.stringify({ type: "resume", lastEventId: lastEventId.current }));
+        if (lastEventId.current !== null)
+          socketRef.current?.send(JSON.stringify({ type: "resume", lastEventId: lastEventId.current }));
         else lastEventId.current = Number(message.data.lastEventId ?? 0);
         return;
       }
@@ -100,16 +123,30 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       refresh(message.type);
       if (message.type === "new_signal") {
         const action = String(message.data.action ?? "").toUpperCase();
-        toast({ title: "New Signal Received", description: `${action} signal for ${String(message.data.symbol ?? "")}` });
-      } else if (message.type === "trade_update" && typeof message.data.id === "string" && watchedTrades.has(message.data.id)) {
+        toast({
+          title: "New Signal Received",
+          description: `${action} signal for ${String(message.data.symbol ?? "")}`,
+        });
+      } else if (
+        message.type === "trade_update" &&
+        typeof message.data.id === "string" &&
+        watchedTrades.has(message.data.id)
+      ) {
         const status = String(message.data.status ?? "");
         if (status === "failed" || status === "cancelled") {
           watchedTrades.delete(message.data.id);
-          toast({ title: "Trade Failed", description: String(message.data.message ?? "The order was cancelled"), variant: "destructive" });
+          toast({
+            title: "Trade Failed",
+            description: String(message.data.message ?? "The order was cancelled"),
+            variant: "destructive",
+          });
         } else if (status === "executed") {
           watchedTrades.delete(message.data.id);
           const side = String(message.data.side ?? "").toUpperCase();
-          toast({ title: "Trade Executed", description: `${side} order for ${String(message.data.symbol ?? "")} has been placed successfully` });
+          toast({
+            title: "Trade Executed",
+            description: `${side} order for ${String(message.data.symbol ?? "")} has been placed successfully`,
+          });
         }
       } else if (message.type === "activity_log" && message.data.level === "error") {
         toast({ title: "System Alert", description: String(message.data.message ?? ""), variant: "destructive" });

@@ -13,8 +13,7 @@ export const theme = createTheme({
   },
   shape: { borderRadius: 8 },
   typography: {
-    fontFamily:
-      'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif',
+    fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif',
     h1: { fontSize: "1.75rem", fontWeight: 700 },
     h2: { fontSize: "1.375rem", fontWeight: 600 },
     h3: { fontSize: "1.125rem", fontWeight: 600 },

@@ -9,7 +9,13 @@ import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import Link from "@mui/material/Link";
 import Typography from "@mui/material/Typography";
-import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  json,
+} from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
@@ -33,12 +39,31 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   // A body that is not a form is answered like an empty form (400), not a 500.
-  const submission = parseWithZod(await request.formData().catch(() => new FormData()), { schema: ResetPasswordSchema });
+  const submission = parseWithZod(await request.formData().catch(() => new FormData()), {
+    schema: ResetPasswordSchema,
+  });
   const hideFields = ["newPassword", "confirmPassword"];
-  if (submission.status !== "success") return json({ result: submission.reply({ hideFields }), error: null as string | null }, { status: 400, headers: HEADERS });
-  const outcome = await redeemPasswordReset(context.db, { token: submission.value.token, newPassword: submission.value.newPassword, ip: context.clientIp });
-  if (!outcome.ok) return json({ result: submission.reply({ formErrors: [outcome.error], hideFields }), error: outcome.error as string | null }, { status: outcome.status, headers: HEADERS });
-  return redirectWithToast(context, "/login", { title: "Password changed", description: `Sign in as ${outcome.value.username} with your new password.` }, { headers: HEADERS });
+  if (submission.status !== "success")
+    return json(
+      { result: submission.reply({ hideFields }), error: null as string | null },
+      { status: 400, headers: HEADERS },
+    );
+  const outcome = await redeemPasswordReset(context.db, {
+    token: submission.value.token,
+    newPassword: submission.value.newPassword,
+    ip: context.clientIp,
+  });
+  if (!outcome.ok)
+    return json(
+      { result: submission.reply({ formErrors: [outcome.error], hideFields }), error: outcome.error as string | null },
+      { status: outcome.status, headers: HEADERS },
+    );
+  return redirectWithToast(
+    context,
+    "/login",
+    { title: "Password changed", description: `Sign in as ${outcome.value.username} with your new password.` },
+    { headers: HEADERS },
+  );
 }
 
 export default function ResetPasswordPage() {
@@ -80,8 +105,22 @@ export default function ResetPasswordPage() {
             ) : null}
             <Form method="post" action={`/reset-password?${new URLSearchParams({ token })}`} {...getFormProps(form)}>
               <input type="hidden" name="token" value={token} />
-              <Field field={fields.newPassword} label="New password" type="password" autoComplete="new-password" autoFocus helperText="At least 6 characters" slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }} />
-              <Field field={fields.confirmPassword} label="Confirm new password" type="password" autoComplete="new-password" slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }} />
+              <Field
+                field={fields.newPassword}
+                label="New password"
+                type="password"
+                autoComplete="new-password"
+                autoFocus
+                helperText="At least 6 characters"
+                slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }}
+              />
+              <Field
+                field={fields.confirmPassword}
+                label="Confirm new password"
+                type="password"
+                autoComplete="new-password"
+                slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }}
+              />
               <AuthSubmit busy={busy} label="Set new password" busyLabel="Saving..." />
             </Form>
           </>

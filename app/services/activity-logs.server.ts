@@ -14,12 +14,27 @@ export type LogFilters = Omit<ActivityLogQuery, "limit" | "beforeId" | "viewer">
  * One page for `viewer`, newest first: at most `limit` entries older than the cursor `before`
  * (0: the newest page), and the cursor of the next, older page (null at the oldest).
  */
-export function activityLogPage(db: Kysely<DB>, viewer: LogViewer, filters: LogFilters, page: { limit: number; before: number }) {
-  return pageActivityLogs(db, { ...filters, viewer, limit: page.limit, beforeId: page.before > 0 ? page.before : undefined });
+export function activityLogPage(
+  db: Kysely<DB>,
+  viewer: LogViewer,
+  filters: LogFilters,
+  page: { limit: number; before: number },
+) {
+  return pageActivityLogs(db, {
+    ...filters,
+    viewer,
+    limit: page.limit,
+    beforeId: page.before > 0 ? page.before : undefined,
+  });
 }
 
 /** Every entry `viewer` may see that matches, newest first, read in pages of 1000 (the CSV export), up to `max`. */
-export async function allActivityLogs(db: Kysely<DB>, viewer: LogViewer, filters: LogFilters, max = 100_000): Promise<ActivityLog[]> {
+export async function allActivityLogs(
+  db: Kysely<DB>,
+  viewer: LogViewer,
+  filters: LogFilters,
+  max = 100_000,
+): Promise<ActivityLog[]> {
   const all: ActivityLog[] = [];
   let before = 0;
   for (;;) {

@@ -3,7 +3,13 @@
 import type { Kysely } from "kysely";
 import { type NewActivityLog, recordActivities, recordActivity } from "#db/queries/activity-logs.ts";
 import { throttleSource } from "#app/core/net/throttle-source.ts";
-import { clearThrottle, getThrottle, markKnownSource, refundAttempt, reserveLoginAttempt } from "#db/queries/login-throttles.ts";
+import {
+  clearThrottle,
+  getThrottle,
+  markKnownSource,
+  refundAttempt,
+  reserveLoginAttempt,
+} from "#db/queries/login-throttles.ts";
 import { type Invite, consumeInvite, findOpenInvite } from "#db/queries/invites.ts";
 import { getSetting } from "#db/queries/settings.ts";
 import { type User, countUsers, findUserByUsername, insertUser, usernameKey } from "#db/queries/users.ts";
@@ -19,7 +25,7 @@ export const verifyPassword = (password: string, hash: string) => Bun.password.v
 
 /** Compared against when the account does not exist, so both paths cost the same. */
 let dummyHash: Promise<string> | undefined;
-const getDummyHash = () => (dummyHash ??= hashPassword("not-a-real-password-" + Math.random()));
+const getDummyHash = () => (dummyHash ??= hashPassword(`not-a-real-password-${Math.random()}`));
 
 /**
  * Throttle policy (docs/decisions/016-login-throttle-v2.md and 040-login-throttle-v3.md):
@@ -49,20 +55,24 @@ export const THROTTLE = {
   knownSourceMs: 30 * 24 * 60 * 60_000,
 };
 
-const lockPolicy = (free: number, baseMs: number, maxMs = THROTTLE.maxLockMs) => (failures: number) =>
-  failures < free ? 0 : Math.min(baseMs * 2 ** (failures - free), maxMs);
+const lockPolicy =
+  (free: number, baseMs: number, maxMs = THROTTLE.maxLockMs) =>
+  (failures: number) =>
+    failures < free ? 0 : Math.min(baseMs * 2 ** (failures - free), maxMs);
 const pairLock = lockPolicy(THROTTLE.pair.free, THROTTLE.pair.baseMs);
 const ipLock = lockPolicy(THROTTLE.ip.free, THROTTLE.ip.baseMs);
 const accountLock = lockPolicy(THROTTLE.account.free, THROTTLE.account.baseMs, THROTTLE.account.maxLockMs);
 
-export const pairKey = (username: string, ip: string | null) => `pair:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
+export const pairKey = (username: string, ip: string | null) =>
+  `pair:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
 const ipKey = (ip: string) => `ip:${throttleSource(ip)}`;
 export const accountKey = (username: string) => `account:${usernameKey(username)}`;
 /** Marks a source the account's right password came from (updated_at: when); never locked. */
-export const knownSourceKey = (username: string, ip: string | null) => `known:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
+export const knownSourceKey = (username: string, ip: string | null) =>
+  `known:${usernameKey(username)}|${throttleSource(ip) ?? "-"}`;
 
 export type LoginResult =
-  | { ok: true; user: User; /** 2FA is on: no session until the code is checked. */ secondFactor: boolean }
+  | { ok: true; user: User /** 2FA is on: no session until the code is checked. */; secondFactor: boolean }
   | { ok: false; status: 401 | 429; error: string; retryAfterSeconds?: number };
 
 export const INVALID_CREDENTIALS = "Invalid username or password";
@@ -83,7 +93,12 @@ export async function attemptLogin(
   if (!reservation.ok) {
     // Refusals write nothing: a flood of them must not fill the log (the lock itself is logged once).
     const retryAfterSeconds = Math.ceil(reservation.retryAfterMs / 1000);
-    return { ok: false, status: 429, error: `Too many failed login attempts. Try again in ${retryAfterSeconds} seconds.`, retryAfterSeconds };
+    return {
+      ok: false,
+      status: 429,
+      error: `Too many failed login attempts. Try again in ${retryAfterSeconds} seconds.`,
+      retryAfterSeconds,
+    };
   }
 
   const user = await findUserByUsername(db, input.username);
@@ -94,7 +109,12 @@ export async function attemptLogin(
 
   if (!user || !valid) {
     const entries: NewActivityLog[] = [
-      { type: "auth", level: "warning", message: `Failed login for ${input.username}`, data: { username: input.username, ip: input.ip } },
+      {
+        type: "auth",
+        level: "warning",
+        message: `Failed login for ${input.username}`,
+        data: { username: input.username, ip: input.ip },
+      },
     ];
     for (const lock of reservation.locked) {
       const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
@@ -128,7 +148,13 @@ export async function attemptLogin(
  * A right password: its pair is cleared, the source and (when it was counted) the account
  * get their reserved attempt back, and the source becomes one the account is known from.
  */
-async function passwordAccepted(db: Kysely<DB>, username: string, ip: string | null, pair: string, ceiling: boolean): Promise<void> {
+async function passwordAccepted(
+  db: Kysely<DB>,
+  username: string,
+  ip: string | null,
+  pair: string,
+  ceiling: boolean,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await clearThrottle(trx, pair);
     if (ip) await refundAttempt(trx, ipKey(ip), ipLock);
@@ -176,7 +202,10 @@ export type RegistrationMode =
   | { kind: "open" }
   | { kind: "closed"; inviteInvalid: boolean };
 
-export async function registrationMode(db: Kysely<DB>, inviteCode: string | null | undefined): Promise<RegistrationMode> {
+export async function registrationMode(
+  db: Kysely<DB>,
+  inviteCode: string | null | undefined,
+): Promise<RegistrationMode> {
   if ((await countUsers(db)) === 0) return { kind: "first" };
   if (inviteCode) {
     const invite = await findOpenInvite(db, inviteCode);

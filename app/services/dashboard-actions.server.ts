@@ -14,8 +14,19 @@ import { awaitOrderOutcome, placeManualOrder } from "./orders.server.ts";
 import { flattenAll } from "./positions.server.ts";
 import { switchEmergencyStop } from "./trading.server.ts";
 
-export type DashboardIntent = "emergency-stop" | "emergency-stop-flatten" | "reset-emergency-stop" | "place-order" | "flatten";
-const ALL_INTENTS: readonly DashboardIntent[] = ["emergency-stop", "emergency-stop-flatten", "reset-emergency-stop", "place-order", "flatten"];
+export type DashboardIntent =
+  | "emergency-stop"
+  | "emergency-stop-flatten"
+  | "reset-emergency-stop"
+  | "place-order"
+  | "flatten";
+const ALL_INTENTS: readonly DashboardIntent[] = [
+  "emergency-stop",
+  "emergency-stop-flatten",
+  "reset-emergency-stop",
+  "place-order",
+  "flatten",
+];
 /** What each intent needs (app/core/auth/permissions.ts): anyone may stop, only an admin resumes, traders order. */
 const INTENT_PERMISSION: Record<DashboardIntent, Permission> = {
   "emergency-stop": "emergency.activate",
@@ -27,12 +38,17 @@ const INTENT_PERMISSION: Record<DashboardIntent, Permission> = {
 };
 
 /** `intents`: the intents this page accepts (every one by default); any other is a 400. */
-export async function dashboardAction({ request, context }: ActionFunctionArgs, options: { intents?: readonly DashboardIntent[] } = {}) {
+export async function dashboardAction(
+  { request, context }: ActionFunctionArgs,
+  options: { intents?: readonly DashboardIntent[] } = {},
+) {
   await requireUser(request, context);
   // A body that is not a form (JSON, broken multipart) is an unknown action (400), not a 500.
   const formData = await request.formData().catch(() => new FormData());
   const posted = formData.get("intent");
-  const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent) ? (posted as DashboardIntent) : null;
+  const intent = (options.intents ?? ALL_INTENTS).includes(posted as DashboardIntent)
+    ? (posted as DashboardIntent)
+    : null;
   if (!intent) return json({ error: "Unknown action" }, { status: 400 });
   const user = await requirePermission(request, context, INTENT_PERMISSION[intent]);
   const back = new URL(request.url).pathname;
@@ -45,7 +61,10 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
       const result = await switchEmergencyStop(context.db, true, user.username);
       return answer({ title: "Emergency Stop Activated", description: result.message, variant: "destructive" });
     } catch {
-      return answer({ title: "Emergency Stop Failed", description: "Failed to activate emergency stop", variant: "destructive" }, 500);
+      return answer(
+        { title: "Emergency Stop Failed", description: "Failed to activate emergency stop", variant: "destructive" },
+        500,
+      );
     }
   }
   if (intent === "flatten" || intent === "emergency-stop-flatten") {
@@ -62,7 +81,11 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
     return answer(
       result.flat
         ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
-        : { title: "Not Flat Yet", description: `${summary}; still open: ${result.remaining.join("; ")}`, variant: "destructive" },
+        : {
+            title: "Not Flat Yet",
+            description: `${summary}; still open: ${result.remaining.join("; ")}`,
+            variant: "destructive",
+          },
     );
   }
   if (intent === "reset-emergency-stop") {
@@ -70,7 +93,10 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
       const result = await switchEmergencyStop(context.db, false, user.username);
       return answer({ title: "Emergency Stop Reset", description: result.message });
     } catch {
-      return answer({ title: "Reset Failed", description: "Failed to reset emergency stop", variant: "destructive" }, 500);
+      return answer(
+        { title: "Reset Failed", description: "Failed to reset emergency stop", variant: "destructive" },
+        500,
+      );
     }
   }
   if (intent === "place-order") {
@@ -82,16 +108,22 @@ export async function dashboardAction({ request, context }: ActionFunctionArgs, 
     const order = submission.value;
     const placed = await placeManualOrder(context.db, order, user.username);
     if (!placed.ok) {
-      return answer({ title: "Trade Failed", description: placed.error || "Trade execution failed", variant: "destructive" }, placed.status, {
-        result: submission.reply({ formErrors: [placed.error] }),
-      });
+      return answer(
+        { title: "Trade Failed", description: placed.error || "Trade execution failed", variant: "destructive" },
+        placed.status,
+        {
+          result: submission.reply({ formErrors: [placed.error] }),
+        },
+      );
     }
     // Say what really happened (issue 11): 'Trade Executed' only for a fill.
     const outcome = await awaitOrderOutcome(context.db, placed.trade);
     const trade = outcome.trade;
     const failed = trade.status === "failed" || trade.status === "cancelled";
     return answer(outcomeToast(trade, outcome.workerRunning), 200, {
-      result: failed ? submission.reply({ formErrors: [trade.errorMessage ?? "Trade execution failed"] }) : submission.reply({ resetForm: true }),
+      result: failed
+        ? submission.reply({ formErrors: [trade.errorMessage ?? "Trade execution failed"] })
+        : submission.reply({ resetForm: true }),
       tradeId: trade.id,
       tradeStatus: trade.status,
     });
@@ -106,13 +138,23 @@ export function outcomeToast(trade: Trade, workerRunning: boolean): Toast {
     return { title: "Trade Executed", description: `${side} order for ${trade.symbol} has been placed successfully` };
   }
   if (trade.status === "failed" || trade.status === "cancelled") {
-    return { title: "Trade Failed", description: trade.errorMessage || "Trade execution failed", variant: "destructive" };
+    return {
+      title: "Trade Failed",
+      description: trade.errorMessage || "Trade execution failed",
+      variant: "destructive",
+    };
   }
   if (trade.orderId && trade.orderType === "limit") {
-    return { title: "Limit order resting", description: `${side} ${trade.quantity} ${trade.symbol} @ ${trade.price} waits on the exchange: see Open orders on Positions` };
+    return {
+      title: "Limit order resting",
+      description: `${side} ${trade.quantity} ${trade.symbol} @ ${trade.price} waits on the exchange: see Open orders on Positions`,
+    };
   }
   if (trade.orderId) {
-    return { title: "Order sent", description: `${side} order for ${trade.symbol} is at the exchange: you will see here when it fills` };
+    return {
+      title: "Order sent",
+      description: `${side} order for ${trade.symbol} is at the exchange: you will see here when it fills`,
+    };
   }
   return {
     title: "Order queued",

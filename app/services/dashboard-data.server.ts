@@ -38,7 +38,9 @@ async function readDashboard(context: AppLoadContext, user: User, webhookUrl: st
     // Each signal's latency as one line; its hops load when the row's timeline is opened (decision 043).
     listSignals(context.db, { limit: 10 })
       .then((signals) => withTimelines(context.db, signals))
-      .then((signals) => signals.map(({ timeline, ...signal }) => ({ ...signal, latency: timeline ? latencyLine(timeline) : null }))),
+      .then((signals) =>
+        signals.map(({ timeline, ...signal }) => ({ ...signal, latency: timeline ? latencyLine(timeline) : null })),
+      ),
     listTrades(context.db, { limit: 10 }),
     listActivityLogs(context.db, { limit: 20, viewer: user }),
     exchange

@@ -6,7 +6,10 @@ import { getNetPnlSince, getStatsLedger } from "./statistics.server.ts";
 import { getSystemStatusForPage } from "./health.server.ts";
 
 /** `ledger`: the statistics ledger when the caller already asked for it (one refresh, one fingerprint read, per request). */
-export async function getDashboardStats(context: AppLoadContext, ledger: Promise<StatsLedger> = getStatsLedger(context.db)) {
+export async function getDashboardStats(
+  context: AppLoadContext,
+  ledger: Promise<StatsLedger> = getStatsLedger(context.db),
+) {
   const [health, activeTrades, todayPnL, totalSignals] = await Promise.all([
     getSystemStatusForPage(context),
     context.db

@@ -17,12 +17,22 @@ export const listDrifts = (db: Kysely<DB>) => listOpenDrifts(db);
 
 export type ResolveResult = { ok: true; drift: Drift; done: boolean } | { ok: false; status: 404 | 409; error: string };
 
-export async function requestDriftResolution(db: Kysely<DB>, id: string, action: DriftAction, by: string): Promise<ResolveResult> {
+export async function requestDriftResolution(
+  db: Kysely<DB>,
+  id: string,
+  action: DriftAction,
+  by: string,
+): Promise<ResolveResult> {
   const drift = await getDrift(db, id);
   if (!drift) return { ok: false, status: 404, error: "Drift not found" };
   if (drift.status !== "open") return { ok: false, status: 409, error: `The drift is already ${drift.status}` };
   const job = await db.transaction().execute(async (trx) => {
-    const queued = await enqueueJob(trx, { task: "resolve-drift", payload: { driftId: id, action, requestedBy: by }, priority: CLOSE_JOB_PRIORITY, jobKey: `drift:${id}` });
+    const queued = await enqueueJob(trx, {
+      task: "resolve-drift",
+      payload: { driftId: id, action, requestedBy: by },
+      priority: CLOSE_JOB_PRIORITY,
+      jobKey: `drift:${id}`,
+    });
     if (queued.created) {
       await recordActivity(trx, {
         type: "system",

@@ -36,10 +36,20 @@ import {
   updateExchangeConnection,
 } from "#db/queries/exchanges.ts";
 import type { DB } from "#db/schema.ts";
-import { type CoinbaseCredentials, type CredentialsConfig, connectionCredentials, envCredentials } from "#exchange/credentials.ts";
+import {
+  type CoinbaseCredentials,
+  type CredentialsConfig,
+  connectionCredentials,
+  envCredentials,
+} from "#exchange/credentials.ts";
 import { getExchange, testCoinbaseConnection } from "#exchange/factory.ts";
 import { recordAudit } from "#db/queries/audit.ts";
-import { contractSizesSwitchPending, getCoinbaseContractSizesChoice, setCoinbaseContractSizes, simulatorUsesCoinbaseContracts } from "#exchange/trading-product.ts";
+import {
+  contractSizesSwitchPending,
+  getCoinbaseContractSizesChoice,
+  setCoinbaseContractSizes,
+  simulatorUsesCoinbaseContracts,
+} from "#exchange/trading-product.ts";
 import { contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import type { Balance } from "#app/core/exchange/types.ts";
 import { installServerKeyCheck } from "#app/core/schemas/exchange-connection.server.ts";
@@ -55,7 +65,10 @@ installServerKeyCheck();
 export type ConnectionTester = (credentials: CoinbaseCredentials) => Promise<{ success: boolean; message: string }>;
 
 /** The connector's test (exchange/factory.ts), recording the call for /api/health. */
-export const coinbaseTester = (db: Kysely<DB>): ConnectionTester => (credentials) => testCoinbaseConnection(credentials, { db });
+export const coinbaseTester =
+  (db: Kysely<DB>): ConnectionTester =>
+  (credentials) =>
+    testCoinbaseConnection(credentials, { db });
 
 /** How long GET /api/exchanges waits for the live account's balances before showing the last known value. */
 export const LIVE_BALANCE_WAIT_MS = 5_000;
@@ -103,7 +116,8 @@ export function toExchangeView(
 /** Stable-coin balances (available + held) in USD, exact. */
 function usdOf(balances: { currency: string; available: string; hold: string }[]) {
   let total = D(0);
-  for (const balance of balances) if (STABLE_USD.has(balance.currency)) total = total.plus(balance.available).plus(balance.hold || "0");
+  for (const balance of balances)
+    if (STABLE_USD.has(balance.currency)) total = total.plus(balance.available).plus(balance.hold || "0");
   return total;
 }
 
@@ -115,7 +129,10 @@ const usd2 = (value: ReturnType<typeof D>) => value.round(2, 0).toFixed(2);
  * (getExchange follows the same credentials), remembered on the row; on a slow or failed
  * call the last remembered value stays.
  */
-async function refreshLiveValue(db: Kysely<DB>, connection: StoredExchangeConnection): Promise<StoredExchangeConnection> {
+async function refreshLiveValue(
+  db: Kysely<DB>,
+  connection: StoredExchangeConnection,
+): Promise<StoredExchangeConnection> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     // Only the adapter the current credentials chose (a switch takes up to a second or two).
@@ -124,7 +141,10 @@ async function refreshLiveValue(db: Kysely<DB>, connection: StoredExchangeConnec
     const balances = await Promise.race([
       resolved.adapter.getBalances(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${LIVE_BALANCE_WAIT_MS / 1000} s`)), LIVE_BALANCE_WAIT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${LIVE_BALANCE_WAIT_MS / 1000} s`)),
+          LIVE_BALANCE_WAIT_MS,
+        );
       }),
     ]);
     const value = usd2(usdOf(balances));
@@ -140,7 +160,9 @@ async function refreshLiveValue(db: Kysely<DB>, connection: StoredExchangeConnec
 
 async function viewsOf(db: Kysely<DB>, all: StoredExchangeConnection[]): Promise<ExchangeView[]> {
   const tradingId = all.find((c) => c.isEnabled)?.id ?? null;
-  const connections = await Promise.all(all.map((c) => (c.id === tradingId && !c.sandbox ? refreshLiveValue(db, c) : c)));
+  const connections = await Promise.all(
+    all.map((c) => (c.id === tradingId && !c.sandbox ? refreshLiveValue(db, c) : c)),
+  );
   let paperUsd: string | null = null;
   if (connections.some((c) => c.sandbox)) {
     try {
@@ -158,14 +180,22 @@ export async function listExchanges(db: Kysely<DB>): Promise<ExchangeView[]> {
 
 export async function getExchangeView(db: Kysely<DB>, id: string): Promise<ExchangeView | null> {
   const all = await listExchangeConnections(db);
-  const views = await viewsOf(db, all.filter((c) => c.id === id || c.isEnabled));
+  const views = await viewsOf(
+    db,
+    all.filter((c) => c.id === id || c.isEnabled),
+  );
   return views.find((v) => v.id === id) ?? null;
 }
 
 const envLabel = (sandbox: boolean) => (sandbox ? "sandbox" : "production");
 
 /** Activity log + live events for a credentials change, inside the caller's transaction. */
-async function logChange(trx: Kysely<DB>, level: "info" | "success" | "warning", message: string, data: Record<string, unknown>) {
+async function logChange(
+  trx: Kysely<DB>,
+  level: "info" | "success" | "warning",
+  message: string,
+  data: Record<string, unknown>,
+) {
   await recordActivity(trx, { type: "system", level, message, data });
   await appendEvent(trx, "system_status", { component: "coinbase_api", reason: "credentials_changed" });
 }
@@ -175,7 +205,12 @@ async function logChange(trx: Kysely<DB>, level: "info" | "success" | "warning",
  * simulator's "Use Coinbase contract sizes" on (its default once a connection is saved,
  * decision 025): the first enabled connection while nobody chose the setting.
  */
-export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsConfig, input: AddExchange, by: string): Promise<ExchangeView & { notice?: string }> {
+export async function addExchangeConnection(
+  db: Kysely<DB>,
+  config: CredentialsConfig,
+  input: AddExchange,
+  by: string,
+): Promise<ExchangeView & { notice?: string }> {
   let switched = false;
   const created = await db.transaction().execute(async (trx) => {
     await lockCredentials(trx);
@@ -191,21 +226,44 @@ export async function addExchangeConnection(db: Kysely<DB>, config: CredentialsC
       sandbox: input.sandbox,
       isEnabled: input.isEnabled,
     });
-    await recordAudit(trx, { actor: by, action: "exchange.create", target: connection.id, after: { exchangeName: connection.exchangeName, accountName: connection.accountName, apiKey: input.apiKey, apiSecret: input.apiSecret, passphrase: input.passphrase ?? null, sandbox: connection.sandbox, isEnabled: connection.isEnabled } });
-    await logChange(trx, "success", `Exchange connected: ${EXCHANGE_LABELS[input.exchangeName]} account "${input.accountName}" (${envLabel(input.sandbox)}${input.isEnabled ? "" : ", disabled"}) by ${by}`, {
-      exchangeId: connection.id,
-      exchangeName: connection.exchangeName,
-      accountName: connection.accountName,
-      sandbox: connection.sandbox,
-      isEnabled: connection.isEnabled,
+    await recordAudit(trx, {
+      actor: by,
+      action: "exchange.create",
+      target: connection.id,
+      after: {
+        exchangeName: connection.exchangeName,
+        accountName: connection.accountName,
+        apiKey: input.apiKey,
+        apiSecret: input.apiSecret,
+        passphrase: input.passphrase ?? null,
+        sandbox: connection.sandbox,
+        isEnabled: connection.isEnabled,
+      },
     });
+    await logChange(
+      trx,
+      "success",
+      `Exchange connected: ${EXCHANGE_LABELS[input.exchangeName]} account "${input.accountName}" (${envLabel(input.sandbox)}${input.isEnabled ? "" : ", disabled"}) by ${by}`,
+      {
+        exchangeId: connection.id,
+        exchangeName: connection.exchangeName,
+        accountName: connection.accountName,
+        sandbox: connection.sandbox,
+        isEnabled: connection.isEnabled,
+      },
+    );
     return connection;
   });
   const view = (await getExchangeView(db, created.id))!;
   return switched ? { ...view, notice: contractSizesSwitchedNotice() } : view;
 }
 
-export async function updateExchangeFlags(db: Kysely<DB>, id: string, patch: UpdateExchange, by: string): Promise<ExchangeView | null> {
+export async function updateExchangeFlags(
+  db: Kysely<DB>,
+  id: string,
+  patch: UpdateExchange,
+  by: string,
+): Promise<ExchangeView | null> {
   const updated = await db.transaction().execute(async (trx) => {
     await lockCredentials(trx);
     const before = await getExchangeConnection(trx, id);
@@ -218,15 +276,27 @@ export async function updateExchangeFlags(db: Kysely<DB>, id: string, patch: Upd
     // where orders go: refused while positions or orders are open on the current one.
     if (before.isEnabled || changes.isEnabled) await assertNoOpenExposure(trx);
     const after = await updateExchangeConnection(trx, id, changes);
-    await recordAudit(trx, { actor: by, action: "exchange.update", target: id, before: { isEnabled: before.isEnabled, sandbox: before.sandbox }, after: { isEnabled: before.isEnabled, sandbox: before.sandbox, ...changes } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "exchange.update",
+      target: id,
+      before: { isEnabled: before.isEnabled, sandbox: before.sandbox },
+      after: { isEnabled: before.isEnabled, sandbox: before.sandbox, ...changes },
+    });
     const words: string[] = [];
     if (changes.isEnabled !== undefined) words.push(changes.isEnabled ? "enabled" : "disabled");
-    if (changes.sandbox !== undefined) words.push(changes.sandbox ? "switched to sandbox" : "switched to production (live trading)");
-    await logChange(trx, changes.sandbox === false ? "warning" : "info", `Exchange "${before.accountName}" ${words.join(" and ")} by ${by}`, {
-      exchangeId: id,
-      accountName: before.accountName,
-      ...changes,
-    });
+    if (changes.sandbox !== undefined)
+      words.push(changes.sandbox ? "switched to sandbox" : "switched to production (live trading)");
+    await logChange(
+      trx,
+      changes.sandbox === false ? "warning" : "info",
+      `Exchange "${before.accountName}" ${words.join(" and ")} by ${by}`,
+      {
+        exchangeId: id,
+        accountName: before.accountName,
+        ...changes,
+      },
+    );
     return after;
   });
   return updated ? getExchangeView(db, id) : null;
@@ -239,7 +309,17 @@ export async function deleteExchange(db: Kysely<DB>, id: string, by: string): Pr
     if (!existing) return null;
     if (existing.isEnabled) await assertNoOpenExposure(trx);
     await deleteExchangeConnection(trx, id);
-    await recordAudit(trx, { actor: by, action: "exchange.delete", target: id, before: { exchangeName: existing.exchangeName, accountName: existing.accountName, sandbox: existing.sandbox, isEnabled: existing.isEnabled } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "exchange.delete",
+      target: id,
+      before: {
+        exchangeName: existing.exchangeName,
+        accountName: existing.accountName,
+        sandbox: existing.sandbox,
+        isEnabled: existing.isEnabled,
+      },
+    });
     await logChange(trx, "warning", `Exchange "${existing.accountName}" deleted by ${by}`, {
       exchangeId: id,
       exchangeName: existing.exchangeName,
@@ -250,13 +330,24 @@ export async function deleteExchange(db: Kysely<DB>, id: string, by: string): Pr
 }
 
 /** Runs a test and never throws: a failure becomes { success: false, message }. */
-async function runTest(tester: ConnectionTester, credentials: () => CoinbaseCredentials): Promise<{ success: boolean; message: string }> {
+async function runTest(
+  tester: ConnectionTester,
+  credentials: () => CoinbaseCredentials,
+): Promise<{ success: boolean; message: string }> {
   try {
     const outcome = await tester(credentials());
-    return { success: outcome.success === true, message: scrub(String(outcome.message ?? ""), credentials) || (outcome.success ? "Connection successful" : "Connection failed") };
+    return {
+      success: outcome.success === true,
+      message:
+        scrub(String(outcome.message ?? ""), credentials) ||
+        (outcome.success ? "Connection successful" : "Connection failed"),
+    };
   } catch (error) {
     if (error instanceof DecryptError) return { success: false, message: error.message };
-    return { success: false, message: scrub(`Connection test failed: ${(error as Error).message ?? "unknown error"}`, credentials) };
+    return {
+      success: false,
+      message: scrub(`Connection test failed: ${(error as Error).message ?? "unknown error"}`, credentials),
+    };
   }
 }
 
@@ -282,18 +373,32 @@ export interface TestOutcome {
 }
 
 /** POST /api/exchanges/{id}/test: the exchange's answer becomes the connection's status. */
-export async function testExchange(db: Kysely<DB>, config: CredentialsConfig, id: string, by: string, tester: ConnectionTester): Promise<TestOutcome | null> {
+export async function testExchange(
+  db: Kysely<DB>,
+  config: CredentialsConfig,
+  id: string,
+  by: string,
+  tester: ConnectionTester,
+): Promise<TestOutcome | null> {
   const connection = await getExchangeConnection(db, id);
   if (!connection) return null;
   const outcome = await runTest(tester, () => connectionCredentials(connection, config));
   const recorded = await db.transaction().execute(async (trx) => {
-    const after = await recordConnectionTest(trx, id, { status: outcome.success ? "connected" : "error", message: outcome.message });
+    const after = await recordConnectionTest(trx, id, {
+      status: outcome.success ? "connected" : "error",
+      message: outcome.message,
+    });
     if (!after) return null;
     await recordActivity(trx, {
       type: "system",
       level: outcome.success ? "success" : "warning",
       message: `Connection test of "${connection.accountName}" ${outcome.success ? "succeeded" : "failed"} (by ${by}): ${outcome.message}`,
-      data: { exchangeId: id, accountName: connection.accountName, sandbox: connection.sandbox, success: outcome.success },
+      data: {
+        exchangeId: id,
+        accountName: connection.accountName,
+        sandbox: connection.sandbox,
+        success: outcome.success,
+      },
     });
     return after;
   });
@@ -328,7 +433,9 @@ export async function getCredentialsSummary(db: Kysely<DB>, config: CredentialsC
   };
 }
 
-export type SaveOutcome = { success: true; message: string } | { success: false; title: string; error: string; status: number };
+export type SaveOutcome =
+  | { success: true; message: string }
+  | { success: false; title: string; error: string; status: number };
 
 /** The name of the connection API Settings creates when none exists. */
 export const DEFAULT_ACCOUNT_NAME = "Default";
@@ -339,7 +446,12 @@ export const DEFAULT_ACCOUNT_NAME = "Default";
  * (missing, untouched, masked), then 'No changes to save' when key, secret and sandbox equal
  * what is stored. One transaction.
  */
-export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig, input: SaveCredentials, by: string): Promise<SaveOutcome> {
+export async function saveCredentials(
+  db: Kysely<DB>,
+  config: CredentialsConfig,
+  input: SaveCredentials,
+  by: string,
+): Promise<SaveOutcome> {
   const issue = credentialsIssue(input);
   if (issue) return { success: false, title: issue.title, error: issue.message, status: 400 };
   try {
@@ -366,12 +478,23 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           apiSecretEnc: encryptSecret(input.apiSecret, config.appSecret),
           sandbox: input.sandbox,
         });
-        await recordAudit(trx, { actor: by, action: "credentials.update", target: primary.id, before: { apiKey: primary.apiKey, apiSecret: storedSecret, sandbox: primary.sandbox }, after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox } });
-        await logChange(trx, input.sandbox ? "success" : "warning", `API credentials of "${primary.accountName}" updated (${envLabel(input.sandbox)}) by ${by}`, {
-          exchangeId: primary.id,
-          accountName: primary.accountName,
-          sandbox: input.sandbox,
+        await recordAudit(trx, {
+          actor: by,
+          action: "credentials.update",
+          target: primary.id,
+          before: { apiKey: primary.apiKey, apiSecret: storedSecret, sandbox: primary.sandbox },
+          after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox },
         });
+        await logChange(
+          trx,
+          input.sandbox ? "success" : "warning",
+          `API credentials of "${primary.accountName}" updated (${envLabel(input.sandbox)}) by ${by}`,
+          {
+            exchangeId: primary.id,
+            accountName: primary.accountName,
+            sandbox: input.sandbox,
+          },
+        );
       } else {
         if (exposure) return { success: false, title: "Save Failed", error: exposure, status: 409 };
         const created = await insertExchangeConnection(trx, {
@@ -383,12 +506,22 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
           sandbox: input.sandbox,
           isEnabled: true,
         });
-        await recordAudit(trx, { actor: by, action: "credentials.create", target: created.id, after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox } });
-        await logChange(trx, input.sandbox ? "success" : "warning", `API credentials saved (${envLabel(input.sandbox)}) by ${by}`, {
-          exchangeId: created.id,
-          accountName: created.accountName,
-          sandbox: input.sandbox,
+        await recordAudit(trx, {
+          actor: by,
+          action: "credentials.create",
+          target: created.id,
+          after: { apiKey: input.apiKey, apiSecret: input.apiSecret, sandbox: input.sandbox },
         });
+        await logChange(
+          trx,
+          input.sandbox ? "success" : "warning",
+          `API credentials saved (${envLabel(input.sandbox)}) by ${by}`,
+          {
+            exchangeId: created.id,
+            accountName: created.accountName,
+            sandbox: input.sandbox,
+          },
+        );
       }
       const saved = input.sandbox
         ? "API credentials saved. Trading uses them in sandbox mode (paper orders)."
@@ -397,19 +530,30 @@ export async function saveCredentials(db: Kysely<DB>, config: CredentialsConfig,
     });
   } catch (error) {
     console.error(`saving API credentials failed: ${(error as Error).message}`);
-    return { success: false, title: "Save Error", error: "The credentials could not be saved: please try again", status: 500 };
+    return {
+      success: false,
+      title: "Save Error",
+      error: "The credentials could not be saved: please try again",
+      status: 500,
+    };
   }
 }
 
 /** POST /api/credentials/save-settings: the sandbox switch of the trading connection. One transaction. */
-export async function saveCredentialSettings(db: Kysely<DB>, config: CredentialsConfig, sandbox: boolean, by: string): Promise<SaveOutcome> {
+export async function saveCredentialSettings(
+  db: Kysely<DB>,
+  config: CredentialsConfig,
+  sandbox: boolean,
+  by: string,
+): Promise<SaveOutcome> {
   try {
     return await db.transaction().execute(async (trx): Promise<SaveOutcome> => {
       await lockCredentials(trx);
       const primary = await getPrimaryConnection(trx, { forUpdate: true });
       if (!primary) {
         const env = envCredentials(config);
-        if (env && env.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
+        if (env && env.sandbox === sandbox)
+          return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
         return {
           success: false,
           title: "Save Failed",
@@ -419,19 +563,41 @@ export async function saveCredentialSettings(db: Kysely<DB>, config: Credentials
           status: 400,
         };
       }
-      if (primary.sandbox === sandbox) return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
+      if (primary.sandbox === sandbox)
+        return { success: false, title: "Save Failed", error: MESSAGES.noSettingsChange, status: 400 };
       await updateExchangeConnection(trx, primary.id, { sandbox });
-      await recordAudit(trx, { actor: by, action: "credentials.sandbox", target: primary.id, before: { sandbox: primary.sandbox }, after: { sandbox } });
-      await logChange(trx, sandbox ? "info" : "warning", `Sandbox mode of "${primary.accountName}" turned ${sandbox ? "on" : "off (live trading)"} by ${by}`, {
-        exchangeId: primary.id,
-        accountName: primary.accountName,
-        sandbox,
+      await recordAudit(trx, {
+        actor: by,
+        action: "credentials.sandbox",
+        target: primary.id,
+        before: { sandbox: primary.sandbox },
+        after: { sandbox },
       });
-      return { success: true, message: sandbox ? "Sandbox mode is on: orders are paper orders." : "Sandbox mode is off: orders are sent to Coinbase for real." };
+      await logChange(
+        trx,
+        sandbox ? "info" : "warning",
+        `Sandbox mode of "${primary.accountName}" turned ${sandbox ? "on" : "off (live trading)"} by ${by}`,
+        {
+          exchangeId: primary.id,
+          accountName: primary.accountName,
+          sandbox,
+        },
+      );
+      return {
+        success: true,
+        message: sandbox
+          ? "Sandbox mode is on: orders are paper orders."
+          : "Sandbox mode is off: orders are sent to Coinbase for real.",
+      };
     });
   } catch (error) {
     console.error(`saving the sandbox setting failed: ${(error as Error).message}`);
-    return { success: false, title: "Save Error", error: "The settings could not be saved: please try again", status: 500 };
+    return {
+      success: false,
+      title: "Save Error",
+      error: "The settings could not be saved: please try again",
+      status: 500,
+    };
   }
 }
 
@@ -439,7 +605,12 @@ export const NO_CREDENTIALS_MESSAGE =
   "No Coinbase credentials configured: save an API key and secret in API Settings, or set COINBASE_API_KEY and COINBASE_API_SECRET";
 
 /** GET /api/test/coinbase: tests the trading credentials; a stored connection keeps the outcome. */
-export async function testTradingCredentials(db: Kysely<DB>, config: CredentialsConfig, by: string, tester: ConnectionTester): Promise<{ success: boolean; message: string; source: "settings" | "env" | "none" }> {
+export async function testTradingCredentials(
+  db: Kysely<DB>,
+  config: CredentialsConfig,
+  by: string,
+  tester: ConnectionTester,
+): Promise<{ success: boolean; message: string; source: "settings" | "env" | "none" }> {
   const primary = await getPrimaryConnection(db);
   if (primary) {
     const outcome = await testExchange(db, config, primary.id, by, tester);
@@ -460,7 +631,9 @@ export async function testTradingCredentials(db: Kysely<DB>, config: Credentials
 }
 
 /** The active exchange's balances (GET /api/balance, Manual Trading); throws when the exchange cannot be read. */
-export async function activeBalances(db: Kysely<DB>): Promise<{ exchange: string; label: string; balances: Balance[] }> {
+export async function activeBalances(
+  db: Kysely<DB>,
+): Promise<{ exchange: string; label: string; balances: Balance[] }> {
   const exchange = getExchange(db);
   return { exchange: exchange.name, label: exchange.label, balances: await exchange.getBalances() };
 }
@@ -470,8 +643,14 @@ export async function activeBalances(db: Kysely<DB>): Promise<{ exchange: string
  * (decision 025): whether it is on, whether anyone chose it, and whether saving the first enabled
  * Coinbase connection now would turn it on (the forms say so before saving, issue 22).
  */
-export async function contractSizesState(db: Kysely<DB>): Promise<{ on: boolean; chosen: boolean; switchPending: boolean }> {
-  const [on, choice, switchPending] = await Promise.all([simulatorUsesCoinbaseContracts(db, 0), getCoinbaseContractSizesChoice(db, 0), contractSizesSwitchPending(db)]);
+export async function contractSizesState(
+  db: Kysely<DB>,
+): Promise<{ on: boolean; chosen: boolean; switchPending: boolean }> {
+  const [on, choice, switchPending] = await Promise.all([
+    simulatorUsesCoinbaseContracts(db, 0),
+    getCoinbaseContractSizesChoice(db, 0),
+    contractSizesSwitchPending(db),
+  ]);
   return { on, chosen: choice !== null, switchPending };
 }
 
@@ -484,7 +663,13 @@ export async function switchCoinbaseContractSizes(db: Kysely<DB>, value: boolean
     // The stored choice before (null: never chosen), so switching to what it already is writes no audit row.
     const before = await getCoinbaseContractSizesChoice(trx, 0);
     await setCoinbaseContractSizes(trx, value);
-    await recordAudit(trx, { actor: by, action: "simulator.contract_sizes", target: "simulator_coinbase_contract_sizes", before: { value: before }, after: { value } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "simulator.contract_sizes",
+      target: "simulator_coinbase_contract_sizes",
+      before: { value: before },
+      after: { value },
+    });
     await recordActivity(trx, {
       type: "system",
       level: "info",

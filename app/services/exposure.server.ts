@@ -15,9 +15,22 @@ export class OpenExposureError extends Error {
 
 /** Null when nothing is open; else the refusal naming the open positions and pending orders. */
 export async function openExposure(db: Kysely<DB>): Promise<string | null> {
-  const positions = await db.selectFrom("positions").select(["symbol", "side", "remaining_quantity"]).where("status", "=", "open").where("exchange", "<>", "simulator").orderBy("symbol").execute();
+  const positions = await db
+    .selectFrom("positions")
+    .select(["symbol", "side", "remaining_quantity"])
+    .where("status", "=", "open")
+    .where("exchange", "<>", "simulator")
+    .orderBy("symbol")
+    .execute();
   const pending = Number(
-    (await db.selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").where("exchange", "<>", "simulator").executeTakeFirst())?.n ?? 0,
+    (
+      await db
+        .selectFrom("trades")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("status", "=", "pending")
+        .where("exchange", "<>", "simulator")
+        .executeTakeFirst()
+    )?.n ?? 0,
   );
   if (positions.length === 0 && pending === 0) return null;
   const parts = positions.map((p) => `${p.symbol} ${p.side} ${D(p.remaining_quantity).toString()}`);

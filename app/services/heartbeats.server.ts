@@ -19,7 +19,10 @@ export async function isHeartbeatKey(db: Db, key: string): Promise<boolean> {
 }
 
 export async function listStrategyHeartbeats(db: Db): Promise<StrategyHeartbeat[]> {
-  const [rows, named] = await Promise.all([db.selectFrom("strategy_heartbeats").selectAll().orderBy("strategy_key").execute(), heartbeatNames(db)]);
+  const [rows, named] = await Promise.all([
+    db.selectFrom("strategy_heartbeats").selectAll().orderBy("strategy_key").execute(),
+    heartbeatNames(db),
+  ]);
   return rows.map((row) => ({
     strategyKey: row.strategy_key,
     name: named.get(row.strategy_key) ?? row.strategy_key,
@@ -33,32 +36,66 @@ export async function listStrategyHeartbeats(db: Db): Promise<StrategyHeartbeat[
 }
 
 /** Expects a heartbeat every `intervalSeconds` (+ grace) from the strategy; null stops expecting one. */
-export async function setHeartbeatExpectation(db: Db, strategyKey: string, expectation: { intervalSeconds: number; graceSeconds?: number | null } | null, by: string): Promise<void> {
+export async function setHeartbeatExpectation(
+  db: Db,
+  strategyKey: string,
+  expectation: { intervalSeconds: number; graceSeconds?: number | null } | null,
+  by: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (!expectation) {
-      const deleted = await trx.deleteFrom("strategy_heartbeats").where("strategy_key", "=", strategyKey).executeTakeFirst();
+      const deleted = await trx
+        .deleteFrom("strategy_heartbeats")
+        .where("strategy_key", "=", strategyKey)
+        .executeTakeFirst();
       // Nothing was expected: clearing changes nothing, no audit row (issue 23).
       if (Number(deleted.numDeletedRows) === 0) return;
-      await recordAudit(trx, { actor: by, action: "heartbeat.clear", target: strategyKey, before: { expected: true }, after: { expected: false } });
-      await recordActivity(trx, { type: "webhook", level: "info", message: `Heartbeat no longer expected from strategy ${(await heartbeatNames(trx)).get(strategyKey) ?? strategyKey} (by ${by})`, data: { strategyKey } });
+      await recordAudit(trx, {
+        actor: by,
+        action: "heartbeat.clear",
+        target: strategyKey,
+        before: { expected: true },
+        after: { expected: false },
+      });
+      await recordActivity(trx, {
+        type: "webhook",
+        level: "info",
+        message: `Heartbeat no longer expected from strategy ${(await heartbeatNames(trx)).get(strategyKey) ?? strategyKey} (by ${by})`,
+        data: { strategyKey },
+      });
       return;
     }
     const now = nowMs();
     const grace = expectation.graceSeconds ?? defaultGrace(expectation.intervalSeconds);
-    const existing = await trx.selectFrom("strategy_heartbeats").select(["interval_seconds", "grace_seconds"]).where("strategy_key", "=", strategyKey).executeTakeFirst();
+    const existing = await trx
+      .selectFrom("strategy_heartbeats")
+      .select(["interval_seconds", "grace_seconds"])
+      .where("strategy_key", "=", strategyKey)
+      .executeTakeFirst();
     // The same interval and grace again: no audit row (issue 23); the clock still restarts below.
     await recordAudit(trx, {
       actor: by,
       action: "heartbeat.set",
       target: strategyKey,
-      before: existing ? { intervalSeconds: Number(existing.interval_seconds), graceSeconds: Number(existing.grace_seconds) } : null,
+      before: existing
+        ? { intervalSeconds: Number(existing.interval_seconds), graceSeconds: Number(existing.grace_seconds) }
+        : null,
       after: { intervalSeconds: expectation.intervalSeconds, graceSeconds: grace },
     });
-    const values = { interval_seconds: expectation.intervalSeconds, grace_seconds: grace, state: "waiting", missed_since: null, updated_at: now };
+    const values = {
+      interval_seconds: expectation.intervalSeconds,
+      grace_seconds: grace,
+      state: "waiting",
+      missed_since: null,
+      updated_at: now,
+    };
     // A new expectation starts its clock now (created_at), keeping the last heartbeat seen.
-    const insert = trx.insertInto("strategy_heartbeats").values({ strategy_key: strategyKey, last_at: null, created_at: now, ...values });
+    const insert = trx
+      .insertInto("strategy_heartbeats")
+      .values({ strategy_key: strategyKey, last_at: null, created_at: now, ...values });
     if (isMysql(trx)) await insert.onDuplicateKeyUpdate({ ...values, created_at: now }).execute();
-    else await insert.onConflict((oc) => oc.column("strategy_key").doUpdateSet({ ...values, created_at: now })).execute();
+    else
+      await insert.onConflict((oc) => oc.column("strategy_key").doUpdateSet({ ...values, created_at: now })).execute();
     await recordActivity(trx, {
       type: "webhook",
       level: "info",

@@ -83,7 +83,12 @@ export function totalVolume(products: MarketProduct[]): MarketVolume | null {
   const quote = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
   const counted = known.filter((p) => p.quoteCurrencyId === quote);
   const notional = counted.reduce((sum, p) => sum.plus(D(p.volume24h!).times(p.price!)), D(0));
-  return { notional: notional.toString(), quote, products: counted.length, basis: counted.find((p) => p.volumeBasis)?.volumeBasis ?? null };
+  return {
+    notional: notional.toString(),
+    quote,
+    products: counted.length,
+    basis: counted.find((p) => p.volumeBasis)?.volumeBasis ?? null,
+  };
 }
 
 interface Entry {
@@ -102,7 +107,8 @@ interface Cache {
 
 // One cache per database for the whole process, even when this module is loaded twice (the
 // built server bundle and a test importing the source share it through the global registry).
-const caches: WeakMap<object, Cache> = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.marketCache")] ??= new WeakMap<object, Cache>()) as WeakMap<object, Cache>;
+const caches: WeakMap<object, Cache> = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.marketCache")] ??=
+  new WeakMap<object, Cache>()) as WeakMap<object, Cache>;
 
 function cacheFor(db: Db): Cache {
   let cache = caches.get(db);
@@ -159,7 +165,12 @@ async function loadProducts(db: Db, options: MarketOptions = {}): Promise<Entry>
     try {
       const products = await exchange.getProducts();
       const at = Date.now();
-      const fresh: Entry = { source: exchange.name, products: products.map((p) => toMarketProduct(p, at)), fetchedAt: at, stale: false };
+      const fresh: Entry = {
+        source: exchange.name,
+        products: products.map((p) => toMarketProduct(p, at)),
+        fetchedAt: at,
+        stale: false,
+      };
       cache.entry = fresh;
       return fresh;
     } catch (error) {
@@ -195,7 +206,10 @@ const byChange = (a: MarketProduct, b: MarketProduct) => D(b.priceChange24h!).cm
 /** Top gainers: the largest positive 24 h changes; losers: the largest negative, SPEC's 5 each. */
 export function topMovers(products: MarketProduct[], count = TOP_MOVERS) {
   const known = products.filter((p) => p.priceChange24h !== null);
-  const gainers = known.filter((p) => D(p.priceChange24h!).gt(0)).sort(byChange).slice(0, count);
+  const gainers = known
+    .filter((p) => D(p.priceChange24h!).gt(0))
+    .sort(byChange)
+    .slice(0, count);
   const losers = known
     .filter((p) => D(p.priceChange24h!).lt(0))
     .sort((a, b) => byChange(b, a))
@@ -220,7 +234,11 @@ export async function getMarketSummary(db: Db, options: MarketOptions = {}): Pro
 }
 
 /** One product with its best bid/ask (mid-market price). Null when the exchange has no such product. */
-export async function getMarketProduct(db: Db, productId: string, options: MarketOptions = {}): Promise<MarketProductDetails | null> {
+export async function getMarketProduct(
+  db: Db,
+  productId: string,
+  options: MarketOptions = {},
+): Promise<MarketProductDetails | null> {
   const products = await getMarketProducts(db, options);
   const wanted = productId.toLowerCase();
   const product = products.find((p) => p.productId.toLowerCase() === wanted);

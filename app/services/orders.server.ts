@@ -25,7 +25,9 @@ import { getExchange } from "#exchange/factory.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { reducingProduct } from "#app/core/rules/index.ts";
 
-export type PlaceResult = { ok: true; trade: Trade } | { ok: false; status: 400 | 409 | 503; error: string; field?: string };
+export type PlaceResult =
+  | { ok: true; trade: Trade }
+  | { ok: false; status: 400 | 409 | 503; error: string; field?: string };
 
 /**
  * The order size in the base asset for the chosen amount type, by the one sizing rule of the
@@ -34,10 +36,21 @@ export type PlaceResult = { ok: true; trade: Trade } | { ok: false; status: 400 
  * position the simulator holds in the simulator's own steps; under the minimum it is refused
  * here, before anything is queued, naming the minimum.
  */
-async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ quantity: string } | { error: string; status: 400 | 503 }> {
+async function resolveQuantity(
+  db: Kysely<DB>,
+  order: ManualOrder,
+): Promise<{ quantity: string } | { error: string; status: 400 | 503 }> {
   const spec = resolveSymbol(order.symbol)!;
-  const traded = (await tradingProductsFor(db, getExchange(db)).product(order.symbol)) ?? { ...spec, contractSize: null };
-  const product = reducingProduct(traded, { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize }, await getOpenPosition(db, order.symbol), order.side);
+  const traded = (await tradingProductsFor(db, getExchange(db)).product(order.symbol)) ?? {
+    ...spec,
+    contractSize: null,
+  };
+  const product = reducingProduct(
+    traded,
+    { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize },
+    await getOpenPosition(db, order.symbol),
+    order.side,
+  );
   let raw: string;
   if (order.amountType === "quantity") {
     raw = order.quantity;
@@ -54,8 +67,14 @@ async function resolveQuantity(db: Kysely<DB>, order: ManualOrder): Promise<{ qu
   }
   const quantity = floorToIncrement(raw, product.baseIncrement);
   if (D(quantity).lt(product.baseMinSize)) {
-    const contract = product.contractSize && D(product.contractSize).eq(product.baseMinSize) ? ` (one contract of ${product.contractSize} ${product.base})` : "";
-    return { status: 400, error: `Order size ${toFixed(raw, 8).replace(/\.?0+$/, "")} ${product.base} is below the minimum ${product.baseMinSize} for ${order.symbol}${contract}` };
+    const contract =
+      product.contractSize && D(product.contractSize).eq(product.baseMinSize)
+        ? ` (one contract of ${product.contractSize} ${product.base})`
+        : "";
+    return {
+      status: 400,
+      error: `Order size ${toFixed(raw, 8).replace(/\.?0+$/, "")} ${product.base} is below the minimum ${product.baseMinSize} for ${order.symbol}${contract}`,
+    };
   }
   return { quantity };
 }
@@ -85,7 +104,11 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
   // The emergency stop blocks entries, never exits (docs/decisions/019): an order against the
   // open position goes out reduce-only, bound to it, cut to what is open (a flip is close only).
   const held = stop.active ? await getOpenPosition(db, order.symbol) : null;
-  const blocked = { ok: false, status: 409, error: "Emergency stop is active: no new positions are opened until it is reset" } as const;
+  const blocked = {
+    ok: false,
+    status: 409,
+    error: "Emergency stop is active: no new positions are opened until it is reset",
+  } as const;
   if (stop.active && !exitPart(held, order.side, "0")) return blocked;
   const sized = await resolveQuantity(db, order);
   if ("error" in sized) return { ok: false, status: sized.status, error: sized.error, field: "quantity" };
@@ -119,7 +142,16 @@ export async function placeManualOrder(db: Kysely<DB>, order: ManualOrder, by: s
       type: "trade",
       level: "info",
       message: `Manual order queued by ${by}: ${order.side.toUpperCase()} ${quantity} ${order.symbol}${order.price ? ` @ ${order.price}` : ""}`,
-      data: { tradeId, symbol: order.symbol, side: order.side, quantity, amountType: order.amountType, amount: order.quantity, leverage: order.leverage, marginType: order.marginType },
+      data: {
+        tradeId,
+        symbol: order.symbol,
+        side: order.side,
+        quantity,
+        amountType: order.amountType,
+        amount: order.quantity,
+        leverage: order.leverage,
+        marginType: order.marginType,
+      },
     });
     if (exit && held) {
       await recordActivity(trx, {
@@ -176,7 +208,11 @@ export type CancelResult =
  * asked again.
  */
 export async function queueCancel(db: Kysely<DB>, trade: Pick<Trade, "id">, by: string): Promise<number> {
-  const job = await enqueueJob(db, { task: "cancel-order", payload: { tradeId: trade.id, requestedBy: by }, priority: CLOSE_JOB_PRIORITY });
+  const job = await enqueueJob(db, {
+    task: "cancel-order",
+    payload: { tradeId: trade.id, requestedBy: by },
+    priority: CLOSE_JOB_PRIORITY,
+  });
   return job.id;
 }
 
@@ -189,7 +225,8 @@ export async function cancelOrderBy(db: Kysely<DB>, tradeId: string, by: string)
   const trade = await getTrade(db, tradeId);
   if (!trade) return { ok: false, status: 404, error: "Trade not found" };
   if (trade.status !== "pending") return { ok: false, status: 409, error: `The order is already ${trade.status}` };
-  if (!trade.orderId) return { ok: false, status: 409, error: "The order is being sent to the exchange: try again in a moment" };
+  if (!trade.orderId)
+    return { ok: false, status: 409, error: "The order is being sent to the exchange: try again in a moment" };
   const jobId = await queueCancel(db, trade, by);
   pokeWorkers(db);
   const done = await waitForJobs(db, [jobId]);
@@ -198,7 +235,10 @@ export async function cancelOrderBy(db: Kysely<DB>, tradeId: string, by: string)
 }
 
 /** Cancels every resting order; answers how many ended cancelled and whether all were handled. */
-export async function cancelAllOrders(db: Kysely<DB>, by: string): Promise<{ cancelled: number; done: boolean; jobIds: number[] }> {
+export async function cancelAllOrders(
+  db: Kysely<DB>,
+  by: string,
+): Promise<{ cancelled: number; done: boolean; jobIds: number[] }> {
   const open = await listOpenOrders(db);
   const jobIds: number[] = [];
   for (const trade of open) jobIds.push(await queueCancel(db, trade, by));
@@ -210,7 +250,11 @@ export async function cancelAllOrders(db: Kysely<DB>, by: string): Promise<{ can
           await db
             .selectFrom("trades")
             .select((eb) => eb.fn.countAll<number>().as("n"))
-            .where("id", "in", open.map((t) => t.id))
+            .where(
+              "id",
+              "in",
+              open.map((t) => t.id),
+            )
             .where("status", "=", "cancelled")
             .executeTakeFirst()
         )?.n ?? 0,
@@ -227,7 +271,10 @@ export const ORDER_OUTCOME_WAIT_MS = 3_000;
  * running (ORDER_OUTCOME_WAIT_MS), then answers the trade as it is: executed, resting on the
  * exchange, failed with its reason, or still queued. No running worker: no wait.
  */
-export async function awaitOrderOutcome(db: Kysely<DB>, trade: Trade): Promise<{ trade: Trade; workerRunning: boolean }> {
+export async function awaitOrderOutcome(
+  db: Kysely<DB>,
+  trade: Trade,
+): Promise<{ trade: Trade; workerRunning: boolean }> {
   const now = Date.now();
   const workerRunning = (await listHeartbeats(db)).some((beat) => now - beat.lastBeatAt <= WORKER_ONLINE_MS);
   if (workerRunning && trade.jobId != null) await waitForJobs(db, [trade.jobId], ORDER_OUTCOME_WAIT_MS);

@@ -32,7 +32,12 @@ export const WRONG_CURRENT_PASSWORD = "The current password is wrong";
  */
 export const PASSWORD_CHANGE_THROTTLE = { free: 5, baseMs: 30_000, maxLockMs: 15 * 60_000, resetAfterMs: 60 * 60_000 };
 const changeLock = (failures: number) =>
-  failures < PASSWORD_CHANGE_THROTTLE.free ? 0 : Math.min(PASSWORD_CHANGE_THROTTLE.baseMs * 2 ** (failures - PASSWORD_CHANGE_THROTTLE.free), PASSWORD_CHANGE_THROTTLE.maxLockMs);
+  failures < PASSWORD_CHANGE_THROTTLE.free
+    ? 0
+    : Math.min(
+        PASSWORD_CHANGE_THROTTLE.baseMs * 2 ** (failures - PASSWORD_CHANGE_THROTTLE.free),
+        PASSWORD_CHANGE_THROTTLE.maxLockMs,
+      );
 export const passwordChangeKey = (userId: string) => `password-change:${userId}`;
 
 /**
@@ -41,13 +46,28 @@ export const passwordChangeKey = (userId: string) => `password-change:${userId}`
  */
 export async function changeOwnPassword(
   db: Kysely<DB>,
-  input: { user: User; currentPassword: string; newPassword: string; keepSessionToken: string | null; ip: string | null },
+  input: {
+    user: User;
+    currentPassword: string;
+    newPassword: string;
+    keepSessionToken: string | null;
+    ip: string | null;
+  },
 ): Promise<Outcome<{ sessionsEnded: number }>> {
   const key = passwordChangeKey(input.user.id);
-  const reservation = await reserveLoginAttempt(db, [{ key, lockFor: changeLock }], PASSWORD_CHANGE_THROTTLE.resetAfterMs);
+  const reservation = await reserveLoginAttempt(
+    db,
+    [{ key, lockFor: changeLock }],
+    PASSWORD_CHANGE_THROTTLE.resetAfterMs,
+  );
   if (!reservation.ok) {
     const seconds = Math.ceil(reservation.retryAfterMs / 1000);
-    return { ok: false, status: 429, error: `Too many wrong passwords. Try again in ${seconds} seconds.`, field: "currentPassword" };
+    return {
+      ok: false,
+      status: 429,
+      error: `Too many wrong passwords. Try again in ${seconds} seconds.`,
+      field: "currentPassword",
+    };
   }
   const row = await db.selectFrom("users").select("password_hash").where("id", "=", input.user.id).executeTakeFirst();
   if (!row || !(await verifyPassword(input.currentPassword, row.password_hash))) {
@@ -62,14 +82,28 @@ export async function changeOwnPassword(
   const passwordHash = await hashPassword(input.newPassword);
   const keep = input.keepSessionToken ? sha256Hex(input.keepSessionToken) : "";
   const sessionsEnded = await db.transaction().execute(async (trx) => {
-    await trx.updateTable("users").set({ password_hash: passwordHash, updated_at: nowMs() }).where("id", "=", input.user.id).execute();
-    const ended = await trx.deleteFrom("sessions").where("user_id", "=", input.user.id).where("id", "!=", keep).executeTakeFirst();
+    await trx
+      .updateTable("users")
+      .set({ password_hash: passwordHash, updated_at: nowMs() })
+      .where("id", "=", input.user.id)
+      .execute();
+    const ended = await trx
+      .deleteFrom("sessions")
+      .where("user_id", "=", input.user.id)
+      .where("id", "!=", keep)
+      .executeTakeFirst();
     // A reset link an admin made earlier would undo this change: it goes too.
     await trx.deleteFrom("password_resets").where("user_id", "=", input.user.id).execute();
     await clearThrottle(trx, key);
     const count = Number(ended.numDeletedRows ?? 0);
     // The field is named "password": the trail stores "(changed)", never a value (db/queries/audit.ts).
-    await recordAudit(trx, { actor: input.user.username, action: "user.password_change", target: input.user.username, before: { password: "previous" }, after: { password: "new" } });
+    await recordAudit(trx, {
+      actor: input.user.username,
+      action: "user.password_change",
+      target: input.user.username,
+      before: { password: "previous" },
+      after: { password: "new" },
+    });
     await recordActivity(trx, {
       type: "auth",
       level: "info",
@@ -93,7 +127,12 @@ export interface ResetLink {
  * stops working (one open link per account). The token is returned once, in the link; the
  * table keeps its SHA-256.
  */
-export async function createPasswordResetLink(db: Kysely<DB>, by: User, userId: string, origin: string): Promise<Outcome<ResetLink>> {
+export async function createPasswordResetLink(
+  db: Kysely<DB>,
+  by: User,
+  userId: string,
+  origin: string,
+): Promise<Outcome<ResetLink>> {
   if (userId === by.id) return { ok: false, status: 403, error: OWN_RESET_REFUSED };
   const token = randomBytes(32).toString("base64url");
   const now = nowMs();
@@ -102,9 +141,28 @@ export async function createPasswordResetLink(db: Kysely<DB>, by: User, userId: 
     const row = await trx.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
     if (!row) return { ok: false, status: 404, error: "User not found" };
     const user = userRowToUser(row);
-    const replaced = await trx.deleteFrom("password_resets").where("user_id", "=", userId).where("used_at", "is", null).executeTakeFirst();
-    await trx.insertInto("password_resets").values({ token_hash: sha256Hex(token), user_id: userId, created_by: by.id, created_at: now, expires_at: expiresAt, used_at: null }).execute();
-    await recordAudit(trx, { actor: by.username, action: "user.password_reset_link", target: user.username, after: { resetLink: "created", expiresAt: new Date(expiresAt).toISOString() } });
+    const replaced = await trx
+      .deleteFrom("password_resets")
+      .where("user_id", "=", userId)
+      .where("used_at", "is", null)
+      .executeTakeFirst();
+    await trx
+      .insertInto("password_resets")
+      .values({
+        token_hash: sha256Hex(token),
+        user_id: userId,
+        created_by: by.id,
+        created_at: now,
+        expires_at: expiresAt,
+        used_at: null,
+      })
+      .execute();
+    await recordAudit(trx, {
+      actor: by.username,
+      action: "user.password_reset_link",
+      target: user.username,
+      after: { resetLink: "created", expiresAt: new Date(expiresAt).toISOString() },
+    });
     const older = Number(replaced.numDeletedRows ?? 0);
     await recordActivity(trx, {
       type: "auth",
@@ -112,12 +170,22 @@ export async function createPasswordResetLink(db: Kysely<DB>, by: User, userId: 
       message: `${by.username} made a one-time password reset link for ${user.username} (valid 1 hour${older ? "; the older link no longer works" : ""})`,
       data: { by: by.username, username: user.username },
     });
-    return { ok: true, value: { username: user.username, url: `${origin}${RESET_PATH}?${new URLSearchParams({ token })}`, expiresAt: new Date(expiresAt).toISOString() } };
+    return {
+      ok: true,
+      value: {
+        username: user.username,
+        url: `${origin}${RESET_PATH}?${new URLSearchParams({ token })}`,
+        expiresAt: new Date(expiresAt).toISOString(),
+      },
+    };
   });
 }
 
 /** The account a reset link is for while it is valid (unused, unexpired, account still there), else null. */
-export async function findPasswordReset(db: Kysely<DB>, token: string): Promise<{ userId: string; username: string; expiresAt: number } | null> {
+export async function findPasswordReset(
+  db: Kysely<DB>,
+  token: string,
+): Promise<{ userId: string; username: string; expiresAt: number } | null> {
   if (!token || token.length > 128) return null;
   const row = await db
     .selectFrom("password_resets")
@@ -134,7 +202,10 @@ export async function findPasswordReset(db: Kysely<DB>, token: string): Promise<
  * Sets the new password through a reset link: the link is used up in the same transaction
  * (only one of two parallel posts wins), and every session of the account ends.
  */
-export async function redeemPasswordReset(db: Kysely<DB>, input: { token: string; newPassword: string; ip: string | null }): Promise<Outcome<{ username: string }>> {
+export async function redeemPasswordReset(
+  db: Kysely<DB>,
+  input: { token: string; newPassword: string; ip: string | null },
+): Promise<Outcome<{ username: string }>> {
   // The hash costs argon2: only for a link that is valid now (a stranger's guess costs a lookup).
   const reset = await findPasswordReset(db, input.token);
   if (!reset) return { ok: false, status: 410, error: RESET_LINK_INVALID };
@@ -149,9 +220,21 @@ export async function redeemPasswordReset(db: Kysely<DB>, input: { token: string
       .where("expires_at", ">", now)
       .executeTakeFirst();
     if (Number(used.numUpdatedRows ?? 0) !== 1) return { ok: false, status: 410, error: RESET_LINK_INVALID };
-    await trx.updateTable("users").set({ password_hash: passwordHash, updated_at: now }).where("id", "=", reset.userId).execute();
-    const ended = Number((await trx.deleteFrom("sessions").where("user_id", "=", reset.userId).executeTakeFirst()).numDeletedRows ?? 0);
-    await recordAudit(trx, { actor: reset.username, action: "user.password_reset", target: reset.username, before: { password: "previous" }, after: { password: "new" } });
+    await trx
+      .updateTable("users")
+      .set({ password_hash: passwordHash, updated_at: now })
+      .where("id", "=", reset.userId)
+      .execute();
+    const ended = Number(
+      (await trx.deleteFrom("sessions").where("user_id", "=", reset.userId).executeTakeFirst()).numDeletedRows ?? 0,
+    );
+    await recordAudit(trx, {
+      actor: reset.username,
+      action: "user.password_reset",
+      target: reset.username,
+      before: { password: "previous" },
+      after: { password: "new" },
+    });
     await recordActivity(trx, {
       type: "auth",
       level: "warning",

@@ -81,7 +81,11 @@ function firstAt(rows: readonly { at: number }[], since: number): number {
 
 export const UNATTRIBUTED_LABEL = "Manual / other";
 
-export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = DEFAULT_CHART_RANGE, options: ChartsOptions = {}): Promise<PerformanceCharts> {
+export async function getPerformanceCharts(
+  db: Kysely<DB>,
+  range: ChartRange = DEFAULT_CHART_RANGE,
+  options: ChartsOptions = {},
+): Promise<PerformanceCharts> {
   const now = options.now ?? Date.now();
   const detail = options.detail ?? "full";
   const since = rangeSince(range, now);
@@ -96,7 +100,17 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
   const fundingStart = firstAt(funding, since);
   const snapshotStart = firstAt(snapshots, since);
   const lastSnapshot: EquitySnapshot | undefined = snapshots[snapshots.length - 1];
-  const key = [detail, ledger.fills, start, funding.length, fundingStart, snapshots.length, snapshotStart, lastSnapshot?.id ?? 0, Math.floor(now / DAY_MS)].join("|");
+  const key = [
+    detail,
+    ledger.fills,
+    start,
+    funding.length,
+    fundingStart,
+    snapshots.length,
+    snapshotStart,
+    lastSnapshot?.id ?? 0,
+    Math.floor(now / DAY_MS),
+  ].join("|");
   let perLedger = caches.get(ledger);
   if (!perLedger) caches.set(ledger, (perLedger = new Map()));
   const maxPoints = options.maxPoints ?? (detail === "full" ? 400 : 60);
@@ -108,7 +122,14 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
     const end = Number.MAX_SAFE_INTEGER;
     const curve = equityCurve({ matches, funding, snapshots, since, now: end, nowUnrealized: null });
     const peak = curve.reduce((p, point) => (D(point.equity).gt(p) ? D(point.equity) : p), D(0)).toString();
-    cached = { key, curve: downsample(curve, Math.max(2, maxPoints - 1)), peak, maxDrawdown: maxDrawdown(curve), totals: rangeTotals(matches, funding, since, end), daily: dailyPnl(matches, funding, since, now) };
+    cached = {
+      key,
+      curve: downsample(curve, Math.max(2, maxPoints - 1)),
+      peak,
+      maxDrawdown: maxDrawdown(curve),
+      totals: rangeTotals(matches, funding, since, end),
+      daily: dailyPnl(matches, funding, since, now),
+    };
     if (detail === "full") {
       const [owners, strategies] = await Promise.all([listLotOwners(db), listStrategies(db)]);
       const names = new Map(strategies.map((s) => [s.id, s.name]));
@@ -131,7 +152,9 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
       totals: { ...cached.totals, maxDrawdown: cached.maxDrawdown },
       equity: cached.curve,
       daily: cached.daily,
-      ...(detail === "full" ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution } : {}),
+      ...(detail === "full"
+        ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution }
+        : {}),
     };
   }
   // "Now": the range's realized total plus the unrealized P&L of what is open now.
@@ -150,10 +173,15 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
     range,
     since: since > 0 ? since : null,
     now,
-    totals: { ...cached.totals, maxDrawdown: D(nowPoint.drawdown).lt(cached.maxDrawdown) ? nowPoint.drawdown : cached.maxDrawdown },
+    totals: {
+      ...cached.totals,
+      maxDrawdown: D(nowPoint.drawdown).lt(cached.maxDrawdown) ? nowPoint.drawdown : cached.maxDrawdown,
+    },
     equity: [...cached.curve, nowPoint],
     daily: cached.daily,
-    ...(detail === "full" ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution } : {}),
+    ...(detail === "full"
+      ? { bySymbol: cached.bySymbol, byStrategy: cached.byStrategy, distribution: cached.distribution }
+      : {}),
   };
 }
 
@@ -162,7 +190,11 @@ export async function getPerformanceCharts(db: Kysely<DB>, range: ChartRange = D
  * visit, so it sends no chart data; the card's charts fetch the compact series after
  * hydration).
  */
-export async function getDashboardChartsTable(db: Kysely<DB>, ledger: Promise<StatsLedger> = getStatsLedger(db), now = Date.now()): Promise<DailyTable> {
+export async function getDashboardChartsTable(
+  db: Kysely<DB>,
+  ledger: Promise<StatsLedger> = getStatsLedger(db),
+  now = Date.now(),
+): Promise<DailyTable> {
   // Like the pages' system status (decision 014): one answer per process for up to 1 s, also
   // while fills arrive. Each new fill changes the cache key of the 30-day series below, and
   // recomputing them for every page was a third of the web process's CPU under T5's 100
@@ -170,7 +202,8 @@ export async function getDashboardChartsTable(db: Kysely<DB>, ledger: Promise<St
   // GET /api/performance-charts after hydration; this table is their first paint.
   const current = await ledger;
   const recent = recentTables.get(db);
-  if (recent && recent.ledger === current && now - recent.at < DASHBOARD_TABLE_TTL_MS && now >= recent.at) return recent.table;
+  if (recent && recent.ledger === current && now - recent.at < DASHBOARD_TABLE_TTL_MS && now >= recent.at)
+    return recent.table;
   // Without "now" (no positions or prices read): the equity column ends at the last snapshot
   // (at most 5 minutes old), and the same cached series (a new one for a new day or a new
   // match, funding payment or snapshot) give the same table.

@@ -14,13 +14,29 @@ import { controlsFor } from "#app/core/orders/controls.ts";
 import { positionMargin } from "#app/core/orders/liquidation.ts";
 import { realizedPnl } from "#app/core/orders/net-position.ts";
 import { isFuturesSymbol, resolveSymbol } from "#app/core/products.ts";
-import { applyControls, closingProduct, holderName, sizeClose, stopPriceFor, takerFeeRate } from "#app/core/rules/index.ts";
+import {
+  applyControls,
+  closingProduct,
+  holderName,
+  sizeClose,
+  stopPriceFor,
+  takerFeeRate,
+} from "#app/core/rules/index.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "#app/core/schemas/job-payloads.ts";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { appendEvent } from "#db/queries/events.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
-import { type Position, getOpenPosition, getPosition, getPositionForUpdate, listOpenPositions, lockSymbol, pendingCloseQuantity, updatePosition } from "#db/queries/positions.ts";
+import {
+  type Position,
+  getOpenPosition,
+  getPosition,
+  getPositionForUpdate,
+  listOpenPositions,
+  lockSymbol,
+  pendingCloseQuantity,
+  updatePosition,
+} from "#db/queries/positions.ts";
 import { getSignal } from "#db/queries/signals.ts";
 import { type Trade, listTrades } from "#db/queries/trades.ts";
 import { getTradingConfig } from "#db/queries/trading-state.ts";
@@ -71,10 +87,19 @@ export function toPositionView(p: Position, liquidation: string | null = null): 
   const notional = D(p.entryPrice).times(p.remainingQuantity);
   return {
     ...p,
-    margin: positionMargin({ side: p.side, entryPrice: p.entryPrice, quantity: p.remainingQuantity, leverage: p.leverage, marginType: p.marginType }),
+    margin: positionMargin({
+      side: p.side,
+      entryPrice: p.entryPrice,
+      quantity: p.remainingQuantity,
+      leverage: p.leverage,
+      marginType: p.marginType,
+    }),
     liquidationPrice: liquidation,
     unrealizedPnl,
-    roi: unrealizedPnl && notional.gt(0) ? D(unrealizedPnl).div(notional).times(100).times(p.leverage).round(2).toString() : null,
+    roi:
+      unrealizedPnl && notional.gt(0)
+        ? D(unrealizedPnl).div(notional).times(100).times(p.leverage).round(2).toString()
+        : null,
   };
 }
 
@@ -83,7 +108,10 @@ export function toPositionView(p: Position, liquidation: string | null = null): 
  * market price (market_prices, written by the price loop on every tick; the rules monitor
  * writes positions.current_price only every few seconds), else the stored current price.
  */
-export async function listPositionViews(db: Db, options: { maxAgeMs?: number; strategy?: string } = {}): Promise<PositionView[]> {
+export async function listPositionViews(
+  db: Db,
+  options: { maxAgeMs?: number; strategy?: string } = {},
+): Promise<PositionView[]> {
   const [positions, prices] = await Promise.all([listOpenPositions(db), getPrices(db)]);
   const open = positions.filter((p) => isFuturesSymbol(p.symbol) && positionInStrategy(p, options.strategy));
   if (open.length === 0) return [];
@@ -93,11 +121,14 @@ export async function listPositionViews(db: Db, options: { maxAgeMs?: number; st
     .current()
     .catch(() => null);
   const exchangeName = adapter?.name ?? "coinbase";
-  const stops = adapter?.placeStopOrder ? new Map((await listExchangeStops(db, exchangeName)).map((s) => [s.position_id, s])) : null;
+  const stops = adapter?.placeStopOrder
+    ? new Map((await listExchangeStops(db, exchangeName)).map((s) => [s.position_id, s]))
+    : null;
   // A live position under the smallest order its exchange takes cannot be closed by an order
   // (the simulator takes any of its own steps): said on the position, with the way out (decision 039).
   const closeNotes = new Map<string, string | null>();
-  for (const p of open) if (p.exchange !== "simulator") closeNotes.set(p.id, await closeSendsNothing(db, p, "0").catch(() => null));
+  for (const p of open)
+    if (p.exchange !== "simulator") closeNotes.set(p.id, await closeSendsNothing(db, p, "0").catch(() => null));
   const now = Date.now();
   return open.map((p) => {
     const price = prices.get(p.symbol);
@@ -147,7 +178,11 @@ async function liquidationPrices(db: Db, positions: Position[]): Promise<Map<str
     let cached = exchangeLiquidations.get(db);
     if (!cached || cached.name !== exchange.name || Date.now() - cached.at > LIQUIDATION_TTL_MS) {
       const reported = await exchange.getPositions();
-      cached = { at: Date.now(), name: exchange.name, bySymbol: new Map(reported.map((r) => [r.symbol, r.liquidationPrice ?? null])) };
+      cached = {
+        at: Date.now(),
+        name: exchange.name,
+        bySymbol: new Map(reported.map((r) => [r.symbol, r.liquidationPrice ?? null])),
+      };
       exchangeLiquidations.set(db, cached);
     }
     return cached.bySymbol;
@@ -168,7 +203,12 @@ export type CloseResult =
  * `symbol` (the worker sends a reduce-only market order). A close already queued for the
  * position is answered with its job instead of a second one.
  */
-export async function requestClosePosition(db: Db, symbol: string, by: string, part?: PartialClose | null): Promise<CloseResult> {
+export async function requestClosePosition(
+  db: Db,
+  symbol: string,
+  by: string,
+  part?: PartialClose | null,
+): Promise<CloseResult> {
   const wanted = symbol.trim().toUpperCase();
   const position = await getOpenPosition(db, wanted);
   if (!position) return { ok: false, status: 404, error: `No open position for ${wanted}` };
@@ -188,7 +228,13 @@ export async function requestClosePosition(db: Db, symbol: string, by: string, p
     .where("payload", "like", `%"source":"manual"%`)
     .executeTakeFirst();
   if (live) {
-    return { ok: true, success: true, message: `A close of ${wanted} is already in progress`, jobId: Number(live.id), positionId: position.id };
+    return {
+      ok: true,
+      success: true,
+      message: `A close of ${wanted} is already in progress`,
+      jobId: Number(live.id),
+      positionId: position.id,
+    };
   }
   // The worker's own rule (app/core/rules/close.ts sizeClose), asked first: a close that could
   // send nothing says why here, on the screen, instead of "queued" and a line in the log.
@@ -197,7 +243,13 @@ export async function requestClosePosition(db: Db, symbol: string, by: string, p
 
   const whole = requested === "all";
   const jobId = await db.transaction().execute(async (trx) => {
-    const payload: ClosePositionJob = { positionId: position.id, quantity: requested, reason: `${whole ? "Close" : "Partial close"} requested by ${by}`, source: "manual", requestedBy: by };
+    const payload: ClosePositionJob = {
+      positionId: position.id,
+      quantity: requested,
+      reason: `${whole ? "Close" : "Partial close"} requested by ${by}`,
+      source: "manual",
+      requestedBy: by,
+    };
     const job = await enqueueJob(trx, { task: "close-position", payload, priority: CLOSE_JOB_PRIORITY });
     await recordActivity(trx, {
       type: "trade",
@@ -205,18 +257,47 @@ export async function requestClosePosition(db: Db, symbol: string, by: string, p
       message: whole
         ? `Close requested by ${by}: ${position.side} ${position.remainingQuantity} ${wanted} at market`
         : `Partial close requested by ${by}: ${requested} of ${position.side} ${position.remainingQuantity} ${wanted} at market`,
-      data: { positionId: position.id, symbol: wanted, remainingQuantity: position.remainingQuantity, quantity: requested, jobId: job.id },
+      data: {
+        positionId: position.id,
+        symbol: wanted,
+        remainingQuantity: position.remainingQuantity,
+        quantity: requested,
+        jobId: job.id,
+      },
     });
-    if (!whole) await recordAudit(trx, { actor: by, action: "position.close_part", target: `${wanted} ${position.id}`, before: { remainingQuantity: position.remainingQuantity }, after: { closeRequested: requested } });
-    await appendEvent(trx, "trade_update", { positionId: position.id, symbol: wanted, action: "close", status: "pending" });
+    if (!whole)
+      await recordAudit(trx, {
+        actor: by,
+        action: "position.close_part",
+        target: `${wanted} ${position.id}`,
+        before: { remainingQuantity: position.remainingQuantity },
+        after: { closeRequested: requested },
+      });
+    await appendEvent(trx, "trade_update", {
+      positionId: position.id,
+      symbol: wanted,
+      action: "close",
+      status: "pending",
+    });
     return job.id;
   });
   pokeWorkers(db);
-  return { ok: true, success: true, message: whole ? `Close order queued for ${wanted}` : `Close order queued for ${requested} ${wanted}`, jobId, positionId: position.id };
+  return {
+    ok: true,
+    success: true,
+    message: whole ? `Close order queued for ${wanted}` : `Close order queued for ${requested} ${wanted}`,
+    jobId,
+    positionId: position.id,
+  };
 }
 
 /** Why a close of `requested` (default everything) would send nothing for the position (null: it can be sent), sized as the exchange that holds it trades. */
-async function closeSendsNothing(db: Db, position: Position, pending?: string, requested = "all"): Promise<string | null> {
+async function closeSendsNothing(
+  db: Db,
+  position: Position,
+  pending?: string,
+  requested = "all",
+): Promise<string | null> {
   const holder = await getExchange(db).forExchange(position.exchange);
   const traded = await tradingProductsFor(db, holder).product(position.symbol);
   if (!traded) return null;
@@ -249,16 +330,25 @@ export type EditPositionResult =
  */
 export async function editPosition(db: Db, id: string, edit: PositionEdit, by: string): Promise<EditPositionResult> {
   const candidate = await getPosition(db, id);
-  if (!candidate || candidate.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
+  if (candidate?.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
   const result = await db.transaction().execute(async (trx): Promise<EditPositionResult> => {
     await lockSymbol(trx, candidate.symbol);
     const position = await getPositionForUpdate(trx, id);
-    if (!position || position.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
+    if (position?.status !== "open") return { ok: false, status: 404, error: "No open position with this id" };
     const price = (await getPrices(trx)).get(position.symbol)?.price ?? position.currentPrice;
     const tick = resolveSymbol(position.symbol)?.quoteIncrement ?? null;
-    const edited = editControls({ ...position, currentPrice: price }, edit, { exitFeeRate: takerFeeRate(position.exchange), tick });
+    const edited = editControls({ ...position, currentPrice: price }, edit, {
+      exitFeeRate: takerFeeRate(position.exchange),
+      tick,
+    });
     if (!edited.ok) return { ok: false, status: 400, error: edited.error, field: edited.field };
-    if (!edited.changed) return { ok: true, changed: false, position: toPositionView(position), message: `Nothing changed on ${position.symbol}` };
+    if (!edited.changed)
+      return {
+        ok: true,
+        changed: false,
+        position: toPositionView(position),
+        message: `Nothing changed on ${position.symbol}`,
+      };
     const a = edited.applied;
     await updatePosition(trx, position.id, a);
     const summary = (p: { advancedControls: unknown; stopPrice: string | null; breakEvenTriggered: boolean }) => ({
@@ -266,7 +356,13 @@ export async function editPosition(db: Db, id: string, edit: PositionEdit, by: s
       controls: p.advancedControls,
       breakEvenTriggered: p.breakEvenTriggered,
     });
-    await recordAudit(trx, { actor: by, action: "position.edit", target: `${position.symbol} ${position.id}`, before: summary(position), after: summary(a) });
+    await recordAudit(trx, {
+      actor: by,
+      action: "position.edit",
+      target: `${position.symbol} ${position.id}`,
+      before: summary(position),
+      after: summary(a),
+    });
     const tps = (a.advancedControls?.takeProfits ?? []).filter((l) => l.enabled).length;
     const trail = a.advancedControls?.trailingStop;
     const message = `Position ${position.symbol} edited by ${by}: stop ${a.stopPrice ?? "none"}, ${tps} take-profit level${tps === 1 ? "" : "s"}, break-even ${a.advancedControls?.breakEven ? "on" : "off"}, trailing ${trail ? "on" : "off"}`;
@@ -274,10 +370,26 @@ export async function editPosition(db: Db, id: string, edit: PositionEdit, by: s
       type: "trade",
       level: "info",
       message,
-      data: { positionId: position.id, symbol: position.symbol, strategyId: position.strategyId ?? null, by, stopPrice: a.stopPrice, before: position.stopPrice },
+      data: {
+        positionId: position.id,
+        symbol: position.symbol,
+        strategyId: position.strategyId ?? null,
+        by,
+        stopPrice: a.stopPrice,
+        before: position.stopPrice,
+      },
     });
-    await appendEvent(trx, "dashboard_update", { reason: "position_edited", positionId: position.id, symbol: position.symbol });
-    return { ok: true, changed: true, position: toPositionView({ ...position, ...a, ruleState: a.ruleState as unknown as Position["ruleState"] }), message };
+    await appendEvent(trx, "dashboard_update", {
+      reason: "position_edited",
+      positionId: position.id,
+      symbol: position.symbol,
+    });
+    return {
+      ok: true,
+      changed: true,
+      position: toPositionView({ ...position, ...a, ruleState: a.ruleState as unknown as Position["ruleState"] }),
+      message,
+    };
   });
   if (result.ok && result.changed) pokeWorkers(db);
   return result;
@@ -308,7 +420,7 @@ export interface PositionEditView {
 
 export async function positionEditView(db: Db, id: string): Promise<PositionEditView | null> {
   const position = await getPosition(db, id);
-  if (!position || position.status !== "open") return null;
+  if (position?.status !== "open") return null;
   const price = (await getPrices(db)).get(position.symbol)?.price ?? position.currentPrice;
   const c = position.advancedControls;
   const pct = (fraction: number) => D(fraction).times(100).toString();
@@ -332,9 +444,15 @@ export async function positionEditView(db: Db, id: string): Promise<PositionEdit
         close: pct(l.portfolio),
         state: state.tpFilled?.includes(i) ? "filled" : state.tpSkipped?.includes(i) ? "skipped" : "closing",
       })),
-    levels: levels.filter(({ l, i }) => l.enabled && !locked.has(i)).map(({ l }) => ({ price: takeProfitPrice(position.side, position.entryPrice, l), close: pct(l.portfolio) })),
+    levels: levels
+      .filter(({ l, i }) => l.enabled && !locked.has(i))
+      .map(({ l }) => ({ price: takeProfitPrice(position.side, position.entryPrice, l), close: pct(l.portfolio) })),
     breakEven: Boolean(c?.breakEven),
-    breakEvenOffset: c?.breakEvenOffset ? (c.breakEvenOffset.unit === "percent" ? pct(c.breakEvenOffset.value) : String(c.breakEvenOffset.value)) : "",
+    breakEvenOffset: c?.breakEvenOffset
+      ? c.breakEvenOffset.unit === "percent"
+        ? pct(c.breakEvenOffset.value)
+        : String(c.breakEvenOffset.value)
+      : "",
     breakEvenOffsetUnit: c?.breakEvenOffset?.unit ?? "ticks",
     trailing: Boolean(c?.trailingStop),
     trailingActivation: c?.trailingStop ? pct(c.trailingStop.activation) : "",
@@ -350,7 +468,10 @@ export async function positionEditView(db: Db, id: string): Promise<PositionEdit
  * source (apply-to-signals / apply-to-manual switches). See app/core/rules/apply.ts for what
  * stays (levels taken, break-even, trailing state).
  */
-export async function applyRulesToOpenPositions(db: Db, by: string): Promise<{ appliedCount: number; totalPositions: number }> {
+export async function applyRulesToOpenPositions(
+  db: Db,
+  by: string,
+): Promise<{ appliedCount: number; totalPositions: number }> {
   const config = await getTradingConfig(db);
   const open = await listOpenPositions(db);
   let appliedCount = 0;
@@ -358,13 +479,19 @@ export async function applyRulesToOpenPositions(db: Db, by: string): Promise<{ a
     const applied = await db.transaction().execute(async (trx) => {
       await lockSymbol(trx, candidate.symbol);
       const position = await getPositionForUpdate(trx, candidate.id);
-      if (!position || position.status !== "open") return false;
+      if (position?.status !== "open") return false;
       // A strategy's position gets its strategy's overrides over the config (decision 027).
       const strategy = position.strategyId ? await getStrategy(trx, position.strategyId) : null;
-      const controls = strategy ? controlsFor(strategyConfig(config, strategy), "signal") : controlsFor(config, position.source === "manual" ? "manual" : "signal");
+      const controls = strategy
+        ? controlsFor(strategyConfig(config, strategy), "signal")
+        : controlsFor(config, position.source === "manual" ? "manual" : "signal");
       // The break-even stop is re-priced with the new offset; the entry fee estimated at the taker rate (decision 046).
       const tick = resolveSymbol(position.symbol)?.quoteIncrement ?? null;
-      await updatePosition(trx, position.id, applyControls(position, controls, { exitFeeRate: takerFeeRate(position.exchange), tick }));
+      await updatePosition(
+        trx,
+        position.id,
+        applyControls(position, controls, { exitFeeRate: takerFeeRate(position.exchange), tick }),
+      );
       return true;
     });
     if (applied) appliedCount++;
@@ -424,14 +551,21 @@ export async function getPositionDetails(db: Db, id: string): Promise<PositionDe
     // The mark the list uses too (the latest feed price), so a row and its details agree.
     position: toPositionView({ ...position, currentPrice: markPrice }),
     trades,
-    relatedSignal: signal ? { id: signal.id, action: signal.action, symbol: signal.symbol, createdAt: signal.createdAt } : null,
+    relatedSignal: signal
+      ? { id: signal.id, action: signal.action, symbol: signal.symbol, createdAt: signal.createdAt }
+      : null,
     exchange: { name: exchange.name, label: exchange.label },
     chart,
     metrics: {
       totalVolume: totalVolume.toString(),
       estimatedFees: feesPaid.plus(exitFee).round(8).toString(),
       feesPaid: feesPaid.toString(),
-      unrealizedPnL: open && markPrice ? realizedPnl(position.side, position.entryPrice, markPrice, position.remainingQuantity) : open ? null : "0",
+      unrealizedPnL:
+        open && markPrice
+          ? realizedPnl(position.side, position.entryPrice, markPrice, position.remainingQuantity)
+          : open
+            ? null
+            : "0",
       markPrice,
     },
   };
@@ -469,7 +603,12 @@ export async function getUnrealizedNow(db: Db): Promise<string> {
 
 export async function getPortfolioSummary(db: Db): Promise<PortfolioSummary> {
   const exchange = getExchange(db);
-  const [balances, positions, prices, closed] = await Promise.all([exchange.getBalances(), listOpenPositions(db), getPrices(db), getClosedTradesPnl(db)]);
+  const [balances, positions, prices, closed] = await Promise.all([
+    exchange.getBalances(),
+    listOpenPositions(db),
+    getPrices(db),
+    getClosedTradesPnl(db),
+  ]);
   const balance = marginBalance(balances);
   const currency = balance.currency;
   const unrealized = D(unrealizedTotal(positions, prices));
@@ -507,13 +646,35 @@ export interface ResetResult {
  * touched: an exchange does not forget. Refused (409) while a position is open or an order
  * is pending: flatten first.
  */
-export async function resetStatistics(db: Db, by: string): Promise<ResetResult | { success: false; status: 409; error: string }> {
+export async function resetStatistics(
+  db: Db,
+  by: string,
+): Promise<ResetResult | { success: false; status: 409; error: string }> {
   const deleted = await db.transaction().execute(async (trx) => {
-    await trx.updateTable("position_locks").set((eb) => ({ version: eb("version", "+", 1) })).execute();
+    await trx
+      .updateTable("position_locks")
+      .set((eb) => ({ version: eb("version", "+", 1) }))
+      .execute();
     // Refused while anything is open (issue 11): the positions and orders would go on at the
     // exchange with no record here, unprotected.
-    const open = Number((await trx.selectFrom("positions").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "open").executeTakeFirst())?.n ?? 0);
-    const resting = Number((await trx.selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "pending").executeTakeFirst())?.n ?? 0);
+    const open = Number(
+      (
+        await trx
+          .selectFrom("positions")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("status", "=", "open")
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
+    const resting = Number(
+      (
+        await trx
+          .selectFrom("trades")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("status", "=", "pending")
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
     if (open > 0 || resting > 0) return { open, resting };
     const count = (r: { numDeletedRows?: bigint }) => Number(r.numDeletedRows ?? 0);
     const trades = count(await trx.deleteFrom("trades").executeTakeFirst());
@@ -536,9 +697,20 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
         .executeTakeFirst(),
     );
     // Nothing rests (checked above): any hold left on the paper account is released.
-    const openSimOrders = Number((await trx.selectFrom("sim_orders").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "open").executeTakeFirst())?.n ?? 0);
+    const openSimOrders = Number(
+      (
+        await trx
+          .selectFrom("sim_orders")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("status", "=", "open")
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
     if (openSimOrders === 0) {
-      for (const b of await trx.selectFrom("balances").select(["profile_id", "currency", "available", "hold"]).execute()) {
+      for (const b of await trx
+        .selectFrom("balances")
+        .select(["profile_id", "currency", "available", "hold"])
+        .execute()) {
         if (D(b.hold).eq(0)) continue;
         await trx
           .updateTable("balances")
@@ -549,7 +721,12 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
       }
     }
     const summary = { trades, signals, positions, logs, jobs };
-    await recordAudit(trx, { actor: by, action: "statistics.reset", target: "statistics", after: { deleted: summary } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "statistics.reset",
+      target: "statistics",
+      after: { deleted: summary },
+    });
     await recordActivity(trx, {
       type: "system",
       level: "warning",
@@ -565,7 +742,11 @@ export async function resetStatistics(db: Db, by: string): Promise<ResetResult |
       deleted.open ? `${deleted.open} open position${deleted.open === 1 ? "" : "s"}` : null,
       deleted.resting ? `${deleted.resting} pending order${deleted.resting === 1 ? "" : "s"}` : null,
     ].filter(Boolean);
-    return { success: false, status: 409, error: `Close the positions and cancel the orders first (Flatten all): ${what.join(" and ")}` };
+    return {
+      success: false,
+      status: 409,
+      error: `Close the positions and cancel the orders first (Flatten all): ${what.join(" and ")}`,
+    };
   }
   return {
     success: true,

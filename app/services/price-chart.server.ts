@@ -18,11 +18,28 @@ export type { PriceChartData };
 export const CHART_MARGIN_MS = 15 * 60_000;
 
 /** GET /api/candles: a symbol's candles in [from, to], the newest `limit` (≤ MAX_CANDLES) when there are more. */
-export const candleViews = async (db: Kysely<DB>, symbol: string, from: number, to: number, limit = MAX_CANDLES): Promise<CandleView[]> =>
-  (await listCandles(db, symbol, { from, to, limit })).map(({ time, open, high, low, close }) => ({ time, open, high, low, close }));
+export const candleViews = async (
+  db: Kysely<DB>,
+  symbol: string,
+  from: number,
+  to: number,
+  limit = MAX_CANDLES,
+): Promise<CandleView[]> =>
+  (await listCandles(db, symbol, { from, to, limit })).map(({ time, open, high, low, close }) => ({
+    time,
+    open,
+    high,
+    low,
+    close,
+  }));
 
 /** A position's chart: from its opening to now (or its close), the newest MAX_CANDLES minutes at most. */
-export async function positionChart(db: Kysely<DB>, position: Position, trades: Trade[], now = Date.now()): Promise<PriceChartData> {
+export async function positionChart(
+  db: Kysely<DB>,
+  position: Position,
+  trades: Trade[],
+  now = Date.now(),
+): Promise<PriceChartData> {
   const from = Date.parse(position.createdAt) - CHART_MARGIN_MS;
   const to = position.closedAt ? Math.min(now, Date.parse(position.closedAt) + CHART_MARGIN_MS) : now;
   return {
@@ -31,7 +48,12 @@ export async function positionChart(db: Kysely<DB>, position: Position, trades: 
     to,
     candles: await candleViews(db, position.symbol, from, to),
     // The break-even level as the worker will price it: the fees the position paid, its exchange's taker rate, the tick (decision 046).
-    levels: chartLevels(position, { entryFee: position.fees, quantity: position.quantity, exitFeeRate: takerFeeRate(position.exchange), tick: resolveSymbol(position.symbol)?.quoteIncrement ?? null }),
+    levels: chartLevels(position, {
+      entryFee: position.fees,
+      quantity: position.quantity,
+      exitFeeRate: takerFeeRate(position.exchange),
+      tick: resolveSymbol(position.symbol)?.quoteIncrement ?? null,
+    }),
     markers: chartMarkers(position.side, trades),
   };
 }
@@ -54,5 +76,12 @@ export async function tradeChart(db: Kysely<DB>, trade: Trade, now = Date.now())
   const from = at - CHART_MARGIN_MS * 2;
   const to = Math.min(now, at + CHART_MARGIN_MS * 2);
   const markers = chartMarkers(trade.side === "buy" ? "long" : "short", [trade]);
-  return { symbol: trade.symbol, from, to, candles: await candleViews(db, trade.symbol, from, to), levels: [], markers };
+  return {
+    symbol: trade.symbol,
+    from,
+    to,
+    candles: await candleViews(db, trade.symbol, from, to),
+    levels: [],
+    markers,
+  };
 }

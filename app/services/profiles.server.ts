@@ -42,8 +42,10 @@ export function toProfileView(p: ExchangeProfile, provider: string): ProfileView
 
 function refusal(error: unknown, fallback: string): { ok: false; status: number; error: string } {
   if (error instanceof ProfileError) return { ok: false, status: error.status, error: error.message };
-  if (error instanceof AuthError) return { ok: false, status: 502, error: `Coinbase refused the credentials: ${error.message}` };
-  if (error instanceof TemporaryError) return { ok: false, status: 503, error: `Coinbase is unavailable: ${error.message}` };
+  if (error instanceof AuthError)
+    return { ok: false, status: 502, error: `Coinbase refused the credentials: ${error.message}` };
+  if (error instanceof TemporaryError)
+    return { ok: false, status: 503, error: `Coinbase is unavailable: ${error.message}` };
   if (error instanceof ExchangeError) return { ok: false, status: 502, error: error.message };
   console.warn(`[profiles] ${fallback}: ${(error as Error)?.message ?? error}`);
   return { ok: false, status: 500, error: fallback };
@@ -52,14 +54,22 @@ function refusal(error: unknown, fallback: string): { ok: false; status: number;
 export async function listProfileViews(db: Db): Promise<{ provider: string; profiles: ProfileView[] }> {
   const provider = await profilesProvider(db);
   const profiles = await provider.listProfiles();
-  return { provider: provider.name, profiles: profiles.filter((p) => p.active).map((p) => toProfileView(p, provider.name)) };
+  return {
+    provider: provider.name,
+    profiles: profiles.filter((p) => p.active).map((p) => toProfileView(p, provider.name)),
+  };
 }
 
 export async function createProfile(db: Db, name: string, username: string): Promise<Outcome<ProfileView>> {
   try {
     const provider = await profilesProvider(db, username);
     const profile = await provider.createProfile(name);
-    await recordActivity(db, { type: "system", level: "success", message: `Profile ${profile.name} created by ${username}`, data: { profileId: profile.id, provider: provider.name } });
+    await recordActivity(db, {
+      type: "system",
+      level: "success",
+      message: `Profile ${profile.name} created by ${username}`,
+      data: { profileId: profile.id, provider: provider.name },
+    });
     return { ok: true, value: toProfileView(profile, provider.name) };
   } catch (error) {
     return refusal(error, "Failed to create profile");
@@ -80,22 +90,40 @@ export async function transferFunds(
     const provider = await profilesProvider(db, username);
     const currency = request.currency.trim().toUpperCase();
     await provider.transferFunds({ ...request, currency });
-    const [from, to] = await Promise.all([nameOf(provider, request.fromProfileId), nameOf(provider, request.toProfileId)]);
+    const [from, to] = await Promise.all([
+      nameOf(provider, request.fromProfileId),
+      nameOf(provider, request.toProfileId),
+    ]);
     const message = `Transferred ${request.amount} ${currency} from ${from} to ${to}`;
-    await recordActivity(db, { type: "system", level: "success", message: `${message} (${username})`, data: { ...request, currency, provider: provider.name } });
+    await recordActivity(db, {
+      type: "system",
+      level: "success",
+      message: `${message} (${username})`,
+      data: { ...request, currency, provider: provider.name },
+    });
     return { ok: true, value: { message } };
   } catch (error) {
     return refusal(error, "Failed to complete transfer");
   }
 }
 
-export async function deleteProfile(db: Db, profileId: string, toProfileId: string, username: string): Promise<Outcome<{ message: string }>> {
+export async function deleteProfile(
+  db: Db,
+  profileId: string,
+  toProfileId: string,
+  username: string,
+): Promise<Outcome<{ message: string }>> {
   try {
     const provider = await profilesProvider(db, username);
     const [name, to] = await Promise.all([nameOf(provider, profileId), nameOf(provider, toProfileId)]);
     await provider.deleteProfile(profileId, toProfileId);
     const message = `Profile ${name} deleted; its funds moved to ${to}`;
-    await recordActivity(db, { type: "system", level: "success", message: `${message} (${username})`, data: { profileId, toProfileId, provider: provider.name } });
+    await recordActivity(db, {
+      type: "system",
+      level: "success",
+      message: `${message} (${username})`,
+      data: { profileId, toProfileId, provider: provider.name },
+    });
     return { ok: true, value: { message } };
   } catch (error) {
     return refusal(error, "Failed to delete profile");

@@ -8,10 +8,24 @@ import { EnvSchema } from "#app/core/env.ts";
 import type { AdvancedControls } from "#app/core/orders/controls.ts";
 import { strategyConfig } from "#app/core/orders/strategy.ts";
 import type { FundingEntry } from "#app/core/performance/charts.ts";
-import { type ReplayAlert, type ReplayCandle, type ReplayMarket, type ReplayProduct, type ReplaySummary, replaySummary, summarize } from "#app/core/replay/replay.ts";
+import {
+  type ReplayAlert,
+  type ReplayCandle,
+  type ReplayMarket,
+  type ReplayProduct,
+  type ReplaySummary,
+  replaySummary,
+  summarize,
+} from "#app/core/replay/replay.ts";
 import { takerFeeRate } from "#app/core/rules/breakeven.ts";
 import { parseRuleState } from "#app/core/rules/state.ts";
-import { type ReplayRequest, defaultReplayRequest, describeRuleSet, replayPeriod, ruleSetControls } from "#app/core/schemas/replay.ts";
+import {
+  type ReplayRequest,
+  defaultReplayRequest,
+  describeRuleSet,
+  replayPeriod,
+  ruleSetControls,
+} from "#app/core/schemas/replay.ts";
 import { DEFAULT_STRATEGY_ID } from "#app/core/schemas/strategy.ts";
 import { storedPositionTarget } from "#app/core/schemas/webhook-signal.ts";
 import { createTradingProductResolver } from "#exchange/trading-product.ts";
@@ -62,7 +76,10 @@ function fundingSettings(env: Record<string, string | undefined> = process.env) 
 /** The Replay screen's form before a post: the defaults from the Trading Rules and the strategies to choose from. */
 export async function replayFormData(db: Kysely<DB>, now = Date.now()) {
   const [config, strategies] = await Promise.all([getTradingConfig(db), listStrategies(db)]);
-  return { defaults: defaultReplayRequest(config, now), strategies: strategies.map((s) => ({ id: s.id, name: s.name })) };
+  return {
+    defaults: defaultReplayRequest(config, now),
+    strategies: strategies.map((s) => ({ id: s.id, name: s.name })),
+  };
 }
 
 export async function runReplay(db: Kysely<DB>, request: ReplayRequest, now = Date.now()): Promise<ReplayResult> {
@@ -71,9 +88,12 @@ export async function runReplay(db: Kysely<DB>, request: ReplayRequest, now = Da
   const strategyFilter = request.strategy === "all" ? null : request.strategy;
   const [config, strategies] = await Promise.all([getTradingConfig(db), listStrategies(db)]);
   const byId = new Map(strategies.map((s) => [s.id, s]));
-  if (strategyFilter && strategyFilter !== DEFAULT_STRATEGY_ID && !byId.has(strategyFilter)) throw new ReplayInputError("Unknown strategy");
+  if (strategyFilter && strategyFilter !== DEFAULT_STRATEGY_ID && !byId.has(strategyFilter))
+    throw new ReplayInputError("Unknown strategy");
 
-  const signals = (await listReplaySignals(db, { ...period, strategy: strategyFilter })).filter((s) => s.payload.test !== true);
+  const signals = (await listReplaySignals(db, { ...period, strategy: strategyFilter })).filter(
+    (s) => s.payload.test !== true,
+  );
   const products = createTradingProductResolver(db);
   const productOf = new Map<string, ReplayProduct>();
   for (const symbol of [...new Set(signals.map((s) => s.symbol))].sort()) {
@@ -84,7 +104,11 @@ export async function runReplay(db: Kysely<DB>, request: ReplayRequest, now = Da
     const strategy = s.strategyId ? (byId.get(s.strategyId) ?? null) : null;
     const sizing = strategy ? strategyConfig(config, strategy) : config;
     const leverageField = Number((s.payload as { leverage?: unknown }).leverage);
-    const leverage = strategy ? strategy.leverage : config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10 ? leverageField : 1;
+    const leverage = strategy
+      ? strategy.leverage
+      : config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10
+        ? leverageField
+        : 1;
     return {
       id: s.id,
       symbol: s.symbol,
@@ -113,7 +137,13 @@ export async function runReplay(db: Kysely<DB>, request: ReplayRequest, now = Da
   for (const row of fundingRows) rates.set(`${row.symbol}|${Number(row.interval_start)}`, D(row.rate).toString());
   const settings = fundingSettings();
   const feeRate = takerFeeRate("simulator");
-  const market: ReplayMarket = { candles, products: productOf, feeRate, funding: { intervalMs: settings.intervalMs, defaultRate: settings.rate, rates }, balance: REPLAY_BALANCE };
+  const market: ReplayMarket = {
+    candles,
+    products: productOf,
+    feeRate,
+    funding: { intervalMs: settings.intervalMs, defaultRate: settings.rate, rates },
+    balance: REPLAY_BALANCE,
+  };
 
   const sets: ReplayResult["sets"] = [];
   request.sets.forEach((set, i) => {
@@ -141,10 +171,17 @@ export async function runReplay(db: Kysely<DB>, request: ReplayRequest, now = Da
  * the replay leaves them out), the funding booked on those positions, and the take-profit
  * levels filled on the positions alerts opened in the period.
  */
-async function realSummary(db: Kysely<DB>, period: { from: number; to: number }, strategy: string | null): Promise<ReplaySummary> {
+async function realSummary(
+  db: Kysely<DB>,
+  period: { from: number; to: number },
+  strategy: string | null,
+): Promise<ReplaySummary> {
   const [ledger, owners] = await Promise.all([getStatsLedger(db), listLotOwners(db)]);
-  const wanted = (owner: string | null | undefined) => (owner == null ? false : strategy === null ? true : owner === strategy);
-  const matches = ledger.matchesFrom(ledger.windowStart(period.from)).filter((m) => m.exitTime <= period.to && wanted(owners.get(m.entryTradeId)));
+  const wanted = (owner: string | null | undefined) =>
+    owner == null ? false : strategy === null ? true : owner === strategy;
+  const matches = ledger
+    .matchesFrom(ledger.windowStart(period.from))
+    .filter((m) => m.exitTime <= period.to && wanted(owners.get(m.entryTradeId)));
 
   let fundingQuery = db
     .selectFrom("funding_payments")
@@ -158,8 +195,12 @@ async function realSummary(db: Kysely<DB>, period: { from: number; to: number },
     .where("created_at", ">=", period.from)
     .where("created_at", "<=", period.to);
   if (strategy === null) {
-    fundingQuery = fundingQuery.where((eb) => eb.or([eb("positions.strategy_id", "is not", null), eb("positions.source", "=", "signal")]));
-    positionsQuery = positionsQuery.where((eb) => eb.or([eb("strategy_id", "is not", null), eb("source", "=", "signal")]));
+    fundingQuery = fundingQuery.where((eb) =>
+      eb.or([eb("positions.strategy_id", "is not", null), eb("positions.source", "=", "signal")]),
+    );
+    positionsQuery = positionsQuery.where((eb) =>
+      eb.or([eb("strategy_id", "is not", null), eb("source", "=", "signal")]),
+    );
   } else if (strategy === DEFAULT_STRATEGY_ID) {
     fundingQuery = fundingQuery.where("positions.strategy_id", "is", null).where("positions.source", "=", "signal");
     positionsQuery = positionsQuery.where("strategy_id", "is", null).where("source", "=", "signal");
@@ -168,13 +209,16 @@ async function realSummary(db: Kysely<DB>, period: { from: number; to: number },
     positionsQuery = positionsQuery.where("strategy_id", "=", strategy);
   }
   const [fundingRows, positionRows] = await Promise.all([fundingQuery.execute(), positionsQuery.execute()]);
-  const funding: FundingEntry[] = fundingRows.map((r) => ({ amount: D(r.amount).toString(), at: Number(r.at) })).sort((a, b) => a.at - b.at);
+  const funding: FundingEntry[] = fundingRows
+    .map((r) => ({ amount: D(r.amount).toString(), at: Number(r.at) }))
+    .sort((a, b) => a.at - b.at);
   const tpHits: number[] = [];
   for (const row of positionRows) {
     const controls = row.advanced_controls ? (JSON.parse(row.advanced_controls) as AdvancedControls | null) : null;
     const levels = controls?.takeProfits?.length ?? 0;
     while (tpHits.length < levels) tpHits.push(0);
-    for (const level of parseRuleState(row.rule_state ? JSON.parse(row.rule_state) : null).tpFilled) if (level < tpHits.length) tpHits[level]!++;
+    for (const level of parseRuleState(row.rule_state ? JSON.parse(row.rule_state) : null).tpFilled)
+      if (level < tpHits.length) tpHits[level]!++;
   }
   return summarize({ matches, funding, positions: positionRows.length, tpHits, period, maxPoints: CURVE_POINTS });
 }

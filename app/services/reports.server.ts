@@ -9,7 +9,14 @@ import { REPORT_JOB_ATTEMPTS, REPORT_TYPE_LABELS } from "#app/core/schemas/repor
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { enqueueJob } from "#db/queries/jobs.ts";
 import { listProfileRecords } from "#db/queries/profiles.ts";
-import { type ReportRecord, getReport, getReportFile, insertReport, listReports, pruneExpiredReportFiles } from "#db/queries/reports.ts";
+import {
+  type ReportRecord,
+  getReport,
+  getReportFile,
+  insertReport,
+  listReports,
+  pruneExpiredReportFiles,
+} from "#db/queries/reports.ts";
 import { newId } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { getRemoteReportsProvider } from "#exchange/factory.ts";
@@ -23,12 +30,19 @@ export const toReportView = ({ remoteFileUrl: _remote, userId: _user, ...view }:
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: number; error: string; field?: string };
 
-export async function listReportViews(db: Db, filters: { type?: string; status?: string; limit?: number } = {}): Promise<ReportView[]> {
+export async function listReportViews(
+  db: Db,
+  filters: { type?: string; status?: string; limit?: number } = {},
+): Promise<ReportView[]> {
   return (await listReports(db, filters)).map(toReportView);
 }
 
 /** Stores the request and queues its job (one transaction). */
-export async function requestReport(db: Db, form: ReportForm, user: { id: string; username: string }): Promise<Outcome<ReportView>> {
+export async function requestReport(
+  db: Db,
+  form: ReportForm,
+  user: { id: string; username: string },
+): Promise<Outcome<ReportView>> {
   const remote = await getRemoteReportsProvider(db).catch(() => null);
   if (!remote && form.profileId) {
     // Local reports read the paper profiles: an unknown one is a mistake to report now, not later.
@@ -51,7 +65,12 @@ export async function requestReport(db: Db, form: ReportForm, user: { id: string
       year: form.year ?? null,
       userId: user.id,
     });
-    await enqueueJob(trx, { task: "generate-report", payload: { reportId: id }, jobKey: `report-${id}`, maxAttempts: REPORT_JOB_ATTEMPTS });
+    await enqueueJob(trx, {
+      task: "generate-report",
+      payload: { reportId: id },
+      jobKey: `report-${id}`,
+      maxAttempts: REPORT_JOB_ATTEMPTS,
+    });
     await recordActivity(trx, {
       type: "system",
       level: "info",
@@ -62,14 +81,18 @@ export async function requestReport(db: Db, form: ReportForm, user: { id: string
   return { ok: true, value: toReportView((await getReport(db, id))!) };
 }
 
-export type DownloadOutcome = { ok: true; data: Uint8Array; fileName: string; contentType: string } | { ok: false; status: number; error: string };
+export type DownloadOutcome =
+  | { ok: true; data: Uint8Array; fileName: string; contentType: string }
+  | { ok: false; status: number; error: string };
 
 export async function downloadReport(db: Db, id: string, now = Date.now()): Promise<DownloadOutcome> {
   const report = await getReport(db, id);
   if (!report) return { ok: false, status: 404, error: "Report not found" };
-  if (report.status === "failed") return { ok: false, status: 409, error: `The report failed: ${report.errorMessage ?? "Generation failed"}` };
+  if (report.status === "failed")
+    return { ok: false, status: 409, error: `The report failed: ${report.errorMessage ?? "Generation failed"}` };
   if (report.status !== "ready") return { ok: false, status: 409, error: "The report is not ready yet" };
-  if (report.expiresAt && Date.parse(report.expiresAt) < now) return { ok: false, status: 410, error: "The report has expired: generate it again" };
+  if (report.expiresAt && Date.parse(report.expiresAt) < now)
+    return { ok: false, status: 410, error: "The report has expired: generate it again" };
   const file = await getReportFile(db, id);
   if (!file) return { ok: false, status: 410, error: "The report's file is no longer available: generate it again" };
   return { ok: true, ...file };

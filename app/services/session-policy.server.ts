@@ -11,7 +11,10 @@ import type { User } from "#db/queries/users.ts";
 export const TWO_FACTOR_REQUIRED = "Two-factor authentication is required: set it up on the Account screen first";
 
 /** Null when the account may use the app; otherwise the reason it may not (the message to show). */
-export async function sessionPolicyRefusal(db: Kysely<DB>, user: Pick<User, "twoFactorEnabled">): Promise<string | null> {
+export async function sessionPolicyRefusal(
+  db: Kysely<DB>,
+  user: Pick<User, "twoFactorEnabled">,
+): Promise<string | null> {
   if (user.twoFactorEnabled) return null;
   return (await isTwoFactorRequired(db)) ? TWO_FACTOR_REQUIRED : null;
 }

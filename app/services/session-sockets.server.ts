@@ -9,8 +9,10 @@ export interface ClosableSocket {
   close(code?: number, reason?: string): void;
 }
 
-
-const registry = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.sessionSockets")] ??= new Map()) as Map<string, Set<ClosableSocket>>;
+const registry = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.sessionSockets")] ??= new Map()) as Map<
+  string,
+  Set<ClosableSocket>
+>;
 
 export function trackSocket(token: string, socket: ClosableSocket): void {
   let sockets = registry.get(token);

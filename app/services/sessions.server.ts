@@ -30,7 +30,9 @@ export function getUser(request: Request, context: AppLoadContext): Promise<User
       if (!token) return null;
       // The root's, the layout's and the page's loaders each ask with a Request of their own:
       // lookups of one session at about the same time share one read (decision 037).
-      const found = await sharedRead(context.db, `session|${token}`, () => getSessionUser(context.db, token, SESSION_POLICY));
+      const found = await sharedRead(context.db, `session|${token}`, () =>
+        getSessionUser(context.db, token, SESSION_POLICY),
+      );
       return found?.user ?? null;
     })();
     userCache.set(request, pending);
@@ -98,10 +100,17 @@ export async function requireAdmin(request: Request, context: AppLoadContext): P
  * requireUser, then a 403 JSON (pages render it through their error boundary) unless the
  * user's role has the permission (app/core/auth/permissions.ts).
  */
-export async function requirePermission(request: Request, context: AppLoadContext, permission: Permission): Promise<User> {
+export async function requirePermission(
+  request: Request,
+  context: AppLoadContext,
+  permission: Permission,
+): Promise<User> {
   const user = await requireUser(request, context);
   if (!can(user.role, permission)) {
-    throw json({ error: refusalMessage(user.role, permission) }, { status: 403, headers: { "Cache-Control": "no-store" } });
+    throw json(
+      { error: refusalMessage(user.role, permission) },
+      { status: 403, headers: { "Cache-Control": "no-store" } },
+    );
   }
   return user;
 }

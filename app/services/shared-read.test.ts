@@ -13,7 +13,11 @@ describe("sharedRead", () => {
       reads++;
       return { value };
     };
-    const [a, b, c] = await Promise.all([sharedRead(scope, "k", read), sharedRead(scope, "k", read), sharedRead(scope, "k", read)]);
+    const [a, b, c] = await Promise.all([
+      sharedRead(scope, "k", read),
+      sharedRead(scope, "k", read),
+      sharedRead(scope, "k", read),
+    ]);
     expect(reads).toBe(1);
     expect(a).toBe(b);
     expect(b).toBe(c);
@@ -50,7 +54,11 @@ describe("sharedRead", () => {
     const two = {};
     let reads = 0;
     const read = async () => ++reads;
-    const results = await Promise.all([sharedRead(one, "a", read), sharedRead(one, "b", read), sharedRead(two, "a", read)]);
+    const results = await Promise.all([
+      sharedRead(one, "a", read),
+      sharedRead(one, "b", read),
+      sharedRead(two, "a", read),
+    ]);
     expect(new Set(results).size).toBe(3);
     expect(reads).toBe(3);
   });

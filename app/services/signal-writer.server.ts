@@ -137,7 +137,9 @@ export class SignalWriter {
         const storedId = stored.get(write.signal.dedupeKey);
         if (!storedId) throw new Error(`Signal ${write.signal.id} was not stored`);
         if (storedId !== write.signal.id) {
-          logs.push(...(write.duplicateLogs ?? []).map((log) => ({ ...log, data: { ...log.data, signalId: storedId } })));
+          logs.push(
+            ...(write.duplicateLogs ?? []).map((log) => ({ ...log, data: { ...log.data, signalId: storedId } })),
+          );
           out.push({ duplicateOf: storedId });
           continue;
         }
@@ -157,7 +159,14 @@ export class SignalWriter {
         const channels = (await listChannelRows(trx)).filter((c) => c.enabled);
         for (const { signalId, notification } of notifications) {
           const to = channels.filter((c) => c.events.includes(notification.kind)).map((c) => c.channel);
-          if (await enqueueNotification(trx, { ...notification, dedupeKey: `signal:${signalId}:${notification.kind}`, channels: to })) runnableJobs += to.length;
+          if (
+            await enqueueNotification(trx, {
+              ...notification,
+              dedupeKey: `signal:${signalId}:${notification.kind}`,
+              channels: to,
+            })
+          )
+            runnableJobs += to.length;
         }
       }
       if (newSignals > 0) events.push({ type: "dashboard_update", data: { reason: "signal" } });

@@ -30,14 +30,28 @@ const withJob = (s: NewSignal) => ({
   job: { task: "execute-signal", payload: { signalId: s.id }, jobKey: `signal:${s.id}`, signalId: s.id },
   logs: [{ type: "signal", level: "info" as const, message: `Signal received ${s.id}` }],
   events: [{ type: "new_signal" as const, data: { id: s.id } }],
-  duplicateLogs: [{ type: "webhook", level: "info" as const, message: "Duplicate alert ignored (already received)", data: { signalId: null } }],
+  duplicateLogs: [
+    {
+      type: "webhook",
+      level: "info" as const,
+      message: "Duplicate alert ignored (already received)",
+      data: { signalId: null },
+    },
+  ],
 });
 
 describe.each(testDialects())("signal writer on %s", (dialect) => {
   const fresh = freshDatabase(dialect);
 
   const count = async (table: "signals" | "jobs" | "activity_logs" | "events") =>
-    Number((await fresh.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await fresh.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test("200 concurrent writes: every signal with exactly one job, in fewer transactions than writes", async () => {
     const writer = new SignalWriter(fresh.db);
@@ -47,7 +61,15 @@ describe.each(testDialects())("signal writer on %s", (dialect) => {
     expect(results.every((r) => r.duplicateOf === null)).toBe(true);
     expect((await count("signals")) - before.signals).toBe(200);
     expect((await count("jobs")) - before.jobs).toBe(200);
-    const jobs = await fresh.db.selectFrom("jobs").select(["signal_id", "status"]).where("signal_id", "in", signals.map((s) => s.id)).execute();
+    const jobs = await fresh.db
+      .selectFrom("jobs")
+      .select(["signal_id", "status"])
+      .where(
+        "signal_id",
+        "in",
+        signals.map((s) => s.id),
+      )
+      .execute();
     expect(new Set(jobs.map((j) => j.signal_id)).size).toBe(200);
     expect(jobs.every((j) => j.status === "created")).toBe(true);
     // One dashboard_update per committed batch: all 200 were queued in one turn of the event loop.
@@ -58,7 +80,13 @@ describe.each(testDialects())("signal writer on %s", (dialect) => {
 
   async function dashboardUpdates() {
     return Number(
-      (await fresh.db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).where("type", "=", "dashboard_update").executeTakeFirstOrThrow()).n,
+      (
+        await fresh.db
+          .selectFrom("events")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("type", "=", "dashboard_update")
+          .executeTakeFirstOrThrow()
+      ).n,
     );
   }
 
@@ -72,7 +100,11 @@ describe.each(testDialects())("signal writer on %s", (dialect) => {
     const stored = await fresh.db.selectFrom("signals").select("id").where("dedupe_key", "=", "same-key").execute();
     expect(stored.map((s) => s.id)).toEqual([first.id]);
     expect(await fresh.db.selectFrom("jobs").select("id").where("signal_id", "=", second.id).execute()).toEqual([]);
-    const dupLog = await fresh.db.selectFrom("activity_logs").select("data").where("message", "=", "Duplicate alert ignored (already received)").execute();
+    const dupLog = await fresh.db
+      .selectFrom("activity_logs")
+      .select("data")
+      .where("message", "=", "Duplicate alert ignored (already received)")
+      .execute();
     expect(dupLog.some((l) => JSON.parse(l.data as string).signalId === first.id)).toBe(true);
   });
 
@@ -94,17 +126,27 @@ describe.each(testDialects())("signal writer on %s", (dialect) => {
     const badWrite = withJob(bad);
     // A job without a task violates NOT NULL on both dialects.
     (badWrite.job as { task: unknown }).task = null;
-    const results = await Promise.allSettled([writer.write(withJob(good1)), writer.write(badWrite), writer.write(withJob(good2))]);
+    const results = await Promise.allSettled([
+      writer.write(withJob(good1)),
+      writer.write(badWrite),
+      writer.write(withJob(good2)),
+    ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    const ids = (await fresh.db.selectFrom("signals").select("id").where("id", "in", [good1.id, bad.id, good2.id]).execute()).map((r) => r.id);
+    const ids = (
+      await fresh.db.selectFrom("signals").select("id").where("id", "in", [good1.id, bad.id, good2.id]).execute()
+    ).map((r) => r.id);
     expect(ids.sort()).toEqual([good1.id, good2.id].sort());
     expect(await fresh.db.selectFrom("jobs").select("id").where("signal_id", "=", bad.id).execute()).toEqual([]);
   });
 
   test("a full queue refuses new writes at once (the webhook answers 503)", async () => {
     const writer = new SignalWriter(fresh.db);
-    const writes = Array.from({ length: 4_000 }, () => writer.write({ logs: [{ type: "webhook", level: "info", message: "load" }] }));
-    await expect(writer.write({ logs: [{ type: "webhook", level: "info", message: "one too many" }] })).rejects.toBeInstanceOf(OverloadedError);
+    const writes = Array.from({ length: 4_000 }, () =>
+      writer.write({ logs: [{ type: "webhook", level: "info", message: "load" }] }),
+    );
+    await expect(
+      writer.write({ logs: [{ type: "webhook", level: "info", message: "one too many" }] }),
+    ).rejects.toBeInstanceOf(OverloadedError);
     await Promise.all(writes);
     expect(writer.waiting).toBe(0);
   });

@@ -14,7 +14,10 @@ export const SUMMARY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * them): GET /api/signals/latency and Webhook Config. Limit orders' "accepted → fill" waits
  * for the market: left out of that step.
  */
-export async function getLatencySummary(db: Kysely<DB>, options: { now?: number; windowMs?: number; limit?: number } = {}): Promise<LatencySummary> {
+export async function getLatencySummary(
+  db: Kysely<DB>,
+  options: { now?: number; windowMs?: number; limit?: number } = {},
+): Promise<LatencySummary> {
   const since = (options.now ?? Date.now()) - (options.windowMs ?? SUMMARY_WINDOW_MS);
   return summariseTimelines(await listRecentStamps(db, since, options.limit ?? SUMMARY_LIMIT), since);
 }

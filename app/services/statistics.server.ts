@@ -71,7 +71,8 @@ function stateOf(db: Kysely<DB>): CacheState {
 function fillsInOrder(rows: readonly ExecutedTradeRow[]): ExecutedFill[] {
   const fills = rows.flatMap((row) => (row.fill ? [row.fill] : []));
   for (let i = 1; i < fills.length; i++) {
-    if (!keyBefore(fills[i - 1]!, fills[i]!)) return fills.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
+    if (!keyBefore(fills[i - 1]!, fills[i]!))
+      return fills.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
   }
   return fills;
 }
@@ -80,7 +81,11 @@ async function rebuild(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   const rows = await listExecutedTradeRows(db);
   const ledger = new StatsLedger();
   ledger.append(fillsInOrder(rows));
-  state.entry = { ledger, fingerprint: addToFingerprint(EMPTY_FINGERPRINT, rows), counted: new Set(rows.map((r) => r.id)) };
+  state.entry = {
+    ledger,
+    fingerprint: addToFingerprint(EMPTY_FINGERPRINT, rows),
+    counted: new Set(rows.map((r) => r.id)),
+  };
   state.counters.rebuilds++;
   return ledger;
 }
@@ -90,7 +95,10 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   if (!entry) return rebuild(db, state);
   // The recent trades' ids and the fingerprint from one statement (one snapshot): a trade
   // committed meanwhile is in both or in neither.
-  const { recentIds, fingerprint: snapshot } = await readExecutedSince(db, entry.fingerprint.maxUpdatedAt - LOOKBACK_MS);
+  const { recentIds, fingerprint: snapshot } = await readExecutedSince(
+    db,
+    entry.fingerprint.maxUpdatedAt - LOOKBACK_MS,
+  );
   if (sameFingerprint(snapshot, entry.fingerprint)) {
     state.counters.hits++;
     return entry.ledger;
@@ -98,7 +106,10 @@ async function refresh(db: Kysely<DB>, state: CacheState): Promise<StatsLedger> 
   if (snapshot.count > entry.fingerprint.count) {
     // Only the uncounted trades are read in full. One rewritten or gone since the snapshot
     // makes `expected` differ from it, and the ledger is rebuilt.
-    const fresh = await listExecutedTradeRowsByIds(db, recentIds.filter((id) => !entry.counted.has(id)));
+    const fresh = await listExecutedTradeRowsByIds(
+      db,
+      recentIds.filter((id) => !entry.counted.has(id)),
+    );
     const expected = addToFingerprint(entry.fingerprint, fresh);
     const fills = fillsInOrder(fresh);
     if (sameFingerprint(expected, snapshot) && entry.ledger.canAppend(fills)) {
@@ -156,7 +167,11 @@ export function statsCacheCounters(db: Kysely<DB>): CacheState["counters"] {
 // figures stay the trades'.
 
 /** docs/spec/api.md#shapes performance stats (allTime, month, week) at `now`; totalPnl (and its percentages) include funding. */
-export async function getPerformanceStats(db: Kysely<DB>, now = Date.now(), ledgerRead?: ReturnType<typeof getStatsLedger>) {
+export async function getPerformanceStats(
+  db: Kysely<DB>,
+  now = Date.now(),
+  ledgerRead?: ReturnType<typeof getStatsLedger>,
+) {
   const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   if (funding.length === 0) return ledger.periodStats(now);
   return ledger.periodStats(now, {
@@ -171,7 +186,9 @@ export async function getPerformanceStats(db: Kysely<DB>, now = Date.now(), ledg
  * that closed something). totalPnL includes funding; `funding` (its part) is present when
  * any was booked.
  */
-export async function getClosedTradesPnl(db: Kysely<DB>): Promise<{ totalPnL: string; realizedMatches: number; closingTrades: number; funding?: string }> {
+export async function getClosedTradesPnl(
+  db: Kysely<DB>,
+): Promise<{ totalPnL: string; realizedMatches: number; closingTrades: number; funding?: string }> {
   const [ledger, funding] = await Promise.all([getStatsLedger(db), listFundingAmounts(db)]);
   const closed = ledger.closedTradesPnl();
   if (funding.length === 0) return closed;
@@ -180,7 +197,11 @@ export async function getClosedTradesPnl(db: Kysely<DB>): Promise<{ totalPnL: st
 }
 
 /** Net P&L of the matches closed at or after `since` (epoch ms), plus the funding charged since. */
-export async function getNetPnlSince(db: Kysely<DB>, since: number, ledgerRead?: ReturnType<typeof getStatsLedger>): Promise<string> {
+export async function getNetPnlSince(
+  db: Kysely<DB>,
+  since: number,
+  ledgerRead?: ReturnType<typeof getStatsLedger>,
+): Promise<string> {
   const [ledger, funding] = await Promise.all([ledgerRead ?? getStatsLedger(db), listFundingAmounts(db)]);
   const net = ledger.netPnlSince(since);
   return funding.length === 0 ? net : D(net).plus(fundingSince(funding, since)).toString();
@@ -209,7 +230,9 @@ function matchesByTrade(ledger: StatsLedger): Map<string, number> {
  * filled (pending, failed) has no P&L and no funding.
  */
 export async function getClosedTradesPnlFor(db: Kysely<DB>, filter: TradeFilterQuery): Promise<ClosedTradesPnl> {
-  const narrowed = Boolean(filter.symbol || filter.search?.trim() || filter.strategy || filter.positionId || filter.signalId);
+  const narrowed = Boolean(
+    filter.symbol || filter.search?.trim() || filter.strategy || filter.positionId || filter.signalId,
+  );
   const filled = !filter.status || filter.status === "executed";
   if (!narrowed && filled) return getClosedTradesPnl(db);
   const [ledger, rows, funding] = await Promise.all([

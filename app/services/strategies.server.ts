@@ -9,7 +9,12 @@ import { can, type Role } from "#app/core/auth/permissions.ts";
 import { DecryptError, decryptSecret, encryptSecret, randomSecret } from "#app/core/crypto.ts";
 import { matchFifo, type RealizedMatch } from "#app/core/pnl/fifo.ts";
 import { type PeriodStats, periodStats } from "#app/core/pnl/performance-stats.ts";
-import { DEFAULT_STRATEGY_ID, type Strategy, type StrategyInput, StrategyInputSchema } from "#app/core/schemas/strategy.ts";
+import {
+  DEFAULT_STRATEGY_ID,
+  type Strategy,
+  type StrategyInput,
+  StrategyInputSchema,
+} from "#app/core/schemas/strategy.ts";
 import { listExecutedFills } from "#db/queries/statistics.ts";
 import { getPerformanceStats } from "./statistics.server.ts";
 import { takeProfitAllocationError } from "#app/core/schemas/trading-config.ts";
@@ -39,7 +44,8 @@ export type StrategyParse = { success: true; input: StrategyInput } | { success:
 
 /** Validates a strategy body (JSON API or the screen's form, already shaped); `base` fills omitted fields (PUT). */
 export function parseStrategyInput(body: unknown, base?: StrategyInput): StrategyParse {
-  if (!body || typeof body !== "object" || Array.isArray(body)) return { success: false, error: "Strategy must be an object" };
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    return { success: false, error: "Strategy must be an object" };
   const merged = base ? { ...base, ...(body as Record<string, unknown>) } : body;
   const parsed = StrategyInputSchema.safeParse(merged);
   if (!parsed.success) {
@@ -68,7 +74,10 @@ export class StrategyError extends Error {
   }
 }
 
-const sealed = (secret: string, appSecret: string) => ({ enc: encryptSecret(secret, appSecret), hash: sha256Hex(secret) });
+const sealed = (secret: string, appSecret: string) => ({
+  enc: encryptSecret(secret, appSecret),
+  hash: sha256Hex(secret),
+});
 
 function toInput(s: StoredStrategy): StrategyInput {
   const { id: _id, createdAt: _c, updatedAt: _u, secretRotatedAt: _r, secretEnc: _e, secretHash: _h, ...input } = s;
@@ -83,7 +92,8 @@ async function requireStrategy(db: Kysely<DB>, id: string): Promise<StoredStrate
 
 async function assertNameFree(db: Kysely<DB>, name: string, exceptId?: string) {
   const other = await getStrategyByNameKey(db, name);
-  if (other && other.id !== exceptId) throw new StrategyError(409, `A strategy named ${other.name} already exists`, "name");
+  if (other && other.id !== exceptId)
+    throw new StrategyError(409, `A strategy named ${other.name} already exists`, "name");
 }
 
 const isUniqueViolation = (error: unknown) => {
@@ -91,7 +101,12 @@ const isUniqueViolation = (error: unknown) => {
   return e.errno === 1062 || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed/i.test(e.message ?? "");
 };
 
-export async function createStrategy(db: Kysely<DB>, appSecret: string, input: StrategyInput, by: string): Promise<{ strategy: StoredStrategy; secret: string }> {
+export async function createStrategy(
+  db: Kysely<DB>,
+  appSecret: string,
+  input: StrategyInput,
+  by: string,
+): Promise<{ strategy: StoredStrategy; secret: string }> {
   await assertNameFree(db, input.name);
   const id = newId();
   const secret = randomSecret();
@@ -99,7 +114,12 @@ export async function createStrategy(db: Kysely<DB>, appSecret: string, input: S
     await db.transaction().execute(async (trx) => {
       await insertStrategy(trx, id, input, sealed(secret, appSecret));
       await recordAudit(trx, { actor: by, action: "strategy.create", target: id, after: { ...input } });
-      await recordActivity(trx, { type: "system", level: "info", message: `Strategy ${input.name} created by ${by}`, data: { strategyId: id, by } });
+      await recordActivity(trx, {
+        type: "system",
+        level: "info",
+        message: `Strategy ${input.name} created by ${by}`,
+        data: { strategyId: id, by },
+      });
       await appendEvent(trx, "dashboard_update", { reason: "strategy" });
     });
   } catch (error) {
@@ -110,15 +130,36 @@ export async function createStrategy(db: Kysely<DB>, appSecret: string, input: S
   return { strategy: (await getStrategy(db, id))!, secret };
 }
 
-export async function updateStrategy(db: Kysely<DB>, id: string, input: StrategyInput, by: string): Promise<StoredStrategy> {
+export async function updateStrategy(
+  db: Kysely<DB>,
+  id: string,
+  input: StrategyInput,
+  by: string,
+): Promise<StoredStrategy> {
   const before = await requireStrategy(db, id);
   await assertNameFree(db, input.name, id);
   try {
     await db.transaction().execute(async (trx) => {
       await updateStrategyRow(trx, id, input);
-      await recordAudit(trx, { actor: by, action: "strategy.update", target: id, before: { ...toInput(before) }, after: { ...input } });
-      const switched = before.enabled !== input.enabled ? (input.enabled ? " (enabled)" : " (disabled: its alerts are stored, not traded)") : "";
-      await recordActivity(trx, { type: "system", level: switched && !input.enabled ? "warning" : "info", message: `Strategy ${input.name} updated by ${by}${switched}`, data: { strategyId: id, by } });
+      await recordAudit(trx, {
+        actor: by,
+        action: "strategy.update",
+        target: id,
+        before: { ...toInput(before) },
+        after: { ...input },
+      });
+      const switched =
+        before.enabled !== input.enabled
+          ? input.enabled
+            ? " (enabled)"
+            : " (disabled: its alerts are stored, not traded)"
+          : "";
+      await recordActivity(trx, {
+        type: "system",
+        level: switched && !input.enabled ? "warning" : "info",
+        message: `Strategy ${input.name} updated by ${by}${switched}`,
+        data: { strategyId: id, by },
+      });
       await appendEvent(trx, "dashboard_update", { reason: "strategy" });
     });
   } catch (error) {
@@ -142,8 +183,19 @@ export async function rotateStrategySecret(db: Kysely<DB>, appSecret: string, id
   const secret = randomSecret();
   await db.transaction().execute(async (trx) => {
     await setStrategySecret(trx, id, sealed(secret, appSecret));
-    await recordAudit(trx, { actor: by, action: "strategy.rotate_secret", target: id, before: { secret: "previous" }, after: { secret: "new" } });
-    await recordActivity(trx, { type: "webhook", level: "warning", message: `Webhook secret of strategy ${strategy.name} rotated by ${by}`, data: { strategyId: id, by } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "strategy.rotate_secret",
+      target: id,
+      before: { secret: "previous" },
+      after: { secret: "new" },
+    });
+    await recordActivity(trx, {
+      type: "webhook",
+      level: "warning",
+      message: `Webhook secret of strategy ${strategy.name} rotated by ${by}`,
+      data: { strategyId: id, by },
+    });
   });
   clearSettingsCache();
   return secret;
@@ -152,11 +204,20 @@ export async function rotateStrategySecret(db: Kysely<DB>, appSecret: string, id
 export async function removeStrategy(db: Kysely<DB>, id: string, by: string): Promise<void> {
   const strategy = await requireStrategy(db, id);
   const open = await countOpenPositionsOfStrategy(db, id);
-  if (open > 0) throw new StrategyError(409, `Strategy ${strategy.name} has ${open} open position${open === 1 ? "" : "s"}: close ${open === 1 ? "it" : "them"} first`);
+  if (open > 0)
+    throw new StrategyError(
+      409,
+      `Strategy ${strategy.name} has ${open} open position${open === 1 ? "" : "s"}: close ${open === 1 ? "it" : "them"} first`,
+    );
   await db.transaction().execute(async (trx) => {
     await deleteStrategyRow(trx, id);
     await recordAudit(trx, { actor: by, action: "strategy.delete", target: id, before: { ...toInput(strategy) } });
-    await recordActivity(trx, { type: "system", level: "warning", message: `Strategy ${strategy.name} deleted by ${by}: its secret no longer works`, data: { strategyId: id, by } });
+    await recordActivity(trx, {
+      type: "system",
+      level: "warning",
+      message: `Strategy ${strategy.name} deleted by ${by}: its secret no longer works`,
+      data: { strategyId: id, by },
+    });
     await appendEvent(trx, "dashboard_update", { reason: "strategy" });
   });
   clearSettingsCache();
@@ -172,7 +233,10 @@ export interface StrategyView extends Strategy {
 
 const HIDDEN_SECRET = "<strategy secret: ask an admin>";
 
-export function strategyView(strategy: StoredStrategy, options: { origin: string; appSecret: string; role: Role | null }): StrategyView {
+export function strategyView(
+  strategy: StoredStrategy,
+  options: { origin: string; appSecret: string; role: Role | null },
+): StrategyView {
   const { secretEnc, secretHash: _hash, ...rest } = strategy;
   let secret: string | null = null;
   if (can(options.role, "strategies.manage")) {
@@ -182,17 +246,35 @@ export function strategyView(strategy: StoredStrategy, options: { origin: string
       if (!(error instanceof DecryptError)) throw error;
     }
   }
-  return { ...rest, webhookUrl: `${options.origin}${WEBHOOK_PATH}`, alertMessage: alertTemplate(secret ?? HIDDEN_SECRET), secret };
+  return {
+    ...rest,
+    webhookUrl: `${options.origin}${WEBHOOK_PATH}`,
+    alertMessage: alertTemplate(secret ?? HIDDEN_SECRET),
+    secret,
+  };
 }
 
-export async function listStrategyViews(request: Request, context: AppLoadContext, role: Role | null): Promise<StrategyView[]> {
+export async function listStrategyViews(
+  request: Request,
+  context: AppLoadContext,
+  role: Role | null,
+): Promise<StrategyView[]> {
   const origin = publicOrigin(request, context);
-  return (await listStrategies(context.db)).map((s) => strategyView(s, { origin, appSecret: context.config.appSecret, role }));
+  return (await listStrategies(context.db)).map((s) =>
+    strategyView(s, { origin, appSecret: context.config.appSecret, role }),
+  );
 }
 
-export async function getStrategyView(request: Request, context: AppLoadContext, id: string, role: Role | null): Promise<StrategyView | null> {
+export async function getStrategyView(
+  request: Request,
+  context: AppLoadContext,
+  id: string,
+  role: Role | null,
+): Promise<StrategyView | null> {
   const found = await getStrategy(context.db, id);
-  return found ? strategyView(found, { origin: publicOrigin(request, context), appSecret: context.config.appSecret, role }) : null;
+  return found
+    ? strategyView(found, { origin: publicOrigin(request, context), appSecret: context.config.appSecret, role })
+    : null;
 }
 
 /** id → name of every strategy (filters and tables). */
@@ -213,8 +295,16 @@ export interface StrategyStatsRow {
  * owns the lot it closed (the strategy of its opening trade, or of the position that trade
  * opened or grew). Manual and reconciliation lots count only in the totals; so does funding.
  */
-export async function getStrategyStatistics(db: Kysely<DB>, now = Date.now()): Promise<{ totals: PeriodStats; strategies: StrategyStatsRow[] }> {
-  const [fills, ownerOf, strategies, totals] = await Promise.all([listExecutedFills(db), listLotOwners(db), listStrategies(db), getPerformanceStats(db, now)]);
+export async function getStrategyStatistics(
+  db: Kysely<DB>,
+  now = Date.now(),
+): Promise<{ totals: PeriodStats; strategies: StrategyStatsRow[] }> {
+  const [fills, ownerOf, strategies, totals] = await Promise.all([
+    listExecutedFills(db),
+    listLotOwners(db),
+    listStrategies(db),
+    getPerformanceStats(db, now),
+  ]);
   const byOwner = new Map<string, RealizedMatch[]>();
   for (const match of matchFifo(fills).matches) {
     const owner = ownerOf.get(match.entryTradeId);
@@ -222,7 +312,11 @@ export async function getStrategyStatistics(db: Kysely<DB>, now = Date.now()): P
     byOwner.set(owner, [...(byOwner.get(owner) ?? []), match]);
   }
   const rows: StrategyStatsRow[] = [
-    { id: DEFAULT_STRATEGY_ID, name: "default (global secret)", stats: periodStats(byOwner.get(DEFAULT_STRATEGY_ID) ?? [], now) },
+    {
+      id: DEFAULT_STRATEGY_ID,
+      name: "default (global secret)",
+      stats: periodStats(byOwner.get(DEFAULT_STRATEGY_ID) ?? [], now),
+    },
     ...strategies.map((s) => ({ id: s.id, name: s.name, stats: periodStats(byOwner.get(s.id) ?? [], now) })),
   ];
   return { totals, strategies: rows };

@@ -7,7 +7,12 @@
 // timeline).
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { type AlertTemplateOptions, TICKER, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
+import {
+  type AlertTemplateOptions,
+  TICKER,
+  buildAlertMessage,
+  substitutePlaceholders,
+} from "#app/core/alerts/template.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrice } from "#exchange/simulator/price-feed.ts";
 import { tradingProductsFor } from "#exchange/trading-product.ts";
@@ -19,10 +24,15 @@ import { getExchange } from "#exchange/factory.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 
 /** The product a test alert trades: the builder's, or the default one for {{ticker}}. */
-export const testSymbol = (options: AlertTemplateOptions) => (options.symbol === TICKER ? DEFAULT_SYMBOL : options.symbol);
+export const testSymbol = (options: AlertTemplateOptions) =>
+  options.symbol === TICKER ? DEFAULT_SYMBOL : options.symbol;
 
 /** What TradingView would put in each placeholder, for a test: a small buy, at the current price, now. */
-export async function sampleValues(db: Kysely<DB>, options: AlertTemplateOptions, now = Date.now()): Promise<Record<string, string>> {
+export async function sampleValues(
+  db: Kysely<DB>,
+  options: AlertTemplateOptions,
+  now = Date.now(),
+): Promise<Record<string, string>> {
   const symbol = testSymbol(options);
   const product = resolveSymbol(symbol)!;
   const price = (await getPrice(db, symbol))?.price ?? product.referencePrice;
@@ -46,7 +56,10 @@ export async function sampleValues(db: Kysely<DB>, options: AlertTemplateOptions
   };
 }
 
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body: string }) => Promise<Response>;
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string },
+) => Promise<Response>;
 
 export interface TestAlertResult {
   /** The webhook's HTTP answer. */
@@ -67,13 +80,21 @@ export async function sendTestAlert(
   db: Kysely<DB>,
   options: AlertTemplateOptions,
   secret: string,
-  { port, fetchImpl = fetch as unknown as FetchLike, now = Date.now() }: { port: number; fetchImpl?: FetchLike; now?: number },
+  {
+    port,
+    fetchImpl = fetch as unknown as FetchLike,
+    now = Date.now(),
+  }: { port: number; fetchImpl?: FetchLike; now?: number },
 ): Promise<TestAlertResult> {
   const filled = substitutePlaceholders(buildAlertMessage(options, secret), await sampleValues(db, options, now));
   const body = JSON.stringify({ ...(JSON.parse(filled) as Record<string, unknown>), test: true });
   const shown = body.replace(JSON.stringify(secret), '"•••"');
   try {
-    const response = await fetchImpl(`http://127.0.0.1:${port}${WEBHOOK_PATH}`, { method: "POST", headers: { "content-type": "text/plain;charset=utf-8" }, body });
+    const response = await fetchImpl(`http://127.0.0.1:${port}${WEBHOOK_PATH}`, {
+      method: "POST",
+      headers: { "content-type": "text/plain;charset=utf-8" },
+      body,
+    });
     const text = await response.text();
     let signalId: string | null = null;
     try {
@@ -83,12 +104,21 @@ export async function sendTestAlert(
     }
     return { status: response.status, signalId, answer: text.slice(0, 500), message: shown };
   } catch (error) {
-    return { status: 0, signalId: null, answer: `The webhook endpoint could not be reached: ${(error as Error).message}`, message: shown };
+    return {
+      status: 0,
+      signalId: null,
+      answer: `The webhook endpoint could not be reached: ${(error as Error).message}`,
+      message: shown,
+    };
   }
 }
 
 /** The query a page redirects to after sending: its builder choices plus the webhook's answer. */
-export function testAlertSearch(builder: URLSearchParams, sent: TestAlertResult, extra: Record<string, string> = {}): URLSearchParams {
+export function testAlertSearch(
+  builder: URLSearchParams,
+  sent: TestAlertResult,
+  extra: Record<string, string> = {},
+): URLSearchParams {
   const params = new URLSearchParams(builder);
   for (const key of ["testStatus", "testSignal", "testAnswer", ...Object.keys(extra)]) params.delete(key);
   params.set("testStatus", String(sent.status));
@@ -109,7 +139,11 @@ export function postedBuilder(value: FormDataEntryValue | null): URLSearchParams
 export async function testAlertFromUrl(db: Kysely<DB>, url: URL) {
   const status = url.searchParams.get("testStatus");
   if (status === null) return { sent: null, initial: null };
-  const sent = { status: Number(status), signalId: url.searchParams.get("testSignal"), answer: url.searchParams.get("testAnswer") ?? "" };
+  const sent = {
+    status: Number(status),
+    signalId: url.searchParams.get("testSignal"),
+    answer: url.searchParams.get("testAnswer") ?? "",
+  };
   return { sent, initial: sent.signalId ? await getSignalNow(db, sent.signalId) : null };
 }
 
@@ -118,7 +152,15 @@ export async function getSignalNow(db: Kysely<DB>, id: string) {
   const signal = await getSignal(db, id);
   if (!signal) return null;
   return {
-    signal: { id: signal.id, status: signal.status, statusReason: signal.statusReason, symbol: signal.symbol, action: signal.action, quantity: signal.quantity, test: signal.payload.test === true },
+    signal: {
+      id: signal.id,
+      status: signal.status,
+      statusReason: signal.statusReason,
+      symbol: signal.symbol,
+      action: signal.action,
+      quantity: signal.quantity,
+      test: signal.payload.test === true,
+    },
     timeline: await getSignalTimeline(db, signal.id),
   };
 }

@@ -32,10 +32,17 @@ export function tradeMetrics(trade: Trade, marketPrice: string | null): TradeDet
   }
   const fee = D(trade.fee || "0");
   const estimatedFees = fee.gt(0) ? fee : totalValue.times(ESTIMATED_FEE_RATE);
-  return { totalValue: totalValue.toString(), estimatedFees: estimatedFees.toString(), executedQuantity: executed.toString() };
+  return {
+    totalValue: totalValue.toString(),
+    estimatedFees: estimatedFees.toString(),
+    executedQuantity: executed.toString(),
+  };
 }
 
-export async function getTradeDetails(db: Kysely<DB>, id: string): Promise<(TradeDetails & { chart: PriceChartData | null }) | null> {
+export async function getTradeDetails(
+  db: Kysely<DB>,
+  id: string,
+): Promise<(TradeDetails & { chart: PriceChartData | null }) | null> {
   const trade = await getTrade(db, id);
   if (!trade) return null;
   const [signal, byPosition, bySignal, market, timeline, chart] = await Promise.all([

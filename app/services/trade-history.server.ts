@@ -25,7 +25,17 @@ import { sharedRead } from "./shared-read.server.ts";
 
 export type TradePositionState = Pick<
   Position,
-  "id" | "side" | "entryPrice" | "leverage" | "maxDrawdown" | "advancedControls" | "ruleState" | "breakEvenTriggered" | "trailingStopActive" | "stopPrice" | "status"
+  | "id"
+  | "side"
+  | "entryPrice"
+  | "leverage"
+  | "maxDrawdown"
+  | "advancedControls"
+  | "ruleState"
+  | "breakEvenTriggered"
+  | "trailingStopActive"
+  | "stopPrice"
+  | "status"
 >;
 export type TradeWithPosition = Trade & { position: TradePositionState | null };
 
@@ -62,15 +72,27 @@ export async function tradeHistoryTotals(db: Kysely<DB>, filter: TradeFilterQuer
 /** The filter of GET /api/trades, /api/trades/summary and /api/closed-trades-pnl: status, symbol (exact), search (symbol text), strategy. */
 export function apiTradeFilter(params: URLSearchParams): TradeFilterQuery {
   const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max) || undefined;
-  return { status: get("status", 20), symbol: get("symbol", 40), search: get("search", 40), strategy: get("strategy", 40) };
+  return {
+    status: get("status", 20),
+    symbol: get("symbol", 40),
+    search: get("search", 40),
+    strategy: get("strategy", 40),
+  };
 }
 
 /**
  * GET /api/trades: one page of `?limit=` (default 10) trades for the request's filter, older
  * than the cursor `?before=`, each with its position's protection state, and the next cursor.
  */
-export async function apiTradesPage(db: Kysely<DB>, params: URLSearchParams): Promise<{ trades: TradeWithPosition[]; nextCursor: string | null }> {
-  const page = await pageTrades(db, { ...apiTradeFilter(params), limit: queryInt(params, "limit", 10, 1, 1000), before: parseTradeCursor(params.get("before")) });
+export async function apiTradesPage(
+  db: Kysely<DB>,
+  params: URLSearchParams,
+): Promise<{ trades: TradeWithPosition[]; nextCursor: string | null }> {
+  const page = await pageTrades(db, {
+    ...apiTradeFilter(params),
+    limit: queryInt(params, "limit", 10, 1, 1000),
+    before: parseTradeCursor(params.get("before")),
+  });
   return { trades: await withPositions(db, page.trades), nextCursor: page.nextCursor };
 }
 
@@ -85,10 +107,21 @@ export async function loadTradeHistory(request: Request, context: AppLoadContext
   const key = `trade-history|${strategy}|${filters.status}|${filters.symbol}|${before ? `${before.createdAt}_${before.id}` : ""}`;
   const [page, strategies, totals] = await sharedRead(context.db, key, () =>
     Promise.all([
-      pageTrades(context.db, { ...filter, limit: TRADE_HISTORY_LIMIT, before }).then(async (p) => ({ trades: await withPositions(context.db, p.trades), nextCursor: p.nextCursor })),
+      pageTrades(context.db, { ...filter, limit: TRADE_HISTORY_LIMIT, before }).then(async (p) => ({
+        trades: await withPositions(context.db, p.trades),
+        nextCursor: p.nextCursor,
+      })),
       strategyNames(context.db),
       tradeHistoryTotals(context.db, filter),
     ]),
   );
-  return { trades: page.trades, nextCursor: page.nextCursor, before: before ? params.get("before") : null, filters, strategy, strategies, totals };
+  return {
+    trades: page.trades,
+    nextCursor: page.nextCursor,
+    before: before ? params.get("before") : null,
+    filters,
+    strategy,
+    strategies,
+    totals,
+  };
 }

@@ -21,12 +21,21 @@ export async function updateTradingConfig(
   if (!parsed.success) return { ok: false, error: parsed.error, field: parsed.field };
   await db.transaction().execute(async (trx) => {
     await saveTradingConfig(trx, parsed.config);
-    await recordAudit(trx, { actor: by, action: "trading_config.update", target: "trading_config", before: { ...current }, after: { ...parsed.config } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "trading_config.update",
+      target: "trading_config",
+      before: { ...current },
+      after: { ...parsed.config },
+    });
     await recordActivity(trx, {
       type: "system",
       level: "info",
       message: `Trading rules saved by ${by}`,
-      data: { autoTradingEnabled: parsed.config.autoTradingEnabled, orderSizeMultiplier: parsed.config.orderSizeMultiplier },
+      data: {
+        autoTradingEnabled: parsed.config.autoTradingEnabled,
+        orderSizeMultiplier: parsed.config.orderSizeMultiplier,
+      },
     });
     await appendEvent(trx, "dashboard_update", { reason: "trading_config" });
   });
@@ -42,15 +51,29 @@ export const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
  * (db/queries/emergency-stop.ts). Off: the switch, its audit entry, the log line and the live
  * status in one transaction. Either way this process's settings cache is cleared at once.
  */
-export async function switchEmergencyStop(db: Kysely<DB>, on: boolean, by: string): Promise<{ success: boolean; message: string }> {
+export async function switchEmergencyStop(
+  db: Kysely<DB>,
+  on: boolean,
+  by: string,
+): Promise<{ success: boolean; message: string }> {
   if (on) return activateEmergencyStop(db, by);
   await db.transaction().execute(async (trx) => {
     const { active } = await getEmergencyStop(trx);
     await setEmergencyStop(trx, false, by);
     // Resetting a stop that is not active changes nothing: no audit row (issue 23).
-    await recordAudit(trx, { actor: by, action: "emergency_stop.reset", target: "emergency_stop", before: { active }, after: { active: false } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "emergency_stop.reset",
+      target: "emergency_stop",
+      before: { active },
+      after: { active: false },
+    });
     await recordActivity(trx, { type: "system", level: "success", message: `Emergency stop reset by ${by}` });
-    await appendEvent(trx, "system_status", { component: "system", status: "online", message: EMERGENCY_RESET_MESSAGE });
+    await appendEvent(trx, "system_status", {
+      component: "system",
+      status: "online",
+      message: EMERGENCY_RESET_MESSAGE,
+    });
   });
   clearSettingsCache();
   return { success: true, message: EMERGENCY_RESET_MESSAGE };

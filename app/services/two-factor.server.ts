@@ -29,7 +29,9 @@ export const REQUIRE_TWO_FACTOR_SETTING = "require_two_factor";
  */
 const CODE_THROTTLE = { free: 5, baseMs: 30_000, maxLockMs: 15 * 60_000, resetAfterMs: 60 * 60_000 };
 const codeLock = (failures: number) =>
-  failures < CODE_THROTTLE.free ? 0 : Math.min(CODE_THROTTLE.baseMs * 2 ** (failures - CODE_THROTTLE.free), CODE_THROTTLE.maxLockMs);
+  failures < CODE_THROTTLE.free
+    ? 0
+    : Math.min(CODE_THROTTLE.baseMs * 2 ** (failures - CODE_THROTTLE.free), CODE_THROTTLE.maxLockMs);
 const codeKey = (userId: string) => `2fa:${userId}`;
 
 export type CodeResult =
@@ -42,8 +44,10 @@ export const SECRET_UNREADABLE =
   "The two-factor secret cannot be read (APP_SECRET changed): sign in with a recovery code, or ask an admin to reset two-factor authentication";
 
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"; // no i, l, o, 0, 1: read aloud and typed without doubt
-const hashRecoveryCode = (normalised: string) => createHash("sha256").update(`perpdesk-recovery:${normalised}`).digest("hex");
-const newRecoveryCode = () => Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join("");
+const hashRecoveryCode = (normalised: string) =>
+  createHash("sha256").update(`perpdesk-recovery:${normalised}`).digest("hex");
+const newRecoveryCode = () =>
+  Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join("");
 /** "abcdefghjk" → "abcde-fghjk", as shown to the user. */
 export const formatRecoveryCode = (code: string) => `${code.slice(0, 5)}-${code.slice(5)}`;
 
@@ -108,7 +112,11 @@ export async function cancelEnrolment(db: Kysely<DB>, user: User): Promise<void>
 
 /** Reserves one code check; a refusal says how long to wait. */
 async function reserveCodeCheck(db: Kysely<DB>, userId: string) {
-  const reservation = await reserveLoginAttempt(db, [{ key: codeKey(userId), lockFor: codeLock }], CODE_THROTTLE.resetAfterMs);
+  const reservation = await reserveLoginAttempt(
+    db,
+    [{ key: codeKey(userId), lockFor: codeLock }],
+    CODE_THROTTLE.resetAfterMs,
+  );
   if (reservation.ok) return reservation;
   const retryAfterSeconds = Math.ceil(reservation.retryAfterMs / 1000);
   return {
@@ -127,7 +135,13 @@ async function reserveCodeCheck(db: Kysely<DB>, userId: string) {
  * step at or before the last accepted one is refused, so a code (seen over a shoulder,
  * or replayed) works once.
  */
-async function acceptTotp(db: Kysely<DB>, userId: string, secret: string, code: string, column: "secret" | "pending"): Promise<boolean> {
+async function acceptTotp(
+  db: Kysely<DB>,
+  userId: string,
+  secret: string,
+  code: string,
+  column: "secret" | "pending",
+): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const verified = await verifyTOTP({ ...TOTP, otp: code, secret, window: 1 });
   if (!verified) return false;
@@ -161,7 +175,9 @@ async function replaceRecoveryCodes(db: Kysely<DB>, userId: string): Promise<str
   const now = Date.now();
   await db
     .insertInto("recovery_codes")
-    .values(codes.map((code) => ({ code_hash: hashRecoveryCode(code), user_id: userId, created_at: now, used_at: null })))
+    .values(
+      codes.map((code) => ({ code_hash: hashRecoveryCode(code), user_id: userId, created_at: now, used_at: null })),
+    )
     .execute();
   return codes.map(formatRecoveryCode);
 }
@@ -189,7 +205,8 @@ export async function checkSecondFactor(
   context: { ip: string | null; purpose: string },
 ): Promise<CodeResult> {
   const row = await readUserTotp(db, userId);
-  if (!row?.totp_secret_enc) return { ok: false, status: 400, error: "Two-factor authentication is not on for this account" };
+  if (!row?.totp_secret_enc)
+    return { ok: false, status: 400, error: "Two-factor authentication is not on for this account" };
   const reservation = await reserveCodeCheck(db, userId);
   if (!reservation.ok) return reservation.refusal;
 
@@ -255,7 +272,8 @@ export async function confirmEnrolment(
 ): Promise<{ ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>> {
   const row = await readUserTotp(db, user.id);
   if (row?.totp_secret_enc) return { ok: false, status: 400, error: "Two-factor authentication is already on" };
-  if (!row?.totp_pending_enc) return { ok: false, status: 400, error: "Start the setup again: no setup is in progress" };
+  if (!row?.totp_pending_enc)
+    return { ok: false, status: 400, error: "Start the setup again: no setup is in progress" };
   const reservation = await reserveCodeCheck(db, user.id);
   if (!reservation.ok) return reservation.refusal;
   let secret: string;

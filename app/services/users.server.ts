@@ -33,7 +33,12 @@ const shortCode = (code: string) => `${code.slice(0, 6)}…`;
 export async function createInviteBy(db: Kysely<DB>, by: User, role: Role, origin: string): Promise<InviteView> {
   return db.transaction().execute(async (trx) => {
     const invite = await createInvite(trx, { role, createdBy: by.id });
-    await recordAudit(trx, { actor: by.username, action: "invite.create", target: shortCode(invite.code), after: { role, expiresAt: invite.expiresAt } });
+    await recordAudit(trx, {
+      actor: by.username,
+      action: "invite.create",
+      target: shortCode(invite.code),
+      after: { role, expiresAt: invite.expiresAt },
+    });
     await recordActivity(trx, {
       type: "auth",
       level: "info",
@@ -51,7 +56,13 @@ export async function listInvites(db: Kysely<DB>, origin: string): Promise<Invit
 export async function revokeInviteBy(db: Kysely<DB>, by: User, code: string): Promise<Outcome<null>> {
   return db.transaction().execute(async (trx) => {
     if (!(await revokeInvite(trx, code))) return { ok: false, status: 404, error: "Invitation not found" } as const;
-    await recordAudit(trx, { actor: by.username, action: "invite.revoke", target: shortCode(code), before: { revoked: false }, after: { revoked: true } });
+    await recordAudit(trx, {
+      actor: by.username,
+      action: "invite.revoke",
+      target: shortCode(code),
+      before: { revoked: false },
+      after: { revoked: true },
+    });
     await recordActivity(trx, {
       type: "auth",
       level: "info",
@@ -69,7 +80,12 @@ export async function listUsers(db: Kysely<DB>): Promise<User[]> {
 
 /** Active admins other than `exceptId`, counted under the write (FOR UPDATE on MySQL) so two admins demoting each other cannot leave none. */
 async function otherActiveAdmins(trx: Kysely<DB>, exceptId: string): Promise<number> {
-  let query = trx.selectFrom("users").select("id").where("role", "=", "admin").where("disabled", "=", 0).where("id", "!=", exceptId);
+  let query = trx
+    .selectFrom("users")
+    .select("id")
+    .where("role", "=", "admin")
+    .where("disabled", "=", 0)
+    .where("id", "!=", exceptId);
   if (isMysql(trx)) query = query.forUpdate();
   return (await query.execute()).length;
 }
@@ -103,12 +119,23 @@ export async function updateUserBy(
     const before = userRowToUser(row);
     const role = change.role ?? before.role;
     const disabled = change.disabled ?? before.disabled;
-    if (before.role === "admin" && !before.disabled && (role !== "admin" || disabled) && (await otherActiveAdmins(trx, id)) === 0) {
+    if (
+      before.role === "admin" &&
+      !before.disabled &&
+      (role !== "admin" || disabled) &&
+      (await otherActiveAdmins(trx, id)) === 0
+    ) {
       return { ok: false, status: 409, error: LAST_ADMIN };
     }
     const resetTwoFactor = change.twoFactor === false && before.twoFactorEnabled;
     if (resetTwoFactor) await clearTwoFactor(trx, id);
-    await recordAudit(trx, { actor: by.username, action: "user.update", target: before.username, before: { role: before.role, disabled: before.disabled, twoFactorEnabled: before.twoFactorEnabled }, after: { role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor } });
+    await recordAudit(trx, {
+      actor: by.username,
+      action: "user.update",
+      target: before.username,
+      before: { role: before.role, disabled: before.disabled, twoFactorEnabled: before.twoFactorEnabled },
+      after: { role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor },
+    });
     if (role === before.role && disabled === before.disabled) {
       if (resetTwoFactor) {
         await recordActivity(trx, {
@@ -120,7 +147,11 @@ export async function updateUserBy(
       }
       return { ok: true, value: { ...before, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor } };
     }
-    await trx.updateTable("users").set({ role, disabled: disabled ? 1 : 0, updated_at: Date.now() }).where("id", "=", id).execute();
+    await trx
+      .updateTable("users")
+      .set({ role, disabled: disabled ? 1 : 0, updated_at: Date.now() })
+      .where("id", "=", id)
+      .execute();
     const ended = await deleteUserSessions(trx, id);
     // An invitation lives only while its creator may still mint it (issue 23): disabled or
     // no longer allowed to manage users, its open invitations go in this transaction.
@@ -137,7 +168,10 @@ export async function updateUserBy(
       message: `${by.username} changed ${before.username}: ${what.join(", ")}`,
       data: { by: by.username, username: before.username, role, disabled, sessionsEnded: ended, invitesRevoked },
     });
-    return { ok: true, value: { ...before, role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor } };
+    return {
+      ok: true,
+      value: { ...before, role, disabled, twoFactorEnabled: before.twoFactorEnabled && !resetTwoFactor },
+    };
   });
   if (outcome.ok) await closeEndedSockets(db);
   return outcome;
@@ -155,7 +189,12 @@ export async function deleteUserBy(db: Kysely<DB>, by: User, id: string): Promis
     await trx.deleteFrom("recovery_codes").where("user_id", "=", id).execute();
     const invitesRevoked = await revokeInvitesBy(trx, id);
     await trx.deleteFrom("users").where("id", "=", id).execute();
-    await recordAudit(trx, { actor: by.username, action: "user.delete", target: user.username, before: { role: user.role, disabled: user.disabled } });
+    await recordAudit(trx, {
+      actor: by.username,
+      action: "user.delete",
+      target: user.username,
+      before: { role: user.role, disabled: user.disabled },
+    });
     await recordActivity(trx, {
       type: "auth",
       level: "warning",
@@ -175,14 +214,30 @@ export async function getSecuritySettings(db: Kysely<DB>): Promise<SecuritySetti
   };
 }
 
-export async function updateSecuritySettings(db: Kysely<DB>, by: User, change: Partial<SecuritySettings>): Promise<SecuritySettings> {
+export async function updateSecuritySettings(
+  db: Kysely<DB>,
+  by: User,
+  change: Partial<SecuritySettings>,
+): Promise<SecuritySettings> {
   return db.transaction().execute(async (trx) => {
     const before = await getSecuritySettings(trx);
-    const after = { ...before, ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as SecuritySettings;
-    if (after.registrationOpen !== before.registrationOpen) await setSetting(trx, REGISTRATION_OPEN_SETTING, after.registrationOpen);
-    if (after.requireTwoFactor !== before.requireTwoFactor) await setSetting(trx, REQUIRE_TWO_FACTOR_SETTING, after.requireTwoFactor);
+    const after = {
+      ...before,
+      ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)),
+    } as SecuritySettings;
+    if (after.registrationOpen !== before.registrationOpen)
+      await setSetting(trx, REGISTRATION_OPEN_SETTING, after.registrationOpen);
+    if (after.requireTwoFactor !== before.requireTwoFactor)
+      await setSetting(trx, REQUIRE_TWO_FACTOR_SETTING, after.requireTwoFactor);
     const changed = (Object.keys(after) as (keyof SecuritySettings)[]).filter((k) => after[k] !== before[k]);
-    if (changed.length > 0) await recordAudit(trx, { actor: by.username, action: "security_settings.update", target: "security_settings", before: { ...before }, after: { ...after } });
+    if (changed.length > 0)
+      await recordAudit(trx, {
+        actor: by.username,
+        action: "security_settings.update",
+        target: "security_settings",
+        before: { ...before },
+        after: { ...after },
+      });
     if (changed.length > 0) {
       await recordActivity(trx, {
         type: "system",

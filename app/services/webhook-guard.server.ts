@@ -79,12 +79,20 @@ export function validateAllowlist(input: string): { ok: true; value: string } | 
 
 export async function saveAllowlist(db: Kysely<DB>, by: string, value: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await recordAudit(trx, { actor: by, action: "webhook_allowlist.update", target: "webhook_allowlist", before: { allowlist: (await getSetting<string>(trx, WEBHOOK_ALLOWLIST_SETTING)) ?? "" }, after: { allowlist: value } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "webhook_allowlist.update",
+      target: "webhook_allowlist",
+      before: { allowlist: (await getSetting<string>(trx, WEBHOOK_ALLOWLIST_SETTING)) ?? "" },
+      after: { allowlist: value },
+    });
     await setSetting(trx, WEBHOOK_ALLOWLIST_SETTING, value);
     await recordActivity(trx, {
       type: "system",
       level: "warning",
-      message: value ? `${by} limited webhook senders to: ${value}` : `${by} removed the webhook sender allowlist (any address with the secret)`,
+      message: value
+        ? `${by} limited webhook senders to: ${value}`
+        : `${by} removed the webhook sender allowlist (any address with the secret)`,
       data: { by, allowlist: value },
     });
   });
@@ -157,7 +165,12 @@ export class RejectionTally {
       type: "webhook",
       level: "warning",
       message: `Webhook rejected ${tally.count} times in one minute from one source: ${tally.reason}`,
-      data: { ip: tally.ip, status: tally.status, count: tally.count, minute: new Date(tally.minute * MINUTE_MS).toISOString() },
+      data: {
+        ip: tally.ip,
+        status: tally.status,
+        count: tally.count,
+        minute: new Date(tally.minute * MINUTE_MS).toISOString(),
+      },
     };
   }
 

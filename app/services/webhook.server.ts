@@ -42,7 +42,12 @@ interface StoredSecret {
   previous?: { encrypted: string; until: number } | null;
 }
 
-export { ROTATION_GRACES, ROTATION_GRACE_LABELS, type RotationGrace, isRotationGrace } from "#app/core/webhook-rotation.ts";
+export {
+  ROTATION_GRACES,
+  ROTATION_GRACE_LABELS,
+  type RotationGrace,
+  isRotationGrace,
+} from "#app/core/webhook-rotation.ts";
 
 /** The webhook secret, created on first use (encrypted at rest with APP_SECRET). */
 export async function getWebhookSecret(db: Kysely<DB>, appSecret: string): Promise<string> {
@@ -69,7 +74,12 @@ export async function getWebhookSecret(db: Kysely<DB>, appSecret: string): Promi
  * after it, it is refused like any wrong secret. A previous secret this APP_SECRET cannot read
  * gets no grace (it could not be checked). `now`: the clock, injectable for tests.
  */
-export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by: string, options: { grace?: RotationGrace; now?: number } = {}): Promise<string> {
+export async function rotateWebhookSecret(
+  db: Kysely<DB>,
+  appSecret: string,
+  by: string,
+  options: { grace?: RotationGrace; now?: number } = {},
+): Promise<string> {
   const secret = randomSecret();
   const now = options.now ?? Date.now();
   const graceMs = ROTATION_GRACES[options.grace ?? "none"];
@@ -85,14 +95,26 @@ export async function rotateWebhookSecret(db: Kysely<DB>, appSecret: string, by:
       }
     }
     const previous = stored && readable ? { encrypted: stored.encrypted, until: now + graceMs } : null;
-    await setSetting(trx, WEBHOOK_SECRET_KEY, { encrypted: encryptSecret(secret, appSecret), createdAt: new Date(now).toISOString(), previous } satisfies StoredSecret);
+    await setSetting(trx, WEBHOOK_SECRET_KEY, {
+      encrypted: encryptSecret(secret, appSecret),
+      createdAt: new Date(now).toISOString(),
+      previous,
+    } satisfies StoredSecret);
     const until = previous ? new Date(previous.until).toISOString() : null;
     await recordActivity(trx, {
       type: "webhook",
       level: "warning",
-      message: until ? `Webhook secret rotated by ${by}: the previous secret keeps working until ${until}` : `Webhook secret rotated by ${by}`,
+      message: until
+        ? `Webhook secret rotated by ${by}: the previous secret keeps working until ${until}`
+        : `Webhook secret rotated by ${by}`,
     });
-    await recordAudit(trx, { actor: by, action: "webhook_secret.rotate", target: "webhook_secret", before: { secret: "previous" }, after: { secret: "new", previousValidUntil: until } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "webhook_secret.rotate",
+      target: "webhook_secret",
+      before: { secret: "previous" },
+      after: { secret: "new", previousValidUntil: until },
+    });
   });
   clearSettingsCache();
   return secret;
@@ -106,7 +128,16 @@ export async function previousSecretUntil(db: Kysely<DB>, now = Date.now()): Pro
 }
 
 export type WebhookOutcome =
-  | { status: 200; body: { success: true; signalId: string; status: "queued" | "skipped" | "duplicate"; duplicate?: true; reason?: string } }
+  | {
+      status: 200;
+      body: {
+        success: true;
+        signalId: string;
+        status: "queued" | "skipped" | "duplicate";
+        duplicate?: true;
+        reason?: string;
+      };
+    }
   // A heartbeat alert: `expected` says whether the strategy is set up to send them.
   | { status: 200; body: { success: true; heartbeat: true; expected: boolean } }
   | { status: 400 | 401 | 413 | 429 | 503; body: { success: false; error: string; field?: string } }
@@ -127,7 +158,8 @@ function parseBody(text: string): Record<string, unknown> | null {
  * store it as U+FFFD, so the signal read back would not match what was written.
  */
 function hasBrokenText(value: unknown, depth = 0): boolean {
-  if (typeof value === "string") return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
+  if (typeof value === "string")
+    return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value);
   if (depth > 20 || value === null || typeof value !== "object") return false;
   return Object.entries(value).some(([key, v]) => hasBrokenText(key) || hasBrokenText(v, depth + 1));
 }
@@ -156,7 +188,10 @@ export async function handleWebhook(db: Kysely<DB>, input: WebhookInput): Promis
 }
 
 const BUSY: WebhookOutcome = { status: 503, body: { success: false, error: "Server busy, please retry" } };
-const TOO_MANY_REJECTIONS: WebhookOutcome = { status: 429, body: { success: false, error: "Too many rejected requests from this address: wait a minute" } };
+const TOO_MANY_REJECTIONS: WebhookOutcome = {
+  status: 429,
+  body: { success: false, error: "Too many rejected requests from this address: wait a minute" },
+};
 
 const tallies = new WeakMap<object, RejectionTally>();
 /** This process's rejection tally for the database, with its once-a-minute summary writer. */
@@ -193,14 +228,22 @@ async function secretUnreadable(db: Kysely<DB>, writer: ReturnType<typeof signal
           {
             type: "webhook",
             level: "error",
-            message: "Webhook secret cannot be decrypted: APP_SECRET has changed since it was stored. Restore APP_SECRET, or rotate the secret on Webhook Config and update your TradingView alerts.",
+            message:
+              "Webhook secret cannot be decrypted: APP_SECRET has changed since it was stored. Restore APP_SECRET, or rotate the secret on Webhook Config and update your TradingView alerts.",
             data: {},
           },
         ],
       })
       .catch(() => undefined);
   }
-  return { status: 503, body: { success: false, error: "Webhook secret unreadable on the server (APP_SECRET changed): the operator must restore APP_SECRET or rotate the secret" } };
+  return {
+    status: 503,
+    body: {
+      success: false,
+      error:
+        "Webhook secret unreadable on the server (APP_SECRET changed): the operator must restore APP_SECRET or rotate the secret",
+    },
+  };
 }
 
 async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutcome> {
@@ -235,10 +278,14 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   // (docs/decisions/027-strategies.md), found through a per-process cache.
   let strategy: StoredStrategy | null = null;
   // The secret before the last rotation, during the grace period the admin chose (issue 25).
-  const graceAccepted = expected === null || !safeEqual(presented, expected) ? await previousSecretMatches(db, input.appSecret, presented, now) : false;
+  const graceAccepted =
+    expected === null || !safeEqual(presented, expected)
+      ? await previousSecretMatches(db, input.appSecret, presented, now)
+      : false;
   if (!graceAccepted && (expected === null || !safeEqual(presented, expected))) {
     strategy = await strategyForSecretCached(db, presented);
-    if (!strategy) return expected === null ? secretUnreadable(db, writer) : reject(401, "Invalid or missing webhook secret");
+    if (!strategy)
+      return expected === null ? secretUnreadable(db, writer) : reject(401, "Invalid or missing webhook secret");
   }
 
   // A heartbeat alert (issue 12): proof the strategy's alerts still arrive; no signal, no order.
@@ -311,23 +358,54 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
         createdAt: now,
         strategyId,
       },
-      job: { task: "execute-signal", payload: { signalId: id }, jobKey: `signal:${id}`, signalId: id, cancelledBecause: blockedBy },
+      job: {
+        task: "execute-signal",
+        payload: { signalId: id },
+        jobKey: `signal:${id}`,
+        signalId: id,
+        cancelledBecause: blockedBy,
+      },
       logs: [
         {
           type: "signal",
           level: refusedBy ? "error" : blockedBy ? "warning" : "info",
           message: `Signal received${strategy ? ` (strategy ${strategy.name})` : ""}: ${label}${blockedBy ? `. ${blockedBy}` : exitDuringStop ? `. ${EXIT_DURING_STOP}` : ""}`,
-          data: { signalId: id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, orderType: signal.orderType, price: signal.price, strategy: signal.strategy, ...(strategyId ? { strategyId } : {}), ...(refusedBy ? { notified: true } : {}) },
+          data: {
+            signalId: id,
+            action: signal.action,
+            symbol: signal.symbol,
+            quantity: signal.quantity,
+            orderType: signal.orderType,
+            price: signal.price,
+            strategy: signal.strategy,
+            ...(strategyId ? { strategyId } : {}),
+            ...(refusedBy ? { notified: true } : {}),
+          },
         },
       ],
       // A refusal (403) is decided here: its notification is queued with the signal, in its transaction (issue 25, decision 046).
       ...(refusedBy
-        ? { notification: { kind: "alert_failed" as const, title: `Alert refused: ${label}`, body: `Alert ${label}${strategy ? ` (strategy ${strategy.name})` : ""} refused: ${refusedBy}` } }
+        ? {
+            notification: {
+              kind: "alert_failed" as const,
+              title: `Alert refused: ${label}`,
+              body: `Alert ${label}${strategy ? ` (strategy ${strategy.name})` : ""} refused: ${refusedBy}`,
+            },
+          }
         : {}),
       events: [
         {
           type: "new_signal",
-          data: { id, action: signal.action, symbol: signal.symbol, quantity: signal.quantity, price: signal.price, orderType: signal.orderType, status, ...(strategyId ? { strategyId } : {}) },
+          data: {
+            id,
+            action: signal.action,
+            symbol: signal.symbol,
+            quantity: signal.quantity,
+            price: signal.price,
+            orderType: signal.orderType,
+            status,
+            ...(strategyId ? { strategyId } : {}),
+          },
         },
       ],
       duplicateLogs: [duplicateLog(null, input.ip)],
@@ -343,14 +421,25 @@ async function handle(db: Kysely<DB>, input: WebhookInput): Promise<WebhookOutco
   if (refusedBy) return { status: 403, body: { success: false, error: refusedBy, signalId: id, status: "failed" } };
   return {
     status: 200,
-    body: { success: true, signalId: id, status: blockedBy ? "skipped" : "queued", ...(blockedBy ? { reason: blockedBy } : {}) },
+    body: {
+      success: true,
+      signalId: id,
+      status: blockedBy ? "skipped" : "queued",
+      ...(blockedBy ? { reason: blockedBy } : {}),
+    },
   };
 }
 
-const EXIT_DURING_STOP = "Emergency stop is active: queued as an exit, only the part that reduces the open position is sent (reduce-only)";
+const EXIT_DURING_STOP =
+  "Emergency stop is active: queued as an exit, only the part that reduces the open position is sent (reduce-only)";
 
 function duplicateLog(signalId: string | null, ip: string | null): NewActivityLog {
-  return { type: "webhook", level: "info", message: "Duplicate alert ignored (already received)", data: { signalId, ip } };
+  return {
+    type: "webhook",
+    level: "info",
+    message: "Duplicate alert ignored (already received)",
+    data: { signalId, ip },
+  };
 }
 
 function duplicateOutcome(signalId: string): WebhookOutcome {
@@ -359,7 +448,12 @@ function duplicateOutcome(signalId: string): WebhookOutcome {
 
 /** The webhook secret through the settings cache (rotation clears it in this process). */
 /** Whether `presented` is the previous secret and its grace period has not ended at `now`. */
-async function previousSecretMatches(db: Kysely<DB>, appSecret: string, presented: string, now: number): Promise<boolean> {
+async function previousSecretMatches(
+  db: Kysely<DB>,
+  appSecret: string,
+  presented: string,
+  now: number,
+): Promise<boolean> {
   const stored = await getSettingCached<StoredSecret>(db, WEBHOOK_SECRET_KEY);
   const previous = stored?.previous;
   if (!previous || !(previous.until > now)) return false;
@@ -403,7 +497,10 @@ export async function webhookSecretReadable(db: Kysely<DB>, appSecret: string): 
 const DEADLINE_MS = 2000;
 
 const json = (body: unknown, status: number) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
 
 /**
  * POST /api/webhook/tradingview as plain HTTP (mounted on Hono in server.ts, ahead of
@@ -420,11 +517,17 @@ export async function webhookHttp(
   const allowlist = await activeAllowlist(db, context.allowlist);
   if (!addressAllowed(context.ip, allowlist)) {
     const tally = tallyFor(db);
-    const line = tally.limited(context.ip) ? (tally.record(context.ip, 403, "sender not in the allowlist"), null) : tally.record(context.ip, 403, "sender not in the allowlist");
-    if (line) await signalWriterFor(db).write({ logs: [line] }).catch(() => undefined);
+    const line = tally.limited(context.ip)
+      ? (tally.record(context.ip, 403, "sender not in the allowlist"), null)
+      : tally.record(context.ip, 403, "sender not in the allowlist");
+    if (line)
+      await signalWriterFor(db)
+        .write({ logs: [line] })
+        .catch(() => undefined);
     return json({ success: false, error: "Sender address not allowed" }, 403);
   }
-  if (request.method === "GET" || request.method === "HEAD") return json({ error: "Method GET not allowed: TradingView sends POST" }, 405);
+  if (request.method === "GET" || request.method === "HEAD")
+    return json({ error: "Method GET not allowed: TradingView sends POST" }, 405);
   if (request.method !== "POST") return json({ error: `Method ${request.method} not allowed` }, 405);
   const started = Date.now();
   let rawBody: string;
@@ -433,7 +536,10 @@ export async function webhookHttp(
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
     const line = tallyFor(db).record(context.ip, 413, "body larger than 64 KiB");
-    if (line) await signalWriterFor(db).write({ logs: [line] }).catch(() => undefined);
+    if (line)
+      await signalWriterFor(db)
+        .write({ logs: [line] })
+        .catch(() => undefined);
     return json({ success: false, error: "Request body too large (limit 64 KiB)" }, 413);
   }
   const token = new URL(request.url).searchParams.get("token");
@@ -460,7 +566,13 @@ export async function saveStrictTickers(db: Kysely<DB>, by: string, on: boolean)
     const before = (await getSetting<boolean>(trx, STRICT_TICKERS_SETTING)) === true;
     await setSetting(trx, STRICT_TICKERS_SETTING, on);
     // Unchanged (turning off what is off): no audit row (issue 23).
-    await recordAudit(trx, { actor: by, action: "strict_tickers.update", target: "strict_tickers", before: { strictTickers: before }, after: { strictTickers: on } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "strict_tickers.update",
+      target: "strict_tickers",
+      before: { strictTickers: before },
+      after: { strictTickers: on },
+    });
     await recordActivity(trx, {
       type: "system",
       level: "info",

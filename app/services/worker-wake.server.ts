@@ -26,7 +26,7 @@ interface Targets {
 
 const targetsByDb = new WeakMap<Kysely<DB>, Targets>();
 let sender: UdpSocket | null = null;
-let senderStarting: Promise<void> | null = null;
+let _senderStarting: Promise<void> | null = null;
 /** When a worker last refused a hint: the target lists read before it are read again. */
 let refusedAt = 0;
 let loggedAt = 0;
@@ -39,7 +39,9 @@ async function refresh(db: Kysely<DB>, targets: Targets) {
     targets.addresses = beats.flatMap((beat) => {
       const wake = beat.info.wake as Partial<WakeAddress> | undefined;
       const fresh = beat.status === "running" && now - beat.lastBeatAt < WORKER_DEAD_AFTER_MS;
-      return fresh && wake && typeof wake.host === "string" && Number.isInteger(wake.port) ? [{ host: wake.host, port: wake.port! }] : [];
+      return fresh && wake && typeof wake.host === "string" && Number.isInteger(wake.port)
+        ? [{ host: wake.host, port: wake.port! }]
+        : [];
     });
     targets.at = now;
   } catch {
@@ -59,7 +61,7 @@ function logOnce(message: string) {
 function dropSender(socket: UdpSocket | null) {
   if (!socket || sender !== socket) return;
   sender = null;
-  senderStarting = null;
+  _senderStarting = null;
   try {
     socket.close();
   } catch {
@@ -68,7 +70,7 @@ function dropSender(socket: UdpSocket | null) {
 }
 
 function startSender() {
-  senderStarting ??= Bun.udpSocket({
+  _senderStarting ??= Bun.udpSocket({
     socket: {
       // Bun 1.4 calls this with the error alone and the socket as `this` (its types say
       // (socket, error)): read both. It must not throw: that would be uncaught again.
@@ -88,7 +90,7 @@ function startSender() {
       sender = socket;
     })
     .catch((error: unknown) => {
-      senderStarting = null;
+      _senderStarting = null;
       logOnce(`no socket: ${(error as Error)?.message}`);
     });
 }

@@ -14,8 +14,22 @@ describe("worker wake-up", () => {
     const a = await listenForWake(() => (live += 1));
     const b = await listenForWake(() => (stopped += 1));
     const now = Date.now();
-    await writeHeartbeat(fresh.db, { workerId: "w-live", hostname: "h", pid: 1, startedAt: now, status: "running", info: { wake: a.address } });
-    await writeHeartbeat(fresh.db, { workerId: "w-stopped", hostname: "h", pid: 2, startedAt: now, status: "stopped", info: { wake: b.address } });
+    await writeHeartbeat(fresh.db, {
+      workerId: "w-live",
+      hostname: "h",
+      pid: 1,
+      startedAt: now,
+      status: "running",
+      info: { wake: a.address },
+    });
+    await writeHeartbeat(fresh.db, {
+      workerId: "w-stopped",
+      hostname: "h",
+      pid: 2,
+      startedAt: now,
+      status: "stopped",
+      info: { wake: b.address },
+    });
     try {
       // The first poke starts the sender and reads the heartbeats; later ones send.
       const deadline = Date.now() + 3000;

@@ -15,7 +15,8 @@ const typo = (variant: "body1" | "body2" | "caption") => {
   const { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } = theme.typography[variant];
   return { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } as Decls;
 };
-const cellBorder = p.mode === "light" ? theme.lighten(theme.alpha(p.divider, 1), 0.88) : theme.darken(theme.alpha(p.divider, 1), 0.68);
+const cellBorder =
+  p.mode === "light" ? theme.lighten(theme.alpha(p.divider, 1), 0.88) : theme.darken(theme.alpha(p.divider, 1), 0.68);
 const COLORS = ["primary", "secondary", "success", "error", "warning", "info"] as const;
 
 /** One global rule; numbers are written as they are (unitless). */
@@ -23,7 +24,7 @@ const rule = (selector: string, d: Decls, media?: string) => {
   const declarations = Object.fromEntries(
     Object.entries(d)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, String(v)])
+      .map(([k, v]) => [k, String(v)]),
   );
   globalStyle(selector, media ? { "@media": { [media]: declarations } } : declarations);
 };

@@ -27,14 +27,28 @@ function deepMerge<T extends object>(base: T, over: object): T {
   const out = { ...base } as Record<string, unknown>;
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];
-    out[key] = value && typeof value === "object" && current && typeof current === "object" ? deepMerge(current as object, value) : value;
+    out[key] =
+      value && typeof value === "object" && current && typeof current === "object"
+        ? deepMerge(current as object, value)
+        : value;
   }
   return out as T;
 }
 
 // CSS properties whose numbers take no unit (the ones a recipe may use).
-const UNITLESS = new Set(["lineHeight", "fontWeight", "flex", "flexGrow", "flexShrink", "opacity", "zIndex", "order", "zoom"]);
-const cssValue = (key: string, v: string | number) => (typeof v === "number" && v !== 0 && !UNITLESS.has(key) ? `${v}px` : String(v));
+const UNITLESS = new Set([
+  "lineHeight",
+  "fontWeight",
+  "flex",
+  "flexGrow",
+  "flexShrink",
+  "opacity",
+  "zIndex",
+  "order",
+  "zoom",
+]);
+const cssValue = (key: string, v: string | number) =>
+  typeof v === "number" && v !== 0 && !UNITLESS.has(key) ? `${v}px` : String(v);
 
 /** A selector list's parts (commas inside parentheses, as in `:not(a, b)`, do not split). */
 function parts(list: string): string[] {
@@ -98,7 +112,10 @@ export function sheet<K extends string>(block: string, recipes: Record<K, Recipe
     for (const rule of rest) {
       if (!rule) continue;
       const declarations = veStyle(rule.declarations);
-      globalStyle(rule.selector.replaceAll(SELF, `.${name}`), (rule.media ? { "@media": { [rule.media]: declarations } } : declarations) as never);
+      globalStyle(
+        rule.selector.replaceAll(SELF, `.${name}`),
+        (rule.media ? { "@media": { [rule.media]: declarations } } : declarations) as never,
+      );
     }
     names[key] = name;
   }

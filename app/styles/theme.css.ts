@@ -6,7 +6,15 @@ import { theme } from "../mui/theme.ts";
 
 type Tree = { [key: string]: string | Tree };
 /** The palette's shape with only its colours: what `vars.palette` offers, each a `var(--…)`. */
-type Colours<T> = { [K in keyof T as T[K] extends string ? K : T[K] extends (...args: never[]) => unknown ? never : T[K] extends object ? K : never]: T[K] extends string ? string : Colours<T[K]> };
+type Colours<T> = {
+  [K in keyof T as T[K] extends string
+    ? K
+    : T[K] extends (...args: never[]) => unknown
+      ? never
+      : T[K] extends object
+        ? K
+        : never]: T[K] extends string ? string : Colours<T[K]>;
+};
 
 /** The palette's string leaves (colours), nested as in the theme; numbers and functions are not colours. */
 function colours(node: object): Tree {

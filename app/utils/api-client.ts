@@ -28,7 +28,13 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method: string, url: string, body: unknown, timeoutMs: number, timeoutMessage: string): Promise<Response> {
+async function call(
+  method: string,
+  url: string,
+  body: unknown,
+  timeoutMs: number,
+  timeoutMessage: string,
+): Promise<Response> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
@@ -57,7 +63,11 @@ export async function getJson<T>(url: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-export async function apiRequest<T = unknown>(method: "POST" | "PUT" | "DELETE", url: string, body?: unknown): Promise<T> {
+export async function apiRequest<T = unknown>(
+  method: "POST" | "PUT" | "DELETE",
+  url: string,
+  body?: unknown,
+): Promise<T> {
   const response = await call(method, url, body, MUTATION_TIMEOUT_MS, MUTATION_TIMEOUT_MESSAGE);
   const text = await response.text();
   return (text ? JSON.parse(text) : {}) as T;

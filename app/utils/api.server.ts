@@ -140,8 +140,14 @@ export function getNotAllowedLoader(guard: (request: Request, context: AppLoadCo
 }
 
 /** A service's outcome as the answer: { success: true, message }, or { success: false, error, title } with its status; never cached. */
-export function outcomeJson(outcome: { success: true; message: string } | { success: false; title: string; error: string; status: number }) {
-  if (!outcome.success) return json({ success: false, error: outcome.error, title: outcome.title }, { status: outcome.status, headers: { "Cache-Control": "no-store" } });
+export function outcomeJson(
+  outcome: { success: true; message: string } | { success: false; title: string; error: string; status: number },
+) {
+  if (!outcome.success)
+    return json(
+      { success: false, error: outcome.error, title: outcome.title },
+      { status: outcome.status, headers: { "Cache-Control": "no-store" } },
+    );
   return json({ success: true, message: outcome.message }, { headers: { "Cache-Control": "no-store" } });
 }
 

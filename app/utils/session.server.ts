@@ -38,7 +38,8 @@ function cookieFor(context: AppLoadContext, name: string, maxAgeSeconds?: number
  * https address (production behind TLS: a plain-http request then gets no usable cookie
  * rather than a cookie an eavesdropper could read).
  */
-export const secureCookies = (context: AppLoadContext) => context.isHttps || Boolean(context.config.PUBLIC_URL?.startsWith("https:"));
+export const secureCookies = (context: AppLoadContext) =>
+  context.isHttps || Boolean(context.config.PUBLIC_URL?.startsWith("https:"));
 
 export const sessionCookie = (context: AppLoadContext) =>
   cookieFor(context, "tv_session", SESSION_POLICY.absoluteMs / 1000);
@@ -72,7 +73,10 @@ export interface PendingSecondFactor {
 }
 
 export function commitSecondFactor(context: AppLoadContext, pending: PendingSecondFactor): Promise<string> {
-  return secondFactorCookie(context).serialize({ u: pending.userId, r: pending.redirectTo, t: Date.now() }, { secure: secureCookies(context) });
+  return secondFactorCookie(context).serialize(
+    { u: pending.userId, r: pending.redirectTo, t: Date.now() },
+    { secure: secureCookies(context) },
+  );
 }
 
 export async function readSecondFactor(request: Request, context: AppLoadContext): Promise<PendingSecondFactor | null> {

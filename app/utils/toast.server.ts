@@ -31,7 +31,11 @@ export async function getToast(
   const parsed = ToastSchema.safeParse(raw);
   if (!raw) return { toast: null, headers: null };
   const headers = new Headers({
-    "Set-Cookie": await flashCookie(context).serialize("", { secure: secureCookies(context), maxAge: 0, expires: new Date(0) }),
+    "Set-Cookie": await flashCookie(context).serialize("", {
+      secure: secureCookies(context),
+      maxAge: 0,
+      expires: new Date(0),
+    }),
   });
   return { toast: parsed.success ? parsed.data : null, headers };
 }

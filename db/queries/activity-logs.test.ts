@@ -30,7 +30,12 @@ describe.each(testDialects())("activity logs on %s", (dialect) => {
 
     test("writes the log line and an activity_log event carrying the same content", async () => {
       const before = Date.now();
-      await recordActivity(t.db, { type: "trade", level: "success", message: "Bought 1 BTC-PERP", data: { symbol: "BTC-PERP", qty: "1" } });
+      await recordActivity(t.db, {
+        type: "trade",
+        level: "success",
+        message: "Bought 1 BTC-PERP",
+        data: { symbol: "BTC-PERP", qty: "1" },
+      });
       const after = Date.now();
 
       const logs = await t.db.selectFrom("activity_logs").selectAll().execute();
@@ -52,7 +57,15 @@ describe.each(testDialects())("activity logs on %s", (dialect) => {
     });
 
     test("redacts secrets in data, in the log and in the event alike", async () => {
-      const secrets = ["hunter2-pw", "api-secret-value", "tok-value", "plain-secret", "key-value", "phrase-value", "bearer-value"];
+      const secrets = [
+        "hunter2-pw",
+        "api-secret-value",
+        "tok-value",
+        "plain-secret",
+        "key-value",
+        "phrase-value",
+        "bearer-value",
+      ];
       await recordActivity(t.db, {
         type: "auth",
         level: "warning",
@@ -94,7 +107,11 @@ describe.each(testDialects())("activity logs on %s", (dialect) => {
       await recordActivity(t.db, { type: "system", level: "info", message: "no data" });
       const [log] = await listActivityLogs(t.db, { limit: 1 });
       expect(log).toMatchObject({ message: "no data", data: {} });
-      const row = await t.db.selectFrom("activity_logs").select("data").where("id", "=", log!.id).executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom("activity_logs")
+        .select("data")
+        .where("id", "=", log!.id)
+        .executeTakeFirstOrThrow();
       expect(row.data).toBe("{}");
     });
 
@@ -141,7 +158,10 @@ describe.each(testDialects())("activity logs on %s", (dialect) => {
     test("filters by type, by level, and by both", async () => {
       expect((await listActivityLogs(t.db, { type: "trade" })).map((l) => l.message)).toEqual(["m7", "m5", "m3", "m1"]);
       expect((await listActivityLogs(t.db, { level: "error" })).map((l) => l.message)).toEqual(["m6", "m3"]);
-      expect((await listActivityLogs(t.db, { type: "trade", level: "success" })).map((l) => l.message)).toEqual(["m5", "m1"]);
+      expect((await listActivityLogs(t.db, { type: "trade", level: "success" })).map((l) => l.message)).toEqual([
+        "m5",
+        "m1",
+      ]);
       expect(await listActivityLogs(t.db, { type: "webhook" })).toEqual([]);
     });
 

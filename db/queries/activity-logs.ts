@@ -25,7 +25,13 @@ export async function recordActivities(db: Db, entries: NewActivityLog[], extraE
   const rows = entries.map((entry) => {
     const data = redact(entry.data ?? {});
     events.push({ type: "activity_log", data: { type: entry.type, level: entry.level, message: entry.message, data } });
-    return { type: entry.type, level: entry.level, message: entry.message, data: JSON.stringify(data), created_at: now };
+    return {
+      type: entry.type,
+      level: entry.level,
+      message: entry.message,
+      data: JSON.stringify(data),
+      created_at: now,
+    };
   });
   if (rows.length > 0) await db.insertInto("activity_logs").values(rows).execute();
   await appendEvents(db, [...events, ...extraEvents]);
@@ -60,14 +66,19 @@ export async function listActivityLogs(db: Db, options: ActivityLogQuery = {}): 
  * `beforeId`, or null when this page holds the oldest matching entry. Ids only grow, so
  * entries written between page requests land before the first page and never shift a page.
  */
-export async function pageActivityLogs(db: Db, options: ActivityLogQuery = {}): Promise<{ logs: ActivityLog[]; nextCursor: number | null }> {
+export async function pageActivityLogs(
+  db: Db,
+  options: ActivityLogQuery = {},
+): Promise<{ logs: ActivityLog[]; nextCursor: number | null }> {
   let query = db.selectFrom("activity_logs").selectAll();
   const viewer = options.viewer && !can(options.viewer.role, "logs.sensitive") ? options.viewer : null;
   if (viewer) {
     // Other users' sign-in entries never leave the database; the JSON text is ours
     // (JSON.stringify, no spaces) and usernames are [A-Za-z0-9_], escaped for LIKE.
     const pattern = `%"username":"${viewer.username.toLowerCase().replace(/[!%_]/g, "!$&")}"%`;
-    query = query.where((eb) => eb.or([eb("type", "!=", "auth"), sql<boolean>`lower(${sql.ref("data")}) like ${pattern} escape '!'`]));
+    query = query.where((eb) =>
+      eb.or([eb("type", "!=", "auth"), sql<boolean>`lower(${sql.ref("data")}) like ${pattern} escape '!'`]),
+    );
   }
   if (options.type) query = query.where("type", "=", options.type);
   if (options.level) query = query.where("level", "=", options.level);

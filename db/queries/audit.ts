@@ -42,7 +42,10 @@ export interface AuditEntry {
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** Only the fields that differ, secrets (by field name, at any depth) as "(changed)". */
-export function auditChanges(before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined): AuditChanges {
+export function auditChanges(
+  before: Record<string, unknown> | null | undefined,
+  after: Record<string, unknown> | null | undefined,
+): AuditChanges {
   const b = (redact(before ?? {}) ?? {}) as Record<string, unknown>;
   const a = (redact(after ?? {}) ?? {}) as Record<string, unknown>;
   const rawB = before ?? {};
@@ -56,7 +59,9 @@ export function auditChanges(before: Record<string, unknown> | null | undefined,
     out[key] = change;
   }
   // redact() writes "[redacted]" for a secret; the trail says only that it changed.
-  return JSON.parse(JSON.stringify(out).replaceAll(JSON.stringify(REDACTED), JSON.stringify(SECRET_CHANGED))) as AuditChanges;
+  return JSON.parse(
+    JSON.stringify(out).replaceAll(JSON.stringify(REDACTED), JSON.stringify(SECRET_CHANGED)),
+  ) as AuditChanges;
 }
 
 /** Writes nothing when no field changed. */
@@ -79,9 +84,16 @@ export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<void> {
 export const AUDIT_PAGE_MAX = 200;
 
 /** Newest first; `before` is the id cursor (the last id of the previous page). */
-export async function listAudit(db: Db, options: { before?: number | null; limit?: number } = {}): Promise<{ entries: AuditEntry[]; nextBefore: number | null }> {
+export async function listAudit(
+  db: Db,
+  options: { before?: number | null; limit?: number } = {},
+): Promise<{ entries: AuditEntry[]; nextBefore: number | null }> {
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 50) || 50, 1), AUDIT_PAGE_MAX);
-  let query = db.selectFrom("audit_entries").selectAll().orderBy("id", "desc").limit(limit + 1);
+  let query = db
+    .selectFrom("audit_entries")
+    .selectAll()
+    .orderBy("id", "desc")
+    .limit(limit + 1);
   if (options.before != null) query = query.where("id", "<", options.before);
   const rows = await query.execute();
   const entries = rows.slice(0, limit).map((row) => ({

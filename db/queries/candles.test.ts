@@ -54,7 +54,9 @@ describe.each(testDialects())("candles on %s", (dialect) => {
       { symbol: "BTC-PERP", price: "94999.99", at: T0 + 2000 },
       { symbol: "BTC-PERP", price: "95000.01", at: T0 + 3000 },
     ]);
-    expect(await all("BTC-PERP")).toEqual([{ time: T0, open: "95000", high: "95000.01", low: "94999.99", close: "95000.01", ticks: 3 }]);
+    expect(await all("BTC-PERP")).toEqual([
+      { time: T0, open: "95000", high: "95000.01", low: "94999.99", close: "95000.01", ticks: 3 },
+    ]);
     expect(await all("ETH-PERP")).toHaveLength(1);
     await recordCandleTicks(fresh.db, []); // nothing to write: no statement
   });
@@ -66,10 +68,17 @@ describe.each(testDialects())("candles on %s", (dialect) => {
       { symbol: "XRP-PERP", price: "2.1", source: "test", at: T0 + 6000 },
     ]);
     expect(await getPrice(fresh.db, "SOL-PERP")).toMatchObject({ price: "179.25", updatedAt: T0 + 6000 });
-    expect(await all("SOL-PERP")).toEqual([{ time: T0, open: "180.5", high: "180.5", low: "179.25", close: "179.25", ticks: 2 }]);
+    expect(await all("SOL-PERP")).toEqual([
+      { time: T0, open: "180.5", high: "180.5", low: "179.25", close: "179.25", ticks: 2 },
+    ]);
     expect(await all("XRP-PERP")).toEqual([{ time: T0, open: "2.1", high: "2.1", low: "2.1", close: "2.1", ticks: 1 }]);
     // A bad price stores nothing (neither the price nor a candle).
-    await expect(setPrices(fresh.db, [{ symbol: "XRP-PERP", price: "3", at: T0 + 7000 }, { symbol: "SOL-PERP", price: "-1", at: T0 + 7000 }])).rejects.toThrow("price must be a decimal number > 0");
+    await expect(
+      setPrices(fresh.db, [
+        { symbol: "XRP-PERP", price: "3", at: T0 + 7000 },
+        { symbol: "SOL-PERP", price: "-1", at: T0 + 7000 },
+      ]),
+    ).rejects.toThrow("price must be a decimal number > 0");
     expect((await all("XRP-PERP"))[0]!.close).toBe("2.1");
     // Inside a caller's transaction it writes in that transaction.
     await fresh.db.transaction().execute((trx) => setPrice(trx, "XRP-PERP", "2.2", "test", { at: T0 + 8000 }));
@@ -77,7 +86,10 @@ describe.each(testDialects())("candles on %s", (dialect) => {
   });
 
   test("listCandles: the range, oldest first, the newest `limit` when there are more", async () => {
-    await recordCandleTicks(fresh.db, Array.from({ length: 10 }, (_, i) => ({ symbol: "ETH-PERP", price: String(3000 + i), at: T0 + i * MINUTE + 1 })));
+    await recordCandleTicks(
+      fresh.db,
+      Array.from({ length: 10 }, (_, i) => ({ symbol: "ETH-PERP", price: String(3000 + i), at: T0 + i * MINUTE + 1 })),
+    );
     const range = await listCandles(fresh.db, "ETH-PERP", { from: T0 + 2 * MINUTE + 30_000, to: T0 + 7 * MINUTE });
     // `from` inside a minute includes that minute's candle.
     expect(range.map((c) => c.close)).toEqual(["3002", "3003", "3004", "3005", "3006", "3007"]);
@@ -96,7 +108,14 @@ describe.each(testDialects())("candles on %s", (dialect) => {
     ]);
     const firsts = await firstOpensSince(fresh.db, ["ETH-PERP", "BTC-PERP"], now - DAY);
     expect(firsts).toEqual(new Map([["ETH-PERP", { bucket: minuteOf(now - DAY + MINUTE), open: "3000" }]]));
-    const changes = await dayChanges(fresh.db, new Map([["ETH-PERP", "3150"], ["BTC-PERP", "95000"]]), now);
+    const changes = await dayChanges(
+      fresh.db,
+      new Map([
+        ["ETH-PERP", "3150"],
+        ["BTC-PERP", "95000"],
+      ]),
+      now,
+    );
     expect(changes).toEqual(new Map([["ETH-PERP", { change: "5", since: minuteOf(now - DAY + MINUTE) }]]));
   });
 
@@ -113,8 +132,25 @@ describe.each(testDialects())("candles on %s", (dialect) => {
     // An open position opened 10 days ago keeps everything since (less an hour).
     await fresh.db.deleteFrom("candles").execute();
     await recordCandleTicks(fresh.db, [at(12 * DAY), at(10 * DAY - 30 * MINUTE), at(5 * DAY)]);
-    await insertPosition(fresh.db, { id: randomUUID(), symbol: "ETH-PERP", side: "long", quantity: "1", entryPrice: "3000", currentPrice: null, entryTradeId: null, advancedControls: null, leverage: 1, marginType: "cross", source: "manual", signalId: null, fees: "0" });
-    await fresh.db.updateTable("positions").set({ created_at: now - 10 * DAY }).execute();
+    await insertPosition(fresh.db, {
+      id: randomUUID(),
+      symbol: "ETH-PERP",
+      side: "long",
+      quantity: "1",
+      entryPrice: "3000",
+      currentPrice: null,
+      entryTradeId: null,
+      advancedControls: null,
+      leverage: 1,
+      marginType: "cross",
+      source: "manual",
+      signalId: null,
+      fees: "0",
+    });
+    await fresh.db
+      .updateTable("positions")
+      .set({ created_at: now - 10 * DAY })
+      .execute();
     expect(await pruneCandles(fresh.db, 1, now)).toBe(1);
     expect(await all("BTC-PERP")).toHaveLength(2);
   });
@@ -126,9 +162,13 @@ describe.each(testDialects())("candles on %s", (dialect) => {
     ]);
     await candlesMigration.down(fresh.db);
     const kept = await (fresh.db as Kysely<any>).selectFrom("price_history").selectAll().execute();
-    expect(kept.map((r) => ({ symbol: r.symbol, bucket: Number(r.bucket), price: String(Number(r.price)) }))).toEqual([{ symbol: "ETH-PERP", bucket: T0, price: "3000" }]);
+    expect(kept.map((r) => ({ symbol: r.symbol, bucket: Number(r.bucket), price: String(Number(r.price)) }))).toEqual([
+      { symbol: "ETH-PERP", bucket: T0, price: "3000" },
+    ]);
     await candlesMigration.up(fresh.db);
-    expect(await all("ETH-PERP")).toEqual([{ time: T0, open: "3000", high: "3000", low: "3000", close: "3000", ticks: 1 }]);
+    expect(await all("ETH-PERP")).toEqual([
+      { time: T0, open: "3000", high: "3000", low: "3000", close: "3000", ticks: 1 },
+    ]);
     expect((await fresh.db.introspection.getTables()).some((t) => t.name === "price_history")).toBe(false);
   });
 });

@@ -32,7 +32,16 @@ export const minuteOf = (at: number) => Math.floor(at / MINUTE_MS) * MINUTE_MS;
 /** Folds the ticks into their candles: one upsert statement for the batch. */
 export async function recordCandleTicks(db: Kysely<DB>, ticks: CandleTick[]): Promise<void> {
   if (ticks.length === 0) return;
-  const rows = ticks.map((t) => ({ symbol: t.symbol, bucket: minuteOf(t.at), open: t.price, high: t.price, low: t.price, close: t.price, ticks: 1, updated_at: t.at }));
+  const rows = ticks.map((t) => ({
+    symbol: t.symbol,
+    bucket: minuteOf(t.at),
+    open: t.price,
+    high: t.price,
+    low: t.price,
+    close: t.price,
+    ticks: 1,
+    updated_at: t.at,
+  }));
   const insert = db.insertInto("candles").values(rows);
   if (isMysql(db)) {
     // MySQL evaluates these left to right with the updated values: close reads updated_at
@@ -65,7 +74,11 @@ export async function recordCandleTicks(db: Kysely<DB>, ticks: CandleTick[]): Pr
  * The candles of `symbol` whose minute starts in [from, to], oldest first; when there are
  * more than `limit`, the newest `limit` of them.
  */
-export async function listCandles(db: Kysely<DB>, symbol: string, range: { from: number; to: number; limit?: number }): Promise<Candle[]> {
+export async function listCandles(
+  db: Kysely<DB>,
+  symbol: string,
+  range: { from: number; to: number; limit?: number },
+): Promise<Candle[]> {
   const limit = Math.max(1, Math.min(range.limit ?? MAX_CANDLES, MAX_CANDLES));
   const rows = await db
     .selectFrom("candles")
@@ -87,15 +100,27 @@ export async function listCandles(db: Kysely<DB>, symbol: string, range: { from:
 }
 
 /** Per symbol, the first candle at or after `from` (its open): Market Data's 24 h reference. */
-export async function firstOpensSince(db: Kysely<DB>, symbols: string[], from: number): Promise<Map<string, { bucket: number; open: string }>> {
+export async function firstOpensSince(
+  db: Kysely<DB>,
+  symbols: string[],
+  from: number,
+): Promise<Map<string, { bucket: number; open: string }>> {
   const out = new Map<string, { bucket: number; open: string }>();
   // One index seek per symbol (primary key symbol, bucket) instead of a scan of the whole range.
   const rows = await Promise.all(
     symbols.map((symbol) =>
-      db.selectFrom("candles").select(["symbol", "bucket", "open"]).where("symbol", "=", symbol).where("bucket", ">=", from).orderBy("bucket", "asc").limit(1).executeTakeFirst(),
+      db
+        .selectFrom("candles")
+        .select(["symbol", "bucket", "open"])
+        .where("symbol", "=", symbol)
+        .where("bucket", ">=", from)
+        .orderBy("bucket", "asc")
+        .limit(1)
+        .executeTakeFirst(),
     ),
   );
-  for (const row of rows) if (row) out.set(row.symbol, { bucket: Number(row.bucket), open: normalizeDecimal(row.open)! });
+  for (const row of rows)
+    if (row) out.set(row.symbol, { bucket: Number(row.bucket), open: normalizeDecimal(row.open)! });
   return out;
 }
 
@@ -106,7 +131,11 @@ export async function firstOpensSince(db: Kysely<DB>, symbols: string[], from: n
  */
 export async function pruneCandles(db: Kysely<DB>, retentionDays: number, now = Date.now()): Promise<number> {
   let before = now - Math.max(retentionDays * DAY_MS, MIN_CANDLE_RETENTION_MS);
-  const oldest = await db.selectFrom("positions").select((eb) => eb.fn.min("created_at").as("first")).where("status", "=", "open").executeTakeFirst();
+  const oldest = await db
+    .selectFrom("positions")
+    .select((eb) => eb.fn.min("created_at").as("first"))
+    .where("status", "=", "open")
+    .executeTakeFirst();
   if (oldest?.first != null) before = Math.min(before, Number(oldest.first) - 3_600_000);
   const result = await db.deleteFrom("candles").where("bucket", "<", before).executeTakeFirst();
   return Number(result.numDeletedRows);
@@ -117,7 +146,11 @@ export async function pruneCandles(db: Kysely<DB>, retentionDays: number, now = 
  * screens' cap (the what-if replay walks a whole period: decision 047). One index range scan
  * of the primary key (symbol, bucket).
  */
-export async function listCandleRange(db: Kysely<DB>, symbol: string, range: { from: number; to: number }): Promise<Candle[]> {
+export async function listCandleRange(
+  db: Kysely<DB>,
+  symbol: string,
+  range: { from: number; to: number },
+): Promise<Candle[]> {
   const rows = await db
     .selectFrom("candles")
     .select(["bucket", "open", "high", "low", "close", "ticks"])

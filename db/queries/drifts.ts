@@ -64,17 +64,35 @@ export async function insertDrift(db: Db, exchange: string, finding: DriftFindin
   const now = nowMs();
   await db
     .insertInto("drifts")
-    .values({ id, exchange, symbol: finding.symbol, ...findingColumns(finding), status: "open", created_at: now, updated_at: now })
+    .values({
+      id,
+      exchange,
+      symbol: finding.symbol,
+      ...findingColumns(finding),
+      status: "open",
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   return id;
 }
 
 export async function updateDriftFinding(db: Db, id: string, finding: DriftFinding): Promise<void> {
-  await db.updateTable("drifts").set({ ...findingColumns(finding), updated_at: nowMs() }).where("id", "=", id).execute();
+  await db
+    .updateTable("drifts")
+    .set({ ...findingColumns(finding), updated_at: nowMs() })
+    .where("id", "=", id)
+    .execute();
 }
 
 /** Ends an open drift: `cleared` when the books agree again by themselves, `resolved` by a person. */
-export async function closeDrift(db: Db, id: string, status: "resolved" | "cleared", resolution: string, by: string | null): Promise<boolean> {
+export async function closeDrift(
+  db: Db,
+  id: string,
+  status: "resolved" | "cleared",
+  resolution: string,
+  by: string | null,
+): Promise<boolean> {
   const now = nowMs();
   const result = await db
     .updateTable("drifts")

@@ -28,7 +28,13 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
     const { active } = await getEmergencyStop(trx);
     await setEmergencyStop(trx, true, by);
     // Stopping what is already stopped changes nothing: no audit row (issue 23).
-    await recordAudit(trx, { actor: by, action: "emergency_stop.activate", target: "emergency_stop", before: { active }, after: { active: true } });
+    await recordAudit(trx, {
+      actor: by,
+      action: "emergency_stop.activate",
+      target: "emergency_stop",
+      before: { active },
+      after: { active: true },
+    });
     // Queued manual orders end here, with the reason on each job (they were written as plain orders).
     const pending = await trx
       .selectFrom("jobs")
@@ -40,14 +46,26 @@ export async function activateEmergencyStop(db: Kysely<DB>, by: string) {
       await trx
         .updateTable("jobs")
         .set({ status: "cancelled", last_error: "Emergency stop", finished_at: Date.now(), updated_at: Date.now() })
-        .where("id", "in", pending.map((p) => p.id))
+        .where(
+          "id",
+          "in",
+          pending.map((p) => p.id),
+        )
         .execute();
     }
     // A warning, not an error: it is a deliberate act (an error would also raise the live "System Alert").
-    await recordActivity(trx, { type: "system", level: "warning", message: `Emergency stop activated by ${by}`, data: { cancelledJobs: pending.length } });
-    await appendEvent(trx, "system_status", { component: "system", status: "warning", message: EMERGENCY_STOP_MESSAGE });
+    await recordActivity(trx, {
+      type: "system",
+      level: "warning",
+      message: `Emergency stop activated by ${by}`,
+      data: { cancelledJobs: pending.length },
+    });
+    await appendEvent(trx, "system_status", {
+      component: "system",
+      status: "warning",
+      message: EMERGENCY_STOP_MESSAGE,
+    });
   });
   clearSettingsCache();
   return { success: true, message: EMERGENCY_STOP_MESSAGE };
 }
-

@@ -41,7 +41,10 @@ export async function insertEquitySnapshot(db: Db, snapshot: NewEquitySnapshot):
 
 /** The newest snapshot's time, or null when there is none. */
 export async function latestEquitySnapshotAt(db: Db): Promise<number | null> {
-  const row = await db.selectFrom("equity_snapshots").select((eb) => eb.fn.max("taken_at").as("at")).executeTakeFirst();
+  const row = await db
+    .selectFrom("equity_snapshots")
+    .select((eb) => eb.fn.max("taken_at").as("at"))
+    .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }
 
@@ -95,14 +98,18 @@ export async function listEquitySnapshots(db: Db): Promise<readonly EquitySnapsh
   }
   if (cached && count > cached.count && maxId > cached.maxId) {
     // Only inserts since: the new rows, provided they account for the whole difference.
-    const fresh = (await db.selectFrom("equity_snapshots").selectAll().where("id", ">", cached.maxId).execute()).map(toSnapshot);
+    const fresh = (await db.selectFrom("equity_snapshots").selectAll().where("id", ">", cached.maxId).execute()).map(
+      toSnapshot,
+    );
     if (cached.count + fresh.length === count) {
       const rows = [...cached.rows, ...fresh].sort(byTime);
       caches.set(db, { count, maxId, rows });
       return rows;
     }
   }
-  const rows = (await db.selectFrom("equity_snapshots").selectAll().orderBy("taken_at").orderBy("id").execute()).map(toSnapshot);
+  const rows = (await db.selectFrom("equity_snapshots").selectAll().orderBy("taken_at").orderBy("id").execute()).map(
+    toSnapshot,
+  );
   caches.set(db, { count: rows.length, maxId: rows.reduce((m, r) => Math.max(m, r.id), 0), rows });
   return rows;
 }
@@ -112,7 +119,12 @@ export async function listEquitySnapshots(db: Db): Promise<readonly EquitySnapsh
  * hour (the charts of long ranges need no finer grain); returns how many were deleted.
  * Idempotent; run every few minutes, the window only ever holds a few days' rows.
  */
-export async function thinEquitySnapshots(db: Db, before: number, windowMs = 3 * 86_400_000, batch = 5000): Promise<number> {
+export async function thinEquitySnapshots(
+  db: Db,
+  before: number,
+  windowMs = 3 * 86_400_000,
+  batch = 5000,
+): Promise<number> {
   const rows = await db
     .selectFrom("equity_snapshots")
     .select(["id", "taken_at"])
@@ -125,11 +137,15 @@ export async function thinEquitySnapshots(db: Db, before: number, windowMs = 3 *
   const drop: number[] = [];
   for (let i = 0; i < rows.length - 1; i++) {
     // A row is kept when the next one is in another hour (the batch's last row: next run).
-    if (Math.floor(Number(rows[i]!.taken_at) / 3_600_000) === Math.floor(Number(rows[i + 1]!.taken_at) / 3_600_000)) drop.push(Number(rows[i]!.id));
+    if (Math.floor(Number(rows[i]!.taken_at) / 3_600_000) === Math.floor(Number(rows[i + 1]!.taken_at) / 3_600_000))
+      drop.push(Number(rows[i]!.id));
   }
   let deleted = 0;
   for (let i = 0; i < drop.length; i += 500) {
-    const r = await db.deleteFrom("equity_snapshots").where("id", "in", drop.slice(i, i + 500)).executeTakeFirst();
+    const r = await db
+      .deleteFrom("equity_snapshots")
+      .where("id", "in", drop.slice(i, i + 500))
+      .executeTakeFirst();
     deleted += Number(r.numDeletedRows ?? 0);
   }
   return deleted;
@@ -148,7 +164,12 @@ export async function deleteAllEquitySnapshots(db: Db): Promise<number> {
  */
 export async function bookedRealizedPnl(db: Db): Promise<string> {
   const [rows, funding] = await Promise.all([
-    db.selectFrom("trades").select("realized_pnl").where("realized_pnl", "is not", null).where("status", "in", ["executed", "completed"]).execute(),
+    db
+      .selectFrom("trades")
+      .select("realized_pnl")
+      .where("realized_pnl", "is not", null)
+      .where("status", "in", ["executed", "completed"])
+      .execute(),
     listFundingAmounts(db),
   ]);
   let total = D(0);

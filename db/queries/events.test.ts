@@ -75,7 +75,10 @@ describe.each(testDialects())("events repository on %s", (dialect) => {
     });
 
     test("unreadable data reads as {}", async () => {
-      await t.db.insertInto("events").values({ type: "dashboard_update", data: "{oops", created_at: Date.now() }).execute();
+      await t.db
+        .insertInto("events")
+        .values({ type: "dashboard_update", data: "{oops", created_at: Date.now() })
+        .execute();
       const last = (await listEventsAfter(t.db, 0, 1000)).at(-1)!;
       expect(last).toMatchObject({ type: "dashboard_update", data: {} });
     });
@@ -88,7 +91,13 @@ describe.each(testDialects())("events repository on %s", (dialect) => {
       const now = Date.now();
       await t.db
         .insertInto("events")
-        .values(Array.from({ length: 520 }, (_, i) => ({ type: "dashboard_update", data: JSON.stringify({ i }), created_at: now })))
+        .values(
+          Array.from({ length: 520 }, (_, i) => ({
+            type: "dashboard_update",
+            data: JSON.stringify({ i }),
+            created_at: now,
+          })),
+        )
         .execute();
       const page = await listEventsAfter(t.db, 0);
       expect(page).toHaveLength(500);

@@ -54,7 +54,10 @@ export async function listEventsAfter(db: Db, afterId: number, limit = 500): Pro
 }
 
 export async function latestEventId(db: Db): Promise<number> {
-  const row = await db.selectFrom("events").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+  const row = await db
+    .selectFrom("events")
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
   return Number(row?.id ?? 0);
 }
 

@@ -9,7 +9,10 @@ import { type Db, isMysql, nowMs } from "./util.ts";
 
 export type ExchangeStop = Selectable<ExchangeStopsTable>;
 export type ExchangeStopStatus = "placing" | "resting" | "refused";
-export type NewExchangeStop = Omit<ExchangeStop, "created_at" | "updated_at" | "status" | "failures" | "retry_at" | "last_error"> &
+export type NewExchangeStop = Omit<
+  ExchangeStop,
+  "created_at" | "updated_at" | "status" | "failures" | "retry_at" | "last_error"
+> &
   Partial<Pick<ExchangeStop, "failures" | "retry_at" | "last_error">> & { status?: ExchangeStopStatus | string };
 
 export async function listExchangeStops(db: Db, exchange?: string): Promise<ExchangeStop[]> {
@@ -19,7 +22,14 @@ export async function listExchangeStops(db: Db, exchange?: string): Promise<Exch
 }
 
 export async function getExchangeStopBySymbol(db: Db, exchange: string, symbol: string): Promise<ExchangeStop | null> {
-  return (await db.selectFrom("exchange_stops").selectAll().where("exchange", "=", exchange).where("symbol", "=", symbol).executeTakeFirst()) ?? null;
+  return (
+    (await db
+      .selectFrom("exchange_stops")
+      .selectAll()
+      .where("exchange", "=", exchange)
+      .where("symbol", "=", symbol)
+      .executeTakeFirst()) ?? null
+  );
 }
 
 /** Records (or replaces) the stop order of a position. */

@@ -2,12 +2,29 @@ import { afterEach, describe, expect, test } from "vitest";
 import { encryptSecret } from "#app/core/crypto.ts";
 import { credentialsVersion, envCredentials, getTradingCredentials } from "#exchange/credentials.ts";
 import { DecryptError } from "#app/core/crypto.ts";
-import { type NewExchangeConnection, deleteExchangeConnection, getCredentialsVersion, getExchangeConnection, getPrimaryConnection, insertExchangeConnection, listExchangeConnections, lockCredentials, recordConnectionTest, recordTotalUsdValue, updateExchangeConnection } from "#db/queries/exchanges.ts";
+import {
+  type NewExchangeConnection,
+  deleteExchangeConnection,
+  getCredentialsVersion,
+  getExchangeConnection,
+  getPrimaryConnection,
+  insertExchangeConnection,
+  listExchangeConnections,
+  lockCredentials,
+  recordConnectionTest,
+  recordTotalUsdValue,
+  updateExchangeConnection,
+} from "#db/queries/exchanges.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
 const SECRET = "unit-app-secret-0123456789abcdef0123456789";
-const CONFIG = { appSecret: SECRET, COINBASE_API_KEY: undefined, COINBASE_API_SECRET: undefined, COINBASE_SANDBOX: true };
+const CONFIG = {
+  appSecret: SECRET,
+  COINBASE_API_KEY: undefined,
+  COINBASE_API_SECRET: undefined,
+  COINBASE_SANDBOX: true,
+};
 
 const connection = (name: string, extra: Partial<NewExchangeConnection> = {}): NewExchangeConnection => ({
   exchangeName: "COINBASE",
@@ -27,9 +44,23 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
   });
 
   test("insert and read back: flags as booleans, status disconnected, secrets as stored; oldest first", async () => {
-    const a = await fresh.db.transaction().execute((trx) => insertExchangeConnection(trx, connection("a", { passphraseEnc: encryptSecret("pp", SECRET) })));
-    const b = await fresh.db.transaction().execute((trx) => insertExchangeConnection(trx, connection("b", { sandbox: false, isEnabled: false })));
-    expect(a).toMatchObject({ exchangeName: "COINBASE", accountName: "a", apiKey: "a-key", sandbox: true, isEnabled: true, connectionStatus: "disconnected", statusMessage: null, totalUsdValue: null, lastTestedAt: null });
+    const a = await fresh.db
+      .transaction()
+      .execute((trx) => insertExchangeConnection(trx, connection("a", { passphraseEnc: encryptSecret("pp", SECRET) })));
+    const b = await fresh.db
+      .transaction()
+      .execute((trx) => insertExchangeConnection(trx, connection("b", { sandbox: false, isEnabled: false })));
+    expect(a).toMatchObject({
+      exchangeName: "COINBASE",
+      accountName: "a",
+      apiKey: "a-key",
+      sandbox: true,
+      isEnabled: true,
+      connectionStatus: "disconnected",
+      statusMessage: null,
+      totalUsdValue: null,
+      lastTestedAt: null,
+    });
     expect(b).toMatchObject({ sandbox: false, isEnabled: false });
     expect(a.passphraseEnc).toMatch(/^v1\./);
     expect(Date.parse(b.createdAt)).toBeGreaterThan(Date.parse(a.createdAt)); // same millisecond or not
@@ -68,12 +99,20 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
 
     // New keys or another environment: the old test result no longer applies.
     const updated = await updateExchangeConnection(fresh.db, row.id, { sandbox: false });
-    expect(updated).toMatchObject({ sandbox: false, connectionStatus: "disconnected", statusMessage: null, totalUsdValue: null });
+    expect(updated).toMatchObject({
+      sandbox: false,
+      connectionStatus: "disconnected",
+      statusMessage: null,
+      totalUsdValue: null,
+    });
     const v2 = await getCredentialsVersion(fresh.db);
     expect(v2).not.toBe(v1);
     // Enabling/disabling keeps the test result.
     await recordConnectionTest(fresh.db, row.id, { status: "error", message: "nope" });
-    expect(await updateExchangeConnection(fresh.db, row.id, { isEnabled: false })).toMatchObject({ isEnabled: false, connectionStatus: "error" });
+    expect(await updateExchangeConnection(fresh.db, row.id, { isEnabled: false })).toMatchObject({
+      isEnabled: false,
+      connectionStatus: "error",
+    });
     const v3 = await getCredentialsVersion(fresh.db);
     expect(v3).not.toBe(v2);
 
@@ -98,12 +137,28 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
   });
 
   test("getTradingCredentials: saved (decrypted) wins over env, env when none is enabled, else null; a foreign APP_SECRET throws", async () => {
-    const env = { ...CONFIG, COINBASE_API_KEY: "env-key", COINBASE_API_SECRET: "line1\\nline2", COINBASE_SANDBOX: false };
+    const env = {
+      ...CONFIG,
+      COINBASE_API_KEY: "env-key",
+      COINBASE_API_SECRET: "line1\\nline2",
+      COINBASE_SANDBOX: false,
+    };
     expect(await getTradingCredentials(fresh.db, CONFIG)).toBeNull();
-    expect(await getTradingCredentials(fresh.db, env)).toEqual({ apiKey: "env-key", apiSecret: "line1\nline2", passphrase: null, sandbox: false, source: "env", connectionId: null, connectionRef: null });
+    expect(await getTradingCredentials(fresh.db, env)).toEqual({
+      apiKey: "env-key",
+      apiSecret: "line1\nline2",
+      passphrase: null,
+      sandbox: false,
+      source: "env",
+      connectionId: null,
+      connectionRef: null,
+    });
     expect(envCredentials({ ...env, COINBASE_API_SECRET: "  " })).toBeNull();
 
-    const saved = await insertExchangeConnection(fresh.db, connection("saved", { passphraseEnc: encryptSecret("pp", SECRET) }));
+    const saved = await insertExchangeConnection(
+      fresh.db,
+      connection("saved", { passphraseEnc: encryptSecret("pp", SECRET) }),
+    );
     expect(await getTradingCredentials(fresh.db, env)).toEqual({
       apiKey: "saved-key",
       apiSecret: "saved-secret",
@@ -113,7 +168,9 @@ describe.each(testDialects())("exchange connections repository on %s", (dialect)
       connectionId: null,
       connectionRef: saved.id,
     });
-    await expect(getTradingCredentials(fresh.db, { ...env, appSecret: "another-app-secret-0123456789abcdef" })).rejects.toBeInstanceOf(DecryptError);
+    await expect(
+      getTradingCredentials(fresh.db, { ...env, appSecret: "another-app-secret-0123456789abcdef" }),
+    ).rejects.toBeInstanceOf(DecryptError);
     await updateExchangeConnection(fresh.db, saved.id, { isEnabled: false });
     expect((await getTradingCredentials(fresh.db, env))?.source).toBe("env");
   });

@@ -69,7 +69,10 @@ export async function getExchangeConnection(db: Db, id: string): Promise<StoredE
  * The trading connection: the first enabled one, oldest first. `forUpdate` locks it (MySQL;
  * SQLite's write transaction already serialises writers) for a read-modify-write.
  */
-export async function getPrimaryConnection(db: Db, options: { forUpdate?: boolean } = {}): Promise<StoredExchangeConnection | null> {
+export async function getPrimaryConnection(
+  db: Db,
+  options: { forUpdate?: boolean } = {},
+): Promise<StoredExchangeConnection | null> {
   let query = db
     .selectFrom("exchanges")
     .selectAll()
@@ -88,12 +91,18 @@ export type NewExchangeConnection = Pick<
   "exchangeName" | "accountName" | "apiKey" | "apiSecretEnc" | "passphraseEnc" | "sandbox" | "isEnabled"
 >;
 
-export async function insertExchangeConnection(db: Db, input: NewExchangeConnection): Promise<StoredExchangeConnection> {
+export async function insertExchangeConnection(
+  db: Db,
+  input: NewExchangeConnection,
+): Promise<StoredExchangeConnection> {
   const id = newId();
   const now = nowMs();
   // Two inserts in the same millisecond must still have a stable "oldest first" order: ids
   // break the tie, and a later insert never gets an earlier created_at than the newest row.
-  const newest = await db.selectFrom("exchanges").select((eb) => eb.fn.max("created_at").as("at")).executeTakeFirst();
+  const newest = await db
+    .selectFrom("exchanges")
+    .select((eb) => eb.fn.max("created_at").as("at"))
+    .executeTakeFirst();
   const createdAt = Math.max(now, Number(newest?.at ?? 0) + 1);
   await db
     .insertInto("exchanges")
@@ -121,7 +130,11 @@ export async function insertExchangeConnection(db: Db, input: NewExchangeConnect
 export type ExchangeConnectionPatch = Partial<Omit<NewExchangeConnection, "exchangeName">>;
 
 /** Changes what the worker trades with (keys, sandbox, enabled): renews the version. */
-export async function updateExchangeConnection(db: Db, id: string, patch: ExchangeConnectionPatch): Promise<StoredExchangeConnection | null> {
+export async function updateExchangeConnection(
+  db: Db,
+  id: string,
+  patch: ExchangeConnectionPatch,
+): Promise<StoredExchangeConnection | null> {
   const values: Record<string, unknown> = { updated_at: nowMs() };
   if (patch.accountName !== undefined) values.account_name = patch.accountName;
   if (patch.apiKey !== undefined) values.api_key = patch.apiKey;
@@ -183,7 +196,8 @@ export async function getCredentialsVersion(db: Db): Promise<string> {
  */
 export async function lockCredentials(trx: Db): Promise<void> {
   if (!isMysql(trx)) return;
-  const lock = () => trx.selectFrom("settings").select("key").where("key", "=", CREDENTIALS_VERSION_KEY).forUpdate().executeTakeFirst();
+  const lock = () =>
+    trx.selectFrom("settings").select("key").where("key", "=", CREDENTIALS_VERSION_KEY).forUpdate().executeTakeFirst();
   // The migration seeds the row. Inserting it here is the fallback for a database migrated
   // before that: never the common path, since INSERT IGNORE of an existing key takes a
   // shared lock that concurrent upgrades to FOR UPDATE would deadlock on.

@@ -53,7 +53,9 @@ export async function listFundingAmounts(db: Db): Promise<FundingAmount[]> {
     caches.set(db, { count, maxAt, rows: [] });
     return [];
   }
-  const rows = (await db.selectFrom("funding_payments").select(["amount", "created_at"]).orderBy("created_at").execute()).map((r) => ({
+  const rows = (
+    await db.selectFrom("funding_payments").select(["amount", "created_at"]).orderBy("created_at").execute()
+  ).map((r) => ({
     amount: D(r.amount).toString(),
     at: Number(r.created_at),
   }));
@@ -72,13 +74,27 @@ export function fundingSince(rows: readonly FundingAmount[], since = 0): string 
  * Σ the funding booked for a Trade History filter (exact): of a symbol (exact, or a
  * case-insensitive substring) and of the positions of a strategy (decision 027).
  */
-export async function fundingFor(db: Db, filter: { symbol?: string; search?: string; strategy?: string }): Promise<{ total: string; count: number }> {
+export async function fundingFor(
+  db: Db,
+  filter: { symbol?: string; search?: string; strategy?: string },
+): Promise<{ total: string; count: number }> {
   let query = db.selectFrom("funding_payments").select("amount");
   if (filter.symbol) query = query.where("symbol", "=", filter.symbol);
   const search = filter.search?.trim();
-  if (search) query = query.where(sql<boolean>`lower(${sql.ref("symbol")}) like ${`%${search.toLowerCase().replace(/[!%_]/g, "!$&")}%`} escape '!'`);
+  if (search)
+    query = query.where(
+      sql<boolean>`lower(${sql.ref("symbol")}) like ${`%${search.toLowerCase().replace(/[!%_]/g, "!$&")}%`} escape '!'`,
+    );
   const strategy = filter.strategy;
-  if (strategy) query = query.where("position_id", "in", db.selectFrom("positions").select("positions.id").where((eb) => positionOfStrategy(eb, strategy)));
+  if (strategy)
+    query = query.where(
+      "position_id",
+      "in",
+      db
+        .selectFrom("positions")
+        .select("positions.id")
+        .where((eb) => positionOfStrategy(eb, strategy)),
+    );
   const rows = await query.execute();
   return { total: rows.reduce((sum, r) => sum.plus(r.amount), D(0)).toString(), count: rows.length };
 }

@@ -18,7 +18,13 @@ export interface Invite {
   expiresAt: string;
 }
 
-const toInvite = (row: { code: string; role: string; created_by: string | null; created_at: number; expires_at: number }): Invite => ({
+const toInvite = (row: {
+  code: string;
+  role: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+}): Invite => ({
   code: row.code,
   role: row.role as Role,
   createdBy: row.created_by,
@@ -49,10 +55,22 @@ const creatorMayMint = (eb: ExpressionBuilder<DB, "invites">) =>
 
 export const newInviteCode = (): string => randomBytes(16).toString("base64url");
 
-export async function createInvite(db: Db, input: { role: Role; createdBy: string | null; now?: number }): Promise<Invite> {
+export async function createInvite(
+  db: Db,
+  input: { role: Role; createdBy: string | null; now?: number },
+): Promise<Invite> {
   const now = input.now ?? nowMs();
-  const row = { code: newInviteCode(), role: input.role, created_by: input.createdBy, created_at: now, expires_at: now + INVITE_TTL_MS };
-  await db.insertInto("invites").values({ ...row, used_at: null, used_by: null }).execute();
+  const row = {
+    code: newInviteCode(),
+    role: input.role,
+    created_by: input.createdBy,
+    created_at: now,
+    expires_at: now + INVITE_TTL_MS,
+  };
+  await db
+    .insertInto("invites")
+    .values({ ...row, used_at: null, used_by: null })
+    .execute();
   return toInvite(row);
 }
 
@@ -102,12 +120,20 @@ export async function consumeInvite(db: Db, code: string, userId: string, now = 
 
 /** Deletes an open invitation; false when there was none with this code. */
 export async function revokeInvite(db: Db, code: string): Promise<boolean> {
-  const result = await db.deleteFrom("invites").where("code", "=", code).where("used_at", "is", null).executeTakeFirst();
+  const result = await db
+    .deleteFrom("invites")
+    .where("code", "=", code)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
   return Number(result.numDeletedRows ?? 0) === 1;
 }
 
 /** Deletes the open invitations `userId` made (it was deleted, disabled or demoted); how many. */
 export async function revokeInvitesBy(db: Db, userId: string): Promise<number> {
-  const result = await db.deleteFrom("invites").where("created_by", "=", userId).where("used_at", "is", null).executeTakeFirst();
+  const result = await db
+    .deleteFrom("invites")
+    .where("created_by", "=", userId)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
   return Number(result.numDeletedRows ?? 0);
 }

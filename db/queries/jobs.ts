@@ -93,7 +93,10 @@ function jobValues(job: NewJob & { cancelledBecause?: string | null }, now: numb
 export async function insertJobs(db: Db, jobs: (NewJob & { cancelledBecause?: string | null })[]): Promise<void> {
   if (jobs.length === 0) return;
   const now = nowMs();
-  await db.insertInto("jobs").values(jobs.map((job) => jobValues(job, now))).execute();
+  await db
+    .insertInto("jobs")
+    .values(jobs.map((job) => jobValues(job, now)))
+    .execute();
 }
 
 export async function enqueueJob(db: Db, job: NewJob): Promise<{ id: number; created: boolean }> {
@@ -108,7 +111,10 @@ export async function enqueueJob(db: Db, job: NewJob): Promise<{ id: number; cre
   const result = await db.insertInto("jobs").values(values).executeTakeFirstOrThrow();
   let id = Number(result.insertId ?? 0);
   if (!id) {
-    const row = await db.selectFrom("jobs").select((eb) => eb.fn.max("id").as("id")).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.max("id").as("id"))
+      .executeTakeFirstOrThrow();
     id = Number(row.id);
   }
   return { id, created: true };
@@ -140,7 +146,12 @@ export async function claimJobs(db: Db, options: ClaimOptions): Promise<Job[]> {
     // A job holding its symbol's order slot (an order it sent, outcome not yet booked) goes
     // first: every other order on that symbol waits for it (db/queries/order-slots.ts).
     const holdsSlot = sql<number>`case when exists (select 1 from order_slots s where s.job_id = jobs.id) then 0 else 1 end`;
-    return query.orderBy(holdsSlot).orderBy("priority", "desc").orderBy("run_at", "asc").orderBy("id", "asc").limit(limit);
+    return query
+      .orderBy(holdsSlot)
+      .orderBy("priority", "desc")
+      .orderBy("run_at", "asc")
+      .orderBy("id", "asc")
+      .limit(limit);
   };
   const claim = {
     status: "active",
@@ -194,7 +205,14 @@ export async function completeJob(db: Db, id: number, workerId: string): Promise
   const now = nowMs();
   const result = await db
     .updateTable("jobs")
-    .set({ status: "completed", locked_by: null, locked_until: null, finished_at: now, updated_at: now, last_error: null })
+    .set({
+      status: "completed",
+      locked_by: null,
+      locked_until: null,
+      finished_at: now,
+      updated_at: now,
+      last_error: null,
+    })
     .where("id", "=", id)
     .where("status", "=", "active")
     .where("locked_by", "=", workerId)
@@ -239,7 +257,9 @@ export async function failJob(
       locked_until: null,
       last_error: error.slice(0, 4000),
       ...(options.refundAttempt ? { attempts } : {}),
-      run_at: retry ? now + Math.min(retryDelayMs(Math.max(1, attempts)), options.maxDelayMs ?? Number.POSITIVE_INFINITY) : sql<number>`run_at`,
+      run_at: retry
+        ? now + Math.min(retryDelayMs(Math.max(1, attempts)), options.maxDelayMs ?? Number.POSITIVE_INFINITY)
+        : sql<number>`run_at`,
       finished_at: retry ? null : now,
       updated_at: now,
     })
@@ -255,7 +275,14 @@ export async function cancelJob(db: Db, id: number, reason: string, workerId?: s
   const now = nowMs();
   let query = db
     .updateTable("jobs")
-    .set({ status: "cancelled", locked_by: null, locked_until: null, last_error: reason.slice(0, 4000), finished_at: now, updated_at: now })
+    .set({
+      status: "cancelled",
+      locked_by: null,
+      locked_until: null,
+      last_error: reason.slice(0, 4000),
+      finished_at: now,
+      updated_at: now,
+    })
     .where("id", "=", id);
   query = workerId
     ? query.where("status", "=", "active").where("locked_by", "=", workerId)
@@ -286,7 +313,13 @@ export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ ret
               .selectFrom("worker_heartbeats as h")
               .select("h.worker_id")
               .whereRef("h.worker_id", "=", "jobs.locked_by")
-              .where((hb) => hb.or([hb("h.status", "=", "stopped"), hb("h.last_beat_at", "<", now - WORKER_DEAD_AFTER_MS), hb("h.started_at", ">", hb.ref("jobs.updated_at"))])),
+              .where((hb) =>
+                hb.or([
+                  hb("h.status", "=", "stopped"),
+                  hb("h.last_beat_at", "<", now - WORKER_DEAD_AFTER_MS),
+                  hb("h.started_at", ">", hb.ref("jobs.updated_at")),
+                ]),
+              ),
           ),
         ]),
       )
@@ -308,7 +341,14 @@ export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ ret
     if (retried.length) {
       await trx
         .updateTable("jobs")
-        .set({ status: "retry", locked_by: null, locked_until: null, run_at: Math.min(now, nowMs()), updated_at: now, last_error: "The worker stopped (lease expired or heartbeat lost)" })
+        .set({
+          status: "retry",
+          locked_by: null,
+          locked_until: null,
+          run_at: Math.min(now, nowMs()),
+          updated_at: now,
+          last_error: "The worker stopped (lease expired or heartbeat lost)",
+        })
         .where("id", "in", retried)
         .where("status", "=", "active")
         .execute();
@@ -316,7 +356,14 @@ export async function recoverExpiredLeases(db: Db, now = nowMs()): Promise<{ ret
     if (failed.length) {
       await trx
         .updateTable("jobs")
-        .set({ status: "failed", locked_by: null, locked_until: null, finished_at: now, updated_at: now, last_error: "The worker stopped on the last attempt" })
+        .set({
+          status: "failed",
+          locked_by: null,
+          locked_until: null,
+          finished_at: now,
+          updated_at: now,
+          last_error: "The worker stopped on the last attempt",
+        })
         .where("id", "in", failed)
         .where("status", "=", "active")
         .execute();

@@ -40,7 +40,11 @@ export async function recordLoginFailure(
   const insert = db.insertInto("login_throttles").values({ key, failures: 1, locked_until: null, updated_at: now });
   if (isMysql(db)) await insert.onDuplicateKeyUpdate({ failures: counted, updated_at: now }).execute();
   else await insert.onConflict((oc) => oc.column("key").doUpdateSet({ failures: counted, updated_at: now })).execute();
-  const row = await db.selectFrom("login_throttles").select("failures").where("key", "=", key).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("login_throttles")
+    .select("failures")
+    .where("key", "=", key)
+    .executeTakeFirstOrThrow();
   const failures = Number(row.failures);
   const lockMs = lockFor(failures);
   const lockedUntil = lockMs > 0 ? now + lockMs : null;
@@ -73,13 +77,22 @@ export async function reserveLoginAttempt(
   // attempt (insert-intention vs record locks): it is retried like the transaction below.
   const now = nowMs();
   await transactionWithLockRetry(db, async (trx) => {
-    const seed = trx.insertInto("login_throttles").values(keys.map(({ key }) => ({ key, failures: 0, locked_until: null, updated_at: now })));
+    const seed = trx
+      .insertInto("login_throttles")
+      .values(keys.map(({ key }) => ({ key, failures: 0, locked_until: null, updated_at: now })));
     if (isMysql(trx)) await seed.ignore().execute();
     else await seed.onConflict((oc) => oc.column("key").doNothing()).execute();
   });
   return transactionWithLockRetry(db, async (trx) => {
     const at = nowMs();
-    let query = trx.selectFrom("login_throttles").selectAll().where("key", "in", keys.map((k) => k.key));
+    let query = trx
+      .selectFrom("login_throttles")
+      .selectAll()
+      .where(
+        "key",
+        "in",
+        keys.map((k) => k.key),
+      );
     if (isMysql(trx)) query = query.forUpdate();
     const rows = await query.execute();
     const lockedUntil = Math.max(0, ...rows.map((r) => (r.locked_until == null ? 0 : Number(r.locked_until))));

@@ -4,7 +4,14 @@
 // into one digest message by the per-channel rate limit).
 import { sql } from "kysely";
 import { type ChannelConfig, decryptChannelSecrets } from "../../app/core/notifications/channels.ts";
-import { type Channel, DEFAULT_NOTIFICATIONS_CONFIG, type DeliveryStatus, type NotificationEvent, type NotificationKind, type NotificationsConfig } from "../../app/core/notifications/events.ts";
+import {
+  type Channel,
+  DEFAULT_NOTIFICATIONS_CONFIG,
+  type DeliveryStatus,
+  type NotificationEvent,
+  type NotificationKind,
+  type NotificationsConfig,
+} from "../../app/core/notifications/events.ts";
 import { getSetting } from "./settings.ts";
 import { type Db, isMysql, newId, nowMs, parseJson, toIso } from "./util.ts";
 import { enqueueJob } from "./jobs.ts";
@@ -41,13 +48,23 @@ export async function listChannelRows(db: Db): Promise<ChannelRow[]> {
 /** Every channel with its secrets decrypted (the worker's and the test message's view). */
 export async function loadChannelConfigs(db: Db, appSecret: string): Promise<ChannelConfig[]> {
   const [rows, { allowPrivateDestinations }] = await Promise.all([listChannelRows(db), getNotificationsConfig(db)]);
-  return rows.map((row) => ({ channel: row.channel, enabled: row.enabled, events: row.events, settings: row.settings, secrets: decryptChannelSecrets(row.secretsEnc, appSecret), allowPrivateDestinations }));
+  return rows.map((row) => ({
+    channel: row.channel,
+    enabled: row.enabled,
+    events: row.events,
+    settings: row.settings,
+    secrets: decryptChannelSecrets(row.secretsEnc, appSecret),
+    allowPrivateDestinations,
+  }));
 }
 
 export const NOTIFICATIONS_CONFIG_KEY = "notifications_config";
 
 export async function getNotificationsConfig(db: Db): Promise<NotificationsConfig> {
-  return { ...DEFAULT_NOTIFICATIONS_CONFIG, ...((await getSetting<Partial<NotificationsConfig>>(db, NOTIFICATIONS_CONFIG_KEY)) ?? {}) };
+  return {
+    ...DEFAULT_NOTIFICATIONS_CONFIG,
+    ...((await getSetting<Partial<NotificationsConfig>>(db, NOTIFICATIONS_CONFIG_KEY)) ?? {}),
+  };
 }
 
 export async function getChannelRow(db: Db, channel: Channel): Promise<ChannelRow | null> {
@@ -73,7 +90,8 @@ export async function saveChannelRow(db: Db, row: Omit<ChannelRow, "updatedAt">)
 
 /** Serialises rate-limit decisions on one channel (MySQL row lock; SQLite's writer lock does it). */
 async function lockChannel(db: Db, channel: Channel): Promise<void> {
-  if (isMysql(db)) await db.selectFrom("notification_channels").select("channel").where("channel", "=", channel).forUpdate().execute();
+  if (isMysql(db))
+    await db.selectFrom("notification_channels").select("channel").where("channel", "=", channel).forUpdate().execute();
 }
 
 export interface NewNotification {
@@ -91,20 +109,40 @@ export interface NewNotification {
  * inside the transaction of whatever found it). Returns the id, or null when the dedupe key
  * was already used (or no channel wants it).
  */
-export async function enqueueNotification(db: Db, notification: NewNotification, options: { runAt?: number } = {}): Promise<string | null> {
+export async function enqueueNotification(
+  db: Db,
+  notification: NewNotification,
+  options: { runAt?: number } = {},
+): Promise<string | null> {
   if (notification.channels.length === 0) return null;
   const id = newId();
   const now = notification.createdAt ?? nowMs();
   const inserted = await db
     .insertInto("notifications")
     .ignore()
-    .values({ id, kind: notification.kind, title: notification.title.slice(0, 255), body: notification.body.slice(0, 60_000), dedupe_key: notification.dedupeKey?.slice(0, 191) ?? null, created_at: now })
+    .values({
+      id,
+      kind: notification.kind,
+      title: notification.title.slice(0, 255),
+      body: notification.body.slice(0, 60_000),
+      dedupe_key: notification.dedupeKey?.slice(0, 191) ?? null,
+      created_at: now,
+    })
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
   const stamp = nowMs();
   await db
     .insertInto("notification_deliveries")
-    .values(notification.channels.map((channel) => ({ notification_id: id, channel, status: "queued", attempts: 0, created_at: stamp, updated_at: stamp })))
+    .values(
+      notification.channels.map((channel) => ({
+        notification_id: id,
+        channel,
+        status: "queued",
+        attempts: 0,
+        created_at: stamp,
+        updated_at: stamp,
+      })),
+    )
     .execute();
   for (const channel of notification.channels) {
     await enqueueJob(db, {
@@ -128,7 +166,9 @@ export interface StoredNotification {
 
 export async function getNotification(db: Db, id: string): Promise<StoredNotification | null> {
   const row = await db.selectFrom("notifications").selectAll().where("id", "=", id).executeTakeFirst();
-  return row ? { id: row.id, kind: row.kind, title: row.title, body: row.body, createdAt: Number(row.created_at) } : null;
+  return row
+    ? { id: row.id, kind: row.kind, title: row.title, body: row.body, createdAt: Number(row.created_at) }
+    : null;
 }
 
 export type Reservation =
@@ -144,13 +184,25 @@ export type Reservation =
  * - otherwise it is marked `sending` (the attempt counted, its time taking a place in the
  *   window) and the caller sends it. A digest is always sent: it was timed for the window.
  */
-export async function reserveDelivery(db: Db, notificationId: string, channel: Channel, limit: number, now = nowMs()): Promise<Reservation> {
+export async function reserveDelivery(
+  db: Db,
+  notificationId: string,
+  channel: Channel,
+  limit: number,
+  now = nowMs(),
+): Promise<Reservation> {
   return db.transaction().execute(async (trx) => {
     await lockChannel(trx, channel);
-    const delivery = await trx.selectFrom("notification_deliveries").selectAll().where("notification_id", "=", notificationId).where("channel", "=", channel).executeTakeFirst();
+    const delivery = await trx
+      .selectFrom("notification_deliveries")
+      .selectAll()
+      .where("notification_id", "=", notificationId)
+      .where("channel", "=", channel)
+      .executeTakeFirst();
     const notification = await getNotification(trx, notificationId);
     if (!delivery || !notification) return { action: "done", status: "failed" } as const;
-    if (["sent", "failed", "digested"].includes(delivery.status)) return { action: "done", status: delivery.status as DeliveryStatus } as const;
+    if (["sent", "failed", "digested"].includes(delivery.status))
+      return { action: "done", status: delivery.status as DeliveryStatus } as const;
     if (notification.kind !== "digest" && notification.kind !== "test") {
       const recent = await trx
         .selectFrom("notification_deliveries")
@@ -161,7 +213,11 @@ export async function reserveDelivery(db: Db, notificationId: string, channel: C
         .orderBy("sent_at", "asc")
         .execute();
       if (recent.length >= limit) {
-        const digestId = await pendingDigest(trx, channel, Number(recent[recent.length - limit]!.sent_at) + RATE_WINDOW_MS);
+        const digestId = await pendingDigest(
+          trx,
+          channel,
+          Number(recent[recent.length - limit]!.sent_at) + RATE_WINDOW_MS,
+        );
         await trx
           .updateTable("notification_deliveries")
           .set({ status: "digested", digest_id: digestId, updated_at: now, last_error: null })
@@ -181,10 +237,20 @@ export async function reserveDelivery(db: Db, notificationId: string, channel: C
         .orderBy("n.created_at", "asc")
         .orderBy("d.id", "asc")
         .execute();
-      digestItems = rows.map((r) => ({ id: r.id, kind: r.kind, title: r.title, body: r.body, createdAt: Number(r.created_at) }));
+      digestItems = rows.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        title: r.title,
+        body: r.body,
+        createdAt: Number(r.created_at),
+      }));
     }
     const attempts = Number(delivery.attempts) + 1;
-    await trx.updateTable("notification_deliveries").set({ status: "sending", attempts, sent_at: now, updated_at: now }).where("id", "=", delivery.id).execute();
+    await trx
+      .updateTable("notification_deliveries")
+      .set({ status: "sending", attempts, sent_at: now, updated_at: now })
+      .where("id", "=", delivery.id)
+      .execute();
     return { action: "send", attempts, notification, digestItems } as const;
   });
 }
@@ -201,7 +267,11 @@ async function pendingDigest(db: Db, channel: Channel, dueAt: number): Promise<s
     .orderBy("d.id", "desc")
     .executeTakeFirst();
   if (open) return open.id;
-  const id = await enqueueNotification(db, { kind: "digest", title: "Digest", body: "", channels: [channel] }, { runAt: dueAt });
+  const id = await enqueueNotification(
+    db,
+    { kind: "digest", title: "Digest", body: "", channels: [channel] },
+    { runAt: dueAt },
+  );
   return id!;
 }
 
@@ -216,7 +286,13 @@ export async function markDeliverySent(db: Db, notificationId: string, channel: 
 }
 
 /** A failed attempt (the error already scrubbed): `retrying` while the job has attempts left, else `failed`. */
-export async function markDeliveryFailed(db: Db, notificationId: string, channel: Channel, error: string, final: boolean): Promise<void> {
+export async function markDeliveryFailed(
+  db: Db,
+  notificationId: string,
+  channel: Channel,
+  error: string,
+  final: boolean,
+): Promise<void> {
   const now = nowMs();
   await db
     .updateTable("notification_deliveries")
@@ -228,14 +304,38 @@ export async function markDeliveryFailed(db: Db, notificationId: string, channel
 }
 
 /** A test message: its delivery row written as it ended (sent from the web process at once). */
-export async function recordDirectDelivery(db: Db, notification: { kind: NotificationKind; title: string; body: string }, channel: Channel, outcome: { ok: true } | { ok: false; error: string }): Promise<string> {
+export async function recordDirectDelivery(
+  db: Db,
+  notification: { kind: NotificationKind; title: string; body: string },
+  channel: Channel,
+  outcome: { ok: true } | { ok: false; error: string },
+): Promise<string> {
   const id = newId();
   const now = nowMs();
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto("notifications").values({ id, kind: notification.kind, title: notification.title, body: notification.body, dedupe_key: null, created_at: now }).execute();
+    await trx
+      .insertInto("notifications")
+      .values({
+        id,
+        kind: notification.kind,
+        title: notification.title,
+        body: notification.body,
+        dedupe_key: null,
+        created_at: now,
+      })
+      .execute();
     await trx
       .insertInto("notification_deliveries")
-      .values({ notification_id: id, channel, status: outcome.ok ? "sent" : "failed", attempts: 1, last_error: outcome.ok ? null : outcome.error.slice(0, 2000), created_at: now, updated_at: now, sent_at: outcome.ok ? now : null })
+      .values({
+        notification_id: id,
+        channel,
+        status: outcome.ok ? "sent" : "failed",
+        attempts: 1,
+        last_error: outcome.ok ? null : outcome.error.slice(0, 2000),
+        created_at: now,
+        updated_at: now,
+        sent_at: outcome.ok ? now : null,
+      })
       .execute();
   });
   return id;
@@ -259,12 +359,28 @@ export interface DeliveryLogEntry {
 export const DELIVERY_PAGE_MAX = 200;
 
 /** Newest first; `before` is the id cursor (the last id of the previous page). */
-export async function listDeliveries(db: Db, options: { before?: number | null; limit?: number } = {}): Promise<{ entries: DeliveryLogEntry[]; nextBefore: number | null }> {
+export async function listDeliveries(
+  db: Db,
+  options: { before?: number | null; limit?: number } = {},
+): Promise<{ entries: DeliveryLogEntry[]; nextBefore: number | null }> {
   const limit = Math.min(Math.max(Math.trunc(options.limit ?? 25) || 25, 1), DELIVERY_PAGE_MAX);
   let query = db
     .selectFrom("notification_deliveries as d")
     .innerJoin("notifications as n", "n.id", "d.notification_id")
-    .select(["d.id", "d.notification_id", "n.kind", "n.title", "d.channel", "d.status", "d.attempts", "d.last_error", "d.digest_id", "d.created_at", "d.updated_at", "d.sent_at"])
+    .select([
+      "d.id",
+      "d.notification_id",
+      "n.kind",
+      "n.title",
+      "d.channel",
+      "d.status",
+      "d.attempts",
+      "d.last_error",
+      "d.digest_id",
+      "d.created_at",
+      "d.updated_at",
+      "d.sent_at",
+    ])
     .orderBy("d.id", "desc")
     .limit(limit + 1);
   if (options.before != null) query = query.where("d.id", "<", options.before);
@@ -288,12 +404,28 @@ export async function listDeliveries(db: Db, options: { before?: number | null; 
 
 /** Activity lines after `afterId`, oldest first (the notifier's tail). */
 export async function activityAfter(db: Db, afterId: number, limit = 500) {
-  const rows = await db.selectFrom("activity_logs").selectAll().where("id", ">", afterId).orderBy("id", "asc").limit(limit).execute();
-  return rows.map((r) => ({ id: Number(r.id), type: r.type, level: r.level, message: r.message, data: parseJson<Record<string, unknown>>(r.data, {}), createdAt: Number(r.created_at) }));
+  const rows = await db
+    .selectFrom("activity_logs")
+    .selectAll()
+    .where("id", ">", afterId)
+    .orderBy("id", "asc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: Number(r.id),
+    type: r.type,
+    level: r.level,
+    message: r.message,
+    data: parseJson<Record<string, unknown>>(r.data, {}),
+    createdAt: Number(r.created_at),
+  }));
 }
 
 export async function latestActivityId(db: Db): Promise<number> {
-  const row = await db.selectFrom("activity_logs").select((eb) => eb.fn.max("id").as("id")).executeTakeFirst();
+  const row = await db
+    .selectFrom("activity_logs")
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
   return Number(row?.id ?? 0);
 }
 
@@ -330,10 +462,21 @@ export const NOTIFICATION_RETENTION_MS = 30 * 86_400_000;
  * retrying is kept whatever its age.
  */
 export async function pruneNotifications(db: Db, cutoff: number, batch = 500): Promise<number> {
-  const old = await db.selectFrom("notifications").select("id").where("created_at", "<", cutoff).orderBy("created_at").limit(batch).execute();
+  const old = await db
+    .selectFrom("notifications")
+    .select("id")
+    .where("created_at", "<", cutoff)
+    .orderBy("created_at")
+    .limit(batch)
+    .execute();
   if (old.length === 0) return 0;
   const ids = old.map((r) => r.id);
-  const open = await db.selectFrom("notification_deliveries").select("notification_id").where("notification_id", "in", ids).where("status", "in", ["queued", "sending", "retrying"]).execute();
+  const open = await db
+    .selectFrom("notification_deliveries")
+    .select("notification_id")
+    .where("notification_id", "in", ids)
+    .where("status", "in", ["queued", "sending", "retrying"])
+    .execute();
   const keep = new Set(open.map((r) => r.notification_id));
   const gone = ids.filter((id) => !keep.has(id));
   if (gone.length === 0) return 0;

@@ -47,13 +47,25 @@ export async function tryOrderSlot(
           // A job's slot: the job ended (however it ended), whatever the lease says.
           eb.and([
             eb("job_id", "is not", null),
-            eb.not(eb.exists(eb.selectFrom("jobs").select(sql`1`.as("one")).whereRef("jobs.id", "=", "order_slots.job_id").where("jobs.status", "in", LIVE_JOB_STATES))),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom("jobs")
+                  .select(sql`1`.as("one"))
+                  .whereRef("jobs.id", "=", "order_slots.job_id")
+                  .where("jobs.status", "in", LIVE_JOB_STATES),
+              ),
+            ),
           ]),
         ]),
       )
       .executeTakeFirst();
   if (Number((await take()).numUpdatedRows ?? 0) > 0) return true;
-  const inserted = await db.insertInto("order_slots").ignore().values({ exchange, symbol, holder, expires_at: now + ttlMs, job_id: jobId }).executeTakeFirst();
+  const inserted = await db
+    .insertInto("order_slots")
+    .ignore()
+    .values({ exchange, symbol, holder, expires_at: now + ttlMs, job_id: jobId })
+    .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
@@ -78,7 +90,8 @@ export async function acquireOrderSlot(
   options: { waitMs?: number; pollMs?: number } = {},
 ): Promise<void> {
   const deadline = Date.now() + (options.waitMs ?? ORDER_SLOT_WAIT_MS);
-  const busy = () => new SlotBusyError(`Another order for ${symbol} is still in flight on ${exchange}: this one waits its turn`);
+  const busy = () =>
+    new SlotBusyError(`Another order for ${symbol} is still in flight on ${exchange}: this one waits its turn`);
   for (;;) {
     if (await tryOrderSlot(db, exchange, symbol, holder, Date.now(), ORDER_SLOT_TTL_MS, jobIdOf(holder))) return;
     // Held by a job that is not running now (its retry is due later): waiting here only keeps
@@ -105,16 +118,26 @@ async function holderWaiting(db: Db, exchange: string, symbol: string): Promise<
  * Runs `work` with the slot's lease renewed every third of its life (a call the exchange
  * answers slowly never loses the slot; a dead worker's lease runs out within ORDER_SLOT_TTL_MS).
  */
-export async function withOrderSlotLease<T>(db: Db, exchange: string, symbol: string, holder: string, work: () => Promise<T>, ttlMs = ORDER_SLOT_TTL_MS): Promise<T> {
-  const timer = setInterval(() => {
-    db.updateTable("order_slots")
-      .set({ expires_at: Date.now() + ttlMs })
-      .where("exchange", "=", exchange)
-      .where("symbol", "=", symbol)
-      .where("holder", "=", holder)
-      .execute()
-      .catch(() => undefined);
-  }, Math.max(50, Math.floor(ttlMs / 3)));
+export async function withOrderSlotLease<T>(
+  db: Db,
+  exchange: string,
+  symbol: string,
+  holder: string,
+  work: () => Promise<T>,
+  ttlMs = ORDER_SLOT_TTL_MS,
+): Promise<T> {
+  const timer = setInterval(
+    () => {
+      db.updateTable("order_slots")
+        .set({ expires_at: Date.now() + ttlMs })
+        .where("exchange", "=", exchange)
+        .where("symbol", "=", symbol)
+        .where("holder", "=", holder)
+        .execute()
+        .catch(() => undefined);
+    },
+    Math.max(50, Math.floor(ttlMs / 3)),
+  );
   try {
     return await work();
   } finally {
@@ -124,12 +147,28 @@ export async function withOrderSlotLease<T>(db: Db, exchange: string, symbol: st
 
 /** Gives the slot back (only if `holder` still has it). */
 export async function releaseOrderSlot(db: Db, exchange: string, symbol: string, holder: string): Promise<void> {
-  await db.updateTable("order_slots").set({ holder: null, expires_at: 0, job_id: null }).where("exchange", "=", exchange).where("symbol", "=", symbol).where("holder", "=", holder).execute();
+  await db
+    .updateTable("order_slots")
+    .set({ holder: null, expires_at: 0, job_id: null })
+    .where("exchange", "=", exchange)
+    .where("symbol", "=", symbol)
+    .where("holder", "=", holder)
+    .execute();
 }
 
 /** Who holds the slot now (null when free: never taken, given back, or expired with no live job). */
-export async function orderSlotHolder(db: Db, exchange: string, symbol: string, now = Date.now()): Promise<string | null> {
-  const row = await db.selectFrom("order_slots").select(["holder", "expires_at", "job_id"]).where("exchange", "=", exchange).where("symbol", "=", symbol).executeTakeFirst();
+export async function orderSlotHolder(
+  db: Db,
+  exchange: string,
+  symbol: string,
+  now = Date.now(),
+): Promise<string | null> {
+  const row = await db
+    .selectFrom("order_slots")
+    .select(["holder", "expires_at", "job_id"])
+    .where("exchange", "=", exchange)
+    .where("symbol", "=", symbol)
+    .executeTakeFirst();
   if (!row?.holder) return null;
   if (row.job_id == null) return Number(row.expires_at) >= now ? row.holder : null;
   const job = await db.selectFrom("jobs").select("status").where("id", "=", Number(row.job_id)).executeTakeFirst();

@@ -53,7 +53,8 @@ const PLAIN_DECIMAL = /^(-?)(0|[1-9]\d*)(?:\.(\d*[1-9])?0*)?$/;
 export function fastNormalizeDecimal(value: string | number | null | undefined): string | null {
   if (typeof value === "string") {
     const match = PLAIN_DECIMAL.exec(value);
-    if (match && !(match[1] && match[2] === "0" && !match[3])) return `${match[1]}${match[2]}${match[3] ? `.${match[3]}` : ""}`;
+    if (match && !(match[1] && match[2] === "0" && !match[3]))
+      return `${match[1]}${match[2]}${match[3] ? `.${match[3]}` : ""}`;
   }
   return normalizeDecimal(value);
 }
@@ -99,15 +100,28 @@ export function positionRowToPosition(row: PositionRow): Position {
  */
 export async function lockSymbol(db: Db, symbol: string): Promise<void> {
   const bump = () =>
-    db.updateTable("position_locks").set({ version: sql<number>`version + 1` }).where("symbol", "=", symbol).executeTakeFirst();
+    db
+      .updateTable("position_locks")
+      .set({ version: sql<number>`version + 1` })
+      .where("symbol", "=", symbol)
+      .executeTakeFirst();
   if (Number((await bump()).numUpdatedRows ?? 0) > 0) return;
   await db.insertInto("position_locks").ignore().values({ symbol, version: 0 }).execute();
   await bump();
 }
 
 /** The open position for a symbol; on MySQL locked for the caller's transaction. */
-export async function getOpenPosition(db: Db, symbol: string, options: { forUpdate?: boolean } = {}): Promise<Position | null> {
-  let query = db.selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").orderBy("created_at", "desc");
+export async function getOpenPosition(
+  db: Db,
+  symbol: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<Position | null> {
+  let query = db
+    .selectFrom("positions")
+    .selectAll()
+    .where("symbol", "=", symbol)
+    .where("status", "=", "open")
+    .orderBy("created_at", "desc");
   if (options.forUpdate && isMysql(db)) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   return row ? positionRowToPosition(row) : null;
@@ -195,7 +209,12 @@ export async function listMonitoredPositions(db: Db): Promise<MonitoredPosition[
 }
 
 export async function listOpenPositions(db: Db): Promise<Position[]> {
-  const rows = await db.selectFrom("positions").selectAll().where("status", "=", "open").orderBy("created_at", "desc").execute();
+  const rows = await db
+    .selectFrom("positions")
+    .selectAll()
+    .where("status", "=", "open")
+    .orderBy("created_at", "desc")
+    .execute();
   return rows.map(positionRowToPosition);
 }
 
@@ -241,8 +260,14 @@ export async function insertPosition(db: Db, position: NewPosition): Promise<voi
       fees: position.fees,
       stop_price: position.stopPrice ?? null,
       // The position belongs to the strategy of the trade that opened it (decision 027).
-      strategy_id: position.entryTradeId ? sql<string | null>`(select t.strategy_id from trades t where t.id = ${position.entryTradeId})` : null,
-      exchange: position.exchange ?? (position.entryTradeId ? sql<string>`coalesce((select t.exchange from trades t where t.id = ${position.entryTradeId}), 'simulator')` : "simulator"),
+      strategy_id: position.entryTradeId
+        ? sql<string | null>`(select t.strategy_id from trades t where t.id = ${position.entryTradeId})`
+        : null,
+      exchange:
+        position.exchange ??
+        (position.entryTradeId
+          ? sql<string>`coalesce((select t.exchange from trades t where t.id = ${position.entryTradeId}), 'simulator')`
+          : "simulator"),
       created_at: now,
       updated_at: now,
     })
@@ -286,7 +311,8 @@ export async function updatePosition(
   if (changes.trailingStopActive !== undefined) set.trailing_stop_active = changes.trailingStopActive ? 1 : 0;
   if (changes.trailingBestPrice !== undefined) set.trailing_best_price = changes.trailingBestPrice;
   if (changes.stopPrice !== undefined) set.stop_price = changes.stopPrice;
-  if (changes.advancedControls !== undefined) set.advanced_controls = changes.advancedControls ? JSON.stringify(changes.advancedControls) : null;
+  if (changes.advancedControls !== undefined)
+    set.advanced_controls = changes.advancedControls ? JSON.stringify(changes.advancedControls) : null;
   if (changes.ruleState !== undefined) set.rule_state = JSON.stringify(changes.ruleState);
   await db.updateTable("positions").set(set).where("id", "=", id).execute();
 }
@@ -346,7 +372,10 @@ export async function writeRuleSnapshots(db: Db, rows: RuleSnapshotRow[], chunkS
       column("portfolio_percent", (r) => r.portfolioPercent ?? sql.ref("portfolio_percent")),
       sql`${sql.ref("updated_at")} = ${now}`,
     ];
-    const result = await sql`update ${sql.table("positions")} set ${sql.join(assignments, sql`, `)} where ${sql.ref("status")} = 'open' and ${sql.ref("id")} in (${sql.join(chunk.map((r) => r.id))})`.execute(db);
+    const result =
+      await sql`update ${sql.table("positions")} set ${sql.join(assignments, sql`, `)} where ${sql.ref("status")} = 'open' and ${sql.ref("id")} in (${sql.join(chunk.map((r) => r.id))})`.execute(
+        db,
+      );
     updated += Number(result.numAffectedRows ?? 0);
   }
   return updated;
@@ -356,6 +385,11 @@ export async function writeRuleSnapshots(db: Db, rows: RuleSnapshotRow[], chunkS
 export async function markOpenPositions(db: Db, prices: Map<string, string>): Promise<void> {
   const now = nowMs();
   for (const [symbol, price] of prices) {
-    await db.updateTable("positions").set({ current_price: price, updated_at: now }).where("symbol", "=", symbol).where("status", "=", "open").execute();
+    await db
+      .updateTable("positions")
+      .set({ current_price: price, updated_at: now })
+      .where("symbol", "=", symbol)
+      .where("status", "=", "open")
+      .execute();
   }
 }

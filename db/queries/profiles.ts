@@ -50,7 +50,10 @@ export function profileRowToRecord(row: ProfileRow): ProfileRecord {
 }
 
 /** Profiles of one source, the default first, then by creation. */
-export async function listProfileRecords(db: Db, options: { source: string; includeInactive?: boolean }): Promise<ProfileRecord[]> {
+export async function listProfileRecords(
+  db: Db,
+  options: { source: string; includeInactive?: boolean },
+): Promise<ProfileRecord[]> {
   let query = db.selectFrom("profiles").selectAll().where("source", "=", options.source);
   if (!options.includeInactive) query = query.where("active", "=", 1);
   const rows = await query.orderBy("is_default", "desc").orderBy("created_at").orderBy("id").execute();
@@ -67,7 +70,13 @@ export async function lockProfiles(db: Db, ids: string[]): Promise<Map<string, P
   const sorted = [...new Set(ids)].sort();
   if (sorted.length === 0) return new Map();
   if (isMysql(db)) {
-    const rows = await db.selectFrom("profiles").selectAll().where("id", "in", sorted).orderBy("id").forUpdate().execute();
+    const rows = await db
+      .selectFrom("profiles")
+      .selectAll()
+      .where("id", "in", sorted)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
     return new Map(rows.map((row) => [row.id, profileRowToRecord(row)]));
   }
   // SQLite: a write first takes the database write lock before anything is read.
@@ -76,7 +85,10 @@ export async function lockProfiles(db: Db, ids: string[]): Promise<Map<string, P
   return new Map(rows.map((row) => [row.id, profileRowToRecord(row)]));
 }
 
-export async function insertProfile(db: Db, values: { name: string; source: string; id?: string }): Promise<ProfileRecord> {
+export async function insertProfile(
+  db: Db,
+  values: { name: string; source: string; id?: string },
+): Promise<ProfileRecord> {
   const id = values.id ?? newId();
   const now = nowMs();
   await db
@@ -98,7 +110,11 @@ export async function insertProfile(db: Db, values: { name: string; source: stri
 }
 
 export async function deactivateProfile(db: Db, id: string): Promise<void> {
-  await db.updateTable("profiles").set({ active: 0, trading_enabled: 0, updated_at: nowMs() }).where("id", "=", id).execute();
+  await db
+    .updateTable("profiles")
+    .set({ active: 0, trading_enabled: 0, updated_at: nowMs() })
+    .where("id", "=", id)
+    .execute();
 }
 
 const toBalance = (row: { profile_id: string; currency: string; available: string; hold: string }): BalanceRecord => ({
@@ -109,7 +125,11 @@ const toBalance = (row: { profile_id: string; currency: string; available: strin
 });
 
 /** Balances of the profiles, by currency. */
-export async function listBalances(db: Db, profileIds: string[], options: { forUpdate?: boolean } = {}): Promise<BalanceRecord[]> {
+export async function listBalances(
+  db: Db,
+  profileIds: string[],
+  options: { forUpdate?: boolean } = {},
+): Promise<BalanceRecord[]> {
   if (profileIds.length === 0) return [];
   let query = db
     .selectFrom("balances")
@@ -123,14 +143,32 @@ export async function listBalances(db: Db, profileIds: string[], options: { forU
 
 /** Creates a zero balance row when the profile has none in this currency (race-safe). */
 export async function ensureBalanceRow(db: Db, profileId: string, currency: string): Promise<void> {
-  await db.insertInto("balances").ignore().values({ profile_id: profileId, currency, available: "0", hold: "0", updated_at: nowMs() }).execute();
+  await db
+    .insertInto("balances")
+    .ignore()
+    .values({ profile_id: profileId, currency, available: "0", hold: "0", updated_at: nowMs() })
+    .execute();
 }
 
-export async function setAvailable(db: Db, profileId: string, currency: string, available: string, at = nowMs()): Promise<void> {
-  await db.updateTable("balances").set({ available, updated_at: at }).where("profile_id", "=", profileId).where("currency", "=", currency).execute();
+export async function setAvailable(
+  db: Db,
+  profileId: string,
+  currency: string,
+  available: string,
+  at = nowMs(),
+): Promise<void> {
+  await db
+    .updateTable("balances")
+    .set({ available, updated_at: at })
+    .where("profile_id", "=", profileId)
+    .where("currency", "=", currency)
+    .execute();
 }
 
-export async function insertTransfer(db: Db, transfer: Omit<TransferRecord, "id" | "createdAt"> & { createdAt?: number }): Promise<TransferRecord> {
+export async function insertTransfer(
+  db: Db,
+  transfer: Omit<TransferRecord, "id" | "createdAt"> & { createdAt?: number },
+): Promise<TransferRecord> {
   const record: TransferRecord = { id: newId(), createdAt: transfer.createdAt ?? nowMs(), ...transfer };
   await db
     .insertInto("profile_transfers")
@@ -149,10 +187,14 @@ export async function insertTransfer(db: Db, transfer: Omit<TransferRecord, "id"
 }
 
 /** Transfers into or out of the profiles (all profiles when none given), oldest first. */
-export async function listTransfers(db: Db, options: { profileIds?: string[]; after?: number } = {}): Promise<TransferRecord[]> {
+export async function listTransfers(
+  db: Db,
+  options: { profileIds?: string[]; after?: number } = {},
+): Promise<TransferRecord[]> {
   let query = db.selectFrom("profile_transfers").selectAll();
   const ids = options.profileIds;
-  if (ids && ids.length) query = query.where((eb) => eb.or([eb("from_profile_id", "in", ids), eb("to_profile_id", "in", ids)]));
+  if (ids?.length)
+    query = query.where((eb) => eb.or([eb("from_profile_id", "in", ids), eb("to_profile_id", "in", ids)]));
   if (options.after !== undefined) query = query.where("created_at", ">", options.after);
   const rows = await query.orderBy("created_at").orderBy("id").execute();
   return rows.map((row) => ({

@@ -129,7 +129,10 @@ export async function getReport(db: Db, id: string): Promise<ReportRecord | null
   return row ? toRecord(row) : null;
 }
 
-export async function listReports(db: Db, options: { type?: string; status?: string; limit?: number } = {}): Promise<ReportRecord[]> {
+export async function listReports(
+  db: Db,
+  options: { type?: string; status?: string; limit?: number } = {},
+): Promise<ReportRecord[]> {
   let query = db.selectFrom("reports").select(COLUMNS);
   if (options.type) query = query.where("type", "=", options.type);
   if (options.status) query = query.where("status", "=", options.status);
@@ -143,7 +146,13 @@ export async function updateReportStatus(
   db: Db,
   id: string,
   status: ReportStatusValue,
-  options: { from: ReportStatusValue[]; errorMessage?: string | null; reportId?: string | null; remoteFileUrl?: string | null; expiresAt?: number | null },
+  options: {
+    from: ReportStatusValue[];
+    errorMessage?: string | null;
+    reportId?: string | null;
+    remoteFileUrl?: string | null;
+    expiresAt?: number | null;
+  },
 ): Promise<boolean> {
   const now = nowMs();
   const result = await db
@@ -189,13 +198,16 @@ export async function storeReportFile(
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function getReportFile(db: Db, id: string): Promise<{ data: Uint8Array; fileName: string; contentType: string; expiresAt: number | null } | null> {
+export async function getReportFile(
+  db: Db,
+  id: string,
+): Promise<{ data: Uint8Array; fileName: string; contentType: string; expiresAt: number | null } | null> {
   const row = await db
     .selectFrom("reports")
     .select(["file_data", "file_name", "content_type", "expires_at", "status"])
     .where("id", "=", id)
     .executeTakeFirst();
-  if (!row || row.status !== "ready" || row.file_data == null) return null;
+  if (row?.status !== "ready" || row.file_data == null) return null;
   const data = row.file_data instanceof Uint8Array ? row.file_data : new Uint8Array(row.file_data as ArrayBuffer);
   return {
     data,
@@ -224,10 +236,27 @@ export interface FillRow {
 }
 
 /** Executed trades (their fills) in [from, to), oldest first. */
-export async function listFills(db: Db, options: { from?: number | null; to?: number | null; symbol?: string | null }): Promise<FillRow[]> {
+export async function listFills(
+  db: Db,
+  options: { from?: number | null; to?: number | null; symbol?: string | null },
+): Promise<FillRow[]> {
   let query = db
     .selectFrom("trades")
-    .select(["id", "order_id", "symbol", "side", "order_type", "executed_quantity", "executed_price", "fee", "realized_pnl", "source", "status", "executed_at", "created_at"])
+    .select([
+      "id",
+      "order_id",
+      "symbol",
+      "side",
+      "order_type",
+      "executed_quantity",
+      "executed_price",
+      "fee",
+      "realized_pnl",
+      "source",
+      "status",
+      "executed_at",
+      "created_at",
+    ])
     .where("status", "in", ["executed", "completed"])
     .where("executed_price", "is not", null);
   if (options.from != null) query = query.where("executed_at", ">=", options.from);
@@ -267,7 +296,18 @@ export async function listSimFills(db: Db, profileIds: string[]): Promise<(SimFi
   if (profileIds.length === 0) return [];
   const rows = await db
     .selectFrom("sim_orders")
-    .select(["id", "client_order_id", "profile_id", "symbol", "side", "filled_quantity", "average_price", "fee", "realized_pnl", "updated_at"])
+    .select([
+      "id",
+      "client_order_id",
+      "profile_id",
+      "symbol",
+      "side",
+      "filled_quantity",
+      "average_price",
+      "fee",
+      "realized_pnl",
+      "updated_at",
+    ])
     .where("status", "=", "filled")
     .where("profile_id", "in", profileIds)
     .orderBy("updated_at")

@@ -32,14 +32,20 @@ describe.each(testDialects())("sessions repository on %s", (dialect) => {
     bob = await db.transaction().execute((trx) => insertUser(trx, { username: "bob", passwordHash: "h2" }));
   });
 
-  const rowOf = (token: string) => db.selectFrom("sessions").selectAll().where("id", "=", sha256(token)).executeTakeFirst();
+  const rowOf = (token: string) =>
+    db.selectFrom("sessions").selectAll().where("id", "=", sha256(token)).executeTakeFirst();
   const setRow = (token: string, values: { created_at?: number; last_seen_at?: number; expires_at?: number }) =>
     db.updateTable("sessions").set(values).where("id", "=", sha256(token)).execute();
   const newSession = (user: User, policy = POLICY) => createSession(db, { userId: user.id, policy });
 
   test("createSession stores the SHA-256 of the token, never the token itself", async () => {
     const before = Date.now();
-    const { token, session } = await createSession(db, { userId: alice.id, ip: "10.0.0.1", userAgent: "vitest", policy: POLICY });
+    const { token, session } = await createSession(db, {
+      userId: alice.id,
+      ip: "10.0.0.1",
+      userAgent: "vitest",
+      policy: POLICY,
+    });
     const after = Date.now();
 
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
@@ -145,7 +151,11 @@ describe.each(testDialects())("sessions repository on %s", (dialect) => {
     expect(Number((await rowOf(token))!.expires_at)).toBe(createdAt + POLICY.absoluteMs);
 
     // Past the absolute limit the session is gone, whatever the activity.
-    await setRow(token, { created_at: now - POLICY.absoluteMs - 1, last_seen_at: now - 2 * MINUTE, expires_at: now - 1 });
+    await setRow(token, {
+      created_at: now - POLICY.absoluteMs - 1,
+      last_seen_at: now - 2 * MINUTE,
+      expires_at: now - 1,
+    });
     expect(await getSessionUser(db, token, POLICY)).toBeNull();
   });
 

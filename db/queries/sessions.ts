@@ -44,7 +44,11 @@ export async function createSession(
 /** Whether the session exists and has not expired (a read only: it does not extend it). */
 export async function sessionIsLive(db: Db, token: string): Promise<boolean> {
   if (!token) return false;
-  const row = await db.selectFrom("sessions").select("expires_at").where("id", "=", sha256Hex(token)).executeTakeFirst();
+  const row = await db
+    .selectFrom("sessions")
+    .select("expires_at")
+    .where("id", "=", sha256Hex(token))
+    .executeTakeFirst();
   return Boolean(row && Number(row.expires_at) > nowMs());
 }
 

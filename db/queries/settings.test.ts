@@ -57,7 +57,7 @@ describe.each(testDialects())("settings repository on %s", (dialect) => {
       ],
       stopLoss: null,
       amount: "123456789012345678.123456789012345678",
-      label: "€ 漢字 🚀 \"quoted\" \\ back",
+      label: '€ 漢字 🚀 "quoted" \\ back',
       deep: { a: { b: { c: { d: { e: ["f"] } } } } },
     };
     await setSetting(fresh.db, "trading_rules", value);
@@ -78,7 +78,10 @@ describe.each(testDialects())("settings repository on %s", (dialect) => {
   });
 
   test("a stored value that is not JSON reads as null", async () => {
-    await fresh.db.insertInto("settings").values({ key: "corrupt", value: "{not json", updated_at: Date.now() }).execute();
+    await fresh.db
+      .insertInto("settings")
+      .values({ key: "corrupt", value: "{not json", updated_at: Date.now() })
+      .execute();
     expect(await getSetting(fresh.db, "corrupt")).toBeNull();
   });
 

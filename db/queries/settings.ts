@@ -13,7 +13,9 @@ export async function getSetting<T>(db: Db, key: string): Promise<T | null> {
 const cache = new WeakMap<object, Map<string, { value: unknown; at: number; generation: number }>>();
 // The generation lives on globalThis: the web process holds two copies of this module (the
 // Remix build's and server.ts's), and a clear in one must reach the other.
-const shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.settingsCache")] ??= { generation: 0 }) as {
+const shared = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.settingsCache")] ??= {
+  generation: 0,
+}) as {
   generation: number;
 };
 

@@ -43,7 +43,14 @@ export async function insertTimelines(db: Db | Transaction<DB>, rows: readonly N
   const committedAt = Date.now();
   await db
     .insertInto("signal_timeline")
-    .values(rows.map((r) => ({ signal_id: r.signalId, fired_at: r.firedAt, received_at: r.receivedAt, committed_at: committedAt })))
+    .values(
+      rows.map((r) => ({
+        signal_id: r.signalId,
+        fired_at: r.firedAt,
+        received_at: r.receivedAt,
+        committed_at: committedAt,
+      })),
+    )
     .execute();
 }
 
@@ -82,7 +89,12 @@ function schedule(delayMs: number): void {
  * database, except inside a transaction (the fill's), where the signal's hops noted so far
  * are written with this one by one UPDATE. Null signal ids (manual orders, rules) are ignored.
  */
-export function stampSignal(db: Kysely<DB> | Transaction<DB>, signalId: string | null | undefined, hop: WorkerHop, at = Date.now()): Promise<void> {
+export function stampSignal(
+  db: Kysely<DB> | Transaction<DB>,
+  signalId: string | null | undefined,
+  hop: WorkerHop,
+  at = Date.now(),
+): Promise<void> {
   if (!signalId) return Promise.resolve();
   try {
     if (!db.isTransaction) {
@@ -100,7 +112,12 @@ export function stampSignal(db: Kysely<DB> | Transaction<DB>, signalId: string |
   }
 }
 
-async function writeInTransaction(trx: Transaction<DB>, signalId: string, hops: Noted, root: Kysely<DB> | undefined): Promise<void> {
+async function writeInTransaction(
+  trx: Transaction<DB>,
+  signalId: string,
+  hops: Noted,
+  root: Kysely<DB> | undefined,
+): Promise<void> {
   try {
     const set: Record<string, unknown> = {};
     for (const hop of WORKER_HOPS) {
@@ -108,7 +125,11 @@ async function writeInTransaction(trx: Transaction<DB>, signalId: string, hops: 
       if (at != null) set[COLUMN[hop]] = sql`coalesce(${sql.ref(COLUMN[hop])}, ${at})`;
     }
     // A plain UPDATE of the signal's own row: no insert, no gap lock, nothing to deadlock on.
-    const result = await trx.updateTable("signal_timeline").set(set).where("signal_id", "=", signalId).executeTakeFirst();
+    const result = await trx
+      .updateTable("signal_timeline")
+      .set(set)
+      .where("signal_id", "=", signalId)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0 && root) note(root, signalId, hops); // no row yet: the flush upserts it
   } catch (error) {
     // MySQL rolled the whole transaction back on a deadlock: the caller must know (its other
@@ -169,18 +190,31 @@ async function upsertStamps(db: Kysely<DB>, rows: { signalId: string; hops: Note
   }));
   const columns = WORKER_HOPS.map((hop) => COLUMN[hop]);
   if (isMysql(db)) {
-    const set = Object.fromEntries(columns.map((c) => [c, sql`coalesce(${sql.ref(`signal_timeline.${c}`)}, values(${sql.ref(c)}))`]));
+    const set = Object.fromEntries(
+      columns.map((c) => [c, sql`coalesce(${sql.ref(`signal_timeline.${c}`)}, values(${sql.ref(c)}))`]),
+    );
     await db.insertInto("signal_timeline").values(values).onDuplicateKeyUpdate(set).execute();
   } else {
     await db
       .insertInto("signal_timeline")
       .values(values)
-      .onConflict((oc) => oc.column("signal_id").doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql`coalesce(${sql.ref(`signal_timeline.${c}`)}, ${sql.ref(`excluded.${c}`)})`]))))
+      .onConflict((oc) =>
+        oc
+          .column("signal_id")
+          .doUpdateSet(
+            Object.fromEntries(
+              columns.map((c) => [c, sql`coalesce(${sql.ref(`signal_timeline.${c}`)}, ${sql.ref(`excluded.${c}`)})`]),
+            ),
+          ),
+      )
       .execute();
   }
 }
 
-type TimelineRow = Pick<SignalTimelineTable, "signal_id" | "fired_at" | "received_at" | "committed_at" | "claimed_at" | "sent_at" | "acked_at" | "filled_at">;
+type TimelineRow = Pick<
+  SignalTimelineTable,
+  "signal_id" | "fired_at" | "received_at" | "committed_at" | "claimed_at" | "sent_at" | "acked_at" | "filled_at"
+>;
 
 const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
@@ -188,33 +222,68 @@ export function rowToStamps(row: TimelineRow): TimelineStamps {
   return Object.fromEntries(HOPS.map((hop) => [hop, num(row[COLUMN[hop]])])) as TimelineStamps;
 }
 
-const SELECT = ["signal_id", "fired_at", "received_at", "committed_at", "claimed_at", "sent_at", "acked_at", "filled_at"] as const;
+const SELECT = [
+  "signal_id",
+  "fired_at",
+  "received_at",
+  "committed_at",
+  "claimed_at",
+  "sent_at",
+  "acked_at",
+  "filled_at",
+] as const;
 
 /** A signal's timeline, or null when none was recorded (signals from before it existed). */
 export async function getSignalTimeline(db: Db, signalId: string): Promise<SignalTimeline | null> {
-  const row = await db.selectFrom("signal_timeline").select(SELECT).where("signal_id", "=", signalId).executeTakeFirst();
+  const row = await db
+    .selectFrom("signal_timeline")
+    .select(SELECT)
+    .where("signal_id", "=", signalId)
+    .executeTakeFirst();
   return row ? toTimeline(row.signal_id, rowToStamps(row)) : null;
 }
 
 /** The timelines of several signals (one query), by signal id. */
 export async function getSignalTimelines(db: Db, signalIds: readonly string[]): Promise<Map<string, SignalTimeline>> {
   if (signalIds.length === 0) return new Map();
-  const rows = await db.selectFrom("signal_timeline").select(SELECT).where("signal_id", "in", [...new Set(signalIds)]).execute();
+  const rows = await db
+    .selectFrom("signal_timeline")
+    .select(SELECT)
+    .where("signal_id", "in", [...new Set(signalIds)])
+    .execute();
   return new Map(rows.map((row) => [row.signal_id, toTimeline(row.signal_id, rowToStamps(row))]));
 }
 
 /** The raw stamps (for tests and the bench). */
 export async function getSignalStamps(db: Db, signalId: string): Promise<TimelineStamps | null> {
-  const row = await db.selectFrom("signal_timeline").select(SELECT).where("signal_id", "=", signalId).executeTakeFirst();
+  const row = await db
+    .selectFrom("signal_timeline")
+    .select(SELECT)
+    .where("signal_id", "=", signalId)
+    .executeTakeFirst();
   return row ? rowToStamps(row) : null;
 }
 
 /** The stamps of the signals received since `since` (newest first, at most `limit`), each marked when it was a limit order. */
-export async function listRecentStamps(db: Db, since: number, limit: number): Promise<{ stamps: TimelineStamps; limit: boolean }[]> {
+export async function listRecentStamps(
+  db: Db,
+  since: number,
+  limit: number,
+): Promise<{ stamps: TimelineStamps; limit: boolean }[]> {
   const rows = await db
     .selectFrom("signal_timeline as t")
     .leftJoin("signals as s", "s.id", "t.signal_id")
-    .select(["t.signal_id", "t.fired_at", "t.received_at", "t.committed_at", "t.claimed_at", "t.sent_at", "t.acked_at", "t.filled_at", "s.order_type"])
+    .select([
+      "t.signal_id",
+      "t.fired_at",
+      "t.received_at",
+      "t.committed_at",
+      "t.claimed_at",
+      "t.sent_at",
+      "t.acked_at",
+      "t.filled_at",
+      "s.order_type",
+    ])
     .where("t.received_at", ">=", since)
     .orderBy("t.received_at", "desc")
     .limit(limit)
@@ -223,7 +292,13 @@ export async function listRecentStamps(db: Db, since: number, limit: number): Pr
 }
 
 /** The signals with their timelines (one query): the dashboard's signals, GET /api/signals. */
-export async function withTimelines<S extends { id: string }>(db: Db, signals: S[]): Promise<(S & { timeline: SignalTimeline | null })[]> {
-  const timelines = await getSignalTimelines(db, signals.map((s) => s.id));
+export async function withTimelines<S extends { id: string }>(
+  db: Db,
+  signals: S[],
+): Promise<(S & { timeline: SignalTimeline | null })[]> {
+  const timelines = await getSignalTimelines(
+    db,
+    signals.map((s) => s.id),
+  );
   return signals.map((s) => ({ ...s, timeline: timelines.get(s.id) ?? null }));
 }

@@ -30,7 +30,8 @@ export function signalRowToSignal(row: SignalRow): Signal {
 }
 
 /** A signal to store: the stored signal's fields, with its time as epoch ms and its dedupe key. */
-export interface NewSignal extends Pick<Signal, "id" | "action" | "symbol" | "orderType" | "price" | "quantity" | "payload" | "strategy"> {
+export interface NewSignal
+  extends Pick<Signal, "id" | "action" | "symbol" | "orderType" | "price" | "quantity" | "payload" | "strategy"> {
   signalTime: number | null;
   dedupeKey: string;
   status: SignalStatus;
@@ -75,12 +76,19 @@ export async function insertSignal(db: Db, signal: NewSignal): Promise<boolean> 
 export async function insertSignals(db: Db, signals: NewSignal[]): Promise<Map<string, string>> {
   if (signals.length === 0) return new Map();
   await db.insertInto("signals").ignore().values(signals.map(signalValues)).execute();
-  return signalIdsByDedupeKey(db, signals.map((s) => s.dedupeKey));
+  return signalIdsByDedupeKey(
+    db,
+    signals.map((s) => s.dedupeKey),
+  );
 }
 
 async function signalIdsByDedupeKey(db: Db, keys: string[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.selectFrom("signals").select(["id", "dedupe_key"]).where("dedupe_key", "in", [...new Set(keys)]).execute();
+  const rows = await db
+    .selectFrom("signals")
+    .select(["id", "dedupe_key"])
+    .where("dedupe_key", "in", [...new Set(keys)])
+    .execute();
   return new Map(rows.map((r) => [r.dedupe_key as string, r.id]));
 }
 
@@ -107,7 +115,12 @@ export async function listSignals(db: Db, options: { limit?: number } = {}): Pro
   return rows.map(signalRowToSignal);
 }
 
-export async function updateSignalStatus(db: Db, id: string, status: SignalStatus, reason: string | null = null): Promise<void> {
+export async function updateSignalStatus(
+  db: Db,
+  id: string,
+  status: SignalStatus,
+  reason: string | null = null,
+): Promise<void> {
   await db
     .updateTable("signals")
     .set({ status, status_reason: reason, processed: status === "executed" ? 1 : 0, processed_at: nowMs() })
@@ -129,10 +142,19 @@ export async function countSignals(db: Db, sinceMs = 0): Promise<number> {
  * [from, to] (epoch ms), the ones the pipeline turned into orders (status executed), of one
  * strategy (`signalOfStrategy`'s ids: "default" = the global secret) or of all, oldest first.
  */
-export async function listReplaySignals(db: Db, range: { from: number; to: number; strategy?: string | null }): Promise<Signal[]> {
-  let query = db.selectFrom("signals").selectAll().where("created_at", ">=", range.from).where("created_at", "<=", range.to).where("status", "=", "executed");
+export async function listReplaySignals(
+  db: Db,
+  range: { from: number; to: number; strategy?: string | null },
+): Promise<Signal[]> {
+  let query = db
+    .selectFrom("signals")
+    .selectAll()
+    .where("created_at", ">=", range.from)
+    .where("created_at", "<=", range.to)
+    .where("status", "=", "executed");
   const strategy = range.strategy;
-  if (strategy) query = strategy === "default" ? query.where("strategy_id", "is", null) : query.where("strategy_id", "=", strategy);
+  if (strategy)
+    query = strategy === "default" ? query.where("strategy_id", "is", null) : query.where("strategy_id", "=", strategy);
   const rows = await query.orderBy("created_at").orderBy("id").execute();
   return rows.map(signalRowToSignal);
 }

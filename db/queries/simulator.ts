@@ -4,7 +4,15 @@
 // decimals and applies its rules. Functions taking a transaction's locks say so: on MySQL they
 // read FOR UPDATE, on SQLite (one writer at a time) lockSimBalance takes the write lock first.
 import { type Insertable, type Selectable, type Updateable, sql } from "kysely";
-import type { BalancesTable, ProfilesTable, SimFundingTable, SimOrderRow, SimOrdersTable, SimPositionRow, SimPositionsTable } from "../schema.ts";
+import type {
+  BalancesTable,
+  ProfilesTable,
+  SimFundingTable,
+  SimOrderRow,
+  SimOrdersTable,
+  SimPositionRow,
+  SimPositionsTable,
+} from "../schema.ts";
 import { type Db, isMysql } from "./util.ts";
 
 export type SimFundingRow = Selectable<SimFundingTable>;
@@ -37,8 +45,18 @@ export async function getSimProfileId(db: Db, by: "id" | "key", value: string): 
 }
 
 /** Gives the profile its starting balance in `currency` unless it has one (INSERT IGNORE). */
-export async function insertSimBalanceIgnore(db: Db, profileId: string, currency: string, available: string, now: number): Promise<void> {
-  await db.insertInto("balances").ignore().values({ profile_id: profileId, currency, available, hold: "0", updated_at: now }).execute();
+export async function insertSimBalanceIgnore(
+  db: Db,
+  profileId: string,
+  currency: string,
+  available: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto("balances")
+    .ignore()
+    .values({ profile_id: profileId, currency, available, hold: "0", updated_at: now })
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -50,8 +68,16 @@ export async function insertSimBalanceIgnore(db: Db, profileId: string, currency
  * cannot change the row between this read and the transaction's write (a deferred BEGIN
  * would only read-lock). Undefined when the account has no balance in `currency`.
  */
-export async function lockSimBalance(trx: Db, profileId: string, currency: string): Promise<{ available: string; hold: string } | undefined> {
-  let query = trx.selectFrom("balances").select(["available", "hold"]).where("profile_id", "=", profileId).where("currency", "=", currency);
+export async function lockSimBalance(
+  trx: Db,
+  profileId: string,
+  currency: string,
+): Promise<{ available: string; hold: string } | undefined> {
+  let query = trx
+    .selectFrom("balances")
+    .select(["available", "hold"])
+    .where("profile_id", "=", profileId)
+    .where("currency", "=", currency);
   if (isMysql(trx)) query = query.forUpdate();
   else {
     await trx
@@ -64,7 +90,13 @@ export async function lockSimBalance(trx: Db, profileId: string, currency: strin
   return query.executeTakeFirst();
 }
 
-export async function updateSimBalance(trx: Db, profileId: string, currency: string, balance: { available: string; hold: string }, now: number): Promise<void> {
+export async function updateSimBalance(
+  trx: Db,
+  profileId: string,
+  currency: string,
+  balance: { available: string; hold: string },
+  now: number,
+): Promise<void> {
   await trx
     .updateTable("balances")
     .set({ available: balance.available, hold: balance.hold, updated_at: now })
@@ -79,14 +111,28 @@ export async function listSimBalances(db: Db, profileId: string): Promise<SimBal
 }
 
 /** The available balance in `currency` of each of these profiles (those that have one). */
-export async function listSimAvailable(db: Db, currency: string, profileIds: string[]): Promise<{ profile_id: string; available: string }[]> {
+export async function listSimAvailable(
+  db: Db,
+  currency: string,
+  profileIds: string[],
+): Promise<{ profile_id: string; available: string }[]> {
   if (profileIds.length === 0) return [];
-  return db.selectFrom("balances").select(["profile_id", "available"]).where("currency", "=", currency).where("profile_id", "in", profileIds).execute();
+  return db
+    .selectFrom("balances")
+    .select(["profile_id", "available"])
+    .where("currency", "=", currency)
+    .where("profile_id", "in", profileIds)
+    .execute();
 }
 
 /** The available balance of one account in `currency`, undefined when it has none. */
 export async function getSimAvailable(db: Db, profileId: string, currency: string): Promise<string | undefined> {
-  const row = await db.selectFrom("balances").select("available").where("profile_id", "=", profileId).where("currency", "=", currency).executeTakeFirst();
+  const row = await db
+    .selectFrom("balances")
+    .select("available")
+    .where("profile_id", "=", profileId)
+    .where("currency", "=", currency)
+    .executeTakeFirst();
   return row?.available;
 }
 
@@ -95,15 +141,30 @@ export async function getSimAvailable(db: Db, profileId: string, currency: strin
 
 /** The account's position row in `symbol` (FOR UPDATE on MySQL), undefined when it never had one. */
 export async function lockSimPosition(trx: Db, profileId: string, symbol: string): Promise<SimPositionRow | undefined> {
-  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("symbol", "=", symbol);
+  let query = trx
+    .selectFrom("sim_positions")
+    .selectAll()
+    .where("profile_id", "=", profileId)
+    .where("symbol", "=", symbol);
   if (isMysql(trx)) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
 /** Writes the account's position row in `symbol`: an update when it `exists`, else an insert. */
-export async function saveSimPosition(trx: Db, profileId: string, symbol: string, values: SimPositionValues, exists: boolean): Promise<void> {
+export async function saveSimPosition(
+  trx: Db,
+  profileId: string,
+  symbol: string,
+  values: SimPositionValues,
+  exists: boolean,
+): Promise<void> {
   if (exists) {
-    await trx.updateTable("sim_positions").set(values).where("profile_id", "=", profileId).where("symbol", "=", symbol).execute();
+    await trx
+      .updateTable("sim_positions")
+      .set(values)
+      .where("profile_id", "=", profileId)
+      .where("symbol", "=", symbol)
+      .execute();
   } else {
     await trx
       .insertInto("sim_positions")
@@ -119,7 +180,13 @@ export async function listSimPositions(db: Db, profileId: string): Promise<SimPo
 
 /** The account's non-flat positions in every symbol but `symbol`. */
 export async function listOtherSimPositions(trx: Db, profileId: string, symbol: string): Promise<SimPositionRow[]> {
-  return trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("symbol", "!=", symbol).where("side", "!=", "flat").execute();
+  return trx
+    .selectFrom("sim_positions")
+    .selectAll()
+    .where("profile_id", "=", profileId)
+    .where("symbol", "!=", symbol)
+    .where("side", "!=", "flat")
+    .execute();
 }
 
 /**
@@ -130,7 +197,11 @@ export async function listNonFlatSimPositions(db: Db, symbols?: string[]): Promi
   let query = db.selectFrom("sim_positions").selectAll().where("side", "!=", "flat");
   if (symbols) {
     if (symbols.length === 0) return [];
-    const holders = db.selectFrom("sim_positions").select("profile_id").where("side", "!=", "flat").where("symbol", "in", symbols);
+    const holders = db
+      .selectFrom("sim_positions")
+      .select("profile_id")
+      .where("side", "!=", "flat")
+      .where("symbol", "in", symbols);
     query = query.where("profile_id", "in", holders);
   }
   return query.execute();
@@ -138,7 +209,12 @@ export async function listNonFlatSimPositions(db: Db, symbols?: string[]): Promi
 
 /** The account's non-flat positions by symbol, locked (FOR UPDATE on MySQL). */
 export async function lockNonFlatSimPositions(trx: Db, profileId: string): Promise<SimPositionRow[]> {
-  let query = trx.selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("side", "!=", "flat").orderBy("symbol");
+  let query = trx
+    .selectFrom("sim_positions")
+    .selectAll()
+    .where("profile_id", "=", profileId)
+    .where("side", "!=", "flat")
+    .orderBy("symbol");
   if (isMysql(trx)) query = query.forUpdate();
   return query.execute();
 }
@@ -176,7 +252,10 @@ export async function updateSimOrder(trx: Db, id: string, values: Updateable<Sim
 }
 
 /** Open (resting) orders, oldest first: of one symbol, of one account, or both. */
-export async function listOpenSimOrders(db: Db, filter: { symbol?: string; profileId?: string }): Promise<SimOrderRow[]> {
+export async function listOpenSimOrders(
+  db: Db,
+  filter: { symbol?: string; profileId?: string },
+): Promise<SimOrderRow[]> {
   let query = db.selectFrom("sim_orders").selectAll().where("status", "=", "open");
   if (filter.profileId) query = query.where("profile_id", "=", filter.profileId);
   if (filter.symbol) query = query.where("symbol", "=", filter.symbol);
@@ -185,7 +264,12 @@ export async function listOpenSimOrders(db: Db, filter: { symbol?: string; profi
 
 /** Symbol and quantity of every order filled (last changed) at or after `since`. */
 export async function listSimFillsSince(db: Db, since: number): Promise<{ symbol: string; filled_quantity: string }[]> {
-  return db.selectFrom("sim_orders").select(["symbol", "filled_quantity"]).where("status", "=", "filled").where("updated_at", ">=", since).execute();
+  return db
+    .selectFrom("sim_orders")
+    .select(["symbol", "filled_quantity"])
+    .where("status", "=", "filled")
+    .where("updated_at", ">=", since)
+    .execute();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -196,7 +280,10 @@ export async function listSimFundingDue(db: Db, boundary: number): Promise<{ pro
   return db
     .selectFrom("sim_positions as p")
     .leftJoin("sim_funding as f", (join) =>
-      join.onRef("f.profile_id", "=", "p.profile_id").onRef("f.symbol", "=", "p.symbol").on("f.interval_start", "=", boundary),
+      join
+        .onRef("f.profile_id", "=", "p.profile_id")
+        .onRef("f.symbol", "=", "p.symbol")
+        .on("f.interval_start", "=", boundary),
     )
     .select(["p.profile_id", "p.symbol"])
     .where("p.side", "!=", "flat")
@@ -219,7 +306,12 @@ export async function listSimPositionsOpenAt(trx: Db, profileId: string, boundar
 
 /** The symbols the account already paid or received funding on for the interval starting at `boundary`. */
 export async function listSimFundedSymbols(trx: Db, profileId: string, boundary: number): Promise<string[]> {
-  const rows = await trx.selectFrom("sim_funding").select("symbol").where("profile_id", "=", profileId).where("interval_start", "=", boundary).execute();
+  const rows = await trx
+    .selectFrom("sim_funding")
+    .select("symbol")
+    .where("profile_id", "=", profileId)
+    .where("interval_start", "=", boundary)
+    .execute();
   return rows.map((row) => row.symbol);
 }
 

@@ -50,7 +50,6 @@ export function addToFingerprint(base: FillsFingerprint, rows: readonly { update
 export const sameFingerprint = (a: FillsFingerprint, b: FillsFingerprint) =>
   a.count === b.count && a.maxUpdatedAt === b.maxUpdatedAt && a.sumA === b.sumA && a.sumB === b.sumB;
 
-
 /** One aggregate over the executed trades (covered by the index trades_status_updated_at_idx). */
 export async function executedFillsFingerprint(db: Db): Promise<FillsFingerprint> {
   const updated = sql.ref("updated_at");
@@ -81,7 +80,17 @@ const toFingerprint = (n: Aggregate, maxUpdated: Aggregate, sumA: Aggregate, sum
 export async function listExecutedTradeRows(db: Db): Promise<ExecutedTradeRow[]> {
   const rows = await db
     .selectFrom("trades")
-    .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
+    .select([
+      "id",
+      "symbol",
+      "side",
+      "executed_quantity",
+      "executed_price",
+      "fee",
+      "executed_at",
+      "leverage",
+      "updated_at",
+    ])
     .where("status", "in", EXECUTED)
     .orderBy("executed_at", "asc")
     .orderBy("id", "asc")
@@ -130,9 +139,19 @@ function toTradeRow(row: RawTradeRow): ExecutedTradeRow {
  * ~200 trades, and reading and converting all their columns on every request was a tenth of
  * the dashboard's statistics cost (docs/benchmarks.md).
  */
-export async function readExecutedSince(db: Db, updatedSince: number): Promise<{ recentIds: string[]; fingerprint: FillsFingerprint }> {
+export async function readExecutedSince(
+  db: Db,
+  updatedSince: number,
+): Promise<{ recentIds: string[]; fingerprint: FillsFingerprint }> {
   const statuses = sql.join(EXECUTED.map((s) => sql.lit(s)));
-  const result = await sql<{ k: number | string; id: string | null; updated_at: number | string | null; n: number | string | null; sum_a: number | string | null; sum_b: number | string | null }>`
+  const result = await sql<{
+    k: number | string;
+    id: string | null;
+    updated_at: number | string | null;
+    n: number | string | null;
+    sum_a: number | string | null;
+    sum_b: number | string | null;
+  }>`
     select 0 as k, id, updated_at, 0 as n, 0 as sum_a, 0 as sum_b
       from trades where status in (${statuses}) and updated_at >= ${updatedSince}
     union all
@@ -161,7 +180,18 @@ export async function listExecutedTradeRowsByIds(db: Db, ids: readonly string[])
     // scan the status index over every executed trade instead (0.55 ms against 0.05 ms).
     const found = await db
       .selectFrom("trades")
-      .select(["id", "status", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
+      .select([
+        "id",
+        "status",
+        "symbol",
+        "side",
+        "executed_quantity",
+        "executed_price",
+        "fee",
+        "executed_at",
+        "leverage",
+        "updated_at",
+      ])
       .where("id", "in", ids.slice(at, at + IDS_PER_READ))
       .execute();
     for (const row of found) if (EXECUTED.includes(row.status)) rows.push(toTradeRow(row as RawTradeRow));
@@ -175,7 +205,10 @@ export async function listExecutedFills(db: Db): Promise<ExecutedFill[]> {
 }
 
 /** How many executed fills one symbol has, and the last in execution order (the worker's FIFO check). */
-export async function symbolFillsHead(db: Db, symbol: string): Promise<{ count: number; lastId: string | null; lastAt: number | null }> {
+export async function symbolFillsHead(
+  db: Db,
+  symbol: string,
+): Promise<{ count: number; lastId: string | null; lastAt: number | null }> {
   const base = db
     .selectFrom("trades")
     .where("symbol", "=", symbol)
@@ -191,20 +224,49 @@ export async function symbolFillsHead(db: Db, symbol: string): Promise<{ count: 
     base.select(sql<number | string>`count(*)`.as("n")).executeTakeFirst(),
     base.select("executed_at").orderBy("executed_at", "desc").limit(1).executeTakeFirst(),
   ]);
-  const last = newest?.executed_at == null ? undefined : await base.select(["id", "executed_at"]).where("executed_at", "=", newest.executed_at).orderBy("id", "desc").limit(1).executeTakeFirst();
-  return { count: Number(counted?.n ?? 0), lastId: last?.id ?? null, lastAt: last?.executed_at == null ? null : Number(last.executed_at) };
+  const last =
+    newest?.executed_at == null
+      ? undefined
+      : await base
+          .select(["id", "executed_at"])
+          .where("executed_at", "=", newest.executed_at)
+          .orderBy("id", "desc")
+          .limit(1)
+          .executeTakeFirst();
+  return {
+    count: Number(counted?.n ?? 0),
+    lastId: last?.id ?? null,
+    lastAt: last?.executed_at == null ? null : Number(last.executed_at),
+  };
 }
 
 /** One symbol's executed fills in execution order; with `after`, only those after that fill. */
-export async function listSymbolFills(db: Db, symbol: string, after?: { executedAt: number; id: string }): Promise<ExecutedFill[]> {
+export async function listSymbolFills(
+  db: Db,
+  symbol: string,
+  after?: { executedAt: number; id: string },
+): Promise<ExecutedFill[]> {
   let query = db
     .selectFrom("trades")
-    .select(["id", "symbol", "side", "executed_quantity", "executed_price", "fee", "executed_at", "leverage", "updated_at"])
+    .select([
+      "id",
+      "symbol",
+      "side",
+      "executed_quantity",
+      "executed_price",
+      "fee",
+      "executed_at",
+      "leverage",
+      "updated_at",
+    ])
     .where("symbol", "=", symbol)
     .where("status", "in", EXECUTED);
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb("executed_at", ">", after.executedAt), eb.and([eb("executed_at", "=", after.executedAt), eb("id", ">", after.id)])]),
+      eb.or([
+        eb("executed_at", ">", after.executedAt),
+        eb.and([eb("executed_at", "=", after.executedAt), eb("id", ">", after.id)]),
+      ]),
     );
   }
   const rows = await query.orderBy("executed_at", "asc").orderBy("id", "asc").execute();

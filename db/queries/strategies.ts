@@ -2,7 +2,12 @@
 // filters "trades / positions / signals of a strategy" the screens and APIs share.
 import { type ExpressionBuilder, sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
-import { DEFAULT_STRATEGY_ID, type Strategy, type StrategyInput, StrategyRulesSchema } from "../../app/core/schemas/strategy.ts";
+import {
+  DEFAULT_STRATEGY_ID,
+  type Strategy,
+  type StrategyInput,
+  StrategyRulesSchema,
+} from "../../app/core/schemas/strategy.ts";
 import { SIGNAL_AMOUNT_TYPES } from "../../app/core/schemas/trading-config.ts";
 import type { DB, StrategiesTable } from "../schema.ts";
 import type { Selectable } from "kysely";
@@ -64,25 +69,50 @@ export async function getStrategy(db: Db, id: string): Promise<StoredStrategy | 
 }
 
 export async function getStrategyByNameKey(db: Db, name: string): Promise<StoredStrategy | null> {
-  const row = await db.selectFrom("strategies").selectAll().where("name_key", "=", name.toLowerCase()).executeTakeFirst();
+  const row = await db
+    .selectFrom("strategies")
+    .selectAll()
+    .where("name_key", "=", name.toLowerCase())
+    .executeTakeFirst();
   return row ? strategyRowToStrategy(row) : null;
 }
 
-export async function insertStrategy(db: Db, id: string, input: StrategyInput, secret: { enc: string; hash: string }): Promise<void> {
+export async function insertStrategy(
+  db: Db,
+  id: string,
+  input: StrategyInput,
+  secret: { enc: string; hash: string },
+): Promise<void> {
   const now = nowMs();
   await db
     .insertInto("strategies")
-    .values({ id, ...inputValues(input), secret_enc: secret.enc, secret_hash: secret.hash, secret_rotated_at: now, created_at: now, updated_at: now })
+    .values({
+      id,
+      ...inputValues(input),
+      secret_enc: secret.enc,
+      secret_hash: secret.hash,
+      secret_rotated_at: now,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
 }
 
 export async function updateStrategy(db: Db, id: string, input: StrategyInput): Promise<void> {
-  await db.updateTable("strategies").set({ ...inputValues(input), updated_at: nowMs() }).where("id", "=", id).execute();
+  await db
+    .updateTable("strategies")
+    .set({ ...inputValues(input), updated_at: nowMs() })
+    .where("id", "=", id)
+    .execute();
 }
 
 export async function setStrategySecret(db: Db, id: string, secret: { enc: string; hash: string }): Promise<void> {
   const now = nowMs();
-  await db.updateTable("strategies").set({ secret_enc: secret.enc, secret_hash: secret.hash, secret_rotated_at: now, updated_at: now }).where("id", "=", id).execute();
+  await db
+    .updateTable("strategies")
+    .set({ secret_enc: secret.enc, secret_hash: secret.hash, secret_rotated_at: now, updated_at: now })
+    .where("id", "=", id)
+    .execute();
 }
 
 export async function deleteStrategy(db: Db, id: string): Promise<void> {
@@ -109,7 +139,11 @@ export async function countOpenPositionsOfStrategy(db: Db, id: string): Promise<
 export function tradeOfStrategy(eb: ExpressionBuilder<DB, "trades">, strategy: string) {
   if (strategy === DEFAULT_STRATEGY_ID) {
     // A default-strategy signal's trade that reduced a named strategy's position counts for that strategy.
-    const defaultPositions = eb.selectFrom("positions as sp").select("sp.id").where("sp.strategy_id", "is", null).where("sp.source", "=", "signal");
+    const defaultPositions = eb
+      .selectFrom("positions as sp")
+      .select("sp.id")
+      .where("sp.strategy_id", "is", null)
+      .where("sp.source", "=", "signal");
     const ownedPositions = eb.selectFrom("positions as op").select("op.id").where("op.strategy_id", "is not", null);
     return eb.and([
       eb("trades.strategy_id", "is", null),
@@ -122,7 +156,8 @@ export function tradeOfStrategy(eb: ExpressionBuilder<DB, "trades">, strategy: s
 }
 
 export function positionOfStrategy(eb: ExpressionBuilder<DB, "positions">, strategy: string) {
-  if (strategy === DEFAULT_STRATEGY_ID) return eb.and([eb("positions.strategy_id", "is", null), eb("positions.source", "=", "signal")]);
+  if (strategy === DEFAULT_STRATEGY_ID)
+    return eb.and([eb("positions.strategy_id", "is", null), eb("positions.source", "=", "signal")]);
   return eb("positions.strategy_id", "=", strategy);
 }
 
@@ -153,7 +188,10 @@ export async function strategyForSecretCached(db: Db, presented: string, ttlMs =
 }
 
 /** The same rule as positionOfStrategy, for a position already read (no filter: true). */
-export function positionInStrategy(position: { strategyId: string | null; source: string }, strategy: string | null | undefined): boolean {
+export function positionInStrategy(
+  position: { strategyId: string | null; source: string },
+  strategy: string | null | undefined,
+): boolean {
   if (!strategy) return true;
   if (strategy === DEFAULT_STRATEGY_ID) return position.strategyId === null && position.source === "signal";
   return position.strategyId === strategy;
@@ -166,10 +204,22 @@ export function positionInStrategy(position: { strategyId: string | null; source
  * already carries the key it is found by, so rows written before are found too (no backfill).
  */
 export function logOfStrategy(eb: ExpressionBuilder<DB, "activity_logs">, db: Db, strategy: string) {
-  const field = (name: string) => (isMysql(db) ? sql<string>`json_value(${sql.ref("activity_logs.data")}, ${`$.${name}`})` : sql<string>`json_extract(${sql.ref("activity_logs.data")}, ${`$.${name}`})`);
-  const signals = eb.selectFrom("signals").select("signals.id").where((s) => signalOfStrategy(s as unknown as ExpressionBuilder<DB, "signals">, strategy));
-  const trades = eb.selectFrom("trades").select("trades.id").where((t) => tradeOfStrategy(t as unknown as ExpressionBuilder<DB, "trades">, strategy));
-  const positions = eb.selectFrom("positions").select("positions.id").where((p) => positionOfStrategy(p as unknown as ExpressionBuilder<DB, "positions">, strategy));
+  const field = (name: string) =>
+    isMysql(db)
+      ? sql<string>`json_value(${sql.ref("activity_logs.data")}, ${`$.${name}`})`
+      : sql<string>`json_extract(${sql.ref("activity_logs.data")}, ${`$.${name}`})`;
+  const signals = eb
+    .selectFrom("signals")
+    .select("signals.id")
+    .where((s) => signalOfStrategy(s as unknown as ExpressionBuilder<DB, "signals">, strategy));
+  const trades = eb
+    .selectFrom("trades")
+    .select("trades.id")
+    .where((t) => tradeOfStrategy(t as unknown as ExpressionBuilder<DB, "trades">, strategy));
+  const positions = eb
+    .selectFrom("positions")
+    .select("positions.id")
+    .where((p) => positionOfStrategy(p as unknown as ExpressionBuilder<DB, "positions">, strategy));
   const named = strategy === DEFAULT_STRATEGY_ID ? null : eb(field("strategyId"), "=", strategy);
   return eb.or([
     ...(named ? [named] : []),
@@ -190,10 +240,21 @@ export async function listLotOwners(db: Db): Promise<Map<string, string | null>>
   const rows = await db
     .selectFrom("trades")
     .leftJoin("positions", "positions.id", "trades.position_id")
-    .select(["trades.id as id", "trades.strategy_id as tradeStrategy", "trades.source as source", "positions.strategy_id as positionStrategy", "positions.source as positionSource"])
+    .select([
+      "trades.id as id",
+      "trades.strategy_id as tradeStrategy",
+      "trades.source as source",
+      "positions.strategy_id as positionStrategy",
+      "positions.source as positionSource",
+    ])
     .where("trades.status", "in", ["executed", "completed"])
     .execute();
   return new Map(
-    rows.map((o) => [o.id, o.tradeStrategy ?? o.positionStrategy ?? (o.source === "signal" || o.positionSource === "signal" ? DEFAULT_STRATEGY_ID : null)]),
+    rows.map((o) => [
+      o.id,
+      o.tradeStrategy ??
+        o.positionStrategy ??
+        (o.source === "signal" || o.positionSource === "signal" ? DEFAULT_STRATEGY_ID : null),
+    ]),
   );
 }

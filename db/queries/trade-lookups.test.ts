@@ -35,12 +35,16 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
     const used: string[] = [];
     for (const q of queries) {
       if (dialect === "sqlite") {
-        const plan = await ref.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
+        const plan = await ref.db.executeQuery<{ detail: string }>(
+          CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
+        );
         used.push(plan.rows.map((r) => r.detail).join(" | "));
       } else {
         // MariaDB costs plans from the table's statistics (an empty table's choice is
         // arbitrary): the index must be one it can use for the query.
-        const plan = await ref.db.executeQuery<{ possible_keys: string | null }>(CompiledQuery.raw(`explain ${q.sql}`, [...q.parameters]));
+        const plan = await ref.db.executeQuery<{ possible_keys: string | null }>(
+          CompiledQuery.raw(`explain ${q.sql}`, [...q.parameters]),
+        );
         used.push(plan.rows.map((r) => r.possible_keys ?? "(none)").join(" | "));
       }
     }
@@ -56,8 +60,20 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
   test("a symbol's fill count and newest fill: (symbol, executed_at, status, executed_price)", async () => {
     // The count, the newest fill's time, then the greatest id at that time (read only when there is a fill).
     expect(await queriesOf(ref.db, (db) => symbolFillsHead(db, "BTC-PERP"))).toHaveLength(2);
-    const fill = { symbol: "BTC-PERP", side: "buy" as const, orderType: "market" as const, quantity: "1", price: null, source: "manual", exchange: "simulator" };
-    for (const [id, executedAt] of [["head-a", 1_000], ["head-c", 2_000], ["head-b", 2_000]] as const) {
+    const fill = {
+      symbol: "BTC-PERP",
+      side: "buy" as const,
+      orderType: "market" as const,
+      quantity: "1",
+      price: null,
+      source: "manual",
+      exchange: "simulator",
+    };
+    for (const [id, executedAt] of [
+      ["head-a", 1_000],
+      ["head-c", 2_000],
+      ["head-b", 2_000],
+    ] as const) {
       await insertTrade(ref.db, { ...fill, id, clientOrderId: `c-${id}` });
       await updateTrade(ref.db, id, { status: "executed", executedPrice: "100", executedQuantity: "1", executedAt });
     }
@@ -67,7 +83,8 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
     const plans = await indexesUsed(queries);
     for (const plan of plans) expect(plan).toContain("trades_symbol_executed_idx");
     // The count reads the index alone.
-    if (dialect === "sqlite") expect(plans.some((plan) => plan.includes("COVERING INDEX trades_symbol_executed_idx"))).toBe(true);
+    if (dialect === "sqlite")
+      expect(plans.some((plan) => plan.includes("COVERING INDEX trades_symbol_executed_idx"))).toBe(true);
   });
 
   test("the statistics cache's uncounted trades by id: the primary key, not the status index", async () => {
@@ -83,9 +100,19 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
     expect(queries).toHaveLength(1);
     expect((await indexesUsed(queries))[0]).toContain("trades_status_client_order_idx");
 
-    const base = { symbol: "ETH-PERP", side: "buy" as const, orderType: "market" as const, quantity: "1", price: null, source: "manual", exchange: "simulator", status: "executed" as const };
+    const base = {
+      symbol: "ETH-PERP",
+      side: "buy" as const,
+      orderType: "market" as const,
+      quantity: "1",
+      price: null,
+      source: "manual",
+      exchange: "simulator",
+      status: "executed" as const,
+    };
     const ids = ["pd-order-1#p1", "pd-order-1#p2", "pd-order-1", "pd-order-10#p1", "pd-order-1#q1", "pd-order_1#p1"];
-    for (const [i, clientOrderId] of ids.entries()) await insertTrade(ref.db, { ...base, id: `lookup-${i}`, clientOrderId });
+    for (const [i, clientOrderId] of ids.entries())
+      await insertTrade(ref.db, { ...base, id: `lookup-${i}`, clientOrderId });
     const rows = await listPartialFills(ref.db, "pd-order-1");
     expect(rows).toHaveLength(2);
   });

@@ -121,7 +121,12 @@ export function newClientOrderId(): string {
 
 /** The trade a job wrote (its retries re-use it, and its client order id). */
 export async function getTradeByJob(db: Db, jobId: number): Promise<Trade | null> {
-  const row = await db.selectFrom("trades").selectAll().where("job_id", "=", jobId).orderBy("created_at").executeTakeFirst();
+  const row = await db
+    .selectFrom("trades")
+    .selectAll()
+    .where("job_id", "=", jobId)
+    .orderBy("created_at")
+    .executeTakeFirst();
   return row ? tradeRowToTrade(row) : null;
 }
 
@@ -220,12 +225,20 @@ export async function listTrades(db: Db, options: TradeFilterQuery & { limit?: n
  * two page requests is newer than the first page and never shifts a page, so each row comes
  * once.
  */
-export async function pageTrades(db: Db, options: TradeFilterQuery & { limit?: number; before?: TradeCursor | null } = {}): Promise<{ trades: Trade[]; nextCursor: string | null }> {
+export async function pageTrades(
+  db: Db,
+  options: TradeFilterQuery & { limit?: number; before?: TradeCursor | null } = {},
+): Promise<{ trades: Trade[]; nextCursor: string | null }> {
   const limit = Math.min(Math.max(options.limit ?? 10, 1), 1000);
   let query = filtered(db.selectFrom("trades").selectAll(), options);
   const before = options.before;
   if (before) {
-    query = query.where((eb) => eb.or([eb("trades.created_at", "<", before.createdAt), eb.and([eb("trades.created_at", "=", before.createdAt), eb("trades.id", "<", before.id)])]));
+    query = query.where((eb) =>
+      eb.or([
+        eb("trades.created_at", "<", before.createdAt),
+        eb.and([eb("trades.created_at", "=", before.createdAt), eb("trades.id", "<", before.id)]),
+      ]),
+    );
   }
   const rows = await query
     .orderBy("trades.created_at", "desc")
@@ -235,12 +248,21 @@ export async function pageTrades(db: Db, options: TradeFilterQuery & { limit?: n
   const more = rows.length > limit;
   const page = (more ? rows.slice(0, limit) : rows).map(tradeRowToTrade);
   const last = page[page.length - 1];
-  return { trades: page, nextCursor: more && last ? tradeCursorText({ createdAt: Date.parse(last.createdAt), id: last.id }) : null };
+  return {
+    trades: page,
+    nextCursor: more && last ? tradeCursorText({ createdAt: Date.parse(last.createdAt), id: last.id }) : null,
+  };
 }
 
 /** Trade History's counts for a filter: every matching trade, filled (executed or completed) and failed. */
-export async function countTrades(db: Db, options: TradeFilterQuery): Promise<{ total: number; completed: number; failed: number }> {
-  const rows = await filtered(db.selectFrom("trades").select((eb) => ["trades.status", eb.fn.countAll<number>().as("n")]), options)
+export async function countTrades(
+  db: Db,
+  options: TradeFilterQuery,
+): Promise<{ total: number; completed: number; failed: number }> {
+  const rows = await filtered(
+    db.selectFrom("trades").select((eb) => ["trades.status", eb.fn.countAll<number>().as("n")]),
+    options,
+  )
     .groupBy("trades.status")
     .execute();
   const out = { total: 0, completed: 0, failed: 0 };
@@ -254,7 +276,10 @@ export async function countTrades(db: Db, options: TradeFilterQuery): Promise<{ 
 }
 
 /** The realized P&L of every matching trade that closed something (id and figure, to be summed exactly). */
-export async function listClosingTradePnl(db: Db, options: TradeFilterQuery): Promise<{ id: string; realizedPnl: string }[]> {
+export async function listClosingTradePnl(
+  db: Db,
+  options: TradeFilterQuery,
+): Promise<{ id: string; realizedPnl: string }[]> {
   const rows = await filtered(db.selectFrom("trades").select(["trades.id", "trades.realized_pnl"]), options)
     .where("trades.realized_pnl", "is not", null)
     .execute();

@@ -1,5 +1,9 @@
 // System switches kept in settings, read by the web app and the worker alike.
-import { DEFAULT_TRADING_CONFIG, type TradingConfig, TradingConfigSchema } from "../../app/core/schemas/trading-config.ts";
+import {
+  DEFAULT_TRADING_CONFIG,
+  type TradingConfig,
+  TradingConfigSchema,
+} from "../../app/core/schemas/trading-config.ts";
 import { getSetting, getSettingCached, setSetting } from "./settings.ts";
 import type { Db } from "./util.ts";
 
@@ -7,7 +11,9 @@ export const TRADING_CONFIG_KEY = "trading_config";
 export const EMERGENCY_STOP_KEY = "emergency_stop";
 
 export async function getTradingConfig(db: Db, options: { cached?: boolean } = {}): Promise<TradingConfig> {
-  const stored = options.cached ? await getSettingCached<unknown>(db, TRADING_CONFIG_KEY) : await getSetting<unknown>(db, TRADING_CONFIG_KEY);
+  const stored = options.cached
+    ? await getSettingCached<unknown>(db, TRADING_CONFIG_KEY)
+    : await getSetting<unknown>(db, TRADING_CONFIG_KEY);
   if (!stored) return DEFAULT_TRADING_CONFIG;
   const known = parsedConfigs.get(stored as object);
   if (known) return known;

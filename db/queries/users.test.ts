@@ -61,7 +61,10 @@ describe("usernameKey and userRowToUser", () => {
     });
     expect(userRowToUser({ ...row, role: "superuser" }).role).toBe("viewer");
     expect(userRowToUser({ ...row, role: "viewer" }).role).toBe("viewer");
-    expect(userRowToUser({ ...row, role: "trader", totp_secret_enc: "x" })).toMatchObject({ role: "trader", twoFactorEnabled: true });
+    expect(userRowToUser({ ...row, role: "trader", totp_secret_enc: "x" })).toMatchObject({
+      role: "trader",
+      twoFactorEnabled: true,
+    });
     expect(userRowToUser(row)).not.toHaveProperty("passwordHash");
   });
 });
@@ -87,7 +90,11 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       expect(bob.role).toBe("viewer");
       expect(carol.role).toBe("viewer");
 
-      const rows = await t.db.selectFrom("users").select(["username", "role", "username_key"]).orderBy("username_key").execute();
+      const rows = await t.db
+        .selectFrom("users")
+        .select(["username", "role", "username_key"])
+        .orderBy("username_key")
+        .execute();
       expect(rows).toEqual([
         { username: "Alice", role: "admin", username_key: "alice" },
         { username: "bob", role: "viewer", username_key: "bob" },
@@ -113,7 +120,15 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
     test("findUserById returns the public user, or null", async () => {
       const alice = await findUserByUsername(t.db, "alice");
       const found = await findUserById(t.db, alice!.id);
-      expect(found).toEqual({ id: alice!.id, username: "Alice", role: "admin", createdAt: alice!.createdAt, disabled: false, lastLoginAt: null, twoFactorEnabled: false });
+      expect(found).toEqual({
+        id: alice!.id,
+        username: "Alice",
+        role: "admin",
+        createdAt: alice!.createdAt,
+        disabled: false,
+        lastLoginAt: null,
+        twoFactorEnabled: false,
+      });
       expect(found).not.toHaveProperty("passwordHash");
       expect(await findUserById(t.db, "00000000-0000-0000-0000-000000000000")).toBeNull();
     });
@@ -129,11 +144,19 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
 
     test("updatePasswordHash changes that user's hash only", async () => {
       const bob = (await findUserByUsername(t.db, "bob"))!;
-      const before = await t.db.selectFrom("users").select("updated_at").where("id", "=", bob.id).executeTakeFirstOrThrow();
+      const before = await t.db
+        .selectFrom("users")
+        .select("updated_at")
+        .where("id", "=", bob.id)
+        .executeTakeFirstOrThrow();
       await updatePasswordHash(t.db, bob.id, "new-hash");
       expect((await findUserByUsername(t.db, "bob"))?.passwordHash).toBe("new-hash");
       expect((await findUserByUsername(t.db, "carol"))?.passwordHash).toBe("hash-of-carol");
-      const after = await t.db.selectFrom("users").select("updated_at").where("id", "=", bob.id).executeTakeFirstOrThrow();
+      const after = await t.db
+        .selectFrom("users")
+        .select("updated_at")
+        .where("id", "=", bob.id)
+        .executeTakeFirstOrThrow();
       expect(Number(after.updated_at)).toBeGreaterThanOrEqual(Number(before.updated_at));
     });
   });
@@ -167,7 +190,10 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
           .execute(),
       );
       const foreignKey = await dbError(() =>
-        t.db.insertInto("sessions").values({ id: "s", user_id: "missing", created_at: now, expires_at: now, last_seen_at: now }).execute(),
+        t.db
+          .insertInto("sessions")
+          .values({ id: "s", user_id: "missing", created_at: now, expires_at: now, last_seen_at: now })
+          .execute(),
       );
       expect(isUniqueViolation(notNull)).toBe(false);
       expect(isUniqueViolation(foreignKey)).toBe(false);
@@ -175,14 +201,23 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
 
     test("recognises both dialects' error shapes, and nothing else", () => {
       // mysql2's duplicate-key error and bun:sqlite's constraint errors
-      expect(isUniqueViolation({ errno: 1062, code: "ER_DUP_ENTRY", message: "Duplicate entry 'x' for key 'username_key'" })).toBe(true);
+      expect(
+        isUniqueViolation({ errno: 1062, code: "ER_DUP_ENTRY", message: "Duplicate entry 'x' for key 'username_key'" }),
+      ).toBe(true);
       expect(isUniqueViolation({ code: "ER_DUP_ENTRY" })).toBe(true);
-      expect(isUniqueViolation({ code: "SQLITE_CONSTRAINT_UNIQUE", message: "UNIQUE constraint failed: users.username_key" })).toBe(true);
+      expect(
+        isUniqueViolation({
+          code: "SQLITE_CONSTRAINT_UNIQUE",
+          message: "UNIQUE constraint failed: users.username_key",
+        }),
+      ).toBe(true);
       expect(isUniqueViolation({ code: "SQLITE_CONSTRAINT_PRIMARYKEY" })).toBe(true);
       expect(isUniqueViolation(new Error("UNIQUE constraint failed: users.id"))).toBe(true);
 
       expect(isUniqueViolation({ errno: 1048, code: "ER_BAD_NULL_ERROR" })).toBe(false);
-      expect(isUniqueViolation({ code: "SQLITE_CONSTRAINT_NOTNULL", message: "NOT NULL constraint failed: users.role" })).toBe(false);
+      expect(
+        isUniqueViolation({ code: "SQLITE_CONSTRAINT_NOTNULL", message: "NOT NULL constraint failed: users.role" }),
+      ).toBe(false);
       expect(isUniqueViolation(new Error("connection lost"))).toBe(false);
       expect(isUniqueViolation(null)).toBe(false);
       expect(isUniqueViolation(undefined)).toBe(false);
@@ -226,7 +261,11 @@ describe.each(testDialects())("users repository on %s", (dialect) => {
       expect(stored.filter((u) => u.role === "admin")).toHaveLength(1);
       const admin = users.find((u) => u.role === "admin")!;
       expect(stored.find((u) => u.role === "admin")?.id).toBe(admin.id);
-      const marker = await t.db.selectFrom("settings").select("value").where("key", "=", "first_admin").executeTakeFirstOrThrow();
+      const marker = await t.db
+        .selectFrom("settings")
+        .select("value")
+        .where("key", "=", "first_admin")
+        .executeTakeFirstOrThrow();
       expect(JSON.parse(marker.value)).toBe(admin.id);
     });
 

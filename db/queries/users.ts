@@ -40,7 +40,10 @@ export async function findUserByUsername(db: Db, username: string): Promise<User
 }
 
 export async function countUsers(db: Db): Promise<number> {
-  const row = await db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+  const row = await db
+    .selectFrom("users")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -50,7 +53,10 @@ export async function countUsers(db: Db): Promise<number> {
  * admin. The marker is a primary-key row, so two concurrent first registrations cannot
  * both become admin. Call inside a transaction.
  */
-export async function insertUser(db: Db, input: { username: string; passwordHash: string; role?: Role }): Promise<User> {
+export async function insertUser(
+  db: Db,
+  input: { username: string; passwordHash: string; role?: Role },
+): Promise<User> {
   const id = newId();
   const now = nowMs();
   const key = usernameKey(input.username);
@@ -83,11 +89,23 @@ export async function insertUser(db: Db, input: { username: string; passwordHash
     await db.updateTable("users").set({ role: "admin", updated_at: now }).where("id", "=", id).execute();
     role = "admin";
   }
-  return { id, username: input.username.trim(), role, createdAt: toIso(now)!, disabled: false, lastLoginAt: null, twoFactorEnabled: false };
+  return {
+    id,
+    username: input.username.trim(),
+    role,
+    createdAt: toIso(now)!,
+    disabled: false,
+    lastLoginAt: null,
+    twoFactorEnabled: false,
+  };
 }
 
 export async function updatePasswordHash(db: Db, id: string, passwordHash: string): Promise<void> {
-  await db.updateTable("users").set({ password_hash: passwordHash, updated_at: nowMs() }).where("id", "=", id).execute();
+  await db
+    .updateTable("users")
+    .set({ password_hash: passwordHash, updated_at: nowMs() })
+    .where("id", "=", id)
+    .execute();
 }
 
 export function isUniqueViolation(error: unknown): boolean {

@@ -16,7 +16,11 @@ const RETRYABLE_MYSQL = new Set([1213 /* deadlock */, 1205 /* lock wait timeout 
  * so nothing of it happened) is run again, up to `attempts` times in all, after a short
  * random pause.
  */
-export async function transactionWithLockRetry<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, attempts = 5): Promise<T> {
+export async function transactionWithLockRetry<T>(
+  db: Kysely<DB>,
+  work: (trx: Transaction<DB>) => Promise<T>,
+  attempts = 5,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);

@@ -19,12 +19,26 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
   test("writeHeartbeat inserts a row for a new worker", async () => {
     const startedAt = Date.now() - 5000;
     const before = Date.now();
-    await writeHeartbeat(fresh.db, { workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } });
+    await writeHeartbeat(fresh.db, {
+      workerId: "w1",
+      hostname: "host-a",
+      pid: 101,
+      startedAt,
+      status: "running",
+      info: { jobs: 0 },
+    });
     const after = Date.now();
 
     const beats = await listHeartbeats(fresh.db);
     expect(beats).toHaveLength(1);
-    expect(beats[0]).toMatchObject({ workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } });
+    expect(beats[0]).toMatchObject({
+      workerId: "w1",
+      hostname: "host-a",
+      pid: 101,
+      startedAt,
+      status: "running",
+      info: { jobs: 0 },
+    });
     expect(beats[0]!.lastBeatAt).toBeGreaterThanOrEqual(before);
     expect(beats[0]!.lastBeatAt).toBeLessThanOrEqual(after);
   });
@@ -56,11 +70,21 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
   });
 
   test("info defaults to {} and the hostname is cut to 255 characters", async () => {
-    await writeHeartbeat(fresh.db, { workerId: "w2", hostname: "h".repeat(300), pid: 7, startedAt: Date.now(), status: "running" });
+    await writeHeartbeat(fresh.db, {
+      workerId: "w2",
+      hostname: "h".repeat(300),
+      pid: 7,
+      startedAt: Date.now(),
+      status: "running",
+    });
     const beat = (await listHeartbeats(fresh.db)).find((b) => b.workerId === "w2");
     expect(beat?.info).toEqual({});
     expect(beat?.hostname).toBe("h".repeat(255));
-    const row = await fresh.db.selectFrom("worker_heartbeats").select("info").where("worker_id", "=", "w2").executeTakeFirstOrThrow();
+    const row = await fresh.db
+      .selectFrom("worker_heartbeats")
+      .select("info")
+      .where("worker_id", "=", "w2")
+      .executeTakeFirstOrThrow();
     expect(row.info).toBe("{}");
   });
 

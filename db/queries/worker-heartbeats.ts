@@ -27,7 +27,14 @@ export interface WorkerHeartbeat {
 
 export async function writeHeartbeat(
   db: Db,
-  beat: { workerId: string; hostname: string; pid: number; startedAt: number; status: string; info?: Record<string, unknown> },
+  beat: {
+    workerId: string;
+    hostname: string;
+    pid: number;
+    startedAt: number;
+    status: string;
+    info?: Record<string, unknown>;
+  },
 ): Promise<void> {
   const now = nowMs();
   const values = {
@@ -39,7 +46,14 @@ export async function writeHeartbeat(
     status: beat.status,
     info: JSON.stringify(beat.info ?? {}),
   };
-  const update = { last_beat_at: now, status: beat.status, info: values.info, pid: beat.pid, started_at: beat.startedAt, hostname: values.hostname };
+  const update = {
+    last_beat_at: now,
+    status: beat.status,
+    info: values.info,
+    pid: beat.pid,
+    started_at: beat.startedAt,
+    hostname: values.hostname,
+  };
   const insert = db.insertInto("worker_heartbeats").values(values);
   if (isMysql(db)) await insert.onDuplicateKeyUpdate(update).execute();
   else await insert.onConflict((oc) => oc.column("worker_id").doUpdateSet(update)).execute();

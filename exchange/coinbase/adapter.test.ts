@@ -1,7 +1,13 @@
 // CoinbaseAdapter and the portfolios provider through the MSW fake: every method, the
 // contract conversion, success:false refusals, positions in both documented shapes.
 import { beforeEach, describe, expect, test } from "vitest";
-import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, SizeRefusalError, TemporaryError } from "#app/core/exchange/errors.ts";
+import {
+  InsufficientFundsError,
+  InvalidOrderError,
+  OrderNotFoundError,
+  SizeRefusalError,
+  TemporaryError,
+} from "#app/core/exchange/errors.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { CoinbaseAdapter, PortfoliosProfilesProvider, checkCreateAnswer, money } from "./adapter.ts";
@@ -10,7 +16,8 @@ import { COINBASE_SIZE_CODES } from "./refusals.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
-const client = (keys: typeof key | null = key) => new AdvancedTradeClient({ keys, readTimeoutMs: 300, writeTimeoutMs: 300, backoffMs: 1 });
+const client = (keys: typeof key | null = key) =>
+  new AdvancedTradeClient({ keys, readTimeoutMs: 300, writeTimeoutMs: 300, backoffMs: 1 });
 const adapter = (options: Partial<ConstructorParameters<typeof CoinbaseAdapter>[0]> = {}) =>
   new CoinbaseAdapter({ client: client(), fillWaitMs: 1000, fillPollMs: 5, ...options });
 
@@ -20,7 +27,15 @@ beforeEach(() => {
 
 describe("orders", () => {
   test("a market buy: base quantity -> whole contracts (rounded down), our client order id, leverage and margin type; booked back in base units", async () => {
-    const order = await adapter().placeOrder({ clientOrderId: "job-7", symbol: "BTC-PERP", side: "buy", type: "market", quantity: "0.057", leverage: 3, marginType: "isolated" });
+    const order = await adapter().placeOrder({
+      clientOrderId: "job-7",
+      symbol: "BTC-PERP",
+      side: "buy",
+      type: "market",
+      quantity: "0.057",
+      leverage: 3,
+      marginType: "isolated",
+    });
     const [sent] = msw.fake.requestsTo("/orders", "POST");
     expect(sent!.body).toEqual({
       client_order_id: "job-7",
@@ -46,7 +61,9 @@ describe("orders", () => {
   });
 
   test("under one contract is refused before anything is sent", async () => {
-    const error = await adapter().placeOrder({ clientOrderId: "job-8", symbol: "SOL-PERP", side: "buy", type: "market", quantity: "4.9" }).catch((e) => e);
+    const error = await adapter()
+      .placeOrder({ clientOrderId: "job-8", symbol: "SOL-PERP", side: "buy", type: "market", quantity: "4.9" })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(SizeRefusalError);
     expect(error.code).toBe("UNDER_ONE_CONTRACT");
     expect(error.message).toBe("Quantity 4.9 SOL is less than one SLP-20DEC30-CDE contract (5 SOL): order not sent");
@@ -70,14 +87,32 @@ describe("orders", () => {
       }
     }
     // Coinbase's usual shape: the new-order reason unknown, the size in the preview reason.
-    const tooLarge = refusal({ error: "UNKNOWN_FAILURE_REASON", message: "", error_details: "", new_order_failure_reason: "UNKNOWN_FAILURE_REASON", preview_failure_reason: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE" });
-    expect(tooLarge).toMatchObject({ code: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE", message: "Coinbase refused the BIP-20DEC30-CDE order: PREVIEW_INVALID_BASE_SIZE_TOO_LARGE (UNKNOWN_FAILURE_REASON)" });
+    const tooLarge = refusal({
+      error: "UNKNOWN_FAILURE_REASON",
+      message: "",
+      error_details: "",
+      new_order_failure_reason: "UNKNOWN_FAILURE_REASON",
+      preview_failure_reason: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE",
+    });
+    expect(tooLarge).toMatchObject({
+      code: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE",
+      message:
+        "Coinbase refused the BIP-20DEC30-CDE order: PREVIEW_INVALID_BASE_SIZE_TOO_LARGE (UNKNOWN_FAILURE_REASON)",
+    });
     // A message about the size without a size code is not a size refusal (the wording is Coinbase's to change).
-    const worded = refusal({ error: "INVALID_ARGUMENT", message: "size exceeds the position: base size too small, less than one contract", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" });
+    const worded = refusal({
+      error: "INVALID_ARGUMENT",
+      message: "size exceeds the position: base size too small, less than one contract",
+      new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER",
+    });
     expect(worded).toBeInstanceOf(InvalidOrderError);
     expect(worded).not.toBeInstanceOf(SizeRefusalError);
     // Insufficient funds stays its own class.
-    const poor = refusal({ error: "INSUFFICIENT_FUND", message: "Insufficient balance", new_order_failure_reason: "INSUFFICIENT_FUND" });
+    const poor = refusal({
+      error: "INSUFFICIENT_FUND",
+      message: "Insufficient balance",
+      new_order_failure_reason: "INSUFFICIENT_FUND",
+    });
     expect(poor).toBeInstanceOf(InsufficientFundsError);
     expect(poor).not.toBeInstanceOf(SizeRefusalError);
   });
@@ -85,22 +120,52 @@ describe("orders", () => {
   test("the fake's size refusals carry codes: a close larger than the position, a size that is not whole contracts", async () => {
     const a = adapter();
     await a.placeOrder({ clientOrderId: "job-30", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.5" }); // 5 contracts
-    const over = await a.placeOrder({ clientOrderId: "job-31", symbol: "ETH-PERP", side: "sell", type: "market", quantity: "0.8", reduceOnly: true }).catch((e) => e);
+    const over = await a
+      .placeOrder({
+        clientOrderId: "job-31",
+        symbol: "ETH-PERP",
+        side: "sell",
+        type: "market",
+        quantity: "0.8",
+        reduceOnly: true,
+      })
+      .catch((e) => e);
     expect(over).toBeInstanceOf(SizeRefusalError);
     expect(over.code).toBe("PREVIEW_INVALID_BASE_SIZE_TOO_LARGE");
     expect(await a.getPositions()).toMatchObject([{ symbol: "ETH-PERP", side: "long", quantity: "0.5" }]);
-    const half = await client().createOrder({ client_order_id: "job-32", product_id: "ETP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "0.5" } } });
-    expect(() => checkCreateAnswer(half, "ETP-20DEC30-CDE")).toThrow(expect.objectContaining({ code: "PREVIEW_INVALID_SIZE_PRECISION" }));
+    const half = await client().createOrder({
+      client_order_id: "job-32",
+      product_id: "ETP-20DEC30-CDE",
+      side: "BUY",
+      order_configuration: { market_market_ioc: { base_size: "0.5" } },
+    });
+    expect(() => checkCreateAnswer(half, "ETP-20DEC30-CDE")).toThrow(
+      expect.objectContaining({ code: "PREVIEW_INVALID_SIZE_PRECISION" }),
+    );
   });
 
   test("a limit order rests (open), priced to the product's tick; cancel (batch_cancel) cancels it; cancelling again reports it cancelled", async () => {
     const a = adapter();
-    const order = await a.placeOrder({ clientOrderId: "job-9", symbol: "ETH-PERP", side: "sell", type: "limit", quantity: "0.35", price: "3500.26" });
+    const order = await a.placeOrder({
+      clientOrderId: "job-9",
+      symbol: "ETH-PERP",
+      side: "sell",
+      type: "limit",
+      quantity: "0.35",
+      price: "3500.26",
+    });
     expect(msw.fake.requestsTo("/orders", "POST")[0]!.body).toMatchObject({
       side: "SELL",
       order_configuration: { limit_limit_gtc: { base_size: "3", limit_price: "3500.5", post_only: false } },
     });
-    expect(order).toMatchObject({ status: "open", type: "limit", quantity: "0.3", price: "3500.5", filledQuantity: "0", averagePrice: null });
+    expect(order).toMatchObject({
+      status: "open",
+      type: "limit",
+      quantity: "0.3",
+      price: "3500.5",
+      filledQuantity: "0",
+      averagePrice: null,
+    });
     const cancelled = await a.cancelOrder(order.orderId);
     expect(cancelled.status).toBe("cancelled");
     expect(msw.fake.requestsTo("/orders/batch_cancel", "POST")[0]!.body).toEqual({ order_ids: [order.orderId] });
@@ -112,34 +177,81 @@ describe("orders", () => {
     msw.fake.fail({
       path: "/orders",
       status: 200,
-      body: { success: false, error_response: { error: "INSUFFICIENT_FUND", message: "Insufficient balance in source account", error_details: "", new_order_failure_reason: "INSUFFICIENT_FUND" } },
+      body: {
+        success: false,
+        error_response: {
+          error: "INSUFFICIENT_FUND",
+          message: "Insufficient balance in source account",
+          error_details: "",
+          new_order_failure_reason: "INSUFFICIENT_FUND",
+        },
+      },
     });
-    const poor = await adapter().placeOrder({ clientOrderId: "job-10", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" }).catch((e) => e);
+    const poor = await adapter()
+      .placeOrder({ clientOrderId: "job-10", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" })
+      .catch((e) => e);
     expect(poor).toBeInstanceOf(InsufficientFundsError);
-    expect(poor.message).toBe("Coinbase refused the ETP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance in source account)");
+    expect(poor.message).toBe(
+      "Coinbase refused the ETP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance in source account)",
+    );
 
-    msw.fake.fail({ path: "/orders", status: 200, body: { success: false, error_response: { error: "UNSUPPORTED_ORDER_CONFIGURATION", message: "", preview_failure_reason: "PREVIEW_INVALID_LIMIT_PRICE" } } });
-    const bad = await adapter().placeOrder({ clientOrderId: "job-11", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" }).catch((e) => e);
+    msw.fake.fail({
+      path: "/orders",
+      status: 200,
+      body: {
+        success: false,
+        error_response: {
+          error: "UNSUPPORTED_ORDER_CONFIGURATION",
+          message: "",
+          preview_failure_reason: "PREVIEW_INVALID_LIMIT_PRICE",
+        },
+      },
+    });
+    const bad = await adapter()
+      .placeOrder({ clientOrderId: "job-11", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" })
+      .catch((e) => e);
     expect(bad).toBeInstanceOf(InvalidOrderError);
     expect(bad).not.toBeInstanceOf(InsufficientFundsError);
-    expect(bad.message).toBe("Coinbase refused the ETP-20DEC30-CDE order: PREVIEW_INVALID_LIMIT_PRICE (UNSUPPORTED_ORDER_CONFIGURATION)");
-    expect(() => checkCreateAnswer({ success: false }, "X")).toThrow("Coinbase refused the X order: UNKNOWN_FAILURE_REASON");
+    expect(bad.message).toBe(
+      "Coinbase refused the ETP-20DEC30-CDE order: PREVIEW_INVALID_LIMIT_PRICE (UNSUPPORTED_ORDER_CONFIGURATION)",
+    );
+    expect(() => checkCreateAnswer({ success: false }, "X")).toThrow(
+      "Coinbase refused the X order: UNKNOWN_FAILURE_REASON",
+    );
   });
 
   test("a market order that is not final at once is followed up until it fills", async () => {
     msw.reset({ cdpKeys: [key], fillAfterPolls: 2 });
-    const order = await adapter().placeOrder({ clientOrderId: "job-12", symbol: "XRP-PERP", side: "buy", type: "market", quantity: "1200" });
+    const order = await adapter().placeOrder({
+      clientOrderId: "job-12",
+      symbol: "XRP-PERP",
+      side: "buy",
+      type: "market",
+      quantity: "1200",
+    });
     expect(order).toMatchObject({ status: "filled", quantity: "1000", filledQuantity: "1000", averagePrice: "2.2" });
     expect(msw.fake.requestsTo(/^\/orders\/historical\/[^/]+$/, "GET").length).toBe(3);
   });
 
   test("findOrderByClientId pages through recent orders; null when Coinbase never received it", async () => {
     const a = adapter();
-    for (let i = 0; i < 3; i++) await a.placeOrder({ clientOrderId: `job-${100 + i}`, symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.1" });
+    for (let i = 0; i < 3; i++)
+      await a.placeOrder({
+        clientOrderId: `job-${100 + i}`,
+        symbol: "ETH-PERP",
+        side: "buy",
+        type: "market",
+        quantity: "0.1",
+      });
     const found = await a.findOrderByClientId("job-100");
     expect(found).toMatchObject({ clientOrderId: "job-100", status: "filled", filledQuantity: "0.1" });
     const listed = msw.fake.requestsTo("/orders/historical/batch", "GET")[0]!;
-    expect(listed.query.getAll("product_ids")).toEqual(["BIP-20DEC30-CDE", "ETP-20DEC30-CDE", "SLP-20DEC30-CDE", "XPP-20DEC30-CDE"]);
+    expect(listed.query.getAll("product_ids")).toEqual([
+      "BIP-20DEC30-CDE",
+      "ETP-20DEC30-CDE",
+      "SLP-20DEC30-CDE",
+      "XPP-20DEC30-CDE",
+    ]);
     expect(await a.findOrderByClientId("job-999")).toBeNull();
   });
 
@@ -150,8 +262,19 @@ describe("orders", () => {
   test("a reduce-only market order goes to /orders/close_position with a size; closePosition closes it all", async () => {
     const a = adapter();
     await a.placeOrder({ clientOrderId: "job-20", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.5" });
-    const partial = await a.placeOrder({ clientOrderId: "job-21", symbol: "ETH-PERP", side: "sell", type: "market", quantity: "0.2", reduceOnly: true });
-    expect(msw.fake.requestsTo("/orders/close_position", "POST")[0]!.body).toEqual({ client_order_id: "job-21", product_id: "ETP-20DEC30-CDE", size: "2" });
+    const partial = await a.placeOrder({
+      clientOrderId: "job-21",
+      symbol: "ETH-PERP",
+      side: "sell",
+      type: "market",
+      quantity: "0.2",
+      reduceOnly: true,
+    });
+    expect(msw.fake.requestsTo("/orders/close_position", "POST")[0]!.body).toEqual({
+      client_order_id: "job-21",
+      product_id: "ETP-20DEC30-CDE",
+      size: "2",
+    });
     expect(partial).toMatchObject({ side: "sell", status: "filled", filledQuantity: "0.2" });
     expect(await a.getPositions()).toMatchObject([{ symbol: "ETH-PERP", side: "long", quantity: "0.3" }]);
     const rest = await a.closePosition({ clientOrderId: "job-22", symbol: "ETH-PERP" });
@@ -161,10 +284,24 @@ describe("orders", () => {
 
   test("fills: in base units, our symbols", async () => {
     const a = adapter();
-    const order = await a.placeOrder({ clientOrderId: "job-30", symbol: "SOL-PERP", side: "sell", type: "market", quantity: "12" });
+    const order = await a.placeOrder({
+      clientOrderId: "job-30",
+      symbol: "SOL-PERP",
+      side: "sell",
+      type: "market",
+      quantity: "12",
+    });
     const fills = await a.getFills({ orderId: order.orderId });
     expect(fills).toEqual([
-      expect.objectContaining({ orderId: order.orderId, symbol: "SOL-PERP", side: "sell", price: "180", quantity: "10", fee: "0.54", liquidity: "TAKER" }),
+      expect.objectContaining({
+        orderId: order.orderId,
+        symbol: "SOL-PERP",
+        side: "sell",
+        price: "180",
+        quantity: "10",
+        fee: "0.54",
+        liquidity: "TAKER",
+      }),
     ]);
     expect(msw.fake.requestsTo("/orders/historical/fills")[0]!.query.getAll("order_ids")).toEqual([order.orderId]);
   });
@@ -223,7 +360,13 @@ describe("account and market data", () => {
   test("without keys: products and ticker from the public endpoints", async () => {
     const a = new CoinbaseAdapter({ client: client(null) });
     expect((await a.getProducts()).length).toBe(4);
-    expect(await a.getTicker("ETH-PERP")).toMatchObject({ symbol: "ETH-PERP", price: "3400", bid: "3399.5", ask: "3400.5", source: "coinbase" });
+    expect(await a.getTicker("ETH-PERP")).toMatchObject({
+      symbol: "ETH-PERP",
+      price: "3400",
+      bid: "3399.5",
+      ask: "3400.5",
+      source: "coinbase",
+    });
     expect(msw.fake.state.requests.every((r) => r.path.startsWith("/market/"))).toBe(true);
   });
 
@@ -234,13 +377,16 @@ describe("account and market data", () => {
 
   test("a symbol mapped to a product Coinbase does not have: a clear refusal naming the map", async () => {
     const a = adapter({ productMap: { "BTC-PERP": "BIP-01JAN20-CDE" } });
-    await expect(a.placeOrder({ clientOrderId: "job-50", symbol: "BTC-PERP", side: "buy", type: "market", quantity: "1" })).rejects.toThrow(
-      "Coinbase has no product BIP-01JAN20-CDE (mapped to BTC-PERP): check the symbol map in settings",
-    );
+    await expect(
+      a.placeOrder({ clientOrderId: "job-50", symbol: "BTC-PERP", side: "buy", type: "market", quantity: "1" }),
+    ).rejects.toThrow("Coinbase has no product BIP-01JAN20-CDE (mapped to BTC-PERP): check the symbol map in settings");
   });
 
   test("testConnection: read-only, names the environment; a 500 outage is reported, not thrown", async () => {
-    expect(await adapter().testConnection()).toEqual({ success: true, message: "Connected to Coinbase Advanced Trade (production): the API key works, 1 account visible" });
+    expect(await adapter().testConnection()).toEqual({
+      success: true,
+      message: "Connected to Coinbase Advanced Trade (production): the API key works, 1 account visible",
+    });
     expect(msw.fake.state.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /accounts"]);
     msw.fake.fail({ path: "/accounts", status: 500, times: 3 });
     const failed = await adapter().testConnection();
@@ -264,7 +410,12 @@ describe("portfolios as profiles (no passphrase)", () => {
   test("list, create, move funds, delete with funds moved to the destination", async () => {
     const provider = new PortfoliosProfilesProvider(client());
     const [main] = await provider.listProfiles();
-    expect(main).toMatchObject({ name: "Default", isDefault: true, active: true, balances: [{ currency: "USD", available: "5000", hold: "0" }] });
+    expect(main).toMatchObject({
+      name: "Default",
+      isDefault: true,
+      active: true,
+      balances: [{ currency: "USD", available: "5000", hold: "0" }],
+    });
     const side = await provider.createProfile("Scalping");
     expect(side).toMatchObject({ name: "Scalping", isDefault: false });
     await provider.transferFunds({ fromProfileId: main!.id, toProfileId: side.id, currency: "USD", amount: "1200.5" });
@@ -274,11 +425,15 @@ describe("portfolios as profiles (no passphrase)", () => {
       target_portfolio_uuid: side.id,
     });
     const listed = await provider.listProfiles();
-    expect(listed.find((p) => p.id === side.id)!.balances).toEqual([{ currency: "USD", available: "1200.5", hold: "0" }]);
+    expect(listed.find((p) => p.id === side.id)!.balances).toEqual([
+      { currency: "USD", available: "1200.5", hold: "0" },
+    ]);
     await provider.deleteProfile(side.id, main!.id);
     const after = await provider.listProfiles();
     expect(after.map((p) => p.name)).toEqual(["Default"]);
     expect(after[0]!.balances).toEqual([{ currency: "USD", available: "5000", hold: "0" }]);
-    await expect(provider.transferFunds({ fromProfileId: main!.id, toProfileId: side.id, currency: "USD", amount: "0" })).rejects.toThrow("Transfer amount must be greater than 0");
+    await expect(
+      provider.transferFunds({ fromProfileId: main!.id, toProfileId: side.id, currency: "USD", amount: "0" }),
+    ).rejects.toThrow("Transfer amount must be greater than 0");
   });
 });

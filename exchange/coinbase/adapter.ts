@@ -36,7 +36,16 @@ import type {
   StopOrderRequest,
   Ticker,
 } from "#app/core/exchange/types.ts";
-import type { AdvancedTradeClient, CreateOrderResponse, Query, MaybeMoney, WireFill, WireOrder, WirePosition, WireProduct } from "./advanced-trade.ts";
+import type {
+  AdvancedTradeClient,
+  CreateOrderResponse,
+  Query,
+  MaybeMoney,
+  WireFill,
+  WireOrder,
+  WirePosition,
+  WireProduct,
+} from "./advanced-trade.ts";
 import { DEFAULT_PRODUCT_MAP } from "./config.ts";
 import { coinbaseSizeCode } from "./refusals.ts";
 
@@ -145,7 +154,9 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       return this.remember(symbol, await this.client.getProduct(productId));
     } catch (error) {
       if (error instanceof NotFoundError) {
-        throw new InvalidOrderError(`Coinbase has no product ${productId} (mapped to ${symbol}): check the symbol map in settings`);
+        throw new InvalidOrderError(
+          `Coinbase has no product ${productId} (mapped to ${symbol}): check the symbol map in settings`,
+        );
       }
       throw error;
     }
@@ -154,7 +165,9 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   private toProduct(info: ProductInfo): Product {
     const w = info.wire;
     const contract = D(info.contractSize);
-    const baseIncrement = D(parseDecimal(w.base_increment) ?? "1").times(contract).toString();
+    const baseIncrement = D(parseDecimal(w.base_increment) ?? "1")
+      .times(contract)
+      .toString();
     const minContracts = D(parseDecimal(w.base_min_size) ?? "1");
     const volume = parseDecimal(w.volume_24h);
     const isFuture = Boolean(w.future_product_details);
@@ -206,12 +219,17 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     const bid = parseDecimal(book?.bids?.[0]?.price);
     const ask = parseDecimal(book?.asks?.[0]?.price);
     if (!bid || !ask || !D(bid).gt(0) || !D(ask).gt(0)) {
-      throw new TemporaryError(`Coinbase's ${productId} book has ${!bid && !ask ? "no bids and no asks" : !bid ? "no bids" : "no asks"}: no price for ${symbol} right now`);
+      throw new TemporaryError(
+        `Coinbase's ${productId} book has ${!bid && !ask ? "no bids and no asks" : !bid ? "no bids" : "no asks"}: no price for ${symbol} right now`,
+      );
     }
     const time = book?.time ? Date.parse(book.time) : Number.NaN;
-    if (!Number.isFinite(time)) throw new TemporaryError(`Coinbase's ${productId} book came without its time: not taken as a current price`);
+    if (!Number.isFinite(time))
+      throw new TemporaryError(`Coinbase's ${productId} book came without its time: not taken as a current price`);
     const price = D(bid).plus(ask).div(2).toString();
-    const tick = this.products.get(symbol)?.wire.price_increment ?? (await this.productInfo(symbol).catch(() => null))?.wire.price_increment;
+    const tick =
+      this.products.get(symbol)?.wire.price_increment ??
+      (await this.productInfo(symbol).catch(() => null))?.wire.price_increment;
     return {
       symbol,
       price: tick ? roundToIncrement(price, tick) : price,
@@ -229,7 +247,8 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   async contractsFor(symbol: string, quantity: string): Promise<{ contracts: string; info: ProductInfo }> {
     const info = await this.productInfo(symbol);
     const requested = parseDecimal(quantity);
-    if (requested === null || !D(requested).gt(0)) throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${quantity}`, "NOT_POSITIVE");
+    if (requested === null || !D(requested).gt(0))
+      throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${quantity}`, "NOT_POSITIVE");
     const contracts = D(requested).div(info.contractSize).round(0, 0 /* down */).toString();
     if (D(contracts).lt(1)) {
       throw new SizeRefusalError(
@@ -242,9 +261,12 @@ export class CoinbaseAdapter implements ExchangeAdapter {
 
   async placeOrder(request: PlaceOrderRequest): Promise<ExchangeOrder> {
     const clientOrderId = typeof request.clientOrderId === "string" ? request.clientOrderId.trim() : "";
-    if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
-    if (request.side !== "buy" && request.side !== "sell") throw new InvalidOrderError(`Invalid side ${request.side}: use buy or sell`);
-    if (request.type !== "market" && request.type !== "limit") throw new InvalidOrderError(`Invalid order type ${request.type}: use market or limit`);
+    if (!clientOrderId || clientOrderId.length > 100)
+      throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
+    if (request.side !== "buy" && request.side !== "sell")
+      throw new InvalidOrderError(`Invalid side ${request.side}: use buy or sell`);
+    if (request.type !== "market" && request.type !== "limit")
+      throw new InvalidOrderError(`Invalid order type ${request.type}: use market or limit`);
     const leverage = request.leverage ?? 1;
     if (!Number.isInteger(leverage) || leverage < 1 || leverage > MAX_LEVERAGE) {
       throw new InvalidOrderError(`Leverage must be a whole number from 1 to ${MAX_LEVERAGE}, got ${leverage}`);
@@ -254,14 +276,19 @@ export class CoinbaseAdapter implements ExchangeAdapter {
 
     let answer: CreateOrderResponse;
     if (request.reduceOnly && request.type === "market") {
-      answer = await this.client.closePosition({ client_order_id: clientOrderId, product_id: info.productId, size: contracts });
+      answer = await this.client.closePosition({
+        client_order_id: clientOrderId,
+        product_id: info.productId,
+        size: contracts,
+      });
     } else {
       let orderConfiguration;
       if (request.type === "market") {
         orderConfiguration = { market_market_ioc: { base_size: contracts } };
       } else {
         const raw = request.price == null ? null : parseDecimal(request.price);
-        if (raw === null || !D(raw).gt(0)) throw new InvalidOrderError(`A limit order needs a price greater than 0, got ${request.price ?? "none"}`);
+        if (raw === null || !D(raw).gt(0))
+          throw new InvalidOrderError(`A limit order needs a price greater than 0, got ${request.price ?? "none"}`);
         const tick = parseDecimal(info.wire.price_increment) ?? parseDecimal(info.wire.quote_increment);
         const price = tick ? roundToIncrement(raw, tick) : raw;
         if (!D(price).gt(0)) throw new InvalidOrderError(`Price ${raw} is below the price tick of ${info.productId}`);
@@ -289,28 +316,43 @@ export class CoinbaseAdapter implements ExchangeAdapter {
    */
   async placeStopOrder(request: StopOrderRequest): Promise<ExchangeOrder> {
     const clientOrderId = request.clientOrderId.trim();
-    if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
+    if (!clientOrderId || clientOrderId.length > 100)
+      throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
     const { contracts, info, stopPrice, limitPrice, sell } = await this.stopTerms(request);
     const answer = await this.client.createOrder({
       client_order_id: clientOrderId,
       product_id: info.productId,
       side: sell ? "SELL" : "BUY",
       order_configuration: {
-        stop_limit_stop_limit_gtc: { base_size: contracts, limit_price: limitPrice, stop_price: stopPrice, stop_direction: sell ? "STOP_DIRECTION_STOP_DOWN" : "STOP_DIRECTION_STOP_UP" },
+        stop_limit_stop_limit_gtc: {
+          base_size: contracts,
+          limit_price: limitPrice,
+          stop_price: stopPrice,
+          stop_direction: sell ? "STOP_DIRECTION_STOP_DOWN" : "STOP_DIRECTION_STOP_UP",
+        },
       },
     });
     return this.getOrder(checkCreateAnswer(answer, info.productId));
   }
 
   /** A stop's size in contracts and its prices on the product's tick (the limit rounded away from the stop, so it can fill). */
-  private async stopTerms(request: Pick<StopOrderRequest, "symbol" | "side" | "quantity" | "stopPrice" | "limitPrice">) {
+  private async stopTerms(
+    request: Pick<StopOrderRequest, "symbol" | "side" | "quantity" | "stopPrice" | "limitPrice">,
+  ) {
     const { contracts, info } = await this.contractsFor(request.symbol, request.quantity);
     const tick = parseDecimal(info.wire.price_increment) ?? parseDecimal(info.wire.quote_increment) ?? "0.01";
     const sell = request.side === "sell";
     const stopPrice = roundToIncrement(request.stopPrice, tick);
     const limit = D(request.limitPrice);
-    const limitPrice = D(floorToIncrement(limit, tick)).eq(limit) ? limit.toString() : sell ? floorToIncrement(limit, tick) : D(floorToIncrement(limit, tick)).plus(tick).toString();
-    if (!D(stopPrice).gt(0) || !D(limitPrice).gt(0)) throw new InvalidOrderError(`Stop ${request.stopPrice} / limit ${request.limitPrice} below the price tick of ${info.productId}`);
+    const limitPrice = D(floorToIncrement(limit, tick)).eq(limit)
+      ? limit.toString()
+      : sell
+        ? floorToIncrement(limit, tick)
+        : D(floorToIncrement(limit, tick)).plus(tick).toString();
+    if (!D(stopPrice).gt(0) || !D(limitPrice).gt(0))
+      throw new InvalidOrderError(
+        `Stop ${request.stopPrice} / limit ${request.limitPrice} below the price tick of ${info.productId}`,
+      );
     return { contracts, info, stopPrice, limitPrice, sell };
   }
 
@@ -321,10 +363,19 @@ export class CoinbaseAdapter implements ExchangeAdapter {
    */
   async editStopOrder(request: Omit<StopOrderRequest, "clientOrderId"> & { orderId: string }): Promise<ExchangeOrder> {
     const { contracts, stopPrice, limitPrice } = await this.stopTerms(request);
-    const answer = await this.client.editOrder({ order_id: request.orderId, price: limitPrice, size: contracts, stop_price: stopPrice });
+    const answer = await this.client.editOrder({
+      order_id: request.orderId,
+      price: limitPrice,
+      size: contracts,
+      stop_price: stopPrice,
+    });
     if (!answer?.success) {
-      const reasons = (answer?.errors ?? []).map((e) => e.edit_failure_reason || e.preview_failure_reason).filter(Boolean);
-      throw new InvalidOrderError(`Coinbase did not edit order ${request.orderId}: ${reasons.join(", ") || "UNKNOWN_EDIT_FAILURE"}`);
+      const reasons = (answer?.errors ?? [])
+        .map((e) => e.edit_failure_reason || e.preview_failure_reason)
+        .filter(Boolean);
+      throw new InvalidOrderError(
+        `Coinbase did not edit order ${request.orderId}: ${reasons.join(", ") || "UNKNOWN_EDIT_FAILURE"}`,
+      );
     }
     return this.getOrder(request.orderId);
   }
@@ -358,7 +409,12 @@ export class CoinbaseAdapter implements ExchangeAdapter {
    */
   async findOrderByClientId(clientOrderId: string, options: FindOrderOptions = {}): Promise<ExchangeOrder | null> {
     const productIds = Object.values(this.productMap);
-    const since = options.since === undefined ? null : typeof options.since === "number" ? options.since : Date.parse(options.since);
+    const since =
+      options.since === undefined
+        ? null
+        : typeof options.since === "number"
+          ? options.since
+          : Date.parse(options.since);
     const query: Query = { product_ids: productIds, limit: 100 };
     if (since !== null && Number.isFinite(since)) query.start_date = new Date(since - 60_000).toISOString();
     const pages = query.start_date ? FIND_ORDER_MAX_PAGES : 5;
@@ -370,7 +426,10 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       if (!answer.has_next || !answer.cursor) return null;
       cursor = answer.cursor;
     }
-    if (query.start_date) throw new TemporaryError(`Coinbase listed over ${pages * 100} orders since ${query.start_date} without ${clientOrderId}: asked again later`);
+    if (query.start_date)
+      throw new TemporaryError(
+        `Coinbase listed over ${pages * 100} orders since ${query.start_date} without ${clientOrderId}: asked again later`,
+      );
     return null;
   }
 
@@ -379,7 +438,8 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     const result = answer.results?.find((r) => r.order_id === orderId) ?? answer.results?.[0];
     if (!result?.success) {
       const reason = result?.failure_reason ?? "no answer";
-      if (/UNKNOWN_CANCEL_ORDER|NOT_FOUND/i.test(reason)) throw new OrderNotFoundError(`Coinbase has no order ${orderId} to cancel`);
+      if (/UNKNOWN_CANCEL_ORDER|NOT_FOUND/i.test(reason))
+        throw new OrderNotFoundError(`Coinbase has no order ${orderId} to cancel`);
       // Already final (filled / cancelled): report what it is rather than failing.
       if (/DUPLICATE_CANCEL_REQUEST|COMMANDER_REJECTED_CANCEL_ORDER|INVALID_CANCEL_REQUEST/i.test(reason)) {
         const order = await this.getOrder(orderId);
@@ -397,7 +457,11 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   async closePosition(request: { clientOrderId: string; symbol: string; quantity?: string }): Promise<ExchangeOrder> {
     const info = await this.productInfo(request.symbol);
     const size = request.quantity ? (await this.contractsFor(request.symbol, request.quantity)).contracts : undefined;
-    const answer = await this.client.closePosition({ client_order_id: request.clientOrderId, product_id: info.productId, size });
+    const answer = await this.client.closePosition({
+      client_order_id: request.clientOrderId,
+      product_id: info.productId,
+      size,
+    });
     return this.followUp(checkCreateAnswer(answer, info.productId));
   }
 
@@ -421,7 +485,9 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       symbol: symbol ?? fill.product_id,
       side: fill.side?.toUpperCase() === "SELL" ? "sell" : "buy",
       price: parseDecimal(fill.price) ?? "0",
-      quantity: D(parseDecimal(fill.size) ?? "0").times(size).toString(),
+      quantity: D(parseDecimal(fill.size) ?? "0")
+        .times(size)
+        .toString(),
       fee: parseDecimal(fill.commission) ?? "0",
       time: new Date(fill.trade_time).toISOString(),
       liquidity: fill.liquidity_indicator ?? null,
@@ -453,7 +519,8 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       fee: parseDecimal(wire.total_fees) ?? "0",
       leverage: Math.max(1, Math.round(Number(wire.leverage) || 1)),
       marginType: /isolated/i.test(wire.margin_type ?? "") ? "isolated" : "cross",
-      rejectReason: wire.status === "FAILED" ? wire.reject_reason || wire.cancel_message || "Rejected by Coinbase" : null,
+      rejectReason:
+        wire.status === "FAILED" ? wire.reject_reason || wire.cancel_message || "Rejected by Coinbase" : null,
       createdAt: created,
       updatedAt: wire.last_fill_time ? new Date(wire.last_fill_time).toISOString() : created,
     };
@@ -488,7 +555,8 @@ export class CoinbaseAdapter implements ExchangeAdapter {
     const futures = summary?.balance_summary;
     if (futures) {
       const power = money(futures.futures_buying_power);
-      if (power !== null) balances.set("USD", { currency: "USD", available: power, hold: money(futures.initial_margin) ?? "0" });
+      if (power !== null)
+        balances.set("USD", { currency: "USD", available: power, hold: money(futures.initial_margin) ?? "0" });
     }
     return [...balances.values()].sort((a, b) => a.currency.localeCompare(b.currency));
   }
@@ -516,7 +584,10 @@ export class CoinbaseAdapter implements ExchangeAdapter {
       entryPrice: money(wire.avg_entry_price) ?? money(wire.entry_vwap) ?? "0",
       markPrice: money(wire.current_price),
       unrealizedPnl: money(wire.unrealized_pnl),
-      leverage: Math.max(1, Math.round(Number(typeof wire.leverage === "object" ? money(wire.leverage) : wire.leverage) || 1)),
+      leverage: Math.max(
+        1,
+        Math.round(Number(typeof wire.leverage === "object" ? money(wire.leverage) : wire.leverage) || 1),
+      ),
       marginType: /isolated/i.test(wire.margin_type ?? "") ? "isolated" : "cross",
       // Coinbase answers 0 when it has no liquidation price for the position.
       liquidationPrice: ((liq) => (liq !== null && D(liq).gt(0) ? liq : null))(money(wire.liquidation_price)),
@@ -532,7 +603,10 @@ export class CoinbaseAdapter implements ExchangeAdapter {
         message: `Connected to Coinbase Advanced Trade (${this.environment}): the API key works${count ? `, ${count} account${count === 1 ? "" : "s"} visible` : ""}`,
       };
     } catch (error) {
-      return { success: false, message: error instanceof ExchangeError ? error.message : `Coinbase test failed: ${(error as Error).message}` };
+      return {
+        success: false,
+        message: error instanceof ExchangeError ? error.message : `Coinbase test failed: ${(error as Error).message}`,
+      };
     }
   }
 }
@@ -561,8 +635,16 @@ export function checkCreateAnswer(answer: CreateOrderResponse, productId: string
   if (answer?.success && answer.success_response?.order_id) return answer.success_response.order_id;
   const e = answer?.error_response ?? {};
   const sizeCode = coinbaseSizeCode({ ...e, failure_reason: answer?.failure_reason });
-  const reason = sizeCode || e.new_order_failure_reason || e.preview_failure_reason || e.error || answer?.failure_reason || "UNKNOWN_FAILURE_REASON";
-  const parts = [e.error, e.message, e.error_details].filter((part, i, all): part is string => Boolean(part) && part !== reason && all.indexOf(part) === i);
+  const reason =
+    sizeCode ||
+    e.new_order_failure_reason ||
+    e.preview_failure_reason ||
+    e.error ||
+    answer?.failure_reason ||
+    "UNKNOWN_FAILURE_REASON";
+  const parts = [e.error, e.message, e.error_details].filter(
+    (part, i, all): part is string => Boolean(part) && part !== reason && all.indexOf(part) === i,
+  );
   const text = parts.join(": ");
   const message = `Coinbase refused the ${productId} order: ${reason}${text ? ` (${text})` : ""}`;
   if (/INSUFFICIENT_FUND/i.test(`${reason} ${text}`)) throw new InsufficientFundsError(message);
@@ -589,7 +671,9 @@ export class PortfoliosProfilesProvider implements ProfilesProvider {
       return (breakdown.spot_positions ?? []).map((s) => ({
         currency: s.asset,
         available: parseDecimal(s.available_to_trade_crypto ?? s.total_balance_crypto) ?? "0",
-        hold: D(parseDecimal(s.total_balance_crypto) ?? "0").minus(parseDecimal(s.available_to_trade_crypto ?? s.total_balance_crypto) ?? "0").toString(),
+        hold: D(parseDecimal(s.total_balance_crypto) ?? "0")
+          .minus(parseDecimal(s.available_to_trade_crypto ?? s.total_balance_crypto) ?? "0")
+          .toString(),
       }));
     } catch (error) {
       if (error instanceof TemporaryError || error instanceof NotFoundError) return [];
@@ -604,7 +688,8 @@ export class PortfoliosProfilesProvider implements ProfilesProvider {
 
   async transferFunds(request: TransferRequest): Promise<void> {
     const amount = parseDecimal(request.amount);
-    if (amount === null || !D(amount).gt(0)) throw new InvalidOrderError(`Transfer amount must be greater than 0, got ${request.amount}`);
+    if (amount === null || !D(amount).gt(0))
+      throw new InvalidOrderError(`Transfer amount must be greater than 0, got ${request.amount}`);
     await this.client.moveFunds({
       funds: { value: amount, currency: request.currency },
       source_portfolio_uuid: request.fromProfileId,
@@ -616,7 +701,12 @@ export class PortfoliosProfilesProvider implements ProfilesProvider {
   async deleteProfile(profileId: string, toProfileId: string): Promise<void> {
     for (const balance of await this.balancesOf(profileId)) {
       if (D(balance.available).gt(0)) {
-        await this.transferFunds({ fromProfileId: profileId, toProfileId, currency: balance.currency, amount: balance.available });
+        await this.transferFunds({
+          fromProfileId: profileId,
+          toProfileId,
+          currency: balance.currency,
+          amount: balance.available,
+        });
       }
     }
     await this.client.deletePortfolio(profileId);
@@ -624,7 +714,12 @@ export class PortfoliosProfilesProvider implements ProfilesProvider {
 }
 
 function toProfile(p: { uuid: string; name: string; type: string; deleted?: boolean }): ExchangeProfile {
-  return { id: p.uuid, name: p.name, isDefault: p.type === "DEFAULT", active: !p.deleted, createdAt: new Date(0).toISOString(), balances: [] };
+  return {
+    id: p.uuid,
+    name: p.name,
+    isDefault: p.type === "DEFAULT",
+    active: !p.deleted,
+    createdAt: new Date(0).toISOString(),
+    balances: [],
+  };
 }
-
-

@@ -3,7 +3,14 @@
 // where safe, clock skew, the limiter and the public market data.
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { beforeEach, describe, expect, test } from "vitest";
-import { AuthError, InvalidOrderError, NetworkError, NotFoundError, RateLimitError, TemporaryError } from "#app/core/exchange/errors.ts";
+import {
+  AuthError,
+  InvalidOrderError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  TemporaryError,
+} from "#app/core/exchange/errors.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { AdvancedTradeClient } from "./advanced-trade.ts";
@@ -26,23 +33,39 @@ describe("CDP JWT", () => {
   test.each([
     ["ES256 from a SEC1 PEM", ec],
     ["EdDSA from a base64 Ed25519 secret", ed],
-  ])("%s: claims and header per docs/spec/exchange.md#what-we-use, verifiable with the public key", async (_name, key) => {
-    const token = await buildCdpJwt({ apiKey: key.apiKey, apiSecret: key.apiSecret, method: "post", host: "api.coinbase.com", path: "/api/v3/brokerage/orders", now: 1_800_000_000 });
-    const header = decodeProtectedHeader(token);
-    expect(header).toMatchObject({ alg: key.alg, kid: key.apiKey, typ: "JWT" });
-    expect(String(header.nonce)).toMatch(/^[0-9a-f]{32}$/);
-    const { payload } = await jwtVerify(token, key.publicKey, { currentDate: new Date(1_800_000_010_000) });
-    expect(payload).toEqual({ iss: "cdp", sub: key.apiKey, nbf: 1_800_000_000, exp: 1_800_000_120, uri: "POST api.coinbase.com/api/v3/brokerage/orders" });
-  });
+  ])(
+    "%s: claims and header per docs/spec/exchange.md#what-we-use, verifiable with the public key",
+    async (_name, key) => {
+      const token = await buildCdpJwt({
+        apiKey: key.apiKey,
+        apiSecret: key.apiSecret,
+        method: "post",
+        host: "api.coinbase.com",
+        path: "/api/v3/brokerage/orders",
+        now: 1_800_000_000,
+      });
+      const header = decodeProtectedHeader(token);
+      expect(header).toMatchObject({ alg: key.alg, kid: key.apiKey, typ: "JWT" });
+      expect(String(header.nonce)).toMatch(/^[0-9a-f]{32}$/);
+      const { payload } = await jwtVerify(token, key.publicKey, { currentDate: new Date(1_800_000_010_000) });
+      expect(payload).toEqual({
+        iss: "cdp",
+        sub: key.apiKey,
+        nbf: 1_800_000_000,
+        exp: 1_800_000_120,
+        uri: "POST api.coinbase.com/api/v3/brokerage/orders",
+      });
+    },
+  );
 
   test("a PEM pasted on one line with literal \\n still works; a wrong secret is a clear AuthError", async () => {
     const oneLine = ec.apiSecret.replace(/\n/g, "\\n");
     expect(normalizeSecret(oneLine)).toBe(ec.apiSecret.trim());
     const token = await buildCdpJwt({ apiKey: ec.apiKey, apiSecret: oneLine, method: "GET", host: "h", path: "/p" });
     expect(decodeJwt(token).uri).toBe("GET h/p");
-    await expect(buildCdpJwt({ apiKey: "k", apiSecret: "not a key", method: "GET", host: "h", path: "/p" })).rejects.toThrow(
-      /neither an EC private key PEM nor a base64 Ed25519 key/,
-    );
+    await expect(
+      buildCdpJwt({ apiKey: "k", apiSecret: "not a key", method: "GET", host: "h", path: "/p" }),
+    ).rejects.toThrow(/neither an EC private key PEM nor a base64 Ed25519 key/);
   });
 
   test("every request carries a fresh token bound to its own method and path (no query)", async () => {
@@ -60,50 +83,103 @@ describe("CDP JWT", () => {
 describe("errors in our words", () => {
   test("401: a key Coinbase does not know", async () => {
     const stranger = makeCdpKey("ec"); // not registered with the fake
-    const error = await client(stranger).listAccounts().catch((e) => e);
+    const error = await client(stranger)
+      .listAccounts()
+      .catch((e) => e);
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toMatch(/^Coinbase rejected the API key \(401 Unauthorized\)/);
     expect(error.message).not.toContain(stranger.apiSecret.slice(30, 60));
   });
 
   test("403 Missing required scopes names the missing permission", async () => {
-    msw.fake.fail({ path: "/orders", status: 403, body: { error: "PERMISSION_DENIED", message: "Missing required scopes", error_details: "Missing required scopes" } });
-    const error = await client().createOrder({ client_order_id: "x", product_id: "BIP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "1" } } }).catch((e) => e);
+    msw.fake.fail({
+      path: "/orders",
+      status: 403,
+      body: {
+        error: "PERMISSION_DENIED",
+        message: "Missing required scopes",
+        error_details: "Missing required scopes",
+      },
+    });
+    const error = await client()
+      .createOrder({
+        client_order_id: "x",
+        product_id: "BIP-20DEC30-CDE",
+        side: "BUY",
+        order_configuration: { market_market_ioc: { base_size: "1" } },
+      })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(AuthError);
-    expect(error.message).toMatch(/lacks a required permission \(403 Missing required scopes\) for POST \/api\/v3\/brokerage\/orders: enable View and Trade/);
+    expect(error.message).toMatch(
+      /lacks a required permission \(403 Missing required scopes\) for POST \/api\/v3\/brokerage\/orders: enable View and Trade/,
+    );
   });
 
   test("404 is NotFoundError with Coinbase's message", async () => {
-    const error = await client().getOrder("missing").catch((e) => e);
+    const error = await client()
+      .getOrder("missing")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.message).toContain("order with this orderID was not found");
   });
 
   test("400 INVALID_ARGUMENT is a refusal (never retried)", async () => {
     const c = client();
-    const error = await c.createOrder({ client_order_id: "x", product_id: "BIP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "one" } } }).catch((e) => e);
+    const error = await c
+      .createOrder({
+        client_order_id: "x",
+        product_id: "BIP-20DEC30-CDE",
+        side: "BUY",
+        order_configuration: { market_market_ioc: { base_size: "one" } },
+      })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(InvalidOrderError);
-    expect(error.message).toMatch(/refused POST \/api\/v3\/brokerage\/orders \(HTTP 400\): INVALID_ARGUMENT: base_size must be a number/);
+    expect(error.message).toMatch(
+      /refused POST \/api\/v3\/brokerage\/orders \(HTTP 400\): INVALID_ARGUMENT: base_size must be a number/,
+    );
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
   });
 
   test("429 waits for Retry-After, then succeeds (reads and writes: nothing was processed)", async () => {
-    msw.fake.fail({ path: "/accounts", status: 429, body: { error: "RATE_LIMIT_EXCEEDED", message: "Too many requests" }, headers: { "retry-after": "0.2" } });
+    msw.fake.fail({
+      path: "/accounts",
+      status: 429,
+      body: { error: "RATE_LIMIT_EXCEEDED", message: "Too many requests" },
+      headers: { "retry-after": "0.2" },
+    });
     const started = Date.now();
     const answer = await client().listAccounts();
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(answer.accounts.length).toBeGreaterThan(0);
     expect(msw.fake.requestsTo("/accounts")).toHaveLength(2);
 
-    msw.fake.fail({ path: "/orders", status: 429, body: { error: "RATE_LIMIT_EXCEEDED" }, headers: { "x-ratelimit-reset": "0" } });
-    const created = await client().createOrder({ client_order_id: "r1", product_id: "ETP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "1" } } });
+    msw.fake.fail({
+      path: "/orders",
+      status: 429,
+      body: { error: "RATE_LIMIT_EXCEEDED" },
+      headers: { "x-ratelimit-reset": "0" },
+    });
+    const created = await client().createOrder({
+      client_order_id: "r1",
+      product_id: "ETP-20DEC30-CDE",
+      side: "BUY",
+      order_configuration: { market_market_ioc: { base_size: "1" } },
+    });
     expect(created.success).toBe(true);
     expect(msw.fake.ordersFor("r1")).toHaveLength(1);
   });
 
   test("429 every time ends in RateLimitError with the wait", async () => {
-    msw.fake.fail({ path: "/accounts", status: 429, body: { error: "RATE_LIMIT_EXCEEDED", message: "Too many requests" }, headers: { "retry-after": "0" }, times: 5 });
-    const error = await client(ec, { maxAttempts: 2 }).listAccounts().catch((e) => e);
+    msw.fake.fail({
+      path: "/accounts",
+      status: 429,
+      body: { error: "RATE_LIMIT_EXCEEDED", message: "Too many requests" },
+      headers: { "retry-after": "0" },
+      times: 5,
+    });
+    const error = await client(ec, { maxAttempts: 2 })
+      .listAccounts()
+      .catch((e) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.retryAfterMs).toBe(0);
     expect(error.message).toMatch(/rate limit reached \(429\)/);
@@ -115,7 +191,14 @@ describe("errors in our words", () => {
     expect(msw.fake.requestsTo("/cfm/balance_summary")).toHaveLength(2);
 
     msw.fake.fail({ path: "/orders", status: 503, body: { error: "unknown", message: "service unavailable" } });
-    const error = await client().createOrder({ client_order_id: "w1", product_id: "ETP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "1" } } }).catch((e) => e);
+    const error = await client()
+      .createOrder({
+        client_order_id: "w1",
+        product_id: "ETP-20DEC30-CDE",
+        side: "BUY",
+        order_configuration: { market_market_ioc: { base_size: "1" } },
+      })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(TemporaryError);
     expect(error.message).toMatch(/Coinbase is unavailable \(HTTP 503\) for POST \/api\/v3\/brokerage\/orders/);
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(1);
@@ -124,13 +207,24 @@ describe("errors in our words", () => {
   test("a hanging request times out: NetworkError, and a write says the outcome is unknown", async () => {
     msw.fake.fail({ path: "/orders", hang: true });
     const started = Date.now();
-    const error = await client().createOrder({ client_order_id: "h1", product_id: "ETP-20DEC30-CDE", side: "BUY", order_configuration: { market_market_ioc: { base_size: "1" } } }).catch((e) => e);
+    const error = await client()
+      .createOrder({
+        client_order_id: "h1",
+        product_id: "ETP-20DEC30-CDE",
+        side: "BUY",
+        order_configuration: { market_market_ioc: { base_size: "1" } },
+      })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(NetworkError);
-    expect(error.message).toBe("Coinbase did not answer POST /api/v3/brokerage/orders within 300 ms: the outcome is unknown");
+    expect(error.message).toBe(
+      "Coinbase did not answer POST /api/v3/brokerage/orders within 300 ms: the outcome is unknown",
+    );
     expect(Date.now() - started).toBeLessThan(2000);
 
     msw.fake.fail({ path: "/accounts", hang: true, times: 3 });
-    const read = await client(ec, { maxAttempts: 3 }).listAccounts().catch((e) => e);
+    const read = await client(ec, { maxAttempts: 3 })
+      .listAccounts()
+      .catch((e) => e);
     expect(read).toBeInstanceOf(NetworkError);
     expect(msw.fake.requestsTo("/accounts")).toHaveLength(3);
   });

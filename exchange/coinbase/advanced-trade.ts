@@ -22,7 +22,12 @@ export interface WireOrderConfiguration {
   market_market_ioc?: { base_size?: string; quote_size?: string };
   limit_limit_gtc?: { base_size: string; limit_price: string; post_only?: boolean };
   limit_limit_gtd?: { base_size: string; limit_price: string; end_time: string; post_only?: boolean };
-  stop_limit_stop_limit_gtc?: { base_size: string; limit_price: string; stop_price: string; stop_direction: "STOP_DIRECTION_STOP_UP" | "STOP_DIRECTION_STOP_DOWN" };
+  stop_limit_stop_limit_gtc?: {
+    base_size: string;
+    limit_price: string;
+    stop_price: string;
+    stop_direction: "STOP_DIRECTION_STOP_UP" | "STOP_DIRECTION_STOP_DOWN";
+  };
   [other: string]: unknown;
 }
 
@@ -214,7 +219,11 @@ export class AdvancedTradeClient {
   }
 
   /** A signed call under /api/v3/brokerage. */
-  async private<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  async private<T>(
+    method: "GET" | "POST" | "PUT" | "DELETE",
+    path: string,
+    options: { query?: Query; body?: unknown } = {},
+  ): Promise<T> {
     const keys = this.options.keys;
     if (!keys?.apiKey || !keys.apiSecret) throw new AuthError("No Coinbase API key is configured");
     const fullPath = `${AT_PREFIX}${path}`;
@@ -293,18 +302,29 @@ export class AdvancedTradeClient {
   }
   /** Edits a resting order in place (limit and stop-limit GTC): new limit price, size, stop price. */
   editOrder(body: { order_id: string; price?: string; size?: string; stop_price?: string }) {
-    return this.private<{ success?: boolean; errors?: { edit_failure_reason?: string; preview_failure_reason?: string }[] }>("POST", "/orders/edit", { body });
+    return this.private<{
+      success?: boolean;
+      errors?: { edit_failure_reason?: string; preview_failure_reason?: string }[];
+    }>("POST", "/orders/edit", { body });
   }
   cancelOrders(orderIds: string[]) {
-    return this.private<{ results: { success: boolean; failure_reason?: string; order_id: string }[] }>("POST", "/orders/batch_cancel", {
-      body: { order_ids: orderIds },
-    });
+    return this.private<{ results: { success: boolean; failure_reason?: string; order_id: string }[] }>(
+      "POST",
+      "/orders/batch_cancel",
+      {
+        body: { order_ids: orderIds },
+      },
+    );
   }
   getOrder(orderId: string) {
     return this.private<{ order: WireOrder }>("GET", `/orders/historical/${encodeURIComponent(orderId)}`);
   }
   listOrders(query: Query = {}) {
-    return this.private<{ orders: WireOrder[]; has_next?: boolean; cursor?: string }>("GET", "/orders/historical/batch", { query });
+    return this.private<{ orders: WireOrder[]; has_next?: boolean; cursor?: string }>(
+      "GET",
+      "/orders/historical/batch",
+      { query },
+    );
   }
   listFills(query: Query = {}) {
     return this.private<{ fills: WireFill[]; cursor?: string }>("GET", "/orders/historical/fills", { query });
@@ -312,7 +332,11 @@ export class AdvancedTradeClient {
 
   // --- accounts, futures ---------------------------------------------------------------
   listAccounts(query: Query = {}) {
-    return this.private<{ accounts: WireAccount[]; has_next?: boolean; cursor?: string; size?: number }>("GET", "/accounts", { query });
+    return this.private<{ accounts: WireAccount[]; has_next?: boolean; cursor?: string; size?: number }>(
+      "GET",
+      "/accounts",
+      { query },
+    );
   }
   getBalanceSummary() {
     return this.private<{ balance_summary: WireBalanceSummary }>("GET", "/cfm/balance_summary");
@@ -336,11 +360,16 @@ export class AdvancedTradeClient {
     return this.hasKeys ? this.private<WireProduct>("GET", path) : this.public<WireProduct>(`/market${path}`);
   }
   getBestBidAsk(productIds: string[]) {
-    return this.private<{ pricebooks: WirePricebook[] }>("GET", "/best_bid_ask", { query: { product_ids: productIds } });
+    return this.private<{ pricebooks: WirePricebook[] }>("GET", "/best_bid_ask", {
+      query: { product_ids: productIds },
+    });
   }
   /** Public order book top (no keys needed). */
   getPublicProductBook(productId: string, limit = 1) {
-    return this.public<{ pricebook: WirePricebook; last?: string; mid_market?: string }>("/market/product_book", { product_id: productId, limit });
+    return this.public<{ pricebook: WirePricebook; last?: string; mid_market?: string }>("/market/product_book", {
+      product_id: productId,
+      limit,
+    });
   }
   getServerTime() {
     return this.public<{ iso: string; epochSeconds: string; epochMillis?: string }>("/time");
@@ -360,12 +389,21 @@ export class AdvancedTradeClient {
     return this.private<{
       breakdown: {
         portfolio?: WirePortfolio;
-        spot_positions?: { asset: string; available_to_trade_fiat?: number | string; total_balance_crypto?: number | string; available_to_trade_crypto?: number | string }[];
+        spot_positions?: {
+          asset: string;
+          available_to_trade_fiat?: number | string;
+          total_balance_crypto?: number | string;
+          available_to_trade_crypto?: number | string;
+        }[];
         portfolio_balances?: Record<string, MaybeMoney>;
       };
     }>("GET", `/portfolios/${encodeURIComponent(uuid)}`);
   }
   moveFunds(body: { funds: Money; source_portfolio_uuid: string; target_portfolio_uuid: string }) {
-    return this.private<{ source_portfolio_uuid: string; target_portfolio_uuid: string }>("POST", "/portfolios/move_funds", { body });
+    return this.private<{ source_portfolio_uuid: string; target_portfolio_uuid: string }>(
+      "POST",
+      "/portfolios/move_funds",
+      { body },
+    );
   }
 }

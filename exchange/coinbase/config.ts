@@ -64,7 +64,8 @@ export async function getProductMap(db: Db): Promise<Record<string, string>> {
   const stored = await getSetting<Record<string, unknown>>(db, PRODUCT_MAP_SETTING);
   const map: Record<string, string> = { ...DEFAULT_PRODUCT_MAP };
   for (const [symbol, id] of Object.entries(stored ?? {})) {
-    if (SYMBOLS.includes(symbol) && typeof id === "string" && PRODUCT_ID.test(id.trim().toUpperCase())) map[symbol] = id.trim().toUpperCase();
+    if (SYMBOLS.includes(symbol) && typeof id === "string" && PRODUCT_ID.test(id.trim().toUpperCase()))
+      map[symbol] = id.trim().toUpperCase();
   }
   return map;
 }
@@ -73,10 +74,14 @@ export async function getProductMap(db: Db): Promise<Record<string, string>> {
 export async function setProductMap(db: Db, changes: Record<string, string>): Promise<Record<string, string>> {
   for (const [symbol, id] of Object.entries(changes)) {
     if (!SYMBOLS.includes(symbol)) throw new Error(`Unknown symbol ${symbol}: use one of ${SYMBOLS.join(", ")}`);
-    if (!PRODUCT_ID.test(id.trim().toUpperCase())) throw new Error(`${id} is not a Coinbase product id (like BIP-20DEC30-CDE)`);
+    if (!PRODUCT_ID.test(id.trim().toUpperCase()))
+      throw new Error(`${id} is not a Coinbase product id (like BIP-20DEC30-CDE)`);
   }
   const current = (await getSetting<Record<string, string>>(db, PRODUCT_MAP_SETTING)) ?? {};
-  const next = { ...current, ...Object.fromEntries(Object.entries(changes).map(([s, id]) => [s, id.trim().toUpperCase()])) };
+  const next = {
+    ...current,
+    ...Object.fromEntries(Object.entries(changes).map(([s, id]) => [s, id.trim().toUpperCase()])),
+  };
   await setSetting(db, PRODUCT_MAP_SETTING, next);
   return getProductMap(db);
 }

@@ -17,7 +17,15 @@ import type {
 import { AuthError, ExchangeError, InvalidOrderError, NetworkError } from "#app/core/exchange/errors.ts";
 import { D, parseDecimal } from "#app/core/decimal.ts";
 import { EXCHANGE_PRODUCTION_URL } from "./config.ts";
-import { type CallResult, type FetchFn, type RateLimiter, READ_TIMEOUT_MS, limiterFor, send, withQuery } from "./http.ts";
+import {
+  type CallResult,
+  type FetchFn,
+  type RateLimiter,
+  READ_TIMEOUT_MS,
+  limiterFor,
+  send,
+  withQuery,
+} from "./http.ts";
 import type { Query } from "./advanced-trade.ts";
 
 // Documented: private 15 req/s per profile; we use 80 %.
@@ -67,13 +75,32 @@ interface WireReport {
 }
 
 /** SPEC's report type -> Coinbase's wire `type` (the body key stays `otc_fills`). */
-export const WIRE_REPORT_TYPE: Record<ReportType, string> = { fills: "fills", account: "account", balance: "balance", otc_fills: "otc-fills" };
-const FROM_WIRE_TYPE: Record<string, ReportType> = { fills: "fills", account: "account", balance: "balance", "otc-fills": "otc_fills", otc_fills: "otc_fills" };
+export const WIRE_REPORT_TYPE: Record<ReportType, string> = {
+  fills: "fills",
+  account: "account",
+  balance: "balance",
+  otc_fills: "otc-fills",
+};
+const FROM_WIRE_TYPE: Record<string, ReportType> = {
+  fills: "fills",
+  account: "account",
+  balance: "balance",
+  "otc-fills": "otc_fills",
+  otc_fills: "otc_fills",
+};
 const STATUSES = new Set<ReportStatus>(["pending", "creating", "ready", "failed"]);
 
 /** The signature Coinbase Exchange expects (exported for the test fakes, which verify it). */
-export function exchangeSignature(secretBase64: string, timestamp: string, method: string, requestPath: string, body: string): string {
-  return createHmac("sha256", Buffer.from(secretBase64, "base64")).update(`${timestamp}${method.toUpperCase()}${requestPath}${body}`).digest("base64");
+export function exchangeSignature(
+  secretBase64: string,
+  timestamp: string,
+  method: string,
+  requestPath: string,
+  body: string,
+): string {
+  return createHmac("sha256", Buffer.from(secretBase64, "base64"))
+    .update(`${timestamp}${method.toUpperCase()}${requestPath}${body}`)
+    .digest("base64");
 }
 
 export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsProvider {
@@ -95,7 +122,11 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
     return this.options.sandbox ? "sandbox" : "production";
   }
 
-  async request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  async request<T>(
+    method: "GET" | "POST" | "PUT" | "DELETE",
+    path: string,
+    options: { query?: Query; body?: unknown } = {},
+  ): Promise<T> {
     const url = withQuery(new URL(`${this.baseUrl}${path}`), options.query);
     const body = options.body === undefined ? "" : JSON.stringify(options.body);
     const requestPath = `${url.pathname}${url.search}`;
@@ -137,7 +168,12 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
         return [] as WireExchangeAccount[];
       }),
     ]);
-    return (profiles ?? []).map((p) => toProfile(p, accounts.filter((a) => a.profile_id === p.id)));
+    return (profiles ?? []).map((p) =>
+      toProfile(
+        p,
+        accounts.filter((a) => a.profile_id === p.id),
+      ),
+    );
   }
 
   async createProfile(name: string): Promise<ExchangeProfile> {
@@ -147,14 +183,17 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
 
   async transferFunds(request: TransferRequest): Promise<void> {
     const amount = parseDecimal(request.amount);
-    if (amount === null || !D(amount).gt(0)) throw new InvalidOrderError(`Transfer amount must be greater than 0, got ${request.amount}`);
+    if (amount === null || !D(amount).gt(0))
+      throw new InvalidOrderError(`Transfer amount must be greater than 0, got ${request.amount}`);
     await this.request("POST", "/profiles/transfer", {
       body: { from: request.fromProfileId, to: request.toProfileId, currency: request.currency, amount },
     });
   }
 
   async deleteProfile(profileId: string, toProfileId: string): Promise<void> {
-    await this.request("PUT", `/profiles/${encodeURIComponent(profileId)}/deactivate`, { body: { profile_id: profileId, to: toProfileId } });
+    await this.request("PUT", `/profiles/${encodeURIComponent(profileId)}/deactivate`, {
+      body: { profile_id: profileId, to: toProfileId },
+    });
   }
 
   async testConnection(): Promise<{ success: boolean; message: string }> {
@@ -165,7 +204,11 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
         message: `Connected to Coinbase Exchange (${this.environment}): ${profiles.length} profile${profiles.length === 1 ? "" : "s"} visible`,
       };
     } catch (error) {
-      return { success: false, message: error instanceof ExchangeError ? error.message : `Coinbase Exchange test failed: ${(error as Error).message}` };
+      return {
+        success: false,
+        message:
+          error instanceof ExchangeError ? error.message : `Coinbase Exchange test failed: ${(error as Error).message}`,
+      };
     }
   }
 
@@ -181,7 +224,11 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
       account: { ...range, account_id: "ALL" },
       balance: { datetime: request.endDate ?? new Date().toISOString(), group_by_profile: !request.profileId },
     };
-    const body: Record<string, unknown> = { type: wireType, format: request.format, [request.type]: nested[request.type] };
+    const body: Record<string, unknown> = {
+      type: wireType,
+      format: request.format,
+      [request.type]: nested[request.type],
+    };
     if (request.profileId) body.profile_id = request.profileId;
     if (request.year) body.year = request.year;
     const created = await this.request<WireReport>("POST", "/reports", { body });
@@ -200,7 +247,8 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
     } catch {
       throw new InvalidOrderError(`The report's file address is not a URL`);
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new InvalidOrderError("The report's file address is not an http(s) URL");
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw new InvalidOrderError("The report's file address is not an http(s) URL");
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.options.readTimeoutMs ?? READ_TIMEOUT_MS);
     try {
@@ -210,7 +258,9 @@ export class CoinbaseExchangeClient implements ProfilesProvider, RemoteReportsPr
     } catch (error) {
       if (error instanceof ExchangeError) throw error;
       throw new NetworkError(
-        controller.signal.aborted ? "Coinbase Exchange report download timed out" : `Coinbase Exchange report download failed: ${(error as Error).message}`,
+        controller.signal.aborted
+          ? "Coinbase Exchange report download timed out"
+          : `Coinbase Exchange report download failed: ${(error as Error).message}`,
       );
     } finally {
       clearTimeout(timer);

@@ -72,7 +72,11 @@ export interface WireError {
   errors?: { id?: string; message?: string }[];
 }
 
-export function describeWireError(body: unknown): { code: string | null; message: string | null; details: string | null } {
+export function describeWireError(body: unknown): {
+  code: string | null;
+  message: string | null;
+  details: string | null;
+} {
   if (!body || typeof body !== "object") return { code: null, message: null, details: null };
   const b = body as WireError;
   const first = Array.isArray(b.errors) ? b.errors[0] : undefined;
@@ -125,7 +129,9 @@ export function httpError(ctx: ErrorContext): ExchangeError {
       );
     case ctx.status === 403:
       if (/missing required scopes/i.test(`${message} ${details}`)) {
-        return new AuthError(`${ctx.service} API key lacks a required permission (403 Missing required scopes) for ${what}: enable View and Trade on the key`);
+        return new AuthError(
+          `${ctx.service} API key lacks a required permission (403 Missing required scopes) for ${what}: enable View and Trade on the key`,
+        );
       }
       return new AuthError(`${ctx.service} refused access (403)${said ? `: ${said}` : ""} for ${what}`);
     case ctx.status === 404:
@@ -138,12 +144,19 @@ export function httpError(ctx: ErrorContext): ExchangeError {
       );
     }
     case ctx.status >= 500:
-      return new TemporaryError(`${ctx.service} is unavailable (HTTP ${ctx.status}) for ${what}${said ? `: ${said}` : ""}`);
+      return new TemporaryError(
+        `${ctx.service} is unavailable (HTTP ${ctx.status}) for ${what}${said ? `: ${said}` : ""}`,
+      );
     case /insufficient/i.test(said):
       return new InvalidOrderError(`${ctx.service} refused ${what}: insufficient funds (${said})`);
-    case ctx.body !== null && typeof ctx.body === "object" && coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes) !== null:
+    case ctx.body !== null &&
+      typeof ctx.body === "object" &&
+      coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes) !== null:
       // A 4xx whose code says "size" (one table, never the message: issue 21, defect 7).
-      return new SizeRefusalError(`${ctx.service} refused ${what} for its size (HTTP ${ctx.status}): ${said}`, coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes)!);
+      return new SizeRefusalError(
+        `${ctx.service} refused ${what} for its size (HTTP ${ctx.status}): ${said}`,
+        coinbaseSizeCode(ctx.body as CoinbaseRefusalCodes)!,
+      );
     default:
       return new InvalidOrderError(`${ctx.service} refused ${what} (HTTP ${ctx.status})${said ? `: ${said}` : ""}`);
   }
@@ -209,15 +222,31 @@ export async function send(options: SendOptions): Promise<HttpAnswer> {
         report(true, answer.status, "OK");
         return answer;
       }
-      error = httpError({ service: options.service, method: options.method, path: options.path, status: answer.status, body: answer.body, headers: answer.headers });
+      error = httpError({
+        service: options.service,
+        method: options.method,
+        path: options.path,
+        status: answer.status,
+        body: answer.body,
+        headers: answer.headers,
+      });
       if (error instanceof RateLimitError) {
         waitMs = error.retryAfterMs;
         if (waitMs !== null) options.limiter.pauseUntil(Date.now() + waitMs);
       }
       // A 4xx other than 429 is an answer: the exchange works, the request was wrong.
-      report(answer.status < 500 && answer.status !== 401 && answer.status !== 403 && answer.status !== 429, answer.status, error.message);
+      report(
+        answer.status < 500 && answer.status !== 401 && answer.status !== 403 && answer.status !== 429,
+        answer.status,
+        error.message,
+      );
     } catch (thrown) {
-      error = thrown instanceof ExchangeError ? thrown : new NetworkError(`${options.service} could not be reached for ${options.method} ${options.path}: ${(thrown as Error).message}`);
+      error =
+        thrown instanceof ExchangeError
+          ? thrown
+          : new NetworkError(
+              `${options.service} could not be reached for ${options.method} ${options.path}: ${(thrown as Error).message}`,
+            );
       report(false, null, error.message);
     }
     const retryable = error instanceof RateLimitError || (isRead && error instanceof TemporaryError);
@@ -245,16 +274,22 @@ async function attemptOnce(options: SendOptions, timeoutMs: number): Promise<Htt
           `${options.service} did not answer ${options.method} ${options.path} within ${duration(timeoutMs)}${options.method === "GET" ? "" : ": the outcome is unknown"}`,
         );
       }
-      throw new NetworkError(`${options.service} could not be reached for ${options.method} ${options.path}: ${(error as Error).message}`);
+      throw new NetworkError(
+        `${options.service} could not be reached for ${options.method} ${options.path}: ${(error as Error).message}`,
+      );
     }
     let text: string;
     try {
       text = await response.text();
     } catch (error) {
       if (controller.signal.aborted) {
-        throw new NetworkError(`${options.service} did not finish answering ${options.method} ${options.path} within ${duration(timeoutMs)}`);
+        throw new NetworkError(
+          `${options.service} did not finish answering ${options.method} ${options.path} within ${duration(timeoutMs)}`,
+        );
       }
-      throw new NetworkError(`${options.service} answer to ${options.method} ${options.path} was cut off: ${(error as Error).message}`);
+      throw new NetworkError(
+        `${options.service} answer to ${options.method} ${options.path} was cut off: ${(error as Error).message}`,
+      );
     }
     let body: unknown = null;
     if (text) {
@@ -271,7 +306,10 @@ async function attemptOnce(options: SendOptions, timeoutMs: number): Promise<Htt
 }
 
 /** Appends query parameters; arrays become repeated parameters (Coinbase's convention). */
-export function withQuery(url: URL, query?: Record<string, string | number | boolean | string[] | undefined | null>): URL {
+export function withQuery(
+  url: URL,
+  query?: Record<string, string | number | boolean | string[] | undefined | null>,
+): URL {
   if (!query) return url;
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;

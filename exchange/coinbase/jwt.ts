@@ -18,7 +18,6 @@ export interface CdpSigningKey {
 
 const cache = new Map<string, Promise<CdpSigningKey>>();
 
-
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 
 async function parseKey(secret: string): Promise<CdpSigningKey> {
@@ -28,11 +27,15 @@ async function parseKey(secret: string): Promise<CdpSigningKey> {
     try {
       key = createPrivateKey(text);
     } catch {
-      throw new AuthError("The Coinbase API secret is not a readable private key (expected an EC PRIVATE KEY PEM from the CDP portal)");
+      throw new AuthError(
+        "The Coinbase API secret is not a readable private key (expected an EC PRIVATE KEY PEM from the CDP portal)",
+      );
     }
     if (key.asymmetricKeyType === "ec") return { alg: "ES256", key };
     if (key.asymmetricKeyType === "ed25519") return { alg: "EdDSA", key };
-    throw new AuthError(`The Coinbase API secret is a ${key.asymmetricKeyType} key; Coinbase CDP keys are ECDSA (P-256) or Ed25519`);
+    throw new AuthError(
+      `The Coinbase API secret is a ${key.asymmetricKeyType} key; Coinbase CDP keys are ECDSA (P-256) or Ed25519`,
+    );
   }
   const raw = /^[A-Za-z0-9+/=\s_-]+$/.test(text) ? Buffer.from(text.replace(/\s+/g, ""), "base64") : Buffer.alloc(0);
   if (raw.length !== 64) {

@@ -28,7 +28,12 @@ export interface CoinbaseRefusalCodes {
 
 /** The first size code among the refusal's structured fields; null when it is not about the size. */
 export function coinbaseSizeCode(fields: CoinbaseRefusalCodes): string | null {
-  for (const value of [fields.new_order_failure_reason, fields.preview_failure_reason, fields.error, fields.failure_reason]) {
+  for (const value of [
+    fields.new_order_failure_reason,
+    fields.preview_failure_reason,
+    fields.error,
+    fields.failure_reason,
+  ]) {
     if (typeof value === "string" && COINBASE_SIZE_CODES.has(value)) return value;
   }
   return null;

@@ -51,7 +51,9 @@ export async function createPaperAccount(db: Db, options: PaperAccountOptions): 
     created_at: now,
     updated_at: now,
   });
-  const profileId = explicit ? await getSimProfileId(db, "id", explicit) : await getSimProfileId(db, "key", DEFAULT_PAPER_PROFILE_KEY);
+  const profileId = explicit
+    ? await getSimProfileId(db, "id", explicit)
+    : await getSimProfileId(db, "key", DEFAULT_PAPER_PROFILE_KEY);
   await insertSimBalanceIgnore(db, profileId, options.currency, options.startingBalance, now);
   return profileId;
 }
@@ -79,7 +81,14 @@ export const lockPosition = lockSimPosition;
  * (funding: a position is charged at a boundary only if it was open then) is set when the
  * position takes a side it did not have, cleared when it goes flat, kept otherwise.
  */
-export async function writePosition(trx: Db, profileId: string, symbol: string, state: PositionState, previous: SimPositionRow | undefined, now: number) {
+export async function writePosition(
+  trx: Db,
+  profileId: string,
+  symbol: string,
+  state: PositionState,
+  previous: SimPositionRow | undefined,
+  now: number,
+) {
   const openedAt = state.side === "flat" ? null : state.side !== (previous?.side ?? "flat") ? now : undefined;
   const values = {
     ...(openedAt === undefined ? {} : { opened_at: openedAt }),

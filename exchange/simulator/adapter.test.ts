@@ -3,7 +3,12 @@
 // 0.0005, starting balance 10000 USDC).
 import { beforeEach, describe, expect, test } from "vitest";
 import { D, sum } from "#app/core/decimal.ts";
-import { InsufficientFundsError, InvalidOrderError, OrderNotFoundError, TemporaryError } from "#app/core/exchange/errors.ts";
+import {
+  InsufficientFundsError,
+  InvalidOrderError,
+  OrderNotFoundError,
+  TemporaryError,
+} from "#app/core/exchange/errors.ts";
 import type { PlaceOrderRequest } from "#app/core/exchange/types.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { DEFAULT_PAPER_PROFILE_KEY } from "./account.ts";
@@ -15,7 +20,12 @@ import { freshDatabase } from "#tests/setup/fresh-database.ts";
 let sequence = 0;
 const cid = () => `test-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 
-const market = (symbol: string, side: "buy" | "sell", quantity: string, extra: Partial<PlaceOrderRequest> = {}): PlaceOrderRequest => ({
+const market = (
+  symbol: string,
+  side: "buy" | "sell",
+  quantity: string,
+  extra: Partial<PlaceOrderRequest> = {},
+): PlaceOrderRequest => ({
   clientOrderId: cid(),
   symbol,
   side,
@@ -24,7 +34,13 @@ const market = (symbol: string, side: "buy" | "sell", quantity: string, extra: P
   ...extra,
 });
 
-const limit = (symbol: string, side: "buy" | "sell", quantity: string, price: string, extra: Partial<PlaceOrderRequest> = {}): PlaceOrderRequest => ({
+const limit = (
+  symbol: string,
+  side: "buy" | "sell",
+  quantity: string,
+  price: string,
+  extra: Partial<PlaceOrderRequest> = {},
+): PlaceOrderRequest => ({
   ...market(symbol, side, quantity, extra),
   type: "limit",
   price,
@@ -52,7 +68,13 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(new Set(ids).size).toBe(1);
     const profiles = await fresh.db.selectFrom("profiles").selectAll().execute();
     expect(profiles).toHaveLength(1);
-    expect(profiles[0]).toMatchObject({ id: ids[0], profile_id: DEFAULT_PAPER_PROFILE_KEY, source: "simulator", name: "Paper trading", is_default: 1 });
+    expect(profiles[0]).toMatchObject({
+      id: ids[0],
+      profile_id: DEFAULT_PAPER_PROFILE_KEY,
+      source: "simulator",
+      name: "Paper trading",
+      is_default: 1,
+    });
     expect(await adapters[0]!.getBalances()).toEqual([{ currency: "USDC", available: "10000", hold: "0" }]);
     // A later start never resets the balance.
     await fresh.db.updateTable("balances").set({ available: "1234.5" }).execute();
@@ -85,7 +107,17 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     // 0.5 %): cushion 4752.375 + 5219.11075 = 9971.48575, (47523.75 - 9971.48575) / 0.4975
     // = 75481.93… → 75482 (app/core/orders/liquidation.ts).
     expect(await adapter.getPositions()).toEqual([
-      { symbol: "BTC-PERP", side: "long", quantity: "0.5", entryPrice: "95047.5", markPrice: "95000", unrealizedPnl: "-23.75", leverage: 10, marginType: "cross", liquidationPrice: "75482" },
+      {
+        symbol: "BTC-PERP",
+        side: "long",
+        quantity: "0.5",
+        entryPrice: "95047.5",
+        markPrice: "95000",
+        unrealizedPnl: "-23.75",
+        leverage: 10,
+        marginType: "cross",
+        liquidationPrice: "75482",
+      },
     ]);
 
     await setPrice(fresh.db, "BTC-PERP", "96000", "test");
@@ -110,7 +142,17 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "8636.60204", hold: "1359.32" });
     await setPrice(fresh.db, "ETH-PERP", "3300", "test");
     // short: (3398.3 - 3300) x 2 = 196.6
-    expect(await adapter.getPositions()).toMatchObject([{ symbol: "ETH-PERP", side: "short", quantity: "2", entryPrice: "3398.3", markPrice: "3300", unrealizedPnl: "196.6", leverage: 5 }]);
+    expect(await adapter.getPositions()).toMatchObject([
+      {
+        symbol: "ETH-PERP",
+        side: "short",
+        quantity: "2",
+        entryPrice: "3398.3",
+        markPrice: "3300",
+        unrealizedPnl: "196.6",
+        leverage: 5,
+      },
+    ]);
   });
 
   test("the same client order id gives the first order back, never a second one", async () => {
@@ -151,11 +193,15 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await adapter.findOrderByClientId(tooSmall.clientOrderId)).toBeNull();
     await expect(adapter.placeOrder(market("DOGE-PERP", "buy", "1"))).rejects.toThrow("Unknown symbol DOGE-PERP");
     await expect(adapter.placeOrder(market("BTC-PERP", "buy", "-1"))).rejects.toThrow(InvalidOrderError);
-    await expect(adapter.placeOrder(market("BTC-PERP", "buy", "abc"))).rejects.toThrow("Quantity must be a number greater than 0");
+    await expect(adapter.placeOrder(market("BTC-PERP", "buy", "abc"))).rejects.toThrow(
+      "Quantity must be a number greater than 0",
+    );
     await expect(adapter.placeOrder({ ...limit("ETH-PERP", "buy", "1", "0"), price: null })).rejects.toThrow(
       "A limit order needs a price greater than 0",
     );
-    await expect(adapter.placeOrder(limit("ETH-PERP", "buy", "1", "0.004"))).rejects.toThrow("below the price tick of 0.01");
+    await expect(adapter.placeOrder(limit("ETH-PERP", "buy", "1", "0.004"))).rejects.toThrow(
+      "below the price tick of 0.01",
+    );
 
     // A limit price rounds to the nearest tick: 3000.005 -> 3000.01 (no ETH price stored: it rests).
     const resting = await adapter.placeOrder(limit("ETH-PERP", "buy", "1", "3000.005"));
@@ -187,7 +233,13 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "10000", hold: "0" });
     expect(await adapter.getPositions()).toEqual([]);
     const stored = await adapter.findOrderByClientId(request.clientOrderId);
-    expect(stored).toMatchObject({ status: "rejected", rejectReason: message, filledQuantity: "0", fee: "0", averagePrice: null });
+    expect(stored).toMatchObject({
+      status: "rejected",
+      rejectReason: message,
+      filledQuantity: "0",
+      fee: "0",
+      averagePrice: null,
+    });
     // A retry of the same id reports the stored rejection instead of trying again.
     expect(await adapter.placeOrder(request)).toEqual(stored);
     expect(await positionRow("BTC-PERP")).toBeUndefined();
@@ -206,7 +258,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     // realized +100, half the margin (1500) released, fee 1.86
     expect(reduce.fee).toBe("1.86");
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "8594.54", hold: "1500" });
-    expect(await adapter.getPositions()).toMatchObject([{ side: "long", quantity: "1", entryPrice: "3000", unrealizedPnl: "100" }]);
+    expect(await adapter.getPositions()).toMatchObject([
+      { side: "long", quantity: "1", entryPrice: "3000", unrealizedPnl: "100" },
+    ]);
 
     await setPrice(db, "ETH-PERP", "2900", "test");
     const flip = await adapter.placeOrder(market("ETH-PERP", "sell", "3", { leverage: 2 }));
@@ -214,7 +268,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(flip.fee).toBe("5.22");
     // 8594.54 + 1500 - 100 - 1.74 - 3.48 - 2900 = 7089.32
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "7089.32", hold: "2900" });
-    expect(await adapter.getPositions()).toMatchObject([{ side: "short", quantity: "2", entryPrice: "2900", unrealizedPnl: "0" }]);
+    expect(await adapter.getPositions()).toMatchObject([
+      { side: "short", quantity: "2", entryPrice: "2900", unrealizedPnl: "0" },
+    ]);
 
     await setPrice(db, "ETH-PERP", "2800", "test");
     await adapter.placeOrder(market("ETH-PERP", "buy", "2", { leverage: 2 }));
@@ -258,7 +314,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     await adapter.placeOrder(market("ETH-PERP", "buy", "1"));
     // Same direction as the position: nothing to reduce.
     const same = market("ETH-PERP", "buy", "1", { reduceOnly: true });
-    await expect(adapter.placeOrder(same)).rejects.toThrow("Reduce-only order rejected: no open ETH-PERP position to reduce");
+    await expect(adapter.placeOrder(same)).rejects.toThrow(
+      "Reduce-only order rejected: no open ETH-PERP position to reduce",
+    );
     expect(await adapter.findOrderByClientId(same.clientOrderId)).toMatchObject({ status: "rejected" });
 
     const close = await adapter.placeOrder(market("ETH-PERP", "sell", "5", { reduceOnly: true }));
@@ -292,10 +350,18 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await matchRestingOrders(db, "BTC-PERP", "1")).toEqual([]); // another symbol
     const [filled, ...rest] = await matchRestingOrders(db, "ETH-PERP", "2940");
     expect(rest).toEqual([]);
-    expect(filled).toMatchObject({ orderId: order.orderId, status: "filled", filledQuantity: "2", averagePrice: "2950", fee: "1.18" });
+    expect(filled).toMatchObject({
+      orderId: order.orderId,
+      status: "filled",
+      filledQuantity: "2",
+      averagePrice: "2950",
+      fee: "1.18",
+    });
     // hold released, then margin 1180 held and fee 1.18 paid: 10000 - 1180 - 1.18
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "8818.82", hold: "1180" });
-    expect(await adapter.getPositions()).toMatchObject([{ side: "long", quantity: "2", entryPrice: "2950", leverage: 5 }]);
+    expect(await adapter.getPositions()).toMatchObject([
+      { side: "long", quantity: "2", entryPrice: "2950", leverage: 5 },
+    ]);
     expect(await adapter.matchRestingOrders("ETH-PERP", "2000")).toEqual([]); // filled orders stay filled
     expect(await adapter.getOpenOrders()).toEqual([]);
   });
@@ -311,7 +377,11 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     // opens nothing: hold = maker fee 1900 x 0.0002 = 0.38
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "9098.54", hold: "900.38" });
     await adapter.matchRestingOrders("SOL-PERP", "190.5");
-    expect(await adapter.getOrder(takeProfit.orderId)).toMatchObject({ status: "filled", averagePrice: "190", fee: "0.38" });
+    expect(await adapter.getOrder(takeProfit.orderId)).toMatchObject({
+      status: "filled",
+      averagePrice: "190",
+      fee: "0.38",
+    });
     // 9098.54 + 0.38 hold back + 900 margin + 100 P&L - 0.38 fee = 10098.54 (= 10000 - 1.08 - 0.38 + 100)
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "10098.54", hold: "0" });
   });
@@ -342,7 +412,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "10000", hold: "0" });
 
     const filled = await adapter.placeOrder(market("BTC-PERP", "buy", "0.01"));
-    await expect(adapter.cancelOrder(filled.orderId)).rejects.toThrow(`Order ${filled.orderId} is filled: only open orders can be cancelled`);
+    await expect(adapter.cancelOrder(filled.orderId)).rejects.toThrow(
+      `Order ${filled.orderId} is filled: only open orders can be cancelled`,
+    );
     await expect(adapter.cancelOrder("00000000-0000-0000-0000-000000000000")).rejects.toThrow(OrderNotFoundError);
     await expect(adapter.getOrder("00000000-0000-0000-0000-000000000000")).rejects.toThrow(OrderNotFoundError);
   });
@@ -359,7 +431,9 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(rest).toEqual([]);
     // the hold comes back (-10 + 580.58 = 570.58), which cannot carry 580.58
     expect(changed).toMatchObject({ orderId: order.orderId, status: "cancelled", filledQuantity: "0" });
-    expect(changed!.rejectReason).toBe("Insufficient margin: order needs 580.58 USDC, available 570.58 USDC when the limit price was reached");
+    expect(changed!.rejectReason).toBe(
+      "Insufficient margin: order needs 580.58 USDC, available 570.58 USDC when the limit price was reached",
+    );
     expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "570.58", hold: "0" });
     expect(await adapter.getPositions()).toEqual([]);
   });
@@ -367,7 +441,10 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
   test("balances, products, ticker and connection test report the paper account", async () => {
     const adapter = sim();
     const db = fresh.db;
-    expect(await adapter.testConnection()).toEqual({ success: true, message: "Simulator ready: 10000.00 USDC available" });
+    expect(await adapter.testConnection()).toEqual({
+      success: true,
+      message: "Simulator ready: 10000.00 USDC available",
+    });
     expect(adapter.name).toBe("simulator");
     expect(adapter.label).toBe("Simulator (paper trading)");
 
@@ -400,13 +477,27 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     await expect(adapter.getProduct("DOGE-PERP")).rejects.toThrow("Unknown symbol DOGE-PERP");
 
     // half a tick either side when no book is stored; the stored bid/ask otherwise
-    expect(await adapter.getTicker("BTC-PERP")).toMatchObject({ symbol: "BTC-PERP", price: "95000", bid: "94999.95", ask: "95000.05", source: "test" });
-    expect(await adapter.getTicker("ETH-PERP")).toMatchObject({ price: "3400.5", bid: "3400.4", ask: "3400.6", source: "coinbase" });
+    expect(await adapter.getTicker("BTC-PERP")).toMatchObject({
+      symbol: "BTC-PERP",
+      price: "95000",
+      bid: "94999.95",
+      ask: "95000.05",
+      source: "test",
+    });
+    expect(await adapter.getTicker("ETH-PERP")).toMatchObject({
+      price: "3400.5",
+      bid: "3400.4",
+      ask: "3400.6",
+      source: "coinbase",
+    });
 
     await adapter.placeOrder(market("BTC-PERP", "buy", "0.01", { leverage: 2 }));
     // fill 95047.5; notional 950.475; margin 475.2375; fee 0.570285
     expect(await adapter.getBalances()).toEqual([{ currency: "USDC", available: "9524.192215", hold: "475.2375" }]);
-    expect(await adapter.testConnection()).toEqual({ success: true, message: "Simulator ready: 9524.19 USDC available" });
+    expect(await adapter.testConnection()).toEqual({
+      success: true,
+      message: "Simulator ready: 9524.19 USDC available",
+    });
   });
 
   test("separate profiles keep separate accounts", async () => {
@@ -436,7 +527,13 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
           const reduceOnly = i % 5 === 4;
           const request =
             i % 4 === 3
-              ? limit(symbol, side, quantity, symbol === "BTC-PERP" ? (side === "buy" ? "94000" : "96000") : side === "buy" ? "3350" : "3450", { leverage: 5 })
+              ? limit(
+                  symbol,
+                  side,
+                  quantity,
+                  symbol === "BTC-PERP" ? (side === "buy" ? "94000" : "96000") : side === "buy" ? "3350" : "3450",
+                  { leverage: 5 },
+                )
               : market(symbol, side, quantity, { leverage: 1 + ((i + caller) % 10), reduceOnly });
           try {
             results.push((await adapter.placeOrder(request)).status);
@@ -462,10 +559,16 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     const fees = sum(orders.map((o) => o.fee));
     const realized = sum(orders.map((o) => o.realized_pnl));
     // Money is conserved: what the account holds = start - fees + realized P&L.
-    expect(D(balance!.available).plus(balance!.hold).toString()).toBe(D("100000").minus(fees).plus(realized).toString());
+    expect(D(balance!.available).plus(balance!.hold).toString()).toBe(
+      D("100000").minus(fees).plus(realized).toString(),
+    );
     // The hold is exactly the positions' margin plus what resting orders hold.
     const openHolds = sum(orders.filter((o) => o.status === "open").map((o) => o.hold_amount));
-    expect(D(balance!.hold).toString()).toBe(D(sum(positions.map((p) => p.margin))).plus(openHolds).toString());
+    expect(D(balance!.hold).toString()).toBe(
+      D(sum(positions.map((p) => p.margin)))
+        .plus(openHolds)
+        .toString(),
+    );
     expect(sum(positions.map((p) => p.realized_pnl))).toBe(realized);
     // Each net position equals its filled buys minus its filled sells.
     for (const symbol of ["BTC-PERP", "ETH-PERP"]) {

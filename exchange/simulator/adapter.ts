@@ -142,18 +142,25 @@ export class SimulatorAdapter implements ExchangeAdapter {
 
   private createAccount(): Promise<string> {
     const { profileId, profileName } = this.options;
-    return createPaperAccount(this.db, { profileId, profileName, currency: this.currency, startingBalance: this.startingBalance });
+    return createPaperAccount(this.db, {
+      profileId,
+      profileName,
+      currency: this.currency,
+      startingBalance: this.startingBalance,
+    });
   }
 
   private validate(request: PlaceOrderRequest): ValidOrder {
     const product = productOf(request.symbol);
     if (!product) throw new InvalidOrderError(`Unknown symbol ${request.symbol}`);
-    if (request.side !== "buy" && request.side !== "sell") throw new InvalidOrderError(`Invalid side ${request.side}: use buy or sell`);
+    if (request.side !== "buy" && request.side !== "sell")
+      throw new InvalidOrderError(`Invalid side ${request.side}: use buy or sell`);
     if (request.type !== "market" && request.type !== "limit")
       throw new InvalidOrderError(`Invalid order type ${request.type}: use market or limit`);
 
     const requested = parseDecimal(request.quantity);
-    if (requested === null || !D(requested).gt(0)) throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${request.quantity}`, "NOT_POSITIVE");
+    if (requested === null || !D(requested).gt(0))
+      throw new SizeRefusalError(`Quantity must be a number greater than 0, got ${request.quantity}`, "NOT_POSITIVE");
     const quantity = floorToIncrement(requested, product.baseIncrement);
     if (D(quantity).lt(product.baseMinSize)) {
       throw new SizeRefusalError(
@@ -167,21 +174,36 @@ export class SimulatorAdapter implements ExchangeAdapter {
       throw new InvalidOrderError(`Leverage must be a whole number from 1 to ${MAX_LEVERAGE}, got ${leverage}`);
     }
     const marginType = request.marginType ?? "cross";
-    if (marginType !== "cross" && marginType !== "isolated") throw new InvalidOrderError(`Invalid margin type ${marginType}: use cross or isolated`);
+    if (marginType !== "cross" && marginType !== "isolated")
+      throw new InvalidOrderError(`Invalid margin type ${marginType}: use cross or isolated`);
 
     let price: string | null = null;
     if (request.type === "limit") {
       const raw = request.price == null ? null : parseDecimal(request.price);
-      if (raw === null || !D(raw).gt(0)) throw new InvalidOrderError(`A limit order needs a price greater than 0, got ${request.price ?? "none"}`);
+      if (raw === null || !D(raw).gt(0))
+        throw new InvalidOrderError(`A limit order needs a price greater than 0, got ${request.price ?? "none"}`);
       price = roundToIncrement(raw, product.quoteIncrement);
-      if (!D(price).gt(0)) throw new InvalidOrderError(`Price ${raw} is below the price tick of ${product.quoteIncrement} for ${product.symbol}`);
+      if (!D(price).gt(0))
+        throw new InvalidOrderError(
+          `Price ${raw} is below the price tick of ${product.quoteIncrement} for ${product.symbol}`,
+        );
     }
-    return { product, side: request.side, type: request.type, quantity, price, leverage, marginType, reduceOnly: Boolean(request.reduceOnly) };
+    return {
+      product,
+      side: request.side,
+      type: request.type,
+      quantity,
+      price,
+      leverage,
+      marginType,
+      reduceOnly: Boolean(request.reduceOnly),
+    };
   }
 
   async placeOrder(request: PlaceOrderRequest): Promise<ExchangeOrder> {
     const clientOrderId = typeof request.clientOrderId === "string" ? request.clientOrderId.trim() : "";
-    if (!clientOrderId || clientOrderId.length > 100) throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
+    if (!clientOrderId || clientOrderId.length > 100)
+      throw new InvalidOrderError("A client order id of 1 to 100 characters is required");
     const profileId = await this.ensureAccount();
     const existing = await this.findOrderByClientId(clientOrderId);
     if (existing) return existing;
@@ -203,7 +225,12 @@ export class SimulatorAdapter implements ExchangeAdapter {
   }
 
   /** The order's whole effect inside one transaction. A refusal is stored (status rejected) and returned as `error`. */
-  private async execute(trx: Trx, profileId: string, clientOrderId: string, order: ValidOrder): Promise<{ order: ExchangeOrder; error?: ExchangeError }> {
+  private async execute(
+    trx: Trx,
+    profileId: string,
+    clientOrderId: string,
+    order: ValidOrder,
+  ): Promise<{ order: ExchangeOrder; error?: ExchangeError }> {
     const { product, side } = order;
     const symbol = product.symbol;
     const currency = this.currency;
@@ -246,7 +273,8 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const market = await getPrice(trx, symbol);
     let fillPrice: string | null = null;
     if (order.type === "market") {
-      if (!market) throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
+      if (!market)
+        throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
       fillPrice = takerFillPrice(side, market.price, this.slippage, product.quoteIncrement);
     } else if (market && crossesLimit(side, order.price!, market.price)) {
       fillPrice = marketableLimitFillPrice(side, order.price!, market.price, this.slippage, product.quoteIncrement);
@@ -266,22 +294,49 @@ export class SimulatorAdapter implements ExchangeAdapter {
         const refused = marginShortfall(held, D(balance.available), loss, currency);
         if (refused) return reject(new InsufficientFundsError(refused));
       }
-      await writeBalance(trx, profileId, currency, { available: D(balance.available).minus(held).toString(), hold: D(balance.hold).plus(held).toString() }, now);
+      await writeBalance(
+        trx,
+        profileId,
+        currency,
+        { available: D(balance.available).minus(held).toString(), hold: D(balance.hold).plus(held).toString() },
+        now,
+      );
       await insertSimOrder(trx, { ...row(), status: "open", hold_amount: held.toString() });
       return { order: await readOrder(trx, id) };
     }
 
-    const fill = applyFill(position, { side, quantity, price: fillPrice, feeRate: this.feeRate, leverage: order.leverage, marginType: order.marginType });
+    const fill = applyFill(position, {
+      side,
+      quantity,
+      price: fillPrice,
+      feeRate: this.feeRate,
+      leverage: order.leverage,
+      marginType: order.marginType,
+    });
     if (D(fill.openedQuantity).gt(0)) {
-      const loss = await accountLoss(trx, profileId, symbol, remainingOf(position, fill.closedQuantity), market?.price ?? fillPrice);
-      const refused = marginShortfall(D(fill.marginRequired).plus(fill.openFee), D(balance.available).plus(fill.settlement), loss, currency);
+      const loss = await accountLoss(
+        trx,
+        profileId,
+        symbol,
+        remainingOf(position, fill.closedQuantity),
+        market?.price ?? fillPrice,
+      );
+      const refused = marginShortfall(
+        D(fill.marginRequired).plus(fill.openFee),
+        D(balance.available).plus(fill.settlement),
+        loss,
+        currency,
+      );
       if (refused) return reject(new InsufficientFundsError(refused));
     }
     await writeBalance(
       trx,
       profileId,
       currency,
-      { available: D(balance.available).plus(fill.availableDelta).toString(), hold: D(balance.hold).plus(fill.holdDelta).toString() },
+      {
+        available: D(balance.available).plus(fill.availableDelta).toString(),
+        hold: D(balance.hold).plus(fill.holdDelta).toString(),
+      },
       now,
     );
     await writePosition(trx, profileId, symbol, fill.position, positionRow, now);
@@ -316,7 +371,8 @@ export class SimulatorAdapter implements ExchangeAdapter {
       const row = await lockSimOrder(trx, orderId);
       if (!row) throw new OrderNotFoundError(`Order ${orderId} not found`);
       if (row.status === "cancelled") return orderRowToOrder(row);
-      if (row.status !== "open") throw new InvalidOrderError(`Order ${orderId} is ${row.status}: only open orders can be cancelled`);
+      if (row.status !== "open")
+        throw new InvalidOrderError(`Order ${orderId} is ${row.status}: only open orders can be cancelled`);
       const now = Date.now();
       const held = norm(row.hold_amount) ?? "0";
       await writeBalance(
@@ -346,7 +402,11 @@ export class SimulatorAdapter implements ExchangeAdapter {
   async getBalances(): Promise<Balance[]> {
     const profileId = await this.ensureAccount();
     const rows = await listSimBalances(this.db, profileId);
-    return rows.map((row) => ({ currency: row.currency, available: norm(row.available)!, hold: norm(row.hold) ?? "0" }));
+    return rows.map((row) => ({
+      currency: row.currency,
+      available: norm(row.available)!,
+      hold: norm(row.hold) ?? "0",
+    }));
   }
 
   async getPositions(): Promise<ExchangePosition[]> {
@@ -354,7 +414,10 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const rows = await listSimPositions(this.db, profileId);
     const open = rows.filter((row) => row.side !== "flat" && D(row.quantity).gt(0));
     if (open.length === 0) return [];
-    const [prices, available] = await Promise.all([getPrices(this.db), getSimAvailable(this.db, profileId, this.currency)]);
+    const [prices, available] = await Promise.all([
+      getPrices(this.db),
+      getSimAvailable(this.db, profileId, this.currency),
+    ]);
     // The price liquidateAccounts acts on (app/core/orders/liquidation.ts), shown on the Positions screen.
     const liquidation = accountLiquidationPrices(
       open.map((row) => accountPositionOf(row, prices.get(row.symbol)?.price ?? null)),
@@ -390,7 +453,8 @@ export class SimulatorAdapter implements ExchangeAdapter {
       listSimFillsSince(this.db, now - DAY_MS),
     ]);
     const volume = new Map<string, ReturnType<typeof D>>();
-    for (const fill of fills) volume.set(fill.symbol, (volume.get(fill.symbol) ?? D(0)).plus(String(fill.filled_quantity)));
+    for (const fill of fills)
+      volume.set(fill.symbol, (volume.get(fill.symbol) ?? D(0)).plus(String(fill.filled_quantity)));
     return PRODUCTS.map((spec) => {
       const change = changes.get(spec.symbol);
       return {
@@ -413,7 +477,8 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const spec = productOf(symbol);
     if (!spec) throw new InvalidOrderError(`Unknown symbol ${symbol}`);
     const price = await getPrice(this.db, symbol);
-    if (!price) throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
+    if (!price)
+      throw new TemporaryError(`No market price for ${symbol} yet: the simulator's price feed has not written one`);
     const halfTick = D(spec.quoteIncrement).div(2);
     return {
       symbol,
@@ -429,7 +494,10 @@ export class SimulatorAdapter implements ExchangeAdapter {
     try {
       const balances = await this.getBalances();
       const balance = balances.find((b) => b.currency === this.currency);
-      return { success: true, message: `Simulator ready: ${moneyDown(balance?.available ?? "0")} ${this.currency} available` };
+      return {
+        success: true,
+        message: `Simulator ready: ${moneyDown(balance?.available ?? "0")} ${this.currency} available`,
+      };
     } catch (error) {
       return { success: false, message: `Simulator unavailable: ${(error as Error).message}` };
     }
@@ -449,4 +517,3 @@ function toProduct(spec: ProductSpec, price: string | null): Product {
     status: "online",
   };
 }
-

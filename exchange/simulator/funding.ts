@@ -4,7 +4,13 @@
 import { randomUUID } from "node:crypto";
 import type { Transaction } from "kysely";
 import { D, parseDecimal } from "#app/core/decimal.ts";
-import { type SimFundingRow, insertSimFunding, listSimFundedSymbols, listSimFundingDue, listSimPositionsOpenAt } from "#db/queries/simulator.ts";
+import {
+  type SimFundingRow,
+  insertSimFunding,
+  listSimFundedSymbols,
+  listSimFundingDue,
+  listSimPositionsOpenAt,
+} from "#db/queries/simulator.ts";
 import { type Db, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import { lockBalance, writeBalance } from "./account.ts";
@@ -63,7 +69,13 @@ export async function applyFunding(db: Db, options: FundingOptions): Promise<Fun
   return out;
 }
 
-async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: string, currency: string): Promise<FundingPayment[]> {
+async function fundAccount(
+  trx: Trx,
+  profileId: string,
+  boundary: number,
+  rate: string,
+  currency: string,
+): Promise<FundingPayment[]> {
   const balance = await lockBalance(trx, profileId, currency);
   const rows = openRows(await listSimPositionsOpenAt(trx, profileId, boundary));
   const done = new Set(await listSimFundedSymbols(trx, profileId, boundary));
@@ -104,7 +116,8 @@ async function fundAccount(trx: Trx, profileId: string, boundary: number, rate: 
     available = available.plus(amount);
     out.push(record);
   }
-  if (out.length > 0) await writeBalance(trx, profileId, currency, { available: available.toString(), hold: balance.hold }, now);
+  if (out.length > 0)
+    await writeBalance(trx, profileId, currency, { available: available.toString(), hold: balance.hold }, now);
   return out;
 }
 

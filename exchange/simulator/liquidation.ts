@@ -8,7 +8,12 @@ import type { Transaction } from "kysely";
 import { D } from "#app/core/decimal.ts";
 import type { ExchangeOrder, MarginType, OrderSide } from "#app/core/exchange/types.ts";
 import { accountLiquidationPrices, isLiquidated } from "#app/core/orders/liquidation.ts";
-import { insertSimOrder, listNonFlatSimPositions, listSimAvailable, lockNonFlatSimPositions } from "#db/queries/simulator.ts";
+import {
+  insertSimOrder,
+  listNonFlatSimPositions,
+  listSimAvailable,
+  lockNonFlatSimPositions,
+} from "#db/queries/simulator.ts";
 import { type Db, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB, SimPositionRow } from "#db/schema.ts";
 import { lockBalance, writeBalance, writePosition } from "./account.ts";
@@ -77,18 +82,28 @@ export async function liquidateAccounts(db: Db, options: LiquidationOptions = {}
 type Prices = Awaited<ReturnType<typeof getPrices>>;
 
 /** The symbols whose mark reached their liquidation price (with that price). */
-function crossedSymbols(rows: SimPositionRow[], prices: Prices, available: string): Map<string, { mark: string; liquidation: string }> {
+function crossedSymbols(
+  rows: SimPositionRow[],
+  prices: Prices,
+  available: string,
+): Map<string, { mark: string; liquidation: string }> {
   const accountRows = rows.map((row) => accountPositionOf(row, prices.get(row.symbol)?.price ?? null));
   const liquidation = accountLiquidationPrices(accountRows, available);
   const crossed = new Map<string, { mark: string; liquidation: string }>();
   for (const p of accountRows) {
     const price = liquidation.get(p.symbol) ?? null;
-    if (p.mark !== null && price !== null && isLiquidated(p.side, price, p.mark)) crossed.set(p.symbol, { mark: p.mark, liquidation: price });
+    if (p.mark !== null && price !== null && isLiquidated(p.side, price, p.mark))
+      crossed.set(p.symbol, { mark: p.mark, liquidation: price });
   }
   return crossed;
 }
 
-async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, currency: string): Promise<Liquidation[]> {
+async function liquidateAccount(
+  trx: Trx,
+  profileId: string,
+  feeRate: string,
+  currency: string,
+): Promise<Liquidation[]> {
   const balance = await lockBalance(trx, profileId, currency);
   const rows = openRows(await lockNonFlatSimPositions(trx, profileId));
   const prices = await getPrices(trx);
@@ -106,7 +121,14 @@ async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, cu
     const mark = hit?.mark ?? prices.get(row.symbol)?.price ?? state.entryPrice;
     const price = hit?.liquidation ?? mark;
     const side: OrderSide = state.side === "long" ? "sell" : "buy";
-    const fill = applyFill(state, { side, quantity: state.quantity, price, feeRate, leverage: state.leverage, marginType: state.marginType });
+    const fill = applyFill(state, {
+      side,
+      quantity: state.quantity,
+      price,
+      feeRate,
+      leverage: state.leverage,
+      marginType: state.marginType,
+    });
     available = available.plus(fill.availableDelta);
     hold = hold.plus(fill.holdDelta);
     await writePosition(trx, profileId, row.symbol, fill.position, row, now);
@@ -146,4 +168,3 @@ async function liquidateAccount(trx: Trx, profileId: string, feeRate: string, cu
   await writeBalance(trx, profileId, currency, { available: available.toString(), hold: hold.toString() }, now);
   return out;
 }
-

@@ -18,7 +18,9 @@ export const insufficientMargin = (needs: string, available: string, currency: s
 export function marginShortfall(needs: Big, free: Big, loss: string, currency: string): string | null {
   const usable = free.plus(loss);
   if (!needs.gt(usable)) return null;
-  const counted = D(loss).lt(0) ? ` (unrealized losses of open positions ${moneyUp(D(loss).neg())} ${currency} counted)` : "";
+  const counted = D(loss).lt(0)
+    ? ` (unrealized losses of open positions ${moneyUp(D(loss).neg())} ${currency} counted)`
+    : "";
   return `${insufficientMargin(needs.toString(), usable.toString(), currency)}${counted}`;
 }
 
@@ -27,12 +29,19 @@ export function marginShortfall(needs: Big, free: Big, loss: string, currency: s
  * (matching.ts unrealizedLoss) at the stored prices: every position but `symbol`'s, plus
  * `own` (what stays open of `symbol`'s position after the order's closing part) at `ownMark`.
  */
-export async function accountLoss(trx: Db, profileId: string, symbol: string, own: PositionState | null, ownMark: string | null): Promise<string> {
+export async function accountLoss(
+  trx: Db,
+  profileId: string,
+  symbol: string,
+  own: PositionState | null,
+  ownMark: string | null,
+): Promise<string> {
   const rows = await listOtherSimPositions(trx, profileId, symbol);
   let loss = D(unrealizedLoss(own, ownMark));
   if (rows.length === 0) return loss.toString();
   const prices = await getPrices(trx);
-  for (const row of rows) loss = loss.plus(unrealizedLoss(positionRowToState(row), prices.get(row.symbol)?.price ?? null));
+  for (const row of rows)
+    loss = loss.plus(unrealizedLoss(positionRowToState(row), prices.get(row.symbol)?.price ?? null));
   return loss.toString();
 }
 
@@ -41,5 +50,9 @@ export function remainingOf(position: PositionState | null, closed: string): Pos
   if (!position || position.side === "flat") return null;
   const rest = D(position.quantity).minus(closed);
   if (rest.lte(0)) return null;
-  return { ...position, quantity: rest.toString(), margin: D(position.margin).times(rest).div(position.quantity).toString() };
+  return {
+    ...position,
+    quantity: rest.toString(),
+    margin: D(position.margin).times(rest).div(position.quantity).toString(),
+  };
 }

@@ -48,7 +48,14 @@ describe("simulator matching arithmetic", () => {
   });
 
   test("opening from flat takes notional / leverage as margin plus the fee", () => {
-    const fill = applyFill(null, { side: "sell", quantity: "2", price: "3398.3", feeRate: "0.0006", leverage: 5, marginType: "cross" });
+    const fill = applyFill(null, {
+      side: "sell",
+      quantity: "2",
+      price: "3398.3",
+      feeRate: "0.0006",
+      leverage: 5,
+      marginType: "cross",
+    });
     expect(fill).toMatchObject({
       closedQuantity: "0",
       openedQuantity: "2",
@@ -60,22 +67,54 @@ describe("simulator matching arithmetic", () => {
       availableDelta: "-1363.39796",
       holdDelta: "1359.32",
     });
-    expect(fill.position).toMatchObject({ side: "short", quantity: "2", entryPrice: "3398.3", margin: "1359.32", leverage: 5 });
+    expect(fill.position).toMatchObject({
+      side: "short",
+      quantity: "2",
+      entryPrice: "3398.3",
+      margin: "1359.32",
+      leverage: 5,
+    });
   });
 
   test("partial closes release margin pro rata and the last close releases the rest exactly", () => {
-    const first = applyFill(long("3", "100", "1000", 1), { side: "sell", quantity: "1", price: "110", feeRate: "0", leverage: 1, marginType: "cross" });
+    const first = applyFill(long("3", "100", "1000", 1), {
+      side: "sell",
+      quantity: "1",
+      price: "110",
+      feeRate: "0",
+      leverage: 1,
+      marginType: "cross",
+    });
     expect(first.marginReleased).toBe("333.333333333333333333");
     expect(first.realizedPnl).toBe("10");
-    expect(first.position).toMatchObject({ side: "long", quantity: "2", margin: "666.666666666666666667", realizedPnl: "10" });
-    const second = applyFill(first.position, { side: "sell", quantity: "2", price: "90", feeRate: "0", leverage: 1, marginType: "cross" });
+    expect(first.position).toMatchObject({
+      side: "long",
+      quantity: "2",
+      margin: "666.666666666666666667",
+      realizedPnl: "10",
+    });
+    const second = applyFill(first.position, {
+      side: "sell",
+      quantity: "2",
+      price: "90",
+      feeRate: "0",
+      leverage: 1,
+      marginType: "cross",
+    });
     expect(second.marginReleased).toBe("666.666666666666666667");
     expect(second.realizedPnl).toBe("-20");
     expect(second.position).toMatchObject({ side: "flat", quantity: "0", margin: "0", realizedPnl: "-10" });
   });
 
   test("a flip closes, then opens the rest at the fill price; fees split by quantity", () => {
-    const fill = applyFill(long("1", "3000", "1500", 2), { side: "sell", quantity: "3", price: "2900", feeRate: "0.0006", leverage: 2, marginType: "cross" });
+    const fill = applyFill(long("1", "3000", "1500", 2), {
+      side: "sell",
+      quantity: "3",
+      price: "2900",
+      feeRate: "0.0006",
+      leverage: 2,
+      marginType: "cross",
+    });
     expect(fill).toMatchObject({
       closedQuantity: "1",
       openedQuantity: "2",
@@ -91,7 +130,14 @@ describe("simulator matching arithmetic", () => {
   });
 
   test("extending averages the entry, rounded to 18 places", () => {
-    const fill = applyFill(long("1", "3000", "3000"), { side: "buy", quantity: "2", price: "3100", feeRate: "0", leverage: 1, marginType: "cross" });
+    const fill = applyFill(long("1", "3000", "3000"), {
+      side: "buy",
+      quantity: "2",
+      price: "3100",
+      feeRate: "0",
+      leverage: 1,
+      marginType: "cross",
+    });
     expect(fill.position.entryPrice).toBe("3066.666666666666666667");
     expect(fill.position.margin).toBe("9200");
     expect(unrealizedPnl("long", "3", fill.position.entryPrice, "3100")).toBe("99.999999999999999999");
@@ -118,7 +164,15 @@ describe("simulator matching arithmetic", () => {
 });
 
 test("unrealizedLoss: what an open position's loss takes from the free collateral (profits count for nothing)", () => {
-  const cross = { side: "long" as const, quantity: "2", entryPrice: "3000", margin: "600", leverage: 10, marginType: "cross" as const, realizedPnl: "0" };
+  const cross = {
+    side: "long" as const,
+    quantity: "2",
+    entryPrice: "3000",
+    margin: "600",
+    leverage: 10,
+    marginType: "cross" as const,
+    realizedPnl: "0",
+  };
   expect(unrealizedLoss(cross, "2900")).toBe("-200"); // the account carries a cross position's whole loss
   expect(unrealizedLoss(cross, "3100")).toBe("0");
   expect(unrealizedLoss({ ...cross, side: "short" }, "3100")).toBe("-200");

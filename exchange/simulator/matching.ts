@@ -132,7 +132,9 @@ export function applyFill(current: PositionState | null, fill: FillInput): FillR
     closed = quantity.lte(position.quantity) ? quantity : D(position.quantity);
     const perUnit = position.side === "long" ? price.minus(position.entryPrice) : D(position.entryPrice).minus(price);
     realized = D(q(perUnit.times(closed)));
-    released = closed.eq(position.quantity) ? D(position.margin) : D(q(D(position.margin).times(closed).div(position.quantity)));
+    released = closed.eq(position.quantity)
+      ? D(position.margin)
+      : D(q(D(position.margin).times(closed).div(position.quantity)));
   }
   const opened = quantity.minus(closed);
 
@@ -141,7 +143,9 @@ export function applyFill(current: PositionState | null, fill: FillInput): FillR
   const openFee = fee.minus(closeFee);
   const required = opened.gt(0) ? D(q(opened.times(price).div(fill.leverage))) : D(0);
 
-  const cumulativeRealized = D(current?.realizedPnl ?? "0").plus(realized).toString();
+  const cumulativeRealized = D(current?.realizedPnl ?? "0")
+    .plus(realized)
+    .toString();
   // A position opened by this fill alone (from flat, or past flat when it reverses).
   const openedFresh = (): PositionState => ({
     side: direction,
@@ -156,7 +160,12 @@ export function applyFill(current: PositionState | null, fill: FillInput): FillR
   if (position && position.side !== direction) {
     const remaining = D(position.quantity).minus(closed);
     if (remaining.gt(0)) {
-      next = { ...position, quantity: remaining.toString(), margin: D(position.margin).minus(released).toString(), realizedPnl: cumulativeRealized };
+      next = {
+        ...position,
+        quantity: remaining.toString(),
+        margin: D(position.margin).minus(released).toString(),
+        realizedPnl: cumulativeRealized,
+      };
     } else if (opened.gt(0)) {
       next = openedFresh();
     } else {

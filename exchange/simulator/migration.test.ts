@@ -11,20 +11,29 @@ describe.each(testDialects())("simulator migration on %s", (dialect) => {
 
   // This migration's tables (sim_funding comes later: 2026_11_25_0500_paper_funding).
   const simTables = async () =>
-    (await fresh.db.introspection.getTables()).map((t) => t.name).filter((n) => n === "sim_orders" || n === "sim_positions").sort();
+    (await fresh.db.introspection.getTables())
+      .map((t) => t.name)
+      .filter((n) => n === "sim_orders" || n === "sim_positions")
+      .sort();
 
   async function indexNames(table: string): Promise<string[]> {
     if (dialect === "mysql") {
       const result = await sql<{ Key_name: string }>`show index from ${sql.table(table)}`.execute(fresh.db);
       return [...new Set(result.rows.map((r) => r.Key_name))].sort();
     }
-    const result = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and name not like 'sqlite_autoindex%'`.execute(fresh.db);
+    const result = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and name not like 'sqlite_autoindex%'`.execute(
+      fresh.db,
+    );
     return result.rows.map((r) => r.name).sort();
   }
 
   test("creates both tables and the matching index; running up again is harmless", async () => {
     expect(await simTables()).toEqual(["sim_orders", "sim_positions"]);
-    expect(await indexNames("sim_orders")).toEqual(expect.arrayContaining(["sim_orders_status_symbol_idx", "sim_orders_profile_created_idx"]));
+    expect(await indexNames("sim_orders")).toEqual(
+      expect.arrayContaining(["sim_orders_status_symbol_idx", "sim_orders_profile_created_idx"]),
+    );
     await expect(up(fresh.db)).resolves.toBeUndefined();
     expect(await simTables()).toEqual(["sim_orders", "sim_positions"]);
   });
@@ -32,7 +41,10 @@ describe.each(testDialects())("simulator migration on %s", (dialect) => {
   test("the client order id is unique and decimals keep 18 places", async () => {
     const db = fresh.db;
     const now = Date.now();
-    await db.insertInto("profiles").values({ id: "p1", profile_id: "p1", name: "P", source: "simulator", created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto("profiles")
+      .values({ id: "p1", profile_id: "p1", name: "P", source: "simulator", created_at: now, updated_at: now })
+      .execute();
     const order = {
       client_order_id: "c1",
       profile_id: "p1",
@@ -44,8 +56,16 @@ describe.each(testDialects())("simulator migration on %s", (dialect) => {
       created_at: now,
       updated_at: now,
     };
-    await db.insertInto("sim_orders").values({ id: "o1", ...order }).execute();
-    await expect(db.insertInto("sim_orders").values({ id: "o2", ...order }).execute()).rejects.toThrow();
+    await db
+      .insertInto("sim_orders")
+      .values({ id: "o1", ...order })
+      .execute();
+    await expect(
+      db
+        .insertInto("sim_orders")
+        .values({ id: "o2", ...order })
+        .execute(),
+    ).rejects.toThrow();
     const row = await db.selectFrom("sim_orders").selectAll().executeTakeFirstOrThrow();
     expect(String(row.quantity).replace(/0+$/, "")).toBe("1.000000000000000001");
     expect(row.leverage).toBe(1);

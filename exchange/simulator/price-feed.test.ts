@@ -90,7 +90,9 @@ describe("Coinbase public prices (fake fetch, never the network)", () => {
   test("reads each perp's spot reference and rounds it to our tick", async () => {
     const { impl, urls } = fakeFetch(PUBLIC);
     expect(await fetchPublicPrices(impl)).toEqual(PUBLIC_ROUNDED);
-    expect(urls.sort()).toEqual(["BTC-USD", "ETH-USD", "SOL-USD", "XRP-USD"].map((id) => `${COINBASE_PUBLIC_BASE}/${id}`));
+    expect(urls.sort()).toEqual(
+      ["BTC-USD", "ETH-USD", "SOL-USD", "XRP-USD"].map((id) => `${COINBASE_PUBLIC_BASE}/${id}`),
+    );
     expect(COINBASE_PUBLIC_BASE).toBe("https://api.coinbase.com/api/v3/brokerage/market/products");
   });
 
@@ -141,7 +143,13 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     const db = fresh.db;
     expect(await getPrice(db, "BTC-PERP")).toBeNull();
     await setPrice(db, "BTC-PERP", "95000.10", "test");
-    expect(await getPrice(db, "BTC-PERP")).toMatchObject({ symbol: "BTC-PERP", price: "95000.1", bid: null, ask: null, source: "test" });
+    expect(await getPrice(db, "BTC-PERP")).toMatchObject({
+      symbol: "BTC-PERP",
+      price: "95000.1",
+      bid: null,
+      ask: null,
+      source: "test",
+    });
     await setPrice(db, "BTC-PERP", "95001.5", "coinbase", { bid: "95001.4", ask: "95001.6", at: 1_893_456_000_123 });
     expect(await getPrice(db, "BTC-PERP")).toEqual({
       symbol: "BTC-PERP",
@@ -163,7 +171,12 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     const net = offline();
     const ticks: PriceTick[][] = [];
     const now = 5_000_000;
-    const feed = createPriceFeed(db, { seed: 99, fetchImpl: net.impl, now: () => now, onTick: (t) => void ticks.push(t) });
+    const feed = createPriceFeed(db, {
+      seed: 99,
+      fetchImpl: net.impl,
+      now: () => now,
+      onTick: (t) => void ticks.push(t),
+    });
     const first = await feed.tick();
     expect(first.map((t) => t.symbol)).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP", "XRP-PERP"]);
     expect(first.every((t) => t.source === "random-walk")).toBe(true);
@@ -173,7 +186,8 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     const eth = first[1]!.price;
     expect(D(eth).minus(3400).abs().lte(D(3400).times("0.001").plus("0.005"))).toBe(true);
     expect(ticks).toEqual([first]);
-    for (const t of first) expect(await getPrice(db, t.symbol)).toMatchObject({ price: t.price, source: "random-walk" });
+    for (const t of first)
+      expect(await getPrice(db, t.symbol)).toMatchObject({ price: t.price, source: "random-walk" });
     expect(net.calls()).toBe(4);
 
     // The same path as a fresh walk with the same seed, from the stored prices.
@@ -189,7 +203,10 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     const { impl } = fakeFetch(PUBLIC);
     let up = true;
     const net = offline();
-    const feed = createPriceFeed(db, { seed: 7, fetchImpl: (url, init) => (up ? impl(url, init) : net.impl(url, init)) });
+    const feed = createPriceFeed(db, {
+      seed: 7,
+      fetchImpl: (url, init) => (up ? impl(url, init) : net.impl(url, init)),
+    });
     expect((await feed.tick()).every((t) => t.source === "coinbase")).toBe(true);
     const before = await getPrice(db, "BTC-PERP");
     up = false;
@@ -214,7 +231,12 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
   test("startPriceFeed ticks on its interval until stopped", async () => {
     const db = fresh.db;
     const ticks: PriceTick[][] = [];
-    const stop = startPriceFeed(db, { intervalMs: 5, usePublicPrices: false, seed: 3, onTick: (t) => void ticks.push(t) });
+    const stop = startPriceFeed(db, {
+      intervalMs: 5,
+      usePublicPrices: false,
+      seed: 3,
+      onTick: (t) => void ticks.push(t),
+    });
     const deadline = Date.now() + 5000;
     while (ticks.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     await stop();

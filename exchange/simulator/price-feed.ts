@@ -30,7 +30,8 @@ const norm = (value: string | number | null | undefined): string | null =>
 
 function positiveDecimal(value: unknown, what: string): string {
   const parsed = parseDecimal(value);
-  if (parsed === null || !D(parsed).gt(0)) throw new Error(`${what} must be a decimal number > 0, got ${String(value)}`);
+  if (parsed === null || !D(parsed).gt(0))
+    throw new Error(`${what} must be a decimal number > 0, got ${String(value)}`);
   return parsed;
 }
 
@@ -78,11 +79,21 @@ export async function setPrices(db: Kysely<DB>, updates: PriceUpdate[]): Promise
       if (isMysql(trx)) await insert.onDuplicateKeyUpdate(update).execute();
       else await insert.onConflict((oc) => oc.column("symbol").doUpdateSet(update)).execute();
     }
-    await recordCandleTicks(trx, rows.map((r) => ({ symbol: r.symbol, price: r.price, at: r.updated_at })));
+    await recordCandleTicks(
+      trx,
+      rows.map((r) => ({ symbol: r.symbol, price: r.price, at: r.updated_at })),
+    );
   };
   if (db.isTransaction) await write(db);
   else await db.transaction().execute(write);
-  return rows.map((r) => ({ symbol: r.symbol, price: r.price, bid: r.bid, ask: r.ask, source: r.source, updatedAt: r.updated_at }));
+  return rows.map((r) => ({
+    symbol: r.symbol,
+    price: r.price,
+    bid: r.bid,
+    ask: r.ask,
+    source: r.source,
+    updatedAt: r.updated_at,
+  }));
 }
 
 export async function getPrice(db: Kysely<DB>, symbol: string): Promise<MarketPrice | null> {
@@ -96,7 +107,14 @@ export async function getPrices(db: Kysely<DB>): Promise<Map<string, MarketPrice
   return new Map(rows.map((row) => [row.symbol, rowToPrice(row)]));
 }
 
-function rowToPrice(row: { symbol: string; price: string; bid: string | null; ask: string | null; source: string; updated_at: number }): MarketPrice {
+function rowToPrice(row: {
+  symbol: string;
+  price: string;
+  bid: string | null;
+  ask: string | null;
+  source: string;
+  updated_at: number;
+}): MarketPrice {
   return {
     symbol: row.symbol,
     price: norm(row.price)!,
@@ -288,7 +306,9 @@ export interface PriceFeed {
 export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}): PriceFeed {
   const walk = createRandomWalk(options.seed ?? Date.now());
   const source =
-    options.usePublicPrices === false ? null : createPublicPriceSource({ fetchImpl: options.fetchImpl, now: options.now });
+    options.usePublicPrices === false
+      ? null
+      : createPublicPriceSource({ fetchImpl: options.fetchImpl, now: options.now });
   return {
     async tick() {
       const publicPrices = source ? await source.get() : null;
@@ -301,7 +321,11 @@ export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}):
       for (const product of PRODUCTS) {
         const tick: PriceTick = publicPrices
           ? { symbol: product.symbol, price: publicPrices[product.symbol]!, source: "coinbase" }
-          : { symbol: product.symbol, price: walk.next(product.symbol, stored?.get(product.symbol)?.price), source: "random-walk" };
+          : {
+              symbol: product.symbol,
+              price: walk.next(product.symbol, stored?.get(product.symbol)?.price),
+              source: "random-walk",
+            };
         ticks.push(tick);
       }
       await setPrices(db, ticks);
@@ -359,7 +383,11 @@ export interface DayChange {
 }
 
 /** Per symbol, the change over the last 24 h (or since the oldest kept price, when younger). */
-export async function dayChanges(db: Kysely<DB>, current: Map<string, string>, now = Date.now()): Promise<Map<string, DayChange>> {
+export async function dayChanges(
+  db: Kysely<DB>,
+  current: Map<string, string>,
+  now = Date.now(),
+): Promise<Map<string, DayChange>> {
   const firsts = await firstOpensSince(db, [...current.keys()], now - DAY_MS);
   const out = new Map<string, DayChange>();
   for (const [symbol, first] of firsts) {
@@ -376,8 +404,18 @@ export async function dayChanges(db: Kysely<DB>, current: Map<string, string>, n
  * active exchange's: app/core/price-source.ts), with why. The worker's price guard and the
  * health check ask the same question.
  */
-export async function staleHeldPrices(db: Kysely<DB>, exchangeName: string, now = Date.now(), maxAgeMs?: number): Promise<{ symbol: string; reason: string }[]> {
-  const held = await db.selectFrom("positions").select("symbol").where("status", "=", "open").groupBy("symbol").execute();
+export async function staleHeldPrices(
+  db: Kysely<DB>,
+  exchangeName: string,
+  now = Date.now(),
+  maxAgeMs?: number,
+): Promise<{ symbol: string; reason: string }[]> {
+  const held = await db
+    .selectFrom("positions")
+    .select("symbol")
+    .where("status", "=", "open")
+    .groupBy("symbol")
+    .execute();
   if (held.length === 0) return [];
   const prices = await getPrices(db);
   return held.flatMap(({ symbol }) => {

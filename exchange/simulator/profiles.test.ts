@@ -43,7 +43,12 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
 
   test("the simulator's paper account is the default profile; a new profile starts at 0 USDC", async () => {
     const created = await profiles.createProfile("  Scalping  ");
-    expect(created).toMatchObject({ name: "Scalping", isDefault: false, active: true, balances: [{ currency: "USDC", available: "0", hold: "0" }] });
+    expect(created).toMatchObject({
+      name: "Scalping",
+      isDefault: false,
+      active: true,
+      balances: [{ currency: "USDC", available: "0", hold: "0" }],
+    });
     const list = await profiles.listProfiles();
     expect(list.map((p) => [p.name, p.isDefault])).toEqual([
       ["Paper trading", true],
@@ -56,10 +61,20 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
   test("a transfer moves the exact amount both ways and is recorded", async () => {
     const main = await idOf("Paper trading");
     const scalping = await idOf("Scalping");
-    await profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "usdc", amount: "1234.56789012" });
+    await profiles.transferFunds({
+      fromProfileId: main,
+      toProfileId: scalping,
+      currency: "usdc",
+      amount: "1234.56789012",
+    });
     expect(await balanceOf("Paper trading")).toBe("8765.43210988"); // 10000 - 1234.56789012
     expect(await balanceOf("Scalping")).toBe("1234.56789012");
-    await profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "USDC", amount: "0.00000012" });
+    await profiles.transferFunds({
+      fromProfileId: scalping,
+      toProfileId: main,
+      currency: "USDC",
+      amount: "0.00000012",
+    });
     expect(await balanceOf("Scalping")).toBe("1234.56789");
     expect(await balanceOf("Paper trading")).toBe("8765.43211");
     const rows = await fresh.db.selectFrom("profile_transfers").selectAll().orderBy("created_at").execute();
@@ -72,7 +87,13 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
 
   test("the simulator trades on the default profile after a transfer took funds from it", async () => {
     await setPrice(fresh.db, "ETH-PERP", "3000");
-    const order = await adapter.placeOrder({ clientOrderId: `p-${dialect}-1`, symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" });
+    const order = await adapter.placeOrder({
+      clientOrderId: `p-${dialect}-1`,
+      symbol: "ETH-PERP",
+      side: "buy",
+      type: "market",
+      quantity: "1",
+    });
     expect(order.status).toBe("filled");
     const [usdc] = await adapter.getBalances();
     // margin 3001.50 (3000 + 0.05 % slippage) moves to hold, fee 1.8009 is spent
@@ -85,13 +106,43 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
     const scalping = await idOf("Scalping");
     const before = await profiles.listProfiles();
     const attempts: [() => Promise<unknown>, string, number][] = [
-      [() => profiles.transferFunds({ fromProfileId: main, toProfileId: main, currency: "USDC", amount: "1" }), "Choose two different profiles", 400],
-      [() => profiles.transferFunds({ fromProfileId: main, toProfileId: "nope", currency: "USDC", amount: "1" }), "Unknown destination profile nope", 404],
-      [() => profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "USDC", amount: "1234.56789001" }), "Insufficient funds: Scalping has 1234.56789 USDC available, the transfer needs 1234.56789001 USDC", 409],
+      [
+        () => profiles.transferFunds({ fromProfileId: main, toProfileId: main, currency: "USDC", amount: "1" }),
+        "Choose two different profiles",
+        400,
+      ],
+      [
+        () => profiles.transferFunds({ fromProfileId: main, toProfileId: "nope", currency: "USDC", amount: "1" }),
+        "Unknown destination profile nope",
+        404,
+      ],
+      [
+        () =>
+          profiles.transferFunds({
+            fromProfileId: scalping,
+            toProfileId: main,
+            currency: "USDC",
+            amount: "1234.56789001",
+          }),
+        "Insufficient funds: Scalping has 1234.56789 USDC available, the transfer needs 1234.56789001 USDC",
+        409,
+      ],
       // 5762.13 available: the 3001.5 held as margin cannot move
-      [() => profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "6000" }), "Insufficient funds", 409],
-      [() => profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "BTC", amount: "1" }), "Scalping has 0 BTC available", 409],
-      [() => profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "-1" }), "Amount must be greater than 0", 400],
+      [
+        () => profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "6000" }),
+        "Insufficient funds",
+        409,
+      ],
+      [
+        () => profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "BTC", amount: "1" }),
+        "Scalping has 0 BTC available",
+        409,
+      ],
+      [
+        () => profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "-1" }),
+        "Amount must be greater than 0",
+        400,
+      ],
       [() => profiles.deleteProfile(main, scalping), "The default profile cannot be deleted", 409],
       [() => profiles.deleteProfile(scalping, scalping), "The destination must be another profile", 400],
       [() => profiles.createProfile("   "), "Profile name is required", 400],
@@ -112,10 +163,13 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
     const main = await idOf("Paper trading");
     const scalping = await idOf("Scalping");
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "USDC", amount: "200" })),
+      Array.from({ length: 10 }, () =>
+        profiles.transferFunds({ fromProfileId: scalping, toProfileId: main, currency: "USDC", amount: "200" }),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(6);
-    for (const r of results) if (r.status === "rejected") expect((r.reason as Error).message).toContain("Insufficient funds");
+    for (const r of results)
+      if (r.status === "rejected") expect((r.reason as Error).message).toContain("Insufficient funds");
     expect(await balanceOf("Scalping")).toBe("34.56789");
     expect(await balanceOf("Paper trading")).toBe("6962.13121"); // 5762.13121 + 1200
   });
@@ -130,7 +184,11 @@ describe.each(testDialects())("paper profiles on %s", (dialect) => {
     const row = await fresh.db.selectFrom("profiles").selectAll().where("id", "=", scalping).executeTakeFirstOrThrow();
     expect(Number(row.active)).toBe(0);
     const last = await fresh.db.selectFrom("profile_transfers").selectAll().where("kind", "=", "delete").execute();
-    expect(last.map((t) => [t.from_profile_id, t.to_profile_id, Number(t.amount)])).toEqual([[scalping, main, 34.56789]]);
-    await expect(profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "1" })).rejects.toThrow("The destination profile has been deleted");
+    expect(last.map((t) => [t.from_profile_id, t.to_profile_id, Number(t.amount)])).toEqual([
+      [scalping, main, 34.56789],
+    ]);
+    await expect(
+      profiles.transferFunds({ fromProfileId: main, toProfileId: scalping, currency: "USDC", amount: "1" }),
+    ).rejects.toThrow("The destination profile has been deleted");
   });
 });

@@ -47,7 +47,8 @@ export function parseTransferAmount(amount: unknown): string {
   if (parsed === null) throw new ProfileError("Amount must be a number");
   if (!D(parsed).gt(0)) throw new ProfileError("Amount must be greater than 0");
   const decimals = parsed.includes(".") ? parsed.split(".")[1]!.length : 0;
-  if (decimals > TRANSFER_DECIMALS) throw new ProfileError(`Amount can have at most ${TRANSFER_DECIMALS} decimal places`);
+  if (decimals > TRANSFER_DECIMALS)
+    throw new ProfileError(`Amount can have at most ${TRANSFER_DECIMALS} decimal places`);
   return parsed;
 }
 
@@ -84,14 +85,17 @@ export class SimulatorProfiles implements ProfilesProvider {
       isDefault: p.isDefault,
       active: p.active,
       createdAt: new Date(p.createdAt).toISOString(),
-      balances: balances.filter((b) => b.profileId === p.id).map(({ currency, available, hold }) => ({ currency, available, hold })),
+      balances: balances
+        .filter((b) => b.profileId === p.id)
+        .map(({ currency, available, hold }) => ({ currency, available, hold })),
     }));
   }
 
   async createProfile(name: string): Promise<ExchangeProfile> {
     const trimmed = typeof name === "string" ? name.trim() : "";
     if (!trimmed) throw new ProfileError("Profile name is required");
-    if (trimmed.length > MAX_PROFILE_NAME) throw new ProfileError(`Profile name must be at most ${MAX_PROFILE_NAME} characters`);
+    if (trimmed.length > MAX_PROFILE_NAME)
+      throw new ProfileError(`Profile name must be at most ${MAX_PROFILE_NAME} characters`);
     await this.account.ensureAccount();
     const created = await this.db.transaction().execute(async (trx) => {
       const profile = await insertProfile(trx, { name: trimmed, source: SIMULATOR_NAME });
@@ -127,12 +131,23 @@ export class SimulatorProfiles implements ProfilesProvider {
       const target = balances.find((b) => b.profileId === toProfileId && b.currency === currency)!;
       const available = source?.available ?? "0";
       if (D(available).lt(amount)) {
-        throw new ProfileError(`Insufficient funds: ${from.name} has ${available} ${currency} available, the transfer needs ${amount} ${currency}`, 409);
+        throw new ProfileError(
+          `Insufficient funds: ${from.name} has ${available} ${currency} available, the transfer needs ${amount} ${currency}`,
+          409,
+        );
       }
       const now = Date.now();
       await setAvailable(trx, fromProfileId, currency, D(available).minus(amount).toString(), now);
       await setAvailable(trx, toProfileId, currency, D(target.available).plus(amount).toString(), now);
-      await insertTransfer(trx, { fromProfileId, toProfileId, currency, amount, kind: "transfer", requestedBy: this.requestedBy, createdAt: now });
+      await insertTransfer(trx, {
+        fromProfileId,
+        toProfileId,
+        currency,
+        amount,
+        kind: "transfer",
+        requestedBy: this.requestedBy,
+        createdAt: now,
+      });
     });
   }
 
@@ -151,12 +166,23 @@ export class SimulatorProfiles implements ProfilesProvider {
       const now = Date.now();
       for (const balance of balances.filter((b) => b.profileId === profileId)) {
         if (D(balance.hold).gt(0)) {
-          throw new ProfileError(`${profile.name} has ${balance.hold} ${balance.currency} on hold: close its positions and orders first`, 409);
+          throw new ProfileError(
+            `${profile.name} has ${balance.hold} ${balance.currency} on hold: close its positions and orders first`,
+            409,
+          );
         }
         if (!D(balance.available).gt(0)) continue;
         await ensureBalanceRow(trx, toProfileId, balance.currency);
         const target = balances.find((b) => b.profileId === toProfileId && b.currency === balance.currency);
-        await setAvailable(trx, toProfileId, balance.currency, D(target?.available ?? "0").plus(balance.available).toString(), now);
+        await setAvailable(
+          trx,
+          toProfileId,
+          balance.currency,
+          D(target?.available ?? "0")
+            .plus(balance.available)
+            .toString(),
+          now,
+        );
         await setAvailable(trx, profileId, balance.currency, "0", now);
         await insertTransfer(trx, {
           fromProfileId: profileId,
@@ -172,7 +198,11 @@ export class SimulatorProfiles implements ProfilesProvider {
     });
   }
 
-  private requireActive<T extends { active: boolean; source: string } | undefined>(profile: T, id: string, what: string): NonNullable<T> {
+  private requireActive<T extends { active: boolean; source: string } | undefined>(
+    profile: T,
+    id: string,
+    what: string,
+  ): NonNullable<T> {
     if (!profile || profile.source !== SIMULATOR_NAME) throw new ProfileError(`Unknown ${what} profile ${id}`, 404);
     if (!profile.active) throw new ProfileError(`The ${what} profile has been deleted`, 409);
     return profile as NonNullable<T>;

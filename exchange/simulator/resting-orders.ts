@@ -24,7 +24,12 @@ export interface MatchOptions {
  * transaction. Returns the orders that changed (filled, or cancelled when a reduce-only
  * order has nothing left to reduce or margin no longer suffices).
  */
-export async function matchRestingOrders(db: Db, symbol: string, price: string, options: MatchOptions = {}): Promise<ExchangeOrder[]> {
+export async function matchRestingOrders(
+  db: Db,
+  symbol: string,
+  price: string,
+  options: MatchOptions = {},
+): Promise<ExchangeOrder[]> {
   const market = parseDecimal(price);
   if (market === null || !D(market).gt(0)) throw new Error(`matchRestingOrders: price must be > 0, got ${price}`);
   const makerFeeRate = rateOption(options.makerFeeRate, "0.0002", "maker fee rate");
@@ -48,7 +53,7 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
   return transactionWithLockRetry(db, async (trx) => {
     const balance = await lockBalance(trx, owner, currency);
     const row = await lockSimOrder(trx, orderId);
-    if (!row || row.status !== "open" || row.price === null) return null; // filled or cancelled meanwhile
+    if (row?.status !== "open" || row.price === null) return null; // filled or cancelled meanwhile
     const side = row.side as OrderSide;
     const limit = norm(row.price)!;
     if (!crossesLimit(side, limit, market)) return null;
@@ -62,8 +67,19 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
     let hold = D(balance.hold).minus(held);
 
     const cancel = async (reason: string) => {
-      await writeBalance(trx, row.profile_id, currency, { available: available.toString(), hold: hold.toString() }, now);
-      await updateSimOrder(trx, orderId, { status: "cancelled", reject_reason: reason, hold_amount: "0", updated_at: now });
+      await writeBalance(
+        trx,
+        row.profile_id,
+        currency,
+        { available: available.toString(), hold: hold.toString() },
+        now,
+      );
+      await updateSimOrder(trx, orderId, {
+        status: "cancelled",
+        reject_reason: reason,
+        hold_amount: "0",
+        updated_at: now,
+      });
       return readOrder(trx, orderId);
     };
 
@@ -81,8 +97,19 @@ async function fillRestingOrder(db: Db, orderId: string, market: string, makerFe
       marginType: row.margin_type as MarginType,
     });
     if (D(fill.openedQuantity).gt(0)) {
-      const loss = await accountLoss(trx, row.profile_id, row.symbol, remainingOf(position, fill.closedQuantity), limit);
-      const refused = marginShortfall(D(fill.marginRequired).plus(fill.openFee), available.plus(fill.settlement), loss, currency);
+      const loss = await accountLoss(
+        trx,
+        row.profile_id,
+        row.symbol,
+        remainingOf(position, fill.closedQuantity),
+        limit,
+      );
+      const refused = marginShortfall(
+        D(fill.marginRequired).plus(fill.openFee),
+        available.plus(fill.settlement),
+        loss,
+        currency,
+      );
       if (refused) return cancel(`${refused} when the limit price was reached`);
     }
     available = available.plus(fill.availableDelta);

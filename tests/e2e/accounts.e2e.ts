@@ -28,7 +28,8 @@ import {
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
-const FILLS_HEADER = "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L (net of fees),Source";
+const FILLS_HEADER =
+  "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L (net of fees),Source";
 
 let baseUrl: string;
 let browser: Browser;
@@ -38,7 +39,10 @@ let problems: PageProblems;
 
 useSuite({ label: "accounts", port: 5131 }, (suite) => ({ baseUrl, browser, context, page, problems } = suite));
 
-const cardBalance = (name: string) => page.locator(`[data-testid="profile-card"][data-profile-name="${name}"] [data-testid="profile-balance"][data-currency="USDC"]`);
+const cardBalance = (name: string) =>
+  page.locator(
+    `[data-testid="profile-card"][data-profile-name="${name}"] [data-testid="profile-balance"][data-currency="USDC"]`,
+  );
 
 describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () => {
   test("1. the first account is the admin", async () => {
@@ -48,7 +52,13 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
   test("2. Market Data: overview cards, pairs search and filter, a card opens its details", async () => {
     // The price feed writes the first prices within a few seconds of the start.
     await expect
-      .poll(async () => ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every((p) => p.price !== null), { timeout: 30_000 })
+      .poll(
+        async () =>
+          ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
+            (p) => p.price !== null,
+          ),
+        { timeout: 30_000 },
+      )
       .toBe(true);
     await gotoHydrated(page, "/market-data", "Market Data", problems);
     const cards = squash(await page.getByTestId("market-cards").innerText());
@@ -58,7 +68,9 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     for (const text of ["Market Cap", "Dominance", "Static reference figure"]) expect(cards).not.toContain(text);
     await expect.poll(() => page.getByTestId("top-gainers").innerText()).toContain("Top Gainers");
     // The simulator keeps its minute price history: the change is known (since the start here).
-    expect(await page.getByTestId("top-losers").innerText()).not.toContain("24h change not available from this exchange");
+    expect(await page.getByTestId("top-losers").innerText()).not.toContain(
+      "24h change not available from this exchange",
+    );
     await screenshot(page, "accounts-market-overview");
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, "accounts-market-overview-390");
@@ -68,24 +80,43 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await page.getByTestId("pairs-grid").waitFor();
     expect(await page.getByTestId("pair-card").count()).toBe(4);
     await page.getByTestId("pair-search").fill("sol");
-    await expect.poll(async () => page.getByTestId("pair-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-product")))).toEqual(["SOL-PERP"]);
+    await expect
+      .poll(async () =>
+        page.getByTestId("pair-card").evaluateAll((els) => els.map((e) => e.getAttribute("data-product"))),
+      )
+      .toEqual(["SOL-PERP"]);
     expect(new URL(page.url()).search).toBe("?tab=pairs&q=sol");
     await page.getByTestId("pair-filter").selectOption("gainers");
     // Only products that rose are left (none, if nothing rose since the start).
     await expect
-      .poll(async () => (await page.getByTestId("pair-card").allInnerTexts()).every((t) => /(24h|Since start) \+\d/.test(squash(t))))
+      .poll(async () =>
+        (await page.getByTestId("pair-card").allInnerTexts()).every((t) => /(24h|Since start) \+\d/.test(squash(t))),
+      )
       .toBe(true);
     await page.getByTestId("pair-filter").selectOption("all");
     await page.getByTestId("pair-search").fill("");
     await expect.poll(() => page.getByTestId("pair-card").count()).toBe(4);
     await screenshot(page, "accounts-market-pairs");
 
-    await page.locator('[data-testid="pair-card"][data-product="XRP-PERP"] a, [data-testid="pair-card"][data-product="XRP-PERP"] button').first().click();
+    await page
+      .locator(
+        '[data-testid="pair-card"][data-product="XRP-PERP"] a, [data-testid="pair-card"][data-product="XRP-PERP"] button',
+      )
+      .first()
+      .click();
     const details = page.getByTestId("product-details");
     await details.waitFor();
     expect(await details.getAttribute("data-product")).toBe("XRP-PERP");
     const text = squash(await details.innerText());
-    for (const part of ["Price Information", "Trading Information", "Market Data", "Base currency XRP", "Quote currency USDC", "Minimum market funds 10"]) expect(text).toContain(part);
+    for (const part of [
+      "Price Information",
+      "Trading Information",
+      "Market Data",
+      "Base currency XRP",
+      "Quote currency USDC",
+      "Minimum market funds 10",
+    ])
+      expect(text).toContain(part);
     // The change over the history kept so far (younger than a day here), the paper exchange's own volume.
     expect(text).toMatch(/Change since .+ [+-]?\d+\.\d{2}%/);
     expect(text).toMatch(/24h volume \(paper fills\) /);
@@ -116,32 +147,53 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await page.getByRole("link", { name: "Transfer Funds" }).click();
     const transfer = page.getByTestId("profile-transfer-dialog");
     await transfer.getByRole("button", { name: "Transfer", exact: true }).click();
-    for (const message of ["From profile is required", "To profile is required", "Amount is required"]) await transfer.getByText(message).waitFor();
-    const ids = await page.request.get("/api/profiles").then((r) => r.json() as Promise<{ id: string; name: string }[]>);
+    for (const message of ["From profile is required", "To profile is required", "Amount is required"])
+      await transfer.getByText(message).waitFor();
+    const ids = await page.request
+      .get("/api/profiles")
+      .then((r) => r.json() as Promise<{ id: string; name: string }[]>);
     const idOf = (name: string) => ids.find((p) => p.name === name)!.id;
     await transfer.getByTestId("transfer-from").selectOption(idOf("Paper trading"));
     await transfer.getByTestId("transfer-to").selectOption(idOf("Swing"));
     await transfer.getByLabel("Amount").fill("1000.5");
     const t1 = Date.now();
     await transfer.getByRole("button", { name: "Transfer", exact: true }).click();
-    await expectToastShown(page, "Transfer Complete", "Transferred 1000.5 USDC from Paper trading to Swing", "default", t1);
+    await expectToastShown(
+      page,
+      "Transfer Complete",
+      "Transferred 1000.5 USDC from Paper trading to Swing",
+      "default",
+      t1,
+    );
     await expect.poll(async () => squash(await cardBalance("Swing").innerText())).toBe("USDC 1000.50000000");
     expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 8999.50000000");
 
     // An overdraft: the server's reason in an 'Error' toast, nothing moved.
-    await page.locator('[data-testid="profile-card"][data-profile-name="Swing"]').getByRole("link", { name: "Transfer" }).click();
+    await page
+      .locator('[data-testid="profile-card"][data-profile-name="Swing"]')
+      .getByRole("link", { name: "Transfer" })
+      .click();
     await transfer.getByTestId("transfer-to").selectOption(idOf("Paper trading"));
     await transfer.getByLabel("Amount").fill("5000");
     const t2 = Date.now();
     await transfer.getByRole("button", { name: "Transfer", exact: true }).click();
-    await expectToastShown(page, "Error", "Insufficient funds: Swing has 1000.5 USDC available, the transfer needs 5000 USDC", "destructive", t2);
+    await expectToastShown(
+      page,
+      "Error",
+      "Insufficient funds: Swing has 1000.5 USDC available, the transfer needs 5000 USDC",
+      "destructive",
+      t2,
+    );
     expect(await transfer.innerText()).toContain("Insufficient funds");
     await transfer.getByRole("button", { name: "Cancel" }).click();
     await transfer.waitFor({ state: "hidden" });
     expect(squash(await cardBalance("Swing").innerText())).toBe("USDC 1000.50000000");
     await screenshot(page, "accounts-profiles");
 
-    await page.locator('[data-testid="profile-card"][data-profile-name="Swing"]').getByRole("link", { name: "Delete" }).click();
+    await page
+      .locator('[data-testid="profile-card"][data-profile-name="Swing"]')
+      .getByRole("link", { name: "Delete" })
+      .click();
     const del = page.getByTestId("profile-delete-dialog");
     expect(await del.innerText()).toContain("Delete Swing? Its funds move to the profile you choose");
     await del.getByRole("button", { name: "Delete Profile" }).click();
@@ -150,7 +202,13 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await del.getByTestId("delete-destination").selectOption(idOf("Paper trading"));
     const t3 = Date.now();
     await del.getByRole("button", { name: "Delete Profile" }).click();
-    await expectToastShown(page, "Profile Deleted", "Profile Swing deleted; its funds moved to Paper trading", "default", t3);
+    await expectToastShown(
+      page,
+      "Profile Deleted",
+      "Profile Swing deleted; its funds moved to Paper trading",
+      "default",
+      t3,
+    );
     await expect.poll(() => page.getByTestId("profile-card").count()).toBe(1);
     expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 10000.00000000");
     expect(await maxToastsSeen(page)).toBe(1);
@@ -166,7 +224,9 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
       await dialog.getByLabel("Profile name").fill("Plain HTML");
       await dialog.getByRole("button", { name: "Create Profile" }).click();
       await p.waitForURL((url) => url.pathname === "/profiles" && !url.search);
-      expect(squash(await p.getByTestId("toast").innerText())).toBe("Profile Created Profile Plain HTML has been created");
+      expect(squash(await p.getByTestId("toast").innerText())).toBe(
+        "Profile Created Profile Plain HTML has been created",
+      );
       await p.locator('[data-testid="profile-card"][data-profile-name="Plain HTML"]').waitFor();
       await screenshot(p, "accounts-profiles-nojs");
     } finally {
@@ -175,11 +235,19 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
   });
 
   test("5. Reports: a CSV fills report is generated, turns ready and downloads with the trade in it", async () => {
-    const placed = await page.request.post("/api/trades", { data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.5" } });
+    const placed = await page.request.post("/api/trades", {
+      data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.5" },
+    });
     expect(placed.status()).toBe(201);
     const tradeId = ((await placed.json()) as { trade: { id: string } }).trade.id;
     await expect
-      .poll(async () => ((await (await page.request.get("/api/trades?limit=10")).json()) as { id: string; status: string }[]).find((t) => t.id === tradeId)?.status, { timeout: 20_000 })
+      .poll(
+        async () =>
+          ((await (await page.request.get("/api/trades?limit=10")).json()) as { id: string; status: string }[]).find(
+            (t) => t.id === tradeId,
+          )?.status,
+        { timeout: 20_000 },
+      )
       .toBe("executed");
 
     await gotoHydrated(page, "/reports", "Reports", problems);
@@ -203,16 +271,30 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     const lines = csv.split("\r\n");
     expect(lines[0]).toBe(FILLS_HEADER);
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(new RegExp(`^${escapeRe(tradeId)},[^,]+,\\d{4}-\\d\\d-\\d\\dT[^,]+,ETH-PERP,BUY,market,0\\.5,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,,manual$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${escapeRe(tradeId)},[^,]+,\\d{4}-\\d\\d-\\d\\dT[^,]+,ETH-PERP,BUY,market,0\\.5,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,\\d+(\\.\\d+)?,,manual$`,
+      ),
+    );
     expect(lines[2]).toBe("");
 
     // A download the server refuses: the destructive toast of SPEC §8 with the reason.
     await page.route("**/api/reports/*/download", (route) =>
-      route.fulfill({ status: 410, contentType: "application/json", body: JSON.stringify({ error: "The report has expired: generate it again" }) }),
+      route.fulfill({
+        status: 410,
+        contentType: "application/json",
+        body: JSON.stringify({ error: "The report has expired: generate it again" }),
+      }),
     );
     const t1 = Date.now();
     await card.getByTestId("report-download").click();
-    await expectToastShown(page, "Failed to download report", "The report has expired: generate it again", "destructive", t1);
+    await expectToastShown(
+      page,
+      "Failed to download report",
+      "The report has expired: generate it again",
+      "destructive",
+      t1,
+    );
     await page.unroute("**/api/reports/*/download");
 
     await page.getByTestId("filter-type").selectOption("balance");
@@ -240,10 +322,17 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     const pdfjsRoot = path.join(ROOT, "node_modules/pdfjs-dist");
     await viewer.route("http://pdfjs.test/**", async (route) => {
       const pathname = new URL(route.request().url()).pathname;
-      if (pathname === "/") return route.fulfill({ contentType: "text/html", body: "<!doctype html><html><body style='margin:0;background:#fff'><canvas id='page'></canvas><script type='module'>import * as pdfjs from '/build/pdf.min.mjs'; pdfjs.GlobalWorkerOptions.workerSrc = '/build/pdf.worker.min.mjs'; window.pdfjsLib = pdfjs;</script></body></html>" });
+      if (pathname === "/")
+        return route.fulfill({
+          contentType: "text/html",
+          body: "<!doctype html><html><body style='margin:0;background:#fff'><canvas id='page'></canvas><script type='module'>import * as pdfjs from '/build/pdf.min.mjs'; pdfjs.GlobalWorkerOptions.workerSrc = '/build/pdf.worker.min.mjs'; window.pdfjsLib = pdfjs;</script></body></html>",
+        });
       const file = path.join(pdfjsRoot, pathname);
       if (!file.startsWith(pdfjsRoot)) return route.fulfill({ status: 404 });
-      return route.fulfill({ path: file, contentType: pathname.endsWith(".mjs") ? "text/javascript" : "application/octet-stream" });
+      return route.fulfill({
+        path: file,
+        contentType: pathname.endsWith(".mjs") ? "text/javascript" : "application/octet-stream",
+      });
     });
     await viewer.goto("http://pdfjs.test/");
     await viewer.waitForFunction(() => "pdfjsLib" in window, undefined, { timeout: 15_000 });
@@ -274,7 +363,10 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await viewer.close();
     // The refused overdraft of test 3 answered 409 on purpose (Chromium logs every non-2xx load),
     // and test 5's refused download answered 410 on purpose.
-    const expected = [/status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/, /status of 410 \(Gone\) \(http:\/\/[^)]+\/api\/reports\/[^/]+\/download\)/];
+    const expected = [
+      /status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/,
+      /status of 410 \(Gone\) \(http:\/\/[^)]+\/api\/reports\/[^/]+\/download\)/,
+    ];
     expect(problems.errors.filter((e) => !expected.some((re) => re.test(e)))).toEqual([]);
   });
 });

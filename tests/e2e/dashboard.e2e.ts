@@ -21,7 +21,6 @@ import {
   expectToastOnScreen,
   expectToastShown,
   fetchHealth,
-  field,
   freshPage,
   h1,
   maxToastsSeen,
@@ -46,7 +45,8 @@ const TRADER = { username: "dash_trader", password: "dash-trader-secret-2" };
 
 const WEBHOOK_PATH = "/api/webhook/tradingview";
 // The server's messages (app/services/trading.server.ts), shown in the toasts.
-const EMERGENCY_STOP_MESSAGE = "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
+const EMERGENCY_STOP_MESSAGE =
+  "Emergency stop activated: no new positions are opened until it is reset; stop-loss, take-profit and Close keep working";
 const EMERGENCY_RESET_MESSAGE = "Emergency stop reset: trading resumed";
 const CSV_HEADER = "Timestamp,Type,Level,Message,Data";
 
@@ -79,7 +79,8 @@ const signalRows = (page: Page) => page.getByTestId("signals-panel").getByTestId
 const orderRows = (page: Page) => page.getByTestId("recent-orders").getByTestId("order-row");
 const positionRows = (page: Page) => page.getByTestId("open-positions").getByTestId("position-row");
 /** Table rows as their cells' texts. */
-const rowCells = (rows: Locator) => rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())));
+const rowCells = (rows: Locator) =>
+  rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())));
 
 async function readClipboard(page: Page): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText());
@@ -112,9 +113,18 @@ function localDate(at = new Date()) {
 }
 
 /** The app's exchange prices are fresh (the worker's price loop is running). */
-const waitForPrices = () => waitForSystemStatus(baseUrl, { webhook: "online", coinbase_api: "online" }, "GET /api/health: webhook and coinbase_api online");
+const waitForPrices = () =>
+  waitForSystemStatus(
+    baseUrl,
+    { webhook: "online", coinbase_api: "online" },
+    "GET /api/health: webhook and coinbase_api online",
+  );
 
-async function register(page: Page, problems: PageProblems, account: { username: string; password: string; invite?: string }) {
+async function register(
+  page: Page,
+  problems: PageProblems,
+  account: { username: string; password: string; invite?: string },
+) {
   await registerAccount(page, problems, account);
   await visible(h1(page, "Dashboard"));
 }
@@ -210,7 +220,9 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // Cards and header.
     await expect.poll(async () => (await cardLines(page, "card-active-trades"))[1], { timeout: 15_000 }).toBe("1");
-    await expect.poll(() => page.getByTestId("last-signal").innerText(), { timeout: 10_000 }).toBe("Last signal: Just now");
+    await expect
+      .poll(() => page.getByTestId("last-signal").innerText(), { timeout: 10_000 })
+      .toBe("Last signal: Just now");
 
     expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     await screenshot(page, "dashboard-02-signal-executed");
@@ -277,9 +289,13 @@ describe("dashboard (SQLite, own instance)", () => {
     // It shows as the newest signal, SKIPPED (live refresh, throttled).
     await expect.poll(() => signalRows(page).count(), { timeout: 15_000 }).toBe(2);
     const newest = signalRows(page).first();
-    expect(squash(await newest.innerText())).toMatch(/^BUY Signal \S+ Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /);
+    expect(squash(await newest.innerText())).toMatch(
+      /^BUY Signal \S+ Just now ETH-PERP \(alert: ETHUSDT\.P\) · market /,
+    );
     await expect.poll(() => newest.getByText("SKIPPED", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
-    const stored = (await apiJson<{ id: string; processed: boolean; status: string }[]>(page, "/api/signals?limit=10")).find((s) => s.id === signalId);
+    const stored = (
+      await apiJson<{ id: string; processed: boolean; status: string }[]>(page, "/api/signals?limit=10")
+    ).find((s) => s.id === signalId);
     expect(stored).toMatchObject({ processed: false, status: "skipped" });
     // No order for it: neither in the API nor in the panel.
     expect(await apiJson<unknown[]>(page, "/api/trades?limit=50")).toHaveLength(tradesBefore.length);
@@ -346,17 +362,33 @@ describe("dashboard (SQLite, own instance)", () => {
     await quantity.fill("0.01");
     const since = Date.now();
     await sell.click();
-    await expectToastShown(page, "Trade Executed", "SELL order for ETH-PERP has been placed successfully", "default", since);
+    await expectToastShown(
+      page,
+      "Trade Executed",
+      "SELL order for ETH-PERP has been placed successfully",
+      "default",
+      since,
+    );
     await expect
-      .poll(async () => (await rowCells(orderRows(page))).filter((c) => c[0] === "ETH-PERP" && c[1] === "SELL" && c[2] === "0.0100" && c[4] === "manual"), {
-        timeout: 15_000,
-      })
+      .poll(
+        async () =>
+          (await rowCells(orderRows(page))).filter(
+            (c) => c[0] === "ETH-PERP" && c[1] === "SELL" && c[2] === "0.0100" && c[4] === "manual",
+          ),
+        {
+          timeout: 15_000,
+        },
+      )
       .toHaveLength(sellsBefore + 1);
     // The simulator fills a market order at once.
     await expect
-      .poll(async () => (await rowCells(orderRows(page))).find((c) => c[1] === "SELL" && c[4] === "manual")?.[5], { timeout: 15_000 })
+      .poll(async () => (await rowCells(orderRows(page))).find((c) => c[1] === "SELL" && c[4] === "manual")?.[5], {
+        timeout: 15_000,
+      })
       .toBe("executed");
-    await expect.poll(async () => (await positionRows(page).allInnerTexts()).map(squash), { timeout: 15_000 }).toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
+    await expect
+      .poll(async () => (await positionRows(page).allInnerTexts()).map(squash), { timeout: 15_000 })
+      .toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
     await screenshot(page, "dashboard-04-manual-order");
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     expect(adminProblems.errors).toEqual([]);
@@ -368,14 +400,22 @@ describe("dashboard (SQLite, own instance)", () => {
     await visible(panel.getByRole("heading", { name: "Activity Log", exact: true }));
     // Live activity_log refreshes are throttled (15 s).
     await expect
-      .poll(async () => (await panel.getByTestId("activity-log-message").allInnerTexts()).some((m) => m.startsWith("Signal received: BUY 0.05 ETH-PERP")), {
-        timeout: 25_000,
-        interval: 250,
-      })
+      .poll(
+        async () =>
+          (await panel.getByTestId("activity-log-message").allInnerTexts()).some((m) =>
+            m.startsWith("Signal received: BUY 0.05 ETH-PERP"),
+          ),
+        {
+          timeout: 25_000,
+          interval: 250,
+        },
+      )
       .toBe(true);
     expect(await panel.getByTestId("activity-log-entry").count()).toBeGreaterThan(0);
     // Each entry's data preview has at most 3 entries.
-    const previewSizes = await panel.getByTestId("activity-log-entry").evaluateAll((entries) => entries.map((e) => e.querySelectorAll("[data-testid=activity-log-data-entry]").length));
+    const previewSizes = await panel
+      .getByTestId("activity-log-entry")
+      .evaluateAll((entries) => entries.map((e) => e.querySelectorAll("[data-testid=activity-log-data-entry]").length));
     expect(Math.max(...previewSizes)).toBeLessThanOrEqual(3);
 
     // A filter nothing matches: webhook entries at level error (checked through the API first).
@@ -389,9 +429,13 @@ describe("dashboard (SQLite, own instance)", () => {
     await dialog.getByRole("button", { name: "Apply", exact: true }).click();
     await dialog.waitFor({ state: "hidden" });
     await visible(panel.getByTestId("activity-log-empty"));
-    expect(squash(await panel.getByTestId("activity-log-empty").innerText())).toBe("No logs match these filters Apply different filters or clear them.");
+    expect(squash(await panel.getByTestId("activity-log-empty").innerText())).toBe(
+      "No logs match these filters Apply different filters or clear them.",
+    );
     expect(await panel.getByTestId("activity-log-entry").count()).toBe(0);
-    expect(squash(await panel.getByTestId("activity-log-active-filters").innerText())).toBe("Type: webhook Level: error Clear filters");
+    expect(squash(await panel.getByTestId("activity-log-active-filters").innerText())).toBe(
+      "Type: webhook Level: error Clear filters",
+    );
     await screenshot(page, "dashboard-05-logs-filtered");
 
     // Nothing to export.
@@ -400,7 +444,13 @@ describe("dashboard (SQLite, own instance)", () => {
     page.on("download", onDownload);
     let since = Date.now();
     await panel.getByRole("button", { name: "Export to CSV", exact: true }).click();
-    await expectToastShown(page, "No logs to export", "Apply different filters or wait for logs to be generated", "default", since);
+    await expectToastShown(
+      page,
+      "No logs to export",
+      "Apply different filters or wait for logs to be generated",
+      "default",
+      since,
+    );
     page.off("download", onDownload);
     expect(downloads).toBe(0);
 
@@ -410,24 +460,33 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(await panel.getByTestId("activity-log-active-filters").count()).toBe(0);
     // The fresh unfiltered query: what GET /api/logs?limit=20 answers, newest first.
     const apiLogs = await apiJson<{ message: string }[]>(page, "/api/logs?limit=20");
-    await expect.poll(() => panel.getByTestId("activity-log-message").allInnerTexts(), { timeout: 10_000 }).toEqual(apiLogs.map((l) => l.message));
+    await expect
+      .poll(() => panel.getByTestId("activity-log-message").allInnerTexts(), { timeout: 10_000 })
+      .toEqual(apiLogs.map((l) => l.message));
     const shown = await panel.getByTestId("activity-log-entry").count();
     const shownMessages = await panel.getByTestId("activity-log-message").allInnerTexts();
 
     // Export to CSV: a download named with today's date, the header row, the signal line.
     const dayBefore = localDate();
     since = Date.now();
-    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), panel.getByRole("button", { name: "Export to CSV", exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download", { timeout: 10_000 }),
+      panel.getByRole("button", { name: "Export to CSV", exact: true }).click(),
+    ]);
     const dayAfter = localDate();
     const name = download.suggestedFilename();
     expect(name.endsWith(".csv"), name).toBe(true);
-    expect([dayBefore, dayAfter].some((day) => name.includes(day)), `${name} names today (${dayAfter})`).toBe(true);
+    expect(
+      [dayBefore, dayAfter].some((day) => name.includes(day)),
+      `${name} names today (${dayAfter})`,
+    ).toBe(true);
     const csv = readFileSync((await download.path())!, "utf8").replace(/^\uFEFF/, "");
     const lines = csv.split(/\r?\n/).filter((l) => l !== "");
     expect(lines[0]).toBe(CSV_HEADER);
     expect(lines.length - 1).toBe(shown);
     expect(lines.some((l) => l.includes("Signal received: BUY 0.05 ETH-PERP"))).toBe(true);
-    for (const message of shownMessages) expect(csv).toContain(message.includes('"') ? message.replace(/"/g, '""') : message);
+    for (const message of shownMessages)
+      expect(csv).toContain(message.includes('"') ? message.replace(/"/g, '""') : message);
     await expectToastShown(page, "Export successful", `Exported ${shown} logs as CSV file`, "default", since);
     await screenshot(page, "dashboard-05-logs-exported");
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
@@ -439,7 +498,10 @@ describe("dashboard (SQLite, own instance)", () => {
     try {
       allProblems.push({ label: "user page", problems, allowedStatuses: [] });
       await register(page, problems, { ...TRADER, invite: await inviteLink(adminPage, "trader") });
-      expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({ username: TRADER.username, role: "trader" });
+      expect(await apiJson<{ role: string }>(page, "/api/user")).toMatchObject({
+        username: TRADER.username,
+        role: "trader",
+      });
       await waitForHydration(page, problems);
       // The rest of the dashboard is there (with the admin's signal and order).
       await visible(page.getByTestId("signals-panel"));
@@ -490,7 +552,13 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // The alert message: the placeholders; the secret hidden until revealed.
     const message = page.getByTestId("alert-message");
-    const placeholders = ["{{strategy.order.action}}", "{{ticker}}", "{{strategy.order.contracts}}", "{{close}}", "{{timenow}}"];
+    const placeholders = [
+      "{{strategy.order.action}}",
+      "{{ticker}}",
+      "{{strategy.order.contracts}}",
+      "{{close}}",
+      "{{timenow}}",
+    ];
     const hidden = await message.innerText();
     for (const p of placeholders) expect(hidden).toContain(p);
     expect(hidden).not.toContain(secret);
@@ -537,7 +605,9 @@ describe("dashboard (SQLite, own instance)", () => {
     const target = await message.innerText();
     expect(target).toContain('"market_position": "{{strategy.market_position}}"');
     expect(target).toContain('"market_position_size": "{{strategy.market_position_size}}"');
-    expect(await builder.getByTestId("alert-builder-mode-help").innerText()).toContain("Brings the position to the strategy's own");
+    expect(await builder.getByTestId("alert-builder-mode-help").innerText()).toContain(
+      "Brings the position to the strategy's own",
+    );
     expect(await builder.locator('[data-field="market_position"]').innerText()).toContain("The target");
     expect(await page.evaluate(() => (window as unknown as { __builderMarker?: number }).__builderMarker)).toBe(1);
     expect(new URL(page.url()).searchParams.get("alert_mode")).toBe("target");
@@ -565,11 +635,21 @@ describe("dashboard (SQLite, own instance)", () => {
     expect(JSON.parse(await message.innerText())).toEqual(copied);
 
     // 1440 and 390 px: nothing wider than the window; the message wraps inside its box.
-    for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+    for (const [width, height] of [
+      [1440, 900],
+      [390, 844],
+    ] as const) {
       await page.setViewportSize({ width, height });
       await builder.scrollIntoViewIfNeeded();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), `scrollWidth at ${width}`).toBeLessThanOrEqual(width);
-      const box = await message.evaluate((el) => ({ client: el.clientWidth, scroll: el.scrollWidth, right: el.getBoundingClientRect().right }));
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth),
+        `scrollWidth at ${width}`,
+      ).toBeLessThanOrEqual(width);
+      const box = await message.evaluate((el) => ({
+        client: el.clientWidth,
+        scroll: el.scrollWidth,
+        right: el.getBoundingClientRect().right,
+      }));
       expect(box.scroll, `message box at ${width}`).toBeLessThanOrEqual(box.client);
       expect(box.right).toBeLessThanOrEqual(width);
       await screenshot(page, `dashboard-07b-alert-builder-${width}`);
@@ -595,10 +675,20 @@ describe("dashboard (SQLite, own instance)", () => {
       await builder.getByLabel("Fixed quantity", { exact: true }).check();
       await builder.getByTestId("alert-builder-quantity").fill("0.25");
       await builder.getByTestId("alert-builder-symbol").selectOption("SOL-PERP");
-      await Promise.all([page.waitForURL((url) => url.searchParams.get("alert_mode") === "reverse"), builder.getByRole("button", { name: "Update message", exact: true }).click()]);
+      await Promise.all([
+        page.waitForURL((url) => url.searchParams.get("alert_mode") === "reverse"),
+        builder.getByRole("button", { name: "Update message", exact: true }).click(),
+      ]);
       expect(await message.getAttribute("data-mode")).toBe("reverse");
       const text = await message.innerText();
-      for (const line of ['"action": "sell"', '"symbol": "SOL-PERP"', '"quantity": "0.25"', '"market_position": "short"', '"market_position_size": "0.25"']) expect(text).toContain(line);
+      for (const line of [
+        '"action": "sell"',
+        '"symbol": "SOL-PERP"',
+        '"quantity": "0.25"',
+        '"market_position": "short"',
+        '"market_position_size": "0.25"',
+      ])
+        expect(text).toContain(line);
       await page.setViewportSize({ width: 390, height: 844 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await screenshot(page, "dashboard-07c-alert-builder-nojs-390");
@@ -613,20 +703,30 @@ describe("dashboard (SQLite, own instance)", () => {
     await waitForPrices();
     const positionsBefore = ((await (await page.request.get("/api/positions")).json()) as unknown[]).length;
     const tradesBefore = ((await (await page.request.get("/api/trades?limit=100")).json()) as unknown[]).length;
-    expect((await page.goto("/webhook?alert=1&alert_mode=entry&alert_symbol=ETH-PERP&alert_timenow=on&alert_dedupe=on"))?.status()).toBe(200);
+    expect(
+      (
+        await page.goto("/webhook?alert=1&alert_mode=entry&alert_symbol=ETH-PERP&alert_timenow=on&alert_dedupe=on")
+      )?.status(),
+    ).toBe(200);
     await waitForHydration(page, adminProblems);
     const card = page.getByTestId("test-alert-card");
     await card.getByTestId("test-alert-send").click();
     const progress = card.getByTestId("test-alert-progress");
     await visible(progress);
-    expect(await card.getByTestId("test-alert-answer").innerText()).toMatch(/^HTTP 200: \{"success":true,"signalId":"[0-9a-f-]{36}","status":"queued"\}$/);
+    expect(await card.getByTestId("test-alert-answer").innerText()).toMatch(
+      /^HTTP 200: \{"success":true,"signalId":"[0-9a-f-]{36}","status":"queued"\}$/,
+    );
     await expect.poll(() => progress.getAttribute("data-settled"), { timeout: 20_000 }).toBe("yes");
     expect(await card.getByTestId("test-alert-status").innerText()).toBe("executed");
-    expect(await card.getByTestId("test-alert-reason").innerText()).toMatch(/^Test alert: BUY 0\.01 ETH-PERP filled at [\d,.]+ on the simulator's test account \(closed again at once\)\. No position, no P&L$/);
+    expect(await card.getByTestId("test-alert-reason").innerText()).toMatch(
+      /^Test alert: BUY 0\.01 ETH-PERP filled at [\d,.]+ on the simulator's test account \(closed again at once\)\. No position, no P&L$/,
+    );
     // The timeline: every hop from Received to Fill booked (polled while the worker writes its stamps).
     const timeline = card.getByTestId("signal-timeline");
     await expect.poll(() => timeline.getAttribute("data-last-hop"), { timeout: 10_000 }).toBe("filled");
-    const hops = await timeline.getByTestId("timeline-step").evaluateAll((steps) => steps.map((s) => s.getAttribute("data-hop")));
+    const hops = await timeline
+      .getByTestId("timeline-step")
+      .evaluateAll((steps) => steps.map((s) => s.getAttribute("data-hop")));
     expect(hops).toEqual(["fired", "received", "committed", "claimed", "sent", "acked", "filled"]);
     expect(await timeline.innerText()).toContain("Fill booked");
     expect(((await (await page.request.get("/api/positions")).json()) as unknown[]).length).toBe(positionsBefore);
@@ -647,20 +747,32 @@ describe("dashboard (SQLite, own instance)", () => {
 
       // The panels, server-rendered.
       expect(await page.getByTestId("connection-status").innerText()).toBe("Disconnected");
-      expect(await page.getByTestId("last-signal").innerText()).toMatch(/^Last signal: (Just now|1 minute ago|\d+ minutes ago)$/);
-      for (const id of ["card-webhook", "card-exchange", "card-active-trades", "card-pnl"]) await visible(page.getByTestId(id));
+      expect(await page.getByTestId("last-signal").innerText()).toMatch(
+        /^Last signal: (Just now|1 minute ago|\d+ minutes ago)$/,
+      );
+      for (const id of ["card-webhook", "card-exchange", "card-active-trades", "card-pnl"])
+        await visible(page.getByTestId(id));
       expect((await cardLines(page, "card-active-trades")).slice(0, 2)).toEqual(["Active Trades", "1"]);
       expect(await signalRows(page).count()).toBe(3); // tests 2 and 3, and 7d's test alert (marked TEST)
       expect(await page.getByTestId("signal-test").count()).toBe(1);
-      expect((await rowCells(orderRows(page))).map((c) => `${c[0]} ${c[1]} ${c[4]}`)).toEqual(["ETH-PERP SELL manual", "ETH-PERP BUY signal"]);
-      expect((await positionRows(page).allInnerTexts()).map(squash)).toEqual([expect.stringMatching(/^ETH-PERP LONG 0\.0400 /)]);
+      expect((await rowCells(orderRows(page))).map((c) => `${c[0]} ${c[1]} ${c[4]}`)).toEqual([
+        "ETH-PERP SELL manual",
+        "ETH-PERP BUY signal",
+      ]);
+      expect((await positionRows(page).allInnerTexts()).map(squash)).toEqual([
+        expect.stringMatching(/^ETH-PERP LONG 0\.0400 /),
+      ]);
       await visible(page.getByTestId("manual-trade-form"));
-      expect(await page.getByTestId("webhook-url-box").getByTestId("webhook-url").inputValue()).toBe(`${baseUrl}${WEBHOOK_PATH}`);
+      expect(await page.getByTestId("webhook-url-box").getByTestId("webhook-url").inputValue()).toBe(
+        `${baseUrl}${WEBHOOK_PATH}`,
+      );
       expect(await page.getByTestId("activity-log-panel").getByTestId("activity-log-entry").count()).toBeGreaterThan(0);
       await screenshot(page, "dashboard-08-nojs");
 
       // Emergency Stop: a form post, back to the dashboard with the flash toast.
-      expect(await submitForm(page, "/dashboard", page.getByRole("button", { name: "Emergency Stop", exact: true }))).toBe(302);
+      expect(
+        await submitForm(page, "/dashboard", page.getByRole("button", { name: "Emergency Stop", exact: true })),
+      ).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/dashboard");
       await expectToastOnScreen(page, "Emergency Stop Activated", EMERGENCY_STOP_MESSAGE);
@@ -670,7 +782,9 @@ describe("dashboard (SQLite, own instance)", () => {
       await screenshot(page, "dashboard-08-nojs-stopped");
 
       // Reset.
-      expect(await submitForm(page, "/dashboard", page.getByRole("button", { name: "Reset Emergency Stop", exact: true }))).toBe(302);
+      expect(
+        await submitForm(page, "/dashboard", page.getByRole("button", { name: "Reset Emergency Stop", exact: true })),
+      ).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/dashboard");
       await expectToastOnScreen(page, "Emergency Stop Reset", EMERGENCY_RESET_MESSAGE);
@@ -685,7 +799,9 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("9. no page errors or console errors on any page", async () => {
-    const failures = allProblems.flatMap(({ label, problems, allowedStatuses }) => unexpectedErrors(problems, allowedStatuses).map((e) => `${label}: ${e}`));
+    const failures = allProblems.flatMap(({ label, problems, allowedStatuses }) =>
+      unexpectedErrors(problems, allowedStatuses).map((e) => `${label}: ${e}`),
+    );
     expect(failures).toEqual([]);
     expect(await maxToastsSeen(adminPage)).toBeLessThanOrEqual(1);
   });

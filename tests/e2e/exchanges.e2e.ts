@@ -58,10 +58,21 @@ useSuite(
 );
 
 /** A toast with this title (and description, a string or a pattern) was shown since `since`. */
-async function expectToast(title: string, description: string | RegExp, variant: "default" | "destructive", since: number) {
-  const pattern = new RegExp(`^${variant}\\|${escapeRe(title)} ${typeof description === "string" ? escapeRe(description) : description.source}$`);
+async function expectToast(
+  title: string,
+  description: string | RegExp,
+  variant: "default" | "destructive",
+  since: number,
+) {
+  const pattern = new RegExp(
+    `^${variant}\\|${escapeRe(title)} ${typeof description === "string" ? escapeRe(description) : description.source}$`,
+  );
   await expect
-    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), { timeout: 20_000, interval: 100, message: `toast ${title}` })
+    .poll(async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`), {
+      timeout: 20_000,
+      interval: 100,
+      message: `toast ${title}`,
+    })
     .toContainEqual(expect.stringMatching(pattern));
 }
 
@@ -81,7 +92,10 @@ async function screenshot(name: string) {
   await fullScreenshot(page, `exchanges-${name}`);
 }
 
-const row = (accountName: string) => page.getByTestId("exchange-row").filter({ has: page.getByTestId("exchange-account").getByText(accountName, { exact: true }) });
+const row = (accountName: string) =>
+  page
+    .getByTestId("exchange-row")
+    .filter({ has: page.getByTestId("exchange-account").getByText(accountName, { exact: true }) });
 const dialog = () => page.getByRole("dialog", { name: "Connect Exchange" });
 
 describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () => {
@@ -104,7 +118,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await visible(dialog());
     await page.getByTestId("connect-exchangeName").selectOption("");
     await page.getByTestId("connect-submit").click();
-    for (const message of ["Please select an exchange", "Account name is required", "API Key is required", "API Secret is required"]) {
+    for (const message of [
+      "Please select an exchange",
+      "Account name is required",
+      "API Key is required",
+      "API Secret is required",
+    ]) {
       await visible(dialog().getByText(message, { exact: true }));
     }
     await screenshot("2-dialog-errors");
@@ -127,10 +146,17 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await expect.poll(() => dialog().getByText("API Secret is required", { exact: true }).count()).toBe(0);
     await expect.poll(() => dialog().getByText(MESSAGES.secretNotKeyOrExchange, { exact: true }).count()).toBe(0);
     await page.getByTestId("connect-submit").click();
-    await expectToast("Exchange Added", `Main is connected (sandbox). ${contractSizesSwitchedNotice()}`, "default", since);
+    await expectToast(
+      "Exchange Added",
+      `Main is connected (sandbox). ${contractSizesSwitchedNotice()}`,
+      "default",
+      since,
+    );
     await dialog().waitFor({ state: "hidden" });
     await visible(row("Main"));
-    expect(squash(await row("Main").getByTestId("exchange-api-key").innerText())).toBe(`${goodKey.apiKey.slice(0, 20)}...`);
+    expect(squash(await row("Main").getByTestId("exchange-api-key").innerText())).toBe(
+      `${goodKey.apiKey.slice(0, 20)}...`,
+    );
     expect(await row("Main").getByTestId("exchange-total-usd").innerText()).toContain("$10,000.00");
     await visible(row("Main").getByTestId("exchange-trading"));
 
@@ -154,7 +180,9 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     let since = Date.now();
     await row("Main").getByTestId("exchange-test").click();
     await expectToast("Connection Successful", /.+/, "default", since);
-    await expect.poll(async () => squash(await row("Main").getByTestId("exchange-status").innerText())).toBe("Connected");
+    await expect
+      .poll(async () => squash(await row("Main").getByTestId("exchange-status").innerText()))
+      .toBe("Connected");
 
     since = Date.now();
     await row("Backup").getByTestId("exchange-test").click();
@@ -221,7 +249,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
 
     let since = Date.now();
     await page.getByTestId("save-credentials").click();
-    await expectToast("No Changes Detected", "Please enter new credentials or modify existing ones to save", "destructive", since);
+    await expectToast(
+      "No Changes Detected",
+      "Please enter new credentials or modify existing ones to save",
+      "destructive",
+      since,
+    );
 
     since = Date.now();
     await key.fill("");
@@ -233,7 +266,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await key.fill(goodKey.apiKey);
     await secret.fill("•".repeat(16));
     await page.getByTestId("save-credentials").click();
-    await expectToast("Invalid Credentials", "Please enter your actual API credentials, not the masked values.", "destructive", since);
+    await expectToast(
+      "Invalid Credentials",
+      "Please enter your actual API credentials, not the masked values.",
+      "destructive",
+      since,
+    );
 
     // Not a Coinbase key (issue 22): refused by the browser (the server's refusal would be titled 'Save Failed').
     since = Date.now();
@@ -282,7 +320,14 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     const instructions = page.getByTestId("environment-instructions");
     await visible(instructions);
     const text = await instructions.innerText();
-    for (const name of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application", "No passphrase is needed for futures"]) expect(text).toContain(name);
+    for (const name of [
+      "COINBASE_API_KEY",
+      "COINBASE_API_SECRET",
+      "COINBASE_SANDBOX",
+      "restart the application",
+      "No passphrase is needed for futures",
+    ])
+      expect(text).toContain(name);
     await screenshot("7-environment-setup");
     // The browser logs the 400 of test 6's refused save ('No changes to save'); nothing else.
     expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
@@ -290,9 +335,14 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
 
   test("8. the error toasts of docs/spec/api.md#errors when a call fails (the API answered by the test)", async () => {
     await gotoHydrated(page, "/exchanges", "Exchanges", problems);
-    const fail500 = (body: string) => (route: import("playwright-core").Route) => route.fulfill({ status: 500, contentType: "application/json", body });
+    const fail500 = (body: string) => (route: import("playwright-core").Route) =>
+      route.fulfill({ status: 500, contentType: "application/json", body });
 
-    await page.route("**/api/exchanges", (route) => (route.request().method() === "POST" ? fail500(JSON.stringify({ error: "Database unavailable" }))(route) : route.continue()));
+    await page.route("**/api/exchanges", (route) =>
+      route.request().method() === "POST"
+        ? fail500(JSON.stringify({ error: "Database unavailable" }))(route)
+        : route.continue(),
+    );
     let since = Date.now();
     await page.getByTestId("add-exchange").click();
     // A real-shaped key, so the browser's check lets it through to the failing call.
@@ -305,7 +355,11 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.getByRole("button", { name: "Cancel" }).click();
     await page.unroute("**/api/exchanges");
 
-    await page.route("**/api/exchanges/*", (route) => (["PUT", "DELETE"].includes(route.request().method()) ? fail500(JSON.stringify({ error: "Try again later" }))(route) : route.continue()));
+    await page.route("**/api/exchanges/*", (route) =>
+      ["PUT", "DELETE"].includes(route.request().method())
+        ? fail500(JSON.stringify({ error: "Try again later" }))(route)
+        : route.continue(),
+    );
     since = Date.now();
     await row("Main").getByTestId("exchange-sandbox-switch").click();
     await expectToast("Error Updating Sandbox Mode", "Try again later", "destructive", since);
@@ -342,7 +396,9 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await page.getByTestId("save-credentials").click();
     await expectToast("Save Error", "500: Internal Server Error", "destructive", since);
     await page.unroute("**/api/credentials/save");
-    expect((await apiJson<{ apiKey: string }>(page, "/api/credentials")).apiKey).toBe(`${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`);
+    expect((await apiJson<{ apiKey: string }>(page, "/api/credentials")).apiKey).toBe(
+      `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`,
+    );
     await screenshot("8-save-error");
   });
 

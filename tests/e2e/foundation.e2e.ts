@@ -35,7 +35,16 @@ const ADMIN = { username: "admin_e2e", password: "admin-secret-1" };
 const TRADER = { username: "trader_two", password: "trader-secret-2" };
 const NOJS = { username: "nojs_third", password: "nojs-secret-3" };
 
-const MAIN_ENTRIES = ["Dashboard", "Positions", "Exchanges", "Webhook Config", "API Settings", "Trading Rules", "Users", "Trade History"];
+const MAIN_ENTRIES = [
+  "Dashboard",
+  "Positions",
+  "Exchanges",
+  "Webhook Config",
+  "API Settings",
+  "Trading Rules",
+  "Users",
+  "Trade History",
+];
 const ADMIN_ONLY = ["Webhook Config", "API Settings", "Trading Rules", "Users"];
 
 let browser: Browser;
@@ -353,7 +362,9 @@ describe("foundation (issue #2), SQLite", () => {
       const signIn = page.getByRole("button", { name: "Sign in", exact: true });
       const buttonBackground = await signIn.evaluate((el) => getComputedStyle(el).backgroundColor);
       expect(buttonBackground).not.toBe("rgba(0, 0, 0, 0)");
-      expect(buttonBackground).not.toBe(await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor));
+      expect(buttonBackground).not.toBe(
+        await page.locator("body").evaluate((el) => getComputedStyle(el).backgroundColor),
+      );
       // MUI's CSS comes as a linked file named by its hash (decision 043), not inline.
       expect(await page.locator('link[rel="stylesheet"][href^="/build/emotion/"]').count()).toBe(1);
       await screenshot(page, "08-nojs-login");
@@ -368,8 +379,10 @@ describe("foundation (issue #2), SQLite", () => {
       await screenshot(page, "08-nojs-register-closed");
       await page.goto(await inviteLink(adminPage, "viewer"));
       await visible(page.getByText("This account will be a viewer (read-only)."));
-      await fillRegistration(page, NOJS.username, NOJS.password, NOJS.password + "x");
-      expect(await submitForm(page, "/register", page.getByRole("button", { name: "Create account", exact: true }))).toBe(400);
+      await fillRegistration(page, NOJS.username, NOJS.password, `${NOJS.password}x`);
+      expect(
+        await submitForm(page, "/register", page.getByRole("button", { name: "Create account", exact: true })),
+      ).toBe(400);
       await page.waitForLoadState("load");
       await visible(page.getByText("Passwords don't match", { exact: true }));
       expect(await field(page, "Username").inputValue()).toBe(NOJS.username);

@@ -3,7 +3,15 @@
 // database (a new DATA_DIR), hand its URL to the tests, and at the end stop the whole
 // process group (start.ts, the web server, the worker) and remove the temporary files.
 import type { TestProject } from "vitest/node";
-import { type FakePrices, type RunningApp, ensureBuild, freePort, snapshotApp, startApp, startFakePrices } from "./utils.ts";
+import {
+  type FakePrices,
+  type RunningApp,
+  ensureBuild,
+  freePort,
+  snapshotApp,
+  startApp,
+  startFakePrices,
+} from "./utils.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

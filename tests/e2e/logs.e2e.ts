@@ -31,9 +31,18 @@ useSuite({ label: "logs", port: 5161, admin: ADMIN }, (suite) => {
 function seedEntries(): void {
   if (seeded) return;
   withAppDatabase(app!, (db) => {
-    const insert = db.query("INSERT INTO activity_logs (type, level, message, data, created_at) VALUES (?, ?, ?, ?, ?)");
+    const insert = db.query(
+      "INSERT INTO activity_logs (type, level, message, data, created_at) VALUES (?, ?, ?, ?, ?)",
+    );
     const start = Date.parse("2026-01-01T00:00:00Z");
-    for (let i = 0; i < 250; i++) insert.run(i % 2 ? "trade" : "system", i % 3 ? "info" : "error", `Browser paging entry ${i}`, "{}", start + i * 60_000);
+    for (let i = 0; i < 250; i++)
+      insert.run(
+        i % 2 ? "trade" : "system",
+        i % 3 ? "info" : "error",
+        `Browser paging entry ${i}`,
+        "{}",
+        start + i * 60_000,
+      );
   });
   seeded = true;
 }
@@ -54,7 +63,9 @@ describe("Activity Logs screen", () => {
       // Down to the viewport's bottom (less a small margin), and scrolling inside.
       expect(box!.y + box!.height).toBeGreaterThan(900 - 60);
       expect(box!.y + box!.height).toBeLessThanOrEqual(900);
-      const scroll = await page.getByTestId("activity-log-list").evaluate((el) => ({ inner: el.scrollHeight, outer: el.clientHeight }));
+      const scroll = await page
+        .getByTestId("activity-log-list")
+        .evaluate((el) => ({ inner: el.scrollHeight, outer: el.clientHeight }));
       expect(scroll.inner).toBeGreaterThan(scroll.outer);
       await screenshot(page, `logs-${width}`, false);
     }
@@ -80,7 +91,9 @@ describe("Activity Logs screen", () => {
     await plain.getByTestId("activity-log-filter-button").click();
     await plain.waitForURL((url) => url.searchParams.get("q") === "entry 1");
     const shown = await plain.getByTestId("activity-log-message").allInnerTexts();
-    const expected = Array.from({ length: 250 }, (_, i) => i).filter((i) => i % 2 === 1 && `Browser paging entry ${i}`.includes("entry 1"));
+    const expected = Array.from({ length: 250 }, (_, i) => i).filter(
+      (i) => i % 2 === 1 && `Browser paging entry ${i}`.includes("entry 1"),
+    );
     expect(shown.sort()).toEqual(expected.map((i) => `Browser paging entry ${i}`).sort());
     await plain.goto("/logs");
     await plain.getByTestId("logs-older").click();

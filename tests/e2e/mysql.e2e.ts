@@ -58,7 +58,8 @@ async function dropStaleDatabases(conn: Connection) {
   for (const row of rows as Record<string, string>[]) {
     const name = Object.values(row)[0]!;
     const stamp = parseInt(name.split("_")[1] ?? "", 36);
-    if (Number.isFinite(stamp) && stamp < Date.now() - 3_600_000) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    if (Number.isFinite(stamp) && stamp < Date.now() - 3_600_000)
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
   }
 }
 

@@ -5,7 +5,17 @@
 // at 1440 px.
 import { type IncomingMessage, type Server, createServer } from "node:http";
 import { describe, expect, test } from "vitest";
-import { type Page, type PageProblems, freePort, h1, registerAccount, screenshot, unexpectedErrors, useSuite, waitForHydration } from "./utils.ts";
+import {
+  type Page,
+  type PageProblems,
+  freePort,
+  h1,
+  registerAccount,
+  screenshot,
+  unexpectedErrors,
+  useSuite,
+  waitForHydration,
+} from "./utils.ts";
 
 const ADMIN = { username: "notify_admin", password: "notify-admin-secret-1" };
 const BOT_TOKEN = "7012345678:AAH-e2e_fake_bot_token_0123456789abcd";
@@ -39,17 +49,31 @@ useSuite(
         const path = req.url ?? "";
         if (/\/getUpdates$/.test(path)) {
           // Hold the long poll a little, as Telegram does.
-          setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result: [] })), 500);
+          setTimeout(
+            () =>
+              res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result: [] })),
+            500,
+          );
           return;
         }
         received.push({ path, body });
         if (/\/getMe$/.test(path)) {
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result: { id: 1, is_bot: true, first_name: "PerpDesk", username: "perpdesk_e2e_bot" } }));
+          res.writeHead(200, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              ok: true,
+              result: { id: 1, is_bot: true, first_name: "PerpDesk", username: "perpdesk_e2e_bot" },
+            }),
+          );
           return;
         }
         if (/\/sendMessage$/.test(path)) {
           const chat = JSON.parse(body).chat_id;
-          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result: { message_id: received.length, date: 0, chat: { id: Number(chat), type: "private" } } }));
+          res.writeHead(200, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              ok: true,
+              result: { message_id: received.length, date: 0, chat: { id: Number(chat), type: "private" } },
+            }),
+          );
           return;
         }
         res.writeHead(204).end();
@@ -86,7 +110,9 @@ describe("Notifications screen", () => {
     // The fake hook runs on 127.0.0.1: a private destination, refused unless the admin allows it (docs/security.md).
     await page.getByTestId("field-allowPrivateDestinations").check();
     await page.getByTestId("save-general").click();
-    await expect.poll(() => page.getByTestId("field-allowPrivateDestinations").isChecked(), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => page.getByTestId("field-allowPrivateDestinations").isChecked(), { timeout: 10_000 })
+      .toBe(true);
     await page.waitForLoadState("networkidle");
 
     const webhook = page.getByTestId("channel-webhook");
@@ -114,13 +140,35 @@ describe("Notifications screen", () => {
 
     // The real worker: the emergency stop (an event the webhook has on by default) reaches the
     // webhook through the notifier and the notification queue; the owner's chat is long-polled.
-    const stop = await page.evaluate(() => fetch("/api/emergency-stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }).then((r) => r.status));
+    const stop = await page.evaluate(() =>
+      fetch("/api/emergency-stop", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      }).then((r) => r.status),
+    );
     expect(stop).toBe(200);
-    await expect.poll(() => received.filter((r) => r.path.startsWith("/api/webhooks/42/") && JSON.parse(r.body).title === "Emergency stop ON").length, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(
+        () =>
+          received.filter(
+            (r) => r.path.startsWith("/api/webhooks/42/") && JSON.parse(r.body).title === "Emergency stop ON",
+          ).length,
+        { timeout: 20_000 },
+      )
+      .toBe(1);
     await expect.poll(() => received.some((r) => r.path.endsWith("/getMe")), { timeout: 15_000 }).toBe(true);
-    await page.evaluate(() => fetch("/api/reset-emergency-stop", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
+    await page.evaluate(() =>
+      fetch("/api/reset-emergency-stop", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      }),
+    );
     await page.reload();
-    await expect.poll(() => page.getByTestId("delivery-row").allInnerTexts(), { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringContaining("Emergency stop ON")]));
+    await expect
+      .poll(() => page.getByTestId("delivery-row").allInnerTexts(), { timeout: 10_000 })
+      .toEqual(expect.arrayContaining([expect.stringContaining("Emergency stop ON")]));
 
     // Secrets are never in the page.
     const html = await page.content();

@@ -33,7 +33,14 @@ import {
 
 const ADMIN = { username: "perf_admin", password: "perf-admin-secret-1" };
 const DAY = 86_400_000;
-const CHARTS = ["chart-equity", "chart-daily", "chart-drawdown", "chart-symbol", "chart-strategy", "chart-distribution"];
+const CHARTS = [
+  "chart-equity",
+  "chart-daily",
+  "chart-drawdown",
+  "chart-symbol",
+  "chart-strategy",
+  "chart-distribution",
+];
 
 let app: RunningApp;
 let baseUrl: string;
@@ -102,21 +109,42 @@ const roundTrips = () => (seeded ??= seedRoundTrips());
 
 /** Webhooks open and close the round trips through the real pipeline; then they are spread over the last three weeks, with a few equity snapshots. */
 async function seedRoundTrips(): Promise<void> {
-  await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+  await expect
+    .poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" })
+    .toBeGreaterThan(0);
   const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
   // The round trips' own closes only: no protection rule may close a position in between.
   const saved = await page.request.post("/api/trading-config", {
-    data: { applyTakeProfitToSignals: false, applyStopLossToSignals: false, applyBreakEvenToSignals: false, applyTrailingStopToSignals: false },
+    data: {
+      applyTakeProfitToSignals: false,
+      applyStopLossToSignals: false,
+      applyBreakEvenToSignals: false,
+      applyTrailingStopToSignals: false,
+    },
   });
   expect(saved.status(), await saved.text()).toBe(200);
   let n = 0;
   for (const [i, [base, entry, exit]] of ROUND_TRIPS.entries()) {
-    for (const [action, price] of [["buy", entry], ["sell", exit]] as const) {
+    for (const [action, price] of [
+      ["buy", entry],
+      ["sell", exit],
+    ] as const) {
       fakePrices!.set(base, price);
-      await expect.poll(async () => (await apiJson<{ price: string }>(`/api/market/products/${base}-PERP`)).price, { timeout: 10_000 }).toBe(price);
+      await expect
+        .poll(async () => (await apiJson<{ price: string }>(`/api/market/products/${base}-PERP`)).price, {
+          timeout: 10_000,
+        })
+        .toBe(price);
       const sent = await page.request.post("/api/webhook/tradingview", {
         headers: { "content-type": "text/plain" },
-        data: JSON.stringify({ secret, id: `e2e-perf-${i}-${action}`, action, symbol: `${base}-PERP`, quantity: QUANTITY[base], order_type: "market" }),
+        data: JSON.stringify({
+          secret,
+          id: `e2e-perf-${i}-${action}`,
+          action,
+          symbol: `${base}-PERP`,
+          quantity: QUANTITY[base],
+          order_type: "market",
+        }),
       });
       expect(sent.status(), await sent.text()).toBe(200);
       n++;
@@ -127,14 +155,28 @@ async function seedRoundTrips(): Promise<void> {
   // order), and give the curve a few snapshots with open positions' unrealized P&L.
   const now = Date.now();
   withAppDatabase(app, (db) => {
-    const trades = db.query("SELECT id FROM trades WHERE status IN ('executed', 'completed') ORDER BY executed_at, id").all() as { id: string }[];
-    const shift = db.query("UPDATE trades SET executed_at = executed_at - ?, created_at = created_at - ?, updated_at = ? WHERE id = ?");
+    const trades = db
+      .query("SELECT id FROM trades WHERE status IN ('executed', 'completed') ORDER BY executed_at, id")
+      .all() as { id: string }[];
+    const shift = db.query(
+      "UPDATE trades SET executed_at = executed_at - ?, created_at = created_at - ?, updated_at = ? WHERE id = ?",
+    );
     trades.forEach((t, i) => {
       const back = (ROUND_TRIPS.length - Math.floor(i / 2)) * 3 * DAY + (i % 2 === 0 ? 5 * 3_600_000 : 0);
       shift.run(back, back, now + i, t.id);
     });
-    const snap = db.query("INSERT INTO equity_snapshots (taken_at, reason, realized_pnl, unrealized_pnl, balance, equity, currency, open_positions) VALUES (?, 'interval', '0', ?, NULL, NULL, 'USDC', 1)");
-    for (const [daysBack, unrealized] of [[17.9, "25"], [14.9, "-120"], [11.9, "80"], [8.9, "-40"], [5.9, "150"], [2.9, "-60"]] as const) snap.run(now - daysBack * DAY, unrealized);
+    const snap = db.query(
+      "INSERT INTO equity_snapshots (taken_at, reason, realized_pnl, unrealized_pnl, balance, equity, currency, open_positions) VALUES (?, 'interval', '0', ?, NULL, NULL, 'USDC', 1)",
+    );
+    for (const [daysBack, unrealized] of [
+      [17.9, "25"],
+      [14.9, "-120"],
+      [11.9, "80"],
+      [8.9, "-40"],
+      [5.9, "150"],
+      [2.9, "-60"],
+    ] as const)
+      snap.run(now - daysBack * DAY, unrealized);
   });
 }
 
@@ -166,14 +208,19 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
     expect(await page.getByTestId("chart-equity-chart").locator("svg path").count()).toBeGreaterThanOrEqual(2);
     expect(await page.getByTestId("chart-daily-chart").locator("svg rect").count()).toBeGreaterThanOrEqual(6);
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    for (const id of CHARTS) await page.getByTestId(id).screenshot({ path: path.join(SCREENSHOT_DIR, `performance-${id}-1440.png`) });
+    for (const id of CHARTS)
+      await page.getByTestId(id).screenshot({ path: path.join(SCREENSHOT_DIR, `performance-${id}-1440.png`) });
     await screenshot(page, "performance-1440");
     expect(await noOverflow(page)).toBe(true);
 
     // 7 days: a link, the data follows (fewer bars).
     await page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).click();
     await page.waitForURL((url) => url.search === "?range=7d");
-    await expect.poll(() => page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).getAttribute("aria-current"), { timeout: 10_000 }).toBe("page");
+    await expect
+      .poll(() => page.getByTestId("chart-ranges").getByRole("link", { name: "7 days" }).getAttribute("aria-current"), {
+        timeout: 10_000,
+      })
+      .toBe("page");
     await chartDrawn(page, "chart-daily");
     const week = await apiJson<Charts>("/api/performance-charts?range=7d");
     expect(week.daily).toHaveLength(8);
@@ -188,7 +235,9 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
     await waitForHydration(page, problems);
     await chartDrawn(page, "dashboard-equity");
     await chartDrawn(page, "dashboard-daily");
-    await page.getByTestId("dashboard-charts").screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-1440.png") });
+    await page
+      .getByTestId("dashboard-charts")
+      .screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-1440.png") });
     await screenshot(page, "performance-dashboard-1440");
 
     await page.setViewportSize({ width: 390, height: 844 });
@@ -196,20 +245,26 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
     await waitForHydration(page, problems);
     await chartDrawn(page, "dashboard-equity");
     await page.getByTestId("dashboard-charts").scrollIntoViewIfNeeded();
-    await page.getByTestId("dashboard-charts").screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-390.png") });
+    await page
+      .getByTestId("dashboard-charts")
+      .screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-390.png") });
     expect(await noOverflow(page)).toBe(true);
 
     await page.goto("/performance?range=all");
     await waitForHydration(page, problems);
     for (const id of CHARTS) await chartDrawn(page, id);
     await screenshot(page, "performance-390");
-    for (const id of ["chart-equity", "chart-daily"]) await page.getByTestId(id).screenshot({ path: path.join(SCREENSHOT_DIR, `performance-${id}-390.png`) });
+    for (const id of ["chart-equity", "chart-daily"])
+      await page.getByTestId(id).screenshot({ path: path.join(SCREENSHOT_DIR, `performance-${id}-390.png`) });
     expect(await noOverflow(page)).toBe(true);
 
     // A window squeezed to 1 px (the dashboard suite's browser did this mid-run): the charts
     // keep a drawable width instead of asking the browser for a negative clip rectangle
     // ("<rect> attribute width: A negative value is not valid", a console error on every chart).
-    for (const [where, id] of [["/performance?range=all", "chart-daily"], ["/dashboard", "dashboard-daily"]] as const) {
+    for (const [where, id] of [
+      ["/performance?range=all", "chart-daily"],
+      ["/dashboard", "dashboard-daily"],
+    ] as const) {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(where);
       await waitForHydration(page, problems);
@@ -217,7 +272,9 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
       await page.setViewportSize({ width: 1, height: 844 });
       // The chart measures its container again and redraws at the kept minimum width.
       const surface = page.getByTestId(`${id}-chart`).locator("svg").first();
-      await expect.poll(() => surface.evaluate((el) => Math.round(el.getBoundingClientRect().width)), { timeout: 5_000 }).toBe(160);
+      await expect
+        .poll(() => surface.evaluate((el) => Math.round(el.getBoundingClientRect().width)), { timeout: 5_000 })
+        .toBe(160);
     }
     await page.setViewportSize({ width: 390, height: 844 });
     expect(unexpectedErrors(problems)).toEqual([]);
@@ -249,7 +306,9 @@ describe("Performance charts (SQLite, own instance, prices from a fake Coinbase)
       expect(await noOverflow(nojs)).toBe(true);
       await nojs.goto("/dashboard");
       await visible(nojs.getByTestId("dashboard-daily-table"));
-      await nojs.getByTestId("dashboard-charts").screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-nojs-390.png") });
+      await nojs
+        .getByTestId("dashboard-charts")
+        .screenshot({ path: path.join(SCREENSHOT_DIR, "performance-dashboard-card-nojs-390.png") });
     } finally {
       await nojs.context().close();
     }

@@ -6,7 +6,18 @@
 // take-profit changed, and the position carries them (GET /api/positions). The login fixture
 // (decision 045): the test signs in on its own and starts from a clean slate (resetTrading).
 import { describe, expect, test } from "vitest";
-import { type FakePrices, type Page, type PageProblems, apiJson as apiJsonOf, h1, resetTrading, unexpectedErrors, useSuite, visible, waitForHydration } from "./utils.ts";
+import {
+  type FakePrices,
+  type Page,
+  type PageProblems,
+  apiJson as apiJsonOf,
+  h1,
+  resetTrading,
+  unexpectedErrors,
+  useSuite,
+  visible,
+  waitForHydration,
+} from "./utils.ts";
 
 const ADMIN = { username: "edit_admin", password: "edit-admin-secret-1" };
 let fakePrices: FakePrices | undefined;
@@ -32,19 +43,33 @@ describe("Editing a position (JavaScript on)", () => {
   test("Edit moves the stop and changes a take-profit; a stop above the entry is refused with the reason", async () => {
     const { page, problems } = await login();
     await resetTrading(page, initialConfig);
-    const sizing = await page.request.post("/exchanges", { form: { intent: "contract-sizes", value: "false" }, maxRedirects: 0 });
+    const sizing = await page.request.post("/exchanges", {
+      form: { intent: "contract-sizes", value: "false" },
+      maxRedirects: 0,
+    });
     expect(sizing.status()).toBe(302);
     await fakePrices!.reset();
-    const apiJson = <T,>(p: string) => apiJsonOf<T>(page, p);
+    const apiJson = <T>(p: string) => apiJsonOf<T>(page, p);
     const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
     const res = await page.request.post("/api/webhook/tradingview", {
       headers: { "content-type": "text/plain" },
-      data: JSON.stringify({ secret, id: `edit-${Date.now()}`, action: "buy", symbol: "ETH-PERP", quantity: "0.5", order_type: "market" }),
+      data: JSON.stringify({
+        secret,
+        id: `edit-${Date.now()}`,
+        action: "buy",
+        symbol: "ETH-PERP",
+        quantity: "0.5",
+        order_type: "market",
+      }),
     });
     expect(res.status()).toBe(200);
     let eth: PositionJson | undefined;
     await expect
-      .poll(async () => (eth = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP"))?.status, { timeout: 20_000, message: "ETH-PERP open" })
+      .poll(
+        async () =>
+          (eth = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP"))?.status,
+        { timeout: 20_000, message: "ETH-PERP open" },
+      )
       .toBe("open");
     const entry = Number(eth!.entryPrice);
 
@@ -60,8 +85,19 @@ describe("Editing a position (JavaScript on)", () => {
     const stop = page.getByTestId("edit-stop-loss");
     await stop.fill(String(Math.round(entry + 50)));
     await page.getByTestId("edit-save").click();
-    await expect.poll(() => page.getByTestId("position-edit-error").innerText().catch(() => ""), { timeout: 10_000 }).toContain("A long's stop loss must be below its entry price");
-    expect((await apiJson<PositionJson[]>("/api/positions")).find((p) => p.id === eth!.id)!.stopPrice).toBe(eth!.stopPrice);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId("position-edit-error")
+            .innerText()
+            .catch(() => ""),
+        { timeout: 10_000 },
+      )
+      .toContain("A long's stop loss must be below its entry price");
+    expect((await apiJson<PositionJson[]>("/api/positions")).find((p) => p.id === eth!.id)!.stopPrice).toBe(
+      eth!.stopPrice,
+    );
 
     // The real edit: the stop 3 % below the entry, the first open level at entry + 2 % closing 25 %.
     const newStop = String(Math.round(entry * 0.97));
@@ -72,11 +108,18 @@ describe("Editing a position (JavaScript on)", () => {
     await page.getByTestId("edit-save").click();
     await expect.poll(() => new URL(page.url()).search, { timeout: 10_000 }).toBe("");
     await expect
-      .poll(async () => {
-        const p = (await apiJson<PositionJson[]>("/api/positions")).find((x) => x.id === eth!.id)!;
-        const levels = (p.advancedControls?.takeProfits ?? []).filter((l) => l.enabled);
-        return { stop: p.stopPrice, tp1: levels.map((l) => l.price ?? null).includes(newTp), share: levels.find((l) => l.price === newTp)?.portfolio };
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const p = (await apiJson<PositionJson[]>("/api/positions")).find((x) => x.id === eth!.id)!;
+          const levels = (p.advancedControls?.takeProfits ?? []).filter((l) => l.enabled);
+          return {
+            stop: p.stopPrice,
+            tp1: levels.map((l) => l.price ?? null).includes(newTp),
+            share: levels.find((l) => l.price === newTp)?.portfolio,
+          };
+        },
+        { timeout: 10_000 },
+      )
       .toEqual({ stop: newStop, tp1: true, share: 0.25 });
     expect(unexpectedErrors(problems, [400])).toEqual([]);
   });

@@ -83,7 +83,10 @@ useSuite(
 async function start(): Promise<void> {
   ({ page, problems } = await login());
   await resetTrading(page, initialConfig);
-  const sizing = await page.request.post("/exchanges", { form: { intent: "contract-sizes", value: "false" }, maxRedirects: 0 });
+  const sizing = await page.request.post("/exchanges", {
+    form: { intent: "contract-sizes", value: "false" },
+    maxRedirects: 0,
+  });
   expect(sizing.status()).toBe(302);
   await fakePrices!.reset();
   secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
@@ -177,7 +180,10 @@ async function ethAfterFirstTakeProfit(): Promise<PositionJson> {
   const eth = await openPosition("ETH-PERP");
   setPrice("ETH", "3425");
   await expect
-    .poll(async () => (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.id === eth.id)?.breakEvenTriggered, { timeout: 30_000, message: "ETH-PERP's first take-profit" })
+    .poll(
+      async () => (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.id === eth.id)?.breakEvenTriggered,
+      { timeout: 30_000, message: "ETH-PERP's first take-profit" },
+    )
     .toBe(true);
   return eth;
 }
@@ -189,7 +195,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await start();
     expect(await apiJson<{ role: string }>("/api/user")).toMatchObject({ role: "admin", username: ADMIN.username });
     expect(secret).toBeTruthy();
-    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+    await expect
+      .poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" })
+      .toBeGreaterThan(0);
   });
 
   test("2. no positions: 'No Open Positions' and the badge 0; the twelve columns are not shown", async () => {
@@ -214,14 +222,24 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await waitForHydration(page, problems);
     const loaderPath = /\/positions\?_data=routes%2F_app%2B%2Fpositions$/;
     await page.route(loaderPath, (route) =>
-      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ positions: null, loadError: "Unable to load positions" }) }),
+      route.fulfill({
+        status: 200,
+        contentType: "application/json",
+        body: JSON.stringify({ positions: null, loadError: "Unable to load positions" }),
+      }),
     );
     const apiCalls = countRequests((method, p) => method === "GET" && p === "/api/positions");
     const positionsApi = (url: URL) => url.pathname === "/api/positions";
     await page.route(positionsApi, async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       // (A request still held here when the test unroutes is no longer this route's to answer.)
-      await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Database unavailable" }) }).catch(() => undefined);
+      await route
+        .fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: JSON.stringify({ error: "Database unavailable" }),
+        })
+        .catch(() => undefined);
     });
     const since = Date.now();
     try {
@@ -238,7 +256,12 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       expect(squash(await error.innerText())).toBe("Failed to Load Positions Database unavailable Retry");
       // The first call and 3 retries (docs/spec/api.md) before the error shows.
       expect(apiCalls.seen.length).toBeGreaterThanOrEqual(4);
-      await expectToastShown("Failed to Load Positions", "Database unavailable. Press Retry to try again.", "destructive", since);
+      await expectToastShown(
+        "Failed to Load Positions",
+        "Database unavailable. Press Retry to try again.",
+        "destructive",
+        since,
+      );
       await screenshot("03-error");
       // The page's clock stops, so no 5 s poll answers before Retry does (the poll would clear
       // the error state on its own once the API answers again).
@@ -275,14 +298,31 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
          VALUES ('spot-position-0001', 'ETH-USD', 'long', '1', '1', '3400', '3400', 'open', 'manual', ?, ?)`,
       ).run(now, now);
     });
-    expect((await apiJson<PositionJson[]>("/api/positions")).map((p) => p.symbol).sort()).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP"]);
+    expect((await apiJson<PositionJson[]>("/api/positions")).map((p) => p.symbol).sort()).toEqual([
+      "BTC-PERP",
+      "ETH-PERP",
+      "SOL-PERP",
+    ]);
 
     await gotoPositions();
     await expect.poll(() => page.getByTestId("position-row").count(), { timeout: 15_000 }).toBe(3);
     expect(squash(await badge().innerText())).toBe("3");
     expect(await page.locator('[data-testid=position-row][data-symbol="ETH-USD"]').count()).toBe(0);
     const headers = (await page.getByTestId("positions-table").locator("thead th").allInnerTexts()).map(squash);
-    expect(headers).toEqual(["Position", "Entry / Current", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
+    expect(headers).toEqual([
+      "Position",
+      "Entry / Current",
+      "Max Drawdown",
+      "TP",
+      "SL",
+      "BE",
+      "Trailing",
+      "Portfolio",
+      "P/L",
+      "ROI",
+      "Status",
+      "Actions",
+    ]);
 
     const e = await cells("ETH-PERP");
     // Margin: 3401.70 × 0.5 / 1x = 1700.85; a 1x long has no liquidation price (its whole notional backs it).
@@ -317,7 +357,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       const card = page.locator('[data-testid=position-card][data-symbol="ETH-PERP"]');
       const text = squash(await card.innerText());
       expect(text).toMatch(/^ETH-PERP LONG 0\.5000 OPEN Entry 3,?401\.7000 Mark 3,?400\.0000 P\/L /);
-      expect(text).toMatch(/Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Price chart · Edit Close$/);
+      expect(text).toMatch(
+        /Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Price chart · Edit Close$/,
+      );
       expect(await page.getByTestId("card-close-ETH-PERP").isVisible()).toBe(true);
       await screenshot("04-rows-390");
     } finally {
@@ -335,7 +377,10 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     // Entry 3401.70: TP1 at +0.5 % (3418.71), TP2 at +1 % (3435.72). 3425 is between them.
     setPrice("ETH", "3425");
     await expect
-      .poll(async () => (await cells("ETH-PERP"))[10], { timeout: 30_000, message: "ETH-PERP shown PARTIAL (polled every 5 s)" })
+      .poll(async () => (await cells("ETH-PERP"))[10], {
+        timeout: 30_000,
+        message: "ETH-PERP shown PARTIAL (polled every 5 s)",
+      })
       .toBe("PARTIAL");
     const e = await cells("ETH-PERP");
     expect(e[0]).toMatch(/^ETH-PERP LONG 0\.4000 of 0\.5000 1x cross margin 1,?360\.6800 Price chart · Edit$/); // 20 % of 0.5 closed
@@ -368,14 +413,21 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     const detail = page.getByTestId("position-detail");
     await visible(detail.getByTestId("position-trades"), 15_000);
     expect(details.seen).toEqual([`GET /api/positions/${eth.id}/details`]);
-    expect(squash(await detail.getByTestId("detail-position-id").innerText())).toBe(`Position ID ${eth.id.slice(0, 8)}`);
-    expect(squash(await detail.getByTestId("detail-exchange").innerText())).toMatch(/^Exchange Simulator/);
-    expect(squash(await detail.getByTestId("detail-entry-trade").innerText())).toBe(`Entry Trade ${eth.entryTradeId!.slice(0, 8)}`);
-    expect(squash(await detail.getByTestId("detail-side").innerText())).toBe("Side / Amount LONG 0.5000 ETH-PERP");
-    expect(squash(await detail.getByTestId("detail-signal").innerText())).toMatch(new RegExp(`^Related Signal ${eth.signalId!.slice(0, 8)} · BUY · `));
-    const types = await detail.getByTestId("position-trades").locator("tbody tr").evaluateAll((rows) =>
-      rows.map((r) => (r.querySelectorAll("td")[1]?.textContent ?? "").trim()),
+    expect(squash(await detail.getByTestId("detail-position-id").innerText())).toBe(
+      `Position ID ${eth.id.slice(0, 8)}`,
     );
+    expect(squash(await detail.getByTestId("detail-exchange").innerText())).toMatch(/^Exchange Simulator/);
+    expect(squash(await detail.getByTestId("detail-entry-trade").innerText())).toBe(
+      `Entry Trade ${eth.entryTradeId!.slice(0, 8)}`,
+    );
+    expect(squash(await detail.getByTestId("detail-side").innerText())).toBe("Side / Amount LONG 0.5000 ETH-PERP");
+    expect(squash(await detail.getByTestId("detail-signal").innerText())).toMatch(
+      new RegExp(`^Related Signal ${eth.signalId!.slice(0, 8)} · BUY · `),
+    );
+    const types = await detail
+      .getByTestId("position-trades")
+      .locator("tbody tr")
+      .evaluateAll((rows) => rows.map((r) => (r.querySelectorAll("td")[1]?.textContent ?? "").trim()));
     expect(types.sort()).toEqual(["Entry", "Exit"]);
     expect(squash(await detail.innerText())).toMatch(/Total Volume/i);
     await screenshot("06-detail");
@@ -429,15 +481,26 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       // The server refuses: 'Error Closing Position'; the row stays.
       const btcClose = (url: URL) => url.pathname === "/api/positions/BTC-PERP/close";
       await page.route(btcClose, (route) =>
-        route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Exchange unavailable" }) }),
+        route.fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: JSON.stringify({ error: "Exchange unavailable" }),
+        }),
       );
       since = Date.now();
       await page.getByTestId("close-BTC-PERP").click();
       // The reason reaches the trader, not only the console.
-      await expectToastShown("Error Closing Position", "Failed to close position for BTC-PERP: Exchange unavailable", "destructive", since);
+      await expectToastShown(
+        "Error Closing Position",
+        "Failed to close position for BTC-PERP: Exchange unavailable",
+        "destructive",
+        since,
+      );
       expect(dialogs[2]).toBe("Are you sure you want to close your position in BTC-PERP?");
       expect(await row("BTC-PERP").count()).toBe(1);
-      expect((await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "BTC-PERP")?.status).toBe("open");
+      expect((await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "BTC-PERP")?.status).toBe(
+        "open",
+      );
       await screenshot("08-close-error");
       await page.unroute(btcClose);
     } finally {
@@ -453,7 +516,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     // XRP at the price the outside position was opened at, so the rules adopted with it
     // (take-profits from +0.5 %) leave it open while the test looks at it.
     setPrice("XRP", "2.1");
-    await expect.poll(async () => (await apiJson<{ price: string }>("/api/market/products/XRP-PERP")).price, { timeout: 10_000 }).toBe("2.1");
+    await expect
+      .poll(async () => (await apiJson<{ price: string }>("/api/market/products/XRP-PERP")).price, { timeout: 10_000 })
+      .toBe("2.1");
     // The alarm comes as a live update: the page's socket is open before the exchange changes.
     const live = liveSocketReady(page);
     await gotoPositions();
@@ -462,14 +527,21 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     // The paper exchange gets an XRP long the app never ordered (as if traded in another tool).
     withAppDatabase(app, (db) => {
       // The default paper profile's id (exchange/simulator/account.ts).
-      const profile = db.query("SELECT id AS profile_id FROM profiles WHERE profile_id = 'simulator-default'").get() as { profile_id: string };
+      const profile = db
+        .query("SELECT id AS profile_id FROM profiles WHERE profile_id = 'simulator-default'")
+        .get() as { profile_id: string };
       db.query(
         `INSERT OR REPLACE INTO sim_positions (profile_id, symbol, side, quantity, entry_price, margin, leverage, margin_type, realized_pnl, updated_at)
          VALUES (?, 'XRP-PERP', 'long', '100', '2.1', '210', 1, 'cross', '0', ?)`,
       ).run(profile.profile_id, Date.now());
     });
     const alarm = page.getByTestId("drift-alarms");
-    await expect.poll(() => alarm.count(), { timeout: 30_000, message: "the drift alarm appears (two reconciliation passes, then a live update)" }).toBe(1);
+    await expect
+      .poll(() => alarm.count(), {
+        timeout: 30_000,
+        message: "the drift alarm appears (two reconciliation passes, then a live update)",
+      })
+      .toBe(1);
     expect(squash(await alarm.innerText())).toMatch(
       /^The exchange and the app disagree .* Position on the exchange the app does not know: XRP-PERP is long 100 on the exchange, flat in the app · simulator · since .* Adopt Close$/,
     );
@@ -481,7 +553,12 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     const since = Date.now();
     await page.getByTestId("drift-adopt-XRP-PERP").click();
     await expect.poll(() => alarm.count(), { timeout: 20_000 }).toBe(0);
-    await expectToastShown("Drift Adopted", "adopted by positions_admin: booked BUY 100 XRP-PERP @ 2.1", "default", since);
+    await expectToastShown(
+      "Drift Adopted",
+      "adopted by positions_admin: booked BUY 100 XRP-PERP @ 2.1",
+      "default",
+      since,
+    );
     await expect.poll(() => row("XRP-PERP").count(), { timeout: 20_000 }).toBe(1);
     expect((await cells("XRP-PERP"))[0]).toMatch(/^XRP-PERP LONG 100\.0000 1x cross/);
     await screenshot("10-drift-adopted");
@@ -494,12 +571,19 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     await gotoPositions();
     await expect.poll(() => row("SOL-PERP").count(), { timeout: 20_000 }).toBe(1);
     // The admin switches paper sizing to Coinbase contracts (the Exchanges screen's form).
-    const switched = await page.request.post("/exchanges", { form: { intent: "contract-sizes", value: "true" }, maxRedirects: 0 });
+    const switched = await page.request.post("/exchanges", {
+      form: { intent: "contract-sizes", value: "true" },
+      maxRedirects: 0,
+    });
     expect(switched.status()).toBe(302);
     // A new entry under one contract: refused before it is queued, naming the minimum.
-    const refused = await page.request.post("/api/trades", { data: { symbol: "SOL-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "1" } });
+    const refused = await page.request.post("/api/trades", {
+      data: { symbol: "SOL-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "1" },
+    });
     expect(refused.status()).toBe(400);
-    expect(((await refused.json()) as { error: string }).error).toBe("Order size 1 SOL is below the minimum 5 for SOL-PERP (one contract of 5 SOL)");
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      "Order size 1 SOL is below the minimum 5 for SOL-PERP (one contract of 5 SOL)",
+    );
     // Close from the screen: it goes out on the simulator, in its own steps, and the row leaves.
     const onDialog = (dialog: { accept(): Promise<void> }) => void dialog.accept();
     page.on("dialog", onDialog);
@@ -507,7 +591,9 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
       const since = Date.now();
       await page.getByTestId("close-SOL-PERP").click();
       await expectToastShown("Position Closed", "Successfully closed position for SOL-PERP", "default", since);
-      await expect.poll(() => row("SOL-PERP").count(), { timeout: 20_000, message: "the 1 SOL position closes" }).toBe(0);
+      await expect
+        .poll(() => row("SOL-PERP").count(), { timeout: 20_000, message: "the 1 SOL position closes" })
+        .toBe(0);
     } finally {
       page.off("dialog", onDialog);
     }

@@ -80,7 +80,8 @@ interface CandleJson {
 }
 
 /** The chart's drawn price lines (their titles, as passed to createPriceLine). */
-const drawnLines = async (p: Page) => ((await p.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "").split("|").filter(Boolean);
+const drawnLines = async (p: Page) =>
+  ((await p.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "").split("|").filter(Boolean);
 
 /** The fixture's position as made, while its price has not been moved past the ticks below. */
 let made: { position: PositionJson; opened: number } | undefined;
@@ -121,23 +122,43 @@ async function chartPosition(fresh = false): Promise<{ position: PositionJson; o
   // shows from 15 minutes before the position opened).
   const now = Date.now();
   withAppDatabase(app, (db) => {
-    const insert = db.query("INSERT OR IGNORE INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)");
+    const insert = db.query(
+      "INSERT OR IGNORE INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)",
+    );
     let close = 3392;
     for (let i = 14; i >= 1; i--) {
       const bucket = Math.floor((now - i * MINUTE) / MINUTE) * MINUTE;
       const open = close;
       close = open + ((i * 7) % 5) - 2;
-      insert.run(bucket, String(open), String(Math.max(open, close) + 1.5), String(Math.min(open, close) - 1.25), String(close), bucket + 59_000);
+      insert.run(
+        bucket,
+        String(open),
+        String(Math.max(open, close) + 1.5),
+        String(Math.min(open, close) - 1.25),
+        String(close),
+        bucket + 59_000,
+      );
     }
   });
 
   const sent = await page.request.post("/api/webhook/tradingview", {
     headers: { "content-type": "text/plain" },
-    data: JSON.stringify({ secret, id: `e2e-chart-${Date.now()}`, action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market" }),
+    data: JSON.stringify({
+      secret,
+      id: `e2e-chart-${Date.now()}`,
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "1",
+      order_type: "market",
+    }),
   });
   expect(sent.status()).toBe(200);
   await expect
-    .poll(async () => ((position = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP")!)?.status), { timeout: 20_000 })
+    .poll(
+      async () =>
+        (position = (await apiJson<PositionJson[]>("/api/positions")).find((p) => p.symbol === "ETH-PERP")!)?.status,
+      { timeout: 20_000 },
+    )
     .toBe("open");
 
   // Let prices tick: up, down, up again (inside every rule's band: nothing triggers).
@@ -156,7 +177,9 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     await start();
     const { opened } = await chartPosition();
     expect(fakePrices!.requests, "the price loop asked the fake Coinbase").toBeGreaterThan(0);
-    const { candles } = await apiJson<{ candles: CandleJson[] }>(`/api/candles?symbol=ETH-PERP&from=${opened - MINUTE}`);
+    const { candles } = await apiJson<{ candles: CandleJson[] }>(
+      `/api/candles?symbol=ETH-PERP&from=${opened - MINUTE}`,
+    );
     const live = candles.filter((c) => c.time >= Math.floor(opened / MINUTE) * MINUTE);
     expect(live.length).toBeGreaterThan(0);
     expect(Math.max(...live.map((c) => Number(c.high)))).toBeGreaterThanOrEqual(3409);
@@ -178,7 +201,11 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     await expect.poll(() => drawnLines(page), { timeout: 10_000 }).toEqual(LINES);
     // Drawn: the candle table for no-JavaScript browsers is gone; the levels list stays.
     expect(await page.getByTestId("price-chart-fallback").count()).toBe(0);
-    expect((await detail.getByTestId("chart-level").allInnerTexts()).map((t) => t.split(/\s+/)[0] === "Trail" ? "Trail on" : t.split(/\s+/)[0])).toEqual(LINES);
+    expect(
+      (await detail.getByTestId("chart-level").allInnerTexts()).map((t) =>
+        t.split(/\s+/)[0] === "Trail" ? "Trail on" : t.split(/\s+/)[0],
+      ),
+    ).toEqual(LINES);
     expect(await detail.getByTestId("chart-fill").count()).toBe(1);
     const box = await page.getByTestId("price-chart-canvas").boundingBox();
     expect(box!.height).toBe(300);
@@ -220,7 +247,10 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     try {
       await plain.setViewportSize({ width: 1440, height: 900 });
       await plain.goto("/positions");
-      await plain.locator('[data-testid=position-row][data-symbol="ETH-PERP"]').getByTestId("position-chart-link").click();
+      await plain
+        .locator('[data-testid=position-row][data-symbol="ETH-PERP"]')
+        .getByTestId("position-chart-link")
+        .click();
       await plain.waitForURL((url) => url.pathname === `/positions/${position.id}/chart`);
       const fallback = plain.getByTestId("price-chart-fallback");
       await visible(fallback);
@@ -261,20 +291,28 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     made = undefined;
     fakePrices!.set("ETH", "3440");
     await expect
-      .poll(async () => (await apiJson<{ id: string; remainingQuantity: string; breakEvenTriggered: boolean }[]>("/api/positions")).find((p) => p.id === position.id)?.breakEvenTriggered, {
-        timeout: 30_000,
-        message: "TP1 filled and break-even moved the stop",
-      })
+      .poll(
+        async () =>
+          (
+            await apiJson<{ id: string; remainingQuantity: string; breakEvenTriggered: boolean }[]>("/api/positions")
+          ).find((p) => p.id === position.id)?.breakEvenTriggered,
+        {
+          timeout: 30_000,
+          message: "TP1 filled and break-even moved the stop",
+        },
+      )
       .toBe(true);
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(`/positions/${position.id}/chart`);
     await waitForHydration(page, problems);
-    await expect.poll(() => drawnLines(page), { timeout: 15_000 }).toEqual(["Entry", "TP1", "TP2", "TP3", "BE stop", "Trail on"]);
+    await expect
+      .poll(() => drawnLines(page), { timeout: 15_000 })
+      .toEqual(["Entry", "TP1", "TP2", "TP3", "BE stop", "Trail on"]);
     const fills = page.getByTestId("chart-fill");
     expect(await fills.count()).toBe(2);
     expect(await fills.nth(1).getAttribute("data-kind")).toBe("exit");
     expect(await fills.nth(1).innerText()).toMatch(/^Exit fill\s+34\d\d(\.\d+)?\s+sell 0\.3 at /);
-    expect(await page.locator('[data-testid=chart-level][data-kind=tp]').first().innerText()).toMatch(/filled$/);
+    expect(await page.locator("[data-testid=chart-level][data-kind=tp]").first().innerText()).toMatch(/filled$/);
     await screenshot(page, "price-chart-exit-1440");
     expect(unexpectedErrors(problems)).toEqual([]);
   });

@@ -55,7 +55,9 @@ function seed(): void {
   };
   const closes: number[] = [];
   withAppDatabase(app, (db) => {
-    const candle = db.query("INSERT INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)");
+    const candle = db.query(
+      "INSERT INTO candles (symbol, bucket, open, high, low, close, ticks, updated_at) VALUES ('ETH-PERP', ?, ?, ?, ?, ?, 60, ?)",
+    );
     let price = 3400;
     for (let i = 0; i < 1440; i++) {
       const open = price;
@@ -64,7 +66,14 @@ function seed(): void {
       const low = Math.min(open, close) * (1 - random() * 0.002);
       price = close;
       closes.push(close);
-      candle.run(SEEDED_DAY + i * MINUTE, open.toFixed(2), high.toFixed(2), low.toFixed(2), close.toFixed(2), SEEDED_DAY + i * MINUTE + 59_000);
+      candle.run(
+        SEEDED_DAY + i * MINUTE,
+        open.toFixed(2),
+        high.toFixed(2),
+        low.toFixed(2),
+        close.toFixed(2),
+        SEEDED_DAY + i * MINUTE + 59_000,
+      );
     }
     const signal = db.query(
       "INSERT INTO signals (id, action, symbol, order_type, price, quantity, payload, strategy, signal_time, dedupe_key, processed, status, status_reason, created_at, processed_at) VALUES (?, ?, 'ETH-PERP', 'market', ?, '1', ?, NULL, ?, ?, 1, 'executed', NULL, ?, ?)",
@@ -74,7 +83,16 @@ function seed(): void {
       const at = SEEDED_DAY + minute * MINUTE + 20_000;
       const action = i % 2 === 0 ? "buy" : "sell";
       const price = closes[minute]!.toFixed(2);
-      signal.run(`e2e-replay-${i}`, action, price, JSON.stringify({ action, symbol: "ETH-PERP", quantity: "1", price }), at, `e2e-replay-${i}`, at, at);
+      signal.run(
+        `e2e-replay-${i}`,
+        action,
+        price,
+        JSON.stringify({ action, symbol: "ETH-PERP", quantity: "1", price }),
+        at,
+        `e2e-replay-${i}`,
+        at,
+        at,
+      );
     }
   });
 }
@@ -122,7 +140,9 @@ describe("Replay (SQLite, own instance)", () => {
     const { page, problems } = await login();
     await replayWithJs(page, problems, 1440);
     await screenshot(page, "replay-1440");
-    await page.getByTestId("replay-results").screenshot({ path: `${process.cwd()}/test-results/e2e/replay-results-1440.png` });
+    await page
+      .getByTestId("replay-results")
+      .screenshot({ path: `${process.cwd()}/test-results/e2e/replay-results-1440.png` });
     expect(await noOverflow(page)).toBe(true);
     expect(unexpectedErrors(problems)).toEqual([]);
   });
@@ -132,7 +152,9 @@ describe("Replay (SQLite, own instance)", () => {
     const { page, problems } = await login({ role: "viewer" });
     await replayWithJs(page, problems, 390);
     await screenshot(page, "replay-390");
-    await page.getByTestId("replay-results").screenshot({ path: `${process.cwd()}/test-results/e2e/replay-results-390.png` });
+    await page
+      .getByTestId("replay-results")
+      .screenshot({ path: `${process.cwd()}/test-results/e2e/replay-results-390.png` });
     expect(await noOverflow(page)).toBe(true);
     expect(unexpectedErrors(problems)).toEqual([]);
   });

@@ -46,7 +46,8 @@ import {
 
 const ADMIN = { username: "screens_admin", password: "screens-admin-secret-1" };
 const TP_ERROR_110 = "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%";
-const CSV_HEADER = "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID";
+const CSV_HEADER =
+  "Date,Symbol,Side,Type,Quantity,Price,Status,Source,Fee,Realized P&L (net of fees),Trade ID,Order ID";
 
 interface TradeJson {
   id: string;
@@ -97,7 +98,12 @@ async function start(): Promise<void> {
 }
 
 /** Manual positions without protection, so the worker's rules engine never adds a closing trade while a test counts rows. */
-const MANUAL_PROTECTION_OFF = { applyTakeProfitToManual: false, applyStopLossToManual: false, applyBreakEvenToManual: false, applyTrailingStopToManual: false };
+const MANUAL_PROTECTION_OFF = {
+  applyTakeProfitToManual: false,
+  applyStopLossToManual: false,
+  applyBreakEvenToManual: false,
+  applyTrailingStopToManual: false,
+};
 
 /** The rules test 6 saves with JavaScript (take-profits 25/25/50 %), as later tests find them stored. */
 const RULES_SAVED_WITH_JS = {
@@ -120,7 +126,14 @@ async function placeManualBuy(page: Page): Promise<TradeJson> {
   await waitForPrices();
   expect((await page.request.post("/api/trading-config", { data: MANUAL_PROTECTION_OFF })).status()).toBe(200);
   const placed = await page.request.post("/api/trades", {
-    data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.02", leverage: "2" },
+    data: {
+      symbol: "ETH-PERP",
+      side: "buy",
+      orderType: "market",
+      amountType: "quantity",
+      quantity: "0.02",
+      leverage: "2",
+    },
   });
   expect(placed.status(), await placed.text()).toBeLessThan(300);
   let executed: TradeJson | undefined;
@@ -144,7 +157,8 @@ const tradingConfig = async (page: Page) => (await apiJson<{ config: ConfigJson 
 
 const tradeRows = (page: Page) => page.getByTestId("trade-row");
 
-const waitForPrices = () => waitForSystemStatus(baseUrl, { coinbase_api: "online" }, "GET /api/health: coinbase_api online (prices)");
+const waitForPrices = () =>
+  waitForSystemStatus(baseUrl, { coinbase_api: "online" }, "GET /api/health: coinbase_api online (prices)");
 
 /** A full-page screenshot from the top (the shell's fixed parts stay where they belong). */
 async function screenshot(page: Page, name: string) {
@@ -157,7 +171,10 @@ async function screenshot(page: Page, name: string) {
 describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own instance)", () => {
   test("1. the first account is the admin", async () => {
     await start();
-    expect(await apiJson<{ role: string }>(adminPage, "/api/user")).toMatchObject({ role: "admin", username: ADMIN.username });
+    expect(await apiJson<{ role: string }>(adminPage, "/api/user")).toMatchObject({
+      role: "admin",
+      username: ADMIN.username,
+    });
   });
 
   test("2. Manual Trading: Place Order card fed by balances, the notes, a market BUY → 'Trade Executed'; 'Trade Failed' under an emergency stop", async () => {
@@ -169,7 +186,16 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await visible(form.getByText("Place Order", { exact: true }));
     expect(squash(await form.innerText())).toMatch(/Simulator \(paper trading\) · [\d.]+ USDC available/);
     const info = squash(await page.getByTestId("manual-info").innerText());
-    for (const note of ["Market orders execute immediately", "Limit orders fill at the limit price or better", "quantity", "USD", "percentage", "leverage from 1x to 10x", "Cross or Isolated", "Stop loss and take profit are supported"]) {
+    for (const note of [
+      "Market orders execute immediately",
+      "Limit orders fill at the limit price or better",
+      "quantity",
+      "USD",
+      "percentage",
+      "leverage from 1x to 10x",
+      "Cross or Isolated",
+      "Stop loss and take profit are supported",
+    ]) {
       expect(info).toContain(note);
     }
     expect((await page.getByTestId("protection-line").allInnerTexts()).map(squash)).toEqual([
@@ -179,13 +205,24 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       "Trailing stop Arms at +1.2%, closes on a 0.6% retrace",
     ]);
     expect(await page.getByTestId("exchange-status").innerText()).toBe("Exchange connected");
-    expect(await form.getByLabel("Leverage", { exact: true }).locator("option").allInnerTexts()).toEqual(["1x", "2x", "3x", "5x", "10x"]);
-    expect(await form.getByLabel("Margin type", { exact: true }).locator("option").allInnerTexts()).toEqual(["Cross", "Isolated"]);
+    expect(await form.getByLabel("Leverage", { exact: true }).locator("option").allInnerTexts()).toEqual([
+      "1x",
+      "2x",
+      "3x",
+      "5x",
+      "10x",
+    ]);
+    expect(await form.getByLabel("Margin type", { exact: true }).locator("option").allInnerTexts()).toEqual([
+      "Cross",
+      "Isolated",
+    ]);
 
     // A validation message first (docs/spec/api.md#validation): nothing is sent.
     const posts = countRequests(page, (method) => method === "POST");
     await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
-    await expect.poll(async () => squash(await form.innerText()), { timeout: 5000 }).toMatch(/Amount is required|Quantity must be a positive number greater than 0/);
+    await expect
+      .poll(async () => squash(await form.innerText()), { timeout: 5000 })
+      .toMatch(/Amount is required|Quantity must be a positive number greater than 0/);
     posts.stop();
     expect(posts.seen).toEqual([]);
 
@@ -197,11 +234,25 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await form.getByLabel("Quantity", { exact: true }).fill("0.02");
     await form.getByLabel("Leverage", { exact: true }).selectOption("2");
     let since = Date.now();
-    expect(await submitForm(page, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true }))).toBe(200);
-    await expectToastShown(page, "Trade Executed", "BUY order for ETH-PERP has been placed successfully", "default", since);
+    expect(
+      await submitForm(page, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true })),
+    ).toBe(200);
+    await expectToastShown(
+      page,
+      "Trade Executed",
+      "BUY order for ETH-PERP has been placed successfully",
+      "default",
+      since,
+    );
     // The worker sends it; the simulator fills a market order at once.
     await expect
-      .poll(async () => (await apiJson<TradeJson[]>(page, "/api/trades?limit=50")).map((t) => `${t.symbol} ${t.side} ${t.source} ${t.status}`), { timeout: 20_000 })
+      .poll(
+        async () =>
+          (await apiJson<TradeJson[]>(page, "/api/trades?limit=50")).map(
+            (t) => `${t.symbol} ${t.side} ${t.source} ${t.status}`,
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual(["ETH-PERP buy manual executed"]);
     const [trade] = await apiJson<TradeJson[]>(page, "/api/trades?limit=50");
     expect(trade!.executedPrice).toBeTruthy();
@@ -214,7 +265,13 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await form.getByLabel("Quantity", { exact: true }).fill("0.01");
       // A BUY adds to the long (an entry): refused. A SELL would reduce it, which the stop lets through (decision 019).
       await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
-      await expectToastShown(page, "Trade Failed", "Emergency stop is active: no new positions are opened until it is reset", "destructive", since);
+      await expectToastShown(
+        page,
+        "Trade Failed",
+        "Emergency stop is active: no new positions are opened until it is reset",
+        "destructive",
+        since,
+      );
       await screenshot(page, "screens-01-manual-trading-failed");
     } finally {
       expect((await page.request.post("/api/reset-emergency-stop")).status()).toBe(200);
@@ -233,7 +290,20 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await gotoHydrated(page, "/history", "Trade History", adminProblems);
     await expect.poll(() => tradeRows(page).count()).toBe(1);
     const headers = await page.getByTestId("trade-history-table").locator("thead th").allInnerTexts();
-    expect(headers.map((h) => h.trim())).toEqual(["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"]);
+    expect(headers.map((h) => h.trim())).toEqual([
+      "Position",
+      "Entry",
+      "Max Drawdown",
+      "TP",
+      "SL",
+      "BE",
+      "Trailing",
+      "Portfolio",
+      "P/L",
+      "ROI",
+      "Status",
+      "Actions",
+    ]);
     const cells = (await tradeRows(page).first().locator("td").allInnerTexts()).map(squash);
     expect(cells[0]).toMatch(/^ETH-PERP BUY 0\.0200 · market · manual /);
     expect(cells[1]).toBe(Number(trade.executedPrice).toFixed(4));
@@ -245,9 +315,18 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     expect(await cardLines(page, "card-total-trades")).toEqual(["Total Trades", "1", "All orders"]);
     expect(await cardLines(page, "card-completed")).toEqual(["Completed", "1", "Executed or completed"]);
     expect(await cardLines(page, "card-failed")).toEqual(["Failed", "0", "Rejected or not filled"]);
-    const pnl = await apiJson<{ totalPnL: string; realizedMatches: number; closingTrades: number }>(page, "/api/closed-trades-pnl");
+    const pnl = await apiJson<{ totalPnL: string; realizedMatches: number; closingTrades: number }>(
+      page,
+      "/api/closed-trades-pnl",
+    );
     // Loaded by the browser (GET /api/closed-trades-pnl), not by the page's loader.
-    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", Number(pnl.totalPnL).toFixed(2), `All time, net of fees: ${pnl.closingTrades} closing ${pnl.closingTrades === 1 ? "trade" : "trades"}`]);
+    await expect
+      .poll(() => cardLines(page, "card-trade-pnl"))
+      .toEqual([
+        "P&L",
+        Number(pnl.totalPnL).toFixed(2),
+        `All time, net of fees: ${pnl.closingTrades} closing ${pnl.closingTrades === 1 ? "trade" : "trades"}`,
+      ]);
 
     // Filters: symbol text, status, Clear Filters.
     const symbol = page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true });
@@ -281,7 +360,10 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       `${trade.createdAt},ETH-PERP,buy,market,${trade.executedQuantity},${trade.executedPrice},executed,manual,${Number(trade.fee)},,${trade.id},${trade.orderId ?? ""}`,
     ];
     const since = Date.now();
-    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), page.getByRole("button", { name: "Export", exact: true }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download", { timeout: 10_000 }),
+      page.getByRole("button", { name: "Export", exact: true }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("trade-history.csv");
     const csv = readFileSync((await download.path())!, "utf8");
     expect(csv.split("\r\n")).toEqual([...expected, ""]);
@@ -293,7 +375,13 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     const onDownload = () => (downloads += 1);
     page.on("download", onDownload);
     await page.getByRole("button", { name: "Export", exact: true }).click();
-    await expectToastShown(page, "No trades to export", "Apply different filters or wait for trades to be placed", "default", since);
+    await expectToastShown(
+      page,
+      "No trades to export",
+      "Apply different filters or wait for trades to be placed",
+      "default",
+      since,
+    );
     page.off("download", onDownload);
     expect(downloads).toBe(0);
     await page.getByTestId("trade-clear-filters").click();
@@ -349,13 +437,21 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
     // A failing details call: the toast and the inline message asking to expand again.
     const failing = (url: URL) => url.pathname === detailsPath;
-    await page.route(failing, (route) => route.fulfill({ status: 404, contentType: "application/json", body: JSON.stringify({ error: "Trade not found" }) }));
+    await page.route(failing, (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: "application/json",
+        body: JSON.stringify({ error: "Trade not found" }),
+      }),
+    );
     try {
       const since = Date.now();
       await page.getByRole("button", { name: `Show details of trade ${trade.id.slice(0, 8)}`, exact: true }).click();
       await expectToastShown(page, "Failed to Load Trade Details", "Trade not found", "destructive", since);
       await visible(page.getByTestId("trade-details-error"));
-      expect(squash(await page.getByTestId("trade-details-error").innerText())).toBe("Failed to load trade details. Collapse the row and expand it again to retry.");
+      expect(squash(await page.getByTestId("trade-details-error").innerText())).toBe(
+        "Failed to load trade details. Collapse the row and expand it again to retry.",
+      );
       await screenshot(page, "screens-03-trade-details-error");
     } finally {
       await page.unroute(failing);
@@ -375,7 +471,14 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await start();
     const page = adminPage;
     await gotoHydrated(page, "/trading-rules", "Trading Rules", adminProblems);
-    for (const section of ["System Controls", "Signal Protection", "Manual Position Protection", "Amount Control", "Advanced Trading Controls", "Performance Statistics"]) {
+    for (const section of [
+      "System Controls",
+      "Signal Protection",
+      "Manual Position Protection",
+      "Amount Control",
+      "Advanced Trading Controls",
+      "Performance Statistics",
+    ]) {
       await visible(page.getByRole("heading", { level: 2, name: section, exact: true }));
     }
     // Amount control is off by default: its fields are hidden until it is switched on.
@@ -403,12 +506,16 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       "destructive",
       since,
     );
-    await expect.poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("warning");
+    await expect
+      .poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status)
+      .toBe("warning");
     await visible(page.getByTestId("emergency-banner"));
     since = Date.now();
     await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).click();
     await expectToastShown(page, "Emergency Stop Reset", "Emergency stop reset: trading resumed", "default", since);
-    await expect.poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status).toBe("online");
+    await expect
+      .poll(async () => (await fetchHealth(baseUrl)).systemStatus.find((s) => s.component === "system")?.status)
+      .toBe("online");
     await expect.poll(() => page.getByTestId("emergency-banner").count()).toBe(0);
     await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
 
@@ -435,8 +542,16 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await screenshot(page, "screens-04-trading-rules-edited");
 
     since = Date.now();
-    expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(200);
-    await expectToastShown(page, "Trading Rules Saved", "Your trading rules have been updated successfully", "default", since);
+    expect(
+      await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true })),
+    ).toBe(200);
+    await expectToastShown(
+      page,
+      "Trading Rules Saved",
+      "Your trading rules have been updated successfully",
+      "default",
+      since,
+    );
     expect(await tradingConfig(page)).toMatchObject(RULES_SAVED_WITH_JS);
 
     // Reload: the saved values, in percent.
@@ -499,11 +614,19 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     const calls: string[] = [];
     await page.route(applyPath, (route) => {
       calls.push(`${route.request().method()} apply-rules`);
-      return route.fulfill({ status: applyAnswer.status, contentType: "application/json", body: JSON.stringify(applyAnswer.body) });
+      return route.fulfill({
+        status: applyAnswer.status,
+        contentType: "application/json",
+        body: JSON.stringify(applyAnswer.body),
+      });
     });
     await page.route(resetPath, (route) => {
       calls.push(`${route.request().method()} reset-stats`);
-      return route.fulfill({ status: resetAnswer.status, contentType: "application/json", body: JSON.stringify(resetAnswer.body) });
+      return route.fulfill({
+        status: resetAnswer.status,
+        contentType: "application/json",
+        body: JSON.stringify(resetAnswer.body),
+      });
     });
     try {
       const apply = page.getByRole("button", { name: "Apply Rules to Existing Positions", exact: true });
@@ -521,7 +644,13 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       answer = true;
       let since = Date.now();
       await apply.click();
-      await expectToastShown(page, "Rules Applied", "Applied the trading rules to 2 of 3 open positions", "default", since);
+      await expectToastShown(
+        page,
+        "Rules Applied",
+        "Applied the trading rules to 2 of 3 open positions",
+        "default",
+        since,
+      );
       applyAnswer = { status: 500, body: { error: "Rules engine unavailable" } };
       since = Date.now();
       await apply.click();
@@ -529,7 +658,13 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
       since = Date.now();
       await reset.click();
-      await expectToastShown(page, "Statistics Reset", "All trades, signals, positions and activity logs have been deleted", "default", since);
+      await expectToastShown(
+        page,
+        "Statistics Reset",
+        "All trades, signals, positions and activity logs have been deleted",
+        "default",
+        since,
+      );
       resetAnswer = { status: 500, body: { error: "Database busy" } };
       since = Date.now();
       await reset.click();
@@ -575,7 +710,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await input(page, "trailingStopEnabled").uncheck();
       await screenshot(page, "screens-07-trading-rules-nojs");
 
-      expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(302);
+      expect(
+        await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true })),
+      ).toBe(302);
       await page.waitForLoadState("load");
       expect(pathOf(page)).toBe("/trading-rules");
       await expectToastOnScreen(page, "Trading Rules Saved", "Your trading rules have been updated successfully");
@@ -614,7 +751,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await input(page, "takeProfits[2].enabled").check();
       await input(page, "takeProfits[1].portfolio").fill("40");
       await input(page, "takeProfits[2].portfolio").fill("50");
-      expect(await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true }))).toBe(400);
+      expect(
+        await submitForm(page, "/trading-rules", page.getByRole("button", { name: "Save Trading Rules", exact: true })),
+      ).toBe(400);
       await page.waitForLoadState("load");
       const alert = page.getByTestId("rules-error");
       await visible(alert);
@@ -647,10 +786,16 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await form.getByLabel("Order type", { exact: true }).selectOption("limit");
       await form.getByLabel("Quantity", { exact: true }).fill("0.01");
       await form.getByLabel("Price", { exact: true }).fill("100");
-      expect(await submitForm(nojs, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true }))).toBe(302);
+      expect(
+        await submitForm(nojs, "/manual-trading", form.getByRole("button", { name: "Buy / Long", exact: true })),
+      ).toBe(302);
       await nojs.waitForLoadState("load");
       // A limit far below the market rests: the toast says so, not 'Trade Executed' (issue 11).
-      await expectToastOnScreen(nojs, "Limit order resting", "BUY 0.01 ETH-PERP @ 100 waits on the exchange: see Open orders on Positions");
+      await expectToastOnScreen(
+        nojs,
+        "Limit order resting",
+        "BUY 0.01 ETH-PERP @ 100 waits on the exchange: see Open orders on Positions",
+      );
       await screenshot(nojs, "screens-09-manual-trading-nojs");
       // A resting limit: pending in the history (server-rendered, no JavaScript).
       await nojs.goto("/history?status=pending");
@@ -674,7 +819,13 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       const insert = db.query(
         "INSERT INTO trades (id, symbol, side, order_type, quantity, status, source, client_order_id, exchange, created_at, updated_at) VALUES (?, 'XRP-PERP', 'buy', 'market', '10', 'cancelled', 'manual', ?, 'simulator', ?, ?)",
       );
-      for (let i = 0; i < 60; i++) insert.run(`paging-${String(i).padStart(3, "0")}`, `pd-paging-${i}`, firstAt + i * 60_000, firstAt + i * 60_000);
+      for (let i = 0; i < 60; i++)
+        insert.run(
+          `paging-${String(i).padStart(3, "0")}`,
+          `pd-paging-${i}`,
+          firstAt + i * 60_000,
+          firstAt + i * 60_000,
+        );
     });
     const xrpIds = Array.from({ length: 60 }, (_, i) => `paging-${String(59 - i).padStart(3, "0")}`);
     const total = (await apiJson<TradeJson[]>(page, "/api/trades?limit=1000")).length;
@@ -697,10 +848,14 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
 
     // A filter typed applies on the server: the cards count its orders, the rows page again.
     await page.getByTestId("trade-filters").getByLabel("Symbol", { exact: true }).fill("xrp");
-    await expect.poll(() => cardLines(page, "card-total-trades"), { timeout: 10_000 }).toEqual(["Total Trades", "60", "Matching the filters"]);
+    await expect
+      .poll(() => cardLines(page, "card-total-trades"), { timeout: 10_000 })
+      .toEqual(["Total Trades", "60", "Matching the filters"]);
     expect(new URL(page.url()).search).toBe("?symbol=xrp");
     await expect.poll(() => tradeRows(page).count()).toBe(50);
-    await expect.poll(() => cardLines(page, "card-trade-pnl")).toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
+    await expect
+      .poll(() => cardLines(page, "card-trade-pnl"))
+      .toEqual(["P&L", "0.00", "All time, net of fees: 0 closing trades"]);
     await page.getByTestId("trades-older").click();
     await expect.poll(() => tradeRows(page).count()).toBe(60);
     expect(await rowIds(page)).toEqual(xrpIds);
@@ -746,7 +901,9 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await visible(card);
       expect(await page.getByTestId("trade-history-table").isVisible()).toBe(false);
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
-      expect(squash(await card.innerText())).toMatch(/^ETH-PERP BUY 0\.0200 executed Time .+ Order market · manual Entry \d+\.\d{4} P\/L — Max drawdown .+% TP Manual SL None BE \/ Trailing Inactive \/ Inactive Details$/);
+      expect(squash(await card.innerText())).toMatch(
+        /^ETH-PERP BUY 0\.0200 executed Time .+ Order market · manual Entry \d+\.\d{4} P\/L — Max drawdown .+% TP Manual SL None BE \/ Trailing Inactive \/ Inactive Details$/,
+      );
       // With JavaScript the card opens the row's details in place, still within the screen.
       await card.getByTestId("trade-card-expand").click();
       await visible(card.getByTestId("trade-details"));
@@ -773,11 +930,20 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await gotoHydrated(page, "/positions", "Futures Positions", adminProblems);
       await visible(page.getByTestId("position-row"));
       // The table fits its container, so the right-sticky Actions column covers nothing.
-      const box = async (name: string) => (await page.getByTestId("positions-table").locator("thead th").filter({ hasText: new RegExp(`^${name}$`) }).boundingBox())!;
+      const box = async (name: string) =>
+        (await page
+          .getByTestId("positions-table")
+          .locator("thead th")
+          .filter({ hasText: new RegExp(`^${name}$`) })
+          .boundingBox())!;
       const [roi, status, actions] = [await box("ROI"), await box("Status"), await box("Actions")];
       expect(roi.x + roi.width).toBeLessThanOrEqual(status.x + 1);
       expect(status.x + status.width).toBeLessThanOrEqual(actions.x + 1);
-      expect(await page.getByTestId("positions-table").evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth)).toBeLessThanOrEqual(0);
+      expect(
+        await page
+          .getByTestId("positions-table")
+          .evaluate((t) => t.parentElement!.scrollWidth - t.parentElement!.clientWidth),
+      ).toBeLessThanOrEqual(0);
       await screenshot(page, "screens-12-positions-1440");
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });

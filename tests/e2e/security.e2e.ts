@@ -78,9 +78,13 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     const strangerPage = await stranger.newPage();
     const strangerProblems = watchProblems(strangerPage);
     await gotoHydrated(strangerPage, "/register", "Create account", strangerProblems);
-    expect(squash(await strangerPage.getByTestId("registration-closed").innerText())).toBe("Registration is by invitation: ask the admin for an invite link");
+    expect(squash(await strangerPage.getByTestId("registration-closed").innerText())).toBe(
+      "Registration is by invitation: ask the admin for an invite link",
+    );
     expect(await strangerPage.getByRole("button", { name: "Create account" }).count()).toBe(0);
-    const api = await strangerPage.request.post("/api/register", { data: { username: "stranger", password: "secret123" } });
+    const api = await strangerPage.request.post("/api/register", {
+      data: { username: "stranger", password: "secret123" },
+    });
     expect(api.status()).toBe(403);
     expect(strangerProblems.errors).toEqual([]);
     await stranger.close();
@@ -90,9 +94,14 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await gotoHydrated(page, "/users", "Users", problems);
     await page.getByTestId("invite-role").selectOption("trader");
     await page.getByTestId("create-invite").click();
-    await expectToastShown(page, "Invitation created", "A trader invite link is ready: copy it below and send it to the person.", "default");
+    await expectToastShown(
+      page,
+      "Invitation created",
+      "A trader invite link is ready: copy it below and send it to the person.",
+      "default",
+    );
     const url = await page.getByTestId("invite-url").first().inputValue();
-    expect(url).toMatch(new RegExp(`/register\\?invite=[A-Za-z0-9_-]{22}$`));
+    expect(url).toMatch(/\/register\?invite=[A-Za-z0-9_-]{22}$/);
     await page.setViewportSize({ width: 1440, height: 900 });
     await screenshot(page, "security-01-users-1440");
     await page.setViewportSize({ width: 390, height: 844 });
@@ -102,7 +111,10 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     traderContext = await newContext(browser, baseUrl);
     traderPage = await traderContext.newPage();
     traderProblems = watchProblems(traderPage);
-    await registerAccount(traderPage, traderProblems, { ...TRADER, invite: new URL(url).pathname + new URL(url).search });
+    await registerAccount(traderPage, traderProblems, {
+      ...TRADER,
+      invite: new URL(url).pathname + new URL(url).search,
+    });
     expect(((await (await traderPage.request.get("/api/user")).json()) as { role: string }).role).toBe("trader");
 
     // The invitation is used up: it is gone from the screen.
@@ -112,14 +124,26 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
 
     // The trader trades: a market BUY from Manual Trading.
     await expect
-      .poll(async () => ((await (await traderPage.request.get("/api/market/products")).json()) as { price: string | null }[]).every((p) => p.price !== null), { timeout: 30_000 })
+      .poll(
+        async () =>
+          ((await (await traderPage.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
+            (p) => p.price !== null,
+          ),
+        { timeout: 30_000 },
+      )
       .toBe(true);
     await gotoHydrated(traderPage, "/manual-trading", "Manual Trading", traderProblems);
     const form = traderPage.getByTestId("manual-trade-form");
     await form.getByLabel("Quantity", { exact: true }).fill("0.01");
     const since = Date.now();
     await form.getByRole("button", { name: "Buy / Long", exact: true }).click();
-    await expectToastShown(traderPage, "Trade Executed", "BUY order for ETH-PERP has been placed successfully", "default", since);
+    await expectToastShown(
+      traderPage,
+      "Trade Executed",
+      "BUY order for ETH-PERP has been placed successfully",
+      "default",
+      since,
+    );
     // But settings are the admin's.
     expect((await traderPage.goto("/trading-rules"))?.status()).toBe(403);
     expect(traderProblems.errors.filter((e) => !e.includes("403"))).toEqual([]);
@@ -137,13 +161,19 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await visible(viewerPage.getByTestId("orders-not-allowed"));
     expect(await viewerPage.getByRole("button", { name: "Buy / Long" }).count()).toBe(0);
 
-    await expect.poll(async () => ((await (await viewerPage.request.get("/api/positions")).json()) as unknown[]).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => ((await (await viewerPage.request.get("/api/positions")).json()) as unknown[]).length, {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(0);
     await gotoHydrated(viewerPage, "/positions", "Futures Positions", viewerProblems);
     expect(await viewerPage.getByRole("button", { name: /^Close/ }).count()).toBe(0);
     await screenshot(viewerPage, "security-03-viewer-positions");
 
     // The server refuses what the screen hides.
-    const order = await viewerPage.request.post("/api/trades", { data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.01" } });
+    const order = await viewerPage.request.post("/api/trades", {
+      data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.01" },
+    });
     expect(order.status()).toBe(403);
     await gotoHydrated(viewerPage, "/dashboard", "Dashboard", viewerProblems);
     await visible(viewerPage.getByRole("button", { name: "Emergency Stop", exact: true }));
@@ -158,7 +188,9 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await gotoHydrated(traderPage, "/account", "Account", traderProblems);
     await traderPage.getByTestId("start-enrolment").click();
     await visible(traderPage.getByTestId("two-factor-qr"));
-    expect(await traderPage.getByTestId("two-factor-qr").evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+    expect(
+      await traderPage.getByTestId("two-factor-qr").evaluate((img) => (img as HTMLImageElement).naturalWidth),
+    ).toBeGreaterThan(0);
     secret = (await traderPage.getByTestId("two-factor-secret").innerText()).replace(/\s/g, "");
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await screenshot(traderPage, "security-04-account-enrol-1440");
@@ -207,7 +239,9 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await p.getByRole("button", { name: "Verify", exact: true }).click();
     await p.waitForLoadState("load");
     expect(pathOf(p)).toBe("/two-factor");
-    expect(await p.getByText("Enter the 6-digit code from your authenticator app, or a recovery code").count()).toBeGreaterThan(0);
+    expect(
+      await p.getByText("Enter the 6-digit code from your authenticator app, or a recovery code").count(),
+    ).toBeGreaterThan(0);
     await field(p, "Authentication code").fill(recoveryCodes[0]!);
     await p.getByRole("button", { name: "Verify", exact: true }).click();
     await p.waitForURL((url) => url.pathname === "/dashboard", { timeout: 10_000 });
@@ -222,7 +256,12 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     const traderRow = page.locator('[data-testid="user-row"][data-username="sec_trader"]');
     expect(squash(await traderRow.innerText())).toContain("on");
     await page.getByTestId("reset-2fa-sec_trader").click();
-    await expectToastShown(page, "Two-factor authentication reset", "sec_trader signs in with the password only until they set it up again.", "default");
+    await expectToastShown(
+      page,
+      "Two-factor authentication reset",
+      "sec_trader signs in with the password only until they set it up again.",
+      "default",
+    );
     await expect.poll(async () => page.getByTestId("reset-2fa-sec_trader").count()).toBe(0);
 
     await page.getByTestId("toggle-sec_viewer").click();
@@ -237,13 +276,27 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
   });
 
   test("8. Positions: a resting limit order is listed and cancelled; Flatten all leaves the account flat (1440 and 390 px)", async () => {
-    const products = (await (await traderPage.request.get("/api/market/products")).json()) as { productId: string; price: string }[];
+    const products = (await (await traderPage.request.get("/api/market/products")).json()) as {
+      productId: string;
+      price: string;
+    }[];
     const eth = Number(products.find((p) => p.productId === "ETH-PERP")!.price);
     const placed = await traderPage.request.post("/api/trades", {
-      data: { symbol: "ETH-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.01", price: (eth * 0.5).toFixed(2) },
+      data: {
+        symbol: "ETH-PERP",
+        side: "buy",
+        orderType: "limit",
+        amountType: "quantity",
+        quantity: "0.01",
+        price: (eth * 0.5).toFixed(2),
+      },
     });
     expect(placed.status()).toBe(201);
-    await expect.poll(async () => ((await (await traderPage.request.get("/api/orders")).json()) as unknown[]).length, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(async () => ((await (await traderPage.request.get("/api/orders")).json()) as unknown[]).length, {
+        timeout: 15_000,
+      })
+      .toBe(1);
 
     await gotoHydrated(traderPage, "/positions", "Futures Positions", traderProblems);
     const orders = traderPage.getByTestId("open-orders");
@@ -256,7 +309,13 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
 
     let since = Date.now();
     await orders.getByRole("button", { name: "Cancel", exact: true }).click();
-    await expectToastShown(traderPage, "Order Cancelled", "The order was cancelled and its margin released", "default", since);
+    await expectToastShown(
+      traderPage,
+      "Order Cancelled",
+      "The order was cancelled and its margin released",
+      "default",
+      since,
+    );
     await visible(orders.getByTestId("no-open-orders"));
 
     // Flatten all asks first, as Close does (issue 23, decision 041): dismissed, nothing is posted and the position stays.
@@ -268,14 +327,17 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     };
     const flattenPosts: string[] = [];
     const onRequest = (request: { method(): string; url(): string }) => {
-      if (request.method() === "POST" && new URL(request.url()).pathname === "/positions") flattenPosts.push(request.url());
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/positions")
+        flattenPosts.push(request.url());
     };
     traderPage.on("dialog", onDialog);
     traderPage.on("request", onRequest);
     try {
       await traderPage.getByTestId("flatten-all").click();
       await expect.poll(() => dialogs.length).toBe(1);
-      expect(dialogs[0]).toBe("Flatten all? Every resting order is cancelled and every open position is closed at market.");
+      expect(dialogs[0]).toBe(
+        "Flatten all? Every resting order is cancelled and every open position is closed at market.",
+      );
       await traderPage.evaluate(() => undefined);
       expect(flattenPosts).toEqual([]);
       expect(await traderPage.getByTestId("position-row").count()).toBe(1);
@@ -283,7 +345,13 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
       accept = true;
       since = Date.now();
       await traderPage.getByTestId("flatten-all").click();
-      await expectToastShown(traderPage, "Account Flat", "1 position closed, 0 orders cancelled; the exchange reports no open position", "default", since);
+      await expectToastShown(
+        traderPage,
+        "Account Flat",
+        "1 position closed, 0 orders cancelled; the exchange reports no open position",
+        "default",
+        since,
+      );
       expect(dialogs).toHaveLength(2);
       expect(flattenPosts).toHaveLength(1);
     } finally {
@@ -335,7 +403,12 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
     await visible(traderPage.getByText("Passwords don't match"));
     await traderPage.getByTestId("confirm-password").fill("sec-trader-changed-3");
     await traderPage.getByRole("button", { name: "Change password" }).click();
-    await expectToastShown(traderPage, "Password changed", "Your 1 other session was signed out; this one stays signed in.", "default");
+    await expectToastShown(
+      traderPage,
+      "Password changed",
+      "Your 1 other session was signed out; this one stays signed in.",
+      "default",
+    );
     await otherPage.goto("/dashboard");
     expect(pathOf(otherPage)).toMatch(/^\/login/);
     await traderPage.goto("/dashboard");

@@ -3,7 +3,15 @@
 // timeline fills in to "Fill booked" without a reload, each hop with its time and a
 // non-negative delta; Webhook Config summarises it (p50 / p99), and both fit at 390 px.
 import { expect, test } from "vitest";
-import { type Page, type PageProblems, registerAccount, screenshot, unexpectedErrors, useSuite, waitForHydration } from "./utils.ts";
+import {
+  type Page,
+  type PageProblems,
+  registerAccount,
+  screenshot,
+  unexpectedErrors,
+  useSuite,
+  waitForHydration,
+} from "./utils.ts";
 
 const ADMIN = { username: "timeline_admin", password: "timeline-admin-secret-1" };
 
@@ -25,7 +33,14 @@ test("a webhook's timeline fills in live on the dashboard, and Webhook Config su
   const secret = ((await (await page.request.get("/api/webhook-config")).json()) as { secret: string }).secret;
   const timenow = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000", "");
   const answer = await page.request.post("/api/webhook/tradingview", {
-    data: JSON.stringify({ secret, action: "buy", symbol: "ETH-PERP", quantity: "0.01", order_type: "market", timenow }),
+    data: JSON.stringify({
+      secret,
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.01",
+      order_type: "market",
+      timenow,
+    }),
     headers: { "Content-Type": "text/plain" },
   });
   expect(answer.status()).toBe(200);
@@ -39,8 +54,18 @@ test("a webhook's timeline fills in live on the dashboard, and Webhook Config su
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true); // no reload
 
   const steps = details.getByTestId("timeline-step");
-  expect(await steps.evaluateAll((els) => els.map((el) => el.getAttribute("data-hop")))).toEqual(["fired", "received", "committed", "claimed", "sent", "acked", "filled"]);
-  expect(await details.locator('[data-hop="fired"] time').getAttribute("datetime")).toBe(new Date(timenow).toISOString());
+  expect(await steps.evaluateAll((els) => els.map((el) => el.getAttribute("data-hop")))).toEqual([
+    "fired",
+    "received",
+    "committed",
+    "claimed",
+    "sent",
+    "acked",
+    "filled",
+  ]);
+  expect(await details.locator('[data-hop="fired"] time').getAttribute("datetime")).toBe(
+    new Date(timenow).toISOString(),
+  );
   const deltas = (await details.getByTestId("timeline-delta").allInnerTexts()).slice(2); // ours: committed .. filled
   expect(deltas).toHaveLength(5);
   for (const delta of deltas) expect(delta).toMatch(/^\+\d+(\.\d)? ms$/);
@@ -53,8 +78,12 @@ test("a webhook's timeline fills in live on the dashboard, and Webhook Config su
   const summary = page.getByTestId("latency-summary");
   await expect.poll(async () => (await summary.innerText()).includes("1 alert since"), { timeout: 10_000 }).toBe(true);
   expect(await summary.getByTestId("latency-step").count()).toBe(6);
-  expect(await summary.getByTestId("latency-total").innerText()).toMatch(/^Received → fill booked \(market orders\)\s+1\s+\d+(\.\d)? ms\s+\d+(\.\d)? ms$/);
-  expect(await summary.locator('[data-from="received"] [data-testid="latency-p50"]').innerText()).toMatch(/^\d+(\.\d)? ms$/);
+  expect(await summary.getByTestId("latency-total").innerText()).toMatch(
+    /^Received → fill booked \(market orders\)\s+1\s+\d+(\.\d)? ms\s+\d+(\.\d)? ms$/,
+  );
+  expect(await summary.locator('[data-from="received"] [data-testid="latency-p50"]').innerText()).toMatch(
+    /^\d+(\.\d)? ms$/,
+  );
 
   // A phone: both fit the width.
   await page.setViewportSize({ width: 390, height: 844 });

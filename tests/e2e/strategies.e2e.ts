@@ -51,12 +51,16 @@ async function start(): Promise<void> {
 }
 
 const strategiesNamed = async (name: string) =>
-  ((await (await page.request.get("/api/strategies")).json()) as { strategies: { id: string; name: string }[] }).strategies.filter((s) => s.name === name);
+  (
+    (await (await page.request.get("/api/strategies")).json()) as { strategies: { id: string; name: string }[] }
+  ).strategies.filter((s) => s.name === name);
 
 /** The first test's strategy as the API makes it, unless it is there: Breakout, amount ×2, 2x, ETH-PERP only. */
 async function ensureBreakout(): Promise<void> {
   if ((await strategiesNamed("Breakout")).length > 0) return;
-  const made = await page.request.post("/api/strategies", { data: { name: "Breakout", amountType: "multiplier", amountValue: "2", leverage: 2, allowedSymbols: ["ETH-PERP"] } });
+  const made = await page.request.post("/api/strategies", {
+    data: { name: "Breakout", amountType: "multiplier", amountValue: "2", leverage: 2, allowedSymbols: ["ETH-PERP"] },
+  });
   expect(made.status(), await made.text()).toBe(201);
 }
 
@@ -67,8 +71,11 @@ describe("strategies", () => {
     await start();
     // A clean slate, and no Breakout yet: this test creates it on the screen.
     await resetTrading(page, initialConfig);
-    for (const { id } of await strategiesNamed("Breakout")) expect((await page.request.delete(`/api/strategies/${id}`)).status()).toBe(200);
-    await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" }).toBeGreaterThan(0);
+    for (const { id } of await strategiesNamed("Breakout"))
+      expect((await page.request.delete(`/api/strategies/${id}`)).status()).toBe(200);
+    await expect
+      .poll(() => fakePrices?.requests ?? 0, { timeout: 15_000, message: "the price loop asked the fake Coinbase" })
+      .toBeGreaterThan(0);
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto("/strategies");
     await waitForHydration(page, problems);
@@ -98,7 +105,16 @@ describe("strategies", () => {
     const sent = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "text/plain" },
-      body: JSON.stringify({ ...message, action: "buy", symbol: "ETHUSDT.P", quantity: "0.5", order_type: "market", price: "3400", timestamp: new Date().toISOString(), strategy: "e2e" }),
+      body: JSON.stringify({
+        ...message,
+        action: "buy",
+        symbol: "ETHUSDT.P",
+        quantity: "0.5",
+        order_type: "market",
+        price: "3400",
+        timestamp: new Date().toISOString(),
+        strategy: "e2e",
+      }),
     });
     expect(sent.status).toBe(200);
     // A default-strategy trade too, which the filter must hide.
@@ -108,27 +124,47 @@ describe("strategies", () => {
         await fetch(url, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ secret: global.secret, action: "buy", symbol: "SOL-PERP", quantity: "1", order_type: "market" }),
+          body: JSON.stringify({
+            secret: global.secret,
+            action: "buy",
+            symbol: "SOL-PERP",
+            quantity: "1",
+            order_type: "market",
+          }),
         })
       ).status,
     ).toBe(200);
 
     // Both orders filled (Trade History polls every 30 s: open it once they are).
     await expect
-      .poll(async () => ((await (await page.request.get("/api/trades?limit=10")).json()) as { symbol: string; status: string }[]).map((t) => `${t.symbol} ${t.status}`).sort().join(", "), { timeout: 30_000, interval: 250 })
+      .poll(
+        async () =>
+          ((await (await page.request.get("/api/trades?limit=10")).json()) as { symbol: string; status: string }[])
+            .map((t) => `${t.symbol} ${t.status}`)
+            .sort()
+            .join(", "),
+        { timeout: 30_000, interval: 250 },
+      )
       .toBe("ETH-PERP executed, SOL-PERP executed");
     await page.goto("/history");
     await waitForHydration(page, problems);
     expect((await page.getByTestId("trade-history").textContent()) ?? "").toContain("SOL-PERP");
     await page.getByTestId("trade-strategy-filter").selectOption({ label: "Breakout" });
     await expect.poll(() => page.url(), { timeout: 10_000 }).toContain("strategy=");
-    await expect.poll(async () => (await page.getByTestId("trade-history").textContent()) ?? "", { timeout: 20_000, interval: 500 }).toContain("ETH-PERP");
+    await expect
+      .poll(async () => (await page.getByTestId("trade-history").textContent()) ?? "", {
+        timeout: 20_000,
+        interval: 500,
+      })
+      .toContain("ETH-PERP");
     const filtered = (await page.getByTestId("trade-history").textContent()) ?? "";
     expect(filtered).not.toContain("SOL-PERP");
     expect(filtered).toContain("1 trade");
 
     // The strategy's trade: sized ×2, at its leverage.
-    const trades = (await (await page.request.get(`/api/trades?limit=10&${new URL(page.url()).searchParams.toString()}`)).json()) as { symbol: string; quantity: string; leverage: number }[];
+    const trades = (await (
+      await page.request.get(`/api/trades?limit=10&${new URL(page.url()).searchParams.toString()}`)
+    ).json()) as { symbol: string; quantity: string; leverage: number }[];
     expect(trades.map((t) => [t.symbol, t.quantity, t.leverage])).toEqual([["ETH-PERP", "1", 2]]);
 
     await page.setViewportSize({ width: 390, height: 844 });
@@ -159,7 +195,9 @@ describe("strategies", () => {
     await expect.poll(() => progress.getAttribute("data-settled"), { timeout: 20_000 }).toBe("yes");
     expect(await progress.getByTestId("test-alert-status").innerText()).toBe("executed");
     // {{ticker}} on a strategy limited to ETH-PERP: the test trades ETH-PERP, sized by the strategy (x2).
-    expect(await progress.getByTestId("test-alert-reason").innerText()).toMatch(/^Test alert: BUY 0\.02 ETH-PERP filled at [\d,.]+ on the simulator's test account/);
+    expect(await progress.getByTestId("test-alert-reason").innerText()).toMatch(
+      /^Test alert: BUY 0\.02 ETH-PERP filled at [\d,.]+ on the simulator's test account/,
+    );
     const timeline = progress.getByTestId("signal-timeline");
     await expect.poll(() => timeline.getAttribute("data-last-hop"), { timeout: 10_000 }).toBe("filled");
     expect(((await (await page.request.get("/api/positions")).json()) as unknown[]).length).toBe(positionsBefore);

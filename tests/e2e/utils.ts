@@ -3,16 +3,34 @@
 // Debian's Chromium through playwright-core, and a few page checks.
 import { Database } from "bun:sqlite";
 import { type ChildProcess, execSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { type Server as HttpServer, createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type APIRequestContext, type Browser, type BrowserContext, type Locator, type Page, chromium, request as apiRequest } from "playwright-core";
+import {
+  type APIRequestContext,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  chromium,
+  request as apiRequest,
+} from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, inject } from "vitest";
 import { buildStaleness } from "../../scripts/build-state.mjs";
-import { groupAlive, stopGroup, waitUntil } from "../support/process-group.ts";
+import { stopGroup, waitUntil } from "../support/process-group.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const SCREENSHOT_DIR = path.join(ROOT, "test-results", "e2e");
@@ -89,7 +107,10 @@ export function snapshotApp(): { dir: string; remove(): void } {
     const missing = assets.filter((a) => !existsSync(path.join(dir, "public", a)));
     if (assets.length > 0 && missing.length === 0) return { dir, remove };
     remove();
-    if (attempt >= 3) throw new Error(`[e2e] the build is incomplete (missing ${missing.slice(0, 3).join(", ")}...): run \`npx remix build\``);
+    if (attempt >= 3)
+      throw new Error(
+        `[e2e] the build is incomplete (missing ${missing.slice(0, 3).join(", ")}...): run \`npx remix build\``,
+      );
     ensureBuild(true);
   }
 }
@@ -136,7 +157,12 @@ export function withAppDatabase<T>(app: RunningApp, use: (db: Database) => T): T
  * Starts `bun scripts/start.ts` in its own process group (so the web server and the worker
  * it spawns can be stopped together) with a fresh DATA_DIR, and waits for GET /api/health.
  */
-export async function startApp(options: { port: number; env?: Record<string, string>; label: string; cwd?: string }): Promise<RunningApp> {
+export async function startApp(options: {
+  port: number;
+  env?: Record<string, string>;
+  label: string;
+  cwd?: string;
+}): Promise<RunningApp> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `perpdesk-e2e-${options.label}-`));
   const baseUrl = `http://127.0.0.1:${options.port}`;
   let output = "";
@@ -191,7 +217,9 @@ export async function startApp(options: { port: number; env?: Record<string, str
   );
   if (!healthy || exited) {
     await stop();
-    throw new Error(`[e2e] the app (${options.label}) did not answer GET /api/health with 200 within 30 s. Server log:\n${output}`);
+    throw new Error(
+      `[e2e] the app (${options.label}) did not answer GET /api/health with 200 within 30 s. Server log:\n${output}`,
+    );
   }
   return { baseUrl, port: options.port, dataDir, log: () => output, stop };
 }
@@ -297,7 +325,9 @@ export async function waitForHydration(page: Page, problems?: PageProblems, time
     );
   } catch (error) {
     const seen = problems?.errors.length ? `; page problems: ${problems.errors.join(" | ")}` : "";
-    throw new Error(`${page.url()} was not hydrated within ${timeout} ms (${(error as Error).message.split("\n")[0]})${seen}`);
+    throw new Error(
+      `${page.url()} was not hydrated within ${timeout} ms (${(error as Error).message.split("\n")[0]})${seen}`,
+    );
   }
   await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
 }
@@ -410,7 +440,10 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
       const res = await context.request.post("/api/login", { data: user });
       if (res.status() !== 200) throw new Error(`login as ${user.username}: ${res.status()} ${await res.text()}`);
     } else {
-      user = { username: `${options.label}_${role}_${++accounts}`, password: `${options.label}-${role}-secret-${accounts}` };
+      user = {
+        username: `${options.label}_${role}_${++accounts}`,
+        password: `${options.label}-${role}-secret-${accounts}`,
+      };
       const invited = await adminApi.post("/api/invites", { data: { role } });
       if (invited.status() !== 201) throw new Error(`invite: ${invited.status()} ${await invited.text()}`);
       const invite = new URL(((await invited.json()) as { url: string }).url).searchParams.get("invite");
@@ -424,9 +457,15 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
   beforeAll(async () => {
     try {
       if (options.pricesPort !== undefined) {
-        fakePrices = await startFakePrices(await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PRICE_PORT`] ?? options.pricesPort)));
+        fakePrices = await startFakePrices(
+          await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PRICE_PORT`] ?? options.pricesPort)),
+        );
       }
-      const env = { ...options.env, ...(fakePrices ? { COINBASE_API_URL: fakePrices.url } : {}), ...(await options.before?.()) };
+      const env = {
+        ...options.env,
+        ...(fakePrices ? { COINBASE_API_URL: fakePrices.url } : {}),
+        ...(await options.before?.()),
+      };
       let baseUrl = inject("baseUrl");
       if (options.port !== undefined) {
         const port = await freePort(Number(process.env[`E2E_${options.label.toUpperCase()}_PORT`] ?? options.port));
@@ -441,8 +480,11 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
       if (options.admin) {
         adminApi = await apiRequest.newContext({ baseURL: baseUrl });
         const res = await adminApi.post("/api/register", { data: options.admin });
-        if (res.status() !== 201) throw new Error(`the file's admin ${options.admin.username}: ${res.status()} ${await res.text()}`);
-        initialConfig = ((await (await adminApi.get("/api/trading-config")).json()) as { config: Record<string, unknown> }).config;
+        if (res.status() !== 201)
+          throw new Error(`the file's admin ${options.admin.username}: ${res.status()} ${await res.text()}`);
+        initialConfig = (
+          (await (await adminApi.get("/api/trading-config")).json()) as { config: Record<string, unknown> }
+        ).config;
       }
       ready({ app, baseUrl, browser, context, page, problems: watchProblems(page), fakePrices, login, initialConfig });
     } catch (error) {
@@ -485,7 +527,13 @@ export async function resetTrading(page: Page, config: Record<string, unknown>):
       { timeout: 60_000, interval: 500, message: "Flatten all: the exchange says flat" },
     )
     .toBe(true);
-  await expect.poll(async () => (await page.request.post("/api/reset-stats")).status(), { timeout: 30_000, interval: 250, message: "Reset Statistics" }).toBe(200);
+  await expect
+    .poll(async () => (await page.request.post("/api/reset-stats")).status(), {
+      timeout: 30_000,
+      interval: 250,
+      message: "Reset Statistics",
+    })
+    .toBe(200);
   const saved = await page.request.post("/api/trading-config", { data: config });
   expect(saved.status(), await saved.text()).toBe(200);
 }
@@ -494,7 +542,11 @@ export async function resetTrading(page: Page, config: Record<string, unknown>):
  * Registers an account through the Create account screen; the first one is the admin, later
  * ones need an invite link (`account.invite`, from inviteLink).
  */
-export async function registerAccount(page: Page, problems: PageProblems, account: { username: string; password: string; invite?: string }): Promise<void> {
+export async function registerAccount(
+  page: Page,
+  problems: PageProblems,
+  account: { username: string; password: string; invite?: string },
+): Promise<void> {
   await page.goto(account.invite ?? "/register");
   await h1(page, "Create account").waitFor({ state: "visible", timeout: 10_000 });
   await waitForHydration(page, problems);
@@ -504,7 +556,12 @@ export async function registerAccount(page: Page, problems: PageProblems, accoun
 }
 
 /** Fills the Create account form on `page` (the confirmation is the password unless given). */
-export async function fillRegistration(page: Page, username: string, password: string, confirm = password): Promise<void> {
+export async function fillRegistration(
+  page: Page,
+  username: string,
+  password: string,
+  confirm = password,
+): Promise<void> {
   await field(page, "Username").fill(username);
   await field(page, "Password").fill(password);
   await field(page, "Confirm password").fill(confirm);
@@ -525,7 +582,11 @@ export async function inviteLink(adminPage: Page, role: "admin" | "trader" | "vi
 }
 
 /** The first page of a new context (no cookies), its problems watched; close it with `page.context().close()`. */
-export async function freshPage(browser: Browser, baseUrl: string, options: { javaScriptEnabled?: boolean } = {}): Promise<{ page: Page; problems: PageProblems }> {
+export async function freshPage(
+  browser: Browser,
+  baseUrl: string,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<{ page: Page; problems: PageProblems }> {
   const context = await newContext(browser, baseUrl, options);
   const page = await context.newPage();
   return { page, problems: watchProblems(page) };
@@ -550,7 +611,12 @@ export async function visible(locator: Locator, timeout = 10_000): Promise<void>
 }
 
 /** Opens `pathname` (answered 200), waits for its heading `title` and for hydration. */
-export async function gotoHydrated(page: Page, pathname: string, title: string, problems?: PageProblems): Promise<void> {
+export async function gotoHydrated(
+  page: Page,
+  pathname: string,
+  title: string,
+  problems?: PageProblems,
+): Promise<void> {
   const response = await page.goto(pathname);
   expect(response?.status(), pathname).toBe(200);
   await h1(page, title).waitFor({ state: "visible", timeout: 10_000 });
@@ -577,11 +643,19 @@ export async function apiJson<T>(page: Page, pathname: string): Promise<T> {
  * A toast with this title and description was shown (at any time since `since`: a live
  * toast may replace it quickly, one toast at a time), with this variant.
  */
-export async function expectToastShown(page: Page, title: string, description: string, variant: "default" | "destructive", since = 0): Promise<void> {
+export async function expectToastShown(
+  page: Page,
+  title: string,
+  description: string,
+  variant: "default" | "destructive",
+  since = 0,
+): Promise<void> {
   const wanted = `${title} ${description}`;
   const seen = async () => (await toastsSeen(page)).filter((t) => t.at >= since).map((t) => `${t.variant}|${t.text}`);
   try {
-    await expect.poll(seen, { timeout: 20_000, interval: 100, message: `toast '${wanted}' (${variant})` }).toContain(`${variant}|${wanted}`);
+    await expect
+      .poll(seen, { timeout: 20_000, interval: 100, message: `toast '${wanted}' (${variant})` })
+      .toContain(`${variant}|${wanted}`);
   } catch (error) {
     // Say which toasts did show: a different text is a different failure than none at all.
     throw new Error(`${(error as Error).message}\ntoasts seen: ${JSON.stringify(await seen())}`);
@@ -606,7 +680,10 @@ export async function cardLines(page: Page, testId: string): Promise<string[]> {
 /** Console errors other than the browser's own note about an expected non-2xx answer. */
 export function unexpectedErrors(problems: PageProblems, allowedStatuses: number[] = []): string[] {
   return problems.errors.filter(
-    (e) => !allowedStatuses.some((s) => e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `)),
+    (e) =>
+      !allowedStatuses.some((s) =>
+        e.startsWith(`console.error: Failed to load resource: the server responded with a status of ${s} `),
+      ),
   );
 }
 
@@ -616,7 +693,10 @@ export function unexpectedErrors(problems: PageProblems, allowedStatuses: number
  * whenever the worker happens to publish one.
  */
 export async function silenceLiveUpdates(page: Page): Promise<void> {
-  await page.routeWebSocket((url) => url.pathname === "/ws", () => undefined);
+  await page.routeWebSocket(
+    (url) => url.pathname === "/ws",
+    () => undefined,
+  );
 }
 
 /**
@@ -626,7 +706,12 @@ export async function silenceLiveUpdates(page: Page): Promise<void> {
 export function liveSocketReady(page: Page, timeout = 20_000): Promise<unknown> {
   return page
     .waitForEvent("websocket", { predicate: (ws) => new URL(ws.url()).pathname === "/ws", timeout })
-    .then((ws) => ws.waitForEvent("framereceived", { predicate: (frame) => String(frame.payload).includes('"type":"hello"'), timeout }));
+    .then((ws) =>
+      ws.waitForEvent("framereceived", {
+        predicate: (frame) => String(frame.payload).includes('"type":"hello"'),
+        timeout,
+      }),
+    );
 }
 
 /** Counts the requests a page makes whose method and path match, until stopped. */
@@ -676,7 +761,11 @@ export async function fetchHealth(baseUrl: string, signedIn?: Page): Promise<Hea
 }
 
 /** Polls GET /api/health (30 s at most) until its components have these statuses, e.g. { coinbase_api: "online" } once the price loop runs. */
-export async function waitForSystemStatus(baseUrl: string, wanted: Record<string, string>, message: string): Promise<void> {
+export async function waitForSystemStatus(
+  baseUrl: string,
+  wanted: Record<string, string>,
+  message: string,
+): Promise<void> {
   await expect
     .poll(
       async () => {
@@ -717,7 +806,10 @@ export interface FakePrices {
  * 404. Point an app at it with COINBASE_API_URL and its prices hold still (no random walk
  * setting off take-profits or stops in the middle of a test) until a test moves them.
  */
-export async function startFakePrices(port: number, initial: Record<string, string> = { BTC: "95000", ETH: "3400", SOL: "180", XRP: "2.2" }): Promise<FakePrices> {
+export async function startFakePrices(
+  port: number,
+  initial: Record<string, string> = { BTC: "95000", ETH: "3400", SOL: "180", XRP: "2.2" },
+): Promise<FakePrices> {
   const prices = { ...initial };
   let requests = 0;
   const server: HttpServer = createHttpServer((req, res) => {
@@ -728,7 +820,9 @@ export async function startFakePrices(port: number, initial: Record<string, stri
       return;
     }
     requests++;
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -745,7 +839,9 @@ export async function startFakePrices(port: number, initial: Record<string, stri
     async reset() {
       Object.assign(prices, initial);
       const after = requests + 2 * Object.keys(initial).length;
-      await expect.poll(() => requests, { timeout: 15_000, message: "the price loop read the fake's first prices again" }).toBeGreaterThanOrEqual(after);
+      await expect
+        .poll(() => requests, { timeout: 15_000, message: "the price loop read the fake's first prices again" })
+        .toBeGreaterThanOrEqual(after);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -157,7 +157,9 @@ function compare(name: string, png: Buffer): void {
   };
   if (!existsSync(baselinePath)) {
     writeDiff();
-    throw new Error(`${name}: no baseline at ${path.relative(ROOT, baselinePath)} (run with UPDATE_VISUAL_BASELINE=1 to create it)`);
+    throw new Error(
+      `${name}: no baseline at ${path.relative(ROOT, baselinePath)} (run with UPDATE_VISUAL_BASELINE=1 to create it)`,
+    );
   }
   const expected = PNG.sync.read(readFileSync(baselinePath));
   const actual = PNG.sync.read(png);
@@ -173,10 +175,15 @@ function compare(name: string, png: Buffer): void {
   };
   const diff = new PNG({ width, height });
   const total = Math.max(expected.width, actual.width) * Math.max(expected.height, actual.height);
-  const differing = pixelmatch(crop(expected), crop(actual), diff.data, width, height, { threshold: PIXEL_THRESHOLD }) + (total - width * height);
+  const differing =
+    pixelmatch(crop(expected), crop(actual), diff.data, width, height, { threshold: PIXEL_THRESHOLD }) +
+    (total - width * height);
   const ratio = differing / total;
   outcomes.push({ name, ratio });
-  const size = expected.width === actual.width && expected.height === actual.height ? "" : ` (the screen is ${actual.width}x${actual.height} px, its baseline ${expected.width}x${expected.height} px)`;
+  const size =
+    expected.width === actual.width && expected.height === actual.height
+      ? ""
+      : ` (the screen is ${actual.width}x${actual.height} px, its baseline ${expected.width}x${expected.height} px)`;
   if (ratio > MAX_DIFF_RATIO) {
     writeDiff(diff);
     throw new Error(
@@ -188,8 +195,19 @@ function compare(name: string, png: Buffer): void {
 // --- a deterministic page ----------------------------------------------------------------
 
 /** A context of the given size whose clock stands still at FIXED_NOW. */
-async function fixedContext(width: number, height: number, storageState?: Awaited<ReturnType<BrowserContext["storageState"]>>) {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width, height }, deviceScaleFactor: 1, storageState, timezoneId: "UTC", locale: "en-US" });
+async function fixedContext(
+  width: number,
+  height: number,
+  storageState?: Awaited<ReturnType<BrowserContext["storageState"]>>,
+) {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width, height },
+    deviceScaleFactor: 1,
+    storageState,
+    timezoneId: "UTC",
+    locale: "en-US",
+  });
   const page = await context.newPage();
   await page.clock.setFixedTime(FIXED_NOW);
   return { context, page, problems: watchProblems(page) };
@@ -208,7 +226,9 @@ async function shoot(page: Page, problems: PageProblems, name: string, pathname:
   // Never compare (or baseline) a broken screen.
   const errors = problems.errors.filter((e) => !e.includes("Failed to load resource"));
   if (errors.length > 0 || (await page.getByText("Something went wrong", { exact: true }).count()) > 0) {
-    throw new Error(`${name}: ${pathname} did not render cleanly: ${errors.map((e) => e.split("\n")[0]!.slice(0, 160)).join(" | ") || "'Something went wrong'"}`);
+    throw new Error(
+      `${name}: ${pathname} did not render cleanly: ${errors.map((e) => e.split("\n")[0]!.slice(0, 160)).join(" | ") || "'Something went wrong'"}`,
+    );
   }
   const png = await page.screenshot({
     fullPage: true,
@@ -242,7 +262,10 @@ function pinTimes(dataDir: string) {
       ["signals", ["created_at", "processed_at", "signal_time"]],
       ["activity_logs", ["created_at"]],
       ["audit_entries", ["created_at"]],
-      ["signal_timeline", ["fired_at", "received_at", "committed_at", "claimed_at", "sent_at", "acked_at", "filled_at"]],
+      [
+        "signal_timeline",
+        ["fired_at", "received_at", "committed_at", "claimed_at", "sent_at", "acked_at", "filled_at"],
+      ],
       ["users", ["created_at", "updated_at", "last_login_at"]],
       ["strategies", ["created_at", "updated_at", "secret_rotated_at"]],
       ["profiles", ["created_at", "updated_at"]],
@@ -252,7 +275,9 @@ function pinTimes(dataDir: string) {
       const exists = db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
       if (!exists) continue;
       const present = new Set((db.query(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
-      const sets = columns.filter((c) => present.has(c)).map((c) => `${c} = CASE WHEN ${c} IS NULL THEN NULL ELSE ? END`);
+      const sets = columns
+        .filter((c) => present.has(c))
+        .map((c) => `${c} = CASE WHEN ${c} IS NULL THEN NULL ELSE ? END`);
       if (sets.length === 0) continue;
       const rows = db.query(`SELECT rowid AS r FROM ${table} ORDER BY rowid`).all() as { r: number }[];
       const update = db.query(`UPDATE ${table} SET ${sets.join(", ")} WHERE rowid = ?`);
@@ -284,16 +309,24 @@ describe("visual: every screen at 1440 and 390 px, pixel by pixel against the ba
 
   test("the state: an admin, trades, positions and signals through the webhook, times pinned", async () => {
     // The webhook URL on the dashboard and Webhook Config shows the port.
-    expect(app.port, "the visual suite needs its port 5201 free (the webhook URL in the screenshots shows it)").toBe(VISUAL_PORT);
+    expect(app.port, "the visual suite needs its port 5201 free (the webhook URL in the screenshots shows it)").toBe(
+      VISUAL_PORT,
+    );
     await registerAccount(adminPage, adminProblems, ADMIN);
     await expect.poll(() => fakePrices?.requests ?? 0, { timeout: 15_000 }).toBeGreaterThan(0);
     const secret = (await apiJson<{ secret: string }>(adminPage, "/api/webhook-config")).secret;
     await webhook(secret, 1, "buy", "BTC-PERP", "0.01");
-    await expect.poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 })
+      .toBe(1);
     await webhook(secret, 2, "sell", "ETH-PERP", "0.5");
-    await expect.poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 })
+      .toBe(2);
     await webhook(secret, 3, "buy", "SOL-PERP", "2");
-    await expect.poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 }).toBe(3);
+    await expect
+      .poll(async () => (await apiJson<unknown[]>(adminPage, "/api/positions")).length, { timeout: 20_000 })
+      .toBe(3);
     pinTimes(app.dataDir);
     signedIn = await adminContext.storageState();
   });
@@ -330,7 +363,8 @@ describe("visual: every screen at 1440 and 390 px, pixel by pixel against the ba
 
   test("report", () => {
     const worst = [...outcomes].sort((a, b) => b.ratio - a.ratio);
-    console.log(`[visual] ${UPDATE ? "baselines written" : "differing pixels per screen"}: ${worst.map((o) => `${o.name} ${(o.ratio * 100).toFixed(4)}%`).join(", ")}`);
+    console.log(
+      `[visual] ${UPDATE ? "baselines written" : "differing pixels per screen"}: ${worst.map((o) => `${o.name} ${(o.ratio * 100).toFixed(4)}%`).join(", ")}`,
+    );
   });
 });
-

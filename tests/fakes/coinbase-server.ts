@@ -18,7 +18,9 @@ export interface CoinbaseServer {
   stop(): Promise<void>;
 }
 
-export async function startCoinbaseServer(options: Omit<FakeCoinbaseOptions, "atBase" | "exchangeBase"> & { port?: number } = {}): Promise<CoinbaseServer> {
+export async function startCoinbaseServer(
+  options: Omit<FakeCoinbaseOptions, "atBase" | "exchangeBase"> & { port?: number } = {},
+): Promise<CoinbaseServer> {
   let coinbase: CoinbaseFake | undefined;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -26,7 +28,16 @@ export async function startCoinbaseServer(options: Omit<FakeCoinbaseOptions, "at
     idleTimeout: 60,
     async fetch(request) {
       const response = coinbase ? await getResponse(coinbase.handlers, request) : undefined;
-      return response ?? new Response(JSON.stringify({ error: "NOT_FOUND", message: `fake Coinbase has no route ${request.method} ${new URL(request.url).pathname}` }), { status: 404, headers: { "content-type": "application/json" } });
+      return (
+        response ??
+        new Response(
+          JSON.stringify({
+            error: "NOT_FOUND",
+            message: `fake Coinbase has no route ${request.method} ${new URL(request.url).pathname}`,
+          }),
+          { status: 404, headers: { "content-type": "application/json" } },
+        )
+      );
     },
   });
   const url = `http://127.0.0.1:${server.port}`;
@@ -47,5 +58,7 @@ if (import.meta.main) {
   const { makeCdpKey } = await import("../msw/coinbase.ts");
   const key = makeCdpKey("ec");
   const fake = await startCoinbaseServer({ cdpKeys: [key], port: Number(process.argv[2] ?? 0) });
-  console.log(`fake Coinbase at ${fake.url}\nCOINBASE_API_URL=${fake.url}\nCOINBASE_API_KEY=${key.apiKey}\nCOINBASE_API_SECRET=${JSON.stringify(key.apiSecret)}`);
+  console.log(
+    `fake Coinbase at ${fake.url}\nCOINBASE_API_URL=${fake.url}\nCOINBASE_API_KEY=${key.apiKey}\nCOINBASE_API_SECRET=${JSON.stringify(key.apiSecret)}`,
+  );
 }

@@ -25,13 +25,16 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
   const app = freshApp(dialect);
   const cookies = registeredAccounts(app, { admin: "matrix_admin", user: "matrix_user" });
 
-  test.each([...USER_PAGES, ...ADMIN_PAGES, "/no-such-page"])("anonymous %s → login, coming back after", async (path) => {
-    const response = await app.fetch(path);
-    expect(response.status).toBe(302);
-    const location = response.headers.get("location")!;
-    expect(location.startsWith("/login")).toBe(true);
-    if (path !== "/") expect(new URL(location, "http://x").searchParams.get("redirectTo")).toBe(path);
-  });
+  test.each([...USER_PAGES, ...ADMIN_PAGES, "/no-such-page"])(
+    "anonymous %s → login, coming back after",
+    async (path) => {
+      const response = await app.fetch(path);
+      expect(response.status).toBe(302);
+      const location = response.headers.get("location")!;
+      expect(location.startsWith("/login")).toBe(true);
+      if (path !== "/") expect(new URL(location, "http://x").searchParams.get("redirectTo")).toBe(path);
+    },
+  );
 
   test.each(USER_PAGES)("user and admin can open %s", async (path) => {
     for (const cookie of [cookies.user, cookies.admin]) {
@@ -98,7 +101,14 @@ describe.each(testDialects())("access matrix on %s", (dialect) => {
     // Logging out ends the session: use a fresh one for that call.
     await expectJsonAccess(app, row, cookies, async (who, cookie) =>
       row[0] === "POST" && row[1] === "/api/logout"
-        ? (await app.fetch("/api/login", { method: "POST", json: { username: `matrix_${who}`, password: "secret123" } })).headers.getSetCookie()[0]!.split(";")[0]!
+        ? (
+            await app.fetch("/api/login", {
+              method: "POST",
+              json: { username: `matrix_${who}`, password: "secret123" },
+            })
+          ).headers
+            .getSetCookie()[0]!
+            .split(";")[0]!
         : cookie,
     );
   });

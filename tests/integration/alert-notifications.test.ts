@@ -11,7 +11,15 @@ import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { DEFAULT_EVENTS } from "#app/core/notifications/events.ts";
 import { DISCORD_URL, createNotificationFakes } from "#tests/msw/notifications.ts";
-import { type TestApp, createTestApp, jobsIdle, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  type TestApp,
+  createTestApp,
+  jobsIdle,
+  registerVia,
+  sendSignal,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { notifyOnce } from "#worker/notifications/notifier.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -32,11 +40,23 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
   const delivered = async () => {
     await waitFor(
       "deliveries settled",
-      async () => (await db().selectFrom("notification_deliveries").select("id").where("status", "in", ["queued", "sending", "retrying"]).execute()).length === 0,
+      async () =>
+        (
+          await db()
+            .selectFrom("notification_deliveries")
+            .select("id")
+            .where("status", "in", ["queued", "sending", "retrying"])
+            .execute()
+        ).length === 0,
       30_000,
     );
-    const kinds = new Map((await db().selectFrom("notifications").select(["id", "kind"]).execute()).map((r) => [r.id, r.kind]));
-    return fakes.state.webhook.map((w) => ({ kind: kinds.get(String(w.json.notificationId)) ?? "?", text: JSON.stringify(w.json) }));
+    const kinds = new Map(
+      (await db().selectFrom("notifications").select(["id", "kind"]).execute()).map((r) => [r.id, r.kind]),
+    );
+    return fakes.state.webhook.map((w) => ({
+      kind: kinds.get(String(w.json.notificationId)) ?? "?",
+      text: JSON.stringify(w.json),
+    }));
   };
   /** An alert, then the worker and the notifier: what the fake channel received for it. */
   const alert = async (key: string, body: Record<string, unknown>, expectStatus = 200) => {
@@ -44,10 +64,19 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
     const response = await sendSignal(app, key, { id: `acc-${n}`, order_type: "market", ...body });
     expect(response.status, await response.clone().text()).toBe(expectStatus);
     const answer = (await response.json()) as { signalId: string };
-    await waitFor("signal final", async () => {
-      const row = await db().selectFrom("signals").select("status").where("id", "=", answer.signalId).executeTakeFirst();
-      return row && row.status !== "queued";
-    }, 15_000, 10);
+    await waitFor(
+      "signal final",
+      async () => {
+        const row = await db()
+          .selectFrom("signals")
+          .select("status")
+          .where("id", "=", answer.signalId)
+          .executeTakeFirst();
+        return row && row.status !== "queued";
+      },
+      15_000,
+      10,
+    );
     await jobsIdle(app);
     await notifyOnce(db(), { appSecret: app.config.appSecret, workerId: "acc-w1" });
     return { signalId: answer.signalId, received: await delivered() };
@@ -60,15 +89,48 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
     secret = await webhookSecret(app, admin);
     await new SimulatorAdapter(db()).ensureAccount();
     const make = async (name: string, allowedSymbols: string[]) => {
-      const r = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name, allowedSymbols, amountType: "multiplier", amountValue: "1" } });
+      const r = await app.fetch("/api/strategies", {
+        method: "POST",
+        cookie: admin,
+        json: { name, allowedSymbols, amountType: "multiplier", amountValue: "1" },
+      });
       expect(r.status).toBe(201);
       return (await r.json()) as { id: string; secret: string };
     };
     strategies = { Mu: await make("Mu", ["ETH-PERP"]), Nu: await make("Nu", ["ETH-PERP", "SOL-PERP"]) };
-    expect((await app.fetch("/api/notifications", { method: "POST", cookie: admin, json: { intent: "general", rateLimitPerMinute: 600, dailySummaryTime: "20:00", allowPrivateDestinations: true } })).status).toBe(200);
+    expect(
+      (
+        await app.fetch("/api/notifications", {
+          method: "POST",
+          cookie: admin,
+          json: {
+            intent: "general",
+            rateLimitPerMinute: 600,
+            dailySummaryTime: "20:00",
+            allowPrivateDestinations: true,
+          },
+        })
+      ).status,
+    ).toBe(200);
     // The channel keeps the default events: the alert kinds are among them.
-    expect(DEFAULT_EVENTS).toEqual(expect.arrayContaining(["alert_failed", "alert_skipped", "order_failed", "position_closed"]));
-    expect((await app.fetch("/api/notifications", { method: "POST", cookie: admin, json: { intent: "webhook", enabled: true, url: DISCORD_URL, signingSecret: SIGNING_SECRET, events: DEFAULT_EVENTS } })).status).toBe(200);
+    expect(DEFAULT_EVENTS).toEqual(
+      expect.arrayContaining(["alert_failed", "alert_skipped", "order_failed", "position_closed"]),
+    );
+    expect(
+      (
+        await app.fetch("/api/notifications", {
+          method: "POST",
+          cookie: admin,
+          json: {
+            intent: "webhook",
+            enabled: true,
+            url: DISCORD_URL,
+            signingSecret: SIGNING_SECRET,
+            events: DEFAULT_EVENTS,
+          },
+        })
+      ).status,
+    ).toBe(200);
     runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "acc-w1", pollMs: 3 });
     // History is not news: the notifier starts from here.
     await notifyOnce(db(), { appSecret: app.config.appSecret, workerId: "acc-w1" });
@@ -93,11 +155,21 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
 
   test("refused at the webhook (403): queued with the signal in its transaction, delivered once with the reason", async () => {
     n += 1;
-    const response = await sendSignal(app, strategies.Mu.secret, { id: `acc-${n}`, action: "buy", symbol: "SOL-PERP", quantity: "1", order_type: "market" });
+    const response = await sendSignal(app, strategies.Mu.secret, {
+      id: `acc-${n}`,
+      action: "buy",
+      symbol: "SOL-PERP",
+      quantity: "1",
+      order_type: "market",
+    });
     expect(response.status).toBe(403);
     const { signalId } = (await response.json()) as { signalId: string };
     // Already there when the answer came, before any notifier pass.
-    const queued = await db().selectFrom("notifications").selectAll().where("dedupe_key", "=", `signal:${signalId}:alert_failed`).execute();
+    const queued = await db()
+      .selectFrom("notifications")
+      .selectAll()
+      .where("dedupe_key", "=", `signal:${signalId}:alert_failed`)
+      .execute();
     expect(queued.map((q) => q.title)).toEqual(["Alert refused: BUY 1 SOL-PERP"]);
     expect(queued[0]!.body).toBe("Alert BUY 1 SOL-PERP (strategy Mu) refused: SOL-PERP is not allowed for strategy Mu");
     await notifyOnce(db(), { appSecret: app.config.appSecret, workerId: "acc-w1" }); // the log line is not notified a second time
@@ -107,7 +179,12 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
   });
 
   test("skipped: too old to chase", async () => {
-    const { received } = await alert(secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.01", timestamp: new Date(Date.now() - 90_000).toISOString() });
+    const { received } = await alert(secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.01",
+      timestamp: new Date(Date.now() - 90_000).toISOString(),
+    });
     expect(received.map((r) => r.kind)).toEqual(["alert_skipped"]);
     expect(received[0]!.text).toMatch(/Alert skipped: BUY 0\.01 ETH-PERP.*s old \(limit 30 s\): entry not chased/);
   });
@@ -123,7 +200,9 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
       expect(received.map((r) => r.kind)).toEqual(["alert_skipped"]);
       expect(received[0]!.text).toContain("Emergency stop is active");
     } finally {
-      expect((await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin, json: {} })).status).toBe(200);
+      expect((await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin, json: {} })).status).toBe(
+        200,
+      );
     }
   });
 
@@ -136,9 +215,25 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
 
     // A manual limit order resting far below the price on SOL-PERP: Nu's alert there waits for nothing, it is skipped with the reason.
     fakes.state.webhook.length = 0;
-    const placed = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "SOL-PERP", side: "buy", orderType: "limit", price: "50", amountType: "quantity", quantity: "1" } });
+    const placed = await app.fetch("/api/trades", {
+      method: "POST",
+      cookie: admin,
+      json: { symbol: "SOL-PERP", side: "buy", orderType: "limit", price: "50", amountType: "quantity", quantity: "1" },
+    });
     expect(placed.status).toBe(201);
-    await waitFor("resting", () => db().selectFrom("trades").select("id").where("symbol", "=", "SOL-PERP").where("status", "=", "pending").where("order_id", "is not", null).executeTakeFirst(), 15_000, 10);
+    await waitFor(
+      "resting",
+      () =>
+        db()
+          .selectFrom("trades")
+          .select("id")
+          .where("symbol", "=", "SOL-PERP")
+          .where("status", "=", "pending")
+          .where("order_id", "is not", null)
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
     const resting = await alert(strategies.Nu.secret, { action: "buy", symbol: "SOL-PERP", quantity: "1" });
     expect(resting.received.map((r) => r.kind)).toEqual(["alert_skipped"]);
     expect(resting.received[0]!.text).toContain("SOL-PERP has an order in flight of another source");
@@ -156,12 +251,28 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
 
   test("a flip notifies the side it closed (with its P&L)", async () => {
     await alert(secret, { action: "buy", symbol: "XRP-PERP", quantity: "10" });
-    const long = await db().selectFrom("positions").selectAll().where("symbol", "=", "XRP-PERP").where("status", "=", "open").executeTakeFirstOrThrow();
+    const long = await db()
+      .selectFrom("positions")
+      .selectAll()
+      .where("symbol", "=", "XRP-PERP")
+      .where("status", "=", "open")
+      .executeTakeFirstOrThrow();
     fakes.state.webhook.length = 0;
     const flip = await alert(secret, { action: "sell", symbol: "XRP-PERP", quantity: "30" });
     expect(flip.received.map((r) => r.kind)).toEqual(["position_closed"]);
     expect(flip.received[0]!.text).toContain("Position closed: LONG XRP-PERP");
-    expect((await db().selectFrom("positions").select("status").where("id", "=", long.id).executeTakeFirstOrThrow()).status).toBe("closed");
-    expect((await db().selectFrom("positions").select("side").where("symbol", "=", "XRP-PERP").where("status", "=", "open").executeTakeFirstOrThrow()).side).toBe("short");
+    expect(
+      (await db().selectFrom("positions").select("status").where("id", "=", long.id).executeTakeFirstOrThrow()).status,
+    ).toBe("closed");
+    expect(
+      (
+        await db()
+          .selectFrom("positions")
+          .select("side")
+          .where("symbol", "=", "XRP-PERP")
+          .where("status", "=", "open")
+          .executeTakeFirstOrThrow()
+      ).side,
+    ).toBe("short");
   });
 });

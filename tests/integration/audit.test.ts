@@ -27,7 +27,12 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
   };
   const lastId = async () => Number((await rows()).at(-1)?.id ?? 0);
   /** Runs `change` and checks the one entry it made: its actor and changed fields. */
-  const expectAudit = async (action: string, change: () => Promise<Response>, fields: string[], status = [200, 201, 302]) => {
+  const expectAudit = async (
+    action: string,
+    change: () => Promise<Response>,
+    fields: string[],
+    status = [200, 201, 302],
+  ) => {
     const from = await lastId();
     const response = await change();
     expect(status, `${action}: ${response.status} ${await response.clone().text()}`).toContain(response.status);
@@ -44,11 +49,19 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
   });
 
   test("each kind of change makes one entry with the actor and the changed fields, never a secret", async () => {
-    const post = (path: string, json: unknown, method = "POST") => () => app.fetch(path, { method, cookie: admin, json });
-    const form = (path: string, fields: Record<string, string>) => () => app.fetch(path, { method: "POST", cookie: admin, form: fields });
+    const post =
+      (path: string, json: unknown, method = "POST") =>
+      () =>
+        app.fetch(path, { method, cookie: admin, json });
+    const form = (path: string, fields: Record<string, string>) => () =>
+      app.fetch(path, { method: "POST", cookie: admin, form: fields });
 
     // Trading rules: only what changed.
-    const rules = await expectAudit("trading_config.update", post("/api/trading-config", { autoTradingEnabled: false }), ["autoTradingEnabled"]);
+    const rules = await expectAudit(
+      "trading_config.update",
+      post("/api/trading-config", { autoTradingEnabled: false }),
+      ["autoTradingEnabled"],
+    );
     expect(rules.changes.autoTradingEnabled).toEqual({ before: true, after: false });
     expect(rules.target).toBe("trading_config");
 
@@ -65,63 +78,128 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     expect(secrets[0]).not.toBe(secrets[1]);
 
     // Webhook senders and strict tickers (the Webhook Config screen's forms).
-    const allow = await expectAudit("webhook_allowlist.update", form("/webhook", { intent: "allowlist", allowlist: "203.0.113.7" }), ["allowlist"]);
+    const allow = await expectAudit(
+      "webhook_allowlist.update",
+      form("/webhook", { intent: "allowlist", allowlist: "203.0.113.7" }),
+      ["allowlist"],
+    );
     expect(allow.changes.allowlist).toEqual({ before: "", after: "203.0.113.7" });
-    await expectAudit("strict_tickers.update", form("/webhook", { intent: "strict-tickers", value: "on" }), ["strictTickers"]);
+    await expectAudit("strict_tickers.update", form("/webhook", { intent: "strict-tickers", value: "on" }), [
+      "strictTickers",
+    ]);
 
     // Credentials: saved, then changed; an exchange connection added, changed, deleted.
     // Real-shaped keys (saving checks the key's shape, issue 22): two CDP keys, one Exchange key.
     const [first, second, spare] = [makeCdpKey("ec"), makeCdpKey("ec"), makeExchangeKey()];
     const apiSecrets = [first.apiSecret, second.apiSecret, spare.apiSecret, spare.passphrase];
     // A PEM is stored JSON-escaped: each line of its body must not appear either.
-    secrets.push(...apiSecrets, ...apiSecrets.flatMap((s) => s.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))));
-    const saved = await expectAudit("credentials.create", post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[0], sandbox: true }), ["apiKey", "apiSecret", "sandbox"]);
+    secrets.push(
+      ...apiSecrets,
+      ...apiSecrets.flatMap((s) => s.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))),
+    );
+    const saved = await expectAudit(
+      "credentials.create",
+      post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[0], sandbox: true }),
+      ["apiKey", "apiSecret", "sandbox"],
+    );
     expect(saved.changes.apiSecret).toEqual({ after: "(changed)" });
-    const changed = await expectAudit("credentials.update", post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[1], sandbox: true }), ["apiSecret"]);
+    const changed = await expectAudit(
+      "credentials.update",
+      post("/api/credentials/save", { apiKey: first.apiKey, apiSecret: apiSecrets[1], sandbox: true }),
+      ["apiSecret"],
+    );
     expect(changed.changes.apiSecret).toEqual({ before: "(changed)", after: "(changed)" });
     await expectAudit("credentials.sandbox", post("/api/credentials/save-settings", { sandbox: false }), ["sandbox"]);
     const created = await expectAudit(
       "exchange.create",
-      post("/api/exchanges", { exchangeName: "COINBASE", accountName: "Spare", apiKey: spare.apiKey, apiSecret: apiSecrets[2], passphrase: apiSecrets[3], sandbox: true, isEnabled: false }),
+      post("/api/exchanges", {
+        exchangeName: "COINBASE",
+        accountName: "Spare",
+        apiKey: spare.apiKey,
+        apiSecret: apiSecrets[2],
+        passphrase: apiSecrets[3],
+        sandbox: true,
+        isEnabled: false,
+      }),
       ["exchangeName", "accountName", "apiKey", "apiSecret", "passphrase", "sandbox", "isEnabled"],
     );
     expect(created.changes.passphrase).toEqual({ after: "(changed)" });
-    await expectAudit("exchange.update", post(`/api/exchanges/${created.target}`, { sandbox: false }, "PUT"), ["sandbox"]);
-    await expectAudit("exchange.delete", post(`/api/exchanges/${created.target}`, undefined, "DELETE"), ["exchangeName", "accountName", "sandbox", "isEnabled"]);
+    await expectAudit("exchange.update", post(`/api/exchanges/${created.target}`, { sandbox: false }, "PUT"), [
+      "sandbox",
+    ]);
+    await expectAudit("exchange.delete", post(`/api/exchanges/${created.target}`, undefined, "DELETE"), [
+      "exchangeName",
+      "accountName",
+      "sandbox",
+      "isEnabled",
+    ]);
 
     // Users: role change, disable, invites, registration and the 2FA requirement, delete.
-    const role = await expectAudit("user.update", post(`/api/users/${traderId}`, { role: "viewer" }, "PATCH"), ["role"]);
+    const role = await expectAudit("user.update", post(`/api/users/${traderId}`, { role: "viewer" }, "PATCH"), [
+      "role",
+    ]);
     expect(role.changes.role).toEqual({ before: "trader", after: "viewer" });
     expect(role.target).toBe("au_trader");
     await expectAudit("user.update", post(`/api/users/${traderId}`, { disabled: true }, "PATCH"), ["disabled"]);
     const invite = await expectAudit("invite.create", post("/api/invites", { role: "trader" }), ["role", "expiresAt"]);
-    const code = (await db().selectFrom("invites").select("code").where("used_at", "is", null).orderBy("created_at", "desc").execute()).map((i) => i.code).find((c) => c.startsWith(invite.target.slice(0, 6)))!;
+    const code = (
+      await db()
+        .selectFrom("invites")
+        .select("code")
+        .where("used_at", "is", null)
+        .orderBy("created_at", "desc")
+        .execute()
+    )
+      .map((i) => i.code)
+      .find((c) => c.startsWith(invite.target.slice(0, 6)))!;
     secrets.push(code); // the full invitation code is a credential too: only its start is kept
-    await expectAudit("invite.revoke", post(`/api/invites/${encodeURIComponent(code)}`, undefined, "DELETE"), ["revoked"]);
-    await expectAudit("security_settings.update", post("/api/security-settings", { registrationOpen: true }), ["registrationOpen"]);
-    await expectAudit("security_settings.update", post("/api/security-settings", { requireTwoFactor: true }), ["requireTwoFactor"]);
+    await expectAudit("invite.revoke", post(`/api/invites/${encodeURIComponent(code)}`, undefined, "DELETE"), [
+      "revoked",
+    ]);
+    await expectAudit("security_settings.update", post("/api/security-settings", { registrationOpen: true }), [
+      "registrationOpen",
+    ]);
+    await expectAudit("security_settings.update", post("/api/security-settings", { requireTwoFactor: true }), [
+      "requireTwoFactor",
+    ]);
     // Required 2FA locks out this admin (no second factor yet): turned off through the service.
     const off = await lastId();
     await updateSecuritySettings(db(), { username: "au_admin" } as User, { requireTwoFactor: false });
-    expect((await one("security_settings.update", off)).changes).toEqual({ requireTwoFactor: { before: true, after: false } });
+    expect((await one("security_settings.update", off)).changes).toEqual({
+      requireTwoFactor: { before: true, after: false },
+    });
     await expectAudit("user.delete", post(`/api/users/${traderId}`, undefined, "DELETE"), ["role", "disabled"]);
 
     // Strategies: create, update, rotate, heartbeat expectation, delete.
-    const createdStrategy = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Audited" } });
+    const createdStrategy = await app.fetch("/api/strategies", {
+      method: "POST",
+      cookie: admin,
+      json: { name: "Audited" },
+    });
     expect(createdStrategy.status).toBe(201);
     const strategy = (await createdStrategy.json()) as { id: string; secret: string };
     secrets.push(strategy.secret);
     const made = await one("strategy.create", 0);
     expect(made).toMatchObject({ actor: "au_admin", target: strategy.id });
     expect(made.changes.name).toEqual({ after: "Audited" });
-    const renamed = await expectAudit("strategy.update", post(`/api/strategies/${strategy.id}`, { name: "Audited 2" }, "PUT"), ["name"]);
+    const renamed = await expectAudit(
+      "strategy.update",
+      post(`/api/strategies/${strategy.id}`, { name: "Audited 2" }, "PUT"),
+      ["name"],
+    );
     expect(renamed.changes.name).toEqual({ before: "Audited", after: "Audited 2" });
     const from = await lastId();
     const rotate = await app.fetch(`/api/strategies/${strategy.id}/rotate`, { method: "POST", cookie: admin });
     expect(rotate.status).toBe(200);
     secrets.push(JSON.stringify(await rotate.json()).match(/"secret":"([^"]+)"/)?.[1] ?? "none");
-    expect((await one("strategy.rotate_secret", from)).changes.secret).toEqual({ before: "(changed)", after: "(changed)" });
-    await expectAudit("heartbeat.set", post(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 300 }, "PUT"), ["intervalSeconds", "graceSeconds"]);
+    expect((await one("strategy.rotate_secret", from)).changes.secret).toEqual({
+      before: "(changed)",
+      after: "(changed)",
+    });
+    await expectAudit("heartbeat.set", post(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 300 }, "PUT"), [
+      "intervalSeconds",
+      "graceSeconds",
+    ]);
     await expectAudit("heartbeat.clear", post(`/api/heartbeats/${strategy.id}`, undefined, "DELETE"), ["expected"]);
     const gone = await lastId();
     expect((await app.fetch(`/api/strategies/${strategy.id}`, { method: "DELETE", cookie: admin })).status).toBe(200);
@@ -130,7 +208,9 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     expect(deleted.changes.name).toEqual({ before: "Audited 2" });
 
     // The simulator's contract-size switch (the Exchanges screen's form).
-    await expectAudit("simulator.contract_sizes", form("/exchanges", { intent: "contract-sizes", value: "true" }), ["value"]);
+    await expectAudit("simulator.contract_sizes", form("/exchanges", { intent: "contract-sizes", value: "true" }), [
+      "value",
+    ]);
 
     // Reset Statistics.
     const stats = await expectAudit("statistics.reset", post("/api/reset-stats", {}), ["deleted"]);
@@ -138,7 +218,8 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
 
     // No secret anywhere in the trail.
     const all = JSON.stringify(await rows());
-    for (const secret of secrets) expect(all.includes(secret), `secret ${secret.slice(0, 4)}… in the audit trail`).toBe(false);
+    for (const secret of secrets)
+      expect(all.includes(secret), `secret ${secret.slice(0, 4)}… in the audit trail`).toBe(false);
     expect(all).not.toContain("organizations/");
   });
 
@@ -162,7 +243,9 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
     expect(html.includes("<h1")).toBe(true);
     expect(html.match(/data-testid="audit-row"/g)?.length).toBe(5);
     expect(html.includes("emergency_stop.reset")).toBe(true);
-    const older = html.match(/data-testid="audit-older"[^>]*href="([^"]+)"|href="([^"]+)"[^>]*data-testid="audit-older"/);
+    const older = html.match(
+      /data-testid="audit-older"[^>]*href="([^"]+)"|href="([^"]+)"[^>]*data-testid="audit-older"/,
+    );
     expect(older?.[1] ?? older?.[2]).toBe(`/audit?before=${Number(after[after.length - 5])}&amp;limit=5`);
     expect((await (await app.fetch("/users", { cookie: admin })).text()).includes('href="/audit"')).toBe(true);
   });
@@ -170,17 +253,32 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
   test("an entry names the client address of the request that made the change (X-Forwarded-For only behind a trusted proxy)", async () => {
     // This app does not trust proxies: a client-written X-Forwarded-For is not its address.
     const from = await lastId();
-    await app.fetch("/api/trading-config", { method: "POST", cookie: admin, json: { autoTradingEnabled: true }, headers: { "X-Forwarded-For": "203.0.113.9" } });
+    await app.fetch("/api/trading-config", {
+      method: "POST",
+      cookie: admin,
+      json: { autoTradingEnabled: true },
+      headers: { "X-Forwarded-For": "203.0.113.9" },
+    });
     expect((await one("trading_config.update", from)).ip).toBeNull();
 
     const proxied = await createTestApp(dialect, { TRUST_PROXY: "true" });
     try {
       const cookie = (await registerVia(proxied, "au_proxied")).cookie;
       const change = (ip: string, value: boolean) =>
-        proxied.fetch("/api/trading-config", { method: "POST", cookie, json: { autoTradingEnabled: value }, headers: { "X-Forwarded-For": ip } });
+        proxied.fetch("/api/trading-config", {
+          method: "POST",
+          cookie,
+          json: { autoTradingEnabled: value },
+          headers: { "X-Forwarded-For": ip },
+        });
       expect((await change("198.51.100.7", false)).status).toBe(200);
       expect((await change("2001:db8::5", true)).status).toBe(200);
-      const entries = await proxied.database.db.selectFrom("audit_entries").select(["action", "ip"]).where("action", "=", "trading_config.update").orderBy("id").execute();
+      const entries = await proxied.database.db
+        .selectFrom("audit_entries")
+        .select(["action", "ip"])
+        .where("action", "=", "trading_config.update")
+        .orderBy("id")
+        .execute();
       expect(entries.map((e) => e.ip)).toEqual(["198.51.100.7", "2001:db8::5"]);
       // The API shows it.
       const body = (await (await proxied.fetch("/api/audit", { cookie })).json()) as { entries: AuditEntry[] };
@@ -202,7 +300,15 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
       seen.push(...body.entries.map((e) => e.id));
       if (pages === 1) {
         // A change while paging: newer than the cursor, so it is not in the older pages.
-        expect((await app.fetch("/webhook", { method: "POST", cookie: admin, form: { intent: "strict-tickers", value: "off" } })).status).toBe(302);
+        expect(
+          (
+            await app.fetch("/webhook", {
+              method: "POST",
+              cookie: admin,
+              form: { intent: "strict-tickers", value: "off" },
+            })
+          ).status,
+        ).toBe(302);
       }
       if (body.nextBefore == null) break;
       before = body.nextBefore;
@@ -212,10 +318,16 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
   });
 
   test("a change that changes nothing writes no audit entry (issue 23): each writer, asked twice, records once", async () => {
-    const json = (path: string, body: unknown, method = "POST") => () => app.fetch(path, { method, cookie: admin, json: body });
-    const form = (path: string, fields: Record<string, string>) => () => app.fetch(path, { method: "POST", cookie: admin, form: fields });
+    const json =
+      (path: string, body: unknown, method = "POST") =>
+      () =>
+        app.fetch(path, { method, cookie: admin, json: body });
+    const form = (path: string, fields: Record<string, string>) => () =>
+      app.fetch(path, { method: "POST", cookie: admin, form: fields });
     const other = (await registerVia(app, "au_noop", "secret123", "viewer")).user.id;
-    const strategy = (await (await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Unchanged" } })).json()) as { id: string };
+    const strategy = (await (
+      await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Unchanged" } })
+    ).json()) as { id: string };
     /** The first call may change something (it brings the setting to a known state); the second must not. */
     const cases: [string, () => Promise<Response>][] = [
       ["trading_config.update", json("/api/trading-config", { autoTradingEnabled: false })],
@@ -229,7 +341,15 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
       ["strategy.update", json(`/api/strategies/${strategy.id}`, { name: "Unchanged", enabled: true }, "PUT")],
       ["heartbeat.set", json(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 600 }, "PUT")],
       ["heartbeat.clear", json(`/api/heartbeats/${strategy.id}`, undefined, "DELETE")],
-      ["notifications.update", json("/api/notifications", { intent: "general", rateLimitPerMinute: 12, dailySummaryTime: "20:00", allowPrivateDestinations: false })],
+      [
+        "notifications.update",
+        json("/api/notifications", {
+          intent: "general",
+          rateLimitPerMinute: 12,
+          dailySummaryTime: "20:00",
+          allowPrivateDestinations: false,
+        }),
+      ],
     ];
     for (const [action, call] of cases) {
       const first = await call();
@@ -238,12 +358,17 @@ describe.each(testDialects())("Audit trail on %s", (dialect) => {
       const again = await call();
       expect([200, 201, 302], `${action} again: ${again.status}`).toContain(again.status);
       const written = (await rows()).filter((r) => Number(r.id) > from);
-      expect(written.map((r) => `${r.action} ${r.changes}`), `${action} asked again with nothing to change`).toEqual([]);
+      expect(
+        written.map((r) => `${r.action} ${r.changes}`),
+        `${action} asked again with nothing to change`,
+      ).toEqual([]);
     }
     // A real change after a no-op is still recorded: turning strict tickers on.
     const from = await lastId();
     await form("/webhook", { intent: "strict-tickers", value: "on" })();
-    expect((await one("strict_tickers.update", from)).changes).toEqual({ strictTickers: { before: false, after: true } });
+    expect((await one("strict_tickers.update", from)).changes).toEqual({
+      strictTickers: { before: false, after: true },
+    });
     // Clearing a heartbeat that is expected records what it was ("before"), as issue 23 expects.
     await json(`/api/heartbeats/${strategy.id}`, { intervalSeconds: 600 }, "PUT")();
     const cleared = await lastId();

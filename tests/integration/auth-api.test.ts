@@ -21,7 +21,10 @@ describe.each(testDialects())("auth API on %s", (dialect) => {
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ username: "second_user", role: "trader" });
 
-    const login = await app.fetch("/api/login", { method: "POST", json: { username: "FIRST_ADMIN", password: "secret123" } });
+    const login = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "FIRST_ADMIN", password: "secret123" },
+    });
     expect(login.status).toBe(200);
     const cookie = cookieFrom(login)!;
     expect(cookie).toBeTruthy();

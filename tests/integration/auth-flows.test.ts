@@ -15,8 +15,14 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
   test("registration form: server-side validation messages (SPEC §5), nothing written", async () => {
     const cases: [Record<string, string>, string][] = [
       [{ username: "ab", password: "secret1", confirmPassword: "secret1" }, "Username must be at least 3 characters"],
-      [{ username: "a".repeat(21), password: "secret1", confirmPassword: "secret1" }, "Username must be at most 20 characters"],
-      [{ username: "bad name!", password: "secret1", confirmPassword: "secret1" }, "Username can only contain letters, numbers, and underscores"],
+      [
+        { username: "a".repeat(21), password: "secret1", confirmPassword: "secret1" },
+        "Username must be at most 20 characters",
+      ],
+      [
+        { username: "bad name!", password: "secret1", confirmPassword: "secret1" },
+        "Username can only contain letters, numbers, and underscores",
+      ],
       [{ username: "gooduser", password: "secret1", confirmPassword: "secret2" }, "Passwords don&#x27;t match"],
       [{ username: "gooduser", password: "12345", confirmPassword: "12345" }, "Password must be at least 6 characters"],
       [{ username: "", password: "secret1", confirmPassword: "secret1" }, "Username is required"],
@@ -28,7 +34,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
       expect(response.status).toBe(400);
       expect(await response.text()).toContain(message);
     }
-    const count = await app.database.db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+    const count = await app.database.db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
     expect(Number(count!.n)).toBe(1);
   });
 
@@ -62,7 +71,8 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     // What a browser without JavaScript shows: the HTML outside scripts and styles (the action
     // data serialised for hydration is not on the screen).
     const visible = (page: string) => page.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/gi, "");
-    const alertText = (page: string) => /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div><\/div>/.exec(visible(page))?.[1]?.replace(/<[^>]+>/g, "");
+    const alertText = (page: string) =>
+      /<div[^>]*role="alert"[^>]*>([\s\S]*?)<\/div><\/div>/.exec(visible(page))?.[1]?.replace(/<[^>]+>/g, "");
     const wrong = await app.fetch("/login", { method: "POST", form: { username: "owner", password: "nope-nope-2" } });
     expect(wrong.status).toBe(401);
     const page = await wrong.text();
@@ -71,7 +81,10 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     // The throttle's refusal too (an unknown name, so the owner's own pair stays clear).
     let locked: Response | undefined;
     for (let i = 0; i <= THROTTLE.pair.free && !locked; i++) {
-      const answer = await app.fetch("/login", { method: "POST", form: { username: "nojs_stranger", password: `guess-${i}` } });
+      const answer = await app.fetch("/login", {
+        method: "POST",
+        form: { username: "nojs_stranger", password: `guess-${i}` },
+      });
       if (answer.status === 429) locked = answer;
     }
     expect(locked).toBeDefined();
@@ -79,21 +92,33 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
   });
 
   test("login form: success redirects to redirectTo with a new session; unsafe redirects are ignored", async () => {
-    const ok = await app.fetch("/login", { method: "POST", form: { username: "owner", password: "owner-pass", redirectTo: "/positions" } });
+    const ok = await app.fetch("/login", {
+      method: "POST",
+      form: { username: "owner", password: "owner-pass", redirectTo: "/positions" },
+    });
     expect(ok.status).toBe(302);
     expect(ok.headers.get("location")).toBe("/positions");
     const cookie = cookieFrom(ok)!;
     expect((await app.fetch("/positions", { cookie })).status).toBe(200);
 
     for (const evil of ["https://evil.example/", "//evil.example", "/\\evil.example"]) {
-      const response = await app.fetch("/login", { method: "POST", form: { username: "owner", password: "owner-pass", redirectTo: evil } });
+      const response = await app.fetch("/login", {
+        method: "POST",
+        form: { username: "owner", password: "owner-pass", redirectTo: evil },
+      });
       expect(response.headers.get("location")).toBe("/dashboard");
     }
   });
 
   test("session is rotated on login: the cookie held before login is ended", async () => {
-    const first = cookieFrom(await app.fetch("/api/login", { method: "POST", json: { username: "owner", password: "owner-pass" } }))!;
-    const second = await app.fetch("/api/login", { method: "POST", cookie: first, json: { username: "owner", password: "owner-pass" } });
+    const first = cookieFrom(
+      await app.fetch("/api/login", { method: "POST", json: { username: "owner", password: "owner-pass" } }),
+    )!;
+    const second = await app.fetch("/api/login", {
+      method: "POST",
+      cookie: first,
+      json: { username: "owner", password: "owner-pass" },
+    });
     const rotated = cookieFrom(second)!;
     expect(rotated).not.toBe(first);
     expect((await app.fetch("/api/user", { cookie: first })).status).toBe(401);
@@ -101,7 +126,9 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
   });
 
   test("logout form: ends the session and shows the Logged Out toast on the login page", async () => {
-    const cookie = cookieFrom(await app.fetch("/api/login", { method: "POST", json: { username: "owner", password: "owner-pass" } }))!;
+    const cookie = cookieFrom(
+      await app.fetch("/api/login", { method: "POST", json: { username: "owner", password: "owner-pass" } }),
+    )!;
     const out = await app.fetch("/logout", { method: "POST", cookie });
     expect(out.status).toBe(302);
     expect(out.headers.get("location")).toBe("/login");
@@ -121,13 +148,23 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     const missing = await app.fetch("/api/login", { method: "POST", json: { username: "owner" } });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toEqual({ error: "Password is required", field: "password" });
-    const notJson = await app.fetch("/api/login", { method: "POST", body: "{nope", headers: { "Content-Type": "application/json" } });
+    const notJson = await app.fetch("/api/login", {
+      method: "POST",
+      body: "{nope",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     // Without an invitation a stranger learns nothing about which names exist.
-    const closed = await app.fetch("/api/register", { method: "POST", json: { username: "Owner", password: "secret1" } });
+    const closed = await app.fetch("/api/register", {
+      method: "POST",
+      json: { username: "Owner", password: "secret1" },
+    });
     expect(closed.status).toBe(403);
     const invite = (await createInvite(app.database.db, { role: "viewer", createdBy: null })).code;
-    const taken = await app.fetch("/api/register", { method: "POST", json: { username: "Owner", password: "secret1", invite } });
+    const taken = await app.fetch("/api/register", {
+      method: "POST",
+      json: { username: "Owner", password: "secret1", invite },
+    });
     expect(taken.status).toBe(409);
     expect(await taken.json()).toEqual({ error: "Username already exists", field: "username" });
   });
@@ -136,34 +173,59 @@ describe.each(testDialects())("auth flows on %s", (dialect) => {
     await registerVia(app, "victim", "victim-pass");
     const statuses: number[] = [];
     for (let i = 0; i < THROTTLE.pair.free; i++) {
-      statuses.push((await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: `wrong-${i}` } })).status);
+      statuses.push(
+        (await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: `wrong-${i}` } }))
+          .status,
+      );
     }
     expect(statuses).toEqual(Array(THROTTLE.pair.free).fill(401));
     // Locked now: even the right password is refused until the lock expires.
-    const locked = await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: "victim-pass" } });
+    const locked = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "victim", password: "victim-pass" },
+    });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await locked.json()).error).toMatch(/^Too many failed login attempts\. Try again in \d+ seconds\.$/);
-    const logs = await app.database.db.selectFrom("activity_logs").select(["message", "data"]).where("type", "=", "auth").execute();
+    const logs = await app.database.db
+      .selectFrom("activity_logs")
+      .select(["message", "data"])
+      .where("type", "=", "auth")
+      .execute();
     expect(logs.some((l) => l.message === "Failed login for victim")).toBe(true);
     expect(logs.every((l) => !String(l.data).includes("wrong-") && !String(l.data).includes("victim-pass"))).toBe(true);
 
     // When the lock has passed, the right password works and clears the counter.
-    await app.database.db.updateTable("login_throttles").set({ locked_until: Date.now() - 1 }).where("key", "like", "pair:victim|%").execute();
+    await app.database.db
+      .updateTable("login_throttles")
+      .set({ locked_until: Date.now() - 1 })
+      .where("key", "like", "pair:victim|%")
+      .execute();
     const ok = await app.fetch("/api/login", { method: "POST", json: { username: "victim", password: "victim-pass" } });
     expect(ok.status).toBe(200);
-    const row = await app.database.db.selectFrom("login_throttles").selectAll().where("key", "like", "pair:victim|%").executeTakeFirst();
+    const row = await app.database.db
+      .selectFrom("login_throttles")
+      .selectAll()
+      .where("key", "like", "pair:victim|%")
+      .executeTakeFirst();
     expect(row).toBeUndefined();
   });
 
   test("an unknown user name costs the same answer as a wrong password", async () => {
-    const response = await app.fetch("/api/login", { method: "POST", json: { username: "ghost_user", password: "whatever1" } });
+    const response = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "ghost_user", password: "whatever1" },
+    });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({ error: "Invalid username or password" });
   });
 
   test("passwords are stored as argon2id hashes", async () => {
-    const row = await app.database.db.selectFrom("users").select("password_hash").where("username_key", "=", "owner").executeTakeFirstOrThrow();
+    const row = await app.database.db
+      .selectFrom("users")
+      .select("password_hash")
+      .where("username_key", "=", "owner")
+      .executeTakeFirstOrThrow();
     expect(row.password_hash.startsWith("$argon2id$")).toBe(true);
     expect(row.password_hash).toContain("m=19456,t=2");
   });

@@ -16,7 +16,8 @@ import { type TestDatabase, createTestDatabase, testDialects } from "#tests/setu
 const RSS_GROWTH_BOUND_MB = 100;
 const BODY_BYTES = 120 * 1024 * 1024;
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 /** Sends one huge body over raw TCP (as fast as the server reads it) and resolves with the status line. */
 function hugeBody(port: number, target: string, chunked: boolean): Promise<{ status: string; sentMb: number }> {
@@ -38,7 +39,11 @@ function hugeBody(port: number, target: string, chunked: boolean): Promise<{ sta
       );
       const pump = () => {
         while (sent < BODY_BYTES && !finished) {
-          const ok = socket.write(chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]) : chunk);
+          const ok = socket.write(
+            chunked
+              ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
+              : chunk,
+          );
           sent += chunk.length;
           if (!ok) return socket.once("drain", pump);
         }
@@ -67,12 +72,23 @@ describe.each(testDialects())("request-body memory of the real server on %s", (d
     database = await createTestDatabase(dialect, { file: true });
     dataDir = mkdtempSync(path.join(os.tmpdir(), "perpdesk-body-memory-"));
     port = 20_000 + Math.floor(Math.random() * 20_000);
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: database.url, NODE_ENV: "production", WEB_PROCESSES: "1" };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      NODE_ENV: "production",
+      WEB_PROCESSES: "1",
+    };
     delete env.APP_SECRET;
     child = Bun.spawn([process.execPath, "server.ts"], { env, stdout: "ignore", stderr: "inherit" });
     const end = Date.now() + 30_000;
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > end) throw new Error("the server did not start");
       await Bun.sleep(200);
@@ -99,10 +115,16 @@ describe.each(testDialects())("request-body memory of the real server on %s", (d
     await Bun.sleep(500);
     clearInterval(sampler);
     peak = Math.max(peak, rssMb(pid));
-    console.info(`[body-memory] ${dialect}: RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; answers ${results.map((r) => `${r.status.slice(9, 12) || "closed"} after ${r.sentMb.toFixed(0)} MB`).join(", ")}`);
+    console.info(
+      `[body-memory] ${dialect}: RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB; answers ${results.map((r) => `${r.status.slice(9, 12) || "closed"} after ${r.sentMb.toFixed(0)} MB`).join(", ")}`,
+    );
     // Refused: a 413, or the connection closed under the sender (the unread rest resets it
     // before the answer can be read), long before the 120 MB are through.
-    for (const result of results) expect(result.status === "" ? result.sentMb < 16 : /^HTTP\/1\.1 413/.test(result.status), JSON.stringify(result)).toBe(true);
+    for (const result of results)
+      expect(
+        result.status === "" ? result.sentMb < 16 : /^HTTP\/1\.1 413/.test(result.status),
+        JSON.stringify(result),
+      ).toBe(true);
     expect(peak - idle).toBeLessThan(RSS_GROWTH_BOUND_MB);
     // Still serving.
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);

@@ -17,7 +17,8 @@ function project(): string {
   writeFileSync(path.join(root, "db/schema.ts"), "export {};\n");
   writeFileSync(path.join(root, "package.json"), "{}\n");
   const old = new Date(Date.now() - 60_000);
-  for (const file of ["app/routes/page.tsx", "db/schema.ts", "package.json"]) utimesSync(path.join(root, file), old, old);
+  for (const file of ["app/routes/page.tsx", "db/schema.ts", "package.json"])
+    utimesSync(path.join(root, file), old, old);
   writeFileSync(path.join(root, "build/index.js"), 'const mode = "production";\n');
   return root;
 }

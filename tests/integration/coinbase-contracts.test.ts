@@ -39,28 +39,57 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     msw.fake.setPrice(BIP, price);
     const at = Date.now();
     await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
-    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, { exchangeName: "coinbase" });
+    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, {
+      exchangeName: "coinbase",
+    });
     await idle();
   };
-  const liveMonitor = () => createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
+  const liveMonitor = () =>
+    createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
   const open = async (quantity: string) => {
-    const response = await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity, order_type: "market", id: `c-${Math.random()}` });
+    const response = await sendSignal(app, live.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity,
+      order_type: "market",
+      id: `c-${Math.random()}`,
+    });
     expect(response.status).toBe(200);
-    return waitFor("position open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+    return waitFor(
+      "position open",
+      () =>
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("symbol", "=", "BTC-PERP")
+          .where("status", "=", "open")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
   };
-  const position = (id: string) => db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-  const closeSizes = () => msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
+  const position = (id: string) =>
+    db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const closeSizes = () =>
+    msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
   /** Alarms raised (a kind's closes failed 3 times in a row): none in these runs. */
-  const givenUp = async () => (await db().selectFrom("activity_logs").select("message").where("message", "like", "%times in a row%").execute()).length;
+  const givenUp = async () =>
+    (await db().selectFrom("activity_logs").select("message").where("message", "like", "%times in a row%").execute())
+      .length;
   /** The back-off over (as if its time had passed): the trigger may be requested again. */
   const endHolds = async (id: string) => {
     const state = parseRuleState(JSON.parse(String((await position(id)).rule_state)));
-    await db().updateTable("positions").set({ rule_state: JSON.stringify({ ...state, holdUntil: {} }) }).where("id", "=", id).execute();
+    await db()
+      .updateTable("positions")
+      .set({ rule_state: JSON.stringify({ ...state, holdUntil: {} }) })
+      .where("id", "=", id)
+      .execute();
   };
 
   beforeEach(async () => {
     msw.reset(); // the fake is shared by both dialects' runs
-    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const)
+      await db().deleteFrom(table).execute();
     await saveTradingConfig(db(), CONFIG);
   });
 
@@ -97,14 +126,21 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     const closed = await position(opened.id);
     expect(closed.status).toBe("closed");
     expect(parseRuleState(JSON.parse(String(closed.rule_state))).tpSkipped).toEqual([0, 1]);
-    const skipped = await db().selectFrom("activity_logs").select("message").where("message", "like", "Take profit % reached for BTC-PERP%left for the last level").execute();
+    const skipped = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Take profit % reached for BTC-PERP%left for the last level")
+      .execute();
     expect(skipped).toHaveLength(2);
   });
 
   test("rules sized with the wrong increments (0.0001 BTC) never disable protection: the close re-sizes", async () => {
     // The bug: 30 % of 2 contracts = 0.006 BTC, under one contract. The close-position task
     // sizes with Coinbase's contract and sends nothing for it: the level is left for the last.
-    const stale = createRulesMonitor(db(), { exchange: live.exchange, products: createTradingProductResolver(db(), { coinbaseContractsOn: async () => false }) });
+    const stale = createRulesMonitor(db(), {
+      exchange: live.exchange,
+      products: createTradingProductResolver(db(), { coinbaseContractsOn: async () => false }),
+    });
     const opened = await open("0.02");
     for (const price of TP) await tick(stale, price);
     expect(closeSizes()).toEqual(["2"]); // TP3 closes everything
@@ -118,13 +154,37 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     const monitor = liveMonitor();
     const opened = await open("0.05");
     // TP1 (2 contracts) refused for its size: not counted, its share left for the last level.
-    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" } } });
+    msw.fake.fail({
+      method: "POST",
+      path: "/orders/close_position",
+      status: 200,
+      body: {
+        success: false,
+        error_response: {
+          error: "INVALID_ARGUMENT",
+          message: "size",
+          new_order_failure_reason: "INVALID_SIZE_PRECISION",
+        },
+      },
+    });
     await tick(monitor, TP[0]!);
     let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
     expect(state.failures).toEqual({});
     expect(state.tpSkipped).toEqual([0]);
     // TP2 refused for another reason: that counts (1 in a row): held 5 s, then sent again.
-    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "UNKNOWN", message: "rejected", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" } } });
+    msw.fake.fail({
+      method: "POST",
+      path: "/orders/close_position",
+      status: 200,
+      body: {
+        success: false,
+        error_response: {
+          error: "UNKNOWN",
+          message: "rejected",
+          new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER",
+        },
+      },
+    });
     await tick(monitor, TP[1]!);
     state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
     expect(state.failures).toEqual({ tp: 1 });
@@ -144,18 +204,38 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   test("a close of everything refused for its size backs off instead of being re-sent every tick, then is sent again", async () => {
     const monitor = liveMonitor();
     const opened = await open("0.01");
-    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: { error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" } } });
+    msw.fake.fail({
+      method: "POST",
+      path: "/orders/close_position",
+      status: 200,
+      body: {
+        success: false,
+        error_response: {
+          error: "INVALID_ARGUMENT",
+          message: "size",
+          new_order_failure_reason: "INVALID_SIZE_PRECISION",
+        },
+      },
+    });
     await tick(monitor, TP[2]!); // TP3 (the last level): everything, refused for its size
     let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
     expect(state.failures).toEqual({ tp: 1 });
     expect(state.holdUntil?.tp3).toBeGreaterThan(Date.now() + 3_000);
     await tick(monitor, TP[2]!); // held: nothing sent
     expect(closeSizes()).toEqual(["1"]);
-    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "%refused for its size%").executeTakeFirst();
+    const line = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "%refused for its size%")
+      .executeTakeFirst();
     expect(line?.message).toMatch(/INVALID_SIZE_PRECISION.*: re-sized and tried again in 5 s$/);
     // The hold over (as 5 s later): sent again and filled.
     state = { ...state, holdUntil: { tp3: Date.now() - 1 } };
-    await db().updateTable("positions").set({ rule_state: JSON.stringify(state) }).where("id", "=", opened.id).execute();
+    await db()
+      .updateTable("positions")
+      .set({ rule_state: JSON.stringify(state) })
+      .where("id", "=", opened.id)
+      .execute();
     await tick(monitor, TP[2]!);
     expect(closeSizes()).toEqual(["1", "1"]);
     expect((await position(opened.id)).status).toBe("closed");
@@ -163,17 +243,51 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   });
 
   test("amount type contracts: 3 means three BIP contracts (0.03 BTC), 2 SOL contracts are 10 SOL", async () => {
-    await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "3" });
+    await saveTradingConfig(db(), {
+      ...CONFIG,
+      applyAmountControlToSignals: true,
+      signalAmountType: "contracts",
+      signalAmountValue: "3",
+    });
     const opened = await open("1");
     expect(D(opened.quantity).toString()).toBe("0.03");
-    await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "2" });
-    expect((await sendSignal(app, live.secret, { action: "sell", symbol: "SOL-PERP", quantity: "1", order_type: "market", id: "c-sol" })).status).toBe(200);
-    const sol = await waitFor("SOL open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "SOL-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+    await saveTradingConfig(db(), {
+      ...CONFIG,
+      applyAmountControlToSignals: true,
+      signalAmountType: "contracts",
+      signalAmountValue: "2",
+    });
+    expect(
+      (
+        await sendSignal(app, live.secret, {
+          action: "sell",
+          symbol: "SOL-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "c-sol",
+        })
+      ).status,
+    ).toBe(200);
+    const sol = await waitFor(
+      "SOL open",
+      () =>
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("symbol", "=", "SOL-PERP")
+          .where("status", "=", "open")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
     expect(D(sol.quantity).toString()).toBe("10");
     const sizes = msw.fake.requestsTo("/orders", "POST").map((r) => {
       const body = r.body as { product_id: string; order_configuration: { market_market_ioc: { base_size: string } } };
       return [body.product_id, body.order_configuration.market_market_ioc.base_size];
     });
-    expect(sizes).toEqual([[BIP, "3"], ["SLP-20DEC30-CDE", "2"]]);
+    expect(sizes).toEqual([
+      [BIP, "3"],
+      ["SLP-20DEC30-CDE", "2"],
+    ]);
   });
 });

@@ -38,9 +38,21 @@ test("COINBASE_API_URL / COINBASE_EXCHANGE_API_URL move every host; trailing sla
 });
 
 test("signed Advanced Trade calls and an order over HTTP, JWT bound to host:port", async () => {
-  const client = new AdvancedTradeClient({ keys: key, baseUrl: server.url, publicBaseUrl: server.url, readTimeoutMs: 2000, writeTimeoutMs: 2000 });
+  const client = new AdvancedTradeClient({
+    keys: key,
+    baseUrl: server.url,
+    publicBaseUrl: server.url,
+    readTimeoutMs: 2000,
+    writeTimeoutMs: 2000,
+  });
   const adapter = new CoinbaseAdapter({ client, fillPollMs: 5 });
-  const order = await adapter.placeOrder({ clientOrderId: "job-http-1", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "0.2" });
+  const order = await adapter.placeOrder({
+    clientOrderId: "job-http-1",
+    symbol: "ETH-PERP",
+    side: "buy",
+    type: "market",
+    quantity: "0.2",
+  });
   expect(order).toMatchObject({ status: "filled", filledQuantity: "0.2" });
   const sent = server.coinbase.requestsTo("/orders", "POST")[0]!;
   expect(sent.jwt!.uri).toBe(`POST 127.0.0.1:${new URL(server.url).port}/api/v3/brokerage/orders`);
@@ -53,7 +65,10 @@ test("the Exchange API under a path prefix, HMAC over the full path", async () =
 });
 
 test("the simulator's public prices come from the fake (spot references of each perp)", async () => {
-  const prices = await fetchPublicPrices(undefined, { baseUrl: `${server.url}/api/v3/brokerage/market/products`, timeoutMs: 2000 });
+  const prices = await fetchPublicPrices(undefined, {
+    baseUrl: `${server.url}/api/v3/brokerage/market/products`,
+    timeoutMs: 2000,
+  });
   expect(prices).toEqual({ "BTC-PERP": "95000", "ETH-PERP": "3400", "SOL-PERP": "180", "XRP-PERP": "2.2" });
 });
 

@@ -23,17 +23,38 @@ describe.each(testDialects())("Flatten all on Coinbase, %s", (dialect) => {
       { action: "sell", symbol: "ETH-PERP", quantity: "0.3", order_type: "market" },
     ]) {
       const { signalId } = (await (await sendSignal(app, live.secret, body)).json()) as { signalId: string };
-      await waitFor("executed", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+      await waitFor("executed", async () =>
+        db()
+          .selectFrom("trades")
+          .select("id")
+          .where("signal_id", "=", signalId)
+          .where("status", "=", "executed")
+          .executeTakeFirst(),
+      );
     }
     expect(msw.fake.state.positions.size).toBe(2);
     const response = await app.fetch("/api/positions/close-all", { method: "POST", cookie: live.admin });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ success: true, closed: 2, cancelled: 0, flat: true, remaining: [], done: true });
-    const closes = msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { product_id: string }).product_id);
+    expect(await response.json()).toMatchObject({
+      success: true,
+      closed: 2,
+      cancelled: 0,
+      flat: true,
+      remaining: [],
+      done: true,
+    });
+    const closes = msw.fake
+      .requestsTo("/orders/close_position", "POST")
+      .map((r) => (r.body as { product_id: string }).product_id);
     expect(closes.sort()).toEqual(["ETP-20DEC30-CDE", "SLP-20DEC30-CDE"]);
     expect(msw.fake.state.positions.size).toBe(0);
     expect(await db().selectFrom("positions").select("id").where("status", "=", "open").execute()).toEqual([]);
-    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "Flatten all%").orderBy("id", "desc").executeTakeFirst();
+    const line = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Flatten all%")
+      .orderBy("id", "desc")
+      .executeTakeFirst();
     expect(line?.message).toMatch(/flat/i);
   });
 });

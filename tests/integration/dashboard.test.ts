@@ -10,7 +10,21 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
   test("renders every panel server-side, with the empty states of SPEC §2", async () => {
     for (const path of ["/", "/dashboard"]) {
       const html = await (await app.fetch(path, { cookie: cookies.admin })).text();
-      for (const text of ["Dashboard", "Webhook Status", "Exchange API", "Active Trades", "24h P&amp;L", "Performance Statistics", "Signals", "No signals received yet", "Waiting for TradingView webhooks...", "Manual Trading", "Activity Log", "Last signal: No signals yet", "Emergency Stop"]) {
+      for (const text of [
+        "Dashboard",
+        "Webhook Status",
+        "Exchange API",
+        "Active Trades",
+        "24h P&amp;L",
+        "Performance Statistics",
+        "Signals",
+        "No signals received yet",
+        "Waiting for TradingView webhooks...",
+        "Manual Trading",
+        "Activity Log",
+        "Last signal: No signals yet",
+        "Emergency Stop",
+      ]) {
         expect(html, `${path}: ${text}`).toContain(text);
       }
       expect(html).toContain("http://localhost:5000/api/webhook/tradingview");
@@ -24,7 +38,11 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
   });
 
   test("emergency stop and reset work as plain form posts (redirect with a toast)", async () => {
-    const stop = await app.fetch("/dashboard", { method: "POST", cookie: cookies.user, form: { intent: "emergency-stop" } });
+    const stop = await app.fetch("/dashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: { intent: "emergency-stop" },
+    });
     expect(stop.status).toBe(302);
     expect(stop.headers.get("location")).toBe("/dashboard");
     const toast = cookieFrom(stop, "tv_toast")!;
@@ -35,47 +53,132 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     expect(page).not.toContain("Reset Emergency Stop");
     expect(await (await app.fetch("/dashboard", { cookie: cookies.admin })).text()).toContain("Reset Emergency Stop");
     // Forms on an index route post to "/?index" (Remix adds it).
-    const reset = await app.fetch("/?index", { method: "POST", cookie: cookies.admin, form: { intent: "reset-emergency-stop" } });
+    const reset = await app.fetch("/?index", {
+      method: "POST",
+      cookie: cookies.admin,
+      form: { intent: "reset-emergency-stop" },
+    });
     expect(reset.status).toBe(302);
     const after = await (await app.fetch("/", { cookie: `${cookies.user}; ${cookieFrom(reset, "tv_toast")!}` })).text();
     expect(after).toContain("Emergency Stop Reset");
   });
 
   test("with JavaScript the same posts answer JSON with the toast", async () => {
-    const stop = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: cookies.user, form: { intent: "emergency-stop", _js: "1" } });
+    const stop = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: { intent: "emergency-stop", _js: "1" },
+    });
     expect(stop.status).toBe(200);
     expect(await stop.json()).toMatchObject({ toast: { title: "Emergency Stop Activated", variant: "destructive" } });
-    const reset = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { method: "POST", cookie: cookies.admin, form: { intent: "reset-emergency-stop", _js: "1" } });
+    const reset = await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", {
+      method: "POST",
+      cookie: cookies.admin,
+      form: { intent: "reset-emergency-stop", _js: "1" },
+    });
     expect(await reset.json()).toMatchObject({ toast: { title: "Emergency Stop Reset" } });
   });
 
   test("the manual order form: SPEC §5 messages, then a queued trade and a toast saying so", async () => {
-    const empty = await app.fetch("/dashboard", { method: "POST", cookie: cookies.user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "market", amountType: "quantity", quantity: "" } });
+    const empty = await app.fetch("/dashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: {
+        intent: "place-order",
+        side: "buy",
+        symbol: "ETH-PERP",
+        orderType: "market",
+        amountType: "quantity",
+        quantity: "",
+      },
+    });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain("Amount is required");
-    const limit = await app.fetch("/dashboard", { method: "POST", cookie: cookies.user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.1" } });
+    const limit = await app.fetch("/dashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: {
+        intent: "place-order",
+        side: "buy",
+        symbol: "ETH-PERP",
+        orderType: "limit",
+        amountType: "quantity",
+        quantity: "0.1",
+      },
+    });
     expect(limit.status).toBe(400);
     expect(await limit.text()).toContain("Price must be a positive number greater than 0 for limit orders");
-    const zero = await app.fetch("/dashboard", { method: "POST", cookie: cookies.user, form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "market", amountType: "quantity", quantity: "-1" } });
+    const zero = await app.fetch("/dashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: {
+        intent: "place-order",
+        side: "buy",
+        symbol: "ETH-PERP",
+        orderType: "market",
+        amountType: "quantity",
+        quantity: "-1",
+      },
+    });
     expect(await zero.text()).toContain("Quantity must be a positive number greater than 0");
 
-    const ok = await app.fetch("/dashboard", { method: "POST", cookie: cookies.user, form: { intent: "place-order", side: "sell", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.1", price: "2500", leverage: "3", marginType: "isolated" } });
+    const ok = await app.fetch("/dashboard", {
+      method: "POST",
+      cookie: cookies.user,
+      form: {
+        intent: "place-order",
+        side: "sell",
+        symbol: "ETH-PERP",
+        orderType: "limit",
+        amountType: "quantity",
+        quantity: "0.1",
+        price: "2500",
+        leverage: "3",
+        marginType: "isolated",
+      },
+    });
     expect(ok.status).toBe(302);
-    const page = await (await app.fetch("/dashboard", { cookie: `${cookies.user}; ${cookieFrom(ok, "tv_toast")!}` })).text();
+    const page = await (
+      await app.fetch("/dashboard", { cookie: `${cookies.user}; ${cookieFrom(ok, "tv_toast")!}` })
+    ).text();
     expect(page).toContain("Order queued");
     expect(page).toContain("SELL order for ETH-PERP is queued");
-    const trade = await app.database.db.selectFrom("trades").selectAll().where("source", "=", "manual").executeTakeFirstOrThrow();
-    expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "sell", order_type: "limit", status: "pending", leverage: 3, margin_type: "isolated" });
-    const job = await app.database.db.selectFrom("jobs").selectAll().where("task", "=", "place-order").executeTakeFirstOrThrow();
+    const trade = await app.database.db
+      .selectFrom("trades")
+      .selectAll()
+      .where("source", "=", "manual")
+      .executeTakeFirstOrThrow();
+    expect(trade).toMatchObject({
+      symbol: "ETH-PERP",
+      side: "sell",
+      order_type: "limit",
+      status: "pending",
+      leverage: 3,
+      margin_type: "isolated",
+    });
+    const job = await app.database.db
+      .selectFrom("jobs")
+      .selectAll()
+      .where("task", "=", "place-order")
+      .executeTakeFirstOrThrow();
     expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
     expect(Number(trade.job_id)).toBe(Number(job.id));
   });
 
   test("dashboard stats: the cards' numbers and the system status list", async () => {
-    const stats = (await (await app.fetch("/api/dashboard/stats", { cookie: cookies.user })).json()) as { stats: Record<string, unknown>; systemStatus: { component: string }[] };
+    const stats = (await (await app.fetch("/api/dashboard/stats", { cookie: cookies.user })).json()) as {
+      stats: Record<string, unknown>;
+      systemStatus: { component: string }[];
+    };
     expect(stats.stats).toMatchObject({ activeTrades: 0, totalSignals: 0 });
     expect(stats.stats.todayPnL).toBe("0");
-    expect(stats.systemStatus.map((s) => s.component).sort()).toEqual(["coinbase_api", "database", "system", "webhook", "worker"]);
+    expect(stats.systemStatus.map((s) => s.component).sort()).toEqual([
+      "coinbase_api",
+      "database",
+      "system",
+      "webhook",
+      "worker",
+    ]);
   });
 
   test("every document links the one stylesheet built at build time, cached for a year, and it defines every class the page uses", async () => {
@@ -103,8 +206,28 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
 
   test("a signal row shows the ticker the alert sent beside the product it became", async () => {
     const secret = await webhookSecret(app, cookies.admin);
-    expect((await sendSignal(app, secret, { action: "buy", symbol: "BINANCE:ETHUSDT", quantity: "0.01", order_type: "market", id: "ticker-1" })).status).toBe(200);
-    expect((await sendSignal(app, secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.001", order_type: "market", id: "ticker-2" })).status).toBe(200);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action: "buy",
+          symbol: "BINANCE:ETHUSDT",
+          quantity: "0.01",
+          order_type: "market",
+          id: "ticker-1",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action: "sell",
+          symbol: "BTC-PERP",
+          quantity: "0.001",
+          order_type: "market",
+          id: "ticker-2",
+        })
+      ).status,
+    ).toBe(200);
     const page = await (await app.fetch("/dashboard", { cookie: cookies.user })).text();
     const tickers = [...page.matchAll(/data-testid="signal-ticker"[^>]*>([^<]*)</g)].map((m) => m[1]);
     expect(tickers).toEqual([" (alert: BINANCE:ETHUSDT)"]);

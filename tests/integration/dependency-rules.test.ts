@@ -15,18 +15,25 @@ const config = createRequire(import.meta.url)(path.resolve(".dependency-cruiser.
 
 const FILES: Record<string, string> = {
   "app/core/pnl/types.ts": "export type Fill = { id: string };",
-  "db/queries/settings.ts": 'import type { Fill } from "../../app/core/pnl/types.ts"; export const setting = 1 as unknown as Fill;',
+  "db/queries/settings.ts":
+    'import type { Fill } from "../../app/core/pnl/types.ts"; export const setting = 1 as unknown as Fill;',
   "db/client.ts": "export const client = 1;",
   "exchange/simulator.ts": 'import { setting } from "../db/queries/settings.ts"; export const sim = setting;',
-  "reports/build.ts": 'import { sim } from "../exchange/simulator.ts"; import { setting } from "../db/queries/settings.ts"; export const report = [sim, setting];',
-  "app/services/orders.server.ts": 'import { setting } from "../../db/queries/settings.ts"; import { sim } from "../../exchange/simulator.ts"; import { report } from "../../reports/build.ts"; export const service = [setting, sim, report];',
-  "app/services/live-hub.server.ts": 'import { setting } from "../../db/queries/settings.ts"; export const hub = setting;',
-  "app/utils/toast.server.ts": 'import type { Fill } from "../core/pnl/types.ts"; export const toast = 1 as unknown as Fill;',
+  "reports/build.ts":
+    'import { sim } from "../exchange/simulator.ts"; import { setting } from "../db/queries/settings.ts"; export const report = [sim, setting];',
+  "app/services/orders.server.ts":
+    'import { setting } from "../../db/queries/settings.ts"; import { sim } from "../../exchange/simulator.ts"; import { report } from "../../reports/build.ts"; export const service = [setting, sim, report];',
+  "app/services/live-hub.server.ts":
+    'import { setting } from "../../db/queries/settings.ts"; export const hub = setting;',
+  "app/utils/toast.server.ts":
+    'import type { Fill } from "../core/pnl/types.ts"; export const toast = 1 as unknown as Fill;',
   "app/components/panel.tsx": 'import { toast } from "../utils/toast.server.ts"; export const Panel = toast;',
-  "worker/task.ts": 'import { sim } from "../exchange/simulator.ts"; import { report } from "../reports/build.ts"; export const task = [sim, report];',
+  "worker/task.ts":
+    'import { sim } from "../exchange/simulator.ts"; import { report } from "../reports/build.ts"; export const task = [sim, report];',
   // Forbidden, one each:
   "app/core/pnl/bad.ts": 'import { setting } from "../../../db/queries/settings.ts"; export const a = setting;',
-  "app/core/pnl/typed.ts": 'import type { setting } from "../../../db/queries/settings.ts"; export type T = typeof setting;',
+  "app/core/pnl/typed.ts":
+    'import type { setting } from "../../../db/queries/settings.ts"; export type T = typeof setting;',
   "app/core/orders/bad.ts": 'import { sim } from "../../../exchange/simulator.ts"; export const a2 = sim;',
   "exchange/bad.ts": 'import { client } from "../db/client.ts"; export const b = client;',
   "exchange/bad-up.ts": 'import { service } from "../app/services/orders.server.ts"; export const b2 = service;',
@@ -40,9 +47,12 @@ const FILES: Record<string, string> = {
   "app/utils/bad.server.ts": 'import { setting } from "../../db/queries/settings.ts"; export const u = setting;',
   // Allowed:
   "app/core/pnl/good.ts": 'import type { Fill } from "./types.ts"; export const h = (f: Fill) => f.id;',
-  "app/routes/typed.tsx": 'import type { setting } from "../../db/queries/settings.ts"; export type R = typeof setting;',
-  "app/services/live.server.ts": 'import { hub } from "./live-hub.server.ts"; import { toast } from "../utils/toast.server.ts"; export const i = [hub, toast];',
-  "app/routes/good.tsx": 'import { service } from "../services/orders.server.ts"; import { toast } from "../utils/toast.server.ts"; export const j = [service, toast];',
+  "app/routes/typed.tsx":
+    'import type { setting } from "../../db/queries/settings.ts"; export type R = typeof setting;',
+  "app/services/live.server.ts":
+    'import { hub } from "./live-hub.server.ts"; import { toast } from "../utils/toast.server.ts"; export const i = [hub, toast];',
+  "app/routes/good.tsx":
+    'import { service } from "../services/orders.server.ts"; import { toast } from "../utils/toast.server.ts"; export const j = [service, toast];',
 };
 
 let dir = "";
@@ -59,7 +69,12 @@ afterAll(() => {
 });
 
 test("each layer's forbidden import is one violation; allowed imports are none", async () => {
-  const result = await cruise(["app", "db", "exchange", "reports", "worker"], { baseDir: dir, ruleSet: { forbidden: config.forbidden } as never, validate: true, tsPreCompilationDeps: true });
+  const result = await cruise(["app", "db", "exchange", "reports", "worker"], {
+    baseDir: dir,
+    ruleSet: { forbidden: config.forbidden } as never,
+    validate: true,
+    tsPreCompilationDeps: true,
+  });
   const output = result.output as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
   const found = output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
   expect(found).toEqual(

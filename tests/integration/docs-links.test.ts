@@ -29,8 +29,12 @@ const CITATION = new RegExp(`\\b(${EXTERNAL.map((n) => n.replace(/[.-]/g, "\\$&"
 describe("citations", () => {
   test("no file cites a document outside the repository (cite docs/spec/ or docs/decisions/ instead)", () => {
     const files = [
-      ...["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))),
-      ...readdirSync(ROOT).filter((name) => TEXT.test(name)).map((name) => path.join(ROOT, name)),
+      ...["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) =>
+        walk(path.join(ROOT, dir)),
+      ),
+      ...readdirSync(ROOT)
+        .filter((name) => TEXT.test(name))
+        .map((name) => path.join(ROOT, name)),
     ].filter((file) => !file.endsWith("package-lock.json"));
     const hits: string[] = [];
     for (const file of files) {
@@ -44,7 +48,9 @@ describe("citations", () => {
   });
 
   test("every docs/spec/… or docs/decisions/… file a comment or document names exists", () => {
-    const files = ["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"].flatMap((dir) => walk(path.join(ROOT, dir))).concat(path.join(ROOT, "README.md"));
+    const files = ["app", "exchange", "reports", "worker", "db", "scripts", "bench", "tests", "docs"]
+      .flatMap((dir) => walk(path.join(ROOT, dir)))
+      .concat(path.join(ROOT, "README.md"));
     const missing: string[] = [];
     for (const file of files) {
       for (const match of readFileSync(file, "utf8").matchAll(/docs\/(?:spec|decisions)\/[\w.-]+\.md/g)) {
@@ -57,7 +63,11 @@ describe("citations", () => {
 
 describe("markdown links", () => {
   test("every relative link in docs/ and README.md points to a file or folder that exists, and its #anchor to a heading", () => {
-    const files = [...walk(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")), path.join(ROOT, "README.md"), path.join(ROOT, "bench/README.md")];
+    const files = [
+      ...walk(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")),
+      path.join(ROOT, "README.md"),
+      path.join(ROOT, "bench/README.md"),
+    ];
     const broken: string[] = [];
     for (const file of files) {
       const text = readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "");
@@ -82,7 +92,9 @@ describe("markdown links", () => {
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchorsOf(file: string): Set<string> {
   const anchors = new Set<string>();
-  for (const line of readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "").split("\n")) {
+  for (const line of readFileSync(file, "utf8")
+    .replace(/```[\s\S]*?```/g, "")
+    .split("\n")) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
     anchors.add(
@@ -100,7 +112,12 @@ describe("decisions", () => {
     const dir = path.join(ROOT, "docs/decisions");
     const missing = readdirSync(dir)
       .filter((name) => /^\d{3}-.*\.md$/.test(name))
-      .filter((name) => !/^Status: (proposed|accepted|superseded by \d{3}) · \d{4}-\d{2}-\d{2}( · issue \d+.*)?$/m.test(readFileSync(path.join(dir, name), "utf8")));
+      .filter(
+        (name) =>
+          !/^Status: (proposed|accepted|superseded by \d{3}) · \d{4}-\d{2}-\d{2}( · issue \d+.*)?$/m.test(
+            readFileSync(path.join(dir, name), "utf8"),
+          ),
+      );
     expect(missing).toEqual([]);
   });
 });

@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LiveHub } from "#app/services/live-hub.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
 import { connect } from "node:net";
-import { AUTH_BODY_LIMIT, BODY_DEADLINE_MS, FORM_BODY_LIMIT, REPLAY_LIMIT, WS_MAX_PAYLOAD, WS_MESSAGES_PER_SECOND, WS_SOCKETS_PER_SESSION } from "#server.ts";
+import {
+  AUTH_BODY_LIMIT,
+  BODY_DEADLINE_MS,
+  FORM_BODY_LIMIT,
+  REPLAY_LIMIT,
+  WS_MAX_PAYLOAD,
+  WS_MESSAGES_PER_SECOND,
+  WS_SOCKETS_PER_SESSION,
+} from "#server.ts";
 import { type TestApp, cookieFrom, createTestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { type TestDatabase, testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
@@ -16,7 +24,10 @@ describe.each(testDialects())("request edge on %s", (dialect) => {
   let configured: TestApp;
   beforeAll(async () => {
     await registerVia(app, "edge_owner");
-    configured = await createTestApp(dialect, { PUBLIC_URL: "https://trade.example.com", ALLOWED_HOSTS: "backup.example.com" });
+    configured = await createTestApp(dialect, {
+      PUBLIC_URL: "https://trade.example.com",
+      ALLOWED_HOSTS: "backup.example.com",
+    });
   });
   afterAll(async () => {
     await configured?.cleanup();
@@ -28,7 +39,11 @@ describe.each(testDialects())("request edge on %s", (dialect) => {
     expect(await evil.text()).toContain("PUBLIC_URL or ALLOWED_HOSTS");
     expect((await app.fetch("/login", { headers: { Host: "localhost:5000" } })).status).toBe(200);
     expect((await app.fetch("/login", { headers: { Host: "192.168.1.20:5000" } })).status).toBe(200);
-    const hook = await app.fetch("/api/webhook/tradingview", { method: "POST", headers: { Host: "attacker.example" }, json: { secret: "wrong" } });
+    const hook = await app.fetch("/api/webhook/tradingview", {
+      method: "POST",
+      headers: { Host: "attacker.example" },
+      json: { secret: "wrong" },
+    });
     expect(hook.status).not.toBe(421);
   });
 
@@ -36,20 +51,39 @@ describe.each(testDialects())("request edge on %s", (dialect) => {
     expect((await configured.fetch("/login", { headers: { Host: "trade.example.com" } })).status).toBe(200);
     expect((await configured.fetch("/login", { headers: { Host: "backup.example.com" } })).status).toBe(200);
     expect((await configured.fetch("/login", { headers: { Host: "localhost:5000" } })).status).toBe(421);
-    expect((await configured.fetch("/login", { headers: { Host: "trade.example.com.attacker.example" } })).status).toBe(421);
+    expect((await configured.fetch("/login", { headers: { Host: "trade.example.com.attacker.example" } })).status).toBe(
+      421,
+    );
   });
 
   test("Origin: malformed is 403 (not 500), foreign is 403, our own passes; nothing is written", async () => {
     const logins = async () =>
-      Number((await app.database.db.selectFrom("activity_logs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await app.database.db
+            .selectFrom("activity_logs")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await logins();
     for (const origin of ["http://[", "not a url", "javascript:alert(1)", "https://attacker.example"]) {
-      const answer = await app.fetch("/api/login", { method: "POST", headers: { Origin: origin }, json: { username: "edge_owner", password: "wrong1" } });
+      const answer = await app.fetch("/api/login", {
+        method: "POST",
+        headers: { Origin: origin },
+        json: { username: "edge_owner", password: "wrong1" },
+      });
       expect(answer.status, origin).toBe(403);
     }
-    expect((await app.fetch("/api/login", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, json: {} })).status).toBe(403);
+    expect(
+      (await app.fetch("/api/login", { method: "POST", headers: { "Sec-Fetch-Site": "cross-site" }, json: {} })).status,
+    ).toBe(403);
     expect(await logins()).toBe(before);
-    const own = await app.fetch("/api/login", { method: "POST", headers: { Origin: "http://localhost:5000" }, json: { username: "edge_owner", password: "secret123" } });
+    const own = await app.fetch("/api/login", {
+      method: "POST",
+      headers: { Origin: "http://localhost:5000" },
+      json: { username: "edge_owner", password: "secret123" },
+    });
     expect(own.status).toBe(200);
   });
 
@@ -70,18 +104,33 @@ describe.each(testDialects())("request edge on %s", (dialect) => {
   });
 
   test("https behind the proxy: HSTS and a Secure session cookie; plain http: neither", async () => {
-    const https = await app.fetch("/api/login", { method: "POST", headers: { "X-Forwarded-Proto": "https" }, json: { username: "edge_owner", password: "secret123" } });
+    const https = await app.fetch("/api/login", {
+      method: "POST",
+      headers: { "X-Forwarded-Proto": "https" },
+      json: { username: "edge_owner", password: "secret123" },
+    });
     expect(https.headers.get("strict-transport-security")).toBe("max-age=31536000");
     expect(https.headers.getSetCookie().find((c) => c.startsWith("tv_session="))).toMatch(/; Secure/i);
-    const http = await app.fetch("/api/login", { method: "POST", json: { username: "edge_owner", password: "secret123" } });
+    const http = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "edge_owner", password: "secret123" },
+    });
     expect(http.headers.get("strict-transport-security")).toBeNull();
     expect(http.headers.getSetCookie().find((c) => c.startsWith("tv_session="))).not.toMatch(/; Secure/i);
   });
 
   test("PUBLIC_URL on https: the session cookie is Secure even on a plain-http request", async () => {
-    const registered = await configured.fetch("/api/register", { method: "POST", headers: { Host: "trade.example.com" }, json: { username: "secure_owner", password: "secret123" } });
+    const registered = await configured.fetch("/api/register", {
+      method: "POST",
+      headers: { Host: "trade.example.com" },
+      json: { username: "secure_owner", password: "secret123" },
+    });
     expect(registered.status).toBe(201);
-    const answer = await configured.fetch("/api/login", { method: "POST", headers: { Host: "trade.example.com" }, json: { username: "secure_owner", password: "secret123" } });
+    const answer = await configured.fetch("/api/login", {
+      method: "POST",
+      headers: { Host: "trade.example.com" },
+      json: { username: "secure_owner", password: "secret123" },
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers.getSetCookie().find((c) => c.startsWith("tv_session="))).toMatch(/; Secure/i);
   });
@@ -110,7 +159,9 @@ describe.each(testDialects())("request edge on %s", (dialect) => {
   });
 
   test("list limits: fractional, negative and huge values are clamped, never a 500", async () => {
-    const cookie = cookieFrom(await app.fetch("/api/login", { method: "POST", json: { username: "edge_owner", password: "secret123" } }))!;
+    const cookie = cookieFrom(
+      await app.fetch("/api/login", { method: "POST", json: { username: "edge_owner", password: "secret123" } }),
+    )!;
     for (const path of ["/api/signals", "/api/trades", "/api/logs", "/api/reports"]) {
       for (const limit of ["1.5", "-3", "1e309", "99999999999999999999", "abc", ""]) {
         const answer = await app.fetch(`${path}?limit=${encodeURIComponent(limit)}`, { cookie });
@@ -153,16 +204,35 @@ describe.each(testDialects())("/ws abuse limits on %s", (dialect) => {
 
   async function writeEvents(n: number) {
     const before = hub.lastEventId;
-    await appendEvents(database.db, Array.from({ length: n }, (_, i) => ({ type: "activity_log" as never, data: { n: i } })));
+    await appendEvents(
+      database.db,
+      Array.from({ length: n }, (_, i) => ({ type: "activity_log" as never, data: { n: i } })),
+    );
     const end = Date.now() + 5000;
     while (hub.lastEventId < before + n && Date.now() < end) await Bun.sleep(10);
     expect(hub.lastEventId).toBeGreaterThanOrEqual(before + n);
   }
 
   test("no session or a foreign Origin: no socket", async () => {
-    const anonymous = await fetch(`http://${base}/ws`, { headers: { Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13" } });
+    const anonymous = await fetch(`http://${base}/ws`, {
+      headers: {
+        Upgrade: "websocket",
+        Connection: "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+      },
+    });
     expect(anonymous.status).toBe(401);
-    const foreign = await fetch(`http://${base}/ws`, { headers: { Cookie: cookie, Origin: "https://attacker.example", Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13" } });
+    const foreign = await fetch(`http://${base}/ws`, {
+      headers: {
+        Cookie: cookie,
+        Origin: "https://attacker.example",
+        Upgrade: "websocket",
+        Connection: "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+      },
+    });
     expect(foreign.status).toBe(403);
   });
 
@@ -233,11 +303,21 @@ describe.each(testDialects())("/ws abuse limits on %s", (dialect) => {
   test(`at most ${WS_SOCKETS_PER_SESSION} sockets per session: more are refused (429 at the upgrade, or closed with 1008)`, async () => {
     await Bun.sleep(300); // the sockets of the tests above are closed by now
     const sockets = Array.from({ length: WS_SOCKETS_PER_SESSION + 15 }, () => open());
-    const outcomes = await Promise.all(sockets.map((s) => s.opened.then(() => "open", () => "refused")));
+    const outcomes = await Promise.all(
+      sockets.map((s) =>
+        s.opened.then(
+          () => "open",
+          () => "refused",
+        ),
+      ),
+    );
     await Bun.sleep(300);
     const stillOpen = sockets.filter((s) => s.ws.readyState === WebSocket.OPEN);
     expect(stillOpen.length).toBe(WS_SOCKETS_PER_SESSION);
-    expect(outcomes.filter((o) => o === "refused").length + sockets.filter((s) => s.ws.readyState !== WebSocket.OPEN && s.ws.readyState !== WebSocket.CONNECTING).length).toBeGreaterThanOrEqual(15);
+    expect(
+      outcomes.filter((o) => o === "refused").length +
+        sockets.filter((s) => s.ws.readyState !== WebSocket.OPEN && s.ws.readyState !== WebSocket.CONNECTING).length,
+    ).toBeGreaterThanOrEqual(15);
     // Another session of the same viewer's account is counted on its own.
     const other = open({ Cookie: await live.register("ws_other") });
     await other.opened;
@@ -254,7 +334,12 @@ describe.each(testDialects())("/ws abuse limits on %s", (dialect) => {
 });
 
 /** One raw HTTP exchange over TCP: what the server answers (the connection is closed by either side). */
-function rawHttp(base: string, head: string, body: (socket: import("node:net").Socket) => void = () => undefined, timeoutMs = 30_000): Promise<{ text: string; ms: number }> {
+function rawHttp(
+  base: string,
+  head: string,
+  body: (socket: import("node:net").Socket) => void = () => undefined,
+  timeoutMs = 30_000,
+): Promise<{ text: string; ms: number }> {
   const [host, port] = base.split(":");
   const started = Date.now();
   return new Promise((resolve) => {
@@ -309,13 +394,20 @@ describe.each(testDialects())("request bodies and hosts on %s", (dialect) => {
       expect(text).not.toMatch(/\bat .*\.(ts|js):\d+|Error:|TypeError|stack/i);
     }
     // A well-formed host still answers.
-    expect((await rawHttp(base, `GET /api/health HTTP/1.1\r\nHost: ${base}\r\nConnection: close\r\n\r\n`)).text).toMatch(/^HTTP\/1\.1 200/);
+    expect(
+      (await rawHttp(base, `GET /api/health HTTP/1.1\r\nHost: ${base}\r\nConnection: close\r\n\r\n`)).text,
+    ).toMatch(/^HTTP\/1\.1 200/);
   });
 
   test(`bodies are capped before anything parses them: ${AUTH_BODY_LIMIT / 1024} KiB on the sign-in forms, ${FORM_BODY_LIMIT / 1024} KiB elsewhere, declared or streamed`, async () => {
     const form = (size: number) => `username=x&password=${"p".repeat(size)}`;
     const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
-      fetch(`http://${base}${path}`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers }, body, duplex: "half" } as RequestInit);
+      fetch(`http://${base}${path}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+        body,
+        duplex: "half",
+      } as RequestInit);
     for (const path of ["/login", "/register", "/two-factor", "/api/login", "/api/register"]) {
       const response = await post(path, form(AUTH_BODY_LIMIT));
       expect(response.status, path).toBe(413);
@@ -337,7 +429,10 @@ describe.each(testDialects())("request bodies and hosts on %s", (dialect) => {
     expect((await post("/api/orders", form(FORM_BODY_LIMIT))).status).toBe(413);
     expect((await post("/strategies", form(FORM_BODY_LIMIT / 2))).status).not.toBe(413);
     // Bun's own outer bound: a declared 120 MB body is refused unread.
-    const declared = await rawHttp(base, `POST /login HTTP/1.1\r\nHost: ${base}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${120 * 1024 * 1024}\r\n\r\n`);
+    const declared = await rawHttp(
+      base,
+      `POST /login HTTP/1.1\r\nHost: ${base}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${120 * 1024 * 1024}\r\n\r\n`,
+    );
     expect(declared.text).toMatch(/^HTTP\/1\.1 413/);
     expect((await fetch(`http://${base}/api/health`)).status).toBe(200);
   });

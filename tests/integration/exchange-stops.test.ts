@@ -21,11 +21,21 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 
 test("where the resting stop belongs: the tighter of the stop and the armed trailing exit", () => {
   const controls = { trailingStop: { activation: 0.012, execute: 0.006 } } as never;
-  const long = { side: "long" as const, stopPrice: "94525", trailingStopActive: false, trailingBestPrice: null, advancedControls: controls };
+  const long = {
+    side: "long" as const,
+    stopPrice: "94525",
+    trailingStopActive: false,
+    trailingBestPrice: null,
+    advancedControls: controls,
+  };
   expect(desiredStop(long)).toBe("94525");
   expect(desiredStop({ ...long, trailingStopActive: true, trailingBestPrice: "96500" })).toBe("95921"); // 96500 x 0.994
-  expect(desiredStop({ ...long, stopPrice: "96000", trailingStopActive: true, trailingBestPrice: "96500" })).toBe("96000");
-  expect(desiredStop({ ...long, side: "short", stopPrice: "95475", trailingStopActive: true, trailingBestPrice: "93000" })).toBe("93558"); // 93000 x 1.006
+  expect(desiredStop({ ...long, stopPrice: "96000", trailingStopActive: true, trailingBestPrice: "96500" })).toBe(
+    "96000",
+  );
+  expect(
+    desiredStop({ ...long, side: "short", stopPrice: "95475", trailingStopActive: true, trailingBestPrice: "93000" }),
+  ).toBe("93558"); // 93000 x 1.006
   expect(desiredStop({ ...long, stopPrice: null })).toBeNull();
 });
 
@@ -34,12 +44,27 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
   const { app, db } = live;
 
   const stopOrders = () => msw.fake.state.orders.filter((o) => o.order_configuration.stop_limit_stop_limit_gtc);
-  const position = () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  const position = () =>
+    db()
+      .selectFrom("positions")
+      .selectAll()
+      .where("symbol", "=", "BTC-PERP")
+      .orderBy("created_at", "desc")
+      .executeTakeFirstOrThrow();
 
   test("placed, moved with break-even, and it closes the position while the worker is down", async () => {
     msw.reset();
-    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })).json()) as { signalId: string };
-    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    const { signalId } = (await (
+      await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })
+    ).json()) as { signalId: string };
+    await waitFor("opened", async () =>
+      db()
+        .selectFrom("trades")
+        .select("id")
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "executed")
+        .executeTakeFirst(),
+    );
     const opened = await position();
     expect(opened.stop_price).not.toBeNull();
 
@@ -57,18 +82,34 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(view.exchangeStopNote).toMatch(/protects the position even if the worker stops$/);
     // Nothing moved: nothing sent.
     const creates = msw.fake.requestsTo("/orders", "POST").length;
-    expect(await syncExchangeStops(db(), live.exchange)).toEqual({ placed: 0, moved: 0, withdrawn: 0, filled: 0, unresolved: 0, refused: 0 });
+    expect(await syncExchangeStops(db(), live.exchange)).toEqual({
+      placed: 0,
+      moved: 0,
+      withdrawn: 0,
+      filled: 0,
+      unresolved: 0,
+      refused: 0,
+    });
     expect(msw.fake.requestsTo("/orders", "POST")).toHaveLength(creates);
 
     // 2. TP1: the stop stays while the take-profit close goes out, cut to what will remain (never
     //    a moment without one, never more than the position), then break-even moves it to the
     //    break-even price (entry + fees + offset, decision 046), in place.
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.ceil(Number(opened.entry_price) * 1.006)));
-    await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
+    await processPriceTicks(
+      db(),
+      await exchangeTicks(db(), live.exchange),
+      createRulesMonitor(db(), { exchange: live.exchange }),
+      { exchangeName: "coinbase" },
+    );
     await waitFor("TP1 filled", async () => D(String((await position()).remaining_quantity)).lt("0.05"));
     expect(first.status).toBe("OPEN");
     const afterTp1 = await position();
-    expect(D((first.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).base_size!).times("0.01").eq(String(afterTp1.remaining_quantity))).toBe(true);
+    expect(
+      D((first.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).base_size!)
+        .times("0.01")
+        .eq(String(afterTp1.remaining_quantity)),
+    ).toBe(true);
     expect(afterTp1.break_even_triggered).toBeTruthy();
     await syncExchangeStops(db(), live.exchange);
     const moved = stopOrders().filter((o) => o.status === "OPEN");
@@ -90,34 +131,77 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ filled: 1 });
     const closed = await position();
     expect(closed.status).toBe("closed");
-    const stopTrade = await db().selectFrom("trades").selectAll().where("source", "=", "exchange-stop").executeTakeFirstOrThrow();
+    const stopTrade = await db()
+      .selectFrom("trades")
+      .selectAll()
+      .where("source", "=", "exchange-stop")
+      .executeTakeFirstOrThrow();
     expect(stopTrade).toMatchObject({ status: "executed", side: "sell", order_id: moved[0]!.order_id });
-    const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Resting stop on%filled for BTC-PERP%").executeTakeFirst();
+    const log = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Resting stop on%filled for BTC-PERP%")
+      .executeTakeFirst();
     expect(log).toBeTruthy();
-    expect(await db().selectFrom("exchange_stops").select(["position_id", "symbol", "stop_price", "quantity"]).execute()).toEqual([]);
+    expect(
+      await db().selectFrom("exchange_stops").select(["position_id", "symbol", "stop_price", "quantity"]).execute(),
+    ).toEqual([]);
     live.runner = startRunner({ db: db(), exchange: live.exchange, workerId: "stops-w1", pollMs: 5 });
   });
 
   test("a stop edited on the position (decision 048): the resting stop is moved in place, never withdrawn first", async () => {
     msw.reset();
     // Its own alert id: the same body as the test before would be a duplicate.
-    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market", id: "edit-048" })).json()) as { signalId: string };
-    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
-    const opened = await waitFor("position booked", async () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst());
+    const { signalId } = (await (
+      await sendSignal(app, live.secret, {
+        action: "buy",
+        symbol: "BTC-PERP",
+        quantity: "0.05",
+        order_type: "market",
+        id: "edit-048",
+      })
+    ).json()) as { signalId: string };
+    await waitFor("opened", async () =>
+      db()
+        .selectFrom("trades")
+        .select("id")
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "executed")
+        .executeTakeFirst(),
+    );
+    const opened = await waitFor("position booked", async () =>
+      db()
+        .selectFrom("positions")
+        .selectAll()
+        .where("symbol", "=", "BTC-PERP")
+        .where("status", "=", "open")
+        .executeTakeFirst(),
+    );
     // The stop keeper's passes by hand from here (the worker's own would race this test's).
     await live.stopWorker();
     await syncExchangeStops(db(), live.exchange);
     const first = await waitFor("stop resting", async () => stopOrders().find((o) => o.status === "OPEN"));
     // 3 % below the entry, on whole dollars: below the entry and the price, a long's stop.
     const wanted = D(String(opened.entry_price)).times("0.97").round(0, 0).toString();
-    const response = await app.fetch(`/api/positions/${opened.id}`, { method: "PATCH", cookie: live.admin, json: { stopLoss: wanted } });
+    const response = await app.fetch(`/api/positions/${opened.id}`, {
+      method: "PATCH",
+      cookie: live.admin,
+      json: { stopLoss: wanted },
+    });
     expect(response.status).toBe(200);
     expect(D(String((await position()).stop_price)).eq(wanted)).toBe(true);
     // Until the stop keeper's next pass the old stop rests: never a moment without one. Then it is moved, in place.
-    expect(stopOrders().filter((o) => o.status === "OPEN").map((o) => o.order_id)).toEqual([first.order_id]);
+    expect(
+      stopOrders()
+        .filter((o) => o.status === "OPEN")
+        .map((o) => o.order_id),
+    ).toEqual([first.order_id]);
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 0, moved: 1, withdrawn: 0 });
-    const stopOf = (o: (typeof first)) => (o.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price!;
-    await waitFor("stop moved", async () => stopOrders().find((o) => o.status === "OPEN" && D(stopOf(o)).minus(wanted).abs().lt(5)));
+    const stopOf = (o: typeof first) =>
+      (o.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price!;
+    await waitFor("stop moved", async () =>
+      stopOrders().find((o) => o.status === "OPEN" && D(stopOf(o)).minus(wanted).abs().lt(5)),
+    );
     const open = stopOrders().filter((o) => o.status === "OPEN");
     expect(open.map((o) => o.order_id)).toEqual([first.order_id]); // edited in place, not cancelled and placed again
     const config = open[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;

@@ -7,7 +7,11 @@ import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { decryptSecret, encryptSecret } from "#app/core/crypto.ts";
 import { MESSAGES } from "#app/core/schemas/exchange-connection.ts";
-import { NO_CREDENTIALS_MESSAGE, saveCredentialSettings, saveCredentials } from "#app/services/exchange-connections.server.ts";
+import {
+  NO_CREDENTIALS_MESSAGE,
+  saveCredentialSettings,
+  saveCredentials,
+} from "#app/services/exchange-connections.server.ts";
 import { allowConsoleError } from "#tests/setup/setup-test-env.ts";
 import { credentialsVersion, getTradingCredentials } from "#exchange/credentials.ts";
 import { type CdpTestKey, createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
@@ -48,7 +52,13 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     for (const method of ["log", "info", "warn", "debug"] as const) {
       spies.push(
         vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
-          consoleLines.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+          consoleLines.push(
+            args
+              .map((a) =>
+                a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a),
+              )
+              .join(" "),
+          );
         }),
       );
     }
@@ -70,11 +80,17 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   async function expectNoSecret(secrets: string[], texts: string[]) {
     const logs = await db().selectFrom("activity_logs").select(["message", "data"]).execute();
     const events = await db().selectFrom("events").select("data").execute();
-    const everything = [...texts, ...consoleLines, ...logs.map((l) => `${l.message} ${l.data}`), ...events.map((e) => e.data)].join("\n");
+    const everything = [
+      ...texts,
+      ...consoleLines,
+      ...logs.map((l) => `${l.message} ${l.data}`),
+      ...events.map((e) => e.data),
+    ].join("\n");
     for (const secret of secrets) {
       expect(everything.includes(secret), `a secret leaked: ${secret.slice(0, 12)}...`).toBe(false);
       // PEM bodies: no line of the key either.
-      for (const line of secret.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----"))) expect(everything.includes(line)).toBe(false);
+      for (const line of secret.split("\n").filter((l) => l.length > 20 && !l.startsWith("-----")))
+        expect(everything.includes(line)).toBe(false);
     }
   }
 
@@ -116,7 +132,15 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   });
 
   test("Connect Exchange validation answers the messages of docs/spec/api.md#validation and writes nothing", async () => {
-    const valid = { exchangeName: "COINBASE", accountName: "Main", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: "", sandbox: true, isEnabled: true };
+    const valid = {
+      exchangeName: "COINBASE",
+      accountName: "Main",
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      passphrase: "",
+      sandbox: true,
+      isEnabled: true,
+    };
     const cases: [Json, string, string][] = [
       [{ ...valid, exchangeName: "" }, MESSAGES.exchangeRequired, "exchangeName"],
       [{ ...valid, exchangeName: "KRAKEN" }, MESSAGES.exchangeRequired, "exchangeName"],
@@ -131,7 +155,12 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
       expect(answer.status).toBe(400);
       expect(answer.body).toMatchObject({ error: message, field });
     }
-    const notJson = await app.fetch("/api/exchanges", { method: "POST", cookie: admin, body: "{", headers: { "Content-Type": "application/json" } });
+    const notJson = await app.fetch("/api/exchanges", {
+      method: "POST",
+      cookie: admin,
+      body: "{",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(await db().selectFrom("exchanges").selectAll().execute()).toEqual([]);
   });
@@ -166,14 +195,25 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     delete created.body.notice;
     expect(await credentialsVersion(db())).not.toBe(versionBefore);
 
-    const row = await db().selectFrom("exchanges").selectAll().where("id", "=", created.body.id).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom("exchanges")
+      .selectAll()
+      .where("id", "=", created.body.id)
+      .executeTakeFirstOrThrow();
     expect(row.api_secret_enc).not.toContain(exchangeKey.apiSecret.slice(40, 80));
     expect(decryptSecret(row.api_secret_enc, app.config.appSecret)).toBe(exchangeKey.apiSecret);
     expect(decryptSecret(row.passphrase_enc!, app.config.appSecret)).toBe(PASSPHRASE);
 
     // The worker's view: the saved credentials, decrypted.
     const credentials = await getTradingCredentials(db(), app.config);
-    expect(credentials).toMatchObject({ apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret, passphrase: PASSPHRASE, sandbox: true, source: "settings", connectionRef: created.body.id });
+    expect(credentials).toMatchObject({
+      apiKey: exchangeKey.apiKey,
+      apiSecret: exchangeKey.apiSecret,
+      passphrase: PASSPHRASE,
+      sandbox: true,
+      source: "settings",
+      connectionRef: created.body.id,
+    });
 
     const listed = await call("GET", "/api/exchanges", undefined, user);
     expect(listed.body.exchanges).toHaveLength(1);
@@ -181,7 +221,11 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     const one = await call("GET", `/api/exchanges/${created.body.id}`, undefined, user);
     expect(one.body).toEqual(created.body);
 
-    const log = await db().selectFrom("activity_logs").select(["message", "type"]).orderBy("id", "desc").executeTakeFirstOrThrow();
+    const log = await db()
+      .selectFrom("activity_logs")
+      .select(["message", "type"])
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
     expect(log).toMatchObject({ type: "system" });
     expect(log.message).toContain('Exchange connected: Coinbase account "Main account" (sandbox)');
     await expectNoSecret([exchangeKey.apiSecret, PASSPHRASE], [created.text, listed.text, one.text]);
@@ -189,8 +233,20 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
   });
 
   test("Test: success marks it connected with the exchange's message; a rejected key marks it error; nothing secret anywhere", async () => {
-    const good = await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Good", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: false });
-    const bad = await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Bad", apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true });
+    const good = await call("POST", "/api/exchanges", {
+      exchangeName: "COINBASE",
+      accountName: "Good",
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: false,
+    });
+    const bad = await call("POST", "/api/exchanges", {
+      exchangeName: "COINBASE",
+      accountName: "Bad",
+      apiKey: unknownKey.apiKey,
+      apiSecret: unknownKey.apiSecret,
+      sandbox: true,
+    });
     expect(good.status).toBe(201);
     expect(bad.status).toBe(201);
 
@@ -198,7 +254,11 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(passed.status).toBe(200);
     expect(passed.body.success).toBe(true);
     expect(passed.body.message).toMatch(/\S/);
-    expect(passed.body.exchange).toMatchObject({ id: good.body.id, connectionStatus: "connected", statusMessage: passed.body.message });
+    expect(passed.body.exchange).toMatchObject({
+      id: good.body.id,
+      connectionStatus: "connected",
+      statusMessage: passed.body.message,
+    });
     expect(passed.body.exchange.lastTestedAt).not.toBeNull();
 
     const failed = await call("POST", `/api/exchanges/${bad.body.id}/test`);
@@ -220,7 +280,11 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(goodView.totalUsdValue).toMatch(/^\d+\.\d{2}$/);
     expect(Number(goodView.totalUsdValue)).toBeGreaterThan(0);
     expect(goodView.totalUsdValue).not.toBe("10000.00"); // not the paper account
-    const stored = await db().selectFrom("exchanges").select("total_usd_value").where("id", "=", good.body.id).executeTakeFirstOrThrow();
+    const stored = await db()
+      .selectFrom("exchanges")
+      .select("total_usd_value")
+      .where("id", "=", good.body.id)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.total_usd_value)).toBe(Number(goodView.totalUsdValue));
     const badView = listed.body.exchanges.find((e: Json) => e.id === bad.body.id);
     expect(badView).toMatchObject({ isTrading: false, totalUsdSource: "paper", connectionStatus: "error" });
@@ -233,8 +297,23 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 
   test("PUT toggles isEnabled or sandbox (the trading connection follows), DELETE removes; 400 and 404 otherwise", async () => {
     const [firstKey, secondKey] = [makeCdpKey("ec"), makeCdpKey("ed25519")];
-    const first = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "First", apiKey: firstKey.apiKey, apiSecret: firstKey.apiSecret })).body;
-    const second = (await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: "Second", apiKey: secondKey.apiKey, apiSecret: secondKey.apiSecret, isEnabled: false })).body;
+    const first = (
+      await call("POST", "/api/exchanges", {
+        exchangeName: "COINBASE",
+        accountName: "First",
+        apiKey: firstKey.apiKey,
+        apiSecret: firstKey.apiSecret,
+      })
+    ).body;
+    const second = (
+      await call("POST", "/api/exchanges", {
+        exchangeName: "COINBASE",
+        accountName: "Second",
+        apiKey: secondKey.apiKey,
+        apiSecret: secondKey.apiSecret,
+        isEnabled: false,
+      })
+    ).body;
     expect(second).toMatchObject({ isEnabled: false, isTrading: false });
     expect((await getTradingCredentials(db(), app.config))?.apiKey).toBe(firstKey.apiKey);
 
@@ -249,16 +328,26 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(enabled.body).toMatchObject({ isEnabled: true, isTrading: true });
     const live = await call("PUT", `/api/exchanges/${second.id}`, { sandbox: false });
     expect(live.body).toMatchObject({ sandbox: false, connectionStatus: "disconnected" });
-    expect((await getTradingCredentials(db(), app.config))).toMatchObject({ apiKey: secondKey.apiKey, sandbox: false });
-    const logs = await db().selectFrom("activity_logs").select(["message", "level"]).orderBy("id", "desc").limit(1).execute();
-    expect(logs[0]).toMatchObject({ level: "warning", message: 'Exchange "Second" switched to production (live trading) by exch_admin' });
+    expect(await getTradingCredentials(db(), app.config)).toMatchObject({ apiKey: secondKey.apiKey, sandbox: false });
+    const logs = await db()
+      .selectFrom("activity_logs")
+      .select(["message", "level"])
+      .orderBy("id", "desc")
+      .limit(1)
+      .execute();
+    expect(logs[0]).toMatchObject({
+      level: "warning",
+      message: 'Exchange "Second" switched to production (live trading) by exch_admin',
+    });
 
     const unchanged = await credentialsVersion(db());
     expect((await call("PUT", `/api/exchanges/${second.id}`, { sandbox: false })).status).toBe(200);
     expect(await credentialsVersion(db())).toBe(unchanged); // nothing changed, nothing renewed
 
     expect((await call("PUT", `/api/exchanges/${second.id}`, {})).status).toBe(400);
-    expect((await call("PUT", `/api/exchanges/${second.id}`, { sandbox: "yes" })).body.error).toBe("sandbox must be true or false");
+    expect((await call("PUT", `/api/exchanges/${second.id}`, { sandbox: "yes" })).body.error).toBe(
+      "sandbox must be true or false",
+    );
     expect((await call("PUT", "/api/exchanges/missing", { sandbox: true })).status).toBe(404);
 
     const removed = await call("DELETE", `/api/exchanges/${second.id}`);
@@ -275,14 +364,26 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 
     const missing = await call("POST", "/api/credentials/save", { apiKey: "abc", apiSecret: "", sandbox: true });
     expect(missing.status).toBe(400);
-    expect(missing.body).toEqual({ success: false, error: MESSAGES.missingCredentials, title: MESSAGES.missingCredentialsTitle });
+    expect(missing.body).toEqual({
+      success: false,
+      error: MESSAGES.missingCredentials,
+      title: MESSAGES.missingCredentialsTitle,
+    });
     expect((await call("POST", "/api/credentials/save", {})).body.error).toBe(MESSAGES.missingCredentials);
 
-    const masked = await call("POST", "/api/credentials/save", { apiKey: "orga••••••••1234", apiSecret: "real-secret", sandbox: true });
+    const masked = await call("POST", "/api/credentials/save", {
+      apiKey: "orga••••••••1234",
+      apiSecret: "real-secret",
+      sandbox: true,
+    });
     expect(masked.body).toMatchObject({ success: false, error: MESSAGES.masked });
     expect(await db().selectFrom("exchanges").selectAll().execute()).toEqual([]);
 
-    const saved = await call("POST", "/api/credentials/save", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true });
+    const saved = await call("POST", "/api/credentials/save", {
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: true,
+    });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ success: true });
     expect(saved.body.message).toMatch(/saved/i);
@@ -292,13 +393,28 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(summary.body).toMatchObject({ apiKey: maskedKey, hasSecret: true, sandbox: true, source: "settings" });
     const exchanges = (await call("GET", "/api/exchanges")).body.exchanges as Json[];
     expect(exchanges).toHaveLength(1);
-    expect(exchanges[0]).toMatchObject({ accountName: "Default", exchangeName: "COINBASE", isTrading: true, id: summary.body.connectionId });
+    expect(exchanges[0]).toMatchObject({
+      accountName: "Default",
+      exchangeName: "COINBASE",
+      isTrading: true,
+      id: summary.body.connectionId,
+    });
 
     // The form sent back as it was filled (the masked values): nothing was edited.
-    const untouched = await call("POST", "/api/credentials/save", { apiKey: maskedKey, apiSecret: "••••••••••••••••", sandbox: true, originalApiKey: maskedKey, originalApiSecret: "••••••••••••••••" });
+    const untouched = await call("POST", "/api/credentials/save", {
+      apiKey: maskedKey,
+      apiSecret: "••••••••••••••••",
+      sandbox: true,
+      originalApiKey: maskedKey,
+      originalApiSecret: "••••••••••••••••",
+    });
     expect(untouched.body).toEqual({ success: false, error: MESSAGES.noChanges, title: MESSAGES.noChangesTitle });
 
-    const same = await call("POST", "/api/credentials/save", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true });
+    const same = await call("POST", "/api/credentials/save", {
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: true,
+    });
     expect(same.status).toBe(400);
     expect(same.body).toMatchObject({ success: false, error: MESSAGES.nothingToSave });
 
@@ -311,19 +427,32 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect((await call("POST", "/api/credentials/save-settings", {})).status).toBe(400);
 
     // New keys replace the old ones on the same connection.
-    const replaced = await call("POST", "/api/credentials/save", { apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true });
+    const replaced = await call("POST", "/api/credentials/save", {
+      apiKey: unknownKey.apiKey,
+      apiSecret: unknownKey.apiSecret,
+      sandbox: true,
+    });
     expect(replaced.body.success).toBe(true);
     const after = (await call("GET", "/api/exchanges")).body.exchanges as Json[];
     expect(after).toHaveLength(1);
-    expect(after[0]).toMatchObject({ id: exchanges[0]!.id, apiKey: `${unknownKey.apiKey.slice(0, 20)}...`, sandbox: true });
+    expect(after[0]).toMatchObject({
+      id: exchanges[0]!.id,
+      apiKey: `${unknownKey.apiKey.slice(0, 20)}...`,
+      sandbox: true,
+    });
     expect((await getTradingCredentials(db(), app.config))?.apiSecret).toBe(unknownKey.apiSecret.trim());
 
-    await expectNoSecret([goodKey.apiSecret, unknownKey.apiSecret], [summary.text, saved.text, same.text, replaced.text]);
+    await expectNoSecret(
+      [goodKey.apiSecret, unknownKey.apiSecret],
+      [summary.text, saved.text, same.text, replaced.text],
+    );
     await call("DELETE", `/api/exchanges/${exchanges[0]!.id}`);
   });
 
   test("the key's shape (issue 22): both APIs take the three real kinds and refuse anything else before saving, naming what is expected, never the secret", async () => {
-    const pkcs8 = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const pkcs8 = generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+      .privateKey.export({ type: "pkcs8", format: "pem" })
+      .toString();
     const accepted: [string, Json][] = [
       ["CDP ECDSA (SEC1)", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret }],
       ["CDP ECDSA (PKCS#8)", { apiKey: goodKey.apiKey, apiSecret: pkcs8 }],
@@ -331,23 +460,47 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
       ["Coinbase Exchange", exchangeKey],
     ];
     for (const [kind, key] of accepted) {
-      const added = await call("POST", "/api/exchanges", { exchangeName: "COINBASE", accountName: kind, ...key, sandbox: true, isEnabled: false });
+      const added = await call("POST", "/api/exchanges", {
+        exchangeName: "COINBASE",
+        accountName: kind,
+        ...key,
+        sandbox: true,
+        isEnabled: false,
+      });
       expect(added.status, kind).toBe(201);
     }
     expect(await db().selectFrom("exchanges").select("id").execute()).toHaveLength(4);
     await db().deleteFrom("exchanges").execute();
 
-    const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" }).privateKey.export({ type: "sec1", format: "pem" }).toString();
+    const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" })
+      .privateKey.export({ type: "sec1", format: "pem" })
+      .toString();
     const lookalike = `-----BEGIN EC PRIVATE KEY-----\n${Buffer.alloc(48, 9).toString("base64")}\n-----END EC PRIVATE KEY-----`;
     const refused: [Json, string, string][] = [
       [{ apiKey: "garbage", apiSecret: "garbage-secret-value" }, "apiSecret", MESSAGES.secretNotKeyOrExchange],
       [{ apiKey: goodKey.apiKey, apiSecret: "not-a-real-secret" }, "apiSecret", MESSAGES.secretNotKeyOrExchange],
       [{ apiKey: "key-123", apiSecret: goodKey.apiSecret }, "apiKey", MESSAGES.keyNameNotCdp],
       [{ apiKey: goodKey.apiKey, apiSecret: lookalike }, "apiSecret", MESSAGES.pemUnreadable],
-      [{ apiKey: goodKey.apiKey, apiSecret: p384 }, "apiSecret", "API Secret is an EC key on secp384r1: Coinbase CDP keys use P-256"],
-      [{ apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: PASSPHRASE }, "passphrase", MESSAGES.passphraseWithCdp],
-      [{ apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret }, "passphrase", MESSAGES.exchangeNeedsPassphrase],
-      [{ apiKey: "not-hex", apiSecret: exchangeKey.apiSecret, passphrase: PASSPHRASE }, "apiKey", MESSAGES.exchangeKeyNotHex],
+      [
+        { apiKey: goodKey.apiKey, apiSecret: p384 },
+        "apiSecret",
+        "API Secret is an EC key on secp384r1: Coinbase CDP keys use P-256",
+      ],
+      [
+        { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, passphrase: PASSPHRASE },
+        "passphrase",
+        MESSAGES.passphraseWithCdp,
+      ],
+      [
+        { apiKey: exchangeKey.apiKey, apiSecret: exchangeKey.apiSecret },
+        "passphrase",
+        MESSAGES.exchangeNeedsPassphrase,
+      ],
+      [
+        { apiKey: "not-hex", apiSecret: exchangeKey.apiSecret, passphrase: PASSPHRASE },
+        "apiKey",
+        MESSAGES.exchangeKeyNotHex,
+      ],
     ];
     const texts: string[] = [];
     for (const [key, field, message] of refused) {
@@ -370,18 +523,37 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     }
     expect(await db().selectFrom("exchanges").select("id").execute()).toEqual([]);
     const ed = makeCdpKey("ed25519");
-    const saved = await call("POST", "/api/credentials/save", { apiKey: ed.apiKey, apiSecret: ed.apiSecret, sandbox: true });
+    const saved = await call("POST", "/api/credentials/save", {
+      apiKey: ed.apiKey,
+      apiSecret: ed.apiSecret,
+      sandbox: true,
+    });
     expect(saved.body.success).toBe(true);
     // The first saved connection turned the simulator's contract sizes on: the answer says so.
-    expect(saved.body.message).toBe(`API credentials saved. Trading uses them in sandbox mode (paper orders). ${contractSizesSwitchedNotice()}`);
-    const replaced = await call("POST", "/api/credentials/save", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true });
+    expect(saved.body.message).toBe(
+      `API credentials saved. Trading uses them in sandbox mode (paper orders). ${contractSizesSwitchedNotice()}`,
+    );
+    const replaced = await call("POST", "/api/credentials/save", {
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: true,
+    });
     expect(replaced.body.message).toBe("API credentials saved. Trading uses them in sandbox mode (paper orders).");
-    await expectNoSecret([lookalike, p384, exchangeKey.apiSecret, PASSPHRASE, "garbage-secret-value", ed.apiSecret, goodKey.apiSecret], texts);
+    await expectNoSecret(
+      [lookalike, p384, exchangeKey.apiSecret, PASSPHRASE, "garbage-secret-value", ed.apiSecret, goodKey.apiSecret],
+      texts,
+    );
   });
 
   test("two saves at once with no connection yet make one 'Default', holding the last keys", async () => {
     const keys = [1, 2, 3, 4].map(() => makeCdpKey("ec"));
-    const save = (n: number) => saveCredentials(db(), app.config, { apiKey: keys[n]!.apiKey, apiSecret: keys[n]!.apiSecret, sandbox: true }, "exch_admin");
+    const save = (n: number) =>
+      saveCredentials(
+        db(),
+        app.config,
+        { apiKey: keys[n]!.apiKey, apiSecret: keys[n]!.apiSecret, sandbox: true },
+        "exch_admin",
+      );
     const outcomes = await Promise.all([0, 1, 2, 3].map(save));
     expect(outcomes.every((o) => o.success)).toBe(true);
     const rows = await db().selectFrom("exchanges").selectAll().execute();
@@ -408,13 +580,27 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
       })
       .execute();
     const tested = await call("POST", "/api/exchanges/00000000-0000-4000-8000-00000000abcd/test");
-    expect(tested.body).toMatchObject({ success: false, message: "Stored secret cannot be decrypted: APP_SECRET differs from the one that encrypted it" });
+    expect(tested.body).toMatchObject({
+      success: false,
+      message: "Stored secret cannot be decrypted: APP_SECRET differs from the one that encrypted it",
+    });
     expect(tested.body.exchange.connectionStatus).toBe("error");
-    expect((await call("GET", "/api/credentials")).body).toMatchObject({ source: "settings", hasSecret: true, apiKey: "••••••••" });
+    expect((await call("GET", "/api/credentials")).body).toMatchObject({
+      source: "settings",
+      hasSecret: true,
+      apiKey: "••••••••",
+    });
     const fresh = makeCdpKey("ec");
-    const saved = await call("POST", "/api/credentials/save", { apiKey: fresh.apiKey, apiSecret: fresh.apiSecret, sandbox: true });
+    const saved = await call("POST", "/api/credentials/save", {
+      apiKey: fresh.apiKey,
+      apiSecret: fresh.apiSecret,
+      sandbox: true,
+    });
     expect(saved.body.success).toBe(true);
-    expect(await getTradingCredentials(db(), app.config)).toMatchObject({ apiKey: fresh.apiKey, apiSecret: fresh.apiSecret.trim() });
+    expect(await getTradingCredentials(db(), app.config)).toMatchObject({
+      apiKey: fresh.apiKey,
+      apiSecret: fresh.apiSecret.trim(),
+    });
   });
 
   test("GET /api/test/coinbase: no credentials, a good key (status kept on the connection), a rejected key; other exchanges 404", async () => {
@@ -422,13 +608,24 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
     expect(none.status).toBe(200);
     expect(none.body).toMatchObject({ success: false, error: NO_CREDENTIALS_MESSAGE, source: "none" });
 
-    await call("POST", "/api/credentials/save", { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true });
+    await call("POST", "/api/credentials/save", {
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: true,
+    });
     const ok = await call("GET", "/api/test/coinbase");
     expect(ok.body).toMatchObject({ success: true, source: "settings" });
     expect(ok.body.message).toMatch(/sandbox/i);
-    expect((await call("GET", "/api/credentials")).body).toMatchObject({ connectionStatus: "connected", statusMessage: ok.body.message });
+    expect((await call("GET", "/api/credentials")).body).toMatchObject({
+      connectionStatus: "connected",
+      statusMessage: ok.body.message,
+    });
 
-    await call("POST", "/api/credentials/save", { apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true });
+    await call("POST", "/api/credentials/save", {
+      apiKey: unknownKey.apiKey,
+      apiSecret: unknownKey.apiSecret,
+      sandbox: true,
+    });
     const rejected = await call("GET", "/api/test/coinbase");
     expect(rejected.body).toMatchObject({ success: false, source: "settings" });
     expect(rejected.body.error).toBe(rejected.body.message);
@@ -442,7 +639,12 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 });
 
 describe.each(testDialects())("credentials from the environment on %s", (dialect) => {
-  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET!, COINBASE_API_KEY: goodKey.apiKey, COINBASE_API_SECRET: goodKey.apiSecret.replace(/\n/g, "\\n"), COINBASE_SANDBOX: "false" });
+  const app = freshApp(dialect, {
+    APP_SECRET: process.env.APP_SECRET!,
+    COINBASE_API_KEY: goodKey.apiKey,
+    COINBASE_API_SECRET: goodKey.apiSecret.replace(/\n/g, "\\n"),
+    COINBASE_SANDBOX: "false",
+  });
   let admin: string;
   beforeAll(async () => {
     admin = (await registerVia(app, "env_admin")).cookie;
@@ -451,34 +653,72 @@ describe.each(testDialects())("credentials from the environment on %s", (dialect
   test("the summary says env, masked; Test uses them; saved credentials then win; Save Settings cannot change env", async () => {
     const summary = await app.fetch("/api/credentials", { cookie: admin });
     const body = (await summary.json()) as Json;
-    expect(body).toMatchObject({ apiKey: `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`, hasSecret: true, sandbox: false, source: "env", connectionId: null });
+    expect(body).toMatchObject({
+      apiKey: `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`,
+      hasSecret: true,
+      sandbox: false,
+      source: "env",
+      connectionId: null,
+    });
     const credentials = await getTradingCredentials(app.database.db, app.config);
     expect(credentials).toMatchObject({ source: "env", sandbox: false, apiSecret: goodKey.apiSecret });
 
     const tested = (await (await app.fetch("/api/test/coinbase", { cookie: admin })).json()) as Json;
     expect(tested).toMatchObject({ success: true, source: "env" });
 
-    const settings = await app.fetch("/api/credentials/save-settings", { method: "POST", cookie: admin, json: { sandbox: true } });
+    const settings = await app.fetch("/api/credentials/save-settings", {
+      method: "POST",
+      cookie: admin,
+      json: { sandbox: true },
+    });
     expect(settings.status).toBe(400);
     expect(((await settings.json()) as Json).error).toMatch(/COINBASE_SANDBOX/);
-    const unchanged = await app.fetch("/api/credentials/save-settings", { method: "POST", cookie: admin, json: { sandbox: false } });
+    const unchanged = await app.fetch("/api/credentials/save-settings", {
+      method: "POST",
+      cookie: admin,
+      json: { sandbox: false },
+    });
     expect(((await unchanged.json()) as Json).error).toBe(MESSAGES.noSettingsChange);
 
-    const saved = await app.fetch("/api/credentials/save", { method: "POST", cookie: admin, json: { apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true } });
+    const saved = await app.fetch("/api/credentials/save", {
+      method: "POST",
+      cookie: admin,
+      json: { apiKey: unknownKey.apiKey, apiSecret: unknownKey.apiSecret, sandbox: true },
+    });
     expect(saved.status).toBe(200);
-    expect(await getTradingCredentials(app.database.db, app.config)).toMatchObject({ source: "settings", apiKey: unknownKey.apiKey, sandbox: true });
+    expect(await getTradingCredentials(app.database.db, app.config)).toMatchObject({
+      source: "settings",
+      apiKey: unknownKey.apiKey,
+      sandbox: true,
+    });
   });
 });
 
 describe("credentials saves when the database fails", () => {
   // A database that refuses to open a transaction: both saves answer 'Save Error' (500) with
   // a message that names no secret, instead of throwing into the route.
-  const broken = { transaction: () => { throw new Error("database unavailable"); } } as never;
-  const config = { appSecret: "unit-app-secret-0123456789abcdef0123456789", COINBASE_API_KEY: undefined, COINBASE_API_SECRET: undefined, COINBASE_SANDBOX: true };
+  const broken = {
+    transaction: () => {
+      throw new Error("database unavailable");
+    },
+  } as never;
+  const config = {
+    appSecret: "unit-app-secret-0123456789abcdef0123456789",
+    COINBASE_API_KEY: undefined,
+    COINBASE_API_SECRET: undefined,
+    COINBASE_SANDBOX: true,
+  };
 
   test("saveCredentials and saveCredentialSettings answer Save Error", async () => {
     allowConsoleError();
-    expect(await saveCredentials(broken, config, { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true }, "admin")).toEqual({
+    expect(
+      await saveCredentials(
+        broken,
+        config,
+        { apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: true },
+        "admin",
+      ),
+    ).toEqual({
       success: false,
       title: "Save Error",
       error: "The credentials could not be saved: please try again",

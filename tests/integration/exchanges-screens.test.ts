@@ -19,7 +19,13 @@ beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterAll(() => server.close());
 
 /** Text as React renders it into HTML. */
-const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const html = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
 
 describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
   const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
@@ -33,7 +39,8 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     await app.database.db.deleteFrom("exchanges").execute();
   });
 
-  const post = (path: string, form: Record<string, string>, cookie = admin) => app.fetch(path, { method: "POST", cookie, form });
+  const post = (path: string, form: Record<string, string>, cookie = admin) =>
+    app.fetch(path, { method: "POST", cookie, form });
 
   test("the empty Exchanges page, the inline Connect Exchange form, and each validation message beside its field", async () => {
     const page = await (await app.fetch("/exchanges", { cookie: admin })).text();
@@ -45,36 +52,71 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     expect(form).toContain("Connect Exchange");
     expect(form).toContain('name="intent" value="add"');
 
-    const invalid = await post("/exchanges", { intent: "add", exchangeName: "", accountName: "", apiKey: "", apiSecret: "", sandbox: "on", isEnabled: "on" });
+    const invalid = await post("/exchanges", {
+      intent: "add",
+      exchangeName: "",
+      accountName: "",
+      apiKey: "",
+      apiSecret: "",
+      sandbox: "on",
+      isEnabled: "on",
+    });
     expect(invalid.status).toBe(400);
     const body = await invalid.text();
-    for (const message of [MESSAGES.exchangeRequired, MESSAGES.accountNameRequired, MESSAGES.apiKeyRequired, MESSAGES.apiSecretRequired]) expect(body).toContain(html(message));
+    for (const message of [
+      MESSAGES.exchangeRequired,
+      MESSAGES.accountNameRequired,
+      MESSAGES.apiKeyRequired,
+      MESSAGES.apiSecretRequired,
+    ])
+      expect(body).toContain(html(message));
     expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
 
     // The secret typed into a refused form is not sent back in the page.
-    const partial = await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "", apiKey: "k", apiSecret: "top-secret-value-123" });
+    const partial = await post("/exchanges", {
+      intent: "add",
+      exchangeName: "COINBASE",
+      accountName: "",
+      apiKey: "k",
+      apiSecret: "top-secret-value-123",
+    });
     expect(await partial.text()).not.toContain("top-secret-value-123");
   });
 
   test("add (switches off when unchecked), toggle sandbox and enabled, test, delete with its confirmation step", async () => {
-    const added = await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Desk", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, isEnabled: "on" });
+    const added = await post("/exchanges", {
+      intent: "add",
+      exchangeName: "COINBASE",
+      accountName: "Desk",
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      isEnabled: "on",
+    });
     const afterAdd = await toastAfter(app, added, admin);
     expect(afterAdd).toContain("Exchange Added");
     const row = await app.database.db.selectFrom("exchanges").selectAll().executeTakeFirstOrThrow();
     expect(row).toMatchObject({ account_name: "Desk", sandbox: 0, is_enabled: 1 });
     expect(afterAdd).toContain(html(`${goodKey.apiKey.slice(0, 20)}...`));
     expect(afterAdd).not.toContain(goodKey.apiKey.slice(20));
-    for (const column of ["Exchange", "Account Name", "API", "Total USD Value", "Status", "Enabled", "Actions"]) expect(afterAdd).toContain(`>${column}</th>`);
+    for (const column of ["Exchange", "Account Name", "API", "Total USD Value", "Status", "Enabled", "Actions"])
+      expect(afterAdd).toContain(`>${column}</th>`);
 
-    expect(await toastAfter(app, await post("/exchanges", { intent: "sandbox", id: row.id, value: "true" }), admin)).toContain("Sandbox Mode Updated");
+    expect(
+      await toastAfter(app, await post("/exchanges", { intent: "sandbox", id: row.id, value: "true" }), admin),
+    ).toContain("Sandbox Mode Updated");
     expect((await app.database.db.selectFrom("exchanges").select("sandbox").executeTakeFirstOrThrow()).sandbox).toBe(1);
-    expect(await toastAfter(app, await post("/exchanges", { intent: "enabled", id: row.id, value: "false" }), admin)).toContain("Exchange Updated");
+    expect(
+      await toastAfter(app, await post("/exchanges", { intent: "enabled", id: row.id, value: "false" }), admin),
+    ).toContain("Exchange Updated");
     expect(await getTradingCredentials(app.database.db, app.config)).toBeNull();
     await post("/exchanges", { intent: "enabled", id: row.id, value: "true" });
 
     const tested = await toastAfter(app, await post("/exchanges", { intent: "test", id: row.id }), admin);
     expect(tested).toContain("Connection Successful");
-    expect((await app.database.db.selectFrom("exchanges").select("connection_status").executeTakeFirstOrThrow()).connection_status).toBe("connected");
+    expect(
+      (await app.database.db.selectFrom("exchanges").select("connection_status").executeTakeFirstOrThrow())
+        .connection_status,
+    ).toBe("connected");
 
     const ask = await post("/exchanges", { intent: "delete", id: row.id });
     expect(ask.status).toBe(302);
@@ -82,9 +124,13 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     const confirmPage = await (await app.fetch(ask.headers.get("location")!, { cookie: admin })).text();
     expect(confirmPage).toContain(html('Are you sure you want to delete the exchange "Desk"?'));
     expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toHaveLength(1);
-    expect(await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin)).toContain("Exchange Deleted");
+    expect(
+      await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin),
+    ).toContain("Exchange Deleted");
     expect(await app.database.db.selectFrom("exchanges").selectAll().execute()).toEqual([]);
-    expect(await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin)).toContain("Error Deleting Exchange");
+    expect(
+      await toastAfter(app, await post("/exchanges", { intent: "delete", id: row.id, confirmed: "1" }), admin),
+    ).toContain("Error Deleting Exchange");
   });
 
   test("without JavaScript, a change to an exchange that is gone says so and writes nothing; an unknown intent is a 400", async () => {
@@ -108,13 +154,25 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
   test("a user sees the table without change controls and every post is refused", async () => {
     const shared = makeCdpKey("ed25519");
-    await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Shared", apiKey: shared.apiKey, apiSecret: shared.apiSecret, sandbox: "on", isEnabled: "on" });
+    await post("/exchanges", {
+      intent: "add",
+      exchangeName: "COINBASE",
+      accountName: "Shared",
+      apiKey: shared.apiKey,
+      apiSecret: shared.apiSecret,
+      sandbox: "on",
+      isEnabled: "on",
+    });
     const page = await (await app.fetch("/exchanges", { cookie: user })).text();
     expect(page).toContain("Shared");
     expect(page).not.toContain('data-testid="add-exchange"');
     expect(page).not.toContain('data-testid="exchange-delete"');
     const id = (await app.database.db.selectFrom("exchanges").select("id").executeTakeFirstOrThrow()).id;
-    const forms: Record<string, string>[] = [{ intent: "delete", id, confirmed: "1" }, { intent: "sandbox", id, value: "false" }, { intent: "add", exchangeName: "COINBASE", accountName: "x", apiKey: "k", apiSecret: "s" }];
+    const forms: Record<string, string>[] = [
+      { intent: "delete", id, confirmed: "1" },
+      { intent: "sandbox", id, value: "false" },
+      { intent: "add", exchangeName: "COINBASE", accountName: "x", apiKey: "k", apiSecret: "s" },
+    ];
     for (const form of forms) {
       expect((await post("/exchanges", form, user)).status).toBe(403);
     }
@@ -125,15 +183,37 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
   test("API Settings without JavaScript: the masked form, every save message, Save Settings, Test Connection, the environment setup", async () => {
     const first = await (await app.fetch("/api-settings", { cookie: admin })).text();
-    for (const text of ["Connection Status", "Test Connection", "API Key", "API Secret", "Save Settings", "Get Environment Setup", "No passphrase is needed for futures"]) expect(first).toContain(text);
+    for (const text of [
+      "Connection Status",
+      "Test Connection",
+      "API Key",
+      "API Secret",
+      "Save Settings",
+      "Get Environment Setup",
+      "No passphrase is needed for futures",
+    ])
+      expect(first).toContain(text);
 
-    const missing = await post("/api-settings", { intent: "save", apiKey: "", apiSecret: "", originalApiKey: "", originalApiSecret: "" });
+    const missing = await post("/api-settings", {
+      intent: "save",
+      apiKey: "",
+      apiSecret: "",
+      originalApiKey: "",
+      originalApiSecret: "",
+    });
     expect(missing.status).toBe(400);
     const missingPage = await missing.text();
     expect(missingPage).toContain(MESSAGES.missingCredentialsTitle);
     expect(missingPage).toContain(MESSAGES.missingCredentials);
 
-    const saved = await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" });
+    const saved = await post("/api-settings", {
+      intent: "save",
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: "on",
+      originalApiKey: "",
+      originalApiSecret: "",
+    });
     expect(await toastAfter(app, saved, admin)).toContain("Credentials Saved");
 
     const page = await (await app.fetch("/api-settings", { cookie: admin })).text();
@@ -144,23 +224,46 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     const maskedSecret = "•".repeat(16);
     expect(page).toContain(maskedSecret);
 
-    const untouched = await post("/api-settings", { intent: "save", apiKey: maskedKey, apiSecret: maskedSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    const untouched = await post("/api-settings", {
+      intent: "save",
+      apiKey: maskedKey,
+      apiSecret: maskedSecret,
+      sandbox: "on",
+      originalApiKey: maskedKey,
+      originalApiSecret: maskedSecret,
+    });
     expect(untouched.status).toBe(400);
     const untouchedPage = await untouched.text();
     expect(untouchedPage).toContain(MESSAGES.noChangesTitle);
     expect(untouchedPage).toContain(MESSAGES.noChanges);
 
-    const masked = await post("/api-settings", { intent: "save", apiKey: "new-key", apiSecret: maskedSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    const masked = await post("/api-settings", {
+      intent: "save",
+      apiKey: "new-key",
+      apiSecret: maskedSecret,
+      sandbox: "on",
+      originalApiKey: maskedKey,
+      originalApiSecret: maskedSecret,
+    });
     expect(await masked.text()).toContain(html(MESSAGES.masked));
 
-    const same = await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: maskedKey, originalApiSecret: maskedSecret });
+    const same = await post("/api-settings", {
+      intent: "save",
+      apiKey: goodKey.apiKey,
+      apiSecret: goodKey.apiSecret,
+      sandbox: "on",
+      originalApiKey: maskedKey,
+      originalApiSecret: maskedSecret,
+    });
     expect(same.status).toBe(400);
     expect(await same.text()).toContain(html(MESSAGES.nothingToSave));
 
     const noSetting = await post("/api-settings", { intent: "save-settings", sandbox: "on" });
     expect(noSetting.status).toBe(400);
     expect(await noSetting.text()).toContain(MESSAGES.noSettingsChange);
-    expect(await toastAfter(app, await post("/api-settings", { intent: "save-settings" }), admin)).toContain("Settings Saved");
+    expect(await toastAfter(app, await post("/api-settings", { intent: "save-settings" }), admin)).toContain(
+      "Settings Saved",
+    );
     expect((await getTradingCredentials(app.database.db, app.config))?.sandbox).toBe(false);
 
     const tested = await toastAfter(app, await post("/api-settings", { intent: "test" }), admin);
@@ -168,18 +271,33 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     expect(tested).toContain(">Connected<");
 
     const setup = await (await app.fetch("/api-settings?setup=1", { cookie: admin })).text();
-    for (const text of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application"]) expect(setup).toContain(text);
+    for (const text of ["COINBASE_API_KEY", "COINBASE_API_SECRET", "COINBASE_SANDBOX", "restart the application"])
+      expect(setup).toContain(text);
   });
 
   test("the key's shape without JavaScript (issue 22): Connect Exchange and API Settings refuse what is no Coinbase key, with the message beside the field, and take each real shape", async () => {
     const db = app.database.db;
     const add = (accountName: string, key: { apiKey: string; apiSecret: string; passphrase?: string }) =>
-      post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName, apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: key.passphrase ?? "", sandbox: "on" });
+      post("/exchanges", {
+        intent: "add",
+        exchangeName: "COINBASE",
+        accountName,
+        apiKey: key.apiKey,
+        apiSecret: key.apiSecret,
+        passphrase: key.passphrase ?? "",
+        sandbox: "on",
+      });
     const refused: [{ apiKey: string; apiSecret: string; passphrase?: string }, string][] = [
       [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKeyOrExchange],
       [{ apiKey: "key-123", apiSecret: "secret-123-not-a-key" }, MESSAGES.secretNotKeyOrExchange],
       [{ apiKey: "my-key", apiSecret: goodKey.apiSecret }, MESSAGES.keyNameNotCdp],
-      [{ apiKey: goodKey.apiKey, apiSecret: `-----BEGIN EC PRIVATE KEY-----\n${"A".repeat(64)}\n-----END EC PRIVATE KEY-----` }, MESSAGES.pemUnreadable],
+      [
+        {
+          apiKey: goodKey.apiKey,
+          apiSecret: `-----BEGIN EC PRIVATE KEY-----\n${"A".repeat(64)}\n-----END EC PRIVATE KEY-----`,
+        },
+        MESSAGES.pemUnreadable,
+      ],
       [{ ...goodKey, passphrase: "pass-phrase-1" }, MESSAGES.passphraseWithCdp],
       [{ apiKey: makeExchangeKey().apiKey, apiSecret: makeExchangeKey().apiSecret }, MESSAGES.exchangeNeedsPassphrase],
     ];
@@ -197,11 +315,21 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     for (const [name, key] of Object.entries(shapes)) {
       expect(await toastAfter(app, await add(name, key), admin), name).toContain("Exchange Added");
     }
-    expect((await db.selectFrom("exchanges").select("account_name").execute()).map((r) => r.account_name).sort()).toEqual(["ecdsa", "ed25519", "exchange"]);
+    expect(
+      (await db.selectFrom("exchanges").select("account_name").execute()).map((r) => r.account_name).sort(),
+    ).toEqual(["ecdsa", "ed25519", "exchange"]);
     await db.deleteFrom("exchanges").execute();
 
     // API Settings (no passphrase field: CDP keys only), titled 'Invalid Credentials'.
-    const save = (key: { apiKey: string; apiSecret: string }) => post("/api-settings", { intent: "save", apiKey: key.apiKey, apiSecret: key.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" });
+    const save = (key: { apiKey: string; apiSecret: string }) =>
+      post("/api-settings", {
+        intent: "save",
+        apiKey: key.apiKey,
+        apiSecret: key.apiSecret,
+        sandbox: "on",
+        originalApiKey: "",
+        originalApiSecret: "",
+      });
     for (const [key, message] of [
       [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKey],
       [{ apiKey: "organizations/x/apiKeys/y", apiSecret: "not-a-real-secret" }, MESSAGES.secretNotKey],
@@ -232,14 +360,36 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
       // A disabled connection turns nothing on: no notice, and the note stays.
       const spare = makeCdpKey("ec");
-      const disabled = await toastAfter(app, await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Spare", apiKey: spare.apiKey, apiSecret: spare.apiSecret, sandbox: "on" }), admin);
+      const disabled = await toastAfter(
+        app,
+        await post("/exchanges", {
+          intent: "add",
+          exchangeName: "COINBASE",
+          accountName: "Spare",
+          apiKey: spare.apiKey,
+          apiSecret: spare.apiSecret,
+          sandbox: "on",
+        }),
+        admin,
+      );
       expect(disabled).toContain("Exchange Added");
       expect(disabled).not.toContain(html(contractSizesSwitchedNotice()));
       expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).toContain(note);
       await db.deleteFrom("exchanges").execute();
 
       // The save that switched says so; afterwards neither form says it any more.
-      const saved = await toastAfter(app, await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" }), admin);
+      const saved = await toastAfter(
+        app,
+        await post("/api-settings", {
+          intent: "save",
+          apiKey: goodKey.apiKey,
+          apiSecret: goodKey.apiSecret,
+          sandbox: "on",
+          originalApiKey: "",
+          originalApiSecret: "",
+        }),
+        admin,
+      );
       expect(saved).toContain("Credentials Saved");
       expect(saved).toContain(html(contractSizesSwitchedNotice()));
       expect(saved).not.toContain(note);
@@ -248,16 +398,41 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
       // Through Connect Exchange the same.
       expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).toContain(note);
-      const added = await toastAfter(app, await post("/exchanges", { intent: "add", exchangeName: "COINBASE", accountName: "Desk", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", isEnabled: "on" }), admin);
+      const added = await toastAfter(
+        app,
+        await post("/exchanges", {
+          intent: "add",
+          exchangeName: "COINBASE",
+          accountName: "Desk",
+          apiKey: goodKey.apiKey,
+          apiSecret: goodKey.apiSecret,
+          sandbox: "on",
+          isEnabled: "on",
+        }),
+        admin,
+      );
       expect(added).toContain("Exchange Added");
       expect(added).toContain(html(contractSizesSwitchedNotice()));
       await db.deleteFrom("exchanges").execute();
 
       // Chosen by the user (even "on"): nothing is said before or after saving.
-      expect(await toastAfter(app, await post("/exchanges", { intent: "contract-sizes", value: "true" }), admin)).toContain("Simulator Setting Updated");
+      expect(
+        await toastAfter(app, await post("/exchanges", { intent: "contract-sizes", value: "true" }), admin),
+      ).toContain("Simulator Setting Updated");
       expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).not.toContain(note);
       expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).not.toContain(note);
-      const chosen = await toastAfter(app, await post("/api-settings", { intent: "save", apiKey: goodKey.apiKey, apiSecret: goodKey.apiSecret, sandbox: "on", originalApiKey: "", originalApiSecret: "" }), admin);
+      const chosen = await toastAfter(
+        app,
+        await post("/api-settings", {
+          intent: "save",
+          apiKey: goodKey.apiKey,
+          apiSecret: goodKey.apiSecret,
+          sandbox: "on",
+          originalApiKey: "",
+          originalApiSecret: "",
+        }),
+        admin,
+      );
       expect(chosen).toContain("Credentials Saved");
       expect(chosen).not.toContain(html(contractSizesSwitchedNotice()));
       // A user (not admin) is never told: they cannot save.

@@ -25,16 +25,39 @@ describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
 
   test("the default strategy: waiting, missed (logged, pushed, health warning), back when one arrives", async () => {
     // Validation and roles.
-    const bad = await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: admin, json: { intervalSeconds: 10 } });
+    const bad = await app.fetch("/api/heartbeats/default", {
+      method: "PUT",
+      cookie: admin,
+      json: { intervalSeconds: 10 },
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ success: false, field: "intervalSeconds", error: "Interval must be at least 60 seconds" });
-    expect((await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: viewer, json: { intervalSeconds: 60 } })).status).toBe(403);
-    expect((await app.fetch("/api/heartbeats/nope", { method: "PUT", cookie: admin, json: { intervalSeconds: 60 } })).status).toBe(404);
+    expect(await bad.json()).toMatchObject({
+      success: false,
+      field: "intervalSeconds",
+      error: "Interval must be at least 60 seconds",
+    });
+    expect(
+      (await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: viewer, json: { intervalSeconds: 60 } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await app.fetch("/api/heartbeats/nope", { method: "PUT", cookie: admin, json: { intervalSeconds: 60 } })).status,
+    ).toBe(404);
 
-    const set = await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: admin, json: { intervalSeconds: 60, graceSeconds: 15 } });
+    const set = await app.fetch("/api/heartbeats/default", {
+      method: "PUT",
+      cookie: admin,
+      json: { intervalSeconds: 60, graceSeconds: 15 },
+    });
     expect(set.status).toBe(200);
     const start = Date.now();
-    expect(await heartbeat("default")).toMatchObject({ name: "default", intervalSeconds: 60, graceSeconds: 15, state: "waiting", lastAt: null });
+    expect(await heartbeat("default")).toMatchObject({
+      name: "default",
+      intervalSeconds: 60,
+      graceSeconds: 15,
+      state: "waiting",
+      lastAt: null,
+    });
     expect((await (await app.fetch("/api/heartbeats", { cookie: viewer })).json()).heartbeats).toHaveLength(1);
 
     // Within interval + grace: nothing.
@@ -44,13 +67,29 @@ describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
     expect(await checkStrategyHeartbeats(db(), start + 80_000)).toEqual(["default"]);
     expect(await checkStrategyHeartbeats(db(), start + 90_000)).toEqual([]);
     expect(await heartbeat("default")).toMatchObject({ state: "missed" });
-    const error = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Missed heartbeat%").execute();
+    const error = await db()
+      .selectFrom("activity_logs")
+      .select(["level", "message"])
+      .where("message", "like", "Missed heartbeat%")
+      .execute();
     expect(error).toEqual([
-      { level: "error", message: "Missed heartbeat: strategy default should send one every 60 s (grace 15 s); none received since it was set up. Its alerts may not be reaching the app" },
+      {
+        level: "error",
+        message:
+          "Missed heartbeat: strategy default should send one every 60 s (grace 15 s); none received since it was set up. Its alerts may not be reaching the app",
+      },
     ]);
     const pushed = await db().selectFrom("events").select("data").where("type", "=", "system_status").execute();
-    expect(pushed.some((e) => String(e.data).includes('"reason":"heartbeat"') && String(e.data).includes('"status":"warning"'))).toBe(true);
-    expect(await checkWebhook({ db: db() })).toEqual({ component: "webhook", status: "warning", message: "Missed heartbeat from strategy default: its alerts may not be reaching the app" });
+    expect(
+      pushed.some(
+        (e) => String(e.data).includes('"reason":"heartbeat"') && String(e.data).includes('"status":"warning"'),
+      ),
+    ).toBe(true);
+    expect(await checkWebhook({ db: db() })).toEqual({
+      component: "webhook",
+      status: "warning",
+      message: "Missed heartbeat from strategy default: its alerts may not be reaching the app",
+    });
 
     // The heartbeat alert (text/plain, as TradingView sends it): OK again, no signal stored.
     const signalsBefore = (await db().selectFrom("signals").select("id").execute()).length;
@@ -59,8 +98,17 @@ describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
     expect(await beat.json()).toEqual({ success: true, heartbeat: true, expected: true });
     expect((await db().selectFrom("signals").select("id").execute()).length).toBe(signalsBefore);
     expect(await heartbeat("default")).toMatchObject({ state: "ok", missedSince: null });
-    const back = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Heartbeat from strategy default is back%").executeTakeFirst();
-    expect(back?.level, JSON.stringify(await db().selectFrom("activity_logs").select(["level", "message"]).orderBy("id", "desc").limit(4).execute())).toBe("success");
+    const back = await db()
+      .selectFrom("activity_logs")
+      .select(["level", "message"])
+      .where("message", "like", "Heartbeat from strategy default is back%")
+      .executeTakeFirst();
+    expect(
+      back?.level,
+      JSON.stringify(
+        await db().selectFrom("activity_logs").select(["level", "message"]).orderBy("id", "desc").limit(4).execute(),
+      ),
+    ).toBe("success");
     expect((await checkWebhook({ db: db() })).status).toBe("online");
     // A wrong secret is still a 401.
     expect((await sendSignal(app, "wrong-secret-wrong-secret", { action: "heartbeat" })).status).toBe(401);
@@ -70,7 +118,15 @@ describe.each(testDialects())("Heartbeat alarm on %s", (dialect) => {
     const created = await app.fetch("/api/strategies", { method: "POST", cookie: admin, json: { name: "Trend" } });
     expect(created.status).toBe(201);
     const strategy = (await created.json()) as { id: string; secret: string };
-    expect((await app.fetch(`/api/heartbeats/${strategy.id}`, { method: "PUT", cookie: admin, json: { intervalSeconds: 300 } })).status).toBe(200);
+    expect(
+      (
+        await app.fetch(`/api/heartbeats/${strategy.id}`, {
+          method: "PUT",
+          cookie: admin,
+          json: { intervalSeconds: 300 },
+        })
+      ).status,
+    ).toBe(200);
     const trend = await heartbeat(strategy.id);
     expect(trend).toMatchObject({ name: "Trend", intervalSeconds: 300, graceSeconds: 60, state: "waiting" }); // grace: a fifth
     const beat = await sendSignal(app, strategy.secret, { action: "heartbeat" });

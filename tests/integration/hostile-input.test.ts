@@ -21,7 +21,7 @@ const STRINGS = [
   "\u0000",
   "a\u0000b",
   "'; DROP TABLE users; --",
-  "\" OR 1=1 --",
+  '" OR 1=1 --',
   "<script>alert(1)</script>",
   "${7*7}",
   "{{7*7}}",
@@ -31,23 +31,70 @@ const STRINGS = [
   "🚀🚀🚀",
   "ｕｓｅｒ",
   "A".repeat(10_000),
-  "=HYPERLINK(\"http://x\")",
+  '=HYPERLINK("http://x")',
   "\r\nSet-Cookie: x=1",
   "null",
   "__proto__",
 ];
-const VALUES: unknown[] = [...STRINGS, null, true, 0, -1, 1e308, Number.MAX_SAFE_INTEGER, [], ["a"], {}, { $ne: null }, { __proto__: { admin: true } }];
+const VALUES: unknown[] = [
+  ...STRINGS,
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  Number.MAX_SAFE_INTEGER,
+  [],
+  ["a"],
+  {},
+  { $ne: null },
+  { __proto__: { admin: true } },
+];
 
 /** Bodies in every shape a careless or hostile client sends: raw text and JSON of odd values. */
 function rawBodies(): Case[] {
-  const raws = ["", "{", "}", "[]", "null", "true", "1", "\"x\"", "{\"a\":", "{'a':1}", "\u0000\u0001", "a=1&b=2", "{\"a\":1}{\"b\":2}", "[".repeat(5000) + "]".repeat(5000), "{\"__proto__\":{\"isAdmin\":true}}", "x".repeat(70 * 1024)];
-  const types = ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=zz", "application/xml"];
+  const raws = [
+    "",
+    "{",
+    "}",
+    "[]",
+    "null",
+    "true",
+    "1",
+    '"x"',
+    '{"a":',
+    "{'a':1}",
+    "\u0000\u0001",
+    "a=1&b=2",
+    '{"a":1}{"b":2}',
+    "[".repeat(5000) + "]".repeat(5000),
+    '{"__proto__":{"isAdmin":true}}',
+    "x".repeat(70 * 1024),
+  ];
+  const types = [
+    "application/json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=zz",
+    "application/xml",
+  ];
   const cases: Case[] = [];
-  for (const raw of raws) for (const type of types) cases.push({ name: `${type} ${JSON.stringify(raw.slice(0, 20))}`, init: { method: "POST", headers: { "Content-Type": type }, body: raw } });
+  for (const raw of raws)
+    for (const type of types)
+      cases.push({
+        name: `${type} ${JSON.stringify(raw.slice(0, 20))}`,
+        init: { method: "POST", headers: { "Content-Type": type }, body: raw },
+      });
   cases.push({ name: "no body", init: { method: "POST" } });
   cases.push({ name: "GET", init: { method: "GET" } });
-  cases.push({ name: "PUT json", init: { method: "PUT", headers: { "Content-Type": "application/json" }, body: "{}" } });
-  cases.push({ name: "lying content-length", init: { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": "5" }, body: "{\"a\":1}" } });
+  cases.push({
+    name: "PUT json",
+    init: { method: "PUT", headers: { "Content-Type": "application/json" }, body: "{}" },
+  });
+  cases.push({
+    name: "lying content-length",
+    init: { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": "5" }, body: '{"a":1}' },
+  });
   return cases;
 }
 
@@ -56,14 +103,28 @@ function fieldBodies(base: Record<string, unknown>, fields: string[]): Case[] {
   const cases: Case[] = [];
   for (const field of fields) {
     for (const value of VALUES) {
-      cases.push({ name: `${field}=${JSON.stringify(value)?.slice(0, 20)}`, init: { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ ...base, [field]: value }) } });
+      cases.push({
+        name: `${field}=${JSON.stringify(value)?.slice(0, 20)}`,
+        init: {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ ...base, [field]: value }),
+        },
+      });
     }
   }
   return cases;
 }
 
 const count = async (app: TestApp, table: "users" | "sessions" | "signals" | "jobs" | "trades") =>
-  Number((await app.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await app.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function run(app: TestApp, path: string, cases: Case[]) {
   const statuses = new Map<number, number>();
@@ -87,11 +148,30 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
   });
 
   test("webhook: ≥100 hostile requests, with and without the secret → no 5xx; every signal written has its job", async () => {
-    const signalFields = ["action", "symbol", "quantity", "price", "order_type", "id", "strategy", "timestamp", "leverage", "secret"];
+    const signalFields = [
+      "action",
+      "symbol",
+      "quantity",
+      "price",
+      "order_type",
+      "id",
+      "strategy",
+      "timestamp",
+      "leverage",
+      "secret",
+    ];
     const base = { secret, action: "buy", symbol: "BTCUSDT.P", quantity: "0.001", order_type: "market" };
-    const cases = [...rawBodies(), ...fieldBodies(base, signalFields), ...fieldBodies({ ...base, secret: "wrong" }, ["action", "quantity"])];
+    const cases = [
+      ...rawBodies(),
+      ...fieldBodies(base, signalFields),
+      ...fieldBodies({ ...base, secret: "wrong" }, ["action", "quantity"]),
+    ];
     // Each request from its own address, so the rejection limit does not answer them all unread.
-    for (const [i, c] of cases.entries()) c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `203.0.${Math.floor(i / 250)}.${i % 250}` };
+    for (const [i, c] of cases.entries())
+      c.init.headers = {
+        ...(c.init.headers as Record<string, string>),
+        "X-Forwarded-For": `203.0.${Math.floor(i / 250)}.${i % 250}`,
+      };
     const result = await run(app, "/api/webhook/tradingview", cases);
     console.info(`[hostile] webhook on ${dialect}: ${JSON.stringify(result)}`);
     expect(result.total).toBeGreaterThanOrEqual(100);
@@ -100,8 +180,13 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const signals = await app.database.db.selectFrom("signals").select(["id", "status"]).execute();
     const jobs = await app.database.db.selectFrom("jobs").select(["payload"]).execute();
     const jobSignalIds = jobs.map((j) => (JSON.parse(j.payload) as { signalId?: string }).signalId).filter(Boolean);
-    for (const signal of signals.filter((s) => s.status === "queued")) expect(jobSignalIds, `job of ${signal.id}`).toContain(signal.id);
-    for (const id of jobSignalIds) expect(signals.map((s) => s.id), `signal of job ${id}`).toContain(id);
+    for (const signal of signals.filter((s) => s.status === "queued"))
+      expect(jobSignalIds, `job of ${signal.id}`).toContain(signal.id);
+    for (const id of jobSignalIds)
+      expect(
+        signals.map((s) => s.id),
+        `signal of job ${id}`,
+      ).toContain(id);
   });
 
   test("login: ≥100 hostile requests to /api/login and the page → no 5xx, no session, no account changed", async () => {
@@ -109,11 +194,29 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const users = JSON.stringify(await app.database.db.selectFrom("users").selectAll().orderBy("id").execute());
     const base = { username: "hostile_admin", password: "not-the-password" };
     const api = [...rawBodies(), ...fieldBodies(base, ["username", "password", "code"])];
-    for (const [i, c] of api.entries()) c.init.headers = { ...(c.init.headers as Record<string, string>), "X-Forwarded-For": `198.51.${Math.floor(i / 250)}.${i % 250}` };
+    for (const [i, c] of api.entries())
+      c.init.headers = {
+        ...(c.init.headers as Record<string, string>),
+        "X-Forwarded-For": `198.51.${Math.floor(i / 250)}.${i % 250}`,
+      };
     const apiResult = await run(app, "/api/login", api);
     const form = STRINGS.flatMap((s) => [
-      { name: `form username ${s.slice(0, 10)}`, init: { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: s, password: "x" }).toString() } },
-      { name: `form redirectTo ${s.slice(0, 10)}`, init: { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: "hostile_admin", password: "nope123", redirectTo: s }).toString() } },
+      {
+        name: `form username ${s.slice(0, 10)}`,
+        init: {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ username: s, password: "x" }).toString(),
+        },
+      },
+      {
+        name: `form redirectTo ${s.slice(0, 10)}`,
+        init: {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ username: "hostile_admin", password: "nope123", redirectTo: s }).toString(),
+        },
+      },
     ]);
     const formResult = await run(app, "/login", form);
     console.info(`[hostile] login on ${dialect}: api ${JSON.stringify(apiResult)} page ${JSON.stringify(formResult)}`);
@@ -132,7 +235,12 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const cases = api.filter((c) => {
       try {
         const body = JSON.parse(String(c.init.body)) as Record<string, unknown>;
-        return !(typeof body.username === "string" && /^[A-Za-z0-9_]{3,20}$/.test(body.username) && typeof body.password === "string" && body.password.length >= 6);
+        return !(
+          typeof body.username === "string" &&
+          /^[A-Za-z0-9_]{3,20}$/.test(body.username) &&
+          typeof body.password === "string" &&
+          body.password.length >= 6
+        );
       } catch {
         return true;
       }
@@ -140,14 +248,24 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const apiResult = await run(app, "/api/register", cases);
     const form = STRINGS.map((s) => ({
       name: `form ${s.slice(0, 10)}`,
-      init: { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username: s, password: s, confirmPassword: "other", invite }).toString() },
+      init: {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username: s, password: s, confirmPassword: "other", invite }).toString(),
+      },
     }));
     const formResult = await run(app, `/register?invite=${invite}`, form);
-    console.info(`[hostile] register on ${dialect}: api ${JSON.stringify(apiResult)} page ${JSON.stringify(formResult)}`);
+    console.info(
+      `[hostile] register on ${dialect}: api ${JSON.stringify(apiResult)} page ${JSON.stringify(formResult)}`,
+    );
     expect(apiResult.total + formResult.total).toBeGreaterThanOrEqual(100);
     expect([...apiResult.fiveHundreds, ...formResult.fiveHundreds]).toEqual([]);
     expect(await count(app, "users")).toBe(users);
-    const row = await app.database.db.selectFrom("invites").selectAll().where("code", "=", invite).executeTakeFirstOrThrow();
+    const row = await app.database.db
+      .selectFrom("invites")
+      .selectAll()
+      .where("code", "=", invite)
+      .executeTakeFirstOrThrow();
     expect(row.used_at).toBeNull();
   });
 
@@ -155,25 +273,61 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
     const db = app.database.db;
     const target = await registerVia(app, "hostile_target", "secret123", "trader");
     // A valid link for the target, made the way the admin makes it; hostile passwords must not redeem it.
-    const made = await (await app.fetch("/users", { method: "POST", cookie: admin, form: { intent: "reset-password", id: target.user.id } })).text();
+    const made = await (
+      await app.fetch("/users", {
+        method: "POST",
+        cookie: admin,
+        form: { intent: "reset-password", id: target.user.id },
+      })
+    ).text();
     const token = /token=([A-Za-z0-9_-]{43})/.exec(made)![1]!;
-    const users = JSON.stringify(await db.selectFrom("users").select(["id", "password_hash", "role", "disabled"]).orderBy("id").execute());
+    const users = JSON.stringify(
+      await db.selectFrom("users").select(["id", "password_hash", "role", "disabled"]).orderBy("id").execute(),
+    );
     const sessions = await count(app, "sessions");
-    const form = (fields: Record<string, string>): Case["init"] => ({ method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    const form = (fields: Record<string, string>): Case["init"] => ({
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
     // Every password field gets every hostile string; the confirmation never matches, so no valid change can slip in.
     const account = [
       ...rawBodies(),
       ...STRINGS.flatMap((s) => [
-        { name: `current ${s.slice(0, 10)}`, init: form({ intent: "password", currentPassword: s, newPassword: "new-pass-123", confirmPassword: "other-pass-123" }) },
-        { name: `new ${s.slice(0, 10)}`, init: form({ intent: "password", currentPassword: "secret123", newPassword: s, confirmPassword: `${s}x` }) },
+        {
+          name: `current ${s.slice(0, 10)}`,
+          init: form({
+            intent: "password",
+            currentPassword: s,
+            newPassword: "new-pass-123",
+            confirmPassword: "other-pass-123",
+          }),
+        },
+        {
+          name: `new ${s.slice(0, 10)}`,
+          init: form({ intent: "password", currentPassword: "secret123", newPassword: s, confirmPassword: `${s}x` }),
+        },
         { name: `intent ${s.slice(0, 10)}`, init: form({ intent: s, currentPassword: s }) },
       ]),
     ];
-    const accountResult = await run(app, "/account", account.map((c) => ({ ...c, init: { ...c.init, headers: { ...(c.init.headers as Record<string, string> | undefined), Cookie: target.cookie } } })));
+    const accountResult = await run(
+      app,
+      "/account",
+      account.map((c) => ({
+        ...c,
+        init: {
+          ...c.init,
+          headers: { ...(c.init.headers as Record<string, string> | undefined), Cookie: target.cookie },
+        },
+      })),
+    );
     const reset = [
       ...rawBodies(),
       ...STRINGS.flatMap((s) => [
-        { name: `token ${s.slice(0, 10)}`, init: form({ token: s, newPassword: "new-pass-123", confirmPassword: "new-pass-123" }) },
+        {
+          name: `token ${s.slice(0, 10)}`,
+          init: form({ token: s, newPassword: "new-pass-123", confirmPassword: "new-pass-123" }),
+        },
         { name: `password ${s.slice(0, 10)}`, init: form({ token, newPassword: s, confirmPassword: `${s}x` }) },
       ]),
     ];
@@ -193,23 +347,62 @@ describe.each(testDialects())("hostile input on %s", (dialect) => {
       pages.total++;
       if (response.status >= 500) pages.fiveHundreds.push(`GET token=${s.slice(0, 10)}: ${response.status}`);
     }
-    const asAdmin = (c: Case): Case => ({ ...c, init: { ...c.init, headers: { ...(c.init.headers as Record<string, string> | undefined), Cookie: admin } } });
-    const usersResult = await run(app, "/users", [...rawBodies(), ...STRINGS.map((s) => ({ name: `reset id ${s.slice(0, 10)}`, init: form({ intent: "reset-password", id: s }) }))].map(asAdmin));
+    const asAdmin = (c: Case): Case => ({
+      ...c,
+      init: { ...c.init, headers: { ...(c.init.headers as Record<string, string> | undefined), Cookie: admin } },
+    });
+    const usersResult = await run(
+      app,
+      "/users",
+      [
+        ...rawBodies(),
+        ...STRINGS.map((s) => ({
+          name: `reset id ${s.slice(0, 10)}`,
+          init: form({ intent: "reset-password", id: s }),
+        })),
+      ].map(asAdmin),
+    );
     // Flatten all without a confirmation (any confirm value but "1", any body shape), on Positions and the dashboard.
-    const flattenCases = [...rawBodies(), ...STRINGS.map((s) => ({ name: `flatten confirm=${s.slice(0, 10)}`, init: form({ intent: "flatten", confirm: s }) }))].map(asAdmin);
+    const flattenCases = [
+      ...rawBodies(),
+      ...STRINGS.map((s) => ({
+        name: `flatten confirm=${s.slice(0, 10)}`,
+        init: form({ intent: "flatten", confirm: s }),
+      })),
+    ].map(asAdmin);
     const flatten = await run(app, "/positions", flattenCases);
-    const stopFlatten = await run(app, "/dashboard", [...flattenCases, ...STRINGS.map((s) => asAdmin({ name: `stop confirm=${s.slice(0, 10)}`, init: form({ intent: "emergency-stop-flatten", confirm: s }) }))]);
+    const stopFlatten = await run(app, "/dashboard", [
+      ...flattenCases,
+      ...STRINGS.map((s) =>
+        asAdmin({
+          name: `stop confirm=${s.slice(0, 10)}`,
+          init: form({ intent: "emergency-stop-flatten", confirm: s }),
+        }),
+      ),
+    ]);
     const all = [accountResult, resetResult, pages, usersResult, flatten, stopFlatten];
-    console.info(`[hostile] passwords on ${dialect}: account ${JSON.stringify(accountResult)} reset ${JSON.stringify(resetResult)} pages ${JSON.stringify(pages)} users ${JSON.stringify(usersResult)} flatten ${JSON.stringify(flatten)} stop-and-flatten ${JSON.stringify(stopFlatten)}`);
+    console.info(
+      `[hostile] passwords on ${dialect}: account ${JSON.stringify(accountResult)} reset ${JSON.stringify(resetResult)} pages ${JSON.stringify(pages)} users ${JSON.stringify(usersResult)} flatten ${JSON.stringify(flatten)} stop-and-flatten ${JSON.stringify(stopFlatten)}`,
+    );
     expect(all.reduce((n, r) => n + r.total, 0)).toBeGreaterThanOrEqual(100);
     expect(all.flatMap((r) => r.fiveHundreds)).toEqual([]);
-    expect(JSON.stringify(await db.selectFrom("users").select(["id", "password_hash", "role", "disabled"]).orderBy("id").execute())).toBe(users);
+    expect(
+      JSON.stringify(
+        await db.selectFrom("users").select(["id", "password_hash", "role", "disabled"]).orderBy("id").execute(),
+      ),
+    ).toBe(users);
     expect(await count(app, "sessions")).toBe(sessions);
     // The link is still unused (and the only one: no hostile id made another), nothing was flattened.
-    expect((await db.selectFrom("password_resets").select(["user_id", "used_at"]).execute())).toEqual([{ user_id: target.user.id, used_at: null }]);
+    expect(await db.selectFrom("password_resets").select(["user_id", "used_at"]).execute()).toEqual([
+      { user_id: target.user.id, used_at: null },
+    ]);
     expect(await db.selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).toEqual([]);
-    const health = (await (await app.fetch("/api/health", { cookie: admin })).json()) as { systemStatus: { component: string; status: string }[] };
-    expect(health.systemStatus.find((c) => c.component === "system")?.status, "the emergency stop stayed off").not.toBe("warning");
+    const health = (await (await app.fetch("/api/health", { cookie: admin })).json()) as {
+      systemStatus: { component: string; status: string }[];
+    };
+    expect(health.systemStatus.find((c) => c.component === "system")?.status, "the emergency stop stayed off").not.toBe(
+      "warning",
+    );
     // ~610 requests, a few of them argon2 checks and 64 KiB bodies: well over the default 30 s on a loaded machine.
   }, 180_000);
 });
@@ -228,7 +421,12 @@ describe.each(testDialects())("hostile /ws on %s", (dialect) => {
   });
 
   test("≥100 hostile upgrades and frames → no 5xx, no socket without a session, the server keeps serving", async () => {
-    const upgrade = { Upgrade: "websocket", Connection: "Upgrade", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version": "13" };
+    const upgrade = {
+      Upgrade: "websocket",
+      Connection: "Upgrade",
+      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version": "13",
+    };
     const token = cookie.split("=")[1]!;
     const cookies = [
       "",
@@ -238,7 +436,7 @@ describe.each(testDialects())("hostile /ws on %s", (dialect) => {
       `tv_session=${"A".repeat(8000)}`,
       "tv_session=%00%01",
       `tv_session=${token}; tv_session=other`,
-      "tv_session=\"quoted\"",
+      'tv_session="quoted"',
       ...STRINGS.slice(0, 14).map((s) => `tv_session=${escape(s)}`),
     ];
     const origins = [undefined, "null", "http://[", "https://attacker.example", `http://${base}`, "javascript:x"];
@@ -264,7 +462,11 @@ describe.each(testDialects())("hostile /ws on %s", (dialect) => {
     let closedWith: number | null = null;
     ws.addEventListener("close", (e) => (closedWith = e.code));
     // Frames over WS_MAX_PAYLOAD close the socket (1009, edge.test.ts); the rest must leave it open.
-    const frames = [...STRINGS, ...VALUES.map((v) => JSON.stringify({ type: "resume", lastEventId: v })), ...VALUES.map((v) => JSON.stringify({ type: v }))].filter((f) => Buffer.byteLength(f) <= WS_MAX_PAYLOAD);
+    const frames = [
+      ...STRINGS,
+      ...VALUES.map((v) => JSON.stringify({ type: "resume", lastEventId: v })),
+      ...VALUES.map((v) => JSON.stringify({ type: v })),
+    ].filter((f) => Buffer.byteLength(f) <= WS_MAX_PAYLOAD);
     for (let i = 0; i < frames.length; i += 10) {
       for (const frame of frames.slice(i, i + 10)) ws.send(frame);
       total += Math.min(10, frames.length - i);
@@ -272,7 +474,9 @@ describe.each(testDialects())("hostile /ws on %s", (dialect) => {
     }
     expect(closedWith).toBeNull();
     ws.close();
-    console.info(`[hostile] /ws on ${dialect}: ${total} requests and frames, upgrades ${JSON.stringify(Object.fromEntries(statuses))}, frames ${frames.length}`);
+    console.info(
+      `[hostile] /ws on ${dialect}: ${total} requests and frames, upgrades ${JSON.stringify(Object.fromEntries(statuses))}, frames ${frames.length}`,
+    );
     expect(total).toBeGreaterThanOrEqual(100);
     expect([...statuses.keys()].filter((s) => s >= 500)).toEqual([]);
     // Only the real session from our own origin (or no Origin: not a browser) opens.

@@ -14,13 +14,27 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
     admin = (await registerVia(app, "owner")).cookie;
   });
 
-  const register = (body: Record<string, string | undefined>) => app.fetch("/api/register", { method: "POST", json: { password: "secret123", ...body } });
-  const createInviteApi = async (role: string, cookie = admin) => app.fetch("/api/invites", { method: "POST", cookie, json: { role } });
-  const userCount = async () => Number((await app.database.db.selectFrom("users").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+  const register = (body: Record<string, string | undefined>) =>
+    app.fetch("/api/register", { method: "POST", json: { password: "secret123", ...body } });
+  const createInviteApi = async (role: string, cookie = admin) =>
+    app.fetch("/api/invites", { method: "POST", cookie, json: { role } });
+  const userCount = async () =>
+    Number(
+      (
+        await app.database.db
+          .selectFrom("users")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test("after the first account, registering without an invitation is 403 with the message, and writes nothing", async () => {
     const before = await userCount();
-    for (const body of [{ username: "stranger" }, { username: "stranger", invite: "made-up-code" }, { username: "stranger", invite: "" }] as Record<string, string>[]) {
+    for (const body of [
+      { username: "stranger" },
+      { username: "stranger", invite: "made-up-code" },
+      { username: "stranger", invite: "" },
+    ] as Record<string, string>[]) {
       const response = await register(body);
       expect(response.status).toBe(403);
       expect(await response.json()).toEqual({ error: REGISTRATION_BY_INVITATION });
@@ -54,10 +68,17 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
   });
 
   test("the invite URL uses PUBLIC_URL when set", async () => {
-    const other = await createTestApp("sqlite", { PUBLIC_URL: "https://trade.example.com/", ALLOWED_HOSTS: "localhost" });
+    const other = await createTestApp("sqlite", {
+      PUBLIC_URL: "https://trade.example.com/",
+      ALLOWED_HOSTS: "localhost",
+    });
     try {
       const first = await registerVia(other, "boss");
-      const response = await other.fetch("/api/invites", { method: "POST", cookie: first.cookie, json: { role: "viewer" } });
+      const response = await other.fetch("/api/invites", {
+        method: "POST",
+        cookie: first.cookie,
+        json: { role: "viewer" },
+      });
       const invite = (await response.json()) as { code: string; url: string };
       expect(invite.url).toBe(`https://trade.example.com/register?invite=${invite.code}`);
     } finally {
@@ -81,20 +102,36 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
     expect((await app.fetch(`/api/invites/${revoked.code}`, { method: "DELETE", cookie: admin })).status).toBe(404);
     expect((await register({ username: "revoked_one", invite: revoked.code })).status).toBe(403);
 
-    const expired = await createInvite(app.database.db, { role: "admin", createdBy: null, now: Date.now() - 8 * 86_400_000 });
+    const expired = await createInvite(app.database.db, {
+      role: "admin",
+      createdBy: null,
+      now: Date.now() - 8 * 86_400_000,
+    });
     expect((await register({ username: "late_one", invite: expired.code })).status).toBe(403);
-    expect(await app.database.db.selectFrom("users").select("username").where("username", "in", ["second_try", "revoked_one", "late_one"]).execute()).toEqual([]);
+    expect(
+      await app.database.db
+        .selectFrom("users")
+        .select("username")
+        .where("username", "in", ["second_try", "revoked_one", "late_one"])
+        .execute(),
+    ).toEqual([]);
   });
 
   test("ten parallel registrations with one code make exactly one account", async () => {
     const { code } = (await (await createInviteApi("trader")).json()) as { code: string };
     const before = await userCount();
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => register({ username: `racer_${i}`, invite: code })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => register({ username: `racer_${i}`, invite: code })),
+    );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 403)).toHaveLength(9);
     expect(await userCount()).toBe(before + 1);
-    const row = await app.database.db.selectFrom("invites").selectAll().where("code", "=", code).executeTakeFirstOrThrow();
+    const row = await app.database.db
+      .selectFrom("invites")
+      .selectAll()
+      .where("code", "=", code)
+      .executeTakeFirstOrThrow();
     expect(row.used_at).not.toBeNull();
   });
 
@@ -111,7 +148,10 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
     expect(page).toContain(`value="${code}"`);
     expect(page).toContain("This account will be a trader.");
 
-    const refused = await app.fetch("/register", { method: "POST", form: { username: "no_invite", password: "secret123", confirmPassword: "secret123" } });
+    const refused = await app.fetch("/register", {
+      method: "POST",
+      form: { username: "no_invite", password: "secret123", confirmPassword: "secret123" },
+    });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain(REGISTRATION_BY_INVITATION);
 
@@ -125,7 +165,11 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
   });
 
   test("open registration (admin setting) makes viewers without an invitation", async () => {
-    const on = await app.fetch("/api/security-settings", { method: "POST", cookie: admin, json: { registrationOpen: true } });
+    const on = await app.fetch("/api/security-settings", {
+      method: "POST",
+      cookie: admin,
+      json: { registrationOpen: true },
+    });
     expect(await on.json()).toEqual({ registrationOpen: true, requireTwoFactor: false });
     const response = await register({ username: "walk_in" });
     expect(response.status).toBe(201);
@@ -147,41 +191,82 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
       ["GET", "/api/security-settings"],
       ["POST", "/api/security-settings"],
     ] as const) {
-      expect((await app.fetch(path, { method, cookie: trader, json: method === "GET" || method === "DELETE" ? undefined : { role: "admin" } })).status, `${method} ${path}`).toBe(403);
+      expect(
+        (
+          await app.fetch(path, {
+            method,
+            cookie: trader,
+            json: method === "GET" || method === "DELETE" ? undefined : { role: "admin" },
+          })
+        ).status,
+        `${method} ${path}`,
+      ).toBe(403);
       expect((await app.fetch(path, { method })).status, `${method} ${path} anonymous`).toBe(401);
     }
   });
 
   test("disable ends the sessions at once and refuses login; enable lets the account back; role change signs out; delete removes it", async () => {
     const victim = await registerVia(app, "soon_disabled", "secret123", "trader");
-    const users = (await (await app.fetch("/api/users", { cookie: admin })).json()) as { id: string; username: string; twoFactorEnabled: boolean; lastLoginAt: string | null }[];
+    const users = (await (await app.fetch("/api/users", { cookie: admin })).json()) as {
+      id: string;
+      username: string;
+      twoFactorEnabled: boolean;
+      lastLoginAt: string | null;
+    }[];
     const row = users.find((u) => u.username === "soon_disabled")!;
     expect(row).toMatchObject({ twoFactorEnabled: false });
 
-    const disabled = await app.fetch(`/api/users/${row.id}`, { method: "PATCH", cookie: admin, json: { disabled: true } });
+    const disabled = await app.fetch(`/api/users/${row.id}`, {
+      method: "PATCH",
+      cookie: admin,
+      json: { disabled: true },
+    });
     expect(await disabled.json()).toMatchObject({ disabled: true, role: "trader" });
     expect((await app.fetch("/api/user", { cookie: victim.cookie })).status).toBe(401);
-    const login = await app.fetch("/api/login", { method: "POST", json: { username: "soon_disabled", password: "secret123" } });
+    const login = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "soon_disabled", password: "secret123" },
+    });
     expect(login.status).toBe(401);
 
-    await app.fetch(`/api/users/${row.id}`, { method: "PATCH", cookie: admin, json: { disabled: false, role: "viewer" } });
-    const back = await app.fetch("/api/login", { method: "POST", json: { username: "soon_disabled", password: "secret123" } });
+    await app.fetch(`/api/users/${row.id}`, {
+      method: "PATCH",
+      cookie: admin,
+      json: { disabled: false, role: "viewer" },
+    });
+    const back = await app.fetch("/api/login", {
+      method: "POST",
+      json: { username: "soon_disabled", password: "secret123" },
+    });
     expect(back.status).toBe(200);
     expect(await back.json()).toMatchObject({ role: "viewer" });
-    const after = (await (await app.fetch("/api/users", { cookie: admin })).json()) as { username: string; lastLoginAt: string | null }[];
+    const after = (await (await app.fetch("/api/users", { cookie: admin })).json()) as {
+      username: string;
+      lastLoginAt: string | null;
+    }[];
     expect(after.find((u) => u.username === "soon_disabled")!.lastLoginAt).toMatch(/^\d{4}-/);
 
-    const roleChange = await app.fetch(`/api/users/${row.id}`, { method: "PATCH", cookie: admin, json: { role: "trader" } });
+    const roleChange = await app.fetch(`/api/users/${row.id}`, {
+      method: "PATCH",
+      cookie: admin,
+      json: { role: "trader" },
+    });
     expect(roleChange.status).toBe(200);
     expect((await app.fetch("/api/user", { cookie: cookieFrom(back)! })).status).toBe(401);
 
     expect((await app.fetch(`/api/users/${row.id}`, { method: "DELETE", cookie: admin })).status).toBe(200);
     expect((await app.fetch(`/api/users/${row.id}`, { method: "DELETE", cookie: admin })).status).toBe(404);
-    expect((await app.fetch("/api/login", { method: "POST", json: { username: "soon_disabled", password: "secret123" } })).status).toBe(401);
+    expect(
+      (await app.fetch("/api/login", { method: "POST", json: { username: "soon_disabled", password: "secret123" } }))
+        .status,
+    ).toBe(401);
   });
 
   test("the last active admin cannot be demoted, disabled or deleted, even by two admins demoting each other at once", async () => {
-    const users = (await (await app.fetch("/api/users", { cookie: admin })).json()) as { id: string; username: string }[];
+    const users = (await (await app.fetch("/api/users", { cookie: admin })).json()) as {
+      id: string;
+      username: string;
+    }[];
     const ownerId = users.find((u) => u.username === "owner")!.id;
     for (const [method, json] of [
       ["PATCH", { role: "trader" }],
@@ -204,7 +289,12 @@ describe.each(testDialects())("invitations and users on %s", (dialect) => {
     const statuses = [a.status, b.status].sort();
     expect(statuses[0]).toBe(200);
     expect([401, 409]).toContain(statuses[1]);
-    const admins = await app.database.db.selectFrom("users").select("id").where("role", "=", "admin").where("disabled", "=", 0).execute();
+    const admins = await app.database.db
+      .selectFrom("users")
+      .select("id")
+      .where("role", "=", "admin")
+      .where("disabled", "=", 0)
+      .execute();
     expect(admins.map((u) => u.id)).toEqual([a.status === 200 ? ownerId : secondId]);
   });
 });
@@ -220,12 +310,19 @@ describe.each(testDialects())("invitations follow their creator on %s", (dialect
     owner = (await registerVia(app, "inv_owner")).cookie;
   });
 
-  const mint = async (cookie: string, role = "admin") => ((await (await app.fetch("/api/invites", { method: "POST", cookie, json: { role } })).json()) as { code: string }).code;
-  const inviteRow = (code: string) => app.database.db.selectFrom("invites").selectAll().where("code", "=", code).executeTakeFirst();
-  const accountNamed = (username: string) => app.database.db.selectFrom("users").select("id").where("username", "=", username).executeTakeFirst();
+  const mint = async (cookie: string, role = "admin") =>
+    ((await (await app.fetch("/api/invites", { method: "POST", cookie, json: { role } })).json()) as { code: string })
+      .code;
+  const inviteRow = (code: string) =>
+    app.database.db.selectFrom("invites").selectAll().where("code", "=", code).executeTakeFirst();
+  const accountNamed = (username: string) =>
+    app.database.db.selectFrom("users").select("id").where("username", "=", username).executeTakeFirst();
   /** The invitation tried both ways a stranger can: the API and the registration page. */
   async function expectRefused(code: string, username: string) {
-    const api = await app.fetch("/api/register", { method: "POST", json: { username, password: "secret123", invite: code } });
+    const api = await app.fetch("/api/register", {
+      method: "POST",
+      json: { username, password: "secret123", invite: code },
+    });
     expect(api.status).toBe(403);
     expect(await api.json()).toEqual({ error: REGISTRATION_BY_INVITATION });
     const page = await app.fetch(`/register?invite=${code}`);
@@ -241,8 +338,14 @@ describe.each(testDialects())("invitations follow their creator on %s", (dialect
 
   for (const [what, change] of [
     ["deleted", (id: string) => app.fetch(`/api/users/${id}`, { method: "DELETE", cookie: owner })],
-    ["disabled", (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { disabled: true } })],
-    ["demoted", (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { role: "trader" } })],
+    [
+      "disabled",
+      (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { disabled: true } }),
+    ],
+    [
+      "demoted",
+      (id: string) => app.fetch(`/api/users/${id}`, { method: "PATCH", cookie: owner, json: { role: "trader" } }),
+    ],
   ] as const) {
     test(`an admin ${what}: its open invitations are revoked at once and register nobody`, async () => {
       const creator = await otherAdmin(`creator_${what}`);
@@ -257,7 +360,11 @@ describe.each(testDialects())("invitations follow their creator on %s", (dialect
       await expectRefused(asViewer, `new_viewer_${what}`);
       // Another admin's invitation is untouched.
       expect(await inviteRow(ownersOwn)).toBeDefined();
-      const log = await app.database.db.selectFrom("activity_logs").select("message").where("message", "like", `%creator_${what}%2 open invitations revoked%`).execute();
+      const log = await app.database.db
+        .selectFrom("activity_logs")
+        .select("message")
+        .where("message", "like", `%creator_${what}%2 open invitations revoked%`)
+        .execute();
       expect(log).toHaveLength(1);
     });
   }
@@ -272,7 +379,10 @@ describe.each(testDialects())("invitations follow their creator on %s", (dialect
     await expectRefused(code, "new_admin_elsewhere");
     // Back to admin: the invitation works again (it was never used).
     await app.database.db.updateTable("users").set({ role: "admin" }).where("id", "=", creator.id).execute();
-    const made = await app.fetch("/api/register", { method: "POST", json: { username: "new_admin_back", password: "secret123", invite: code } });
+    const made = await app.fetch("/api/register", {
+      method: "POST",
+      json: { username: "new_admin_back", password: "secret123", invite: code },
+    });
     expect(made.status).toBe(201);
     expect(((await made.json()) as { role: string }).role).toBe("admin");
     // A creator whose row is gone (deleted behind the service's back) mints nothing either.

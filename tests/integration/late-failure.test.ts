@@ -38,7 +38,13 @@ describe.each(testDialects())("a late failure reaches the open page on %s", (dia
     const placed = await fetch(`http://${live.base}/api/trades`, {
       method: "POST",
       headers: { Cookie: cookie, "Content-Type": "application/json" },
-      body: JSON.stringify({ symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.5" }),
+      body: JSON.stringify({
+        symbol: "ETH-PERP",
+        side: "buy",
+        orderType: "market",
+        amountType: "quantity",
+        quantity: "0.5",
+      }),
     });
     expect(placed.status).toBe(201);
     const { trade } = (await placed.json()) as { trade: { id: string; status: string } };
@@ -57,7 +63,11 @@ describe.each(testDialects())("a late failure reaches the open page on %s", (dia
     ws.close();
     expect(failed).toBeDefined();
     expect(String(failed!.data.message)).toMatch(/insufficient|margin/i);
-    const row = await db.selectFrom("trades").select(["status", "error_message"]).where("id", "=", trade.id).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom("trades")
+      .select(["status", "error_message"])
+      .where("id", "=", trade.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe("failed");
     expect(row.error_message).toBe(failed!.data.message);
   });

@@ -68,10 +68,14 @@ describe.each(testDialects())("the session policy at /ws and /api/health on %s",
   function tryOpen(cookie: string): Promise<string> {
     const ws = new WebSocket(`ws://${live.base}/ws`, { headers: { Cookie: cookie } } as never);
     return new Promise<string>((resolve) => {
-      ws.addEventListener("message", () => {
-        resolve("open");
-        ws.close();
-      }, { once: true });
+      ws.addEventListener(
+        "message",
+        () => {
+          resolve("open");
+          ws.close();
+        },
+        { once: true },
+      );
       ws.addEventListener("error", () => resolve("error"));
       ws.addEventListener("close", (e) => resolve(`closed ${e.code}`));
       setTimeout(() => resolve("timeout"), 3000);
@@ -79,10 +83,20 @@ describe.each(testDialects())("the session policy at /ws and /api/health on %s",
   }
   const upgrade = (cookie: string) =>
     fetch(`http://${live.base}/ws`, {
-      headers: { Cookie: cookie, Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==" },
+      headers: {
+        Cookie: cookie,
+        Connection: "Upgrade",
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+      },
     });
   const health = async (cookie: string) =>
-    ((await (await fetch(`http://${live.base}/api/health`, { headers: { Cookie: cookie } })).json()) as { systemStatus: { component: string; message?: string }[] }).systemStatus;
+    (
+      (await (await fetch(`http://${live.base}/api/health`, { headers: { Cookie: cookie } })).json()) as {
+        systemStatus: { component: string; message?: string }[];
+      }
+    ).systemStatus;
 
   test("an account without 2FA, once 2FA is required for all: /ws refused (403) and /api/health without messages, as /api", async () => {
     await live.register("policy_admin", "admin");

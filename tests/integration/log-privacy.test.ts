@@ -13,10 +13,23 @@ describe.each(testDialects())("activity-log privacy on %s", (dialect) => {
   beforeAll(async () => {
     live = await startLiveServer(dialect);
     base = live.base;
-    for (const [name, role] of [["boss", "admin"], ["tina", "trader"], ["vic", "viewer"]] as const) cookies[name] = await live.register(name, role);
+    for (const [name, role] of [
+      ["boss", "admin"],
+      ["tina", "trader"],
+      ["vic", "viewer"],
+    ] as const)
+      cookies[name] = await live.register(name, role);
     // Sign-in entries of each user, and a failed attempt on the admin's name.
-    for (const [username, password] of [["boss", "secret123"], ["tina", "secret123"], ["boss", "wrong-one"]]) {
-      await fetch(`http://${base}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username, password }) });
+    for (const [username, password] of [
+      ["boss", "secret123"],
+      ["tina", "secret123"],
+      ["boss", "wrong-one"],
+    ]) {
+      await fetch(`http://${base}/api/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username, password }),
+      });
     }
   });
   afterAll(async () => {
@@ -24,7 +37,11 @@ describe.each(testDialects())("activity-log privacy on %s", (dialect) => {
   });
 
   const logsAs = async (name: string) =>
-    (await (await fetch(`http://${base}/api/logs?limit=100`, { headers: { Cookie: cookies[name]! } })).json()) as { type: string; message: string; data: Record<string, unknown> }[];
+    (await (await fetch(`http://${base}/api/logs?limit=100`, { headers: { Cookie: cookies[name]! } })).json()) as {
+      type: string;
+      message: string;
+      data: Record<string, unknown>;
+    }[];
 
   test("the admin reads every sign-in entry with its address", async () => {
     const logs = await logsAs("boss");
@@ -37,7 +54,10 @@ describe.each(testDialects())("activity-log privacy on %s", (dialect) => {
       const logs = await logsAs(name);
       expect(JSON.stringify(logs)).not.toContain("127.0.0.1");
       const auth = logs.filter((l) => l.type === "auth");
-      expect(auth.every((l) => String(l.data.username).toLowerCase() === name), JSON.stringify(auth)).toBe(true);
+      expect(
+        auth.every((l) => String(l.data.username).toLowerCase() === name),
+        JSON.stringify(auth),
+      ).toBe(true);
       expect(logs.some((l) => l.message.includes("boss"))).toBe(false);
     }
     expect((await logsAs("tina")).some((l) => l.message === "tina logged in")).toBe(true);
@@ -59,12 +79,23 @@ describe.each(testDialects())("activity-log privacy on %s", (dialect) => {
     const admin = open(cookies.boss!);
     const viewer = open(cookies.vic!);
     await Promise.all([admin.hello, viewer.hello]);
-    await fetch(`http://${base}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "tina", password: "not-hers" }) });
+    await fetch(`http://${base}/api/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "tina", password: "not-hers" }),
+    });
     const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && !admin.messages.some((m) => m.type === "activity_log" && (m.data as { message?: string }).message === "Failed login for tina")) {
+    while (
+      Date.now() < deadline &&
+      !admin.messages.some(
+        (m) => m.type === "activity_log" && (m.data as { message?: string }).message === "Failed login for tina",
+      )
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    const whole = admin.messages.find((m) => m.type === "activity_log" && (m.data as { message?: string }).message === "Failed login for tina");
+    const whole = admin.messages.find(
+      (m) => m.type === "activity_log" && (m.data as { message?: string }).message === "Failed login for tina",
+    );
     expect((whole!.data as { data: { ip: string } }).data.ip).toBe("127.0.0.1");
     await new Promise((r) => setTimeout(r, 100));
     const seen = viewer.messages.filter((m) => m.type === "activity_log");
@@ -78,9 +109,16 @@ describe.each(testDialects())("activity-log privacy on %s", (dialect) => {
   test("disabling an account closes its live socket at once", async () => {
     const tina = open(cookies.tina!);
     await tina.hello;
-    const users = (await (await fetch(`http://${base}/api/users`, { headers: { Cookie: cookies.boss! } })).json()) as { id: string; username: string }[];
+    const users = (await (await fetch(`http://${base}/api/users`, { headers: { Cookie: cookies.boss! } })).json()) as {
+      id: string;
+      username: string;
+    }[];
     const id = users.find((u) => u.username === "tina")!.id;
-    const response = await fetch(`http://${base}/api/users/${id}`, { method: "PATCH", headers: { Cookie: cookies.boss!, "Content-Type": "application/json" }, body: JSON.stringify({ disabled: true }) });
+    const response = await fetch(`http://${base}/api/users/${id}`, {
+      method: "PATCH",
+      headers: { Cookie: cookies.boss!, "Content-Type": "application/json" },
+      body: JSON.stringify({ disabled: true }),
+    });
     expect(response.status).toBe(200);
     const code = await Promise.race([tina.closed, new Promise<number>((r) => setTimeout(() => r(-1), 2000))]);
     expect(code).toBe(SESSION_ENDED_CODE);

@@ -16,9 +16,13 @@ describe.each(testDialects())("login throttle on %s", (dialect) => {
   const login = (password: string, ip: string, username = "owner") =>
     app.fetch("/api/login", { method: "POST", json: { username, password }, headers: { "X-Forwarded-For": ip } });
   const failedLines = async (ip: string) =>
-    (await app.database.db.selectFrom("activity_logs").select(["message", "data"]).where("message", "=", "Failed login for owner").execute()).filter((r) =>
-      String(r.data).includes(`"${ip}"`),
-    ).length;
+    (
+      await app.database.db
+        .selectFrom("activity_logs")
+        .select(["message", "data"])
+        .where("message", "=", "Failed login for owner")
+        .execute()
+    ).filter((r) => String(r.data).includes(`"${ip}"`)).length;
 
   test("200 parallel wrong passwords from one source check at most the allowance; the rest are 429 and write nothing", async () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => login(`wrong-${i}`, "203.0.113.7")));
@@ -41,18 +45,26 @@ describe.each(testDialects())("login throttle on %s", (dialect) => {
   });
 
   test("a successful login clears its pair's failures", async () => {
-    for (let i = 0; i < THROTTLE.pair.free - 1; i++) expect((await login(`nope-${i}`, "198.51.100.30")).status).toBe(401);
-    const row = () => app.database.db.selectFrom("login_throttles").selectAll().where("key", "=", pairKey("owner", "198.51.100.30")).executeTakeFirst();
+    for (let i = 0; i < THROTTLE.pair.free - 1; i++)
+      expect((await login(`nope-${i}`, "198.51.100.30")).status).toBe(401);
+    const row = () =>
+      app.database.db
+        .selectFrom("login_throttles")
+        .selectAll()
+        .where("key", "=", pairKey("owner", "198.51.100.30"))
+        .executeTakeFirst();
     expect(Number((await row())!.failures)).toBe(THROTTLE.pair.free - 1);
     expect((await login("owner-pass-1", "198.51.100.30")).status).toBe(200);
     expect(await row()).toBeUndefined();
     // The allowance is whole again.
-    for (let i = 0; i < THROTTLE.pair.free - 1; i++) expect((await login(`again-${i}`, "198.51.100.30")).status).toBe(401);
+    for (let i = 0; i < THROTTLE.pair.free - 1; i++)
+      expect((await login(`again-${i}`, "198.51.100.30")).status).toBe(401);
   });
 
   test("one source guessing many account names is locked by its address counter", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < THROTTLE.ip.free + 3; i++) statuses.push((await login("whatever1", "192.0.2.99", `name_${i}`)).status);
+    for (let i = 0; i < THROTTLE.ip.free + 3; i++)
+      statuses.push((await login("whatever1", "192.0.2.99", `name_${i}`)).status);
     expect(statuses.slice(0, THROTTLE.ip.free)).toEqual(Array(THROTTLE.ip.free).fill(401));
     expect(statuses.slice(THROTTLE.ip.free)).toEqual([429, 429, 429]);
     // Another source is not affected.
@@ -73,17 +85,37 @@ describe.each(testDialects())("login throttle by /64 and per-account ceiling on 
   const login = (username: string, password: string, ip: string) =>
     app.fetch("/api/login", { method: "POST", json: { username, password }, headers: { "X-Forwarded-For": ip } });
   const logLines = async (like: string) =>
-    Number((await app.database.db.selectFrom("activity_logs").select((eb) => eb.fn.countAll<number>().as("n")).where("message", "like", like).executeTakeFirstOrThrow()).n);
-  const accountRow = (name: string) => app.database.db.selectFrom("login_throttles").selectAll().where("key", "=", accountKey(name)).executeTakeFirstOrThrow();
+    Number(
+      (
+        await app.database.db
+          .selectFrom("activity_logs")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("message", "like", like)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const accountRow = (name: string) =>
+    app.database.db
+      .selectFrom("login_throttles")
+      .selectAll()
+      .where("key", "=", accountKey(name))
+      .executeTakeFirstOrThrow();
   /** As if the account's current lock had run out. */
-  const expireAccountLock = (name: string) => app.database.db.updateTable("login_throttles").set({ locked_until: Date.now() - 1 }).where("key", "=", accountKey(name)).execute();
+  const expireAccountLock = (name: string) =>
+    app.database.db
+      .updateTable("login_throttles")
+      .set({ locked_until: Date.now() - 1 })
+      .where("key", "=", accountKey(name))
+      .execute();
 
   test("500 wrong passwords from 100 addresses of one /64: at most the pair's allowance is checked, the rest 429 with no log rows", async () => {
     const statuses: number[] = [];
     let retryAfter = 0;
     for (let batch = 0; batch < 5; batch++) {
       const answers = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => login("rotated", `wrong-${batch}-${i}`, `2001:db8:77:1:${i.toString(16)}:${batch}:0:1`)),
+        Array.from({ length: 100 }, (_, i) =>
+          login("rotated", `wrong-${batch}-${i}`, `2001:db8:77:1:${i.toString(16)}:${batch}:0:1`),
+        ),
       );
       for (const answer of answers) {
         statuses.push(answer.status);
@@ -109,7 +141,8 @@ describe.each(testDialects())("login throttle by /64 and per-account ceiling on 
     // The owner signed in from home before the attack: a known source.
     expect((await login("ceiling", "ceiling-pass-1", "198.51.100.10")).status).toBe(200);
     const statuses: number[] = [];
-    for (let i = 0; i < THROTTLE.account.free + 10; i++) statuses.push((await login("ceiling", `guess-${i}`, `203.0.113.${i + 1}`)).status);
+    for (let i = 0; i < THROTTLE.account.free + 10; i++)
+      statuses.push((await login("ceiling", `guess-${i}`, `203.0.113.${i + 1}`)).status);
     expect(statuses.slice(0, THROTTLE.account.free)).toEqual(Array(THROTTLE.account.free).fill(401));
     expect(statuses.slice(THROTTLE.account.free)).toEqual(Array(10).fill(429));
     // Whatever the address: even the right password from a new place waits (no argon2, no row).
@@ -130,7 +163,11 @@ describe.each(testDialects())("login throttle by /64 and per-account ceiling on 
     expect(second).toBeGreaterThan(THROTTLE.account.baseMs / 1000);
     expect(second).toBeLessThanOrEqual((2 * THROTTLE.account.baseMs) / 1000);
     // ... up to 5 minutes, never more.
-    await app.database.db.updateTable("login_throttles").set({ failures: 60, locked_until: Date.now() - 1 }).where("key", "=", accountKey("ceiling")).execute();
+    await app.database.db
+      .updateTable("login_throttles")
+      .set({ failures: 60, locked_until: Date.now() - 1 })
+      .where("key", "=", accountKey("ceiling"))
+      .execute();
     expect((await login("ceiling", "guess-c", "203.0.113.102")).status).toBe(401);
     const capped = await login("ceiling", "guess-d", "203.0.113.103");
     expect(capped.status).toBe(429);

@@ -71,13 +71,22 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
     expect(second.logs.map((l) => l.id)).toEqual(legacy.logs.map((l) => l.id));
     expect(Math.max(...second.logs.map((l) => l.id))).toBeLessThan(Math.min(...ids));
     // The last page has no cursor.
-    const total = Number((await app.database.db.selectFrom("activity_logs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+    const total = Number(
+      (
+        await app.database.db
+          .selectFrom("activity_logs")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect((await api(`limit=${total}`)).next).toBeNull();
     expect((await api(`limit=${total - 1}`)).next).not.toBeNull();
   });
 
   test("paging returns every entry exactly once while new entries arrive between pages", async () => {
-    const existing = (await app.database.db.selectFrom("activity_logs").select("id").execute()).map((r) => Number(r.id));
+    const existing = (await app.database.db.selectFrom("activity_logs").select("id").execute()).map((r) =>
+      Number(r.id),
+    );
     const seen: number[] = [];
     let next: string | null = null;
     let arrivals = 0;
@@ -85,8 +94,16 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
       const page = await api(`limit=6${next ? `&before=${next}` : ""}`);
       seen.push(...page.logs.map((l) => l.id));
       // New entries between page requests.
-      await recordActivity(app.database.db, { type: "system", level: "info", message: `arrived while paging ${arrivals++}` });
-      await recordActivity(app.database.db, { type: "trade", level: "success", message: `arrived while paging ${arrivals++}` });
+      await recordActivity(app.database.db, {
+        type: "system",
+        level: "info",
+        message: `arrived while paging ${arrivals++}`,
+      });
+      await recordActivity(app.database.db, {
+        type: "trade",
+        level: "success",
+        message: `arrived while paging ${arrivals++}`,
+      });
       next = page.next;
       if (!next) break;
     }
@@ -98,25 +115,54 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
   test("each filter alone and all together (API, every page)", async () => {
     const rows = seeded();
     // Date range: days, `to` inclusive.
-    expectIds(await allPages("from=2026-01-02&to=2026-01-02"), rows.filter((r) => r.createdMs >= DAY0 + 24 * HOUR && r.createdMs < DAY0 + 48 * HOUR));
+    expectIds(
+      await allPages("from=2026-01-02&to=2026-01-02"),
+      rows.filter((r) => r.createdMs >= DAY0 + 24 * HOUR && r.createdMs < DAY0 + 48 * HOUR),
+    );
     // An ISO time range (to exclusive).
-    expectIds(await allPages(`from=${new Date(DAY0 + 6 * HOUR).toISOString()}&to=${new Date(DAY0 + 12 * HOUR).toISOString()}`), rows.filter((r) => r.createdMs >= DAY0 + 6 * HOUR && r.createdMs < DAY0 + 12 * HOUR));
+    expectIds(
+      await allPages(`from=${new Date(DAY0 + 6 * HOUR).toISOString()}&to=${new Date(DAY0 + 12 * HOUR).toISOString()}`),
+      rows.filter((r) => r.createdMs >= DAY0 + 6 * HOUR && r.createdMs < DAY0 + 12 * HOUR),
+    );
     // Type and level.
     const typed = (await allPages("type=webhook")).filter((l) => l.message.includes("50%_off"));
-    expectIds(typed, rows.filter((r) => r.type === "webhook"));
+    expectIds(
+      typed,
+      rows.filter((r) => r.type === "webhook"),
+    );
     const levelled = (await allPages("level=warning")).filter((l) => l.message.includes("50%_off"));
-    expectIds(levelled, rows.filter((r) => r.level === "warning"));
+    expectIds(
+      levelled,
+      rows.filter((r) => r.level === "warning"),
+    );
     // Text: case-insensitive substring; LIKE's wildcards are plain text.
-    expectIds(await allPages("q=order%20filled"), rows.filter((r) => r.message.toLowerCase().includes("order filled")));
-    expectIds(await allPages("q=FILLED%20%23"), rows.filter((r) => r.message.includes("FILLED #")));
+    expectIds(
+      await allPages("q=order%20filled"),
+      rows.filter((r) => r.message.toLowerCase().includes("order filled")),
+    );
+    expectIds(
+      await allPages("q=FILLED%20%23"),
+      rows.filter((r) => r.message.includes("FILLED #")),
+    );
     expectIds(await allPages(`q=${encodeURIComponent("50%_off")}`), rows);
     expect(await allPages(`q=${encodeURIComponent("5_%off")}`)).toEqual([]);
     // Strategy (the entries that name it).
-    expectIds(await allPages("strategy=strat-paging"), rows.filter((r) => r.data.includes("strat-paging")));
+    expectIds(
+      await allPages("strategy=strat-paging"),
+      rows.filter((r) => r.data.includes("strat-paging")),
+    );
     // All together.
-    const all = await allPages("from=2026-01-01&to=2026-01-02&type=trade&level=error&q=filled&strategy=strat-paging", 2);
+    const all = await allPages(
+      "from=2026-01-01&to=2026-01-02&type=trade&level=error&q=filled&strategy=strat-paging",
+      2,
+    );
     const expected = rows.filter(
-      (r) => r.createdMs < DAY0 + 48 * HOUR && r.type === "trade" && r.level === "error" && r.message.toLowerCase().includes("filled") && r.data.includes("strat-paging"),
+      (r) =>
+        r.createdMs < DAY0 + 48 * HOUR &&
+        r.type === "trade" &&
+        r.level === "error" &&
+        r.message.toLowerCase().includes("filled") &&
+        r.data.includes("strat-paging"),
     );
     expect(expected.length).toBeGreaterThan(0);
     expectIds(all, expected);
@@ -127,7 +173,9 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
     const response = await app.fetch(`/api/logs?format=csv&${query}`, { cookie: admin });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/csv");
-    expect(response.headers.get("content-disposition")).toMatch(/attachment; filename="activity-logs-\d{4}-\d{2}-\d{2}\.csv"/);
+    expect(response.headers.get("content-disposition")).toMatch(
+      /attachment; filename="activity-logs-\d{4}-\d{2}-\d{2}\.csv"/,
+    );
     const csv = await response.text();
     const lines = csv.trim().split(/\r?\n/);
     expect(lines[0]).toBe("Timestamp,Type,Level,Message,Data");
@@ -142,7 +190,9 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
   });
 
   test("without JavaScript: /logs renders the filtered page, the filter form and the Older link", async () => {
-    const page = await (await app.fetch("/logs?type=trade&q=order&from=2026-01-01&to=2026-01-03", { cookie: admin })).text();
+    const page = await (
+      await app.fetch("/logs?type=trade&q=order&from=2026-01-01&to=2026-01-03", { cookie: admin })
+    ).text();
     expect(page).toContain('data-testid="logs-filters"');
     expect(page).toMatch(/<form[^>]*method="get"[^>]*action="\/logs"/);
     expect(page).toContain('name="q"');
@@ -153,7 +203,8 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
     expect(page).toContain("/api/logs?from=2026-01-01&amp;to=2026-01-03&amp;type=trade&amp;q=order&amp;format=csv");
 
     // Unfiltered: 100 a page, then Older with the cursor; its page continues without overlap.
-    for (let i = 0; i < 60; i++) await recordActivity(app.database.db, { type: "system", level: "info", message: `screen paging filler ${i}` });
+    for (let i = 0; i < 60; i++)
+      await recordActivity(app.database.db, { type: "system", level: "info", message: `screen paging filler ${i}` });
     const first = await (await app.fetch("/logs", { cookie: admin })).text();
     expect(first).toMatch(/<a href="\/logs\?before=\d+"[^>]*data-testid="logs-older"[^>]*>Older</);
     const href = first.match(/href="(\/logs\?before=\d+)"/)![1]!;
@@ -161,7 +212,8 @@ describe.each(testDialects())("activity logs paging and filters on %s", (dialect
     expect(firstIds).toBe(100);
     const second = await (await app.fetch(href, { cookie: admin })).text();
     expect(second).toContain("back to newest");
-    const messages = (html: string) => [...html.matchAll(/data-testid="activity-log-message"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    const messages = (html: string) =>
+      [...html.matchAll(/data-testid="activity-log-message"[^>]*>([^<]*)</g)].map((m) => m[1]);
     const overlap = messages(second).filter((m) => messages(first).includes(m));
     expect(overlap).toEqual([]);
     expect(messages(second).length).toBeGreaterThan(0);

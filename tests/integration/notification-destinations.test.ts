@@ -31,10 +31,21 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
   let bannerPort: number;
   let runner: Runner | null = null;
   const db = () => app.database.db;
-  const api = (json: Record<string, unknown>, cookie = admin) => app.fetch("/api/notifications", { method: "POST", cookie, json });
-  const general = (allowPrivateDestinations: boolean) => api({ intent: "general", rateLimitPerMinute: 20, dailySummaryTime: "20:00", allowPrivateDestinations });
+  const api = (json: Record<string, unknown>, cookie = admin) =>
+    app.fetch("/api/notifications", { method: "POST", cookie, json });
+  const general = (allowPrivateDestinations: boolean) =>
+    api({ intent: "general", rateLimitPerMinute: 20, dailySummaryTime: "20:00", allowPrivateDestinations });
   const hookUrl = () => `http://127.0.0.1:${internal.port}/internal/${PATH_SECRET}?token=${QUERY_SECRET}`;
-  const email = (host: string, port: number) => ({ intent: "email", enabled: true, host, port, secure: false, from: "perpdesk@example.com", to: "owner@example.com", events: ["emergency_stop"] });
+  const email = (host: string, port: number) => ({
+    intent: "email",
+    enabled: true,
+    host,
+    port,
+    secure: false,
+    from: "perpdesk@example.com",
+    to: "owner@example.com",
+    events: ["emergency_stop"],
+  });
 
   beforeAll(async () => {
     internal = Bun.serve({
@@ -86,7 +97,9 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
       expect(response.status, url).toBe(400);
       const body = (await response.json()) as { error: string; field: string };
       expect(body.field).toBe("url");
-      expect(body.error).toMatch(/^The webhook URL points to a loopback, private, link-local or metadata address; an admin can allow private destinations/);
+      expect(body.error).toMatch(
+        /^The webhook URL points to a loopback, private, link-local or metadata address; an admin can allow private destinations/,
+      );
     }
     const smtp = await api(email("127.0.0.1", 3306));
     expect(smtp.status).toBe(400);
@@ -94,35 +107,81 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
     expect(await db().selectFrom("notification_channels").selectAll().execute()).toEqual([]);
     expect(internalCalls).toBe(0);
     // A public address is accepted (an IP literal: no DNS needed here).
-    expect((await api({ intent: "webhook", enabled: false, url: "https://93.184.215.14/hook", events: [] })).status).toBe(200);
+    expect(
+      (await api({ intent: "webhook", enabled: false, url: "https://93.184.215.14/hook", events: [] })).status,
+    ).toBe(200);
 
     // Only an admin may allow them, and the change is in the audit trail.
-    expect((await general(true).then(() => app.fetch("/api/notifications", { method: "POST", cookie: viewer, json: { intent: "general", rateLimitPerMinute: 20, dailySummaryTime: "20:00", allowPrivateDestinations: false } }))).status).toBe(403);
-    const audit = await db().selectFrom("audit_entries").selectAll().where("target", "=", "notifications:general").orderBy("id", "desc").executeTakeFirstOrThrow();
+    expect(
+      (
+        await general(true).then(() =>
+          app.fetch("/api/notifications", {
+            method: "POST",
+            cookie: viewer,
+            json: {
+              intent: "general",
+              rateLimitPerMinute: 20,
+              dailySummaryTime: "20:00",
+              allowPrivateDestinations: false,
+            },
+          }),
+        )
+      ).status,
+    ).toBe(403);
+    const audit = await db()
+      .selectFrom("audit_entries")
+      .selectAll()
+      .where("target", "=", "notifications:general")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(audit)).toContain("allowPrivateDestinations");
-    expect((await api({ intent: "webhook", enabled: true, url: hookUrl(), events: ["emergency_stop"] })).status).toBe(200);
+    expect((await api({ intent: "webhook", enabled: true, url: hookUrl(), events: ["emergency_stop"] })).status).toBe(
+      200,
+    );
     expect((await api(email("127.0.0.1", bannerPort))).status).toBe(200);
     // The screen shows the setting.
-    expect(await (await app.fetch("/notifications", { cookie: admin })).text()).toContain("Allow private notification destinations");
+    expect(await (await app.fetch("/notifications", { cookie: admin })).text()).toContain(
+      "Allow private notification destinations",
+    );
   });
 
   test("allowed private endpoints: no remote body, banner, URL path or query in the delivery log or the logs every role reads; turned off again, the next delivery is stopped before it connects", async () => {
     await general(true);
     await api({ intent: "webhook", enabled: true, url: hookUrl(), events: ["emergency_stop"] });
     await api(email("127.0.0.1", bannerPort));
-    await enqueueNotification(db(), { kind: "emergency_stop", title: "Emergency stop on", body: "", channels: ["webhook", "email"] });
-    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "dest-w1", pollMs: 5, concurrency: 2, tasks: ["send-notification"] });
+    await enqueueNotification(db(), {
+      kind: "emergency_stop",
+      title: "Emergency stop on",
+      body: "",
+      channels: ["webhook", "email"],
+    });
+    runner = startRunner({
+      db: db(),
+      exchange: new SimulatorAdapter(db()),
+      workerId: "dest-w1",
+      pollMs: 5,
+      concurrency: 2,
+      tasks: ["send-notification"],
+    });
     const retryLines = await waitFor(
       "both channels' retry lines",
       async () => {
-        const rows = await db().selectFrom("activity_logs").select("message").where("message", "like", "Job send-notification%will retry%").execute();
+        const rows = await db()
+          .selectFrom("activity_logs")
+          .select("message")
+          .where("message", "like", "Job send-notification%will retry%")
+          .execute();
         return rows.length >= 2 ? rows : null;
       },
       20_000,
     );
     await runner.stop();
     runner = null;
-    const deliveries = await db().selectFrom("notification_deliveries").select(["channel", "last_error"]).orderBy("channel").execute();
+    const deliveries = await db()
+      .selectFrom("notification_deliveries")
+      .select(["channel", "last_error"])
+      .orderBy("channel")
+      .execute();
     expect(deliveries.map((d) => [d.channel, d.last_error])).toEqual([
       ["email", "SMTP server: not an SMTP server [EPROTOCOL]"],
       ["webhook", "Webhook answered HTTP 500"],
@@ -143,7 +202,16 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
       await (await app.fetch("/api/notifications", { cookie: admin })).text(),
     ].join("\n");
     // ("MariaDB" alone would match the dashboard naming the database on MariaDB.)
-    for (const leak of ["db_password", "hunter2-internal", "banner-secret", BANNER, PATH_SECRET, "pathsecretXYZ123", QUERY_SECRET, "/internal/"]) {
+    for (const leak of [
+      "db_password",
+      "hunter2-internal",
+      "banner-secret",
+      BANNER,
+      PATH_SECRET,
+      "pathsecretXYZ123",
+      QUERY_SECRET,
+      "/internal/",
+    ]) {
       expect(everything.includes(leak), `leaked: ${leak}`).toBe(false);
     }
     expect(seenByViewer[0]).toContain("Webhook answered HTTP 500");
@@ -151,12 +219,29 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
     // The admin turns private destinations off: the saved channels stay, but the next attempt is refused before connecting.
     await general(false);
     const callsBefore = internalCalls;
-    await db().updateTable("jobs").set({ run_at: Date.now() }).where("task", "=", "send-notification").where("status", "=", "retry").execute();
-    runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "dest-w2", pollMs: 5, concurrency: 2, tasks: ["send-notification"] });
+    await db()
+      .updateTable("jobs")
+      .set({ run_at: Date.now() })
+      .where("task", "=", "send-notification")
+      .where("status", "=", "retry")
+      .execute();
+    runner = startRunner({
+      db: db(),
+      exchange: new SimulatorAdapter(db()),
+      workerId: "dest-w2",
+      pollMs: 5,
+      concurrency: 2,
+      tasks: ["send-notification"],
+    });
     const failed = await waitFor(
       "both deliveries refused",
       async () => {
-        const rows = await db().selectFrom("notification_deliveries").select(["channel", "status", "last_error"]).where("status", "=", "failed").orderBy("channel").execute();
+        const rows = await db()
+          .selectFrom("notification_deliveries")
+          .select(["channel", "status", "last_error"])
+          .where("status", "=", "failed")
+          .orderBy("channel")
+          .execute();
         return rows.length === 2 ? rows : null;
       },
       20_000,

@@ -28,10 +28,24 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
 
   /** The app's open position in contracts of 0.01 BTC (+ long, - short) against Coinbase's. */
   async function books() {
-    const open = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", "BTC-PERP").where("status", "=", "open").execute();
-    const app = open.reduce((acc, p) => acc.plus(D(String(p.remaining_quantity)).times(p.side === "long" ? 1 : -1)), D(0));
-    const onCoinbase = msw.fake.state.positions.get("BIP-20DEC30-CDE") as { contracts?: { toString(): string } } | undefined;
-    return { app: app.div("0.01").toString(), coinbase: onCoinbase?.contracts ? D(onCoinbase.contracts.toString()).toString() : "0", rows: open.length };
+    const open = await db()
+      .selectFrom("positions")
+      .select(["side", "remaining_quantity"])
+      .where("symbol", "=", "BTC-PERP")
+      .where("status", "=", "open")
+      .execute();
+    const app = open.reduce(
+      (acc, p) => acc.plus(D(String(p.remaining_quantity)).times(p.side === "long" ? 1 : -1)),
+      D(0),
+    );
+    const onCoinbase = msw.fake.state.positions.get("BIP-20DEC30-CDE") as
+      | { contracts?: { toString(): string } }
+      | undefined;
+    return {
+      app: app.div("0.01").toString(),
+      coinbase: onCoinbase?.contracts ? D(onCoinbase.contracts.toString()).toString() : "0",
+      rows: open.length,
+    };
   }
 
   test("the slot: one holder at a time, renewable by its holder, free again after its lease", async () => {
@@ -56,17 +70,44 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {
     msw.reset();
     await start();
-    const { signalId } = (await (await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
-    await waitFor("opened", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    const { signalId } = (await (
+      await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })
+    ).json()) as { signalId: string };
+    await waitFor("opened", async () =>
+      db()
+        .selectFrom("trades")
+        .select("id")
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "executed")
+        .executeTakeFirst(),
+    );
     expect(await books()).toEqual({ app: "2", coinbase: "2", rows: 1 });
-    const position = await db().selectFrom("positions").select(["stop_price"]).where("status", "=", "open").executeTakeFirstOrThrow();
+    const position = await db()
+      .selectFrom("positions")
+      .select(["stop_price"])
+      .where("status", "=", "open")
+      .executeTakeFirstOrThrow();
 
     // Both jobs are queued while no worker runs, then claimed together.
     await stop();
     msw.fake.setPrice("BIP-20DEC30-CDE", String(Math.floor(Number(position.stop_price) * 0.99)));
-    await processPriceTicks(db(), await exchangeTicks(db(), live.exchange), createRulesMonitor(db(), { exchange: live.exchange }), { exchangeName: "coinbase" });
-    expect(await db().selectFrom("jobs").select("id").where("task", "=", "close-position").where("status", "=", "created").execute()).toHaveLength(1);
-    const sell = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
+    await processPriceTicks(
+      db(),
+      await exchangeTicks(db(), live.exchange),
+      createRulesMonitor(db(), { exchange: live.exchange }),
+      { exchangeName: "coinbase" },
+    );
+    expect(
+      await db()
+        .selectFrom("jobs")
+        .select("id")
+        .where("task", "=", "close-position")
+        .where("status", "=", "created")
+        .execute(),
+    ).toHaveLength(1);
+    const sell = (await (
+      await sendSignal(app, live.secret, { action: "sell", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })
+    ).json()) as { signalId: string };
     expect(sell.signalId).toBeTruthy();
     // Coinbase answers the close slowly (it is done at once): without the slot the sell would
     // go out and be booked while the close is still unanswered, and the two book in reverse.
@@ -80,7 +121,11 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     // Each order went out only after the one before it was booked: never two at once.
     const orders = msw.fake.requestsTo(/^\/orders(\/close_position)?$/, "POST");
     expect(orders.length).toBeGreaterThanOrEqual(2);
-    const trades = await db().selectFrom("trades").select(["status", "reduce_only", "error_message"]).orderBy("created_at").execute();
+    const trades = await db()
+      .selectFrom("trades")
+      .select(["status", "reduce_only", "error_message"])
+      .orderBy("created_at")
+      .execute();
     // Every trade is settled: executed, or a close cancelled because nothing was left to close.
     for (const t of trades) expect(["executed", "cancelled"]).toContain(t.status);
     const executedWithoutEffect = await db()
@@ -101,11 +146,22 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     return signalId;
   }
   // The order's own trade (its partial fills are trades of the same signal, `<id>#p<n>`).
-  const tradeOf = (signalId: string) => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("client_order_id", "not like", "%#p%").executeTakeFirst();
+  const tradeOf = (signalId: string) =>
+    db()
+      .selectFrom("trades")
+      .selectAll()
+      .where("signal_id", "=", signalId)
+      .where("client_order_id", "not like", "%#p%")
+      .executeTakeFirst();
 
   test("an answer lost after Coinbase took the order: unknown (not failed), then booked once Coinbase answers", async () => {
     msw.reset();
-    const signalId = await oneAttemptSignal({ action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market" });
+    const signalId = await oneAttemptSignal({
+      action: "buy",
+      symbol: "SOL-PERP",
+      quantity: "10",
+      order_type: "market",
+    });
     msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
     await start();
@@ -114,9 +170,15 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     expect(trade.error_message).toMatch(/^Outcome unknown: gave up after 1 attempts/);
     expect(trade.error_message).toMatch(/the worker keeps asking for it by its client order id$/);
     expect(msw.fake.state.positions.get("SLP-20DEC30-CDE")).toBeTruthy(); // Coinbase did take it
-    const log = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "%Outcome unknown%").executeTakeFirst();
+    const log = await db()
+      .selectFrom("activity_logs")
+      .select(["level", "message"])
+      .where("message", "like", "%Outcome unknown%")
+      .executeTakeFirst();
     expect(log?.level).toBe("error");
-    expect((await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status).toBe("queued");
+    expect(
+      (await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status,
+    ).toBe("queued");
     expect(await orderSlotHolder(db(), "coinbase", "SOL-PERP")).toBeNull(); // the job is over: the slot is free
     // Still no answer: it stays unknown.
     expect(await settleUnknownTrades(db(), live.exchange)).toBe(0);
@@ -126,15 +188,27 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     const booked = (await tradeOf(signalId))!;
     expect(booked.status).toBe("executed");
     expect(D(String(booked.executed_quantity)).eq(10)).toBe(true);
-    expect((await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status).toBe("executed");
-    const sol = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", "SOL-PERP").where("status", "=", "open").executeTakeFirst();
+    expect(
+      (await db().selectFrom("signals").select("status").where("id", "=", signalId).executeTakeFirst())?.status,
+    ).toBe("executed");
+    const sol = await db()
+      .selectFrom("positions")
+      .select(["side", "remaining_quantity"])
+      .where("symbol", "=", "SOL-PERP")
+      .where("status", "=", "open")
+      .executeTakeFirst();
     expect(sol).toMatchObject({ side: "long" });
     expect(D(String(sol!.remaining_quantity)).eq(10)).toBe(true);
   });
 
   test("an order Coinbase never got: unknown while Coinbase cannot be asked, then failed with 'nothing was sent'", async () => {
     msw.reset();
-    const signalId = await oneAttemptSignal({ action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" });
+    const signalId = await oneAttemptSignal({
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.1",
+      order_type: "market",
+    });
     msw.fake.fail({ method: "POST", path: "/orders", status: 503 });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
     await start();
@@ -150,11 +224,27 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   test("a resting GTC limit filled in parts: each part booked (and protected) as it comes, the rest when it ends", async () => {
     msw.reset();
     await start();
-    const { signalId } = (await (await sendSignal(app, live.secret, { action: "sell", symbol: "XRP-PERP", quantity: "2500", order_type: "limit", price: "2.5" })).json()) as { signalId: string };
+    const { signalId } = (await (
+      await sendSignal(app, live.secret, {
+        action: "sell",
+        symbol: "XRP-PERP",
+        quantity: "2500",
+        order_type: "limit",
+        price: "2.5",
+      })
+    ).json()) as { signalId: string };
     await waitFor("resting", async () => (await tradeOf(signalId))?.order_id);
-    const order = msw.fake.state.orders.find((o) => o.client_order_id === (msw.fake.state.orders.at(-1)!.client_order_id))!;
+    const order = msw.fake.state.orders.find(
+      (o) => o.client_order_id === msw.fake.state.orders.at(-1)!.client_order_id,
+    )!;
     expect(order.status).toBe("OPEN");
-    const xrp = () => db().selectFrom("positions").select(["side", "remaining_quantity", "stop_price", "advanced_controls"]).where("symbol", "=", "XRP-PERP").where("status", "=", "open").executeTakeFirst();
+    const xrp = () =>
+      db()
+        .selectFrom("positions")
+        .select(["side", "remaining_quantity", "stop_price", "advanced_controls"])
+        .where("symbol", "=", "XRP-PERP")
+        .where("status", "=", "open")
+        .executeTakeFirst();
 
     msw.fake.fillOrderPart(order.order_id, "2", "2.5"); // 2 of 5 contracts of 500 XRP
     expect(await syncExchangeOrders(db(), live.exchange)).toBe(1);
@@ -177,8 +267,21 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
     const parent = (await tradeOf(signalId))!;
     expect(parent.status).toBe("executed");
     expect(D(String(parent.executed_quantity)).eq(1000)).toBe(true);
-    const parts = await db().selectFrom("trades").select(["client_order_id", "executed_quantity", "executed_price", "status", "order_id"]).where("client_order_id", "like", `${parent.client_order_id}#p%`).orderBy("client_order_id").execute();
-    expect(parts.map((p) => [p.client_order_id.slice(-3), D(String(p.executed_quantity)).toString(), D(String(p.executed_price)).toString(), p.status, p.order_id])).toEqual([
+    const parts = await db()
+      .selectFrom("trades")
+      .select(["client_order_id", "executed_quantity", "executed_price", "status", "order_id"])
+      .where("client_order_id", "like", `${parent.client_order_id}#p%`)
+      .orderBy("client_order_id")
+      .execute();
+    expect(
+      parts.map((p) => [
+        p.client_order_id.slice(-3),
+        D(String(p.executed_quantity)).toString(),
+        D(String(p.executed_price)).toString(),
+        p.status,
+        p.order_id,
+      ]),
+    ).toEqual([
       ["#p1", "1000", "2.5", "executed", order.order_id],
       ["#p2", "500", "2.4", "executed", order.order_id],
     ]);

@@ -29,7 +29,12 @@ import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import { executeTrade } from "#worker/execution.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
-import { applyPaperMargin, bookFunding, bookMissedLiquidations, fundingSettings } from "#worker/monitor/paper-margin.ts";
+import {
+  applyPaperMargin,
+  bookFunding,
+  bookMissedLiquidations,
+  fundingSettings,
+} from "#worker/monitor/paper-margin.ts";
 import { applyFunding, fundingBoundary } from "#exchange/simulator/funding.ts";
 import { liquidateAccounts } from "#exchange/simulator/liquidation.ts";
 import { getClosedTradesPnl, getNetPnlSince, getPerformanceStats } from "#app/services/statistics.server.ts";
@@ -46,7 +51,13 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     symbol: string,
     side: OrderSide,
     quantity: string,
-    options: { leverage?: number; marginType?: MarginType; reduceOnly?: boolean; type?: "market" | "limit"; price?: string } = {},
+    options: {
+      leverage?: number;
+      marginType?: MarginType;
+      reduceOnly?: boolean;
+      type?: "market" | "limit";
+      price?: string;
+    } = {},
   ) => {
     const id = newId();
     await insertTrade(db(), {
@@ -71,34 +82,63 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     return processPriceTicks(db(), [{ symbol, price }]);
   };
   const balance = async () => {
-    const row = await db().selectFrom("balances").selectAll().where("profile_id", "=", profileId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom("balances")
+      .selectAll()
+      .where("profile_id", "=", profileId)
+      .executeTakeFirstOrThrow();
     return { available: D(row.available).toString(), hold: D(row.hold).toString() };
   };
-  const setBalance = (available: string) => db().updateTable("balances").set({ available, hold: "0" }).where("profile_id", "=", profileId).execute();
+  const setBalance = (available: string) =>
+    db().updateTable("balances").set({ available, hold: "0" }).where("profile_id", "=", profileId).execute();
   const appPositions = async (symbol: string) =>
-    (await db().selectFrom("positions").selectAll().where("symbol", "=", symbol).orderBy("created_at").execute()).map(positionRowToPosition);
-  const liquidationTrades = async () => db().selectFrom("trades").selectAll().where("source", "=", "liquidation").execute();
-  const simLiquidations = async () => db().selectFrom("sim_orders").selectAll().where("client_order_id", "like", "liq-%").execute();
+    (await db().selectFrom("positions").selectAll().where("symbol", "=", symbol).orderBy("created_at").execute()).map(
+      positionRowToPosition,
+    );
+  const liquidationTrades = async () =>
+    db().selectFrom("trades").selectAll().where("source", "=", "liquidation").execute();
+  const simLiquidations = async () =>
+    db().selectFrom("sim_orders").selectAll().where("client_order_id", "like", "liq-%").execute();
 
   /** Everything a liquidation must leave, the same on the simulator and in the app. */
-  const expectLiquidated = async (symbol: string, expected: { side: OrderSide; quantity: string; price: string; fee: string; tradePnl: string; available: string }) => {
+  const expectLiquidated = async (
+    symbol: string,
+    expected: { side: OrderSide; quantity: string; price: string; fee: string; tradePnl: string; available: string },
+  ) => {
     const [simOrder] = await simLiquidations();
     expect(simOrder).toBeDefined();
     expect(simOrder!.client_order_id).toMatch(/^liq-[0-9a-f-]{36}$/);
-    expect([simOrder!.status, simOrder!.side, D(simOrder!.filled_quantity).toString(), D(simOrder!.average_price!).toString(), D(simOrder!.fee).toString(), simOrder!.reduce_only]).toEqual([
-      "filled",
-      expected.side,
-      expected.quantity,
-      expected.price,
-      expected.fee,
-      1,
+    expect([
+      simOrder!.status,
+      simOrder!.side,
+      D(simOrder!.filled_quantity).toString(),
+      D(simOrder!.average_price!).toString(),
+      D(simOrder!.fee).toString(),
+      simOrder!.reduce_only,
+    ]).toEqual(["filled", expected.side, expected.quantity, expected.price, expected.fee, 1]);
+    const simPosition = await db()
+      .selectFrom("sim_positions")
+      .selectAll()
+      .where("profile_id", "=", profileId)
+      .where("symbol", "=", symbol)
+      .executeTakeFirstOrThrow();
+    expect([simPosition.side, D(simPosition.quantity).toString(), D(simPosition.margin).toString()]).toEqual([
+      "flat",
+      "0",
+      "0",
     ]);
-    const simPosition = await db().selectFrom("sim_positions").selectAll().where("profile_id", "=", profileId).where("symbol", "=", symbol).executeTakeFirstOrThrow();
-    expect([simPosition.side, D(simPosition.quantity).toString(), D(simPosition.margin).toString()]).toEqual(["flat", "0", "0"]);
 
     const [trade] = await liquidationTrades();
     expect(trade).toBeDefined();
-    expect([trade!.status, trade!.client_order_id, trade!.side, trade!.reduce_only, D(trade!.executed_price!).toString(), D(trade!.fee).toString(), D(trade!.realized_pnl!).toString()]).toEqual([
+    expect([
+      trade!.status,
+      trade!.client_order_id,
+      trade!.side,
+      trade!.reduce_only,
+      D(trade!.executed_price!).toString(),
+      D(trade!.fee).toString(),
+      D(trade!.realized_pnl!).toString(),
+    ]).toEqual([
       "executed",
       simOrder!.client_order_id,
       expected.side,
@@ -108,17 +148,30 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
       expected.tradePnl,
     ]);
     const [position] = await appPositions(symbol);
-    expect([position!.status, D(position!.remainingQuantity).toString(), D(position!.realizedPnl).toString()]).toEqual(["closed", "0", expected.tradePnl]);
+    expect([position!.status, D(position!.remainingQuantity).toString(), D(position!.realizedPnl).toString()]).toEqual([
+      "closed",
+      "0",
+      expected.tradePnl,
+    ]);
     expect(trade!.position_id).toBe(position!.id);
     // The paper balance: what it started with plus the round trip's net P&L, nothing held.
     expect(await balance()).toEqual({ available: expected.available, hold: "0" });
 
-    const logs = await db().selectFrom("activity_logs").selectAll().where("message", "like", "Position liquidated:%").execute();
+    const logs = await db()
+      .selectFrom("activity_logs")
+      .selectAll()
+      .where("message", "like", "Position liquidated:%")
+      .execute();
     expect(logs).toHaveLength(1);
     expect(logs[0]!.level).toBe("error");
     expect(logs[0]!.message).toContain(`${symbol}`);
     expect(logs[0]!.message).toContain(expected.price);
-    const events = await db().selectFrom("events").select(["type", "data"]).where("type", "in", ["trade_update", "dashboard_update"]).where("data", "like", "%liquidation%").execute();
+    const events = await db()
+      .selectFrom("events")
+      .select(["type", "data"])
+      .where("type", "in", ["trade_update", "dashboard_update"])
+      .where("data", "like", "%liquidation%")
+      .execute();
     expect(events.map((e) => e.type).sort()).toEqual(["dashboard_update", "trade_update"]);
 
     // The next tick finds nothing more to do.
@@ -130,13 +183,33 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
   beforeAll(async () => {
     profileId = await sim().ensureAccount();
     // No protection rules: only the margin acts on these positions.
-    const off = Object.fromEntries(Object.keys(DEFAULT_TRADING_CONFIG).filter((k) => k.startsWith("apply")).map((k) => [k, false]));
+    const off = Object.fromEntries(
+      Object.keys(DEFAULT_TRADING_CONFIG)
+        .filter((k) => k.startsWith("apply"))
+        .map((k) => [k, false]),
+    );
     await saveTradingConfig(db(), { ...DEFAULT_TRADING_CONFIG, ...off });
   });
   beforeEach(async () => {
-    for (const table of ["trades", "positions", "sim_orders", "sim_positions", "sim_funding", "funding_payments", "activity_logs", "events", "jobs"] as const) await db().deleteFrom(table).execute();
+    for (const table of [
+      "trades",
+      "positions",
+      "sim_orders",
+      "sim_positions",
+      "sim_funding",
+      "funding_payments",
+      "activity_logs",
+      "events",
+      "jobs",
+    ] as const)
+      await db().deleteFrom(table).execute();
     await setBalance("10000");
-    for (const [symbol, price] of [["ETH-PERP", "3000"], ["BTC-PERP", "95000"], ["SOL-PERP", "180"]] as const) await setPrice(db(), symbol, price, "test");
+    for (const [symbol, price] of [
+      ["ETH-PERP", "3000"],
+      ["BTC-PERP", "95000"],
+      ["SOL-PERP", "180"],
+    ] as const)
+      await setPrice(db(), symbol, price, "test");
   });
 
   test("isolated long: shown liquidation price, nothing before it, closed at it when the mark gaps through", async () => {
@@ -145,14 +218,23 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const [shown] = await sim().getPositions();
     expect(shown!.liquidationPrice).toBe("85929.7");
     // The Positions screen shows the simulator's figure (one rule for both).
-    expect((await listPositionViews(db())).map((p) => [p.symbol, p.liquidationPrice])).toEqual([["BTC-PERP", "85929.7"]]);
+    expect((await listPositionViews(db())).map((p) => [p.symbol, p.liquidationPrice])).toEqual([
+      ["BTC-PERP", "85929.7"],
+    ]);
 
     await tick("BTC-PERP", "85929.8"); // one tick above: nothing
     expect(await simLiquidations()).toHaveLength(0);
     expect((await appPositions("BTC-PERP"))[0]!.status).toBe("open");
 
     await tick("BTC-PERP", "85000");
-    await expectLiquidated("BTC-PERP", { side: "sell", quantity: "0.1", price: "85929.7", fee: "5.155782", tradePnl: "-917.885782", available: "9082.114218" });
+    await expectLiquidated("BTC-PERP", {
+      side: "sell",
+      quantity: "0.1",
+      price: "85929.7",
+      fee: "5.155782",
+      tradePnl: "-917.885782",
+      available: "9082.114218",
+    });
   });
 
   test("isolated short: liquidated at its price when the mark reaches it exactly", async () => {
@@ -162,7 +244,14 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     expect(await simLiquidations()).toHaveLength(0);
     await tick("ETH-PERP", "3283.58");
     // The trade's net: −567.16 − 3.6 (opening fee) − 3.940296.
-    await expectLiquidated("ETH-PERP", { side: "buy", quantity: "2", price: "3283.58", fee: "3.940296", tradePnl: "-574.700296", available: "9425.299704" });
+    await expectLiquidated("ETH-PERP", {
+      side: "buy",
+      quantity: "2",
+      price: "3283.58",
+      fee: "3.940296",
+      tradePnl: "-574.700296",
+      available: "9425.299704",
+    });
   });
 
   test("cross long: the free collateral backs it; liquidated when the account's equity is down to maintenance", async () => {
@@ -172,7 +261,14 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     await tick("ETH-PERP", "2600");
     expect(await simLiquidations()).toHaveLength(0);
     await tick("ETH-PERP", "2400");
-    await expectLiquidated("ETH-PERP", { side: "sell", quantity: "2", price: "2514.38", fee: "3.017256", tradePnl: "-977.857256", available: "22.142744" });
+    await expectLiquidated("ETH-PERP", {
+      side: "sell",
+      quantity: "2",
+      price: "2514.38",
+      fee: "3.017256",
+      tradePnl: "-977.857256",
+      available: "22.142744",
+    });
   });
 
   test("cross short", async () => {
@@ -180,7 +276,14 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     expect((await order("BTC-PERP", "sell", "0.1", { marginType: "cross" })).status).toBe("executed");
     expect((await sim().getPositions())[0]!.liquidationPrice).toBe("114371.1");
     await tick("BTC-PERP", "120000");
-    await expectLiquidated("BTC-PERP", { side: "buy", quantity: "0.1", price: "114371.1", fee: "6.862266", tradePnl: "-1949.672266", available: "50.327734" });
+    await expectLiquidated("BTC-PERP", {
+      side: "buy",
+      quantity: "0.1",
+      price: "114371.1",
+      fee: "6.862266",
+      tradePnl: "-1949.672266",
+      available: "50.327734",
+    });
   });
 
   test("cross account: one position's loss brings the other's liquidation closer; both close together", async () => {
@@ -207,7 +310,9 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     expect((await liquidationTrades()).map((t) => t.status)).toEqual(["executed", "executed"]);
     for (const symbol of ["ETH-PERP", "SOL-PERP"]) expect((await appPositions(symbol))[0]!.status).toBe("closed");
     // The paper balance is the account's whole net: 1000 + the sum of every trade's realized P&L.
-    const net = (await db().selectFrom("trades").select("realized_pnl").where("status", "=", "executed").execute()).reduce((s, t) => s.plus(t.realized_pnl ?? "0"), D(0));
+    const net = (
+      await db().selectFrom("trades").select("realized_pnl").where("status", "=", "executed").execute()
+    ).reduce((s, t) => s.plus(t.realized_pnl ?? "0"), D(0));
     expect((await balance()).available).toBe(D(1000).plus(net).toString());
     expect((await balance()).hold).toBe("0");
   });
@@ -221,7 +326,9 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     // BTC 0.25 at 10x needs 2375 + 14.25 = 2389.25: within 3996.4, not within 3996.4 − 2000.
     const refused = await order("BTC-PERP", "buy", "0.25");
     expect(refused.status).toBe("failed");
-    expect(refused.trade.errorMessage).toBe("Insufficient margin: order needs 2389.25 USDC, available 1996.40 USDC (unrealized losses of open positions 2000.00 USDC counted)");
+    expect(refused.trade.errorMessage).toBe(
+      "Insufficient margin: order needs 2389.25 USDC, available 1996.40 USDC (unrealized losses of open positions 2000.00 USDC counted)",
+    );
     // A resting limit is held to the same rule.
     const limit = await order("BTC-PERP", "buy", "0.25", { type: "limit", price: "90000" });
     expect(limit.status).toBe("failed");
@@ -249,7 +356,14 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     expect(await bookMissedLiquidations(db(), profileId)).toEqual([liquidation!.order.clientOrderId]);
     expect(await bookMissedLiquidations(db(), profileId)).toEqual([]);
     // (2713.57 − 3000) × 2 = −572.86, fees 3.6 and 3.256284.
-    await expectLiquidated("ETH-PERP", { side: "sell", quantity: "2", price: "2713.57", fee: "3.256284", tradePnl: "-579.716284", available: "9420.283716" });
+    await expectLiquidated("ETH-PERP", {
+      side: "sell",
+      quantity: "2",
+      price: "2713.57",
+      fee: "3.256284",
+      tradePnl: "-579.716284",
+      available: "9420.283716",
+    });
   });
 
   test("funding: charged once per interval at the boundary, on the balance and in the positions' realized P&L and every total", async () => {
@@ -290,7 +404,12 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
       ["BTC-PERP", "0.96"],
       ["ETH-PERP", "-0.62"],
     ]);
-    const lines = await db().selectFrom("activity_logs").select("message").where("message", "like", "Funding%").orderBy("id").execute();
+    const lines = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Funding%")
+      .orderBy("id")
+      .execute();
     expect(lines.map((l) => l.message).sort()).toEqual([
       `Funding paid: LONG 2 ETH-PERP paid 0.62 USDC (rate 0.0001 x 6200.00 at mark 3100, interval ${new Date(next).toISOString().replace(".000Z", "Z")})`,
       `Funding received: SHORT 0.1 BTC-PERP received 0.96 USDC (rate 0.0001 x 9600.00 at mark 96000, interval ${new Date(next).toISOString().replace(".000Z", "Z")})`,
@@ -308,17 +427,29 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     expect((await order("BTC-PERP", "buy", "0.1", { reduceOnly: true, marginType: "cross" })).status).toBe("executed"); // at 95000: 0 − 5.7 − 5.7
     expect([(await eth()).status, (await eth()).realizedPnl]).toEqual(["closed", "-8.42"]); // −7.2 − 1.22
     expect([(await btc()).status, (await btc()).realizedPnl]).toEqual(["closed", "-9.48"]); // −11.4 + 1.92
-    const trades = (await db().selectFrom("trades").select("realized_pnl").where("status", "=", "executed").execute()).reduce((sum, t) => sum.plus(t.realized_pnl ?? "0"), D(0));
+    const trades = (
+      await db().selectFrom("trades").select("realized_pnl").where("status", "=", "executed").execute()
+    ).reduce((sum, t) => sum.plus(t.realized_pnl ?? "0"), D(0));
     expect(trades.toString()).toBe("-18.6");
     const total = "-17.9"; // −18.6 + 0.7 of funding (−1.22 + 1.92)
     expect(await balance()).toEqual({ available: D(10000).plus(total).toString(), hold: "0" });
-    expect(await getClosedTradesPnl(db())).toEqual({ totalPnL: total, realizedMatches: 2, closingTrades: 2, funding: "0.7" });
+    expect(await getClosedTradesPnl(db())).toEqual({
+      totalPnL: total,
+      realizedMatches: 2,
+      closingTrades: 2,
+      funding: "0.7",
+    });
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
     expect((await getPerformanceStats(db())).allTime).toMatchObject({ totalPnl: "-17.90", totalTrades: 2 });
     expect((await getPortfolioSummary(db())).realizedPnL).toBe(total);
     // The account statement has the funding lines, and its running balance ends at the balance.
     const ledger = await buildLedger(db(), [profileId]);
-    expect(ledger.filter((e) => e.type === "funding").map((e) => e.amount).sort()).toEqual(["-0.6", "-0.62", "0.96", "0.96"]);
+    expect(
+      ledger
+        .filter((e) => e.type === "funding")
+        .map((e) => e.amount)
+        .sort(),
+    ).toEqual(["-0.6", "-0.62", "0.96", "0.96"]);
     expect(ledger.at(-1)!.balance).toBe(D(10000).plus(total).toString());
   });
 
@@ -336,7 +467,10 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const first = await applyPaperMargin(db(), ticks, { ...funding, now: next + 1500 });
     expect(first.funding.map((f) => [f.symbol, f.side, f.amount])).toEqual([["BTC-PERP", "long", "-1"]]);
     expect(first.fundingBooked).toHaveLength(1);
-    expect([(await appPositions("BTC-PERP"))[0]!.funding, (await appPositions("BTC-PERP"))[0]!.realizedPnl]).toEqual(["-1", "-1"]);
+    expect([(await appPositions("BTC-PERP"))[0]!.funding, (await appPositions("BTC-PERP"))[0]!.realizedPnl]).toEqual([
+      "-1",
+      "-1",
+    ]);
     expect((await order("BTC-PERP", "sell", "0.1", { reduceOnly: true })).status).toBe("executed");
 
     const reset = await resetStatistics(db(), "admin");
@@ -355,7 +489,12 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     const booked = await db().selectFrom("funding_payments").select(["amount", "position_id"]).execute();
     expect(booked.map((b) => [D(b.amount).toString(), b.position_id])).toEqual([["-0.34", position!.id]]);
     // Every total: the new position's own funding alone.
-    expect(await getClosedTradesPnl(db())).toEqual({ totalPnL: "-0.34", realizedMatches: 0, closingTrades: 0, funding: "-0.34" });
+    expect(await getClosedTradesPnl(db())).toEqual({
+      totalPnL: "-0.34",
+      realizedMatches: 0,
+      closingTrades: 0,
+      funding: "-0.34",
+    });
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe("-0.34");
     expect((await getPerformanceStats(db())).allTime).toMatchObject({ totalPnl: "-0.34", totalTrades: 0 });
     // Another worker, or a restart, never books the old payment either.
@@ -377,7 +516,11 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     // A new long whose entry order is written after that boundary (the clock moved on).
     expect((await order("BTC-PERP", "buy", "0.034")).status).toBe("executed");
     const [, fresh] = await appPositions("BTC-PERP");
-    await db().updateTable("trades").set({ created_at: boundary + 60_000 }).where("id", "=", fresh!.entryTradeId!).execute();
+    await db()
+      .updateTable("trades")
+      .set({ created_at: boundary + 60_000 })
+      .where("id", "=", fresh!.entryTradeId!)
+      .execute();
     expect(await bookFunding(db(), profileId, boundary + 120_000)).toEqual(charged.map((f) => f.id));
     expect((await appPositions("BTC-PERP"))[1]!.funding).toBe("0");
     const booked = await db().selectFrom("funding_payments").select(["amount", "position_id"]).execute();
@@ -387,11 +530,22 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
 
   test("funding settings come from the environment: SIM_FUNDING_RATE (0 disables) and SIM_FUNDING_INTERVAL_SECONDS", async () => {
     expect(fundingSettings({})).toEqual({ rate: "0.0001", intervalMs: 3_600_000 });
-    expect(fundingSettings({ SIM_FUNDING_RATE: "0", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toEqual({ rate: "0", intervalMs: 60_000 });
+    expect(fundingSettings({ SIM_FUNDING_RATE: "0", SIM_FUNDING_INTERVAL_SECONDS: "60" })).toEqual({
+      rate: "0",
+      intervalMs: 60_000,
+    });
     expect(() => fundingSettings({ SIM_FUNDING_RATE: "lots" })).toThrow();
     expect((await order("ETH-PERP", "buy", "1")).status).toBe("executed");
     const later = Date.now() + 7_200_000;
-    expect((await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], { now: later, fundingRate: "0", fundingIntervalMs: 3_600_000 })).funding).toEqual([]);
+    expect(
+      (
+        await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], {
+          now: later,
+          fundingRate: "0",
+          fundingIntervalMs: 3_600_000,
+        })
+      ).funding,
+    ).toEqual([]);
     expect(await db().selectFrom("sim_funding").select("id").execute()).toEqual([]);
   });
 });

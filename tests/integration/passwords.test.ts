@@ -7,15 +7,30 @@
 // the activity log.
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, test } from "vitest";
-import { PASSWORD_CHANGE_THROTTLE, RESET_LINK_INVALID, WRONG_CURRENT_PASSWORD, passwordChangeKey } from "#app/services/passwords.server.ts";
+import {
+  PASSWORD_CHANGE_THROTTLE,
+  RESET_LINK_INVALID,
+  WRONG_CURRENT_PASSWORD,
+  passwordChangeKey,
+} from "#app/services/passwords.server.ts";
 import { type TestApp, cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
 /** Text as React renders it into HTML. */
-const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const html = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
 
-async function signIn(app: TestApp, username: string, password: string): Promise<{ status: number; cookie: string | undefined }> {
+async function signIn(
+  app: TestApp,
+  username: string,
+  password: string,
+): Promise<{ status: number; cookie: string | undefined }> {
   const response = await app.fetch("/api/login", { method: "POST", json: { username, password } });
   return { status: response.status, cookie: cookieFrom(response) };
 }
@@ -27,8 +42,11 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
   let admin: { cookie: string; id: string };
   let trader: { cookie: string; id: string };
   let viewer: { cookie: string; id: string };
-  const audit = (action: string) => db().selectFrom("audit_entries").selectAll().where("action", "=", action).orderBy("id").execute();
-  const hashOf = async (id: string) => (await db().selectFrom("users").select("password_hash").where("id", "=", id).executeTakeFirstOrThrow()).password_hash;
+  const audit = (action: string) =>
+    db().selectFrom("audit_entries").selectAll().where("action", "=", action).orderBy("id").execute();
+  const hashOf = async (id: string) =>
+    (await db().selectFrom("users").select("password_hash").where("id", "=", id).executeTakeFirstOrThrow())
+      .password_hash;
 
   beforeAll(async () => {
     const a = await registerVia(app, "pw_admin");
@@ -39,7 +57,8 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     viewer = { cookie: v.cookie, id: v.user.id };
   });
 
-  const changePassword = (cookie: string, fields: Record<string, string>) => app.fetch("/account", { method: "POST", cookie, form: { intent: "password", ...fields } });
+  const changePassword = (cookie: string, fields: Record<string, string>) =>
+    app.fetch("/account", { method: "POST", cookie, form: { intent: "password", ...fields } });
 
   test("Account shows the change-password form as plain HTML (no JavaScript needed)", async () => {
     const page = await (await app.fetch("/account", { cookie: viewer.cookie })).text();
@@ -51,17 +70,36 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
 
   test("a wrong current password or a new one breaking the registration's rules changes nothing and says why", async () => {
     const before = await hashOf(viewer.id);
-    const wrong = await changePassword(viewer.cookie, { currentPassword: "not-it-123", newPassword: "newsecret1", confirmPassword: "newsecret1" });
+    const wrong = await changePassword(viewer.cookie, {
+      currentPassword: "not-it-123",
+      newPassword: "newsecret1",
+      confirmPassword: "newsecret1",
+    });
     expect(wrong.status).toBe(401);
     const wrongPage = await wrong.text();
     expect(wrongPage).toContain(WRONG_CURRENT_PASSWORD);
     expect(wrongPage).not.toContain("newsecret1"); // passwords are never sent back
     for (const [fields, message] of [
-      [{ currentPassword: "secret123", newPassword: "short", confirmPassword: "short" }, "Password must be at least 6 characters"],
-      [{ currentPassword: "secret123", newPassword: "newsecret1", confirmPassword: "newsecret2" }, "Passwords don&#x27;t match"],
-      [{ currentPassword: "secret123", newPassword: "secret123", confirmPassword: "secret123" }, "The new password must differ from the current one"],
-      [{ currentPassword: "", newPassword: "newsecret1", confirmPassword: "newsecret1" }, "Current password is required"],
-      [{ currentPassword: "secret123", newPassword: "x".repeat(101), confirmPassword: "x".repeat(101) }, "Password must be at most 100 characters"],
+      [
+        { currentPassword: "secret123", newPassword: "short", confirmPassword: "short" },
+        "Password must be at least 6 characters",
+      ],
+      [
+        { currentPassword: "secret123", newPassword: "newsecret1", confirmPassword: "newsecret2" },
+        "Passwords don&#x27;t match",
+      ],
+      [
+        { currentPassword: "secret123", newPassword: "secret123", confirmPassword: "secret123" },
+        "The new password must differ from the current one",
+      ],
+      [
+        { currentPassword: "", newPassword: "newsecret1", confirmPassword: "newsecret1" },
+        "Current password is required",
+      ],
+      [
+        { currentPassword: "secret123", newPassword: "x".repeat(101), confirmPassword: "x".repeat(101) },
+        "Password must be at most 100 characters",
+      ],
     ] as const) {
       const response = await changePassword(viewer.cookie, fields);
       expect(response.status, message).toBe(400);
@@ -77,7 +115,11 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     const other2 = (await signIn(app, "pw_viewer", "secret123")).cookie!;
     const current = (await signIn(app, "pw_viewer", "secret123")).cookie!;
     const adminBefore = await signedIn(app, admin.cookie);
-    const response = await changePassword(current, { currentPassword: "secret123", newPassword: "fresh-secret-9", confirmPassword: "fresh-secret-9" });
+    const response = await changePassword(current, {
+      currentPassword: "secret123",
+      newPassword: "fresh-secret-9",
+      confirmPassword: "fresh-secret-9",
+    });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/account");
     expect(await signedIn(app, current)).toBe(true);
@@ -102,31 +144,79 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     const cookie = (await signIn(app, "pw_trader", "secret123")).cookie!;
     const before = await hashOf(trader.id);
     for (let i = 0; i < PASSWORD_CHANGE_THROTTLE.free; i++) {
-      expect((await changePassword(cookie, { currentPassword: `guess-${i}-xx`, newPassword: "another-1", confirmPassword: "another-1" })).status).toBe(401);
+      expect(
+        (
+          await changePassword(cookie, {
+            currentPassword: `guess-${i}-xx`,
+            newPassword: "another-1",
+            confirmPassword: "another-1",
+          })
+        ).status,
+      ).toBe(401);
     }
     // Parallel guesses get no more checks: all refused, and so is the right password now.
-    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => changePassword(cookie, { currentPassword: `burst-${i}-xx`, newPassword: "another-1", confirmPassword: "another-1" })));
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        changePassword(cookie, {
+          currentPassword: `burst-${i}-xx`,
+          newPassword: "another-1",
+          confirmPassword: "another-1",
+        }),
+      ),
+    );
     expect(burst.map((r) => r.status)).toEqual(Array(10).fill(429));
-    const right = await changePassword(cookie, { currentPassword: "secret123", newPassword: "another-1", confirmPassword: "another-1" });
+    const right = await changePassword(cookie, {
+      currentPassword: "secret123",
+      newPassword: "another-1",
+      confirmPassword: "another-1",
+    });
     expect(right.status).toBe(429);
     expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await right.text()).toMatch(/Too many wrong passwords\. Try again in \d+ seconds\./);
     expect(await hashOf(trader.id)).toBe(before);
     // Refusals write nothing: 5 wrong tries, 5 lines.
-    const lines = await db().selectFrom("activity_logs").select("message").where("message", "like", "Password change for pw_trader refused%").execute();
+    const lines = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Password change for pw_trader refused%")
+      .execute();
     expect(lines).toHaveLength(PASSWORD_CHANGE_THROTTLE.free);
     // The lock passes (as if its time had come): the right password works and clears the count.
-    await db().updateTable("login_throttles").set({ locked_until: Date.now() - 1 }).where("key", "=", passwordChangeKey(trader.id)).execute();
-    expect((await changePassword(cookie, { currentPassword: "secret123", newPassword: "another-1", confirmPassword: "another-1" })).status).toBe(302);
-    expect(await db().selectFrom("login_throttles").selectAll().where("key", "=", passwordChangeKey(trader.id)).executeTakeFirst()).toBeUndefined();
+    await db()
+      .updateTable("login_throttles")
+      .set({ locked_until: Date.now() - 1 })
+      .where("key", "=", passwordChangeKey(trader.id))
+      .execute();
+    expect(
+      (
+        await changePassword(cookie, {
+          currentPassword: "secret123",
+          newPassword: "another-1",
+          confirmPassword: "another-1",
+        })
+      ).status,
+    ).toBe(302);
+    expect(
+      await db()
+        .selectFrom("login_throttles")
+        .selectAll()
+        .where("key", "=", passwordChangeKey(trader.id))
+        .executeTakeFirst(),
+    ).toBeUndefined();
     trader.cookie = cookie;
   });
 
   const resetLinkFor = async (id: string, cookie = admin.cookie) => {
     const response = await app.fetch("/users", { method: "POST", cookie, form: { intent: "reset-password", id } });
-    return { response, url: /data-testid="reset-link-url"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*data-testid="reset-link-url"/.exec(await response.clone().text()) };
+    return {
+      response,
+      url: /data-testid="reset-link-url"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*data-testid="reset-link-url"/.exec(
+        await response.clone().text(),
+      ),
+    };
   };
-  const tokenOf = (match: RegExpExecArray | null) => new URL((match![1] ?? match![2]!).replace(/&amp;/g, "&")).searchParams.get("token")!;
+  const tokenOf = (match: RegExpExecArray | null) =>
+    new URL((match![1] ?? match![2]!).replace(/&amp;/g, "&")).searchParams.get("token")!;
 
   test("Reset password is the admin's: others get 403, the own account is refused, nothing is stored", async () => {
     for (const cookie of [trader.cookie, viewer.cookie]) {
@@ -154,7 +244,12 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     expect((url![1] ?? url![2])!).toMatch(/^http:\/\/localhost:5000\/reset-password\?token=/);
     const rows = await db().selectFrom("password_resets").selectAll().execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ token_hash: sha256(token), user_id: trader.id, created_by: admin.id, used_at: null });
+    expect(rows[0]).toMatchObject({
+      token_hash: sha256(token),
+      user_id: trader.id,
+      created_by: admin.id,
+      used_at: null,
+    });
     expect(Number(rows[0]!.expires_at) - Number(rows[0]!.created_at)).toBe(60 * 60 * 1000);
     // Shown once: the Users page itself does not show it again.
     expect(await (await app.fetch("/users", { cookie: admin.cookie })).text()).not.toContain(token);
@@ -167,13 +262,22 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     expect(form).toContain(html("For the account pw_trader."));
     expect(form).toContain('name="newPassword"');
     // The registration's rules apply here too.
-    const weak = await app.fetch("/reset-password", { method: "POST", form: { token, newPassword: "abc", confirmPassword: "abc" } });
+    const weak = await app.fetch("/reset-password", {
+      method: "POST",
+      form: { token, newPassword: "abc", confirmPassword: "abc" },
+    });
     expect(weak.status).toBe(400);
     expect(await weak.text()).toContain("Password must be at least 6 characters");
-    const mismatch = await app.fetch("/reset-password", { method: "POST", form: { token, newPassword: "chosen-pass-1", confirmPassword: "chosen-pass-2" } });
+    const mismatch = await app.fetch("/reset-password", {
+      method: "POST",
+      form: { token, newPassword: "chosen-pass-1", confirmPassword: "chosen-pass-2" },
+    });
     expect(mismatch.status).toBe(400);
 
-    const done = await app.fetch("/reset-password", { method: "POST", form: { token, newPassword: "chosen-pass-1", confirmPassword: "chosen-pass-1" } });
+    const done = await app.fetch("/reset-password", {
+      method: "POST",
+      form: { token, newPassword: "chosen-pass-1", confirmPassword: "chosen-pass-1" },
+    });
     expect(done.status).toBe(302);
     expect(done.headers.get("location")).toBe("/login");
     for (const cookie of sessions) expect(await signedIn(app, cookie)).toBe(false);
@@ -185,7 +289,10 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     // Used up: the page and a second post say so; the password stays.
     const hash = await hashOf(trader.id);
     expect(await (await app.fetch(`/reset-password?token=${token}`)).text()).toContain(html(RESET_LINK_INVALID));
-    const again = await app.fetch("/reset-password", { method: "POST", form: { token, newPassword: "hijacked-99", confirmPassword: "hijacked-99" } });
+    const again = await app.fetch("/reset-password", {
+      method: "POST",
+      form: { token, newPassword: "hijacked-99", confirmPassword: "hijacked-99" },
+    });
     expect(again.status).toBe(410);
     expect(await again.text()).toContain(html(RESET_LINK_INVALID));
     expect(await hashOf(trader.id)).toBe(hash);
@@ -196,8 +303,11 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     const [used] = await audit("user.password_reset");
     expect(used).toMatchObject({ actor: "pw_trader", target: "pw_trader" });
     expect(JSON.parse(used!.changes)).toEqual({ password: { before: "(changed)", after: "(changed)" } });
-    const everything = JSON.stringify(await db().selectFrom("audit_entries").selectAll().execute()) + JSON.stringify(await db().selectFrom("activity_logs").selectAll().execute());
-    for (const secret of [token, sha256(token), "chosen-pass-1", "hijacked-99"]) expect(everything.includes(secret), secret.slice(0, 6)).toBe(false);
+    const everything =
+      JSON.stringify(await db().selectFrom("audit_entries").selectAll().execute()) +
+      JSON.stringify(await db().selectFrom("activity_logs").selectAll().execute());
+    for (const secret of [token, sha256(token), "chosen-pass-1", "hijacked-99"])
+      expect(everything.includes(secret), secret.slice(0, 6)).toBe(false);
     expect(everything).toContain("pw_trader set a new password through a one-time reset link (2 sessions signed out)");
   });
 
@@ -206,14 +316,24 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
     const second = tokenOf((await resetLinkFor(trader.id)).url);
     expect(await (await app.fetch(`/reset-password?token=${first}`)).text()).toContain('data-testid="reset-invalid"');
     expect(await (await app.fetch(`/reset-password?token=${second}`)).text()).toContain('name="newPassword"');
-    await db().updateTable("password_resets").set({ expires_at: Date.now() - 1 }).where("token_hash", "=", sha256(second)).execute();
+    await db()
+      .updateTable("password_resets")
+      .set({ expires_at: Date.now() - 1 })
+      .where("token_hash", "=", sha256(second))
+      .execute();
     expect(await (await app.fetch(`/reset-password?token=${second}`)).text()).toContain('data-testid="reset-invalid"');
-    const late = await app.fetch("/reset-password", { method: "POST", form: { token: second, newPassword: "too-late-1", confirmPassword: "too-late-1" } });
+    const late = await app.fetch("/reset-password", {
+      method: "POST",
+      form: { token: second, newPassword: "too-late-1", confirmPassword: "too-late-1" },
+    });
     expect(late.status).toBe(410);
     for (const token of ["", "x", "a".repeat(5000), "' OR 1=1 --", "%00", "\u0000"]) {
       const get = await app.fetch(`/reset-password?token=${encodeURIComponent(token)}`);
       expect(get.status, `GET ${token.slice(0, 10)}`).toBe(200);
-      const post = await app.fetch("/reset-password", { method: "POST", form: { token, newPassword: "whatever-1", confirmPassword: "whatever-1" } });
+      const post = await app.fetch("/reset-password", {
+        method: "POST",
+        form: { token, newPassword: "whatever-1", confirmPassword: "whatever-1" },
+      });
       expect([400, 410], `POST ${token.slice(0, 10)}`).toContain(post.status);
     }
     expect((await signIn(app, "pw_trader", "chosen-pass-1")).status).toBe(200);
@@ -222,10 +342,17 @@ describe.each(testDialects())("passwords on %s", (dialect) => {
   test("two posts of one link at once: exactly one sets the password", async () => {
     const token = tokenOf((await resetLinkFor(trader.id)).url);
     const answers = await Promise.all(
-      ["race-pass-1", "race-pass-2"].map((password) => app.fetch("/reset-password", { method: "POST", form: { token, newPassword: password, confirmPassword: password } })),
+      ["race-pass-1", "race-pass-2"].map((password) =>
+        app.fetch("/reset-password", {
+          method: "POST",
+          form: { token, newPassword: password, confirmPassword: password },
+        }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([302, 410]);
-    const wins = await Promise.all(["race-pass-1", "race-pass-2"].map(async (password) => (await signIn(app, "pw_trader", password)).status));
+    const wins = await Promise.all(
+      ["race-pass-1", "race-pass-2"].map(async (password) => (await signIn(app, "pw_trader", password)).status),
+    );
     expect(wins.sort()).toEqual([200, 401]);
   });
 });

@@ -38,7 +38,7 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   let runner: Runner | null = null;
   const snapshotTimes: number[] = [];
   const db = () => app.database.db;
-  const api = async <T,>(path: string): Promise<T> => {
+  const api = async <T>(path: string): Promise<T> => {
     const response = await app.fetch(path, { cookie: admin });
     expect(response.status, path).toBe(200);
     return (await response.json()) as T;
@@ -65,7 +65,7 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     // Balance + unrealized = equity, when the exchange answered.
     for (const r of rows) expect(D(r.balance!).plus(r.unrealized_pnl).eq(r.equity!)).toBe(true);
     // The summary's realized figure is the Trade History header's.
-    expect(((await api<{ totalPnL: string }>("/api/closed-trades-pnl")).totalPnL)).toBe(TOTAL);
+    expect((await api<{ totalPnL: string }>("/api/closed-trades-pnl")).totalPnL).toBe(TOTAL);
   });
 
   test("equity curve and daily P&L equal the ledger's figures exactly", async () => {
@@ -90,14 +90,20 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
       if (D(p.equity).gt(peak)) peak = D(p.equity);
       expect(p.drawdown).toBe(D(p.equity).minus(peak).toString());
     }
-    expect(charts.totals.maxDrawdown).toBe(charts.equity.reduce((min, p) => (D(p.drawdown).lt(min) ? D(p.drawdown) : min), D(0)).toString());
+    expect(charts.totals.maxDrawdown).toBe(
+      charts.equity.reduce((min, p) => (D(p.drawdown).lt(min) ? D(p.drawdown) : min), D(0)).toString(),
+    );
     // Every close happened today (UTC): one bar with the whole total; the bars add up to it.
     const today = new Date().toISOString().slice(0, 10);
     expect(charts.daily.at(-1)).toEqual({ day: today, pnl: TOTAL, trades: 3, wins: 2, losses: 1 });
     expect(charts.daily.reduce((s, b) => s.plus(b.pnl), D(0)).toString()).toBe(TOTAL);
     // Per symbol and per strategy (the global secret's signals: the default strategy).
-    expect(charts.bySymbol).toEqual([{ key: "ETH-PERP", label: "ETH-PERP", pnl: TOTAL, trades: 3, wins: 2, losses: 1 }]);
-    expect(charts.byStrategy).toEqual([{ key: "default", label: "default (global secret)", pnl: TOTAL, trades: 3, wins: 2, losses: 1 }]);
+    expect(charts.bySymbol).toEqual([
+      { key: "ETH-PERP", label: "ETH-PERP", pnl: TOTAL, trades: 3, wins: 2, losses: 1 },
+    ]);
+    expect(charts.byStrategy).toEqual([
+      { key: "default", label: "default (global secret)", pnl: TOTAL, trades: 3, wins: 2, losses: 1 },
+    ]);
     expect(charts.distribution!.reduce((n, b) => n + b.count, 0)).toBe(4);
   });
 
@@ -105,7 +111,11 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
     const closed = await api<{ closingTrades: number; realizedMatches: number }>("/api/closed-trades-pnl");
     expect(closed).toMatchObject({ closingTrades: 3, realizedMatches: 4 });
-    for (const [range, period] of [["7d", "week"], ["30d", "month"], ["all", "allTime"]] as const) {
+    for (const [range, period] of [
+      ["7d", "week"],
+      ["30d", "month"],
+      ["all", "allTime"],
+    ] as const) {
       const charts = await api<PerformanceCharts>(`/api/performance-charts?range=${range}`);
       expect(D(charts.totals.realizedPnl).round(2).toFixed(2), range).toBe(stats[period]!.totalPnl);
       // The charts count closing trades (Trade History's "N closing trades", docs/pnl.md), the statistics
@@ -129,7 +139,18 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
 
   test("the screens render the same data as tables on the server (no JavaScript needed)", async () => {
     const html = await (await app.fetch("/performance?range=all", { cookie: admin })).text();
-    for (const text of ["Performance", "Equity curve", "Daily P&amp;L", "Drawdown", "P&amp;L by symbol", "P&amp;L by strategy", "Win/loss distribution", "+126.85", "default (global secret)"]) expect(html).toContain(text);
+    for (const text of [
+      "Performance",
+      "Equity curve",
+      "Daily P&amp;L",
+      "Drawdown",
+      "P&amp;L by symbol",
+      "P&amp;L by strategy",
+      "Win/loss distribution",
+      "+126.85",
+      "default (global secret)",
+    ])
+      expect(html).toContain(text);
     expect(html).toContain('aria-current="page"');
     const dashboard = await (await app.fetch("/dashboard", { cookie: admin })).text();
     expect(dashboard).toContain("Performance (30 days)");
@@ -138,7 +159,12 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   });
 
   test("the leader's check records once per bucket and after each fill", async () => {
-    const before = Number((await db().selectFrom("equity_snapshots").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())!.n);
+    const before = Number(
+      (await db()
+        .selectFrom("equity_snapshots")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst())!.n,
+    );
     // The current bucket already has a snapshot (the steps'): nothing new without a fill.
     let state = await checkEquitySnapshot(db(), new SimulatorAdapter(db()), null);
     expect(state.recorded).toBeNull();
@@ -151,20 +177,44 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     // A fill since the last look: one "fill" snapshot.
     const fill = await checkEquitySnapshot(db(), new SimulatorAdapter(db()), "0|0|0", later + 1);
     expect(fill.recorded?.reason).toBe("fill");
-    const after = Number((await db().selectFrom("equity_snapshots").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst())!.n);
+    const after = Number(
+      (await db()
+        .selectFrom("equity_snapshots")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst())!.n,
+    );
     expect(after).toBe(before + 2);
-    await db().deleteFrom("equity_snapshots").where("taken_at", ">", Date.now() + 60_000).execute();
+    await db()
+      .deleteFrom("equity_snapshots")
+      .where("taken_at", ">", Date.now() + 60_000)
+      .execute();
   });
 
   test("housekeeping thins snapshots older than 30 days to the last of each hour", async () => {
     const old = Date.UTC(2026, 0, 10, 5, 0, 0); // far in the past, 5:00 UTC
-    const base = { reason: "interval", realizedPnl: "1", unrealizedPnl: "0", balance: null, equity: null, currency: null, openPositions: 0 };
+    const base = {
+      reason: "interval",
+      realizedPnl: "1",
+      unrealizedPnl: "0",
+      balance: null,
+      equity: null,
+      currency: null,
+      openPositions: 0,
+    };
     const now = old + 31 * 86_400_000;
     for (const minute of [0, 5, 55, 65, 70]) await insertEquitySnapshot(db(), { ...base, at: old + minute * 60_000 });
     await pruneOnce(db(), { eventsHours: 24, jobsDays: 7 }, now);
-    const kept = await db().selectFrom("equity_snapshots").select("taken_at").where("taken_at", "<", old + 2 * 3_600_000).orderBy("taken_at").execute();
+    const kept = await db()
+      .selectFrom("equity_snapshots")
+      .select("taken_at")
+      .where("taken_at", "<", old + 2 * 3_600_000)
+      .orderBy("taken_at")
+      .execute();
     expect(kept.map((r) => (Number(r.taken_at) - old) / 60_000)).toEqual([55, 70]);
-    await db().deleteFrom("equity_snapshots").where("taken_at", "<", old + 2 * 3_600_000).execute();
+    await db()
+      .deleteFrom("equity_snapshots")
+      .where("taken_at", "<", old + 2 * 3_600_000)
+      .execute();
   });
 
   test("the dashboard's table is one answer per second per process, also while fills arrive; the next one has the fill", async () => {
@@ -174,7 +224,17 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
     // One more round trip: a fifth realized match, a fourth closing trade.
     const secret = await webhookSecret(app, admin);
     for (const [i, action] of (["sell", "buy"] as const).entries()) {
-      expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity: "0.1", order_type: "market", id: `charts-ttl-${i}` })).status).toBe(200);
+      expect(
+        (
+          await sendSignal(app, secret, {
+            action,
+            symbol: "ETH-PERP",
+            quantity: "0.1",
+            order_type: "market",
+            id: `charts-ttl-${i}`,
+          })
+        ).status,
+      ).toBe(200);
     }
     await waitFor("the fifth match", async () => (await getStatsLedger(db())).closedTradesPnl().realizedMatches === 5);
     expect(await getDashboardChartsTable(db(), getStatsLedger(db()), t0 + 500)).toBe(first);
@@ -185,7 +245,10 @@ describe.each(testDialects())("performance charts on %s", (dialect) => {
   test("Reset Statistics deletes the snapshots with the trades: the charts start again empty", async () => {
     const reset = await app.fetch("/api/reset-stats", { method: "POST", cookie: admin });
     expect(reset.status).toBe(200);
-    const left = await db().selectFrom("equity_snapshots").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+    const left = await db()
+      .selectFrom("equity_snapshots")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
     expect(Number(left!.n)).toBe(0);
     const charts = await api<PerformanceCharts>("/api/performance-charts?range=all");
     expect(charts.totals).toMatchObject({ realizedPnl: "0", trades: 0 });

@@ -13,12 +13,13 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
   let secret: string;
   const db = () => app.database.db;
   const count = async (table: "signals" | "trades" | "sim_orders" | "positions", where?: [string, string]) => {
-    let query = db().selectFrom(table as "signals").select((eb) => eb.fn.countAll<number>().as("n"));
+    let query = db()
+      .selectFrom(table as "signals")
+      .select((eb) => eb.fn.countAll<number>().as("n"));
     if (where) query = query.where(where[0] as "id", "=", where[1]);
     return Number((await query.executeTakeFirst())!.n);
   };
-  const webhook = (body: Record<string, unknown>) =>
-    sendSignal(app, secret, body);
+  const webhook = (body: Record<string, unknown>) => sendSignal(app, secret, body);
 
   beforeAll(async () => {
     admin = (await registerVia(app, "pipe_admin")).cookie;
@@ -26,7 +27,8 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     await new SimulatorAdapter(db()).ensureAccount();
   });
   beforeEach(async () => {
-    for (const table of ["jobs", "trades", "positions", "sim_orders", "signals"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["jobs", "trades", "positions", "sim_orders", "signals"] as const)
+      await db().deleteFrom(table).execute();
     await db().deleteFrom("sim_positions").execute();
     await setPrice(db(), "BTC-PERP", "100000");
     await setPrice(db(), "ETH-PERP", "3000");
@@ -38,7 +40,12 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
       const response = await webhook({ action: "buy", symbol: "ETH-PERP", quantity: "0.5", order_type: "market" });
       const { signalId } = (await response.json()) as { signalId: string };
       const trade = await waitFor("trade executed", async () =>
-        db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(),
+        db()
+          .selectFrom("trades")
+          .selectAll()
+          .where("signal_id", "=", signalId)
+          .where("status", "=", "executed")
+          .executeTakeFirst(),
       );
       expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "buy", source: "signal", exchange: "simulator" });
       expect(Number(trade.executed_quantity)).toBe(0.5);
@@ -46,14 +53,32 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
       expect(Number(trade.fee)).toBeGreaterThan(0);
       const signal = await db().selectFrom("signals").selectAll().where("id", "=", signalId).executeTakeFirstOrThrow();
       expect(signal).toMatchObject({ status: "executed", processed: 1 });
-      const position = await db().selectFrom("positions").selectAll().where("status", "=", "open").executeTakeFirstOrThrow();
-      expect(position).toMatchObject({ symbol: "ETH-PERP", side: "long", entry_trade_id: trade.id, signal_id: signalId });
-      expect(JSON.parse(position.advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: true, trailingStop: { activation: 0.012, execute: 0.006 } });
+      const position = await db()
+        .selectFrom("positions")
+        .selectAll()
+        .where("status", "=", "open")
+        .executeTakeFirstOrThrow();
+      expect(position).toMatchObject({
+        symbol: "ETH-PERP",
+        side: "long",
+        entry_trade_id: trade.id,
+        signal_id: signalId,
+      });
+      expect(JSON.parse(position.advanced_controls!)).toMatchObject({
+        stopLossOffset: 0.005,
+        breakEven: true,
+        trailingStop: { activation: 0.012, execute: 0.006 },
+      });
 
       await setPrice(db(), "ETH-PERP", "3100");
       await webhook({ action: "sell", symbol: "ETH-PERP", quantity: "0.5", order_type: "market", strategy: "exit" });
       const closed = await waitFor("position closed", async () =>
-        db().selectFrom("positions").selectAll().where("id", "=", position.id).where("status", "=", "closed").executeTakeFirst(),
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("id", "=", position.id)
+          .where("status", "=", "closed")
+          .executeTakeFirst(),
       );
       expect(Number(closed.remaining_quantity)).toBe(0);
       expect(Number(closed.realized_pnl)).toBeGreaterThan(40); // ~ (3100 - 3000) × 0.5 less slippage
@@ -67,9 +92,20 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
   test("a duplicate alert gives one order", async () => {
     const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "w1", pollMs: 5 });
     try {
-      const body = { action: "buy", symbol: "BTC-PERP", quantity: "0.001", order_type: "market", timestamp: new Date().toISOString() };
+      const body = {
+        action: "buy",
+        symbol: "BTC-PERP",
+        quantity: "0.001",
+        order_type: "market",
+        timestamp: new Date().toISOString(),
+      };
       await Promise.all([webhook(body), webhook(body), webhook(body)]);
-      await waitFor("trade executed", async () => (await count("trades")) === 1 && (await db().selectFrom("jobs").select("status").executeTakeFirst())?.status === "completed");
+      await waitFor(
+        "trade executed",
+        async () =>
+          (await count("trades")) === 1 &&
+          (await db().selectFrom("jobs").select("status").executeTakeFirst())?.status === "completed",
+      );
       await Bun.sleep(100);
       expect(await count("signals")).toBe(1);
       expect(await count("sim_orders")).toBe(1);
@@ -84,12 +120,20 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     expect(stop.status).toBe(200);
     const signal = await webhook({ action: "buy", symbol: "BTC-PERP", quantity: "0.001", order_type: "market" });
     expect((await signal.json()).status).toBe("skipped");
-    const manual = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" } });
+    const manual = await app.fetch("/api/trades", {
+      method: "POST",
+      cookie: admin,
+      json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" },
+    });
     expect(manual.status).toBe(409);
     expect((await manual.json()).error).toBe("Emergency stop is active: no new positions are opened until it is reset");
     // A manual order queued before the stop is not sent either.
     await app.fetch("/api/reset-emergency-stop", { method: "POST", cookie: admin });
-    const queued = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" } });
+    const queued = await app.fetch("/api/trades", {
+      method: "POST",
+      cookie: admin,
+      json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.001" },
+    });
     expect(queued.status).toBe(201);
     await app.fetch("/api/emergency-stop", { method: "POST", cookie: admin });
     const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "w1", pollMs: 5 });
@@ -102,26 +146,58 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
   });
 
   test("manual orders: validation messages, then the same job path", async () => {
-    const bad = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.01" } });
+    const bad = await app.fetch("/api/trades", {
+      method: "POST",
+      cookie: admin,
+      json: { symbol: "BTC-PERP", side: "buy", orderType: "limit", amountType: "quantity", quantity: "0.01" },
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ success: false, error: "Price must be a positive number greater than 0 for limit orders", field: "price" });
-    const zero = await app.fetch("/api/trades", { method: "POST", cookie: admin, json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0" } });
+    expect(await bad.json()).toMatchObject({
+      success: false,
+      error: "Price must be a positive number greater than 0 for limit orders",
+      field: "price",
+    });
+    const zero = await app.fetch("/api/trades", {
+      method: "POST",
+      cookie: admin,
+      json: { symbol: "BTC-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0" },
+    });
     expect((await zero.json()).error).toBe("Quantity must be a positive number greater than 0");
     const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "w1", pollMs: 5 });
     try {
       const placed = await app.fetch("/api/trades", {
         method: "POST",
         cookie: admin,
-        json: { symbol: "BTC-PERP", side: "sell", orderType: "market", amountType: "usd", quantity: "500", status: "pending", source: "manual", signalData: { leverage: 5, margin_type: "isolated" } },
+        json: {
+          symbol: "BTC-PERP",
+          side: "sell",
+          orderType: "market",
+          amountType: "usd",
+          quantity: "500",
+          status: "pending",
+          source: "manual",
+          signalData: { leverage: 5, margin_type: "isolated" },
+        },
       });
       expect(placed.status).toBe(201);
-      const { trade } = (await placed.json()) as { trade: { id: string; quantity: string; leverage: number; marginType: string } };
+      const { trade } = (await placed.json()) as {
+        trade: { id: string; quantity: string; leverage: number; marginType: string };
+      };
       expect(trade).toMatchObject({ quantity: "0.005", leverage: 5, marginType: "isolated" });
       const done = await waitFor("manual trade executed", async () =>
-        db().selectFrom("trades").selectAll().where("id", "=", trade.id).where("status", "=", "executed").executeTakeFirst(),
+        db()
+          .selectFrom("trades")
+          .selectAll()
+          .where("id", "=", trade.id)
+          .where("status", "=", "executed")
+          .executeTakeFirst(),
       );
       expect(done.source).toBe("manual");
-      const position = await db().selectFrom("positions").selectAll().where("status", "=", "open").executeTakeFirstOrThrow();
+      const position = await db()
+        .selectFrom("positions")
+        .selectAll()
+        .where("status", "=", "open")
+        .executeTakeFirstOrThrow();
       expect(position).toMatchObject({ side: "short", leverage: 5, margin_type: "isolated", source: "manual" });
     } finally {
       await runner.stop();
@@ -132,25 +208,50 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     const now = Date.now();
     const ids: string[] = [];
     for (let i = 0; i < 500; i++) {
-      const response = await webhook({ action: i % 2 ? "sell" : "buy", symbol: "BTC-PERP", quantity: "0.0001", order_type: "market", id: `race-${now}-${i}` });
+      const response = await webhook({
+        action: i % 2 ? "sell" : "buy",
+        symbol: "BTC-PERP",
+        quantity: "0.0001",
+        order_type: "market",
+        id: `race-${now}-${i}`,
+      });
       expect(response.status).toBe(200);
       ids.push(((await response.json()) as { signalId: string }).signalId);
     }
-    const runners = ["racer-a", "racer-b"].map((workerId) => startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId, pollMs: 2, concurrency: 4 }));
+    const runners = ["racer-a", "racer-b"].map((workerId) =>
+      startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId, pollMs: 2, concurrency: 4 }),
+    );
     try {
-      await waitFor("all jobs done", async () => {
-        const open = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "not in", ["completed", "failed", "cancelled"]).executeTakeFirst();
-        return Number(open!.n) === 0;
-      }, 120_000);
+      await waitFor(
+        "all jobs done",
+        async () => {
+          const open = await db()
+            .selectFrom("jobs")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("status", "not in", ["completed", "failed", "cancelled"])
+            .executeTakeFirst();
+          return Number(open!.n) === 0;
+        },
+        120_000,
+      );
     } finally {
       await Promise.all(runners.map((r) => r.stop()));
     }
     const jobs = await db().selectFrom("jobs").select(["status", "attempts", "locked_by", "last_error"]).execute();
     expect(jobs).toHaveLength(500);
-    const retries = await db().selectFrom("activity_logs").select("message").where("message", "like", "%will retry%").execute();
+    const retries = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "%will retry%")
+      .execute();
     expect(retries).toEqual([]);
     expect(jobs.filter((j) => !(j.status === "completed" && Number(j.attempts) === 1))).toEqual([]);
-    const open = await db().selectFrom("positions").select("id").where("status", "=", "open").where("symbol", "=", "BTC-PERP").execute();
+    const open = await db()
+      .selectFrom("positions")
+      .select("id")
+      .where("status", "=", "open")
+      .where("symbol", "=", "BTC-PERP")
+      .execute();
     expect(open.length).toBeLessThanOrEqual(1);
     expect(jobs.every((j) => j.status === "completed" && Number(j.attempts) === 1)).toBe(true);
     expect(await count("sim_orders")).toBe(500);
@@ -159,27 +260,39 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     expect(new Set(perOrder.map((o) => o.client_order_id)).size).toBe(500);
   }, 180_000);
 
-  test.each(["after-claim", "after-place"])("a worker killed (SIGKILL) %s leaves exactly one order after restart", async (moment) => {
-    const response = await webhook({ action: "buy", symbol: "BTC-PERP", quantity: "0.002", order_type: "market" });
-    const { signalId } = (await response.json()) as { signalId: string };
-    const child = Bun.spawn(["bun", "tests/fixtures/crash-worker.ts", app.database.url, moment], { stdout: "inherit", stderr: "inherit" });
-    const code = await child.exited;
-    expect(child.signalCode).toBe("SIGKILL");
-    expect(code).not.toBe(0);
-    expect(await count("sim_orders")).toBe(moment === "after-place" ? 1 : 0);
-    const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "survivor", pollMs: 5 });
-    try {
-      // The dead worker's lease (1.5 s) expires; the survivor reconciles by client order id.
-      const trade = await waitFor("trade executed after restart", async () =>
-        db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(),
-      );
-      expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
-    } finally {
-      await runner.stop();
-    }
-    expect(await count("sim_orders")).toBe(1);
-    expect(await count("trades")).toBe(1);
-    const job = await db().selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
-    expect(job).toMatchObject({ status: "completed", attempts: 2 });
-  }, 60_000);
+  test.each(["after-claim", "after-place"])(
+    "a worker killed (SIGKILL) %s leaves exactly one order after restart",
+    async (moment) => {
+      const response = await webhook({ action: "buy", symbol: "BTC-PERP", quantity: "0.002", order_type: "market" });
+      const { signalId } = (await response.json()) as { signalId: string };
+      const child = Bun.spawn(["bun", "tests/fixtures/crash-worker.ts", app.database.url, moment], {
+        stdout: "inherit",
+        stderr: "inherit",
+      });
+      const code = await child.exited;
+      expect(child.signalCode).toBe("SIGKILL");
+      expect(code).not.toBe(0);
+      expect(await count("sim_orders")).toBe(moment === "after-place" ? 1 : 0);
+      const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "survivor", pollMs: 5 });
+      try {
+        // The dead worker's lease (1.5 s) expires; the survivor reconciles by client order id.
+        const trade = await waitFor("trade executed after restart", async () =>
+          db()
+            .selectFrom("trades")
+            .selectAll()
+            .where("signal_id", "=", signalId)
+            .where("status", "=", "executed")
+            .executeTakeFirst(),
+        );
+        expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
+      } finally {
+        await runner.stop();
+      }
+      expect(await count("sim_orders")).toBe(1);
+      expect(await count("trades")).toBe(1);
+      const job = await db().selectFrom("jobs").selectAll().executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ status: "completed", attempts: 2 });
+    },
+    60_000,
+  );
 });

@@ -38,7 +38,7 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
   let admin: string;
   let runner: Runner | null = null;
   const db = () => app.database.db;
-  const api = async <T,>(path: string): Promise<T> => (await (await app.fetch(path, { cookie: admin })).json()) as T;
+  const api = async <T>(path: string): Promise<T> => (await (await app.fetch(path, { cookie: admin })).json()) as T;
 
   beforeAll(async () => {
     admin = (await registerVia(app, "pnl_admin")).cookie;
@@ -51,7 +51,14 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
 
   test("each trade's realized P&L (API rows, CSV, fills report) is its FIFO matches net of fees", async () => {
     const trades = (await api<Trade[]>("/api/trades?limit=50")).reverse();
-    expect(trades.map((t) => [t.side, D(t.executedQuantity!).toString(), D(t.executedPrice!).toString(), D(t.fee).toString()])).toEqual([
+    expect(
+      trades.map((t) => [
+        t.side,
+        D(t.executedQuantity!).toString(),
+        D(t.executedPrice!).toString(),
+        D(t.fee).toString(),
+      ]),
+    ).toEqual([
       ["buy", "1", "3001.5", "1.8009"],
       ["buy", "1", "3101.55", "1.86093"],
       ["sell", "0.5", "3198.4", "0.95952"],
@@ -78,20 +85,42 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
     expect(await api("/api/closed-trades-pnl")).toEqual({ totalPnL: TOTAL, realizedMatches: 4, closingTrades: 3 });
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
     // The statistics show money with 2 decimals (SPEC): the same total, rounded half up.
-    for (const period of ["allTime", "month", "week"]) expect(stats[period]).toMatchObject({ totalPnl: D(TOTAL).round(2).toFixed(2), totalTrades: 4 });
+    for (const period of ["allTime", "month", "week"])
+      expect(stats[period]).toMatchObject({ totalPnl: D(TOTAL).round(2).toFixed(2), totalTrades: 4 });
     expect(D(TOTAL).round(2).toFixed(2)).toBe("126.85");
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(TOTAL);
-    expect(await api("/api/portfolio-summary")).toMatchObject({ realizedPnL: TOTAL, unrealizedPnL: "0", openPositions: 0 });
+    expect(await api("/api/portfolio-summary")).toMatchObject({
+      realizedPnL: TOTAL,
+      unrealizedPnL: "0",
+      openPositions: 0,
+    });
   });
 
   test("positions and activity lines show the same figures", async () => {
-    const positions = await db().selectFrom("positions").select(["side", "realized_pnl", "status"]).orderBy("created_at").execute();
+    const positions = await db()
+      .selectFrom("positions")
+      .select(["side", "realized_pnl", "status"])
+      .orderBy("created_at")
+      .execute();
     expect(positions.map((p) => [p.side, p.status, D(p.realized_pnl).toString()])).toEqual([
       ["long", "closed", "-13.42"],
       ["short", "closed", "140.265045"],
     ]);
-    const lines = (await db().selectFrom("activity_logs").select("message").where("message", "like", "Order filled%").orderBy("id").execute()).map((r) => r.message.replace(/^.*?(, realised P&L .*)?$/, "$1"));
-    expect(lines).toEqual(["", "", ", realised P&L 96.59 (net of fees)", ", realised P&L -110.01 (net of fees)", ", realised P&L 140.27 (net of fees)"]);
+    const lines = (
+      await db()
+        .selectFrom("activity_logs")
+        .select("message")
+        .where("message", "like", "Order filled%")
+        .orderBy("id")
+        .execute()
+    ).map((r) => r.message.replace(/^.*?(, realised P&L .*)?$/, "$1"));
+    expect(lines).toEqual([
+      "",
+      "",
+      ", realised P&L 96.59 (net of fees)",
+      ", realised P&L -110.01 (net of fees)",
+      ", realised P&L 140.27 (net of fees)",
+    ]);
   });
 
   // Funding (decision 024) is realized P&L that is not a trade: a long of 1 opened at 3000
@@ -100,37 +129,84 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
   // position −6.9, and every total moves by −6.9; the rows add up to the total less funding.
   test("funding is in the position's realized P&L and in every total, the same everywhere", async () => {
     const executed = async (n: number) => {
-      const row = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
+      const row = await db()
+        .selectFrom("trades")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("status", "=", "executed")
+        .executeTakeFirst();
       return Number(row!.n) === n;
     };
     const secret = await webhookSecret(app, admin);
     await setPrice(db(), "ETH-PERP", "3000", "test");
-    expect((await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: "pnl-f1" })).status).toBe(200);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action: "buy",
+          symbol: "ETH-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "pnl-f1",
+        })
+      ).status,
+    ).toBe(200);
     await waitFor("funded long booked", () => executed(6), 15_000, 10);
     const H = 3_600_000;
-    const paid = await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], { now: fundingBoundary(Date.now(), H) + H + 1, fundingRate: "0.0001", fundingIntervalMs: H });
+    const paid = await applyPaperMargin(db(), [{ symbol: "ETH-PERP", price: "3000" }], {
+      now: fundingBoundary(Date.now(), H) + H + 1,
+      fundingRate: "0.0001",
+      fundingIntervalMs: H,
+    });
     expect(paid.funding.map((f) => f.amount)).toEqual(["-0.3"]);
-    expect((await sendSignal(app, secret, { action: "sell", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: "pnl-f2" })).status).toBe(200);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action: "sell",
+          symbol: "ETH-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "pnl-f2",
+        })
+      ).status,
+    ).toBe(200);
     await waitFor("funded long closed", () => executed(7), 15_000, 10);
 
     const total = D(TOTAL).minus("6.9").toString();
     expect(total).toBe("119.945045");
     const trades = await api<Trade[]>("/api/trades?limit=50");
     expect(D(trades[0]!.realizedPnl!).toString()).toBe("-6.6");
-    expect(trades.reduce((sum, t) => sum.plus(t.realizedPnl ?? "0"), D(0)).toString()).toBe(D(total).plus("0.3").toString());
-    expect(await api("/api/closed-trades-pnl")).toEqual({ totalPnL: total, realizedMatches: 5, closingTrades: 4, funding: "-0.3" });
+    expect(trades.reduce((sum, t) => sum.plus(t.realizedPnl ?? "0"), D(0)).toString()).toBe(
+      D(total).plus("0.3").toString(),
+    );
+    expect(await api("/api/closed-trades-pnl")).toEqual({
+      totalPnL: total,
+      realizedMatches: 5,
+      closingTrades: 4,
+      funding: "-0.3",
+    });
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
-    for (const period of ["allTime", "month", "week"]) expect(stats[period]).toMatchObject({ totalPnl: "119.95", totalTrades: 5 });
+    for (const period of ["allTime", "month", "week"])
+      expect(stats[period]).toMatchObject({ totalPnl: "119.95", totalTrades: 5 });
     // The dashboard's first paint shows the same statistics, funding included.
-    const dashboard = await api<{ performance: Record<string, { totalPnl: string }>; stats: { stats: { todayPnL: string } } }>(`/dashboard?_data=${encodeURIComponent("routes/_app+/dashboard")}`);
+    const dashboard = await api<{
+      performance: Record<string, { totalPnl: string }>;
+      stats: { stats: { todayPnL: string } };
+    }>(`/dashboard?_data=${encodeURIComponent("routes/_app+/dashboard")}`);
     for (const period of ["allTime", "month", "week"]) expect(dashboard.performance[period]).toEqual(stats[period]);
     expect(await getNetPnlSince(db(), Date.now() - 86_400_000)).toBe(total);
     // The dashboard's 24 h P&L (every trade and the funding are within 24 h) is the same figure,
     // funding included (issue 22: it left the funding out), on first paint and from its API.
     expect(dashboard.stats.stats.todayPnL).toBe(total);
     expect((await api<{ stats: { todayPnL: string } }>("/api/dashboard/stats")).stats.todayPnL).toBe(total);
-    expect(await api("/api/portfolio-summary")).toMatchObject({ realizedPnL: total, unrealizedPnL: "0", openPositions: 0 });
-    const positions = await db().selectFrom("positions").select(["side", "realized_pnl", "funding", "status"]).orderBy("created_at").execute();
+    expect(await api("/api/portfolio-summary")).toMatchObject({
+      realizedPnL: total,
+      unrealizedPnL: "0",
+      openPositions: 0,
+    });
+    const positions = await db()
+      .selectFrom("positions")
+      .select(["side", "realized_pnl", "funding", "status"])
+      .orderBy("created_at")
+      .execute();
     expect(positions.map((p) => [p.side, p.status, D(p.realized_pnl).toString(), D(p.funding).toString()])).toEqual([
       ["long", "closed", "-13.42", "0"],
       ["short", "closed", "140.265045", "0"],

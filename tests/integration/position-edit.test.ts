@@ -9,7 +9,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { freshApp, jobsIdle, registeredAccounts, sendSignal, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  freshApp,
+  jobsIdle,
+  registeredAccounts,
+  sendSignal,
+  toastAfter,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -18,7 +26,11 @@ import { saveTradingConfig } from "#db/queries/trading-state.ts";
 
 describe.each(testDialects())("editing a position on %s", (dialect) => {
   const app = freshApp(dialect, {}, { file: true });
-  const cookies = registeredAccounts(app, { admin: "edit_admin", trader: "edit_trader", viewer: ["edit_viewer", "viewer"] });
+  const cookies = registeredAccounts(app, {
+    admin: "edit_admin",
+    trader: "edit_trader",
+    viewer: ["edit_viewer", "viewer"],
+  });
   let secret: string;
   let runner: Runner | null = null;
   const db = () => app.database.db;
@@ -29,19 +41,42 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     await jobsIdle(app);
   };
   const open = async () => {
-    const response = await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: `e-${Date.now()}-${Math.random()}` });
+    const response = await sendSignal(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "1",
+      order_type: "market",
+      id: `e-${Date.now()}-${Math.random()}`,
+    });
     expect(response.status).toBe(200);
     return waitFor("position open", async () => {
-      const row = await db().selectFrom("positions").selectAll().where("symbol", "=", "ETH-PERP").where("status", "=", "open").executeTakeFirst();
+      const row = await db()
+        .selectFrom("positions")
+        .selectAll()
+        .where("symbol", "=", "ETH-PERP")
+        .where("status", "=", "open")
+        .executeTakeFirst();
       return row ? positionRowToPosition(row) : null;
     });
   };
-  const position = async (id: string) => positionRowToPosition(await db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
-  const patch = (id: string, json: unknown, cookie = cookies.trader) => app.fetch(`/api/positions/${id}`, { method: "PATCH", cookie, json });
-  const audits = async () => db().selectFrom("audit_entries").selectAll().where("action", "like", "position.%").orderBy("id").execute();
-  const editEvents = async () => (await db().selectFrom("events").select("data").where("type", "=", "dashboard_update").execute()).filter((e) => String(e.data).includes("position_edited")).length;
-  const enabledLevels = (p: { advancedControls: { takeProfits: { enabled: boolean; price?: string; portfolio: number }[] | null } | null }) =>
-    (p.advancedControls?.takeProfits ?? []).filter((l) => l.enabled).map((l) => ({ price: l.price ?? null, portfolio: l.portfolio }));
+  const position = async (id: string) =>
+    positionRowToPosition(
+      await db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow(),
+    );
+  const patch = (id: string, json: unknown, cookie = cookies.trader) =>
+    app.fetch(`/api/positions/${id}`, { method: "PATCH", cookie, json });
+  const audits = async () =>
+    db().selectFrom("audit_entries").selectAll().where("action", "like", "position.%").orderBy("id").execute();
+  const editEvents = async () =>
+    (await db().selectFrom("events").select("data").where("type", "=", "dashboard_update").execute()).filter((e) =>
+      String(e.data).includes("position_edited"),
+    ).length;
+  const enabledLevels = (p: {
+    advancedControls: { takeProfits: { enabled: boolean; price?: string; portfolio: number }[] | null } | null;
+  }) =>
+    (p.advancedControls?.takeProfits ?? [])
+      .filter((l) => l.enabled)
+      .map((l) => ({ price: l.price ?? null, portfolio: l.portfolio }));
 
   beforeAll(async () => {
     secret = await webhookSecret(app, cookies.admin);
@@ -52,7 +87,8 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
   });
   beforeEach(async () => {
     await runner?.stop();
-    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions"] as const)
+      await db().deleteFrom(table).execute();
     await db().updateTable("balances").set({ available: "10000", hold: "0" }).execute();
     await saveTradingConfig(db(), DEFAULT_TRADING_CONFIG);
     await setPrice(db(), "ETH-PERP", "3000", "test");
@@ -72,8 +108,14 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     const rows = await audits();
     expect(rows.length).toBe(auditsBefore + 1);
     expect(rows.at(-1)).toMatchObject({ action: "position.edit", actor: "edit_trader" });
-    expect(JSON.parse(String(rows.at(-1)!.changes))).toMatchObject({ stopPrice: { before: "2986.4925", after: "2950" } });
-    const log = await db().selectFrom("activity_logs").select("message").where("message", "like", "Position ETH-PERP edited by edit_trader%").executeTakeFirst();
+    expect(JSON.parse(String(rows.at(-1)!.changes))).toMatchObject({
+      stopPrice: { before: "2986.4925", after: "2950" },
+    });
+    const log = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Position ETH-PERP edited by edit_trader%")
+      .executeTakeFirst();
     expect(log?.message).toContain("stop 2950");
     expect(await editEvents()).toBeGreaterThanOrEqual(1);
 
@@ -85,7 +127,10 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     // Refusals, with the reason; the old stop stays.
     response = await patch(p.id, { stopLoss: "3005" });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ field: "stopLoss", error: expect.stringContaining("A long's stop loss must be below its entry price (3001.5)") });
+    expect(await response.json()).toMatchObject({
+      field: "stopLoss",
+      error: expect.stringContaining("A long's stop loss must be below its entry price (3001.5)"),
+    });
     await setPrice(db(), "ETH-PERP", "2990", "test");
     response = await patch(p.id, { stopLoss: "2995" });
     expect(response.status).toBe(400);
@@ -99,7 +144,12 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     expect((await audits()).length).toBe(auditsBefore + 1);
 
     // Take-profits: two levels instead of three (the third slot disabled), at the prices typed.
-    response = await patch(p.id, { takeProfits: [{ price: "3100", close: "50" }, { price: "3020", close: "50" }] });
+    response = await patch(p.id, {
+      takeProfits: [
+        { price: "3100", close: "50" },
+        { price: "3020", close: "50" },
+      ],
+    });
     expect(response.status).toBe(200);
     expect(enabledLevels(await position(p.id))).toEqual([
       { price: "3020", portfolio: 0.5 },
@@ -128,7 +178,11 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     // Break-even off: the stop typed is back in force; trailing off.
     response = await patch(p.id, { breakEven: false, trailing: false });
     expect(response.status).toBe(200);
-    expect(await position(p.id)).toMatchObject({ stopPrice: "2950", breakEvenTriggered: false, advancedControls: { breakEven: false, trailingStop: null } });
+    expect(await position(p.id)).toMatchObject({
+      stopPrice: "2950",
+      breakEvenTriggered: false,
+      advancedControls: { breakEven: false, trailingStop: null },
+    });
     // Trailing on with new distances.
     response = await patch(p.id, { trailing: true, trailingActivation: "2", trailingRetrace: "0.5" });
     expect(response.status).toBe(200);
@@ -141,11 +195,19 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
   test("roles, unknown ids and methods", async () => {
     const p = await open();
     expect((await patch(p.id, { stopLoss: "2950" }, cookies.viewer)).status).toBe(403);
-    expect((await app.fetch(`/api/positions/${p.id}/close`, { method: "POST", cookie: cookies.viewer })).status).toBe(403);
+    expect((await app.fetch(`/api/positions/${p.id}/close`, { method: "POST", cookie: cookies.viewer })).status).toBe(
+      403,
+    );
     expect((await patch("nope", { stopLoss: "2950" })).status).toBe(404);
-    expect((await app.fetch(`/api/positions/${p.id}`, { method: "POST", cookie: cookies.trader, json: {} })).status).toBe(405);
+    expect(
+      (await app.fetch(`/api/positions/${p.id}`, { method: "POST", cookie: cookies.trader, json: {} })).status,
+    ).toBe(405);
     expect((await patch(p.id, { stopLoss: "2950", extra: 1 })).status).toBe(400);
-    const viewerPost = await app.fetch("/positions", { method: "POST", cookie: cookies.viewer, form: { intent: "edit", id: p.id, stopLoss: "2950" } });
+    const viewerPost = await app.fetch("/positions", {
+      method: "POST",
+      cookie: cookies.viewer,
+      form: { intent: "edit", id: p.id, stopLoss: "2950" },
+    });
     expect(viewerPost.status).toBe(403);
     expect((await position(p.id)).stopPrice).toBe("2986.4925");
     // A viewer's page has no Edit link and no form.
@@ -166,11 +228,25 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
         body: new URLSearchParams([["intent", "edit"], ["id", p.id], ...fields]),
         headers: { "content-type": "application/x-www-form-urlencoded" },
       });
-    const levels: [string, string][] = [["tpPrice", "3040"], ["tpClose", "40"], ["tpPrice", ""], ["tpClose", ""]];
-    const rules: [string, string][] = [["breakEven", "on"], ["breakEvenOffset", "2"], ["breakEvenOffsetUnit", "ticks"], ["trailingActivation", ""], ["trailingRetrace", ""]];
+    const levels: [string, string][] = [
+      ["tpPrice", "3040"],
+      ["tpClose", "40"],
+      ["tpPrice", ""],
+      ["tpClose", ""],
+    ];
+    const rules: [string, string][] = [
+      ["breakEven", "on"],
+      ["breakEvenOffset", "2"],
+      ["breakEvenOffsetUnit", "ticks"],
+      ["trailingActivation", ""],
+      ["trailingRetrace", ""],
+    ];
     const saved = await form([["stopLoss", "2970"], ...levels, ...rules]);
     expect(await toastAfter(app, saved, cookies.trader)).toContain("Position Updated");
-    expect(await position(p.id)).toMatchObject({ stopPrice: "2970", advancedControls: { trailingStop: null, breakEven: true, breakEvenOffset: { unit: "ticks", value: 2 } } });
+    expect(await position(p.id)).toMatchObject({
+      stopPrice: "2970",
+      advancedControls: { trailingStop: null, breakEven: true, breakEvenOffset: { unit: "ticks", value: 2 } },
+    });
     expect(enabledLevels(await position(p.id))).toEqual([{ price: "3040", portfolio: 0.4 }]);
     // Posting the same form again changes nothing.
     const count = (await audits()).length;
@@ -188,22 +264,46 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
 
   test("partial close by percent (form) and by quantity (API), through the Close job; too small: Close's refusal", async () => {
     const p = await open();
-    const posted = await app.fetch("/positions", { method: "POST", cookie: cookies.trader, form: { intent: "close-part", symbol: "ETH-PERP", amount: "50", unit: "percent" } });
+    const posted = await app.fetch("/positions", {
+      method: "POST",
+      cookie: cookies.trader,
+      form: { intent: "close-part", symbol: "ETH-PERP", amount: "50", unit: "percent" },
+    });
     expect(await toastAfter(app, posted, cookies.trader)).toContain("Close order queued for 0.5 ETH-PERP");
     await waitFor("half closed", async () => ((await position(p.id)).remainingQuantity === "0.5" ? true : null));
-    const job = await db().selectFrom("jobs").select(["task", "payload"]).where("task", "=", "close-position").executeTakeFirstOrThrow();
-    expect(JSON.parse(String(job.payload))).toMatchObject({ quantity: "0.5", source: "manual", requestedBy: "edit_trader" });
+    const job = await db()
+      .selectFrom("jobs")
+      .select(["task", "payload"])
+      .where("task", "=", "close-position")
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(String(job.payload))).toMatchObject({
+      quantity: "0.5",
+      source: "manual",
+      requestedBy: "edit_trader",
+    });
 
-    let response = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.trader, json: { quantity: "0.2" } });
+    let response = await app.fetch("/api/positions/ETH-PERP/close", {
+      method: "POST",
+      cookie: cookies.trader,
+      json: { quantity: "0.2" },
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ success: true, message: "Close order queued for 0.2 ETH-PERP" });
     await waitFor("0.2 closed", async () => ((await position(p.id)).remainingQuantity === "0.3" ? true : null));
     expect((await audits()).filter((a) => a.action === "position.close_part").length).toBe(2);
 
-    response = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.trader, json: { percent: "150" } });
+    response = await app.fetch("/api/positions/ETH-PERP/close", {
+      method: "POST",
+      cookie: cookies.trader,
+      json: { percent: "150" },
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toBe("The percent to close must be above 0 and at most 100");
-    response = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.trader, json: { quantity: "0.000001" } });
+    response = await app.fetch("/api/positions/ETH-PERP/close", {
+      method: "POST",
+      cookie: cookies.trader,
+      json: { quantity: "0.000001" },
+    });
     expect(response.status).toBe(409);
     expect((await response.json()).error).toMatch(/^Nothing sent for ETH-PERP: /);
     expect((await position(p.id)).remainingQuantity).toBe("0.3");

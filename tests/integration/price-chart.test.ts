@@ -66,9 +66,17 @@ describe.each(testDialects())("price chart data on %s", (dialect) => {
     const candles = body.candles as { time: number; open: string; high: string; low: string; close: string }[];
     expect(candles).toHaveLength(30);
     expect(candles[0]).toEqual({ time: start, open: "3000", high: "3000.5", low: "2999.5", close: "2999.5" });
-    expect(candles[9]).toEqual({ time: start + 9 * MINUTE, open: "3009", high: "3009.5", low: "3008.5", close: "3008.5" });
+    expect(candles[9]).toEqual({
+      time: start + 9 * MINUTE,
+      open: "3009",
+      high: "3009.5",
+      low: "3008.5",
+      close: "3008.5",
+    });
     const limited = await get(`/api/candles?symbol=ETH-PERP&from=${start}&limit=5`);
-    expect((limited.body.candles as { time: number }[]).map((c) => c.time)).toEqual([25, 26, 27, 28, 29].map((i) => start + i * MINUTE));
+    expect((limited.body.candles as { time: number }[]).map((c) => c.time)).toEqual(
+      [25, 26, 27, 28, 29].map((i) => start + i * MINUTE),
+    );
     expect((await get(`/api/candles?symbol=BTC-PERP&from=${start}`)).body.candles).toEqual([]);
   });
 
@@ -83,9 +91,27 @@ describe.each(testDialects())("price chart data on %s", (dialect) => {
       trailingStop: { activation: 0.015, execute: 0.005 },
     };
     const id = randomUUID();
-    await insertPosition(db(), { id, symbol: "ETH-PERP", side: "long", quantity: "1", entryPrice: "3010", currentPrice: "3029", entryTradeId: null, advancedControls: controls, leverage: 1, marginType: "cross", source: "manual", signalId: null, fees: "0" });
+    await insertPosition(db(), {
+      id,
+      symbol: "ETH-PERP",
+      side: "long",
+      quantity: "1",
+      entryPrice: "3010",
+      currentPrice: "3029",
+      entryTradeId: null,
+      advancedControls: controls,
+      leverage: 1,
+      marginType: "cross",
+      source: "manual",
+      signalId: null,
+      fees: "0",
+    });
     // Opened 20 minutes ago: the chart starts 15 minutes before (35 minutes back: every kept candle).
-    await db().updateTable("positions").set({ created_at: now - 20 * MINUTE }).where("id", "=", id).execute();
+    await db()
+      .updateTable("positions")
+      .set({ created_at: now - 20 * MINUTE })
+      .where("id", "=", id)
+      .execute();
 
     const { status, body } = await get(`/api/positions/${id}/details`);
     expect(status).toBe(200);
@@ -93,7 +119,14 @@ describe.each(testDialects())("price chart data on %s", (dialect) => {
     expect(chart.symbol).toBe("ETH-PERP");
     expect(chart.candles.length).toBe(30);
     // BE (decision 046): entry + its fees (none paid here) + the exit's 0.06 %: 3010 / 0.9994 = 3011.807…, up to the tick; no offset in these controls.
-    expect(chart.levels.map((l) => `${l.title} ${l.price}`)).toEqual(["Entry 3010", "TP1 3040.1", "TP2 3070.2", "SL 2979.9", "BE 3011.81", "Trail on 3055.15"]);
+    expect(chart.levels.map((l) => `${l.title} ${l.price}`)).toEqual([
+      "Entry 3010",
+      "TP1 3040.1",
+      "TP2 3070.2",
+      "SL 2979.9",
+      "BE 3011.81",
+      "Trail on 3055.15",
+    ]);
     expect(chart.markers).toEqual([]);
 
     const page = await app.fetch(`/positions/${id}/chart`, { cookie: user });

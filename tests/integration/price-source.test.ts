@@ -23,13 +23,27 @@ const msw = useCoinbaseFake({ cdpKeys: [key] });
 describe.each(testDialects())("Rules act on the live exchange's fresh prices only, %s", (dialect) => {
   const suite = liveCoinbaseSuite(dialect, key, "price");
   const { app, db } = suite;
-  const closeJobs = async () => (await db().selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).length;
+  const closeJobs = async () =>
+    (await db().selectFrom("jobs").select("id").where("task", "=", "close-position").execute()).length;
 
   test("an outage or a foreign price never triggers the stop-loss; a fresh futures price does", async () => {
     msw.reset();
-    const { signalId } = (await (await sendSignal(app, suite.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })).json()) as { signalId: string };
-    await waitFor("executed", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
-    const position = await db().selectFrom("positions").selectAll().where("status", "=", "open").executeTakeFirstOrThrow();
+    const { signalId } = (await (
+      await sendSignal(app, suite.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })
+    ).json()) as { signalId: string };
+    await waitFor("executed", async () =>
+      db()
+        .selectFrom("trades")
+        .select("id")
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "executed")
+        .executeTakeFirst(),
+    );
+    const position = await db()
+      .selectFrom("positions")
+      .selectAll()
+      .where("status", "=", "open")
+      .executeTakeFirstOrThrow();
     expect(position.stop_price).not.toBeNull();
     const belowStop = String(Math.floor(Number(position.stop_price) * 0.99));
 
@@ -43,7 +57,11 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     expect(ticks.every((t) => t.source === LIVE_PRICE_SOURCE)).toBe(true);
     await processPriceTicks(db(), ticks, monitor, live);
     expect(await closeJobs()).toBe(0);
-    expect((await listPositionViews(db()))[0]).toMatchObject({ symbol: "BTC-PERP", priceStale: null, priceSource: "Coinbase futures prices" });
+    expect((await listPositionViews(db()))[0]).toMatchObject({
+      symbol: "BTC-PERP",
+      priceStale: null,
+      priceSource: "Coinbase futures prices",
+    });
 
     // The price source fails: no tick, no order; once older than the limit it is stale.
     msw.fake.fail({ path: "/best_bid_ask", status: 503, times: 50 });
@@ -53,7 +71,11 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     const later = Date.now() + 20_000;
     await processPriceTicks(db(), failed, monitor, { ...live, now: later });
     expect(await closeJobs()).toBe(0);
-    const warning = await db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Price for BTC-PERP is stale%").executeTakeFirst();
+    const warning = await db()
+      .selectFrom("activity_logs")
+      .select(["level", "message"])
+      .where("message", "like", "Price for BTC-PERP is stale%")
+      .executeTakeFirst();
     expect(warning?.level).toBe("warning");
     expect(warning?.message).toMatch(/s old \(limit 15 s\)/);
     const pushed = await db().selectFrom("events").select("data").where("type", "=", "system_status").execute();
@@ -67,16 +89,27 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
     await processPriceTicks(db(), [{ symbol: "BTC-PERP", price: belowStop, source: "random-walk" }], monitor, live);
     expect(await closeJobs()).toBe(0);
     const view = (await listPositionViews(db()))[0]!;
-    expect(view.priceStale).toMatch(/simulated prices \(random walk, offline simulator\), not Coinbase's futures market/);
+    expect(view.priceStale).toMatch(
+      /simulated prices \(random walk, offline simulator\), not Coinbase's futures market/,
+    );
 
     // The source is back and Coinbase's own price crosses the stop: the close is requested.
     msw.fake.state.faults.length = 0;
     msw.fake.setPrice("BIP-20DEC30-CDE", belowStop);
     await processPriceTicks(db(), await exchangeTicks(db(), suite.exchange), monitor, live);
     expect(await closeJobs()).toBe(1);
-    const fresh = await db().selectFrom("activity_logs").select("message").where("message", "like", "Price for BTC-PERP is fresh again%").executeTakeFirst();
+    const fresh = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Price for BTC-PERP is fresh again%")
+      .executeTakeFirst();
     expect(fresh).toBeTruthy();
-    await waitFor("closed on Coinbase", async () => (await db().selectFrom("positions").select("status").where("id", "=", position.id).executeTakeFirst())?.status === "closed");
+    await waitFor(
+      "closed on Coinbase",
+      async () =>
+        (await db().selectFrom("positions").select("status").where("id", "=", position.id).executeTakeFirst())
+          ?.status === "closed",
+    );
     expect(msw.fake.state.positions.size).toBe(0);
   });
 });

@@ -46,20 +46,42 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   const resolve = (id: string, action: string, cookie = trader) =>
     app.fetch(`/api/drifts/${id}/resolve`, { method: "POST", cookie, json: { action } });
   const openPosition = async (symbol: string) =>
-    (await db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst()) ?? null;
+    (await db()
+      .selectFrom("positions")
+      .selectAll()
+      .where("symbol", "=", symbol)
+      .where("status", "=", "open")
+      .executeTakeFirst()) ?? null;
   const switchExchange = async (exchange: ExchangeAdapter) => {
     await runner?.stop();
     runner = startRunner({ db: db(), exchange, workerId: "w1", pollMs: 3 });
   };
   const webhook = async (action: string, symbol: string, quantity: string) => {
-    expect((await sendSignal(app, secret, { action, symbol, quantity, order_type: "market", id: `r-${Math.random()}` })).status).toBe(200);
+    expect(
+      (await sendSignal(app, secret, { action, symbol, quantity, order_type: "market", id: `r-${Math.random()}` }))
+        .status,
+    ).toBe(200);
     await waitFor(`${symbol} open`, () => openPosition(symbol), 15_000, 10);
   };
   /** A profile row of the simulator's book changed outside the app. */
   const setSimPosition = async (symbol: string, side: "long" | "short" | "flat", quantity: string, entry = "100") => {
     const profileId = await sim().ensureAccount();
     await db().deleteFrom("sim_positions").where("profile_id", "=", profileId).where("symbol", "=", symbol).execute();
-    await db().insertInto("sim_positions").values({ profile_id: profileId, symbol, side, quantity, entry_price: entry, margin: "0", leverage: 1, margin_type: "cross", realized_pnl: "0", updated_at: Date.now() }).execute();
+    await db()
+      .insertInto("sim_positions")
+      .values({
+        profile_id: profileId,
+        symbol,
+        side,
+        quantity,
+        entry_price: entry,
+        margin: "0",
+        leverage: 1,
+        margin_type: "cross",
+        realized_pnl: "0",
+        updated_at: Date.now(),
+      })
+      .execute();
   };
 
   beforeAll(async () => {
@@ -79,9 +101,16 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
   beforeEach(async () => {
     await runner?.stop();
     runner = null;
-    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions", "drifts"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions", "drifts"] as const)
+      await db().deleteFrom(table).execute();
     await db().updateTable("balances").set({ available: "100000", hold: "0" }).execute();
-    for (const [symbol, price] of [["ETH-PERP", "3000"], ["BTC-PERP", "100000"], ["SOL-PERP", "150"], ["XRP-PERP", "2"]] as const) await setPrice(db(), symbol, price, "test");
+    for (const [symbol, price] of [
+      ["ETH-PERP", "3000"],
+      ["BTC-PERP", "100000"],
+      ["SOL-PERP", "150"],
+      ["XRP-PERP", "2"],
+    ] as const)
+      await setPrice(db(), symbol, price, "test");
   });
 
   test("simulator: each drift kind found after two passes, resolved by adopt and close; a viewer may not", async () => {
@@ -110,8 +139,16 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     ]);
     // The same drift on the next pass: no second alarm.
     expect((await reconcileOnce(db(), sim(), { streak })).opened).toBe(0);
-    const logs = (await db().selectFrom("activity_logs").select("message").where("message", "like", "Drift on simulator:%").execute()).map((r) => r.message);
-    expect(logs).toContain("Drift on simulator: Position on the exchange the app does not know: SOL-PERP is short 3 on the exchange, flat in the app");
+    const logs = (
+      await db()
+        .selectFrom("activity_logs")
+        .select("message")
+        .where("message", "like", "Drift on simulator:%")
+        .execute()
+    ).map((r) => r.message);
+    expect(logs).toContain(
+      "Drift on simulator: Position on the exchange the app does not know: SOL-PERP is short 3 on the exchange, flat in the app",
+    );
     expect(logs).toHaveLength(4);
     const id = (symbol: string) => found.find((d) => d.symbol === symbol)!.id;
 
@@ -125,8 +162,17 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     expect(((await adopted.json()) as { drift: DriftJson }).drift.status).toBe("resolved");
     const sol = positionRowToPosition((await openPosition("SOL-PERP"))!);
     expect(sol).toMatchObject({ side: "short", remainingQuantity: "3", entryPrice: "152" });
-    const solTrade = await db().selectFrom("trades").selectAll().where("symbol", "=", "SOL-PERP").executeTakeFirstOrThrow();
-    expect([solTrade.source, solTrade.side, D(solTrade.fee).toString(), solTrade.status]).toEqual(["reconcile", "sell", "0", "executed"]);
+    const solTrade = await db()
+      .selectFrom("trades")
+      .selectAll()
+      .where("symbol", "=", "SOL-PERP")
+      .executeTakeFirstOrThrow();
+    expect([solTrade.source, solTrade.side, D(solTrade.fee).toString(), solTrade.status]).toEqual([
+      "reconcile",
+      "sell",
+      "0",
+      "executed",
+    ]);
     expect((await resolve(id("SOL-PERP"), "adopt")).status).toBe(409); // already resolved
 
     // Adopt the larger ETH: the app's position becomes 1.5 (0.5 booked at the mark, 3000).
@@ -160,7 +206,9 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     expect(page).toContain("The exchange and the app disagree");
     expect(page).toContain("Quantity differs from the exchange: ETH-PERP is long 2 on the exchange, long 1 in the app");
     expect(page).toContain('value="drift-adopt"');
-    expect(await (await app.fetch("/dashboard", { cookie: viewer })).text()).toContain("The exchange and the app disagree");
+    expect(await (await app.fetch("/dashboard", { cookie: viewer })).text()).toContain(
+      "The exchange and the app disagree",
+    );
     expect(await (await app.fetch("/dashboard", { cookie: viewer })).text()).not.toContain('value="drift-adopt"'); // a viewer reads only
     await setSimPosition("ETH-PERP", "long", "1", "3001.5");
     expect((await reconcileOnce(db(), sim(), { streak })).cleared).toBe(1);
@@ -176,18 +224,36 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     await reconcileOnce(db(), sim(), { streak });
     await reconcileOnce(db(), sim(), { streak });
     const [drift] = await drifts();
-    const denied = await app.fetch("/positions", { method: "POST", cookie: viewer, form: { intent: "drift-adopt", id: drift!.id } });
+    const denied = await app.fetch("/positions", {
+      method: "POST",
+      cookie: viewer,
+      form: { intent: "drift-adopt", id: drift!.id },
+    });
     expect(denied.status).toBe(403);
-    const posted = await app.fetch("/positions", { method: "POST", cookie: trader, form: { intent: "drift-adopt", id: drift!.id } });
+    const posted = await app.fetch("/positions", {
+      method: "POST",
+      cookie: trader,
+      form: { intent: "drift-adopt", id: drift!.id },
+    });
     expect(posted.status).toBe(302);
     expect(posted.headers.get("location")).toBe("/positions");
     const after = await (await app.fetch("/positions", { cookie: trader })).text();
     expect(after).not.toContain("The exchange and the app disagree");
-    expect(positionRowToPosition((await openPosition("SOL-PERP"))!)).toMatchObject({ side: "long", remainingQuantity: "2", entryPrice: "150" });
+    expect(positionRowToPosition((await openPosition("SOL-PERP"))!)).toMatchObject({
+      side: "long",
+      remainingQuantity: "2",
+      entryPrice: "150",
+    });
   });
 
   test("fake Coinbase: each drift kind; an unknown short closed on Coinbase, a mismatch and an outside close adopted", async () => {
-    const client = new AdvancedTradeClient({ keys: cdpKey, baseUrl: fake.url, publicBaseUrl: fake.url, readTimeoutMs: 2000, writeTimeoutMs: 2000 });
+    const client = new AdvancedTradeClient({
+      keys: cdpKey,
+      baseUrl: fake.url,
+      publicBaseUrl: fake.url,
+      readTimeoutMs: 2000,
+      writeTimeoutMs: 2000,
+    });
     const coinbase = new CoinbaseAdapter({ client, fillPollMs: 5 });
     await switchExchange(coinbase);
     // 2 SOL contracts of 5 = a short of 10 SOL, opened in Coinbase's own app.
@@ -196,33 +262,70 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     await reconcileOnce(db(), coinbase, { streak });
     expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);
     const [drift] = await drifts();
-    expect(drift).toMatchObject({ symbol: "SOL-PERP", kind: "unknown_position", exchangeSide: "short", exchangeQuantity: "10" });
+    expect(drift).toMatchObject({
+      symbol: "SOL-PERP",
+      kind: "unknown_position",
+      exchangeSide: "short",
+      exchangeQuantity: "10",
+    });
 
     expect((await resolve(drift!.id, "close")).status).toBe(200);
     await waitFor("SOL closed", async () => (await openPosition("SOL-PERP")) === null, 15_000, 10);
     // One close of the SOL position went to Coinbase (its close_position call); Coinbase is flat.
-    const closes = fake.coinbase.requestsTo("/orders/close_position", "POST").map((r) => r.body as { product_id: string });
+    const closes = fake.coinbase
+      .requestsTo("/orders/close_position", "POST")
+      .map((r) => r.body as { product_id: string });
     expect(closes.map((c) => c.product_id)).toEqual(["SLP-20DEC30-CDE"]);
     expect(fake.coinbase.requestsTo(/^\/orders$/, "POST")).toEqual([]);
     expect(fake.coinbase.state.positions.size).toBe(0);
     expect((await reconcileOnce(db(), coinbase, { streak })).findings).toEqual([]);
-    const trades = await db().selectFrom("trades").select(["source", "side", "status"]).where("symbol", "=", "SOL-PERP").orderBy("created_at").execute();
+    const trades = await db()
+      .selectFrom("trades")
+      .select(["source", "side", "status"])
+      .where("symbol", "=", "SOL-PERP")
+      .orderBy("created_at")
+      .execute();
     expect(trades).toEqual([
       { source: "reconcile", side: "sell", status: "executed" },
       { source: "manual", side: "buy", status: "executed" },
     ]);
     // Short 10 adopted at Coinbase's entry 181, bought back at 180 with a 0.54 fee: +9.46 net.
-    const realized = await db().selectFrom("trades").select("realized_pnl").where("symbol", "=", "SOL-PERP").where("side", "=", "buy").executeTakeFirstOrThrow();
+    const realized = await db()
+      .selectFrom("trades")
+      .select("realized_pnl")
+      .where("symbol", "=", "SOL-PERP")
+      .where("side", "=", "buy")
+      .executeTakeFirstOrThrow();
     expect(D(realized.realized_pnl!).toString()).toBe("9.46");
 
     // A quantity mismatch and a position closed outside the app, on Coinbase too.
-    const { signalId } = (await (await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "market", id: "cb-eth" })).json()) as { signalId: string };
-    await waitFor("ETH on Coinbase", async () => db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst());
+    const { signalId } = (await (
+      await sendSignal(app, secret, {
+        action: "buy",
+        symbol: "ETH-PERP",
+        quantity: "0.3",
+        order_type: "market",
+        id: "cb-eth",
+      })
+    ).json()) as { signalId: string };
+    await waitFor("ETH on Coinbase", async () =>
+      db()
+        .selectFrom("trades")
+        .select("id")
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "executed")
+        .executeTakeFirst(),
+    );
     fake.coinbase.state.positions.set("ETP-20DEC30-CDE", { contracts: new Big("5"), entry: new Big("3400") }); // 0.5 ETH: 0.2 more, bought elsewhere
     await reconcileOnce(db(), coinbase, { streak });
     expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);
     const [mismatch] = await drifts();
-    expect(mismatch).toMatchObject({ symbol: "ETH-PERP", kind: "quantity_mismatch", appQuantity: "0.3", exchangeQuantity: "0.5" });
+    expect(mismatch).toMatchObject({
+      symbol: "ETH-PERP",
+      kind: "quantity_mismatch",
+      appQuantity: "0.3",
+      exchangeQuantity: "0.5",
+    });
     expect((await resolve(mismatch!.id, "adopt")).status).toBe(200);
     expect(positionRowToPosition((await openPosition("ETH-PERP"))!).remainingQuantity).toBe("0.5");
     expect((await reconcileOnce(db(), coinbase, { streak })).findings).toEqual([]); // agreed: the streak starts again
@@ -230,7 +333,12 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     await reconcileOnce(db(), coinbase, { streak });
     expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);
     const [missing] = await drifts();
-    expect(missing).toMatchObject({ symbol: "ETH-PERP", kind: "missing_on_exchange", appQuantity: "0.5", exchangeSide: null });
+    expect(missing).toMatchObject({
+      symbol: "ETH-PERP",
+      kind: "missing_on_exchange",
+      appQuantity: "0.5",
+      exchangeSide: null,
+    });
     expect((await resolve(missing!.id, "adopt")).status).toBe(200);
     expect(await openPosition("ETH-PERP")).toBeNull();
     expect((await reconcileOnce(db(), coinbase, { streak })).findings).toEqual([]);

@@ -36,7 +36,9 @@ const set = (over: Record<string, unknown> = {}) => ({
   trailing: false,
   ...over,
 });
-const seededRequest = (sets: unknown[] = [set(), set({ breakEven: false }), set({ takeProfits: [], stopLoss: undefined, breakEven: false })]) => ({
+const seededRequest = (
+  sets: unknown[] = [set(), set({ breakEven: false }), set({ takeProfits: [], stopLoss: undefined, breakEven: false })],
+) => ({
   from: day(SEEDED_DAY),
   to: day(SEEDED_DAY),
   strategy: "all",
@@ -46,7 +48,18 @@ const seededRequest = (sets: unknown[] = [set(), set({ breakEven: false }), set(
 interface Column {
   name: string;
   rules: string | null;
-  summary: { pnl: string; fees: string; funding: string; trades: number; wins: number; winRate: string | null; positions: number; tpHitRates: (string | null)[]; maxDrawdown: string; equity: { at: number; equity: string }[] };
+  summary: {
+    pnl: string;
+    fees: string;
+    funding: string;
+    trades: number;
+    wins: number;
+    winRate: string | null;
+    positions: number;
+    tpHitRates: (string | null)[];
+    maxDrawdown: string;
+    equity: { at: number; equity: string }[];
+  };
 }
 interface Answer {
   alerts: number;
@@ -85,7 +98,16 @@ describe.each(testDialects())("what-if replay on %s", (dialect) => {
         processed_at: T(10, 10, 32),
       })
       .execute();
-    const candle = (m: number, open: string, high: string, low: string, close: string) => ({ symbol: "ETH-PERP", bucket: T(10, m), open, high, low, close, ticks: 4, updated_at: T(10, m, 59) });
+    const candle = (m: number, open: string, high: string, low: string, close: string) => ({
+      symbol: "ETH-PERP",
+      bucket: T(10, m),
+      open,
+      high,
+      low,
+      close,
+      ticks: 4,
+      updated_at: T(10, m, 59),
+    });
     await db()
       .insertInto("candles")
       .values([
@@ -103,10 +125,16 @@ describe.each(testDialects())("what-if replay on %s", (dialect) => {
   test("login required (401); GET is 405; a viewer may replay (it writes nothing)", async () => {
     expect((await app.fetch("/api/replay", { method: "POST", json: seededRequest() })).status).toBe(401);
     expect((await app.fetch("/api/replay", { cookie: admin })).status).toBe(405);
-    const before = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+    const before = await db()
+      .selectFrom("trades")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
     const response = await replay(seededRequest(), viewer);
     expect(response.status).toBe(200);
-    const after = await db().selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst();
+    const after = await db()
+      .selectFrom("trades")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
     expect(Number(after!.n)).toBe(Number(before!.n));
   });
 
@@ -117,7 +145,17 @@ describe.each(testDialects())("what-if replay on %s", (dialect) => {
     expect(answer.alerts).toBe(1);
     const [withBe, withoutBe, none] = answer.sets;
     expect(withBe!.rules).toBe("TP 1/2 % · SL 1 % · BE");
-    expect(withBe!.summary).toMatchObject({ pnl: "0.444661", fees: "0.120339", funding: "0", trades: 2, wins: 2, winRate: "100.00", positions: 1, tpHitRates: ["100.00", "0.00"], maxDrawdown: "0" });
+    expect(withBe!.summary).toMatchObject({
+      pnl: "0.444661",
+      fees: "0.120339",
+      funding: "0",
+      trades: 2,
+      wins: 2,
+      winRate: "100.00",
+      positions: 1,
+      tpHitRates: ["100.00", "0.00"],
+      maxDrawdown: "0",
+    });
     expect(withBe!.summary.equity.map((p) => p.equity)).toEqual(["0", "0.4397", "0.444661"]);
     expect(withoutBe!.summary).toMatchObject({ pnl: "1.3791", trades: 2, tpHitRates: ["100.00", "100.00"] });
     // No rules: held to the period's end, closed at the last candle's close 102: 2 − (0.06 + 0.0612) = 1.8788.
@@ -139,23 +177,52 @@ describe.each(testDialects())("what-if replay on %s", (dialect) => {
       error: "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 40%",
       field: "sets.0.takeProfits",
     });
-    expect(await bad({ ...seededRequest(), from: day(SEEDED_DAY), to: day(SEEDED_DAY - DAY) })).toMatchObject({ error: "To must be on or after From", field: "to" });
-    expect(await bad({ ...seededRequest(), from: day(SEEDED_DAY - 40 * DAY) })).toMatchObject({ error: "The period can be at most 31 days" });
-    expect(await bad(seededRequest([set({ enabled: false })]))).toMatchObject({ error: "Turn on at least one rule set" });
-    expect(await bad({ ...seededRequest(), strategy: "no-such-strategy" })).toMatchObject({ error: "Unknown strategy", field: "strategy" });
+    expect(await bad({ ...seededRequest(), from: day(SEEDED_DAY), to: day(SEEDED_DAY - DAY) })).toMatchObject({
+      error: "To must be on or after From",
+      field: "to",
+    });
+    expect(await bad({ ...seededRequest(), from: day(SEEDED_DAY - 40 * DAY) })).toMatchObject({
+      error: "The period can be at most 31 days",
+    });
+    expect(await bad(seededRequest([set({ enabled: false })]))).toMatchObject({
+      error: "Turn on at least one rule set",
+    });
+    expect(await bad({ ...seededRequest(), strategy: "no-such-strategy" })).toMatchObject({
+      error: "Unknown strategy",
+      field: "strategy",
+    });
   });
 
   test("the page: the form prefilled from Trading Rules, and a post without JavaScript renders the results", async () => {
     const page = await app.fetch("/replay", { cookie: viewer });
     expect(page.status).toBe(200);
     const html = await page.text();
-    for (const text of ["Replay", "Rule set 1", "Rule set 2", "Rule set 3", "Run replay", "the adverse extreme is assumed first"]) expect(html).toContain(text);
+    for (const text of [
+      "Replay",
+      "Rule set 1",
+      "Rule set 2",
+      "Rule set 3",
+      "Run replay",
+      "the adverse extreme is assumed first",
+    ])
+      expect(html).toContain(text);
     const tp1 = /<input[^>]*name="sets\[0\]\.takeProfits\[0\]\.price"[^>]*>/.exec(html)?.[0];
     expect(tp1).toContain('value="0.5"'); // the default TP1 0.5 %
 
     const form: Record<string, string> = { from: day(SEEDED_DAY), to: day(SEEDED_DAY), strategy: "all" };
-    Object.assign(form, { "sets[0].enabled": "on", "sets[0].takeProfits[0].price": "1", "sets[0].takeProfits[0].close": "50", "sets[0].takeProfits[1].price": "2", "sets[0].takeProfits[1].close": "50" });
-    Object.assign(form, { "sets[0].stopLoss": "1", "sets[0].breakEven": "on", "sets[0].breakEvenOffset": "0", "sets[0].breakEvenOffsetUnit": "percent" });
+    Object.assign(form, {
+      "sets[0].enabled": "on",
+      "sets[0].takeProfits[0].price": "1",
+      "sets[0].takeProfits[0].close": "50",
+      "sets[0].takeProfits[1].price": "2",
+      "sets[0].takeProfits[1].close": "50",
+    });
+    Object.assign(form, {
+      "sets[0].stopLoss": "1",
+      "sets[0].breakEven": "on",
+      "sets[0].breakEvenOffset": "0",
+      "sets[0].breakEvenOffsetUnit": "percent",
+    });
     const posted = await app.fetch("/replay", { method: "POST", cookie: viewer, form });
     expect(posted.status).toBe(200);
     const result = await posted.text();
@@ -163,9 +230,15 @@ describe.each(testDialects())("what-if replay on %s", (dialect) => {
     expect(result).toContain("+0.44"); // the net P&L of rule set 1, 0.444661
     expect(result).toContain("Equity curve figures");
 
-    const invalid = await app.fetch("/replay", { method: "POST", cookie: viewer, form: { ...form, "sets[0].takeProfits[1].close": "10" } });
+    const invalid = await app.fetch("/replay", {
+      method: "POST",
+      cookie: viewer,
+      form: { ...form, "sets[0].takeProfits[1].close": "10" },
+    });
     expect(invalid.status).toBe(400);
-    expect(await invalid.text()).toContain("Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 60%");
+    expect(await invalid.text()).toContain(
+      "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 60%",
+    );
   });
 
   test("today: the Real column is the ledger's figures of the alerts' trades", async () => {

@@ -26,7 +26,8 @@ const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
 // Stop 5 % under the entry (95 000): 90 250. A tick at 90 000 hits it.
 const CONFIG: TradingConfig = { ...CONTRACT_TEST_CONFIG, breakEvenEnabled: false };
 const STOP_HIT = "90000";
-const ALARM = "Stop-loss closes for BTC-PERP failed 3 times in a row: protection paused, retrying in 60 s (then at most every 5 min until one fills); check the exchange or close it by hand";
+const ALARM =
+  "Stop-loss closes for BTC-PERP failed 3 times in a row: protection paused, retrying in 60 s (then at most every 5 min until one fills); check the exchange or close it by hand";
 
 describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "backoff");
@@ -34,7 +35,8 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
 
   beforeEach(async () => {
     msw.reset(); // the fake is shared by both dialects' runs
-    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const)
+      await db().deleteFrom(table).execute();
     await saveTradingConfig(db(), CONFIG);
   });
 
@@ -43,32 +45,84 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
     msw.fake.setPrice(BIP, price);
     const at = Date.now();
     await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
-    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, { exchangeName: "coinbase" });
+    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, {
+      exchangeName: "coinbase",
+    });
     await jobsIdle(app);
   };
-  const liveMonitor = () => createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
+  const liveMonitor = () =>
+    createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
   const open = async () => {
-    const response = await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market", id: `b-${Math.random()}` });
+    const response = await sendSignal(app, live.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: "0.05",
+      order_type: "market",
+      id: `b-${Math.random()}`,
+    });
     expect(response.status).toBe(200);
-    return waitFor("position open", () => db().selectFrom("positions").selectAll().where("symbol", "=", "BTC-PERP").where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+    return waitFor(
+      "position open",
+      () =>
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("symbol", "=", "BTC-PERP")
+          .where("status", "=", "open")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
   };
-  const position = (id: string) => db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-  const ruleState = async (id: string): Promise<RuleState> => parseRuleState(JSON.parse(String((await position(id)).rule_state)));
+  const position = (id: string) =>
+    db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const ruleState = async (id: string): Promise<RuleState> =>
+    parseRuleState(JSON.parse(String((await position(id)).rule_state)));
   /** The back-off over, as if its time had passed. */
   const endHolds = async (id: string) => {
-    await db().updateTable("positions").set({ rule_state: JSON.stringify({ ...(await ruleState(id)), holdUntil: {} }) }).where("id", "=", id).execute();
+    await db()
+      .updateTable("positions")
+      .set({ rule_state: JSON.stringify({ ...(await ruleState(id)), holdUntil: {} }) })
+      .where("id", "=", id)
+      .execute();
   };
-  const closeSizes = () => msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
-  const alarms = () => db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", "Stop-loss closes for%").execute();
-  const sizeLines = () => db().selectFrom("activity_logs").select("message").where("message", "like", "%refused for its size%").orderBy("id").execute();
+  const closeSizes = () =>
+    msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
+  const alarms = () =>
+    db()
+      .selectFrom("activity_logs")
+      .select(["level", "message"])
+      .where("message", "like", "Stop-loss closes for%")
+      .execute();
+  const sizeLines = () =>
+    db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "%refused for its size%")
+      .orderBy("id")
+      .execute();
   const refuse = (errorResponse: Record<string, string>, times: number) =>
-    msw.fake.fail({ method: "POST", path: "/orders/close_position", status: 200, body: { success: false, error_response: errorResponse }, times });
+    msw.fake.fail({
+      method: "POST",
+      path: "/orders/close_position",
+      status: 200,
+      body: { success: false, error_response: errorResponse },
+      times,
+    });
 
   test("three refusals in a row: the stop-loss stays armed, is sent again after each back-off, one alarm; then it closes", async () => {
     const monitor = liveMonitor();
     const opened = await open();
     // Refused for a reason that is not the size, although its message talks of one.
-    refuse({ error: "UNKNOWN_FAILURE_REASON", message: "size exceeds the position", error_details: "", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" }, 3);
+    refuse(
+      {
+        error: "UNKNOWN_FAILURE_REASON",
+        message: "size exceeds the position",
+        error_details: "",
+        new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER",
+      },
+      3,
+    );
 
     await tick(monitor, STOP_HIT); // 1st: refused
     let state = await ruleState(opened.id);
@@ -112,7 +166,16 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
     const monitor = liveMonitor();
     const opened = await open();
     // The code says size; the words say nothing of it.
-    refuse({ error: "UNKNOWN_FAILURE_REASON", message: "Ordre refusé", error_details: "", new_order_failure_reason: "UNKNOWN_FAILURE_REASON", preview_failure_reason: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE" }, 3);
+    refuse(
+      {
+        error: "UNKNOWN_FAILURE_REASON",
+        message: "Ordre refusé",
+        error_details: "",
+        new_order_failure_reason: "UNKNOWN_FAILURE_REASON",
+        preview_failure_reason: "PREVIEW_INVALID_BASE_SIZE_TOO_LARGE",
+      },
+      3,
+    );
 
     await tick(monitor, STOP_HIT);
     expect((await sizeLines()).map((l) => l.message)).toEqual([
@@ -126,7 +189,11 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
       await endHolds(opened.id);
       await tick(monitor, STOP_HIT);
     }
-    expect((await sizeLines()).map((l) => l.message.replace(/.*: /, ""))).toEqual(["re-sized and tried again in 5 s", "re-sized and tried again in 15 s", "re-sized and tried again in 60 s"]);
+    expect((await sizeLines()).map((l) => l.message.replace(/.*: /, ""))).toEqual([
+      "re-sized and tried again in 5 s",
+      "re-sized and tried again in 15 s",
+      "re-sized and tried again in 60 s",
+    ]);
     expect(await alarms()).toEqual([{ level: "error", message: ALARM }]);
     expect((await position(opened.id)).status).toBe("open"); // never disabled
 

@@ -32,16 +32,50 @@ describe.each(testDialects())("signal display on %s", (dialect) => {
   };
 
   test("a cancelled order's signal is CANCELLED (neutral), not FAILED", async () => {
-    const sent = await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.01", order_type: "limit", price: "2000", id: "disp-limit" });
+    const sent = await sendSignal(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.01",
+      order_type: "limit",
+      price: "2000",
+      id: "disp-limit",
+    });
     expect(sent.status).toBe(200);
     const { signalId } = (await sent.json()) as { signalId: string };
-    const trade = await waitFor("resting", () => db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).where("order_id", "is not", null).executeTakeFirst(), 15_000, 10);
-    expect((await app.fetch(`/api/trades/${trade.id}/cancel`, { method: "POST", cookie: cookies.admin })).status).toBeLessThan(300);
-    await waitFor("cancelled", () => db().selectFrom("trades").select("id").where("id", "=", trade.id).where("status", "=", "cancelled").executeTakeFirst(), 15_000, 10);
+    const trade = await waitFor(
+      "resting",
+      () =>
+        db()
+          .selectFrom("trades")
+          .selectAll()
+          .where("signal_id", "=", signalId)
+          .where("order_id", "is not", null)
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
+    expect(
+      (await app.fetch(`/api/trades/${trade.id}/cancel`, { method: "POST", cookie: cookies.admin })).status,
+    ).toBeLessThan(300);
+    await waitFor(
+      "cancelled",
+      () =>
+        db()
+          .selectFrom("trades")
+          .select("id")
+          .where("id", "=", trade.id)
+          .where("status", "=", "cancelled")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
     await jobsIdle(app);
     const signal = await db().selectFrom("signals").selectAll().where("id", "=", signalId).executeTakeFirstOrThrow();
     expect(signal.status).toBe("cancelled");
-    const api = (await (await app.fetch(`/api/signals/${signalId}`, { cookie: cookies.admin })).json()) as { status?: string; signal?: { status: string } };
+    const api = (await (await app.fetch(`/api/signals/${signalId}`, { cookie: cookies.admin })).json()) as {
+      status?: string;
+      signal?: { status: string };
+    };
     expect(api.signal?.status ?? api.status).toBe("cancelled");
     const { rows } = await dashboardRow(signalId);
     const row = rows.find((r) => r.includes("2000"))!;
@@ -51,11 +85,35 @@ describe.each(testDialects())("signal display on %s", (dialect) => {
   });
 
   test("a target-position alert shows its target, not the ignored qty 1", async () => {
-    const sent = await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market", market_position: "long", market_position_size: "0.02", id: "disp-target" });
+    const sent = await sendSignal(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "1",
+      order_type: "market",
+      market_position: "long",
+      market_position_size: "0.02",
+      id: "disp-target",
+    });
     expect(sent.status).toBe(200);
     const { signalId } = (await sent.json()) as { signalId: string };
-    await waitFor("executed", () => db().selectFrom("signals").select("id").where("id", "=", signalId).where("status", "=", "executed").executeTakeFirst(), 15_000, 10);
-    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "Signal received%").orderBy("id", "desc").executeTakeFirstOrThrow();
+    await waitFor(
+      "executed",
+      () =>
+        db()
+          .selectFrom("signals")
+          .select("id")
+          .where("id", "=", signalId)
+          .where("status", "=", "executed")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
+    const line = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Signal received%")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
     expect(line.message).toBe("Signal received: BUY ETH-PERP (target long 0.02)");
     const { rows } = await dashboardRow(signalId);
     const row = rows.find((r) => r.includes("long 0.02"))!;

@@ -33,11 +33,33 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
   let runner: Runner | null = null;
   const db = () => app.database.db;
 
-  const post = (form: Record<string, string>, cookie = admin) => app.fetch("/exchanges", { method: "POST", cookie, form });
+  const post = (form: Record<string, string>, cookie = admin) =>
+    app.fetch("/exchanges", { method: "POST", cookie, form });
   const idle = () => jobsIdle(app);
   const open = async (symbol: string, quantity: string) => {
-    expect((await sendSignal(app, secret, { action: "buy", symbol, quantity, order_type: "market", id: `s-${Math.random()}` })).status).toBe(200);
-    return waitFor(`${symbol} open`, () => db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst(), 15_000, 10);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action: "buy",
+          symbol,
+          quantity,
+          order_type: "market",
+          id: `s-${Math.random()}`,
+        })
+      ).status,
+    ).toBe(200);
+    return waitFor(
+      `${symbol} open`,
+      () =>
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("symbol", "=", symbol)
+          .where("status", "=", "open")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
   };
   const tick = async (symbol: string, price: string) => {
     await setPrice(db(), symbol, price, "test");
@@ -56,7 +78,8 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
     await runner?.stop();
   });
   beforeEach(async () => {
-    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions", "exchanges"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["trades", "jobs", "positions", "sim_orders", "signals", "sim_positions", "exchanges"] as const)
+      await db().deleteFrom(table).execute();
     await db().updateTable("balances").set({ available: "100000", hold: "0" }).execute();
     await deleteSetting(db(), COINBASE_CONTRACT_SIZES_SETTING);
     await saveTradingConfig(db(), CONFIG);
@@ -83,7 +106,12 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
     expect(await getSetting(db(), COINBASE_CONTRACT_SIZES_SETTING)).toBe(true);
     expect(await simulatorUsesCoinbaseContracts(db(), 0)).toBe(true);
     expect(await (await app.fetch("/exchanges", { cookie: admin })).text()).toContain("Switch off");
-    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "Simulator: \"Use Coinbase contract sizes\"%").orderBy("id", "desc").executeTakeFirst();
+    const line = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", 'Simulator: "Use Coinbase contract sizes"%')
+      .orderBy("id", "desc")
+      .executeTakeFirst();
     expect(line?.message).toBe('Simulator: "Use Coinbase contract sizes" switched on by simc_admin');
 
     // Not chosen: the default follows saved Coinbase credentials (sandbox: still paper trading).
@@ -91,7 +119,15 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
     await saveConnection(
       db(),
       app.config,
-      { exchangeName: "COINBASE", accountName: "Paper", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: true, isEnabled: true } as never,
+      {
+        exchangeName: "COINBASE",
+        accountName: "Paper",
+        apiKey: key.apiKey,
+        apiSecret: key.apiSecret,
+        passphrase: null,
+        sandbox: true,
+        isEnabled: true,
+      } as never,
       "simc_admin",
     );
     expect(await simulatorUsesCoinbaseContracts(db(), 0)).toBe(true);
@@ -106,15 +142,30 @@ describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (d
     expect(D(opened.quantity).toString()).toBe("0.02");
     const entry = D(opened.entry_price);
     for (const pct of ["1.011", "1.021", "1.031"]) await tick("BTC-PERP", entry.times(pct).round(1).toString());
-    const closes = await db().selectFrom("trades").select(["quantity", "status"]).where("position_id", "=", opened.id).where("reduce_only", "=", 1).orderBy("created_at").orderBy("id").execute();
-    expect(closes.map((c) => [D(c.quantity).toString(), c.status])).toEqual([["0.01", "executed"], ["0.01", "executed"]]);
+    const closes = await db()
+      .selectFrom("trades")
+      .select(["quantity", "status"])
+      .where("position_id", "=", opened.id)
+      .where("reduce_only", "=", 1)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    expect(closes.map((c) => [D(c.quantity).toString(), c.status])).toEqual([
+      ["0.01", "executed"],
+      ["0.01", "executed"],
+    ]);
     const closed = await db().selectFrom("positions").selectAll().where("id", "=", opened.id).executeTakeFirstOrThrow();
     expect(closed.status).toBe("closed");
     expect(JSON.parse(String(closed.rule_state))).toMatchObject({ tpSkipped: [1], failures: {} });
   });
 
   test("the contracts amount type: 1 = one XPP contract (500 XRP) when on, 1 XRP when off", async () => {
-    await saveTradingConfig(db(), { ...CONFIG, applyAmountControlToSignals: true, signalAmountType: "contracts", signalAmountValue: "1" });
+    await saveTradingConfig(db(), {
+      ...CONFIG,
+      applyAmountControlToSignals: true,
+      signalAmountType: "contracts",
+      signalAmountValue: "1",
+    });
     expect((await post({ intent: "contract-sizes", value: "true" })).status).toBe(302);
     expect(D((await open("XRP-PERP", "7")).quantity).toString()).toBe("500");
     await db().deleteFrom("positions").execute();

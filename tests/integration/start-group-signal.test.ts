@@ -53,12 +53,25 @@ async function startApp(): Promise<App> {
   // The app's own secret and database in DATA_DIR, never the tests'.
   delete env.APP_SECRET;
   delete env.DATABASE_URL;
-  Object.assign(env, { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", COINBASE_API_URL: "http://127.0.0.1:9" });
-  const child: ChildProcess = spawn(process.execPath, ["scripts/start.ts"], { cwd: ROOT, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  Object.assign(env, {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "production",
+    COINBASE_API_URL: "http://127.0.0.1:9",
+  });
+  const child: ChildProcess = spawn(process.execPath, ["scripts/start.ts"], {
+    cwd: ROOT,
+    env: env as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { pgid: child.pid!, baseUrl: `http://127.0.0.1:${port}`, dataDir, output: () => output, exit };
 }
 
@@ -95,7 +108,10 @@ describe("a stop signal to npm start's whole process group", () => {
       expect(healthy, started.output()).toBe(true);
       database = await openDatabase(`sqlite:${path.join(started.dataDir, "app.db")}`);
       const db = database.db;
-      expect(await waitUntil(async () => (await listHeartbeats(db)).some((b) => b.status === "running"), 15_000), started.output()).toBe(true);
+      expect(
+        await waitUntil(async () => (await listHeartbeats(db)).some((b) => b.status === "running"), 15_000),
+        started.output(),
+      ).toBe(true);
       const [beat] = await listHeartbeats(db);
       const workerId = beat!.workerId;
 
@@ -107,29 +123,54 @@ describe("a stop signal to npm start's whole process group", () => {
       const log = started.output();
       // start.ts names any child that exits non-zero (or by a signal) while stopping, and any restart.
       expect(log).not.toMatch(/exited while stopping|restarting|still running after|again: exiting/);
-      expect(log.match(/\[worker\] \w+: stopping once running tasks finish/g)).toEqual([`[worker] ${signal}: stopping once running tasks finish`]);
+      expect(log.match(/\[worker\] \w+: stopping once running tasks finish/g)).toEqual([
+        `[worker] ${signal}: stopping once running tasks finish`,
+      ]);
       expect(log).toContain(`[worker] ${workerId} stopped`);
 
       const beats = await listHeartbeats(db);
       expect(beats.map((b) => [b.workerId, b.status])).toEqual([[workerId, "stopped"]]);
-      const messages = (await db.selectFrom("activity_logs").select("message").orderBy("id").execute()).map((r) => r.message);
+      const messages = (await db.selectFrom("activity_logs").select("message").orderBy("id").execute()).map(
+        (r) => r.message,
+      );
       expect(messages).toContain(`Worker ${workerId} stopped (${signal})`);
       expect(messages.join("\n")).not.toMatch(/did not stop cleanly|Worker down/);
 
       // Two minutes later (read with a clock two minutes on): health says no worker runs, not
       // that one went silent, and the next worker's notifier raises no "Worker down" alarm.
       const later = Date.now() + TWO_MINUTES;
-      expect(await checkWorker({ db }, later)).toEqual({ component: "worker", status: "error", message: "No worker is running" });
-      await saveChannelRow(db, { channel: "webhook", enabled: true, settings: {}, secretsEnc: null, secretHints: {}, events: ["worker_down"], updatedBy: null });
+      expect(await checkWorker({ db }, later)).toEqual({
+        component: "worker",
+        status: "error",
+        message: "No worker is running",
+      });
+      await saveChannelRow(db, {
+        channel: "webhook",
+        enabled: true,
+        settings: {},
+        secretsEnc: null,
+        secretHints: {},
+        events: ["worker_down"],
+        updatedBy: null,
+      });
       const appSecret = "group-signal-test-secret-0123456789abcdef";
       await notifyOnce(db, { appSecret, workerId: "next-worker", now: later });
-      const alarms = () => db.selectFrom("notifications").select(["kind", "body"]).where("kind", "=", "worker_down").execute();
+      const alarms = () =>
+        db.selectFrom("notifications").select(["kind", "body"]).where("kind", "=", "worker_down").execute();
       expect(await alarms()).toEqual([]);
 
       // The check is live: a worker that went silent while "running" is reported.
-      await writeHeartbeat(db, { workerId: "silent-worker", hostname: "test", pid: 1, startedAt: Date.now(), status: "running" });
+      await writeHeartbeat(db, {
+        workerId: "silent-worker",
+        hostname: "test",
+        pid: 1,
+        startedAt: Date.now(),
+        status: "running",
+      });
       await notifyOnce(db, { appSecret, workerId: "next-worker", now: later });
-      expect((await alarms()).map((a) => a.body)).toEqual([expect.stringMatching(/^Worker silent-worker .* did not stop cleanly/)]);
+      expect((await alarms()).map((a) => a.body)).toEqual([
+        expect.stringMatching(/^Worker silent-worker .* did not stop cleanly/),
+      ]);
     },
     60_000,
   );

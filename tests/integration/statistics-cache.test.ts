@@ -29,10 +29,34 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
   let n = 0;
 
   /** A trade as the worker writes it: pending first, then executed (the booking). */
-  const book = async (side: "buy" | "sell", quantity: string, price: string, executedAt: number, fee = "0.5", symbol = "ETH-PERP") => {
+  const book = async (
+    side: "buy" | "sell",
+    quantity: string,
+    price: string,
+    executedAt: number,
+    fee = "0.5",
+    symbol = "ETH-PERP",
+  ) => {
     const id = `t${String(++n).padStart(4, "0")}-${side}`;
-    await insertTrade(db(), { id, symbol, side, orderType: "market", quantity, price: null, source: "signal", clientOrderId: `c-${id}`, exchange: "simulator", leverage: 2 });
-    await updateTrade(db(), id, { status: "executed", executedPrice: price, executedQuantity: quantity, fee, executedAt });
+    await insertTrade(db(), {
+      id,
+      symbol,
+      side,
+      orderType: "market",
+      quantity,
+      price: null,
+      source: "signal",
+      clientOrderId: `c-${id}`,
+      exchange: "simulator",
+      leverage: 2,
+    });
+    await updateTrade(db(), id, {
+      status: "executed",
+      executedPrice: price,
+      executedQuantity: quantity,
+      fee,
+      executedAt,
+    });
     return id;
   };
 
@@ -75,7 +99,17 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     expect(after.rebuilds).toBe(before.rebuilds);
 
     // A pending trade is not a fill: still a hit.
-    await insertTrade(db(), { id: "pending-1", symbol: "ETH-PERP", side: "buy", orderType: "market", quantity: "1", price: null, source: "manual", clientOrderId: "c-pending-1", exchange: "simulator" });
+    await insertTrade(db(), {
+      id: "pending-1",
+      symbol: "ETH-PERP",
+      side: "buy",
+      orderType: "market",
+      quantity: "1",
+      price: null,
+      source: "manual",
+      clientOrderId: "c-pending-1",
+      exchange: "simulator",
+    });
     const hitsBefore = statsCacheCounters(db()).hits;
     await expectFresh(now);
     expect(statsCacheCounters(db()).hits).toBeGreaterThan(hitsBefore);
@@ -109,7 +143,11 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
 
     // A trade written long before its commit became visible (older than the look-back): rebuilt, exact.
     const late = await book("sell", "1", "2950", now - 10 * 60_000, "0.5");
-    await db().updateTable("trades").set({ updated_at: Date.now() - 60_000 }).where("id", "=", late).execute();
+    await db()
+      .updateTable("trades")
+      .set({ updated_at: Date.now() - 60_000 })
+      .where("id", "=", late)
+      .execute();
     rebuildsBefore = statsCacheCounters(db()).rebuilds;
     expected = await expectFresh(now);
     expect(statsCacheCounters(db()).rebuilds).toBeGreaterThan(rebuildsBefore);
@@ -128,13 +166,31 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
   test("the uncounted trades are read by id: executed ones only, across several statements", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await book("buy", "0.1", "3000", Date.now() - 1000 + i));
-    await insertTrade(db(), { id: "by-id-pending", symbol: "ETH-PERP", side: "buy", orderType: "market", quantity: "1", price: null, source: "manual", clientOrderId: "c-by-id-pending", exchange: "simulator" });
+    await insertTrade(db(), {
+      id: "by-id-pending",
+      symbol: "ETH-PERP",
+      side: "buy",
+      orderType: "market",
+      quantity: "1",
+      price: null,
+      source: "manual",
+      clientOrderId: "c-by-id-pending",
+      exchange: "simulator",
+    });
     // 1,200 ids (three statements of at most 500): the three executed trades among unknown and pending ones.
     const asked = [...Array.from({ length: 1196 }, (_, i) => `missing-${i}`), "by-id-pending", ...ids];
     const rows = await listExecutedTradeRowsByIds(db(), asked);
     expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
     for (const row of rows) {
-      expect(row.fill).toMatchObject({ id: row.id, symbol: "ETH-PERP", side: "buy", quantity: "0.1", price: "3000", fee: "0.5", leverage: 2 });
+      expect(row.fill).toMatchObject({
+        id: row.id,
+        symbol: "ETH-PERP",
+        side: "buy",
+        quantity: "0.1",
+        price: "3000",
+        fee: "0.5",
+        leverage: 2,
+      });
       expect(row.updatedAt).toBeGreaterThan(0);
     }
     expect(await listExecutedTradeRowsByIds(db(), [])).toEqual([]);

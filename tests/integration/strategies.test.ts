@@ -44,15 +44,31 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     const response = await sendSignal(app, secret, { id: `alert-${n}`, order_type: "market", ...body });
     const answer = (await response.json()) as { signalId?: string; status?: string; error?: string };
     if (!answer.signalId) return { http: response.status, status: null, reason: answer.error ?? null, trade: null };
-    const signal = await waitFor(`signal ${n} final`, async () => {
-      const row = await db().selectFrom("signals").selectAll().where("id", "=", answer.signalId!).executeTakeFirst();
-      return row && row.status !== "queued" ? row : null;
-    }, 15_000, 10);
+    const signal = await waitFor(
+      `signal ${n} final`,
+      async () => {
+        const row = await db().selectFrom("signals").selectAll().where("id", "=", answer.signalId!).executeTakeFirst();
+        return row && row.status !== "queued" ? row : null;
+      },
+      15_000,
+      10,
+    );
     const trade = await db().selectFrom("trades").selectAll().where("signal_id", "=", signal.id).executeTakeFirst();
-    return { http: response.status, status: signal.status, reason: signal.status_reason, strategyId: signal.strategy_id, trade: trade ?? null };
+    return {
+      http: response.status,
+      status: signal.status,
+      reason: signal.status_reason,
+      strategyId: signal.strategy_id,
+      trade: trade ?? null,
+    };
   };
   const openPosition = (symbol: string) =>
-    db().selectFrom("positions").selectAll().where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirstOrThrow();
+    db()
+      .selectFrom("positions")
+      .selectAll()
+      .where("symbol", "=", symbol)
+      .where("status", "=", "open")
+      .executeTakeFirstOrThrow();
 
   beforeAll(async () => {
     globalSecret = await webhookSecret(app, cookies.admin);
@@ -90,7 +106,11 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       expect(s.secret).toMatch(/^[A-Za-z0-9_-]{20,}$/);
       expect(s.secret).not.toBe(globalSecret);
       expect(s.webhookUrl).toBe("http://localhost:5000/api/webhook/tradingview");
-      expect(JSON.parse(s.alertMessage)).toMatchObject({ secret: s.secret, symbol: "{{ticker}}", action: "{{strategy.order.action}}" });
+      expect(JSON.parse(s.alertMessage)).toMatchObject({
+        secret: s.secret,
+        symbol: "{{ticker}}",
+        action: "{{strategy.order.action}}",
+      });
     }
     expect(new Set([alpha.secret, beta.secret, gamma.secret]).size).toBe(3);
   });
@@ -138,24 +158,45 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(D(String(more.trade!.quantity)).toString()).toBe("0.05"); // 0.1 open, max 0.15
     expect(D(String((await openPosition("ETH-PERP")).remaining_quantity)).toString()).toBe("0.15");
     const full = await alert(beta.secret!, { action: "buy", symbol: "ETH-PERP", quantity: "1" });
-    expect(full).toMatchObject({ status: "skipped", reason: "ETH-PERP position is at the strategy's max position size 0.15", trade: null });
+    expect(full).toMatchObject({
+      status: "skipped",
+      reason: "ETH-PERP position is at the strategy's max position size 0.15",
+      trade: null,
+    });
     const second = await alert(beta.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1" });
-    expect(second).toMatchObject({ status: "skipped", reason: "Strategy Beta already has 1 open position (max 1)", trade: null });
+    expect(second).toMatchObject({
+      status: "skipped",
+      reason: "Strategy Beta already has 1 open position (max 1)",
+      trade: null,
+    });
   });
 
   test("a strategy's secret cannot trade another strategy's symbols", async () => {
     const refused = await alert(alpha.secret!, { action: "buy", symbol: "ETH-PERP", quantity: "1" });
-    expect(refused).toMatchObject({ http: 403, status: "failed", reason: "ETH-PERP is not allowed for strategy Alpha", trade: null });
+    expect(refused).toMatchObject({
+      http: 403,
+      status: "failed",
+      reason: "ETH-PERP is not allowed for strategy Alpha",
+      trade: null,
+    });
     expect(D(String((await openPosition("ETH-PERP")).remaining_quantity)).toString()).toBe("0.15");
   });
 
   test("one owner per symbol: another strategy and the default one cannot add; the default may reduce", async () => {
     const other = await alert(gamma.secret!, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });
-    expect(other).toMatchObject({ status: "skipped", reason: "BTC-PERP has an open position of strategy Alpha", trade: null });
+    expect(other).toMatchObject({
+      status: "skipped",
+      reason: "BTC-PERP has an open position of strategy Alpha",
+      trade: null,
+    });
     const against = await alert(gamma.secret!, { action: "sell", symbol: "BTC-PERP", quantity: "0.01" });
     expect(against).toMatchObject({ status: "skipped", reason: "BTC-PERP has an open position of strategy Alpha" });
     const adds = await alert(globalSecret, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });
-    expect(adds).toMatchObject({ status: "skipped", reason: "BTC-PERP has an open position of strategy Alpha", strategyId: null });
+    expect(adds).toMatchObject({
+      status: "skipped",
+      reason: "BTC-PERP has an open position of strategy Alpha",
+      strategyId: null,
+    });
     const reduces = await alert(globalSecret, { action: "sell", symbol: "BTC-PERP", quantity: "0.005" });
     expect(reduces).toMatchObject({ status: "executed", strategyId: null });
     const btc = await openPosition("BTC-PERP");
@@ -180,22 +221,48 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   test("Apply Rules to Existing Positions keeps each strategy's overrides", async () => {
     const applied = await app.fetch("/api/positions/apply-rules", { method: "POST", cookie: cookies.admin });
     expect(applied.status).toBe(200);
-    expect(JSON.parse((await openPosition("ETH-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: false, trailingStop: null });
-    expect(JSON.parse((await openPosition("BTC-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.02, takeProfits: [{ portfolio: 1, priceDeviation: 0.05, enabled: true }] });
-    expect(JSON.parse((await openPosition("SOL-PERP")).advanced_controls!)).toMatchObject({ stopLossOffset: 0.005, breakEven: true });
+    expect(JSON.parse((await openPosition("ETH-PERP")).advanced_controls!)).toMatchObject({
+      stopLossOffset: 0.005,
+      breakEven: false,
+      trailingStop: null,
+    });
+    expect(JSON.parse((await openPosition("BTC-PERP")).advanced_controls!)).toMatchObject({
+      stopLossOffset: 0.02,
+      takeProfits: [{ portfolio: 1, priceDeviation: 0.05, enabled: true }],
+    });
+    expect(JSON.parse((await openPosition("SOL-PERP")).advanced_controls!)).toMatchObject({
+      stopLossOffset: 0.005,
+      breakEven: true,
+    });
   });
 
   test("a disabled strategy's alerts are stored as skipped with the reason, nothing is sent", async () => {
-    const off = await app.fetch(`/api/strategies/${gamma.id}`, { method: "PUT", cookie: cookies.admin, json: { enabled: false } });
+    const off = await app.fetch(`/api/strategies/${gamma.id}`, {
+      method: "PUT",
+      cookie: cookies.admin,
+      json: { enabled: false },
+    });
     expect(off.status).toBe(200);
     expect(((await off.json()) as View).enabled).toBe(false);
     const stored = await alert(gamma.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1" });
-    expect(stored).toMatchObject({ http: 200, status: "skipped", reason: "Strategy Gamma is disabled: signal stored, no order sent", trade: null });
+    expect(stored).toMatchObject({
+      http: 200,
+      status: "skipped",
+      reason: "Strategy Gamma is disabled: signal stored, no order sent",
+      trade: null,
+    });
   });
 
   test("Trade History, Positions and the Activity Log filter by strategy", async () => {
     const trades = async (strategy: string) =>
-      ((await (await app.fetch(`/api/trades?limit=100&strategy=${strategy}`, { cookie: cookies.viewer })).json()) as { symbol: string; side: string }[]).map((t) => `${t.side} ${t.symbol}`).sort();
+      (
+        (await (await app.fetch(`/api/trades?limit=100&strategy=${strategy}`, { cookie: cookies.viewer })).json()) as {
+          symbol: string;
+          side: string;
+        }[]
+      )
+        .map((t) => `${t.side} ${t.symbol}`)
+        .sort();
     // Alpha's own entry, and the default strategy's reduction of Alpha's position.
     expect(await trades(alpha.id)).toEqual(["buy BTC-PERP", "sell BTC-PERP"]);
     expect(await trades(beta.id)).toEqual(["buy ETH-PERP", "buy ETH-PERP"]);
@@ -203,13 +270,21 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(await trades("default")).toEqual(["buy SOL-PERP"]);
 
     const positions = async (strategy: string) =>
-      ((await (await app.fetch(`/api/positions?strategy=${strategy}`, { cookie: cookies.viewer })).json()) as { symbol: string }[]).map((p) => p.symbol).sort();
+      (
+        (await (await app.fetch(`/api/positions?strategy=${strategy}`, { cookie: cookies.viewer })).json()) as {
+          symbol: string;
+        }[]
+      )
+        .map((p) => p.symbol)
+        .sort();
     expect(await positions(alpha.id)).toEqual(["BTC-PERP"]);
     expect(await positions(beta.id)).toEqual(["ETH-PERP"]);
     expect(await positions("default")).toEqual(["SOL-PERP"]);
     expect(await positions("")).toEqual(["BTC-PERP", "ETH-PERP", "SOL-PERP"]);
 
-    const logs = (await (await app.fetch(`/api/logs?limit=200&strategy=${gamma.id}`, { cookie: cookies.admin })).json()) as { message: string }[];
+    const logs = (await (
+      await app.fetch(`/api/logs?limit=200&strategy=${gamma.id}`, { cookie: cookies.admin })
+    ).json()) as { message: string }[];
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.some((l) => l.message.includes("Strategy Gamma is disabled"))).toBe(true);
     expect(logs.some((l) => l.message.includes("has an open position of strategy Alpha"))).toBe(true); // Gamma's refusals
@@ -226,7 +301,9 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     const logsPage = await (await app.fetch(`/logs?strategy=${gamma.id}`, { cookie: cookies.viewer })).text();
     expect(logsPage).toContain("Strategy Gamma is disabled");
     expect(logsPage).not.toContain("Order filled");
-    const alphaLogs = (await (await app.fetch(`/api/logs?limit=200&strategy=${alpha.id}`, { cookie: cookies.admin })).json()) as { message: string }[];
+    const alphaLogs = (await (
+      await app.fetch(`/api/logs?limit=200&strategy=${alpha.id}`, { cookie: cookies.admin })
+    ).json()) as { message: string }[];
     expect(alphaLogs.some((l) => l.message.startsWith("Order filled") && l.message.includes("BTC-PERP"))).toBe(true);
     expect(alphaLogs.some((l) => l.message.includes("ETH-PERP") && l.message.startsWith("Order filled"))).toBe(false);
   });
@@ -234,7 +311,11 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   test("performance statistics per strategy beside the totals", async () => {
     const stats = (await (await app.fetch("/api/strategies/stats", { cookie: cookies.viewer })).json()) as {
       totals: { allTime: { totalTrades: number; totalPnl: string } };
-      strategies: { id: string; name: string; stats: { allTime: { totalTrades: number; totalPnl: string; percentProfitable: string } } }[];
+      strategies: {
+        id: string;
+        name: string;
+        stats: { allTime: { totalTrades: number; totalPnl: string; percentProfitable: string } };
+      }[];
     };
     const row = (id: string) => stats.strategies.find((s) => s.id === id)!.stats.allTime;
     expect(stats.strategies.map((s) => s.name)).toEqual(["default (global secret)", "Alpha", "Beta", "Gamma"]);
@@ -244,23 +325,44 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(row("default").totalTrades).toBe(0);
     expect(stats.totals.allTime.totalTrades).toBe(1);
     expect(row(alpha.id).totalPnl).toBe(stats.totals.allTime.totalPnl);
-    const closing = await db().selectFrom("trades").select("realized_pnl").where("symbol", "=", "BTC-PERP").where("side", "=", "sell").executeTakeFirstOrThrow();
+    const closing = await db()
+      .selectFrom("trades")
+      .select("realized_pnl")
+      .where("symbol", "=", "BTC-PERP")
+      .where("side", "=", "sell")
+      .executeTakeFirstOrThrow();
     expect(D(row(alpha.id).totalPnl).eq(D(String(closing.realized_pnl)).round(2))).toBe(true);
     expect((await app.fetch("/api/strategies/stats")).status).toBe(401);
   });
 
   test("viewers read strategies without secrets and cannot change them (403)", async () => {
-    const list = (await (await app.fetch("/api/strategies", { cookie: cookies.viewer })).json()) as { strategies: View[] };
+    const list = (await (await app.fetch("/api/strategies", { cookie: cookies.viewer })).json()) as {
+      strategies: View[];
+    };
     expect(list.strategies.map((s) => s.name)).toEqual(["Alpha", "Beta", "Gamma"]);
     for (const s of list.strategies) {
       expect(s.secret).toBeNull();
       expect(s.alertMessage).not.toContain(alpha.secret!);
     }
     const before = await db().selectFrom("strategies").selectAll().orderBy("id").execute();
-    expect((await app.fetch("/api/strategies", { method: "POST", cookie: cookies.viewer, json: { name: "Nope" } })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "PUT", cookie: cookies.viewer, json: { enabled: false } })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "DELETE", cookie: cookies.viewer })).status).toBe(403);
-    expect((await app.fetch(`/api/strategies/${alpha.id}/rotate`, { method: "POST", cookie: cookies.viewer })).status).toBe(403);
+    expect(
+      (await app.fetch("/api/strategies", { method: "POST", cookie: cookies.viewer, json: { name: "Nope" } })).status,
+    ).toBe(403);
+    expect(
+      (
+        await app.fetch(`/api/strategies/${alpha.id}`, {
+          method: "PUT",
+          cookie: cookies.viewer,
+          json: { enabled: false },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await app.fetch(`/api/strategies/${alpha.id}`, { method: "DELETE", cookie: cookies.viewer })).status).toBe(
+      403,
+    );
+    expect(
+      (await app.fetch(`/api/strategies/${alpha.id}/rotate`, { method: "POST", cookie: cookies.viewer })).status,
+    ).toBe(403);
     expect(await db().selectFrom("strategies").selectAll().orderBy("id").execute()).toEqual(before);
     expect((await app.fetch("/api/strategies")).status).toBe(401);
   });
@@ -274,16 +376,35 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(html).not.toContain(alpha.secret!);
     expect(html).not.toContain("Create Strategy");
 
-    const invalid = await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" } });
+    const invalid = await app.fetch("/strategies", {
+      method: "POST",
+      cookie: cookies.admin,
+      form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" },
+    });
     expect(invalid.status).toBe(400);
     expect(await invalid.text()).toContain("USD amount must be at least 1");
     const created = await app.fetch("/strategies", {
       method: "POST",
       cookie: cookies.admin,
-      form: { intent: "create", name: "Form One", enabled: "on", amountType: "usd", amountValue: "100", leverage: "2", stopLossOffset: "1.5", takeProfits: "50@1, 50@2", breakEven: "off", allowedSymbols: "SOL-PERP" },
+      form: {
+        intent: "create",
+        name: "Form One",
+        enabled: "on",
+        amountType: "usd",
+        amountValue: "100",
+        leverage: "2",
+        stopLossOffset: "1.5",
+        takeProfits: "50@1, 50@2",
+        breakEven: "off",
+        allowedSymbols: "SOL-PERP",
+      },
     });
     expect(created.status).toBe(302);
-    const row = await db().selectFrom("strategies").selectAll().where("name", "=", "Form One").executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom("strategies")
+      .selectAll()
+      .where("name", "=", "Form One")
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.allowed_symbols)).toEqual(["SOL-PERP"]);
     expect(JSON.parse(row.rules!)).toEqual({
       stopLossOffset: 0.015,
@@ -297,31 +418,90 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     const adminPage = await (await app.fetch("/strategies", { cookie: cookies.admin })).text();
     expect(adminPage).toContain("Form One");
     expect(adminPage).toContain(alpha.secret!);
-    const off = await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "toggle", id: row.id } });
+    const off = await app.fetch("/strategies", {
+      method: "POST",
+      cookie: cookies.admin,
+      form: { intent: "toggle", id: row.id },
+    });
     expect(off.status).toBe(302);
-    expect(Number((await db().selectFrom("strategies").select("enabled").where("id", "=", row.id).executeTakeFirstOrThrow()).enabled)).toBe(0);
-    expect((await app.fetch("/strategies", { method: "POST", cookie: cookies.admin, form: { intent: "delete", id: row.id } })).status).toBe(302);
+    expect(
+      Number(
+        (await db().selectFrom("strategies").select("enabled").where("id", "=", row.id).executeTakeFirstOrThrow())
+          .enabled,
+      ),
+    ).toBe(0);
+    expect(
+      (
+        await app.fetch("/strategies", {
+          method: "POST",
+          cookie: cookies.admin,
+          form: { intent: "delete", id: row.id },
+        })
+      ).status,
+    ).toBe(302);
   });
 
   test("admin: validation, unique names, rotation, and no deleting a strategy with open positions", async () => {
-    const bad = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "Delta", amountType: "usd", amountValue: "0.5" } });
+    const bad = await app.fetch("/api/strategies", {
+      method: "POST",
+      cookie: cookies.admin,
+      json: { name: "Delta", amountType: "usd", amountValue: "0.5" },
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ error: "USD amount must be at least 1", field: "amountValue" });
-    const tp = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "Delta", rules: { takeProfits: [{ portfolio: 0.5, priceDeviation: 0.01, enabled: true }] } } });
-    expect(await tp.json()).toMatchObject({ error: "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 50%" });
+    const tp = await app.fetch("/api/strategies", {
+      method: "POST",
+      cookie: cookies.admin,
+      json: { name: "Delta", rules: { takeProfits: [{ portfolio: 0.5, priceDeviation: 0.01, enabled: true }] } },
+    });
+    expect(await tp.json()).toMatchObject({
+      error: "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 50%",
+    });
     const twin = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name: "alpha" } });
     expect(twin.status).toBe(409);
 
-    const rotated = (await (await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: cookies.admin })).json()) as View;
+    const rotated = (await (
+      await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: cookies.admin })
+    ).json()) as View;
     expect(rotated.secret).not.toBe(gamma.secret);
-    expect((await sendSignal(app, gamma.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "old-secret" })).status).toBe(401);
-    expect((await sendSignal(app, rotated.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "new-secret" })).status).toBe(200);
+    expect(
+      (
+        await sendSignal(app, gamma.secret!, {
+          action: "buy",
+          symbol: "XRP-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "old-secret",
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await sendSignal(app, rotated.secret!, {
+          action: "buy",
+          symbol: "XRP-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "new-secret",
+        })
+      ).status,
+    ).toBe(200);
 
     const busy = await app.fetch(`/api/strategies/${beta.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ error: "Strategy Beta has 1 open position: close it first" });
     const gone = await app.fetch(`/api/strategies/${gamma.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(gone.status).toBe(200);
-    expect((await sendSignal(app, rotated.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id: "deleted" })).status).toBe(401);
+    expect(
+      (
+        await sendSignal(app, rotated.secret!, {
+          action: "buy",
+          symbol: "XRP-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "deleted",
+        })
+      ).status,
+    ).toBe(401);
   });
 });

@@ -17,7 +17,12 @@ describe.each(testDialects())("Strategies screen: heartbeat and test alert, %s",
   let origin: string;
   const db = () => live.database.db;
   const post = (path: string, form: Record<string, string>) =>
-    fetch(`${origin}${path}`, { method: "POST", redirect: "manual", headers: { cookie: admin, origin, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
+    fetch(`${origin}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { cookie: admin, origin, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(form),
+    });
 
   beforeAll(async () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -35,18 +40,41 @@ describe.each(testDialects())("Strategies screen: heartbeat and test alert, %s",
   });
 
   test("a strategy's heartbeat alarm and its test alert, without JavaScript", async () => {
-    const created = await fetch(`${origin}/api/strategies`, { method: "POST", headers: { cookie: admin, origin, "content-type": "application/json" }, body: JSON.stringify({ name: "Scalper" }) });
+    const created = await fetch(`${origin}/api/strategies`, {
+      method: "POST",
+      headers: { cookie: admin, origin, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Scalper" }),
+    });
     expect(created.status).toBe(201);
     const strategy = (await created.json()) as { id: string };
 
     const set = await post("/strategies", { intent: "heartbeat", id: strategy.id, intervalSeconds: "120" });
     expect(set.status).toBe(302);
-    expect(await db().selectFrom("strategy_heartbeats").select(["interval_seconds", "state"]).where("strategy_key", "=", strategy.id).executeTakeFirst()).toEqual({ interval_seconds: 120, state: "waiting" });
+    expect(
+      await db()
+        .selectFrom("strategy_heartbeats")
+        .select(["interval_seconds", "state"])
+        .where("strategy_key", "=", strategy.id)
+        .executeTakeFirst(),
+    ).toEqual({ interval_seconds: 120, state: "waiting" });
     const bad = await post("/strategies", { intent: "heartbeat", id: strategy.id, intervalSeconds: "5" });
     expect(bad.status).toBe(302); // refused with a toast, nothing changed
-    expect((await db().selectFrom("strategy_heartbeats").select("interval_seconds").where("strategy_key", "=", strategy.id).executeTakeFirst())?.interval_seconds).toBe(120);
+    expect(
+      (
+        await db()
+          .selectFrom("strategy_heartbeats")
+          .select("interval_seconds")
+          .where("strategy_key", "=", strategy.id)
+          .executeTakeFirst()
+      )?.interval_seconds,
+    ).toBe(120);
 
-    const sent = await post("/strategies", { intent: "test-alert", id: strategy.id, prefix: "s0", builder: "?s0=1&s0_mode=entry&s0_symbol=ETH-PERP&s0_timenow=on" });
+    const sent = await post("/strategies", {
+      intent: "test-alert",
+      id: strategy.id,
+      prefix: "s0",
+      builder: "?s0=1&s0_mode=entry&s0_symbol=ETH-PERP&s0_timenow=on",
+    });
     expect(sent.status).toBe(302);
     const location = new URL(sent.headers.get("location")!, origin);
     expect(location.pathname).toBe("/strategies");
@@ -54,11 +82,17 @@ describe.each(testDialects())("Strategies screen: heartbeat and test alert, %s",
     expect(location.searchParams.get("testStatus")).toBe("200");
     const signalId = location.searchParams.get("testSignal")!;
     const signal = await waitFor("executed", async () => {
-      const row = await db().selectFrom("signals").select(["status", "status_reason", "strategy_id"]).where("id", "=", signalId).executeTakeFirst();
+      const row = await db()
+        .selectFrom("signals")
+        .select(["status", "status_reason", "strategy_id"])
+        .where("id", "=", signalId)
+        .executeTakeFirst();
       return row?.status === "executed" ? row : null;
     });
     expect(signal.strategy_id).toBe(strategy.id); // the strategy's own secret
-    expect(signal.status_reason).toMatch(/^Test alert: BUY 0\.01 ETH-PERP filled at 3,?40\d\.\d+ on the simulator's test account/);
+    expect(signal.status_reason).toMatch(
+      /^Test alert: BUY 0\.01 ETH-PERP filled at 3,?40\d\.\d+ on the simulator's test account/,
+    );
 
     const page = await fetch(location, { headers: { cookie: admin } });
     expect(page.status).toBe(200);
@@ -71,12 +105,27 @@ describe.each(testDialects())("Strategies screen: heartbeat and test alert, %s",
 
     // A strategy limited to BTC-PERP, its builder on {{ticker}}: the test trades BTC-PERP, not the default product.
     await setPrice(db(), "BTC-PERP", "95000", "test");
-    const btcOnly = (await (await fetch(`${origin}/api/strategies`, { method: "POST", headers: { cookie: admin, origin, "content-type": "application/json" }, body: JSON.stringify({ name: "BtcOnly", allowedSymbols: ["BTC-PERP"] }) })).json()) as { id: string };
-    const sentBtc = await post("/strategies", { intent: "test-alert", id: btcOnly.id, prefix: "s1", builder: "?s1=1&s1_mode=entry" });
+    const btcOnly = (await (
+      await fetch(`${origin}/api/strategies`, {
+        method: "POST",
+        headers: { cookie: admin, origin, "content-type": "application/json" },
+        body: JSON.stringify({ name: "BtcOnly", allowedSymbols: ["BTC-PERP"] }),
+      })
+    ).json()) as { id: string };
+    const sentBtc = await post("/strategies", {
+      intent: "test-alert",
+      id: btcOnly.id,
+      prefix: "s1",
+      builder: "?s1=1&s1_mode=entry",
+    });
     const at = new URL(sentBtc.headers.get("location")!, origin);
     expect(at.searchParams.get("testStatus")).toBe("200");
     const btcSignal = await waitFor("executed", async () => {
-      const row = await db().selectFrom("signals").select(["status", "symbol", "status_reason"]).where("id", "=", at.searchParams.get("testSignal")!).executeTakeFirst();
+      const row = await db()
+        .selectFrom("signals")
+        .select(["status", "symbol", "status_reason"])
+        .where("id", "=", at.searchParams.get("testSignal")!)
+        .executeTakeFirst();
       return row?.status === "executed" ? row : null;
     });
     expect(btcSignal.symbol).toBe("BTC-PERP");

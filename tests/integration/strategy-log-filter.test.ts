@@ -20,7 +20,11 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
   let lambda: { id: string; secret: string };
 
   const create = async (name: string) => {
-    const response = await app.fetch("/api/strategies", { method: "POST", cookie: cookies.admin, json: { name, allowedSymbols: [], amountType: "multiplier", amountValue: "1" } });
+    const response = await app.fetch("/api/strategies", {
+      method: "POST",
+      cookie: cookies.admin,
+      json: { name, allowedSymbols: [], amountType: "multiplier", amountValue: "1" },
+    });
     expect(response.status).toBe(201);
     return (await response.json()) as { id: string; secret: string };
   };
@@ -30,7 +34,11 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
     await jobsIdle(app);
   };
   const logs = async (strategy: string) =>
-    ((await (await app.fetch(`/api/logs?limit=500&strategy=${strategy}`, { cookie: cookies.viewer })).json()) as { message: string }[]).map((l) => l.message);
+    (
+      (await (await app.fetch(`/api/logs?limit=500&strategy=${strategy}`, { cookie: cookies.viewer })).json()) as {
+        message: string;
+      }[]
+    ).map((l) => l.message);
 
   beforeAll(async () => {
     await new SimulatorAdapter(db()).ensureAccount();
@@ -45,20 +53,60 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
 
   test("its heartbeat lines (expected, missed, back) and its rule events are in its filter, not another's", async () => {
     // Heartbeats: expected every 60 s, missed (the alarm), then back.
-    expect((await app.fetch(`/api/heartbeats/${kappa.id}`, { method: "PUT", cookie: cookies.admin, json: { intervalSeconds: 60 } })).status).toBe(200);
+    expect(
+      (
+        await app.fetch(`/api/heartbeats/${kappa.id}`, {
+          method: "PUT",
+          cookie: cookies.admin,
+          json: { intervalSeconds: 60 },
+        })
+      ).status,
+    ).toBe(200);
     expect(await checkStrategyHeartbeats(db(), Date.now() + 10 * 60_000)).toEqual([kappa.id]);
     expect((await sendSignal(app, kappa.secret, { action: "heartbeat", symbol: "ETH-PERP" })).status).toBe(200);
 
     // A position of Kappa's: TP1 (0.5 %), break-even, the trailing stop arming (1.2 %), then Close.
-    expect((await sendSignal(app, kappa.secret, { action: "buy", symbol: "ETH-PERP", quantity: "1", order_type: "market", id: "kappa-1" })).status).toBe(200);
-    const position = await waitFor("Kappa's position", () => db().selectFrom("positions").selectAll().where("status", "=", "open").where("symbol", "=", "ETH-PERP").executeTakeFirst(), 15_000, 10);
+    expect(
+      (
+        await sendSignal(app, kappa.secret, {
+          action: "buy",
+          symbol: "ETH-PERP",
+          quantity: "1",
+          order_type: "market",
+          id: "kappa-1",
+        })
+      ).status,
+    ).toBe(200);
+    const position = await waitFor(
+      "Kappa's position",
+      () =>
+        db()
+          .selectFrom("positions")
+          .selectAll()
+          .where("status", "=", "open")
+          .where("symbol", "=", "ETH-PERP")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
     expect(position.strategy_id).toBe(kappa.id);
     await tick("ETH-PERP", "3016"); // TP1 3001.5 × 1.005 = 3016.5075 not yet
     await tick("ETH-PERP", "3017"); // TP1
     await tick("ETH-PERP", "3040"); // TP2 (3031.515) and the trailing stop arms (3037.518)
     const closed = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.admin });
     expect(closed.status).toBe(200);
-    await waitFor("closed", () => db().selectFrom("positions").select("status").where("id", "=", position.id).where("status", "=", "closed").executeTakeFirst(), 15_000, 10);
+    await waitFor(
+      "closed",
+      () =>
+        db()
+          .selectFrom("positions")
+          .select("status")
+          .where("id", "=", position.id)
+          .where("status", "=", "closed")
+          .executeTakeFirst(),
+      15_000,
+      10,
+    );
 
     const mine = await logs(kappa.id);
     const has = (start: string) => mine.some((m) => m.startsWith(start));
@@ -71,7 +119,14 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
     expect(has("Close requested by logf_admin")).toBe(true);
 
     const theirs = await logs(lambda.id);
-    for (const start of ["Missed heartbeat", "Heartbeat", "Take profit", "Break-even", "Trailing stop", "Close requested"]) {
+    for (const start of [
+      "Missed heartbeat",
+      "Heartbeat",
+      "Take profit",
+      "Break-even",
+      "Trailing stop",
+      "Close requested",
+    ]) {
       expect(theirs.filter((m) => m.startsWith(start))).toEqual([]);
     }
     // The default strategy (the global secret) has none of Kappa's either.
@@ -83,20 +138,48 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
   });
 
   test("the Webhook Status card says warning on a missed heartbeat (alerts still accepted), as /api/health does", async () => {
-    expect((await app.fetch("/api/heartbeats/default", { method: "PUT", cookie: cookies.admin, json: { intervalSeconds: 60 } })).status).toBe(200);
+    expect(
+      (
+        await app.fetch("/api/heartbeats/default", {
+          method: "PUT",
+          cookie: cookies.admin,
+          json: { intervalSeconds: 60 },
+        })
+      ).status,
+    ).toBe(200);
     expect(await checkStrategyHeartbeats(db(), Date.now() + 10 * 60_000)).toContain("default");
     const health = JSON.stringify(await (await app.fetch("/api/health", { cookie: cookies.admin })).json());
-    expect(health).toMatch(/"component":"webhook","status":"warning","message":"Missed heartbeat from [^"]*strategy default/);
+    expect(health).toMatch(
+      /"component":"webhook","status":"warning","message":"Missed heartbeat from [^"]*strategy default/,
+    );
     // The page's status is at most a few seconds old (health.server.ts getSystemStatusForPage): the card follows within that.
-    const card = await waitFor("the card's next status", async () => {
-      const page = await (await app.fetch("/dashboard", { cookie: cookies.admin })).text();
-      const part = page.slice(page.indexOf('data-testid="card-webhook"'), page.indexOf('data-testid="card-exchange"'));
-      return part.includes('data-status="success"') ? null : part;
-    }, 15_000, 250);
+    const card = await waitFor(
+      "the card's next status",
+      async () => {
+        const page = await (await app.fetch("/dashboard", { cookie: cookies.admin })).text();
+        const part = page.slice(
+          page.indexOf('data-testid="card-webhook"'),
+          page.indexOf('data-testid="card-exchange"'),
+        );
+        return part.includes('data-status="success"') ? null : part;
+      },
+      15_000,
+      250,
+    );
     expect(card).toContain('data-status="warning"');
     expect(card).toContain(">warning<");
     expect(card).not.toContain(">offline<");
     // Alerts are still accepted meanwhile.
-    expect((await sendSignal(app, lambda.secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.01", order_type: "market", id: "lambda-1" })).status).toBe(200);
+    expect(
+      (
+        await sendSignal(app, lambda.secret, {
+          action: "buy",
+          symbol: "ETH-PERP",
+          quantity: "0.01",
+          order_type: "market",
+          id: "lambda-1",
+        })
+      ).status,
+    ).toBe(200);
   });
 });

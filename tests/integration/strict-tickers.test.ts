@@ -11,8 +11,16 @@ describe.each(testDialects())("strict ticker mapping on %s", (dialect) => {
   let admin: string;
   let trader: string;
   let secret: string;
-  const toggle = (cookie: string, value: "on" | "off") => app.fetch("/webhook", { method: "POST", cookie, form: { intent: "strict-tickers", value } });
-  const alert = (symbol: string) => sendSignal(app, secret, { action: "buy", symbol, quantity: "0.01", order_type: "market", id: `s-${Math.random()}` });
+  const toggle = (cookie: string, value: "on" | "off") =>
+    app.fetch("/webhook", { method: "POST", cookie, form: { intent: "strict-tickers", value } });
+  const alert = (symbol: string) =>
+    sendSignal(app, secret, {
+      action: "buy",
+      symbol,
+      quantity: "0.01",
+      order_type: "market",
+      id: `s-${Math.random()}`,
+    });
 
   beforeAll(async () => {
     admin = (await registerVia(app, "strict_admin")).cookie;
@@ -32,12 +40,21 @@ describe.each(testDialects())("strict ticker mapping on %s", (dialect) => {
     expect(on.status).toBe(302);
     const refused = await alert("BINANCE:ETHUSDT");
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ success: false, field: "symbol", error: "symbol BINANCE:ETHUSDT is not one of BTC-PERP, ETH-PERP, SOL-PERP, XRP-PERP (strict ticker mapping is on)" });
+    expect(await refused.json()).toMatchObject({
+      success: false,
+      field: "symbol",
+      error:
+        "symbol BINANCE:ETHUSDT is not one of BTC-PERP, ETH-PERP, SOL-PERP, XRP-PERP (strict ticker mapping is on)",
+    });
     expect((await alert("ETH-PERP")).status).toBe(200);
     const page = await (await app.fetch("/webhook", { cookie: admin })).text();
     expect(page).toContain("Strict ticker mapping is <b>on</b>");
     expect(page).toContain("Turn strict mapping off");
-    const logged = await app.database.db.selectFrom("activity_logs").select("message").where("message", "like", "%strict ticker mapping on%").execute();
+    const logged = await app.database.db
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "%strict ticker mapping on%")
+      .execute();
     expect(logged).toHaveLength(1);
 
     expect((await toggle(admin, "off")).status).toBe(302);

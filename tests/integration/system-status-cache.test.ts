@@ -13,12 +13,18 @@ describe.each(testDialects())("page system status on %s", (dialect) => {
   const fresh = freshDatabase(dialect);
   let context: AppLoadContext;
   beforeAll(async () => {
-    const config = loadConfig({ NODE_ENV: "production", APP_SECRET: "status-cache-secret-0123456789abcdef0123", DATA_DIR: "/tmp/perpdesk-test-unused" });
+    const config = loadConfig({
+      NODE_ENV: "production",
+      APP_SECRET: "status-cache-secret-0123456789abcdef0123",
+      DATA_DIR: "/tmp/perpdesk-test-unused",
+    });
     context = { db: fresh.db, database: fresh.database, config, clientIp: null, isHttps: false } as AppLoadContext;
   });
 
-  const worker = (s: Awaited<ReturnType<typeof getSystemStatus>>) => s.systemStatus.find((e) => e.component === "worker")!.status;
-  const system = (s: Awaited<ReturnType<typeof getSystemStatus>>) => s.systemStatus.find((e) => e.component === "system")!.status;
+  const worker = (s: Awaited<ReturnType<typeof getSystemStatus>>) =>
+    s.systemStatus.find((e) => e.component === "worker")!.status;
+  const system = (s: Awaited<ReturnType<typeof getSystemStatus>>) =>
+    s.systemStatus.find((e) => e.component === "system")!.status;
 
   test("requests within a second share one status; the live check sees changes at once; then it refreshes", async () => {
     let now = Date.now();

@@ -30,21 +30,47 @@ describe.each(testDialects())("target-position signals on %s", (dialect) => {
 
   /** Sends one strategy alert and waits until its signal is final; answers the signal's status and reason. */
   const alert = async (id: string, action: "buy" | "sell", position: "long" | "short" | "flat", size: string) => {
-    const response = await sendSignal(app, secret, { id, action, symbol: "ETHUSDT.P", quantity: "1", order_type: "market", market_position: position, market_position_size: size });
+    const response = await sendSignal(app, secret, {
+      id,
+      action,
+      symbol: "ETHUSDT.P",
+      quantity: "1",
+      order_type: "market",
+      market_position: position,
+      market_position_size: size,
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { signalId: string; status: string };
     if (body.status === "duplicate") return { status: "duplicate", reason: null };
-    return waitFor(`signal ${id} final`, async () => {
-      const row = await db().selectFrom("signals").select(["status", "status_reason"]).where("id", "=", body.signalId).executeTakeFirst();
-      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
-    }, 15_000, 10);
+    return waitFor(
+      `signal ${id} final`,
+      async () => {
+        const row = await db()
+          .selectFrom("signals")
+          .select(["status", "status_reason"])
+          .where("id", "=", body.signalId)
+          .executeTakeFirst();
+        return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
+      },
+      15_000,
+      10,
+    );
   };
   /** Signed size on the exchange and in the app (long +). */
   const sizes = async () => {
     const onExchange = (await sim().getPositions()).find((p) => p.symbol === "ETH-PERP");
-    const app = await db().selectFrom("positions").select(["side", "remaining_quantity"]).where("symbol", "=", "ETH-PERP").where("status", "=", "open").executeTakeFirst();
-    const signed = (side: string | undefined, q: string | number | undefined) => (side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0");
-    return { exchange: signed(onExchange?.side, onExchange?.quantity), app: signed(app?.side, app?.remaining_quantity) };
+    const app = await db()
+      .selectFrom("positions")
+      .select(["side", "remaining_quantity"])
+      .where("symbol", "=", "ETH-PERP")
+      .where("status", "=", "open")
+      .executeTakeFirst();
+    const signed = (side: string | undefined, q: string | number | undefined) =>
+      side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0";
+    return {
+      exchange: signed(onExchange?.side, onExchange?.quantity),
+      app: signed(app?.side, app?.remaining_quantity),
+    };
   };
 
   test("open, repeat, reduce, flip over a missed alert, close: the position always ends at the target", async () => {
@@ -52,7 +78,10 @@ describe.each(testDialects())("target-position signals on %s", (dialect) => {
     expect(await sizes()).toEqual({ exchange: "2", app: "2" });
 
     expect(await alert("t1", "buy", "long", "2")).toMatchObject({ status: "duplicate" }); // TradingView resent it
-    expect(await alert("t1-again", "buy", "long", "2")).toMatchObject({ status: "skipped", reason: "Position already at the target (long 2)" });
+    expect(await alert("t1-again", "buy", "long", "2")).toMatchObject({
+      status: "skipped",
+      reason: "Position already at the target (long 2)",
+    });
     expect(await sizes()).toEqual({ exchange: "2", app: "2" });
 
     expect(await alert("t2", "sell", "long", "1")).toMatchObject({ status: "executed" });
@@ -65,12 +94,14 @@ describe.each(testDialects())("target-position signals on %s", (dialect) => {
     expect(await alert("t5", "buy", "flat", "0")).toMatchObject({ status: "executed" });
     expect(await sizes()).toEqual({ exchange: "0", app: "0" });
 
-    const orders = await db().selectFrom("trades").select(["side", "quantity", "reduce_only"]).where("symbol", "=", "ETH-PERP").orderBy("created_at").execute();
-    expect(orders.map((o) => `${o.side} ${D(String(o.quantity)).toString()}${Number(o.reduce_only) ? " reduce-only" : ""}`)).toEqual([
-      "buy 2",
-      "sell 1 reduce-only",
-      "sell 2",
-      "buy 1 reduce-only",
-    ]);
+    const orders = await db()
+      .selectFrom("trades")
+      .select(["side", "quantity", "reduce_only"])
+      .where("symbol", "=", "ETH-PERP")
+      .orderBy("created_at")
+      .execute();
+    expect(
+      orders.map((o) => `${o.side} ${D(String(o.quantity)).toString()}${Number(o.reduce_only) ? " reduce-only" : ""}`),
+    ).toEqual(["buy 2", "sell 1 reduce-only", "sell 2", "buy 1 reduce-only"]);
   });
 });

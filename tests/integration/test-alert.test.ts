@@ -26,7 +26,8 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
   const { app, db } = live;
   let viewer: string;
   /** The in-process app stands for 127.0.0.1:PORT: the same route TradingView posts to. */
-  const viaApp = (url: string, init: { method: string; headers: Record<string, string>; body: string }) => app.fetch(new URL(url).pathname, init);
+  const viaApp = (url: string, init: { method: string; headers: Record<string, string>; body: string }) =>
+    app.fetch(new URL(url).pathname, init);
 
   beforeAll(async () => {
     viewer = (await registerVia(app, "ta_viewer", "secret123", "viewer")).cookie;
@@ -37,36 +38,77 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
 
   test("through the real endpoint and the worker, traded on the simulator's test account, nothing on Coinbase", async () => {
     msw.reset();
-    const sent = await sendTestAlert(db(), { ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" }, live.secret, { port: 0, fetchImpl: viaApp });
+    const sent = await sendTestAlert(db(), { ...DEFAULT_ALERT_OPTIONS, symbol: "ETH-PERP" }, live.secret, {
+      port: 0,
+      fetchImpl: viaApp,
+    });
     expect(sent.status, sent.answer).toBe(200);
     expect(sent.signalId).toBeTruthy();
     expect(sent.message).not.toContain(live.secret);
-    expect(JSON.parse(sent.message)).toMatchObject({ action: "buy", symbol: "ETH-PERP", test: true, order_type: "market" });
+    expect(JSON.parse(sent.message)).toMatchObject({
+      action: "buy",
+      symbol: "ETH-PERP",
+      test: true,
+      order_type: "market",
+    });
 
-    await waitFor("settled", async () => ["executed", "failed", "skipped"].includes((await db().selectFrom("signals").select("status").where("id", "=", sent.signalId!).executeTakeFirst())?.status ?? ""));
-    const signal = await db().selectFrom("signals").selectAll().where("id", "=", sent.signalId!).executeTakeFirstOrThrow();
+    await waitFor("settled", async () =>
+      ["executed", "failed", "skipped"].includes(
+        (await db().selectFrom("signals").select("status").where("id", "=", sent.signalId!).executeTakeFirst())
+          ?.status ?? "",
+      ),
+    );
+    const signal = await db()
+      .selectFrom("signals")
+      .selectAll()
+      .where("id", "=", sent.signalId!)
+      .executeTakeFirstOrThrow();
     expect(signal.status, signal.status_reason ?? "").toBe("executed");
     // One Coinbase ETH contract (0.1 ETH): sized in the active exchange's units, as any signal.
-    expect(signal.status_reason).toMatch(/^Test alert: BUY 0\.1 ETH-PERP filled at 3,?40\d\.\d+ on the simulator's test account \(closed again at once\)\. No position, no P&L$/);
+    expect(signal.status_reason).toMatch(
+      /^Test alert: BUY 0\.1 ETH-PERP filled at 3,?40\d\.\d+ on the simulator's test account \(closed again at once\)\. No position, no P&L$/,
+    );
     expect(msw.fake.requestsTo("/orders", "POST")).toEqual([]);
     expect(await db().selectFrom("trades").select("id").execute()).toEqual([]);
     expect(await db().selectFrom("positions").select("id").execute()).toEqual([]);
-    const account = await db().selectFrom("profiles").select(["name", "source"]).where("id", "=", TEST_ALERTS_PROFILE_ID).executeTakeFirstOrThrow();
+    const account = await db()
+      .selectFrom("profiles")
+      .select(["name", "source"])
+      .where("id", "=", TEST_ALERTS_PROFILE_ID)
+      .executeTakeFirstOrThrow();
     expect(account).toEqual({ name: "Test alerts (paper)", source: "simulator" });
-    const held = await db().selectFrom("sim_positions").select(["quantity"]).where("profile_id", "=", TEST_ALERTS_PROFILE_ID).execute();
+    const held = await db()
+      .selectFrom("sim_positions")
+      .select(["quantity"])
+      .where("profile_id", "=", TEST_ALERTS_PROFILE_ID)
+      .execute();
     expect(held.every((p) => D(String(p.quantity)).eq(0))).toBe(true);
 
     // Every hop stamped, in order; any role reads it.
     const answer = await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer });
     expect(answer.status).toBe(200);
-    const body = (await answer.json()) as { signal: { test: boolean; status: string }; timeline: { monotonic: boolean; steps: { hop: string; at: number | null }[] } };
+    const body = (await answer.json()) as {
+      signal: { test: boolean; status: string };
+      timeline: { monotonic: boolean; steps: { hop: string; at: number | null }[] };
+    };
     expect(body.signal).toMatchObject({ test: true, status: "executed" });
     await waitFor("every hop written", async () => {
-      const t = ((await (await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer })).json()) as typeof body).timeline;
+      const t = ((await (await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer })).json()) as typeof body)
+        .timeline;
       return t.steps.filter((s) => s.hop !== "fired").every((s) => s.at !== null) ? t : null;
     });
-    const timeline = ((await (await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer })).json()) as typeof body).timeline;
-    expect(timeline.steps.map((s) => s.hop)).toEqual(["fired", "received", "committed", "claimed", "sent", "acked", "filled"]);
+    const timeline = (
+      (await (await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer })).json()) as typeof body
+    ).timeline;
+    expect(timeline.steps.map((s) => s.hop)).toEqual([
+      "fired",
+      "received",
+      "committed",
+      "claimed",
+      "sent",
+      "acked",
+      "filled",
+    ]);
     expect(timeline.monotonic).toBe(true);
   });
 
@@ -76,14 +118,21 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
       throw new Error("connect ECONNREFUSED 127.0.0.1:1");
     };
     const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, live.secret, { port: 1, fetchImpl: refused });
-    expect(sent).toMatchObject({ status: 0, signalId: null, answer: "The webhook endpoint could not be reached: connect ECONNREFUSED 127.0.0.1:1" });
+    expect(sent).toMatchObject({
+      status: 0,
+      signalId: null,
+      answer: "The webhook endpoint could not be reached: connect ECONNREFUSED 127.0.0.1:1",
+    });
     expect(sent.message).not.toContain(live.secret);
     expect((await db().selectFrom("signals").select("id").execute()).length).toBe(before);
   });
 
   test("a test alert with a wrong secret is refused like any alert, and nothing is stored", async () => {
     const before = (await db().selectFrom("signals").select("id").execute()).length;
-    const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, "not-the-secret-at-all-123", { port: 0, fetchImpl: viaApp });
+    const sent = await sendTestAlert(db(), DEFAULT_ALERT_OPTIONS, "not-the-secret-at-all-123", {
+      port: 0,
+      fetchImpl: viaApp,
+    });
     expect(sent.status).toBe(401);
     expect(sent.signalId).toBeNull();
     expect((await db().selectFrom("signals").select("id").execute()).length).toBe(before);

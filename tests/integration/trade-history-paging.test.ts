@@ -43,16 +43,31 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
   const app = freshApp(dialect);
   let admin: string;
   const db = () => app.database.db;
-  const get = async <T,>(path: string) => {
+  const get = async <T>(path: string) => {
     const response = await app.fetch(path, { cookie: admin });
     expect(response.status, path).toBe(200);
     return { body: (await response.json()) as T, next: response.headers.get("x-next-cursor") };
   };
   const screen = async (query: string) =>
-    (await get<{ trades: TradeJson[]; nextCursor: string | null; totals: Counts }>(`/history?${query}${query ? "&" : ""}_data=${encodeURIComponent("routes/_app+/history")}`)).body;
+    (
+      await get<{ trades: TradeJson[]; nextCursor: string | null; totals: Counts }>(
+        `/history?${query}${query ? "&" : ""}_data=${encodeURIComponent("routes/_app+/history")}`,
+      )
+    ).body;
 
   let n = 0;
-  const trade = async (row: { symbol: string; side: "buy" | "sell"; qty: string; price?: string; fee?: string; pnl?: string | null; status?: string; position?: string | null; strategy?: string | null; at: number }) => {
+  const trade = async (row: {
+    symbol: string;
+    side: "buy" | "sell";
+    qty: string;
+    price?: string;
+    fee?: string;
+    pnl?: string | null;
+    status?: string;
+    position?: string | null;
+    strategy?: string | null;
+    at: number;
+  }) => {
     n += 1;
     const id = `t-${String(n).padStart(4, "0")}-${row.symbol.slice(0, 3).toLowerCase()}`;
     const filled = (row.status ?? "executed") === "executed";
@@ -105,17 +120,66 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
   const funding = (id: string, positionId: string, symbol: string, amount: string) =>
     db()
       .insertInto("funding_payments")
-      .values({ id, exchange: "simulator", exchange_ref: `sim-${id}`, position_id: positionId, symbol, side: "long", quantity: "1", mark_price: "3000", rate: "0.0001", amount, interval_start: T0, created_at: T0 + 30_000 })
+      .values({
+        id,
+        exchange: "simulator",
+        exchange_ref: `sim-${id}`,
+        position_id: positionId,
+        symbol,
+        side: "long",
+        quantity: "1",
+        mark_price: "3000",
+        rate: "0.0001",
+        amount,
+        interval_start: T0,
+        created_at: T0 + 30_000,
+      })
       .execute();
 
   beforeAll(async () => {
     admin = (await registerVia(app, "history_admin", "secret123", "admin")).cookie;
     await position("pos-eth", "ETH-PERP", ALPHA, "-0.6", "-14.194");
     await position("pos-btc", "BTC-PERP", null, "0.96", "89.5");
-    await trade({ symbol: "ETH-PERP", side: "buy", qty: "1", price: "3000", fee: "1.8", position: "pos-eth", strategy: ALPHA, at: T0 });
-    await trade({ symbol: "BTC-PERP", side: "buy", qty: "0.1", price: "95000", fee: "5.7", position: "pos-btc", at: T0 + 1000 });
-    await trade({ symbol: "ETH-PERP", side: "sell", qty: "1", price: "2990", fee: "1.794", pnl: "-13.594", position: "pos-eth", strategy: ALPHA, at: T0 + 60_000 });
-    await trade({ symbol: "BTC-PERP", side: "sell", qty: "0.1", price: "96000", fee: "5.76", pnl: "88.54", position: "pos-btc", at: T0 + 61_000 });
+    await trade({
+      symbol: "ETH-PERP",
+      side: "buy",
+      qty: "1",
+      price: "3000",
+      fee: "1.8",
+      position: "pos-eth",
+      strategy: ALPHA,
+      at: T0,
+    });
+    await trade({
+      symbol: "BTC-PERP",
+      side: "buy",
+      qty: "0.1",
+      price: "95000",
+      fee: "5.7",
+      position: "pos-btc",
+      at: T0 + 1000,
+    });
+    await trade({
+      symbol: "ETH-PERP",
+      side: "sell",
+      qty: "1",
+      price: "2990",
+      fee: "1.794",
+      pnl: "-13.594",
+      position: "pos-eth",
+      strategy: ALPHA,
+      at: T0 + 60_000,
+    });
+    await trade({
+      symbol: "BTC-PERP",
+      side: "sell",
+      qty: "0.1",
+      price: "96000",
+      fee: "5.76",
+      pnl: "88.54",
+      position: "pos-btc",
+      at: T0 + 61_000,
+    });
     await trade({ symbol: "ETH-PERP", side: "buy", qty: "2", status: "failed", strategy: ALPHA, at: T0 + 62_000 });
     await trade({ symbol: "BTC-PERP", side: "buy", qty: "0.2", status: "pending", at: T0 + 63_000 });
     await funding("f-eth", "pos-eth", "ETH-PERP", "-0.6");
@@ -124,16 +188,74 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
 
   test("the header's totals are the filter's: the rows' realized P&L plus the filter's funding, and the counts of every matching order", async () => {
     // The ledger replays the same fills: the seeded figures are FIFO's.
-    expect((await getStatsLedger(db())).closedTradesPnl()).toEqual({ totalPnL: "74.946", realizedMatches: 2, closingTrades: 2 });
+    expect((await getStatsLedger(db())).closedTradesPnl()).toEqual({
+      totalPnL: "74.946",
+      realizedMatches: 2,
+      closingTrades: 2,
+    });
     const cases: [string, Totals][] = [
-      ["", { total: 6, completed: 4, failed: 1, pnl: { totalPnL: "75.306", realizedMatches: 2, closingTrades: 2, funding: "0.36" } }],
-      [`strategy=${ALPHA}`, { total: 3, completed: 2, failed: 1, pnl: { totalPnL: "-14.194", realizedMatches: 1, closingTrades: 1, funding: "-0.6" } }],
-      ["search=btc", { total: 3, completed: 2, failed: 0, pnl: { totalPnL: "89.5", realizedMatches: 1, closingTrades: 1, funding: "0.96" } }],
-      ["symbol=BTC-PERP", { total: 3, completed: 2, failed: 0, pnl: { totalPnL: "89.5", realizedMatches: 1, closingTrades: 1, funding: "0.96" } }],
-      ["status=executed", { total: 4, completed: 4, failed: 0, pnl: { totalPnL: "75.306", realizedMatches: 2, closingTrades: 2, funding: "0.36" } }],
-      ["status=failed", { total: 1, completed: 0, failed: 1, pnl: { totalPnL: "0", realizedMatches: 0, closingTrades: 0 } }],
-      [`status=executed&strategy=${ALPHA}&search=eth`, { total: 2, completed: 2, failed: 0, pnl: { totalPnL: "-14.194", realizedMatches: 1, closingTrades: 1, funding: "-0.6" } }],
-      [`search=btc&strategy=${ALPHA}`, { total: 0, completed: 0, failed: 0, pnl: { totalPnL: "0", realizedMatches: 0, closingTrades: 0 } }],
+      [
+        "",
+        {
+          total: 6,
+          completed: 4,
+          failed: 1,
+          pnl: { totalPnL: "75.306", realizedMatches: 2, closingTrades: 2, funding: "0.36" },
+        },
+      ],
+      [
+        `strategy=${ALPHA}`,
+        {
+          total: 3,
+          completed: 2,
+          failed: 1,
+          pnl: { totalPnL: "-14.194", realizedMatches: 1, closingTrades: 1, funding: "-0.6" },
+        },
+      ],
+      [
+        "search=btc",
+        {
+          total: 3,
+          completed: 2,
+          failed: 0,
+          pnl: { totalPnL: "89.5", realizedMatches: 1, closingTrades: 1, funding: "0.96" },
+        },
+      ],
+      [
+        "symbol=BTC-PERP",
+        {
+          total: 3,
+          completed: 2,
+          failed: 0,
+          pnl: { totalPnL: "89.5", realizedMatches: 1, closingTrades: 1, funding: "0.96" },
+        },
+      ],
+      [
+        "status=executed",
+        {
+          total: 4,
+          completed: 4,
+          failed: 0,
+          pnl: { totalPnL: "75.306", realizedMatches: 2, closingTrades: 2, funding: "0.36" },
+        },
+      ],
+      [
+        "status=failed",
+        { total: 1, completed: 0, failed: 1, pnl: { totalPnL: "0", realizedMatches: 0, closingTrades: 0 } },
+      ],
+      [
+        `status=executed&strategy=${ALPHA}&search=eth`,
+        {
+          total: 2,
+          completed: 2,
+          failed: 0,
+          pnl: { totalPnL: "-14.194", realizedMatches: 1, closingTrades: 1, funding: "-0.6" },
+        },
+      ],
+      [
+        `search=btc&strategy=${ALPHA}`,
+        { total: 0, completed: 0, failed: 0, pnl: { totalPnL: "0", realizedMatches: 0, closingTrades: 0 } },
+      ],
     ];
     for (const [query, expected] of cases) {
       const { pnl, ...counts } = expected;
@@ -146,11 +268,20 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
       expect(sum.plus(expected.pnl.funding ?? "0").toString(), query).toBe(expected.pnl.totalPnL);
     }
     // Without the filter's parameters the API keeps its SPEC answer (the all-time total).
-    expect((await get<Pnl>("/api/closed-trades-pnl")).body).toEqual({ totalPnL: "75.306", realizedMatches: 2, closingTrades: 2, funding: "0.36" });
+    expect((await get<Pnl>("/api/closed-trades-pnl")).body).toEqual({
+      totalPnL: "75.306",
+      realizedMatches: 2,
+      closingTrades: 2,
+      funding: "0.36",
+    });
 
     // The screen's first paint (what a browser without JavaScript shows) counts the same, with
     // its own parameters (its P&L card loads GET /api/closed-trades-pnl with them in the browser).
-    const countsOf = (totals: Totals): Counts => ({ total: totals.total, completed: totals.completed, failed: totals.failed });
+    const countsOf = (totals: Totals): Counts => ({
+      total: totals.total,
+      completed: totals.completed,
+      failed: totals.failed,
+    });
     const all = await screen("");
     expect(all.totals).toEqual(countsOf(cases[0]![1]));
     expect(all.trades).toHaveLength(6);
@@ -169,18 +300,30 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
   test("rows page by cursor, each row once, while new trades arrive; the screen pages without JavaScript", async () => {
     // 120 SOL orders, three at each millisecond (the cursor breaks ties by id).
     const seeded: string[] = [];
-    for (let i = 0; i < 120; i++) seeded.push(await trade({ symbol: "SOL-PERP", side: "buy", qty: "1", status: "cancelled", at: T0 + 100_000 + Math.floor(i / 3) }));
+    for (let i = 0; i < 120; i++)
+      seeded.push(
+        await trade({
+          symbol: "SOL-PERP",
+          side: "buy",
+          qty: "1",
+          status: "cancelled",
+          at: T0 + 100_000 + Math.floor(i / 3),
+        }),
+      );
 
     const seen: string[] = [];
     let next: string | null = null;
     let pages = 0;
     do {
-      const page: { body: TradeJson[]; next: string | null } = await get<TradeJson[]>(`/api/trades?search=sol&limit=50${next ? `&before=${encodeURIComponent(next)}` : ""}`);
+      const page: { body: TradeJson[]; next: string | null } = await get<TradeJson[]>(
+        `/api/trades?search=sol&limit=50${next ? `&before=${encodeURIComponent(next)}` : ""}`,
+      );
       seen.push(...page.body.map((t) => t.id));
       next = page.next;
       pages += 1;
       // New orders arrive between the page requests: newer than the first page, they never shift one.
-      for (let k = 0; k < 7; k++) await trade({ symbol: "SOL-PERP", side: "sell", qty: "1", status: "cancelled", at: Date.now() + k });
+      for (let k = 0; k < 7; k++)
+        await trade({ symbol: "SOL-PERP", side: "sell", qty: "1", status: "cancelled", at: Date.now() + k });
     } while (next && pages < 10);
     expect(pages).toBe(3);
     expect(seen).toHaveLength(120);
@@ -193,7 +336,11 @@ describe.each(testDialects())("trade history: totals under a filter and paging o
     const first = await screen("symbol=sol&status=all");
     expect(first.trades).toHaveLength(50);
     expect(first.totals).toEqual({ total: 141, completed: 0, failed: 0 });
-    expect((await get<Pnl>("/api/closed-trades-pnl?search=sol")).body).toEqual({ totalPnL: "0", realizedMatches: 0, closingTrades: 0 });
+    expect((await get<Pnl>("/api/closed-trades-pnl?search=sol")).body).toEqual({
+      totalPnL: "0",
+      realizedMatches: 0,
+      closingTrades: 0,
+    });
     const html = await (await app.fetch("/history?symbol=sol", { cookie: admin })).text();
     const href = /<a href="([^"]*before=[^"]*)"[^>]*data-testid="trades-older"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
     expect(href).toBe(`/history?symbol=sol&before=${encodeURIComponent(first.nextCursor!)}`);

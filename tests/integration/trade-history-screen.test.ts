@@ -7,7 +7,20 @@ import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const PATHS = ["/history", "/trade-history", "/trades", "/signals"];
-const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"];
+const COLUMNS = [
+  "Position",
+  "Entry",
+  "Max Drawdown",
+  "TP",
+  "SL",
+  "BE",
+  "Trailing",
+  "Portfolio",
+  "P/L",
+  "ROI",
+  "Status",
+  "Actions",
+];
 
 const rows = (html: string) => html.match(/data-testid="trade-row"/g)?.length ?? 0;
 
@@ -25,7 +38,17 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       const response = await app.fetch(path, { cookie: user });
       expect(response.status, path).toBe(200);
       const html = await response.text();
-      for (const text of ["Trade History", "Total Trades", "Completed", "Failed", "P&amp;L", "Export", "Clear Filters", "No trades found", ...COLUMNS]) {
+      for (const text of [
+        "Trade History",
+        "Total Trades",
+        "Completed",
+        "Failed",
+        "P&amp;L",
+        "Export",
+        "Clear Filters",
+        "No trades found",
+        ...COLUMNS,
+      ]) {
         expect(html, `${path}: ${text}`).toContain(text);
       }
       for (const option of ["All", "Executed", "Pending", "Failed"]) expect(html).toContain(`>${option}</option>`);
@@ -51,10 +74,23 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     const placed = await app.fetch("/manual-trading", {
       method: "POST",
       cookie: user,
-      form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", orderType: "limit", amountType: "quantity", quantity: "0.5", price: "2000", leverage: "2", marginType: "cross" },
+      form: {
+        intent: "place-order",
+        side: "buy",
+        symbol: "ETH-PERP",
+        orderType: "limit",
+        amountType: "quantity",
+        quantity: "0.5",
+        price: "2000",
+        leverage: "2",
+        marginType: "cross",
+      },
     });
     expect(placed.status).toBe(302);
-    const [trade] = (await (await app.fetch("/api/trades?limit=50", { cookie: user })).json()) as { id: string; symbol: string }[];
+    const [trade] = (await (await app.fetch("/api/trades?limit=50", { cookie: user })).json()) as {
+      id: string;
+      symbol: string;
+    }[];
     expect(trade).toMatchObject({ symbol: "ETH-PERP" });
 
     for (const path of PATHS) {
@@ -70,7 +106,14 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       const cardAt = html.indexOf('data-testid="trade-card"');
       const card = html.slice(cardAt, html.indexOf("</li>", cardAt));
       expect(card).toContain(`data-trade-id="${trade!.id}"`);
-      for (const fact of [">Entry</dt>", ">2000.0000</dd>", ">limit · manual</dd>", ">None</dd>", ">Inactive / Inactive</dd>"]) expect(card, fact).toContain(fact);
+      for (const fact of [
+        ">Entry</dt>",
+        ">2000.0000</dd>",
+        ">limit · manual</dd>",
+        ">None</dd>",
+        ">Inactive / Inactive</dd>",
+      ])
+        expect(card, fact).toContain(fact);
     }
 
     const response = await app.fetch(`/api/trades/${trade!.id}/details`, { cookie: user });
@@ -79,7 +122,15 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     // SPEC's four keys, plus the price chart of issue 13 (decision 032).
     expect(Object.keys(details).sort()).toEqual(["chart", "metrics", "relatedSignal", "relatedTrades", "trade"]);
     expect(details).toMatchObject({
-      trade: { id: trade!.id, symbol: "ETH-PERP", side: "buy", orderType: "limit", status: "pending", source: "manual", exchange: "simulator" },
+      trade: {
+        id: trade!.id,
+        symbol: "ETH-PERP",
+        side: "buy",
+        orderType: "limit",
+        status: "pending",
+        source: "manual",
+        exchange: "simulator",
+      },
       relatedSignal: null,
       relatedTrades: [],
       // A resting limit: quantity × price, the fee estimated at the taker rate.
@@ -105,9 +156,40 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     });
     const first = "7a1de000-0000-4000-8000-000000000001";
     const second = "7a1de000-0000-4000-8000-000000000002";
-    await insertTrade(db, { id: first, symbol: "BTC-PERP", side: "sell", orderType: "market", quantity: "0.01", price: null, source: "signal", clientOrderId: "history-c1", exchange: "simulator", signalId });
-    await updateTrade(db, first, { status: "executed", orderId: "sim-order-000000000001", executedPrice: "95000.5", executedQuantity: "0.01", fee: "0.57", executedAt: Date.now() });
-    await insertTrade(db, { id: second, symbol: "BTC-PERP", side: "sell", orderType: "market", quantity: "0.01", price: null, source: "signal", clientOrderId: "history-c2", exchange: "simulator", signalId, status: "failed", errorMessage: "Insufficient margin" });
+    await insertTrade(db, {
+      id: first,
+      symbol: "BTC-PERP",
+      side: "sell",
+      orderType: "market",
+      quantity: "0.01",
+      price: null,
+      source: "signal",
+      clientOrderId: "history-c1",
+      exchange: "simulator",
+      signalId,
+    });
+    await updateTrade(db, first, {
+      status: "executed",
+      orderId: "sim-order-000000000001",
+      executedPrice: "95000.5",
+      executedQuantity: "0.01",
+      fee: "0.57",
+      executedAt: Date.now(),
+    });
+    await insertTrade(db, {
+      id: second,
+      symbol: "BTC-PERP",
+      side: "sell",
+      orderType: "market",
+      quantity: "0.01",
+      price: null,
+      source: "signal",
+      clientOrderId: "history-c2",
+      exchange: "simulator",
+      signalId,
+      status: "failed",
+      errorMessage: "Insufficient margin",
+    });
 
     const details = (await (await app.fetch(`/api/trades/${first}/details`, { cookie: user })).json()) as {
       trade: { id: string; orderId: string };
@@ -116,7 +198,11 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       metrics: Record<string, string>;
     };
     expect(details.trade).toMatchObject({ id: first, orderId: "sim-order-000000000001" });
-    expect(details.relatedSignal).toEqual({ id: signalId, action: "sell", createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(details.relatedSignal).toEqual({
+      id: signalId,
+      action: "sell",
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     expect(details.relatedTrades.map((t) => [t.id, t.status])).toEqual([[second, "failed"]]);
     expect(details.metrics).toEqual({ totalValue: "950.005", estimatedFees: "0.57", executedQuantity: "0.01" });
 

@@ -86,9 +86,17 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     const page = await app.fetch("/trading-rules", { cookie: user });
     expect(page.status).toBe(403);
     expect(await page.text()).toContain("Access denied");
-    const post = await app.fetch("/trading-rules", { method: "POST", cookie: user, form: form({ autoTradingEnabled: null }) });
+    const post = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: user,
+      form: form({ autoTradingEnabled: null }),
+    });
     expect(post.status).toBe(403);
-    const json = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: user, form: { ...form({ autoTradingEnabled: null }), _js: "1" } });
+    const json = await app.fetch(`/trading-rules?${DATA_PARAM}`, {
+      method: "POST",
+      cookie: user,
+      form: { ...form({ autoTradingEnabled: null }), _js: "1" },
+    });
     expect(json.status).toBe(403);
     const anonymous = await app.fetch("/trading-rules", { method: "POST", form: form({ autoTradingEnabled: null }) });
     expect(anonymous.status).toBe(302);
@@ -100,17 +108,29 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     let html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
     expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (0.1 %)");
     expect(inputValue(html, "breakEvenOffset.value")).toBe("0.1");
-    const saved = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" }) });
+    const saved = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" }),
+    });
     expect(saved.status).toBe(302);
     expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
     html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
     expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (4 ticks)");
     // Out of range: the message, nothing saved.
-    const refused = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ "breakEvenOffset.unit": "percent", "breakEvenOffset.value": "9" }), _js: "1" } });
+    const refused = await app.fetch(`/trading-rules?${DATA_PARAM}`, {
+      method: "POST",
+      cookie: admin,
+      form: { ...form({ "breakEvenOffset.unit": "percent", "breakEvenOffset.value": "9" }), _js: "1" },
+    });
     expect(JSON.stringify(await refused.json())).toContain("Break-even offset must be from 0% to 5%");
     expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
     // Percent, through the API too.
-    const api = await app.fetch("/api/trading-config", { method: "PUT", cookie: admin, json: { breakEvenOffset: { unit: "percent", value: 0.0005 } } });
+    const api = await app.fetch("/api/trading-config", {
+      method: "PUT",
+      cookie: admin,
+      json: { breakEvenOffset: { unit: "percent", value: 0.0005 } },
+    });
     expect(api.status).toBe(200);
     expect((await config()).breakEvenOffset).toEqual({ unit: "percent", value: 0.0005 });
   });
@@ -160,36 +180,79 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
 
   test("without JavaScript, Apply Rules and Reset Statistics ask on a confirmation panel first, then run", async () => {
     // The button is a submit of the rules form: the post names the intent, nothing is saved or run yet.
-    const asked = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { ...form({ autoTradingEnabled: null }), intent: "apply-rules" } });
+    const asked = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: { ...form({ autoTradingEnabled: null }), intent: "apply-rules" },
+    });
     expect(asked.status).toBe(302);
     expect(asked.headers.get("location")).toBe("/trading-rules?confirm=apply-rules");
     expect((await config()).autoTradingEnabled).toBe(true);
     const panel = await (await app.fetch("/trading-rules?confirm=apply-rules", { cookie: admin })).text();
     expect(panel).toContain('data-testid="confirm-apply-rules"');
     expect(panel).toContain("Apply the saved trading rules to all existing open positions?");
-    const applied = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "apply-rules", confirmed: "yes" } });
+    const applied = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: { intent: "apply-rules", confirmed: "yes" },
+    });
     expect(await toastAfter(app, applied, admin)).toContain("Applied the trading rules to 0 of 0 open positions");
 
     const reset = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats" } });
     expect(reset.headers.get("location")).toBe("/trading-rules?confirm=reset-stats");
-    expect(await (await app.fetch("/trading-rules?confirm=reset-stats", { cookie: admin })).text()).toContain("Reset all performance statistics?");
-    const done = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats", confirmed: "yes" } });
-    expect(await toastAfter(app, done, admin)).toContain("All trades, signals, positions and activity logs have been deleted");
+    expect(await (await app.fetch("/trading-rules?confirm=reset-stats", { cookie: admin })).text()).toContain(
+      "Reset all performance statistics?",
+    );
+    const done = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: { intent: "reset-stats", confirmed: "yes" },
+    });
+    expect(await toastAfter(app, done, admin)).toContain(
+      "All trades, signals, positions and activity logs have been deleted",
+    );
     // Refused while a position is open: the page says why, nothing is deleted.
     await app.database.db
       .insertInto("positions")
-      .values({ id: "rules-open-1", symbol: "ETH-PERP", side: "long", quantity: "1", remaining_quantity: "1", entry_price: "3000", status: "open", source: "manual", created_at: Date.now(), updated_at: Date.now() } as never)
+      .values({
+        id: "rules-open-1",
+        symbol: "ETH-PERP",
+        side: "long",
+        quantity: "1",
+        remaining_quantity: "1",
+        entry_price: "3000",
+        status: "open",
+        source: "manual",
+        created_at: Date.now(),
+        updated_at: Date.now(),
+      } as never)
       .execute();
-    const refused = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: { intent: "reset-stats", confirmed: "yes" } });
+    const refused = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: { intent: "reset-stats", confirmed: "yes" },
+    });
     const refusedPage = await toastAfter(app, refused, admin);
     expect(refusedPage).toContain("Reset Failed");
     expect(refusedPage).toContain("Close the positions and cancel the orders first (Flatten all)");
-    expect(await app.database.db.selectFrom("positions").select("id").where("id", "=", "rules-open-1").executeTakeFirst()).toBeTruthy();
+    expect(
+      await app.database.db.selectFrom("positions").select("id").where("id", "=", "rules-open-1").executeTakeFirst(),
+    ).toBeTruthy();
     await app.database.db.deleteFrom("positions").where("id", "=", "rules-open-1").execute();
     // Admins only, like the rest of the page.
-    expect((await app.fetch("/trading-rules", { method: "POST", cookie: user, form: { intent: "reset-stats", confirmed: "yes" } })).status).toBe(403);
+    expect(
+      (
+        await app.fetch("/trading-rules", {
+          method: "POST",
+          cookie: user,
+          form: { intent: "reset-stats", confirmed: "yes" },
+        })
+      ).status,
+    ).toBe(403);
     // An unknown confirm value shows no panel.
-    expect(await (await app.fetch("/trading-rules?confirm=drop-tables", { cookie: admin })).text()).not.toContain('data-testid="confirm-');
+    expect(await (await app.fetch("/trading-rules?confirm=drop-tables", { cookie: admin })).text()).not.toContain(
+      'data-testid="confirm-',
+    );
   });
 
   test("a plain post stores the percent inputs as fractions, then redirects with the toast", async () => {
@@ -223,7 +286,9 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     });
 
     // The redirect target with the flash cookie: the toast, and the saved values in percent.
-    const html = await (await app.fetch("/trading-rules", { cookie: `${admin}; ${cookieFrom(response, "tv_toast")!}` })).text();
+    const html = await (
+      await app.fetch("/trading-rules", { cookie: `${admin}; ${cookieFrom(response, "tv_toast")!}` })
+    ).text();
     expect(html).toContain("Trading Rules Saved");
     expect(inputValue(html, "takeProfits[0].portfolio")).toBe("25");
     expect(inputValue(html, "takeProfits[1].priceDeviation")).toBe("1.2");
@@ -235,12 +300,18 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     expect(isChecked(html, "applyAmountControlToSignals")).toBe(true);
 
     // Saving is logged.
-    const logs = (await (await app.fetch("/api/logs?limit=5&type=system", { cookie: admin })).json()) as { message: string }[];
+    const logs = (await (await app.fetch("/api/logs?limit=5&type=system", { cookie: admin })).json()) as {
+      message: string;
+    }[];
     expect(logs.some((l) => l.message === "Trading rules saved by rules_admin")).toBe(true);
   });
 
   test("the take-profit total: the exact message on the page (400), nothing saved", async () => {
-    const response = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ "takeProfits[0].portfolio": "30", stopLossOffset: "0.9" }) });
+    const response = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({ "takeProfits[0].portfolio": "30", stopLossOffset: "0.9" }),
+    });
     expect(response.status).toBe(400);
     const html = await response.text();
     expect(html).toContain("Error Saving Rules");
@@ -252,13 +323,28 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   });
 
   test("with JavaScript: JSON with the 'Error Saving Rules' toast, or the saved config and a success toast", async () => {
-    const bad = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ "takeProfits[0].portfolio": "30" }), _js: "1" } });
+    const bad = await app.fetch(`/trading-rules?${DATA_PARAM}`, {
+      method: "POST",
+      cookie: admin,
+      form: { ...form({ "takeProfits[0].portfolio": "30" }), _js: "1" },
+    });
     expect(bad.status).toBe(400);
-    const badBody = (await bad.json()) as { toast: Record<string, string>; result: { error: Record<string, string[]> } };
-    expect(badBody.toast).toMatchObject({ title: "Error Saving Rules", description: TP_ERROR_110, variant: "destructive" });
+    const badBody = (await bad.json()) as {
+      toast: Record<string, string>;
+      result: { error: Record<string, string[]> };
+    };
+    expect(badBody.toast).toMatchObject({
+      title: "Error Saving Rules",
+      description: TP_ERROR_110,
+      variant: "destructive",
+    });
     expect(badBody.result.error.takeProfits).toEqual([TP_ERROR_110]);
 
-    const good = await app.fetch(`/trading-rules?${DATA_PARAM}`, { method: "POST", cookie: admin, form: { ...form({ stopLossOffset: "1.5" }), _js: "1" } });
+    const good = await app.fetch(`/trading-rules?${DATA_PARAM}`, {
+      method: "POST",
+      cookie: admin,
+      form: { ...form({ stopLossOffset: "1.5" }), _js: "1" },
+    });
     expect(good.status).toBe(200);
     const body = (await good.json()) as { toast: Record<string, string>; config: TradingConfig };
     expect(body.toast).toMatchObject({ title: "Trading Rules Saved" });
@@ -287,26 +373,58 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   });
 
   test("the multiplier falls back to 1; amount control off keeps the stored type and value; per-type rules when on", async () => {
-    await saveTradingConfig(app.database.db, { ...DEFAULT_TRADING_CONFIG, signalAmountType: "contracts", signalAmountValue: "3", orderSizeMultiplier: "2" });
-    const off = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ orderSizeMultiplier: "50", signalAmountType: "usd", signalAmountValue: "0.2" }) });
+    await saveTradingConfig(app.database.db, {
+      ...DEFAULT_TRADING_CONFIG,
+      signalAmountType: "contracts",
+      signalAmountValue: "3",
+      orderSizeMultiplier: "2",
+    });
+    const off = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({ orderSizeMultiplier: "50", signalAmountType: "usd", signalAmountValue: "0.2" }),
+    });
     expect(off.status).toBe(302);
-    expect(await config()).toMatchObject({ orderSizeMultiplier: "1", applyAmountControlToSignals: false, signalAmountType: "contracts", signalAmountValue: "3" });
+    expect(await config()).toMatchObject({
+      orderSizeMultiplier: "1",
+      applyAmountControlToSignals: false,
+      signalAmountType: "contracts",
+      signalAmountValue: "3",
+    });
 
-    const bad = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ applyAmountControlToSignals: "on", signalAmountType: "contracts", signalAmountValue: "1.5" }) });
+    const bad = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({ applyAmountControlToSignals: "on", signalAmountType: "contracts", signalAmountValue: "1.5" }),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain("Contracts must be a whole number");
     expect((await config()).applyAmountControlToSignals).toBe(false);
 
-    const pct = await app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form({ applyAmountControlToSignals: "on", signalAmountType: "percentage", signalAmountValue: "12.5" }) });
+    const pct = await app.fetch("/trading-rules", {
+      method: "POST",
+      cookie: admin,
+      form: form({ applyAmountControlToSignals: "on", signalAmountType: "percentage", signalAmountValue: "12.5" }),
+    });
     expect(pct.status).toBe(302);
-    expect(await config()).toMatchObject({ applyAmountControlToSignals: true, signalAmountType: "percentage", signalAmountValue: "12.5" });
+    expect(await config()).toMatchObject({
+      applyAmountControlToSignals: true,
+      signalAmountType: "percentage",
+      signalAmountValue: "12.5",
+    });
   });
 
   test("the JSON API shares the rule: POST /api/trading-config refuses the same allocation", async () => {
     const response = await app.fetch("/api/trading-config", {
       method: "POST",
       cookie: admin,
-      json: { takeProfits: [{ portfolio: 0.3, priceDeviation: 0.005, enabled: true }, { portfolio: 0.3, priceDeviation: 0.01, enabled: true }, { portfolio: 0.5, priceDeviation: 0.015, enabled: true }] },
+      json: {
+        takeProfits: [
+          { portfolio: 0.3, priceDeviation: 0.005, enabled: true },
+          { portfolio: 0.3, priceDeviation: 0.01, enabled: true },
+          { portfolio: 0.5, priceDeviation: 0.015, enabled: true },
+        ],
+      },
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toBe(TP_ERROR_110);

@@ -16,7 +16,10 @@ test("every registered migration is in the release history, once, and every new 
   const from = released.indexOf(LAST_UNORDERED) + 1;
   for (let i = from; i < released.length; i++) {
     const earlier = released.slice(0, i);
-    expect(earlier.every((name) => name < released[i]!), `${released[i]} must sort after every earlier migration`).toBe(true);
+    expect(
+      earlier.every((name) => name < released[i]!),
+      `${released[i]} must sort after every earlier migration`,
+    ).toBe(true);
   }
 });
 
@@ -32,12 +35,26 @@ describe.each(testDialects())("upgrading a database from each earlier release, %
       // A user of that release: one account.
       await database.db
         .insertInto("users")
-        .values({ id: "u-upgrade", username: "upgrader", username_key: "upgrader", password_hash: "x", role: "admin", created_at: Date.now(), updated_at: Date.now() } as never)
+        .values({
+          id: "u-upgrade",
+          username: "upgrader",
+          username_key: "upgrader",
+          password_hash: "x",
+          role: "admin",
+          created_at: Date.now(),
+          updated_at: Date.now(),
+        } as never)
         .execute();
-      const missing = Object.keys(migrations).filter((name) => !set.includes(name)).sort();
+      const missing = Object.keys(migrations)
+        .filter((name) => !set.includes(name))
+        .sort();
       expect(await migrateToLatest(database.db)).toEqual(missing);
       expect(await migrateToLatest(database.db)).toEqual([]);
-      const user = await database.db.selectFrom("users").select("username").where("id", "=", "u-upgrade").executeTakeFirst();
+      const user = await database.db
+        .selectFrom("users")
+        .select("username")
+        .where("id", "=", "u-upgrade")
+        .executeTakeFirst();
       expect(user?.username).toBe("upgrader");
     } finally {
       await database.cleanup();

@@ -5,7 +5,9 @@ import { loadBuild } from "#tests/setup/app.ts";
 import { type TestDatabase, testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 
-type WarmUp = (context: { db: TestDatabase["db"] }) => Promise<{ statistics: { hits: number; appends: number; rebuilds: number } }>;
+type WarmUp = (context: {
+  db: TestDatabase["db"];
+}) => Promise<{ statistics: { hits: number; appends: number; rebuilds: number } }>;
 
 describe.each(testDialects())("warm-up on %s", (dialect) => {
   const fresh = freshDatabase(dialect);

@@ -28,7 +28,10 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
     await sql`alter table jobs rename to jobs_away`.execute(fresh.db);
     try {
       const outcome = await send();
-      expect(outcome).toEqual({ status: 503, body: { success: false, error: "Signal could not be stored, please retry" } });
+      expect(outcome).toEqual({
+        status: 503,
+        body: { success: false, error: "Signal could not be stored, please retry" },
+      });
       const signals = await fresh.db.selectFrom("signals").select("id").execute();
       expect(signals).toEqual([]);
     } finally {
@@ -53,7 +56,10 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
     const holding =
       dialect === "sqlite"
         ? holder.db.transaction().execute(async (trx) => {
-            await trx.insertInto("settings").values({ key: "lock-holder", value: "1", updated_at: Date.now() }).execute();
+            await trx
+              .insertInto("settings")
+              .values({ key: "lock-holder", value: "1", updated_at: Date.now() })
+              .execute();
             locked();
             await held;
           })
@@ -72,7 +78,14 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
       await waitFor("the writer to take its first batch", async () => writer.waiting < 4_000, 5000, 1);
       while (writer.waiting < 4_000) waiting.push(load());
       const outcome = await handleWebhook(db.db, {
-        rawBody: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: "0.01", order_type: "market", id: "overload-1" }),
+        rawBody: JSON.stringify({
+          secret,
+          action: "buy",
+          symbol: "BTC-PERP",
+          quantity: "0.01",
+          order_type: "market",
+          id: "overload-1",
+        }),
         token: null,
         appSecret: APP_SECRET,
         ip: "127.0.0.1",
@@ -81,7 +94,9 @@ describe.each(testDialects())("webhook commit failure on %s", (dialect) => {
       release();
       await holding;
       await Promise.all(waiting);
-      expect(await db.db.selectFrom("signals").select("id").where("dedupe_key", "=", "id:overload-1").execute()).toEqual([]);
+      expect(
+        await db.db.selectFrom("signals").select("id").where("dedupe_key", "=", "id:overload-1").execute(),
+      ).toEqual([]);
     } finally {
       release();
       await holding.catch(() => undefined);

@@ -6,7 +6,13 @@ import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 /** Text as React renders it into HTML (quotes and ampersands escaped). */
-const html = (text: string) => text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const html = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
 
 describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
   const app = freshApp(dialect);
@@ -34,14 +40,29 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
     expect(config.url).toBe("http://localhost:5000/api/webhook/tradingview");
     expect(page).toContain("TradingView only delivers webhooks to ports 80 and 443");
     expect(page).toContain("This app listens on port 5000");
-    for (const placeholder of ["{{strategy.order.action}}", "{{ticker}}", "{{strategy.order.contracts}}", "{{close}}", "{{timenow}}"]) {
+    for (const placeholder of [
+      "{{strategy.order.action}}",
+      "{{ticker}}",
+      "{{strategy.order.contracts}}",
+      "{{close}}",
+      "{{timenow}}",
+    ]) {
       expect(page).toContain(placeholder);
     }
     expect(page).toContain('data-testid="webhook-status"');
     expect(page).toMatch(/>(Online|Offline)</);
     expect(page).toContain("Rotate secret");
     expect(page).toContain('name="intent" value="rotate"');
-    for (const text of ["Signal format", "order_type", "alert_id", "BTC-PERP", "BTCUSDT.P", "64 KiB", "Enable", "Webhook URL"]) {
+    for (const text of [
+      "Signal format",
+      "order_type",
+      "alert_id",
+      "BTC-PERP",
+      "BTCUSDT.P",
+      "64 KiB",
+      "Enable",
+      "Webhook URL",
+    ]) {
       expect(page.toLowerCase()).toContain(text.toLowerCase());
     }
   });
@@ -49,11 +70,28 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
   test("the page shows what a signal's position gets (from the trading config) and how tickers map", async () => {
     const page = await (await app.fetch("/webhook", { cookie: admin })).text();
     expect(page).toContain('data-testid="signal-defaults"');
-    for (const text of ["Take profit", "20% at +0.5%, 30% at +1.0%, 50% at +1.5%", "0.5% from the entry price", "Arms at +1.2%, closes on a 0.6% retrace"]) {
+    for (const text of [
+      "Take profit",
+      "20% at +0.5%, 30% at +1.0%, 50% at +1.5%",
+      "0.5% from the entry price",
+      "Arms at +1.2%, closes on a 0.6% retrace",
+    ]) {
       expect(page, text).toContain(text);
     }
-    const rows = [...page.matchAll(/data-testid="ticker-mapping"[^>]*>(.*?)<\/tr>/g)].map((m) => m[1]!.replace(/<style[^>]*>.*?<\/style>/g, "").replace(/<[^>]+>/g, "").replace(/<!-- -->/g, ""));
-    expect(rows).toEqual(["BINANCE:ETHUSDT→ ETH-PERP", "ETHUSDT.P→ ETH-PERP", "COINBASE:BTC-USD→ BTC-PERP", "BTCUSD→ BTC-PERP", "SOLUSDC→ SOL-PERP", "XRP-PERP→ XRP-PERP"]);
+    const rows = [...page.matchAll(/data-testid="ticker-mapping"[^>]*>(.*?)<\/tr>/g)].map((m) =>
+      m[1]!
+        .replace(/<style[^>]*>.*?<\/style>/g, "")
+        .replace(/<[^>]+>/g, "")
+        .replace(/<!-- -->/g, ""),
+    );
+    expect(rows).toEqual([
+      "BINANCE:ETHUSDT→ ETH-PERP",
+      "ETHUSDT.P→ ETH-PERP",
+      "COINBASE:BTC-USD→ BTC-PERP",
+      "BTCUSD→ BTC-PERP",
+      "SOLUSDC→ SOL-PERP",
+      "XRP-PERP→ XRP-PERP",
+    ]);
   });
 
   test("a user gets 403 for the page and cannot rotate; anonymous goes to login", async () => {
@@ -93,7 +131,9 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
       json: { secret: before.secret, action: "buy", symbol: "BTC-PERP", quantity: 1, order_type: "market" },
     });
     expect(old.status).toBe(401);
-    const logs = (await (await app.fetch("/api/logs?limit=20&type=webhook", { cookie: admin })).json()) as { message: string }[];
+    const logs = (await (await app.fetch("/api/logs?limit=20&type=webhook", { cookie: admin })).json()) as {
+      message: string;
+    }[];
     expect(logs.some((l) => l.message === "Webhook secret rotated by screen_admin")).toBe(true);
   });
 

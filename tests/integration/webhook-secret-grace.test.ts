@@ -3,7 +3,12 @@
 // clock injected), the new one works at once, both are stored encrypted, a retried alert is
 // still a duplicate across the two secrets, and without a grace the old one stops at once.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getWebhookSecret, handleWebhook, previousSecretUntil, rotateWebhookSecret } from "#app/services/webhook.server.ts";
+import {
+  getWebhookSecret,
+  handleWebhook,
+  previousSecretUntil,
+  rotateWebhookSecret,
+} from "#app/services/webhook.server.ts";
 import { freshApp, registeredAccounts, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -15,7 +20,15 @@ describe.each(testDialects())("webhook secret grace period on %s", (dialect) => 
   const send = (secret: string, now: number, extra: Record<string, unknown> = {}) => {
     n += 1;
     return handleWebhook(db(), {
-      rawBody: JSON.stringify({ secret, action: "buy", symbol: "ETH-PERP", quantity: "0.01", order_type: "market", id: `grace-${n}`, ...extra }),
+      rawBody: JSON.stringify({
+        secret,
+        action: "buy",
+        symbol: "ETH-PERP",
+        quantity: "0.01",
+        order_type: "market",
+        id: `grace-${n}`,
+        ...extra,
+      }),
       token: null,
       appSecret: app.config.appSecret,
       ip: "203.0.113.7",
@@ -48,13 +61,24 @@ describe.each(testDialects())("webhook secret grace period on %s", (dialect) => 
     expect(await previousSecretUntil(db(), t0 + 15 * 60_000)).toBeNull();
 
     // Stored encrypted: neither secret appears in the settings row.
-    const row = await db().selectFrom("settings").select("value").where("key", "=", "webhook_secret").executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom("settings")
+      .select("value")
+      .where("key", "=", "webhook_secret")
+      .executeTakeFirstOrThrow();
     expect(row.value).not.toContain(old);
     expect(row.value).not.toContain(fresh);
     expect(JSON.parse(row.value)).toMatchObject({ previous: { until: t0 + 15 * 60_000 } });
     // The activity line and the audit entry say until when, never a secret.
-    const line = await db().selectFrom("activity_logs").select("message").where("message", "like", "Webhook secret rotated by grace_admin%").orderBy("id", "desc").executeTakeFirstOrThrow();
-    expect(line.message).toBe(`Webhook secret rotated by grace_admin: the previous secret keeps working until ${new Date(t0 + 15 * 60_000).toISOString()}`);
+    const line = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Webhook secret rotated by grace_admin%")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(line.message).toBe(
+      `Webhook secret rotated by grace_admin: the previous secret keeps working until ${new Date(t0 + 15 * 60_000).toISOString()}`,
+    );
   });
 
   test("idempotency is unaffected: the same alert sent with the old secret, then the new one, is one signal", async () => {
@@ -75,10 +99,20 @@ describe.each(testDialects())("webhook secret grace period on %s", (dialect) => 
     expect((await send(old, t0 + 1)).status).toBe(401);
     expect(await previousSecretUntil(db(), t0)).toBeNull();
 
-    expect((await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: cookies.trader, json: { grace: "1h" } })).status).toBe(403);
-    expect((await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: cookies.admin, json: { grace: "2h" } })).status).toBe(400);
+    expect(
+      (await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: cookies.trader, json: { grace: "1h" } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: cookies.admin, json: { grace: "2h" } }))
+        .status,
+    ).toBe(400);
     const before = await getWebhookSecret(db(), app.config.appSecret);
-    const rotated = await app.fetch("/api/webhook-config/rotate", { method: "POST", cookie: cookies.admin, json: { grace: "24h" } });
+    const rotated = await app.fetch("/api/webhook-config/rotate", {
+      method: "POST",
+      cookie: cookies.admin,
+      json: { grace: "24h" },
+    });
     expect(rotated.status).toBe(200);
     const config = (await rotated.json()) as { secret: string; previousSecretUntil: string | null };
     expect(config.secret).not.toBe(before);
@@ -86,7 +120,11 @@ describe.each(testDialects())("webhook secret grace period on %s", (dialect) => 
     expect((await send(before, Date.now())).status).toBe(200);
 
     // The screen, without JavaScript: a form post with the grace chosen, then the page says until when.
-    const form = await app.fetch("/webhook", { method: "POST", cookie: cookies.admin, form: { intent: "rotate", grace: "15m" } });
+    const form = await app.fetch("/webhook", {
+      method: "POST",
+      cookie: cookies.admin,
+      form: { intent: "rotate", grace: "15m" },
+    });
     expect([200, 302, 303]).toContain(form.status);
     const page = await (await app.fetch("/webhook", { cookie: cookies.admin })).text();
     expect(page).toContain('data-testid="rotate-grace"');

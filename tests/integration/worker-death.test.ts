@@ -23,15 +23,29 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
   let quantity = 0;
   const children: Subprocess[] = [];
   // Distinct alerts (an identical one is a duplicate and commits no job, so pokes nobody).
-  const alert = () => sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: (0.001 + (quantity += 1) / 100_000).toFixed(5), order_type: "market" });
+  const alert = () =>
+    sendSignal(app, secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: (0.001 + (quantity += 1) / 100_000).toFixed(5),
+      order_type: "market",
+    });
   const spawnChild = (cmd: string[], env: Record<string, string> = {}) => {
     const child = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
     children.push(child);
     return child;
   };
   const beatingWorker = async (workerId: string, moment: "idle" | "after-claim") => {
-    const child = spawnChild([process.execPath, "tests/fixtures/beating-worker.ts", app.database.url, workerId, moment]);
-    await waitFor(`${workerId}'s heartbeat`, async () => db().selectFrom("worker_heartbeats").select("worker_id").where("worker_id", "=", workerId).executeTakeFirst());
+    const child = spawnChild([
+      process.execPath,
+      "tests/fixtures/beating-worker.ts",
+      app.database.url,
+      workerId,
+      moment,
+    ]);
+    await waitFor(`${workerId}'s heartbeat`, async () =>
+      db().selectFrom("worker_heartbeats").select("worker_id").where("worker_id", "=", workerId).executeTakeFirst(),
+    );
     return child;
   };
 
@@ -41,7 +55,8 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
     await new SimulatorAdapter(db()).ensureAccount();
   });
   beforeEach(async () => {
-    for (const table of ["jobs", "trades", "positions", "sim_orders", "signals", "worker_heartbeats"] as const) await db().deleteFrom(table).execute();
+    for (const table of ["jobs", "trades", "positions", "sim_orders", "signals", "worker_heartbeats"] as const)
+      await db().deleteFrom(table).execute();
     await db().deleteFrom("sim_positions").execute();
     await setPrice(db(), "BTC-PERP", "100000");
   });
@@ -62,8 +77,22 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
     const dead = await listenForWake(() => undefined);
     dead.close(); // the worker died: its port refuses (ICMP port unreachable → ECONNREFUSED)
     const now = Date.now();
-    await writeHeartbeat(db(), { workerId: "w-dead", hostname: "h", pid: 1, startedAt: now, status: "running", info: { wake: dead.address } });
-    await writeHeartbeat(db(), { workerId: "w-live", hostname: "h", pid: 2, startedAt: now, status: "running", info: { wake: live.address } });
+    await writeHeartbeat(db(), {
+      workerId: "w-dead",
+      hostname: "h",
+      pid: 1,
+      startedAt: now,
+      status: "running",
+      info: { wake: dead.address },
+    });
+    await writeHeartbeat(db(), {
+      workerId: "w-live",
+      hostname: "h",
+      pid: 2,
+      startedAt: now,
+      status: "running",
+      info: { wake: live.address },
+    });
     try {
       const deadline = Date.now() + 1500;
       let lateWakes = 0;
@@ -100,9 +129,23 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
       fetch(`http://127.0.0.1:${port}/api/webhook/tradingview`, {
         method: "POST",
         headers: { "Content-Type": "text/plain" },
-        body: JSON.stringify({ secret, action: "buy", symbol: "BTC-PERP", quantity: (0.002 + n / 100_000).toFixed(5), order_type: "market" }),
-      }).then((r) => r.status, (error: Error) => `failed: ${error.message} (web exit ${web.exitCode})`);
-    await waitFor("the web server", async () => (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.status, 30_000, 100);
+        body: JSON.stringify({
+          secret,
+          action: "buy",
+          symbol: "BTC-PERP",
+          quantity: (0.002 + n / 100_000).toFixed(5),
+          order_type: "market",
+        }),
+      }).then(
+        (r) => r.status,
+        (error: Error) => `failed: ${error.message} (web exit ${web.exitCode})`,
+      );
+    await waitFor(
+      "the web server",
+      async () => (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.status,
+      30_000,
+      100,
+    );
     // Two alerts: the first opens the hint socket and reads the heartbeats, the second pokes the worker.
     expect([await post(1), await post(2)]).toEqual([200, 200]);
 
@@ -116,7 +159,10 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
     }
     expect(answers).toEqual(Array(10).fill(200));
     expect(web.exitCode).toBeNull();
-    const queued = await db().selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const queued = await db()
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(queued.n)).toBe(12);
   }, 60_000);
 
@@ -132,16 +178,29 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
     expect(Number(held.locked_until)).toBeGreaterThan(killedAt + LEASE_MS - 2_000);
 
     let claimedAt = 0;
-    const survivor = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "survivor", pollMs: 5, onClaim: () => void (claimedAt ||= Date.now()) });
+    const survivor = startRunner({
+      db: db(),
+      exchange: new SimulatorAdapter(db()),
+      workerId: "survivor",
+      pollMs: 5,
+      onClaim: () => void (claimedAt ||= Date.now()),
+    });
     try {
       await waitFor("trade executed by the survivor", async () =>
-        db().selectFrom("trades").select("id").where("signal_id", "=", signalId).where("status", "=", "executed").executeTakeFirst(),
+        db()
+          .selectFrom("trades")
+          .select("id")
+          .where("signal_id", "=", signalId)
+          .where("status", "=", "executed")
+          .executeTakeFirst(),
       );
     } finally {
       await survivor.stop();
     }
     const seconds = (claimedAt - killedAt) / 1000;
-    console.log(`[worker-death ${dialect}] the killed worker's job was claimed again ${seconds.toFixed(1)} s after the kill`);
+    console.log(
+      `[worker-death ${dialect}] the killed worker's job was claimed again ${seconds.toFixed(1)} s after the kill`,
+    );
     // Heartbeats every 2 s, dead after 6 s without one, recovery every second: at most ~7 s.
     expect(seconds).toBeLessThan(8);
     expect(claimedAt).toBeLessThan(Number(held.locked_until)); // the lease had not run out
@@ -160,10 +219,15 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
       await claimJobs(db(), { workerId: holder, leaseMs: 60_000 });
     }
     const before = Date.now() - 1_000;
-    const beat = (workerId: string, status: string, startedAt = before) => writeHeartbeat(db(), { workerId, hostname: "h", pid: 1, startedAt, status });
+    const beat = (workerId: string, status: string, startedAt = before) =>
+      writeHeartbeat(db(), { workerId, hostname: "h", pid: 1, startedAt, status });
     await beat("w-live", "running");
     await beat("w-stale", "running");
-    await db().updateTable("worker_heartbeats").set({ last_beat_at: Date.now() - WORKER_DEAD_AFTER_MS - 1_000 }).where("worker_id", "=", "w-stale").execute();
+    await db()
+      .updateTable("worker_heartbeats")
+      .set({ last_beat_at: Date.now() - WORKER_DEAD_AFTER_MS - 1_000 })
+      .where("worker_id", "=", "w-stale")
+      .execute();
     await beat("w-stopped", "stopped");
     // Restarted under the same WORKER_ID: a new process, fresh heartbeat, that never claimed it.
     await new Promise((r) => setTimeout(r, 5));

@@ -47,7 +47,11 @@ export interface ExchangeTestKey {
 }
 
 export function makeExchangeKey(): ExchangeTestKey {
-  return { apiKey: randomBytes(16).toString("hex"), apiSecret: randomBytes(64).toString("base64"), passphrase: randomBytes(8).toString("hex") };
+  return {
+    apiKey: randomBytes(16).toString("hex"),
+    apiSecret: randomBytes(64).toString("base64"),
+    passphrase: randomBytes(8).toString("hex"),
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -64,10 +68,42 @@ export interface FakeProduct {
 }
 
 export const FAKE_PRODUCTS: FakeProduct[] = [
-  { product_id: "BIP-20DEC30-CDE", price: "95000", contract_size: "0.01", root: "BTC", price_increment: "5", change24h: "2.5", volume24h: "120000" },
-  { product_id: "ETP-20DEC30-CDE", price: "3400", contract_size: "0.1", root: "ETH", price_increment: "0.5", change24h: "-1.25", volume24h: "80000" },
-  { product_id: "SLP-20DEC30-CDE", price: "180", contract_size: "5", root: "SOL", price_increment: "0.01", change24h: "4.1", volume24h: "30000" },
-  { product_id: "XPP-20DEC30-CDE", price: "2.2", contract_size: "500", root: "XRP", price_increment: "0.0001", change24h: "-0.4", volume24h: "50000" },
+  {
+    product_id: "BIP-20DEC30-CDE",
+    price: "95000",
+    contract_size: "0.01",
+    root: "BTC",
+    price_increment: "5",
+    change24h: "2.5",
+    volume24h: "120000",
+  },
+  {
+    product_id: "ETP-20DEC30-CDE",
+    price: "3400",
+    contract_size: "0.1",
+    root: "ETH",
+    price_increment: "0.5",
+    change24h: "-1.25",
+    volume24h: "80000",
+  },
+  {
+    product_id: "SLP-20DEC30-CDE",
+    price: "180",
+    contract_size: "5",
+    root: "SOL",
+    price_increment: "0.01",
+    change24h: "4.1",
+    volume24h: "30000",
+  },
+  {
+    product_id: "XPP-20DEC30-CDE",
+    price: "2.2",
+    contract_size: "500",
+    root: "XRP",
+    price_increment: "0.0001",
+    change24h: "-0.4",
+    volume24h: "50000",
+  },
 ];
 
 interface FakeOrder {
@@ -160,20 +196,61 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       { uuid: randomUUID(), name: "BTC Wallet", currency: "BTC", available: "0.5", hold: "0" },
     ],
     futuresBuyingPower: "20000",
-    portfolios: [{ uuid: randomUUID(), name: "Default", type: "DEFAULT", deleted: false, balances: new Map<string, Big>([["USD", new Big("5000")]]) }],
-    profiles: [] as { id: string; name: string; active: boolean; is_default: boolean; created_at: string; balances: Map<string, Big> }[],
-    reports: new Map<string, { id: string; type: string; status: string; format: string; created_at: string; completed_at: string | null; expires_at: string | null; polls: number; body: Record<string, unknown> }>(),
+    portfolios: [
+      {
+        uuid: randomUUID(),
+        name: "Default",
+        type: "DEFAULT",
+        deleted: false,
+        balances: new Map<string, Big>([["USD", new Big("5000")]]),
+      },
+    ],
+    profiles: [] as {
+      id: string;
+      name: string;
+      active: boolean;
+      is_default: boolean;
+      created_at: string;
+      balances: Map<string, Big>;
+    }[],
+    reports: new Map<
+      string,
+      {
+        id: string;
+        type: string;
+        status: string;
+        format: string;
+        created_at: string;
+        completed_at: string | null;
+        expires_at: string | null;
+        polls: number;
+        body: Record<string, unknown>;
+      }
+    >(),
     faults: [] as Fault[],
     requests: [] as FakeRequest[],
   };
-  const defaultProfile = { id: randomUUID(), name: "default", active: true, is_default: true, created_at: now(), balances: new Map([["USD", new Big("1000")], ["BTC", new Big("0.1")]]) };
+  const defaultProfile = {
+    id: randomUUID(),
+    name: "default",
+    active: true,
+    is_default: true,
+    created_at: now(),
+    balances: new Map([
+      ["USD", new Big("1000")],
+      ["BTC", new Big("0.1")],
+    ]),
+  };
   state.profiles.push(defaultProfile);
 
   const fakeNow = () => Math.floor(Date.now() / 1000) + (options.clockOffsetS ?? 0);
 
   // --- auth ------------------------------------------------------------------------------
 
-  async function verifyJwt(request: Request, url: URL): Promise<{ ok: true; claims: Record<string, unknown> } | { ok: false; why: string }> {
+  async function verifyJwt(
+    request: Request,
+    url: URL,
+  ): Promise<{ ok: true; claims: Record<string, unknown> } | { ok: false; why: string }> {
     const header = request.headers.get("authorization") ?? "";
     const match = /^Bearer ([\w-]+\.[\w-]+\.[\w-]+)$/.exec(header);
     if (!match) return { ok: false, why: "no bearer token" };
@@ -197,7 +274,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       if (!protectedHeader.nonce) return { ok: false, why: "no nonce" };
       const expected = `${request.method} ${url.host}${url.pathname}`;
       if (payload.uri !== expected) return { ok: false, why: `uri ${String(payload.uri)} != ${expected}` };
-      if (typeof payload.exp !== "number" || typeof payload.nbf !== "number" || payload.exp - payload.nbf > 120) return { ok: false, why: "lifetime" };
+      if (typeof payload.exp !== "number" || typeof payload.nbf !== "number" || payload.exp - payload.nbf > 120)
+        return { ok: false, why: "lifetime" };
       return { ok: true, claims: payload as Record<string, unknown> };
     } catch (error) {
       return { ok: false, why: (error as Error).message };
@@ -215,7 +293,9 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   }
 
   function takeFault(method: string, path: string): Fault | null {
-    const index = state.faults.findIndex((f) => (!f.method || f.method === method) && (typeof f.path === "string" ? f.path === path : f.path.test(path)));
+    const index = state.faults.findIndex(
+      (f) => (!f.method || f.method === method) && (typeof f.path === "string" ? f.path === path : f.path.test(path)),
+    );
     if (index < 0) return null;
     const fault = state.faults[index]!;
     fault.times = (fault.times ?? 1) - 1;
@@ -227,14 +307,23 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     if (fault.hang) await delay("infinite");
     const status = fault.status ?? 500;
     if (typeof fault.body === "string") return new HttpResponse(fault.body, { status, headers: fault.headers });
-    return HttpResponse.json((fault.body ?? { error: "INTERNAL", message: "Internal server error" }) as Record<string, unknown>, { status, headers: fault.headers });
+    return HttpResponse.json(
+      (fault.body ?? { error: "INTERNAL", message: "Internal server error" }) as Record<string, unknown>,
+      { status, headers: fault.headers },
+    );
   }
 
   type Ctx = { request: Request; url: URL; params: Record<string, string>; body: any };
   type Work = (ctx: Ctx) => Response | Promise<Response>;
 
   /** Wraps a route: records it, applies faults, checks auth (kind), runs the work. */
-  function route(method: "get" | "post" | "put" | "delete", base: string, path: string, kind: "jwt" | "hmac" | "public", work: Work): HttpHandler {
+  function route(
+    method: "get" | "post" | "put" | "delete",
+    base: string,
+    path: string,
+    kind: "jwt" | "hmac" | "public",
+    work: Work,
+  ): HttpHandler {
     return http[method](`${base}${path}`, async ({ request, params }) => {
       const url = new URL(request.url);
       const text = method === "get" || method === "delete" ? "" : await request.text();
@@ -245,8 +334,16 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         return HttpResponse.json({ error: "INVALID_ARGUMENT", message: "malformed JSON" }, { status: 400 });
       }
       const prefix = new URL(base).pathname.replace(/\/+$/, "");
-      const shortPath = prefix && url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || "/" : url.pathname;
-      const record: FakeRequest = { method: request.method, host: url.host, path: shortPath, query: url.searchParams, body, authorized: kind === "public" };
+      const shortPath =
+        prefix && url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) || "/" : url.pathname;
+      const record: FakeRequest = {
+        method: request.method,
+        host: url.host,
+        path: shortPath,
+        query: url.searchParams,
+        body,
+        authorized: kind === "public",
+      };
       state.requests.push(record);
       if (kind === "jwt") {
         const verdict = await verifyJwt(request, url);
@@ -254,10 +351,13 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         record.authorized = true;
         record.jwt = verdict.claims;
       } else if (kind === "hmac") {
-        if (!verifyHmac(request, url, text)) return HttpResponse.json({ message: "invalid signature" }, { status: 401 });
+        if (!verifyHmac(request, url, text))
+          return HttpResponse.json({ message: "invalid signature" }, { status: 401 });
         record.authorized = true;
       }
-      const fault = takeFault(request.method, shortPath) ?? (kind === "public" ? null : (options.chaos?.(request.method, shortPath, body) ?? null));
+      const fault =
+        takeFault(request.method, shortPath) ??
+        (kind === "public" ? null : (options.chaos?.(request.method, shortPath, body) ?? null));
       if (fault && !fault.afterProcessing && fault.delayMs === undefined) return faultResponse(fault);
       const response = await work({ request, url, params: params as Record<string, string>, body });
       if (fault?.delayMs !== undefined) {
@@ -305,7 +405,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     },
   });
 
-  const badRequest = (message: string, error = "INVALID_ARGUMENT") => HttpResponse.json({ error, message, error_details: message }, { status: 400 });
+  const badRequest = (message: string, error = "INVALID_ARGUMENT") =>
+    HttpResponse.json({ error, message, error_details: message }, { status: 400 });
 
   function fill(order: FakeOrder, price: Big) {
     if (order.status === "OPEN" && order.filled_size !== "0") {
@@ -329,10 +430,14 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     const product = state.products.get(order.product_id)!;
     const before = new Big(order.filled_size);
     const after = before.plus(contracts);
-    const average = before.eq(0) ? price : before.times(order.average_filled_price).plus(contracts.times(price)).div(after);
+    const average = before.eq(0)
+      ? price
+      : before.times(order.average_filled_price).plus(contracts.times(price)).div(after);
     order.filled_size = after.toString();
     order.average_filled_price = average.round(8).toString();
-    order.total_fees = new Big(order.total_fees || "0").plus(contracts.times(product.contract_size).times(price).times("0.0003").round(2)).toString();
+    order.total_fees = new Big(order.total_fees || "0")
+      .plus(contracts.times(product.contract_size).times(price).times("0.0003").round(2))
+      .toString();
     order.last_fill_time = now();
     if (after.gte(baseSize(order))) order.status = "FILLED";
     movePosition(order, contracts, price);
@@ -343,9 +448,14 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     const current = state.positions.get(order.product_id) ?? { contracts: new Big(0), entry: price };
     const next = current.contracts.plus(signed);
     const sameDirection = current.contracts.eq(0) || current.contracts.gt(0) === signed.gt(0);
-    const entry = sameDirection && !next.eq(0)
-      ? current.contracts.abs().times(current.entry).plus(contracts.times(price)).div(next.abs())
-      : next.eq(0) ? price : current.contracts.abs().gt(contracts) ? current.entry : price;
+    const entry =
+      sameDirection && !next.eq(0)
+        ? current.contracts.abs().times(current.entry).plus(contracts.times(price)).div(next.abs())
+        : next.eq(0)
+          ? price
+          : current.contracts.abs().gt(contracts)
+            ? current.entry
+            : price;
     if (next.eq(0)) state.positions.delete(order.product_id);
     else state.positions.set(order.product_id, { contracts: next, entry });
   }
@@ -359,11 +469,28 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     // A size refused as Advanced Trade does: HTTP 200, success:false, the reason as a code
     // (exchange/coinbase/refusals.ts); the message is free text.
     const sizeRefused = (code: string, message: string) =>
-      HttpResponse.json({ success: false, failure_reason: "UNKNOWN_FAILURE_REASON", error_response: { error: "UNKNOWN_FAILURE_REASON", message, error_details: message, preview_failure_reason: code } });
+      HttpResponse.json({
+        success: false,
+        failure_reason: "UNKNOWN_FAILURE_REASON",
+        error_response: {
+          error: "UNKNOWN_FAILURE_REASON",
+          message,
+          error_details: message,
+          preview_failure_reason: code,
+        },
+      });
     const product = state.products.get(body?.product_id);
     if (!body?.client_order_id) return badRequest("client_order_id is required");
     if (!product) {
-      return HttpResponse.json({ success: false, error_response: { error: "INVALID_PRODUCT_ID", message: "Invalid product_id", error_details: "", new_order_failure_reason: "INVALID_PRODUCT_ID" } });
+      return HttpResponse.json({
+        success: false,
+        error_response: {
+          error: "INVALID_PRODUCT_ID",
+          message: "Invalid product_id",
+          error_details: "",
+          new_order_failure_reason: "INVALID_PRODUCT_ID",
+        },
+      });
     }
     let configuration: Record<string, Record<string, unknown>>;
     let side: "BUY" | "SELL";
@@ -371,7 +498,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const position = state.positions.get(product.product_id);
       if (!position) return badRequest("no open position to close", "NO_POSITION");
       const size = body.size ? new Big(body.size) : position.contracts.abs();
-      if (size.gt(position.contracts.abs())) return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_LARGE", "size exceeds the position");
+      if (size.gt(position.contracts.abs()))
+        return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_LARGE", "size exceeds the position");
       configuration = { market_market_ioc: { base_size: size.toString() } };
       side = position.contracts.gt(0) ? "SELL" : "BUY";
     } else {
@@ -381,13 +509,18 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       side = body.side;
       if (side !== "BUY" && side !== "SELL") return badRequest("side must be BUY or SELL");
       const config = configuration[keys[0]!]!;
-      if (!/^\d+(\.\d+)?$/.test(String(config.base_size ?? ""))) return badRequest("base_size must be a number of contracts");
-      if (!/^\d+$/.test(String(config.base_size))) return sizeRefused("PREVIEW_INVALID_SIZE_PRECISION", "base_size must be a whole number of contracts");
-      if (new Big(String(config.base_size)).lt(1)) return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_SMALL", "base_size is below one contract");
-      if (keys[0] !== "market_market_ioc" && !(Number(config.limit_price) > 0)) return badRequest("limit_price is required");
+      if (!/^\d+(\.\d+)?$/.test(String(config.base_size ?? "")))
+        return badRequest("base_size must be a number of contracts");
+      if (!/^\d+$/.test(String(config.base_size)))
+        return sizeRefused("PREVIEW_INVALID_SIZE_PRECISION", "base_size must be a whole number of contracts");
+      if (new Big(String(config.base_size)).lt(1))
+        return sizeRefused("PREVIEW_INVALID_BASE_SIZE_TOO_SMALL", "base_size is below one contract");
+      if (keys[0] !== "market_market_ioc" && !(Number(config.limit_price) > 0))
+        return badRequest("limit_price is required");
       if (keys[0] === "stop_limit_stop_limit_gtc") {
         if (!(Number(config.stop_price) > 0)) return badRequest("stop_price is required");
-        if (config.stop_direction !== "STOP_DIRECTION_STOP_UP" && config.stop_direction !== "STOP_DIRECTION_STOP_DOWN") return badRequest("stop_direction is required");
+        if (config.stop_direction !== "STOP_DIRECTION_STOP_UP" && config.stop_direction !== "STOP_DIRECTION_STOP_DOWN")
+          return badRequest("stop_direction is required");
       }
     }
     const order: FakeOrder = {
@@ -408,7 +541,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     };
     state.orders.push(order);
     // Limits and stops rest (a stop fills when setPrice crosses its stop price).
-    const limit = configuration.limit_limit_gtc ?? configuration.limit_limit_gtd ?? configuration.stop_limit_stop_limit_gtc;
+    const limit =
+      configuration.limit_limit_gtc ?? configuration.limit_limit_gtd ?? configuration.stop_limit_stop_limit_gtc;
     if (!limit && !(options.fillAfterPolls ?? 0)) fill(order, new Big(product.price));
     return order;
   }
@@ -417,8 +551,14 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   function bookOf(p: FakeProduct, bidSize: string, askSize: string) {
     const shape = state.books.get(p.product_id) ?? { sides: "both", ageMs: 0 };
     const tick = new Big(p.price_increment);
-    const bids = shape.sides === "both" || shape.sides === "bids" ? [{ price: new Big(p.price).minus(tick).toString(), size: bidSize }] : [];
-    const asks = shape.sides === "both" || shape.sides === "asks" ? [{ price: new Big(p.price).plus(tick).toString(), size: askSize }] : [];
+    const bids =
+      shape.sides === "both" || shape.sides === "bids"
+        ? [{ price: new Big(p.price).minus(tick).toString(), size: bidSize }]
+        : [];
+    const asks =
+      shape.sides === "both" || shape.sides === "asks"
+        ? [{ price: new Big(p.price).plus(tick).toString(), size: askSize }]
+        : [];
     return { bids, asks, ...(shape.ageMs === null ? {} : { time: new Date(Date.now() - shape.ageMs).toISOString() }) };
   }
 
@@ -429,14 +569,20 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const stop = order.order_configuration.stop_limit_stop_limit_gtc;
       if (!stop || order.status !== "OPEN" || order.product_id !== productId) continue;
       const down = stop.stop_direction === "STOP_DIRECTION_STOP_DOWN";
-      if (down ? price <= Number(stop.stop_price) : price >= Number(stop.stop_price)) fill(order, new Big(String(stop.stop_price)));
+      if (down ? price <= Number(stop.stop_price) : price >= Number(stop.stop_price))
+        fill(order, new Big(String(stop.stop_price)));
     }
   }
 
   const created = (order: FakeOrder) =>
     HttpResponse.json({
       success: true,
-      success_response: { order_id: order.order_id, product_id: order.product_id, side: order.side, client_order_id: order.client_order_id },
+      success_response: {
+        order_id: order.order_id,
+        product_id: order.product_id,
+        side: order.side,
+        client_order_id: order.client_order_id,
+      },
       order_configuration: order.order_configuration,
     });
 
@@ -447,7 +593,12 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       state.pollsSeen.set(order.order_id, seen);
       if (seen > (options.fillAfterPolls ?? 0)) fill(order, new Big(state.products.get(order.product_id)!.price));
     }
-    return { ...order, number_of_fills: order.status === "FILLED" ? "1" : "0", order_type: order.order_configuration.market_market_ioc ? "MARKET" : "LIMIT", time_in_force: "GOOD_UNTIL_CANCELLED" };
+    return {
+      ...order,
+      number_of_fills: order.status === "FILLED" ? "1" : "0",
+      order_type: order.order_configuration.market_market_ioc ? "MARKET" : "LIMIT",
+      time_in_force: "GOOD_UNTIL_CANCELLED",
+    };
   };
 
   const positionOut = (productId: string, p: { contracts: Big; entry: Big }) => {
@@ -466,7 +617,12 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         unrealized_pnl: money(pnl),
         daily_realized_pnl: money("0"),
         // The fake's own margin model: 30 % against the position from its entry.
-        liquidation_price: money(p.entry.times(p.contracts.gt(0) ? "0.7" : "1.3").round(2).toString()),
+        liquidation_price: money(
+          p.entry
+            .times(p.contracts.gt(0) ? "0.7" : "1.3")
+            .round(2)
+            .toString(),
+        ),
         leverage: "3",
         margin_type: "MARGIN_TYPE_CROSS",
       };
@@ -484,16 +640,27 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   };
 
   const portfolioBalances = (p: (typeof state.portfolios)[number]) =>
-    [...p.balances.entries()].map(([asset, amount]) => ({ asset, total_balance_crypto: Number(amount), available_to_trade_crypto: Number(amount), available_to_trade_fiat: Number(amount) }));
+    [...p.balances.entries()].map(([asset, amount]) => ({
+      asset,
+      total_balance_crypto: Number(amount),
+      available_to_trade_crypto: Number(amount),
+      available_to_trade_fiat: Number(amount),
+    }));
 
   const advancedTrade: HttpHandler[] = [
     route("get", AT, "/time", "public", () => {
       const s = fakeNow();
-      return HttpResponse.json({ iso: new Date(s * 1000).toISOString(), epochSeconds: String(s), epochMillis: String(s * 1000) });
+      return HttpResponse.json({
+        iso: new Date(s * 1000).toISOString(),
+        epochSeconds: String(s),
+        epochMillis: String(s * 1000),
+      });
     }),
     route("get", AT, "/market/products", "public", ({ url }) => {
       const ids = url.searchParams.getAll("product_ids");
-      const products = [...state.products.values()].filter((p) => ids.length === 0 || ids.includes(p.product_id)).map(wireProduct);
+      const products = [...state.products.values()]
+        .filter((p) => ids.length === 0 || ids.includes(p.product_id))
+        .map(wireProduct);
       return HttpResponse.json({ products, num_products: products.length });
     }),
     route("get", AT, "/market/products/:id", "public", ({ params }) => {
@@ -501,15 +668,25 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const spot = /^([A-Z]+)-USD$/.exec(params.id!);
       if (spot) {
         const perp = [...state.products.values()].find((p) => p.root === spot[1]);
-        if (perp) return HttpResponse.json({ product_id: params.id, price: perp.price, product_type: "SPOT", base_currency_id: spot[1], quote_currency_id: "USD", status: "online" });
+        if (perp)
+          return HttpResponse.json({
+            product_id: params.id,
+            price: perp.price,
+            product_type: "SPOT",
+            base_currency_id: spot[1],
+            quote_currency_id: "USD",
+            status: "online",
+          });
       }
       const p = state.products.get(params.id!);
-      return p ? HttpResponse.json(wireProduct(p)) : HttpResponse.json({ error: "NOT_FOUND", message: "product not found" }, { status: 404 });
+      return p
+        ? HttpResponse.json(wireProduct(p))
+        : HttpResponse.json({ error: "NOT_FOUND", message: "product not found" }, { status: 404 });
     }),
     route("get", AT, "/market/product_book", "public", ({ url }) => {
       const p = state.products.get(url.searchParams.get("product_id") ?? "");
       if (!p) return HttpResponse.json({ error: "NOT_FOUND", message: "product not found" }, { status: 404 });
-      const tick = new Big(p.price_increment);
+      const _tick = new Big(p.price_increment);
       return HttpResponse.json({
         pricebook: { product_id: p.product_id, ...bookOf(p, "10", "12") },
         last: p.price,
@@ -518,12 +695,16 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     }),
     route("get", AT, "/products", "jwt", ({ url }) => {
       const ids = url.searchParams.getAll("product_ids");
-      const products = [...state.products.values()].filter((p) => ids.length === 0 || ids.includes(p.product_id)).map(wireProduct);
+      const products = [...state.products.values()]
+        .filter((p) => ids.length === 0 || ids.includes(p.product_id))
+        .map(wireProduct);
       return HttpResponse.json({ products, num_products: products.length });
     }),
     route("get", AT, "/products/:id", "jwt", ({ params }) => {
       const p = state.products.get(params.id!);
-      return p ? HttpResponse.json(wireProduct(p)) : HttpResponse.json({ error: "NOT_FOUND", message: "product not found", error_details: "" }, { status: 404 });
+      return p
+        ? HttpResponse.json(wireProduct(p))
+        : HttpResponse.json({ error: "NOT_FOUND", message: "product not found", error_details: "" }, { status: 404 });
     }),
     route("get", AT, "/best_bid_ask", "jwt", ({ url }) => {
       const ids = url.searchParams.getAll("product_ids");
@@ -546,15 +727,25 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     // a stop edited past the current price triggers at once, as on the exchange.
     route("post", AT, "/orders/edit", "jwt", ({ body }) => {
       const order = state.orders.find((o) => o.order_id === body?.order_id);
-      if (!order) return HttpResponse.json({ error: "NOT_FOUND", message: "order with this orderID was not found", error_details: "" }, { status: 404 });
+      if (!order)
+        return HttpResponse.json(
+          { error: "NOT_FOUND", message: "order with this orderID was not found", error_details: "" },
+          { status: 404 },
+        );
       const config = order.order_configuration.stop_limit_stop_limit_gtc ?? order.order_configuration.limit_limit_gtc;
-      const refuse = (reason: string) => HttpResponse.json({ success: false, errors: [{ edit_failure_reason: reason }] });
+      const refuse = (reason: string) =>
+        HttpResponse.json({ success: false, errors: [{ edit_failure_reason: reason }] });
       if (!config || options.editable === false) return refuse("EDIT_FAILURE_REASON_UNSUPPORTED_ORDER_CONFIGURATION");
       if (order.status !== "OPEN") return refuse("EDIT_FAILURE_REASON_ORDER_NOT_OPEN");
-      if (body.size !== undefined && (!/^\d+$/.test(String(body.size)) || new Big(String(body.size)).lte(order.filled_size))) return refuse("EDIT_FAILURE_REASON_INVALID_SIZE");
+      if (
+        body.size !== undefined &&
+        (!/^\d+$/.test(String(body.size)) || new Big(String(body.size)).lte(order.filled_size))
+      )
+        return refuse("EDIT_FAILURE_REASON_INVALID_SIZE");
       if (body.price !== undefined) config.limit_price = String(body.price);
       if (body.size !== undefined) config.base_size = String(body.size);
-      if (body.stop_price !== undefined && order.order_configuration.stop_limit_stop_limit_gtc) config.stop_price = String(body.stop_price);
+      if (body.stop_price !== undefined && order.order_configuration.stop_limit_stop_limit_gtc)
+        config.stop_price = String(body.stop_price);
       triggerStops(order.product_id);
       return HttpResponse.json({ success: true, errors: [] });
     }),
@@ -562,7 +753,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const results = ((body?.order_ids ?? []) as string[]).map((id) => {
         const order = state.orders.find((o) => o.order_id === id);
         if (!order) return { success: false, failure_reason: "UNKNOWN_CANCEL_ORDER", order_id: id };
-        if (order.status !== "OPEN") return { success: false, failure_reason: "DUPLICATE_CANCEL_REQUEST", order_id: id };
+        if (order.status !== "OPEN")
+          return { success: false, failure_reason: "DUPLICATE_CANCEL_REQUEST", order_id: id };
         order.status = "CANCELLED";
         return { success: true, failure_reason: "UNKNOWN_CANCEL_FAILURE_REASON", order_id: id };
       });
@@ -573,7 +765,13 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const limit = Number(url.searchParams.get("limit") ?? "100");
       const offset = Number(url.searchParams.get("cursor") || "0");
       const start = url.searchParams.get("start_date");
-      const all = state.orders.filter((o) => (ids.length === 0 || ids.includes(o.product_id)) && (!start || o.created_time >= new Date(start).toISOString())).reverse();
+      const all = state.orders
+        .filter(
+          (o) =>
+            (ids.length === 0 || ids.includes(o.product_id)) &&
+            (!start || o.created_time >= new Date(start).toISOString()),
+        )
+        .reverse();
       const page = all.slice(offset, offset + limit).map(wireOrder);
       const hasNext = offset + limit < all.length;
       return HttpResponse.json({ orders: page, has_next: hasNext, cursor: hasNext ? String(offset + limit) : "" });
@@ -583,7 +781,11 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       const productIds = url.searchParams.getAll("product_ids");
       const fills = state.orders
         .filter((o) => o.status === "FILLED" || new Big(o.filled_size).gt(0))
-        .filter((o) => (orderIds.length === 0 || orderIds.includes(o.order_id)) && (productIds.length === 0 || productIds.includes(o.product_id)))
+        .filter(
+          (o) =>
+            (orderIds.length === 0 || orderIds.includes(o.order_id)) &&
+            (productIds.length === 0 || productIds.includes(o.product_id)),
+        )
         .map((o) => ({
           entry_id: `e-${o.order_id}`,
           trade_id: `t-${o.order_id}`,
@@ -603,7 +805,11 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     }),
     route("get", AT, "/orders/historical/:id", "jwt", ({ params }) => {
       const order = state.orders.find((o) => o.order_id === params.id);
-      if (!order) return HttpResponse.json({ error: "NOT_FOUND", message: "order with this orderID was not found", error_details: "" }, { status: 404 });
+      if (!order)
+        return HttpResponse.json(
+          { error: "NOT_FOUND", message: "order with this orderID was not found", error_details: "" },
+          { status: 404 },
+        );
       return HttpResponse.json({ order: wireOrder(order) });
     }),
     route("get", AT, "/accounts", "jwt", ({ url }) => {
@@ -642,24 +848,39 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
         },
       }),
     ),
-    route("get", AT, "/cfm/positions", "jwt", () => HttpResponse.json({ positions: [...state.positions.entries()].map(([id, p]) => positionOut(id, p)) })),
+    route("get", AT, "/cfm/positions", "jwt", () =>
+      HttpResponse.json({ positions: [...state.positions.entries()].map(([id, p]) => positionOut(id, p)) }),
+    ),
     route("get", AT, "/cfm/positions/:id", "jwt", ({ params }) => {
       const p = state.positions.get(params.id!);
-      return p ? HttpResponse.json({ position: positionOut(params.id!, p) }) : HttpResponse.json({ error: "NOT_FOUND", message: "no position" }, { status: 404 });
+      return p
+        ? HttpResponse.json({ position: positionOut(params.id!, p) })
+        : HttpResponse.json({ error: "NOT_FOUND", message: "no position" }, { status: 404 });
     }),
     route("get", AT, "/portfolios", "jwt", () =>
-      HttpResponse.json({ portfolios: state.portfolios.filter((p) => !p.deleted).map((p) => ({ name: p.name, uuid: p.uuid, type: p.type, deleted: false })) }),
+      HttpResponse.json({
+        portfolios: state.portfolios
+          .filter((p) => !p.deleted)
+          .map((p) => ({ name: p.name, uuid: p.uuid, type: p.type, deleted: false })),
+      }),
     ),
     route("post", AT, "/portfolios", "jwt", ({ body }) => {
       if (!body?.name) return badRequest("name is required");
-      const p = { uuid: randomUUID(), name: String(body.name), type: "CONSUMER", deleted: false, balances: new Map<string, Big>() };
+      const p = {
+        uuid: randomUUID(),
+        name: String(body.name),
+        type: "CONSUMER",
+        deleted: false,
+        balances: new Map<string, Big>(),
+      };
       state.portfolios.push(p);
       return HttpResponse.json({ portfolio: { name: p.name, uuid: p.uuid, type: p.type, deleted: false } });
     }),
     route("post", AT, "/portfolios/move_funds", "jwt", ({ body }) => {
       const from = state.portfolios.find((p) => p.uuid === body?.source_portfolio_uuid && !p.deleted);
       const to = state.portfolios.find((p) => p.uuid === body?.target_portfolio_uuid && !p.deleted);
-      if (!from || !to) return HttpResponse.json({ error: "NOT_FOUND", message: "portfolio not found" }, { status: 404 });
+      if (!from || !to)
+        return HttpResponse.json({ error: "NOT_FOUND", message: "portfolio not found" }, { status: 404 });
       const currency = String(body.funds?.currency ?? "");
       const amount = new Big(String(body.funds?.value ?? "0"));
       const have = from.balances.get(currency) ?? new Big(0);
@@ -671,7 +892,12 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     route("get", AT, "/portfolios/:id", "jwt", ({ params }) => {
       const p = state.portfolios.find((x) => x.uuid === params.id && !x.deleted);
       if (!p) return HttpResponse.json({ error: "NOT_FOUND", message: "portfolio not found" }, { status: 404 });
-      return HttpResponse.json({ breakdown: { portfolio: { name: p.name, uuid: p.uuid, type: p.type, deleted: false }, spot_positions: portfolioBalances(p) } });
+      return HttpResponse.json({
+        breakdown: {
+          portfolio: { name: p.name, uuid: p.uuid, type: p.type, deleted: false },
+          spot_positions: portfolioBalances(p),
+        },
+      });
     }),
     route("delete", AT, "/portfolios/:id", "jwt", ({ params }) => {
       const p = state.portfolios.find((x) => x.uuid === params.id && !x.deleted);
@@ -684,7 +910,14 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
 
   // --- Coinbase Exchange -------------------------------------------------------------------
 
-  const profileOut = (p: (typeof state.profiles)[number]) => ({ id: p.id, user_id: "u-1", name: p.name, active: p.active, is_default: p.is_default, created_at: p.created_at });
+  const profileOut = (p: (typeof state.profiles)[number]) => ({
+    id: p.id,
+    user_id: "u-1",
+    name: p.name,
+    active: p.active,
+    is_default: p.is_default,
+    created_at: p.created_at,
+  });
   const exError = (status: number, message: string) => HttpResponse.json({ message }, { status });
 
   const exchange: HttpHandler[] = [
@@ -694,12 +927,20 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     }),
     route("post", exBase, "/profiles", "hmac", ({ body }) => {
       if (!body?.name) return exError(400, "name is required");
-      const p = { id: randomUUID(), name: String(body.name), active: true, is_default: false, created_at: now(), balances: new Map<string, Big>() };
+      const p = {
+        id: randomUUID(),
+        name: String(body.name),
+        active: true,
+        is_default: false,
+        created_at: now(),
+        balances: new Map<string, Big>(),
+      };
       state.profiles.push(p);
       return HttpResponse.json(profileOut(p));
     }),
     route("post", exBase, "/profiles/transfer", "hmac", ({ body }) => {
-      for (const field of ["from", "to", "currency", "amount"]) if (!body?.[field]) return exError(400, `${field} is required`);
+      for (const field of ["from", "to", "currency", "amount"])
+        if (!body?.[field]) return exError(400, `${field} is required`);
       const from = state.profiles.find((p) => p.id === body.from && p.active);
       const to = state.profiles.find((p) => p.id === body.to && p.active);
       if (!from || !to) return exError(404, "profile not found");
@@ -716,7 +957,8 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       if (!p) return exError(404, "profile not found");
       if (!to || body?.profile_id !== p.id) return exError(400, "a destination profile is required");
       if (p.is_default) return exError(400, "the default profile cannot be deleted");
-      for (const [currency, amount] of p.balances) to.balances.set(currency, (to.balances.get(currency) ?? new Big(0)).plus(amount));
+      for (const [currency, amount] of p.balances)
+        to.balances.set(currency, (to.balances.get(currency) ?? new Big(0)).plus(amount));
       p.balances.clear();
       p.active = false;
       return HttpResponse.json({});
@@ -737,10 +979,21 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     route("post", exBase, "/reports", "hmac", ({ body }) => {
       const wire = String(body?.type ?? "");
       const key = wire === "otc-fills" ? "otc_fills" : wire;
-      if (!["fills", "account", "balance", "otc-fills"].includes(wire)) return exError(400, `invalid report type ${wire}`);
+      if (!["fills", "account", "balance", "otc-fills"].includes(wire))
+        return exError(400, `invalid report type ${wire}`);
       if (!body[key] || typeof body[key] !== "object") return exError(400, `${key} is required for ${wire} reports`);
       if (!["csv", "pdf"].includes(body.format)) return exError(400, "format must be csv or pdf");
-      const r = { id: randomUUID(), type: wire, status: "pending", format: body.format, created_at: now(), completed_at: null, expires_at: null, polls: 0, body };
+      const r = {
+        id: randomUUID(),
+        type: wire,
+        status: "pending",
+        format: body.format,
+        created_at: now(),
+        completed_at: null,
+        expires_at: null,
+        polls: 0,
+        body,
+      };
       state.reports.set(r.id, r);
       return HttpResponse.json({ id: r.id, type: r.type, status: r.status });
     }),
@@ -769,9 +1022,15 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     route("get", exBase, "/files/:file", "public", ({ params }) => {
       const [id, format] = String(params.file).split(".");
       const r = state.reports.get(id ?? "");
-      if (!r || r.status !== "ready") return new HttpResponse("Not found", { status: 404 });
-      if (format === "csv") return new HttpResponse(`portfolio,trade id,product,side,created at,size,price,fee\ndefault,1,BTC-USD,BUY,${r.created_at},0.01,95000,0.28\n`, { headers: { "content-type": "text/csv" } });
-      return new HttpResponse(Buffer.from("%PDF-1.4\n% fake report\n"), { headers: { "content-type": "application/pdf" } });
+      if (r?.status !== "ready") return new HttpResponse("Not found", { status: 404 });
+      if (format === "csv")
+        return new HttpResponse(
+          `portfolio,trade id,product,side,created at,size,price,fee\ndefault,1,BTC-USD,BUY,${r.created_at},0.01,95000,0.28\n`,
+          { headers: { "content-type": "text/csv" } },
+        );
+      return new HttpResponse(Buffer.from("%PDF-1.4\n% fake report\n"), {
+        headers: { "content-type": "application/pdf" },
+      });
     }),
   ];
 
@@ -788,13 +1047,17 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     /** Fills `contracts` of a resting order (it stays open until wholly filled). */
     fillOrderPart(orderId: string, contracts: string, price?: string) {
       const order = state.orders.find((o) => o.order_id === orderId);
-      if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);
+      if (order?.status !== "OPEN") throw new Error(`no open order ${orderId}`);
       const config = Object.values(order.order_configuration)[0] ?? {};
-      fillPart(order, new Big(contracts), new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
+      fillPart(
+        order,
+        new Big(contracts),
+        new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)),
+      );
     },
     fillOrder(orderId: string, price?: string) {
       const order = state.orders.find((o) => o.order_id === orderId);
-      if (!order || order.status !== "OPEN") throw new Error(`no open order ${orderId}`);
+      if (order?.status !== "OPEN") throw new Error(`no open order ${orderId}`);
       const config = Object.values(order.order_configuration)[0] ?? {};
       fill(order, new Big(price ?? String(config.limit_price ?? state.products.get(order.product_id)!.price)));
     },
@@ -808,7 +1071,9 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       triggerStops(productId);
     },
     requestsTo(path: string | RegExp, method?: string) {
-      return state.requests.filter((r) => (!method || r.method === method) && (typeof path === "string" ? r.path === path : path.test(r.path)));
+      return state.requests.filter(
+        (r) => (!method || r.method === method) && (typeof path === "string" ? r.path === path : path.test(r.path)),
+      );
     },
     ordersFor(clientOrderId: string) {
       return state.orders.filter((o) => o.client_order_id === clientOrderId);

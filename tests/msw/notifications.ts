@@ -22,7 +22,14 @@ export interface ReceivedWebhook {
 
 export interface TelegramUpdate {
   update_id: number;
-  message: { message_id: number; date: number; text: string; chat: { id: number; type: "private" }; from: { id: number; is_bot: false; first_name: string }; entities?: { type: "bot_command"; offset: number; length: number }[] };
+  message: {
+    message_id: number;
+    date: number;
+    text: string;
+    chat: { id: number; type: "private" };
+    from: { id: number; is_bot: false; first_name: string };
+    entities?: { type: "bot_command"; offset: number; length: number }[];
+  };
 }
 
 export function createNotificationFakes() {
@@ -46,14 +53,39 @@ export function createNotificationFakes() {
       const [, token, method] = match;
       const raw = await request.text();
       const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      if (method === "getMe") return HttpResponse.json({ ok: true, result: { id: 777, is_bot: true, first_name: "PerpDesk", username: "perpdesk_fake_bot", can_join_groups: false, can_read_all_group_messages: false, supports_inline_queries: false } });
+      if (method === "getMe")
+        return HttpResponse.json({
+          ok: true,
+          result: {
+            id: 777,
+            is_bot: true,
+            first_name: "PerpDesk",
+            username: "perpdesk_fake_bot",
+            can_join_groups: false,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          },
+        });
       if (method === "sendMessage") {
         if (state.telegramFailures > 0) {
           state.telegramFailures--;
           return HttpResponse.json({ ok: false, error_code: 502, description: "Bad Gateway" }, { status: 502 });
         }
-        state.telegram.push({ token: decodeURIComponent(token!), chatId: String(body.chat_id), text: String(body.text), raw });
-        return HttpResponse.json({ ok: true, result: { message_id: state.telegram.length, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: "private" }, text: body.text } });
+        state.telegram.push({
+          token: decodeURIComponent(token!),
+          chatId: String(body.chat_id),
+          text: String(body.text),
+          raw,
+        });
+        return HttpResponse.json({
+          ok: true,
+          result: {
+            message_id: state.telegram.length,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: Number(body.chat_id), type: "private" },
+            text: body.text,
+          },
+        });
       }
       if (method === "getUpdates") {
         const offset = Number(body.offset ?? 0);
@@ -68,9 +100,16 @@ export function createNotificationFakes() {
       if (state.webhookDelayMs > 0) await delay(state.webhookDelayMs);
       if (state.webhookFailures > 0) {
         state.webhookFailures--;
-        return new HttpResponse(`upstream error while posting to ${DISCORD_URL} with ${request.headers.get("X-PerpDesk-Signature")}`, { status: 500 });
+        return new HttpResponse(
+          `upstream error while posting to ${DISCORD_URL} with ${request.headers.get("X-PerpDesk-Signature")}`,
+          { status: 500 },
+        );
       }
-      state.webhook.push({ body, json: JSON.parse(body) as Record<string, unknown>, signature: request.headers.get("X-PerpDesk-Signature") });
+      state.webhook.push({
+        body,
+        json: JSON.parse(body) as Record<string, unknown>,
+        signature: request.headers.get("X-PerpDesk-Signature"),
+      });
       return new HttpResponse(null, { status: 204 });
     }),
   ];
@@ -79,8 +118,20 @@ export function createNotificationFakes() {
     handlers,
     /** A message in a chat, as Telegram hands it to getUpdates. */
     queueMessage(chatId: number, text: string) {
-      const command = text.startsWith("/") ? [{ type: "bot_command" as const, offset: 0, length: text.split(" ")[0]!.length }] : undefined;
-      state.updates.push({ update_id: nextUpdate++, message: { message_id: nextUpdate, date: Math.floor(Date.now() / 1000), text, chat: { id: chatId, type: "private" }, from: { id: chatId, is_bot: false, first_name: "Someone" }, entities: command } });
+      const command = text.startsWith("/")
+        ? [{ type: "bot_command" as const, offset: 0, length: text.split(" ")[0]!.length }]
+        : undefined;
+      state.updates.push({
+        update_id: nextUpdate++,
+        message: {
+          message_id: nextUpdate,
+          date: Math.floor(Date.now() / 1000),
+          text,
+          chat: { id: chatId, type: "private" },
+          from: { id: chatId, is_bot: false, first_name: "Someone" },
+          entities: command,
+        },
+      });
     },
   };
 }
@@ -109,7 +160,12 @@ export async function startSmtpSink(user: string, password: string) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
-        messages.push({ user: session.user as string | undefined, from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
+        messages.push({
+          user: session.user as string | undefined,
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString("utf8"),
+        });
         callback();
       });
     },

@@ -23,7 +23,10 @@ export function loadBuild(): Promise<ServerBuild> {
 export interface TestApp {
   database: TestDatabase;
   config: AppConfig;
-  fetch(pathname: string, init?: RequestInit & { cookie?: string; json?: unknown; form?: Record<string, string> }): Promise<Response>;
+  fetch(
+    pathname: string,
+    init?: RequestInit & { cookie?: string; json?: unknown; form?: Record<string, string> },
+  ): Promise<Response>;
   cleanup(): Promise<void>;
 }
 
@@ -65,7 +68,11 @@ export async function createTestApp(
  * The one test-app lifecycle for a describe block: createTestApp before its tests, cleanup
  * after them. The answer stands for that app (read it inside hooks and tests only).
  */
-export function freshApp(dialect: Dialect, env: Record<string, string> = {}, dbOptions: { file?: boolean } = {}): TestApp {
+export function freshApp(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  dbOptions: { file?: boolean } = {},
+): TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
     app = await createTestApp(dialect, env, dbOptions);
@@ -104,17 +111,29 @@ export function cookieFrom(response: Response, name = "tv_session"): string | un
  * database) granting `role`, `trader` unless said otherwise.
  */
 export async function registerVia(app: TestApp, username: string, password = "secret123", role: Role = "trader") {
-  const invite = (await countUsers(app.database.db)) > 0 ? (await createInvite(app.database.db, { role, createdBy: null })).code : undefined;
-  const response = await app.fetch("/api/register", { method: "POST", json: { username, password, ...(invite ? { invite } : {}) } });
+  const invite =
+    (await countUsers(app.database.db)) > 0
+      ? (await createInvite(app.database.db, { role, createdBy: null })).code
+      : undefined;
+  const response = await app.fetch("/api/register", {
+    method: "POST",
+    json: { username, password, ...(invite ? { invite } : {}) },
+  });
   if (response.status !== 201) throw new Error(`register ${username}: ${response.status} ${await response.text()}`);
-  return { user: (await response.json()) as { id: string; username: string; role: string }, cookie: cookieFrom(response)! };
+  return {
+    user: (await response.json()) as { id: string; username: string; role: string },
+    cookie: cookieFrom(response)!,
+  };
 }
 
 /**
  * Accounts registered through registerVia before a describe block's tests, in the order given
  * (the first becomes admin; the others trader, or the role given): their session cookies by key.
  */
-export function registeredAccounts<K extends string>(app: TestApp, accounts: Record<K, string | [username: string, role: Role]>): Record<K, string> {
+export function registeredAccounts<K extends string>(
+  app: TestApp,
+  accounts: Record<K, string | [username: string, role: Role]>,
+): Record<K, string> {
   const cookies = {} as Record<K, string>;
   beforeAll(async () => {
     for (const [key, account] of Object.entries(accounts) as [K, string | [string, Role]][]) {
@@ -126,7 +145,12 @@ export function registeredAccounts<K extends string>(app: TestApp, accounts: Rec
 }
 
 /** Polls `probe` every `stepMs` until it answers something truthy, and returns that; throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, stepMs = 25): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 15_000,
+  stepMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -138,20 +162,34 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
 
 /** Waits until no job is queued, retrying or running: the worker has done all it was given. */
 export function jobsIdle(app: TestApp): Promise<true> {
-  return waitFor("jobs finished", async () => {
-    const row = await app.database.db.selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "in", ["created", "retry", "active"]).executeTakeFirst();
-    return Number(row!.n) === 0;
-  }, 15_000, 10);
+  return waitFor(
+    "jobs finished",
+    async () => {
+      const row = await app.database.db
+        .selectFrom("jobs")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("status", "in", ["created", "retry", "active"])
+        .executeTakeFirst();
+      return Number(row!.n) === 0;
+    },
+    15_000,
+    10,
+  );
 }
 
 /** The webhook secret, as the admin reads it from GET /api/webhook-config. */
 export async function webhookSecret(app: TestApp, adminCookie: string): Promise<string> {
-  return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string }).secret;
+  return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string })
+    .secret;
 }
 
 /** A TradingView alert with this secret, sent as TradingView sends it (JSON as text/plain). */
 export function sendSignal(app: TestApp, secret: string, body: Record<string, unknown>): Promise<Response> {
-  return app.fetch("/api/webhook/tradingview", { method: "POST", body: JSON.stringify({ secret, ...body }), headers: { "Content-Type": "text/plain" } });
+  return app.fetch("/api/webhook/tradingview", {
+    method: "POST",
+    body: JSON.stringify({ secret, ...body }),
+    headers: { "Content-Type": "text/plain" },
+  });
 }
 
 /**
@@ -159,15 +197,29 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
  * `alert_id` (`${idPrefix}-1`, -2, ...) and answers the webhook's body and, unless the alert was
  * skipped there (or `wait` is off), the signal's final status and reason.
  */
-export function alertSender(app: TestApp, secret: () => string, idPrefix: string, defaults: Record<string, unknown> = {}) {
+export function alertSender(
+  app: TestApp,
+  secret: () => string,
+  idPrefix: string,
+  defaults: Record<string, unknown> = {},
+) {
   let sent = 0;
   return async (body: Record<string, unknown>, { wait = true } = {}) => {
-    const response = await sendSignal(app, secret(), { order_type: "market", alert_id: `${idPrefix}-${++sent}`, ...defaults, ...body });
+    const response = await sendSignal(app, secret(), {
+      order_type: "market",
+      alert_id: `${idPrefix}-${++sent}`,
+      ...defaults,
+      ...body,
+    });
     if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
     const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
     if (answer.status !== "queued" || !wait) return { answer, signal: null };
     const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
-      const row = await app.database.db.selectFrom("signals").select(["status", "status_reason"]).where("id", "=", answer.signalId).executeTakeFirst();
+      const row = await app.database.db
+        .selectFrom("signals")
+        .select(["status", "status_reason"])
+        .where("id", "=", answer.signalId)
+        .executeTakeFirst();
       return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
     });
     return { answer, signal };
@@ -181,7 +233,13 @@ export function alertSender(app: TestApp, secret: () => string, idPrefix: string
  */
 export async function expectJsonAccess(
   app: TestApp,
-  [method, path, anonymous, asUser, asAdmin]: [method: string, path: string, anonymous: number, user: number, admin: number],
+  [method, path, anonymous, asUser, asAdmin]: [
+    method: string,
+    path: string,
+    anonymous: number,
+    user: number,
+    admin: number,
+  ],
   cookies: { user: string; admin: string },
   session: (who: "user" | "admin", cookie: string) => Promise<string> = async (_who, cookie) => cookie,
 ): Promise<void> {
@@ -190,7 +248,10 @@ export async function expectJsonAccess(
     ["user", asUser],
     ["admin", asAdmin],
   ] as const) {
-    const response = await app.fetch(path, { method, cookie: who === "anonymous" ? undefined : await session(who, cookies[who]) });
+    const response = await app.fetch(path, {
+      method,
+      cookie: who === "anonymous" ? undefined : await session(who, cookies[who]),
+    });
     expect(response.status, `${method} ${path} as ${who}`).toBe(expected);
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
     const body = (await response.json()) as Record<string, unknown>;
@@ -201,7 +262,10 @@ export async function expectJsonAccess(
 /** The page a redirect leads to, with the flash toast it carries (follows it with the flash cookie). */
 export async function toastAfter(app: TestApp, response: Response, cookie: string): Promise<string> {
   if (response.status !== 302) throw new Error(`expected a redirect, got ${response.status}: ${await response.text()}`);
-  const flash = response.headers.getSetCookie().map((c) => c.split(";")[0]).filter((c) => !c.startsWith("tv_session="));
+  const flash = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .filter((c) => !c.startsWith("tv_session="));
   const page = await app.fetch(response.headers.get("location")!, { cookie: [cookie, ...flash].join("; ") });
   if (page.status !== 200) throw new Error(`the redirect's page answered ${page.status}`);
   return page.text();

@@ -16,7 +16,10 @@ export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL ?? "mysql://root@127.0.
 export function testDialects(): Dialect[] {
   const requested = process.env.CI ? undefined : process.env.TEST_DIALECTS;
   if (!requested) return ["sqlite", "mysql"];
-  return requested.split(",").map((d) => d.trim()).filter((d): d is Dialect => d === "sqlite" || d === "mysql");
+  return requested
+    .split(",")
+    .map((d) => d.trim())
+    .filter((d): d is Dialect => d === "sqlite" || d === "mysql");
 }
 
 export interface TestDatabase extends Database {
@@ -37,7 +40,10 @@ async function mysqlAdmin() {
 }
 
 /** `file: true` puts SQLite in a temporary file, for tests that share it with another process. */
-export async function createTestDatabase(dialect: Dialect, options: { migrate?: boolean; file?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  dialect: Dialect,
+  options: { migrate?: boolean; file?: boolean } = {},
+): Promise<TestDatabase> {
   let url: string;
   let drop = async () => {};
   if (dialect === "mysql") {

@@ -12,7 +12,11 @@ import type { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { type TestApp, freshApp, registerVia, waitFor, webhookSecret } from "./app.ts";
 
-export async function goLiveOnFakeCoinbase(app: TestApp, key: ReturnType<typeof makeCdpKey>, by: string): Promise<SwitchingExchange> {
+export async function goLiveOnFakeCoinbase(
+  app: TestApp,
+  key: ReturnType<typeof makeCdpKey>,
+  by: string,
+): Promise<SwitchingExchange> {
   const db = app.database.db;
   const simulator = new SimulatorAdapter(db);
   await simulator.ensureAccount();
@@ -26,7 +30,15 @@ export async function goLiveOnFakeCoinbase(app: TestApp, key: ReturnType<typeof 
   await saveConnection(
     db,
     app.config,
-    { exchangeName: "COINBASE", accountName: "Main", apiKey: key.apiKey, apiSecret: key.apiSecret, passphrase: null, sandbox: false, isEnabled: true } as never,
+    {
+      exchangeName: "COINBASE",
+      accountName: "Main",
+      apiKey: key.apiKey,
+      apiSecret: key.apiSecret,
+      passphrase: null,
+      sandbox: false,
+      isEnabled: true,
+    } as never,
     by,
   );
   await waitFor("live on Coinbase", async () => (await exchange.resolve()).mode === "coinbase-live", 5000);
@@ -53,7 +65,12 @@ export interface LiveCoinbaseSuite {
  * APP_SECRET, SQLite in a file the worker shares) with `<name>_admin` registered, its webhook
  * secret, the live exchange and, unless `worker: false`, a runner `<name>-w1`; all stopped after.
  */
-export function liveCoinbaseSuite(dialect: Dialect, key: ReturnType<typeof makeCdpKey>, name: string, options: { worker?: boolean } = {}): LiveCoinbaseSuite {
+export function liveCoinbaseSuite(
+  dialect: Dialect,
+  key: ReturnType<typeof makeCdpKey>,
+  name: string,
+  options: { worker?: boolean } = {},
+): LiveCoinbaseSuite {
   const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
   const live = {
     app,
@@ -65,14 +82,26 @@ export function liveCoinbaseSuite(dialect: Dialect, key: ReturnType<typeof makeC
     },
     async startWorker(workerId: string, runnerOptions: { concurrency?: number } = {}) {
       await live.stopWorker();
-      live.runner = startRunner({ db: app.database.db, exchange: live.exchange, workerId, pollMs: 5, ...runnerOptions });
+      live.runner = startRunner({
+        db: app.database.db,
+        exchange: live.exchange,
+        workerId,
+        pollMs: 5,
+        ...runnerOptions,
+      });
     },
   } as LiveCoinbaseSuite;
   beforeAll(async () => {
     live.admin = (await registerVia(live.app, `${name}_admin`)).cookie;
     live.secret = await webhookSecret(live.app, live.admin);
     live.exchange = await goLiveOnFakeCoinbase(live.app, key, `${name}_admin`);
-    if (options.worker !== false) live.runner = startRunner({ db: live.app.database.db, exchange: live.exchange, workerId: `${name}-w1`, pollMs: 5 });
+    if (options.worker !== false)
+      live.runner = startRunner({
+        db: live.app.database.db,
+        exchange: live.exchange,
+        workerId: `${name}-w1`,
+        pollMs: 5,
+      });
   });
   afterAll(async () => {
     await live.runner?.stop();

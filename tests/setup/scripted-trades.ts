@@ -21,17 +21,41 @@ export const PNL_TOTAL = "126.845045";
  * Starts a worker runner on the simulator and plays PNL_STEPS; `afterStep(i)` runs once step
  * i is booked (e.g. move the price and take a snapshot). Returns the runner (stop it after).
  */
-export async function playScriptedTrades(app: TestApp, secret: string, idPrefix: string, afterStep?: (step: number) => Promise<void>): Promise<Runner> {
+export async function playScriptedTrades(
+  app: TestApp,
+  secret: string,
+  idPrefix: string,
+  afterStep?: (step: number) => Promise<void>,
+): Promise<Runner> {
   const db = app.database.db;
   await new SimulatorAdapter(db).ensureAccount();
   const runner = startRunner({ db, exchange: new SimulatorAdapter(db), workerId: "w1", pollMs: 3 });
   for (const [i, [action, quantity, price]] of PNL_STEPS.entries()) {
     await setPrice(db, "ETH-PERP", price, "test");
-    expect((await sendSignal(app, secret, { action, symbol: "ETH-PERP", quantity, order_type: "market", id: `${idPrefix}-${i}` })).status).toBe(200);
-    await waitFor(`step ${i + 1} booked`, async () => {
-      const row = await db.selectFrom("trades").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "executed").executeTakeFirst();
-      return Number(row!.n) === i + 1;
-    }, 15_000, 10);
+    expect(
+      (
+        await sendSignal(app, secret, {
+          action,
+          symbol: "ETH-PERP",
+          quantity,
+          order_type: "market",
+          id: `${idPrefix}-${i}`,
+        })
+      ).status,
+    ).toBe(200);
+    await waitFor(
+      `step ${i + 1} booked`,
+      async () => {
+        const row = await db
+          .selectFrom("trades")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("status", "=", "executed")
+          .executeTakeFirst();
+        return Number(row!.n) === i + 1;
+      },
+      15_000,
+      10,
+    );
     await afterStep?.(i);
   }
   return runner;

@@ -25,7 +25,10 @@ afterEach(() => {
   const calls = consoleError?.mock.calls ?? [];
   consoleError?.mockRestore();
   if (!allowed && calls.length > 0) {
-    const first = calls[0]!.map((a: unknown) => (a instanceof Error ? a.stack : String(a))).join(" ").slice(0, 2000);
+    const first = calls[0]!
+      .map((a: unknown) => (a instanceof Error ? a.stack : String(a)))
+      .join(" ")
+      .slice(0, 2000);
     expect.fail(`console.error was called ${calls.length} time(s); first: ${first}`);
   }
 });

@@ -12,7 +12,11 @@ export function groupAlive(pgid: number): boolean {
 }
 
 /** Polls `check` every `stepMs` until it holds or `timeoutMs` passes; returns the last answer. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  stepMs = 100,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return true;

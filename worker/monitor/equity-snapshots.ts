@@ -11,7 +11,12 @@ import { D } from "../../app/core/decimal.ts";
 import { getPrices } from "#exchange/simulator/price-feed.ts";
 import { type ExchangeAdapter, marginBalance } from "../../app/core/exchange/types.ts";
 import { unrealizedTotal } from "../../app/core/pnl/unrealized.ts";
-import { type NewEquitySnapshot, bookedRealizedPnl, insertEquitySnapshot, latestEquitySnapshotAt } from "../../db/queries/equity-snapshots.ts";
+import {
+  type NewEquitySnapshot,
+  bookedRealizedPnl,
+  insertEquitySnapshot,
+  latestEquitySnapshotAt,
+} from "../../db/queries/equity-snapshots.ts";
 import { listOpenPositions } from "../../db/queries/positions.ts";
 import { executedFillsFingerprint } from "../../db/queries/statistics.ts";
 import type { DB } from "../../db/schema.ts";
@@ -25,7 +30,12 @@ export const SNAPSHOT_CHECK_MS = 5_000;
 type Balances = Pick<ExchangeAdapter, "getBalances">;
 
 /** The account now; when the exchange does not answer, the P&L figures alone (balance and equity null). */
-export async function takeEquitySnapshot(db: Kysely<DB>, exchange: Balances, reason: string, now = Date.now()): Promise<NewEquitySnapshot> {
+export async function takeEquitySnapshot(
+  db: Kysely<DB>,
+  exchange: Balances,
+  reason: string,
+  now = Date.now(),
+): Promise<NewEquitySnapshot> {
   const [realized, positions, prices, balance] = await Promise.all([
     bookedRealizedPnl(db),
     listOpenPositions(db),
@@ -50,7 +60,12 @@ export async function takeEquitySnapshot(db: Kysely<DB>, exchange: Balances, rea
 }
 
 /** Takes and stores one snapshot (one insert). */
-export async function recordEquitySnapshot(db: Kysely<DB>, exchange: Balances, reason: string, now = Date.now()): Promise<NewEquitySnapshot> {
+export async function recordEquitySnapshot(
+  db: Kysely<DB>,
+  exchange: Balances,
+  reason: string,
+  now = Date.now(),
+): Promise<NewEquitySnapshot> {
   const snapshot = await takeEquitySnapshot(db, exchange, reason, now);
   await insertEquitySnapshot(db, snapshot);
   return snapshot;
@@ -77,7 +92,13 @@ export async function checkEquitySnapshot(
 }
 
 /** The leader's loop; other workers stand by. Returns the stop function. */
-export function startEquitySnapshots(options: { db: Kysely<DB>; workerId: string; exchange: Balances; checkMs?: number; intervalMs?: number }) {
+export function startEquitySnapshots(options: {
+  db: Kysely<DB>;
+  workerId: string;
+  exchange: Balances;
+  checkMs?: number;
+  intervalMs?: number;
+}) {
   const { db, workerId, exchange } = options;
   let running = true;
   let seen: string | null = null;
@@ -85,7 +106,8 @@ export function startEquitySnapshots(options: { db: Kysely<DB>; workerId: string
   const loop = (async () => {
     while (running) {
       try {
-        if (await isPriceLeader(db, workerId)) seen = (await checkEquitySnapshot(db, exchange, seen, Date.now(), options.intervalMs)).seen;
+        if (await isPriceLeader(db, workerId))
+          seen = (await checkEquitySnapshot(db, exchange, seen, Date.now(), options.intervalMs)).seen;
         else seen = null;
       } catch (error) {
         console.error(`[worker] equity snapshot failed: ${(error as Error).message}`);

@@ -29,7 +29,13 @@ import type { ExchangeAdapter, ExchangeOrder, ExchangePosition } from "../../app
 import type { AdvancedControls } from "../../app/core/orders/controls.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
-import { type ExchangeStop, deleteExchangeStop, getExchangeStopBySymbol, listExchangeStops, saveExchangeStop } from "../../db/queries/exchange-stops.ts";
+import {
+  type ExchangeStop,
+  deleteExchangeStop,
+  getExchangeStopBySymbol,
+  listExchangeStops,
+  saveExchangeStop,
+} from "../../db/queries/exchange-stops.ts";
 import { releaseOrderSlot, tryOrderSlot, withOrderSlotLease } from "../../db/queries/order-slots.ts";
 import { type Position, getOpenPosition, listOpenPositions } from "../../db/queries/positions.ts";
 import { type Trade, getTradeByClientOrderId, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
@@ -52,7 +58,17 @@ export const PLACING_LOOKUP_GRACE_MS = 5_000;
 /** The same warning about a position's stop is logged at most this often (a 2 s loop must not flood the log). */
 const WARNING_EVERY_MS = 60_000;
 
-type Adapter = Pick<ExchangeAdapter, "name" | "label" | "getOrder" | "cancelOrder" | "placeStopOrder" | "editStopOrder" | "findOrderByClientId" | "getPositions">;
+type Adapter = Pick<
+  ExchangeAdapter,
+  | "name"
+  | "label"
+  | "getOrder"
+  | "cancelOrder"
+  | "placeStopOrder"
+  | "editStopOrder"
+  | "findOrderByClientId"
+  | "getPositions"
+>;
 
 /** The adapter in use now (the worker's exchange switches with the credentials). */
 export async function activeAdapter(exchange: ExchangeAdapter): Promise<ExchangeAdapter> {
@@ -75,7 +91,7 @@ export function desiredStop(p: {
     const exit = D(p.trailingBestPrice).times(long ? D(1).minus(trailing.execute) : D(1).plus(trailing.execute));
     if (!stop || (long ? exit.gt(stop) : exit.lt(stop))) stop = exit;
   }
-  return stop && stop.gt(0) ? stop.toString() : null;
+  return stop?.gt(0) ? stop.toString() : null;
 }
 
 export interface StopSyncResult {
@@ -100,14 +116,18 @@ async function warnOnce(db: Kysely<DB>, key: string, message: string, data: Reco
 }
 
 /** The back-off after `failures` refusals in a row. */
-export const refusalBackoffMs = (failures: number) => STOP_REFUSAL_BACKOFF_MS[Math.min(Math.max(failures, 1), STOP_REFUSAL_BACKOFF_MS.length) - 1]!;
+export const refusalBackoffMs = (failures: number) =>
+  STOP_REFUSAL_BACKOFF_MS[Math.min(Math.max(failures, 1), STOP_REFUSAL_BACKOFF_MS.length) - 1]!;
 
 /**
  * How much the resting stop may sell (buy) for a position: its remaining quantity, but never
  * more than the exchange holds on that side (issue 21, defect 8); "0" when the exchange is flat
  * or holds the other side; null when the exchange's positions are unknown (nothing is placed).
  */
-export function stopQuantity(p: Pick<Position, "symbol" | "side" | "remainingQuantity">, held: Map<string, ExchangePosition> | null): string | null {
+export function stopQuantity(
+  p: Pick<Position, "symbol" | "side" | "remainingQuantity">,
+  held: Map<string, ExchangePosition> | null,
+): string | null {
   if (!held) return null;
   const on = held.get(p.symbol);
   if (!on || on.side !== p.side || !D(on.quantity).gt(0)) return "0";
@@ -115,7 +135,11 @@ export function stopQuantity(p: Pick<Position, "symbol" | "side" | "remainingQua
 }
 
 /** One pass over the exchange's stops and the open positions. */
-export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapter, now = Date.now()): Promise<StopSyncResult> {
+export async function syncExchangeStops(
+  db: Kysely<DB>,
+  exchange: ExchangeAdapter,
+  now = Date.now(),
+): Promise<StopSyncResult> {
   const result: StopSyncResult = { placed: 0, moved: 0, withdrawn: 0, filled: 0, unresolved: 0, refused: 0 };
   const adapter = await activeAdapter(exchange);
   if (!adapter.placeStopOrder) return result;
@@ -135,10 +159,15 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
       else if (outcome === "unresolved") result.unresolved++;
     } catch (error) {
       if (record.status === "placing") result.unresolved++;
-      await warnOnce(db, `follow:${record.position_id}`, `Stop for ${record.symbol} on ${adapter.label} could not be checked: ${(error as Error).message}. Asked again in a moment`, {
-        positionId: record.position_id,
-        symbol: record.symbol,
-      });
+      await warnOnce(
+        db,
+        `follow:${record.position_id}`,
+        `Stop for ${record.symbol} on ${adapter.label} could not be checked: ${(error as Error).message}. Asked again in a moment`,
+        {
+          positionId: record.position_id,
+          symbol: record.symbol,
+        },
+      );
     }
   }
 
@@ -146,7 +175,11 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
   const records = new Map((await listExchangeStops(db, name)).map((r) => [r.position_id, r]));
   let onExchange: Map<string, ExchangePosition> | null | undefined;
   const holdings = async () => {
-    if (onExchange === undefined) onExchange = await adapter.getPositions().then((list) => new Map(list.map((x) => [x.symbol, x]))).catch(() => null);
+    if (onExchange === undefined)
+      onExchange = await adapter
+        .getPositions()
+        .then((list) => new Map(list.map((x) => [x.symbol, x])))
+        .catch(() => null);
     return onExchange;
   };
   for (const p of result.filled > 0 ? held(await listOpenPositions(db)) : positions) {
@@ -157,15 +190,31 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
     if (!price && !record) continue;
     let quantity: string | null = "0";
     if (price) {
-      if (resting && D(resting.quantity).eq(p.remainingQuantity) && !movedEnough(resting, price, now, p.trailingStopActive)) continue; // nothing to do, nothing asked
+      if (
+        resting &&
+        D(resting.quantity).eq(p.remainingQuantity) &&
+        !movedEnough(resting, price, now, p.trailingStopActive)
+      )
+        continue; // nothing to do, nothing asked
       quantity = stopQuantity(p, await holdings());
       if (quantity === null) {
-        await warnOnce(db, `held:${p.id}`, `No resting stop change for ${p.symbol} on ${adapter.label}: its positions could not be read. Protection runs in the worker meanwhile`, { positionId: p.id, symbol: p.symbol });
+        await warnOnce(
+          db,
+          `held:${p.id}`,
+          `No resting stop change for ${p.symbol} on ${adapter.label}: its positions could not be read. Protection runs in the worker meanwhile`,
+          { positionId: p.id, symbol: p.symbol },
+        );
         continue;
       }
     }
     const wanted = price && D(quantity).gt(0) ? price : null;
-    if (resting && wanted && D(resting.quantity).eq(quantity) && !movedEnough(resting, wanted, now, p.trailingStopActive)) continue;
+    if (
+      resting &&
+      wanted &&
+      D(resting.quantity).eq(quantity) &&
+      !movedEnough(resting, wanted, now, p.trailingStopActive)
+    )
+      continue;
     if (record?.status === "refused") {
       if (!wanted) {
         await deleteExchangeStop(db, p.id);
@@ -177,10 +226,17 @@ export async function syncExchangeStops(db: Kysely<DB>, exchange: ExchangeAdapte
     const holder = `stop:${p.id}`;
     if (!(await tryOrderSlot(db, name, p.symbol, holder, now))) continue; // an order on the symbol is in flight
     try {
-      const outcome = await withOrderSlotLease(db, name, p.symbol, holder, () => keepStop(db, adapter, p, record, wanted, quantity!, now));
+      const outcome = await withOrderSlotLease(db, name, p.symbol, holder, () =>
+        keepStop(db, adapter, p, record, wanted, quantity!, now),
+      );
       if (outcome in result) result[outcome as keyof StopSyncResult]++;
       if (outcome === "withdrawn" && price && !wanted) {
-        await warnOnce(db, `flat:${p.id}`, `No resting stop for ${p.symbol} on ${adapter.label}: it holds no ${p.side} ${p.symbol} position (the app's book says ${p.remainingQuantity}; see the drift alarm on Positions)`, { positionId: p.id, symbol: p.symbol });
+        await warnOnce(
+          db,
+          `flat:${p.id}`,
+          `No resting stop for ${p.symbol} on ${adapter.label}: it holds no ${p.side} ${p.symbol} position (the app's book says ${p.remainingQuantity}; see the drift alarm on Positions)`,
+          { positionId: p.id, symbol: p.symbol },
+        );
       }
     } catch (error) {
       const reason = (error as Error).message;
@@ -209,18 +265,41 @@ type Outcome = "placed" | "moved" | "withdrawn" | "filled" | "refused" | "unreso
  * none). Edited in place when the exchange can; else the old one cancelled (found filled:
  * booked, nothing placed) and a new one placed, its intent recorded first.
  */
-async function keepStop(db: Kysely<DB>, adapter: Adapter, p: Position, record: ExchangeStop | null, wanted: string | null, quantity: string, now: number): Promise<Outcome> {
+async function keepStop(
+  db: Kysely<DB>,
+  adapter: Adapter,
+  p: Position,
+  record: ExchangeStop | null,
+  wanted: string | null,
+  quantity: string,
+  now: number,
+): Promise<Outcome> {
   const resting = record?.status === "resting" ? record : null;
   const side = p.side === "long" ? "sell" : "buy";
-  const limitPrice = wanted ? D(wanted).times(side === "sell" ? D(1).minus(STOP_LIMIT_BUFFER) : D(1).plus(STOP_LIMIT_BUFFER)).toString() : null;
+  const limitPrice = wanted
+    ? D(wanted)
+        .times(side === "sell" ? D(1).minus(STOP_LIMIT_BUFFER) : D(1).plus(STOP_LIMIT_BUFFER))
+        .toString()
+    : null;
   if (resting && wanted && adapter.editStopOrder) {
     try {
-      const edited = await adapter.editStopOrder({ orderId: resting.order_id, symbol: p.symbol, side, quantity, stopPrice: wanted, limitPrice: limitPrice! });
+      const edited = await adapter.editStopOrder({
+        orderId: resting.order_id,
+        symbol: p.symbol,
+        side,
+        quantity,
+        stopPrice: wanted,
+        limitPrice: limitPrice!,
+      });
       if (D(edited.filledQuantity).gt(0)) {
         await bookStopFill(db, adapter, resting, edited);
         return "filled";
       }
-      await saveExchangeStop(db, { ...resting, stop_price: wanted, limit_price: edited.price ?? limitPrice!, quantity }, now);
+      await saveExchangeStop(
+        db,
+        { ...resting, stop_price: wanted, limit_price: edited.price ?? limitPrice!, quantity },
+        now,
+      );
       await appendEvent(db, "dashboard_update", { reason: "exchange_stop", positionId: p.id, symbol: p.symbol });
       return "moved";
     } catch (error) {
@@ -234,18 +313,50 @@ async function keepStop(db: Kysely<DB>, adapter: Adapter, p: Position, record: E
 
   const clientOrderId = newClientOrderId();
   const failures = record?.status === "refused" ? Number(record.failures) : 0;
-  const intent = { position_id: p.id, exchange: adapter.name, symbol: p.symbol, order_id: "", client_order_id: clientOrderId, side, stop_price: wanted, limit_price: limitPrice!, quantity, failures };
+  const intent = {
+    position_id: p.id,
+    exchange: adapter.name,
+    symbol: p.symbol,
+    order_id: "",
+    client_order_id: clientOrderId,
+    side,
+    stop_price: wanted,
+    limit_price: limitPrice!,
+    quantity,
+    failures,
+  };
   // Recorded before the exchange is asked: whatever happens to the answer, this stop is looked up before another is placed.
-  await saveExchangeStop(db, { ...intent, status: "placing", retry_at: 0, last_error: record?.last_error ?? null }, now);
+  await saveExchangeStop(
+    db,
+    { ...intent, status: "placing", retry_at: 0, last_error: record?.last_error ?? null },
+    now,
+  );
   let order: ExchangeOrder;
   try {
-    order = await adapter.placeStopOrder!({ clientOrderId, symbol: p.symbol, side, quantity, stopPrice: wanted, limitPrice: limitPrice! });
+    order = await adapter.placeStopOrder!({
+      clientOrderId,
+      symbol: p.symbol,
+      side,
+      quantity,
+      stopPrice: wanted,
+      limitPrice: limitPrice!,
+    });
   } catch (error) {
     const message = (error as Error).message;
     if (error instanceof InvalidOrderError) {
       const refusals = failures + 1;
       const retryIn = refusalBackoffMs(refusals);
-      await saveExchangeStop(db, { ...intent, status: "refused", failures: refusals, retry_at: now + retryIn, last_error: message.slice(0, 500) }, now);
+      await saveExchangeStop(
+        db,
+        {
+          ...intent,
+          status: "refused",
+          failures: refusals,
+          retry_at: now + retryIn,
+          last_error: message.slice(0, 500),
+        },
+        now,
+      );
       const data = { positionId: p.id, symbol: p.symbol, refusals, retryInMs: retryIn };
       if (refusals === STOP_ALARM_AFTER) {
         await recordActivity(db, {
@@ -255,14 +366,29 @@ async function keepStop(db: Kysely<DB>, adapter: Adapter, p: Position, record: E
           data,
         });
       } else if (refusals === 1) {
-        await recordActivity(db, { type: "trade", level: "warning", message: `${adapter.label} refused the resting stop for ${p.symbol} (${message}): placed again in ${Math.round(retryIn / 1000)} s`, data });
+        await recordActivity(db, {
+          type: "trade",
+          level: "warning",
+          message: `${adapter.label} refused the resting stop for ${p.symbol} (${message}): placed again in ${Math.round(retryIn / 1000)} s`,
+          data,
+        });
       }
       return "refused";
     }
-    await warnOnce(db, `placing:${p.id}`, `Resting stop for ${p.symbol} on ${adapter.label} got no clear answer (${message}): it is looked up by its client order id before another is placed`, { positionId: p.id, symbol: p.symbol, clientOrderId }, now);
+    await warnOnce(
+      db,
+      `placing:${p.id}`,
+      `Resting stop for ${p.symbol} on ${adapter.label} got no clear answer (${message}): it is looked up by its client order id before another is placed`,
+      { positionId: p.id, symbol: p.symbol, clientOrderId },
+      now,
+    );
     return "unresolved";
   }
-  await saveExchangeStop(db, { ...intent, order_id: order.orderId, limit_price: order.price ?? limitPrice!, status: "resting", failures: 0 }, now);
+  await saveExchangeStop(
+    db,
+    { ...intent, order_id: order.orderId, limit_price: order.price ?? limitPrice!, status: "resting", failures: 0 },
+    now,
+  );
   await db.transaction().execute(async (trx) => {
     if (!resting) {
       await recordActivity(trx, {
@@ -282,7 +408,13 @@ async function keepStop(db: Kysely<DB>, adapter: Adapter, p: Position, record: E
  * client order id (found: it rests, or filled; absent after the grace: nothing was placed,
  * forgotten; no answer: it stays `placing`). Returns what happened.
  */
-async function followStop(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop, positionOpen: boolean, now: number): Promise<Outcome | "gone"> {
+async function followStop(
+  db: Kysely<DB>,
+  adapter: Adapter,
+  record: ExchangeStop,
+  positionOpen: boolean,
+  now: number,
+): Promise<Outcome | "gone"> {
   if (record.status === "refused") {
     if (!positionOpen) await deleteExchangeStop(db, record.position_id);
     return "kept";
@@ -301,7 +433,7 @@ async function followStop(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop
     await bookStopFill(db, adapter, record, order);
     return "filled";
   }
-  if (!order || order.status !== "open") {
+  if (order?.status !== "open") {
     await deleteExchangeStop(db, record.position_id);
     return "gone";
   }
@@ -314,14 +446,31 @@ async function followStop(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop
  * (saved as resting); null when the exchange surely never took it (the record is deleted);
  * "pending" while too young to be sure (exchange listings lag). Throws when it cannot ask.
  */
-async function lookUpPlacing(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop, now: number): Promise<ExchangeOrder | null | "pending"> {
+async function lookUpPlacing(
+  db: Kysely<DB>,
+  adapter: Adapter,
+  record: ExchangeStop,
+  now: number,
+): Promise<ExchangeOrder | null | "pending"> {
   const order = await adapter.findOrderByClientId(record.client_order_id, { since: Number(record.updated_at) });
   if (!order) {
     if (now - Number(record.updated_at) < PLACING_LOOKUP_GRACE_MS) return "pending";
     await deleteExchangeStop(db, record.position_id);
     return null;
   }
-  await saveExchangeStop(db, { ...record, order_id: order.orderId, limit_price: order.price ?? record.limit_price, status: "resting", failures: 0, retry_at: 0, last_error: null }, now);
+  await saveExchangeStop(
+    db,
+    {
+      ...record,
+      order_id: order.orderId,
+      limit_price: order.price ?? record.limit_price,
+      status: "resting",
+      failures: 0,
+      retry_at: 0,
+      last_error: null,
+    },
+    now,
+  );
   await recordActivity(db, {
     type: "trade",
     level: "info",
@@ -354,14 +503,22 @@ async function orderOf(adapter: Adapter, record: ExchangeStop): Promise<Exchange
  * - anything else (a close of everything, a flip, a limit order, no order given): cancelled,
  *   and placed again after it by the next pass. A stop found filled is booked first.
  */
-export async function withdrawStopFor(db: Kysely<DB>, exchange: ExchangeAdapter, symbol: string, order?: Pick<Trade, "side" | "quantity" | "orderType">): Promise<void> {
+export async function withdrawStopFor(
+  db: Kysely<DB>,
+  exchange: ExchangeAdapter,
+  symbol: string,
+  order?: Pick<Trade, "side" | "quantity" | "orderType">,
+): Promise<void> {
   const adapter = await activeAdapter(exchange);
   if (!adapter.placeStopOrder) return;
   let record = await getExchangeStopBySymbol(db, adapter.name, symbol);
   if (!record || record.status === "refused") return;
   if (record.status === "placing") {
     const found = await lookUpPlacing(db, adapter, record, Date.now());
-    if (found === "pending") throw new TemporaryError(`The resting stop for ${symbol} was placed without an answer and is not listed yet: this order waits until it is known`);
+    if (found === "pending")
+      throw new TemporaryError(
+        `The resting stop for ${symbol} was placed without an answer and is not listed yet: this order waits until it is known`,
+      );
     if (!found) return;
     record = { ...record, order_id: found.orderId, status: "resting" };
   }
@@ -370,7 +527,12 @@ export async function withdrawStopFor(db: Kysely<DB>, exchange: ExchangeAdapter,
 }
 
 /** Whether the resting stop can stay beside a market `order` (cut to what will remain first): see withdrawStopFor. */
-async function keepStopBeside(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop, order: Pick<Trade, "side" | "quantity">): Promise<boolean> {
+async function keepStopBeside(
+  db: Kysely<DB>,
+  adapter: Adapter,
+  record: ExchangeStop,
+  order: Pick<Trade, "side" | "quantity">,
+): Promise<boolean> {
   const position = await getOpenPosition(db, record.symbol);
   if (!position || position.id !== record.position_id) return false;
   const adds = (position.side === "long") === (order.side === "buy");
@@ -380,7 +542,14 @@ async function keepStopBeside(db: Kysely<DB>, adapter: Adapter, record: Exchange
   if (D(record.quantity).lte(remains)) return true;
   if (!adapter.editStopOrder) return false;
   try {
-    const edited = await adapter.editStopOrder({ orderId: record.order_id, symbol: record.symbol, side: record.side === "buy" ? "buy" : "sell", quantity: remains.toString(), stopPrice: record.stop_price, limitPrice: record.limit_price });
+    const edited = await adapter.editStopOrder({
+      orderId: record.order_id,
+      symbol: record.symbol,
+      side: record.side === "buy" ? "buy" : "sell",
+      quantity: remains.toString(),
+      stopPrice: record.stop_price,
+      limitPrice: record.limit_price,
+    });
     if (D(edited.filledQuantity).gt(0)) {
       await bookStopFill(db, adapter, record, edited);
       return false;
@@ -405,9 +574,13 @@ async function withdrawStop(db: Kysely<DB>, adapter: Adapter, record: ExchangeSt
     order = await adapter.cancelOrder(record.order_id);
   } catch (error) {
     if (error instanceof OrderNotFoundError) order = await orderOf(adapter, record);
-    else if (error instanceof InvalidOrderError) order = await adapter.getOrder(record.order_id); // already final: filled
+    else if (error instanceof InvalidOrderError)
+      order = await adapter.getOrder(record.order_id); // already final: filled
     else throw error;
-    if (order?.status === "open") throw new TemporaryError(`Coinbase could not cancel the resting stop for ${record.symbol} (${(error as Error).message}) and still lists it open`);
+    if (order?.status === "open")
+      throw new TemporaryError(
+        `Coinbase could not cancel the resting stop for ${record.symbol} (${(error as Error).message}) and still lists it open`,
+      );
   }
   if (order && D(order.filledQuantity).gt(0)) {
     await bookStopFill(db, adapter, record, order);
@@ -418,7 +591,12 @@ async function withdrawStop(db: Kysely<DB>, adapter: Adapter, record: ExchangeSt
 }
 
 /** The exchange filled (part of) a resting stop: booked from its order, the rest cancelled. */
-async function bookStopFill(db: Kysely<DB>, adapter: Adapter, record: ExchangeStop, order: ExchangeOrder): Promise<void> {
+async function bookStopFill(
+  db: Kysely<DB>,
+  adapter: Adapter,
+  record: ExchangeStop,
+  order: ExchangeOrder,
+): Promise<void> {
   if (order.status === "open") {
     // Partly filled: the rest is cancelled (the next pass places a stop for what remains).
     order = await adapter.cancelOrder(order.orderId).catch(() => adapter.getOrder(order.orderId));
@@ -448,7 +626,12 @@ async function bookStopFill(db: Kysely<DB>, adapter: Adapter, record: ExchangeSt
       type: "trade",
       level: "warning",
       message: `Resting stop on ${adapter.label} filled for ${record.symbol}: ${order.filledQuantity} at ${order.averagePrice ?? record.stop_price} (the exchange acted; the book follows it)`,
-      data: { positionId: record.position_id, symbol: record.symbol, orderId: order.orderId, stopPrice: record.stop_price },
+      data: {
+        positionId: record.position_id,
+        symbol: record.symbol,
+        orderId: order.orderId,
+        stopPrice: record.stop_price,
+      },
     });
   }
   if (trade.status === "pending" || trade.status === "unknown") await bookOrder(db, trade, order, adapter.name);

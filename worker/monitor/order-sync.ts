@@ -50,7 +50,7 @@ export async function syncExchangeOrders(db: Kysely<DB>, exchange: ExchangeAdapt
     // Still resting: only a part filled since the last look is booked (bookOrder: partial fills).
     if (order.status === "open" && D(order.filledQuantity).lte(0)) continue;
     const trade = await getTrade(db, row.id);
-    if (!trade || trade.status !== "pending") continue;
+    if (trade?.status !== "pending") continue;
     await bookOrder(db, trade, order, name);
     changed++;
   }
@@ -62,8 +62,18 @@ export async function syncExchangeOrders(db: Kysely<DB>, exchange: ExchangeAdapt
  * settled (booked, back to pending while it rests, or failed when surely never sent); one
  * the exchange still cannot answer for stays unknown. Every exchange, the simulator too.
  */
-export async function settleUnknownTrades(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">): Promise<number> {
-  const rows = await db.selectFrom("trades").select("id").where("status", "=", "unknown").where("exchange", "=", exchange.name).orderBy("created_at").limit(BATCH).execute();
+export async function settleUnknownTrades(
+  db: Kysely<DB>,
+  exchange: Pick<ExchangeAdapter, "name" | "findOrderByClientId">,
+): Promise<number> {
+  const rows = await db
+    .selectFrom("trades")
+    .select("id")
+    .where("status", "=", "unknown")
+    .where("exchange", "=", exchange.name)
+    .orderBy("created_at")
+    .limit(BATCH)
+    .execute();
   let changed = 0;
   for (const row of rows) {
     const trade = await getTrade(db, row.id);
@@ -77,7 +87,12 @@ export async function settleUnknownTrades(db: Kysely<DB>, exchange: Pick<Exchang
  * Runs, every `intervalMs` on the price leader: the heartbeat check, settleUnknownTrades, and
  * on a real exchange syncExchangeOrders and syncExchangeStops. Returns stop().
  */
-export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdapter; workerId: string; intervalMs?: number }) {
+export function startOrderSync(options: {
+  db: Kysely<DB>;
+  exchange: ExchangeAdapter;
+  workerId: string;
+  intervalMs?: number;
+}) {
   const { db, exchange, workerId } = options;
   let running = true;
   let lastError = "";
@@ -99,7 +114,11 @@ export function startOrderSync(options: { db: Kysely<DB>; exchange: ExchangeAdap
         const message = (error as Error).message;
         if (message !== lastError) {
           lastError = message; // logged once per distinct failure, not every 2 s
-          await recordActivity(db, { type: "system", level: "warning", message: `Order status check on ${exchange.name} failed: ${message}` }).catch(() => undefined);
+          await recordActivity(db, {
+            type: "system",
+            level: "warning",
+            message: `Order status check on ${exchange.name} failed: ${message}`,
+          }).catch(() => undefined);
         }
       }
       await Bun.sleep(options.intervalMs ?? ORDER_SYNC_MS);

@@ -29,7 +29,12 @@ import type { Kysely } from "kysely";
 import { D, toFixed } from "../../app/core/decimal.ts";
 import { DEFAULT_PAPER_PROFILE_KEY } from "#exchange/simulator/account.ts";
 import { SIMULATOR_NAME } from "#exchange/simulator/adapter.ts";
-import { type FundingPayment, applyFunding, fundingBoundary, fundingRowToPayment } from "#exchange/simulator/funding.ts";
+import {
+  type FundingPayment,
+  applyFunding,
+  fundingBoundary,
+  fundingRowToPayment,
+} from "#exchange/simulator/funding.ts";
 import { type Liquidation, liquidateAccounts } from "#exchange/simulator/liquidation.ts";
 import { orderRowToOrder } from "#exchange/simulator/rows.ts";
 import { EnvSchema } from "../../app/core/env.ts";
@@ -81,7 +86,10 @@ const caughtUp = new WeakSet<object>();
 const fundedBoundary = new WeakMap<object, number>();
 
 /** The funding settings from the environment (app/core/env.ts), read per call (tests change them). */
-export function fundingSettings(env: Record<string, string | undefined> = process.env): { rate: string; intervalMs: number } {
+export function fundingSettings(env: Record<string, string | undefined> = process.env): {
+  rate: string;
+  intervalMs: number;
+} {
   const blank = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
   const rate = EnvSchema.shape.SIM_FUNDING_RATE.parse(blank(env.SIM_FUNDING_RATE));
   const seconds = EnvSchema.shape.SIM_FUNDING_INTERVAL_SECONDS.parse(blank(env.SIM_FUNDING_INTERVAL_SECONDS));
@@ -89,7 +97,11 @@ export function fundingSettings(env: Record<string, string | undefined> = proces
 }
 
 /** What one tick of simulator prices does to the paper accounts: liquidations, then funding. */
-export async function applyPaperMargin(db: Db, ticks: MarginTick[], options: PaperMarginOptions = {}): Promise<PaperMarginResult> {
+export async function applyPaperMargin(
+  db: Db,
+  ticks: MarginTick[],
+  options: PaperMarginOptions = {},
+): Promise<PaperMarginResult> {
   const symbols = [...new Set(ticks.filter((t) => t.source !== LIVE_SOURCE).map((t) => t.symbol))];
   const result: PaperMarginResult = { liquidations: [], booked: [], funding: [], fundingBooked: [] };
   if (symbols.length === 0) return result;
@@ -122,13 +134,20 @@ export async function applyPaperMargin(db: Db, ticks: MarginTick[], options: Pap
  * funding_payments row (unique by the sim_funding id) and the position's funding and realized
  * P&L change together.
  */
-export async function bookFunding(db: Db, profileId: string, now = Date.now(), sinceMs = 7 * 86_400_000): Promise<string[]> {
+export async function bookFunding(
+  db: Db,
+  profileId: string,
+  now = Date.now(),
+  sinceMs = 7 * 86_400_000,
+): Promise<string[]> {
   // Funding charged before the last statistics reset went with the positions it deleted:
   // never booked again (re-checked under the symbol lock, bookFundingPayment).
   const resetAt = await fundingResetAt(db);
   const rows = await db
     .selectFrom("sim_funding as f")
-    .leftJoin("funding_payments as p", (join) => join.onRef("p.exchange_ref", "=", "f.id").on("p.exchange", "=", SIMULATOR_NAME))
+    .leftJoin("funding_payments as p", (join) =>
+      join.onRef("p.exchange_ref", "=", "f.id").on("p.exchange", "=", SIMULATOR_NAME),
+    )
     .selectAll("f")
     .where("f.profile_id", "=", profileId)
     .where("f.created_at", ">=", now - sinceMs)
@@ -152,16 +171,22 @@ async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<bool
   const candidate = await getOpenPosition(db, payment.symbol);
   const entry = candidate?.entryTradeId ? await getTrade(db, candidate.entryTradeId) : null;
   const onSimulator = candidate !== null && (!entry || entry.exchange === SIMULATOR_NAME);
-  const openedBy = entry ? Date.parse(entry.createdAt) : (candidate?.createdAt ? Date.parse(candidate.createdAt) : 0);
+  const openedBy = entry ? Date.parse(entry.createdAt) : candidate?.createdAt ? Date.parse(candidate.createdAt) : 0;
   const openAtBoundary = openedBy <= payment.intervalStart;
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, payment.symbol);
-    const done = await trx.selectFrom("funding_payments").select("id").where("exchange", "=", SIMULATOR_NAME).where("exchange_ref", "=", payment.id).executeTakeFirst();
+    const done = await trx
+      .selectFrom("funding_payments")
+      .select("id")
+      .where("exchange", "=", SIMULATOR_NAME)
+      .where("exchange_ref", "=", payment.id)
+      .executeTakeFirst();
     if (done) return false;
     // A reset that committed since the rows were read (it takes every symbol lock).
     if (payment.createdAt <= (await fundingResetAt(trx))) return false;
     const open = await getOpenPosition(trx, payment.symbol, { forUpdate: true });
-    const position = open && onSimulator && openAtBoundary && open.id === candidate!.id && open.side === payment.side ? open : null;
+    const position =
+      open && onSimulator && openAtBoundary && open.id === candidate!.id && open.side === payment.side ? open : null;
     const now = Date.now();
     await trx
       .insertInto("funding_payments")
@@ -183,7 +208,11 @@ async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<bool
     if (position) {
       await trx
         .updateTable("positions")
-        .set({ funding: D(position.funding).plus(payment.amount).toString(), realized_pnl: D(position.realizedPnl).plus(payment.amount).toString(), updated_at: now })
+        .set({
+          funding: D(position.funding).plus(payment.amount).toString(),
+          realized_pnl: D(position.realizedPnl).plus(payment.amount).toString(),
+          updated_at: now,
+        })
         .where("id", "=", position.id)
         .execute();
     }
@@ -193,9 +222,22 @@ async function bookFundingPayment(db: Db, payment: FundingPayment): Promise<bool
       type: "trade",
       level: "info",
       message: `Funding ${paid ? "paid" : "received"}: ${payment.side.toUpperCase()} ${payment.quantity} ${payment.symbol} ${paid ? "paid" : "received"} ${toFixed(D(payment.amount).abs(), 2)} USDC (rate ${payment.rate} x ${toFixed(D(payment.quantity).times(payment.markPrice), 2)} at mark ${payment.markPrice}, interval ${at})${position ? "" : "; no open position of the app on this symbol"}`,
-      data: { fundingId: payment.id, positionId: position?.id ?? null, symbol: payment.symbol, amount: payment.amount, rate: payment.rate, markPrice: payment.markPrice, intervalStart: payment.intervalStart },
+      data: {
+        fundingId: payment.id,
+        positionId: position?.id ?? null,
+        symbol: payment.symbol,
+        amount: payment.amount,
+        rate: payment.rate,
+        markPrice: payment.markPrice,
+        intervalStart: payment.intervalStart,
+      },
     });
-    await appendEvent(trx, "trade_update", { positionId: position?.id ?? null, symbol: payment.symbol, reason: "funding", amount: payment.amount });
+    await appendEvent(trx, "trade_update", {
+      positionId: position?.id ?? null,
+      symbol: payment.symbol,
+      reason: "funding",
+      amount: payment.amount,
+    });
     await appendEvent(trx, "dashboard_update", { reason: "funding" });
     return true;
   });
@@ -207,7 +249,11 @@ const profileIds = new WeakMap<object, string>();
 async function defaultProfileId(db: Db): Promise<string | null> {
   const known = profileIds.get(db);
   if (known) return known;
-  const row = await db.selectFrom("profiles").select("id").where("profile_id", "=", DEFAULT_PAPER_PROFILE_KEY).executeTakeFirst();
+  const row = await db
+    .selectFrom("profiles")
+    .select("id")
+    .where("profile_id", "=", DEFAULT_PAPER_PROFILE_KEY)
+    .executeTakeFirst();
   if (row) profileIds.set(db, row.id);
   return row?.id ?? null;
 }
@@ -226,7 +272,11 @@ export async function bookMissedLiquidations(db: Db, profileId: string, sinceMs 
   const booked: string[] = [];
   for (const row of rows) {
     if (await getTradeByClientOrderId(db, row.client_order_id)) continue;
-    const order = await db.selectFrom("sim_orders").selectAll().where("client_order_id", "=", row.client_order_id).executeTakeFirstOrThrow();
+    const order = await db
+      .selectFrom("sim_orders")
+      .selectAll()
+      .where("client_order_id", "=", row.client_order_id)
+      .executeTakeFirstOrThrow();
     if (await bookLiquidation(db, orderRowToOrder(order), null)) booked.push(row.client_order_id);
   }
   return booked;
@@ -297,7 +347,15 @@ async function bookLiquidation(db: Db, order: ExchangeOrder, liquidation: Liquid
         leverage: order.leverage,
       },
     });
-    await appendEvent(trx, "trade_update", { id: tradeId, symbol: order.symbol, side: order.side, status: "executed", reason: "liquidation", price: order.averagePrice, quantity: order.filledQuantity });
+    await appendEvent(trx, "trade_update", {
+      id: tradeId,
+      symbol: order.symbol,
+      side: order.side,
+      status: "executed",
+      reason: "liquidation",
+      price: order.averagePrice,
+      quantity: order.filledQuantity,
+    });
     await appendEvent(trx, "dashboard_update", { reason: "liquidation" });
   });
   return true;

@@ -20,17 +20,25 @@ export function createPriceGuard(options: { maxAgeMs?: number } = {}): PriceGuar
   const stale = new Map<string, string>();
   return {
     async check(db, exchangeName, now = Date.now()) {
-      const bad = new Map((await staleHeldPrices(db, exchangeName, now, options.maxAgeMs)).map((s) => [s.symbol, s.reason]));
+      const bad = new Map(
+        (await staleHeldPrices(db, exchangeName, now, options.maxAgeMs)).map((s) => [s.symbol, s.reason]),
+      );
       for (const [symbol, reason] of bad) {
         if (stale.has(symbol)) continue;
         stale.set(symbol, reason);
-        await report(db, symbol, "warning", `Price for ${symbol} is stale: ${reason}. Its stop-loss, take-profit and trailing rules send nothing until a fresh price arrives`);
+        await report(
+          db,
+          symbol,
+          "warning",
+          `Price for ${symbol} is stale: ${reason}. Its stop-loss, take-profit and trailing rules send nothing until a fresh price arrives`,
+        );
       }
       for (const symbol of [...stale.keys()]) {
         if (bad.has(symbol)) continue;
         stale.delete(symbol);
         // Fresh again, or no longer held (nothing to say then).
-        if (await isHeld(db, symbol)) await report(db, symbol, "info", `Price for ${symbol} is fresh again: its protection rules act again`);
+        if (await isHeld(db, symbol))
+          await report(db, symbol, "info", `Price for ${symbol} is fresh again: its protection rules act again`);
       }
       return [...stale.keys()];
     },
@@ -41,11 +49,27 @@ async function report(db: Kysely<DB>, symbol: string, level: "warning" | "info",
   await db.transaction().execute(async (trx) => {
     await recordActivity(trx, { type: "system", level, message, data: { symbol, component: "prices" } });
     await appendEvents(trx, [
-      { type: "system_status", data: { component: "coinbase_api", reason: "price_stale", symbol, status: level === "warning" ? "warning" : "online", message } },
+      {
+        type: "system_status",
+        data: {
+          component: "coinbase_api",
+          reason: "price_stale",
+          symbol,
+          status: level === "warning" ? "warning" : "online",
+          message,
+        },
+      },
       { type: "dashboard_update", data: { reason: "price", symbol } },
     ]);
   });
 }
 
 const isHeld = async (db: Kysely<DB>, symbol: string) =>
-  Boolean(await db.selectFrom("positions").select("id").where("symbol", "=", symbol).where("status", "=", "open").executeTakeFirst());
+  Boolean(
+    await db
+      .selectFrom("positions")
+      .select("id")
+      .where("symbol", "=", symbol)
+      .where("status", "=", "open")
+      .executeTakeFirst(),
+  );

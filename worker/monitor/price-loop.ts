@@ -60,7 +60,10 @@ export async function processPriceTicks(
     }
   }
   await applyPaperMargin(db, ticks); // liquidations (and funding) on the paper accounts, booked in the app
-  const usable = ticks.filter((t) => judgePrice({ source: t.source ?? "test", updatedAt: t.at ?? now }, exchangeName, now, options.maxAgeMs).usable);
+  const usable = ticks.filter(
+    (t) =>
+      judgePrice({ source: t.source ?? "test", updatedAt: t.at ?? now }, exchangeName, now, options.maxAgeMs).usable,
+  );
   const result = await monitor.tick(new Map(usable.map((t) => [t.symbol, t.price])));
   await options.guard?.check(db, exchangeName, now);
   return result;
@@ -72,12 +75,18 @@ export async function processPriceTicks(
  * whose call fails, times out, or whose book is empty or one-sided has no tick: its stored
  * price ages and the guard reports it stale.
  */
-export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapter, "getTicker">, timeoutMs = 3000): Promise<Tick[]> {
+export async function exchangeTicks(
+  db: Kysely<DB>,
+  exchange: Pick<ExchangeAdapter, "getTicker">,
+  timeoutMs = 3000,
+): Promise<Tick[]> {
   const answers = await Promise.allSettled(
     PRODUCTS.map((product) =>
       Promise.race([
         exchange.getTicker(product.symbol),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no price for ${product.symbol} within ${timeoutMs} ms`)), timeoutMs)),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`no price for ${product.symbol} within ${timeoutMs} ms`)), timeoutMs),
+        ),
       ]),
     ),
   );
@@ -88,7 +97,14 @@ export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapt
     const ticker = answer.value;
     // The exchange's own time of the book (issue 21, defect 5): a book it reports as old stays old here.
     const at = Math.min(Date.parse(ticker.time) || 0, Date.now());
-    updates.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, bid: ticker.bid, ask: ticker.ask, at });
+    updates.push({
+      symbol: ticker.symbol,
+      price: ticker.price,
+      source: LIVE_PRICE_SOURCE,
+      bid: ticker.bid,
+      ask: ticker.ask,
+      at,
+    });
     ticks.push({ symbol: ticker.symbol, price: ticker.price, source: LIVE_PRICE_SOURCE, at });
   }
   // One commit for the batch: the prices and their 1-minute candles (decision 032).
@@ -97,7 +113,9 @@ export async function exchangeTicks(db: Kysely<DB>, exchange: Pick<ExchangeAdapt
 }
 
 export async function isPriceLeader(db: Kysely<DB>, workerId: string, now = Date.now()): Promise<boolean> {
-  const alive = (await listHeartbeats(db)).filter((b) => b.status === "running" && now - b.lastBeatAt <= LEADER_FRESH_MS);
+  const alive = (await listHeartbeats(db)).filter(
+    (b) => b.status === "running" && now - b.lastBeatAt <= LEADER_FRESH_MS,
+  );
   const ids = alive.map((b) => b.workerId).sort();
   return ids.length === 0 || ids[0] === workerId;
 }
@@ -124,7 +142,8 @@ export function startPriceLoop(options: {
       try {
         if (await isPriceLeader(db, workerId)) {
           const exchangeName = options.exchange?.name ?? SIMULATOR_NAME;
-          const ticks = exchangeName === SIMULATOR_NAME ? await feed.tick() : await exchangeTicks(db, options.exchange!);
+          const ticks =
+            exchangeName === SIMULATOR_NAME ? await feed.tick() : await exchangeTicks(db, options.exchange!);
           await processPriceTicks(db, ticks, monitor, { exchangeName, maxAgeMs, guard });
         }
       } catch (error) {

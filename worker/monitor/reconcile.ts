@@ -45,13 +45,19 @@ async function readAppBook(db: Kysely<DB>, since: number, exchangeName: string):
   return {
     // Only what the futures exchange holds (the list shows the same: SPEC's -PERP / -FUTURE symbols).
     // ... and only the positions that exchange holds (decision 039: a paper position stays on the simulator).
-    positions: positions.filter((p) => isFuturesSymbol(p.symbol) && p.exchange === exchangeName).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
+    positions: positions
+      .filter((p) => isFuturesSymbol(p.symbol) && p.exchange === exchangeName)
+      .map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.remainingQuantity, markPrice: p.currentPrice })),
     busy: new Set(inFlight.map((r) => r.symbol)),
   };
 }
 
 const sameFinding = (a: DriftFinding, b: DriftFinding) =>
-  a.kind === b.kind && a.appSide === b.appSide && a.appQuantity === b.appQuantity && a.exchangeSide === b.exchangeSide && a.exchangeQuantity === b.exchangeQuantity;
+  a.kind === b.kind &&
+  a.appSide === b.appSide &&
+  a.appQuantity === b.appQuantity &&
+  a.exchangeSide === b.exchangeSide &&
+  a.exchangeQuantity === b.exchangeQuantity;
 
 export interface ReconcileResult {
   findings: DriftFinding[];
@@ -74,7 +80,13 @@ export async function reconcileOnce(
   const started = now();
   const adapter = await activeAdapter(exchange);
   const before = await readAppBook(db, started, adapter.name);
-  const onExchange = (await adapter.getPositions()).map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.quantity, entryPrice: p.entryPrice, markPrice: p.markPrice }));
+  const onExchange = (await adapter.getPositions()).map((p) => ({
+    symbol: p.symbol,
+    side: p.side,
+    quantity: p.quantity,
+    entryPrice: p.entryPrice,
+    markPrice: p.markPrice,
+  }));
   const after = await readAppBook(db, started, adapter.name);
   const skip = new Set([...before.busy, ...after.busy]);
   for (const p of before.positions) {
@@ -112,7 +124,12 @@ export async function reconcileOnce(
     if (found.has(drift.symbol) || skip.has(drift.symbol)) continue;
     await db.transaction().execute(async (trx) => {
       if (!(await closeDrift(trx, drift.id, "cleared", "The exchange and the app agree again", null))) return;
-      await recordActivity(trx, { type: "system", level: "info", message: `Drift on ${exchange.name} cleared: ${drift.symbol} agrees with the exchange again`, data: { driftId: drift.id } });
+      await recordActivity(trx, {
+        type: "system",
+        level: "info",
+        message: `Drift on ${exchange.name} cleared: ${drift.symbol} agrees with the exchange again`,
+        data: { driftId: drift.id },
+      });
       await appendEvent(trx, "trade_update", { drift: drift.id, symbol: drift.symbol, status: "cleared" });
     });
     cleared++;
@@ -121,7 +138,12 @@ export async function reconcileOnce(
 }
 
 /** Runs reconcileOnce at start and every `intervalMs` on the price leader; returns stop(). */
-export function startReconcile(options: { db: Kysely<DB>; exchange: ExchangeAdapter; workerId: string; intervalMs?: number }) {
+export function startReconcile(options: {
+  db: Kysely<DB>;
+  exchange: ExchangeAdapter;
+  workerId: string;
+  intervalMs?: number;
+}) {
   const { db, exchange, workerId } = options;
   const interval = options.intervalMs ?? RECONCILE_MS;
   const streak = new Map<string, number>();
@@ -141,10 +163,15 @@ export function startReconcile(options: { db: Kysely<DB>; exchange: ExchangeAdap
         const message = (error as Error).message;
         if (message !== lastError) {
           lastError = message;
-          await recordActivity(db, { type: "system", level: "warning", message: `Reconciliation with ${exchange.name} failed: ${message}` }).catch(() => undefined);
+          await recordActivity(db, {
+            type: "system",
+            level: "warning",
+            message: `Reconciliation with ${exchange.name} failed: ${message}`,
+          }).catch(() => undefined);
         }
       }
-      for (let waited = 0; running && waited < interval; waited += 250) await Bun.sleep(Math.min(250, interval - waited));
+      for (let waited = 0; running && waited < interval; waited += 250)
+        await Bun.sleep(Math.min(250, interval - waited));
     }
   })();
   return async () => {

@@ -89,7 +89,11 @@ describe.each(testDialects())("rules monitor writes on %s", (dialect) => {
         fees: "0",
       });
     const requested = async (id: string) => {
-      const jobs = await db().selectFrom("jobs").select(["job_key", "payload"]).where("job_key", "like", `rule:${id}:%`).execute();
+      const jobs = await db()
+        .selectFrom("jobs")
+        .select(["job_key", "payload"])
+        .where("job_key", "like", `rule:${id}:%`)
+        .execute();
       return jobs.map((j) => [j.job_key, (typeof j.payload === "string" ? JSON.parse(j.payload) : j.payload).quantity]);
     };
     const contracts = createTradingProductResolver(db(), { coinbaseContractsOn: async () => true }); // BTC: 0.01
@@ -104,7 +108,10 @@ describe.each(testDialects())("rules monitor writes on %s", (dialect) => {
     // The simulator's own increments (0.0001 BTC): 0.02 × 20 % = 0.004.
     await db().deleteFrom("jobs").execute();
     await open("p-sim", "0.02");
-    await monitorPositions(db(), new Map([["BTC-PERP", "95500"]]), { exchange, products: createTradingProductResolver(db(), { coinbaseContractsOn: async () => false }) });
+    await monitorPositions(db(), new Map([["BTC-PERP", "95500"]]), {
+      exchange,
+      products: createTradingProductResolver(db(), { coinbaseContractsOn: async () => false }),
+    });
     expect(await requested("p-sim")).toEqual([["rule:p-sim:tp1", "0.004"]]);
   });
 });

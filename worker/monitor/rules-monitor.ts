@@ -20,7 +20,16 @@ import { getPrices } from "#exchange/simulator/price-feed.ts";
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import type { ProductSpec } from "../../app/core/products.ts";
 import { type TradingProductResolver, createTradingProductResolver } from "#exchange/trading-product.ts";
-import { type Evaluation, dec, evaluate, parseRuleState, recordRequest, recordSkipped, releaseRequest, ruleHeld } from "../../app/core/rules/index.ts";
+import {
+  type Evaluation,
+  dec,
+  evaluate,
+  parseRuleState,
+  recordRequest,
+  recordSkipped,
+  releaseRequest,
+  ruleHeld,
+} from "../../app/core/rules/index.ts";
 import { CLOSE_JOB_PRIORITY, type ClosePositionJob } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
@@ -127,10 +136,14 @@ export async function accountEquity(
 function defaultProducts(db: Kysely<DB>, exchange: object): TradingProductResolver {
   const candidate = exchange as Partial<Pick<ExchangeAdapter, "name" | "getProduct">>;
   const usable = typeof candidate.getProduct === "function" && typeof candidate.name === "string";
-  return createTradingProductResolver(db, usable ? { exchange: exchange as Pick<ExchangeAdapter, "name" | "getProduct"> } : {});
+  return createTradingProductResolver(
+    db,
+    usable ? { exchange: exchange as Pick<ExchangeAdapter, "name" | "getProduct"> } : {},
+  );
 }
 
-const toMap = (prices: Map<string, string> | Record<string, string>) => (prices instanceof Map ? prices : new Map(Object.entries(prices)));
+const toMap = (prices: Map<string, string> | Record<string, string>) =>
+  prices instanceof Map ? prices : new Map(Object.entries(prices));
 
 export function createRulesMonitor(db: Kysely<DB>, options: MonitorOptions = {}) {
   const exchange = options.exchange ?? new SimulatorAdapter(db);
@@ -149,7 +162,9 @@ export async function monitorPositions(
   pricesInput?: Map<string, string> | Record<string, string>,
   options: MonitorOptions = {},
 ): Promise<MonitorResult> {
-  const prices = pricesInput ? toMap(pricesInput) : new Map([...(await getPrices(db))].map(([symbol, p]) => [symbol, p.price]));
+  const prices = pricesInput
+    ? toMap(pricesInput)
+    : new Map([...(await getPrices(db))].map(([symbol, p]) => [symbol, p.price]));
   const result: MonitorResult = { evaluated: 0, updated: 0, decided: 0, closes: 0, released: 0, equity: null };
   const positions = await listMonitoredPositions(db);
   if (positions.length === 0) return result;
@@ -161,7 +176,8 @@ export async function monitorPositions(
   result.equity = equity;
 
   // Requested closes whose job died (cancelled by the emergency stop, failed for good).
-  const requestsOf = (p: MonitoredPosition) => (hasRequests(p) ? Object.values(parseRuleState(p.ruleState).requested) : []);
+  const requestsOf = (p: MonitoredPosition) =>
+    hasRequests(p) ? Object.values(parseRuleState(p.ruleState).requested) : [];
   const requestedJobs = positions.flatMap((p) => requestsOf(p).map((r) => r.jobId));
   const deadJobs = new Set<number>();
   if (requestedJobs.length > 0) {
@@ -174,7 +190,8 @@ export async function monitorPositions(
   const decide: { position: MonitoredPosition; price: string; product: ProductSpec }[] = [];
   // Each held symbol's product as the active exchange trades it, once per tick.
   const productOf = new Map<string, ProductSpec | null>();
-  for (const symbol of held) if (prices.has(symbol)) productOf.set(symbol, await products.product(symbol).catch(() => null));
+  for (const symbol of held)
+    if (prices.has(symbol)) productOf.set(symbol, await products.product(symbol).catch(() => null));
   for (const position of positions) {
     const price = prices.get(position.symbol);
     const product = productOf.get(position.symbol) ?? null;
@@ -184,10 +201,13 @@ export async function monitorPositions(
     const hasDeadJob = deadJobs.size > 0 && requestsOf(position).some((r) => deadJobs.has(r.jobId));
     // A trigger backing off after a failed close (app/core/rules/state.ts) is not decided on every tick: no write until its wait ends.
     const held = evaluation.actions.length > 0 && position.ruleState ? parseRuleState(position.ruleState) : null;
-    const due = held ? evaluation.actions.filter((a) => !ruleHeld(held, a.name, now, position.remainingQuantity)) : evaluation.actions;
+    const due = held
+      ? evaluation.actions.filter((a) => !ruleHeld(held, a.name, now, position.remainingQuantity))
+      : evaluation.actions;
     const mustDecide = due.length > 0 || evaluation.skippedLevels.length > 0 || evaluation.trailingArmed || hasDeadJob;
     if (mustDecide) decide.push({ position, price, product });
-    else if (evaluation.stateChanged || evaluation.state.stopPrice !== position.stopPrice) snapshots.push({ id: position.id, ...evaluation.state });
+    else if (evaluation.stateChanged || evaluation.state.stopPrice !== position.stopPrice)
+      snapshots.push({ id: position.id, ...evaluation.state });
   }
   // The tick's state in one transaction (one commit): every position's price when it is
   // due (markIntervalMs), then what changed. Nothing due and nothing changed: no write.
@@ -226,13 +246,16 @@ async function decideUnderLock(
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, symbol);
     const fresh = await getPositionForUpdate(trx, positionId);
-    if (!fresh || fresh.status !== "open") return { closes: 0, released: 0 };
+    if (fresh?.status !== "open") return { closes: 0, released: 0 };
     let state = parseRuleState(fresh.ruleState);
     let released = 0;
 
     const requested = Object.entries(state.requested);
     if (requested.length > 0) {
-      const status = await jobStatuses(trx, requested.map(([, r]) => r.jobId));
+      const status = await jobStatuses(
+        trx,
+        requested.map(([, r]) => r.jobId),
+      );
       for (const [name, request] of requested) {
         const jobStatus = status.get(request.jobId);
         if (jobStatus !== undefined && !DEAD_JOB.has(jobStatus)) continue;
@@ -249,7 +272,10 @@ async function decideUnderLock(
       }
     }
 
-    const evaluation: Evaluation = evaluate({ ...fresh, ruleState: state }, price, product, { equity, portfolioPercent: fresh.portfolioPercent });
+    const evaluation: Evaluation = evaluate({ ...fresh, ruleState: state }, price, product, {
+      equity,
+      portfolioPercent: fresh.portfolioPercent,
+    });
     const shownPrice = formatTickPrice(price, product);
     if (evaluation.skippedLevels.length > 0) {
       state = recordSkipped(state, evaluation.skippedLevels);
@@ -271,31 +297,46 @@ async function decideUnderLock(
     }
 
     let closes = 0;
-    {
-      for (const action of evaluation.actions) {
-        if (ruleHeld(state, action.name, Date.now(), fresh.remainingQuantity)) continue; // its last close failed: backing off (state.ts), not every tick
-        const payload: ClosePositionJob = { positionId, quantity: action.quantity, reason: action.reason, source: "rule", trigger: action.name };
-        const job = await enqueueJob(trx, { task: "close-position", payload, jobKey: action.jobKey, priority: CLOSE_JOB_PRIORITY });
-        if (!job.created) continue; // this trigger already has its job
-        state = recordRequest(state, action, job.id);
-        closes++;
-        await recordActivity(trx, {
-          type: "trade",
-          level: action.trigger === "sl" ? "warning" : "info",
-          message: `${action.reason}: closing ${action.closeQuantity} ${symbol} at ${shownPrice}`,
-          data: {
-            positionId,
-            symbol,
-            trigger: action.name,
-            levels: action.levels.map((i) => i + 1),
-            quantity: action.quantity,
-            closeQuantity: action.closeQuantity,
-            price,
-            jobId: job.id,
-          },
-        });
-        await appendEvent(trx, "trade_update", { positionId, symbol, action: "close", trigger: action.name, message: action.reason });
-      }
+    for (const action of evaluation.actions) {
+      if (ruleHeld(state, action.name, Date.now(), fresh.remainingQuantity)) continue; // its last close failed: backing off (state.ts), not every tick
+      const payload: ClosePositionJob = {
+        positionId,
+        quantity: action.quantity,
+        reason: action.reason,
+        source: "rule",
+        trigger: action.name,
+      };
+      const job = await enqueueJob(trx, {
+        task: "close-position",
+        payload,
+        jobKey: action.jobKey,
+        priority: CLOSE_JOB_PRIORITY,
+      });
+      if (!job.created) continue; // this trigger already has its job
+      state = recordRequest(state, action, job.id);
+      closes++;
+      await recordActivity(trx, {
+        type: "trade",
+        level: action.trigger === "sl" ? "warning" : "info",
+        message: `${action.reason}: closing ${action.closeQuantity} ${symbol} at ${shownPrice}`,
+        data: {
+          positionId,
+          symbol,
+          trigger: action.name,
+          levels: action.levels.map((i) => i + 1),
+          quantity: action.quantity,
+          closeQuantity: action.closeQuantity,
+          price,
+          jobId: job.id,
+        },
+      });
+      await appendEvent(trx, "trade_update", {
+        positionId,
+        symbol,
+        action: "close",
+        trigger: action.name,
+        message: action.reason,
+      });
     }
 
     await updatePosition(trx, positionId, {
@@ -307,7 +348,8 @@ async function decideUnderLock(
       stopPrice: evaluation.state.stopPrice,
       ...(evaluation.state.portfolioPercent !== null ? { portfolioPercent: evaluation.state.portfolioPercent } : {}),
     });
-    if (closes > 0 || evaluation.trailingArmed) await appendEvent(trx, "dashboard_update", { reason: "rules", positionId, symbol });
+    if (closes > 0 || evaluation.trailingArmed)
+      await appendEvent(trx, "dashboard_update", { reason: "rules", positionId, symbol });
     return { closes, released };
   });
 }

@@ -10,7 +10,16 @@ import { type LogLine, classifyLogLine, rejectedCount } from "../../app/core/not
 import type { NotificationEvent } from "../../app/core/notifications/events.ts";
 import { toFixed } from "../../app/core/decimal.ts";
 import { type ChannelConfig, channelsFor } from "../../app/core/notifications/channels.ts";
-import { NOTIFICATION_RETENTION_MS, activityAfter, enqueueNotification, getNotificationsConfig, lastExecutedTradeOfPosition, latestActivityId, loadChannelConfigs, pruneNotifications } from "../../db/queries/notifications.ts";
+import {
+  NOTIFICATION_RETENTION_MS,
+  activityAfter,
+  enqueueNotification,
+  getNotificationsConfig,
+  lastExecutedTradeOfPosition,
+  latestActivityId,
+  loadChannelConfigs,
+  pruneNotifications,
+} from "../../db/queries/notifications.ts";
 import { getPosition } from "../../db/queries/positions.ts";
 import { getSetting, setSetting } from "../../db/queries/settings.ts";
 import { getTrade } from "../../db/queries/trades.ts";
@@ -44,7 +53,11 @@ async function loadState(db: Kysely<DB>, now: number, summaryTime: string): Prom
   const stored = await getSetting<NotifierState>(db, NOTIFIER_STATE_KEY);
   if (stored && typeof stored.lastId === "number") return stored;
   // First start: history is not news; today's summary counts as sent when its time has passed.
-  return { lastId: await latestActivityId(db), rejected: null, lastSummaryDay: summaryDue(now, summaryTime) ? dayOf(now) : dayOf(now - 86_400_000) };
+  return {
+    lastId: await latestActivityId(db),
+    rejected: null,
+    lastSummaryDay: summaryDue(now, summaryTime) ? dayOf(now) : dayOf(now - 86_400_000),
+  };
 }
 
 interface Found {
@@ -64,7 +77,7 @@ async function closedPosition(db: Kysely<DB>, tradeId: string, flippedFrom?: str
   if (!trade) return null;
   if (!flippedFrom && (!trade.positionId || trade.realizedPnl === null)) return null;
   const position = await getPosition(db, flippedFrom ?? trade.positionId!);
-  if (!position || position.status !== "closed") return null;
+  if (position?.status !== "closed") return null;
   if (!flippedFrom && (await lastExecutedTradeOfPosition(db, position.id)) !== trade.id) return null;
   const pnl = toFixed(position.realizedPnl, 2);
   const signed = pnl.startsWith("-") ? `-$${pnl.slice(1)}` : `+$${pnl}`;
@@ -80,7 +93,10 @@ async function closedPosition(db: Kysely<DB>, tradeId: string, flippedFrom?: str
  * One pass: reads what happened since the cursor and commits the notifications with the new
  * state. Returns how many notifications were queued. `now` and `selfId` are for tests.
  */
-export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; workerId?: string; now?: number }): Promise<number> {
+export async function notifyOnce(
+  db: Kysely<DB>,
+  options: { appSecret: string; workerId?: string; now?: number },
+): Promise<number> {
   const now = options.now ?? Date.now();
   const general = await getNotificationsConfig(db);
   let configs: ChannelConfig[];
@@ -110,12 +126,20 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
       state.rejected = tally;
       continue;
     }
-    found.push({ event: detected.event, title: detected.title, body: detected.body, dedupeKey: `log:${line.id}:${detected.event}`, createdAt: line.createdAt });
+    found.push({
+      event: detected.event,
+      title: detected.title,
+      body: detected.body,
+      dedupeKey: `log:${line.id}:${detected.event}`,
+      createdAt: line.createdAt,
+    });
     if (detected.tradeId) {
       const closed = await closedPosition(db, detected.tradeId);
       if (closed) found.push({ ...closed, createdAt: line.createdAt });
       // A flip closed one position and opened the other: the closed side is notified too.
-      const flipped = detected.closedPositionId ? await closedPosition(db, detected.tradeId, detected.closedPositionId) : null;
+      const flipped = detected.closedPositionId
+        ? await closedPosition(db, detected.tradeId, detected.closedPositionId)
+        : null;
       if (flipped) found.push({ ...flipped, createdAt: line.createdAt });
     }
   }
@@ -135,7 +159,8 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
 
   // 3. Workers that stopped beating without saying they stopped.
   for (const beat of await listHeartbeats(db)) {
-    if (beat.status !== "running" || beat.workerId === options.workerId || now - beat.lastBeatAt <= WORKER_DOWN_MS) continue;
+    if (beat.status !== "running" || beat.workerId === options.workerId || now - beat.lastBeatAt <= WORKER_DOWN_MS)
+      continue;
     found.push({
       event: "worker_down",
       title: `Worker down: ${beat.workerId}`,
@@ -158,7 +183,14 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
   await db.transaction().execute(async (trx) => {
     for (const item of found) {
       const channels = channelsFor(configs, item.event);
-      const id = await enqueueNotification(trx, { kind: item.event, title: item.title, body: item.body, dedupeKey: item.dedupeKey, channels, createdAt: item.createdAt });
+      const id = await enqueueNotification(trx, {
+        kind: item.event,
+        title: item.title,
+        body: item.body,
+        dedupeKey: item.dedupeKey,
+        channels,
+        createdAt: item.createdAt,
+      });
       if (id) queued++;
     }
     await setSetting(trx, NOTIFIER_STATE_KEY, state);
@@ -167,7 +199,13 @@ export async function notifyOnce(db: Kysely<DB>, options: { appSecret: string; w
 }
 
 /** Runs notifyOnce every `intervalMs` while this worker is the leader; returns stop(). */
-export function startNotifier(options: { db: Kysely<DB>; workerId: string; appSecret: string; intervalMs?: number; onQueued?: () => void }) {
+export function startNotifier(options: {
+  db: Kysely<DB>;
+  workerId: string;
+  appSecret: string;
+  intervalMs?: number;
+  onQueued?: () => void;
+}) {
   let running = true;
   let lastError = "";
   let lastPrune = 0;

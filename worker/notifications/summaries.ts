@@ -20,13 +20,18 @@ const DAY_MS = 86_400_000;
  * same executed fills, funding added as the statistics service adds it (docs/pnl.md). Built
  * afresh: a summary or a command is rare, and the worker keeps no statistics cache.
  */
-export async function ledgerPnl(db: Kysely<DB>, since: number): Promise<{ sinceNet: string; total: string; matches: number }> {
+export async function ledgerPnl(
+  db: Kysely<DB>,
+  since: number,
+): Promise<{ sinceNet: string; total: string; matches: number }> {
   const [fills, funding] = await Promise.all([listExecutedFills(db), listFundingAmounts(db)]);
   fills.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0));
   const ledger = new StatsLedger();
   ledger.append(fills);
   const closed = ledger.closedTradesPnl();
-  const sinceNet = funding.length ? D(ledger.netPnlSince(since)).plus(fundingSince(funding, since)).toString() : ledger.netPnlSince(since);
+  const sinceNet = funding.length
+    ? D(ledger.netPnlSince(since)).plus(fundingSince(funding, since)).toString()
+    : ledger.netPnlSince(since);
   const total = funding.length ? D(closed.totalPnL).plus(fundingSince(funding)).toString() : closed.totalPnL;
   return { sinceNet, total, matches: closed.realizedMatches };
 }
@@ -38,7 +43,10 @@ const money = (value: string) => {
 export async function positionsText(db: Kysely<DB>): Promise<string> {
   const open = await listOpenPositions(db);
   if (open.length === 0) return "No open positions.";
-  const lines = open.map((p) => `• ${p.side.toUpperCase()} ${p.remainingQuantity} ${p.symbol} @ ${p.entryPrice}${p.stopPrice ? ` (stop ${p.stopPrice})` : ""}`);
+  const lines = open.map(
+    (p) =>
+      `• ${p.side.toUpperCase()} ${p.remainingQuantity} ${p.symbol} @ ${p.entryPrice}${p.stopPrice ? ` (stop ${p.stopPrice})` : ""}`,
+  );
   return `Open positions (${open.length}):\n${lines.join("\n")}`;
 }
 
@@ -48,7 +56,12 @@ export async function pnlText(db: Kysely<DB>, now = Date.now()): Promise<string>
 }
 
 export async function statusText(db: Kysely<DB>, now = Date.now()): Promise<string> {
-  const [stop, config, beats, open] = await Promise.all([getEmergencyStop(db), getTradingConfig(db), listHeartbeats(db), listOpenPositions(db)]);
+  const [stop, config, beats, open] = await Promise.all([
+    getEmergencyStop(db),
+    getTradingConfig(db),
+    listHeartbeats(db),
+    listOpenPositions(db),
+  ]);
   const alive = beats.filter((b) => b.status === "running" && now - b.lastBeatAt <= 15_000).length;
   return [
     `Emergency stop: ${stop.active ? "ON" : "off"}`,
@@ -59,7 +72,11 @@ export async function statusText(db: Kysely<DB>, now = Date.now()): Promise<stri
 }
 
 export async function dailySummary(db: Kysely<DB>, now = Date.now()): Promise<{ title: string; body: string }> {
-  const [pnl, fills, positions] = await Promise.all([ledgerPnl(db, now - DAY_MS), countFillsSince(db, now - DAY_MS), positionsText(db)]);
+  const [pnl, fills, positions] = await Promise.all([
+    ledgerPnl(db, now - DAY_MS),
+    countFillsSince(db, now - DAY_MS),
+    positionsText(db),
+  ]);
   const day = pnl.sinceNet;
   return {
     title: `Daily summary: ${money(day)} in the last 24 h, ${fills} fill${fills === 1 ? "" : "s"}`,

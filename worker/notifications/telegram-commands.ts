@@ -18,7 +18,8 @@ import { pnlText, positionsText, statusText } from "./summaries.ts";
 
 export const TELEGRAM_OFFSET_KEY = "telegram_update_offset";
 export const TELEGRAM_ACTOR = "telegram";
-const HELP = "Commands: /status, /positions, /pnl, /stop (emergency stop: no new positions; stops and closes keep working).";
+const HELP =
+  "Commands: /status, /positions, /pnl, /stop (emergency stop: no new positions; stops and closes keep working).";
 
 /** The bot for one token and owner chat: grammy's command routing behind an owner-only gate. */
 export function commandBot(db: Kysely<DB>, token: string, ownerChatId: string, secrets: () => string[]): Bot {
@@ -26,13 +27,18 @@ export function commandBot(db: Kysely<DB>, token: string, ownerChatId: string, s
     client: {
       apiRoot: telegramApiRoot(),
       timeoutSeconds: 60,
-      fetch: ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => globalThis.fetch(input, init)) as unknown as typeof fetch,
+      fetch: ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) =>
+        globalThis.fetch(input, init)) as unknown as typeof fetch,
       sensitiveLogs: false,
     },
   });
   // Only the owner's chat: anything else ends here, unanswered.
   bot.use(async (ctx, next) => {
-    if (String(ctx.chat?.id ?? "") !== ownerChatId && (ctx.chat?.username ? `@${ctx.chat.username}` : "") !== ownerChatId) return;
+    if (
+      String(ctx.chat?.id ?? "") !== ownerChatId &&
+      (ctx.chat?.username ? `@${ctx.chat.username}` : "") !== ownerChatId
+    )
+      return;
     await next();
   });
   const answer = (ctx: Context, text: string) => ctx.reply(scrub(text, secrets()).slice(0, 4096));
@@ -53,7 +59,10 @@ export function commandBot(db: Kysely<DB>, token: string, ownerChatId: string, s
  * One long poll: fetches the updates after the stored offset, handles each, stores the new
  * offset. Returns how many updates were handled. `timeoutSeconds` 0 answers at once (tests).
  */
-export async function pollTelegramOnce(db: Kysely<DB>, options: { appSecret: string; timeoutSeconds?: number; signal?: AbortSignal; bots?: Map<string, Bot> }): Promise<number | null> {
+export async function pollTelegramOnce(
+  db: Kysely<DB>,
+  options: { appSecret: string; timeoutSeconds?: number; signal?: AbortSignal; bots?: Map<string, Bot> },
+): Promise<number | null> {
   const configs = await loadChannelConfigs(db, options.appSecret);
   const telegram = configs.find((c) => c.channel === "telegram");
   const token = telegram?.secrets.botToken;
@@ -69,7 +78,10 @@ export async function pollTelegramOnce(db: Kysely<DB>, options: { appSecret: str
     options.bots?.set(cacheKey, bot);
   }
   const offset = (await getSetting<number>(db, TELEGRAM_OFFSET_KEY)) ?? 0;
-  const updates: Update[] = await bot.api.getUpdates({ offset, timeout: options.timeoutSeconds ?? 25, allowed_updates: ["message"] }, options.signal as Parameters<Bot["api"]["getUpdates"]>[1]);
+  const updates: Update[] = await bot.api.getUpdates(
+    { offset, timeout: options.timeoutSeconds ?? 25, allowed_updates: ["message"] },
+    options.signal as Parameters<Bot["api"]["getUpdates"]>[1],
+  );
   for (const update of updates) {
     await bot.handleUpdate(update);
     await setSetting(db, TELEGRAM_OFFSET_KEY, update.update_id + 1);
@@ -78,7 +90,12 @@ export async function pollTelegramOnce(db: Kysely<DB>, options: { appSecret: str
 }
 
 /** Long-polls while this worker is the price leader and Telegram is set up; returns stop(). */
-export function startTelegramCommands(options: { db: Kysely<DB>; workerId: string; appSecret: string; idleMs?: number }) {
+export function startTelegramCommands(options: {
+  db: Kysely<DB>;
+  workerId: string;
+  appSecret: string;
+  idleMs?: number;
+}) {
   let running = true;
   const abort = new AbortController();
   const bots = new Map<string, Bot>();
@@ -110,8 +127,10 @@ export function startTelegramCommands(options: { db: Kysely<DB>; workerId: strin
       }
       // Not set up, not the leader, or an error: look again later (a poll itself waits up to 25 s;
       // one that answered at once, e.g. a proxy that does not hold it, still waits a second).
-      if (handled === null && running) await new Promise((resolve) => setTimeout(resolve, options.idleMs ?? Math.min(SEND_TIMEOUT_MS, 5_000)));
-      else if (running && Date.now() - started < 1_000) await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() - started)));
+      if (handled === null && running)
+        await new Promise((resolve) => setTimeout(resolve, options.idleMs ?? Math.min(SEND_TIMEOUT_MS, 5_000)));
+      else if (running && Date.now() - started < 1_000)
+        await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() - started)));
     }
   })();
   return async () => {

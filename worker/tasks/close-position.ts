@@ -38,16 +38,32 @@ import type { ExchangeAdapter, PlaceOrderRequest } from "../../app/core/exchange
 import type { ClosePositionPayload } from "../../app/core/schemas/job-payloads.ts";
 import { recordActivity } from "../../db/queries/activity-logs.ts";
 import { appendEvent } from "../../db/queries/events.ts";
-import { getPosition, getPositionForUpdate, lockSymbol, pendingCloseQuantity, updatePosition } from "../../db/queries/positions.ts";
+import {
+  getPosition,
+  getPositionForUpdate,
+  lockSymbol,
+  pendingCloseQuantity,
+  updatePosition,
+} from "../../db/queries/positions.ts";
 import { getTradeByJob, insertTrade, newClientOrderId } from "../../db/queries/trades.ts";
 import { type Db, newId } from "../../db/queries/util.ts";
 import { PermanentFailure, adapterFor, executeTrade } from "../execution.ts";
 import { resolveSymbol } from "../../app/core/products.ts";
 import type { TaskContext } from "./index.ts";
 
-export type CloseOutcome = "executed" | "pending" | "failed" | "cancelled" | "completed" | "unknown" | "nothing-to-close";
+export type CloseOutcome =
+  | "executed"
+  | "pending"
+  | "failed"
+  | "cancelled"
+  | "completed"
+  | "unknown"
+  | "nothing-to-close";
 
-export async function closePosition(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>): Promise<CloseOutcome> {
+export async function closePosition(
+  ctx: TaskContext,
+  payload: z.infer<typeof ClosePositionPayload>,
+): Promise<CloseOutcome> {
   const existing = await getTradeByJob(ctx.db, ctx.jobId);
   if (existing) return settle(ctx, payload, await executeTrade(ctx, existing.id)); // a retry: the same order
 
@@ -63,9 +79,17 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
   const written = await ctx.db.transaction().execute(async (trx) => {
     await lockSymbol(trx, peek.symbol);
     const position = await getPositionForUpdate(trx, payload.positionId);
-    if (!position || position.status !== "open") return { skipped: "the position is already closed" } as const;
+    if (position?.status !== "open") return { skipped: "the position is already closed" } as const;
     const pending = await pendingCloseQuantity(trx, position.id);
-    const size = sizeClose({ requested: payload.quantity, remaining: position.remainingQuantity, pending, product, symbol: position.symbol, base: traded.base, exchangeLabel: holderName(peek.exchange) });
+    const size = sizeClose({
+      requested: payload.quantity,
+      remaining: position.remainingQuantity,
+      pending,
+      product,
+      symbol: position.symbol,
+      base: traded.base,
+      exchangeLabel: holderName(peek.exchange),
+    });
     // A share smaller than one contract while whole contracts remain: a size, not a failure.
     if (!size.ok) return { skipped: size.reason, ...(size.kind === "share" ? { undersized: true } : {}) } as const;
     const quantity = size.quantity;
@@ -87,7 +111,13 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
       marginType: position.marginType,
       reduceOnly: true,
     });
-    await appendEvent(trx, "trade_update", { id: tradeId, symbol: position.symbol, side: position.side === "long" ? "sell" : "buy", status: "pending", reason: payload.reason });
+    await appendEvent(trx, "trade_update", {
+      id: tradeId,
+      symbol: position.symbol,
+      side: position.side === "long" ? "sell" : "buy",
+      status: "pending",
+      reason: payload.reason,
+    });
     return { tradeId, quantity, symbol: position.symbol } as const;
   });
 
@@ -101,7 +131,10 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
       });
     });
     if (payload.source === "rule") {
-      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, { failed: false, skipLevels: "undersized" in written });
+      await releaseRuleRequest(ctx.db, peek.symbol, peek.id, ctx.jobId, {
+        failed: false,
+        skipLevels: "undersized" in written,
+      });
     }
     return "nothing-to-close";
   }
@@ -119,7 +152,13 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
         skipLevels: !everything,
         note: (retryInMs) => ({
           message: `${payload.reason}: ${written.quantity} ${peek.symbol} refused for its size (${refusal.message}): ${everything ? `re-sized and tried again in ${duration(retryInMs ?? 0)}` : "its share is left for the last level"}`,
-          data: { positionId: peek.id, symbol: peek.symbol, jobId: ctx.jobId, quantity: written.quantity, code: refusal.code },
+          data: {
+            positionId: peek.id,
+            symbol: peek.symbol,
+            jobId: ctx.jobId,
+            quantity: written.quantity,
+            code: refusal.code,
+          },
         }),
       });
     }
@@ -128,7 +167,12 @@ export async function closePosition(ctx: TaskContext, payload: z.infer<typeof Cl
   return settle(ctx, payload, status, peek.symbol);
 }
 
-async function settle(ctx: TaskContext, payload: z.infer<typeof ClosePositionPayload>, status: CloseOutcome, symbol?: string): Promise<CloseOutcome> {
+async function settle(
+  ctx: TaskContext,
+  payload: z.infer<typeof ClosePositionPayload>,
+  status: CloseOutcome,
+  symbol?: string,
+): Promise<CloseOutcome> {
   if ((status === "failed" || status === "cancelled") && payload.source === "rule") {
     const position = await getPosition(ctx.db, payload.positionId);
     if (position) await releaseRuleRequest(ctx.db, symbol ?? position.symbol, position.id, ctx.jobId, { failed: true });
@@ -186,12 +230,17 @@ export async function releaseRuleRequest(
   return db.transaction().execute(async (trx) => {
     await lockSymbol(trx, symbol);
     const position = await getPositionForUpdate(trx, positionId);
-    if (!position || position.status !== "open") return false;
+    if (position?.status !== "open") return false;
     const state = parseRuleState(position.ruleState);
     const found = findRequestByJob(state, jobId);
     if (!found) return false;
     let next = releaseRequest(state, found.name, { failed: options.failed, remaining: position.remainingQuantity });
-    if (options.skipLevels && found.request.trigger === "tp" && found.request.quantity !== "all" && found.request.levels.length > 0) {
+    if (
+      options.skipLevels &&
+      found.request.trigger === "tp" &&
+      found.request.quantity !== "all" &&
+      found.request.levels.length > 0
+    ) {
       next = recordSkipped(next, found.request.levels);
     }
     await updatePosition(trx, positionId, { ruleState: next });
@@ -206,14 +255,23 @@ export async function releaseRuleRequest(
 
 const KIND_TEXT = { tp: "Take-profit", sl: "Stop-loss", trail: "Trailing-stop" } as const;
 
-const duration = (ms: number) => (ms % 60_000 === 0 && ms >= 120_000 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`);
+const duration = (ms: number) =>
+  ms % 60_000 === 0 && ms >= 120_000 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 
 /**
  * ONE error line when a kind of rule's closes have failed MAX_RULE_FAILURES times in a row for
  * a position (not one per retry): protection is paused, retrying after its back-off, never
  * given up. Nothing when the count did not just reach it.
  */
-export async function alarmIfRepeated(db: Db, symbol: string, positionId: string, before: RuleState, after: RuleState, name: string, kind: RuleTrigger) {
+export async function alarmIfRepeated(
+  db: Db,
+  symbol: string,
+  positionId: string,
+  before: RuleState,
+  after: RuleState,
+  name: string,
+  kind: RuleTrigger,
+) {
   const was = before.failures[kind] ?? 0;
   const count = after.failures[kind] ?? 0;
   if (!(was < MAX_RULE_FAILURES && count >= MAX_RULE_FAILURES)) return;

@@ -30,7 +30,10 @@ export const MAX_SIGNAL_LAG_MS = 30_000;
 /** Why an entry (or add, or the new side of a flip) is not sent while the emergency stop is on. */
 const EMERGENCY_STOP_REASON = "Emergency stop is active";
 
-export async function executeSignal(ctx: ExecutionContext & { jobId: number }, payload: z.infer<typeof ExecuteSignalPayload>) {
+export async function executeSignal(
+  ctx: ExecutionContext & { jobId: number },
+  payload: z.infer<typeof ExecuteSignalPayload>,
+) {
   const signal = await getSignal(ctx.db, payload.signalId);
   if (!signal) throw new PermanentFailure(`Signal ${payload.signalId} not found`);
   const existing = await getTradeByJob(ctx.db, ctx.jobId);
@@ -74,13 +77,25 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   // exit of a position the simulator holds in the simulator's own steps (decision 039).
   const traded = (await tradingProductsFor(ctx.db, ctx.exchange).product(spec.symbol)) ?? spec;
   const held = await getOpenPosition(ctx.db, spec.symbol);
-  const product = signal.action === "buy" || signal.action === "sell" ? reducingProduct(traded, { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize }, held, signal.action) : traded;
+  const product =
+    signal.action === "buy" || signal.action === "sell"
+      ? reducingProduct(
+          traded,
+          { ...traded, baseIncrement: spec.baseIncrement, baseMinSize: spec.baseMinSize },
+          held,
+          signal.action,
+        )
+      : traded;
 
   const target = storedPositionTarget(signal.payload);
   // A test alert in target mode: the order that target means from flat, on the test account.
   if (target && isTestAlert(signal.payload)) {
     if (target.side === "flat") return skip("Test alert: target flat, nothing to trade from a flat test account");
-    return executeTestAlert(ctx, signal, { side: target.side === "long" ? "buy" : "sell", quantity: target.size, leverage: 1 });
+    return executeTestAlert(ctx, signal, {
+      side: target.side === "long" ? "buy" : "sell",
+      quantity: target.size,
+      leverage: 1,
+    });
   }
   if (target) return executeTarget(ctx, signal, target, product, clientOrderId, skip, strategy, exitsOnly);
 
@@ -96,19 +111,33 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
   const leverageField = Number((signal.payload as { leverage?: unknown }).leverage);
   const leverage = strategy
     ? strategy.leverage
-    : config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10 ? leverageField : 1;
+    : config.applyLeverageToSignals && Number.isInteger(leverageField) && leverageField >= 1 && leverageField <= 10
+      ? leverageField
+      : 1;
   // A strategy sizes with its own amount control (the trading config's, always on).
   const sizing = strategy ? strategyConfig(config, strategy) : config;
-  const needsMarket = sizing.applyAmountControlToSignals && (sizing.signalAmountType === "usd" || sizing.signalAmountType === "percentage");
+  const needsMarket =
+    sizing.applyAmountControlToSignals &&
+    (sizing.signalAmountType === "usd" || sizing.signalAmountType === "percentage");
   const price = needsMarket ? (await ctx.exchange.getTicker(signal.symbol)).price : signal.price;
-  const available = needsMarket && sizing.signalAmountType === "percentage"
-    ? marginBalance(await ctx.exchange.getBalances()).available
-    : null;
-  const sized = sizeSignalOrder({ signalQuantity: signal.quantity, config: sizing, product, price, available, leverage });
+  const available =
+    needsMarket && sizing.signalAmountType === "percentage"
+      ? marginBalance(await ctx.exchange.getBalances()).available
+      : null;
+  const sized = sizeSignalOrder({
+    signalQuantity: signal.quantity,
+    config: sizing,
+    product,
+    price,
+    available,
+    leverage,
+  });
   if (!sized.ok) return skip(sized.error, "error");
-  if (signal.orderType === "limit" && (!signal.price || D(signal.price).lte(0))) return skip("Limit signal without a price", "error");
+  if (signal.orderType === "limit" && (!signal.price || D(signal.price).lte(0)))
+    return skip("Limit signal without a price", "error");
   // A test alert (issue 12) is sized like any signal, then traded on the simulator's test account.
-  if (isTestAlert(signal.payload)) return executeTestAlert(ctx, signal, { side: signal.action, quantity: sized.quantity, leverage });
+  if (isTestAlert(signal.payload))
+    return executeTestAlert(ctx, signal, { side: signal.action, quantity: sized.quantity, leverage });
 
   const tradeId = newId();
   // One owner per symbol and the strategy's limits, decided under the symbol's lock with the
@@ -119,12 +148,29 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
     let exitOf: string | null = null;
     if (guarded || exitsOnly) {
       await lockSymbol(trx, signal.symbol);
-      const [current, pending] = await Promise.all([getOpenPosition(trx, signal.symbol), pendingOf(trx, signal.symbol)]);
+      const [current, pending] = await Promise.all([
+        getOpenPosition(trx, signal.symbol),
+        pendingOf(trx, signal.symbol),
+      ]);
       if (guarded) {
-        const check = await checkStrategyEntry(trx, { strategy, symbol: signal.symbol, side: signal.action, quantity, open: current, pending, product });
+        const check = await checkStrategyEntry(trx, {
+          strategy,
+          symbol: signal.symbol,
+          side: signal.action,
+          quantity,
+          open: current,
+          pending,
+          product,
+        });
         if (!check.ok) return check.reason;
         quantity = check.quantity;
-        if (check.note) await recordActivity(trx, { type: "signal", level: "info", message: check.note, data: { signalId: signal.id, strategyId: strategy?.id } });
+        if (check.note)
+          await recordActivity(trx, {
+            type: "signal",
+            level: "info",
+            message: check.note,
+            data: { signalId: signal.id, strategyId: strategy?.id },
+          });
       }
       if (exitsOnly) {
         // Only what reduces the position, reduce-only and bound to it: it can never flip.
@@ -140,7 +186,14 @@ export async function executeSignal(ctx: ExecutionContext & { jobId: number }, p
         exitOf = current.id;
       }
     }
-    await insertSignalTrade(trx, ctx, signal, { id: tradeId, clientOrderId, side: signal.action, quantity, leverage, ...(exitOf ? { reduceOnly: true, positionId: exitOf } : {}) });
+    await insertSignalTrade(trx, ctx, signal, {
+      id: tradeId,
+      clientOrderId,
+      side: signal.action,
+      quantity,
+      leverage,
+      ...(exitOf ? { reduceOnly: true, positionId: exitOf } : {}),
+    });
     return null;
   });
   if (refused) return skip(refused);
@@ -156,7 +209,15 @@ async function insertSignalTrade(
   trx: Parameters<typeof insertTrade>[0],
   ctx: ExecutionContext & { jobId: number },
   signal: Signal,
-  order: { id: string; clientOrderId: string; side: "buy" | "sell"; quantity: string; leverage: number; reduceOnly?: boolean; positionId?: string },
+  order: {
+    id: string;
+    clientOrderId: string;
+    side: "buy" | "sell";
+    quantity: string;
+    leverage: number;
+    reduceOnly?: boolean;
+    positionId?: string;
+  },
 ) {
   await insertTrade(trx, {
     ...order,
@@ -207,7 +268,9 @@ async function cancelRestingOf(ctx: ExecutionContext, signal: Signal): Promise<v
     .where("status", "=", "pending")
     .where("source", "=", "signal")
     .where("order_id", "is not", null);
-  query = signal.strategyId ? query.where("strategy_id", "=", signal.strategyId) : query.where("strategy_id", "is", null);
+  query = signal.strategyId
+    ? query.where("strategy_id", "=", signal.strategyId)
+    : query.where("strategy_id", "is", null);
   for (const trade of (await query.orderBy("created_at").execute()).map(tradeRowToTrade)) {
     let order: ExchangeOrder;
     try {
@@ -251,7 +314,8 @@ async function executeTarget(
 ) {
   const tradeId = newId();
   // A strategy's max position size caps the target itself (decision 027).
-  if (strategy?.maxPositionSize && D(target.size).gt(strategy.maxPositionSize)) target = { ...target, size: strategy.maxPositionSize };
+  if (strategy?.maxPositionSize && D(target.size).gt(strategy.maxPositionSize))
+    target = { ...target, size: strategy.maxPositionSize };
   await cancelRestingOf(ctx, signal);
   const planned = await ctx.db.transaction().execute(async (trx) => {
     await lockSymbol(trx, signal.symbol);
@@ -261,7 +325,9 @@ async function executeTarget(
       position: open ? { side: open.side, quantity: open.remainingQuantity } : null,
       // Orders on their way count; resting ones (another source's: the strategy's own were just
       // cancelled) do not: they may never fill (docs/decisions/023).
-      pending: pending.filter((t) => !t.resting).map((t) => ({ side: t.side === "sell" ? "sell" : "buy", quantity: String(t.quantity) })),
+      pending: pending
+        .filter((t) => !t.resting)
+        .map((t) => ({ side: t.side === "sell" ? "sell" : "buy", quantity: String(t.quantity) })),
       product,
     });
     if (!plan.order) return plan;
@@ -277,13 +343,31 @@ async function executeTarget(
       entry = false;
     }
     const age = Date.now() - Date.parse(signal.signalTime ?? signal.createdAt);
-    if (entry && age > MAX_SIGNAL_LAG_MS) return { ...plan, order: null, reason: `Signal is ${Math.round(age / 1000)} s old (limit ${MAX_SIGNAL_LAG_MS / 1000} s): entry not chased` };
+    if (entry && age > MAX_SIGNAL_LAG_MS)
+      return {
+        ...plan,
+        order: null,
+        reason: `Signal is ${Math.round(age / 1000)} s old (limit ${MAX_SIGNAL_LAG_MS / 1000} s): entry not chased`,
+      };
     if (strategy || open?.strategyId) {
-      const check = await checkStrategyEntry(trx, { strategy, symbol: signal.symbol, side: order.side, quantity: order.quantity, open, pending, product });
+      const check = await checkStrategyEntry(trx, {
+        strategy,
+        symbol: signal.symbol,
+        side: order.side,
+        quantity: order.quantity,
+        open,
+        pending,
+        product,
+      });
       if (!check.ok) return { ...plan, order: null, reason: check.reason };
     }
     if (exitNote && open) {
-      await recordActivity(trx, { type: "signal", level: "warning", message: exitNote, data: { signalId: signal.id, positionId: open.id, quantity: order.quantity } });
+      await recordActivity(trx, {
+        type: "signal",
+        level: "warning",
+        message: exitNote,
+        data: { signalId: signal.id, positionId: open.id, quantity: order.quantity },
+      });
     }
     await insertSignalTrade(trx, ctx, signal, {
       id: tradeId,

@@ -8,7 +8,13 @@
 //   retries the job with back-off; the last attempt, or any refusal, marks the report failed.
 // Every outcome is an activity-log line, whose live event refreshes the Reports screen.
 import type { z } from "zod";
-import type { RemoteReport, RemoteReportsProvider, ReportFormat, ReportRequest, ReportType } from "../../app/core/exchange/accounts.ts";
+import type {
+  RemoteReport,
+  RemoteReportsProvider,
+  ReportFormat,
+  ReportRequest,
+  ReportType,
+} from "../../app/core/exchange/accounts.ts";
 import { TemporaryError, isRetryable } from "../../app/core/exchange/errors.ts";
 import { CONTENT_TYPES, buildReport, reportFileName } from "#reports/build.ts";
 import type { GenerateReportPayload } from "../../app/core/schemas/job-payloads.ts";
@@ -32,7 +38,8 @@ export interface GenerateReportOptions {
   pollIntervalMs?: number;
 }
 
-const label = (r: Pick<ReportRecord, "type" | "format">) => `${REPORT_TYPE_LABELS[r.type as ReportType] ?? r.type} report (${r.format.toUpperCase()})`;
+const label = (r: Pick<ReportRecord, "type" | "format">) =>
+  `${REPORT_TYPE_LABELS[r.type as ReportType] ?? r.type} report (${r.format.toUpperCase()})`;
 
 export function reportRequestOf(r: ReportRecord): ReportRequest {
   return {
@@ -48,13 +55,26 @@ export function reportRequestOf(r: ReportRecord): ReportRequest {
 
 async function fail(db: Db, report: ReportRecord, reason: string): Promise<"failed"> {
   await db.transaction().execute(async (trx) => {
-    const moved = await updateReportStatus(trx, report.id, "failed", { from: ["pending", "creating"], errorMessage: reason.slice(0, 2000) });
-    if (moved) await recordActivity(trx, { type: "system", level: "warning", message: `${label(report)} failed: ${reason}`, data: { reportId: report.id } });
+    const moved = await updateReportStatus(trx, report.id, "failed", {
+      from: ["pending", "creating"],
+      errorMessage: reason.slice(0, 2000),
+    });
+    if (moved)
+      await recordActivity(trx, {
+        type: "system",
+        level: "warning",
+        message: `${label(report)} failed: ${reason}`,
+        data: { reportId: report.id },
+      });
   });
   return "failed";
 }
 
-async function ready(db: Db, report: ReportRecord, file: { data: Uint8Array; fileName: string; contentType: string; expiresAt: number }): Promise<"ready"> {
+async function ready(
+  db: Db,
+  report: ReportRecord,
+  file: { data: Uint8Array; fileName: string; contentType: string; expiresAt: number },
+): Promise<"ready"> {
   await db.transaction().execute(async (trx) => {
     const stored = await storeReportFile(trx, report.id, file);
     if (stored) {
@@ -69,7 +89,11 @@ async function ready(db: Db, report: ReportRecord, file: { data: Uint8Array; fil
   return "ready";
 }
 
-export async function generateReport(ctx: TaskContext, payload: z.infer<typeof GenerateReportPayload>, options: GenerateReportOptions = {}) {
+export async function generateReport(
+  ctx: TaskContext,
+  payload: z.infer<typeof GenerateReportPayload>,
+  options: GenerateReportOptions = {},
+) {
   const report = await getReport(ctx.db, payload.reportId);
   if (!report) throw new PermanentFailure(`Report ${payload.reportId} not found`);
   if (report.status === "ready" || report.status === "failed") return report.status;
@@ -94,7 +118,12 @@ export async function generateReport(ctx: TaskContext, payload: z.infer<typeof G
   }
 }
 
-async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: RemoteReportsProvider, options: GenerateReportOptions) {
+async function generateRemote(
+  ctx: TaskContext,
+  report: ReportRecord,
+  remote: RemoteReportsProvider,
+  options: GenerateReportOptions,
+) {
   const pollMs = options.pollMs ?? REMOTE_POLL_MS;
   const interval = options.pollIntervalMs ?? REMOTE_POLL_INTERVAL_MS;
   try {
@@ -103,7 +132,10 @@ async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: Re
     if (!remoteId) {
       state = await remote.createReport(reportRequestOf(report));
       remoteId = state.id;
-      await updateReportStatus(ctx.db, report.id, state.status === "pending" ? "pending" : "creating", { from: ["pending", "creating"], reportId: remoteId });
+      await updateReportStatus(ctx.db, report.id, state.status === "pending" ? "pending" : "creating", {
+        from: ["pending", "creating"],
+        reportId: remoteId,
+      });
     } else {
       state = await remote.getReport(remoteId);
     }
@@ -111,7 +143,8 @@ async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: Re
     while (state.status === "pending" || state.status === "creating") {
       if (state.status === "creating") await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending"] });
       if (Date.now() >= deadline) {
-        if (ctx.attempt >= REPORT_JOB_ATTEMPTS) return fail(ctx.db, report, "Coinbase did not finish the report in time");
+        if (ctx.attempt >= REPORT_JOB_ATTEMPTS)
+          return fail(ctx.db, report, "Coinbase did not finish the report in time");
         throw new TemporaryError(`Coinbase is still creating report ${remoteId}`); // retried with back-off
       }
       await new Promise((resolve) => setTimeout(resolve, interval));
@@ -119,7 +152,10 @@ async function generateRemote(ctx: TaskContext, report: ReportRecord, remote: Re
     }
     if (state.status === "failed") return fail(ctx.db, report, "Coinbase could not generate the report");
     if (!state.fileUrl) return fail(ctx.db, report, "Coinbase reported the report ready without a file");
-    await updateReportStatus(ctx.db, report.id, "creating", { from: ["pending", "creating"], remoteFileUrl: state.fileUrl });
+    await updateReportStatus(ctx.db, report.id, "creating", {
+      from: ["pending", "creating"],
+      remoteFileUrl: state.fileUrl,
+    });
     const data = await remote.downloadReport(state.fileUrl);
     const expires = state.expiresAt ? Date.parse(state.expiresAt) : NaN;
     return ready(ctx.db, report, {

@@ -1,6 +1,6 @@
 // The task registry: task identifier → payload schema + executor.
 import type { z } from "zod";
-import { TASK_PAYLOADS, type TaskName } from "../../app/core/schemas/job-payloads.ts";
+import type { TASK_PAYLOADS, TaskName } from "../../app/core/schemas/job-payloads.ts";
 import { type ExecutionContext, executeTrade } from "../execution.ts";
 import { cancelOrder } from "./cancel-order.ts";
 import { closePosition } from "./close-position.ts";

@@ -25,8 +25,10 @@ import type { TaskContext } from "./index.ts";
 export async function resolveDrift(ctx: TaskContext, payload: z.infer<typeof ResolveDriftPayload>): Promise<string> {
   const drift = await getDrift(ctx.db, payload.driftId);
   if (!drift) throw new PermanentFailure(`Drift ${payload.driftId} not found`);
-  if (drift.status !== "open" && !(payload.action === "close" && drift.resolvedBy === payload.requestedBy)) return drift.status;
-  if (drift.exchange !== ctx.exchange.name) throw new PermanentFailure(`The drift is on ${drift.exchange}; the active exchange is ${ctx.exchange.name}`);
+  if (drift.status !== "open" && !(payload.action === "close" && drift.resolvedBy === payload.requestedBy))
+    return drift.status;
+  if (drift.exchange !== ctx.exchange.name)
+    throw new PermanentFailure(`The drift is on ${drift.exchange}; the active exchange is ${ctx.exchange.name}`);
 
   const clientOrderId = `drift-${drift.id}`;
   let note = "nothing to book: the app already matched the exchange";
@@ -40,8 +42,12 @@ export async function resolveDrift(ctx: TaskContext, payload: z.infer<typeof Res
       exchangeQuantity: onExchange?.quantity ?? "0",
     });
     if (fill) {
-      const price = !mine && onExchange ? onExchange.entryPrice : (onExchange?.markPrice ?? (await getPrice(ctx.db, drift.symbol))?.price ?? mine?.currentPrice ?? null);
-      if (!price || D(price).lte(0)) throw new PermanentFailure(`No price for ${drift.symbol} to book the exchange's position at`);
+      const price =
+        !mine && onExchange
+          ? onExchange.entryPrice
+          : (onExchange?.markPrice ?? (await getPrice(ctx.db, drift.symbol))?.price ?? mine?.currentPrice ?? null);
+      if (!price || D(price).lte(0))
+        throw new PermanentFailure(`No price for ${drift.symbol} to book the exchange's position at`);
       const tradeId = newId();
       await insertTrade(ctx.db, {
         id: tradeId,
@@ -87,7 +93,9 @@ export async function resolveDrift(ctx: TaskContext, payload: z.infer<typeof Res
 
   const verb = payload.action === "close" ? "adopted and closed" : "adopted";
   await ctx.db.transaction().execute(async (trx) => {
-    if (await closeDrift(trx, drift.id, "resolved", `${verb} by ${payload.requestedBy}: ${note}`, payload.requestedBy)) {
+    if (
+      await closeDrift(trx, drift.id, "resolved", `${verb} by ${payload.requestedBy}: ${note}`, payload.requestedBy)
+    ) {
       await recordActivity(trx, {
         type: "system",
         level: "info",
@@ -101,7 +109,13 @@ export async function resolveDrift(ctx: TaskContext, payload: z.infer<typeof Res
   if (payload.action === "close") {
     const position = await getOpenPosition(ctx.db, drift.symbol);
     if (!position) return "resolved";
-    await closePosition(ctx, { positionId: position.id, quantity: "all", reason: `Drift resolved by ${payload.requestedBy}: close`, source: "manual", requestedBy: payload.requestedBy });
+    await closePosition(ctx, {
+      positionId: position.id,
+      quantity: "all",
+      reason: `Drift resolved by ${payload.requestedBy}: close`,
+      source: "manual",
+      requestedBy: payload.requestedBy,
+    });
   }
   return "resolved";
 }

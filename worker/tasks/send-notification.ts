@@ -12,13 +12,24 @@ import { digestText } from "../../app/core/notifications/format.ts";
 import type { SendNotificationPayload } from "../../app/core/schemas/job-payloads.ts";
 import { type ChannelConfig, SendError, secretValues, sendOnChannel } from "../../app/core/notifications/channels.ts";
 import { PermanentFailure } from "../execution.ts";
-import { NOTIFICATION_MAX_ATTEMPTS, RATE_WINDOW_MS, getNotificationsConfig, loadChannelConfigs, markDeliveryFailed, markDeliverySent, reserveDelivery } from "../../db/queries/notifications.ts";
+import {
+  NOTIFICATION_MAX_ATTEMPTS,
+  RATE_WINDOW_MS,
+  getNotificationsConfig,
+  loadChannelConfigs,
+  markDeliveryFailed,
+  markDeliverySent,
+  reserveDelivery,
+} from "../../db/queries/notifications.ts";
 import type { TaskContext } from "./index.ts";
 
 /** The APP_SECRET the channel secrets are encrypted with. */
 const appSecret = () => loadConfig().appSecret;
 
-export async function sendNotification(ctx: TaskContext, payload: z.infer<typeof SendNotificationPayload>): Promise<string> {
+export async function sendNotification(
+  ctx: TaskContext,
+  payload: z.infer<typeof SendNotificationPayload>,
+): Promise<string> {
   const { notificationId, channel } = payload;
   let configs: ChannelConfig[];
   try {
@@ -46,7 +57,17 @@ export async function sendNotification(ctx: TaskContext, payload: z.infer<typeof
     ({ title, body } = digestText(reservation.digestItems, RATE_WINDOW_MS / 1000));
   }
   try {
-    await sendOnChannel(config, { kind: reservation.notification.kind, title, body, createdAt: reservation.notification.createdAt, notificationId }, secretValues(configs));
+    await sendOnChannel(
+      config,
+      {
+        kind: reservation.notification.kind,
+        title,
+        body,
+        createdAt: reservation.notification.createdAt,
+        notificationId,
+      },
+      secretValues(configs),
+    );
   } catch (error) {
     const send = error instanceof SendError ? error : new SendError("Sending failed");
     const final = !send.retryable || ctx.attempt >= NOTIFICATION_MAX_ATTEMPTS;

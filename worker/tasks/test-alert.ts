@@ -19,8 +19,15 @@ export const TEST_ALERTS_PROFILE_ID = "simulator-test-alerts";
 
 export const isTestAlert = (payload: Record<string, unknown> | null | undefined) => payload?.test === true;
 
-export async function executeTestAlert(ctx: ExecutionContext, signal: Signal, order: { side: OrderSide; quantity: string; leverage: number }): Promise<"executed" | "failed"> {
-  const simulator = new SimulatorAdapter(ctx.db, { profileId: TEST_ALERTS_PROFILE_ID, profileName: "Test alerts (paper)" });
+export async function executeTestAlert(
+  ctx: ExecutionContext,
+  signal: Signal,
+  order: { side: OrderSide; quantity: string; leverage: number },
+): Promise<"executed" | "failed"> {
+  const simulator = new SimulatorAdapter(ctx.db, {
+    profileId: TEST_ALERTS_PROFILE_ID,
+    profileName: "Test alerts (paper)",
+  });
   const describe = `${order.side.toUpperCase()} ${order.quantity} ${signal.symbol}`;
   let outcome: { status: "executed" | "failed"; reason: string };
   try {
@@ -38,7 +45,10 @@ export async function executeTestAlert(ctx: ExecutionContext, signal: Signal, or
     stampSignal(ctx.db, signal.id, "acked");
     if (placed.status === "open") {
       await simulator.cancelOrder(placed.orderId);
-      outcome = { status: "executed", reason: `Test alert: ${describe} limit @ ${signal.price} accepted by the simulator's test account (it would rest; cancelled at once). No position, no P&L` };
+      outcome = {
+        status: "executed",
+        reason: `Test alert: ${describe} limit @ ${signal.price} accepted by the simulator's test account (it would rest; cancelled at once). No position, no P&L`,
+      };
     } else if (placed.status === "filled") {
       stampSignal(ctx.db, signal.id, "filled");
       // Flat again at once: the test account never carries a position.
@@ -52,17 +62,33 @@ export async function executeTestAlert(ctx: ExecutionContext, signal: Signal, or
         leverage: order.leverage,
       });
       const price = placed.averagePrice ? toFixed(placed.averagePrice, D(placed.averagePrice).gte(100) ? 2 : 4) : "?";
-      outcome = { status: "executed", reason: `Test alert: ${describe} filled at ${price} on the simulator's test account (closed again at once). No position, no P&L` };
+      outcome = {
+        status: "executed",
+        reason: `Test alert: ${describe} filled at ${price} on the simulator's test account (closed again at once). No position, no P&L`,
+      };
     } else {
-      outcome = { status: "failed", reason: `Test alert: ${describe} ${placed.status} by the simulator: ${placed.rejectReason ?? "no reason given"}` };
+      outcome = {
+        status: "failed",
+        reason: `Test alert: ${describe} ${placed.status} by the simulator: ${placed.rejectReason ?? "no reason given"}`,
+      };
     }
   } catch (error) {
-    outcome = { status: "failed", reason: `Test alert: ${describe} refused by the simulator: ${(error as Error).message}` };
+    outcome = {
+      status: "failed",
+      reason: `Test alert: ${describe} refused by the simulator: ${(error as Error).message}`,
+    };
   }
   await ctx.db.transaction().execute(async (trx) => {
     await updateSignalStatus(trx, signal.id, outcome.status, outcome.reason);
-    await recordActivity(trx, { type: "signal", level: outcome.status === "executed" ? "success" : "error", message: outcome.reason, data: { signalId: signal.id, test: true } });
-    await appendEvents(trx, [{ type: "dashboard_update", data: { reason: "test-alert", signalId: signal.id, status: outcome.status } }]);
+    await recordActivity(trx, {
+      type: "signal",
+      level: outcome.status === "executed" ? "success" : "error",
+      message: outcome.reason,
+      data: { signalId: signal.id, test: true },
+    });
+    await appendEvents(trx, [
+      { type: "dashboard_update", data: { reason: "test-alert", signalId: signal.id, status: outcome.status } },
+    ]);
   });
   return outcome.status;
 }

@@ -31,9 +31,20 @@ function CodeForm({
   error,
   helper = "6 digits from the app, or a recovery code",
   children,
-}: { intent: string; label: string; color?: "primary" | "error"; error?: string; helper?: string; children?: ReactNode }) {
+}: {
+  intent: string;
+  label: string;
+  color?: "primary" | "error";
+  error?: string;
+  helper?: string;
+  children?: ReactNode;
+}) {
   return (
-    <Form method="post" action="/account" style={{ display: "flex", gap: 8, alignItems: "flex-start", flexWrap: "wrap" }}>
+    <Form
+      method="post"
+      action="/account"
+      style={{ display: "flex", gap: 8, alignItems: "flex-start", flexWrap: "wrap" }}
+    >
       <input type="hidden" name="intent" value={intent} />
       <TextField
         name="code"
@@ -43,10 +54,18 @@ function CodeForm({
         autoComplete="one-time-code"
         error={Boolean(error)}
         helperText={error ?? helper}
-        slotProps={{ htmlInput: { "data-testid": `${intent}-code`, spellCheck: false, autoCapitalize: "off", maxLength: 40 } }}
+        slotProps={{
+          htmlInput: { "data-testid": `${intent}-code`, spellCheck: false, autoCapitalize: "off", maxLength: 40 },
+        }}
         sx={{ width: 260 }}
       />
-      <Button type="submit" variant={color === "error" ? "outlined" : "contained"} color={color} data-testid={`${intent}-submit`} sx={{ mt: 0.25 }}>
+      <Button
+        type="submit"
+        variant={color === "error" ? "outlined" : "contained"}
+        color={color}
+        data-testid={`${intent}-submit`}
+        sx={{ mt: 0.25 }}
+      >
         {label}
       </Button>
       {children}
@@ -95,10 +114,20 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
         {result?.recoveryCodes ? (
           <Alert severity="success" sx={{ mb: 2 }} data-testid="recovery-codes">
             <Typography sx={{ mb: 1 }}>
-              {result.intent === "renew" ? "New recovery codes: the old ones no longer work." : "Two-factor authentication is on."} Save these recovery codes
-              somewhere safe: each signs you in once if you lose your phone, and they are shown only now.
+              {result.intent === "renew"
+                ? "New recovery codes: the old ones no longer work."
+                : "Two-factor authentication is on."}{" "}
+              Save these recovery codes somewhere safe: each signs you in once if you lose your phone, and they are
+              shown only now.
             </Typography>
-            <Box sx={{ display: "grid", gridTemplateColumns: "repeat(auto-fill, minmax(120px, 1fr))", gap: 0.5, maxWidth: 560 }}>
+            <Box
+              sx={{
+                display: "grid",
+                gridTemplateColumns: "repeat(auto-fill, minmax(120px, 1fr))",
+                gap: 0.5,
+                maxWidth: 560,
+              }}
+            >
               {result.recoveryCodes.map((code) => (
                 <Box component="code" key={code} data-testid="recovery-code" sx={{ fontSize: 15 }}>
                   {code}
@@ -125,12 +154,19 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
               <Typography variant="subtitle2" sx={{ mb: 1 }}>
                 Turn off
               </Typography>
-              <CodeForm intent="disable" label="Turn off two-factor authentication" color="error" error={errorFor("disable")} />
+              <CodeForm
+                intent="disable"
+                label="Turn off two-factor authentication"
+                color="error"
+                error={errorFor("disable")}
+              />
             </Box>
           </Box>
         ) : enrolment ? (
           <Box sx={{ display: "grid", gap: 2 }} data-testid="enrolment">
-            <Typography>1. Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy, Bitwarden...).</Typography>
+            <Typography>
+              1. Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy, Bitwarden...).
+            </Typography>
             <Box
               component="img"
               src={enrolment.qrDataUrl}
@@ -153,8 +189,8 @@ export function AccountScreen({ user, enrolment, recoveryCodesLeft, required, re
         ) : (
           <Box sx={{ display: "grid", gap: 2, justifyItems: "start" }}>
             <Typography color="text.secondary">
-              Protect your account with a code from an authenticator app on your phone, asked for after your password. Anyone who learns
-              your password still cannot sign in or trade.
+              Protect your account with a code from an authenticator app on your phone, asked for after your password.
+              Anyone who learns your password still cannot sign in or trade.
             </Typography>
             <Form method="post" action="/account">
               <input type="hidden" name="intent" value="start" />

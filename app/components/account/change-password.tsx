@@ -28,14 +28,34 @@ export function ChangePasswordCard({ lastResult }: { lastResult: SubmissionResul
         Change password
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 1 }}>
-        Your other sessions (other browsers and devices) are signed out when the password changes; this one stays signed in.
+        Your other sessions (other browsers and devices) are signed out when the password changes; this one stays signed
+        in.
       </Typography>
       <FormError errors={form.errors} />
       <Form method="post" action="/account" {...getFormProps(form)} style={{ maxWidth: 420 }}>
         <input type="hidden" name="intent" value="password" />
-        <Field field={fields.currentPassword} label="Current password" type="password" autoComplete="current-password" slotProps={{ htmlInput: { "data-testid": "current-password", maxLength: 100 } }} />
-        <Field field={fields.newPassword} label="New password" type="password" autoComplete="new-password" helperText="At least 6 characters" slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }} />
-        <Field field={fields.confirmPassword} label="Confirm new password" type="password" autoComplete="new-password" slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }} />
+        <Field
+          field={fields.currentPassword}
+          label="Current password"
+          type="password"
+          autoComplete="current-password"
+          slotProps={{ htmlInput: { "data-testid": "current-password", maxLength: 100 } }}
+        />
+        <Field
+          field={fields.newPassword}
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          helperText="At least 6 characters"
+          slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }}
+        />
+        <Field
+          field={fields.confirmPassword}
+          label="Confirm new password"
+          type="password"
+          autoComplete="new-password"
+          slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }}
+        />
         <AuthSubmit busy={busy} label="Change password" busyLabel="Changing password..." />
       </Form>
     </Paper>

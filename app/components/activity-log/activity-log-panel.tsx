@@ -47,7 +47,6 @@ const PANEL = { p: 2 } as const;
 // instead of a Typography and Box each: a styled component per element is what server
 // rendering the Logs screen's 100 entries costs (decision 043).
 
-
 export interface ActivityLogPanelProps {
   /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}). */
   initialLogs?: ActivityLog[];
@@ -70,7 +69,9 @@ export function ActivityLogPanel({
   const [filters, setFilters] = useState<LogFilters>(NO_FILTERS);
   // The server's entries only seed the first, unfiltered view; later views fetch fresh.
   const [seeded, setSeeded] = useState(initialLogs !== undefined);
-  const url = strategy ? `${logsUrl(limit, filters)}&strategy=${encodeURIComponent(strategy)}` : logsUrl(limit, filters);
+  const url = strategy
+    ? `${logsUrl(limit, filters)}&strategy=${encodeURIComponent(strategy)}`
+    : logsUrl(limit, filters);
   const applyFilters = useCallback((next: LogFilters) => {
     setSeeded(false);
     setFilters(next);
@@ -118,7 +119,9 @@ function PanelBody({
   const logs = data ? newestFirst(data) : [];
   const filtered = hasFilters(filters);
   const activeCount = (filters.type ? 1 : 0) + (filters.level ? 1 : 0);
-  const errorMessage = error ? `Failed to load activity logs: ${errorText(error, "Unknown error") || "Unknown error"}` : null;
+  const errorMessage = error
+    ? `Failed to load activity logs: ${errorText(error, "Unknown error") || "Unknown error"}`
+    : null;
 
   const retry = async () => {
     setRetrying(true);
@@ -145,7 +148,13 @@ function PanelBody({
   };
 
   const filterButton = (
-    <Button size="small" variant="outlined" startIcon={<FilterList />} onClick={() => setDialogOpen(true)} data-testid="activity-log-filter-button">
+    <Button
+      size="small"
+      variant="outlined"
+      startIcon={<FilterList />}
+      onClick={() => setDialogOpen(true)}
+      data-testid="activity-log-filter-button"
+    >
       Filter
     </Button>
   );
@@ -169,7 +178,13 @@ function PanelBody({
         ) : (
           <span className={S.badge}>{filterButton}</span>
         )}
-        <Button size="small" variant="outlined" startIcon={<Download />} onClick={exportCsv} data-testid="activity-log-export">
+        <Button
+          size="small"
+          variant="outlined"
+          startIcon={<Download />}
+          onClick={exportCsv}
+          data-testid="activity-log-export"
+        >
           Export to CSV
         </Button>
       </div>
@@ -178,7 +193,13 @@ function PanelBody({
         <div className={S.bar} data-testid="activity-log-active-filters">
           {filters.type ? <Chip size="small" variant="outlined" label={`Type: ${filters.type}`} /> : null}
           {filters.level ? <Chip size="small" variant="outlined" label={`Level: ${filters.level}`} /> : null}
-          <Link component="button" type="button" variant="body2" onClick={() => onFiltersChange(NO_FILTERS)} data-testid="activity-log-clear-filters">
+          <Link
+            component="button"
+            type="button"
+            variant="body2"
+            onClick={() => onFiltersChange(NO_FILTERS)}
+            data-testid="activity-log-clear-filters"
+          >
             Clear filters
           </Link>
         </div>
@@ -210,7 +231,9 @@ function PanelBody({
         <div className={S.empty} data-testid="activity-log-empty">
           <Typography>{filtered ? "No logs match these filters" : "No activity yet"}</Typography>
           <Typography variant="body2" color="text.secondary">
-            {filtered ? "Apply different filters or clear them." : "Signals, orders, logins and system events appear here."}
+            {filtered
+              ? "Apply different filters or clear them."
+              : "Signals, orders, logins and system events appear here."}
           </Typography>
         </div>
       ) : null}
@@ -246,7 +269,12 @@ export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolea
           {log.type}
         </span>
         <div className={S.grow} />
-        <time className="pd-caption pd-muted" dateTime={log.createdAt} title={log.createdAt} data-testid="activity-log-time">
+        <time
+          className="pd-caption pd-muted"
+          dateTime={log.createdAt}
+          title={log.createdAt}
+          data-testid="activity-log-time"
+        >
           {hydrated ? formatDateTime(log.createdAt) : utcTimeText(log.createdAt)}
         </time>
       </div>

@@ -1,5 +1,18 @@
 import { describe, expect, test } from "vitest";
-import { type ActivityLog, CSV_HEADER, activityLogCsv, activityLogCsvRows, activityLogFileName, dataPreview, hasFilters, levelColor, logsUrl, newestFirst, previewValue, utcTimeText } from "./activity-log-utils.ts";
+import {
+  type ActivityLog,
+  CSV_HEADER,
+  activityLogCsv,
+  activityLogCsvRows,
+  activityLogFileName,
+  dataPreview,
+  hasFilters,
+  levelColor,
+  logsUrl,
+  newestFirst,
+  previewValue,
+  utcTimeText,
+} from "./activity-log-utils.ts";
 
 const log = (over: Partial<ActivityLog> = {}): ActivityLog => ({
   id: 1,
@@ -85,9 +98,18 @@ test("newestFirst orders by time, then id", () => {
 describe("CSV export", () => {
   test("columns Timestamp, Type, Level, Message, Data with Data as JSON", () => {
     expect(CSV_HEADER).toEqual(["Timestamp", "Type", "Level", "Message", "Data"]);
-    const rows = activityLogCsvRows([log({ data: { symbol: "BTC-PERP", qty: "0.01" } }), log({ id: 2, level: "error", type: "trade", message: "Order failed", data: {} })]);
+    const rows = activityLogCsvRows([
+      log({ data: { symbol: "BTC-PERP", qty: "0.01" } }),
+      log({ id: 2, level: "error", type: "trade", message: "Order failed", data: {} }),
+    ]);
     expect(rows).toEqual([
-      ["2025-03-04T05:06:07.000Z", "signal", "info", "Signal received: BUY 0.01 BTC-PERP", '{"symbol":"BTC-PERP","qty":"0.01"}'],
+      [
+        "2025-03-04T05:06:07.000Z",
+        "signal",
+        "info",
+        "Signal received: BUY 0.01 BTC-PERP",
+        '{"symbol":"BTC-PERP","qty":"0.01"}',
+      ],
       ["2025-03-04T05:06:07.000Z", "trade", "error", "Order failed", "{}"],
     ]);
   });

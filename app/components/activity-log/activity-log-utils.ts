@@ -48,7 +48,10 @@ export function previewValue(value: unknown, max = PREVIEW_VALUE_MAX): string {
 
 /** At most `max` key/value entries of a log's data, and how many more there are. */
 export function dataPreview(data: Record<string, unknown> | null | undefined, max = DATA_PREVIEW_MAX) {
-  const all = data && typeof data === "object" && !Array.isArray(data) ? Object.entries(data).filter(([, v]) => v !== undefined) : [];
+  const all =
+    data && typeof data === "object" && !Array.isArray(data)
+      ? Object.entries(data).filter(([, v]) => v !== undefined)
+      : [];
   return {
     entries: all.slice(0, max).map(([key, value]) => ({ key, value: previewValue(value) })),
     more: Math.max(0, all.length - max),

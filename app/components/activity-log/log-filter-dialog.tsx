@@ -29,7 +29,14 @@ export function LogFilterDialog({
   }, [open, filters]);
 
   return (
-    <Dialog open={open} onClose={onClose} fullWidth maxWidth="xs" aria-labelledby="activity-log-filter-title" data-testid="activity-log-filter-dialog">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      fullWidth
+      maxWidth="xs"
+      aria-labelledby="activity-log-filter-title"
+      data-testid="activity-log-filter-dialog"
+    >
       <DialogTitle id="activity-log-filter-title">Filter Activity Logs</DialogTitle>
       <DialogContent>
         <Stack spacing={2} sx={{ pt: 1 }}>
@@ -39,7 +46,11 @@ export function LogFilterDialog({
             label="Type"
             value={draft.type}
             onChange={(e) => setDraft((d) => ({ ...d, type: e.target.value }))}
-            slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "activity-log-type-select" } }}
+            slotProps={{
+              select: { native: true },
+              inputLabel: { shrink: true },
+              htmlInput: { "data-testid": "activity-log-type-select" },
+            }}
             fullWidth
           >
             <option value="">All types</option>
@@ -55,7 +66,11 @@ export function LogFilterDialog({
             label="Level"
             value={draft.level}
             onChange={(e) => setDraft((d) => ({ ...d, level: e.target.value }))}
-            slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "activity-log-level-select" } }}
+            slotProps={{
+              select: { native: true },
+              inputLabel: { shrink: true },
+              htmlInput: { "data-testid": "activity-log-level-select" },
+            }}
             fullWidth
           >
             <option value="">All levels</option>

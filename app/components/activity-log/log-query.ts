@@ -15,7 +15,14 @@ export const LOG_QUERY_KEYS = ["from", "to", "type", "level", "strategy", "q"] a
 
 export function parseLogQuery(params: URLSearchParams): LogQueryFilters {
   const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max);
-  return { from: get("from", 40), to: get("to", 40), type: get("type", 40), level: get("level", 20), strategy: get("strategy", 40), q: get("q", 200) };
+  return {
+    from: get("from", 40),
+    to: get("to", 40),
+    type: get("type", 40),
+    level: get("level", 20),
+    strategy: get("strategy", 40),
+    q: get("q", 200),
+  };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

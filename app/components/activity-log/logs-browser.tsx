@@ -16,7 +16,15 @@ import { StrategyOptions } from "#app/components/strategies/strategy-filter.tsx"
 
 const useIsoLayoutEffect = typeof window === "undefined" ? useEffect : useLayoutEffect;
 
-const field: React.CSSProperties = { padding: "6px 8px", font: "inherit", borderRadius: 6, background: "transparent", color: "inherit", border: "1px solid rgba(127,127,127,.5)", maxWidth: "100%" };
+const field: React.CSSProperties = {
+  padding: "6px 8px",
+  font: "inherit",
+  borderRadius: 6,
+  background: "transparent",
+  color: "inherit",
+  border: "1px solid rgba(127,127,127,.5)",
+  maxWidth: "100%",
+};
 const label: React.CSSProperties = { display: "flex", flexDirection: "column", gap: 4, fontSize: 13 };
 
 export function LogsBrowser({
@@ -48,7 +56,8 @@ export function LogsBrowser({
     enabled: !before,
   });
   const byId = new Map<number, ActivityLog>();
-  for (const log of [...(before ? [] : (head.data ?? [])), ...logs, ...older]) if (!byId.has(log.id)) byId.set(log.id, log);
+  for (const log of [...(before ? [] : (head.data ?? [])), ...logs, ...older])
+    if (!byId.has(log.id)) byId.set(log.id, log);
   const shown = [...byId.values()].sort((a, b) => b.id - a.id);
 
   const listRef = useRef<HTMLUListElement>(null);
@@ -72,7 +81,9 @@ export function LogsBrowser({
     setLoadingOlder(true);
     setOlderError(null);
     try {
-      const response = await fetch(`/api/logs?${logQueryString(filters, { limit, before: cursor })}`, { headers: { Accept: "application/json" } });
+      const response = await fetch(`/api/logs?${logQueryString(filters, { limit, before: cursor })}`, {
+        headers: { Accept: "application/json" },
+      });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const page = (await response.json()) as ActivityLog[];
       setOlder((prev) => [...prev, ...page]);
@@ -87,8 +98,18 @@ export function LogsBrowser({
 
   const csvHref = `/api/logs?${logQueryString(filters, { format: "csv" })}`;
   return (
-    <Paper variant="outlined" sx={PANEL} data-testid="activity-log-panel" data-filtered={hasLogQuery(filters) ? "true" : "false"}>
-      <form method="get" action="/logs" data-testid="logs-filters" style={{ display: "flex", gap: 12, alignItems: "flex-end", flexWrap: "wrap", marginBottom: 12 }}>
+    <Paper
+      variant="outlined"
+      sx={PANEL}
+      data-testid="activity-log-panel"
+      data-filtered={hasLogQuery(filters) ? "true" : "false"}
+    >
+      <form
+        method="get"
+        action="/logs"
+        data-testid="logs-filters"
+        style={{ display: "flex", gap: 12, alignItems: "flex-end", flexWrap: "wrap", marginBottom: 12 }}
+      >
         <label style={label}>
           From
           <input type="date" name="from" defaultValue={filters.from} style={field} data-testid="logs-filter-from" />
@@ -109,7 +130,14 @@ export function LogsBrowser({
         ) : null}
         <label style={{ ...label, flex: "1 1 160px" }}>
           Search
-          <input type="search" name="q" defaultValue={filters.q} placeholder="Text in the message" style={field} data-testid="logs-filter-q" />
+          <input
+            type="search"
+            name="q"
+            defaultValue={filters.q}
+            placeholder="Text in the message"
+            style={field}
+            data-testid="logs-filter-q"
+          />
         </label>
         <button type="submit" style={{ ...field, cursor: "pointer" }} data-testid="activity-log-filter-button">
           Filter
@@ -131,7 +159,15 @@ export function LogsBrowser({
       <ul
         ref={listRef}
         data-testid="activity-log-list"
-        style={{ listStyle: "none", margin: 0, padding: 0, height: "calc(100dvh - 340px)", minHeight: 240, overflowY: "auto", borderTop: "1px solid rgba(127,127,127,.3)" }}
+        style={{
+          listStyle: "none",
+          margin: 0,
+          padding: 0,
+          height: "calc(100dvh - 340px)",
+          minHeight: 240,
+          overflowY: "auto",
+          borderTop: "1px solid rgba(127,127,127,.3)",
+        }}
       >
         {shown.length === 0 ? (
           <li data-testid="activity-log-empty" style={{ padding: "32px 0", textAlign: "center" }}>
@@ -161,7 +197,19 @@ const PANEL = { p: 2 } as const;
 const COUNT = { mb: 1 } as const;
 
 /** A labelled native select of one filter: "all" first (the empty value), then each option. */
-function FilterSelect({ label: text, name, value, all, options }: { label: string; name: string; value: string; all: string; options: readonly string[] }) {
+function FilterSelect({
+  label: text,
+  name,
+  value,
+  all,
+  options,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  all: string;
+  options: readonly string[];
+}) {
   return (
     <label style={label}>
       {text}

@@ -56,7 +56,8 @@ const MODE_HELP: Record<AlertTemplateOptions["mode"], string> = {
   entry: "Each strategy order becomes a buy or sell of its size: it adds to or reduces the position.",
   exit: "Closes the whole position on the symbol; a repeated exit finds it flat and sends nothing.",
   reverse: "Ends on the chosen side at the size: closes an opposite position and opens this one, in one order.",
-  target: "Brings the position to the strategy's own (long / flat / short and its size): a missed or repeated alert cannot leave it out of step.",
+  target:
+    "Brings the position to the strategy's own (long / flat / short and its size): a missed or repeated alert cannot leave it out of step.",
 };
 
 const mono = { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", fontSize: 13 } as const;
@@ -101,14 +102,20 @@ export function AlertBuilder({
   const [quantityMessage, setQuantityMessage] = useState<string | null>(initial.errors.quantity ?? null);
   const [reveal, setReveal] = useState(initial.reveal);
   const name = (key: keyof typeof ALERT_PARAM_KEYS) => alertParamName(key, prefix);
-  const effective: AlertTemplateOptions = { ...options, strategy, leverage: leverageApplies ? (options.leverage ?? 1) : null };
+  const effective: AlertTemplateOptions = {
+    ...options,
+    strategy,
+    leverage: leverageApplies ? (options.leverage ?? 1) : null,
+  };
 
   /** Keeps the address in step so a reload (or a shared link) shows the same message. */
   const syncUrl = (next: AlertTemplateOptions, nextReveal: boolean) => {
     if (typeof window === "undefined") return;
     const current = new URL(window.location.href);
-    for (const key of Object.keys(ALERT_PARAM_KEYS) as (keyof typeof ALERT_PARAM_KEYS)[]) current.searchParams.delete(name(key));
-    for (const [key, value] of alertBuilderSearch(next, { prefix, reveal: nextReveal })) current.searchParams.set(key, value);
+    for (const key of Object.keys(ALERT_PARAM_KEYS) as (keyof typeof ALERT_PARAM_KEYS)[])
+      current.searchParams.delete(name(key));
+    for (const [key, value] of alertBuilderSearch(next, { prefix, reveal: nextReveal }))
+      current.searchParams.set(key, value);
     window.history.replaceState(window.history.state, "", current);
   };
   const update = (patch: Partial<AlertTemplateOptions>) => {
@@ -124,20 +131,43 @@ export function AlertBuilder({
 
   const copy = async () => {
     if (await copyText(message)) {
-      toast({ title: "Copied", description: secret === null ? "Alert message copied: put the webhook secret in before use" : "Alert message copied to the clipboard" });
+      toast({
+        title: "Copied",
+        description:
+          secret === null
+            ? "Alert message copied: put the webhook secret in before use"
+            : "Alert message copied to the clipboard",
+      });
     } else {
-      toast({ title: "Copy failed", description: "Select the alert message and copy it by hand", variant: "destructive" });
+      toast({
+        title: "Copy failed",
+        description: "Select the alert message and copy it by hand",
+        variant: "destructive",
+      });
     }
   };
 
-  const radios = <T extends string>(label: string, field: keyof typeof ALERT_PARAM_KEYS, value: T, choices: readonly (readonly [T, string])[], onChange: (value: T) => void) => (
+  const radios = <T extends string>(
+    label: string,
+    field: keyof typeof ALERT_PARAM_KEYS,
+    value: T,
+    choices: readonly (readonly [T, string])[],
+    onChange: (value: T) => void,
+  ) => (
     <FormControl component="fieldset" sx={{ minWidth: 0 }}>
       <FormLabel component="legend" sx={{ fontSize: 14 }}>
         {label}
       </FormLabel>
       <RadioGroup row name={name(field)} value={value} onChange={(event) => onChange(event.target.value as T)}>
         {choices.map(([choice, text]) => (
-          <FormControlLabel key={choice} value={choice} control={<Radio size="small" />} label={text} slotProps={{ typography: { variant: "body2" } }} data-testid={`${testId}-${field}-${choice}`} />
+          <FormControlLabel
+            key={choice}
+            value={choice}
+            control={<Radio size="small" />}
+            label={text}
+            slotProps={{ typography: { variant: "body2" } }}
+            data-testid={`${testId}-${field}-${choice}`}
+          />
         ))}
       </RadioGroup>
     </FormControl>
@@ -174,14 +204,40 @@ export function AlertBuilder({
             {MODE_HELP[options.mode]}
           </Typography>
           {!hydrated || options.mode === "reverse"
-            ? radios("Reverse to", "direction", options.direction, [["long", "Long (buy)"], ["short", "Short (sell)"]] as const, (direction) => update({ direction }))
+            ? radios(
+                "Reverse to",
+                "direction",
+                options.direction,
+                [
+                  ["long", "Long (buy)"],
+                  ["short", "Short (sell)"],
+                ] as const,
+                (direction) => update({ direction }),
+              )
             : null}
-          {radios("Order type", "orderType", options.orderType, [["market", "Market"], ["limit", "Limit at {{close}}"]] as const, (orderType) => update({ orderType }))}
+          {radios(
+            "Order type",
+            "orderType",
+            options.orderType,
+            [
+              ["market", "Market"],
+              ["limit", "Limit at {{close}}"],
+            ] as const,
+            (orderType) => update({ orderType }),
+          )}
           {radios(
             "Size",
             "sizing",
             options.sizing,
-            [["strategy", options.mode === "entry" || options.mode === "exit" ? "Strategy's order ({{strategy.order.contracts}})" : "Strategy's position ({{strategy.market_position_size}})"], ["fixed", "Fixed quantity"]] as const,
+            [
+              [
+                "strategy",
+                options.mode === "entry" || options.mode === "exit"
+                  ? "Strategy's order ({{strategy.order.contracts}})"
+                  : "Strategy's position ({{strategy.market_position_size}})",
+              ],
+              ["fixed", "Fixed quantity"],
+            ] as const,
             (sizing) => update({ sizing }),
           )}
           {!hydrated || options.sizing === "fixed" ? (
@@ -231,7 +287,11 @@ export function AlertBuilder({
             size="small"
             value={options.symbol}
             onChange={(event) => update({ symbol: event.target.value })}
-            helperText={options.symbol === TICKER ? "The chart's ticker, mapped to its perpetual." : "Always this product, whatever the chart."}
+            helperText={
+              options.symbol === TICKER
+                ? "The chart's ticker, mapped to its perpetual."
+                : "Always this product, whatever the chart."
+            }
             slotProps={{ select: { native: true }, htmlInput: { "data-testid": `${testId}-symbol` } }}
             sx={{ maxWidth: 320 }}
           >
@@ -244,18 +304,33 @@ export function AlertBuilder({
           </TextField>
           {strictTickers && options.symbol === TICKER ? (
             <Alert severity="warning" data-testid={`${testId}-strict-warning`}>
-              Strict ticker mapping is on: {"{{ticker}}"} must be one of {SYMBOLS.join(", ")}, or the alert is refused. Choose a fixed product unless the chart's ticker is one.
+              Strict ticker mapping is on: {"{{ticker}}"} must be one of {SYMBOLS.join(", ")}, or the alert is refused.
+              Choose a fixed product unless the chart's ticker is one.
             </Alert>
           ) : null}
           <Box sx={{ display: "flex", flexWrap: "wrap", columnGap: 2 }}>
             <FormControlLabel
-              control={<Checkbox size="small" name={name("dedupe")} checked={options.dedupe} onChange={(event) => update({ dedupe: event.target.checked })} />}
+              control={
+                <Checkbox
+                  size="small"
+                  name={name("dedupe")}
+                  checked={options.dedupe}
+                  onChange={(event) => update({ dedupe: event.target.checked })}
+                />
+              }
               label="Deduplicate (order id + bar time)"
               slotProps={{ typography: { variant: "body2" } }}
               data-testid={`${testId}-dedupe`}
             />
             <FormControlLabel
-              control={<Checkbox size="small" name={name("fireTime")} checked={options.fireTime} onChange={(event) => update({ fireTime: event.target.checked })} />}
+              control={
+                <Checkbox
+                  size="small"
+                  name={name("fireTime")}
+                  checked={options.fireTime}
+                  onChange={(event) => update({ fireTime: event.target.checked })}
+                />
+              }
               label="Fire time ({{timenow}})"
               slotProps={{ typography: { variant: "body2" } }}
               data-testid={`${testId}-timenow`}
@@ -297,11 +372,21 @@ export function AlertBuilder({
           </Box>
         </Typography>
       ) : null}
-      <Stack direction="row" sx={{ mt: 2.5, mb: 1, alignItems: "center", justifyContent: "space-between", gap: 1, flexWrap: "wrap" }}>
+      <Stack
+        direction="row"
+        sx={{ mt: 2.5, mb: 1, alignItems: "center", justifyContent: "space-between", gap: 1, flexWrap: "wrap" }}
+      >
         <Typography variant="subtitle2" component="h3">
           Message to paste
         </Typography>
-        <Button size="small" variant="contained" startIcon={<ContentCopyIcon fontSize="small" />} onClick={copy} disabled={!hydrated} data-testid={`${testId}-copy`}>
+        <Button
+          size="small"
+          variant="contained"
+          startIcon={<ContentCopyIcon fontSize="small" />}
+          onClick={copy}
+          disabled={!hydrated}
+          data-testid={`${testId}-copy`}
+        >
           Copy
         </Button>
       </Stack>
@@ -310,7 +395,19 @@ export function AlertBuilder({
         data-testid={`${testId}-message`}
         data-mode={options.mode}
         data-secret={secret === null ? "none" : showSecret ? "shown" : "masked"}
-        sx={{ ...mono, m: 0, p: 2, maxWidth: "100%", borderRadius: 1, bgcolor: "background.default", border: 1, borderColor: "divider", whiteSpace: "pre-wrap", overflowWrap: "anywhere", overflowX: "auto" }}
+        sx={{
+          ...mono,
+          m: 0,
+          p: 2,
+          maxWidth: "100%",
+          borderRadius: 1,
+          bgcolor: "background.default",
+          border: 1,
+          borderColor: "divider",
+          whiteSpace: "pre-wrap",
+          overflowWrap: "anywhere",
+          overflowX: "auto",
+        }}
       >
         {shown}
       </Box>
@@ -320,7 +417,11 @@ export function AlertBuilder({
           : showSecret
             ? "Your secret is filled in: keep this message private."
             : "Your secret is filled in (hidden here, included when copied)."}{" "}
-        TradingView fills the <Box component="code" sx={mono}>{"{{…}}"}</Box> placeholders when the alert fires.
+        TradingView fills the{" "}
+        <Box component="code" sx={mono}>
+          {"{{…}}"}
+        </Box>{" "}
+        placeholders when the alert fires.
       </Typography>
 
       <Typography variant="subtitle2" component="h3" sx={{ mt: 2.5, mb: 1 }}>

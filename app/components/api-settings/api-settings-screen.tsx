@@ -29,7 +29,13 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Link as RemixLink, useRevalidator } from "@remix-run/react";
 import { type FormEvent, type ReactNode, useState } from "react";
-import { type CredentialsSummary, MASKED_SECRET, SaveCredentialsFields, SaveCredentialsSchema, credentialsIssue } from "#app/core/schemas/exchange-connection.ts";
+import {
+  type CredentialsSummary,
+  MASKED_SECRET,
+  SaveCredentialsFields,
+  SaveCredentialsSchema,
+  credentialsIssue,
+} from "#app/core/schemas/exchange-connection.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { contractSizesSwitchNote } from "#app/core/exchange/contract-sizes.ts";
 import { ApiError, apiRequest, errorText, getJson } from "#app/utils/api-client.ts";
@@ -74,7 +80,10 @@ export function ApiSettingsScreen({
   /** Saving now turns the simulator's "Use Coinbase contract sizes" on (decision 025): the form says so. */
   contractSizesSwitch?: boolean;
 }) {
-  const query = useApiQuery<CredentialsSummary>("/api/credentials", { initialData: initial, refetchIntervalMs: CREDENTIALS_POLL_MS });
+  const query = useApiQuery<CredentialsSummary>("/api/credentials", {
+    initialData: initial,
+    refetchIntervalMs: CREDENTIALS_POLL_MS,
+  });
   const revalidator = useRevalidator();
   const summary = query.data ?? initial;
   // The form starts again from the stored values after each save (a new key remounts it).
@@ -117,10 +126,20 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
 }
 
 function statusChip(summary: CredentialsSummary) {
-  if (summary.source === "none") return <Chip size="small" label="Not configured" variant="outlined" data-testid="credentials-status" />;
-  if (summary.connectionStatus === "connected") return <Chip size="small" label="Connected" color="success" data-testid="credentials-status" />;
-  if (summary.connectionStatus === "error") return <Chip size="small" label="Error" color="error" data-testid="credentials-status" />;
-  return <Chip size="small" label={summary.source === "env" ? "Not tested" : "Disconnected"} variant="outlined" data-testid="credentials-status" />;
+  if (summary.source === "none")
+    return <Chip size="small" label="Not configured" variant="outlined" data-testid="credentials-status" />;
+  if (summary.connectionStatus === "connected")
+    return <Chip size="small" label="Connected" color="success" data-testid="credentials-status" />;
+  if (summary.connectionStatus === "error")
+    return <Chip size="small" label="Error" color="error" data-testid="credentials-status" />;
+  return (
+    <Chip
+      size="small"
+      label={summary.source === "env" ? "Not tested" : "Disconnected"}
+      variant="outlined"
+      data-testid="credentials-status"
+    />
+  );
 }
 
 function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; onTested: () => void }) {
@@ -135,9 +154,21 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
       const result = await getJson<{ success: boolean; message?: string; error?: string }>("/api/test/coinbase");
       const message = result.message ?? result.error ?? "";
       setLastTest({ success: result.success, message });
-      toast(result.success ? { title: "Connection Successful", description: message } : { title: "Connection Test Failed", description: message || "Failed to test connection", variant: "destructive" });
+      toast(
+        result.success
+          ? { title: "Connection Successful", description: message }
+          : {
+              title: "Connection Test Failed",
+              description: message || "Failed to test connection",
+              variant: "destructive",
+            },
+      );
     } catch (error) {
-      toast({ title: "Connection Test Error", description: errorText(error, "Failed to test connection"), variant: "destructive" });
+      toast({
+        title: "Connection Test Error",
+        description: errorText(error, "Failed to test connection"),
+        variant: "destructive",
+      });
     } finally {
       setBusy(false);
       onTested();
@@ -155,7 +186,13 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
         <Box sx={{ flex: 1 }} />
         <form method="post" action="/api-settings" onSubmit={hydrated ? (e) => void test(e) : undefined}>
           <input type="hidden" name="intent" value="test" />
-          <Button type="submit" variant="outlined" startIcon={<NetworkCheckIcon />} disabled={busy} data-testid="test-connection">
+          <Button
+            type="submit"
+            variant="outlined"
+            startIcon={<NetworkCheckIcon />}
+            disabled={busy}
+            data-testid="test-connection"
+          >
             {busy ? "Testing..." : "Test Connection"}
           </Button>
         </form>
@@ -169,12 +206,20 @@ function ConnectionCard({ summary, onTested }: { summary: CredentialsSummary; on
               {summary.apiKey}
             </Typography>
           </Row>
-          <Row label="Environment">{summary.sandbox ? "Sandbox: orders are paper orders at Coinbase prices" : "Production: orders are sent to Coinbase for real"}</Row>
+          <Row label="Environment">
+            {summary.sandbox
+              ? "Sandbox: orders are paper orders at Coinbase prices"
+              : "Production: orders are sent to Coinbase for real"}
+          </Row>
         </>
       ) : null}
       {summary.lastTestedAt ? <Row label="Last tested">{formatDateTime(summary.lastTestedAt)}</Row> : null}
       {message ? (
-        <Alert severity={(lastTest?.success ?? summary.connectionStatus === "connected") ? "success" : "error"} sx={{ mt: 2 }} data-testid="connection-message">
+        <Alert
+          severity={(lastTest?.success ?? summary.connectionStatus === "connected") ? "success" : "error"}
+          sx={{ mt: 2 }}
+          data-testid="connection-message"
+        >
           {message}
         </Alert>
       ) : null}
@@ -230,14 +275,33 @@ function CredentialsCard({
       event.preventDefault();
       if (formData.get("intent") === "save-settings") return void saveSettings();
       if (submission?.status !== "success") return;
-      void post("save", "/api/credentials/save", { apiKey: submission.value.apiKey, apiSecret: submission.value.apiSecret, sandbox }, "Credentials Saved", "The credentials could not be saved");
+      void post(
+        "save",
+        "/api/credentials/save",
+        { apiKey: submission.value.apiKey, apiSecret: submission.value.apiSecret, sandbox },
+        "Credentials Saved",
+        "The credentials could not be saved",
+      );
     },
   });
 
-  const saveSettings = () => post("settings", "/api/credentials/save-settings", { sandbox }, "Settings Saved", "The settings could not be saved");
+  const saveSettings = () =>
+    post(
+      "settings",
+      "/api/credentials/save-settings",
+      { sandbox },
+      "Settings Saved",
+      "The settings could not be saved",
+    );
 
   /** One save call: its success toast, or 'Save Failed' with the server's 4xx reason / 'Save Error' otherwise. */
-  const post = async (which: "save" | "settings", path: string, body: Record<string, unknown>, savedTitle: string, fallback: string) => {
+  const post = async (
+    which: "save" | "settings",
+    path: string,
+    body: Record<string, unknown>,
+    savedTitle: string,
+    fallback: string,
+  ) => {
     setBusy(which);
     try {
       const result = await apiRequest<{ success: boolean; message: string }>("POST", path, body);
@@ -245,7 +309,8 @@ function CredentialsCard({
       toast({ title: savedTitle, description: result.message });
       await onSaved();
     } catch (error) {
-      if (error instanceof ApiError && error.status >= 400 && error.status < 500) fail("Save Failed", error.serverMessage);
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500)
+        fail("Save Failed", error.serverMessage);
       else fail("Save Error", errorText(error, fallback));
     } finally {
       setBusy(null);
@@ -258,7 +323,8 @@ function CredentialsCard({
         API Credentials
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 2 }}>
-        A Coinbase Developer Platform (CDP) API key with trade and view permissions. No passphrase is needed for futures. The secret is stored encrypted and never shown again.
+        A Coinbase Developer Platform (CDP) API key with trade and view permissions. No passphrase is needed for
+        futures. The secret is stored encrypted and never shown again.
       </Typography>
       {formError ? (
         <Alert severity="error" sx={{ mb: 2 }} data-testid="credentials-error">
@@ -293,7 +359,14 @@ function CredentialsCard({
           slotProps={{ htmlInput: { "data-testid": "credentials-api-secret", spellCheck: false } }}
         />
         <FormControlLabel
-          control={<Checkbox name="sandbox" checked={sandbox} onChange={(_, v) => setSandbox(v)} slotProps={{ input: { "data-testid": "credentials-sandbox" } as object }} />}
+          control={
+            <Checkbox
+              name="sandbox"
+              checked={sandbox}
+              onChange={(_, v) => setSandbox(v)}
+              slotProps={{ input: { "data-testid": "credentials-sandbox" } as object }}
+            />
+          }
           label="Use sandbox (paper trading at Coinbase prices; recommended)"
         />
         {contractSizesSwitch ? (
@@ -302,12 +375,27 @@ function CredentialsCard({
           </Alert>
         ) : null}
         <Stack direction="row" spacing={2} sx={{ mt: 2, flexWrap: "wrap" }} useFlexGap>
-          <Button type="submit" name="intent" value="save" variant="contained" startIcon={<SaveIcon />} disabled={busy !== null} data-testid="save-credentials">
+          <Button
+            type="submit"
+            name="intent"
+            value="save"
+            variant="contained"
+            startIcon={<SaveIcon />}
+            disabled={busy !== null}
+            data-testid="save-credentials"
+          >
             {busy === "save" ? "Saving..." : "Save Credentials"}
           </Button>
           {/* docs/spec/screens.md/screens.md#states: shown only after the sandbox value changed (always without JavaScript, which cannot tell). */}
           {!hydrated || sandboxChanged ? (
-            <Button type="submit" name="intent" value="save-settings" variant="outlined" disabled={busy !== null} data-testid="save-settings">
+            <Button
+              type="submit"
+              name="intent"
+              value="save-settings"
+              variant="outlined"
+              disabled={busy !== null}
+              data-testid="save-settings"
+            >
               {busy === "settings" ? "Saving..." : "Save Settings"}
             </Button>
           ) : null}
@@ -343,7 +431,10 @@ function EnvironmentSetup({ initiallyOpen }: { initiallyOpen: boolean }) {
       </Stack>
       <Collapse in={open}>
         <Box sx={{ pt: 2 }} data-testid="environment-instructions">
-          <Typography gutterBottom>Instead of saving keys here, set them in the environment of the web and worker processes (for example in a .env file or your service manager):</Typography>
+          <Typography gutterBottom>
+            Instead of saving keys here, set them in the environment of the web and worker processes (for example in a
+            .env file or your service manager):
+          </Typography>
           <Box component="pre" sx={{ p: 2, bgcolor: "action.hover", borderRadius: 1, overflowX: "auto", fontSize: 13 }}>
             {ENV_SETUP_LINES.join("\n")}
           </Box>
@@ -353,7 +444,8 @@ function EnvironmentSetup({ initiallyOpen }: { initiallyOpen: boolean }) {
             <li>COINBASE_SANDBOX: true (paper trading, the default) or false (live orders).</li>
           </Typography>
           <Typography sx={{ mt: 1 }}>
-            Then restart the application (npm start, or the web and worker processes) so it reads them. No passphrase is needed for futures. Keys saved on this page take precedence over the environment.
+            Then restart the application (npm start, or the web and worker processes) so it reads them. No passphrase is
+            needed for futures. Keys saved on this page take precedence over the environment.
           </Typography>
         </Box>
       </Collapse>

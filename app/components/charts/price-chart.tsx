@@ -111,10 +111,23 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
             const info = original();
             const range = chartRef.current?.range;
             if (!info?.priceRange || !range) return info;
-            return { ...info, priceRange: { minValue: Math.min(info.priceRange.minValue, range.min), maxValue: Math.max(info.priceRange.maxValue, range.max) } };
+            return {
+              ...info,
+              priceRange: {
+                minValue: Math.min(info.priceRange.minValue, range.min),
+                maxValue: Math.max(info.priceRange.maxValue, range.max),
+              },
+            };
           },
         });
-        chartRef.current = { chart, series, lines: [], markers: createSeriesMarkers(series, []), range: null, fitted: false };
+        chartRef.current = {
+          chart,
+          series,
+          lines: [],
+          markers: createSeriesMarkers(series, []),
+          range: null,
+          fitted: false,
+        };
         setDrawn(true);
       })
       .catch((error: Error) => {
@@ -142,7 +155,13 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
     current.series.applyOptions({ priceFormat: { type: "price", precision, minMove: 1 / 10 ** precision } });
     const times = data.candles.map((c) => Math.floor(c.time / 1000));
     current.series.setData(
-      data.candles.map((c, i) => ({ time: times[i] as import("lightweight-charts").UTCTimestamp, open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) })),
+      data.candles.map((c, i) => ({
+        time: times[i] as import("lightweight-charts").UTCTimestamp,
+        open: Number(c.open),
+        high: Number(c.high),
+        low: Number(c.low),
+        close: Number(c.close),
+      })),
     );
     for (const line of current.lines) current.series.removePriceLine(line);
     current.lines = data.levels.map((level) =>
@@ -161,7 +180,10 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
     // the user scrolled or zoomed to.
     if (!current.fitted && times.length > 0) {
       const n = times.length;
-      current.chart.timeScale().setVisibleLogicalRange({ from: Math.max(-0.5, n - VISIBLE_MINUTES), to: n - 0.5 + Math.max(4, Math.ceil(Math.min(n, VISIBLE_MINUTES) * 0.2)) });
+      current.chart.timeScale().setVisibleLogicalRange({
+        from: Math.max(-0.5, n - VISIBLE_MINUTES),
+        to: n - 0.5 + Math.max(4, Math.ceil(Math.min(n, VISIBLE_MINUTES) * 0.2)),
+      });
       current.fitted = true;
     }
     // A marker sits on the candle of its minute (fills outside the candles' range are left out).
@@ -200,13 +222,21 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
 
   const newest = data.candles.slice(-FALLBACK_CANDLES).reverse();
   return (
-    <section className="pd-price-chart" data-testid="price-chart" data-symbol={data.symbol} aria-label={`${title} ${data.symbol}`}>
+    <section
+      className="pd-price-chart"
+      data-testid="price-chart"
+      data-symbol={data.symbol}
+      aria-label={`${title} ${data.symbol}`}
+    >
       <div style={{ display: "flex", flexWrap: "wrap", alignItems: "baseline", gap: 8, marginBottom: 8 }}>
         <h3 style={{ margin: 0, fontSize: "0.875rem", fontWeight: 500 }}>
           {title} · {data.symbol}
         </h3>
         <span style={{ fontSize: "0.75rem", color: palette.text.secondary }}>
-          1-minute candles, UTC{hasCandles ? ` · ${utcDateTime(data.candles[0]!.time)} – ${utcMinute(data.candles[data.candles.length - 1]!.time)}` : ""}
+          1-minute candles, UTC
+          {hasCandles
+            ? ` · ${utcDateTime(data.candles[0]!.time)} – ${utcMinute(data.candles[data.candles.length - 1]!.time)}`
+            : ""}
         </span>
       </div>
       {hasCandles ? (
@@ -217,7 +247,10 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
           style={{ width: "100%", height: mounted ? HEIGHT : 0, position: "relative" }}
         />
       ) : (
-        <p data-testid="price-chart-empty" style={{ fontSize: "0.875rem", color: palette.text.secondary, margin: "8px 0" }}>
+        <p
+          data-testid="price-chart-empty"
+          style={{ fontSize: "0.875rem", color: palette.text.secondary, margin: "8px 0" }}
+        >
           No prices recorded for this range yet: candles appear as the price feed ticks.
         </p>
       )}
@@ -233,10 +266,22 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
             {data.levels.map((level) => (
               <tr key={`${level.kind}-${level.title}`} data-testid="chart-level" data-kind={level.kind}>
                 <th scope="row" style={{ textAlign: "left", paddingRight: 12, fontWeight: 500, whiteSpace: "nowrap" }}>
-                  <span aria-hidden style={{ display: "inline-block", width: 10, height: 2, marginRight: 6, verticalAlign: "middle", background: levelColor(level.kind, palette) }} />
+                  <span
+                    aria-hidden
+                    style={{
+                      display: "inline-block",
+                      width: 10,
+                      height: 2,
+                      marginRight: 6,
+                      verticalAlign: "middle",
+                      background: levelColor(level.kind, palette),
+                    }}
+                  />
                   {level.title}
                 </th>
-                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>{level.price}</td>
+                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>
+                  {level.price}
+                </td>
                 <td style={{ color: palette.text.secondary }}>{level.note}</td>
               </tr>
             ))}
@@ -245,7 +290,9 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
                 <th scope="row" style={{ textAlign: "left", paddingRight: 12, fontWeight: 500, whiteSpace: "nowrap" }}>
                   {m.kind === "entry" ? "Entry fill" : "Exit fill"}
                 </th>
-                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>{m.price}</td>
+                <td style={{ paddingRight: 12, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>
+                  {m.price}
+                </td>
                 <td style={{ color: palette.text.secondary }}>
                   {m.side} {m.quantity} at {utcDateTime(m.time)}
                 </td>
@@ -254,14 +301,21 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
           </tbody>
         </table>
         {!drawn && hasCandles ? (
-          <table data-testid="price-chart-fallback" style={{ borderCollapse: "collapse", fontSize: "0.8125rem", fontVariantNumeric: "tabular-nums" }}>
+          <table
+            data-testid="price-chart-fallback"
+            style={{ borderCollapse: "collapse", fontSize: "0.8125rem", fontVariantNumeric: "tabular-nums" }}
+          >
             <caption style={{ textAlign: "left", fontWeight: 500, paddingBottom: 4 }}>
               {failure ? "Latest candles" : "Latest candles (the chart needs JavaScript)"}
             </caption>
             <thead>
               <tr>
                 {["UTC", "Open", "High", "Low", "Close"].map((h) => (
-                  <th key={h} scope="col" style={{ textAlign: h === "UTC" ? "left" : "right", paddingRight: 10, fontWeight: 500 }}>
+                  <th
+                    key={h}
+                    scope="col"
+                    style={{ textAlign: h === "UTC" ? "left" : "right", paddingRight: 10, fontWeight: 500 }}
+                  >
                     {h}
                   </th>
                 ))}

@@ -42,7 +42,9 @@ export function JsMarker() {
  */
 export function EmergencyControl({ emergencyActive, action }: { emergencyActive: boolean; action?: string }) {
   const invalidate = useInvalidate();
-  const fetcher = useIntentFetcher("emergency", () => invalidate("/api/dashboard/stats", "/api/health", "/api/signals", "/api/logs"));
+  const fetcher = useIntentFetcher("emergency", () =>
+    invalidate("/api/dashboard/stats", "/api/health", "/api/signals", "/api/logs"),
+  );
   const busy = fetcher.state !== "idle";
   const canReset = useCan("emergency.reset");
   const canFlatten = useCan("positions.close");
@@ -51,7 +53,9 @@ export function EmergencyControl({ emergencyActive, action }: { emergencyActive:
     <fetcher.Form method="post" action={action} className={S.controls}>
       <JsMarker />
       {/* Flattening asks first (decision 041): the dialog with JavaScript, which then sends confirm=1; the action's panel without. */}
-      {canFlatten && hydrated ? <input type="hidden" name={FLATTEN_CONFIRMED.name} value={FLATTEN_CONFIRMED.value} /> : null}
+      {canFlatten && hydrated ? (
+        <input type="hidden" name={FLATTEN_CONFIRMED.name} value={FLATTEN_CONFIRMED.value} />
+      ) : null}
       {canFlatten ? (
         <Button
           type="submit"
@@ -67,13 +71,35 @@ export function EmergencyControl({ emergencyActive, action }: { emergencyActive:
         </Button>
       ) : null}
       {emergencyActive && !canReset ? (
-        <Chip size="small" data-testid="emergency-active" label="Emergency stop active: an admin resets it" color="error" variant="outlined" />
+        <Chip
+          size="small"
+          data-testid="emergency-active"
+          label="Emergency stop active: an admin resets it"
+          color="error"
+          variant="outlined"
+        />
       ) : emergencyActive ? (
-        <Button type="submit" name="intent" value="reset-emergency-stop" variant="outlined" color="warning" startIcon={<RestartAlt />} disabled={busy}>
+        <Button
+          type="submit"
+          name="intent"
+          value="reset-emergency-stop"
+          variant="outlined"
+          color="warning"
+          startIcon={<RestartAlt />}
+          disabled={busy}
+        >
           Reset Emergency Stop
         </Button>
       ) : (
-        <Button type="submit" name="intent" value="emergency-stop" variant="contained" color="error" startIcon={<Report />} disabled={busy}>
+        <Button
+          type="submit"
+          name="intent"
+          value="emergency-stop"
+          variant="contained"
+          color="error"
+          startIcon={<Report />}
+          disabled={busy}
+        >
           Emergency Stop
         </Button>
       )}
@@ -81,15 +107,33 @@ export function EmergencyControl({ emergencyActive, action }: { emergencyActive:
   );
 }
 
-export function DashboardHeader({ emergencyActive, lastSignalAt }: { emergencyActive: boolean; lastSignalAt: string | null }) {
+export function DashboardHeader({
+  emergencyActive,
+  lastSignalAt,
+}: {
+  emergencyActive: boolean;
+  lastSignalAt: string | null;
+}) {
   const { connected } = useLive();
   const now = useNow(30_000);
   const hydrated = useHydrated();
   return (
     <div className={S.bar}>
       <Typography variant="h1">Dashboard</Typography>
-      <Chip size="small" data-testid="connection-status" label={connected ? "Connected" : "Disconnected"} color={connected ? "success" : "default"} variant={connected ? "filled" : "outlined"} />
-      <Typography variant="body2" color="text.secondary" data-testid="last-signal" key={hydrated ? "browser" : "server"} suppressHydrationWarning>
+      <Chip
+        size="small"
+        data-testid="connection-status"
+        label={connected ? "Connected" : "Disconnected"}
+        color={connected ? "success" : "default"}
+        variant={connected ? "filled" : "outlined"}
+      />
+      <Typography
+        variant="body2"
+        color="text.secondary"
+        data-testid="last-signal"
+        key={hydrated ? "browser" : "server"}
+        suppressHydrationWarning
+      >
         {`Last signal: ${lastSignalLabel(lastSignalAt, now)}`}
       </Typography>
       <div className={S.spacer} />

@@ -53,13 +53,26 @@ export interface DashboardData {
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
-  const stats = useApiQuery<DashboardStats>("/api/dashboard/stats", { initialData: data.stats, refetchIntervalMs: 45_000 });
-  const signals = useApiQuery<PanelSignal[]>("/api/signals?limit=10", { initialData: data.signals, refetchIntervalMs: SIGNALS_POLL_MS });
+  const stats = useApiQuery<DashboardStats>("/api/dashboard/stats", {
+    initialData: data.stats,
+    refetchIntervalMs: 45_000,
+  });
+  const signals = useApiQuery<PanelSignal[]>("/api/signals?limit=10", {
+    initialData: data.signals,
+    refetchIntervalMs: SIGNALS_POLL_MS,
+  });
   const trades = useApiQuery<Trade[]>("/api/trades?limit=10", { initialData: data.trades, refetchIntervalMs: 60_000 });
-  const positions = useApiQuery<PositionSummary[]>("/api/positions", { initialData: data.positions, refetchIntervalMs: 5_000 });
-  const balance = useApiQuery<BalanceInfo>("/api/balance", { initialData: data.balance ?? undefined, refetchIntervalMs: 120_000 });
+  const positions = useApiQuery<PositionSummary[]>("/api/positions", {
+    initialData: data.positions,
+    refetchIntervalMs: 5_000,
+  });
+  const balance = useApiQuery<BalanceInfo>("/api/balance", {
+    initialData: data.balance ?? undefined,
+    refetchIntervalMs: 120_000,
+  });
 
-  const loading = (!stats.data && stats.isLoading) || (!signals.data && signals.isLoading) || (!trades.data && trades.isLoading);
+  const loading =
+    (!stats.data && stats.isLoading) || (!signals.data && signals.isLoading) || (!trades.data && trades.isLoading);
   if (loading) {
     return (
       <Box sx={{ py: 8, display: "flex", flexDirection: "column", alignItems: "center", gap: 2 }}>
@@ -79,13 +92,43 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
 
   return (
     <div>
-      <DashboardHeader emergencyActive={component("system")?.status === "warning"} lastSignalAt={signals.data?.[0]?.createdAt ?? null} />
+      <DashboardHeader
+        emergencyActive={component("system")?.status === "warning"}
+        lastSignalAt={signals.data?.[0]?.createdAt ?? null}
+      />
       <DriftAlarms initial={data.drifts ?? null} />
       <div className={S.cards}>
-        <StatCard testId="card-webhook" title="Webhook Status" value={webhook.value} icon={<Webhook />} status={webhook.status} description={component("webhook")?.message} />
-        <StatCard testId="card-exchange" title="Exchange API" value={exchangeConnected ? "connected" : "disconnected"} icon={<Hub />} status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"} description={exchange?.message} />
-        <StatCard testId="card-active-trades" title="Active Trades" value={String(stats.data?.stats.activeTrades ?? 0)} icon={<ShowChart />} description="Open positions" />
-        <StatCard testId="card-pnl" title="24h P&L" value={formatPnl(todayPnL)} icon={<AccountBalanceWallet />} status={pnlStatus} description="Realised, after fees" />
+        <StatCard
+          testId="card-webhook"
+          title="Webhook Status"
+          value={webhook.value}
+          icon={<Webhook />}
+          status={webhook.status}
+          description={component("webhook")?.message}
+        />
+        <StatCard
+          testId="card-exchange"
+          title="Exchange API"
+          value={exchangeConnected ? "connected" : "disconnected"}
+          icon={<Hub />}
+          status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"}
+          description={exchange?.message}
+        />
+        <StatCard
+          testId="card-active-trades"
+          title="Active Trades"
+          value={String(stats.data?.stats.activeTrades ?? 0)}
+          icon={<ShowChart />}
+          description="Open positions"
+        />
+        <StatCard
+          testId="card-pnl"
+          title="24h P&L"
+          value={formatPnl(todayPnL)}
+          icon={<AccountBalanceWallet />}
+          status={pnlStatus}
+          description="Realised, after fees"
+        />
       </div>
       <div className={S.columns}>
         <div className={S.column}>

@@ -84,80 +84,132 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
     <PanelCard
       data-testid="manual-trade-form"
       title={title}
-      subheader={balance ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available` : "Balance unavailable"}
+      subheader={
+        balance
+          ? `${balance.label} · ${formatBalance(margin!.available)} ${margin!.currency} available`
+          : "Balance unavailable"
+      }
       flush
     >
-        <FormError errors={form.errors} />
-        <fetcher.Form method="post" {...getFormProps(form)}>
-          <input type="hidden" name="intent" value="place-order" />
-          <JsMarker />
-          <div className={S.grid}>
-            <NativeSelect size="small" margin="none" name="symbol" label="Trading pair" value={symbol} onChange={setSymbol} error={fieldError("symbol")}>
-              {SYMBOLS.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </NativeSelect>
-            <NativeSelect size="small" margin="none" name="orderType" label="Order type" value={orderType} onChange={setOrderType} error={fieldError("orderType")}>
-              <option value="market">Market</option>
-              <option value="limit">Limit</option>
-            </NativeSelect>
-            <NativeSelect size="small" margin="none" name="amountType" label="Amount type" value={amountType} onChange={setAmountType} error={fieldError("amountType")}>
-              <option value="quantity">Quantity</option>
-              <option value="usd">USD</option>
-              <option value="percentage">Percentage</option>
-            </NativeSelect>
-            <TextField
-              key={fields.quantity.key}
-              size="small"
-              name="quantity"
-              label={amountType === "usd" ? "Amount (USD)" : amountType === "percentage" ? "Amount (% of balance)" : "Quantity"}
-              defaultValue=""
-              error={!!fieldError("quantity")}
-              helperText={fieldError("quantity")}
-              slotProps={{ ...SHRINK, htmlInput: { inputMode: "decimal", step: amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01" } }}
-            />
-            <TextField
-              key={`${fields.price.key}-${priceDisabled}`}
-              size="small"
-              name="price"
-              label="Price"
-              disabled={priceDisabled}
-              defaultValue={priceDisabled ? "Market Price" : ""}
-              placeholder={hydrated ? undefined : "Limit orders only"}
-              error={!!fieldError("price")}
-              helperText={fieldError("price")}
-              slotProps={{ ...SHRINK, htmlInput: { inputMode: "decimal" } }}
-            />
-            {futures ? (
-              <>
-                <NativeSelect key={fields.leverage.key} size="small" margin="none" name="leverage" label="Leverage" defaultValue="1" error={fieldError("leverage")}>
-                  {LEVERAGE_OPTIONS.map((l) => (
-                    <option key={l} value={l}>
-                      {l}x
-                    </option>
-                  ))}
-                </NativeSelect>
-                <NativeSelect key={fields.marginType.key} size="small" margin="none" name="marginType" label="Margin type" defaultValue="cross">
-                  <option value="cross">Cross</option>
-                  <option value="isolated">Isolated</option>
-                </NativeSelect>
-              </>
-            ) : null}
-          </div>
-          <div className={S.buttons}>
-            <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
-              Buy / Long
-            </Button>
-            <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
-              Sell / Short
-            </Button>
-          </div>
-          <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
-            Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset, a USD notional, or a percentage of the available balance.
-          </Typography>
-        </fetcher.Form>
+      <FormError errors={form.errors} />
+      <fetcher.Form method="post" {...getFormProps(form)}>
+        <input type="hidden" name="intent" value="place-order" />
+        <JsMarker />
+        <div className={S.grid}>
+          <NativeSelect
+            size="small"
+            margin="none"
+            name="symbol"
+            label="Trading pair"
+            value={symbol}
+            onChange={setSymbol}
+            error={fieldError("symbol")}
+          >
+            {SYMBOLS.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </NativeSelect>
+          <NativeSelect
+            size="small"
+            margin="none"
+            name="orderType"
+            label="Order type"
+            value={orderType}
+            onChange={setOrderType}
+            error={fieldError("orderType")}
+          >
+            <option value="market">Market</option>
+            <option value="limit">Limit</option>
+          </NativeSelect>
+          <NativeSelect
+            size="small"
+            margin="none"
+            name="amountType"
+            label="Amount type"
+            value={amountType}
+            onChange={setAmountType}
+            error={fieldError("amountType")}
+          >
+            <option value="quantity">Quantity</option>
+            <option value="usd">USD</option>
+            <option value="percentage">Percentage</option>
+          </NativeSelect>
+          <TextField
+            key={fields.quantity.key}
+            size="small"
+            name="quantity"
+            label={
+              amountType === "usd" ? "Amount (USD)" : amountType === "percentage" ? "Amount (% of balance)" : "Quantity"
+            }
+            defaultValue=""
+            error={!!fieldError("quantity")}
+            helperText={fieldError("quantity")}
+            slotProps={{
+              ...SHRINK,
+              htmlInput: {
+                inputMode: "decimal",
+                step: amountType === "quantity" ? "0.00001" : amountType === "percentage" ? "1" : "0.01",
+              },
+            }}
+          />
+          <TextField
+            key={`${fields.price.key}-${priceDisabled}`}
+            size="small"
+            name="price"
+            label="Price"
+            disabled={priceDisabled}
+            defaultValue={priceDisabled ? "Market Price" : ""}
+            placeholder={hydrated ? undefined : "Limit orders only"}
+            error={!!fieldError("price")}
+            helperText={fieldError("price")}
+            slotProps={{ ...SHRINK, htmlInput: { inputMode: "decimal" } }}
+          />
+          {futures ? (
+            <>
+              <NativeSelect
+                key={fields.leverage.key}
+                size="small"
+                margin="none"
+                name="leverage"
+                label="Leverage"
+                defaultValue="1"
+                error={fieldError("leverage")}
+              >
+                {LEVERAGE_OPTIONS.map((l) => (
+                  <option key={l} value={l}>
+                    {l}x
+                  </option>
+                ))}
+              </NativeSelect>
+              <NativeSelect
+                key={fields.marginType.key}
+                size="small"
+                margin="none"
+                name="marginType"
+                label="Margin type"
+                defaultValue="cross"
+              >
+                <option value="cross">Cross</option>
+                <option value="isolated">Isolated</option>
+              </NativeSelect>
+            </>
+          ) : null}
+        </div>
+        <div className={S.buttons}>
+          <Button type="submit" name="side" value="buy" variant="contained" color="primary" fullWidth disabled={busy}>
+            Buy / Long
+          </Button>
+          <Button type="submit" name="side" value="sell" variant="contained" color="error" fullWidth disabled={busy}>
+            Sell / Short
+          </Button>
+        </div>
+        <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1.5 }}>
+          Market orders are immediate; limit orders fill at the price or better. Amounts: a quantity of the base asset,
+          a USD notional, or a percentage of the available balance.
+        </Typography>
+      </fetcher.Form>
     </PanelCard>
   );
 }

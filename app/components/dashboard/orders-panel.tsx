@@ -20,12 +20,24 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
         <Table size="small">
           <thead>
             <tr className="pd-tr">
-              <th scope="col" className="pd-td pd-th">Symbol</th>
-              <th scope="col" className="pd-td pd-th">Side</th>
-              <th scope="col" className="pd-td pd-th pd-right">Quantity</th>
-              <th scope="col" className="pd-td pd-th pd-right">Price</th>
-              <th scope="col" className="pd-td pd-th">Source</th>
-              <th scope="col" className="pd-td pd-th">Status</th>
+              <th scope="col" className="pd-td pd-th">
+                Symbol
+              </th>
+              <th scope="col" className="pd-td pd-th">
+                Side
+              </th>
+              <th scope="col" className="pd-td pd-th pd-right">
+                Quantity
+              </th>
+              <th scope="col" className="pd-td pd-th pd-right">
+                Price
+              </th>
+              <th scope="col" className="pd-td pd-th">
+                Source
+              </th>
+              <th scope="col" className="pd-td pd-th">
+                Status
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -33,14 +45,16 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
               <tr key={t.id} data-testid="order-row" className="pd-tr">
                 <td className="pd-td">{t.symbol}</td>
                 <td className={t.side === "buy" ? "pd-td pd-c-primary" : "pd-td pd-c-error"}>{t.side.toUpperCase()}</td>
-                <td className="pd-td pd-right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</td>
+                <td className="pd-td pd-right">
+                  {formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}
+                </td>
                 <td className="pd-td pd-right">{formatPrice(t.executedPrice ?? t.price)}</td>
                 <td className="pd-td">{t.source}</td>
                 <td className="pd-td">
                   <TradeStatusLabel status={t.status} reason={t.errorMessage} />
                 </td>
               </tr>
-          ))}
+            ))}
           </tbody>
         </Table>
       )}
@@ -72,7 +86,11 @@ export function OpenPositions({ positions }: { positions: PositionSummary[] }) {
             <p className="pd-body2 pd-muted">
               {formatPrice(p.entryPrice)} → {formatPrice(p.currentPrice)}
             </p>
-            <p className={`pd-body2 ${S.pnl} ${p.unrealizedPnl && D(p.unrealizedPnl).lt(0) ? "pd-c-error" : "pd-c-success"}`}>{formatPnl(p.unrealizedPnl)}</p>
+            <p
+              className={`pd-body2 ${S.pnl} ${p.unrealizedPnl && D(p.unrealizedPnl).lt(0) ? "pd-c-error" : "pd-c-success"}`}
+            >
+              {formatPnl(p.unrealizedPnl)}
+            </p>
           </div>
         ))
       )}

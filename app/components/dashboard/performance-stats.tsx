@@ -45,13 +45,19 @@ const ROWS: { label: string; render: (s: PeriodStats) => React.ReactNode }[] = [
   {
     label: "Profitable",
     render: (s) => (
-      <span className={D(s.percentProfitable ?? 0).gte(50) ? "pd-c-success" : undefined}>{formatPercent(s.percentProfitable, 1)}</span>
+      <span className={D(s.percentProfitable ?? 0).gte(50) ? "pd-c-success" : undefined}>
+        {formatPercent(s.percentProfitable, 1)}
+      </span>
     ),
   },
   { label: "Profit factor", render: (s) => formatProfitFactor(s.profitFactor) },
   { label: "Average time in trade", render: (s) => s.avgTimeInTrade },
   { label: "Volume", render: (s) => formatVolume(s.totalVolume) },
-  { label: "Trade volume (min / avg / max)", render: (s) => `${formatVolume(s.minTradeVolume)} / ${formatVolume(s.avgTradeVolume)} / ${formatVolume(s.maxTradeVolume)}` },
+  {
+    label: "Trade volume (min / avg / max)",
+    render: (s) =>
+      `${formatVolume(s.minTradeVolume)} / ${formatVolume(s.avgTradeVolume)} / ${formatVolume(s.maxTradeVolume)}`,
+  },
   { label: "Profit volume %", render: (s) => formatPercent(s.profitVolumePercent) },
 ];
 

@@ -28,7 +28,9 @@ function StatusBadge({ signal }: { signal: Signal }) {
   // Stored but not executed (emergency stop, auto trading off, refused): say so. A cancelled
   // order's signal is CANCELLED, neutral like skipped, not a red FAILED (issue 25).
   const reason = signal.statusReason ?? "";
-  const chip = <StatusLabel color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />;
+  const chip = (
+    <StatusLabel color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />
+  );
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
@@ -44,7 +46,15 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
     <PanelCard
       data-testid="signals-panel"
       title="Signals"
-      action={<Chip size="small" label="Live" color={connected ? "success" : "default"} variant={connected ? "filled" : "outlined"} data-testid="signals-live-badge" />}
+      action={
+        <Chip
+          size="small"
+          label="Live"
+          color={connected ? "success" : "default"}
+          variant={connected ? "filled" : "outlined"}
+          data-testid="signals-live-badge"
+        />
+      }
       flush
       contentClassName={S.list}
     >
@@ -67,12 +77,20 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
                 <div className={S.head}>
                   <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
                   {signal.payload?.test === true ? (
-                    <span className="pd-caption pd-bold pd-c-warning" title="Sent by Send test alert: traded on the simulator's test account, no position" data-testid="signal-test">
+                    <span
+                      className="pd-caption pd-bold pd-c-warning"
+                      title="Sent by Send test alert: traded on the simulator's test account, no position"
+                      data-testid="signal-test"
+                    >
                       TEST
                     </span>
                   ) : null}
                   <StatusBadge signal={signal} />
-                  <span className="pd-caption pd-ml-auto" key={hydrated ? "browser" : "server"} suppressHydrationWarning>
+                  <span
+                    className="pd-caption pd-ml-auto"
+                    key={hydrated ? "browser" : "server"}
+                    suppressHydrationWarning
+                  >
                     {signalAge(signal.createdAt, now)}
                   </span>
                 </div>

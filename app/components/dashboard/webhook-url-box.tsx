@@ -27,10 +27,15 @@ export function WebhookUrlBox({ url, port }: { url: string; port: number }) {
         fullWidth
         size="small"
         label="TradingView webhook URL"
-        slotProps={{ inputLabel: { shrink: true }, input: { readOnly: true, endAdornment: end }, htmlInput: { "data-testid": "webhook-url" } }}
+        slotProps={{
+          inputLabel: { shrink: true },
+          input: { readOnly: true, endAdornment: end },
+          htmlInput: { "data-testid": "webhook-url" },
+        }}
       />
       <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
-        Webhook port: {port}. TradingView only delivers to ports 80 and 443: put a reverse proxy or a port mapping in front.
+        Webhook port: {port}. TradingView only delivers to ports 80 and 443: put a reverse proxy or a port mapping in
+        front.
       </Typography>
     </PanelCard>
   );

@@ -12,7 +12,12 @@ import TextField from "@mui/material/TextField";
 import { Link as RemixLink } from "@remix-run/react";
 import { useState } from "react";
 import { contractSizesSwitchNote } from "#app/core/exchange/contract-sizes.ts";
-import { AddExchangeFormSchema, EXCHANGE_LABELS, EXCHANGE_NAMES, type ExchangeView } from "#app/core/schemas/exchange-connection.ts";
+import {
+  AddExchangeFormSchema,
+  EXCHANGE_LABELS,
+  EXCHANGE_NAMES,
+  type ExchangeView,
+} from "#app/core/schemas/exchange-connection.ts";
 import { apiRequest, errorText } from "#app/utils/api-client.ts";
 import { useToast } from "../toaster.tsx";
 import { FormError } from "../forms.tsx";
@@ -40,7 +45,15 @@ export function ConnectExchangeForm({
   const [form, fields] = useForm({
     id: "connect-exchange",
     lastResult,
-    defaultValue: { exchangeName: "COINBASE", accountName: "", apiKey: "", apiSecret: "", passphrase: "", sandbox: "on", isEnabled: "on" },
+    defaultValue: {
+      exchangeName: "COINBASE",
+      accountName: "",
+      apiKey: "",
+      apiSecret: "",
+      passphrase: "",
+      sandbox: "on",
+      isEnabled: "on",
+    },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: AddExchangeFormSchema }),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
@@ -49,18 +62,33 @@ export function ConnectExchangeForm({
       if (submission?.status !== "success") return;
       setBusy(true);
       try {
-        const created = await apiRequest<ExchangeView & { notice?: string }>("POST", "/api/exchanges", submission.value);
-        toast({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}` });
+        const created = await apiRequest<ExchangeView & { notice?: string }>(
+          "POST",
+          "/api/exchanges",
+          submission.value,
+        );
+        toast({
+          title: "Exchange Added",
+          description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}`,
+        });
         onDone();
       } catch (error) {
-        toast({ title: "Error Adding Exchange", description: errorText(error, "Failed to add exchange"), variant: "destructive" });
+        toast({
+          title: "Error Adding Exchange",
+          description: errorText(error, "Failed to add exchange"),
+          variant: "destructive",
+        });
       } finally {
         setBusy(false);
       }
     },
   });
   const error = (name: keyof typeof fields) => fields[name].errors?.[0];
-  const text = (name: "accountName" | "apiKey" | "apiSecret" | "passphrase", label: string, extra: { type?: string; multiline?: boolean; helperText?: string; required?: boolean } = {}) => (
+  const text = (
+    name: "accountName" | "apiKey" | "apiSecret" | "passphrase",
+    label: string,
+    extra: { type?: string; multiline?: boolean; helperText?: string; required?: boolean } = {},
+  ) => (
     <TextField
       name={fields[name].name}
       id={fields[name].id}
@@ -76,7 +104,14 @@ export function ConnectExchangeForm({
       error={!!error(name)}
       helperText={error(name) ?? extra.helperText}
       autoComplete="off"
-      slotProps={{ htmlInput: { "data-testid": `connect-${name}`, spellCheck: false, required: false, "aria-invalid": error(name) ? true : undefined } }}
+      slotProps={{
+        htmlInput: {
+          "data-testid": `connect-${name}`,
+          spellCheck: false,
+          required: false,
+          "aria-invalid": error(name) ? true : undefined,
+        },
+      }}
     />
   );
   return (
@@ -94,7 +129,11 @@ export function ConnectExchangeForm({
         margin="dense"
         error={!!error("exchangeName")}
         helperText={error("exchangeName")}
-        slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "connect-exchangeName" } }}
+        slotProps={{
+          select: { native: true },
+          inputLabel: { shrink: true },
+          htmlInput: { "data-testid": "connect-exchangeName" },
+        }}
       >
         <option value="">Select an exchange</option>
         {EXCHANGE_NAMES.map((name) => (
@@ -105,11 +144,24 @@ export function ConnectExchangeForm({
       </TextField>
       {text("accountName", "Account Name")}
       {text("apiKey", "API Key", { helperText: "The CDP key name, e.g. organizations/{org_id}/apiKeys/{key_id}" })}
-      {text("apiSecret", "API Secret", { multiline: true, helperText: "The private key; it is stored encrypted and never shown again" })}
-      {text("passphrase", "Passphrase (optional)", { required: false, type: "password", helperText: "Only Coinbase Exchange API keys have one (profiles and reports); futures keys do not" })}
+      {text("apiSecret", "API Secret", {
+        multiline: true,
+        helperText: "The private key; it is stored encrypted and never shown again",
+      })}
+      {text("passphrase", "Passphrase (optional)", {
+        required: false,
+        type: "password",
+        helperText: "Only Coinbase Exchange API keys have one (profiles and reports); futures keys do not",
+      })}
       <Stack direction="row" spacing={2} sx={{ mt: 1 }}>
-        <FormControlLabel control={<Checkbox name="sandbox" defaultChecked data-testid="connect-sandbox" />} label="Sandbox (paper trading)" />
-        <FormControlLabel control={<Checkbox name="isEnabled" defaultChecked data-testid="connect-isEnabled" />} label="Enabled" />
+        <FormControlLabel
+          control={<Checkbox name="sandbox" defaultChecked data-testid="connect-sandbox" />}
+          label="Sandbox (paper trading)"
+        />
+        <FormControlLabel
+          control={<Checkbox name="isEnabled" defaultChecked data-testid="connect-isEnabled" />}
+          label="Enabled"
+        />
       </Stack>
       {contractSizesSwitch ? (
         <Alert severity="info" sx={{ mt: 1 }} data-testid="contract-sizes-note">
@@ -131,4 +183,3 @@ export function ConnectExchangeForm({
     </form>
   );
 }
-

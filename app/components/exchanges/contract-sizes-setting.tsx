@@ -21,7 +21,15 @@ export interface ContractSizesView {
 
 export const CONTRACT_SIZES_LABEL = "Use Coinbase contract sizes";
 
-export function ContractSizesSetting({ setting, isAdmin, hydrated }: { setting: ContractSizesView; isAdmin: boolean; hydrated: boolean }) {
+export function ContractSizesSetting({
+  setting,
+  isAdmin,
+  hydrated,
+}: {
+  setting: ContractSizesView;
+  isAdmin: boolean;
+  hydrated: boolean;
+}) {
   const form = useRef<HTMLFormElement>(null);
   const next = String(!setting.on);
   return (
@@ -29,7 +37,12 @@ export function ContractSizesSetting({ setting, isAdmin, hydrated }: { setting: 
       <Typography variant="h3" component="h2" gutterBottom>
         Simulator
       </Typography>
-      <form method="post" action="/exchanges" ref={form} style={{ display: "flex", alignItems: "center", gap: 12, flexWrap: "wrap" }}>
+      <form
+        method="post"
+        action="/exchanges"
+        ref={form}
+        style={{ display: "flex", alignItems: "center", gap: 12, flexWrap: "wrap" }}
+      >
         <input type="hidden" name="intent" value="contract-sizes" />
         <input type="hidden" name="value" value={next} />
         {hydrated && isAdmin ? (
@@ -45,7 +58,10 @@ export function ContractSizesSetting({ setting, isAdmin, hydrated }: { setting: 
           />
         ) : (
           <>
-            <FormControlLabel control={<Switch checked={setting.on} disabled size="small" />} label={CONTRACT_SIZES_LABEL} />
+            <FormControlLabel
+              control={<Switch checked={setting.on} disabled size="small" />}
+              label={CONTRACT_SIZES_LABEL}
+            />
             {isAdmin ? (
               <Button
                 type="submit"

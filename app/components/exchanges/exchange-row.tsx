@@ -6,7 +6,6 @@ import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
 import Chip from "@mui/material/Chip";
-import Paper from "@mui/material/Paper";
 import Stack from "@mui/material/Stack";
 import Switch from "@mui/material/Switch";
 import TableCell from "@mui/material/TableCell";
@@ -57,27 +56,57 @@ function StatusChip({ exchange }: { exchange: ExchangeView }) {
           component="div"
           title={statusMessage}
           // Three lines at most; the whole message is in the tooltip.
-          sx={{ maxWidth: 260, mt: 0.5, display: "-webkit-box", WebkitLineClamp: 3, WebkitBoxOrient: "vertical", overflow: "hidden" }}
+          sx={{
+            maxWidth: 260,
+            mt: 0.5,
+            display: "-webkit-box",
+            WebkitLineClamp: 3,
+            WebkitBoxOrient: "vertical",
+            overflow: "hidden",
+          }}
           data-testid="exchange-status-message"
         >
           {statusMessage}
         </Typography>
       ) : null}
       {exchange.lastTestedAt ? (
-        <Typography variant="caption" color="text.secondary" component="div">{`Tested ${formatDateTime(exchange.lastTestedAt)}`}</Typography>
+        <Typography
+          variant="caption"
+          color="text.secondary"
+          component="div"
+        >{`Tested ${formatDateTime(exchange.lastTestedAt)}`}</Typography>
       ) : null}
     </Box>
   );
 }
 
 /** A form that posts one intent to the page without JavaScript and runs `onRun` with it. */
-function IntentForm({ intent, id, hydrated, onRun, children, extra }: { intent: string; id: string; hydrated: boolean; onRun: () => void; children: ReactNode; extra?: Record<string, string> }) {
+function IntentForm({
+  intent,
+  id,
+  hydrated,
+  onRun,
+  children,
+  extra,
+}: {
+  intent: string;
+  id: string;
+  hydrated: boolean;
+  onRun: () => void;
+  children: ReactNode;
+  extra?: Record<string, string>;
+}) {
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     onRun();
   };
   return (
-    <form method="post" action="/exchanges" onSubmit={hydrated ? onSubmit : undefined} style={{ display: "inline-flex", alignItems: "center" }}>
+    <form
+      method="post"
+      action="/exchanges"
+      onSubmit={hydrated ? onSubmit : undefined}
+      style={{ display: "inline-flex", alignItems: "center" }}
+    >
       <input type="hidden" name="intent" value={intent} />
       <input type="hidden" name="id" value={id} />
       {Object.entries(extra ?? {}).map(([name, value]) => (
@@ -88,7 +117,19 @@ function IntentForm({ intent, id, hydrated, onRun, children, extra }: { intent: 
   );
 }
 
-export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChanged }: { exchange: ExchangeView; isAdmin: boolean; hydrated: boolean; confirmDelete: boolean; onChanged: () => void }) {
+export function ExchangeRow({
+  exchange,
+  isAdmin,
+  hydrated,
+  confirmDelete,
+  onChanged,
+}: {
+  exchange: ExchangeView;
+  isAdmin: boolean;
+  hydrated: boolean;
+  confirmDelete: boolean;
+  onChanged: () => void;
+}) {
   const toast = useToast();
   const [busy, setBusy] = useState<null | "sandbox" | "enabled" | "test" | "delete">(null);
   const [sandbox, setSandbox] = useState(exchange.sandbox);
@@ -110,13 +151,23 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
       await apiRequest("PUT", `/api/exchanges/${encodeURIComponent(exchange.id)}`, { [field]: value });
       toast(
         field === "sandbox"
-          ? { title: "Sandbox Mode Updated", description: `${exchange.accountName} now ${value ? "uses the sandbox: paper trading" : "trades live on Coinbase"}` }
-          : { title: "Exchange Updated", description: `${exchange.accountName} is now ${value ? "enabled" : "disabled"}` },
+          ? {
+              title: "Sandbox Mode Updated",
+              description: `${exchange.accountName} now ${value ? "uses the sandbox: paper trading" : "trades live on Coinbase"}`,
+            }
+          : {
+              title: "Exchange Updated",
+              description: `${exchange.accountName} is now ${value ? "enabled" : "disabled"}`,
+            },
       );
     } catch (error) {
       if (field === "sandbox") setSandbox(!value);
       else setEnabled(!value);
-      toast({ title: field === "sandbox" ? "Error Updating Sandbox Mode" : "Error Updating Exchange", description: errorText(error, "Failed to update exchange"), variant: "destructive" });
+      toast({
+        title: field === "sandbox" ? "Error Updating Sandbox Mode" : "Error Updating Exchange",
+        description: errorText(error, "Failed to update exchange"),
+        variant: "destructive",
+      });
     } finally {
       setBusy(null);
       onChanged();
@@ -126,10 +177,21 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
   const test = async () => {
     setBusy("test");
     try {
-      const result = await apiRequest<{ success: boolean; message: string }>("POST", `/api/exchanges/${encodeURIComponent(exchange.id)}/test`);
-      toast(result.success ? { title: "Connection Successful", description: result.message } : { title: "Connection Failed", description: result.message, variant: "destructive" });
+      const result = await apiRequest<{ success: boolean; message: string }>(
+        "POST",
+        `/api/exchanges/${encodeURIComponent(exchange.id)}/test`,
+      );
+      toast(
+        result.success
+          ? { title: "Connection Successful", description: result.message }
+          : { title: "Connection Failed", description: result.message, variant: "destructive" },
+      );
     } catch (error) {
-      toast({ title: "Connection Test Failed", description: errorText(error, "Failed to test connection"), variant: "destructive" });
+      toast({
+        title: "Connection Test Failed",
+        description: errorText(error, "Failed to test connection"),
+        variant: "destructive",
+      });
     } finally {
       setBusy(null);
       onChanged();
@@ -143,7 +205,14 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
       await apiRequest("DELETE", `/api/exchanges/${encodeURIComponent(exchange.id)}`);
       toast({ title: "Exchange Deleted", description: `${exchange.accountName} has been removed` });
     } catch (error) {
-      toast({ title: "Error Deleting Exchange", description: error instanceof ApiError && error.status === 404 ? "The exchange no longer exists" : errorText(error, "Failed to delete exchange"), variant: "destructive" });
+      toast({
+        title: "Error Deleting Exchange",
+        description:
+          error instanceof ApiError && error.status === 404
+            ? "The exchange no longer exists"
+            : errorText(error, "Failed to delete exchange"),
+        variant: "destructive",
+      });
     } finally {
       setBusy(null);
       onChanged();
@@ -152,7 +221,8 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
 
   const switchControl = (field: "sandbox" | "isEnabled", checked: boolean, label: string) => {
     const key = field === "sandbox" ? "sandbox" : "enabled";
-    if (!isAdmin) return <Switch checked={checked} disabled size="small" slotProps={{ input: { "aria-label": label } }} />;
+    if (!isAdmin)
+      return <Switch checked={checked} disabled size="small" slotProps={{ input: { "aria-label": label } }} />;
     if (hydrated) {
       return (
         <Switch
@@ -166,8 +236,20 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
     }
     // No JavaScript: a button that posts the opposite value.
     return (
-      <IntentForm intent={key} id={exchange.id} hydrated={false} onRun={() => undefined} extra={{ value: String(!checked) }}>
-        <Button type="submit" size="small" variant="outlined" aria-label={`${label}: ${checked ? "on" : "off"}. Switch ${checked ? "off" : "on"}`} data-testid={`exchange-${key}-submit`}>
+      <IntentForm
+        intent={key}
+        id={exchange.id}
+        hydrated={false}
+        onRun={() => undefined}
+        extra={{ value: String(!checked) }}
+      >
+        <Button
+          type="submit"
+          size="small"
+          variant="outlined"
+          aria-label={`${label}: ${checked ? "on" : "off"}. Switch ${checked ? "off" : "on"}`}
+          data-testid={`exchange-${key}-submit`}
+        >
           {checked ? "On" : "Off"}
         </Button>
       </IntentForm>
@@ -180,8 +262,16 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
         <TableCell>
           <Stack direction="row" spacing={1} sx={{ alignItems: "center" }}>
             <Typography sx={{ fontWeight: 600 }}>{exchangeLabel(exchange.exchangeName)}</Typography>
-            <Chip size="small" label={exchange.sandbox ? "Sandbox" : "Live"} color={exchange.sandbox ? "default" : "warning"} variant="outlined" data-testid="exchange-environment" />
-            {exchange.isTrading ? <Chip size="small" label="Trading" color="primary" data-testid="exchange-trading" /> : null}
+            <Chip
+              size="small"
+              label={exchange.sandbox ? "Sandbox" : "Live"}
+              color={exchange.sandbox ? "default" : "warning"}
+              variant="outlined"
+              data-testid="exchange-environment"
+            />
+            {exchange.isTrading ? (
+              <Chip size="small" label="Trading" color="primary" data-testid="exchange-trading" />
+            ) : null}
           </Stack>
         </TableCell>
         <TableCell data-testid="exchange-account">{exchange.accountName}</TableCell>
@@ -213,12 +303,28 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
             {isAdmin ? (
               <>
                 <IntentForm intent="test" id={exchange.id} hydrated={hydrated} onRun={() => void test()}>
-                  <Button type="submit" size="small" variant="outlined" startIcon={<NetworkCheckIcon />} disabled={busy !== null} data-testid="exchange-test">
+                  <Button
+                    type="submit"
+                    size="small"
+                    variant="outlined"
+                    startIcon={<NetworkCheckIcon />}
+                    disabled={busy !== null}
+                    data-testid="exchange-test"
+                  >
                     {busy === "test" ? "Testing..." : "Test"}
                   </Button>
                 </IntentForm>
                 <IntentForm intent="delete" id={exchange.id} hydrated={hydrated} onRun={() => void remove()}>
-                  <Button type="submit" size="small" color="error" variant="outlined" startIcon={<DeleteIcon />} disabled={busy !== null} data-testid="exchange-delete" aria-label={`Delete ${exchange.accountName}`}>
+                  <Button
+                    type="submit"
+                    size="small"
+                    color="error"
+                    variant="outlined"
+                    startIcon={<DeleteIcon />}
+                    disabled={busy !== null}
+                    data-testid="exchange-delete"
+                    aria-label={`Delete ${exchange.accountName}`}
+                  >
                     Delete
                   </Button>
                 </IntentForm>
@@ -234,8 +340,20 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
               severity="warning"
               action={
                 <Stack direction="row" spacing={1}>
-                  <IntentForm intent="delete" id={exchange.id} hydrated={false} onRun={() => undefined} extra={{ confirmed: "1" }}>
-                    <Button type="submit" color="error" variant="contained" size="small" data-testid="exchange-confirm-delete-yes">
+                  <IntentForm
+                    intent="delete"
+                    id={exchange.id}
+                    hydrated={false}
+                    onRun={() => undefined}
+                    extra={{ confirmed: "1" }}
+                  >
+                    <Button
+                      type="submit"
+                      color="error"
+                      variant="contained"
+                      size="small"
+                      data-testid="exchange-confirm-delete-yes"
+                    >
                       Delete
                     </Button>
                   </IntentForm>
@@ -253,4 +371,3 @@ export function ExchangeRow({ exchange, isAdmin, hydrated, confirmDelete, onChan
     </>
   );
 }
-

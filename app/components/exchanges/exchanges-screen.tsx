@@ -8,7 +8,7 @@
 // (intent=add|sandbox|enabled|test|delete) answered by a redirect with a flash toast; the
 // dialog becomes an inline form (/exchanges?add=1) and delete asks on a confirmation row
 // (/exchanges?confirmDelete=<id>). Changes are admin-only; other users see the table.
-import { type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import AddIcon from "@mui/icons-material/Add";
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
@@ -52,9 +52,20 @@ export interface ExchangesScreenProps {
   contractSizesSwitch?: boolean;
 }
 
-export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmDeleteId, addResult, contractSizes, contractSizesSwitch = false }: ExchangesScreenProps) {
+export function ExchangesScreen({
+  exchanges: initial,
+  isAdmin,
+  addOpen,
+  confirmDeleteId,
+  addResult,
+  contractSizes,
+  contractSizesSwitch = false,
+}: ExchangesScreenProps) {
   const hydrated = useHydrated();
-  const query = useApiQuery<{ exchanges: ExchangeView[] }>("/api/exchanges", { initialData: { exchanges: initial }, refetchIntervalMs: EXCHANGES_POLL_MS });
+  const query = useApiQuery<{ exchanges: ExchangeView[] }>("/api/exchanges", {
+    initialData: { exchanges: initial },
+    refetchIntervalMs: EXCHANGES_POLL_MS,
+  });
   const exchanges = query.data?.exchanges ?? initial;
   const [dialogOpen, setDialogOpen] = useState(false);
   const revalidator = useRevalidator();
@@ -88,7 +99,8 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
   return (
     <Screen title="Exchanges" actions={addButton("Add Exchange", "add-exchange")}>
       <Typography color="text.secondary" sx={{ mb: 2 }}>
-        The exchange accounts the bot may trade with. The first enabled one is the trading account; sandbox accounts trade on paper at Coinbase prices.
+        The exchange accounts the bot may trade with. The first enabled one is the trading account; sandbox accounts
+        trade on paper at Coinbase prices.
       </Typography>
       {query.error ? (
         <Alert severity="warning" sx={{ mb: 2 }} data-testid="exchanges-error">
@@ -100,7 +112,12 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
           <Typography variant="h2" component="h2" gutterBottom>
             Connect Exchange
           </Typography>
-          <ConnectExchangeForm lastResult={addResult} onDone={added} onCancelHref="/exchanges" contractSizesSwitch={contractSizesSwitch} />
+          <ConnectExchangeForm
+            lastResult={addResult}
+            onDone={added}
+            onCancelHref="/exchanges"
+            contractSizesSwitch={contractSizesSwitch}
+          />
         </Paper>
       ) : null}
       {exchanges.length === 0 ? (
@@ -125,14 +142,27 @@ export function ExchangesScreen({ exchanges: initial, isAdmin, addOpen, confirmD
             </TableHead>
             <TableBody>
               {exchanges.map((exchange) => (
-                <ExchangeRow key={exchange.id} exchange={exchange} isAdmin={isAdmin} hydrated={hydrated} confirmDelete={confirmDeleteId === exchange.id} onChanged={refresh} />
+                <ExchangeRow
+                  key={exchange.id}
+                  exchange={exchange}
+                  isAdmin={isAdmin}
+                  hydrated={hydrated}
+                  confirmDelete={confirmDeleteId === exchange.id}
+                  onChanged={refresh}
+                />
               ))}
             </TableBody>
           </Table>
         </TableContainer>
       )}
       {contractSizes ? <ContractSizesSetting setting={contractSizes} isAdmin={isAdmin} hydrated={hydrated} /> : null}
-      <Dialog open={hydrated && dialogOpen} onClose={() => setDialogOpen(false)} fullWidth maxWidth="sm" aria-labelledby="connect-exchange-title">
+      <Dialog
+        open={hydrated && dialogOpen}
+        onClose={() => setDialogOpen(false)}
+        fullWidth
+        maxWidth="sm"
+        aria-labelledby="connect-exchange-title"
+      >
         <DialogTitle id="connect-exchange-title">Connect Exchange</DialogTitle>
         <DialogContent>
           {dialogOpen ? (

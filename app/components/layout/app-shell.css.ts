@@ -32,7 +32,14 @@ export const S = sheet("shell", {
     "@media print": { position: "absolute" },
     [theme.breakpoints.up("md")]: { width: `calc(100% - ${DRAWER_WIDTH}px)`, ml: `${DRAWER_WIDTH}px` },
   },
-  toolbar: { position: "relative", display: "flex", alignItems: "center", gap: 1.5, px: 2, [theme.breakpoints.up("sm")]: { px: 3 } },
+  toolbar: {
+    position: "relative",
+    display: "flex",
+    alignItems: "center",
+    gap: 1.5,
+    px: 2,
+    [theme.breakpoints.up("sm")]: { px: 3 },
+  },
   toolbarHeight,
   phoneOnly: { [theme.breakpoints.up("md")]: { display: "none" } },
   title: { flex: 1 },
@@ -59,10 +66,25 @@ export const S = sheet("shell", {
   },
   sidebar: { display: "flex", flexDirection: "column", height: "100%" },
   brand: { display: "flex", alignItems: "center", gap: 1.5, px: 2.5, height: 64 },
-  divider: { m: 0, flexShrink: 0, borderWidth: 0, borderStyle: "solid", borderColor: "divider", borderBottomWidth: "thin" },
+  divider: {
+    m: 0,
+    flexShrink: 0,
+    borderWidth: 0,
+    borderStyle: "solid",
+    borderColor: "divider",
+    borderBottomWidth: "thin",
+  },
   nav: { flex: 1, overflowY: "auto", py: 1 },
   list: { listStyle: "none", m: 0, p: 0, position: "relative" },
-  subheader: { boxSizing: "border-box", color: "text.secondary", typography: "body2", fontWeight: 500, lineHeight: "32px", px: 2, mt: 1 },
+  subheader: {
+    boxSizing: "border-box",
+    color: "text.secondary",
+    typography: "body2",
+    fontWeight: 500,
+    lineHeight: "32px",
+    px: 2,
+    mt: 1,
+  },
   link: {
     display: "flex",
     alignItems: "center",
@@ -84,12 +106,17 @@ export const S = sheet("shell", {
     "&:focus-visible": { bgcolor: "action.focus" },
     "&.Mui-selected": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
     "&.Mui-selected:hover": {
-      bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity),
+      bgcolor: theme.alpha(
+        theme.palette.primary.main,
+        theme.palette.action.selectedOpacity + theme.palette.action.hoverOpacity,
+      ),
     },
     // ListItemButton's touch reset: a tapped entry keeps no hover colour.
     "@media (hover: none)": {
       "&:hover": { bgcolor: "transparent" },
-      "&.Mui-selected:hover": { bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity) },
+      "&.Mui-selected:hover": {
+        bgcolor: theme.alpha(theme.palette.primary.main, theme.palette.action.selectedOpacity),
+      },
     },
   },
   linkIcon: { minWidth: 36, color: "action.active", flexShrink: 0, display: "inline-flex" },

@@ -29,8 +29,8 @@ export function EmergencyBanner({ initial }: { initial: SystemStatusEntry[] }) {
     <div role="status" className={S.banner} data-testid="emergency-banner">
       <Typography variant="subtitle2">Emergency stop active</Typography>
       <Typography variant="body2" color="text.secondary">
-        No new positions are opened. Stop-loss, take-profit, break-even, trailing stops and Close keep working. An admin resets it from
-        the dashboard.
+        No new positions are opened. Stop-loss, take-profit, break-even, trailing stops and Close keep working. An admin
+        resets it from the dashboard.
       </Typography>
     </div>
   );

@@ -44,7 +44,10 @@ describe("isActive", () => {
     for (const entry of [...MAIN_NAV, ...MORE_NAV]) {
       for (const path of [entry.to, ...(entry.aliases ?? [])]) {
         const active = [...MAIN_NAV, ...MORE_NAV].filter((i) => isActive(i, path));
-        expect(active.map((i) => i.label), path).toEqual([entry.label]);
+        expect(
+          active.map((i) => i.label),
+          path,
+        ).toEqual([entry.label]);
       }
     }
   });

@@ -12,7 +12,9 @@ interface PermissionsValue {
 const PermissionsContext = createContext<PermissionsValue>({ role: null, can: permissionsOf(null) });
 
 export function PermissionsProvider({ role, children }: { role: Role; children: ReactNode }) {
-  return <PermissionsContext.Provider value={{ role, can: permissionsOf(role) }}>{children}</PermissionsContext.Provider>;
+  return (
+    <PermissionsContext.Provider value={{ role, can: permissionsOf(role) }}>{children}</PermissionsContext.Provider>
+  );
 }
 
 /** Whether the signed-in user's role has the permission. */

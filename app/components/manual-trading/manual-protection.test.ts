@@ -26,6 +26,9 @@ test("switched off for manual positions (or globally): Off", () => {
     ["Breakeven", "Off", false],
     ["Trailing stop", "Off", false],
   ]);
-  const none = manualProtectionLines({ ...DEFAULT_TRADING_CONFIG, takeProfits: DEFAULT_TRADING_CONFIG.takeProfits.map((l) => ({ ...l, enabled: false })) });
+  const none = manualProtectionLines({
+    ...DEFAULT_TRADING_CONFIG,
+    takeProfits: DEFAULT_TRADING_CONFIG.takeProfits.map((l) => ({ ...l, enabled: false })),
+  });
   expect(none[0]).toEqual({ label: "Take profit", on: false, value: "No level enabled" });
 });

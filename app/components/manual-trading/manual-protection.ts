@@ -9,7 +9,10 @@ import { formatFractionPercent } from "#app/core/format.ts";
 export const manualProtectionLines = (config: TradingConfig) => protectionLines(config, "manual");
 
 /** What a position opened from `source` (a signal or a manual order) gets, line by line. */
-export function protectionLines(config: TradingConfig, source: Exclude<OrderSource, "rule">): { label: string; value: string; on: boolean }[] {
+export function protectionLines(
+  config: TradingConfig,
+  source: Exclude<OrderSource, "rule">,
+): { label: string; value: string; on: boolean }[] {
   const controls = controlsFor(config, source)!;
   const levels = controls.takeProfits?.filter((l) => l.enabled) ?? [];
   return [
@@ -20,14 +23,23 @@ export function protectionLines(config: TradingConfig, source: Exclude<OrderSour
         ? "Off"
         : levels.length === 0
           ? "No level enabled"
-          : levels.map((l) => `${formatFractionPercent(l.portfolio, 0)} at +${formatFractionPercent(l.priceDeviation)}`).join(", "),
+          : levels
+              .map((l) => `${formatFractionPercent(l.portfolio, 0)} at +${formatFractionPercent(l.priceDeviation)}`)
+              .join(", "),
     },
     {
       label: "Stop loss",
       on: controls.stopLossOffset !== null,
-      value: controls.stopLossOffset !== null ? `${formatFractionPercent(controls.stopLossOffset)} from the entry price` : "Off",
+      value:
+        controls.stopLossOffset !== null
+          ? `${formatFractionPercent(controls.stopLossOffset)} from the entry price`
+          : "Off",
     },
-    { label: "Breakeven", on: controls.breakEven, value: controls.breakEven ? "Stop moves to the entry after the first take profit" : "Off" },
+    {
+      label: "Breakeven",
+      on: controls.breakEven,
+      value: controls.breakEven ? "Stop moves to the entry after the first take profit" : "Off",
+    },
     {
       label: "Trailing stop",
       on: controls.trailingStop !== null,

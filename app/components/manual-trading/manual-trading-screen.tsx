@@ -53,9 +53,18 @@ function InfoCard({ title, children, testId }: { title: string; children: ReactN
 }
 
 export function ManualTradingScreen({ data }: { data: ManualTradingData }) {
-  const balance = useApiQuery<BalanceInfo>("/api/balance", { initialData: data.balance ?? undefined, refetchIntervalMs: BALANCE_POLL_MS });
-  const health = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", { initialData: { systemStatus: data.systemStatus }, refetchIntervalMs: HEALTH_POLL_MS });
-  const config = useApiQuery<{ config: TradingConfig }>("/api/trading-config", { initialData: { config: data.config }, refetchIntervalMs: TRADING_CONFIG_POLL_MS });
+  const balance = useApiQuery<BalanceInfo>("/api/balance", {
+    initialData: data.balance ?? undefined,
+    refetchIntervalMs: BALANCE_POLL_MS,
+  });
+  const health = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
+    initialData: { systemStatus: data.systemStatus },
+    refetchIntervalMs: HEALTH_POLL_MS,
+  });
+  const config = useApiQuery<{ config: TradingConfig }>("/api/trading-config", {
+    initialData: { config: data.config },
+    refetchIntervalMs: TRADING_CONFIG_POLL_MS,
+  });
   const exchange = (health.data?.systemStatus ?? data.systemStatus).find((s) => s.component === "coinbase_api");
   const connected = exchange?.status === "online";
   const protection = manualProtectionLines(config.data?.config ?? data.config);
@@ -76,7 +85,14 @@ export function ManualTradingScreen({ data }: { data: ManualTradingData }) {
         </Tooltip>
       }
     >
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "3fr 2fr" }, alignItems: "start" }}>
+      <Box
+        sx={{
+          display: "grid",
+          gap: 2,
+          gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "3fr 2fr" },
+          alignItems: "start",
+        }}
+      >
         <Box sx={{ display: "grid", gap: 2, minWidth: 0 }}>
           <ManualTradeForm balance={balance.data ?? null} title="Place Order" />
           <OpenOrders initial={data.orders ?? null} back="/manual-trading" />
@@ -117,13 +133,15 @@ export function ManualTradingScreen({ data }: { data: ManualTradingData }) {
                 <strong>Limit orders</strong> fill at the limit price or better; until then they rest on the book.
               </li>
               <li>
-                <strong>Amount types:</strong> quantity (contracts of the base asset), USD (a notional converted at the current price) or percentage (of the available USDC balance, times the leverage).
+                <strong>Amount types:</strong> quantity (contracts of the base asset), USD (a notional converted at the
+                current price) or percentage (of the available USDC balance, times the leverage).
               </li>
               <li>
                 <strong>Futures:</strong> leverage from 1x to 10x; margin type Cross or Isolated.
               </li>
               <li>
-                <strong>Stop loss and take profit</strong> are supported: the position an order opens gets the protection set in{" "}
+                <strong>Stop loss and take profit</strong> are supported: the position an order opens gets the
+                protection set in{" "}
                 {data.isAdmin ? (
                   <Link component={RemixLink} to="/trading-rules">
                     Trading Rules

@@ -5,7 +5,15 @@ import TableBody from "@mui/material/TableBody";
 import TableCell from "@mui/material/TableCell";
 import TableRow from "@mui/material/TableRow";
 
-export function ProtectionTable({ lines, label, testId }: { lines: { label: string; value: string; on: boolean }[]; label: string; testId: string }) {
+export function ProtectionTable({
+  lines,
+  label,
+  testId,
+}: {
+  lines: { label: string; value: string; on: boolean }[];
+  label: string;
+  testId: string;
+}) {
   return (
     <Table size="small" aria-label={label}>
       <TableBody>

@@ -25,7 +25,12 @@ import Typography from "@mui/material/Typography";
 import { type MouseEvent, type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
-import type { MarketProduct, MarketProductDetails, MarketSummary, MarketVolume } from "#app/services/market-data.server.ts";
+import type {
+  MarketProduct,
+  MarketProductDetails,
+  MarketSummary,
+  MarketVolume,
+} from "#app/services/market-data.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
@@ -63,18 +68,45 @@ export function formatChange(change: string | null | undefined): string {
   return signed === "—" ? signed : `${signed}%`;
 }
 
-const changeColor = (change: string | null) => (change == null ? "text.secondary" : D(change).gt(0) ? "success.main" : D(change).lt(0) ? "error.main" : "text.secondary");
+const changeColor = (change: string | null) =>
+  change == null
+    ? "text.secondary"
+    : D(change).gt(0)
+      ? "success.main"
+      : D(change).lt(0)
+        ? "error.main"
+        : "text.secondary";
 
 /** Trading Pairs: the search (product, base or quote, any case) and the filter. */
 export function filterPairs(products: MarketProduct[], q: string, filter: PairFilter): MarketProduct[] {
   const needle = q.trim().toLowerCase();
-  let list = products.filter((p) => !needle || [p.productId, p.baseCurrencyId, p.quoteCurrencyId].some((s) => s.toLowerCase().includes(needle)));
-  if (filter === "gainers") list = list.filter((p) => p.priceChange24h !== null && D(p.priceChange24h).gt(0)).sort((a, b) => D(b.priceChange24h!).cmp(D(a.priceChange24h!)));
-  if (filter === "losers") list = list.filter((p) => p.priceChange24h !== null && D(p.priceChange24h).lt(0)).sort((a, b) => D(a.priceChange24h!).cmp(D(b.priceChange24h!)));
+  let list = products.filter(
+    (p) => !needle || [p.productId, p.baseCurrencyId, p.quoteCurrencyId].some((s) => s.toLowerCase().includes(needle)),
+  );
+  if (filter === "gainers")
+    list = list
+      .filter((p) => p.priceChange24h !== null && D(p.priceChange24h).gt(0))
+      .sort((a, b) => D(b.priceChange24h!).cmp(D(a.priceChange24h!)));
+  if (filter === "losers")
+    list = list
+      .filter((p) => p.priceChange24h !== null && D(p.priceChange24h).lt(0))
+      .sort((a, b) => D(a.priceChange24h!).cmp(D(b.priceChange24h!)));
   return list;
 }
 
-function Movers({ title, icon, products, hasChangeData, testId }: { title: string; icon: ReactNode; products: MarketProduct[]; hasChangeData: boolean; testId: string }) {
+function Movers({
+  title,
+  icon,
+  products,
+  hasChangeData,
+  testId,
+}: {
+  title: string;
+  icon: ReactNode;
+  products: MarketProduct[];
+  hasChangeData: boolean;
+  testId: string;
+}) {
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid={testId}>
       <Box sx={{ display: "flex", alignItems: "center", gap: 1, mb: 1 }}>
@@ -84,11 +116,21 @@ function Movers({ title, icon, products, hasChangeData, testId }: { title: strin
         </Typography>
       </Box>
       {products.length === 0 ? (
-        <Typography color="text.secondary">{hasChangeData ? "None in the last 24 hours" : "24h change not available from this exchange"}</Typography>
+        <Typography color="text.secondary">
+          {hasChangeData ? "None in the last 24 hours" : "24h change not available from this exchange"}
+        </Typography>
       ) : (
         <List dense disablePadding>
           {products.map((p) => (
-            <ListItem key={p.productId} disableGutters secondaryAction={<Typography sx={{ color: changeColor(p.priceChange24h), fontWeight: 600 }}>{formatChange(p.priceChange24h)}</Typography>}>
+            <ListItem
+              key={p.productId}
+              disableGutters
+              secondaryAction={
+                <Typography sx={{ color: changeColor(p.priceChange24h), fontWeight: 600 }}>
+                  {formatChange(p.priceChange24h)}
+                </Typography>
+              }
+            >
               <ListItemText primary={p.productId} secondary={formatMarketPrice(p.price)} />
             </ListItem>
           ))}
@@ -107,9 +149,26 @@ function Overview({ summary }: { summary: MarketSummary | undefined }) {
   if (!summary) return <Typography color="text.secondary">Loading market summary...</Typography>;
   return (
     <Box>
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, mb: 1 }} data-testid="market-cards">
-        <StatCard title="Total Products" value={String(summary.totalProducts)} icon={<ShowChartIcon />} description={`${summary.onlineProducts} online · ${summary.source}`} status="neutral" />
-        {summary.volume24h ? <StatCard title="24h Volume" value={`${formatVolume(summary.volume24h.notional)} ${summary.volume24h.quote}`} icon={<ShowChartIcon />} description={volumeSource(summary.volume24h, summary.source)} status="neutral" /> : null}
+      <Box
+        sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, mb: 1 }}
+        data-testid="market-cards"
+      >
+        <StatCard
+          title="Total Products"
+          value={String(summary.totalProducts)}
+          icon={<ShowChartIcon />}
+          description={`${summary.onlineProducts} online · ${summary.source}`}
+          status="neutral"
+        />
+        {summary.volume24h ? (
+          <StatCard
+            title="24h Volume"
+            value={`${formatVolume(summary.volume24h.notional)} ${summary.volume24h.quote}`}
+            icon={<ShowChartIcon />}
+            description={volumeSource(summary.volume24h, summary.source)}
+            status="neutral"
+          />
+        ) : null}
       </Box>
       {summary.stale ? (
         <Alert severity="warning" sx={{ mb: 2 }}>
@@ -117,8 +176,20 @@ function Overview({ summary }: { summary: MarketSummary | undefined }) {
         </Alert>
       ) : null}
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "1fr 1fr" }, mt: 2 }}>
-        <Movers title="Top Gainers" icon={<TrendingUpIcon color="success" />} products={summary.topGainers} hasChangeData={summary.hasChangeData} testId="top-gainers" />
-        <Movers title="Top Losers" icon={<TrendingDownIcon color="error" />} products={summary.topLosers} hasChangeData={summary.hasChangeData} testId="top-losers" />
+        <Movers
+          title="Top Gainers"
+          icon={<TrendingUpIcon color="success" />}
+          products={summary.topGainers}
+          hasChangeData={summary.hasChangeData}
+          testId="top-gainers"
+        />
+        <Movers
+          title="Top Losers"
+          icon={<TrendingDownIcon color="error" />}
+          products={summary.topLosers}
+          hasChangeData={summary.hasChangeData}
+          testId="top-losers"
+        />
       </Box>
     </Box>
   );
@@ -134,7 +205,15 @@ function volumeLabel(p: Pick<MarketProduct, "volumeBasis">): string {
   return p.volumeBasis ? `24h volume (${p.volumeBasis})` : "24h volume";
 }
 
-function PairCard({ product, href, onOpen }: { product: MarketProduct; href: string; onOpen: (e: MouseEvent) => void }) {
+function PairCard({
+  product,
+  href,
+  onOpen,
+}: {
+  product: MarketProduct;
+  href: string;
+  onOpen: (e: MouseEvent) => void;
+}) {
   return (
     <Card variant="outlined" data-testid="pair-card" data-product={product.productId}>
       <CardActionArea href={href} onClick={onOpen}>
@@ -198,17 +277,29 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
       </Paper>
     );
   }
-  if (query.error && !query.data) return <Alert severity="error">{errorText(query.error, `Product ${productId} not available`)}</Alert>;
+  if (query.error && !query.data)
+    return <Alert severity="error">{errorText(query.error, `Product ${productId} not available`)}</Alert>;
   const p = query.data;
   if (!p) return <Typography color="text.secondary">Loading {productId}...</Typography>;
   return (
-    <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "repeat(3, 1fr)" } }} data-testid="product-details" data-product={p.productId}>
+    <Box
+      sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "repeat(3, 1fr)" } }}
+      data-testid="product-details"
+      data-product={p.productId}
+    >
       <DetailsSection title="Price Information">
         <Row label="Price" value={formatMarketPrice(p.price)} />
         <Row label="Mid-market price" value={formatMarketPrice(p.midMarketPrice)} />
         <Row label="Best bid" value={formatMarketPrice(p.bid)} />
         <Row label="Best ask" value={formatMarketPrice(p.ask)} />
-        <Row label={changeLabel(p)} value={<Box component="span" sx={{ color: changeColor(p.priceChange24h) }}>{formatChange(p.priceChange24h)}</Box>} />
+        <Row
+          label={changeLabel(p)}
+          value={
+            <Box component="span" sx={{ color: changeColor(p.priceChange24h) }}>
+              {formatChange(p.priceChange24h)}
+            </Box>
+          }
+        />
       </DetailsSection>
       <DetailsSection title="Trading Information">
         <Row label="Status" value={p.status} />
@@ -244,8 +335,14 @@ export function MarketDataScreen({
 }) {
   const hydrated = useHydrated();
   const [view, setView] = useState(initialView);
-  const summary = useApiQuery<MarketSummary>("/api/market/summary", { initialData: initialSummary ?? undefined, refetchIntervalMs: SUMMARY_POLL_MS });
-  const products = useApiQuery<MarketProduct[]>("/api/market/products", { initialData: initialProducts ?? undefined, refetchIntervalMs: PRODUCTS_POLL_MS });
+  const summary = useApiQuery<MarketSummary>("/api/market/summary", {
+    initialData: initialSummary ?? undefined,
+    refetchIntervalMs: SUMMARY_POLL_MS,
+  });
+  const products = useApiQuery<MarketProduct[]>("/api/market/products", {
+    initialData: initialProducts ?? undefined,
+    refetchIntervalMs: PRODUCTS_POLL_MS,
+  });
 
   const go = (next: MarketView, event?: MouseEvent) => {
     if (!hydrated) return; // the link loads the page
@@ -254,7 +351,12 @@ export function MarketDataScreen({
     window.history.replaceState(null, "", marketHref(next));
   };
 
-  const error = (summary.error && !summary.data) || (products.error && !products.data) ? errorText(summary.error ?? products.error, loadError ?? "Market data unavailable") : !summary.data && loadError ? loadError : null;
+  const error =
+    (summary.error && !summary.data) || (products.error && !products.data)
+      ? errorText(summary.error ?? products.error, loadError ?? "Market data unavailable")
+      : !summary.data && loadError
+        ? loadError
+        : null;
   const pairs = filterPairs(products.data ?? [], view.q, view.filter);
   const noChange = summary.data && !summary.data.hasChangeData;
 
@@ -269,7 +371,16 @@ export function MarketDataScreen({
           ] as const
         ).map(([tab, label]) => {
           const next = { ...view, tab };
-          return <Tab key={tab} value={tab} label={label} component="a" href={marketHref(next)} onClick={(e: MouseEvent) => go(next, e)} />;
+          return (
+            <Tab
+              key={tab}
+              value={tab}
+              label={label}
+              component="a"
+              href={marketHref(next)}
+              onClick={(e: MouseEvent) => go(next, e)}
+            />
+          );
         })}
       </Tabs>
       {error ? (
@@ -279,7 +390,9 @@ export function MarketDataScreen({
       ) : null}
       {noChange && view.tab !== "details" ? (
         <Alert severity="info" sx={{ mb: 2 }} data-testid="market-no-change">
-          24h change and volume are not available from {summary.data!.source === "simulator" ? "the simulator (it keeps no price history)" : "this exchange"}: they show as —.
+          24h change and volume are not available from{" "}
+          {summary.data!.source === "simulator" ? "the simulator (it keeps no price history)" : "this exchange"}: they
+          show as —.
         </Alert>
       ) : null}
       {view.tab === "overview" ? <Overview summary={summary.data} /> : null}
@@ -297,7 +410,9 @@ export function MarketDataScreen({
               name="q"
               label="Search pairs"
               size="small"
-              {...(hydrated ? { value: view.q, onChange: (e) => go({ ...view, q: e.target.value }) } : { defaultValue: view.q })}
+              {...(hydrated
+                ? { value: view.q, onChange: (e) => go({ ...view, q: e.target.value }) }
+                : { defaultValue: view.q })}
               slotProps={{ htmlInput: { "data-testid": "pair-search" } }}
             />
             <TextField
@@ -306,8 +421,14 @@ export function MarketDataScreen({
               label="Filter"
               size="small"
               sx={{ minWidth: 160 }}
-              {...(hydrated ? { value: view.filter, onChange: (e) => go({ ...view, filter: e.target.value as PairFilter }) } : { defaultValue: view.filter })}
-              slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "pair-filter" } }}
+              {...(hydrated
+                ? { value: view.filter, onChange: (e) => go({ ...view, filter: e.target.value as PairFilter }) }
+                : { defaultValue: view.filter })}
+              slotProps={{
+                select: { native: true },
+                inputLabel: { shrink: true },
+                htmlInput: { "data-testid": "pair-filter" },
+              }}
             >
               <option value="all">All</option>
               <option value="gainers">Top Gainers</option>
@@ -321,10 +442,15 @@ export function MarketDataScreen({
           </Box>
           {pairs.length === 0 ? (
             <Paper variant="outlined" sx={{ p: 4, textAlign: "center" }} data-testid="pairs-empty">
-              <Typography color="text.secondary">{products.data ? "No trading pairs match" : "Loading trading pairs..."}</Typography>
+              <Typography color="text.secondary">
+                {products.data ? "No trading pairs match" : "Loading trading pairs..."}
+              </Typography>
             </Paper>
           ) : (
-            <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" } }} data-testid="pairs-grid">
+            <Box
+              sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "repeat(4, 1fr)" } }}
+              data-testid="pairs-grid"
+            >
               {pairs.map((p) => {
                 const next: MarketView = { ...view, tab: "details", product: p.productId };
                 return <PairCard key={p.productId} product={p} href={marketHref(next)} onOpen={(e) => go(next, e)} />;

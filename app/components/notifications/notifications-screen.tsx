@@ -22,12 +22,17 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form, Link as RemixLink } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { CHANNEL_LABELS, type Channel, EVENT_LABELS, NOTIFICATION_EVENTS, type NotificationsConfig } from "#app/core/notifications/events.ts";
+import {
+  CHANNEL_LABELS,
+  type Channel,
+  EVENT_LABELS,
+  NOTIFICATION_EVENTS,
+  type NotificationsConfig,
+} from "#app/core/notifications/events.ts";
 import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
 import type { ChannelView } from "#app/services/notifications.server.ts";
 import { FormError } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
-
 
 interface DeliveryView {
   id: number;
@@ -50,9 +55,24 @@ export interface NotificationsData {
 
 type ActionData = { intent: string; result?: SubmissionResult<string[]> | undefined; error?: string };
 
-const STATUS_COLORS: Record<string, "success" | "error" | "warning" | "info" | "default"> = { sent: "success", failed: "error", retrying: "warning", digested: "info", queued: "default", sending: "default" };
+const STATUS_COLORS: Record<string, "success" | "error" | "warning" | "info" | "default"> = {
+  sent: "success",
+  failed: "error",
+  retrying: "warning",
+  digested: "info",
+  queued: "default",
+  sending: "default",
+};
 
-function ChannelForm({ view, lastResult, children }: { view: ChannelView; lastResult: SubmissionResult<string[]> | undefined; children: (field: (name: string) => { name: string; error?: string; defaultValue?: string }) => ReactNode }) {
+function ChannelForm({
+  view,
+  lastResult,
+  children,
+}: {
+  view: ChannelView;
+  lastResult: SubmissionResult<string[]> | undefined;
+  children: (field: (name: string) => { name: string; error?: string; defaultValue?: string }) => ReactNode;
+}) {
   const [form, fields] = useForm({
     id: `notify-${view.channel}`,
     lastResult,
@@ -62,7 +82,11 @@ function ChannelForm({ view, lastResult, children }: { view: ChannelView; lastRe
   });
   const field = (name: string) => {
     const f = (fields as Record<string, { name: string; errors?: string[] }>)[name];
-    return { name, error: f?.errors?.[0], defaultValue: view.settings[name] == null ? undefined : String(view.settings[name]) };
+    return {
+      name,
+      error: f?.errors?.[0],
+      defaultValue: view.settings[name] == null ? undefined : String(view.settings[name]),
+    };
   };
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid={`channel-${view.channel}`}>
@@ -70,20 +94,39 @@ function ChannelForm({ view, lastResult, children }: { view: ChannelView; lastRe
         <Typography variant="h6" sx={{ flex: 1 }}>
           {CHANNEL_LABELS[view.channel]}
         </Typography>
-        <Chip size="small" label={view.enabled ? "On" : view.configured ? "Off" : "Not set up"} color={view.enabled ? "success" : "default"} />
+        <Chip
+          size="small"
+          label={view.enabled ? "On" : view.configured ? "Off" : "Not set up"}
+          color={view.enabled ? "success" : "default"}
+        />
       </Stack>
       {/* Keyed by the save time: after a save the fields start empty again (a typed secret does not linger). */}
       <Form method="post" {...getFormProps(form)} key={view.updatedAt ?? "new"} noValidate>
         <input type="hidden" name="intent" value={view.channel} />
         <FormError errors={form.errors} />
-        <FormControlLabel control={<Checkbox name="enabled" defaultChecked={view.enabled} slotProps={{ input: { "aria-label": `${view.channel} enabled` } }} />} label="Send notifications on this channel" />
+        <FormControlLabel
+          control={
+            <Checkbox
+              name="enabled"
+              defaultChecked={view.enabled}
+              slotProps={{ input: { "aria-label": `${view.channel} enabled` } }}
+            />
+          }
+          label="Send notifications on this channel"
+        />
         {children(field)}
         <Typography variant="subtitle2" sx={{ mt: 1 }}>
           Events
         </Typography>
         <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" } }}>
           {NOTIFICATION_EVENTS.map((event) => (
-            <FormControlLabel key={event} control={<Checkbox size="small" name="events" value={event} defaultChecked={view.events.includes(event)} />} label={EVENT_LABELS[event]} />
+            <FormControlLabel
+              key={event}
+              control={
+                <Checkbox size="small" name="events" value={event} defaultChecked={view.events.includes(event)} />
+              }
+              label={EVENT_LABELS[event]}
+            />
           ))}
         </Box>
         <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
@@ -114,7 +157,19 @@ function secretHelp(hint: string | undefined, what: string) {
   return hint ? `${what} saved (${hint}); leave empty to keep it` : `Not saved yet`;
 }
 
-function Text({ f, label, type = "text", helperText, placeholder }: { f: { name: string; error?: string; defaultValue?: string }; label: string; type?: string; helperText?: string; placeholder?: string }) {
+function Text({
+  f,
+  label,
+  type = "text",
+  helperText,
+  placeholder,
+}: {
+  f: { name: string; error?: string; defaultValue?: string };
+  label: string;
+  type?: string;
+  helperText?: string;
+  placeholder?: string;
+}) {
   return (
     <TextField
       name={f.name}
@@ -139,7 +194,10 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
   const [general, generalFields] = useForm({
     id: "notify-general",
     lastResult: resultFor("general"),
-    defaultValue: { rateLimitPerMinute: String(data.config.rateLimitPerMinute), dailySummaryTime: data.config.dailySummaryTime },
+    defaultValue: {
+      rateLimitPerMinute: String(data.config.rateLimitPerMinute),
+      dailySummaryTime: data.config.dailySummaryTime,
+    },
     onValidate: ({ formData }) => parseWithZod(formData, { schema: NOTIFICATION_FORMS.general }),
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
@@ -154,8 +212,18 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
           <ChannelForm view={telegram} lastResult={resultFor("telegram")}>
             {(f) => (
               <>
-                <Text f={f("botToken")} label="Bot token" type="password" helperText={secretHelp(telegram.secretHints.botToken, "Token")} placeholder="123456789:AA…" />
-                <Text f={f("chatId")} label="Chat id" helperText="Your chat with the bot (see docs/operations.md); commands are answered only there" />
+                <Text
+                  f={f("botToken")}
+                  label="Bot token"
+                  type="password"
+                  helperText={secretHelp(telegram.secretHints.botToken, "Token")}
+                  placeholder="123456789:AA…"
+                />
+                <Text
+                  f={f("chatId")}
+                  label="Chat id"
+                  helperText="Your chat with the bot (see docs/operations.md); commands are answered only there"
+                />
               </>
             )}
           </ChannelForm>
@@ -166,10 +234,28 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                   f={f("url")}
                   label="Webhook URL"
                   type="password"
-                  helperText={webhook.secretHints.url ? `URL saved (${String(webhook.settings.host ?? "")}, ${webhook.secretHints.url}); leave empty to keep it` : "Discord or Slack incoming-webhook URL, or your own endpoint"}
+                  helperText={
+                    webhook.secretHints.url
+                      ? `URL saved (${String(webhook.settings.host ?? "")}, ${webhook.secretHints.url}); leave empty to keep it`
+                      : "Discord or Slack incoming-webhook URL, or your own endpoint"
+                  }
                 />
-                <Text f={f("signingSecret")} label="Signing secret (optional)" type="password" helperText={webhook.secretHints.signingSecret ? secretHelp(webhook.secretHints.signingSecret, "Secret") : "Adds X-PerpDesk-Signature: sha256=<HMAC of the body>"} />
-                {webhook.secretHints.signingSecret ? <FormControlLabel control={<Checkbox name="clearSigningSecret" size="small" />} label="Remove the signing secret" /> : null}
+                <Text
+                  f={f("signingSecret")}
+                  label="Signing secret (optional)"
+                  type="password"
+                  helperText={
+                    webhook.secretHints.signingSecret
+                      ? secretHelp(webhook.secretHints.signingSecret, "Secret")
+                      : "Adds X-PerpDesk-Signature: sha256=<HMAC of the body>"
+                  }
+                />
+                {webhook.secretHints.signingSecret ? (
+                  <FormControlLabel
+                    control={<Checkbox name="clearSigningSecret" size="small" />}
+                    label="Remove the signing secret"
+                  />
+                ) : null}
               </>
             )}
           </ChannelForm>
@@ -180,9 +266,17 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                   <Text f={f("host")} label="SMTP host" />
                   <Text f={{ ...f("port"), defaultValue: f("port").defaultValue ?? "587" }} label="Port" />
                 </Box>
-                <FormControlLabel control={<Checkbox name="secure" size="small" defaultChecked={Boolean(email.settings.secure)} />} label="TLS from the start (port 465)" />
+                <FormControlLabel
+                  control={<Checkbox name="secure" size="small" defaultChecked={Boolean(email.settings.secure)} />}
+                  label="TLS from the start (port 465)"
+                />
                 <Text f={f("user")} label="User (optional)" />
-                <Text f={f("password")} label="Password" type="password" helperText={secretHelp(email.secretHints.password, "Password")} />
+                <Text
+                  f={f("password")}
+                  label="Password"
+                  type="password"
+                  helperText={secretHelp(email.secretHints.password, "Password")}
+                />
                 <Text f={f("from")} label="From" />
                 <Text f={f("to")} label="To" />
               </>
@@ -203,8 +297,13 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                 margin="dense"
                 defaultValue={String(data.config.rateLimitPerMinute)}
                 error={!!generalFields.rateLimitPerMinute.errors}
-                helperText={generalFields.rateLimitPerMinute.errors?.[0] ?? "Beyond it, one digest when the minute is over"}
-                slotProps={{ htmlInput: { inputMode: "numeric", "data-testid": "field-rateLimitPerMinute" }, inputLabel: { shrink: true } }}
+                helperText={
+                  generalFields.rateLimitPerMinute.errors?.[0] ?? "Beyond it, one digest when the minute is over"
+                }
+                slotProps={{
+                  htmlInput: { inputMode: "numeric", "data-testid": "field-rateLimitPerMinute" },
+                  inputLabel: { shrink: true },
+                }}
               />
               <TextField
                 name="dailySummaryTime"
@@ -213,7 +312,9 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                 margin="dense"
                 defaultValue={data.config.dailySummaryTime}
                 error={!!generalFields.dailySummaryTime.errors}
-                helperText={generalFields.dailySummaryTime.errors?.[0] ?? "P&L, fills and open positions of the last 24 h"}
+                helperText={
+                  generalFields.dailySummaryTime.errors?.[0] ?? "P&L, fills and open positions of the last 24 h"
+                }
                 slotProps={{ htmlInput: { "data-testid": "field-dailySummaryTime" }, inputLabel: { shrink: true } }}
               />
               <Button type="submit" variant="contained" sx={{ mt: 1 }} data-testid="save-general">
@@ -223,7 +324,15 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
             {/* "off" first: an unticked box sends nothing, and absent means unchanged (docs/security.md). */}
             <input type="hidden" name="allowPrivateDestinations" value="off" />
             <FormControlLabel
-              control={<Checkbox name="allowPrivateDestinations" value="on" size="small" defaultChecked={data.config.allowPrivateDestinations} slotProps={{ input: { "data-testid": "field-allowPrivateDestinations" } as never }} />}
+              control={
+                <Checkbox
+                  name="allowPrivateDestinations"
+                  value="on"
+                  size="small"
+                  defaultChecked={data.config.allowPrivateDestinations}
+                  slotProps={{ input: { "data-testid": "field-allowPrivateDestinations" } as never }}
+                />
+              }
               label="Allow private notification destinations (webhook and SMTP hosts on localhost, the LAN or link-local addresses: only for a mail server or hook you run yourself)"
             />
           </Form>
@@ -249,13 +358,17 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
                 {data.log.entries.length === 0 ? (
                   <TableRow>
                     <TableCell colSpan={6}>
-                      <Typography color="text.secondary">No deliveries{data.firstPage ? " yet" : " older than these"}.</Typography>
+                      <Typography color="text.secondary">
+                        No deliveries{data.firstPage ? " yet" : " older than these"}.
+                      </Typography>
                     </TableCell>
                   </TableRow>
                 ) : (
                   data.log.entries.map((entry) => (
                     <TableRow key={entry.id} data-testid="delivery-row">
-                      <TableCell sx={{ whiteSpace: "nowrap" }}>{(entry.sentAt ?? entry.createdAt).replace("T", " ").slice(0, 19)}</TableCell>
+                      <TableCell sx={{ whiteSpace: "nowrap" }}>
+                        {(entry.sentAt ?? entry.createdAt).replace("T", " ").slice(0, 19)}
+                      </TableCell>
                       <TableCell>{entry.channel}</TableCell>
                       <TableCell>
                         {entry.title}
@@ -281,7 +394,12 @@ export function NotificationsScreen({ data, actionData }: { data: NotificationsD
               </Button>
             ) : null}
             {data.log.nextBefore ? (
-              <Button component={RemixLink} to={`/notifications?before=${data.log.nextBefore}`} size="small" data-testid="log-older">
+              <Button
+                component={RemixLink}
+                to={`/notifications?before=${data.log.nextBefore}`}
+                size="small"
+                data-testid="log-older"
+              >
                 Older
               </Button>
             ) : null}

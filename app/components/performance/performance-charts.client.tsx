@@ -10,10 +10,19 @@ import { formatPnl } from "#app/core/format.ts";
 const num = (v: string | null) => (v === null ? null : Number(v));
 const money = (v: number | null) => (v === null ? "—" : formatPnl(v.toFixed(2)));
 const dateTime = (v: Date | number) =>
-  new Date(v).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" }) + " UTC";
-const dateOnly = (v: Date | number) => new Date(v).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
-const timeOnly = (v: Date | number) => new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
-const timeWithSeconds = (v: Date | number) => new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: "UTC" });
+  `${new Date(v).toLocaleString(undefined, {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZone: "UTC",
+  })} UTC`;
+const dateOnly = (v: Date | number) =>
+  new Date(v).toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
+const timeOnly = (v: Date | number) =>
+  new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
+const timeWithSeconds = (v: Date | number) =>
+  new Date(v).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", timeZone: "UTC" });
 
 const tickFormatters = { date: dateOnly, time: timeOnly, seconds: timeWithSeconds };
 
@@ -28,7 +37,13 @@ export function tickUnit(spanMs: number): keyof typeof tickFormatters {
 function timeAxis(points: EquityPoint[]) {
   const span = points.length > 1 ? points[points.length - 1]!.at - points[0]!.at : 0;
   const tick = tickFormatters[tickUnit(span)];
-  return [{ data: points.map((p) => new Date(p.at)), scaleType: "time" as const, valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)) }];
+  return [
+    {
+      data: points.map((p) => new Date(p.at)),
+      scaleType: "time" as const,
+      valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)),
+    },
+  ];
 }
 
 /** What the equity and drawdown charts share: time along x, money up y. */
@@ -43,20 +58,50 @@ const curveAxes = (points: EquityPoint[], height: number) => ({
 /** Bars coloured by sign: losses red, gains green (the value axis' piecewise colour map). */
 function useSignColors() {
   const theme = useTheme();
-  return { type: "piecewise" as const, thresholds: [0], colors: [theme.palette.error.main, theme.palette.success.main] };
+  return {
+    type: "piecewise" as const,
+    thresholds: [0],
+    colors: [theme.palette.error.main, theme.palette.success.main],
+  };
 }
 
-export function EquityChart({ points, height = 280, compact = false }: { points: EquityPoint[]; height?: number; compact?: boolean }) {
+export function EquityChart({
+  points,
+  height = 280,
+  compact = false,
+}: {
+  points: EquityPoint[];
+  height?: number;
+  compact?: boolean;
+}) {
   const theme = useTheme();
   return (
     <LineChart
       {...curveAxes(points, height)}
       hideLegend={compact}
       series={[
-        { id: "equity", label: "Equity (realized + unrealized)", data: points.map((p) => num(p.equity)), showMark: false, curve: "linear", color: theme.palette.primary.main, valueFormatter: money },
+        {
+          id: "equity",
+          label: "Equity (realized + unrealized)",
+          data: points.map((p) => num(p.equity)),
+          showMark: false,
+          curve: "linear",
+          color: theme.palette.primary.main,
+          valueFormatter: money,
+        },
         ...(compact
           ? []
-          : [{ id: "realized", label: "Realized", data: points.map((p) => num(p.realized)), showMark: false, curve: "stepAfter" as const, color: theme.palette.secondary.main, valueFormatter: money }]),
+          : [
+              {
+                id: "realized",
+                label: "Realized",
+                data: points.map((p) => num(p.realized)),
+                showMark: false,
+                curve: "stepAfter" as const,
+                color: theme.palette.secondary.main,
+                valueFormatter: money,
+              },
+            ]),
       ]}
     />
   );
@@ -68,7 +113,18 @@ export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[];
     <LineChart
       {...curveAxes(points, height)}
       hideLegend
-      series={[{ id: "drawdown", label: "Drawdown", data: points.map((p) => num(p.drawdown)), showMark: false, curve: "linear", area: true, color: theme.palette.error.main, valueFormatter: money }]}
+      series={[
+        {
+          id: "drawdown",
+          label: "Drawdown",
+          data: points.map((p) => num(p.drawdown)),
+          showMark: false,
+          curve: "linear",
+          area: true,
+          color: theme.palette.error.main,
+          valueFormatter: money,
+        },
+      ]}
     />
   );
 }
@@ -81,7 +137,13 @@ export function DailyPnlChart({ bars, height = 260 }: { bars: DailyBar[]; height
       skipAnimation
       hideLegend
       margin={{ left: 8, right: 16 }}
-      xAxis={[{ scaleType: "band", data: bars.map((b) => b.day), valueFormatter: (v: string, ctx) => (ctx.location === "tick" ? v.slice(5) : v) }]}
+      xAxis={[
+        {
+          scaleType: "band",
+          data: bars.map((b) => b.day),
+          valueFormatter: (v: string, ctx) => (ctx.location === "tick" ? v.slice(5) : v),
+        },
+      ]}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64, colorMap }]}
       series={[{ id: "daily", label: "Realized P&L", data: bars.map((b) => Number(b.pnl)), valueFormatter: money }]}
     />
@@ -116,8 +178,15 @@ export function DistributionChart({ bins, height = 240 }: { bins: HistogramBin[]
         {
           scaleType: "band",
           data: bins.map((b) => b.from),
-          valueFormatter: (v: string, ctx) => (ctx.location === "tick" ? formatPnl(v) : `${formatPnl(v)} to ${formatPnl(bins.find((b) => b.from === v)?.to ?? v)}`),
-          colorMap: { type: "ordinal", values: bins.map((b) => b.from), colors: bins.map((b) => (Number(b.from) < 0 ? theme.palette.error.main : theme.palette.success.main)) },
+          valueFormatter: (v: string, ctx) =>
+            ctx.location === "tick"
+              ? formatPnl(v)
+              : `${formatPnl(v)} to ${formatPnl(bins.find((b) => b.from === v)?.to ?? v)}`,
+          colorMap: {
+            type: "ordinal",
+            values: bins.map((b) => b.from),
+            colors: bins.map((b) => (Number(b.from) < 0 ? theme.palette.error.main : theme.palette.success.main)),
+          },
         },
       ]}
       yAxis={[{ width: 40, tickMinStep: 1 }]}

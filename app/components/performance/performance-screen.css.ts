@@ -10,10 +10,23 @@ export const S = sheet("perfcharts", {
   // minWidth: the widest axes + margins (the by-symbol chart's 110 px labels) plus room to draw;
   // narrower (a window squeezed to 1 px) x-charts computes a negative clip rectangle.
   chart: { minHeight: 120, minWidth: 160, mb: 1 },
-  placeholder: { display: "flex", alignItems: "center", justifyContent: "center", color: "text.secondary", typography: "body2" },
+  placeholder: {
+    display: "flex",
+    alignItems: "center",
+    justifyContent: "center",
+    color: "text.secondary",
+    typography: "body2",
+  },
   details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
   scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
   empty: { py: 3, textAlign: "center" },
-  srOnly: { position: "absolute", width: "1px", height: "1px", overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap" },
+  srOnly: {
+    position: "absolute",
+    width: "1px",
+    height: "1px",
+    overflow: "hidden",
+    clip: "rect(0 0 0 0)",
+    whiteSpace: "nowrap",
+  },
   compact: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", md: "repeat(2, minmax(0, 1fr))" } },
 });

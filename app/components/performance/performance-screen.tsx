@@ -17,7 +17,15 @@ import { Link } from "@remix-run/react";
 import { type ReactNode, Suspense, lazy } from "react";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl } from "#app/core/format.ts";
-import { type DailyBar, type DailyTable, type EquityPoint, type GroupPnl, type HistogramBin, type PerformanceCharts, dailyTable } from "#app/core/performance/charts.ts";
+import {
+  type DailyBar,
+  type DailyTable,
+  type EquityPoint,
+  type GroupPnl,
+  type HistogramBin,
+  type PerformanceCharts,
+  dailyTable,
+} from "#app/core/performance/charts.ts";
 import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/schemas/performance-charts.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -39,13 +47,35 @@ const Pnl = ({ value }: { value: string }) => <span className={pnlClass(value)}>
 const when = (at: number) => `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 /** A chart (after hydration) over its table (always rendered; folded once the chart shows). */
-function ChartPanel({ title, testId, height, chart, table, className }: { title: string; testId: string; height: number; chart: ReactNode; table: ReactNode; className?: string }) {
+function ChartPanel({
+  title,
+  testId,
+  height,
+  chart,
+  table,
+  className,
+}: {
+  title: string;
+  testId: string;
+  height: number;
+  chart: ReactNode;
+  table: ReactNode;
+  className?: string;
+}) {
   const hydrated = useHydrated();
   return (
     <PanelCard title={title} data-testid={testId} className={className}>
       {hydrated ? (
         <div className={S.chart} data-testid={`${testId}-chart`}>
-          <Suspense fallback={<div className={S.placeholder} style={{ height }}>Loading chart…</div>}>{chart}</Suspense>
+          <Suspense
+            fallback={
+              <div className={S.placeholder} style={{ height }}>
+                Loading chart…
+              </div>
+            }
+          >
+            {chart}
+          </Suspense>
         </div>
       ) : null}
       <details className={S.details} open={!hydrated}>
@@ -96,20 +126,38 @@ const equityTable = (points: EquityPoint[]) => (
   <DataTable
     caption="Equity curve"
     head={["Time", "Realized", "Unrealized", "Equity", "Drawdown"]}
-    rows={points.map((p) => [when(p.at), <Pnl key="r" value={p.realized} />, p.unrealized === null ? "—" : <Pnl key="u" value={p.unrealized} />, <Pnl key="e" value={p.equity} />, formatPnl(p.drawdown)])}
+    rows={points.map((p) => [
+      when(p.at),
+      <Pnl key="r" value={p.realized} />,
+      p.unrealized === null ? "—" : <Pnl key="u" value={p.unrealized} />,
+      <Pnl key="e" value={p.equity} />,
+      formatPnl(p.drawdown),
+    ])}
   />
 );
 
 const dailyBarsTable = (bars: DailyBar[]) => (
-  <DataTable caption="Daily realized P&L" head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]} rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])} />
+  <DataTable
+    caption="Daily realized P&L"
+    head={["Day (UTC)", "Realized P&L", "Trades", "Wins", "Losses"]}
+    rows={bars.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.wins, b.losses])}
+  />
 );
 
 const groupTable = (groups: GroupPnl[], name: string) => (
-  <DataTable caption={`Realized P&L by ${name}`} head={[name[0]!.toUpperCase() + name.slice(1), "Realized P&L", "Trades", "Wins", "Losses"]} rows={groups.map((g) => [g.label, <Pnl key="p" value={g.pnl} />, g.trades, g.wins, g.losses])} />
+  <DataTable
+    caption={`Realized P&L by ${name}`}
+    head={[name[0]!.toUpperCase() + name.slice(1), "Realized P&L", "Trades", "Wins", "Losses"]}
+    rows={groups.map((g) => [g.label, <Pnl key="p" value={g.pnl} />, g.trades, g.wins, g.losses])}
+  />
 );
 
 const distributionTable = (bins: HistogramBin[]) => (
-  <DataTable caption="Win/loss distribution" head={["Net P&L", "Trades"]} rows={bins.map((b) => [`${formatPnl(b.from)} to ${formatPnl(b.to)}`, b.count])} />
+  <DataTable
+    caption="Win/loss distribution"
+    head={["Net P&L", "Trades"]}
+    rows={bins.map((b) => [`${formatPnl(b.from)} to ${formatPnl(b.to)}`, b.count])}
+  />
 );
 
 /** Links to the same page with ?range= (work without JavaScript). */
@@ -117,7 +165,15 @@ export function RangeLinks({ range, path }: { range: ChartRange; path: string })
   return (
     <nav className={S.ranges} aria-label="Range" data-testid="chart-ranges">
       {CHART_RANGES.map((r) => (
-        <Button key={r} component={Link} to={`${path}?range=${r}`} size="small" variant={r === range ? "contained" : "outlined"} aria-current={r === range ? "page" : undefined} preventScrollReset>
+        <Button
+          key={r}
+          component={Link}
+          to={`${path}?range=${r}`}
+          size="small"
+          variant={r === range ? "contained" : "outlined"}
+          aria-current={r === range ? "page" : undefined}
+          preventScrollReset
+        >
           {CHART_RANGE_LABELS[r]}
         </Button>
       ))}
@@ -129,7 +185,9 @@ const EMPTY_TEXT = "No closed trades in this range yet: the charts fill in as po
 
 function useCharts(initial: PerformanceCharts, detail: "full" | "compact") {
   const url = `/api/performance-charts?range=${initial.range}${detail === "compact" ? "&detail=compact" : ""}`;
-  return useApiQuery<PerformanceCharts>(url, { initialData: initial, refetchIntervalMs: CHARTS_POLL_MS }).data ?? initial;
+  return (
+    useApiQuery<PerformanceCharts>(url, { initialData: initial, refetchIntervalMs: CHARTS_POLL_MS }).data ?? initial
+  );
 }
 
 function Total({ label, testId, children }: { label: string; testId?: string; children: ReactNode }) {
@@ -148,7 +206,10 @@ function Total({ label, testId, children }: { label: string; testId?: string; ch
 export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
   const data = useCharts(initial, "full");
   const t = data.totals;
-  const empty = t.trades === 0 && D(t.realizedPnl).eq(0) && data.equity.every((p) => p.unrealized === null || D(p.unrealized).eq(0));
+  const empty =
+    t.trades === 0 &&
+    D(t.realizedPnl).eq(0) &&
+    data.equity.every((p) => p.unrealized === null || D(p.unrealized).eq(0));
   return (
     <div data-testid="performance-screen">
       <RangeLinks range={data.range} path="/performance" />
@@ -170,12 +231,50 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
         </Card>
       ) : (
         <div className={S.grid}>
-          <ChartPanel className={S.wide} title="Equity curve" testId="chart-equity" height={280} chart={<Charts.Equity points={data.equity} />} table={equityTable(data.equity)} />
-          <ChartPanel title="Daily P&L" testId="chart-daily" height={260} chart={<Charts.Daily bars={data.daily} />} table={dailyBarsTable(data.daily)} />
-          <ChartPanel title="Drawdown" testId="chart-drawdown" height={220} chart={<Charts.Drawdown points={data.equity} />} table={equityTable(data.equity)} />
-          <ChartPanel title="P&L by symbol" testId="chart-symbol" height={160} chart={<Charts.Group groups={data.bySymbol ?? []} />} table={groupTable(data.bySymbol ?? [], "symbol")} />
-          <ChartPanel title="P&L by strategy" testId="chart-strategy" height={160} chart={<Charts.Group groups={data.byStrategy ?? []} />} table={groupTable(data.byStrategy ?? [], "strategy")} />
-          <ChartPanel className={S.wide} title="Win/loss distribution" testId="chart-distribution" height={240} chart={<Charts.Distribution bins={data.distribution ?? []} />} table={distributionTable(data.distribution ?? [])} />
+          <ChartPanel
+            className={S.wide}
+            title="Equity curve"
+            testId="chart-equity"
+            height={280}
+            chart={<Charts.Equity points={data.equity} />}
+            table={equityTable(data.equity)}
+          />
+          <ChartPanel
+            title="Daily P&L"
+            testId="chart-daily"
+            height={260}
+            chart={<Charts.Daily bars={data.daily} />}
+            table={dailyBarsTable(data.daily)}
+          />
+          <ChartPanel
+            title="Drawdown"
+            testId="chart-drawdown"
+            height={220}
+            chart={<Charts.Drawdown points={data.equity} />}
+            table={equityTable(data.equity)}
+          />
+          <ChartPanel
+            title="P&L by symbol"
+            testId="chart-symbol"
+            height={160}
+            chart={<Charts.Group groups={data.bySymbol ?? []} />}
+            table={groupTable(data.bySymbol ?? [], "symbol")}
+          />
+          <ChartPanel
+            title="P&L by strategy"
+            testId="chart-strategy"
+            height={160}
+            chart={<Charts.Group groups={data.byStrategy ?? []} />}
+            table={groupTable(data.byStrategy ?? [], "strategy")}
+          />
+          <ChartPanel
+            className={S.wide}
+            title="Win/loss distribution"
+            testId="chart-distribution"
+            height={240}
+            chart={<Charts.Distribution bins={data.distribution ?? []} />}
+            table={distributionTable(data.distribution ?? [])}
+          />
         </div>
       )}
     </div>
@@ -190,7 +289,10 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
  */
 export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
   const hydrated = useHydrated();
-  const { data } = useApiQuery<PerformanceCharts>("/api/performance-charts?range=30d&detail=compact", { enabled: hydrated, refetchIntervalMs: CHARTS_POLL_MS });
+  const { data } = useApiQuery<PerformanceCharts>("/api/performance-charts?range=30d&detail=compact", {
+    enabled: hydrated,
+    refetchIntervalMs: CHARTS_POLL_MS,
+  });
   const table = data ? dailyTable(data) : initial;
   const empty = table.trades === 0 && D(table.realizedPnl).eq(0);
   const chart = (testId: string, title: string, node: ReactNode) => (
@@ -198,7 +300,21 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
       <Typography variant="subtitle2" component="h3" color="text.secondary">
         {title}
       </Typography>
-      {data ? <Suspense fallback={<div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}>{node}</Suspense> : <div className={S.placeholder} style={{ height: 200 }}>Loading chart…</div>}
+      {data ? (
+        <Suspense
+          fallback={
+            <div className={S.placeholder} style={{ height: 200 }}>
+              Loading chart…
+            </div>
+          }
+        >
+          {node}
+        </Suspense>
+      ) : (
+        <div className={S.placeholder} style={{ height: 200 }}>
+          Loading chart…
+        </div>
+      )}
     </div>
   );
   return (
@@ -219,8 +335,16 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
         <>
           {hydrated ? (
             <div className={S.compact}>
-              {chart("dashboard-equity-chart", "Equity", data ? <Charts.Equity points={data.equity} height={200} compact /> : null)}
-              {chart("dashboard-daily-chart", "Daily P&L", data ? <Charts.Daily bars={data.daily} height={200} /> : null)}
+              {chart(
+                "dashboard-equity-chart",
+                "Equity",
+                data ? <Charts.Equity points={data.equity} height={200} compact /> : null,
+              )}
+              {chart(
+                "dashboard-daily-chart",
+                "Daily P&L",
+                data ? <Charts.Daily bars={data.daily} height={200} /> : null,
+              )}
             </div>
           ) : null}
           <details className={S.details} open={!hydrated}>
@@ -230,8 +354,18 @@ export function DashboardPerformanceCard({ initial }: { initial: DailyTable }) {
                 caption="Daily realized P&L and equity: the latest days with closed trades, and the 30 days' total"
                 head={["Day (UTC)", "Realized P&L", "Trades", "Equity (end of day)"]}
                 rows={[
-                  ...table.rows.map((b) => [b.day, <Pnl key="p" value={b.pnl} />, b.trades, b.equity === null ? "—" : <Pnl key="e" value={b.equity} />]),
-                  ["30 days", <Pnl key="t" value={table.realizedPnl} />, table.trades, <Pnl key="n" value={table.equityNow} />],
+                  ...table.rows.map((b) => [
+                    b.day,
+                    <Pnl key="p" value={b.pnl} />,
+                    b.trades,
+                    b.equity === null ? "—" : <Pnl key="e" value={b.equity} />,
+                  ]),
+                  [
+                    "30 days",
+                    <Pnl key="t" value={table.realizedPnl} />,
+                    table.trades,
+                    <Pnl key="n" value={table.equityNow} />,
+                  ],
                 ]}
               />
             </div>

@@ -13,7 +13,10 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { S } from "./drift-alarms.css.ts";
 
-export type DriftItem = Pick<Drift, "id" | "exchange" | "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity" | "createdAt">;
+export type DriftItem = Pick<
+  Drift,
+  "id" | "exchange" | "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity" | "createdAt"
+>;
 
 export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
   const canResolve = useCan("drifts.resolve");
@@ -26,14 +29,19 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
         The exchange and the app disagree
       </Typography>
       <Typography variant="body2" color="text.secondary">
-        Reconciliation found {drifts.length === 1 ? "a position that differs" : `${drifts.length} positions that differ`} from the exchange. Adopt takes the exchange's position
-        into the app (booked at its entry or mark price, no order sent); Close adopts it and then closes it at market.
+        Reconciliation found{" "}
+        {drifts.length === 1 ? "a position that differs" : `${drifts.length} positions that differ`} from the exchange.
+        Adopt takes the exchange's position into the app (booked at its entry or mark price, no order sent); Close
+        adopts it and then closes it at market.
       </Typography>
       <ul className={S.list}>
         {drifts.map((d) => (
           <li key={d.id} className={S.row} data-testid="drift" data-symbol={d.symbol} data-kind={d.kind}>
             <span className={`pd-body2 ${S.what}`}>
-              {describeDrift(d)} <span className="pd-caption pd-muted">· {d.exchange} · since {formatDateTime(d.createdAt)}</span>
+              {describeDrift(d)}{" "}
+              <span className="pd-caption pd-muted">
+                · {d.exchange} · since {formatDateTime(d.createdAt)}
+              </span>
             </span>
             {canResolve ? (
               <>
@@ -47,7 +55,13 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
                 <Form method="post" action="/positions">
                   <input type="hidden" name="intent" value="drift-close" />
                   <input type="hidden" name="id" value={d.id} />
-                  <Button type="submit" size="small" variant="outlined" color="error" data-testid={`drift-close-${d.symbol}`}>
+                  <Button
+                    type="submit"
+                    size="small"
+                    variant="outlined"
+                    color="error"
+                    data-testid={`drift-close-${d.symbol}`}
+                  >
                     Close
                   </Button>
                 </Form>

@@ -21,7 +21,17 @@ export function confirmFlatten(intent: FlattenIntent, event: { preventDefault():
 }
 
 /** The server-rendered confirmation (no JavaScript), posting to `action` and going back to `cancelHref` on Cancel. */
-export function FlattenConfirmPanel({ intent, action, cancelHref, fields }: { intent: FlattenIntent; action: string; cancelHref: string; fields?: Record<string, string> }) {
+export function FlattenConfirmPanel({
+  intent,
+  action,
+  cancelHref,
+  fields,
+}: {
+  intent: FlattenIntent;
+  action: string;
+  cancelHref: string;
+  fields?: Record<string, string>;
+}) {
   return (
     <ConfirmPanel
       action={action}

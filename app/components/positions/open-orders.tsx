@@ -18,7 +18,10 @@ import { FLATTEN_CONFIRMED, confirmFlatten } from "./flatten-confirm.tsx";
 
 const CARD = { p: 2, mt: 3 } as const;
 
-export type OpenOrder = Pick<Trade, "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt">;
+export type OpenOrder = Pick<
+  Trade,
+  "id" | "symbol" | "side" | "orderType" | "quantity" | "price" | "source" | "createdAt"
+>;
 
 /**
  * "Flatten all": cancels every resting order and closes every position at market. It asks
@@ -46,7 +49,15 @@ export function FlattenButton() {
  * `back`: the page the forms return to (Positions, the dashboard, Manual Trading);
  * `hideWhenEmpty`: the dashboard shows the card only while an order rests.
  */
-export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false }: { initial: OpenOrder[] | null; back?: string; hideWhenEmpty?: boolean }) {
+export function OpenOrders({
+  initial,
+  back = "/positions",
+  hideWhenEmpty = false,
+}: {
+  initial: OpenOrder[] | null;
+  back?: string;
+  hideWhenEmpty?: boolean;
+}) {
   const canCancel = useCan("orders.cancel");
   const { data } = useApiQuery<OpenOrder[]>("/api/orders", { initialData: initial ?? undefined });
   const orders = data ?? initial ?? [];
@@ -80,8 +91,8 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
           {orders.map((o) => (
             <li key={o.id} className={S.row} data-testid="open-order" data-symbol={o.symbol}>
               <span className={`pd-body2 ${S.what}`}>
-                <b className={o.side === "buy" ? "pd-c-primary" : "pd-c-error"}>{o.side.toUpperCase()}</b> {formatQuantity(o.quantity)} {o.symbol}{" "}
-                {o.orderType} @ {formatPrice(o.price)}
+                <b className={o.side === "buy" ? "pd-c-primary" : "pd-c-error"}>{o.side.toUpperCase()}</b>{" "}
+                {formatQuantity(o.quantity)} {o.symbol} {o.orderType} @ {formatPrice(o.price)}
               </span>
               <span className="pd-caption pd-muted">
                 {o.source} · {formatDateTime(o.createdAt)}
@@ -91,7 +102,13 @@ export function OpenOrders({ initial, back = "/positions", hideWhenEmpty = false
                   <input type="hidden" name="intent" value="cancel-order" />
                   <input type="hidden" name="back" value={back} />
                   <input type="hidden" name="id" value={o.id} />
-                  <Button type="submit" size="small" variant="outlined" color="error" data-testid={`cancel-order-${o.id}`}>
+                  <Button
+                    type="submit"
+                    size="small"
+                    variant="outlined"
+                    color="error"
+                    data-testid={`cancel-order-${o.id}`}
+                  >
                     Cancel
                   </Button>
                 </Form>

@@ -13,7 +13,15 @@ import Typography from "@mui/material/Typography";
 import { useEffect, useRef } from "react";
 import type { Trade } from "#app/core/types/trades.ts";
 import { ApiError } from "#app/utils/api-client.ts";
-import { formatDateTime, formatPnl, formatPrice, formatQuantity, shortId, formatVolume, shortOrderId } from "#app/core/format.ts";
+import {
+  formatDateTime,
+  formatPnl,
+  formatPrice,
+  formatQuantity,
+  shortId,
+  formatVolume,
+  shortOrderId,
+} from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
@@ -34,7 +42,13 @@ export interface PositionDetailsResponse {
   exchange: { name: string; label: string };
   /** Candles, rule levels and fills (decision 032). */
   chart: PriceChartData;
-  metrics: { totalVolume: string; estimatedFees: string; feesPaid: string; unrealizedPnL: string | null; markPrice: string | null };
+  metrics: {
+    totalVolume: string;
+    estimatedFees: string;
+    feesPaid: string;
+    unrealizedPnL: string | null;
+    markPrice: string | null;
+  };
 }
 
 /** The reason a details call failed: the server's words, a timeout, or 'Network error'. */
@@ -43,15 +57,24 @@ export function detailsErrorText(error: unknown): string {
   return "Network error";
 }
 
-
-export function PositionDetail({ position }: { position: { id: string; symbol: string; side: "long" | "short"; quantity: string; entryTradeId: string | null } }) {
-  const query = useApiQuery<PositionDetailsResponse>(`/api/positions/${position.id}/details`, { refetchIntervalMs: DETAILS_POLL_MS });
+export function PositionDetail({
+  position,
+}: {
+  position: { id: string; symbol: string; side: "long" | "short"; quantity: string; entryTradeId: string | null };
+}) {
+  const query = useApiQuery<PositionDetailsResponse>(`/api/positions/${position.id}/details`, {
+    refetchIntervalMs: DETAILS_POLL_MS,
+  });
   const toast = useToast();
   const toasted = useRef<Error | null>(null);
   useEffect(() => {
     if (query.error && query.error !== toasted.current) {
       toasted.current = query.error;
-      toast({ title: "Failed to Load Position Details", description: detailsErrorText(query.error), variant: "destructive" });
+      toast({
+        title: "Failed to Load Position Details",
+        description: detailsErrorText(query.error),
+        variant: "destructive",
+      });
     }
   }, [query.error, toast]);
 
@@ -60,28 +83,38 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
   const canEdit = useCan("positions.close");
   const header = (
     <>
-    {canEdit ? (
-      <Typography variant="body2" sx={{ mb: 1 }}>
-        <a href={`/positions?edit=${encodeURIComponent(position.id)}`} className="pd-c-primary" data-testid="detail-edit-link">
-          Edit stop loss, take-profits, break-even, trailing, or close part
-        </a>
-      </Typography>
-    ) : null}
-    <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(5, 1fr)" }, mb: 2 }}>
-      <LabelledValue numeric label="Position ID" testId="detail-position-id">{shortId(position.id)}</LabelledValue>
-      <LabelledValue numeric label="Exchange" testId="detail-exchange">{data?.exchange.label ?? "—"}</LabelledValue>
-      <LabelledValue numeric label="Entry Trade" testId="detail-entry-trade">{shortId(position.entryTradeId)}</LabelledValue>
-      <LabelledValue numeric label="Side / Amount" testId="detail-side">
-        {position.side.toUpperCase()} {formatQuantity(position.quantity)} {position.symbol}
-      </LabelledValue>
-      <LabelledValue numeric label="Related Signal" testId="detail-signal">
-        {data?.relatedSignal
-          ? `${shortId(data.relatedSignal.id)} · ${data.relatedSignal.action.toUpperCase()} · ${formatDateTime(data.relatedSignal.createdAt)}`
-          : data
-            ? "None (manual)"
-            : "—"}
-      </LabelledValue>
-    </Box>
+      {canEdit ? (
+        <Typography variant="body2" sx={{ mb: 1 }}>
+          <a
+            href={`/positions?edit=${encodeURIComponent(position.id)}`}
+            className="pd-c-primary"
+            data-testid="detail-edit-link"
+          >
+            Edit stop loss, take-profits, break-even, trailing, or close part
+          </a>
+        </Typography>
+      ) : null}
+      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(5, 1fr)" }, mb: 2 }}>
+        <LabelledValue numeric label="Position ID" testId="detail-position-id">
+          {shortId(position.id)}
+        </LabelledValue>
+        <LabelledValue numeric label="Exchange" testId="detail-exchange">
+          {data?.exchange.label ?? "—"}
+        </LabelledValue>
+        <LabelledValue numeric label="Entry Trade" testId="detail-entry-trade">
+          {shortId(position.entryTradeId)}
+        </LabelledValue>
+        <LabelledValue numeric label="Side / Amount" testId="detail-side">
+          {position.side.toUpperCase()} {formatQuantity(position.quantity)} {position.symbol}
+        </LabelledValue>
+        <LabelledValue numeric label="Related Signal" testId="detail-signal">
+          {data?.relatedSignal
+            ? `${shortId(data.relatedSignal.id)} · ${data.relatedSignal.action.toUpperCase()} · ${formatDateTime(data.relatedSignal.createdAt)}`
+            : data
+              ? "None (manual)"
+              : "—"}
+        </LabelledValue>
+      </Box>
     </>
   );
 
@@ -144,7 +177,9 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
                   <TableCell sx={{ fontFamily: "monospace" }}>{shortOrderId(t.orderId ?? t.clientOrderId)}</TableCell>
                   <TableCell>{tradeTypeText(position.side, t.side)}</TableCell>
                   <TableCell align="right">{formatPrice(t.executedPrice ?? t.price)}</TableCell>
-                  <TableCell align="right">{formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}</TableCell>
+                  <TableCell align="right">
+                    {formatQuantity(t.executedQuantity !== "0" ? t.executedQuantity : t.quantity)}
+                  </TableCell>
                   <TableCell>{formatDateTime(t.createdAt)}</TableCell>
                   <TableCell>{formatDateTime(t.updatedAt)}</TableCell>
                   <TableCell>
@@ -157,9 +192,15 @@ export function PositionDetail({ position }: { position: { id: string; symbol: s
         </Table>
       </Box>
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(3, 1fr)" } }}>
-        <LabelledValue numeric label="Total Volume" testId="detail-volume">{formatVolume(data.metrics.totalVolume)} USDC</LabelledValue>
-        <LabelledValue numeric label="Estimated Fees" testId="detail-fees">{formatPrice(data.metrics.estimatedFees)} USDC</LabelledValue>
-        <LabelledValue numeric label="Unrealized P&L" testId="detail-unrealized">{formatPnl(data.metrics.unrealizedPnL)} USDC</LabelledValue>
+        <LabelledValue numeric label="Total Volume" testId="detail-volume">
+          {formatVolume(data.metrics.totalVolume)} USDC
+        </LabelledValue>
+        <LabelledValue numeric label="Estimated Fees" testId="detail-fees">
+          {formatPrice(data.metrics.estimatedFees)} USDC
+        </LabelledValue>
+        <LabelledValue numeric label="Unrealized P&L" testId="detail-unrealized">
+          {formatPnl(data.metrics.unrealizedPnL)} USDC
+        </LabelledValue>
       </Box>
     </Box>
   );

@@ -46,10 +46,17 @@ export interface PositionEditError {
 /** Blank rows offered for new take-profit levels. */
 const BLANK_LEVELS = 2;
 
-export function PositionEditForm({ position, posted }: { position: PositionEditData; posted?: PositionEditError | null }) {
+export function PositionEditForm({
+  position,
+  posted,
+}: {
+  position: PositionEditData;
+  posted?: PositionEditError | null;
+}) {
   const [clientError, setClientError] = useState<string | null>(null);
   const again = posted && posted.id === position.id ? posted : null;
-  const value = (name: keyof PositionEditData & string, fallback: string) => (again ? (again.values[name] ?? "") : fallback);
+  const value = (name: keyof PositionEditData & string, fallback: string) =>
+    again ? (again.values[name] ?? "") : fallback;
   const levels = again
     ? again.tpPrices.map((price, i) => ({ price, close: again.tpCloses[i] ?? "" }))
     : [...position.levels, ...Array.from({ length: BLANK_LEVELS }, () => ({ price: "", close: "" }))];
@@ -71,8 +78,9 @@ export function PositionEditForm({ position, posted }: { position: PositionEditD
         Edit {position.symbol} {position.side.toUpperCase()} {position.remainingQuantity}
       </Typography>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
-        Entry {position.entryPrice} · current {position.currentPrice ?? "—"}. A {position.side}'s stop lies {long ? "below" : "above"} the entry and the current price, its
-        take-profit levels {long ? "above" : "below"} both. The old stop stays in force until the new one is stored.
+        Entry {position.entryPrice} · current {position.currentPrice ?? "—"}. A {position.side}'s stop lies{" "}
+        {long ? "below" : "above"} the entry and the current price, its take-profit levels {long ? "above" : "below"}{" "}
+        both. The old stop stays in force until the new one is stored.
       </Typography>
       {error ? (
         <Alert severity="error" sx={{ mb: 1 }} data-testid="position-edit-error">
@@ -119,11 +127,23 @@ export function PositionEditForm({ position, posted }: { position: PositionEditD
             </Box>
           ))}
           <FormControlLabel
-            control={<Checkbox name="breakEven" defaultChecked={checked("breakEven")} slotProps={{ input: { "aria-label": "Break-even" } }} />}
+            control={
+              <Checkbox
+                name="breakEven"
+                defaultChecked={checked("breakEven")}
+                slotProps={{ input: { "aria-label": "Break-even" } }}
+              />
+            }
             label="Break-even after TP1"
           />
           <Box sx={{ display: "flex", gap: 1 }}>
-            <TextField name="breakEvenOffset" label="Break-even offset" size="small" defaultValue={value("breakEvenOffset", position.breakEvenOffset)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+            <TextField
+              name="breakEvenOffset"
+              label="Break-even offset"
+              size="small"
+              defaultValue={value("breakEvenOffset", position.breakEvenOffset)}
+              slotProps={{ htmlInput: { inputMode: "decimal" } }}
+            />
             <TextField
               name="breakEvenOffsetUnit"
               label="Unit"
@@ -137,12 +157,30 @@ export function PositionEditForm({ position, posted }: { position: PositionEditD
             </TextField>
           </Box>
           <FormControlLabel
-            control={<Checkbox name="trailing" defaultChecked={checked("trailing")} slotProps={{ input: { "aria-label": "Trailing stop" } }} />}
+            control={
+              <Checkbox
+                name="trailing"
+                defaultChecked={checked("trailing")}
+                slotProps={{ input: { "aria-label": "Trailing stop" } }}
+              />
+            }
             label="Trailing stop"
           />
           <Box sx={{ display: "flex", gap: 1 }}>
-            <TextField name="trailingActivation" label="Activation %" size="small" defaultValue={value("trailingActivation", position.trailingActivation)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
-            <TextField name="trailingRetrace" label="Distance %" size="small" defaultValue={value("trailingRetrace", position.trailingRetrace)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+            <TextField
+              name="trailingActivation"
+              label="Activation %"
+              size="small"
+              defaultValue={value("trailingActivation", position.trailingActivation)}
+              slotProps={{ htmlInput: { inputMode: "decimal" } }}
+            />
+            <TextField
+              name="trailingRetrace"
+              label="Distance %"
+              size="small"
+              defaultValue={value("trailingRetrace", position.trailingRetrace)}
+              slotProps={{ htmlInput: { inputMode: "decimal" } }}
+            />
           </Box>
         </Box>
         <Box sx={{ display: "flex", gap: 1, mt: 2 }}>
@@ -160,8 +198,20 @@ export function PositionEditForm({ position, posted }: { position: PositionEditD
         <input type="hidden" name="back" value="/positions" />
         <Box sx={{ display: "flex", gap: 1, mt: 2, alignItems: "center", flexWrap: "wrap" }}>
           <Typography variant="body2">Close part of it:</Typography>
-          <TextField name="amount" label="Amount" size="small" slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": "close-part-amount" } }} />
-          <TextField name="unit" label="As" size="small" select slotProps={{ select: { native: true }, inputLabel: { shrink: true } }} defaultValue="percent">
+          <TextField
+            name="amount"
+            label="Amount"
+            size="small"
+            slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": "close-part-amount" } }}
+          />
+          <TextField
+            name="unit"
+            label="As"
+            size="small"
+            select
+            slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}
+            defaultValue="percent"
+          >
             <option value="percent">% of what remains</option>
             <option value="quantity">quantity</option>
           </TextField>

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "vitest";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
-import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, tradeTypeText, trailingText } from "./position-texts.ts";
+import {
+  breakEvenText,
+  positionStatusText,
+  takeProfitProgress,
+  takeProfitText,
+  tradeTypeText,
+  trailingText,
+} from "./position-texts.ts";
 
 const controls = {
   takeProfits: DEFAULT_TRADING_CONFIG.takeProfits,
@@ -13,9 +20,13 @@ describe("Futures Positions column texts (docs/spec/screens.md#states)", () => {
   test("TP: Manual / Disabled / Multi-TP (enabled/total)", () => {
     expect(takeProfitText(null)).toBe("Manual");
     expect(takeProfitText({ ...controls, takeProfits: null })).toBe("Manual");
-    expect(takeProfitText({ ...controls, takeProfits: controls.takeProfits.map((l) => ({ ...l, enabled: false })) })).toBe("Disabled");
+    expect(
+      takeProfitText({ ...controls, takeProfits: controls.takeProfits.map((l) => ({ ...l, enabled: false })) }),
+    ).toBe("Disabled");
     expect(takeProfitText(controls)).toBe("Multi-TP (3/3)");
-    expect(takeProfitText({ ...controls, takeProfits: controls.takeProfits.map((l, i) => ({ ...l, enabled: i !== 1 })) })).toBe("Multi-TP (2/3)");
+    expect(
+      takeProfitText({ ...controls, takeProfits: controls.takeProfits.map((l, i) => ({ ...l, enabled: i !== 1 })) }),
+    ).toBe("Multi-TP (2/3)");
     expect(takeProfitProgress(controls, { tpFilled: [0] })).toBe("1 of 3 hit");
     expect(takeProfitProgress(null, {})).toBeNull();
   });

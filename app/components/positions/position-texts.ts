@@ -44,7 +44,7 @@ export function tradeTypeText(positionSide: "long" | "short", tradeSide: "buy" |
 /** Levels filled out of the enabled ones, for the TP cell's caption ("1 of 3 hit"). */
 export function takeProfitProgress(controls: Controls, ruleState: unknown): string | null {
   const levels = controls?.takeProfits;
-  if (!levels || !levels.some((l) => l.enabled)) return null;
+  if (!levels?.some((l) => l.enabled)) return null;
   const filled = (ruleState as { tpFilled?: unknown } | null)?.tpFilled;
   const count = Array.isArray(filled) ? filled.length : 0;
   return `${count} of ${levels.filter((l) => l.enabled).length} hit`;

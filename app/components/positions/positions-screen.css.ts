@@ -24,8 +24,20 @@ export const S = sheet("pos", {
    * The symbol column stays on the left and the Close column on the right while the middle
    * scrolls (issue 11: at 1440 px the Actions column was cut off).
    */
-  stickyLeft: { position: "sticky", left: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "1px 0 0 rgba(255,255,255,0.08)" },
-  stickyRight: { position: "sticky", right: 0, zIndex: 1, bgcolor: "background.paper", boxShadow: "-1px 0 0 rgba(255,255,255,0.08)" },
+  stickyLeft: {
+    position: "sticky",
+    left: 0,
+    zIndex: 1,
+    bgcolor: "background.paper",
+    boxShadow: "1px 0 0 rgba(255,255,255,0.08)",
+  },
+  stickyRight: {
+    position: "sticky",
+    right: 0,
+    zIndex: 1,
+    bgcolor: "background.paper",
+    boxShadow: "-1px 0 0 rgba(255,255,255,0.08)",
+  },
   /** The expanded row's cell: sx bgcolor action.hover, p 0. */
   detail: { bgcolor: "action.hover", p: 0 },
   /** The error and empty Paper: p 4, centred text. */

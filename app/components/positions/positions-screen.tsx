@@ -19,7 +19,6 @@ import { apiRequest, errorText } from "#app/utils/api-client.ts";
 import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
-import { theme } from "#app/mui/theme.ts";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 import { type DriftItem, DriftAlarms } from "./drift-alarms.tsx";
@@ -31,20 +30,39 @@ import { S } from "./positions-screen.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
 import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
 import { PositionDetail } from "./position-detail.tsx";
-import { breakEvenText, positionStatusText, takeProfitProgress, takeProfitText, trailingText } from "./position-texts.ts";
+import {
+  breakEvenText,
+  positionStatusText,
+  takeProfitProgress,
+  takeProfitText,
+  trailingText,
+} from "./position-texts.ts";
 
 export const POSITIONS_POLL_MS = 5_000;
 const MB2 = { mb: 2 } as const;
 /** docs/spec/api.md: positions retry 3 times, back-off from 1 s up to 30 s. */
 export const positionsRetryDelay = (attempt: number) => Math.min(1000 * 2 ** attempt, 30_000);
 
-export const COLUMNS = ["Position", "Entry / Current", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
+export const COLUMNS = [
+  "Position",
+  "Entry / Current",
+  "Max Drawdown",
+  "TP",
+  "SL",
+  "BE",
+  "Trailing",
+  "Portfolio",
+  "P/L",
+  "ROI",
+  "Status",
+  "Actions",
+] as const;
 
 /** JSON turns the server's PositionView into this (dates are already strings). */
 export type PositionItem = PositionView;
 
-
-const signClass = (value: string | null | undefined) => (value == null ? undefined : D(value).gt(0) ? "pd-c-success" : D(value).lt(0) ? "pd-c-error" : undefined);
+const signClass = (value: string | null | undefined) =>
+  value == null ? undefined : D(value).gt(0) ? "pd-c-success" : D(value).lt(0) ? "pd-c-error" : undefined;
 
 // MUI's Table, Chips, Buttons and icons; the rows' cells and text are plain elements with the
 // static row classes (app/styles/rows.css.ts) instead of a TableCell and Typography each
@@ -72,7 +90,11 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
       toast({ title: "Position Closed", description: `Successfully closed position for ${symbol}` });
     } catch (error) {
       // SPEC's text, then the server's reason (it used to reach only the console).
-      toast({ title: "Error Closing Position", description: `Failed to close position for ${symbol}: ${errorText(error, "unknown error")}`, variant: "destructive" });
+      toast({
+        title: "Error Closing Position",
+        description: `Failed to close position for ${symbol}: ${errorText(error, "unknown error")}`,
+        variant: "destructive",
+      });
     } finally {
       setBusy(false);
       invalidate("/api/positions", "/api/trades", "/api/dashboard/stats");
@@ -80,7 +102,13 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
   };
   return (
     // A plain form: without JavaScript it posts intent=close to this page's action.
-    <form method="post" action="/positions" onSubmit={hydrated ? onSubmit : undefined} onClick={(e) => e.stopPropagation()} onKeyDown={(e) => e.stopPropagation()}>
+    <form
+      method="post"
+      action="/positions"
+      onSubmit={hydrated ? onSubmit : undefined}
+      onClick={(e) => e.stopPropagation()}
+      onKeyDown={(e) => e.stopPropagation()}
+    >
       <input type="hidden" name="intent" value="close" />
       <input type="hidden" name="symbol" value={symbol} />
       <Button type="submit" size="small" variant="outlined" color="error" disabled={busy} data-testid={testId}>
@@ -98,13 +126,23 @@ function ChartLink({ p }: { p: PositionItem }) {
   const canEdit = useCan("positions.close");
   return (
     <>
-      <a href={`/positions/${p.id}/chart`} className="pd-c-primary" data-testid="position-chart-link" onClick={(event) => event.stopPropagation()}>
+      <a
+        href={`/positions/${p.id}/chart`}
+        className="pd-c-primary"
+        data-testid="position-chart-link"
+        onClick={(event) => event.stopPropagation()}
+      >
         Price chart
       </a>
       {canEdit ? (
         <>
           {" · "}
-          <a href={`/positions?edit=${encodeURIComponent(p.id)}`} className="pd-c-primary" data-testid="position-edit-link" onClick={(event) => event.stopPropagation()}>
+          <a
+            href={`/positions?edit=${encodeURIComponent(p.id)}`}
+            className="pd-c-primary"
+            data-testid="position-edit-link"
+            onClick={(event) => event.stopPropagation()}
+          >
             Edit
           </a>
         </>
@@ -121,14 +159,23 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
   const tpProgress = takeProfitProgress(controls, p.ruleState);
   const drawdown = D(p.maxDrawdown || "0");
   return (
-    <tr className={cls("pd-tr pd-hover pd-pointer", expanded && "pd-open")} data-testid="position-row" data-symbol={p.symbol} aria-expanded={expanded} onClick={onToggle}>
+    <tr
+      className={cls("pd-tr pd-hover pd-pointer", expanded && "pd-open")}
+      data-testid="position-row"
+      data-symbol={p.symbol}
+      aria-expanded={expanded}
+      onClick={onToggle}
+    >
       <td className={cls("pd-td", S.stickyLeft)}>
         <div className="pd-hstack">
           {expanded ? <KeyboardArrowDown fontSize="small" /> : <KeyboardArrowRight fontSize="small" />}
           <div>
             <p className="pd-body1 pd-bold pd-nowrap">{p.symbol}</p>
             <Caption>
-              <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span> {formatQuantity(p.remainingQuantity)}
+              <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>
+                {p.side.toUpperCase()}
+              </span>{" "}
+              {formatQuantity(p.remainingQuantity)}
               {D(p.remainingQuantity).lt(p.quantity) ? ` of ${formatQuantity(p.quantity)}` : ""}
             </Caption>
             <Caption>
@@ -151,13 +198,19 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
           </span>
         </Caption>
       </td>
-      <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>{drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}</td>
+      <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>
+        {drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}
+      </td>
       <td className="pd-td pd-nowrap">
         <div>{takeProfitText(controls)}</div>
         {tpProgress ? <Caption>{tpProgress}</Caption> : null}
       </td>
       <td className="pd-td pd-nowrap">
-        <div>{controls?.stopLossOffset != null && controls.stopLossOffset > 0 ? formatFractionPercent(controls.stopLossOffset) : "None"}</div>
+        <div>
+          {controls?.stopLossOffset != null && controls.stopLossOffset > 0
+            ? formatFractionPercent(controls.stopLossOffset)
+            : "None"}
+        </div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
         <StopNote p={p} />
       </td>
@@ -166,7 +219,9 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
       </td>
       <td className="pd-td">
         <StateChip label={trailing} />
-        {trailing === "Tracking" && p.trailingBestPrice ? <Caption>best {formatPrice(p.trailingBestPrice)}</Caption> : null}
+        {trailing === "Tracking" && p.trailingBestPrice ? (
+          <Caption>best {formatPrice(p.trailingBestPrice)}</Caption>
+        ) : null}
       </td>
       <td className="pd-td pd-num">{formatPercent(p.portfolioPercent)}</td>
       <td className="pd-td pd-num">
@@ -174,13 +229,17 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
         {!D(p.realizedPnl || "0").eq(0) ? <Caption>realised {formatPnl(p.realizedPnl)}</Caption> : null}
         {!D(p.funding || "0").eq(0) ? <Caption>incl. funding {formatPnl(p.funding)}</Caption> : null}
       </td>
-      <td className={cls("pd-td pd-num", signClass(p.roi))}>{p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}</td>
+      <td className={cls("pd-td pd-num", signClass(p.roi))}>
+        {p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}
+      </td>
       <td className="pd-td">
-        <StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} testId="position-status" />
+        <StatusLabel
+          label={positionStatusText(p)}
+          color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"}
+          testId="position-status"
+        />
       </td>
-      <td className={cls("pd-td", S.stickyRight)}>
-        {canClose ? <ClosePositionButton symbol={p.symbol} /> : null}
-      </td>
+      <td className={cls("pd-td", S.stickyRight)}>{canClose ? <ClosePositionButton symbol={p.symbol} /> : null}</td>
     </tr>
   );
 }
@@ -212,7 +271,8 @@ function PriceNote({ p }: { p: Pick<PositionItem, "priceStale" | "priceSource"> 
   return null;
 }
 
-export const FUNDING_HINT = "Funding paid (−) or received (+) while the position was open; included in its realised P&L";
+export const FUNDING_HINT =
+  "Funding paid (−) or received (+) while the position was open; included in its realised P&L";
 /** Issue 15: whether the stop also rests on the exchange (it survives the worker), the reason on hover; and why no order can close the position, when none can (decision 039). */
 function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopNote" | "stopPrice" | "closeNote"> }) {
   if (!p.exchangeStopNote && !p.closeNote) return null;
@@ -220,7 +280,11 @@ function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopN
     <>
       {p.exchangeStopNote ? (
         <Caption>
-          <span title={p.exchangeStopNote} data-testid="exchange-stop" className={p.exchangeStop ? "pd-c-success" : undefined}>
+          <span
+            title={p.exchangeStopNote}
+            data-testid="exchange-stop"
+            className={p.exchangeStop ? "pd-c-success" : undefined}
+          >
             {p.exchangeStop ? `on exchange @ ${formatPrice(p.exchangeStop.stopPrice)}` : "worker only"}
           </span>
         </Caption>
@@ -236,7 +300,8 @@ function StopNote({ p }: { p: Pick<PositionItem, "exchangeStop" | "exchangeStopN
   );
 }
 
-export const LIQUIDATION_HINT = "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
+export const LIQUIDATION_HINT =
+  "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
  * On a phone (below 600 px; ui/phone-cards.tsx) each position is a card with what a trader acts on: side and
@@ -257,11 +322,18 @@ function PositionCards({ positions }: { positions: PositionItem[] }) {
             head={
               <>
                 <p className="pd-body1 pd-bold">{p.symbol}</p>
-                <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>{p.side.toUpperCase()}</span>
+                <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>
+                  {p.side.toUpperCase()}
+                </span>
                 <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
               </>
             }
-            end={<StatusLabel label={positionStatusText(p)} color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"} />}
+            end={
+              <StatusLabel
+                label={positionStatusText(p)}
+                color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"}
+              />
+            }
             facts={
               <>
                 <Fact label="Entry" className="pd-num">
@@ -321,7 +393,11 @@ export function PositionsTable({ positions }: { positions: PositionItem[] }) {
           <thead>
             <tr className="pd-tr">
               {COLUMNS.map((c, i) => (
-                <th key={c} className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)} scope="col">
+                <th
+                  key={c}
+                  className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)}
+                  scope="col"
+                >
                   {c}
                 </th>
               ))}
@@ -354,17 +430,28 @@ export function PositionsScreen({
   drifts = null,
   strategy,
   toolbar,
-}: { initial: PositionItem[] | null; loadError: string | null; orders: OpenOrder[] | null; drifts?: DriftItem[] | null; strategy?: string; toolbar?: ReactNode }) {
+}: {
+  initial: PositionItem[] | null;
+  loadError: string | null;
+  orders: OpenOrder[] | null;
+  drifts?: DriftItem[] | null;
+  strategy?: string;
+  toolbar?: ReactNode;
+}) {
   const hydrated = useHydrated();
   const toast = useToast();
   // ?strategy= (decision 027): only that strategy's positions.
-  const query = useApiQuery<PositionItem[]>(strategy ? `/api/positions?strategy=${encodeURIComponent(strategy)}` : "/api/positions", {
-    initialData: initial ?? undefined,
-    refetchIntervalMs: POSITIONS_POLL_MS,
-    retryDelayMs: positionsRetryDelay,
-  });
+  const query = useApiQuery<PositionItem[]>(
+    strategy ? `/api/positions?strategy=${encodeURIComponent(strategy)}` : "/api/positions",
+    {
+      initialData: initial ?? undefined,
+      refetchIntervalMs: POSITIONS_POLL_MS,
+      retryDelayMs: positionsRetryDelay,
+    },
+  );
   const [retrying, setRetrying] = useState(false);
-  const error = query.error ?? (query.data === undefined && !hydrated ? (loadError ? new Error(loadError) : null) : null);
+  const error =
+    query.error ?? (query.data === undefined && !hydrated ? (loadError ? new Error(loadError) : null) : null);
 
   const toasted = useRef<Error | string | null>(null);
   useEffect(() => {
@@ -372,7 +459,11 @@ export function PositionsScreen({
     if (current && current !== toasted.current) {
       toasted.current = current;
       const reason = typeof current === "string" ? current : errorText(current, "Unable to load positions");
-      toast({ title: "Failed to Load Positions", description: `${reason}. Press Retry to try again.`, variant: "destructive" });
+      toast({
+        title: "Failed to Load Positions",
+        description: `${reason}. Press Retry to try again.`,
+        variant: "destructive",
+      });
     }
   }, [query.error, loadError, query.data, toast]);
 
@@ -387,7 +478,13 @@ export function PositionsScreen({
 
   const positions = (query.data ?? []).filter((p) => isFuturesSymbol(p.symbol));
   const badge = (
-    <Chip size="small" data-testid="positions-count" label={query.data ? String(positions.length) : "…"} color="primary" aria-label={`${positions.length} open positions`} />
+    <Chip
+      size="small"
+      data-testid="positions-count"
+      label={query.data ? String(positions.length) : "…"}
+      color="primary"
+      aria-label={`${positions.length} open positions`}
+    />
   );
 
   let body: ReactNode;
@@ -425,7 +522,8 @@ export function PositionsScreen({
           No Open Positions
         </Typography>
         <Typography color="text.secondary">
-          Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and trailing-stop protection.
+          Positions opened by signals or manual orders appear here, with their take-profit, stop-loss, break-even and
+          trailing-stop protection.
         </Typography>
       </Paper>
     );

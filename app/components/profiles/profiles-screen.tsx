@@ -54,12 +54,18 @@ export interface ProfileAnswer {
 
 export const PROFILES_POLL_MS = 30_000;
 
-const dialogHref = (kind: DialogKind, profileId?: string) => `/profiles?dialog=${kind}${profileId ? `&profile=${encodeURIComponent(profileId)}` : ""}`;
+const dialogHref = (kind: DialogKind, profileId?: string) =>
+  `/profiles?dialog=${kind}${profileId ? `&profile=${encodeURIComponent(profileId)}` : ""}`;
 
 function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: DialogState, e: MouseEvent) => void }) {
   const canManage = useCan("profiles.manage");
   return (
-    <Card variant="outlined" data-testid="profile-card" data-profile-name={profile.name} sx={{ display: "flex", flexDirection: "column" }}>
+    <Card
+      variant="outlined"
+      data-testid="profile-card"
+      data-profile-name={profile.name}
+      sx={{ display: "flex", flexDirection: "column" }}
+    >
       <CardContent sx={{ flex: 1 }}>
         <Box sx={{ display: "flex", alignItems: "center", gap: 1, mb: 1 }}>
           <AccountBalanceWalletIcon color="primary" fontSize="small" />
@@ -76,7 +82,11 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
         </Box>
         <Box sx={{ display: "flex", gap: 0.5, flexWrap: "wrap", mb: 1.5 }}>
           {profile.isDefault ? <Chip size="small" color="primary" label="Default" /> : null}
-          <Chip size="small" color={profile.active ? "success" : "default"} label={profile.active ? "Active" : "Inactive"} />
+          <Chip
+            size="small"
+            color={profile.active ? "success" : "default"}
+            label={profile.active ? "Active" : "Inactive"}
+          />
           {profile.tradingEnabled ? <Chip size="small" variant="outlined" label="Trading enabled" /> : null}
           {profile.hasMarginEnabled ? <Chip size="small" variant="outlined" label="Margin" /> : null}
         </Box>
@@ -87,7 +97,12 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
           <Typography color="text.secondary">No balances</Typography>
         ) : (
           profile.balances.map((b) => (
-            <Box key={b.currency} sx={{ display: "flex", justifyContent: "space-between", fontVariantNumeric: "tabular-nums" }} data-testid="profile-balance" data-currency={b.currency}>
+            <Box
+              key={b.currency}
+              sx={{ display: "flex", justifyContent: "space-between", fontVariantNumeric: "tabular-nums" }}
+              data-testid="profile-balance"
+              data-currency={b.currency}
+            >
               <Typography color="text.secondary">{b.currency}</Typography>
               <Typography sx={{ fontWeight: 600 }}>{formatBalance(b.available)}</Typography>
             </Box>
@@ -95,16 +110,25 @@ function ProfileCard({ profile, open }: { profile: ProfileView; open: (d: Dialog
         )}
       </CardContent>
       {canManage ? (
-      <CardActions>
-        <Button size="small" href={dialogHref("transfer", profile.id)} onClick={(e) => open({ kind: "transfer", profileId: profile.id }, e)}>
-          Transfer
-        </Button>
-        {profile.isDefault ? null : (
-          <Button size="small" color="error" href={dialogHref("delete", profile.id)} onClick={(e) => open({ kind: "delete", profileId: profile.id }, e)}>
-            Delete
+        <CardActions>
+          <Button
+            size="small"
+            href={dialogHref("transfer", profile.id)}
+            onClick={(e) => open({ kind: "transfer", profileId: profile.id }, e)}
+          >
+            Transfer
           </Button>
-        )}
-      </CardActions>
+          {profile.isDefault ? null : (
+            <Button
+              size="small"
+              color="error"
+              href={dialogHref("delete", profile.id)}
+              onClick={(e) => open({ kind: "delete", profileId: profile.id }, e)}
+            >
+              Delete
+            </Button>
+          )}
+        </CardActions>
       ) : null}
     </Card>
   );
@@ -156,7 +180,16 @@ function FormDialog({
     shouldRevalidate: "onInput",
   });
   return (
-    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="xs" slotProps={{ transition: { appear: false } }} aria-labelledby={`profile-${kind}-title`} data-testid={`profile-${kind}-dialog`}>
+    <Dialog
+      open={open}
+      onClose={onClose}
+      disablePortal
+      fullWidth
+      maxWidth="xs"
+      slotProps={{ transition: { appear: false } }}
+      aria-labelledby={`profile-${kind}-title`}
+      data-testid={`profile-${kind}-dialog`}
+    >
       <fetcher.Form method="post" action="/profiles" {...getFormProps(form)}>
         <DialogTitle id={`profile-${kind}-title`}>{title}</DialogTitle>
         <DialogContent>
@@ -176,17 +209,32 @@ function FormDialog({
   );
 }
 
-export function ProfilesScreen({ initial, loadError, provider, initialDialog }: { initial: ProfileView[] | null; loadError: string | null; provider: string; initialDialog: DialogState | null }) {
+export function ProfilesScreen({
+  initial,
+  loadError,
+  provider,
+  initialDialog,
+}: {
+  initial: ProfileView[] | null;
+  loadError: string | null;
+  provider: string;
+  initialDialog: DialogState | null;
+}) {
   const hydrated = useHydrated();
   const toast = useToast();
   const invalidate = useInvalidate();
   const navigate = useNavigate();
-  const query = useApiQuery<ProfileView[]>("/api/profiles", { initialData: initial ?? undefined, refetchIntervalMs: PROFILES_POLL_MS });
+  const query = useApiQuery<ProfileView[]>("/api/profiles", {
+    initialData: initial ?? undefined,
+    refetchIntervalMs: PROFILES_POLL_MS,
+  });
   const profiles = query.data ?? [];
   const actionData = useActionData<ProfileAnswer>();
   const fetcher = useFetcher<ProfileAnswer>({ key: "profiles" });
   const answer = fetcher.data ?? actionData;
-  const [dialog, setDialog] = useState<DialogState | null>(initialDialog ?? (actionData?.intent ? { kind: actionData.intent } : null));
+  const [dialog, setDialog] = useState<DialogState | null>(
+    initialDialog ?? (actionData?.intent ? { kind: actionData.intent } : null),
+  );
   // A fresh form per opening (Conform keeps values by form id).
   const [generation, setGeneration] = useState(0);
 
@@ -218,7 +266,12 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
 
   const actions = !canManage ? null : (
     <Box sx={{ display: "flex", gap: 1 }}>
-      <Button variant="outlined" href={dialogHref("transfer")} onClick={(e) => open({ kind: "transfer" }, e)} disabled={profiles.length < 2}>
+      <Button
+        variant="outlined"
+        href={dialogHref("transfer")}
+        onClick={(e) => open({ kind: "transfer" }, e)}
+        disabled={profiles.length < 2}
+      >
         Transfer Funds
       </Button>
       <Button variant="contained" href={dialogHref("create")} onClick={(e) => open({ kind: "create" }, e)}>
@@ -244,7 +297,10 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
     );
   } else {
     body = (
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "1fr 1fr 1fr" } }} data-testid="profiles-grid">
+      <Box
+        sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr", lg: "1fr 1fr 1fr" } }}
+        data-testid="profiles-grid"
+      >
         {profiles.map((p) => (
           <ProfileCard key={p.id} profile={p} open={open} />
         ))}
@@ -261,38 +317,107 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
       </Typography>
       {body}
 
-      <FormDialog key={`create-${generation}`} kind="create" title="Create Profile" open={canManage && dialog?.kind === "create"} onClose={close} lastResult={lastResult("create")} schema={CreateProfileSchema} submitLabel="Create Profile" busy={busy} fetcher={fetcher}>
+      <FormDialog
+        key={`create-${generation}`}
+        kind="create"
+        title="Create Profile"
+        open={canManage && dialog?.kind === "create"}
+        onClose={close}
+        lastResult={lastResult("create")}
+        schema={CreateProfileSchema}
+        submitLabel="Create Profile"
+        busy={busy}
+        fetcher={fetcher}
+      >
         {(fields) => (
-          <TextField name="name" label="Profile name" fullWidth margin="normal" autoFocus error={!!fields.name?.errors?.length} helperText={fields.name?.errors?.[0]} slotProps={{ inputLabel: { shrink: true } }} />
+          <TextField
+            name="name"
+            label="Profile name"
+            fullWidth
+            margin="normal"
+            autoFocus
+            error={!!fields.name?.errors?.length}
+            helperText={fields.name?.errors?.[0]}
+            slotProps={{ inputLabel: { shrink: true } }}
+          />
         )}
       </FormDialog>
 
-      <FormDialog key={`transfer-${generation}`} kind="transfer" title="Transfer Funds" open={canManage && dialog?.kind === "transfer"} onClose={close} lastResult={lastResult("transfer")} schema={TransferSchema} submitLabel="Transfer" busy={busy} fetcher={fetcher}>
+      <FormDialog
+        key={`transfer-${generation}`}
+        kind="transfer"
+        title="Transfer Funds"
+        open={canManage && dialog?.kind === "transfer"}
+        onClose={close}
+        lastResult={lastResult("transfer")}
+        schema={TransferSchema}
+        submitLabel="Transfer"
+        busy={busy}
+        fetcher={fetcher}
+      >
         {(fields) => (
           <>
-            <NativeSelect name="fromProfileId" label="From profile" defaultValue={selected?.id ?? ""} error={fields.fromProfileId?.errors?.[0]} testId="transfer-from">
+            <NativeSelect
+              name="fromProfileId"
+              label="From profile"
+              defaultValue={selected?.id ?? ""}
+              error={fields.fromProfileId?.errors?.[0]}
+              testId="transfer-from"
+            >
               <ProfileOptions profiles={profiles} />
             </NativeSelect>
-            <NativeSelect name="toProfileId" label="To profile" error={fields.toProfileId?.errors?.[0]} testId="transfer-to">
+            <NativeSelect
+              name="toProfileId"
+              label="To profile"
+              error={fields.toProfileId?.errors?.[0]}
+              testId="transfer-to"
+            >
               <ProfileOptions profiles={profiles} />
             </NativeSelect>
-            <NativeSelect name="currency" label="Currency" defaultValue="USDC" error={fields.currency?.errors?.[0]} testId="transfer-currency">
+            <NativeSelect
+              name="currency"
+              label="Currency"
+              defaultValue="USDC"
+              error={fields.currency?.errors?.[0]}
+              testId="transfer-currency"
+            >
               {currencies.map((c) => (
                 <option key={c} value={c}>
                   {c}
                 </option>
               ))}
             </NativeSelect>
-            <TextField name="amount" label="Amount" fullWidth margin="normal" error={!!fields.amount?.errors?.length} helperText={fields.amount?.errors?.[0]} slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "decimal" } }} />
+            <TextField
+              name="amount"
+              label="Amount"
+              fullWidth
+              margin="normal"
+              error={!!fields.amount?.errors?.length}
+              helperText={fields.amount?.errors?.[0]}
+              slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "decimal" } }}
+            />
           </>
         )}
       </FormDialog>
 
-      <FormDialog key={`delete-${generation}-${dialog?.profileId ?? ""}`} kind="delete" title="Delete Profile" open={canManage && dialog?.kind === "delete"} onClose={close} lastResult={lastResult("delete")} schema={DeleteProfileSchema} submitLabel="Delete Profile" busy={busy} fetcher={fetcher}>
+      <FormDialog
+        key={`delete-${generation}-${dialog?.profileId ?? ""}`}
+        kind="delete"
+        title="Delete Profile"
+        open={canManage && dialog?.kind === "delete"}
+        onClose={close}
+        lastResult={lastResult("delete")}
+        schema={DeleteProfileSchema}
+        submitLabel="Delete Profile"
+        busy={busy}
+        fetcher={fetcher}
+      >
         {(fields) => (
           <>
             <DialogContentText>
-              {selected ? `Delete ${selected.name}? Its funds move to the profile you choose, then it is deactivated.` : "Choose the profile to delete and where its funds go."}
+              {selected
+                ? `Delete ${selected.name}? Its funds move to the profile you choose, then it is deactivated.`
+                : "Choose the profile to delete and where its funds go."}
             </DialogContentText>
             {selected ? (
               <input type="hidden" name="profileId" value={selected.id} />
@@ -301,7 +426,12 @@ export function ProfilesScreen({ initial, loadError, provider, initialDialog }: 
                 <ProfileOptions profiles={profiles.filter((p) => !p.isDefault)} />
               </NativeSelect>
             )}
-            <NativeSelect name="toProfileId" label="Move funds to" error={fields.toProfileId?.errors?.[0]} testId="delete-destination">
+            <NativeSelect
+              name="toProfileId"
+              label="Move funds to"
+              error={fields.toProfileId?.errors?.[0]}
+              testId="delete-destination"
+            >
               <ProfileOptions profiles={profiles.filter((p) => p.id !== selected?.id)} />
             </NativeSelect>
           </>

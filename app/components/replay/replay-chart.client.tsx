@@ -10,7 +10,8 @@ import type { ReplayColumn } from "#app/services/replay.server.ts";
 const money = (v: number | null) => (v === null ? "—" : formatPnl(v.toFixed(2)));
 const day = (v: Date) => v.toLocaleDateString(undefined, { month: "short", day: "numeric", timeZone: "UTC" });
 const time = (v: Date) => v.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
-const dateTime = (v: Date) => `${v.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" })} UTC`;
+const dateTime = (v: Date) =>
+  `${v.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZone: "UTC" })} UTC`;
 
 /** One time axis for every column; each series steps to its latest point at or before each instant. */
 export function alignCurves(columns: ReplayColumn[]): { times: number[]; series: (number | null)[][] } {
@@ -28,7 +29,12 @@ export function alignCurves(columns: ReplayColumn[]): { times: number[]; series:
 
 export function ReplayEquityChart({ columns, height = 300 }: { columns: ReplayColumn[]; height?: number }) {
   const theme = useTheme();
-  const colors = [theme.palette.text.secondary, theme.palette.primary.main, theme.palette.success.main, theme.palette.warning.main];
+  const colors = [
+    theme.palette.text.secondary,
+    theme.palette.primary.main,
+    theme.palette.success.main,
+    theme.palette.warning.main,
+  ];
   const { times, series } = alignCurves(columns);
   // Ticks as dates over two days or more, as times within a shorter period (else every tick reads the same day).
   const tick = times.length > 1 && times[times.length - 1]! - times[0]! >= 2 * 86_400_000 ? day : time;
@@ -37,7 +43,13 @@ export function ReplayEquityChart({ columns, height = 300 }: { columns: ReplayCo
       height={height}
       skipAnimation
       margin={{ left: 8, right: 16 }}
-      xAxis={[{ data: times.map((t) => new Date(t)), scaleType: "time", valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)) }]}
+      xAxis={[
+        {
+          data: times.map((t) => new Date(t)),
+          scaleType: "time",
+          valueFormatter: (v: Date, ctx: { location: string }) => (ctx.location === "tick" ? tick(v) : dateTime(v)),
+        },
+      ]}
       yAxis={[{ valueFormatter: (v: number | null) => money(v), width: 64 }]}
       series={columns.map((c, i) => ({
         id: c.name,

@@ -24,7 +24,12 @@ import Typography from "@mui/material/Typography";
 import { Form, useNavigation } from "@remix-run/react";
 import { Suspense, lazy } from "react";
 import { formatPnl } from "#app/core/format.ts";
-import { MAX_REPLAY_TP_LEVELS, type ReplayRequest, type ReplayRuleSet, ReplayRequestSchema } from "#app/core/schemas/replay.ts";
+import {
+  MAX_REPLAY_TP_LEVELS,
+  type ReplayRequest,
+  type ReplayRuleSet,
+  ReplayRequestSchema,
+} from "#app/core/schemas/replay.ts";
 import type { ReplayColumn, ReplayResult } from "#app/services/replay.server.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { NativeSelect } from "../forms.tsx";
@@ -50,7 +55,15 @@ export interface ReplayScreenProps {
 const num = (v: number | string | undefined) => (v === undefined ? "" : String(v));
 const checked = (v: unknown) => v === true || v === "on" || v === "true";
 
-function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleSet | undefined; errors: Record<string, string[] | undefined> }) {
+function RuleSetFields({
+  index,
+  set,
+  errors,
+}: {
+  index: number;
+  set: ReplayRuleSet | undefined;
+  errors: Record<string, string[] | undefined>;
+}) {
   const name = (field: string) => `sets[${index}].${field}`;
   const err = (field: string) => errors[name(field)]?.[0];
   const levels = Array.from({ length: MAX_REPLAY_TP_LEVELS }, (_, i) => set?.takeProfits?.[i]);
@@ -60,7 +73,10 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
         <Typography variant="h6" component="h3">
           {`Rule set ${index + 1}`}
         </Typography>
-        <FormControlLabel control={<Checkbox name={name("enabled")} defaultChecked={checked(set?.enabled)} />} label="Include" />
+        <FormControlLabel
+          control={<Checkbox name={name("enabled")} defaultChecked={checked(set?.enabled)} />}
+          label="Include"
+        />
       </Stack>
       <Typography variant="subtitle2" sx={{ mt: 1 }}>
         Take profits (move from entry %, close %)
@@ -81,7 +97,13 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
             error={!!err(`takeProfits[${i}].price`)}
             helperText={err(`takeProfits[${i}].price`)}
           />
-          <TextField size="small" label={`TP${i + 1} close %`} name={name(`takeProfits[${i}].close`)} defaultValue={num(level?.close)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+          <TextField
+            size="small"
+            label={`TP${i + 1} close %`}
+            name={name(`takeProfits[${i}].close`)}
+            defaultValue={num(level?.close)}
+            slotProps={{ htmlInput: { inputMode: "decimal" } }}
+          />
         </Stack>
       ))}
       <TextField
@@ -95,7 +117,11 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
         helperText={err("stopLoss")}
         slotProps={{ htmlInput: { inputMode: "decimal" } }}
       />
-      <FormControlLabel sx={{ mt: 1 }} control={<Checkbox name={name("breakEven")} defaultChecked={checked(set?.breakEven)} />} label="Break-even after TP1" />
+      <FormControlLabel
+        sx={{ mt: 1 }}
+        control={<Checkbox name={name("breakEven")} defaultChecked={checked(set?.breakEven)} />}
+        label="Break-even after TP1"
+      />
       <Typography variant="caption" color="text.secondary" component="p">
         The stop moves to entry + fees + the offset.
       </Typography>
@@ -114,14 +140,30 @@ function RuleSetFields({ index, set, errors }: { index: number; set: ReplayRuleS
           helperText={err("breakEvenOffset")}
           slotProps={{ htmlInput: { inputMode: "decimal" } }}
         />
-        <NativeSelect name={name("breakEvenOffsetUnit")} label="Unit" defaultValue={set?.breakEvenOffsetUnit ?? "percent"} size="small" margin="none">
+        <NativeSelect
+          name={name("breakEvenOffsetUnit")}
+          label="Unit"
+          defaultValue={set?.breakEvenOffsetUnit ?? "percent"}
+          size="small"
+          margin="none"
+        >
           <option value="percent">% of entry</option>
           <option value="ticks">ticks</option>
         </NativeSelect>
       </Stack>
-      <FormControlLabel sx={{ mt: 1 }} control={<Checkbox name={name("trailing")} defaultChecked={checked(set?.trailing)} />} label="Trailing stop" />
+      <FormControlLabel
+        sx={{ mt: 1 }}
+        control={<Checkbox name={name("trailing")} defaultChecked={checked(set?.trailing)} />}
+        label="Trailing stop"
+      />
       <Stack direction="row" spacing={1}>
-        <TextField size="small" label="Activation %" name={name("trailingActivation")} defaultValue={num(set?.trailingActivation)} slotProps={{ htmlInput: { inputMode: "decimal" } }} />
+        <TextField
+          size="small"
+          label="Activation %"
+          name={name("trailingActivation")}
+          defaultValue={num(set?.trailingActivation)}
+          slotProps={{ htmlInput: { inputMode: "decimal" } }}
+        />
         <TextField
           size="small"
           label="Distance %"
@@ -152,12 +194,17 @@ function FiguresTable({ columns }: { columns: ReplayColumn[] }) {
     { label: "Funding", value: (c) => money(c.summary.funding) },
     ...Array.from({ length: levels }, (_, i) => ({
       label: `TP${i + 1} hit rate`,
-      value: (c: ReplayColumn) => (i < c.summary.tpHitRates.length ? `${rate(c.summary.tpHitRates[i] ?? null)} (${c.summary.tpHits[i]})` : "—"),
+      value: (c: ReplayColumn) =>
+        i < c.summary.tpHitRates.length ? `${rate(c.summary.tpHitRates[i] ?? null)} (${c.summary.tpHits[i]})` : "—",
     })),
   ];
   return (
     <TableContainer sx={{ overflowX: "auto" }}>
-      <Table size="small" data-testid="replay-figures" sx={{ "& th, & td": { px: { xs: 0.75, sm: 2 }, fontSize: { xs: "0.8rem", sm: "0.875rem" } } }}>
+      <Table
+        size="small"
+        data-testid="replay-figures"
+        sx={{ "& th, & td": { px: { xs: 0.75, sm: 2 }, fontSize: { xs: "0.8rem", sm: "0.875rem" } } }}
+      >
         <TableHead>
           <TableRow>
             <TableCell>Figure</TableCell>
@@ -235,8 +282,9 @@ function Results({ replay }: { replay: ReplayResult }) {
         Results
       </Typography>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-        {replay.alerts} alert{replay.alerts === 1 ? "" : "s"} replayed from {replay.period.from.slice(0, 10)} to {replay.period.to.slice(0, 10)} (UTC) · fee rate{" "}
-        {Number(replay.feeRate) * 100} % · funding {Number(replay.funding.rate) * 100} % every {replay.funding.intervalSeconds / 3600} h unless a rate is stored (
+        {replay.alerts} alert{replay.alerts === 1 ? "" : "s"} replayed from {replay.period.from.slice(0, 10)} to{" "}
+        {replay.period.to.slice(0, 10)} (UTC) · fee rate {Number(replay.feeRate) * 100} % · funding{" "}
+        {Number(replay.funding.rate) * 100} % every {replay.funding.intervalSeconds / 3600} h unless a rate is stored (
         {replay.funding.storedRates} stored) · {replay.tookMs} ms
         {skipped.some((n) => n > 0) ? ` · alerts that traded nothing per rule set: ${skipped.join(", ")}` : ""}
       </Typography>
@@ -271,7 +319,8 @@ export function ReplayScreen({ values, strategies, lastResult, replay }: ReplayS
   return (
     <Screen title="Replay">
       <Typography variant="body1" color="text.secondary" sx={{ mb: 2 }}>
-        What your recorded alerts would have made with other take-profit, stop-loss, break-even and trailing settings, beside what really happened.
+        What your recorded alerts would have made with other take-profit, stop-loss, break-even and trailing settings,
+        beside what really happened.
       </Typography>
       <Form method="post" {...getFormProps(form)} noValidate>
         {listed.length > 0 ? (
@@ -280,8 +329,26 @@ export function ReplayScreen({ values, strategies, lastResult, replay }: ReplayS
           </Alert>
         ) : null}
         <Stack direction="row" spacing={2} sx={{ flexWrap: "wrap", alignItems: "flex-start", mb: 2 }} useFlexGap>
-          <TextField type="date" name="from" label="From" defaultValue={values.from} size="small" slotProps={{ inputLabel: { shrink: true } }} error={!!errors.from} helperText={errors.from?.[0]} />
-          <TextField type="date" name="to" label="To" defaultValue={values.to} size="small" slotProps={{ inputLabel: { shrink: true } }} error={!!errors.to} helperText={errors.to?.[0]} />
+          <TextField
+            type="date"
+            name="from"
+            label="From"
+            defaultValue={values.from}
+            size="small"
+            slotProps={{ inputLabel: { shrink: true } }}
+            error={!!errors.from}
+            helperText={errors.from?.[0]}
+          />
+          <TextField
+            type="date"
+            name="to"
+            label="To"
+            defaultValue={values.to}
+            size="small"
+            slotProps={{ inputLabel: { shrink: true } }}
+            error={!!errors.to}
+            helperText={errors.to?.[0]}
+          />
           <Box sx={{ minWidth: 200 }}>
             <NativeSelect name="strategy" label="Strategy" defaultValue={values.strategy} size="small" margin="none">
               <option value="all">All strategies</option>

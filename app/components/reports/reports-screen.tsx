@@ -79,7 +79,12 @@ function ReportCard({ report }: { report: ReportView }) {
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const expired = report.expiresAt ? Date.parse(report.expiresAt) < Date.now() : false;
-  const period = report.type === "balance" ? (report.endDate ? `as of ${report.endDate}` : "as of generation") : `${report.startDate ?? "beginning"} to ${report.endDate ?? "now"}`;
+  const period =
+    report.type === "balance"
+      ? report.endDate
+        ? `as of ${report.endDate}`
+        : "as of generation"
+      : `${report.startDate ?? "beginning"} to ${report.endDate ?? "now"}`;
 
   const onDownload = async (event: React.MouseEvent) => {
     if (!hydrated || !report.fileUrl) return;
@@ -88,7 +93,11 @@ function ReportCard({ report }: { report: ReportView }) {
     try {
       await downloadFile(report.fileUrl, report.fileName ?? `report.${report.format}`);
     } catch (error) {
-      toast({ title: "Failed to download report", description: errorText(error, "Failed to download report"), variant: "destructive" });
+      toast({
+        title: "Failed to download report",
+        description: errorText(error, "Failed to download report"),
+        variant: "destructive",
+      });
     } finally {
       setBusy(false);
     }
@@ -110,7 +119,15 @@ function ReportCard({ report }: { report: ReportView }) {
     );
   } else if (report.fileUrl && !expired) {
     footer = (
-      <Button size="small" variant="contained" startIcon={<DownloadIcon />} href={report.fileUrl} onClick={onDownload} disabled={busy} data-testid="report-download">
+      <Button
+        size="small"
+        variant="contained"
+        startIcon={<DownloadIcon />}
+        href={report.fileUrl}
+        onClick={onDownload}
+        disabled={busy}
+        data-testid="report-download"
+      >
         {busy ? "Downloading..." : "Download"}
       </Button>
     );
@@ -119,7 +136,14 @@ function ReportCard({ report }: { report: ReportView }) {
   }
 
   return (
-    <Card variant="outlined" data-testid="report-card" data-report-id={report.id} data-status={report.status} data-type={report.type} data-format={report.format}>
+    <Card
+      variant="outlined"
+      data-testid="report-card"
+      data-report-id={report.id}
+      data-status={report.status}
+      data-type={report.type}
+      data-format={report.format}
+    >
       <CardContent>
         <Box sx={{ display: "flex", alignItems: "center", gap: 1, mb: 1 }}>
           <DescriptionIcon color="primary" fontSize="small" />
@@ -127,7 +151,12 @@ function ReportCard({ report }: { report: ReportView }) {
             {typeLabel(report.type)} report
           </Typography>
           <Chip size="small" variant="outlined" label={report.format.toUpperCase()} />
-          <Chip size="small" color={STATUS_COLORS[report.status] ?? "default"} label={report.status} data-testid="report-status" />
+          <Chip
+            size="small"
+            color={STATUS_COLORS[report.status] ?? "default"}
+            label={report.status}
+            data-testid="report-status"
+          />
         </Box>
         <Typography variant="body2" color="text.secondary">
           Requested {formatDateTime(report.requestedAt)}
@@ -182,29 +211,83 @@ function GenerateReportDialog({
   const err = (name: keyof typeof fields) => fields[name].errors?.[0];
   const busy = fetcher.state !== "idle";
   return (
-    <Dialog open={open} onClose={onClose} disablePortal fullWidth maxWidth="sm" slotProps={{ transition: { appear: false } }} aria-labelledby="generate-report-title" data-testid="generate-report-dialog">
+    <Dialog
+      open={open}
+      onClose={onClose}
+      disablePortal
+      fullWidth
+      maxWidth="sm"
+      slotProps={{ transition: { appear: false } }}
+      aria-labelledby="generate-report-title"
+      data-testid="generate-report-dialog"
+    >
       <fetcher.Form method="post" action="/reports" {...getFormProps(form)}>
         <DialogTitle id="generate-report-title">Generate Report</DialogTitle>
         <DialogContent>
           <FormError errors={form.errors} />
           <JsMarker />
           <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, columnGap: 2 }}>
-            <NativeSelect size="small" margin="dense" name="type" label="Report type" value={type} onChange={hydrated ? setType : undefined} error={err("type")} testId="report-type">
+            <NativeSelect
+              size="small"
+              margin="dense"
+              name="type"
+              label="Report type"
+              value={type}
+              onChange={hydrated ? setType : undefined}
+              error={err("type")}
+              testId="report-type"
+            >
               {REPORT_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {REPORT_TYPE_LABELS[t]}
                 </option>
               ))}
             </NativeSelect>
-            <NativeSelect size="small" margin="dense" name="format" label="Format" value="csv" error={err("format")} testId="report-format">
+            <NativeSelect
+              size="small"
+              margin="dense"
+              name="format"
+              label="Format"
+              value="csv"
+              error={err("format")}
+              testId="report-format"
+            >
               <option value="csv">CSV</option>
               <option value="pdf">PDF</option>
             </NativeSelect>
             {type !== "balance" || !hydrated ? (
-              <TextField name="startDate" type="date" label="Start date" size="small" margin="dense" fullWidth error={!!err("startDate")} helperText={err("startDate")} slotProps={{ inputLabel: { shrink: true } }} />
+              <TextField
+                name="startDate"
+                type="date"
+                label="Start date"
+                size="small"
+                margin="dense"
+                fullWidth
+                error={!!err("startDate")}
+                helperText={err("startDate")}
+                slotProps={{ inputLabel: { shrink: true } }}
+              />
             ) : null}
-            <TextField name="endDate" type="date" label={type === "balance" && hydrated ? "As of date" : "End date"} size="small" margin="dense" fullWidth error={!!err("endDate")} helperText={err("endDate")} slotProps={{ inputLabel: { shrink: true } }} />
-            <NativeSelect size="small" margin="dense" name="profileId" label="Profile" value="" error={err("profileId")} testId="report-profile">
+            <TextField
+              name="endDate"
+              type="date"
+              label={type === "balance" && hydrated ? "As of date" : "End date"}
+              size="small"
+              margin="dense"
+              fullWidth
+              error={!!err("endDate")}
+              helperText={err("endDate")}
+              slotProps={{ inputLabel: { shrink: true } }}
+            />
+            <NativeSelect
+              size="small"
+              margin="dense"
+              name="profileId"
+              label="Profile"
+              value=""
+              error={err("profileId")}
+              testId="report-profile"
+            >
               <option value="">{type === "balance" ? "All profiles" : "Default profile"}</option>
               {profiles.map((p) => (
                 <option key={p.id} value={p.id}>
@@ -213,7 +296,15 @@ function GenerateReportDialog({
               ))}
             </NativeSelect>
             {type === "fills" || type === "otc_fills" || !hydrated ? (
-              <NativeSelect size="small" margin="dense" name="productId" label="Product" value="" error={err("productId")} testId="report-product">
+              <NativeSelect
+                size="small"
+                margin="dense"
+                name="productId"
+                label="Product"
+                value=""
+                error={err("productId")}
+                testId="report-product"
+              >
                 <option value="">All products</option>
                 {SYMBOLS.map((s) => (
                   <option key={s} value={s}>
@@ -222,7 +313,16 @@ function GenerateReportDialog({
                 ))}
               </NativeSelect>
             ) : null}
-            <TextField name="year" label="Year (optional)" size="small" margin="dense" fullWidth error={!!err("year")} helperText={err("year")} slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "numeric" } }} />
+            <TextField
+              name="year"
+              label="Year (optional)"
+              size="small"
+              margin="dense"
+              fullWidth
+              error={!!err("year")}
+              helperText={err("year")}
+              slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "numeric" } }}
+            />
           </Box>
         </DialogContent>
         <DialogActions>
@@ -313,12 +413,17 @@ export function ReportsScreen({
         <Typography variant="h3" component="p" gutterBottom>
           No reports yet
         </Typography>
-        <Typography color="text.secondary">Generate a fills, account, balance or OTC fills report as CSV or PDF.</Typography>
+        <Typography color="text.secondary">
+          Generate a fills, account, balance or OTC fills report as CSV or PDF.
+        </Typography>
       </Paper>
     );
   } else {
     body = (
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "1fr 1fr" } }} data-testid="reports-grid">
+      <Box
+        sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", md: "1fr 1fr" } }}
+        data-testid="reports-grid"
+      >
         {reports.map((r) => (
           <ReportCard key={r.id} report={r} />
         ))}
@@ -337,9 +442,23 @@ export function ReportsScreen({
         ) : null
       }
     >
-      <Box component="form" method="get" action="/reports" sx={{ display: "flex", gap: 2, mb: 2, flexWrap: "wrap", alignItems: "center" }} data-testid="report-filters">
+      <Box
+        component="form"
+        method="get"
+        action="/reports"
+        sx={{ display: "flex", gap: 2, mb: 2, flexWrap: "wrap", alignItems: "center" }}
+        data-testid="report-filters"
+      >
         <Box sx={{ width: 180 }}>
-          <NativeSelect size="small" margin="dense" name="type" label="Type" value={filters.type} onChange={hydrated ? (v) => changeFilter("type", v) : undefined} testId="filter-type">
+          <NativeSelect
+            size="small"
+            margin="dense"
+            name="type"
+            label="Type"
+            value={filters.type}
+            onChange={hydrated ? (v) => changeFilter("type", v) : undefined}
+            testId="filter-type"
+          >
             <option value="all">All types</option>
             {REPORT_TYPES.map((t) => (
               <option key={t} value={t}>
@@ -349,7 +468,15 @@ export function ReportsScreen({
           </NativeSelect>
         </Box>
         <Box sx={{ width: 180 }}>
-          <NativeSelect size="small" margin="dense" name="status" label="Status" value={filters.status} onChange={hydrated ? (v) => changeFilter("status", v) : undefined} testId="filter-status">
+          <NativeSelect
+            size="small"
+            margin="dense"
+            name="status"
+            label="Status"
+            value={filters.status}
+            onChange={hydrated ? (v) => changeFilter("status", v) : undefined}
+            testId="filter-status"
+          >
             <option value="all">All statuses</option>
             {REPORT_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -365,7 +492,14 @@ export function ReportsScreen({
         )}
       </Box>
       {body}
-      <GenerateReportDialog key={generation} open={open && canGenerate} onClose={close} profiles={profiles} lastResult={answer && !answer.done ? answer.result : undefined} fetcher={fetcher} />
+      <GenerateReportDialog
+        key={generation}
+        open={open && canGenerate}
+        onClose={close}
+        profiles={profiles}
+        lastResult={answer && !answer.done ? answer.result : undefined}
+        fetcher={fetcher}
+      />
     </Screen>
   );
 }

@@ -13,7 +13,13 @@ import { useApiQuery } from "#app/utils/use-api-query.tsx";
 export const LATENCY_URL = "/api/signals/latency";
 const POLL_MS = 60_000;
 
-function Row({ step, total }: { step: Pick<StepSummary, "label" | "count" | "p50Ms" | "p99Ms" | "maxMs" | "from">; total?: boolean }) {
+function Row({
+  step,
+  total,
+}: {
+  step: Pick<StepSummary, "label" | "count" | "p50Ms" | "p99Ms" | "maxMs" | "from">;
+  total?: boolean;
+}) {
   const strong = total ? { fontWeight: 600 } : undefined;
   return (
     <TableRow data-testid={total ? "latency-total" : "latency-step"} data-from={total ? "total" : step.from}>
@@ -21,10 +27,18 @@ function Row({ step, total }: { step: Pick<StepSummary, "label" | "count" | "p50
       <TableCell align="right" sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}>
         {step.count}
       </TableCell>
-      <TableCell align="right" sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }} data-testid="latency-p50">
+      <TableCell
+        align="right"
+        sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap" }}
+        data-testid="latency-p50"
+      >
         {formatMs(step.p50Ms)}
       </TableCell>
-      <TableCell align="right" sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap", pr: 0 }} data-testid="latency-p99">
+      <TableCell
+        align="right"
+        sx={{ ...strong, fontVariantNumeric: "tabular-nums", whiteSpace: "nowrap", pr: 0 }}
+        data-testid="latency-p99"
+      >
         {formatMs(step.p99Ms)}
       </TableCell>
     </TableRow>
@@ -37,7 +51,8 @@ export function LatencySummaryTable({ initial }: { initial: LatencySummary }) {
   if (summary.signals === 0) {
     return (
       <Typography variant="body2" color="text.secondary" data-testid="latency-empty">
-        No alerts in the last 24 hours. Each alert's timeline shows on the dashboard's signals and in Trade History's details.
+        No alerts in the last 24 hours. Each alert's timeline shows on the dashboard's signals and in Trade History's
+        details.
       </Typography>
     );
   }
@@ -69,7 +84,9 @@ export function LatencySummaryTable({ initial }: { initial: LatencySummary }) {
         </TableBody>
       </Table>
       <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
-        The first step needs "timenow": "{"{{timenow}}"}" (or the timestamp) in the alert, and TradingView's clock has whole seconds. Limit orders are left out of the fill step: they wait for their price. Also as JSON: {LATENCY_URL}
+        The first step needs "timenow": "{"{{timenow}}"}" (or the timestamp) in the alert, and TradingView's clock has
+        whole seconds. Limit orders are left out of the fill step: they wait for their price. Also as JSON:{" "}
+        {LATENCY_URL}
       </Typography>
     </>
   );

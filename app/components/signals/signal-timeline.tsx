@@ -18,7 +18,9 @@ export function SignalTimelineView({ timeline, compact }: { timeline: SignalTime
     <div data-testid="signal-timeline" data-signal-id={timeline.signalId} data-last-hop={timeline.lastHop ?? ""}>
       {compact ? null : (
         <p className={S.head}>
-          {timeline.totalMs !== null ? `Received → ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}: ${formatMs(timeline.totalMs)}` : "Waiting for the first hops"}
+          {timeline.totalMs !== null
+            ? `Received → ${timeline.steps.find((s) => s.hop === timeline.lastHop)?.label.toLowerCase()}: ${formatMs(timeline.totalMs)}`
+            : "Waiting for the first hops"}
         </p>
       )}
       <ol className={S.list} aria-label="Latency timeline">
@@ -35,17 +37,34 @@ export function SignalTimelineView({ timeline, compact }: { timeline: SignalTime
                 <span className={S.time}>{step.hop === "fired" ? "not in the alert" : "not yet"}</span>
               )}
             </span>
-            <span className={S.delta} data-testid="timeline-delta" title={step.deltaMs !== null ? "Time since the previous hop" : undefined}>
-              {step.deltaMs === null ? "" : step.deltaMs >= 0 ? `+${formatMs(step.deltaMs)}` : `−${formatMs(-step.deltaMs)}`}
+            <span
+              className={S.delta}
+              data-testid="timeline-delta"
+              title={step.deltaMs !== null ? "Time since the previous hop" : undefined}
+            >
+              {step.deltaMs === null
+                ? ""
+                : step.deltaMs >= 0
+                  ? `+${formatMs(step.deltaMs)}`
+                  : `−${formatMs(-step.deltaMs)}`}
             </span>
           </li>
         ))}
       </ol>
       {timeline.steps[0]?.at === null && !compact ? (
-        <p className={S.head}>Add "timenow": "{"{{timenow}}"}" to the alert message to see TradingView's own delay (it has whole-second precision).</p>
+        <p className={S.head}>
+          Add "timenow": "{"{{timenow}}"}" to the alert message to see TradingView's own delay (it has whole-second
+          precision).
+        </p>
       ) : null}
-      {skew ? <p className={S.warn}>TradingView's time is after ours: the clocks differ (timenow has whole-second precision).</p> : null}
-      {!timeline.monotonic ? <p className={S.warn}>Hops out of order: the worker's and the web server's clocks differ.</p> : null}
+      {skew ? (
+        <p className={S.warn}>
+          TradingView's time is after ours: the clocks differ (timenow has whole-second precision).
+        </p>
+      ) : null}
+      {!timeline.monotonic ? (
+        <p className={S.warn}>Hops out of order: the worker's and the web server's clocks differ.</p>
+      ) : null}
     </div>
   );
 }
@@ -56,20 +75,34 @@ export function SignalTimelineView({ timeline, compact }: { timeline: SignalTime
  * following live updates), or come with the signal once the panel has polled the API. Without
  * JavaScript the opened line links to the timeline's own page, /signals/{id} (decision 043).
  */
-export function SignalTimelineDetails({ signalId, timeline, latency }: { signalId: string; timeline?: SignalTimeline | null; latency?: string | null }) {
+export function SignalTimelineDetails({
+  signalId,
+  timeline,
+  latency,
+}: {
+  signalId: string;
+  timeline?: SignalTimeline | null;
+  latency?: string | null;
+}) {
   const [open, setOpen] = useState(false);
   const line = timeline ? latencyLine(timeline) : timeline === null ? null : latency;
   if (!line) return null;
   return (
     <details data-testid="signal-timeline-details" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary className={S.summary}>{line}</summary>
-      {timeline ? <SignalTimelineView timeline={timeline} compact /> : <TimelineOnDemand signalId={signalId} open={open} />}
+      {timeline ? (
+        <SignalTimelineView timeline={timeline} compact />
+      ) : (
+        <TimelineOnDemand signalId={signalId} open={open} />
+      )}
     </details>
   );
 }
 
 function TimelineOnDemand({ signalId, open }: { signalId: string; open: boolean }) {
-  const { data } = useApiQuery<{ timeline: SignalTimeline | null }>(`/api/signals/${encodeURIComponent(signalId)}`, { enabled: open });
+  const { data } = useApiQuery<{ timeline: SignalTimeline | null }>(`/api/signals/${encodeURIComponent(signalId)}`, {
+    enabled: open,
+  });
   if (data?.timeline) return <SignalTimelineView timeline={data.timeline} compact />;
   return (
     <Link href={`/signals/${encodeURIComponent(signalId)}`} variant="caption" data-testid="signal-timeline-link">

@@ -27,7 +27,17 @@ export interface StrategyCard extends StrategyInput {
 }
 
 const pct = (f: number) => `${Number((f * 100).toFixed(4))}`;
-const inputSx = { display: "block", width: "100%", boxSizing: "border-box" as const, padding: "8px", font: "inherit", border: "1px solid #ccc", borderRadius: "6px", background: "transparent", color: "inherit" };
+const inputSx = {
+  display: "block",
+  width: "100%",
+  boxSizing: "border-box" as const,
+  padding: "8px",
+  font: "inherit",
+  border: "1px solid #ccc",
+  borderRadius: "6px",
+  background: "transparent",
+  color: "inherit",
+};
 
 function Field({ label, error, children }: { label: string; error?: string[]; children: ReactNode }) {
   return (
@@ -45,7 +55,13 @@ function Field({ label, error, children }: { label: string; error?: string[]; ch
   );
 }
 
-export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard; lastResult?: SubmissionResult<string[]> }) {
+export function StrategyForm({
+  strategy,
+  lastResult,
+}: {
+  strategy?: StrategyCard;
+  lastResult?: SubmissionResult<string[]>;
+}) {
   const id = strategy ? `strategy-edit-${strategy.id}` : "strategy-create";
   const [form, fields] = useForm({
     id,
@@ -70,7 +86,12 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
           <input style={inputSx} name="name" defaultValue={strategy?.name ?? ""} aria-label="Name" />
         </Field>
         <Field label="Amount type" error={err("amountType")}>
-          <select style={inputSx} name="amountType" defaultValue={strategy?.amountType ?? "multiplier"} aria-label="Amount type">
+          <select
+            style={inputSx}
+            name="amountType"
+            defaultValue={strategy?.amountType ?? "multiplier"}
+            aria-label="Amount type"
+          >
             <option value="multiplier">Multiplier of the alert's quantity</option>
             <option value="usd">USD amount</option>
             <option value="percentage">Percentage of balance</option>
@@ -78,37 +99,98 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
           </select>
         </Field>
         <Field label="Amount value" error={err("amountValue")}>
-          <input style={inputSx} name="amountValue" defaultValue={strategy?.amountValue ?? "1"} aria-label="Amount value" inputMode="decimal" />
+          <input
+            style={inputSx}
+            name="amountValue"
+            defaultValue={strategy?.amountValue ?? "1"}
+            aria-label="Amount value"
+            inputMode="decimal"
+          />
         </Field>
         <Field label="Leverage (1-10)" error={err("leverage")}>
-          <input style={inputSx} name="leverage" defaultValue={String(strategy?.leverage ?? 1)} aria-label="Leverage" inputMode="numeric" />
+          <input
+            style={inputSx}
+            name="leverage"
+            defaultValue={String(strategy?.leverage ?? 1)}
+            aria-label="Leverage"
+            inputMode="numeric"
+          />
         </Field>
         <Field label="Max position size (blank: none)" error={err("maxPositionSize")}>
-          <input style={inputSx} name="maxPositionSize" defaultValue={strategy?.maxPositionSize ?? ""} aria-label="Max position size" inputMode="decimal" />
+          <input
+            style={inputSx}
+            name="maxPositionSize"
+            defaultValue={strategy?.maxPositionSize ?? ""}
+            aria-label="Max position size"
+            inputMode="decimal"
+          />
         </Field>
         <Field label="Max open positions (blank: none)" error={err("maxOpenPositions")}>
-          <input style={inputSx} name="maxOpenPositions" defaultValue={strategy?.maxOpenPositions == null ? "" : String(strategy.maxOpenPositions)} aria-label="Max open positions" inputMode="numeric" />
+          <input
+            style={inputSx}
+            name="maxOpenPositions"
+            defaultValue={strategy?.maxOpenPositions == null ? "" : String(strategy.maxOpenPositions)}
+            aria-label="Max open positions"
+            inputMode="numeric"
+          />
         </Field>
         <Field label="Stop-loss offset % (blank: Trading Rules)" error={err("stopLossOffset")}>
-          <input style={inputSx} name="stopLossOffset" defaultValue={r.stopLossOffset === undefined ? "" : pct(r.stopLossOffset)} aria-label="Stop-loss offset" inputMode="decimal" />
+          <input
+            style={inputSx}
+            name="stopLossOffset"
+            defaultValue={r.stopLossOffset === undefined ? "" : pct(r.stopLossOffset)}
+            aria-label="Stop-loss offset"
+            inputMode="decimal"
+          />
         </Field>
         <Field label="Take-profit levels (portfolio%@deviation%; blank: Trading Rules)" error={err("takeProfits")}>
-          <input style={inputSx} name="takeProfits" defaultValue={r.takeProfits ? r.takeProfits.filter((l) => l.enabled).map((l) => `${pct(l.portfolio)}@${pct(l.priceDeviation)}`).join(", ") : ""} aria-label="Take-profit levels" placeholder="50@1, 50@2" />
+          <input
+            style={inputSx}
+            name="takeProfits"
+            defaultValue={
+              r.takeProfits
+                ? r.takeProfits
+                    .filter((l) => l.enabled)
+                    .map((l) => `${pct(l.portfolio)}@${pct(l.priceDeviation)}`)
+                    .join(", ")
+                : ""
+            }
+            aria-label="Take-profit levels"
+            placeholder="50@1, 50@2"
+          />
         </Field>
         <Field label="Break-even" error={err("breakEven")}>
           <OverrideSwitch name="breakEven" value={r.breakEvenEnabled} label="Break-even" />
         </Field>
         <Field label="Break-even offset (e.g. 5 ticks or 0.1%; blank: Trading Rules)" error={err("breakEvenOffset")}>
-          <input style={inputSx} name="breakEvenOffset" defaultValue={r.breakEvenOffset ? describeBreakEvenOffset(r.breakEvenOffset).replace(" %", "%") : ""} aria-label="Break-even offset" placeholder="0.1%" />
+          <input
+            style={inputSx}
+            name="breakEvenOffset"
+            defaultValue={r.breakEvenOffset ? describeBreakEvenOffset(r.breakEvenOffset).replace(" %", "%") : ""}
+            aria-label="Break-even offset"
+            placeholder="0.1%"
+          />
         </Field>
         <Field label="Trailing stop" error={err("trailing")}>
           <OverrideSwitch name="trailing" value={r.trailingStopEnabled} label="Trailing stop" />
         </Field>
         <Field label="Trailing activation %" error={err("trailingActivation")}>
-          <input style={inputSx} name="trailingActivation" defaultValue={r.trailingStop ? pct(r.trailingStop.activation) : ""} aria-label="Trailing activation" inputMode="decimal" />
+          <input
+            style={inputSx}
+            name="trailingActivation"
+            defaultValue={r.trailingStop ? pct(r.trailingStop.activation) : ""}
+            aria-label="Trailing activation"
+            inputMode="decimal"
+          />
         </Field>
         <Field label="Trailing distance %" error={err("trailingExecute")}>
-          <input style={inputSx} name="trailingExecute" defaultValue={r.trailingStop ? pct(r.trailingStop.execute) : ""} aria-label="Trailing distance" inputMode="decimal" />
+          <input
+            style={inputSx}
+            name="trailingExecute"
+            defaultValue={r.trailingStop ? pct(r.trailingStop.execute) : ""}
+            aria-label="Trailing distance"
+            inputMode="decimal"
+          />
         </Field>
       </Box>
       <Stack direction="row" spacing={2} useFlexGap sx={{ mt: 2, flexWrap: "wrap", alignItems: "center" }}>
@@ -117,7 +199,13 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
         </Typography>
         {SYMBOLS.map((s) => (
           <label key={s}>
-            <input type="checkbox" name="allowedSymbols" value={s} defaultChecked={strategy?.allowedSymbols.includes(s) ?? false} /> {s}
+            <input
+              type="checkbox"
+              name="allowedSymbols"
+              value={s}
+              defaultChecked={strategy?.allowedSymbols.includes(s) ?? false}
+            />{" "}
+            {s}
           </label>
         ))}
         <label>
@@ -135,7 +223,12 @@ export function StrategyForm({ strategy, lastResult }: { strategy?: StrategyCard
 function Summary({ s }: { s: StrategyCard }) {
   const r = s.rules;
   const overrides = [
-    r.takeProfits ? `TP ${r.takeProfits.filter((l) => l.enabled).map((l) => `${pct(l.portfolio)}%@${pct(l.priceDeviation)}%`).join(", ")}` : null,
+    r.takeProfits
+      ? `TP ${r.takeProfits
+          .filter((l) => l.enabled)
+          .map((l) => `${pct(l.portfolio)}%@${pct(l.priceDeviation)}%`)
+          .join(", ")}`
+      : null,
     r.stopLossOffset !== undefined ? `SL ${pct(r.stopLossOffset)}%` : null,
     r.breakEvenEnabled !== undefined ? `break-even ${r.breakEvenEnabled ? "on" : "off"}` : null,
     r.breakEvenOffset !== undefined ? `break-even offset ${describeBreakEvenOffset(r.breakEvenOffset)}` : null,
@@ -143,8 +236,9 @@ function Summary({ s }: { s: StrategyCard }) {
   ].filter(Boolean);
   return (
     <Typography variant="body2" color="text.secondary" sx={{ overflowWrap: "anywhere" }}>
-      Symbols: {s.allowedSymbols.length ? s.allowedSymbols.join(", ") : "all"} · Sizing: {s.amountType} {s.amountValue} · Leverage {s.leverage}x · Max position{" "}
-      {s.maxPositionSize ?? "none"} · Max open positions {s.maxOpenPositions ?? "none"} · Rules: {overrides.length ? overrides.join(", ") : "all from Trading Rules"}
+      Symbols: {s.allowedSymbols.length ? s.allowedSymbols.join(", ") : "all"} · Sizing: {s.amountType} {s.amountValue}{" "}
+      · Leverage {s.leverage}x · Max position {s.maxPositionSize ?? "none"} · Max open positions{" "}
+      {s.maxOpenPositions ?? "none"} · Rules: {overrides.length ? overrides.join(", ") : "all from Trading Rules"}
     </Typography>
   );
 }
@@ -160,7 +254,12 @@ export interface StrategyExtras {
 /** An on/off rule override: blank keeps Trading Rules' choice. */
 function OverrideSwitch({ name, value, label }: { name: string; value: boolean | undefined; label: string }) {
   return (
-    <select style={inputSx} name={name} defaultValue={value === undefined ? "" : value ? "on" : "off"} aria-label={label}>
+    <select
+      style={inputSx}
+      name={name}
+      defaultValue={value === undefined ? "" : value ? "on" : "off"}
+      aria-label={label}
+    >
       <option value="">From Trading Rules</option>
       <option value="on">On</option>
       <option value="off">Off</option>
@@ -194,7 +293,9 @@ export function StrategiesScreen({
       ) : null}
       {strategies.length === 0 ? (
         <Paper variant="outlined" sx={{ p: 3 }}>
-          <Typography>No strategies yet. Alerts sent with the global webhook secret trade as the default strategy.</Typography>
+          <Typography>
+            No strategies yet. Alerts sent with the global webhook secret trade as the default strategy.
+          </Typography>
         </Paper>
       ) : null}
       {strategies.map((s, index) => (
@@ -219,13 +320,29 @@ export function StrategiesScreen({
           <Typography variant="body2" sx={{ mt: 1, fontWeight: 600 }}>
             Webhook URL
           </Typography>
-          <Typography component="code" data-testid="strategy-url" sx={{ display: "block", overflowWrap: "anywhere", fontFamily: "monospace" }}>
+          <Typography
+            component="code"
+            data-testid="strategy-url"
+            sx={{ display: "block", overflowWrap: "anywhere", fontFamily: "monospace" }}
+          >
             {s.webhookUrl}
           </Typography>
           <Typography variant="body2" sx={{ mt: 1, fontWeight: 600 }}>
             Alert message
           </Typography>
-          <Box component="pre" data-testid="strategy-alert" sx={{ m: 0, p: 1, bgcolor: "action.hover", borderRadius: 1, whiteSpace: "pre-wrap", overflowWrap: "anywhere", fontSize: 13 }}>
+          <Box
+            component="pre"
+            data-testid="strategy-alert"
+            sx={{
+              m: 0,
+              p: 1,
+              bgcolor: "action.hover",
+              borderRadius: 1,
+              whiteSpace: "pre-wrap",
+              overflowWrap: "anywhere",
+              fontSize: 13,
+            }}
+          >
             {s.alertMessage}
           </Box>
           <Box component="details" sx={{ mt: 1 }}>
@@ -233,7 +350,14 @@ export function StrategiesScreen({
               Build another alert for {s.name} (exit, reverse, target position, limit orders)
             </Box>
             {/* The strategy's alerts trade at its own leverage: no leverage field here. */}
-            <AlertBuilder secret={s.secret} url={s.webhookUrl} strategy={s.name} prefix={`s${index}`} title={`Alert for ${s.name}`} testId={`alert-builder-${s.id}`} />
+            <AlertBuilder
+              secret={s.secret}
+              url={s.webhookUrl}
+              strategy={s.name}
+              prefix={`s${index}`}
+              title={`Alert for ${s.name}`}
+              testId={`alert-builder-${s.id}`}
+            />
           </Box>
           <HeartbeatRow id={s.id} heartbeat={extras.heartbeats[s.id] ?? null} now={extras.now} canManage={canManage} />
           {canManage ? (
@@ -288,16 +412,39 @@ export function StrategiesScreen({
 }
 
 /** The strategy's missed-alert alarm: its state, and (admins) the interval it expects a heartbeat at. */
-function HeartbeatRow({ id, heartbeat, now, canManage }: { id: string; heartbeat: StrategyHeartbeat | null; now: number; canManage: boolean }) {
+function HeartbeatRow({
+  id,
+  heartbeat,
+  now,
+  canManage,
+}: {
+  id: string;
+  heartbeat: StrategyHeartbeat | null;
+  now: number;
+  canManage: boolean;
+}) {
   const color = heartbeat?.state === "missed" ? "error" : heartbeat?.state === "ok" ? "success" : "default";
   return (
-    <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 1.5, alignItems: "center", flexWrap: "wrap" }} data-testid={`strategy-heartbeat-${id}`}>
+    <Stack
+      direction="row"
+      spacing={1}
+      useFlexGap
+      sx={{ mt: 1.5, alignItems: "center", flexWrap: "wrap" }}
+      data-testid={`strategy-heartbeat-${id}`}
+    >
       <Typography variant="body2" sx={{ fontWeight: 600 }}>
         Heartbeat
       </Typography>
-      <Chip size="small" color={color} label={heartbeat ? heartbeat.state.toUpperCase() : "OFF"} data-testid="strategy-heartbeat-state" />
+      <Chip
+        size="small"
+        color={color}
+        label={heartbeat ? heartbeat.state.toUpperCase() : "OFF"}
+        data-testid="strategy-heartbeat-state"
+      />
       <Typography variant="body2" color="text.secondary">
-        {heartbeat ? heartbeatStateText(heartbeat, now) : 'Not expected. Send {"secret": "<its secret>", "action": "heartbeat"} on every bar close to be warned when alerts stop.'}
+        {heartbeat
+          ? heartbeatStateText(heartbeat, now)
+          : 'Not expected. Send {"secret": "<its secret>", "action": "heartbeat"} on every bar close to be warned when alerts stop.'}
       </Typography>
       {canManage ? (
         <Form method="post" style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap" }}>

@@ -3,23 +3,46 @@
 import { useLocation, useNavigate } from "@remix-run/react";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 
-export function StrategyFilter({ strategies, value, testId }: { strategies: { id: string; name: string }[] | null | undefined; value: string | null | undefined; testId: string }) {
+export function StrategyFilter({
+  strategies,
+  value,
+  testId,
+}: {
+  strategies: { id: string; name: string }[] | null | undefined;
+  value: string | null | undefined;
+  testId: string;
+}) {
   const hydrated = useHydrated();
   const navigate = useNavigate();
   const location = useLocation();
   // No strategies (or a loader answer without them, e.g. its failure path): no filter.
   if (!strategies || strategies.length === 0) return null;
   return (
-    <form method="get" action={location.pathname} data-testid={testId} style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap", margin: "0 0 16px" }}>
+    <form
+      method="get"
+      action={location.pathname}
+      data-testid={testId}
+      style={{ display: "flex", gap: 8, alignItems: "center", flexWrap: "wrap", margin: "0 0 16px" }}
+    >
       <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
         <span style={{ fontWeight: 600 }}>Strategy</span>
         <select
           name="strategy"
           defaultValue={value ?? ""}
           onChange={(e) => {
-            if (hydrated) navigate(`${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`);
+            if (hydrated)
+              navigate(
+                `${location.pathname}${e.target.value ? `?strategy=${encodeURIComponent(e.target.value)}` : ""}`,
+              );
           }}
-          style={{ padding: "6px 8px", font: "inherit", borderRadius: 6, background: "transparent", color: "inherit", maxWidth: "100%" }}
+          style={{
+            padding: "6px 8px",
+            font: "inherit",
+            borderRadius: 6,
+            background: "transparent",
+            color: "inherit",
+            maxWidth: "100%",
+          }}
         >
           <StrategyOptions strategies={strategies} />
         </select>

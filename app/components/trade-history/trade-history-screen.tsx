@@ -20,7 +20,6 @@ import { errorText } from "#app/utils/api-client.ts";
 import { downloadText, formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { theme } from "#app/mui/theme.ts";
 import { useToast } from "../toaster.tsx";
 import { TradeHistoryTable } from "./trade-history-table.tsx";
 import {
@@ -92,7 +91,19 @@ type Query<T> = ReturnType<typeof useApiQuery<T>>;
  * Polls one URL and hands its state up. Keyed by the applied filters, so a new filter starts
  * from the loader's answer for it (useApiQuery keeps its data across URL changes).
  */
-function Poll<T>({ url, initialData, intervalMs, enabled = true, onState }: { url: string; initialData: T | undefined; intervalMs: number; enabled?: boolean; onState: (state: Query<T>) => void }) {
+function Poll<T>({
+  url,
+  initialData,
+  intervalMs,
+  enabled = true,
+  onState,
+}: {
+  url: string;
+  initialData: T | undefined;
+  intervalMs: number;
+  enabled?: boolean;
+  onState: (state: Query<T>) => void;
+}) {
   const state = useApiQuery<T>(url, { initialData, refetchIntervalMs: intervalMs, enabled });
   useEffect(() => onState(state), [state.data, state.error, state.refetch]); // eslint-disable-line react-hooks/exhaustive-deps
   return null;
@@ -115,9 +126,19 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const applied = `${tradeApiQuery(data.filters, strategy)}|${data.before ?? ""}`;
   const apiQuery = (extra: Record<string, string | number> = {}) => tradeApiQuery(data.filters, strategy, extra);
   const [head, setHead] = useState<{ key: string; query: Query<Trade[]> | null }>({ key: applied, query: null });
-  const [counts, setCounts] = useState<{ key: string; query: Query<TradeHistoryData["totals"]> | null }>({ key: applied, query: null });
-  const [pnlState, setPnlState] = useState<{ key: string; query: Query<ClosedTradesPnl> | null }>({ key: applied, query: null });
-  const [older, setOlder] = useState<{ key: string; trades: Trade[]; cursor: string | null }>({ key: applied, trades: [], cursor: data.nextCursor ?? null });
+  const [counts, setCounts] = useState<{ key: string; query: Query<TradeHistoryData["totals"]> | null }>({
+    key: applied,
+    query: null,
+  });
+  const [pnlState, setPnlState] = useState<{ key: string; query: Query<ClosedTradesPnl> | null }>({
+    key: applied,
+    query: null,
+  });
+  const [older, setOlder] = useState<{ key: string; trades: Trade[]; cursor: string | null }>({
+    key: applied,
+    trades: [],
+    cursor: data.nextCursor ?? null,
+  });
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [olderError, setOlderError] = useState<string | null>(null);
   // docs/spec/api.md: the screen also fetches the latest 50 signals (it shows none of them).
@@ -140,8 +161,11 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const trades = current(head);
   const pages = older.key === applied ? older : { key: applied, trades: [], cursor: data.nextCursor ?? null };
   const byId = new Map<string, Trade>();
-  for (const t of [...(data.before ? [] : (trades?.data ?? [])), ...data.trades, ...pages.trades]) if (!byId.has(t.id)) byId.set(t.id, t);
-  const all = [...byId.values()].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  for (const t of [...(data.before ? [] : (trades?.data ?? [])), ...data.trades, ...pages.trades])
+    if (!byId.has(t.id)) byId.set(t.id, t);
+  const all = [...byId.values()].sort((a, b) =>
+    a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+  );
   const shown = filterTrades(all, filters);
   const totals = current(counts)?.data ?? data.totals;
   const summary = totals ?? tradeSummary(all);
@@ -149,7 +173,8 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const pnlData = pnl.data;
   const totalPnL = pnlData?.totalPnL ?? null;
   const closing = pnlData?.closingTrades ?? 0;
-  const pnlStatus = totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
+  const pnlStatus =
+    totalPnL === null ? "neutral" : D(totalPnL).gt(0) ? "success" : D(totalPnL).lt(0) ? "error" : "neutral";
   const pnlDescription = pnlData
     ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}${pnlData.funding && !D(pnlData.funding).eq(0) ? `, funding ${formatPnl(pnlData.funding)}` : ""}`
     : pnl.error
@@ -159,7 +184,8 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         : "Realized P&L: needs JavaScript";
   const narrowed = hasFilters(data.filters) || strategy !== "";
 
-  const olderHref = (cursor: string) => `${location.pathname}?${tradeScreenQuery(data.filters, strategy, { before: cursor })}`;
+  const olderHref = (cursor: string) =>
+    `${location.pathname}?${tradeScreenQuery(data.filters, strategy, { before: cursor })}`;
   const loadOlder = async (event: React.MouseEvent) => {
     const cursor = pages.cursor;
     if (cursor === null || !hydrated) return;
@@ -167,7 +193,9 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
     setLoadingOlder(true);
     setOlderError(null);
     try {
-      const response = await fetch(`/api/trades?${apiQuery({ limit: TRADE_HISTORY_LIMIT, before: cursor })}`, { headers: { Accept: "application/json" } });
+      const response = await fetch(`/api/trades?${apiQuery({ limit: TRADE_HISTORY_LIMIT, before: cursor })}`, {
+        headers: { Accept: "application/json" },
+      });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const page = (await response.json()) as Trade[];
       setOlder({ key: applied, trades: [...pages.trades, ...page], cursor: response.headers.get("X-Next-Cursor") });
@@ -184,7 +212,10 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
       return;
     }
     downloadText(TRADE_HISTORY_FILE, tradeHistoryCsv(shown));
-    toast({ title: "Export successful", description: `Exported ${shown.length} ${shown.length === 1 ? "trade" : "trades"} as CSV file` });
+    toast({
+      title: "Export successful",
+      description: `Exported ${shown.length} ${shown.length === 1 ? "trade" : "trades"} as CSV file`,
+    });
   };
 
   const clearFilters = () => {
@@ -203,7 +234,13 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         enabled={!data.before}
         onState={(query) => setHead({ key: applied, query })}
       />
-      <Poll<TradeHistoryData["totals"]> key={`totals|${applied}`} url={`/api/trades/summary?${apiQuery()}`} initialData={data.totals} intervalMs={PNL_POLL_MS} onState={(query) => setCounts({ key: applied, query })} />
+      <Poll<TradeHistoryData["totals"]>
+        key={`totals|${applied}`}
+        url={`/api/trades/summary?${apiQuery()}`}
+        initialData={data.totals}
+        intervalMs={PNL_POLL_MS}
+        onState={(query) => setCounts({ key: applied, query })}
+      />
       <Poll<ClosedTradesPnl>
         key={`pnl|${applied}`}
         url={`/api/closed-trades-pnl${apiQuery() ? `?${apiQuery()}` : ""}`}
@@ -215,7 +252,13 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         <Typography variant="h1">Trade History</Typography>
         <div className={S.grow} />
         {/* Disabled before hydration: nothing to export without JavaScript. */}
-        <Button variant="outlined" startIcon={<Download />} onClick={exportCsv} disabled={!hydrated} data-testid="trade-history-export">
+        <Button
+          variant="outlined"
+          startIcon={<Download />}
+          onClick={exportCsv}
+          disabled={!hydrated}
+          data-testid="trade-history-export"
+        >
           Export
         </Button>
       </div>
@@ -227,8 +270,22 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
           icon={<ReceiptLong />}
           description={narrowed ? "Matching the filters" : "All orders"}
         />
-        <StatCard testId="card-completed" title="Completed" value={String(summary.completed)} icon={<CheckCircle />} status={summary.completed > 0 ? "success" : "neutral"} description="Executed or completed" />
-        <StatCard testId="card-failed" title="Failed" value={String(summary.failed)} icon={<Cancel />} status={summary.failed > 0 ? "error" : "neutral"} description="Rejected or not filled" />
+        <StatCard
+          testId="card-completed"
+          title="Completed"
+          value={String(summary.completed)}
+          icon={<CheckCircle />}
+          status={summary.completed > 0 ? "success" : "neutral"}
+          description="Executed or completed"
+        />
+        <StatCard
+          testId="card-failed"
+          title="Failed"
+          value={String(summary.failed)}
+          icon={<Cancel />}
+          status={summary.failed > 0 ? "error" : "neutral"}
+          description="Rejected or not filled"
+        />
         <StatCard
           testId="card-trade-pnl"
           title="P&L"
@@ -323,7 +380,9 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
           </Button>
           <div className={S.grow} />
           <Typography variant="body2" color="text.secondary" data-testid="trade-count">
-            {hasFilters(filters) ? `${shown.length} of ${all.length} trades` : `${all.length} ${all.length === 1 ? "trade" : "trades"}`}
+            {hasFilters(filters)
+              ? `${shown.length} of ${all.length} trades`
+              : `${all.length} ${all.length === 1 ? "trade" : "trades"}`}
           </Typography>
         </form>
 
@@ -345,17 +404,32 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
         {all.length > 0 || data.before ? (
           <div className={S.footer}>
             {pages.cursor === null && !data.before && all.length <= TRADE_HISTORY_LIMIT ? (
-              <span className="pd-caption pd-muted">Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.</span>
+              <span className="pd-caption pd-muted">
+                Click a row for its details. Newest first; the latest {TRADE_HISTORY_LIMIT} orders.
+              </span>
             ) : (
               <span className="pd-caption pd-muted" data-testid="trade-pages">
                 {`Click a row for its details. Newest first, ${TRADE_HISTORY_LIMIT} a page${data.before ? " (an older page; " : "."}`}
-                {data.before ? <RemixLink to={`${location.pathname}${tradeScreenQuery(data.filters, strategy) ? `?${tradeScreenQuery(data.filters, strategy)}` : ""}`}>back to newest</RemixLink> : null}
+                {data.before ? (
+                  <RemixLink
+                    to={`${location.pathname}${tradeScreenQuery(data.filters, strategy) ? `?${tradeScreenQuery(data.filters, strategy)}` : ""}`}
+                  >
+                    back to newest
+                  </RemixLink>
+                ) : null}
                 {data.before ? ")" : ""}
               </span>
             )}
             <div className={S.grow} />
             {pages.cursor !== null ? (
-              <a href={olderHref(pages.cursor)} onClick={loadOlder} data-testid="trades-older" data-cursor={pages.cursor} rel="next" className="pd-body2">
+              <a
+                href={olderHref(pages.cursor)}
+                onClick={loadOlder}
+                data-testid="trades-older"
+                data-cursor={pages.cursor}
+                rel="next"
+                className="pd-body2"
+              >
                 {loadingOlder ? "Loading..." : "Older"}
               </a>
             ) : null}

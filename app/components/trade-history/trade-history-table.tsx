@@ -20,10 +20,18 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
-import { Fragment, type MouseEvent, type ReactNode, useEffect, useRef } from "react";
+import { Fragment, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
-import { formatDateTime, formatPercent, formatPnl, formatPrice, formatQuantity, shortId, shortOrderId } from "#app/core/format.ts";
+import {
+  formatDateTime,
+  formatPercent,
+  formatPnl,
+  formatPrice,
+  formatQuantity,
+  shortId,
+  shortOrderId,
+} from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
@@ -37,9 +45,32 @@ import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
 import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
-import { DETAILS_POLL_MS, type Trade, type TradeDetails, detailsUrl, exchangeLabel, tradePnl, tradePrice, tradeQuantity, utcText } from "#app/core/trade-history.ts";
+import {
+  DETAILS_POLL_MS,
+  type Trade,
+  type TradeDetails,
+  detailsUrl,
+  exchangeLabel,
+  tradePnl,
+  tradePrice,
+  tradeQuantity,
+  utcText,
+} from "#app/core/trade-history.ts";
 
-export const COLUMNS = ["Position", "Entry", "Max Drawdown", "TP", "SL", "BE", "Trailing", "Portfolio", "P/L", "ROI", "Status", "Actions"] as const;
+export const COLUMNS = [
+  "Position",
+  "Entry",
+  "Max Drawdown",
+  "TP",
+  "SL",
+  "BE",
+  "Trailing",
+  "Portfolio",
+  "P/L",
+  "ROI",
+  "Status",
+  "Actions",
+] as const;
 
 const SHORT_TIME: Intl.DateTimeFormatOptions = { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
 
@@ -92,7 +123,12 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
             ) : (
               trades.map((trade) => (
                 <Fragment key={trade.id}>
-                  <TradeRow trade={trade} open={isExpanded(trade.id)} onToggle={() => toggle(trade.id)} hydrated={hydrated} />
+                  <TradeRow
+                    trade={trade}
+                    open={isExpanded(trade.id)}
+                    onToggle={() => toggle(trade.id)}
+                    hydrated={hydrated}
+                  />
                   {isExpanded(trade.id) ? (
                     <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
                       <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
@@ -155,19 +191,33 @@ function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: bo
                     {f.roi !== null ? ` (${D(f.roi).gt(0) ? "+" : ""}${formatPercent(f.roi)})` : ""}
                   </Fact>
                   <Fact label="Max drawdown" className={cls("pd-num", f.drawdown?.gt(0) && "pd-c-error")}>
-                    {f.drawdown ? (f.drawdown.gt(0) ? `-${formatPercent(f.drawdown.toString())}` : formatPercent("0")) : "N/A"}
+                    {f.drawdown
+                      ? f.drawdown.gt(0)
+                        ? `-${formatPercent(f.drawdown.toString())}`
+                        : formatPercent("0")
+                      : "N/A"}
                   </Fact>
-                  <Fact label="TP">{f.position ? `${takeProfitText(f.controls)}${f.tpProgress ? ` · ${f.tpProgress}` : ""}` : "—"}</Fact>
+                  <Fact label="TP">
+                    {f.position ? `${takeProfitText(f.controls)}${f.tpProgress ? ` · ${f.tpProgress}` : ""}` : "—"}
+                  </Fact>
                   <Fact label="SL">{f.position?.stopPrice ? `@ ${formatPrice(f.position.stopPrice)}` : "None"}</Fact>
                   <Fact label="BE / Trailing">
-                    {f.position ? `${breakEvenText(f.controls, f.position.breakEvenTriggered)} / ${trailingText(f.controls, f.position.trailingStopActive)}` : "Inactive / Inactive"}
+                    {f.position
+                      ? `${breakEvenText(f.controls, f.position.breakEvenTriggered)} / ${trailingText(f.controls, f.position.trailingStopActive)}`
+                      : "Inactive / Inactive"}
                   </Fact>
                 </>
               }
             >
               {/* The details load with JavaScript only, as in the table. */}
               {hydrated ? (
-                <Button size="small" variant="outlined" aria-expanded={expanded} data-testid="trade-card-expand" onClick={() => onToggle(trade.id)}>
+                <Button
+                  size="small"
+                  variant="outlined"
+                  aria-expanded={expanded}
+                  data-testid="trade-card-expand"
+                  onClick={() => onToggle(trade.id)}
+                >
                   {expanded ? "Hide details" : "Details"}
                 </Button>
               ) : null}
@@ -189,7 +239,6 @@ function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: bo
 // the expand button and its icon are MUI's. The placeholders and captions render in the
 // primary text color.
 const Placeholder = ({ children }: { children: ReactNode }) => <span className="pd-body2">{children}</span>;
-
 
 const TP_TIP = "Take-profit levels belong to the position (see Positions)";
 
@@ -216,7 +265,9 @@ function ExpandButton({ label, open, onToggle }: { label: string; open: boolean;
 function closingRoi(trade: Trade, position: TradePositionState): string | null {
   const pnl = tradePnl(trade);
   if (pnl === null) return null;
-  const margin = D(position.entryPrice).times(tradeQuantity(trade)).div(position.leverage > 0 ? position.leverage : 1);
+  const margin = D(position.entryPrice)
+    .times(tradeQuantity(trade))
+    .div(position.leverage > 0 ? position.leverage : 1);
   return margin.gt(0) ? D(pnl).div(margin).times(100).round(2).toString() : null;
 }
 
@@ -233,10 +284,27 @@ function tradeFigures(trade: TradeRowData) {
   return { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass };
 }
 
-function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; open: boolean; onToggle: () => void; hydrated: boolean }) {
+function TradeRow({
+  trade,
+  open,
+  onToggle,
+  hydrated,
+}: {
+  trade: TradeRowData;
+  open: boolean;
+  onToggle: () => void;
+  hydrated: boolean;
+}) {
   const { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass } = tradeFigures(trade);
   return (
-    <tr className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")} data-testid="trade-row" data-trade-id={trade.id} data-status={trade.status} aria-expanded={open} onClick={onToggle}>
+    <tr
+      className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")}
+      data-testid="trade-row"
+      data-trade-id={trade.id}
+      data-status={trade.status}
+      aria-expanded={open}
+      onClick={onToggle}
+    >
       <td className="pd-td pd-nowrap">
         <div className="pd-row">
           <p className="pd-body2 pd-bold" data-testid="trade-symbol">
@@ -251,7 +319,15 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
       </td>
       <td className="pd-td pd-num">{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</td>
       <td className={cls("pd-td pd-num", drawdown?.gt(0) && "pd-c-error")} data-testid="trade-drawdown">
-        {drawdown ? (drawdown.gt(0) ? `-${formatPercent(drawdown.toString())}` : formatPercent("0")) : <Placeholder>N/A</Placeholder>}
+        {drawdown ? (
+          drawdown.gt(0) ? (
+            `-${formatPercent(drawdown.toString())}`
+          ) : (
+            formatPercent("0")
+          )
+        ) : (
+          <Placeholder>N/A</Placeholder>
+        )}
       </td>
       <td className="pd-td pd-nowrap" data-testid="trade-tp">
         {position ? (
@@ -280,7 +356,13 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
       <td className={cls("pd-td pd-num", pnlClass)} data-testid="trade-pnl">
         {pnl === null ? "—" : formatPnl(pnl)}
       </td>
-      <td className={cls("pd-td pd-num", roi !== null && (D(roi).gt(0) ? "pd-c-success" : D(roi).lt(0) ? "pd-c-error" : null))} data-testid="trade-roi">
+      <td
+        className={cls(
+          "pd-td pd-num",
+          roi !== null && (D(roi).gt(0) ? "pd-c-success" : D(roi).lt(0) ? "pd-c-error" : null),
+        )}
+        data-testid="trade-roi"
+      >
         {roi !== null ? `${D(roi).gt(0) ? "+" : ""}${formatPercent(roi)}` : <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td">
@@ -289,25 +371,36 @@ function TradeRow({ trade, open, onToggle, hydrated }: { trade: TradeRowData; op
       <td className="pd-td pd-right">
         {/* The details load with JavaScript only, so the button comes with hydration: 50 IconButtons
             less in every server render (decision 043). */}
-        {hydrated ? <ExpandButton label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`} open={open} onToggle={onToggle} /> : null}
+        {hydrated ? (
+          <ExpandButton
+            label={open ? `Hide details of trade ${shortId(trade.id)}` : `Show details of trade ${shortId(trade.id)}`}
+            open={open}
+            onToggle={onToggle}
+          />
+        ) : null}
       </td>
     </tr>
   );
 }
-
 
 const money = (v: string, decimals: number) => `${toFixed(v, decimals)} USD`;
 
 /** The expanded row: mounted only while expanded, so the details load only then. */
 export function TradeDetailsPanel({ id }: { id: string }) {
   const toast = useToast();
-  const { data, error, isLoading } = useApiQuery<TradeDetails & { chart?: PriceChartData | null }>(detailsUrl(id), { refetchIntervalMs: DETAILS_POLL_MS });
+  const { data, error, isLoading } = useApiQuery<TradeDetails & { chart?: PriceChartData | null }>(detailsUrl(id), {
+    refetchIntervalMs: DETAILS_POLL_MS,
+  });
   // One toast per failure (the poll keeps trying; a later success clears the message).
   const failing = useRef(false);
   useEffect(() => {
     if (error && !failing.current) {
       failing.current = true;
-      toast({ title: "Failed to Load Trade Details", description: errorText(error, "Network error"), variant: "destructive" });
+      toast({
+        title: "Failed to Load Trade Details",
+        description: errorText(error, "Network error"),
+        variant: "destructive",
+      });
     }
     if (!error) failing.current = false;
   }, [error, toast]);
@@ -329,7 +422,7 @@ export function TradeDetailsPanel({ id }: { id: string }) {
       </Stack>
     );
   }
-  if (!data || !data.trade) {
+  if (!data?.trade) {
     return (
       <Typography variant="body2" color="text.secondary" data-testid="trade-details-none">
         No detailed data available for this trade
@@ -424,7 +517,9 @@ export function TradeDetailsPanel({ id }: { id: string }) {
             {relatedTrades.map((t) => (
               <TableRow key={t.id} data-testid="related-trade">
                 <TableCell sx={{ fontFamily: "monospace" }}>{shortId(t.id)}</TableCell>
-                <TableCell sx={{ color: t.side === "buy" ? "primary.main" : "error.main" }}>{t.side.toUpperCase()}</TableCell>
+                <TableCell sx={{ color: t.side === "buy" ? "primary.main" : "error.main" }}>
+                  {t.side.toUpperCase()}
+                </TableCell>
                 <TableCell align="right">{formatQuantity(tradeQuantity(t))}</TableCell>
                 <TableCell align="right">{formatPrice(tradePrice(t))}</TableCell>
                 <TableCell>{t.source}</TableCell>

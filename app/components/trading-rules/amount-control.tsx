@@ -4,15 +4,31 @@ import Collapse from "@mui/material/Collapse";
 import TextField from "@mui/material/TextField";
 import { useState } from "react";
 import { SIGNAL_AMOUNT_TYPES } from "#app/core/schemas/trading-config.ts";
-import { MULTIPLIER_MAX, MULTIPLIER_MIN, SIGNAL_AMOUNT_RULES, type SignalAmountType, normalizeMultiplier } from "#app/core/schemas/trading-rules-form.ts";
+import {
+  MULTIPLIER_MAX,
+  MULTIPLIER_MIN,
+  SIGNAL_AMOUNT_RULES,
+  type SignalAmountType,
+  normalizeMultiplier,
+} from "#app/core/schemas/trading-rules-form.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
-import { NumberField, type RulesFields, Section, SwitchRow, firstError, initialOn, initialText } from "./form-parts.tsx";
+import {
+  NumberField,
+  type RulesFields,
+  Section,
+  SwitchRow,
+  firstError,
+  initialOn,
+  initialText,
+} from "./form-parts.tsx";
 
 export function AmountControlSection({ fields }: { fields: RulesFields }) {
   const hydrated = useHydrated();
   const [amountOn, setAmountOn] = useState(initialOn(fields.applyAmountControlToSignals));
   const saved = initialText(fields.signalAmountType);
-  const [amountType, setAmountType] = useState<SignalAmountType>((SIGNAL_AMOUNT_TYPES as readonly string[]).includes(saved) ? (saved as SignalAmountType) : "multiplier");
+  const [amountType, setAmountType] = useState<SignalAmountType>(
+    (SIGNAL_AMOUNT_TYPES as readonly string[]).includes(saved) ? (saved as SignalAmountType) : "multiplier",
+  );
   const [multiplier, setMultiplier] = useState(initialText(fields.orderSizeMultiplier));
   // Without JavaScript nothing can hide the fields: they are always shown.
   const shown = !hydrated || amountOn;
@@ -27,7 +43,14 @@ export function AmountControlSection({ fields }: { fields: RulesFields }) {
         onChange={setAmountOn}
       />
       <Collapse in={shown} data-testid="amount-control-fields" data-shown={shown ? "true" : "false"}>
-        <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr", sm: "repeat(3, minmax(0, 1fr))", lg: "1fr" }, pt: 1.5 }}>
+        <Box
+          sx={{
+            display: "grid",
+            gap: 2,
+            gridTemplateColumns: { xs: "1fr", sm: "repeat(3, minmax(0, 1fr))", lg: "1fr" },
+            pt: 1.5,
+          }}
+        >
           <NumberField
             field={fields.orderSizeMultiplier}
             label="Order Size Multiplier"
@@ -59,7 +82,9 @@ export function AmountControlSection({ fields }: { fields: RulesFields }) {
           <NumberField
             field={fields.signalAmountValue}
             label="Signal Amount Value"
-            help={hydrated ? rule.help : "Multiplier min 0.01; USD min 1; percentage 0.1 to 100; contracts whole, min 1"}
+            help={
+              hydrated ? rule.help : "Multiplier min 0.01; USD min 1; percentage 0.1 to 100; contracts whole, min 1"
+            }
             min={rule.min}
             max={rule.max ?? undefined}
             step={rule.step ?? "any"}

@@ -20,9 +20,27 @@ export const initialOn = (field: Field) => field.initialValue === "on";
 export const initialText = (field: Field) => (typeof field.initialValue === "string" ? field.initialValue : "");
 export const firstError = (field: Field) => field.errors?.[0];
 
-export function Section({ title, description, testId, wide, children }: { title: string; description?: string; testId: string; wide?: boolean; children: ReactNode }) {
+export function Section({
+  title,
+  description,
+  testId,
+  wide,
+  children,
+}: {
+  title: string;
+  description?: string;
+  testId: string;
+  wide?: boolean;
+  children: ReactNode;
+}) {
   return (
-    <Paper variant="outlined" component="section" aria-label={title} data-testid={testId} sx={{ p: 2.5, minWidth: 0, gridColumn: wide ? { lg: "1 / -1" } : undefined }}>
+    <Paper
+      variant="outlined"
+      component="section"
+      aria-label={title}
+      data-testid={testId}
+      sx={{ p: 2.5, minWidth: 0, gridColumn: wide ? { lg: "1 / -1" } : undefined }}
+    >
       <Typography variant="h3" component="h2">
         {title}
       </Typography>
@@ -110,7 +128,9 @@ export function NumberField({
       type="number"
       size="small"
       fullWidth={fullWidth}
-      {...(value !== undefined ? { value, onChange: (e: ChangeEvent<HTMLInputElement>) => onChange?.(e.target.value), onBlur } : { defaultValue: String(field.initialValue ?? "") })}
+      {...(value !== undefined
+        ? { value, onChange: (e: ChangeEvent<HTMLInputElement>) => onChange?.(e.target.value), onBlur }
+        : { defaultValue: String(field.initialValue ?? "") })}
       error={!!error}
       helperText={error ?? help}
       slotProps={{ htmlInput: { min, max, step }, inputLabel: { shrink: true } }}

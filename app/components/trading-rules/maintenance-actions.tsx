@@ -15,7 +15,11 @@ export const RESET_STATS_CONFIRM =
 
 /** The intents the page's action confirms before running (no JavaScript: ?confirm=<intent>). */
 export const CONFIRM_INTENTS = {
-  "apply-rules": { title: "Apply Rules to Existing Positions", question: APPLY_RULES_CONFIRM, confirmLabel: "Apply Rules" },
+  "apply-rules": {
+    title: "Apply Rules to Existing Positions",
+    question: APPLY_RULES_CONFIRM,
+    confirmLabel: "Apply Rules",
+  },
   "reset-stats": { title: "Reset Statistics", question: RESET_STATS_CONFIRM, confirmLabel: "Reset Statistics" },
 } as const;
 export type ConfirmIntent = keyof typeof CONFIRM_INTENTS;
@@ -33,17 +37,27 @@ export function ApplyRulesButton() {
         failText="Failed to apply rules to existing positions"
         testId="apply-rules"
         run={async () => {
-          const result = await apiRequest<{ appliedCount?: number; totalPositions?: number }>("POST", "/api/positions/apply-rules");
+          const result = await apiRequest<{ appliedCount?: number; totalPositions?: number }>(
+            "POST",
+            "/api/positions/apply-rules",
+          );
           invalidate("/api/positions", "/api/dashboard/stats");
-          return { title: "Rules Applied", description: appliedText(result.appliedCount ?? 0, result.totalPositions ?? 0) };
+          return {
+            title: "Rules Applied",
+            description: appliedText(result.appliedCount ?? 0, result.totalPositions ?? 0),
+          };
         }}
       />
     </Box>
   );
 }
 
-export const appliedText = (applied: number, total: number) => `Applied the trading rules to ${applied} of ${total} open positions`;
-export const RESET_DONE: Toast = { title: "Statistics Reset", description: "All trades, signals, positions and activity logs have been deleted" };
+export const appliedText = (applied: number, total: number) =>
+  `Applied the trading rules to ${applied} of ${total} open positions`;
+export const RESET_DONE: Toast = {
+  title: "Statistics Reset",
+  description: "All trades, signals, positions and activity logs have been deleted",
+};
 
 export function ResetStatsButton() {
   const invalidate = useInvalidate();

@@ -11,7 +11,12 @@ import Button from "@mui/material/Button";
 import Stack from "@mui/material/Stack";
 import Typography from "@mui/material/Typography";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
-import { type TradingRulesFormValues, configToFormValues, firstFormError, parseTradingRulesForm } from "#app/core/schemas/trading-rules-form.ts";
+import {
+  type TradingRulesFormValues,
+  configToFormValues,
+  firstFormError,
+  parseTradingRulesForm,
+} from "#app/core/schemas/trading-rules-form.ts";
 import { JsMarker, type useIntentFetcher } from "../dashboard/dashboard-header.tsx";
 import { useToast } from "../toaster.tsx";
 import { AmountControlSection } from "./amount-control.tsx";
@@ -22,7 +27,17 @@ import { TakeProfitLevels } from "./take-profit-levels.tsx";
 
 type Fetcher = ReturnType<typeof useIntentFetcher>;
 
-export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: TradingConfig; fetcher: Fetcher; lastResult: SubmissionResult<string[]> | undefined; onEdit: () => void }) {
+export function RulesForm({
+  config,
+  fetcher,
+  lastResult,
+  onEdit,
+}: {
+  config: TradingConfig;
+  fetcher: Fetcher;
+  lastResult: SubmissionResult<string[]> | undefined;
+  onEdit: () => void;
+}) {
   const toast = useToast();
   const [form, fields] = useForm<TradingRulesFormValues, Partial<TradingConfig>>({
     id: "trading-rules",
@@ -34,7 +49,8 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
     shouldRevalidate: "onInput",
   });
   const busy = fetcher.state !== "idle";
-  const serverError = lastResult?.status === "error" ? firstFormError(lastResult.error as Record<string, string[] | null>) : null;
+  const serverError =
+    lastResult?.status === "error" ? firstFormError(lastResult.error as Record<string, string[] | null>) : null;
 
   return (
     <fetcher.Form
@@ -48,7 +64,10 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
         if (event.defaultPrevented) {
           // The same rules as the server stopped the post: say why.
           const submission = parseTradingRulesForm(new FormData(event.currentTarget));
-          const message = submission.status === "error" ? firstFormError(submission.error as Record<string, string[] | null>) : "Please check the highlighted fields";
+          const message =
+            submission.status === "error"
+              ? firstFormError(submission.error as Record<string, string[] | null>)
+              : "Please check the highlighted fields";
           toast({ title: "Error Saving Rules", description: message, variant: "destructive" });
         }
       }}
@@ -60,13 +79,38 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
           {serverError}
         </Alert>
       ) : null}
-      <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" }, alignItems: "start" }}>
-        <Section title="System Controls" testId="section-system-controls" description="Master switches for automated trading.">
-          <SwitchRow name="autoTradingEnabled" label="Auto Trading" description="Execute incoming signals automatically" defaultChecked={initialOn(fields.autoTradingEnabled)} />
-          <SwitchRow name="emergencyStopEnabled" label="Emergency Stop Allowed" description="Allow the emergency stop to halt all trading" defaultChecked={initialOn(fields.emergencyStopEnabled)} />
+      <Box
+        sx={{
+          display: "grid",
+          gap: 2,
+          gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" },
+          alignItems: "start",
+        }}
+      >
+        <Section
+          title="System Controls"
+          testId="section-system-controls"
+          description="Master switches for automated trading."
+        >
+          <SwitchRow
+            name="autoTradingEnabled"
+            label="Auto Trading"
+            description="Execute incoming signals automatically"
+            defaultChecked={initialOn(fields.autoTradingEnabled)}
+          />
+          <SwitchRow
+            name="emergencyStopEnabled"
+            label="Emergency Stop Allowed"
+            description="Allow the emergency stop to halt all trading"
+            defaultChecked={initialOn(fields.emergencyStopEnabled)}
+          />
         </Section>
 
-        <Section title="Signal Protection" testId="section-signal-protection" description="Protection a position opened by a TradingView signal receives.">
+        <Section
+          title="Signal Protection"
+          testId="section-signal-protection"
+          description="Protection a position opened by a TradingView signal receives."
+        >
           <ProtectionSwitches fields={fields} origin="Signals" />
           <SwitchRow
             name="applyLeverageToSignals"
@@ -76,28 +120,54 @@ export function RulesForm({ config, fetcher, lastResult, onEdit }: { config: Tra
           />
         </Section>
 
-        <Section title="Manual Position Protection" testId="section-manual-protection" description="Protection a position opened by a manual order receives.">
+        <Section
+          title="Manual Position Protection"
+          testId="section-manual-protection"
+          description="Protection a position opened by a manual order receives."
+        >
           <ProtectionSwitches fields={fields} origin="Manual" />
           <ApplyRulesButton />
         </Section>
 
         <AmountControlSection fields={fields} />
 
-        <Section title="Advanced Trading Controls" testId="section-advanced" description="Take-profit levels, stop-loss, breakeven and trailing stop. Percentages are of the entry price unless noted." wide>
+        <Section
+          title="Advanced Trading Controls"
+          testId="section-advanced"
+          description="Take-profit levels, stop-loss, breakeven and trailing stop. Percentages are of the entry price unless noted."
+          wide
+        >
           <TakeProfitLevels fields={fields} />
           <StopControls fields={fields} />
         </Section>
 
-        <Section title="Performance Statistics" testId="section-performance" description="Start the statistics from zero." wide>
+        <Section
+          title="Performance Statistics"
+          testId="section-performance"
+          description="Start the statistics from zero."
+          wide
+        >
           <ResetStatsButton />
         </Section>
       </Box>
 
-      <Stack direction="row" spacing={2} useFlexGap sx={{ alignItems: "center", justifyContent: "flex-end", flexWrap: "wrap", mt: 3 }}>
+      <Stack
+        direction="row"
+        spacing={2}
+        useFlexGap
+        sx={{ alignItems: "center", justifyContent: "flex-end", flexWrap: "wrap", mt: 3 }}
+      >
         <Typography variant="body2" color="text.secondary">
           Changes apply to new positions once saved.
         </Typography>
-        <Button type="submit" variant="contained" size="large" startIcon={<SaveIcon />} disabled={busy} data-testid="save-trading-rules">
+        <Button
+          type="submit"
+          variant="contained"
+          size="large"
+          startIcon={<SaveIcon />}
+          disabled={busy}
+          data-testid="save-trading-rules"
+        >
           {busy ? "Saving..." : "Save Trading Rules"}
         </Button>
       </Stack>
@@ -116,6 +186,13 @@ const PROTECTIONS = [
 function ProtectionSwitches({ fields, origin }: { fields: RulesFields; origin: "Signals" | "Manual" }) {
   return PROTECTIONS.map(([key, label]) => {
     const name = `apply${key}To${origin}` as const;
-    return <SwitchRow key={name} name={name} label={`Apply ${label} to ${origin}`} defaultChecked={initialOn(fields[name])} />;
+    return (
+      <SwitchRow
+        key={name}
+        name={name}
+        label={`Apply ${label} to ${origin}`}
+        defaultChecked={initialOn(fields[name])}
+      />
+    );
   });
 }

@@ -50,7 +50,12 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
             <Box
               key={lf.key}
               data-testid="tp-level"
-              sx={{ display: "grid", gap: 1.5, alignItems: "center", gridTemplateColumns: { xs: "1fr 1fr", sm: "5rem 1fr 1fr auto" } }}
+              sx={{
+                display: "grid",
+                gap: 1.5,
+                alignItems: "center",
+                gridTemplateColumns: { xs: "1fr 1fr", sm: "5rem 1fr 1fr auto" },
+              }}
             >
               <Typography variant="body2" sx={{ fontWeight: 600, gridColumn: { xs: "1 / -1", sm: "auto" } }}>
                 {`TP ${i + 1}`}
@@ -64,7 +69,8 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
                 onChange={(raw) => {
                   // docs/spec/api.md#validation: clamped to 0..100 as it is typed (and again by the server).
                   const n = Number(raw);
-                  const value = raw !== "" && Number.isFinite(n) && (n < 0 || n > 100) ? (clampPortfolioPercent(raw) ?? raw) : raw;
+                  const value =
+                    raw !== "" && Number.isFinite(n) && (n < 0 || n > 100) ? (clampPortfolioPercent(raw) ?? raw) : raw;
                   setLevels((all) => all.map((l, j) => (j === i ? { ...l, portfolio: value } : l)));
                 }}
               />
@@ -75,7 +81,9 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
                   <Checkbox
                     name={set.enabled.name}
                     checked={levels[i]?.enabled ?? false}
-                    onChange={(e) => setLevels((all) => all.map((l, j) => (j === i ? { ...l, enabled: e.target.checked } : l)))}
+                    onChange={(e) =>
+                      setLevels((all) => all.map((l, j) => (j === i ? { ...l, enabled: e.target.checked } : l)))
+                    }
                     slotProps={{ input: { "aria-label": `TP ${i + 1} enabled` } as object }}
                   />
                 }
@@ -85,7 +93,8 @@ export function TakeProfitLevels({ fields }: { fields: RulesFields }) {
         })}
       </Stack>
       <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 1 }}>
-        Portfolio % is the share of the position closed at that level (clamped to 0–100); the enabled levels must total 100%. Price deviation is the move from the entry price.
+        Portfolio % is the share of the position closed at that level (clamped to 0–100); the enabled levels must total
+        100%. Price deviation is the move from the entry price.
       </Typography>
     </>
   );

@@ -33,7 +33,13 @@ export interface SaveAnswer {
 
 const sameConfig = (a: TradingConfig, b: TradingConfig) => JSON.stringify(a) === JSON.stringify(b);
 
-export function TradingRulesScreen({ config: loaded, confirm }: { config: TradingConfig; confirm?: ConfirmIntent | null }) {
+export function TradingRulesScreen({
+  config: loaded,
+  confirm,
+}: {
+  config: TradingConfig;
+  confirm?: ConfirmIntent | null;
+}) {
   const invalidate = useInvalidate();
   const fetcher = useIntentFetcher("trading-rules", () => invalidate("/api/trading-config"));
   const actionData = useActionData<SaveAnswer>();
@@ -41,7 +47,10 @@ export function TradingRulesScreen({ config: loaded, confirm }: { config: Tradin
   // With JavaScript the fetcher has the answer; without, the page's own action data does.
   const lastResult = answer?.result ?? actionData?.result;
 
-  const live = useApiQuery<{ config: TradingConfig }>("/api/trading-config", { initialData: { config: loaded }, refetchIntervalMs: TRADING_CONFIG_POLL_MS });
+  const live = useApiQuery<{ config: TradingConfig }>("/api/trading-config", {
+    initialData: { config: loaded },
+    refetchIntervalMs: TRADING_CONFIG_POLL_MS,
+  });
   const [formConfig, setFormConfig] = useState(loaded);
   const [saves, setSaves] = useState(0);
   const dirty = useRef(false);
@@ -71,7 +80,14 @@ export function TradingRulesScreen({ config: loaded, confirm }: { config: Tradin
 
   return (
     <Screen title="Trading Rules" actions={<EmergencyControl emergencyActive={emergencyActive} action="/dashboard" />}>
-      {confirm ? <ConfirmPanel action="/trading-rules" intent={confirm} cancelHref="/trading-rules" {...CONFIRM_INTENTS[confirm]} /> : null}
+      {confirm ? (
+        <ConfirmPanel
+          action="/trading-rules"
+          intent={confirm}
+          cancelHref="/trading-rules"
+          {...CONFIRM_INTENTS[confirm]}
+        />
+      ) : null}
       <RulesForm
         key={`${saves}:${JSON.stringify(formConfig)}`}
         config={formConfig}

@@ -17,10 +17,19 @@ export function PanelCard({
   contentClassName,
   children,
   ...rest
-}: { title?: ReactNode; subheader?: ReactNode; action?: ReactNode; flush?: boolean; contentClassName?: string; children?: ReactNode } & Omit<CardProps, "title">) {
+}: {
+  title?: ReactNode;
+  subheader?: ReactNode;
+  action?: ReactNode;
+  flush?: boolean;
+  contentClassName?: string;
+  children?: ReactNode;
+} & Omit<CardProps, "title">) {
   return (
     <Card variant="outlined" {...rest}>
-      {title !== undefined ? <CardHeader title={title} subheader={subheader} action={action} slotProps={TITLE} /> : null}
+      {title !== undefined ? (
+        <CardHeader title={title} subheader={subheader} action={action} slotProps={TITLE} />
+      ) : null}
       <CardContent className={contentClassName} sx={flush ? FLUSH : undefined}>
         {children}
       </CardContent>

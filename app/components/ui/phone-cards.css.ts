@@ -3,10 +3,26 @@ import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("phone-cards", {
   /** The list: shown below 600 px (MUI's sm), where the screen hides its table. */
-  cards: { display: { xs: "grid", sm: "none" }, gridTemplateColumns: "minmax(0, 1fr)", gap: 1.5, listStyle: "none", m: 0, p: 0 },
+  cards: {
+    display: { xs: "grid", sm: "none" },
+    gridTemplateColumns: "minmax(0, 1fr)",
+    gap: 1.5,
+    listStyle: "none",
+    m: 0,
+    p: 0,
+  },
   /** A wide child (an expanded trade's chart or related trades) scrolls inside its card, not the page. */
   card: { p: 2, minWidth: 0, overflowX: "auto" },
   head: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
   spacer: { flex: 1 },
-  facts: { display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 2, rowGap: 0.5, m: 0, mb: 1.5, "& dt": { color: "text.secondary" }, "& dd": { m: 0, textAlign: "right", minWidth: 0, overflowWrap: "anywhere" } },
+  facts: {
+    display: "grid",
+    gridTemplateColumns: "auto 1fr",
+    columnGap: 2,
+    rowGap: 0.5,
+    m: 0,
+    mb: 1.5,
+    "& dt": { color: "text.secondary" },
+    "& dd": { m: 0, textAlign: "right", minWidth: 0, overflowWrap: "anywhere" },
+  },
 });

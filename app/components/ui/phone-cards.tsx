@@ -17,7 +17,21 @@ export function PhoneCards({ testId, label, children }: { testId: string; label?
 }
 
 /** One card: `head` on top (left to right, `end` pushed right), then the facts, then `children` (links, buttons, details). */
-export function PhoneCard({ head, end, facts, children, testId, data }: { head: ReactNode; end?: ReactNode; facts?: ReactNode; children?: ReactNode; testId: string; data?: Record<`data-${string}`, string> }) {
+export function PhoneCard({
+  head,
+  end,
+  facts,
+  children,
+  testId,
+  data,
+}: {
+  head: ReactNode;
+  end?: ReactNode;
+  facts?: ReactNode;
+  children?: ReactNode;
+  testId: string;
+  data?: Record<`data-${string}`, string>;
+}) {
   return (
     <Paper variant="outlined" component="li" className={S.card} data-testid={testId} {...data}>
       <div className={S.head}>
@@ -36,7 +50,19 @@ export function PhoneCard({ head, end, facts, children, testId, data }: { head: 
 }
 
 /** A label / value pair of a card. */
-export function Fact({ label, title, className, testId, children }: { label: string; title?: string; className?: string; testId?: string; children: ReactNode }) {
+export function Fact({
+  label,
+  title,
+  className,
+  testId,
+  children,
+}: {
+  label: string;
+  title?: string;
+  className?: string;
+  testId?: string;
+  children: ReactNode;
+}) {
   return (
     <>
       <dt title={title}>{label}</dt>

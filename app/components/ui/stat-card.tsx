@@ -10,7 +10,21 @@ import { S } from "./stat-card.css.ts";
 export type CardStatus = "success" | "warning" | "error" | "neutral";
 
 /** `icon`: an MUI icon, coloured by the status. */
-export function StatCard({ title, value, icon, description, status = "neutral", testId }: { title: string; value: ReactNode; icon: ReactNode; description?: ReactNode; status?: CardStatus; testId?: string }) {
+export function StatCard({
+  title,
+  value,
+  icon,
+  description,
+  status = "neutral",
+  testId,
+}: {
+  title: string;
+  value: ReactNode;
+  icon: ReactNode;
+  description?: ReactNode;
+  status?: CardStatus;
+  testId?: string;
+}) {
   return (
     <Card variant="outlined" data-testid={testId} data-status={status} className={S.card}>
       <CardContent>

@@ -50,19 +50,40 @@ const STACK_ON_PHONES = {
   "@media (max-width: 599.95px)": {
     "& thead": { display: "none" },
     "& tr": { display: "block", py: 1, borderBottom: "1px solid rgba(255,255,255,0.12)" },
-    "& td": { display: "flex", alignItems: "center", justifyContent: "space-between", gap: 2, border: 0, py: 0.5, textAlign: "left" },
+    "& td": {
+      display: "flex",
+      alignItems: "center",
+      justifyContent: "space-between",
+      gap: 2,
+      border: 0,
+      py: 0.5,
+      textAlign: "left",
+    },
     "& td::before": { content: "attr(data-label)", color: "text.secondary", fontSize: 13, flexShrink: 0 },
   },
 } as const;
 
-const when = (iso: string | null) => (iso ? new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC" : "never");
+const when = (iso: string | null) =>
+  iso ? `${new Date(iso).toISOString().replace("T", " ").slice(0, 16)} UTC` : "never";
 
 function RoleForm({ user }: { user: UserRowView }) {
   return (
     <Form method="post" action="/users" style={{ display: "flex", gap: 8, alignItems: "center" }}>
       <input type="hidden" name="intent" value="update" />
       <input type="hidden" name="id" value={user.id} />
-      <select name="role" defaultValue={user.role} aria-label={`Role of ${user.username}`} data-testid={`role-${user.username}`} style={{ padding: "4px 6px", background: "transparent", color: "inherit", border: "1px solid rgba(255,255,255,0.23)", borderRadius: 4 }}>
+      <select
+        name="role"
+        defaultValue={user.role}
+        aria-label={`Role of ${user.username}`}
+        data-testid={`role-${user.username}`}
+        style={{
+          padding: "4px 6px",
+          background: "transparent",
+          color: "inherit",
+          border: "1px solid rgba(255,255,255,0.23)",
+          borderRadius: 4,
+        }}
+      >
         {ROLES.map((r) => (
           <option key={r} value={r} style={{ color: "#000" }}>
             {r}
@@ -95,7 +116,25 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
             {`One-time password reset link for ${resetLink.username}, valid until ${when(resetLink.expiresAt)}. Hand it over yourself; it is shown only now. Opening it lets ${resetLink.username} choose a new password, once, and signs out all their sessions.`}
           </Typography>
           <Box sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}>
-            <Box component="input" readOnly value={resetLink.url} aria-label={`Password reset link for ${resetLink.username}`} data-testid="reset-link-url" onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()} sx={{ flex: "1 1 320px", minWidth: 0, p: 0.75, font: "inherit", fontSize: 13, color: "inherit", background: "transparent", border: "1px solid rgba(128,128,128,0.5)", borderRadius: 1 }} />
+            <Box
+              component="input"
+              readOnly
+              value={resetLink.url}
+              aria-label={`Password reset link for ${resetLink.username}`}
+              data-testid="reset-link-url"
+              onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()}
+              sx={{
+                flex: "1 1 320px",
+                minWidth: 0,
+                p: 0.75,
+                font: "inherit",
+                fontSize: 13,
+                color: "inherit",
+                background: "transparent",
+                border: "1px solid rgba(128,128,128,0.5)",
+                borderRadius: 1,
+              }}
+            />
             {hydrated ? (
               <Button size="small" onClick={() => copy(resetLink.url, "Reset link")} data-testid="copy-reset-link">
                 Copy
@@ -107,7 +146,9 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
 
       {toDelete ? (
         <Alert severity="warning" sx={{ mb: 2 }} data-testid="confirm-delete">
-          <Typography sx={{ mb: 1 }}>{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>
+          <Typography
+            sx={{ mb: 1 }}
+          >{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>
           <Form method="post" action="/users" style={{ display: "inline" }}>
             <input type="hidden" name="intent" value="delete" />
             <input type="hidden" name="id" value={toDelete.id} />
@@ -147,9 +188,23 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                   <TableCell data-label="Role">
                     <RoleForm user={u} />
                   </TableCell>
-                  <TableCell data-label="2FA">{u.twoFactorEnabled ? <Chip size="small" color="success" label="on" /> : <Chip size="small" variant="outlined" label="off" />}</TableCell>
-                  <TableCell data-label="Last login" sx={{ whiteSpace: "nowrap" }}>{when(u.lastLoginAt)}</TableCell>
-                  <TableCell data-label="Status">{u.disabled ? <Chip size="small" color="error" label="disabled" /> : <Chip size="small" color="success" variant="outlined" label="active" />}</TableCell>
+                  <TableCell data-label="2FA">
+                    {u.twoFactorEnabled ? (
+                      <Chip size="small" color="success" label="on" />
+                    ) : (
+                      <Chip size="small" variant="outlined" label="off" />
+                    )}
+                  </TableCell>
+                  <TableCell data-label="Last login" sx={{ whiteSpace: "nowrap" }}>
+                    {when(u.lastLoginAt)}
+                  </TableCell>
+                  <TableCell data-label="Status">
+                    {u.disabled ? (
+                      <Chip size="small" color="error" label="disabled" />
+                    ) : (
+                      <Chip size="small" color="success" variant="outlined" label="active" />
+                    )}
+                  </TableCell>
                   <TableCell align="right" data-label="Actions">
                     <Box sx={{ display: "flex", gap: 1, justifyContent: "flex-end", flexWrap: "wrap" }}>
                       {/* Your own 2FA goes off on the Account screen, with a current code (issue 23). */}
@@ -168,7 +223,12 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                         <Form method="post" action="/users">
                           <input type="hidden" name="intent" value="reset-password" />
                           <input type="hidden" name="id" value={u.id} />
-                          <Button type="submit" size="small" color="warning" data-testid={`reset-password-${u.username}`}>
+                          <Button
+                            type="submit"
+                            size="small"
+                            color="warning"
+                            data-testid={`reset-password-${u.username}`}
+                          >
                             Reset password
                           </Button>
                         </Form>
@@ -177,11 +237,22 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                         <input type="hidden" name="intent" value="update" />
                         <input type="hidden" name="id" value={u.id} />
                         <input type="hidden" name="disabled" value={u.disabled ? "false" : "true"} />
-                        <Button type="submit" size="small" color={u.disabled ? "success" : "warning"} data-testid={`toggle-${u.username}`}>
+                        <Button
+                          type="submit"
+                          size="small"
+                          color={u.disabled ? "success" : "warning"}
+                          data-testid={`toggle-${u.username}`}
+                        >
                           {u.disabled ? "Enable" : "Disable"}
                         </Button>
                       </Form>
-                      <Button component={RemixLink} to={`/users?delete=${u.id}`} size="small" color="error" data-testid={`delete-${u.username}`}>
+                      <Button
+                        component={RemixLink}
+                        to={`/users?delete=${u.id}`}
+                        size="small"
+                        color="error"
+                        data-testid={`delete-${u.username}`}
+                      >
                         Delete
                       </Button>
                     </Box>
@@ -200,10 +271,26 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
         <Typography color="text.secondary" sx={{ mb: 2 }}>
           An invite link registers one account with its role; it works once, for 7 days.
         </Typography>
-        <Form method="post" action="/users" style={{ display: "flex", gap: 8, alignItems: "center", marginBottom: 16, flexWrap: "wrap" }}>
+        <Form
+          method="post"
+          action="/users"
+          style={{ display: "flex", gap: 8, alignItems: "center", marginBottom: 16, flexWrap: "wrap" }}
+        >
           <input type="hidden" name="intent" value="invite" />
           <label htmlFor="invite-role">Role</label>
-          <select id="invite-role" name="role" defaultValue="trader" data-testid="invite-role" style={{ padding: "6px 8px", background: "transparent", color: "inherit", border: "1px solid rgba(255,255,255,0.23)", borderRadius: 4 }}>
+          <select
+            id="invite-role"
+            name="role"
+            defaultValue="trader"
+            data-testid="invite-role"
+            style={{
+              padding: "6px 8px",
+              background: "transparent",
+              color: "inherit",
+              border: "1px solid rgba(255,255,255,0.23)",
+              borderRadius: 4,
+            }}
+          >
             {ROLES.map((r) => (
               <option key={r} value={r} style={{ color: "#000" }}>
                 {r}
@@ -221,9 +308,31 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
         ) : (
           <Box sx={{ display: "grid", gap: 1 }}>
             {invites.map((invite) => (
-              <Box key={invite.code} data-testid="invite-row" sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}>
+              <Box
+                key={invite.code}
+                data-testid="invite-row"
+                sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}
+              >
                 <Chip size="small" label={invite.role} />
-                <Box component="input" readOnly value={invite.url} aria-label={`Invite link (${invite.role})`} data-testid="invite-url" onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()} sx={{ flex: "1 1 320px", minWidth: 0, p: 0.75, font: "inherit", fontSize: 13, color: "inherit", background: "transparent", border: "1px solid rgba(255,255,255,0.23)", borderRadius: 1 }} />
+                <Box
+                  component="input"
+                  readOnly
+                  value={invite.url}
+                  aria-label={`Invite link (${invite.role})`}
+                  data-testid="invite-url"
+                  onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()}
+                  sx={{
+                    flex: "1 1 320px",
+                    minWidth: 0,
+                    p: 0.75,
+                    font: "inherit",
+                    fontSize: 13,
+                    color: "inherit",
+                    background: "transparent",
+                    border: "1px solid rgba(255,255,255,0.23)",
+                    borderRadius: 1,
+                  }}
+                />
                 <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: "nowrap" }}>
                   expires {when(invite.expiresAt)}
                 </Typography>
@@ -252,11 +361,22 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
         <Form method="post" action="/users" style={{ display: "grid", gap: 8 }}>
           <input type="hidden" name="intent" value="settings" />
           <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
-            <input type="checkbox" name="registrationOpen" defaultChecked={settings.registrationOpen} data-testid="registration-open" />
-            Open registration: anyone who reaches this server can create a read-only (viewer) account without an invitation
+            <input
+              type="checkbox"
+              name="registrationOpen"
+              defaultChecked={settings.registrationOpen}
+              data-testid="registration-open"
+            />
+            Open registration: anyone who reaches this server can create a read-only (viewer) account without an
+            invitation
           </label>
           <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
-            <input type="checkbox" name="requireTwoFactor" defaultChecked={settings.requireTwoFactor} data-testid="require-2fa" />
+            <input
+              type="checkbox"
+              name="requireTwoFactor"
+              defaultChecked={settings.requireTwoFactor}
+              data-testid="require-2fa"
+            />
             Require two-factor authentication for all accounts
           </label>
           <Box>

@@ -22,13 +22,28 @@ export function ago(ms: number): string {
   return `${Math.round(s / 3600)} h`;
 }
 
-export function heartbeatStateText(h: Pick<StrategyHeartbeat, "state" | "lastAt" | "missedSince" | "dueAt">, now: number): string {
+export function heartbeatStateText(
+  h: Pick<StrategyHeartbeat, "state" | "lastAt" | "missedSince" | "dueAt">,
+  now: number,
+): string {
   if (h.state === "missed") return `Missed: none since ${h.lastAt ? `${ago(now - h.lastAt)} ago` : "it was set up"}`;
   if (h.state === "ok") return `OK: last ${ago(now - (h.lastAt ?? now))} ago, next due within ${ago(h.dueAt - now)}`;
   return `Waiting for the first heartbeat (due within ${ago(h.dueAt - now)})`;
 }
 
-export function HeartbeatCard({ heartbeat, secret, revealed, now, error }: { heartbeat: StrategyHeartbeat | null; secret: string; revealed: boolean; now: number; error: string | null }) {
+export function HeartbeatCard({
+  heartbeat,
+  secret,
+  revealed,
+  now,
+  error,
+}: {
+  heartbeat: StrategyHeartbeat | null;
+  secret: string;
+  revealed: boolean;
+  now: number;
+  error: string | null;
+}) {
   const message = JSON.stringify({ secret: revealed ? secret : "•".repeat(12), action: "heartbeat" });
   const color = heartbeat?.state === "missed" ? "error" : heartbeat?.state === "ok" ? "success" : "default";
   return (
@@ -37,17 +52,35 @@ export function HeartbeatCard({ heartbeat, secret, revealed, now, error }: { hea
         Missed-alert alarm
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 1.5 }}>
-        A second TradingView alert on the same chart that fires on every bar close (or at a set interval) with the message below proves the
-        strategy's alerts still arrive. When none comes within the interval plus a grace, the webhook status turns to warning and an error is
-        logged and pushed live.
+        A second TradingView alert on the same chart that fires on every bar close (or at a set interval) with the
+        message below proves the strategy's alerts still arrive. When none comes within the interval plus a grace, the
+        webhook status turns to warning and an error is logged and pushed live.
       </Typography>
       <Stack direction="row" spacing={1} sx={{ alignItems: "center", mb: 1.5, flexWrap: "wrap" }}>
-        <Chip size="small" color={color} label={heartbeat ? heartbeat.state.toUpperCase() : "OFF"} data-testid="heartbeat-state" />
+        <Chip
+          size="small"
+          color={color}
+          label={heartbeat ? heartbeat.state.toUpperCase() : "OFF"}
+          data-testid="heartbeat-state"
+        />
         <Typography variant="body2" data-testid="heartbeat-text">
           {heartbeat ? heartbeatStateText(heartbeat, now) : "No heartbeat expected."}
         </Typography>
       </Stack>
-      <Box component="pre" sx={{ ...mono, p: 1.5, m: 0, mb: 1.5, borderRadius: 1, bgcolor: "action.hover", whiteSpace: "pre-wrap", wordBreak: "break-all" }} data-testid="heartbeat-message">
+      <Box
+        component="pre"
+        sx={{
+          ...mono,
+          p: 1.5,
+          m: 0,
+          mb: 1.5,
+          borderRadius: 1,
+          bgcolor: "action.hover",
+          whiteSpace: "pre-wrap",
+          wordBreak: "break-all",
+        }}
+        data-testid="heartbeat-message"
+      >
         {message}
       </Box>
       {error ? (
@@ -55,7 +88,11 @@ export function HeartbeatCard({ heartbeat, secret, revealed, now, error }: { hea
           {error}
         </Alert>
       ) : null}
-      <Form method="post" action="/webhook" style={{ display: "flex", gap: 8, flexWrap: "wrap", alignItems: "flex-start" }}>
+      <Form
+        method="post"
+        action="/webhook"
+        style={{ display: "flex", gap: 8, flexWrap: "wrap", alignItems: "flex-start" }}
+      >
         <input type="hidden" name="intent" value="heartbeat" />
         <TextField
           name="intervalSeconds"

@@ -23,7 +23,15 @@ export interface TestAlertSent {
 }
 
 export interface SignalNow {
-  signal: { id: string; status: string; statusReason: string | null; symbol: string; action: string; quantity: string; test: boolean };
+  signal: {
+    id: string;
+    status: string;
+    statusReason: string | null;
+    symbol: string;
+    action: string;
+    quantity: string;
+    test: boolean;
+  };
   timeline: SignalTimeline | null;
 }
 
@@ -58,7 +66,12 @@ export function TestAlertCard({
       {Object.entries(hidden).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <Button type="submit" variant={bare ? "outlined" : "contained"} size={bare ? "small" : "medium"} data-testid="test-alert-send">
+      <Button
+        type="submit"
+        variant={bare ? "outlined" : "contained"}
+        size={bare ? "small" : "medium"}
+        data-testid="test-alert-send"
+      >
         Send test alert
       </Button>
     </Form>
@@ -77,9 +90,10 @@ export function TestAlertCard({
         Send test alert
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 1.5 }}>
-        Sends the message built above, its placeholders filled with sample values (a small buy at the current price, now) and marked as a test,
-        to this server's webhook endpoint (the route TradingView posts to), as TradingView would. It goes through the whole pipeline and is traded on the simulator's test
-        account whatever exchange is active, then closed again: no position, no P&amp;L.
+        Sends the message built above, its placeholders filled with sample values (a small buy at the current price,
+        now) and marked as a test, to this server's webhook endpoint (the route TradingView posts to), as TradingView
+        would. It goes through the whole pipeline and is traded on the simulator's test account whatever exchange is
+        active, then closed again: no position, no P&amp;L.
       </Typography>
       {form}
       {sent ? <TestAlertProgress sent={sent} initial={initial} /> : null}
@@ -89,7 +103,9 @@ export function TestAlertCard({
 
 /** Settled, and (when it traded) its fill's hop written. */
 const isComplete = (now: SignalNow | null) =>
-  now !== null && FINAL.has(now.signal.status) && (now.signal.status !== "executed" || now.timeline?.lastHop === "filled");
+  now !== null &&
+  FINAL.has(now.signal.status) &&
+  (now.signal.status !== "executed" || now.timeline?.lastHop === "filled");
 
 /** How long the panel keeps polling: the worker's last stamps are written just after the outcome. */
 const POLL_FOR_MS = 15_000;
@@ -118,7 +134,12 @@ function TestAlertProgress({ sent, initial }: { sent: TestAlertSent; initial: Si
       {accepted ? (
         <Step n={2} label="Signal" ok={status === "executed" ? true : settled ? false : null}>
           <Stack direction="row" spacing={1} sx={{ alignItems: "center", flexWrap: "wrap" }}>
-            <Chip size="small" label={status ?? "…"} color={status === "executed" ? "success" : settled ? "error" : "default"} data-testid="test-alert-status" />
+            <Chip
+              size="small"
+              label={status ?? "…"}
+              color={status === "executed" ? "success" : settled ? "error" : "default"}
+              data-testid="test-alert-status"
+            />
             <Typography variant="body2" data-testid="test-alert-reason">
               {now?.signal.statusReason ?? (settled ? "" : "Waiting for the worker…")}
             </Typography>

@@ -79,7 +79,13 @@ function StatusBadge({ entry }: { entry: SystemStatusEntry | undefined }) {
   const online = entry?.status === "online";
   const color = online ? "success" : entry?.status === "warning" ? "warning" : "error";
   return (
-    <Stack direction="row" spacing={1} sx={{ alignItems: "center" }} data-testid="webhook-status" data-status={online ? "online" : "offline"}>
+    <Stack
+      direction="row"
+      spacing={1}
+      sx={{ alignItems: "center" }}
+      data-testid="webhook-status"
+      data-status={online ? "online" : "offline"}
+    >
       <Chip label={online ? "Online" : "Offline"} color={color} size="small" sx={{ fontWeight: 600 }} />
       <Typography variant="body2" color="text.secondary" data-testid="webhook-status-message">
         {entry?.message ?? "No status reported for the webhook"}
@@ -88,7 +94,19 @@ function StatusBadge({ entry }: { entry: SystemStatusEntry | undefined }) {
   );
 }
 
-function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: { url: string; secret: string; revealed: boolean; onToggleReveal: () => void; previousUntil: string | null }) {
+function EndpointCard({
+  url,
+  secret,
+  revealed,
+  onToggleReveal,
+  previousUntil,
+}: {
+  url: string;
+  secret: string;
+  revealed: boolean;
+  onToggleReveal: () => void;
+  previousUntil: string | null;
+}) {
   const copy = useCopy();
   const navigation = useNavigation();
   const rotating = navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
@@ -105,7 +123,11 @@ function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: 
               sx: mono,
               endAdornment: (
                 <InputAdornment position="end">
-                  <CopyButton label="Copy webhook URL" onClick={() => copy(url, "Webhook URL")} testId="copy-webhook-url" />
+                  <CopyButton
+                    label="Copy webhook URL"
+                    onClick={() => copy(url, "Webhook URL")}
+                    testId="copy-webhook-url"
+                  />
                 </InputAdornment>
               ),
             },
@@ -124,7 +146,12 @@ function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: 
               endAdornment: (
                 <InputAdornment position="end">
                   <Tooltip title={revealed ? "Hide secret" : "Reveal secret"}>
-                    <IconButton aria-label={revealed ? "Hide secret" : "Reveal secret"} onClick={onToggleReveal} size="small" data-testid="reveal-secret">
+                    <IconButton
+                      aria-label={revealed ? "Hide secret" : "Reveal secret"}
+                      onClick={onToggleReveal}
+                      size="small"
+                      data-testid="reveal-secret"
+                    >
                       {revealed ? <VisibilityOffIcon fontSize="small" /> : <VisibilityIcon fontSize="small" />}
                     </IconButton>
                   </Tooltip>
@@ -140,7 +167,11 @@ function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: 
           onSubmit={(event) => {
             const grace = new FormData(event.currentTarget).get("grace");
             const when = grace === "none" ? "stops working at once" : "keeps working for the grace period, then stops";
-            if (!window.confirm(`Rotate the webhook secret? The current secret ${when}; every TradingView alert needs the new alert message.`)) {
+            if (
+              !window.confirm(
+                `Rotate the webhook secret? The current secret ${when}; every TradingView alert needs the new alert message.`,
+              )
+            ) {
               event.preventDefault();
             }
           }}
@@ -153,7 +184,11 @@ function EndpointCard({ url, secret, revealed, onToggleReveal, previousUntil }: 
               label="Old secret keeps working"
               size="small"
               defaultValue="none"
-              slotProps={{ select: { native: true }, inputLabel: { shrink: true }, htmlInput: { "data-testid": "rotate-grace" } }}
+              slotProps={{
+                select: { native: true },
+                inputLabel: { shrink: true },
+                htmlInput: { "data-testid": "rotate-grace" },
+              }}
             >
               {(Object.keys(ROTATION_GRACE_LABELS) as (keyof typeof ROTATION_GRACE_LABELS)[]).map((key) => (
                 <option key={key} value={key}>
@@ -186,7 +221,12 @@ function UnreadableSecretCard({ url, message }: { url: string; message: string }
   return (
     <Card title="Webhook endpoint" testId="webhook-endpoint">
       <Stack spacing={2}>
-        <TextField label="Webhook URL" value={url} fullWidth slotProps={{ input: { readOnly: true, sx: mono }, htmlInput: { "data-testid": "webhook-url" } }} />
+        <TextField
+          label="Webhook URL"
+          value={url}
+          fullWidth
+          slotProps={{ input: { readOnly: true, sx: mono }, htmlInput: { "data-testid": "webhook-url" } }}
+        />
         <Alert severity="error" data-testid="secret-unreadable">
           {message}
         </Alert>
@@ -253,12 +293,27 @@ function AlertMessageCard({ message, secret, revealed }: { message: string; secr
         <Box
           component="pre"
           data-testid="alert-message"
-          sx={{ ...mono, m: 0, p: 2, pr: 6, borderRadius: 1, bgcolor: "background.default", border: 1, borderColor: "divider", overflowX: "auto", whiteSpace: "pre" }}
+          sx={{
+            ...mono,
+            m: 0,
+            p: 2,
+            pr: 6,
+            borderRadius: 1,
+            bgcolor: "background.default",
+            border: 1,
+            borderColor: "divider",
+            overflowX: "auto",
+            whiteSpace: "pre",
+          }}
         >
           {shown}
         </Box>
         <Box sx={{ position: "absolute", top: 8, right: 16 }}>
-          <CopyButton label="Copy alert message" onClick={() => copy(message, "Alert message")} testId="copy-alert-message" />
+          <CopyButton
+            label="Copy alert message"
+            onClick={() => copy(message, "Alert message")}
+            testId="copy-alert-message"
+          />
         </Box>
       </Box>
       <Typography variant="body2" color="text.secondary" sx={{ mt: 1.5 }}>
@@ -281,14 +336,24 @@ const FIELDS: { field: string; required: string; values: ReactNode }[] = [
   },
   { field: "quantity", required: "required", values: "a number greater than 0" },
   { field: "order_type", required: "required", values: "market or limit" },
-  { field: "price", required: "required for limit orders", values: "a number greater than 0 (optional for market orders)" },
+  {
+    field: "price",
+    required: "required for limit orders",
+    values: "a number greater than 0 (optional for market orders)",
+  },
   {
     field: "timestamp",
     required: "optional",
-    values: "ISO date or epoch time (without it, the arrival time counts). An entry older than 30 s is not chased: it is skipped; a signal that reduces an open position still runs.",
+    values:
+      "ISO date or epoch time (without it, the arrival time counts). An entry older than 30 s is not chased: it is skipped; a signal that reduces an open position still runs.",
   },
   { field: "strategy", required: "optional", values: "text, kept with the signal" },
-  { field: "id / alert_id", required: "optional", values: "deduplicates: an alert whose id was already received is not stored again (without an id, an identical body within 60 s counts as a duplicate)" },
+  {
+    field: "id / alert_id",
+    required: "optional",
+    values:
+      "deduplicates: an alert whose id was already received is not stored again (without an id, an identical body within 60 s counts as a duplicate)",
+  },
   {
     field: "secret",
     required: "required",
@@ -303,10 +368,30 @@ const FIELDS: { field: string; required: string; values: ReactNode }[] = [
 function SignalFormatCard({ maxBodyBytes }: { maxBodyBytes: number }) {
   const kib = Math.round(maxBodyBytes / 1024);
   const answers: [string, ReactNode][] = [
-    ["200", <><Code>"status": "queued"</Code>: stored and queued for execution</>],
-    ["200", <><Code>"status": "skipped"</Code>: stored, not executed (emergency stop or auto trading off; the reason is given)</>],
-    ["200", <><Code>"status": "duplicate"</Code>: already received, nothing new stored</>],
-    ["400", <>invalid JSON or an invalid field; the answer names the field (<Code>"field": "quantity"</Code>)</>],
+    [
+      "200",
+      <>
+        <Code>"status": "queued"</Code>: stored and queued for execution
+      </>,
+    ],
+    [
+      "200",
+      <>
+        <Code>"status": "skipped"</Code>: stored, not executed (emergency stop or auto trading off; the reason is given)
+      </>,
+    ],
+    [
+      "200",
+      <>
+        <Code>"status": "duplicate"</Code>: already received, nothing new stored
+      </>,
+    ],
+    [
+      "400",
+      <>
+        invalid JSON or an invalid field; the answer names the field (<Code>"field": "quantity"</Code>)
+      </>,
+    ],
     ["401", "missing or wrong secret"],
     ["413", `body over ${kib} KiB`],
   ];
@@ -328,7 +413,10 @@ function SignalFormatCard({ maxBodyBytes }: { maxBodyBytes: number }) {
               <TableRow key={row.field} data-field={row.field}>
                 <TableCell sx={{ verticalAlign: "top", width: "34%" }}>
                   <Box sx={{ ...mono, fontWeight: 600 }}>{row.field}</Box>
-                  <Typography variant="caption" color={row.required === "optional" ? "text.secondary" : "warning.light"}>
+                  <Typography
+                    variant="caption"
+                    color={row.required === "optional" ? "text.secondary" : "warning.light"}
+                  >
                     {row.required}
                   </Typography>
                 </TableCell>
@@ -368,7 +456,13 @@ function SignalFormatCard({ maxBodyBytes }: { maxBodyBytes: number }) {
 const TICKER_EXAMPLES = ["BINANCE:ETHUSDT", "ETHUSDT.P", "COINBASE:BTC-USD", "BTCUSD", "SOLUSDC", "XRP-PERP"];
 
 /** What a position opened by a signal gets (issue 11), and how tickers map to products. */
-function SignalDefaultsCard({ protection, strict }: { protection: { label: string; value: string; on: boolean }[]; strict: boolean }) {
+function SignalDefaultsCard({
+  protection,
+  strict,
+}: {
+  protection: { label: string; value: string; on: boolean }[];
+  strict: boolean;
+}) {
   return (
     <Card title="What a signal gets" testId="signal-defaults">
       <Typography color="text.secondary" sx={{ mb: 1 }}>
@@ -378,13 +472,13 @@ function SignalDefaultsCard({ protection, strict }: { protection: { label: strin
       <Typography color="text.secondary" sx={{ mt: 2, mb: 1 }}>
         {strict ? (
           <>
-            Strict ticker mapping is <b>on</b>: an alert must name the product itself ({SYMBOLS.join(", ")}); any other ticker is refused with a 400, so an
-            alert copied onto another chart cannot trade the wrong product:
+            Strict ticker mapping is <b>on</b>: an alert must name the product itself ({SYMBOLS.join(", ")}); any other
+            ticker is refused with a 400, so an alert copied onto another chart cannot trade the wrong product:
           </>
         ) : (
           <>
-            Tickers map to the perpetual of their base asset (exchange prefix, quote currency and <code>.P</code> are dropped); any other base is
-            refused with a 400:
+            Tickers map to the perpetual of their base asset (exchange prefix, quote currency and <code>.P</code> are
+            dropped); any other base is refused with a 400:
           </>
         )}
       </Typography>
@@ -393,7 +487,9 @@ function SignalDefaultsCard({ protection, strict }: { protection: { label: strin
           {TICKER_EXAMPLES.map((ticker) => (
             <TableRow key={ticker} data-testid="ticker-mapping">
               <TableCell sx={{ fontFamily: "monospace" }}>{ticker}</TableCell>
-              <TableCell>→ {(strict && !SYMBOLS.includes(ticker) ? null : resolveSymbol(ticker)?.symbol) ?? "refused"}</TableCell>
+              <TableCell>
+                → {(strict && !SYMBOLS.includes(ticker) ? null : resolveSymbol(ticker)?.symbol) ?? "refused"}
+              </TableCell>
             </TableRow>
           ))}
         </TableBody>
@@ -410,16 +506,29 @@ function SignalDefaultsCard({ protection, strict }: { protection: { label: strin
 }
 
 /** Who may post alerts: anyone with the secret, TradingView's published addresses, or a list. */
-function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlist: AllowlistView; error: string | null; yourAddress: string | null; trustProxy: boolean }) {
+function AllowlistCard({
+  allowlist,
+  error,
+  yourAddress,
+  trustProxy,
+}: {
+  allowlist: AllowlistView;
+  error: string | null;
+  yourAddress: string | null;
+  trustProxy: boolean;
+}) {
   const fromEnv = allowlist.source === "env";
   return (
     <Card title="Allowed senders" testId="allowlist-card">
       <Typography color="text.secondary" sx={{ mb: 1.5 }}>
-        Optional: only these addresses may post alerts, even with the secret. <code>tradingview</code> stands for TradingView's published
-        webhook addresses ({TRADINGVIEW_ADDRESSES.join(", ")}). Empty: any address with the secret.
+        Optional: only these addresses may post alerts, even with the secret. <code>tradingview</code> stands for
+        TradingView's published webhook addresses ({TRADINGVIEW_ADDRESSES.join(", ")}). Empty: any address with the
+        secret.
       </Typography>
       <Typography sx={{ mb: 1.5 }} data-testid="allowlist-state">
-        {allowlist.addresses.length === 0 ? "Now: any address with the secret." : `Now: ${allowlist.addresses.length} address${allowlist.addresses.length === 1 ? "" : "es"} (${allowlist.addresses.join(", ")}).`}
+        {allowlist.addresses.length === 0
+          ? "Now: any address with the secret."
+          : `Now: ${allowlist.addresses.length} address${allowlist.addresses.length === 1 ? "" : "es"} (${allowlist.addresses.join(", ")}).`}
       </Typography>
       {fromEnv ? (
         <Alert severity="info">Set by the WEBHOOK_ALLOWLIST environment variable: change it there and restart.</Alert>
@@ -453,8 +562,25 @@ function AllowlistCard({ allowlist, error, yourAddress, trustProxy }: { allowlis
 }
 
 export function WebhookScreen({ data }: { data: WebhookScreenData }) {
-  const { config, systemStatus, rotated, allowlist, allowlistError, yourAddress, trustProxy, protection, strictTickers, leverageApplies, latency, heartbeat, heartbeatError, now, testSent, testInitial, builderSearch } =
-    data;
+  const {
+    config,
+    systemStatus,
+    rotated,
+    allowlist,
+    allowlistError,
+    yourAddress,
+    trustProxy,
+    protection,
+    strictTickers,
+    leverageApplies,
+    latency,
+    heartbeat,
+    heartbeatError,
+    now,
+    testSent,
+    testInitial,
+    builderSearch,
+  } = data;
   const { data: health } = useApiQuery<{ systemStatus: SystemStatusEntry[] }>("/api/health", {
     initialData: { systemStatus },
     refetchIntervalMs: HEALTH_POLL_MS,
@@ -467,29 +593,55 @@ export function WebhookScreen({ data }: { data: WebhookScreenData }) {
 
   return (
     <Screen title="Webhook Config" badge={<StatusBadge entry={webhook} />}>
-      <Box sx={{ display: "grid", gap: 3, alignItems: "start", gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } }}>
+      <Box
+        sx={{
+          display: "grid",
+          gap: 3,
+          alignItems: "start",
+          gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" },
+        }}
+      >
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           {secret === null || config.alertMessage === null ? (
             <UnreadableSecretCard url={config.url} message={config.secretError ?? ""} />
           ) : (
-            <EndpointCard url={config.url} secret={secret} revealed={revealed} onToggleReveal={() => setToggled({ secret, revealed: !revealed })} previousUntil={config.previousSecretUntil ?? null} />
+            <EndpointCard
+              url={config.url}
+              secret={secret}
+              revealed={revealed}
+              onToggleReveal={() => setToggled({ secret, revealed: !revealed })}
+              previousUntil={config.previousSecretUntil ?? null}
+            />
           )}
           <SetupCard url={config.url} port={config.port} />
           {secret === null || config.alertMessage === null ? null : (
             <>
               <AlertMessageCard message={config.alertMessage} secret={secret} revealed={revealed} />
-              <AlertBuilder secret={secret} revealed={revealed} url={config.url} leverageApplies={leverageApplies} strictTickers={strictTickers} />
+              <AlertBuilder
+                secret={secret}
+                revealed={revealed}
+                url={config.url}
+                leverageApplies={leverageApplies}
+                strictTickers={strictTickers}
+              />
               <Box id="test-alert">
                 <TestAlertCard builderSearch={builderSearch} sent={testSent} initial={testInitial} />
               </Box>
             </>
           )}
-          <AllowlistCard allowlist={allowlist} error={allowlistError} yourAddress={yourAddress} trustProxy={trustProxy} />
+          <AllowlistCard
+            allowlist={allowlist}
+            error={allowlistError}
+            yourAddress={yourAddress}
+            trustProxy={trustProxy}
+          />
         </Stack>
         <Stack spacing={3} sx={{ minWidth: 0 }}>
           <SignalFormatCard maxBodyBytes={config.maxBodyBytes} />
           <SignalDefaultsCard protection={protection} strict={strictTickers} />
-          {secret === null ? null : <HeartbeatCard heartbeat={heartbeat} secret={secret} revealed={revealed} now={now} error={heartbeatError} />}
+          {secret === null ? null : (
+            <HeartbeatCard heartbeat={heartbeat} secret={secret} revealed={revealed} now={now} error={heartbeatError} />
+          )}
           <Card title="Alert latency, last 24 h" testId="latency-summary">
             <LatencySummaryTable initial={latency} />
           </Card>

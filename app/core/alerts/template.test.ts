@@ -41,12 +41,21 @@ const ok = (result: ReturnType<typeof parseWebhookSignal>) => {
 };
 
 const cases = ALERT_MODES.flatMap((mode) =>
-  (["market", "limit"] as const).flatMap((orderType) => (["strategy", "fixed"] as const).map((sizing) => ({ mode, orderType, sizing }))),
+  (["market", "limit"] as const).flatMap((orderType) =>
+    (["strategy", "fixed"] as const).map((sizing) => ({ mode, orderType, sizing })),
+  ),
 );
 
 describe("every mode x order type x sizing parses with the webhook's own schema", () => {
   test.each(cases)("$mode / $orderType / $sizing", ({ mode, orderType, sizing }) => {
-    const options: AlertTemplateOptions = { ...DEFAULT_ALERT_OPTIONS, mode, orderType, sizing, quantity: "0.75", direction: "short" };
+    const options: AlertTemplateOptions = {
+      ...DEFAULT_ALERT_OPTIONS,
+      mode,
+      orderType,
+      sizing,
+      quantity: "0.75",
+      direction: "short",
+    };
     const { body, parsed } = fire(options);
     const signal = ok(parsed);
     expect(body.secret).toBe("s3cret");
@@ -79,22 +88,44 @@ describe("every mode x order type x sizing parses with the webhook's own schema"
 describe("target modes follow the strategy", () => {
   test("target: long, flat (size 0) and short from the placeholders", () => {
     const options = { ...DEFAULT_ALERT_OPTIONS, mode: "target" as const };
-    expect(ok(fire(options, { ...SAMPLE, "strategy.order.action": "buy", "strategy.market_position": "long", "strategy.market_position_size": "2" }).parsed).target).toEqual({ side: "long", size: "2" });
-    expect(ok(fire(options, { ...SAMPLE, "strategy.market_position": "flat", "strategy.market_position_size": "0" }).parsed).target).toEqual({ side: "flat", size: "0" });
+    expect(
+      ok(
+        fire(options, {
+          ...SAMPLE,
+          "strategy.order.action": "buy",
+          "strategy.market_position": "long",
+          "strategy.market_position_size": "2",
+        }).parsed,
+      ).target,
+    ).toEqual({ side: "long", size: "2" });
+    expect(
+      ok(fire(options, { ...SAMPLE, "strategy.market_position": "flat", "strategy.market_position_size": "0" }).parsed)
+        .target,
+    ).toEqual({ side: "flat", size: "0" });
     // A fixed size: the strategy decides the side, the builder the size; flat stays flat.
     const fixed = { ...options, sizing: "fixed" as const, quantity: "3" };
-    expect(ok(fire(fixed, { ...SAMPLE, "strategy.market_position": "long" }).parsed).target).toEqual({ side: "long", size: "3" });
-    expect(ok(fire(fixed, { ...SAMPLE, "strategy.market_position": "flat", "strategy.market_position_size": "0" }).parsed).target).toEqual({ side: "flat", size: "0" });
+    expect(ok(fire(fixed, { ...SAMPLE, "strategy.market_position": "long" }).parsed).target).toEqual({
+      side: "long",
+      size: "3",
+    });
+    expect(
+      ok(fire(fixed, { ...SAMPLE, "strategy.market_position": "flat", "strategy.market_position_size": "0" }).parsed)
+        .target,
+    ).toEqual({ side: "flat", size: "0" });
   });
 
   test("reverse to long is a fixed buy whose target is long", () => {
-    const signal = ok(fire({ ...DEFAULT_ALERT_OPTIONS, mode: "reverse", direction: "long", sizing: "fixed", quantity: "1" }).parsed);
+    const signal = ok(
+      fire({ ...DEFAULT_ALERT_OPTIONS, mode: "reverse", direction: "long", sizing: "fixed", quantity: "1" }).parsed,
+    );
     expect(signal.action).toBe("buy");
     expect(signal.target).toEqual({ side: "long", size: "1" });
   });
 
   test("exit closes whatever the strategy's order says", () => {
-    const signal = ok(fire({ ...DEFAULT_ALERT_OPTIONS, mode: "exit" }, { ...SAMPLE, "strategy.order.action": "buy" }).parsed);
+    const signal = ok(
+      fire({ ...DEFAULT_ALERT_OPTIONS, mode: "exit" }, { ...SAMPLE, "strategy.order.action": "buy" }).parsed,
+    );
     expect(signal.action).toBe("buy");
     expect(signal.target).toEqual({ side: "flat", size: "0" });
   });
@@ -111,7 +142,9 @@ describe("symbol, leverage, dedupe, fire time, strategy", () => {
   test("leverage only in entry mode and only when given", () => {
     expect(buildAlertBody({ ...DEFAULT_ALERT_OPTIONS, leverage: 3 }, "x").leverage).toBe(3);
     expect(buildAlertBody({ ...DEFAULT_ALERT_OPTIONS }, "x")).not.toHaveProperty("leverage");
-    expect(buildAlertBody({ ...DEFAULT_ALERT_OPTIONS, mode: "target", leverage: 3 }, "x")).not.toHaveProperty("leverage");
+    expect(buildAlertBody({ ...DEFAULT_ALERT_OPTIONS, mode: "target", leverage: 3 }, "x")).not.toHaveProperty(
+      "leverage",
+    );
   });
 
   test("without dedupe and fire time the fields are left out; the strategy name is kept", () => {
@@ -161,7 +194,18 @@ describe("the query string (a plain GET form)", () => {
   });
 
   test("round trip through alertBuilderSearch", () => {
-    const options: AlertTemplateOptions = { ...DEFAULT_ALERT_OPTIONS, mode: "reverse", orderType: "limit", sizing: "fixed", quantity: "0.5", leverage: 4, symbol: "SOL-PERP", direction: "short", dedupe: false, fireTime: true };
+    const options: AlertTemplateOptions = {
+      ...DEFAULT_ALERT_OPTIONS,
+      mode: "reverse",
+      orderType: "limit",
+      sizing: "fixed",
+      quantity: "0.5",
+      leverage: 4,
+      symbol: "SOL-PERP",
+      direction: "short",
+      dedupe: false,
+      fireTime: true,
+    };
     const parsed = parseAlertBuilderParams(alertBuilderSearch(options, { reveal: true }), { leverageApplies: true });
     expect(parsed.options).toEqual(options);
     expect(parsed.reveal).toBe(true);
@@ -176,9 +220,24 @@ describe("the query string (a plain GET form)", () => {
   });
 
   test("bad values fall back; a bad fixed quantity or leverage is reported", () => {
-    const parsed = parseAlertBuilderParams(new URLSearchParams("alert=1&alert_mode=nope&alert_order=stop&alert_sizing=fixed&alert_qty=-2&alert_symbol=DOGE&alert_leverage=50"), { leverageApplies: true });
-    expect(parsed.options).toMatchObject({ mode: "entry", orderType: "market", sizing: "fixed", quantity: "1", symbol: "ticker", leverage: 1 });
-    expect(parsed.errors).toEqual({ quantity: "Quantity must be greater than 0", leverage: "Leverage must be a whole number from 1 to 10" });
+    const parsed = parseAlertBuilderParams(
+      new URLSearchParams(
+        "alert=1&alert_mode=nope&alert_order=stop&alert_sizing=fixed&alert_qty=-2&alert_symbol=DOGE&alert_leverage=50",
+      ),
+      { leverageApplies: true },
+    );
+    expect(parsed.options).toMatchObject({
+      mode: "entry",
+      orderType: "market",
+      sizing: "fixed",
+      quantity: "1",
+      symbol: "ticker",
+      leverage: 1,
+    });
+    expect(parsed.errors).toEqual({
+      quantity: "Quantity must be greater than 0",
+      leverage: "Leverage must be a whole number from 1 to 10",
+    });
     // Leverage is not sent at all when the trading config does not apply it.
     expect(parseAlertBuilderParams(new URLSearchParams("alert_leverage=5")).options.leverage).toBeNull();
   });

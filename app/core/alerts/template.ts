@@ -124,11 +124,20 @@ export function leverageError(value: string): string | null {
  */
 export function parseAlertBuilderParams(
   params: URLSearchParams,
-  { prefix = "alert", leverageApplies = false, strategy = "" }: { prefix?: string; leverageApplies?: boolean; strategy?: string } = {},
+  {
+    prefix = "alert",
+    leverageApplies = false,
+    strategy = "",
+  }: { prefix?: string; leverageApplies?: boolean; strategy?: string } = {},
 ): ParsedAlertParams {
   const get = (key: keyof typeof ALERT_PARAM_KEYS) => params.get(alertParamName(key, prefix));
   const submitted = params.has(alertParamName("submitted", prefix));
-  const choices = AlertBuilderParamsSchema.parse({ mode: get("mode"), orderType: get("orderType"), sizing: get("sizing"), direction: get("direction") });
+  const choices = AlertBuilderParamsSchema.parse({
+    mode: get("mode"),
+    orderType: get("orderType"),
+    sizing: get("sizing"),
+    direction: get("direction"),
+  });
   const errors: ParsedAlertParams["errors"] = {};
 
   let quantity = text(get("quantity")) || DEFAULT_ALERT_OPTIONS.quantity;
@@ -148,7 +157,8 @@ export function parseAlertBuilderParams(
 
   const rawSymbol = text(get("symbol")).toUpperCase();
   const symbol = SYMBOLS.includes(rawSymbol) ? rawSymbol : TICKER;
-  const flag = (key: "dedupe" | "fireTime" | "reveal", fallback: boolean) => (submitted ? get(key) !== null && get(key) !== "off" : fallback);
+  const flag = (key: "dedupe" | "fireTime" | "reveal", fallback: boolean) =>
+    submitted ? get(key) !== null && get(key) !== "off" : fallback;
 
   return {
     options: {
@@ -167,7 +177,10 @@ export function parseAlertBuilderParams(
 }
 
 /** The choices as query-string pairs (the GET form's own encoding), for links and replaceState. */
-export function alertBuilderSearch(options: AlertTemplateOptions, { prefix = "alert", reveal = false } = {}): URLSearchParams {
+export function alertBuilderSearch(
+  options: AlertTemplateOptions,
+  { prefix = "alert", reveal = false } = {},
+): URLSearchParams {
   const params = new URLSearchParams();
   params.set(alertParamName("submitted", prefix), "1");
   params.set(alertParamName("mode", prefix), options.mode);
@@ -240,48 +253,81 @@ export interface AlertFieldHelp {
 }
 
 /** A short explanation of each field of the message built from these choices. */
-export function explainAlertFields(options: AlertTemplateOptions, { secretShown = true }: { secretShown?: boolean } = {}): AlertFieldHelp[] {
+export function explainAlertFields(
+  options: AlertTemplateOptions,
+  { secretShown = true }: { secretShown?: boolean } = {},
+): AlertFieldHelp[] {
   const body = buildAlertBody(options, "secret");
   const target = options.mode !== "entry";
   const fixed = options.sizing === "fixed";
   const lines: AlertFieldHelp[] = [];
   const add = (field: string, tradingView: string, app: string) => {
-    if (field in body) lines.push({ field, value: field === "secret" ? (secretShown ? "your webhook secret" : "hidden") : String(body[field]), tradingView, app });
+    if (field in body)
+      lines.push({
+        field,
+        value: field === "secret" ? (secretShown ? "your webhook secret" : "hidden") : String(body[field]),
+        tradingView,
+        app,
+      });
   };
-  add("secret", "Nothing: sent as written.", "Proves the alert is yours; a wrong or missing secret is refused with 401.");
+  add(
+    "secret",
+    "Nothing: sent as written.",
+    "Proves the alert is yours; a wrong or missing secret is refused with 401.",
+  );
   add(
     "action",
     options.mode === "reverse" ? "Nothing: fixed." : '"buy" or "sell", the side of the strategy\'s order.',
-    target ? "Required by the format, not used to decide: the position is brought to market_position." : "The side of the order the app sends.",
+    target
+      ? "Required by the format, not used to decide: the position is brought to market_position."
+      : "The side of the order the app sends.",
   );
   add(
     "symbol",
     options.symbol === TICKER ? "The chart's ticker, e.g. BINANCE:ETHUSDT.P." : "Nothing: fixed.",
-    options.symbol === TICKER ? "Mapped to the perpetual of its base asset (see the ticker mapping); unknown tickers are refused with 400." : "The product traded.",
+    options.symbol === TICKER
+      ? "Mapped to the perpetual of its base asset (see the ticker mapping); unknown tickers are refused with 400."
+      : "The product traded.",
   );
   add(
     "quantity",
     fixed ? "Nothing: fixed." : "The number of contracts of the strategy's order.",
-    target ? "Required by the format, ignored: the order size is the difference to the target." : "The order size in the base asset (Trading Rules' amount control for signals may resize it).",
+    target
+      ? "Required by the format, ignored: the order size is the difference to the target."
+      : "The order size in the base asset (Trading Rules' amount control for signals may resize it).",
   );
   add("order_type", "Nothing: fixed.", options.orderType === "limit" ? "A limit order at price." : "A market order.");
   add("price", "The bar's close price.", "The limit price.");
   add(
     "market_position",
-    options.mode === "target" ? '"long", "flat" or "short": the strategy\'s position after the order.' : "Nothing: fixed.",
+    options.mode === "target"
+      ? '"long", "flat" or "short": the strategy\'s position after the order.'
+      : "Nothing: fixed.",
     options.mode === "exit"
       ? "Target flat: the app closes the whole position on the symbol; a repeated exit finds it flat and sends nothing."
       : "The target: the app sends the one order that opens, adds, reduces, flips or closes to reach it.",
   );
   add(
     "market_position_size",
-    options.mode === "exit" ? "Nothing: fixed." : fixed ? "Nothing: fixed." : "The strategy's position size after the order.",
+    options.mode === "exit"
+      ? "Nothing: fixed."
+      : fixed
+        ? "Nothing: fixed."
+        : "The strategy's position size after the order.",
     "The target size in the base asset (ignored when flat).",
   );
   add("leverage", "Nothing: fixed.", "The leverage of the position (Trading Rules apply leverage to signals).");
-  add("order_id", "The strategy order's id (e.g. Long, Exit).", "With bar_time names the alert: a re-send of the same order on the same bar is stored once.");
+  add(
+    "order_id",
+    "The strategy order's id (e.g. Long, Exit).",
+    "With bar_time names the alert: a re-send of the same order on the same bar is stored once.",
+  );
   add("bar_time", "The bar's open time.", "With order_id, the deduplication key.");
-  add("timenow", "The time the alert fired (UTC, whole seconds).", "The alert's own time: an entry older than 30 s when the worker takes it is not chased. Also the first hop of the signal's latency timeline.");
+  add(
+    "timenow",
+    "The time the alert fired (UTC, whole seconds).",
+    "The alert's own time: an entry older than 30 s when the worker takes it is not chased. Also the first hop of the signal's latency timeline.",
+  );
   add("strategy", "Nothing: fixed.", "Kept with the signal.");
   return lines;
 }

@@ -49,8 +49,16 @@ export function logForViewer<T extends LogLike>(entry: T, viewer: LogViewer): T 
  */
 export function liveEventForNonAdmins<E extends { type: string; data: unknown }>(event: E): E {
   if (event.type !== "activity_log") return event;
-  const data = (event.data ?? {}) as { type?: string; level?: string; message?: string; data?: Record<string, unknown> };
-  if (data.type === "auth") return { ...event, data: { type: "auth", level: data.level ?? "info", message: "", data: {} } };
+  const data = (event.data ?? {}) as {
+    type?: string;
+    level?: string;
+    message?: string;
+    data?: Record<string, unknown>;
+  };
+  if (data.type === "auth")
+    return { ...event, data: { type: "auth", level: data.level ?? "info", message: "", data: {} } };
   const stripped = withoutAddresses(data.data ?? {});
-  return JSON.stringify(stripped) === JSON.stringify(data.data ?? {}) ? event : { ...event, data: { ...data, data: stripped } };
+  return JSON.stringify(stripped) === JSON.stringify(data.data ?? {})
+    ? event
+    : { ...event, data: { ...data, data: stripped } };
 }

@@ -47,9 +47,20 @@ export interface TradingProduct extends ProductSpec {
 }
 
 /** The spec with one contract as increment and minimum. */
-export function withContracts(spec: ProductSpec, contractSize: string, basis: TradingProduct["basis"], minSize?: string): TradingProduct {
+export function withContracts(
+  spec: ProductSpec,
+  contractSize: string,
+  basis: TradingProduct["basis"],
+  minSize?: string,
+): TradingProduct {
   const min = minSize && D(minSize).gt(contractSize) ? D(minSize).toString() : D(contractSize).toString();
-  return { ...spec, baseIncrement: D(contractSize).toString(), baseMinSize: min, contractSize: D(contractSize).toString(), basis };
+  return {
+    ...spec,
+    baseIncrement: D(contractSize).toString(),
+    baseMinSize: min,
+    contractSize: D(contractSize).toString(),
+    basis,
+  };
 }
 
 /** The spec in Coinbase's static contract sizes (a symbol without one: the simulator's own spec). */

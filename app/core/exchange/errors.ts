@@ -16,7 +16,10 @@ export class ExchangeError extends Error {
 export class TemporaryError extends ExchangeError {}
 export class NetworkError extends TemporaryError {}
 export class RateLimitError extends TemporaryError {
-  constructor(message: string, public retryAfterMs: number | null = null) {
+  constructor(
+    message: string,
+    public retryAfterMs: number | null = null,
+  ) {
     super(message);
   }
 }

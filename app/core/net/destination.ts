@@ -36,7 +36,10 @@ function privateV4(address: string): boolean {
 
 /** The 8 groups of an IPv6 address as numbers (an embedded IPv4 tail included). */
 function v6Groups(address: string): number[] | null {
-  let text = address.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  let text = address
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4Tail) {
     const n = v4ToInt(v4Tail[1]!);
@@ -82,9 +85,15 @@ export const PRIVATE_DESTINATION_REASON =
  * Whether the app may connect to `host` (a name or an IP literal, IPv6 with or without
  * brackets). With `allowPrivate` everything is allowed (a self-hosted mail server on the LAN).
  */
-export async function checkDestination(host: string, options: { allowPrivate: boolean; resolve?: (host: string) => Promise<string[]> }): Promise<DestinationCheck> {
+export async function checkDestination(
+  host: string,
+  options: { allowPrivate: boolean; resolve?: (host: string) => Promise<string[]> },
+): Promise<DestinationCheck> {
   if (options.allowPrivate) return { ok: true };
-  const bare = host.trim().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const bare = host
+    .trim()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (!bare) return { ok: false, reason: "has no host" };
   let addresses: string[];
   if (isIP(bare)) addresses = [bare];

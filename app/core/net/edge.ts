@@ -39,7 +39,10 @@ export function hostAllowed(host: string | undefined | null, allowed: readonly s
 
 /** The configured host names: PUBLIC_URL's host plus ALLOWED_HOSTS (comma separated). */
 export function allowedHosts(config: { PUBLIC_URL?: string; ALLOWED_HOSTS?: string }): string[] {
-  const names = (config.ALLOWED_HOSTS ?? "").split(",").map((h) => hostName(h)).filter(Boolean);
+  const names = (config.ALLOWED_HOSTS ?? "")
+    .split(",")
+    .map((h) => hostName(h))
+    .filter(Boolean);
   if (config.PUBLIC_URL) names.push(hostName(new URL(config.PUBLIC_URL).host));
   return [...new Set(names)];
 }
@@ -70,7 +73,10 @@ export function isPrivateAddress(address: string): boolean {
  */
 export function forwardedClient(header: string | undefined | null): string | null {
   if (!header) return null;
-  const hops = header.split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = header
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!.replace(/^\[|\]$/g, "");
     if (!isIP(hop)) return null;

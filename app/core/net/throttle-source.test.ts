@@ -23,7 +23,9 @@ describe("throttleSource", () => {
   });
 
   test("every address of one /64 is one source; the next /64 is another", () => {
-    const sources = new Set(Array.from({ length: 100 }, (_, i) => throttleSource(`2001:db8:aa:bb:${i.toString(16)}:1:2:3`)));
+    const sources = new Set(
+      Array.from({ length: 100 }, (_, i) => throttleSource(`2001:db8:aa:bb:${i.toString(16)}:1:2:3`)),
+    );
     expect([...sources]).toEqual(["2001:db8:aa:bb::/64"]);
     expect(throttleSource("2001:db8:aa:bc::1")).not.toBe(throttleSource("2001:db8:aa:bb::1"));
   });

@@ -30,7 +30,13 @@ export function classifyLogLine(line: LogLine): Detected | null {
   const d = line.data ?? {};
   const m = line.message;
   if (line.type === "trade") {
-    if (line.level === "success" && d.tradeId && d.orderId !== undefined && d.price !== undefined && d.source !== "reconcile") {
+    if (
+      line.level === "success" &&
+      d.tradeId &&
+      d.orderId !== undefined &&
+      d.price !== undefined &&
+      d.source !== "reconcile"
+    ) {
       return {
         event: "order_filled",
         title: `Order filled: ${str(d.side).toUpperCase()} ${str(d.quantity)} ${str(d.symbol)} @ ${str(d.price)}`,
@@ -39,12 +45,27 @@ export function classifyLogLine(line: LogLine): Detected | null {
         ...(d.closedPositionId ? { closedPositionId: str(d.closedPositionId) } : {}),
       };
     }
-    if (line.level === "error" && d.tradeId && (m.startsWith("Order failed") || m.startsWith("Order cancelled by the exchange"))) {
-      return { event: "order_failed", title: `Order failed: ${str(d.side).toUpperCase()} ${str(d.quantity)} ${str(d.symbol)}`, body: m };
+    if (
+      line.level === "error" &&
+      d.tradeId &&
+      (m.startsWith("Order failed") || m.startsWith("Order cancelled by the exchange"))
+    ) {
+      return {
+        event: "order_failed",
+        title: `Order failed: ${str(d.side).toUpperCase()} ${str(d.quantity)} ${str(d.symbol)}`,
+        body: m,
+      };
     }
     if (d.trigger && d.closeQuantity !== undefined && d.positionId) {
       const trigger = str(d.trigger);
-      const what = trigger === "sl" ? "Stop-loss" : trigger.startsWith("trail") ? "Trailing stop" : trigger.startsWith("tp") ? `Take-profit ${trigger.slice(2)}`.trim() : `Rule ${trigger}`;
+      const what =
+        trigger === "sl"
+          ? "Stop-loss"
+          : trigger.startsWith("trail")
+            ? "Trailing stop"
+            : trigger.startsWith("tp")
+              ? `Take-profit ${trigger.slice(2)}`.trim()
+              : `Rule ${trigger}`;
       return { event: "rule_hit", title: `${what} hit on ${str(d.symbol)}`, body: m };
     }
     return null;
@@ -62,25 +83,36 @@ export function classifyLogLine(line: LogLine): Detected | null {
     if (m.startsWith("Signal ") && notExecuted) {
       const what = m.slice("Signal ".length, notExecuted.index);
       const reason = m.slice(notExecuted.index + notExecuted[0].length);
-      if (line.level === "error") return { event: "alert_failed", title: `Alert failed: ${what}`, body: `${what} was not executed: ${reason}` };
-      if (line.level === "warning") return { event: "alert_skipped", title: `Alert skipped: ${what}`, body: `${what} was not executed: ${reason}` };
+      if (line.level === "error")
+        return { event: "alert_failed", title: `Alert failed: ${what}`, body: `${what} was not executed: ${reason}` };
+      if (line.level === "warning")
+        return { event: "alert_skipped", title: `Alert skipped: ${what}`, body: `${what} was not executed: ${reason}` };
     }
     if (m.startsWith("Signal received") && (line.level === "warning" || line.level === "error")) {
       const what = `${str(d.action).toUpperCase()} ${str(d.quantity)} ${str(d.symbol)}`;
       const failed = line.level === "error";
-      return { event: failed ? "alert_failed" : "alert_skipped", title: `Alert ${failed ? "refused" : "skipped"}: ${what}`, body: m };
+      return {
+        event: failed ? "alert_failed" : "alert_skipped",
+        title: `Alert ${failed ? "refused" : "skipped"}: ${what}`,
+        body: m,
+      };
     }
     return null;
   }
   if (line.type === "system") {
-    if (m.startsWith("Emergency stop activated by ")) return { event: "emergency_stop", title: "Emergency stop ON", body: m };
-    if (m.startsWith("Emergency stop reset by ")) return { event: "emergency_stop", title: "Emergency stop OFF", body: m };
-    if (line.level === "warning" && d.driftId && m.startsWith("Drift on ")) return { event: "drift", title: `Reconciliation drift on ${str(d.symbol)}`, body: m };
+    if (m.startsWith("Emergency stop activated by "))
+      return { event: "emergency_stop", title: "Emergency stop ON", body: m };
+    if (m.startsWith("Emergency stop reset by "))
+      return { event: "emergency_stop", title: "Emergency stop OFF", body: m };
+    if (line.level === "warning" && d.driftId && m.startsWith("Drift on "))
+      return { event: "drift", title: `Reconciliation drift on ${str(d.symbol)}`, body: m };
     return null;
   }
   if (line.type === "webhook") {
-    if (line.level === "error" && d.strategyKey && m.startsWith("Missed heartbeat")) return { event: "missed_alert", title: "Missed alert (heartbeat)", body: m };
-    if (line.level === "warning" && m.startsWith("Webhook rejected")) return { event: "webhook_rejected", title: "Webhook rejected", body: m };
+    if (line.level === "error" && d.strategyKey && m.startsWith("Missed heartbeat"))
+      return { event: "missed_alert", title: "Missed alert (heartbeat)", body: m };
+    if (line.level === "warning" && m.startsWith("Webhook rejected"))
+      return { event: "webhook_rejected", title: "Webhook rejected", body: m };
   }
   return null;
 }

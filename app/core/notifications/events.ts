@@ -1,7 +1,11 @@
 // Notifications (issue 13, decision 030): the channels and the events each can be switched on for.
 export const CHANNELS = ["telegram", "webhook", "email"] as const;
 export type Channel = (typeof CHANNELS)[number];
-export const CHANNEL_LABELS: Record<Channel, string> = { telegram: "Telegram", webhook: "Webhook (Discord / Slack)", email: "E-mail (SMTP)" };
+export const CHANNEL_LABELS: Record<Channel, string> = {
+  telegram: "Telegram",
+  webhook: "Webhook (Discord / Slack)",
+  email: "E-mail (SMTP)",
+};
 
 export const NOTIFICATION_EVENTS = [
   "order_filled",
@@ -59,7 +63,11 @@ export interface NotificationsConfig {
    */
   allowPrivateDestinations: boolean;
 }
-export const DEFAULT_NOTIFICATIONS_CONFIG: NotificationsConfig = { rateLimitPerMinute: 20, dailySummaryTime: "20:00", allowPrivateDestinations: false };
+export const DEFAULT_NOTIFICATIONS_CONFIG: NotificationsConfig = {
+  rateLimitPerMinute: 20,
+  dailySummaryTime: "20:00",
+  allowPrivateDestinations: false,
+};
 
 /** The secret fields of each channel (encrypted at rest, never shown back). */
 export const CHANNEL_SECRETS: Record<Channel, readonly string[]> = {

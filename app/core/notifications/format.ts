@@ -13,7 +13,11 @@ export interface Message {
 }
 
 /** A Telegram bot token ("123456:ABC…"), a bearer/basic header, a URL's user:password part. */
-const SECRET_SHAPES = [/\d{5,}:[A-Za-z0-9_-]{25,}/g, /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, /(\/\/)[^/\s:@]+:[^/\s@]+@/g];
+const SECRET_SHAPES = [
+  /\d{5,}:[A-Za-z0-9_-]{25,}/g,
+  /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /(\/\/)[^/\s:@]+:[^/\s@]+@/g,
+];
 
 /** A URL with a path, query or fragment: group 1 is its scheme://host[:port]. */
 const URL_SHAPE = /\b([a-z][a-z0-9+.-]{1,15}:\/\/[^\s/?#"'<>]+)[/?#][^\s"'<>]*/gi;
@@ -31,7 +35,8 @@ export function scrub(text: string, secrets: readonly (string | null | undefined
     const encoded = encodeURIComponent(secret);
     if (encoded !== secret) out = out.split(encoded).join(REDACTED);
   }
-  for (const shape of SECRET_SHAPES) out = out.replace(shape, (match, p1) => (p1 === "//" ? `//${REDACTED}@` : REDACTED));
+  for (const shape of SECRET_SHAPES)
+    out = out.replace(shape, (match, p1) => (p1 === "//" ? `//${REDACTED}@` : REDACTED));
   // Any URL keeps only scheme://host: a webhook URL's path and query are its credential,
   // whether or not the text quotes the saved URL exactly (docs/security.md).
   out = out.replace(URL_SHAPE, "$1");
@@ -73,7 +78,10 @@ export function telegramText(message: Pick<Message, "title" | "body">): string {
 }
 
 /** One message for a flood: the count and each folded notification's title, oldest first. */
-export function digestText(items: { title: string; createdAt: number }[], windowSeconds: number): { title: string; body: string } {
+export function digestText(
+  items: { title: string; createdAt: number }[],
+  windowSeconds: number,
+): { title: string; body: string } {
   const shown = items.slice(0, 50);
   const lines = shown.map((item) => `• ${new Date(item.createdAt).toISOString().slice(11, 19)} ${item.title}`);
   if (items.length > shown.length) lines.push(`… and ${items.length - shown.length} more`);

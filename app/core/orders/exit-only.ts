@@ -29,16 +29,30 @@ export function exitPart(position: HeldPosition | null, side: "buy" | "sell", qu
 }
 
 /** Whether an alert may reduce the open position: a buy/sell against it, or a target toward (or past) flat. */
-export function mayReduce(position: HeldPosition | null, signal: { action: "buy" | "sell"; target: PositionTarget | null }): boolean {
+export function mayReduce(
+  position: HeldPosition | null,
+  signal: { action: "buy" | "sell"; target: PositionTarget | null },
+): boolean {
   if (!position || D(position.remainingQuantity).lte(0)) return false;
   if (!signal.target) return sideForOrder(signal.action) !== position.side;
   const held = position.side === "long" ? D(position.remainingQuantity) : D(position.remainingQuantity).neg();
-  const to = signal.target.side === "flat" ? D(0) : signal.target.side === "long" ? D(signal.target.size) : D(signal.target.size).neg();
+  const to =
+    signal.target.side === "flat"
+      ? D(0)
+      : signal.target.side === "long"
+        ? D(signal.target.size)
+        : D(signal.target.size).neg();
   return position.side === "long" ? to.lt(held) : to.gt(held);
 }
 
 /** The activity-log line of an exit let through the emergency stop. */
-export function exitLine(input: { side: "buy" | "sell"; asked: string; symbol: string; position: HeldPosition; exit: ExitPart }): string {
+export function exitLine(input: {
+  side: "buy" | "sell";
+  asked: string;
+  symbol: string;
+  position: HeldPosition;
+  exit: ExitPart;
+}): string {
   const { side, asked, symbol, position, exit } = input;
   const open = `${position.side} ${D(position.remainingQuantity).toString()}`;
   return exit.cut

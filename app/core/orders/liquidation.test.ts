@@ -11,7 +11,14 @@ import {
   unrealized,
 } from "./liquidation.ts";
 
-const long = { symbol: "ETH-PERP", side: "long" as const, entryPrice: "3000", quantity: "2", leverage: 10, marginType: "isolated" };
+const long = {
+  symbol: "ETH-PERP",
+  side: "long" as const,
+  entryPrice: "3000",
+  quantity: "2",
+  leverage: 10,
+  marginType: "isolated",
+};
 
 test("margin: entry notional over leverage; maintenance: mark notional × the product's rate", () => {
   expect(positionMargin(long)).toBe("600");
@@ -35,13 +42,25 @@ test("isolated: the position's margin + its P&L falls to its maintenance margin,
 });
 
 test("the decision's figure: a 10x isolated BTC long at 95,000 is liquidated at 85,929.7, the short at 103,980", () => {
-  const btc = { symbol: "BTC-PERP", side: "long" as const, entryPrice: "95000", quantity: "0.1", leverage: 10, marginType: "isolated" };
+  const btc = {
+    symbol: "BTC-PERP",
+    side: "long" as const,
+    entryPrice: "95000",
+    quantity: "0.1",
+    leverage: 10,
+    marginType: "isolated",
+  };
   expect(liquidationPrice(btc, null)).toBe("85929.7"); // 8550 / 0.0995 = 85929.648…
   expect(liquidationPrice({ ...btc, side: "short" }, null)).toBe("103980"); // 10450 / 0.1005 = 103980.099…
 });
 
 test("at the price, the equity is (within a tick) down to the maintenance margin, and not one tick before", () => {
-  for (const p of [long, { ...long, side: "short" as const }, { ...long, leverage: 3 }, { ...long, symbol: "SOL-PERP", entryPrice: "180", quantity: "7.31", leverage: 5 }]) {
+  for (const p of [
+    long,
+    { ...long, side: "short" as const },
+    { ...long, leverage: 3 },
+    { ...long, symbol: "SOL-PERP", entryPrice: "180", quantity: "7.31", leverage: 5 },
+  ]) {
     const price = liquidationPrice(p, null)!;
     const equity = (mark: string) => D(positionMargin(p)).plus(unrealized(p, mark)).minus(maintenanceMargin(p, mark));
     expect(equity(price).lte(D("0.01").times(p.quantity))).toBe(true);
@@ -66,8 +85,26 @@ test("cross: the margin plus the cushion; unknown cushion, no figure", () => {
 
 test("an account: isolated positions on their own, cross ones on the free collateral and the other cross positions", () => {
   const eth: AccountPosition = { ...long, marginType: "cross", margin: "600", mark: "3000" };
-  const btc: AccountPosition = { symbol: "BTC-PERP", side: "short", entryPrice: "95000", quantity: "0.1", leverage: 10, marginType: "cross", margin: "950", mark: "96000" };
-  const sol: AccountPosition = { symbol: "SOL-PERP", side: "long", entryPrice: "180", quantity: "10", leverage: 5, marginType: "isolated", margin: "360", mark: "150" };
+  const btc: AccountPosition = {
+    symbol: "BTC-PERP",
+    side: "short",
+    entryPrice: "95000",
+    quantity: "0.1",
+    leverage: 10,
+    marginType: "cross",
+    margin: "950",
+    mark: "96000",
+  };
+  const sol: AccountPosition = {
+    symbol: "SOL-PERP",
+    side: "long",
+    entryPrice: "180",
+    quantity: "10",
+    leverage: 5,
+    marginType: "isolated",
+    margin: "360",
+    mark: "150",
+  };
   const prices = accountLiquidationPrices([eth, btc, sol], "1000");
   // BTC adds 950 − 100 (its loss) − 48 (its maintenance at 96,000) = 802: ETH's cushion 1000 + 802.
   // (6000 − 600 − 1802) / 1.99 = 1808.04…

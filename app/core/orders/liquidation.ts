@@ -87,7 +87,9 @@ export function liquidationPrice(p: MarginInput, crossCushion: string | null): s
   const rate = D(maintenanceRate(p.symbol));
   const entryNotional = D(p.entryPrice).times(quantity);
   const exact =
-    p.side === "long" ? entryNotional.minus(cushion).div(quantity.times(D(1).minus(rate))) : entryNotional.plus(cushion).div(quantity.times(D(1).plus(rate)));
+    p.side === "long"
+      ? entryNotional.minus(cushion).div(quantity.times(D(1).minus(rate)))
+      : entryNotional.plus(cushion).div(quantity.times(D(1).plus(rate)));
   const tick = tickOf(p.symbol);
   // Towards the entry: a long's up, a short's down (liquidated at or before the exact price).
   const mode = p.side === "long" ? Big.roundUp : Big.roundDown;
@@ -113,7 +115,10 @@ export interface AccountPosition extends MarginInput {
  * cross ones on the free collateral (`available`, null when unknown) and the other cross
  * positions at their marks. Keyed by symbol (one net position per symbol).
  */
-export function accountLiquidationPrices(positions: AccountPosition[], available: string | null): Map<string, string | null> {
+export function accountLiquidationPrices(
+  positions: AccountPosition[],
+  available: string | null,
+): Map<string, string | null> {
   const cross = positions.filter((p) => p.marginType !== "isolated");
   // What each cross position adds to the account's cushion beyond its maintenance.
   const surplus = new Map(

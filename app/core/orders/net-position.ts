@@ -40,7 +40,16 @@ export function applyFill(position: OpenPosition | null, fill: Fill): FillEffect
   if (qty.lte(0)) return { reduced: null, position: position ? { ...position, isNew: false } : null };
 
   if (!position || D(position.remaining).lte(0)) {
-    return { reduced: null, position: { side: fillSide, quantity: qty.toString(), remaining: qty.toString(), entryPrice: D(fill.price).toString(), isNew: true } };
+    return {
+      reduced: null,
+      position: {
+        side: fillSide,
+        quantity: qty.toString(),
+        remaining: qty.toString(),
+        entryPrice: D(fill.price).toString(),
+        isNew: true,
+      },
+    };
   }
 
   if (position.side === fillSide) {
@@ -59,14 +68,26 @@ export function applyFill(position: OpenPosition | null, fill: Fill): FillEffect
   }
 
   const closeQty = qty.lt(position.remaining) ? qty : D(position.remaining);
-  const reduced = { quantity: closeQty.toString(), realizedPnl: realizedPnl(position.side, position.entryPrice, fill.price, closeQty.toString()) };
+  const reduced = {
+    quantity: closeQty.toString(),
+    realizedPnl: realizedPnl(position.side, position.entryPrice, fill.price, closeQty.toString()),
+  };
   const left = D(position.remaining).minus(closeQty);
   if (left.gt(0)) {
     return { reduced, position: { ...position, remaining: left.toString(), isNew: false } };
   }
   const flip = qty.minus(closeQty);
   if (flip.gt(0)) {
-    return { reduced, position: { side: fillSide, quantity: flip.toString(), remaining: flip.toString(), entryPrice: D(fill.price).toString(), isNew: true } };
+    return {
+      reduced,
+      position: {
+        side: fillSide,
+        quantity: flip.toString(),
+        remaining: flip.toString(),
+        entryPrice: D(fill.price).toString(),
+        isNew: true,
+      },
+    };
   }
   return { reduced, position: null };
 }

@@ -16,7 +16,10 @@ export type SizingResult = { ok: true; quantity: string; basis: string } | { ok:
 
 export function sizeSignalOrder(input: {
   signalQuantity: string;
-  config: Pick<TradingConfig, "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue">;
+  config: Pick<
+    TradingConfig,
+    "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue"
+  >;
   /** The product as the active exchange trades it; contractSize: one exchange contract in the base asset (absent/null: 1). */
   product: ProductSpec & { contractSize?: string | null };
   /** Current price: needed for usd and percentage sizing. */
@@ -39,14 +42,19 @@ export function sizeSignalOrder(input: {
         basis = `signal quantity ${input.signalQuantity} × ${value}`;
         break;
       case "usd":
-        if (!input.price || D(input.price).lte(0)) return { ok: false, error: `No price for ${product.symbol}: cannot size a USD amount` };
+        if (!input.price || D(input.price).lte(0))
+          return { ok: false, error: `No price for ${product.symbol}: cannot size a USD amount` };
         raw = D(value).div(input.price);
         basis = `${value} USD at ${input.price}`;
         break;
       case "percentage": {
-        if (!input.price || D(input.price).lte(0)) return { ok: false, error: `No price for ${product.symbol}: cannot size a percentage` };
+        if (!input.price || D(input.price).lte(0))
+          return { ok: false, error: `No price for ${product.symbol}: cannot size a percentage` };
         if (input.available === null) return { ok: false, error: "Balance unknown: cannot size a percentage" };
-        const notional = D(input.available).times(value).div(100).times(input.leverage ?? 1);
+        const notional = D(input.available)
+          .times(value)
+          .div(100)
+          .times(input.leverage ?? 1);
         raw = notional.div(input.price);
         basis = `${value}% of ${input.available} available${(input.leverage ?? 1) > 1 ? ` × ${input.leverage}x` : ""} at ${input.price}`;
         break;

@@ -25,9 +25,12 @@ export function strategyConfig(config: TradingConfig, strategy: StrategyTrading)
     signalAmountType: strategy.amountType,
     signalAmountValue: strategy.amountValue,
   };
-  if (r.takeProfits !== undefined) Object.assign(out, { takeProfits: r.takeProfits.map((l) => ({ ...l })), applyTakeProfitToSignals: true });
-  if (r.stopLossOffset !== undefined) Object.assign(out, { stopLossOffset: r.stopLossOffset, applyStopLossToSignals: true });
-  if (r.breakEvenEnabled !== undefined) Object.assign(out, { breakEvenEnabled: r.breakEvenEnabled, applyBreakEvenToSignals: true });
+  if (r.takeProfits !== undefined)
+    Object.assign(out, { takeProfits: r.takeProfits.map((l) => ({ ...l })), applyTakeProfitToSignals: true });
+  if (r.stopLossOffset !== undefined)
+    Object.assign(out, { stopLossOffset: r.stopLossOffset, applyStopLossToSignals: true });
+  if (r.breakEvenEnabled !== undefined)
+    Object.assign(out, { breakEvenEnabled: r.breakEvenEnabled, applyBreakEvenToSignals: true });
   if (r.breakEvenOffset !== undefined) Object.assign(out, { breakEvenOffset: { ...r.breakEvenOffset } });
   if (r.trailingStopEnabled !== undefined || r.trailingStop !== undefined) {
     Object.assign(out, {
@@ -56,14 +59,20 @@ export function capToMaxPosition(input: {
   const current = D(input.current);
   const delta = input.side === "buy" ? D(input.quantity) : D(input.quantity).neg();
   const after = current.plus(delta);
-  if (after.abs().lte(input.max) || after.abs().lte(current.abs()) && (after.eq(0) || after.gt(0) === current.gt(0))) {
+  if (
+    after.abs().lte(input.max) ||
+    (after.abs().lte(current.abs()) && (after.eq(0) || after.gt(0) === current.gt(0)))
+  ) {
     return { quantity: input.quantity, capped: false };
   }
   // How far the order may move the position: to +max or -max in its direction.
   const limit = input.side === "buy" ? D(input.max).minus(current) : current.plus(input.max);
   const quantity = limit.gt(0) ? floorToIncrement(limit, input.product.baseIncrement) : "0";
   if (D(quantity).lt(input.product.baseMinSize) || D(quantity).eq(0)) {
-    return { quantity: null, reason: `${input.product.symbol} position is at the strategy's max position size ${D(input.max).toString()}` };
+    return {
+      quantity: null,
+      reason: `${input.product.symbol} position is at the strategy's max position size ${D(input.max).toString()}`,
+    };
   }
   return { quantity, capped: true };
 }

@@ -24,7 +24,8 @@ export interface TargetPlan {
   to: string;
 }
 
-const signed = (side: "long" | "short" | "flat", size: string) => (side === "short" ? D(size).neg() : side === "flat" ? D(0) : D(size));
+const signed = (side: "long" | "short" | "flat", size: string) =>
+  side === "short" ? D(size).neg() : side === "flat" ? D(0) : D(size);
 
 export function planTargetOrder(input: TargetPlanInput): TargetPlan {
   let from = input.position ? signed(input.position.side, input.position.quantity) : D(0);
@@ -32,12 +33,18 @@ export function planTargetOrder(input: TargetPlanInput): TargetPlan {
   const to = signed(input.target.side, input.target.size);
   const delta = to.minus(from);
   const quantity = floorToIncrement(delta.abs().toString(), input.product.baseIncrement);
-  const describe = (v: ReturnType<typeof D>) => (v.eq(0) ? "flat" : `${v.gt(0) ? "long" : "short"} ${v.abs().toString()}`);
+  const describe = (v: ReturnType<typeof D>) =>
+    v.eq(0) ? "flat" : `${v.gt(0) ? "long" : "short"} ${v.abs().toString()}`;
   const base = { from: from.toString(), to: to.toString() };
   if (D(quantity).lt(input.product.baseMinSize) || D(quantity).eq(0)) {
     return { ...base, order: null, entry: false, reason: `Position already at the target (${describe(to)})` };
   }
   // An entry when the position grows or changes side; a reduction moves toward flat without crossing it.
   const entry = to.abs().gt(from.abs()) || (!from.eq(0) && !to.eq(0) && from.gt(0) !== to.gt(0));
-  return { ...base, order: { side: delta.gt(0) ? "buy" : "sell", quantity }, entry, reason: `${describe(from)} → ${describe(to)}` };
+  return {
+    ...base,
+    order: { side: delta.gt(0) ? "buy" : "sell", quantity },
+    entry,
+    reason: `${describe(from)} → ${describe(to)}`,
+  };
 }

@@ -2,7 +2,21 @@ import { describe, expect, test } from "vitest";
 import { D } from "../decimal.ts";
 import { type RealizedMatch, matchFifo } from "../pnl/fifo.ts";
 import { periodStats } from "../pnl/performance-stats.ts";
-import { DAY_MS, SNAPSHOT_FOLLOWS_MS, dailyPnl, dailyTable, downsample, endOfDayEquity, equityCurve, maxDrawdown, pnlByGroup, pnlHistogram, rangeSince, rangeTotals, utcDay } from "./charts.ts";
+import {
+  DAY_MS,
+  SNAPSHOT_FOLLOWS_MS,
+  dailyPnl,
+  dailyTable,
+  downsample,
+  endOfDayEquity,
+  equityCurve,
+  maxDrawdown,
+  pnlByGroup,
+  pnlHistogram,
+  rangeSince,
+  rangeTotals,
+  utcDay,
+} from "./charts.ts";
 
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0); // 2026-11-20 12:00 UTC
 const H = 3_600_000;
@@ -33,22 +47,68 @@ describe("ranges", () => {
   test("a range's totals are the statistics' total P&L and trade count for the same window, exactly", () => {
     // Real FIFO matches (fees with many decimals), some outside the week.
     const fills = [
-      { id: "1", symbol: "ETH-PERP", side: "buy" as const, quantity: "1", price: "3001.5", fee: "1.8009", executedAt: T0 - 20 * DAY_MS },
-      { id: "2", symbol: "ETH-PERP", side: "sell" as const, quantity: "0.5", price: "3198.4", fee: "0.95952", executedAt: T0 - 10 * DAY_MS },
-      { id: "3", symbol: "ETH-PERP", side: "sell" as const, quantity: "0.5", price: "2998.5", fee: "0.899551", executedAt: T0 - 2 * DAY_MS },
-      { id: "4", symbol: "BTC-PERP", side: "sell" as const, quantity: "0.1", price: "90000", fee: "5.4", executedAt: T0 - 3 * DAY_MS },
-      { id: "5", symbol: "BTC-PERP", side: "buy" as const, quantity: "0.1", price: "89000.33", fee: "5.3400198", executedAt: T0 - DAY_MS },
+      {
+        id: "1",
+        symbol: "ETH-PERP",
+        side: "buy" as const,
+        quantity: "1",
+        price: "3001.5",
+        fee: "1.8009",
+        executedAt: T0 - 20 * DAY_MS,
+      },
+      {
+        id: "2",
+        symbol: "ETH-PERP",
+        side: "sell" as const,
+        quantity: "0.5",
+        price: "3198.4",
+        fee: "0.95952",
+        executedAt: T0 - 10 * DAY_MS,
+      },
+      {
+        id: "3",
+        symbol: "ETH-PERP",
+        side: "sell" as const,
+        quantity: "0.5",
+        price: "2998.5",
+        fee: "0.899551",
+        executedAt: T0 - 2 * DAY_MS,
+      },
+      {
+        id: "4",
+        symbol: "BTC-PERP",
+        side: "sell" as const,
+        quantity: "0.1",
+        price: "90000",
+        fee: "5.4",
+        executedAt: T0 - 3 * DAY_MS,
+      },
+      {
+        id: "5",
+        symbol: "BTC-PERP",
+        side: "buy" as const,
+        quantity: "0.1",
+        price: "89000.33",
+        fee: "5.3400198",
+        executedAt: T0 - DAY_MS,
+      },
     ];
     const { matches } = matchFifo(fills);
     const stats = periodStats(matches, T0);
-    for (const [range, period] of [["7d", "week"], ["30d", "month"], ["all", "allTime"]] as const) {
+    for (const [range, period] of [
+      ["7d", "week"],
+      ["30d", "month"],
+      ["all", "allTime"],
+    ] as const) {
       const totals = rangeTotals(matches, [], rangeSince(range, T0), T0);
       expect(D(totals.realizedPnl).round(2).toFixed(2)).toBe(D(stats[period].totalPnl!).toFixed(2));
       expect(totals.trades).toBe(stats[period].totalTrades);
     }
     // The week holds the two last closes: exact sum of their net P&L.
     const week = matches.filter((m) => m.exitTime >= T0 - 7 * DAY_MS);
-    expect(rangeTotals(matches, [], T0 - 7 * DAY_MS, T0).realizedPnl).toBe(week.reduce((s, m) => s.plus(m.netPnl), D(0)).toString());
+    expect(rangeTotals(matches, [], T0 - 7 * DAY_MS, T0).realizedPnl).toBe(
+      week.reduce((s, m) => s.plus(m.netPnl), D(0)).toString(),
+    );
   });
 });
 
@@ -59,11 +119,27 @@ describe("daily buckets", () => {
     const funding = [{ amount: "-0.3", at: midnight + 6 * H }];
     const since = midnight - 2 * DAY_MS - H;
     const bars = dailyPnl(matches, funding, since, midnight + 2 * DAY_MS);
-    expect(bars.map((b) => b.day)).toEqual(["2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]);
+    expect(bars.map((b) => b.day)).toEqual([
+      "2026-11-18",
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-21",
+      "2026-11-22",
+      "2026-11-23",
+    ]);
     expect(bars.map((b) => b.pnl)).toEqual(["0", "0", "10.5", "-2.55", "0", "0"]);
-    expect(bars.map((b) => [b.trades, b.wins, b.losses])).toEqual([[0, 0, 0], [0, 0, 0], [1, 1, 0], [2, 1, 1], [0, 0, 0], [0, 0, 0]]);
+    expect(bars.map((b) => [b.trades, b.wins, b.losses])).toEqual([
+      [0, 0, 0],
+      [0, 0, 0],
+      [1, 1, 0],
+      [2, 1, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     // The bars add up to the range's total.
-    expect(bars.reduce((s, b) => s.plus(b.pnl), D(0)).toString()).toBe(rangeTotals(matches, funding, since, midnight + 2 * DAY_MS).realizedPnl);
+    expect(bars.reduce((s, b) => s.plus(b.pnl), D(0)).toString()).toBe(
+      rangeTotals(matches, funding, since, midnight + 2 * DAY_MS).realizedPnl,
+    );
   });
 
   test("a range leaves out what closed before it; all time starts on the first close's day", () => {
@@ -86,7 +162,15 @@ describe("equity curve and drawdown", () => {
       { at: T0 + 2 * H, unrealizedPnl: "-40", balance: "10100" },
       { at: T0 + 4 * H, unrealizedPnl: "0", balance: "9950" },
     ];
-    const points = equityCurve({ matches, funding: [], snapshots, since: T0, now: T0 + 6 * H, nowUnrealized: "12.5", nowBalance: null });
+    const points = equityCurve({
+      matches,
+      funding: [],
+      snapshots,
+      since: T0,
+      now: T0 + 6 * H,
+      nowUnrealized: "12.5",
+      nowBalance: null,
+    });
     expect(points.map((p) => [p.at - T0, p.realized, p.unrealized, p.equity, p.drawdown])).toEqual([
       [H, "100", "5", "105", "0"],
       [2 * H, "100", "-40", "60", "-45"],
@@ -105,7 +189,12 @@ describe("equity curve and drawdown", () => {
       { at: midnight, equity: "7" },
       { at: midnight + 3 * H, equity: "-2" },
     ];
-    expect(endOfDayEquity(points, ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])).toEqual([null, "5", "-2", "-2"]);
+    expect(endOfDayEquity(points, ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])).toEqual([
+      null,
+      "5",
+      "-2",
+      "-2",
+    ]);
   });
 
   test("the dashboard's table: the latest days that closed something, their end-of-day equity, the totals", () => {
@@ -141,7 +230,14 @@ describe("equity curve and drawdown", () => {
       [H + 4_000, "10", "-30", "-20"],
     ]);
     // Without a snapshot soon after (no worker recording), the close stays a point of its own.
-    const lone = equityCurve({ matches, funding: [], snapshots: [{ at: T0 + H + SNAPSHOT_FOLLOWS_MS + 1, unrealizedPnl: "-30", balance: null }], since: T0, now: T0 + 2 * H, nowUnrealized: null });
+    const lone = equityCurve({
+      matches,
+      funding: [],
+      snapshots: [{ at: T0 + H + SNAPSHOT_FOLLOWS_MS + 1, unrealizedPnl: "-30", balance: null }],
+      since: T0,
+      now: T0 + 2 * H,
+      nowUnrealized: null,
+    });
     expect(lone.map((p) => [p.at - T0, p.unrealized])).toEqual([
       [H, null],
       [H + SNAPSHOT_FOLLOWS_MS + 1, "-30"],
@@ -149,14 +245,28 @@ describe("equity curve and drawdown", () => {
   });
 
   test("the peak starts at 0: a first loss is a drawdown; a new high resets it", () => {
-    const points = equityCurve({ matches: [match(T0, "-10"), match(T0 + H, "25"), match(T0 + 2 * H, "-5")], funding: [], snapshots: [], since: 0, now: T0 + 3 * H, nowUnrealized: null });
+    const points = equityCurve({
+      matches: [match(T0, "-10"), match(T0 + H, "25"), match(T0 + 2 * H, "-5")],
+      funding: [],
+      snapshots: [],
+      since: 0,
+      now: T0 + 3 * H,
+      nowUnrealized: null,
+    });
     expect(points.map((p) => p.drawdown)).toEqual(["-10", "0", "-5"]);
     expect(points.map((p) => p.equity)).toEqual(["-10", "15", "10"]);
   });
 
   test("closes at the same instant are one point; snapshots and closes outside the range are left out", () => {
     const matches = [match(T0 - DAY_MS, "99"), match(T0 + H, "1"), match(T0 + H, "2")];
-    const points = equityCurve({ matches, funding: [{ amount: "-0.5", at: T0 + H }], snapshots: [{ at: T0 - H, unrealizedPnl: "7", balance: null }], since: T0, now: T0 + 2 * H, nowUnrealized: null });
+    const points = equityCurve({
+      matches,
+      funding: [{ amount: "-0.5", at: T0 + H }],
+      snapshots: [{ at: T0 - H, unrealizedPnl: "7", balance: null }],
+      since: T0,
+      now: T0 + 2 * H,
+      nowUnrealized: null,
+    });
     expect(points.map((p) => [p.at, p.realized])).toEqual([[T0 + H, "2.5"]]);
   });
 
@@ -174,12 +284,18 @@ describe("equity curve and drawdown", () => {
 
 describe("groups and distribution", () => {
   test("P&L by symbol and by owner, best first, only the range's matches", () => {
-    const matches = [match(T0, "10", "BTC-PERP", "a"), match(T0 + 1, "-4", "ETH-PERP", "b"), match(T0 + 2, "1.5", "BTC-PERP", "b"), match(T0 - 30 * DAY_MS, "1000", "SOL-PERP", "a")];
+    const matches = [
+      match(T0, "10", "BTC-PERP", "a"),
+      match(T0 + 1, "-4", "ETH-PERP", "b"),
+      match(T0 + 2, "1.5", "BTC-PERP", "b"),
+      match(T0 - 30 * DAY_MS, "1000", "SOL-PERP", "a"),
+    ];
     expect(pnlByGroup(matches, T0 - DAY_MS, T0 + H, (m) => ({ key: m.symbol, label: m.symbol }))).toEqual([
       { key: "BTC-PERP", label: "BTC-PERP", pnl: "11.5", trades: 2, wins: 2, losses: 0 },
       { key: "ETH-PERP", label: "ETH-PERP", pnl: "-4", trades: 1, wins: 0, losses: 1 },
     ]);
-    const owner = (m: RealizedMatch) => (m.entryTradeId === "a" ? { key: "s1", label: "Trend" } : { key: "none", label: "Manual / other" });
+    const owner = (m: RealizedMatch) =>
+      m.entryTradeId === "a" ? { key: "s1", label: "Trend" } : { key: "none", label: "Manual / other" };
     expect(pnlByGroup(matches, 0, T0 + H, owner).map((g) => [g.label, g.pnl, g.trades])).toEqual([
       ["Trend", "1010", 2],
       ["Manual / other", "-2.5", 2],
@@ -188,7 +304,11 @@ describe("groups and distribution", () => {
 
   test("the histogram counts every match once, in round bins with 0 as an edge", () => {
     const values = ["-37.2", "-5", "-0.01", "0", "12", "48.9", "50"];
-    const bins = pnlHistogram(values.map((v, i) => match(T0 + i, v)), 0, T0 + H);
+    const bins = pnlHistogram(
+      values.map((v, i) => match(T0 + i, v)),
+      0,
+      T0 + H,
+    );
     expect(bins.reduce((n, b) => n + b.count, 0)).toBe(values.length);
     expect(bins.some((b) => b.from === "0")).toBe(true);
     for (const b of bins) expect(D(b.to).minus(b.from).toString()).toBe("10");
@@ -206,10 +326,16 @@ describe("groups and distribution", () => {
 describe("closing trades (issue 25): one definition with Trade History's 'N closing trades'", () => {
   test("a trade closing two lots is ONE closed trade; its win or loss is its matches' net summed", () => {
     // Exit trade x1 closes two lots (+5 and −2: a +3 win); x2 closes one lot (−1: a loss).
-    const two = [{ ...match(T0 - H, "5"), exitTradeId: "x1" }, { ...match(T0 - H, "-2", "BTC-PERP", "e2"), exitTradeId: "x1" }, { ...match(T0 - 30 * 60_000, "-1"), exitTradeId: "x2" }];
+    const two = [
+      { ...match(T0 - H, "5"), exitTradeId: "x1" },
+      { ...match(T0 - H, "-2", "BTC-PERP", "e2"), exitTradeId: "x1" },
+      { ...match(T0 - 30 * 60_000, "-1"), exitTradeId: "x2" },
+    ];
     expect(rangeTotals(two, [], 0, T0)).toMatchObject({ realizedPnl: "2", trades: 2, wins: 1, losses: 1 });
     const day = dailyPnl(two, [], T0 - 2 * H, T0).find((b) => b.trades > 0)!;
     expect(day).toMatchObject({ trades: 2, wins: 1, losses: 1 });
-    expect(pnlByGroup(two, 0, T0, (m) => ({ key: m.symbol, label: m.symbol }))).toEqual([{ key: "BTC-PERP", label: "BTC-PERP", pnl: "2", trades: 2, wins: 1, losses: 1 }]);
+    expect(pnlByGroup(two, 0, T0, (m) => ({ key: m.symbol, label: m.symbol }))).toEqual([
+      { key: "BTC-PERP", label: "BTC-PERP", pnl: "2", trades: 2, wins: 1, losses: 1 },
+    ]);
   });
 });

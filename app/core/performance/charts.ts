@@ -115,19 +115,31 @@ function countClosing(nets: Map<string, Big>): { trades: number; wins: number; l
   }
   return { trades: nets.size, wins, losses };
 }
-const addNet = (nets: Map<string, Big>, m: RealizedMatch) => nets.set(m.exitTradeId, (nets.get(m.exitTradeId) ?? D(0)).plus(m.netPnl));
+const addNet = (nets: Map<string, Big>, m: RealizedMatch) =>
+  nets.set(m.exitTradeId, (nets.get(m.exitTradeId) ?? D(0)).plus(m.netPnl));
 
 /** Matches and funding in time order, as one stream of realized amounts. */
-function realizedEvents(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number) {
+function realizedEvents(
+  matches: readonly RealizedMatch[],
+  funding: readonly FundingEntry[],
+  since: number,
+  now: number,
+) {
   const events: { at: number; amount: string; match: RealizedMatch | null }[] = [];
-  for (const m of matches) if (m.exitTime >= since && m.exitTime <= now) events.push({ at: m.exitTime, amount: m.netPnl, match: m });
+  for (const m of matches)
+    if (m.exitTime >= since && m.exitTime <= now) events.push({ at: m.exitTime, amount: m.netPnl, match: m });
   for (const f of funding) if (f.at >= since && f.at <= now) events.push({ at: f.at, amount: f.amount, match: null });
   // Stable: matches keep the ledger's exit-time order; funding goes after a match at the same instant.
   return events.sort((a, b) => a.at - b.at);
 }
 
 /** Realized totals of the range: the same sums as the statistics (matches net + funding). */
-export function rangeTotals(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): Omit<ChartTotals, "maxDrawdown"> {
+export function rangeTotals(
+  matches: readonly RealizedMatch[],
+  funding: readonly FundingEntry[],
+  since: number,
+  now: number,
+): Omit<ChartTotals, "maxDrawdown"> {
   let pnl = D(0);
   let fundingSum = D(0);
   const closing = new Map<string, Big>();
@@ -147,7 +159,12 @@ export function rangeTotals(matches: readonly RealizedMatch[], funding: readonly
  * event's day) to today, each the realized P&L of what closed that day in the range (matches
  * net of fees, plus funding); days without any are 0. The bars add up to the range's total.
  */
-export function dailyPnl(matches: readonly RealizedMatch[], funding: readonly FundingEntry[], since: number, now: number): DailyBar[] {
+export function dailyPnl(
+  matches: readonly RealizedMatch[],
+  funding: readonly FundingEntry[],
+  since: number,
+  now: number,
+): DailyBar[] {
   const events = realizedEvents(matches, funding, since, now);
   const first = since > 0 ? since : (events[0]?.at ?? now);
   const bars = new Map<string, { pnl: Big; closing: Map<string, Big> }>();
@@ -195,7 +212,14 @@ export function equityCurve(input: {
   const push = (at: number, unrealized: string | null, balance: string | null) => {
     const equity = unrealized === null ? realized : realized.plus(unrealized);
     if (equity.gt(peak)) peak = equity;
-    points.push({ at, realized: realized.toString(), unrealized, equity: equity.toString(), drawdown: equity.minus(peak).toString(), balance });
+    points.push({
+      at,
+      realized: realized.toString(),
+      unrealized,
+      equity: equity.toString(),
+      drawdown: equity.minus(peak).toString(),
+      balance,
+    });
   };
   while (e < events.length || s < snapshots.length) {
     // A snapshot at the same instant as a close comes after it (the worker takes it after the fill).
@@ -223,7 +247,10 @@ export function equityCurve(input: {
  * The equity at the end of each day (the last point of the curve at or before the day's
  * end), null before the curve's first point: the daily table's equity column.
  */
-export function endOfDayEquity(points: readonly Pick<EquityPoint, "at" | "equity">[], days: readonly string[]): (string | null)[] {
+export function endOfDayEquity(
+  points: readonly Pick<EquityPoint, "at" | "equity">[],
+  days: readonly string[],
+): (string | null)[] {
   let i = -1;
   return days.map((day) => {
     const end = Date.parse(`${day}T00:00:00Z`) + DAY_MS;
@@ -244,8 +271,14 @@ export interface DailyTable {
   equityNow: string;
 }
 
-export function dailyTable(charts: Pick<PerformanceCharts, "daily" | "equity" | "totals">, lastDays = DASHBOARD_TABLE_DAYS): DailyTable {
-  const equity = endOfDayEquity(charts.equity, charts.daily.map((b) => b.day));
+export function dailyTable(
+  charts: Pick<PerformanceCharts, "daily" | "equity" | "totals">,
+  lastDays = DASHBOARD_TABLE_DAYS,
+): DailyTable {
+  const equity = endOfDayEquity(
+    charts.equity,
+    charts.daily.map((b) => b.day),
+  );
   return {
     rows: charts.daily
       .map((b, i) => ({ day: b.day, pnl: b.pnl, trades: b.trades, equity: equity[i] ?? null }))
@@ -322,7 +355,12 @@ function niceStep(raw: Big): Big {
  * them) by net P&L, in about `target` bins of a round width whose edges include 0, so wins
  * and losses never share a bin (a 0 result counts in the bin starting at 0).
  */
-export function pnlHistogram(matches: readonly RealizedMatch[], since: number, now: number, target = 10): HistogramBin[] {
+export function pnlHistogram(
+  matches: readonly RealizedMatch[],
+  since: number,
+  now: number,
+  target = 10,
+): HistogramBin[] {
   const values = matches.filter((m) => m.exitTime >= since && m.exitTime <= now).map((m) => D(m.netPnl));
   if (values.length === 0) return [];
   let min = values[0]!;

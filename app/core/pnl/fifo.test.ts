@@ -3,7 +3,14 @@ import { describe, expect, test } from "vitest";
 import { type ExecutedFill, closedTradesPnl, matchFifo } from "./fifo.ts";
 
 let seq = 0;
-const fill = (side: "buy" | "sell", quantity: string, price: string, fee: string, executedAt: number, extra: Partial<ExecutedFill> = {}): ExecutedFill => ({
+const fill = (
+  side: "buy" | "sell",
+  quantity: string,
+  price: string,
+  fee: string,
+  executedAt: number,
+  extra: Partial<ExecutedFill> = {},
+): ExecutedFill => ({
   id: extra.id ?? `t${++seq}`,
   symbol: "BTC-PERP",
   side,
@@ -44,7 +51,10 @@ describe("matchFifo", () => {
   });
 
   test("a sell with nothing open opens a short; a buy closes it", () => {
-    const result = matchFifo([fill("sell", "1.5", "200", "0.3", 0, { id: "s1" }), fill("buy", "1.5", "180", "0.27", 10, { id: "b1" })]);
+    const result = matchFifo([
+      fill("sell", "1.5", "200", "0.3", 0, { id: "s1" }),
+      fill("buy", "1.5", "180", "0.27", 10, { id: "b1" }),
+    ]);
     // short: gross (200 − 180) × 1.5 = 30; fees 0.3 + 0.27 = 0.57; net 29.43
     expect(result.matches).toHaveLength(1);
     expect(result.matches[0]).toMatchObject({
@@ -78,7 +88,9 @@ describe("matchFifo", () => {
     //   m3 L2: gross (90 − 120) × 2 = −60; entry what L2 has left 0.36 − 0.12 = 0.24; exit 0.18
     //          fees 0.42, net −60.42
     // total 29.77 + 9.75 − 60.42 = −20.9
-    expect(result.matches.map((m) => [m.entryTradeId, m.exitTradeId, m.quantity, m.grossPnl, m.fees, m.netPnl])).toEqual([
+    expect(
+      result.matches.map((m) => [m.entryTradeId, m.exitTradeId, m.quantity, m.grossPnl, m.fees, m.netPnl]),
+    ).toEqual([
       ["L1", "S1", "1", "30", "0.23", "29.77"],
       ["L2", "S1", "1", "10", "0.25", "9.75"],
       ["L2", "S2", "2", "-60", "0.42", "-60.42"],
@@ -102,7 +114,18 @@ describe("matchFifo", () => {
     // B3 (2.5 @ 105, fee 0.25): m3 short gross (110 − 105) × 1.5 = 7.5; fees 0.165 + 0.25 × 1.5/2.5 = 0.165 + 0.15
     //   = 0.315; net 7.185; then opens a long of 1 @ 105 carrying 0.25 − 0.15 = 0.1 (leverage 5)
     // total 9.79 + 4.895 + 7.185 = 21.87
-    expect(result.matches.map((m) => [m.side, m.entryTradeId, m.exitTradeId, m.quantity, m.grossPnl, m.fees, m.netPnl, m.leverage])).toEqual([
+    expect(
+      result.matches.map((m) => [
+        m.side,
+        m.entryTradeId,
+        m.exitTradeId,
+        m.quantity,
+        m.grossPnl,
+        m.fees,
+        m.netPnl,
+        m.leverage,
+      ]),
+    ).toEqual([
       ["long", "B1", "S1", "1", "10", "0.21", "9.79", 2],
       ["short", "S1", "B2", "0.5", "5", "0.105", "4.895", 4],
       ["short", "S1", "B3", "1.5", "7.5", "0.315", "7.185", 4],
@@ -110,7 +133,16 @@ describe("matchFifo", () => {
     expect(result.matches[1]).toMatchObject({ entryTime: 1_000, exitTime: 2_000, entryPrice: "110", exitPrice: "100" });
     expect(result.totalPnL).toBe("21.87");
     expect(result.openLots).toEqual([
-      { symbol: "BTC-PERP", side: "long", quantity: "1", entryPrice: "105", fee: "0.1", entryTime: 3_000, entryTradeId: "B3", leverage: 5 },
+      {
+        symbol: "BTC-PERP",
+        side: "long",
+        quantity: "1",
+        entryPrice: "105",
+        fee: "0.1",
+        entryTime: 3_000,
+        entryTradeId: "B3",
+        leverage: 5,
+      },
     ]);
   });
 
@@ -136,7 +168,11 @@ describe("matchFifo", () => {
       fill("sell", "1", "10", "0", 4),
     ]);
     // 1 × 1/3 = 0.333…3 (18 places), twice; the last piece 1 − 0.666666666666666666 = 0.333333333333333334
-    expect(result.matches.map((m) => m.fees)).toEqual(["0.333333333333333333", "0.333333333333333333", "0.333333333333333334"]);
+    expect(result.matches.map((m) => m.fees)).toEqual([
+      "0.333333333333333333",
+      "0.333333333333333333",
+      "0.333333333333333334",
+    ]);
     expect(result.totalPnL).toBe("-1"); // gross 0 each; the three shares add up to the fee exactly
   });
 
@@ -156,7 +192,16 @@ describe("matchFifo", () => {
     // exit closes "first" (FIFO): (120 − 100) × 1 = 20; "second" stays open with its fee
     expect(result.matches.map((m) => [m.entryTradeId, m.exitTradeId, m.netPnl])).toEqual([["first", "exit", "20"]]);
     expect(result.openLots).toEqual([
-      { symbol: "BTC-PERP", side: "long", quantity: "1", entryPrice: "110", fee: "0.11", entryTime: 10, entryTradeId: "second", leverage: 1 },
+      {
+        symbol: "BTC-PERP",
+        side: "long",
+        quantity: "1",
+        entryPrice: "110",
+        fee: "0.11",
+        entryTime: 10,
+        entryTradeId: "second",
+        leverage: 1,
+      },
     ]);
     expect(result.totalPnL).toBe("20");
   });

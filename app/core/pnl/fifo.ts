@@ -93,7 +93,8 @@ const validLeverage = (value: number | null | undefined): number =>
   typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 1;
 
 /** `total × part / whole`, rounded to the fee scale. */
-const proRata = (total: Big, part: Big, whole: Big): Big => total.times(part).div(whole).round(FEE_SCALE, Big.roundHalfUp);
+const proRata = (total: Big, part: Big, whole: Big): Big =>
+  total.times(part).div(whole).round(FEE_SCALE, Big.roundHalfUp);
 
 /**
  * The FIFO books of every symbol, fed one fill at a time in execution order: what
@@ -229,7 +230,11 @@ export function matchFifo(fills: readonly ExecutedFill[]): FifoResult {
 }
 
 /** The closed-trades P&L response (docs/spec/api.md#shapes): `{ totalPnL, realizedMatches }`. */
-export function closedTradesPnl(fills: readonly ExecutedFill[]): { totalPnL: string; realizedMatches: number; closingTrades: number } {
+export function closedTradesPnl(fills: readonly ExecutedFill[]): {
+  totalPnL: string;
+  realizedMatches: number;
+  closingTrades: number;
+} {
   const { totalPnL, realizedMatches, matches } = matchFifo(fills);
   return { totalPnL, realizedMatches, closingTrades: new Set(matches.map((m) => m.exitTradeId)).size };
 }

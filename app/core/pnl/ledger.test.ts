@@ -19,7 +19,7 @@ function randomFills(n: number, seed: number, start = Date.UTC(2026, 8, 1)): Exe
   const fills: ExecutedFill[] = [];
   let t = start;
   for (let i = 0; i < n; i++) {
-    t += Math.floor(rand() * (60 * DAY / n) * 2);
+    t += Math.floor(rand() * ((60 * DAY) / n) * 2);
     const symbol = symbols[Math.floor(rand() * symbols.length)]!;
     const price = (1000 + Math.floor(rand() * 200000) / 100).toFixed(2);
     fills.push({
@@ -92,9 +92,13 @@ describe("StatsLedger", () => {
     const last = fills[fills.length - 1]!.executedAt;
     const { matches } = matchFifo(fills);
     expect(ledger.closedTradesPnl()).toEqual(closedTradesPnl(fills));
-    for (const now of [last, last + 5 * DAY, last + 30 * DAY]) expect(ledger.periodStats(now)).toEqual(periodStats(matches, now));
+    for (const now of [last, last + 5 * DAY, last + 30 * DAY])
+      expect(ledger.periodStats(now)).toEqual(periodStats(matches, now));
     expect(ledger.netPnlSince(last - 10 * DAY)).toBe(
-      matches.filter((m) => m.exitTime >= last - 10 * DAY).reduce((acc, m) => acc.plus(m.netPnl), D(0)).toString(),
+      matches
+        .filter((m) => m.exitTime >= last - 10 * DAY)
+        .reduce((acc, m) => acc.plus(m.netPnl), D(0))
+        .toString(),
     );
   });
 

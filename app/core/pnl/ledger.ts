@@ -12,7 +12,7 @@
 // since" is a suffix found by binary search and its sums are differences of prefix sums
 // (decimal additions and subtractions are exact); extremes are scanned over the window,
 // and every field goes through statsFromTotals.
-import { Big, D } from "../decimal.ts";
+import { type Big, D } from "../decimal.ts";
 import { type ExecutedFill, FifoBook, type RealizedMatch } from "./fifo.ts";
 import {
   PERIOD_MS,
@@ -59,8 +59,10 @@ const BLOCK = 256;
 const noExtremes = (): Extremes => ({ maxGain: null, maxLoss: null, minVolume: null, maxVolume: null });
 
 function mergeExtremes(into: Extremes, other: Extremes) {
-  if (other.minVolume !== null && (into.minVolume === null || other.minVolume.lt(into.minVolume))) into.minVolume = other.minVolume;
-  if (other.maxVolume !== null && (into.maxVolume === null || other.maxVolume.gt(into.maxVolume))) into.maxVolume = other.maxVolume;
+  if (other.minVolume !== null && (into.minVolume === null || other.minVolume.lt(into.minVolume)))
+    into.minVolume = other.minVolume;
+  if (other.maxVolume !== null && (into.maxVolume === null || other.maxVolume.gt(into.maxVolume)))
+    into.maxVolume = other.maxVolume;
   if (other.maxGain !== null && (into.maxGain === null || other.maxGain.gt(into.maxGain))) into.maxGain = other.maxGain;
   if (other.maxLoss !== null && (into.maxLoss === null || other.maxLoss.lt(into.maxLoss))) into.maxLoss = other.maxLoss;
 }
@@ -72,7 +74,8 @@ export interface FillKey {
 }
 
 /** a before b in execution order: executed_at, then id (as the database sorts them). */
-export const keyBefore = (a: FillKey, b: FillKey): boolean => a.executedAt < b.executedAt || (a.executedAt === b.executedAt && a.id < b.id);
+export const keyBefore = (a: FillKey, b: FillKey): boolean =>
+  a.executedAt < b.executedAt || (a.executedAt === b.executedAt && a.id < b.id);
 
 const ZERO_PREFIX: Prefix = {
   pnl: D(0),
@@ -121,7 +124,8 @@ export class StatsLedger {
 
   /** Adds fills (in execution order) that canAppend accepts; throws otherwise, before changing anything. */
   append(fills: readonly ExecutedFill[]): void {
-    if (!this.canAppend(fills)) throw new Error("StatsLedger.append: a fill is already applied or not after every fill of its symbol");
+    if (!this.canAppend(fills))
+      throw new Error("StatsLedger.append: a fill is already applied or not after every fill of its symbol");
     let firstChanged = this.derived.length;
     for (const fill of fills) {
       this.ids.add(fill.id);
@@ -191,7 +195,11 @@ export class StatsLedger {
 
   /** The closed-trades P&L response (docs/spec/api.md#shapes). */
   closedTradesPnl(): { totalPnL: string; realizedMatches: number; closingTrades: number } {
-    return { totalPnL: this.book.totalPnL, realizedMatches: this.book.realizedMatches, closingTrades: this.book.closingTrades };
+    return {
+      totalPnL: this.book.totalPnL,
+      realizedMatches: this.book.realizedMatches,
+      closingTrades: this.book.closingTrades,
+    };
   }
 
   /** Index of the first match whose exit time is >= since. */
@@ -260,7 +268,8 @@ export class StatsLedger {
       // Up to the next block boundary one by one, then one entry per block.
       const boundary = Math.min(end, Math.ceil(start / BLOCK) * BLOCK);
       for (let i = start; i < boundary; i++) addExtremes(totals, this.derived[i]!);
-      for (let b = boundary / BLOCK; b < this.blocks.length && b * BLOCK < end; b++) mergeExtremes(totals, this.blocks[b]!);
+      for (let b = boundary / BLOCK; b < this.blocks.length && b * BLOCK < end; b++)
+        mergeExtremes(totals, this.blocks[b]!);
     }
     const stats = statsFromTotals(totals);
     if (this.memo.size >= 16) this.memo.clear();

@@ -82,7 +82,8 @@ export interface StatsTotals {
   totalDurationMs: number;
 }
 
-export const matchMargin = (match: RealizedMatch, volume: Big = matchVolume(match)): Big => volume.div(match.leverage > 0 ? match.leverage : 1);
+export const matchMargin = (match: RealizedMatch, volume: Big = matchVolume(match)): Big =>
+  volume.div(match.leverage > 0 ? match.leverage : 1);
 
 export type StatsExtremes = Pick<StatsTotals, "maxGain" | "maxLoss" | "minVolume" | "maxVolume">;
 

@@ -14,7 +14,10 @@ export interface OpenPositionMark {
 }
 
 /** Σ unrealized P&L at `prices` (by symbol), exact. */
-export function unrealizedTotal(positions: readonly OpenPositionMark[], prices: ReadonlyMap<string, { price: string }>): string {
+export function unrealizedTotal(
+  positions: readonly OpenPositionMark[],
+  prices: ReadonlyMap<string, { price: string }>,
+): string {
   return positions
     .reduce((acc, p) => {
       const price = prices.get(p.symbol)?.price ?? p.currentPrice;

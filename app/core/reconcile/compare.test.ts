@@ -3,7 +3,12 @@ import { adoptingFill, compareBooks, describeDrift } from "./compare.ts";
 
 describe("compareBooks", () => {
   test("equal books: nothing", () => {
-    expect(compareBooks([{ symbol: "ETH-PERP", side: "long", quantity: "0.2" }], [{ symbol: "ETH-PERP", side: "long", quantity: "0.20" }])).toEqual([]);
+    expect(
+      compareBooks(
+        [{ symbol: "ETH-PERP", side: "long", quantity: "0.2" }],
+        [{ symbol: "ETH-PERP", side: "long", quantity: "0.20" }],
+      ),
+    ).toEqual([]);
     expect(compareBooks([], [])).toEqual([]);
   });
 
@@ -30,22 +35,45 @@ describe("compareBooks", () => {
   });
 
   test("opposite sides of the same size are a mismatch", () => {
-    expect(compareBooks([{ symbol: "ETH-PERP", side: "short", quantity: "1" }], [{ symbol: "ETH-PERP", side: "long", quantity: "1" }])[0]!.kind).toBe("quantity_mismatch");
+    expect(
+      compareBooks(
+        [{ symbol: "ETH-PERP", side: "short", quantity: "1" }],
+        [{ symbol: "ETH-PERP", side: "long", quantity: "1" }],
+      )[0]!.kind,
+    ).toBe("quantity_mismatch");
   });
 });
 
 describe("adoptingFill", () => {
   test("the fill that makes the app equal the exchange", () => {
-    expect(adoptingFill({ appSide: null, appQuantity: "0", exchangeSide: "short", exchangeQuantity: "3" })).toEqual({ side: "sell", quantity: "3" });
-    expect(adoptingFill({ appSide: "long", appQuantity: "0.01", exchangeSide: "long", exchangeQuantity: "0.02" })).toEqual({ side: "buy", quantity: "0.01" });
-    expect(adoptingFill({ appSide: "short", appQuantity: "1", exchangeSide: null, exchangeQuantity: "0" })).toEqual({ side: "buy", quantity: "1" });
-    expect(adoptingFill({ appSide: "long", appQuantity: "1", exchangeSide: "short", exchangeQuantity: "1" })).toEqual({ side: "sell", quantity: "2" });
+    expect(adoptingFill({ appSide: null, appQuantity: "0", exchangeSide: "short", exchangeQuantity: "3" })).toEqual({
+      side: "sell",
+      quantity: "3",
+    });
+    expect(
+      adoptingFill({ appSide: "long", appQuantity: "0.01", exchangeSide: "long", exchangeQuantity: "0.02" }),
+    ).toEqual({ side: "buy", quantity: "0.01" });
+    expect(adoptingFill({ appSide: "short", appQuantity: "1", exchangeSide: null, exchangeQuantity: "0" })).toEqual({
+      side: "buy",
+      quantity: "1",
+    });
+    expect(adoptingFill({ appSide: "long", appQuantity: "1", exchangeSide: "short", exchangeQuantity: "1" })).toEqual({
+      side: "sell",
+      quantity: "2",
+    });
     expect(adoptingFill({ appSide: "long", appQuantity: "1", exchangeSide: "long", exchangeQuantity: "1" })).toBeNull();
   });
 
   test("describeDrift names both sides", () => {
-    expect(describeDrift({ symbol: "SOL-PERP", kind: "unknown_position", appSide: null, appQuantity: "0", exchangeSide: "short", exchangeQuantity: "3" })).toBe(
-      "Position on the exchange the app does not know: SOL-PERP is short 3 on the exchange, flat in the app",
-    );
+    expect(
+      describeDrift({
+        symbol: "SOL-PERP",
+        kind: "unknown_position",
+        appSide: null,
+        appQuantity: "0",
+        exchangeSide: "short",
+        exchangeQuantity: "3",
+      }),
+    ).toBe("Position on the exchange the app does not know: SOL-PERP is short 3 on the exchange, flat in the app");
   });
 });

@@ -26,12 +26,17 @@ export interface DriftFinding {
 }
 
 /** Signed size: long positive, short negative. */
-export const signedQuantity = (side: "long" | "short" | null, quantity: string) => (side === "short" ? D(quantity).neg() : D(quantity));
+export const signedQuantity = (side: "long" | "short" | null, quantity: string) =>
+  side === "short" ? D(quantity).neg() : D(quantity);
 
 /** Differences below this (base units) are rounding, not drift. */
 const EPSILON = D("0.000000000001");
 
-export function compareBooks(exchange: readonly BookSide[], app: readonly BookSide[], skip: ReadonlySet<string> = new Set()): DriftFinding[] {
+export function compareBooks(
+  exchange: readonly BookSide[],
+  app: readonly BookSide[],
+  skip: ReadonlySet<string> = new Set(),
+): DriftFinding[] {
   const bySymbol = new Map<string, { ex?: BookSide; app?: BookSide }>();
   for (const p of exchange) if (D(p.quantity).gt(0)) bySymbol.set(p.symbol, { ...bySymbol.get(p.symbol), ex: p });
   for (const p of app) if (D(p.quantity).gt(0)) bySymbol.set(p.symbol, { ...bySymbol.get(p.symbol), app: p });
@@ -60,8 +65,12 @@ export function compareBooks(exchange: readonly BookSide[], app: readonly BookSi
  * nothing is to be done). Adopting books it at the exchange's entry price when the app had
  * nothing, else at the mark price.
  */
-export function adoptingFill(finding: Pick<DriftFinding, "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity">): { side: "buy" | "sell"; quantity: string } | null {
-  const delta = signedQuantity(finding.exchangeSide, finding.exchangeQuantity).minus(signedQuantity(finding.appSide, finding.appQuantity));
+export function adoptingFill(
+  finding: Pick<DriftFinding, "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity">,
+): { side: "buy" | "sell"; quantity: string } | null {
+  const delta = signedQuantity(finding.exchangeSide, finding.exchangeQuantity).minus(
+    signedQuantity(finding.appSide, finding.appQuantity),
+  );
   if (delta.abs().lte(EPSILON)) return null;
   return { side: delta.gt(0) ? "buy" : "sell", quantity: delta.abs().toString() };
 }
@@ -72,7 +81,9 @@ export const DRIFT_TEXT: Record<DriftKind, string> = {
   missing_on_exchange: "Position closed on the exchange outside the app",
 };
 
-export function describeDrift(f: Pick<DriftFinding, "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity">): string {
+export function describeDrift(
+  f: Pick<DriftFinding, "symbol" | "kind" | "appSide" | "appQuantity" | "exchangeSide" | "exchangeQuantity">,
+): string {
   const side = (s: string | null, q: string) => (s ? `${s} ${q}` : "flat");
   return `${DRIFT_TEXT[f.kind]}: ${f.symbol} is ${side(f.exchangeSide, f.exchangeQuantity)} on the exchange, ${side(f.appSide, f.appQuantity)} in the app`;
 }

@@ -10,12 +10,23 @@ const M = 60_000;
 const ETH = PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, minimum 0.001
 const period = { from: T0, to: T0 + 10 * M };
 
-const candle = (minute: number, open: string, high: string, low: string, close: string): ReplayCandle => ({ time: T0 + minute * M, open, high, low, close });
+const candle = (minute: number, open: string, high: string, low: string, close: string): ReplayCandle => ({
+  time: T0 + minute * M,
+  open,
+  high,
+  low,
+  close,
+});
 // m0: the entry minute (followed from the entry 100 to its close 100: nothing).
 // m1: open 100, low 99.8, high 101.5: crosses TP1 101 on the way up.
 // m2: open 101.2, low 99.9: crosses the entry 100 on the way down (a break-even stop there).
 // m3: open 100.5, low 100.4, high 102.3, close 102: crosses TP2 102.
-const CANDLES = [candle(0, "100", "100.5", "99.5", "100"), candle(1, "100", "101.5", "99.8", "101.2"), candle(2, "101.2", "101.4", "99.9", "100.5"), candle(3, "100.5", "102.3", "100.4", "102")];
+const CANDLES = [
+  candle(0, "100", "100.5", "99.5", "100"),
+  candle(1, "100", "101.5", "99.8", "101.2"),
+  candle(2, "101.2", "101.4", "99.9", "100.5"),
+  candle(3, "100.5", "102.3", "100.4", "102"),
+];
 
 const market = (candles: ReplayCandle[] = CANDLES, funding: Partial<ReplayMarket["funding"]> = {}): ReplayMarket => ({
   candles: new Map([["ETH-PERP", candles]]),
@@ -34,7 +45,12 @@ const alert = (over: Partial<ReplayAlert> = {}): ReplayAlert => ({
   price: "100",
   at: T0 + 30_000,
   target: null,
-  sizing: { orderSizeMultiplier: "1", applyAmountControlToSignals: false, signalAmountType: "multiplier", signalAmountValue: "1" },
+  sizing: {
+    orderSizeMultiplier: "1",
+    applyAmountControlToSignals: false,
+    signalAmountType: "multiplier",
+    signalAmountValue: "1",
+  },
   leverage: 1,
   maxPositionSize: null,
   ...over,
@@ -129,11 +145,20 @@ describe("replay: hand-computed", () => {
   });
 
   test("trailing stop: arms at its activation, tracks the best price, closes at the retrace level", () => {
-    const trailing: AdvancedControls = { takeProfits: null, stopLossOffset: null, breakEven: false, trailingStop: { activation: 0.01, execute: 0.005 } };
+    const trailing: AdvancedControls = {
+      takeProfits: null,
+      stopLossOffset: null,
+      breakEven: false,
+      trailingStop: { activation: 0.01, execute: 0.005 },
+    };
     // m1 (long path 100 → 99.9 → 101.5 → 101.4): arms at 101 on the way up, best 101.5, exit 101.5 × 0.995 = 100.9925;
     //   the close 101.4 stays above it.
     // m2 (101.4 → 100.5 → 101.6 → 100.8): the low comes first, crossing 100.9925: closed there (101.6 comes too late).
-    const candles = [candle(0, "100", "100", "100", "100"), candle(1, "100", "101.5", "99.9", "101.4"), candle(2, "101.4", "101.6", "100.5", "100.8")];
+    const candles = [
+      candle(0, "100", "100", "100", "100"),
+      candle(1, "100", "101.5", "99.9", "101.4"),
+      candle(2, "101.4", "101.6", "100.5", "100.8"),
+    ];
     const { run, summary } = replaySummary([alert()], market(candles), trailing, period);
     expect(run.fills.map((f) => [f.kind, f.quantity, f.price])).toEqual([
       ["entry", "1", "100"],
@@ -156,10 +181,19 @@ describe("replay: hand-computed", () => {
 
   test("funding: a long open over a boundary pays notional at the open × the stored rate (else the configured one)", () => {
     const hour = 3_600_000;
-    const candles = [candle(0, "100", "100", "100", "100"), candle(60, "100", "100", "100", "100"), candle(120, "110", "110", "110", "110")];
+    const candles = [
+      candle(0, "100", "100", "100", "100"),
+      candle(60, "100", "100", "100", "100"),
+      candle(120, "110", "110", "110", "110"),
+    ];
     const long = { ...period, to: T0 + 3 * hour };
     const stored = new Map([[`ETH-PERP|${T0 + hour}`, "0.0002"]]);
-    const { run, summary } = replaySummary([alert()], market(candles, { defaultRate: "0.0001", rates: stored }), none, long);
+    const { run, summary } = replaySummary(
+      [alert()],
+      market(candles, { defaultRate: "0.0001", rates: stored }),
+      none,
+      long,
+    );
     // 01:00: 1 × 100 × 0.0002 (stored) = 0.02 paid; 02:00: 1 × 110 × 0.0001 (configured) = 0.011 paid.
     expect(run.funding.map((f) => f.amount)).toEqual(["-0.02", "-0.011"]);
     expect(summary.funding).toBe("-0.031");

@@ -40,7 +40,10 @@ import type { PositionTarget } from "../schemas/webhook-signal.ts";
 
 export const MINUTE_MS = 60_000;
 
-export type ReplaySizing = Pick<TradingConfig, "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue">;
+export type ReplaySizing = Pick<
+  TradingConfig,
+  "orderSizeMultiplier" | "applyAmountControlToSignals" | "signalAmountType" | "signalAmountValue"
+>;
 
 export interface ReplayAlert {
   id: string;
@@ -143,7 +146,12 @@ function quiet(position: SimPosition, candle: ReplayCandle, previousClose: strin
 }
 
 /** Replays the alerts with one set of protection rules. */
-export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket, controls: AdvancedControls | null, period: ReplayPeriod): ReplayRun {
+export function replayRules(
+  alerts: readonly ReplayAlert[],
+  market: ReplayMarket,
+  controls: AdvancedControls | null,
+  period: ReplayPeriod,
+): ReplayRun {
   const run: ReplayRun = { fills: [], matches: [], funding: [], positions: 0, tpHits: [], skipped: [] };
   const levelCount = controls?.takeProfits?.length ?? 0;
   run.tpHits = new Array(levelCount).fill(0);
@@ -163,7 +171,9 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
       for (const alert of list) run.skipped.push({ id: alert.id, reason: `Unknown symbol ${symbol}` });
       continue;
     }
-    const candles = (market.candles.get(symbol) ?? []).filter((c) => c.time >= period.from - (period.from % MINUTE_MS) && c.time <= period.to);
+    const candles = (market.candles.get(symbol) ?? []).filter(
+      (c) => c.time >= period.from - (period.from % MINUTE_MS) && c.time <= period.to,
+    );
     let position: SimPosition | null = null;
     let clock = Number.NEGATIVE_INFINITY;
     let lastClose: { price: string; time: number } | null = null; // the previous candle's close
@@ -171,7 +181,16 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
     const fill = (side: "buy" | "sell", quantity: string, price: string, at: number, kind: string) => {
       clock = Math.max(clock + 1, at);
       const fee = D(quantity).times(price).times(market.feeRate).toString();
-      const f: ReplayFill = { id: `r${String(++seq).padStart(7, "0")}`, symbol, side, quantity, price, fee, executedAt: clock, kind };
+      const f: ReplayFill = {
+        id: `r${String(++seq).padStart(7, "0")}`,
+        symbol,
+        side,
+        quantity,
+        price,
+        fee,
+        executedAt: clock,
+        kind,
+      };
       run.fills.push(f);
       run.matches.push(...book.apply(f));
       return D(fee);
@@ -183,7 +202,12 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
       fill(p.side === "long" ? "sell" : "buy", f.quantity, f.price, at + point * 15_000, f.name);
     const walk = (path: string[], at: number) => {
       const p = position!;
-      const costs = { entryFee: p.entryFees, quantity: p.quantity, exitFeeRate: market.feeRate, tick: product.quoteIncrement };
+      const costs = {
+        entryFee: p.entryFees,
+        quantity: p.quantity,
+        exitFeeRate: market.feeRate,
+        tick: product.quoteIncrement,
+      };
       const next = walkPath(p, path, product, ruleFill(p, at), costs);
       if (D(next.remainingQuantity).lte(0)) {
         closedOut(next);
@@ -193,27 +217,64 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
 
     const act = (alert: ReplayAlert, candle: ReplayCandle | null) => {
       const price = alert.price ?? candle?.open ?? null;
-      if (price === null || D(price).lte(0)) return run.skipped.push({ id: alert.id, reason: "No price: no recorded price and no candle" });
-      const current = position ? D(position.remainingQuantity).times(position.side === "long" ? 1 : -1).toString() : "0";
+      if (price === null || D(price).lte(0))
+        return run.skipped.push({ id: alert.id, reason: "No price: no recorded price and no candle" });
+      const current = position
+        ? D(position.remainingQuantity)
+            .times(position.side === "long" ? 1 : -1)
+            .toString()
+        : "0";
       let order: { side: "buy" | "sell"; quantity: string };
       if (alert.target) {
-        const target = alert.maxPositionSize && D(alert.target.size).gt(alert.maxPositionSize) ? { ...alert.target, size: alert.maxPositionSize } : alert.target;
-        const plan = planTargetOrder({ target, position: position ? { side: position.side, quantity: position.remainingQuantity } : null, pending: [], product });
+        const target =
+          alert.maxPositionSize && D(alert.target.size).gt(alert.maxPositionSize)
+            ? { ...alert.target, size: alert.maxPositionSize }
+            : alert.target;
+        const plan = planTargetOrder({
+          target,
+          position: position ? { side: position.side, quantity: position.remainingQuantity } : null,
+          pending: [],
+          product,
+        });
         if (!plan.order) return run.skipped.push({ id: alert.id, reason: plan.reason });
         order = plan.order;
       } else {
-        const sized = sizeSignalOrder({ signalQuantity: alert.quantity, config: alert.sizing, product, price, available: market.balance, leverage: alert.leverage });
+        const sized = sizeSignalOrder({
+          signalQuantity: alert.quantity,
+          config: alert.sizing,
+          product,
+          price,
+          available: market.balance,
+          leverage: alert.leverage,
+        });
         if (!sized.ok) return run.skipped.push({ id: alert.id, reason: sized.error });
-        const capped = capToMaxPosition({ current, side: alert.action, quantity: sized.quantity, max: alert.maxPositionSize, product });
+        const capped = capToMaxPosition({
+          current,
+          side: alert.action,
+          quantity: sized.quantity,
+          max: alert.maxPositionSize,
+          product,
+        });
         if (capped.quantity === null) return run.skipped.push({ id: alert.id, reason: capped.reason });
         order = { side: alert.action, quantity: capped.quantity };
       }
       const before: SimPosition | null = position;
-      const effect = applyFill(before ? { side: before.side, quantity: before.quantity, remaining: before.remainingQuantity, entryPrice: before.entryPrice } : null, { ...order, price });
+      const effect = applyFill(
+        before
+          ? {
+              side: before.side,
+              quantity: before.quantity,
+              remaining: before.remainingQuantity,
+              entryPrice: before.entryPrice,
+            }
+          : null,
+        { ...order, price },
+      );
       const fee = fill(order.side, order.quantity, price, alert.at, effect.reduced ? "exit" : "entry");
       const minute = alert.at - (alert.at % MINUTE_MS);
       if (before && effect.reduced) {
-        if (effect.position && !effect.position.isNew) position = { ...before, remainingQuantity: effect.position.remaining };
+        if (effect.position && !effect.position.isNew)
+          position = { ...before, remainingQuantity: effect.position.remaining };
         else {
           closedOut(before);
           position = null;
@@ -246,9 +307,14 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
           ruleState: null,
           enteredMinute: minute,
           enteredPrice: price,
-          nextFunding: market.funding.intervalMs > 0 ? (Math.floor(alert.at / market.funding.intervalMs) + 1) * market.funding.intervalMs : Number.POSITIVE_INFINITY,
+          nextFunding:
+            market.funding.intervalMs > 0
+              ? (Math.floor(alert.at / market.funding.intervalMs) + 1) * market.funding.intervalMs
+              : Number.POSITIVE_INFINITY,
           // A flip's fill opened it with what was left after the close: its share of the fee.
-          entryFees: effect.reduced ? fee.times(effect.position.quantity).div(order.quantity).toString() : fee.toString(),
+          entryFees: effect.reduced
+            ? fee.times(effect.position.quantity).div(order.quantity).toString()
+            : fee.toString(),
         };
       }
     };
@@ -287,7 +353,13 @@ export function replayRules(alerts: readonly ReplayAlert[], market: ReplayMarket
     const open = position as SimPosition | null;
     if (open) {
       const price = lastClose?.price ?? open.enteredPrice;
-      fill(open.side === "long" ? "sell" : "buy", open.remainingQuantity, price, Math.max(lastClose?.time ?? period.to, clock), "end");
+      fill(
+        open.side === "long" ? "sell" : "buy",
+        open.remainingQuantity,
+        price,
+        Math.max(lastClose?.time ?? period.to, clock),
+        "end",
+      );
       closedOut(open);
       position = null;
     }
@@ -333,12 +405,22 @@ export function summarize(input: {
   const { period } = input;
   const matches = input.matches.filter((m) => m.exitTime >= period.from && m.exitTime <= period.to + MINUTE_MS);
   const funding = input.funding.filter((f) => f.at >= period.from && f.at <= period.to + MINUTE_MS);
-  const curve = equityCurve({ matches, funding, snapshots: [], since: period.from, now: period.to + MINUTE_MS, nowUnrealized: null });
+  const curve = equityCurve({
+    matches,
+    funding,
+    snapshots: [],
+    since: period.from,
+    now: period.to + MINUTE_MS,
+    nowUnrealized: null,
+  });
   const net = matches.reduce((acc, m) => acc.plus(m.netPnl), D(0));
   const fundingTotal = funding.reduce((acc, f) => acc.plus(f.amount), D(0));
   const fees = input.fees ?? matches.reduce((acc, m) => acc.plus(m.fees), D(0)).toString();
   const wins = matches.filter((m) => D(m.netPnl).gt(0)).length;
-  const points = [{ at: period.from, equity: "0", drawdown: "0" }, ...curve.map((p) => ({ at: p.at, equity: p.equity, drawdown: p.drawdown }))];
+  const points = [
+    { at: period.from, equity: "0", drawdown: "0" },
+    ...curve.map((p) => ({ at: p.at, equity: p.equity, drawdown: p.drawdown })),
+  ];
   return {
     pnl: net.plus(fundingTotal).toString(),
     fees: D(fees).toString(),
@@ -355,8 +437,25 @@ export function summarize(input: {
 }
 
 /** Replays and summarizes one rule set. */
-export function replaySummary(alerts: readonly ReplayAlert[], market: ReplayMarket, controls: AdvancedControls | null, period: ReplayPeriod, maxPoints?: number) {
+export function replaySummary(
+  alerts: readonly ReplayAlert[],
+  market: ReplayMarket,
+  controls: AdvancedControls | null,
+  period: ReplayPeriod,
+  maxPoints?: number,
+) {
   const run = replayRules(alerts, market, controls, period);
   const fees = run.fills.reduce((acc, f) => acc.plus(f.fee), D(0)).toString();
-  return { run, summary: summarize({ matches: run.matches, funding: run.funding, fees, positions: run.positions, tpHits: run.tpHits, period, maxPoints }) };
+  return {
+    run,
+    summary: summarize({
+      matches: run.matches,
+      funding: run.funding,
+      fees,
+      positions: run.positions,
+      tpHits: run.tpHits,
+      period,
+      maxPoints,
+    }),
+  };
 }

@@ -18,14 +18,24 @@ export interface AppliedRules {
 }
 
 export function applyControls(
-  position: { side: "long" | "short"; entryPrice: string; trailingStopActive: boolean; trailingBestPrice: string | null; ruleState: unknown },
+  position: {
+    side: "long" | "short";
+    entryPrice: string;
+    trailingStopActive: boolean;
+    trailingBestPrice: string | null;
+    ruleState: unknown;
+  },
   controls: AdvancedControls | null,
   costs?: BreakEvenCosts | null,
 ): AppliedRules {
   let state = parseRuleState(position.ruleState);
   const breakEvenTriggered = breakEvenApplies(controls) && state.tpFilled.length > 0;
   // The break-even stop follows the new controls' offset (decision 046); none when it no longer applies.
-  if (breakEvenTriggered) state = { ...state, breakEvenStop: breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs) };
+  if (breakEvenTriggered)
+    state = {
+      ...state,
+      breakEvenStop: breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs),
+    };
   else if (state.breakEvenStop !== undefined) {
     state = { ...state };
     delete state.breakEvenStop;
@@ -36,7 +46,13 @@ export function applyControls(
     breakEvenTriggered,
     trailingStopActive: keepTrailing && position.trailingStopActive,
     trailingBestPrice: keepTrailing ? position.trailingBestPrice : null,
-    stopPrice: stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered, ruleState: state }),
+    stopPrice: stopPriceFor({
+      side: position.side,
+      entryPrice: position.entryPrice,
+      advancedControls: controls,
+      breakEvenTriggered,
+      ruleState: state,
+    }),
     ruleState: state,
   };
 }

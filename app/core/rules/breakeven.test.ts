@@ -11,7 +11,14 @@ const ETH_TICK = "0.01";
 const RATE = "0.0006";
 
 /** Net of a close of `quantity` at `exit`: gross, less its share of the entry fee, less its own exit fee at RATE. */
-function netOfClose(side: "long" | "short", entry: string, exit: string, quantity: string, entryFee: string, entryQuantity: string) {
+function netOfClose(
+  side: "long" | "short",
+  entry: string,
+  exit: string,
+  quantity: string,
+  entryFee: string,
+  entryQuantity: string,
+) {
   const gross = side === "long" ? D(exit).minus(entry).times(quantity) : D(entry).minus(exit).times(quantity);
   return gross.minus(D(entryFee).times(quantity).div(entryQuantity)).minus(D(exit).times(quantity).times(RATE));
 }
@@ -59,7 +66,9 @@ describe("break-even price", () => {
 
   test("the entry fee really paid counts (a maker entry pays less than the taker estimate)", () => {
     // Maker entry at 0.02 %: fee 0.6 on 1 ETH at 3000: (3000.6) / 0.9994 = 3002.4014…, up: 3002.41.
-    expect(breakEvenPrice("long", "3000", null, { entryFee: "0.6", quantity: "1", exitFeeRate: RATE, tick: ETH_TICK })).toBe("3002.41");
+    expect(
+      breakEvenPrice("long", "3000", null, { entryFee: "0.6", quantity: "1", exitFeeRate: RATE, tick: ETH_TICK }),
+    ).toBe("3002.41");
     // Fee unknown: estimated at the exit rate (1.8): 3003.61.
     expect(breakEvenPrice("long", "3000", null, { exitFeeRate: RATE, tick: ETH_TICK })).toBe("3003.61");
   });
@@ -68,8 +77,12 @@ describe("break-even price", () => {
     expect(takerFeeRate("simulator")).toBe(SIM_TAKER_FEE_RATE);
     expect(takerFeeRate("coinbase")).toBe("0.0006");
     expect(breakEvenFeePercent("simulator")).toBe("0.12");
-    expect(describeBreakEven({ unit: "percent", value: 0.0005 }, "simulator")).toBe("Break-even stop = entry + fees (0.12 %) + offset (0.05 %)");
-    expect(describeBreakEven({ unit: "ticks", value: 2 }, "coinbase")).toBe("Break-even stop = entry + fees (0.12 %) + offset (2 ticks)");
+    expect(describeBreakEven({ unit: "percent", value: 0.0005 }, "simulator")).toBe(
+      "Break-even stop = entry + fees (0.12 %) + offset (0.05 %)",
+    );
+    expect(describeBreakEven({ unit: "ticks", value: 2 }, "coinbase")).toBe(
+      "Break-even stop = entry + fees (0.12 %) + offset (2 ticks)",
+    );
     expect(describeBreakEven(null, null)).toBe("Break-even stop = entry + fees (0.12 %) + offset (none)");
   });
 
@@ -98,7 +111,12 @@ describe("break-even price", () => {
       maxDrawdown: "0",
       ruleState: recordRequest(emptyRuleState(), { name: "tp1", trigger: "tp", levels: [0], quantity: "0.16" }, 1),
     };
-    const effect = applyCloseFill(position, 1, { entryFee: "1.632816", quantity: "0.8", exitFeeRate: RATE, tick: ETH_TICK });
+    const effect = applyCloseFill(position, 1, {
+      entryFee: "1.632816",
+      quantity: "0.8",
+      exitFeeRate: RATE,
+      tick: ETH_TICK,
+    });
     expect(effect).toMatchObject({ breakEvenNow: true, stopPrice: "3407.49" });
     const armed = { ...position, remainingQuantity: "0.64", breakEvenTriggered: true, ruleState: effect.ruleState };
     const product = { baseIncrement: "0.001", baseMinSize: "0.001" };

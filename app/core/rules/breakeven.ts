@@ -24,7 +24,8 @@ export interface BreakEvenOffset {
  */
 export const DEFAULT_TAKER_FEE_RATE = "0.0006";
 const TAKER_FEE_RATES: Record<string, string> = { simulator: DEFAULT_TAKER_FEE_RATE, coinbase: DEFAULT_TAKER_FEE_RATE };
-export const takerFeeRate = (exchange: string | null | undefined): string => TAKER_FEE_RATES[exchange ?? ""] ?? DEFAULT_TAKER_FEE_RATE;
+export const takerFeeRate = (exchange: string | null | undefined): string =>
+  TAKER_FEE_RATES[exchange ?? ""] ?? DEFAULT_TAKER_FEE_RATE;
 
 /** What the break-even stop covers besides the entry price. */
 export interface BreakEvenCosts {
@@ -45,7 +46,10 @@ function roundAway(value: Big, tick: string | null | undefined, up: boolean): Bi
   if (!tick) return value;
   const t = new Big(tick);
   if (t.lte(ZERO)) return value;
-  return value.div(t).round(0, up ? Big.roundUp : Big.roundDown).times(t);
+  return value
+    .div(t)
+    .round(0, up ? Big.roundUp : Big.roundDown)
+    .times(t);
 }
 
 /**
@@ -65,13 +69,19 @@ export function breakEvenPrice(
   const entry = new Big(entryPrice);
   const rate = new Big(costs?.exitFeeRate ?? DEFAULT_TAKER_FEE_RATE);
   const quantity = costs?.quantity ? new Big(costs.quantity) : ZERO;
-  const perUnitFee = costs?.entryFee != null && quantity.gt(ZERO) ? new Big(costs.entryFee).abs().div(quantity) : entry.times(rate);
+  const perUnitFee =
+    costs?.entryFee != null && quantity.gt(ZERO) ? new Big(costs.entryFee).abs().div(quantity) : entry.times(rate);
   const long = side === "long";
   const evenPrice = long ? entry.plus(perUnitFee).div(ONE.minus(rate)) : entry.minus(perUnitFee).div(ONE.plus(rate));
   const tick = costs?.tick ?? null;
   let extra = ZERO;
   if (offset && offset.value > 0) {
-    extra = offset.unit === "ticks" ? (tick ? new Big(tick).times(Math.floor(offset.value)) : ZERO) : entry.times(offset.value);
+    extra =
+      offset.unit === "ticks"
+        ? tick
+          ? new Big(tick).times(Math.floor(offset.value))
+          : ZERO
+        : entry.times(offset.value);
   }
   const stop = long ? evenPrice.plus(extra) : evenPrice.minus(extra);
   const rounded = roundAway(stop, tick, long);
@@ -91,7 +101,10 @@ export function describeBreakEvenOffset(offset: BreakEvenOffset | null | undefin
 }
 
 /** The sentence the Trading Rules screen and the position's chart show: what the break-even stop covers. */
-export function describeBreakEven(offset: BreakEvenOffset | null | undefined, exchange: string | null | undefined): string {
+export function describeBreakEven(
+  offset: BreakEvenOffset | null | undefined,
+  exchange: string | null | undefined,
+): string {
   const what = describeBreakEvenOffset(offset);
   return `Break-even stop = entry + fees (${breakEvenFeePercent(exchange)} %) + offset${what === "no offset" ? " (none)" : ` (${what})`}`;
 }

@@ -26,7 +26,8 @@ export function closeQuantity(
 }
 
 /** How a close's reason names the exchange that holds a position. */
-export const holderName = (exchange: string) => (exchange === "simulator" ? "the simulator" : exchange === "coinbase" ? "Coinbase" : exchange);
+export const holderName = (exchange: string) =>
+  exchange === "simulator" ? "the simulator" : exchange === "coinbase" ? "Coinbase" : exchange;
 
 /** What a close can send, or why it sends nothing (the one rule for the web's Close and the worker's close task). */
 export type CloseSize =
@@ -139,7 +140,15 @@ export function applyCloseFill(
     if (found.request.trigger === "tp" && !breakEvenTriggered && breakEvenApplies(position.advancedControls)) {
       breakEvenTriggered = true;
       breakEvenNow = true;
-      state = { ...state, breakEvenStop: breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null, costs) };
+      state = {
+        ...state,
+        breakEvenStop: breakEvenPrice(
+          position.side,
+          position.entryPrice,
+          position.advancedControls?.breakEvenOffset ?? null,
+          costs,
+        ),
+      };
     }
   }
   return {

@@ -11,7 +11,8 @@ import { type RuleState, emptyRuleState, recordRequest, recordSkipped } from "./
 import { CONTRACT_TEST_TAKE_PROFITS } from "#tests/setup/fixtures.ts";
 
 const BIP = { baseIncrement: "0.01", baseMinSize: "0.01" }; // one BIP-20DEC30-CDE contract
-const size = (original: string, share: string, free = original, product = BIP) => takeProfitSize({ original, share, free, product });
+const size = (original: string, share: string, free = original, product = BIP) =>
+  takeProfitSize({ original, share, free, product });
 
 describe("takeProfitSize", () => {
   test("nearest whole contract, half up", () => {

@@ -20,7 +20,9 @@ export interface ContractProduct {
   baseMinSize: string;
 }
 
-export type TakeProfitSize = { kind: "close"; quantity: string; contracts: number } | { kind: "skip"; reason: "too-small" };
+export type TakeProfitSize =
+  | { kind: "close"; quantity: string; contracts: number }
+  | { kind: "skip"; reason: "too-small" };
 
 const ZERO = new Big(0);
 
@@ -43,7 +45,12 @@ export function minimumContracts(product: ContractProduct): Big {
  * `original`: the position's largest size (shares are taken of it); `share`: the sum of the
  * fractions of the levels hit; `free`: what remains less the closes already pending.
  */
-export function takeProfitSize(input: { original: string | Big; share: string | Big; free: string | Big; product: ContractProduct }): TakeProfitSize {
+export function takeProfitSize(input: {
+  original: string | Big;
+  share: string | Big;
+  free: string | Big;
+  product: ContractProduct;
+}): TakeProfitSize {
   const inc = new Big(input.product.baseIncrement);
   const free = new Big(input.free);
   if (inc.lte(ZERO)) {

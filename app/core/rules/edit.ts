@@ -32,7 +32,9 @@ export interface EditablePosition {
   ruleState: unknown;
 }
 
-export type EditResult = { ok: true; applied: AppliedRules; changed: boolean } | { ok: false; field: string; error: string };
+export type EditResult =
+  | { ok: true; applied: AppliedRules; changed: boolean }
+  | { ok: false; field: string; error: string };
 
 const fraction = (percent: string) => Number(new Big(percent).div(100).toString());
 const distance = (entry: Big, price: Big) => Number(price.minus(entry).abs().div(entry).toString());
@@ -41,23 +43,45 @@ const show = (value: Big | string) => new Big(value).toString();
 /** The take-profit levels the rule state holds on to (filled, skipped, or a close requested). */
 export function lockedTakeProfits(ruleState: unknown): Set<number> {
   const state = parseRuleState(ruleState);
-  return new Set([...state.tpFilled, ...state.tpSkipped, ...Object.values(state.requested).flatMap((r) => (r.trigger === "tp" ? r.levels : []))]);
+  return new Set([
+    ...state.tpFilled,
+    ...state.tpSkipped,
+    ...Object.values(state.requested).flatMap((r) => (r.trigger === "tp" ? r.levels : [])),
+  ]);
 }
 
 /** The price of a take-profit level (the typed one, else entry × (1 ± deviation)). */
-export function takeProfitPrice(side: "long" | "short", entryPrice: string, level: { priceDeviation: number; price?: string }): string {
+export function takeProfitPrice(
+  side: "long" | "short",
+  entryPrice: string,
+  level: { priceDeviation: number; price?: string },
+): string {
   if (level.price) return show(level.price);
   const entry = new Big(entryPrice);
-  return entry.times(side === "long" ? new Big(1).plus(level.priceDeviation) : new Big(1).minus(level.priceDeviation)).toString();
+  return entry
+    .times(side === "long" ? new Big(1).plus(level.priceDeviation) : new Big(1).minus(level.priceDeviation))
+    .toString();
 }
 
-export function editControls(position: EditablePosition, edit: PositionEdit, costs?: BreakEvenCosts | null): EditResult {
+export function editControls(
+  position: EditablePosition,
+  edit: PositionEdit,
+  costs?: BreakEvenCosts | null,
+): EditResult {
   const long = position.side === "long";
   const entry = new Big(position.entryPrice);
   const current = position.currentPrice ? new Big(position.currentPrice) : null;
   const name = long ? "long" : "short";
-  const before: AdvancedControls = position.advancedControls ?? { takeProfits: null, stopLossOffset: null, breakEven: false, trailingStop: null };
-  const next: AdvancedControls = { ...before, takeProfits: before.takeProfits ? before.takeProfits.map((l) => ({ ...l })) : null };
+  const before: AdvancedControls = position.advancedControls ?? {
+    takeProfits: null,
+    stopLossOffset: null,
+    breakEven: false,
+    trailingStop: null,
+  };
+  const next: AdvancedControls = {
+    ...before,
+    takeProfits: before.takeProfits ? before.takeProfits.map((l) => ({ ...l })) : null,
+  };
 
   if (edit.stopLoss !== undefined) {
     if (edit.stopLoss === "") {
@@ -69,13 +93,25 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
       const unchanged = inForce !== null && new Big(inForce).eq(stop);
       if (!unchanged) {
         if (position.breakEvenTriggered && before.breakEven && edit.breakEven !== false) {
-          return { ok: false, field: "stopLoss", error: `The stop is at break-even (${inForce}) since take-profit 1 filled: turn break-even off to move it` };
+          return {
+            ok: false,
+            field: "stopLoss",
+            error: `The stop is at break-even (${inForce}) since take-profit 1 filled: turn break-even off to move it`,
+          };
         }
         if (long ? stop.gte(entry) : stop.lte(entry)) {
-          return { ok: false, field: "stopLoss", error: `A ${name}'s stop loss must be ${long ? "below" : "above"} its entry price (${show(entry)}): past the entry, break-even and the trailing stop protect the gain` };
+          return {
+            ok: false,
+            field: "stopLoss",
+            error: `A ${name}'s stop loss must be ${long ? "below" : "above"} its entry price (${show(entry)}): past the entry, break-even and the trailing stop protect the gain`,
+          };
         }
         if (current && (long ? stop.gte(current) : stop.lte(current))) {
-          return { ok: false, field: "stopLoss", error: `A ${name}'s stop loss must be ${long ? "below" : "above"} the current price (${show(current)}), else it closes the position at once` };
+          return {
+            ok: false,
+            field: "stopLoss",
+            error: `A ${name}'s stop loss must be ${long ? "below" : "above"} the current price (${show(current)}), else it closes the position at once`,
+          };
         }
         next.stopLossOffset = distance(entry, stop);
         next.stopLossPrice = show(stop);
@@ -90,10 +126,18 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
     for (const [i, level] of edit.takeProfits.entries()) {
       const price = new Big(level.price);
       if (long ? price.lte(entry) : price.gte(entry)) {
-        return { ok: false, field: `takeProfits.${i}.price`, error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} its entry price (${show(entry)})` };
+        return {
+          ok: false,
+          field: `takeProfits.${i}.price`,
+          error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} its entry price (${show(entry)})`,
+        };
       }
       if (current && (long ? price.lte(current) : price.gte(current))) {
-        return { ok: false, field: `takeProfits.${i}.price`, error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} the current price (${show(current)}), else it fills at once` };
+        return {
+          ok: false,
+          field: `takeProfits.${i}.price`,
+          error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} the current price (${show(current)}), else it fills at once`,
+        };
       }
       wanted.push({ price, portfolio: fraction(level.close) });
     }
@@ -109,12 +153,27 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
         continue;
       }
       // The same level posted back (the form sends every level): kept exactly as it was.
-      if (was.enabled && was.portfolio === want.portfolio && new Big(takeProfitPrice(position.side, position.entryPrice, was)).eq(want.price)) continue;
-      levels[i] = { portfolio: want.portfolio, priceDeviation: distance(entry, want.price), enabled: true, price: show(want.price) };
+      if (
+        was.enabled &&
+        was.portfolio === want.portfolio &&
+        new Big(takeProfitPrice(position.side, position.entryPrice, was)).eq(want.price)
+      )
+        continue;
+      levels[i] = {
+        portfolio: want.portfolio,
+        priceDeviation: distance(entry, want.price),
+        enabled: true,
+        price: show(want.price),
+      };
     }
     for (; k < wanted.length; k++) {
       const want = wanted[k]!;
-      levels.push({ portfolio: want.portfolio, priceDeviation: distance(entry, want.price), enabled: true, price: show(want.price) });
+      levels.push({
+        portfolio: want.portfolio,
+        priceDeviation: distance(entry, want.price),
+        enabled: true,
+        price: show(want.price),
+      });
     }
     next.takeProfits = levels.length > 0 ? levels : before.takeProfits === null ? null : [];
   }
@@ -126,12 +185,15 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
       const unit = edit.breakEvenOffsetUnit ?? before.breakEvenOffset?.unit ?? "ticks";
       if (value !== "") next.breakEvenOffset = { unit, value: unit === "percent" ? fraction(value) : Number(value) };
       else if (edit.breakEvenOffset !== undefined) next.breakEvenOffset = { unit, value: 0 };
-      if (!(next.stopLossOffset != null && next.stopLossOffset > 0)) return { ok: false, field: "breakEven", error: "Break-even moves the stop loss: set a stop loss" };
+      if (!(next.stopLossOffset != null && next.stopLossOffset > 0))
+        return { ok: false, field: "breakEven", error: "Break-even moves the stop loss: set a stop loss" };
     }
   }
 
   if (edit.trailing !== undefined) {
-    next.trailingStop = edit.trailing ? { activation: fraction(edit.trailingActivation!), execute: fraction(edit.trailingRetrace!) } : null;
+    next.trailingStop = edit.trailing
+      ? { activation: fraction(edit.trailingActivation!), execute: fraction(edit.trailingRetrace!) }
+      : null;
   }
 
   const same = JSON.stringify(normalise(before)) === JSON.stringify(normalise(next));
@@ -153,7 +215,12 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
   let applied = applyControls(position, next, costs);
   // Break-even armed and still on with the same offset: the stop stays where it armed (the fees really paid).
   const kept = parseRuleState(position.ruleState).breakEvenStop;
-  if (position.breakEvenTriggered && applied.breakEvenTriggered && kept && JSON.stringify(before.breakEvenOffset ?? null) === JSON.stringify(next.breakEvenOffset ?? null)) {
+  if (
+    position.breakEvenTriggered &&
+    applied.breakEvenTriggered &&
+    kept &&
+    JSON.stringify(before.breakEvenOffset ?? null) === JSON.stringify(next.breakEvenOffset ?? null)
+  ) {
     applied = { ...applied, ruleState: { ...applied.ruleState, breakEvenStop: kept }, stopPrice: kept };
   }
   return { ok: true, changed: true, applied };
@@ -162,7 +229,14 @@ export function editControls(position: EditablePosition, edit: PositionEdit, cos
 /** Controls compared for "nothing changed": key order and absent optional fields do not count. */
 function normalise(c: AdvancedControls) {
   return {
-    takeProfits: c.takeProfits ? c.takeProfits.map((l) => ({ portfolio: l.portfolio, priceDeviation: l.priceDeviation, enabled: l.enabled, price: l.price ?? null })) : null,
+    takeProfits: c.takeProfits
+      ? c.takeProfits.map((l) => ({
+          portfolio: l.portfolio,
+          priceDeviation: l.priceDeviation,
+          enabled: l.enabled,
+          price: l.price ?? null,
+        }))
+      : null,
     stopLossOffset: c.stopLossOffset,
     stopLossPrice: c.stopLossPrice ?? null,
     breakEven: c.breakEven,

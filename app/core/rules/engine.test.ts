@@ -6,7 +6,14 @@ import type { AdvancedControls } from "../orders/controls.ts";
 import { PRODUCTS } from "../products.ts";
 import { applyControls } from "./apply.ts";
 import { applyCloseFill, closeQuantity } from "./close.ts";
-import { type CloseAction, type RulePosition, type RuleProduct, evaluate, lastTakeProfitLevel, stopPriceFor } from "./engine.ts";
+import {
+  type CloseAction,
+  type RulePosition,
+  type RuleProduct,
+  evaluate,
+  lastTakeProfitLevel,
+  stopPriceFor,
+} from "./engine.ts";
 import {
   MAX_RULE_FAILURES,
   type RuleState,
@@ -96,13 +103,24 @@ function drive(start: RulePosition, prices: string[], product: RuleProduct = ETH
   return { pos, steps, actions };
 }
 
-const acted = (steps: Step[]) => steps.filter((s) => s.action).map((s) => `${s.price}: ${s.action} → ${s.closed ?? "pending"}`);
+const acted = (steps: Step[]) =>
+  steps.filter((s) => s.action).map((s) => `${s.price}: ${s.action} → ${s.closed ?? "pending"}`);
 
 describe("long: take profits, break-even, trailing", () => {
   // Entry 3000, quantity 1. TP1 3015 (0.5 %), TP2 3030 (1 %), TP3 3045 (1.5 %).
   // Stop 2985 (0.5 %). Trailing arms at 3036 (1.2 %), exits 0.6 % below the best.
   test("TP1, TP2, then the trailing stop arms, tracks and exits", () => {
-    const { pos, steps, actions } = drive(position(), ["3010", "2995", "3015", "3020", "3030", "3036", "3040", "3025", "3021.76"]);
+    const { pos, steps, actions } = drive(position(), [
+      "3010",
+      "2995",
+      "3015",
+      "3020",
+      "3030",
+      "3036",
+      "3040",
+      "3025",
+      "3021.76",
+    ]);
     expect(acted(steps)).toEqual([
       "3015: tp1 0.2 → 0.2", // 20 % of the original 1
       "3030: tp2 0.3 → 0.3", // 30 % of the original 1
@@ -152,7 +170,11 @@ describe("long: take profits, break-even, trailing", () => {
     expect(actions[1]!.reason).toBe("Break-even stop hit");
     expect(pos.breakEvenTriggered).toBe(true);
     // Without break-even the stop stays at 2985: 3000 and 2990 close nothing.
-    const off = drive(position({ advancedControls: { ...DEFAULT_CONTROLS, breakEven: false } }), ["3015", "2990", "3000"]);
+    const off = drive(position({ advancedControls: { ...DEFAULT_CONTROLS, breakEven: false } }), [
+      "3015",
+      "2990",
+      "3000",
+    ]);
     expect(acted(off.steps)).toEqual(["3015: tp1 0.2 → 0.2"]);
     expect(off.pos.breakEvenTriggered).toBe(false);
   });
@@ -160,7 +182,11 @@ describe("long: take profits, break-even, trailing", () => {
   test("a gap over several levels closes them all in one action", () => {
     const two = drive(position(), ["3032"]);
     expect(acted(two.steps)).toEqual(["3032: tp2 0.5 → 0.5"]); // 20 % + 30 % of 1
-    expect(two.actions[0]).toMatchObject({ levels: [0, 1], reason: "Take profits 1 and 2 hit", jobKey: "rule:pos-1:tp2" });
+    expect(two.actions[0]).toMatchObject({
+      levels: [0, 1],
+      reason: "Take profits 1 and 2 hit",
+      jobKey: "rule:pos-1:tp2",
+    });
     const all = drive(position({ advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } }), ["3100"]);
     expect(acted(all.steps)).toEqual(["3100: tp3 all → 1"]);
     expect(all.actions[0]!.reason).toBe("Take profits 1, 2 and 3 hit");
@@ -216,22 +242,56 @@ describe("short: the mirror image", () => {
 describe("quantities", () => {
   test("rounded to the nearest increment (half up); the last level takes the rest", () => {
     // XRP (increment 1): 7 × 20 % = 1.4 → 1; 7 × 30 % = 2.1 → 2; the last closes 4.
-    const xrp = position({ symbol: "XRP-PERP", quantity: "7", remainingQuantity: "7", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
-    expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual(["2.01: tp1 1 → 1", "2.02: tp2 2 → 2", "2.03: tp3 all → 4"]);
+    const xrp = position({
+      symbol: "XRP-PERP",
+      quantity: "7",
+      remainingQuantity: "7",
+      entryPrice: "2",
+      advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null },
+    });
+    expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual([
+      "2.01: tp1 1 → 1",
+      "2.02: tp2 2 → 2",
+      "2.03: tp3 all → 4",
+    ]);
     // ETH (increment 0.001): 0.123 × 20 % = 0.0246 → 0.025; × 30 % = 0.0369 → 0.037; rest 0.061.
-    const eth = position({ quantity: "0.123", remainingQuantity: "0.123", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
-    expect(acted(drive(eth, ["3015", "3030", "3045"]).steps)).toEqual(["3015: tp1 0.025 → 0.025", "3030: tp2 0.037 → 0.037", "3045: tp3 all → 0.061"]);
+    const eth = position({
+      quantity: "0.123",
+      remainingQuantity: "0.123",
+      advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null },
+    });
+    expect(acted(drive(eth, ["3015", "3030", "3045"]).steps)).toEqual([
+      "3015: tp1 0.025 → 0.025",
+      "3030: tp2 0.037 → 0.037",
+      "3045: tp3 all → 0.061",
+    ]);
   });
 
   test("a share below one increment closes one while more than one remains", () => {
     // XRP 3: 0.6 → 1 (3 remain); 0.9 → 1 (2 remain, 1 left for the last); the last closes 1.
-    const xrp = position({ symbol: "XRP-PERP", quantity: "3", remainingQuantity: "3", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
-    expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual(["2.01: tp1 1 → 1", "2.02: tp2 1 → 1", "2.03: tp3 all → 1"]);
+    const xrp = position({
+      symbol: "XRP-PERP",
+      quantity: "3",
+      remainingQuantity: "3",
+      entryPrice: "2",
+      advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null },
+    });
+    expect(acted(drive(xrp, ["2.01", "2.02", "2.03"], XRP).steps)).toEqual([
+      "2.01: tp1 1 → 1",
+      "2.02: tp2 1 → 1",
+      "2.03: tp3 all → 1",
+    ]);
   });
 
   test("a position of one increment: earlier levels are skipped and left for the last level", () => {
     // XRP 1: nothing can be split off; levels 1 and 2 are skipped; level 3 closes 1.
-    const xrp = position({ symbol: "XRP-PERP", quantity: "1", remainingQuantity: "1", entryPrice: "2", advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null } });
+    const xrp = position({
+      symbol: "XRP-PERP",
+      quantity: "1",
+      remainingQuantity: "1",
+      entryPrice: "2",
+      advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null },
+    });
     const run = drive(xrp, ["2.01", "2.01", "2.02", "2.03"], XRP);
     expect(acted(run.steps)).toEqual(["2.03: tp3 all → 1"]);
     expect((run.pos.ruleState as RuleState).tpSkipped).toEqual([0, 1]);
@@ -252,7 +312,11 @@ describe("quantities", () => {
         { portfolio: 0.05, priceDeviation: 0.015, enabled: true },
       ],
     };
-    const run = drive(position({ quantity: "0.2", remainingQuantity: "0.2", advancedControls: controls }), ["3015", "3030"], product);
+    const run = drive(
+      position({ quantity: "0.2", remainingQuantity: "0.2", advancedControls: controls }),
+      ["3015", "3030"],
+      product,
+    );
     expect(acted(run.steps)).toEqual(["3015: tp1 0.1 → 0.1", "3030: tp2 0.05 → 0.05"]);
     expect(acted(drive(run.pos, ["3045"], product).steps)).toEqual(["3045: tp3 all → 0.05"]);
   });
@@ -292,16 +356,21 @@ describe("one trigger, one request", () => {
 
   test("a kind of rule whose closes keep failing never stops firing: it backs off; cancellations do not count", () => {
     const T = 1_000_000;
-    const sl = (state: RuleState, jobId: number) => recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, jobId);
+    const sl = (state: RuleState, jobId: number) =>
+      recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, jobId);
     let state = emptyRuleState();
     for (let i = 1; i <= 2; i++) state = releaseRequest(sl(state, i), "sl", { failed: true, now: T, remaining: "1" });
     state = releaseRequest(sl(state, 3), "sl", { now: T }); // cancelled: not counted
     expect(state.failures).toEqual({ sl: 2 });
-    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:4"]);
+    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual([
+      "rule:pos-1:sl:4",
+    ]);
     state = releaseRequest(sl(state, 4), "sl", { failed: true, now: T, remaining: "1" });
     expect(state.failures).toEqual({ sl: MAX_RULE_FAILURES });
     // Still armed: the stop is requested again (the monitor waits out its hold first).
-    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:5"]);
+    expect(evaluate(position({ ruleState: state }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual([
+      "rule:pos-1:sl:5",
+    ]);
     expect(state.holdUntil).toEqual({ sl: T + 60_000 });
     expect(ruleHeld(state, "sl", T + 59_999, "1")).toBe(true);
     expect(ruleHeld(state, "sl", T + 60_000, "1")).toBe(false);
@@ -311,11 +380,17 @@ describe("one trigger, one request", () => {
   });
 
   test("the back-off: 5 s, 15 s, 60 s, 2 min, then every 5 min", () => {
-    expect([1, 2, 3, 4, 5, 6, 50].map(ruleBackoffMs)).toEqual([5_000, 15_000, 60_000, 120_000, 300_000, 300_000, 300_000]);
+    expect([1, 2, 3, 4, 5, 6, 50].map(ruleBackoffMs)).toEqual([
+      5_000, 15_000, 60_000, 120_000, 300_000, 300_000, 300_000,
+    ]);
     let state = emptyRuleState();
     const holds: number[] = [];
     for (let i = 1; i <= 6; i++) {
-      state = releaseRequest(recordRequest(state, { name: "trail", trigger: "trail", levels: [], quantity: "all" }, i), "trail", { failed: true, now: 0, remaining: "1" });
+      state = releaseRequest(
+        recordRequest(state, { name: "trail", trigger: "trail", levels: [], quantity: "all" }, i),
+        "trail",
+        { failed: true, now: 0, remaining: "1" },
+      );
       holds.push(state.holdUntil!.trail!);
     }
     expect(holds).toEqual([5_000, 15_000, 60_000, 120_000, 300_000, 300_000]);
@@ -324,7 +399,15 @@ describe("one trigger, one request", () => {
 
   test("a fill of the kind, or a change of the position, starts the back-off again", () => {
     const fail = (state: RuleState, jobId: number, remaining: string, name = "sl") =>
-      releaseRequest(recordRequest(state, { name, trigger: name === "sl" ? "sl" : "tp", levels: name === "sl" ? [] : [0], quantity: "all" }, jobId), name, { failed: true, now: 0, remaining });
+      releaseRequest(
+        recordRequest(
+          state,
+          { name, trigger: name === "sl" ? "sl" : "tp", levels: name === "sl" ? [] : [0], quantity: "all" },
+          jobId,
+        ),
+        name,
+        { failed: true, now: 0, remaining },
+      );
     let state = fail(fail(fail(emptyRuleState(), 1, "1"), 2, "1"), 3, "1");
     expect(state.failures.sl).toBe(3);
     // The position changed (extended to 2): the old hold no longer applies, the count restarts.
@@ -349,12 +432,20 @@ describe("one trigger, one request", () => {
 
   test("rule states stored before the back-off (3 or more failures) fire again", () => {
     const old = { tpFilled: [], tpSkipped: [], requested: {}, attempts: { sl: 3, tp1: 4 }, failures: { sl: 3, tp: 5 } };
-    expect(evaluate(position({ ruleState: old }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:sl:4"]);
-    expect(evaluate(position({ ruleState: old }), "3016", ETH).actions.map((a) => a.jobKey)).toEqual(["rule:pos-1:tp1:5"]);
+    expect(evaluate(position({ ruleState: old }), "2980", ETH).actions.map((a) => a.jobKey)).toEqual([
+      "rule:pos-1:sl:4",
+    ]);
+    expect(evaluate(position({ ruleState: old }), "3016", ETH).actions.map((a) => a.jobKey)).toEqual([
+      "rule:pos-1:tp1:5",
+    ]);
     const state = parseRuleState(old);
     expect(ruleHeld(state, "sl", Date.now(), "1")).toBe(false);
     // Its next failure backs off (at the long end: 2 min), it is not a new alarm's count.
-    const next = releaseRequest(recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 9), "sl", { failed: true, now: 0, remaining: "1" });
+    const next = releaseRequest(
+      recordRequest(state, { name: "sl", trigger: "sl", levels: [], quantity: "all" }, 9),
+      "sl",
+      { failed: true, now: 0, remaining: "1" },
+    );
     expect(next.failures.sl).toBe(4);
     expect(next.holdUntil?.sl).toBe(120_000);
     expect(parseRuleState(JSON.parse(JSON.stringify(next)))).toEqual(next); // the new fields survive storage
@@ -365,15 +456,32 @@ describe("one trigger, one request", () => {
     const manual = applyCloseFill({ ...position(), ruleState: state }, 99);
     expect(manual).toMatchObject({ trigger: null, breakEvenTriggered: false, stopPrice: "2985" });
     const tp = applyCloseFill({ ...position(), ruleState: state }, 7);
-    expect(tp).toMatchObject({ trigger: "tp1", breakEvenTriggered: true, breakEvenNow: true, stopPrice: "3003.602161296778066840104062437462477486" });
-    expect(tp.ruleState).toEqual({ tpFilled: [0], tpSkipped: [], requested: {}, attempts: {}, failures: {}, breakEvenStop: "3003.602161296778066840104062437462477486" });
+    expect(tp).toMatchObject({
+      trigger: "tp1",
+      breakEvenTriggered: true,
+      breakEvenNow: true,
+      stopPrice: "3003.602161296778066840104062437462477486",
+    });
+    expect(tp.ruleState).toEqual({
+      tpFilled: [0],
+      tpSkipped: [],
+      requested: {},
+      attempts: {},
+      failures: {},
+      breakEvenStop: "3003.602161296778066840104062437462477486",
+    });
   });
 });
 
 describe("controls and state", () => {
   test("no controls, or no enabled level: nothing to do but track", () => {
     expect(evaluate(position({ advancedControls: null }), "9999", ETH).actions).toEqual([]);
-    const disabled = { ...DEFAULT_CONTROLS, stopLossOffset: null, trailingStop: null, takeProfits: DEFAULT_CONTROLS.takeProfits!.map((l) => ({ ...l, enabled: false })) };
+    const disabled = {
+      ...DEFAULT_CONTROLS,
+      stopLossOffset: null,
+      trailingStop: null,
+      takeProfits: DEFAULT_CONTROLS.takeProfits!.map((l) => ({ ...l, enabled: false })),
+    };
     expect(evaluate(position({ advancedControls: disabled }), "9999", ETH).actions).toEqual([]);
     expect(evaluate(position({ advancedControls: disabled }), "1", ETH).actions).toEqual([]);
   });
@@ -382,38 +490,86 @@ describe("controls and state", () => {
     expect(stopPriceFor(position())).toBe("2985");
     expect(stopPriceFor(position({ side: "short" }))).toBe("3015");
     expect(stopPriceFor(position({ breakEvenTriggered: true }))).toBe("3003.602161296778066840104062437462477486"); // entry + estimated fees, never the bare entry
-    expect(stopPriceFor(position({ breakEvenTriggered: true, ruleState: { ...emptyRuleState(), breakEvenStop: "3007.49" } }))).toBe("3007.49"); // the one kept when it armed
+    expect(
+      stopPriceFor(
+        position({ breakEvenTriggered: true, ruleState: { ...emptyRuleState(), breakEvenStop: "3007.49" } }),
+      ),
+    ).toBe("3007.49"); // the one kept when it armed
     expect(stopPriceFor(position({ advancedControls: { ...DEFAULT_CONTROLS, stopLossOffset: null } }))).toBeNull();
   });
 
   test("the last level is the enabled one with the highest deviation", () => {
     expect(lastTakeProfitLevel(DEFAULT_CONTROLS.takeProfits)).toBe(2);
-    expect(lastTakeProfitLevel([{ portfolio: 0.5, priceDeviation: 0.02, enabled: true }, { portfolio: 0.5, priceDeviation: 0.01, enabled: true }, { portfolio: 0, priceDeviation: 0.05, enabled: false }])).toBe(0);
+    expect(
+      lastTakeProfitLevel([
+        { portfolio: 0.5, priceDeviation: 0.02, enabled: true },
+        { portfolio: 0.5, priceDeviation: 0.01, enabled: true },
+        { portfolio: 0, priceDeviation: 0.05, enabled: false },
+      ]),
+    ).toBe(0);
     expect(lastTakeProfitLevel(null)).toBe(-1);
   });
 
   test("portfolioPercent: remaining × price / equity × 100, 2 decimals; changes are reported", () => {
-    const ev = evaluate(position({ remainingQuantity: "0.5" }), "3000", ETH, { equity: "10000", portfolioPercent: "0" });
+    const ev = evaluate(position({ remainingQuantity: "0.5" }), "3000", ETH, {
+      equity: "10000",
+      portfolioPercent: "0",
+    });
     expect(ev.state.portfolioPercent).toBe("15"); // 1500 / 10000 × 100
     expect(ev.stateChanged).toBe(true);
-    const same = evaluate(position({ remainingQuantity: "0.5" }), "3000.01", ETH, { equity: "10000", portfolioPercent: "15" });
+    const same = evaluate(position({ remainingQuantity: "0.5" }), "3000.01", ETH, {
+      equity: "10000",
+      portfolioPercent: "15",
+    });
     expect(same.state.portfolioPercent).toBe("15"); // 15.00015 → 15.00
     expect(same.stateChanged).toBe(false);
     expect(evaluate(position(), "3000", ETH).state.portfolioPercent).toBeNull();
   });
 
   test("a trailing stop is dropped when the controls no longer have one", () => {
-    const ev = evaluate(position({ advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null }, trailingStopActive: true, trailingBestPrice: "3050" }), "3040", ETH);
+    const ev = evaluate(
+      position({
+        advancedControls: { ...DEFAULT_CONTROLS, trailingStop: null },
+        trailingStopActive: true,
+        trailingBestPrice: "3050",
+      }),
+      "3040",
+      ETH,
+    );
     expect(ev.state).toMatchObject({ trailingStopActive: false, trailingBestPrice: null });
   });
 
   test("applyControls keeps what the price did, and break-even fires when it newly applies", () => {
     const filled = recordRequest(emptyRuleState(), { name: "tp1", trigger: "tp", levels: [0], quantity: "0.2" }, 1);
-    const state = applyCloseFill({ ...position({ advancedControls: { ...DEFAULT_CONTROLS, breakEven: false } }), ruleState: filled }, 1).ruleState;
-    const base = { side: "long" as const, entryPrice: "3000", trailingStopActive: true, trailingBestPrice: "3040", ruleState: state };
-    expect(applyControls(base, DEFAULT_CONTROLS, { exitFeeRate: "0.0006", tick: "0.01" })).toMatchObject({ breakEvenTriggered: true, stopPrice: "3003.61", trailingStopActive: true, trailingBestPrice: "3040" });
-    expect(applyControls(base, { ...DEFAULT_CONTROLS, trailingStop: null, breakEven: false })).toMatchObject({ breakEvenTriggered: false, stopPrice: "2985", trailingStopActive: false, trailingBestPrice: null });
-    expect(applyControls(base, null)).toMatchObject({ advancedControls: null, breakEvenTriggered: false, stopPrice: null, trailingStopActive: false });
+    const state = applyCloseFill(
+      { ...position({ advancedControls: { ...DEFAULT_CONTROLS, breakEven: false } }), ruleState: filled },
+      1,
+    ).ruleState;
+    const base = {
+      side: "long" as const,
+      entryPrice: "3000",
+      trailingStopActive: true,
+      trailingBestPrice: "3040",
+      ruleState: state,
+    };
+    expect(applyControls(base, DEFAULT_CONTROLS, { exitFeeRate: "0.0006", tick: "0.01" })).toMatchObject({
+      breakEvenTriggered: true,
+      stopPrice: "3003.61",
+      trailingStopActive: true,
+      trailingBestPrice: "3040",
+    });
+    expect(applyControls(base, { ...DEFAULT_CONTROLS, trailingStop: null, breakEven: false })).toMatchObject({
+      breakEvenTriggered: false,
+      stopPrice: "2985",
+      trailingStopActive: false,
+      trailingBestPrice: null,
+    });
+    expect(applyControls(base, null)).toMatchObject({
+      advancedControls: null,
+      breakEvenTriggered: false,
+      stopPrice: null,
+      trailingStopActive: false,
+    });
   });
 
   test("deterministic: the same input gives the same output", () => {

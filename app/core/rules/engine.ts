@@ -162,7 +162,9 @@ function thresholdsFor(controls: AdvancedControls, side: "long" | "short", entry
     const away = (fraction: number) => entry.times(long ? ONE.plus(dec(fraction)) : ONE.minus(dec(fraction)));
     const trailing = controls.trailingStop;
     found = {
-      takeProfits: (controls.takeProfits ?? []).map((level) => (level.enabled ? (level.price ? dec(level.price) : away(level.priceDeviation)) : null)),
+      takeProfits: (controls.takeProfits ?? []).map((level) =>
+        level.enabled ? (level.price ? dec(level.price) : away(level.priceDeviation)) : null,
+      ),
       activation: trailing ? away(trailing.activation) : null,
       exitFactor: trailing ? (long ? ONE.minus(dec(trailing.execute)) : ONE.plus(dec(trailing.execute))) : null,
       stop: stopPriceFor({ side, entryPrice: entryText, advancedControls: controls, breakEvenTriggered: false }),
@@ -186,13 +188,17 @@ function floorTo(value: Big, increment: string): Big {
  * (breakeven.ts): never the bare entry, which loses the fees (decision 046).
  */
 export function stopPriceFor(
-  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered"> & { ruleState?: unknown },
+  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered"> & {
+    ruleState?: unknown;
+  },
 ): string | null {
   const offset = position.advancedControls?.stopLossOffset;
   if (offset == null || !(offset > 0)) return null;
   if (position.breakEvenTriggered) {
     const kept = parseRuleState(position.ruleState).breakEvenStop;
-    return kept ?? breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null);
+    return (
+      kept ?? breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null)
+    );
   }
   // A stop moved by hand keeps the price typed (decision 048).
   const typed = position.advancedControls?.stopLossPrice;
@@ -220,7 +226,12 @@ function takeProfitReason(levels: number[]): string {
   return `Take profits ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]} hit`;
 }
 
-export function evaluate(position: RulePosition, price: string | Big, product: RuleProduct, options: EvaluateOptions = {}): Evaluation {
+export function evaluate(
+  position: RulePosition,
+  price: string | Big,
+  product: RuleProduct,
+  options: EvaluateOptions = {},
+): Evaluation {
   const p = dec(price);
   const entry = dec(position.entryPrice);
   const long = position.side === "long";
@@ -272,15 +283,24 @@ export function evaluate(position: RulePosition, price: string | Big, product: R
   // exact value still rounds to it.
   let portfolioPercent: string | null = null;
   const equity = options.equity == null ? null : dec(options.equity);
-  if (equity !== null && equity.gt(ZERO)) {
+  if (equity?.gt(ZERO)) {
     const scaled = dec(position.remainingQuantity).times(p).times(HUNDRED); // = percent × equity
     const previous = options.portfolioPercent == null ? null : dec(options.portfolioPercent);
     const stillRounds =
-      previous !== null && scaled.gte(previous.minus(HALF_CENT).times(equity)) && scaled.lt(previous.plus(HALF_CENT).times(equity));
+      previous !== null &&
+      scaled.gte(previous.minus(HALF_CENT).times(equity)) &&
+      scaled.lt(previous.plus(HALF_CENT).times(equity));
     portfolioPercent = stillRounds ? options.portfolioPercent! : new PortfolioBig(scaled).div(equity).toString();
   }
 
-  const snapshot: RuleSnapshot = { currentPrice: typeof price === "string" ? price : p.toString(), maxDrawdown, trailingStopActive, trailingBestPrice, stopPrice, portfolioPercent };
+  const snapshot: RuleSnapshot = {
+    currentPrice: typeof price === "string" ? price : p.toString(),
+    maxDrawdown,
+    trailingStopActive,
+    trailingBestPrice,
+    stopPrice,
+    portfolioPercent,
+  };
   const stateChanged =
     maxDrawdown !== (position.maxDrawdown || "0") ||
     trailingStopActive !== position.trailingStopActive ||

@@ -12,7 +12,15 @@ const controls: AdvancedControls = {
   breakEven: true,
   trailingStop: { activation: 0.015, execute: 0.005 },
 };
-const long: ChartPosition = { side: "long", entryPrice: "3000", advancedControls: controls, breakEvenTriggered: false, trailingStopActive: false, trailingBestPrice: null, ruleState: null };
+const long: ChartPosition = {
+  side: "long",
+  entryPrice: "3000",
+  advancedControls: controls,
+  breakEvenTriggered: false,
+  trailingStopActive: false,
+  trailingBestPrice: null,
+  ruleState: null,
+};
 
 describe("chart levels: the prices the rules act on", () => {
   test("a long before any trigger: entry, enabled TPs above, SL below, BE at entry + fees (decision 046), trailing activation", () => {
@@ -28,7 +36,14 @@ describe("chart levels: the prices the rules act on", () => {
   });
 
   test("a short mirrors them; after TP1 with break-even the stop is the one kept when it armed; a tracking trail exits from the best price", () => {
-    const short = { ...long, side: "short" as const, breakEvenTriggered: true, trailingStopActive: true, trailingBestPrice: "2900", ruleState: { tpFilled: [0], breakEvenStop: "2996.4" } };
+    const short = {
+      ...long,
+      side: "short" as const,
+      breakEvenTriggered: true,
+      trailingStopActive: true,
+      trailingBestPrice: "2900",
+      ruleState: { tpFilled: [0], breakEvenStop: "2996.4" },
+    };
     const levels = chartLevels(short);
     expect(levels.map((l) => [l.title, l.price])).toEqual([
       ["Entry", "3000"],
@@ -43,11 +58,23 @@ describe("chart levels: the prices the rules act on", () => {
 
   test("no controls: the entry only; no break-even without a stop loss", () => {
     expect(chartLevels({ ...long, advancedControls: null }).map((l) => l.kind)).toEqual(["entry"]);
-    expect(chartLevels({ ...long, advancedControls: { ...controls, stopLossOffset: null, trailingStop: null, takeProfits: null } }).map((l) => l.kind)).toEqual(["entry"]);
+    expect(
+      chartLevels({
+        ...long,
+        advancedControls: { ...controls, stopLossOffset: null, trailingStop: null, takeProfits: null },
+      }).map((l) => l.kind),
+    ).toEqual(["entry"]);
   });
 
   test("markers: executed fills only, entry in the position's direction, oldest first", () => {
-    const fill = (side: "buy" | "sell", price: string, at: string, status = "executed", qty = "1") => ({ side, status, executedPrice: price, executedQuantity: qty, executedAt: at, updatedAt: at });
+    const fill = (side: "buy" | "sell", price: string, at: string, status = "executed", qty = "1") => ({
+      side,
+      status,
+      executedPrice: price,
+      executedQuantity: qty,
+      executedAt: at,
+      updatedAt: at,
+    });
     const markers = chartMarkers("long", [
       fill("sell", "3030", "2026-11-26T10:05:00.000Z"),
       fill("buy", "3000", "2026-11-26T10:00:00.000Z"),

@@ -34,7 +34,8 @@ export interface ChartPosition {
 }
 
 const ONE = new Big(1);
-const away = (entry: Big, long: boolean, fraction: number) => entry.times(long ? ONE.plus(fraction) : ONE.minus(fraction)).toString();
+const away = (entry: Big, long: boolean, fraction: number) =>
+  entry.times(long ? ONE.plus(fraction) : ONE.minus(fraction)).toString();
 const pct = (fraction: number) => `${new Big(fraction).times(100).toString()} %`;
 
 /** `costs`: what the break-even stop covers before it arms (the fees paid, the exit's taker rate, the tick); absent: estimated. */
@@ -43,7 +44,9 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
   const entry = new Big(position.entryPrice);
   const controls = position.advancedControls;
   const state = parseRuleState(position.ruleState);
-  const levels: ChartLevel[] = [{ kind: "entry", title: "Entry", price: entry.toString(), note: `${position.side} entry` }];
+  const levels: ChartLevel[] = [
+    { kind: "entry", title: "Entry", price: entry.toString(), note: `${position.side} entry` },
+  ];
 
   (controls?.takeProfits ?? []).forEach((level, i) => {
     if (!level.enabled) return;
@@ -52,17 +55,42 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
       : state.tpSkipped.includes(i)
         ? "reached (too small to split: left for the last level)"
         : `${long ? "+" : "-"}${pct(level.priceDeviation)}, closes ${pct(level.portfolio)}`;
-    levels.push({ kind: "tp", title: `TP${i + 1}`, price: level.price ? new Big(level.price).toString() : away(entry, long, level.priceDeviation), note });
+    levels.push({
+      kind: "tp",
+      title: `TP${i + 1}`,
+      price: level.price ? new Big(level.price).toString() : away(entry, long, level.priceDeviation),
+      note,
+    });
   });
 
-  const stop = stopPriceFor({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls, breakEvenTriggered: false });
+  const stop = stopPriceFor({
+    side: position.side,
+    entryPrice: position.entryPrice,
+    advancedControls: controls,
+    breakEvenTriggered: false,
+  });
   if (position.breakEvenTriggered && breakEvenApplies(controls)) {
-    levels.push({ kind: "breakeven", title: "BE stop", price: stopPriceFor({ ...position, advancedControls: controls })!, note: "stop moved to break-even (entry + fees + offset)" });
+    levels.push({
+      kind: "breakeven",
+      title: "BE stop",
+      price: stopPriceFor({ ...position, advancedControls: controls })!,
+      note: "stop moved to break-even (entry + fees + offset)",
+    });
   } else if (stop !== null) {
-    levels.push({ kind: "sl", title: "SL", price: stop, note: `${long ? "-" : "+"}${pct(controls!.stopLossOffset!)} from the entry` });
+    levels.push({
+      kind: "sl",
+      title: "SL",
+      price: stop,
+      note: `${long ? "-" : "+"}${pct(controls!.stopLossOffset!)} from the entry`,
+    });
     if (breakEvenApplies(controls)) {
       const price = breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs);
-      levels.push({ kind: "breakeven", title: "BE", price, note: "the stop moves here once TP1 fills (entry + fees + offset)" });
+      levels.push({
+        kind: "breakeven",
+        title: "BE",
+        price,
+        note: "the stop moves here once TP1 fills (entry + fees + offset)",
+      });
     }
   }
 
@@ -71,9 +99,19 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
     if (position.trailingStopActive && position.trailingBestPrice) {
       const best = new Big(position.trailingBestPrice);
       const exit = best.times(long ? ONE.minus(trailing.execute) : ONE.plus(trailing.execute)).toString();
-      levels.push({ kind: "trailing", title: "Trail", price: exit, note: `tracking: ${pct(trailing.execute)} from the best price ${best.toString()}` });
+      levels.push({
+        kind: "trailing",
+        title: "Trail",
+        price: exit,
+        note: `tracking: ${pct(trailing.execute)} from the best price ${best.toString()}`,
+      });
     } else {
-      levels.push({ kind: "trailing", title: "Trail on", price: away(entry, long, trailing.activation), note: "the trailing stop arms at this price" });
+      levels.push({
+        kind: "trailing",
+        title: "Trail on",
+        price: away(entry, long, trailing.activation),
+        note: "the trailing stop arms at this price",
+      });
     }
   }
   return levels;
@@ -101,7 +139,12 @@ export interface ChartMarker {
 /** The position's fills: an order in its direction is an entry, the other an exit (as the detail's Type column). */
 export function chartMarkers(side: "long" | "short", trades: ChartFill[]): ChartMarker[] {
   return trades
-    .filter((t) => (t.status === "executed" || t.status === "completed") && t.executedPrice && new Big(t.executedQuantity || "0").gt(0))
+    .filter(
+      (t) =>
+        (t.status === "executed" || t.status === "completed") &&
+        t.executedPrice &&
+        new Big(t.executedQuantity || "0").gt(0),
+    )
     .map((t) => {
       const kind = (side === "long") === (t.side === "buy") ? ("entry" as const) : ("exit" as const);
       return {

@@ -50,7 +50,12 @@ const REPLAY_JOB = 1;
  * `costs`: what the break-even stop covers, as bookOrder passes them (the position's entry fees,
  * the exit's fee rate, the tick; decision 046).
  */
-export function stepSeries<P extends RulePosition>(position: P, price: string, product: RuleProduct, costs?: BreakEvenCosts | null): SeriesStep<P> {
+export function stepSeries<P extends RulePosition>(
+  position: P,
+  price: string,
+  product: RuleProduct,
+  costs?: BreakEvenCosts | null,
+): SeriesStep<P> {
   const evaluation = evaluate(position, price, product);
   let state: RuleState = parseRuleState(position.ruleState);
   if (evaluation.skippedLevels.length > 0) state = recordSkipped(state, evaluation.skippedLevels);
@@ -74,8 +79,20 @@ export function stepSeries<P extends RulePosition>(position: P, price: string, p
     const effect = applyCloseFill({ ...current, ruleState: state }, REPLAY_JOB, costs);
     state = effect.ruleState;
     const remaining = new Big(current.remainingQuantity).minus(quantity);
-    current = { ...current, remainingQuantity: remaining.lte(0) ? "0" : remaining.toString(), breakEvenTriggered: effect.breakEvenTriggered, ruleState: state };
-    fills.push({ name: action.name, trigger: action.trigger, levels: action.levels, quantity, price: action.price, reason: action.reason });
+    current = {
+      ...current,
+      remainingQuantity: remaining.lte(0) ? "0" : remaining.toString(),
+      breakEvenTriggered: effect.breakEvenTriggered,
+      ruleState: state,
+    };
+    fills.push({
+      name: action.name,
+      trigger: action.trigger,
+      levels: action.levels,
+      quantity,
+      price: action.price,
+      reason: action.reason,
+    });
     if (remaining.lte(0)) break;
   }
   return { position: { ...current, ruleState: state }, fills };
@@ -90,7 +107,9 @@ export interface OhlcCandle {
 
 /** The candle's prices in the order assumed: the adverse extreme first (see the file's comment). */
 export function candlePath(side: "long" | "short", candle: OhlcCandle): string[] {
-  return side === "long" ? [candle.open, candle.low, candle.high, candle.close] : [candle.open, candle.high, candle.low, candle.close];
+  return side === "long"
+    ? [candle.open, candle.low, candle.high, candle.close]
+    : [candle.open, candle.high, candle.low, candle.close];
 }
 
 /**
@@ -120,7 +139,12 @@ export function actionLevels(position: RulePosition): { prices: Big[]; numbers: 
   if (!found) {
     if (perControls.size >= 10_000) perControls.clear();
     const prices = chartLevels(position)
-      .filter((l) => l.kind !== "entry" && l.title !== "BE" && !(l.kind === "tp" && (l.note === "filled" || l.note.startsWith("reached"))))
+      .filter(
+        (l) =>
+          l.kind !== "entry" &&
+          l.title !== "BE" &&
+          !(l.kind === "tp" && (l.note === "filled" || l.note.startsWith("reached"))),
+      )
       .map((l) => new Big(l.price));
     found = { prices, numbers: prices.map((p) => p.toNumber()) };
     perControls.set(key, found);

@@ -62,7 +62,8 @@ export interface RuleState {
 export const RULE_BACKOFF_MS: readonly number[] = [5_000, 15_000, 60_000, 120_000, 300_000];
 
 /** The back-off after `failures` failed closes in a row. */
-export const ruleBackoffMs = (failures: number) => RULE_BACKOFF_MS[Math.min(Math.max(failures, 1), RULE_BACKOFF_MS.length) - 1]!;
+export const ruleBackoffMs = (failures: number) =>
+  RULE_BACKOFF_MS[Math.min(Math.max(failures, 1), RULE_BACKOFF_MS.length) - 1]!;
 
 /** On this many failed closes of one kind in a row, ONE error-level alarm: protection is retrying, a person should look. */
 export const MAX_RULE_FAILURES = 3;
@@ -71,39 +72,68 @@ export const MAX_RULE_FAILURES = 3;
 export const triggerKind = (name: string): RuleTrigger => (name === "sl" || name === "trail" ? name : "tp");
 
 const ints = (value: unknown): number[] =>
-  Array.isArray(value) ? [...new Set(value.filter((v): v is number => Number.isInteger(v) && v >= 0))].sort((a, b) => a - b) : [];
+  Array.isArray(value)
+    ? [...new Set(value.filter((v): v is number => Number.isInteger(v) && v >= 0))].sort((a, b) => a - b)
+    : [];
 
 /** Normalises whatever is stored (null, {}, an older shape) into a RuleState. */
 export function parseRuleState(raw: unknown): RuleState {
   const source = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
   const requested: Record<string, RuleRequest> = {};
-  const rawRequested = source.requested && typeof source.requested === "object" ? (source.requested as Record<string, unknown>) : {};
+  const rawRequested =
+    source.requested && typeof source.requested === "object" ? (source.requested as Record<string, unknown>) : {};
   for (const [name, value] of Object.entries(rawRequested)) {
     const r = value as Partial<RuleRequest> | null;
     if (!r || typeof r !== "object" || !Number.isInteger(r.jobId)) continue;
     const trigger: RuleTrigger = r.trigger === "sl" || r.trigger === "trail" ? r.trigger : "tp";
-    requested[name] = { jobId: r.jobId!, trigger, levels: ints(r.levels), quantity: typeof r.quantity === "string" ? r.quantity : "all" };
+    requested[name] = {
+      jobId: r.jobId!,
+      trigger,
+      levels: ints(r.levels),
+      quantity: typeof r.quantity === "string" ? r.quantity : "all",
+    };
   }
   const attempts: Record<string, number> = {};
-  const rawAttempts = source.attempts && typeof source.attempts === "object" ? (source.attempts as Record<string, unknown>) : {};
-  for (const [name, value] of Object.entries(rawAttempts)) if (Number.isInteger(value) && (value as number) > 0) attempts[name] = value as number;
+  const rawAttempts =
+    source.attempts && typeof source.attempts === "object" ? (source.attempts as Record<string, unknown>) : {};
+  for (const [name, value] of Object.entries(rawAttempts))
+    if (Number.isInteger(value) && (value as number) > 0) attempts[name] = value as number;
   const failures: Record<string, number> = {};
-  const rawFailures = source.failures && typeof source.failures === "object" ? (source.failures as Record<string, unknown>) : {};
-  for (const [kind, value] of Object.entries(rawFailures)) if (Number.isInteger(value) && (value as number) > 0) failures[kind] = value as number;
+  const rawFailures =
+    source.failures && typeof source.failures === "object" ? (source.failures as Record<string, unknown>) : {};
+  for (const [kind, value] of Object.entries(rawFailures))
+    if (Number.isInteger(value) && (value as number) > 0) failures[kind] = value as number;
   const holdUntil: Record<string, number> = {};
-  const rawHold = source.holdUntil && typeof source.holdUntil === "object" ? (source.holdUntil as Record<string, unknown>) : {};
-  for (const [name, value] of Object.entries(rawHold)) if (typeof value === "number" && Number.isFinite(value) && value > 0) holdUntil[name] = value;
+  const rawHold =
+    source.holdUntil && typeof source.holdUntil === "object" ? (source.holdUntil as Record<string, unknown>) : {};
+  for (const [name, value] of Object.entries(rawHold))
+    if (typeof value === "number" && Number.isFinite(value) && value > 0) holdUntil[name] = value;
   const failedAt: Record<string, string> = {};
-  const rawFailedAt = source.failedAt && typeof source.failedAt === "object" ? (source.failedAt as Record<string, unknown>) : {};
-  for (const [kind, value] of Object.entries(rawFailedAt)) if (typeof value === "string" && value !== "") failedAt[kind] = value;
-  const state: RuleState = { tpFilled: ints(source.tpFilled), tpSkipped: ints(source.tpSkipped), requested, attempts, failures };
+  const rawFailedAt =
+    source.failedAt && typeof source.failedAt === "object" ? (source.failedAt as Record<string, unknown>) : {};
+  for (const [kind, value] of Object.entries(rawFailedAt))
+    if (typeof value === "string" && value !== "") failedAt[kind] = value;
+  const state: RuleState = {
+    tpFilled: ints(source.tpFilled),
+    tpSkipped: ints(source.tpSkipped),
+    requested,
+    attempts,
+    failures,
+  };
   if (Object.keys(holdUntil).length > 0) state.holdUntil = holdUntil;
   if (Object.keys(failedAt).length > 0) state.failedAt = failedAt;
-  if (typeof source.breakEvenStop === "string" && parseDecimal(source.breakEvenStop) !== null) state.breakEvenStop = source.breakEvenStop;
+  if (typeof source.breakEvenStop === "string" && parseDecimal(source.breakEvenStop) !== null)
+    state.breakEvenStop = source.breakEvenStop;
   return state;
 }
 
-export const emptyRuleState = (): RuleState => ({ tpFilled: [], tpSkipped: [], requested: {}, attempts: {}, failures: {} });
+export const emptyRuleState = (): RuleState => ({
+  tpFilled: [],
+  tpSkipped: [],
+  requested: {},
+  attempts: {},
+  failures: {},
+});
 
 /** Whether the kind's failures were counted at another remaining quantity (the position changed since). */
 function positionChanged(state: RuleState, kind: RuleTrigger, remaining: string | undefined): boolean {
@@ -136,12 +166,20 @@ export function findRequestByJob(state: RuleState, jobId: number): { name: strin
 export function releaseRequest(
   state: RuleState,
   name: string,
-  options: { failed?: boolean; /** The position's remaining quantity now. */ remaining?: string; /** Epoch ms (default: the clock). */ now?: number } = {},
+  options: {
+    failed?: boolean /** The position's remaining quantity now. */;
+    remaining?: string /** Epoch ms (default: the clock). */;
+    now?: number;
+  } = {},
 ): RuleState {
   const request = state.requested[name];
   const requested = { ...state.requested };
   delete requested[name];
-  const next: RuleState = { ...state, requested, attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 } };
+  const next: RuleState = {
+    ...state,
+    requested,
+    attempts: { ...state.attempts, [name]: (state.attempts[name] ?? 0) + 1 },
+  };
   if (!options.failed || !request) return next;
   const kind = request.trigger;
   const count = (positionChanged(state, kind, options.remaining) ? 0 : (state.failures[kind] ?? 0)) + 1;
@@ -203,7 +241,10 @@ export function recordRequest(
 ): RuleState {
   return {
     ...state,
-    requested: { ...state.requested, [action.name]: { jobId, trigger: action.trigger, levels: [...action.levels], quantity: action.quantity } },
+    requested: {
+      ...state.requested,
+      [action.name]: { jobId, trigger: action.trigger, levels: [...action.levels], quantity: action.quantity },
+    },
   };
 }
 

@@ -52,11 +52,16 @@ describe("RegisterApiSchema (docs/spec/api.md#validation, registration)", () => 
   });
 
   test("missing fields are required", () => {
-    expect(errors(RegisterApiSchema, {})).toEqual({ username: ["Username is required"], password: ["Password is required"] });
+    expect(errors(RegisterApiSchema, {})).toEqual({
+      username: ["Username is required"],
+      password: ["Password is required"],
+    });
   });
 
   test("username length: 'Username must be at least 3 characters' / 'Username must be at most 20 characters'", () => {
-    expect(errors(RegisterApiSchema, { ...valid, username: "ab" })).toEqual({ username: ["Username must be at least 3 characters"] });
+    expect(errors(RegisterApiSchema, { ...valid, username: "ab" })).toEqual({
+      username: ["Username must be at least 3 characters"],
+    });
     expect(errors(RegisterApiSchema, { ...valid, username: "a".repeat(21) })).toEqual({
       username: ["Username must be at most 20 characters"],
     });
@@ -97,7 +102,7 @@ describe("RegisterFormSchema (docs/spec/api.md#validation, registration screen)"
     expect(RegisterFormSchema.safeParse({ ...valid, confirmPassword: valid.password }).success).toBe(true);
   });
 
-  test("a different confirmation gives \"Passwords don't match\" on confirmPassword", () => {
+  test('a different confirmation gives "Passwords don\'t match" on confirmPassword', () => {
     expect(errors(RegisterFormSchema, { ...valid, confirmPassword: "secret2" })).toEqual({
       confirmPassword: ["Passwords don't match"],
     });

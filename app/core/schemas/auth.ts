@@ -66,7 +66,12 @@ export const TwoFactorCodeSchema = z
   .string({ error: "Code is required" })
   .max(40, TWO_FACTOR_CODE_MESSAGE)
   .transform((v) => v.replace(/[\s-]/g, "").toLowerCase())
-  .pipe(z.string().min(1, "Code is required").regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_CODE_MESSAGE));
+  .pipe(
+    z
+      .string()
+      .min(1, "Code is required")
+      .regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_CODE_MESSAGE),
+  );
 
 export const TwoFactorCodeFormSchema = z.object({ code: TwoFactorCodeSchema, redirectTo: z.string().optional() });
 
@@ -86,15 +91,23 @@ export const ChangePasswordSchema = z
     confirmPassword: z.string({ error: "Please confirm your password" }),
   })
   .refine((v) => v.newPassword === v.confirmPassword, { message: "Passwords don't match", path: ["confirmPassword"] })
-  .refine((v) => v.newPassword !== v.currentPassword, { message: "The new password must differ from the current one", path: ["newPassword"] });
+  .refine((v) => v.newPassword !== v.currentPassword, {
+    message: "The new password must differ from the current one",
+    path: ["newPassword"],
+  });
 
 /** What the reset page says for a used, replaced or expired link (shared by the page and the service). */
-export const RESET_LINK_INVALID = "This password reset link is not valid: it was used, replaced by a newer one, or has expired. Ask an admin for a new link.";
+export const RESET_LINK_INVALID =
+  "This password reset link is not valid: it was used, replaced by a newer one, or has expired. Ask an admin for a new link.";
 
 /** The page a one-time reset link opens (decision 041): a new password under the registration's rules, typed twice. */
 export const ResetPasswordSchema = z
   .object({
-    token: z.string({ error: "The reset link is incomplete" }).trim().min(1, "The reset link is incomplete").max(128, "The reset link is incomplete"),
+    token: z
+      .string({ error: "The reset link is incomplete" })
+      .trim()
+      .min(1, "The reset link is incomplete")
+      .max(128, "The reset link is incomplete"),
     newPassword: password,
     confirmPassword: z.string({ error: "Please confirm your password" }),
   })

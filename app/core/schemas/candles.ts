@@ -29,7 +29,10 @@ export const CandlesQuerySchema = z
       .optional(),
   })
   .refine((q) => q.to === undefined || q.to >= q.from, { error: "to must not be before from", path: ["to"] })
-  .refine((q) => q.to === undefined || q.to - q.from <= MAX_CANDLE_RANGE_MS, { error: "the range is too wide", path: ["to"] });
+  .refine((q) => q.to === undefined || q.to - q.from <= MAX_CANDLE_RANGE_MS, {
+    error: "the range is too wide",
+    path: ["to"],
+  });
 
 /** One 1-minute candle: the minute's start (epoch ms) and its decimal strings. */
 export interface CandleView {

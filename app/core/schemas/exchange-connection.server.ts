@@ -21,7 +21,8 @@ export function loadCdpSecret(kind: CoinbaseKeyKind, secret: string): string | n
       return MESSAGES.pemUnreadable;
     }
     if (key.asymmetricKeyType === "ed25519") return null;
-    if (key.asymmetricKeyType !== "ec") return `API Secret is a ${key.asymmetricKeyType} key: Coinbase CDP keys are ECDSA (P-256) or Ed25519`;
+    if (key.asymmetricKeyType !== "ec")
+      return `API Secret is a ${key.asymmetricKeyType} key: Coinbase CDP keys are ECDSA (P-256) or Ed25519`;
     const curve = key.asymmetricKeyDetails?.namedCurve;
     if (curve && curve !== "prime256v1") return `API Secret is an EC key on ${curve}: Coinbase CDP keys use P-256`;
     return null;
@@ -31,7 +32,10 @@ export function loadCdpSecret(kind: CoinbaseKeyKind, secret: string): string | n
     if (raw.length !== 64) return MESSAGES.ed25519Length;
     try {
       const x = b64url(raw.subarray(32));
-      const key = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d: b64url(raw.subarray(0, 32)), x }, format: "jwk" });
+      const key = createPrivateKey({
+        key: { kty: "OKP", crv: "Ed25519", d: b64url(raw.subarray(0, 32)), x },
+        format: "jwk",
+      });
       // The second half is the public key of the first: a pasted fragment or two keys mixed is not.
       if ((createPublicKey(key).export({ format: "jwk" }) as { x?: string }).x !== x) return MESSAGES.ed25519Mismatch;
     } catch {

@@ -28,16 +28,24 @@ export const MESSAGES = {
     "API Secret is not a Coinbase key: paste the private key the CDP portal gave you (-----BEGIN EC PRIVATE KEY----- …) or its Ed25519 secret",
   secretNotKeyOrExchange:
     "API Secret is not a Coinbase key: paste the private key the CDP portal gave you (-----BEGIN EC PRIVATE KEY----- …) or its Ed25519 secret, or a Coinbase Exchange API secret (base64) with its passphrase",
-  pemUnreadable: "API Secret is not a readable private key: paste the whole key the CDP portal gave you, from -----BEGIN EC PRIVATE KEY----- to its END line",
-  keyNameNotCdp: "API Key is not a CDP key name: paste the key name the CDP portal gave you with this private key (organizations/{org_id}/apiKeys/{key_id})",
-  keyIdNotCdp: "API Key is not a CDP key id: paste the key id the CDP portal gave you with this Ed25519 secret (a UUID, or organizations/{org_id}/apiKeys/{key_id})",
+  pemUnreadable:
+    "API Secret is not a readable private key: paste the whole key the CDP portal gave you, from -----BEGIN EC PRIVATE KEY----- to its END line",
+  keyNameNotCdp:
+    "API Key is not a CDP key name: paste the key name the CDP portal gave you with this private key (organizations/{org_id}/apiKeys/{key_id})",
+  keyIdNotCdp:
+    "API Key is not a CDP key id: paste the key id the CDP portal gave you with this Ed25519 secret (a UUID, or organizations/{org_id}/apiKeys/{key_id})",
   ed25519Length: "API Secret is not a Coinbase Ed25519 secret: the CDP portal gives it as base64 of 64 bytes",
-  ed25519Mismatch: "API Secret is not a usable Ed25519 secret: its second half is not the public key of its first; paste the whole secret the CDP portal gave you",
-  exchangeKeyNotHex: "API Key is not a Coinbase Exchange API key: with a passphrase the key is the 32 hexadecimal characters Coinbase Exchange gave you",
-  exchangeSecretShort: "API Secret is not a Coinbase Exchange API secret: it is base64 of 64 bytes, as Coinbase Exchange gave it",
-  passphraseWithCdp: "A passphrase belongs to a Coinbase Exchange API key; CDP keys (a private key or an Ed25519 secret) have none: leave Passphrase empty",
+  ed25519Mismatch:
+    "API Secret is not a usable Ed25519 secret: its second half is not the public key of its first; paste the whole secret the CDP portal gave you",
+  exchangeKeyNotHex:
+    "API Key is not a Coinbase Exchange API key: with a passphrase the key is the 32 hexadecimal characters Coinbase Exchange gave you",
+  exchangeSecretShort:
+    "API Secret is not a Coinbase Exchange API secret: it is base64 of 64 bytes, as Coinbase Exchange gave it",
+  passphraseWithCdp:
+    "A passphrase belongs to a Coinbase Exchange API key; CDP keys (a private key or an Ed25519 secret) have none: leave Passphrase empty",
   exchangeNeedsPassphrase: "This looks like a Coinbase Exchange API key: enter its passphrase too (CDP keys have none)",
-  exchangeKeyOnSettings: "This looks like a Coinbase Exchange API key: API Settings takes a CDP key (futures); add an Exchange API key with its passphrase under Exchanges",
+  exchangeKeyOnSettings:
+    "This looks like a Coinbase Exchange API key: API Settings takes a CDP key (futures); add an Exchange API key with its passphrase under Exchanges",
 } as const;
 
 /** The bullet the masked values are made of. Any value containing it is a masked one. */
@@ -113,7 +121,12 @@ export function normalizeSecret(secret: string): string {
 /** A secret as the connector reads it: literal "\n" (env files) as line breaks, CRLF as LF. */
 function normalizedSecret(secret: string): string {
   const text = secret.includes("\\n") ? secret.replace(/\\n/g, "\n") : secret;
-  return text.replace(/\r\n?/g, "\n").trim().split("\n").map((line) => line.trim()).join("\n");
+  return text
+    .replace(/\r\n?/g, "\n")
+    .trim()
+    .split("\n")
+    .map((line) => line.trim())
+    .join("\n");
 }
 
 /** Bytes of a base64 text (no decoding, so the browser needs nothing). */
@@ -128,19 +141,27 @@ export interface KeyIssue {
  * Whether the key is one Coinbase gives (null) or why not. `passphrase` undefined: the form
  * has no passphrase field (API Settings: CDP keys only); null or "": none was typed.
  */
-export function coinbaseKeyIssue(v: { apiKey: string; apiSecret: string; passphrase?: string | null }): KeyIssue | null {
+export function coinbaseKeyIssue(v: {
+  apiKey: string;
+  apiSecret: string;
+  passphrase?: string | null;
+}): KeyIssue | null {
   const withPassphraseField = v.passphrase !== undefined;
   const passphrase = (v.passphrase ?? "").trim();
   const apiKey = v.apiKey.trim();
   const secret = normalizedSecret(v.apiSecret);
-  const notKey: KeyIssue = { path: "apiSecret", message: withPassphraseField ? MESSAGES.secretNotKeyOrExchange : MESSAGES.secretNotKey };
+  const notKey: KeyIssue = {
+    path: "apiSecret",
+    message: withPassphraseField ? MESSAGES.secretNotKeyOrExchange : MESSAGES.secretNotKey,
+  };
   const loaded = (kind: CoinbaseKeyKind): KeyIssue | null => {
     const reason = keyLoader ? keyLoader(kind, v.apiSecret) : null;
     return reason ? { path: "apiSecret", message: reason } : null;
   };
 
   if (secret.startsWith("-----BEGIN")) {
-    if (!PEM.test(secret)) return secret.includes("PRIVATE KEY-----") ? { path: "apiSecret", message: MESSAGES.pemUnreadable } : notKey;
+    if (!PEM.test(secret))
+      return secret.includes("PRIVATE KEY-----") ? { path: "apiSecret", message: MESSAGES.pemUnreadable } : notKey;
     if (passphrase) return { path: "passphrase", message: MESSAGES.passphraseWithCdp };
     if (!CDP_KEY_NAME.test(apiKey)) return { path: "apiKey", message: MESSAGES.keyNameNotCdp };
     return loaded("cdp-ecdsa");
@@ -150,12 +171,17 @@ export function coinbaseKeyIssue(v: { apiKey: string; apiSecret: string; passphr
   const bytes = base64Bytes(compact);
   if (passphrase) {
     if (!HEX_KEY.test(apiKey)) {
-      return CDP_KEY_NAME.test(apiKey) || UUID.test(apiKey) ? { path: "passphrase", message: MESSAGES.passphraseWithCdp } : { path: "apiKey", message: MESSAGES.exchangeKeyNotHex };
+      return CDP_KEY_NAME.test(apiKey) || UUID.test(apiKey)
+        ? { path: "passphrase", message: MESSAGES.passphraseWithCdp }
+        : { path: "apiKey", message: MESSAGES.exchangeKeyNotHex };
     }
     if (bytes !== 64) return { path: "apiSecret", message: MESSAGES.exchangeSecretShort };
     return null;
   }
-  if (HEX_KEY.test(apiKey)) return withPassphraseField ? { path: "passphrase", message: MESSAGES.exchangeNeedsPassphrase } : { path: "apiKey", message: MESSAGES.exchangeKeyOnSettings };
+  if (HEX_KEY.test(apiKey))
+    return withPassphraseField
+      ? { path: "passphrase", message: MESSAGES.exchangeNeedsPassphrase }
+      : { path: "apiKey", message: MESSAGES.exchangeKeyOnSettings };
   if (bytes !== 64) return { path: "apiSecret", message: MESSAGES.ed25519Length };
   if (!UUID.test(apiKey) && !CDP_KEY_NAME.test(apiKey)) return { path: "apiKey", message: MESSAGES.keyIdNotCdp };
   return loaded("cdp-ed25519");
@@ -167,22 +193,49 @@ const AddExchangeFields = z.object({
     (v) => (typeof v === "string" ? v.trim().toUpperCase() : v),
     z.enum(EXCHANGE_NAMES, { error: MESSAGES.exchangeRequired }),
   ),
-  accountName: requiredText(MESSAGES.accountNameRequired, ACCOUNT_NAME_MAX, `Account name must be at most ${ACCOUNT_NAME_MAX} characters`),
-  apiKey: requiredText(MESSAGES.apiKeyRequired, API_KEY_MAX, `API Key must be at most ${API_KEY_MAX} characters`).refine((v) => !isMasked(v), MESSAGES.masked),
+  accountName: requiredText(
+    MESSAGES.accountNameRequired,
+    ACCOUNT_NAME_MAX,
+    `Account name must be at most ${ACCOUNT_NAME_MAX} characters`,
+  ),
+  apiKey: requiredText(
+    MESSAGES.apiKeyRequired,
+    API_KEY_MAX,
+    `API Key must be at most ${API_KEY_MAX} characters`,
+  ).refine((v) => !isMasked(v), MESSAGES.masked),
   // Secrets are kept as typed (a PEM's line breaks matter); only surrounding blanks go.
-  apiSecret: requiredText(MESSAGES.apiSecretRequired, API_SECRET_MAX, `API Secret must be at most ${API_SECRET_MAX} characters`).refine((v) => !isMasked(v), MESSAGES.masked),
+  apiSecret: requiredText(
+    MESSAGES.apiSecretRequired,
+    API_SECRET_MAX,
+    `API Secret must be at most ${API_SECRET_MAX} characters`,
+  ).refine((v) => !isMasked(v), MESSAGES.masked),
   passphrase: z.preprocess(
     (v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : null),
     z.string().max(PASSPHRASE_MAX, `Passphrase must be at most ${PASSPHRASE_MAX} characters`).nullable(),
   ),
-  sandbox: z.unknown().optional().transform((v) => toBoolean(v, true)),
-  isEnabled: z.unknown().optional().transform((v) => toBoolean(v, true)),
+  sandbox: z
+    .unknown()
+    .optional()
+    .transform((v) => toBoolean(v, true)),
+  isEnabled: z
+    .unknown()
+    .optional()
+    .transform((v) => toBoolean(v, true)),
 });
 /** The key's shape (coinbaseKeyIssue) as a Zod issue on the field it is about. */
-const withKeyShape = <T extends { apiKey: string; apiSecret: string; passphrase: string | null }>(v: T, ctx: z.RefinementCtx) => {
+const withKeyShape = <T extends { apiKey: string; apiSecret: string; passphrase: string | null }>(
+  v: T,
+  ctx: z.RefinementCtx,
+) => {
   // Only once the fields themselves are fine (Zod runs this even when one of them failed).
-  const usable = (text: unknown, max: number) => typeof text === "string" && text !== "" && text.length <= max && !isMasked(text);
-  if (!usable(v.apiKey, API_KEY_MAX) || !usable(v.apiSecret, API_SECRET_MAX) || !(v.passphrase === null || usable(v.passphrase, PASSPHRASE_MAX))) return;
+  const usable = (text: unknown, max: number) =>
+    typeof text === "string" && text !== "" && text.length <= max && !isMasked(text);
+  if (
+    !usable(v.apiKey, API_KEY_MAX) ||
+    !usable(v.apiSecret, API_SECRET_MAX) ||
+    !(v.passphrase === null || usable(v.passphrase, PASSPHRASE_MAX))
+  )
+    return;
   const issue = coinbaseKeyIssue(v);
   if (issue) ctx.addIssue({ code: "custom", path: [issue.path], message: issue.message });
 };
@@ -192,8 +245,14 @@ export const AddExchangeSchema = AddExchangeFields.superRefine(withKeyShape);
  * the same fields, but the switches are checkboxes, so absent means off.
  */
 export const AddExchangeFormSchema = AddExchangeFields.extend({
-  sandbox: z.unknown().optional().transform((v) => toBoolean(v, false)),
-  isEnabled: z.unknown().optional().transform((v) => toBoolean(v, false)),
+  sandbox: z
+    .unknown()
+    .optional()
+    .transform((v) => toBoolean(v, false)),
+  isEnabled: z
+    .unknown()
+    .optional()
+    .transform((v) => toBoolean(v, false)),
 }).superRefine(withKeyShape);
 export type AddExchange = z.output<typeof AddExchangeSchema>;
 
@@ -203,7 +262,10 @@ export const UpdateExchangeSchema = z
     isEnabled: z.boolean({ error: "isEnabled must be true or false" }).optional(),
     sandbox: z.boolean({ error: "sandbox must be true or false" }).optional(),
   })
-  .refine((v) => v.isEnabled !== undefined || v.sandbox !== undefined, { message: "Send isEnabled or sandbox", path: ["isEnabled"] });
+  .refine((v) => v.isEnabled !== undefined || v.sandbox !== undefined, {
+    message: "Send isEnabled or sandbox",
+    path: ["isEnabled"],
+  });
 export type UpdateExchange = z.output<typeof UpdateExchangeSchema>;
 
 /**
@@ -214,17 +276,19 @@ export type UpdateExchange = z.output<typeof UpdateExchangeSchema>;
 export const SaveCredentialsFields = z.object({
   apiKey: z.preprocess((v) => (typeof v === "string" ? v.trim() : ""), z.string()),
   apiSecret: z.preprocess((v) => (typeof v === "string" ? v.trim() : ""), z.string()),
-  sandbox: z.unknown().optional().transform((v) => toBoolean(v, true)),
+  sandbox: z
+    .unknown()
+    .optional()
+    .transform((v) => toBoolean(v, true)),
   originalApiKey: z.string().optional().catch(undefined),
   originalApiSecret: z.string().optional().catch(undefined),
 });
 
 /** The fields plus the rules of docs/spec/api.md#validation (credentialsIssue) as Zod issues, for forms. */
-export const SaveCredentialsSchema = SaveCredentialsFields
-  .superRefine((v, ctx) => {
-    const issue = credentialsIssue(v);
-    if (issue) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-  });
+export const SaveCredentialsSchema = SaveCredentialsFields.superRefine((v, ctx) => {
+  const issue = credentialsIssue(v);
+  if (issue) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+});
 export type SaveCredentials = z.output<typeof SaveCredentialsFields>;
 
 export interface CredentialsIssue {
@@ -234,9 +298,18 @@ export interface CredentialsIssue {
 }
 
 /** The rules of docs/spec/api.md#validation in their order: missing, nothing edited, masked values; then the key's shape. */
-export function credentialsIssue(v: { apiKey: string; apiSecret: string; originalApiKey?: string; originalApiSecret?: string }): CredentialsIssue | null {
+export function credentialsIssue(v: {
+  apiKey: string;
+  apiSecret: string;
+  originalApiKey?: string;
+  originalApiSecret?: string;
+}): CredentialsIssue | null {
   if (!v.apiKey || !v.apiSecret) {
-    return { title: MESSAGES.missingCredentialsTitle, message: MESSAGES.missingCredentials, path: [v.apiKey ? "apiSecret" : "apiKey"] };
+    return {
+      title: MESSAGES.missingCredentialsTitle,
+      message: MESSAGES.missingCredentials,
+      path: [v.apiKey ? "apiSecret" : "apiKey"],
+    };
   }
   const untouched =
     v.originalApiKey !== undefined &&
@@ -246,10 +319,20 @@ export function credentialsIssue(v: { apiKey: string; apiSecret: string; origina
     v.apiSecret === v.originalApiSecret.trim();
   if (untouched) return { title: MESSAGES.noChangesTitle, message: MESSAGES.noChanges, path: [""] };
   if (isMasked(v.apiKey) || isMasked(v.apiSecret)) {
-    return { title: MESSAGES.maskedTitle, message: MESSAGES.masked, path: [isMasked(v.apiKey) ? "apiKey" : "apiSecret"] };
+    return {
+      title: MESSAGES.maskedTitle,
+      message: MESSAGES.masked,
+      path: [isMasked(v.apiKey) ? "apiKey" : "apiSecret"],
+    };
   }
-  if (v.apiKey.length > API_KEY_MAX) return { title: "Save Failed", message: `API Key must be at most ${API_KEY_MAX} characters`, path: ["apiKey"] };
-  if (v.apiSecret.length > API_SECRET_MAX) return { title: "Save Failed", message: `API Secret must be at most ${API_SECRET_MAX} characters`, path: ["apiSecret"] };
+  if (v.apiKey.length > API_KEY_MAX)
+    return { title: "Save Failed", message: `API Key must be at most ${API_KEY_MAX} characters`, path: ["apiKey"] };
+  if (v.apiSecret.length > API_SECRET_MAX)
+    return {
+      title: "Save Failed",
+      message: `API Secret must be at most ${API_SECRET_MAX} characters`,
+      path: ["apiSecret"],
+    };
   // API Settings has no passphrase field: CDP keys only.
   const shape = coinbaseKeyIssue({ apiKey: v.apiKey, apiSecret: v.apiSecret });
   if (shape) return { title: MESSAGES.notCoinbaseKeyTitle, message: shape.message, path: [shape.path] };
@@ -258,7 +341,10 @@ export function credentialsIssue(v: { apiKey: string; apiSecret: string; origina
 
 /** POST /api/credentials/save-settings: the sandbox switch alone. */
 export const SaveSettingsSchema = z.object({
-  sandbox: z.unknown().refine((v) => v !== undefined && v !== null && v !== "", "sandbox is required").transform((v) => toBoolean(v, true)),
+  sandbox: z
+    .unknown()
+    .refine((v) => v !== undefined && v !== null && v !== "", "sandbox is required")
+    .transform((v) => toBoolean(v, true)),
 });
 
 /** What GET /api/credentials answers (docs/spec/api.md#shapes "Credentials summary"). */

@@ -12,6 +12,11 @@ export const HeartbeatExpectationSchema = z.object({
     .max(HEARTBEAT_MAX_SECONDS, { message: "Interval must be at most 7 days" }),
   graceSeconds: z.preprocess(
     (v) => (v === "" || v === undefined ? null : v),
-    z.coerce.number({ error: "Grace must be a number of seconds" }).int({ message: "Grace must be a whole number of seconds" }).min(0, { message: "Grace cannot be negative" }).max(86_400, { message: "Grace must be at most 1 day" }).nullable(),
+    z.coerce
+      .number({ error: "Grace must be a number of seconds" })
+      .int({ message: "Grace must be a whole number of seconds" })
+      .min(0, { message: "Grace cannot be negative" })
+      .max(86_400, { message: "Grace must be at most 1 day" })
+      .nullable(),
   ),
 });

@@ -12,7 +12,7 @@ export const PlaceOrderPayload = z.object({ tradeId: z.string().min(1) });
  */
 export const ClosePositionPayload = z.object({
   positionId: z.string().min(1),
-  quantity: z.union([z.literal("all"), z.string().regex(/^\d+(\.\d+)?$/, "quantity must be a decimal or \"all\"")]),
+  quantity: z.union([z.literal("all"), z.string().regex(/^\d+(\.\d+)?$/, 'quantity must be a decimal or "all"')]),
   reason: z.string().min(1).max(200),
   source: z.enum(["rule", "manual"]),
   trigger: z.string().max(32).optional(),
@@ -29,7 +29,11 @@ export const CancelOrderPayload = z.object({ tradeId: z.string().min(1), request
  * market on the exchange.
  */
 export const DRIFT_ACTIONS = ["adopt", "close"] as const;
-export const ResolveDriftPayload = z.object({ driftId: z.string().min(1), action: z.enum(DRIFT_ACTIONS), requestedBy: z.string().max(100) });
+export const ResolveDriftPayload = z.object({
+  driftId: z.string().min(1),
+  action: z.enum(DRIFT_ACTIONS),
+  requestedBy: z.string().max(100),
+});
 
 /** generate-report: builds (or fetches from Coinbase) the file of one reports row. */
 export const GenerateReportPayload = z.object({ reportId: z.string().min(1) });

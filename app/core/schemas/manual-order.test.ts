@@ -19,8 +19,12 @@ describe("manual order caps", () => {
 
   test("above them: the field's message", () => {
     expect(issue({ quantity: "1000000000.1" })).toEqual(["quantity: Amount must be at most 1,000,000,000"]);
-    expect(issue({ amountType: "usd", quantity: "99999999999" })).toEqual(["quantity: Amount must be at most 1,000,000,000"]);
-    expect(issue({ orderType: "limit", price: "1000000000001" })).toEqual(["price: Price must be at most 1,000,000,000,000"]);
+    expect(issue({ amountType: "usd", quantity: "99999999999" })).toEqual([
+      "quantity: Amount must be at most 1,000,000,000",
+    ]);
+    expect(issue({ orderType: "limit", price: "1000000000001" })).toEqual([
+      "price: Price must be at most 1,000,000,000,000",
+    ]);
   });
 
   test.each(["1e9", "1".repeat(41), "0x10", "-1", "NaN", "Infinity", " "])("quantity %j is refused", (quantity) => {

@@ -16,29 +16,50 @@ export const ManualOrderSchema = z
     side: z.enum(["buy", "sell"], { error: "Side is required" }),
     orderType: z.enum(["market", "limit"], { error: "Order type is required" }),
     amountType: z.enum(AMOUNT_TYPES, { error: "Amount type is required" }),
-    quantity: z.string({ error: "Amount is required" }).trim().min(1, "Amount is required").max(40, "Quantity must be a positive number greater than 0"),
+    quantity: z
+      .string({ error: "Amount is required" })
+      .trim()
+      .min(1, "Amount is required")
+      .max(40, "Quantity must be a positive number greater than 0"),
     price: z.string().trim().max(40, "Price must be a positive number greater than 0 for limit orders").optional(),
     leverage: z.string().trim().optional(),
     marginType: z.string().trim().optional(),
   })
   .superRefine((v, ctx) => {
     if (!positive(v.quantity)) {
-      ctx.addIssue({ code: "custom", path: ["quantity"], message: "Quantity must be a positive number greater than 0" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["quantity"],
+        message: "Quantity must be a positive number greater than 0",
+      });
     } else if (D(v.quantity).gt(MAX_QUANTITY)) {
       // The webhook's caps (issue 10): a typo of many zeros is refused, not sent.
-      ctx.addIssue({ code: "custom", path: ["quantity"], message: `Amount must be at most ${Number(MAX_QUANTITY).toLocaleString("en-US")}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["quantity"],
+        message: `Amount must be at most ${Number(MAX_QUANTITY).toLocaleString("en-US")}`,
+      });
     }
     if (v.orderType === "limit" && !positive(v.price)) {
-      ctx.addIssue({ code: "custom", path: ["price"], message: "Price must be a positive number greater than 0 for limit orders" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["price"],
+        message: "Price must be a positive number greater than 0 for limit orders",
+      });
     } else if (v.orderType === "limit" && D(v.price!).gt(MAX_PRICE)) {
-      ctx.addIssue({ code: "custom", path: ["price"], message: `Price must be at most ${Number(MAX_PRICE).toLocaleString("en-US")}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["price"],
+        message: `Price must be at most ${Number(MAX_PRICE).toLocaleString("en-US")}`,
+      });
     }
     if (!SYMBOLS.includes(v.symbol)) {
       ctx.addIssue({ code: "custom", path: ["symbol"], message: `Trading pair ${v.symbol} is not supported` });
     }
     if (v.leverage !== undefined && v.leverage !== "") {
       const n = Number(v.leverage);
-      if (!Number.isInteger(n) || n < 1 || n > 10) ctx.addIssue({ code: "custom", path: ["leverage"], message: "Leverage must be a whole number from 1 to 10" });
+      if (!Number.isInteger(n) || n < 1 || n > 10)
+        ctx.addIssue({ code: "custom", path: ["leverage"], message: "Leverage must be a whole number from 1 to 10" });
     }
     if (v.marginType && v.marginType !== "cross" && v.marginType !== "isolated") {
       ctx.addIssue({ code: "custom", path: ["marginType"], message: "Margin type must be cross or isolated" });

@@ -18,5 +18,8 @@ export type PerformanceChartsQuery = z.infer<typeof PerformanceChartsQuerySchema
 
 /** The query from a URL's search parameters. */
 export function parseChartsQuery(search: URLSearchParams): PerformanceChartsQuery {
-  return PerformanceChartsQuerySchema.parse({ range: search.get("range") ?? undefined, detail: search.get("detail") ?? undefined });
+  return PerformanceChartsQuerySchema.parse({
+    range: search.get("range") ?? undefined,
+    detail: search.get("detail") ?? undefined,
+  });
 }

@@ -17,10 +17,15 @@ export const PositionEditSchema = z
     /** The stop-loss price; "" removes the stop loss. */
     stopLoss: text.optional(),
     /** The take-profit levels not filled yet, as they should be (add, change, remove). */
-    takeProfits: z.array(z.object({ price: text, close: text }).strict()).max(MAX_TAKE_PROFIT_LEVELS, `At most ${MAX_TAKE_PROFIT_LEVELS} take-profit levels`).optional(),
+    takeProfits: z
+      .array(z.object({ price: text, close: text }).strict())
+      .max(MAX_TAKE_PROFIT_LEVELS, `At most ${MAX_TAKE_PROFIT_LEVELS} take-profit levels`)
+      .optional(),
     breakEven: z.boolean().optional(),
     breakEvenOffset: text.optional(),
-    breakEvenOffsetUnit: z.enum(["ticks", "percent"], { error: "The break-even offset is in ticks or percent" }).optional(),
+    breakEvenOffsetUnit: z
+      .enum(["ticks", "percent"], { error: "The break-even offset is in ticks or percent" })
+      .optional(),
     trailing: z.boolean().optional(),
     trailingActivation: text.optional(),
     trailingRetrace: text.optional(),
@@ -29,24 +34,51 @@ export const PositionEditSchema = z
   .superRefine((v, ctx) => {
     const positive = (s: string) => isDecimalString(s) && D(s).gt(0);
     if (v.stopLoss !== undefined && v.stopLoss !== "" && (!positive(v.stopLoss) || D(v.stopLoss).gt(MAX_PRICE))) {
-      ctx.addIssue({ code: "custom", path: ["stopLoss"], message: "The stop loss must be a price above 0 (blank: no stop loss)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["stopLoss"],
+        message: "The stop loss must be a price above 0 (blank: no stop loss)",
+      });
     }
     (v.takeProfits ?? []).forEach((level, i) => {
-      if (!positive(level.price) || D(level.price).gt(MAX_PRICE)) ctx.addIssue({ code: "custom", path: ["takeProfits", i, "price"], message: `Take-profit ${i + 1} needs a price above 0` });
-      if (!positive(level.close) || D(level.close).gt(100)) ctx.addIssue({ code: "custom", path: ["takeProfits", i, "close"], message: `Take-profit ${i + 1} closes a share above 0 and at most 100 %` });
+      if (!positive(level.price) || D(level.price).gt(MAX_PRICE))
+        ctx.addIssue({
+          code: "custom",
+          path: ["takeProfits", i, "price"],
+          message: `Take-profit ${i + 1} needs a price above 0`,
+        });
+      if (!positive(level.close) || D(level.close).gt(100))
+        ctx.addIssue({
+          code: "custom",
+          path: ["takeProfits", i, "close"],
+          message: `Take-profit ${i + 1} closes a share above 0 and at most 100 %`,
+        });
     });
     if (v.breakEvenOffset !== undefined && v.breakEvenOffset !== "") {
       const ok = isDecimalString(v.breakEvenOffset) && D(v.breakEvenOffset).gte(0);
       const ticks = (v.breakEvenOffsetUnit ?? "ticks") === "ticks";
-      if (!ok || (ticks ? !Number.isInteger(Number(v.breakEvenOffset)) || Number(v.breakEvenOffset) > 1000 : D(v.breakEvenOffset).gt(10))) {
-        ctx.addIssue({ code: "custom", path: ["breakEvenOffset"], message: "The break-even offset is a whole number of ticks (0 to 1000) or a percent (0 to 10)" });
+      if (
+        !ok ||
+        (ticks
+          ? !Number.isInteger(Number(v.breakEvenOffset)) || Number(v.breakEvenOffset) > 1000
+          : D(v.breakEvenOffset).gt(10))
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["breakEvenOffset"],
+          message: "The break-even offset is a whole number of ticks (0 to 1000) or a percent (0 to 10)",
+        });
       }
     }
     if (v.trailing) {
       const a = v.trailingActivation ?? "";
       const r = v.trailingRetrace ?? "";
       if (!positive(a) || !positive(r) || D(a).gt(100) || D(r).gte(100)) {
-        ctx.addIssue({ code: "custom", path: ["trailingActivation"], message: "The trailing stop needs an activation and a distance above 0" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["trailingActivation"],
+          message: "The trailing stop needs an activation and a distance above 0",
+        });
       }
     }
   });
@@ -93,8 +125,14 @@ export const PartialCloseSchema = z
       ctx.addIssue({ code: "custom", path: ["quantity"], message: "Give a quantity or a percent to close" });
       return;
     }
-    if (q !== "" && !(isDecimalString(q) && D(q).gt(0))) ctx.addIssue({ code: "custom", path: ["quantity"], message: "The quantity to close must be above 0" });
-    if (p !== "" && !(isDecimalString(p) && D(p).gt(0) && D(p).lte(100))) ctx.addIssue({ code: "custom", path: ["percent"], message: "The percent to close must be above 0 and at most 100" });
+    if (q !== "" && !(isDecimalString(q) && D(q).gt(0)))
+      ctx.addIssue({ code: "custom", path: ["quantity"], message: "The quantity to close must be above 0" });
+    if (p !== "" && !(isDecimalString(p) && D(p).gt(0) && D(p).lte(100)))
+      ctx.addIssue({
+        code: "custom",
+        path: ["percent"],
+        message: "The percent to close must be above 0 and at most 100",
+      });
   });
 
 export type PartialClose = z.infer<typeof PartialCloseSchema>;

@@ -31,7 +31,10 @@ export const DeleteProfileSchema = z
     profileId: required("Profile is required"),
     toProfileId: required("Destination profile is required"),
   })
-  .refine((v) => v.profileId !== v.toProfileId, { path: ["toProfileId"], message: "Choose a different profile to receive the funds" });
+  .refine((v) => v.profileId !== v.toProfileId, {
+    path: ["toProfileId"],
+    message: "Choose a different profile to receive the funds",
+  });
 
 /** JSON bodies carry numbers too: the schemas take strings. */
 export function stringFields(body: Record<string, unknown>, keys: string[]): Record<string, unknown> {

@@ -16,12 +16,19 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 /** Checkboxes: "on" (a form), true (JSON); absent = off. */
 const flag = z.preprocess((v) => v === true || v === "on" || v === "true", z.boolean());
 const percent = (label: string, max: number) =>
-  z.coerce.number({ message: `${label} must be a number` }).finite(`${label} must be a number`).min(0, `${label} must be 0 or more`).max(max, `${label} must be at most ${max}`);
+  z.coerce
+    .number({ message: `${label} must be a number` })
+    .finite(`${label} must be a number`)
+    .min(0, `${label} must be 0 or more`)
+    .max(max, `${label} must be at most ${max}`);
 const date = (label: string) =>
   z
     .string({ message: `${label} is required` })
     .trim()
-    .refine((v) => DATE_RE.test(v) && new Date(`${v}T00:00:00.000Z`).toISOString().slice(0, 10) === v, `${label} must be a date (YYYY-MM-DD)`);
+    .refine(
+      (v) => DATE_RE.test(v) && new Date(`${v}T00:00:00.000Z`).toISOString().slice(0, 10) === v,
+      `${label} must be a date (YYYY-MM-DD)`,
+    );
 
 export const ReplayTakeProfitSchema = z.object({
   /** Move from the entry, percent. */
@@ -38,7 +45,12 @@ export const ReplayRuleSetSchema = z
     stopLoss: percent("Stop loss", 100).optional(),
     breakEven: flag,
     /** Beyond entry + fees (decision 046): ticks or percent of the entry. */
-    breakEvenOffset: z.coerce.number({ message: "Break-even offset must be a number" }).finite().min(0, "Break-even offset must be 0 or more").max(1000).optional(),
+    breakEvenOffset: z.coerce
+      .number({ message: "Break-even offset must be a number" })
+      .finite()
+      .min(0, "Break-even offset must be 0 or more")
+      .max(1000)
+      .optional(),
     breakEvenOffsetUnit: z.enum(["ticks", "percent"]).optional().default("percent"),
     trailing: flag,
     trailingActivation: percent("Trailing activation", 100).optional(),
@@ -47,21 +59,45 @@ export const ReplayRuleSetSchema = z
   .superRefine((set, ctx) => {
     if (!set.enabled) return;
     set.takeProfits.forEach((row, i) => {
-      if ((row.price === undefined) !== (row.close === undefined) || (row.price !== undefined && (!(row.price > 0) || !(row.close! > 0)))) {
-        ctx.addIssue({ code: "custom", path: ["takeProfits", i, "price"], message: `Take-profit ${i + 1} needs a price move and a close share above 0` });
+      if (
+        (row.price === undefined) !== (row.close === undefined) ||
+        (row.price !== undefined && (!(row.price > 0) || !(row.close! > 0)))
+      ) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["takeProfits", i, "price"],
+          message: `Take-profit ${i + 1} needs a price move and a close share above 0`,
+        });
       }
     });
     const allocation = takeProfitAllocationError(levelsOf(set));
     if (allocation) ctx.addIssue({ code: "custom", path: ["takeProfits"], message: allocation });
-    if (set.breakEven && !(set.stopLoss && set.stopLoss > 0)) ctx.addIssue({ code: "custom", path: ["breakEven"], message: "Break-even moves the stop loss: set a stop loss" });
-    if (set.breakEven && set.breakEvenOffsetUnit === "ticks" && set.breakEvenOffset !== undefined && !Number.isInteger(set.breakEvenOffset)) {
-      ctx.addIssue({ code: "custom", path: ["breakEvenOffset"], message: "Break-even offset in ticks must be a whole number" });
+    if (set.breakEven && !(set.stopLoss && set.stopLoss > 0))
+      ctx.addIssue({ code: "custom", path: ["breakEven"], message: "Break-even moves the stop loss: set a stop loss" });
+    if (
+      set.breakEven &&
+      set.breakEvenOffsetUnit === "ticks" &&
+      set.breakEvenOffset !== undefined &&
+      !Number.isInteger(set.breakEvenOffset)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["breakEvenOffset"],
+        message: "Break-even offset in ticks must be a whole number",
+      });
     }
     if (set.breakEven && set.breakEvenOffsetUnit === "percent" && (set.breakEvenOffset ?? 0) > 5) {
       ctx.addIssue({ code: "custom", path: ["breakEvenOffset"], message: "Break-even offset must be at most 5 %" });
     }
-    if (set.trailing && !(set.trailingActivation !== undefined && set.trailingRetrace !== undefined && set.trailingRetrace > 0)) {
-      ctx.addIssue({ code: "custom", path: ["trailingRetrace"], message: "The trailing stop needs an activation and a distance above 0" });
+    if (
+      set.trailing &&
+      !(set.trailingActivation !== undefined && set.trailingRetrace !== undefined && set.trailingRetrace > 0)
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["trailingRetrace"],
+        message: "The trailing stop needs an activation and a distance above 0",
+      });
     }
   });
 export type ReplayRuleSet = z.infer<typeof ReplayRuleSetSchema>;
@@ -72,21 +108,29 @@ export const ReplayRequestSchema = z
     to: date("To"),
     /** "all", "default" (the global secret) or a strategy id. */
     strategy: z.string().trim().max(100).optional().default("all"),
-    sets: z.array(ReplayRuleSetSchema).min(1, "Add a rule set").max(MAX_RULE_SETS, `At most ${MAX_RULE_SETS} rule sets`),
+    sets: z
+      .array(ReplayRuleSetSchema)
+      .min(1, "Add a rule set")
+      .max(MAX_RULE_SETS, `At most ${MAX_RULE_SETS} rule sets`),
   })
   .superRefine((input, ctx) => {
-    if (!input.sets.some((s) => s.enabled)) ctx.addIssue({ code: "custom", path: ["sets"], message: "Turn on at least one rule set" });
+    if (!input.sets.some((s) => s.enabled))
+      ctx.addIssue({ code: "custom", path: ["sets"], message: "Turn on at least one rule set" });
     const from = Date.parse(`${input.from}T00:00:00.000Z`);
     const to = Date.parse(`${input.to}T00:00:00.000Z`);
     if (Number.isFinite(from) && Number.isFinite(to)) {
       if (to < from) ctx.addIssue({ code: "custom", path: ["to"], message: "To must be on or after From" });
-      else if ((to - from) / DAY_MS + 1 > MAX_REPLAY_DAYS) ctx.addIssue({ code: "custom", path: ["to"], message: `The period can be at most ${MAX_REPLAY_DAYS} days` });
+      else if ((to - from) / DAY_MS + 1 > MAX_REPLAY_DAYS)
+        ctx.addIssue({ code: "custom", path: ["to"], message: `The period can be at most ${MAX_REPLAY_DAYS} days` });
     }
   });
 export type ReplayRequest = z.infer<typeof ReplayRequestSchema>;
 
 /** The period in epoch ms: From's 00:00 UTC to the end of To's day (not beyond `now`). */
-export function replayPeriod(input: Pick<ReplayRequest, "from" | "to">, now = Date.now()): { from: number; to: number } {
+export function replayPeriod(
+  input: Pick<ReplayRequest, "from" | "to">,
+  now = Date.now(),
+): { from: number; to: number } {
   const from = Date.parse(`${input.from}T00:00:00.000Z`);
   const to = Math.min(Date.parse(`${input.to}T00:00:00.000Z`) + DAY_MS - 1, now);
   return { from, to: Math.max(from, to) };
@@ -107,8 +151,14 @@ export function ruleSetControls(set: ReplayRuleSet): AdvancedControls {
     takeProfits: levels.length > 0 ? levels : null,
     stopLossOffset: stop,
     breakEven: set.breakEven && stop !== null,
-    breakEvenOffset: set.breakEven && stop !== null ? { unit: set.breakEvenOffsetUnit, value: set.breakEvenOffsetUnit === "percent" ? offset / 100 : offset } : null,
-    trailingStop: set.trailing && set.trailingActivation !== undefined && set.trailingRetrace !== undefined ? { activation: set.trailingActivation / 100, execute: set.trailingRetrace / 100 } : null,
+    breakEvenOffset:
+      set.breakEven && stop !== null
+        ? { unit: set.breakEvenOffsetUnit, value: set.breakEvenOffsetUnit === "percent" ? offset / 100 : offset }
+        : null,
+    trailingStop:
+      set.trailing && set.trailingActivation !== undefined && set.trailingRetrace !== undefined
+        ? { activation: set.trailingActivation / 100, execute: set.trailingRetrace / 100 }
+        : null,
   };
 }
 
@@ -116,7 +166,8 @@ const asPercent = (fraction: number) => Number((fraction * 100).toPrecision(12))
 
 /** A rule set prefilled from the Trading Rules (docs/spec/screens.md Replay). */
 export function ruleSetFromConfig(config: TradingConfig): ReplayRuleSet {
-  const offset = (config as Partial<TradingConfig> & { breakEvenOffset?: { unit: "ticks" | "percent"; value: number } }).breakEvenOffset;
+  const offset = (config as Partial<TradingConfig> & { breakEvenOffset?: { unit: "ticks" | "percent"; value: number } })
+    .breakEvenOffset;
   return {
     enabled: true,
     takeProfits: config.takeProfits
@@ -141,7 +192,10 @@ export function defaultReplayRequest(config: TradingConfig, now = Date.now()): R
     from: day(now - (DEFAULT_REPLAY_DAYS - 1) * DAY_MS),
     to: day(now),
     strategy: "all",
-    sets: Array.from({ length: MAX_RULE_SETS }, () => ({ ...set, takeProfits: set.takeProfits.map((l) => ({ ...l })) })),
+    sets: Array.from({ length: MAX_RULE_SETS }, () => ({
+      ...set,
+      takeProfits: set.takeProfits.map((l) => ({ ...l })),
+    })),
   };
 }
 
@@ -149,9 +203,12 @@ export function defaultReplayRequest(config: TradingConfig, now = Date.now()): R
 export function describeRuleSet(controls: AdvancedControls): string {
   const pct = (f: number) => String(asPercent(f));
   const parts: string[] = [];
-  parts.push(controls.takeProfits ? `TP ${controls.takeProfits.map((l) => pct(l.priceDeviation)).join("/")} %` : "no TP");
+  parts.push(
+    controls.takeProfits ? `TP ${controls.takeProfits.map((l) => pct(l.priceDeviation)).join("/")} %` : "no TP",
+  );
   parts.push(controls.stopLossOffset ? `SL ${pct(controls.stopLossOffset)} %` : "no SL");
   if (controls.breakEven) parts.push("BE");
-  if (controls.trailingStop) parts.push(`trail ${pct(controls.trailingStop.activation)}/${pct(controls.trailingStop.execute)} %`);
+  if (controls.trailingStop)
+    parts.push(`trail ${pct(controls.trailingStop.activation)}/${pct(controls.trailingStop.execute)} %`);
   return parts.join(" · ");
 }

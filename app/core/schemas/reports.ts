@@ -53,12 +53,15 @@ export const ReportFormSchema = z
   .superRefine((v, ctx) => {
     const start = v.startDate ? parseReportDate(v.startDate, "start") : undefined;
     const end = v.endDate ? parseReportDate(v.endDate, "end") : undefined;
-    if (start === null) ctx.addIssue({ code: "custom", path: ["startDate"], message: "Start date must be a date (YYYY-MM-DD)" });
-    if (end === null) ctx.addIssue({ code: "custom", path: ["endDate"], message: "End date must be a date (YYYY-MM-DD)" });
+    if (start === null)
+      ctx.addIssue({ code: "custom", path: ["startDate"], message: "Start date must be a date (YYYY-MM-DD)" });
+    if (end === null)
+      ctx.addIssue({ code: "custom", path: ["endDate"], message: "End date must be a date (YYYY-MM-DD)" });
     if (typeof start === "number" && typeof end === "number" && start >= end) {
       ctx.addIssue({ code: "custom", path: ["endDate"], message: "End date must be on or after the start date" });
     }
-    if (v.year !== undefined && !/^\d{4}$/.test(v.year)) ctx.addIssue({ code: "custom", path: ["year"], message: "Year must have four digits" });
+    if (v.year !== undefined && !/^\d{4}$/.test(v.year))
+      ctx.addIssue({ code: "custom", path: ["year"], message: "Year must have four digits" });
   });
 
 export type ReportForm = z.infer<typeof ReportFormSchema>;

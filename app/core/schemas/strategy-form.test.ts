@@ -10,15 +10,22 @@ describe("break-even offset override", () => {
     expect(parseBreakEvenOffsetText("0.1%")).toEqual({ unit: "percent", value: 0.001 });
     expect(parseBreakEvenOffsetText(" 0.05 % ")).toEqual({ unit: "percent", value: 0.0005 });
     expect(parseBreakEvenOffsetText("")).toBeNull();
-    for (const bad of ["2.5 ticks", "1001 ticks", "6%", "abc", "5"]) expect(parseBreakEvenOffsetText(bad)).toBe("invalid");
+    for (const bad of ["2.5 ticks", "1001 ticks", "6%", "abc", "5"])
+      expect(parseBreakEvenOffsetText(bad)).toBe("invalid");
   });
 
   test("it reaches the strategy's rules, or the message at its field", () => {
     const base = { name: "Rho", enabled: true, allowedSymbols: [], amountType: "multiplier", amountValue: "1" };
-    expect(formToStrategy({ ...base, breakEvenOffset: "3 ticks" }).input?.rules).toEqual({ breakEvenOffset: { unit: "ticks", value: 3 } });
+    expect(formToStrategy({ ...base, breakEvenOffset: "3 ticks" }).input?.rules).toEqual({
+      breakEvenOffset: { unit: "ticks", value: 3 },
+    });
     expect(formToStrategy({ ...base, breakEvenOffset: "" }).input?.rules).toEqual({});
     expect(formToStrategy({ ...base, breakEvenOffset: "lots" }).issues).toEqual([
-      { path: ["breakEvenOffset"], message: "Break-even offset: whole ticks (e.g. 5 ticks, 0 to 1000) or a percent of the entry (e.g. 0.1%, 0 to 5%)" },
+      {
+        path: ["breakEvenOffset"],
+        message:
+          "Break-even offset: whole ticks (e.g. 5 ticks, 0 to 1000) or a percent of the entry (e.g. 0.1%, 0 to 5%)",
+      },
     ]);
   });
 });

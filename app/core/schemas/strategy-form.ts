@@ -42,13 +42,16 @@ const percent = (v: string | undefined, label: string, issues: { path: string[];
 };
 
 /** A strategy's break-even offset as typed: "5 ticks" / "5t" → ticks, "0.1%" → a fraction of the entry; blank → null (Trading Rules'). */
-export function parseBreakEvenOffsetText(value: string | undefined): { unit: "ticks" | "percent"; value: number } | null | "invalid" {
+export function parseBreakEvenOffsetText(
+  value: string | undefined,
+): { unit: "ticks" | "percent"; value: number } | null | "invalid" {
   const t = value?.trim().toLowerCase() ?? "";
   if (!t) return null;
   const ticks = /^(\d+)\s*(ticks?|t)$/.exec(t);
   if (ticks) return Number(ticks[1]) <= 1000 ? { unit: "ticks", value: Number(ticks[1]) } : "invalid";
   const percent = /^(\d+(\.\d+)?)\s*%$/.exec(t);
-  if (percent && isDecimalString(percent[1]!) && D(percent[1]!).lte(5)) return { unit: "percent", value: percentToFraction(percent[1]!) };
+  if (percent && isDecimalString(percent[1]!) && D(percent[1]!).lte(5))
+    return { unit: "percent", value: percentToFraction(percent[1]!) };
   return "invalid";
 }
 
@@ -60,7 +63,12 @@ export function formToStrategy(f: RawForm) {
   if (sl !== undefined) rules.stopLossOffset = sl;
   if (f.breakEven === "on" || f.breakEven === "off") rules.breakEvenEnabled = f.breakEven === "on";
   const offset = parseBreakEvenOffsetText(f.breakEvenOffset);
-  if (offset === "invalid") issues.push({ path: ["breakEvenOffset"], message: "Break-even offset: whole ticks (e.g. 5 ticks, 0 to 1000) or a percent of the entry (e.g. 0.1%, 0 to 5%)" });
+  if (offset === "invalid")
+    issues.push({
+      path: ["breakEvenOffset"],
+      message:
+        "Break-even offset: whole ticks (e.g. 5 ticks, 0 to 1000) or a percent of the entry (e.g. 0.1%, 0 to 5%)",
+    });
   else if (offset) rules.breakEvenOffset = offset;
   if (f.trailing === "on" || f.trailing === "off") {
     rules.trailingStopEnabled = f.trailing === "on";
@@ -70,13 +78,21 @@ export function formToStrategy(f: RawForm) {
   }
   const tp = f.takeProfits?.trim();
   if (tp) {
-    const levels = tp.split(/[,;\n]+/).map((part) => part.trim()).filter(Boolean).map((part) => {
-      const [portfolio, deviation] = part.split("@").map((s) => s?.trim());
-      return portfolio && deviation && isDecimalString(portfolio) && isDecimalString(deviation) && D(deviation).gt(0)
-        ? { portfolio: percentToFraction(portfolio), priceDeviation: percentToFraction(deviation), enabled: true }
-        : null;
-    });
-    if (levels.some((l) => l === null)) issues.push({ path: ["takeProfits"], message: "Take-profit levels: portfolio%@deviation%, comma separated (e.g. 50@1, 50@2)" });
+    const levels = tp
+      .split(/[,;\n]+/)
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part) => {
+        const [portfolio, deviation] = part.split("@").map((s) => s?.trim());
+        return portfolio && deviation && isDecimalString(portfolio) && isDecimalString(deviation) && D(deviation).gt(0)
+          ? { portfolio: percentToFraction(portfolio), priceDeviation: percentToFraction(deviation), enabled: true }
+          : null;
+      });
+    if (levels.some((l) => l === null))
+      issues.push({
+        path: ["takeProfits"],
+        message: "Take-profit levels: portfolio%@deviation%, comma separated (e.g. 50@1, 50@2)",
+      });
     else {
       const allocation = takeProfitAllocationError(levels as never);
       if (allocation) issues.push({ path: ["takeProfits"], message: allocation });
@@ -96,7 +112,8 @@ export function formToStrategy(f: RawForm) {
   };
   const parsed = StrategyInputSchema.safeParse(body);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) issues.push({ path: [String(issue.path[0] ?? "name")], message: issue.message });
+    for (const issue of parsed.error.issues)
+      issues.push({ path: [String(issue.path[0] ?? "name")], message: issue.message });
   } else if (SIGNAL_AMOUNT_TYPES.includes(parsed.data.amountType)) {
     const amount = signalAmountValueError(parsed.data.amountType, parsed.data.amountValue);
     if (amount) issues.push({ path: ["amountValue"], message: amount });
@@ -105,7 +122,8 @@ export function formToStrategy(f: RawForm) {
 }
 
 export const StrategyFormSchema = RawStrategyFormSchema.superRefine((form, ctx) => {
-  for (const issue of formToStrategy(form).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  for (const issue of formToStrategy(form).issues)
+    ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
 }).transform((form) => formToStrategy(form).input!);
 
 export function parseStrategyForm(formData: FormData) {

@@ -33,7 +33,12 @@ const optionalDecimal = (message: string) =>
 
 const optionalCount = z.preprocess(
   (v) => (v === "" || v === undefined ? null : v),
-  z.coerce.number().int("Max open positions must be a whole number").min(1, "Max open positions must be at least 1").max(100, "Max open positions must be at most 100").nullable(),
+  z.coerce
+    .number()
+    .int("Max open positions must be a whole number")
+    .min(1, "Max open positions must be at least 1")
+    .max(100, "Max open positions must be at most 100")
+    .nullable(),
 );
 
 export const StrategyInputSchema = z.object({
@@ -43,11 +48,19 @@ export const StrategyInputSchema = z.object({
     .min(1, "Name is required")
     .max(60, STRATEGY_NAME_MESSAGE)
     .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, STRATEGY_NAME_MESSAGE)
-    .refine((v) => v.toLowerCase() !== "default", { message: "\"default\" is the global secret's strategy: choose another name" }),
+    .refine((v) => v.toLowerCase() !== "default", {
+      message: '"default" is the global secret\'s strategy: choose another name',
+    }),
   enabled: TradingConfigSchema.shape.autoTradingEnabled.default(true),
   /** Product symbols (BTC-PERP ...); empty = every symbol. */
   allowedSymbols: z
-    .array(z.string().trim().toUpperCase().refine((s) => SYMBOLS.includes(s), { message: `Allowed symbols must be among ${SYMBOLS.join(", ")}` }))
+    .array(
+      z
+        .string()
+        .trim()
+        .toUpperCase()
+        .refine((s) => SYMBOLS.includes(s), { message: `Allowed symbols must be among ${SYMBOLS.join(", ")}` }),
+    )
     .max(SYMBOLS.length)
     .default([])
     .transform((list) => [...new Set(list)]),
@@ -55,7 +68,12 @@ export const StrategyInputSchema = z.object({
   amountValue: TradingConfigSchema.shape.signalAmountValue.default("1"),
   maxPositionSize: optionalDecimal("Max position size must be a positive number").default(null),
   maxOpenPositions: optionalCount.default(null),
-  leverage: z.coerce.number().int("Leverage must be a whole number from 1 to 10").min(1, "Leverage must be a whole number from 1 to 10").max(10, "Leverage must be a whole number from 1 to 10").default(1),
+  leverage: z.coerce
+    .number()
+    .int("Leverage must be a whole number from 1 to 10")
+    .min(1, "Leverage must be a whole number from 1 to 10")
+    .max(10, "Leverage must be a whole number from 1 to 10")
+    .default(1),
   rules: StrategyRulesSchema.default({}),
 });
 export type StrategyInput = z.infer<typeof StrategyInputSchema>;

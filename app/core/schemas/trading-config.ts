@@ -107,10 +107,12 @@ export function parseTradingConfigBody(
   body: unknown,
   base: TradingConfig = DEFAULT_TRADING_CONFIG,
 ): { success: true; config: TradingConfig } | { success: false; error: string; field?: string } {
-  const raw = body && typeof body === "object" && "config" in body && typeof (body as any).config === "object"
-    ? (body as { config: unknown }).config
-    : body;
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { success: false, error: "Trading config must be an object" };
+  const raw =
+    body && typeof body === "object" && "config" in body && typeof (body as any).config === "object"
+      ? (body as { config: unknown }).config
+      : body;
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    return { success: false, error: "Trading config must be an object" };
   const merged = { ...base, ...(raw as Record<string, unknown>) };
   const parsed = TradingConfigSchema.safeParse(merged);
   if (!parsed.success) {

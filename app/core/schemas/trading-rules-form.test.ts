@@ -2,7 +2,11 @@
 // stored as fractions, clamping, the take-profit total, the multiplier fallback, the
 // per-type signal amount rules, and switched-off sections left as stored.
 import { describe, expect, test } from "vitest";
-import { DEFAULT_TRADING_CONFIG, TradingConfigSchema, parseTradingConfigBody } from "#app/core/schemas/trading-config.ts";
+import {
+  DEFAULT_TRADING_CONFIG,
+  TradingConfigSchema,
+  parseTradingConfigBody,
+} from "#app/core/schemas/trading-config.ts";
 import {
   clampPortfolioPercent,
   configToFormValues,
@@ -99,12 +103,19 @@ describe("percent ⇄ fraction", () => {
     expect(signalAmountType).toBe("multiplier");
     expect(signalAmountValue).toBe("1");
     // …and it passes the config's own schema once merged onto the stored config.
-    expect(parseTradingConfigBody(value, DEFAULT_TRADING_CONFIG)).toEqual({ success: true, config: DEFAULT_TRADING_CONFIG });
+    expect(parseTradingConfigBody(value, DEFAULT_TRADING_CONFIG)).toEqual({
+      success: true,
+      config: DEFAULT_TRADING_CONFIG,
+    });
   });
 
   test("percent inputs are stored as fractions", () => {
     const value = ok(post(defaults(), PERCENT_INPUTS));
-    expect({ takeProfits: value.takeProfits, stopLossOffset: value.stopLossOffset, trailingStop: value.trailingStop }).toEqual(PERCENT_INPUTS_STORED);
+    expect({
+      takeProfits: value.takeProfits,
+      stopLossOffset: value.stopLossOffset,
+      trailingStop: value.trailingStop,
+    }).toEqual(PERCENT_INPUTS_STORED);
     expect(TradingConfigSchema.safeParse({ ...DEFAULT_TRADING_CONFIG, ...value }).success).toBe(true);
   });
 });
@@ -112,22 +123,36 @@ describe("percent ⇄ fraction", () => {
 describe("break-even offset (decision 046)", () => {
   test("shown in the unit chosen: percent of the entry, or whole ticks; stored as a fraction or a count", () => {
     expect(defaults().breakEvenOffset).toEqual({ unit: "percent", value: "0.1" });
-    expect(ok(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "3" })).breakEvenOffset).toEqual({ unit: "ticks", value: 3 });
-    expect(ok(post(defaults(), { "breakEvenOffset.value": "0.1" })).breakEvenOffset).toEqual({ unit: "percent", value: 0.001 });
-    expect(ok(post(defaults(), { "breakEvenOffset.value": "" })).breakEvenOffset).toEqual({ unit: "percent", value: 0 });
+    expect(
+      ok(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "3" })).breakEvenOffset,
+    ).toEqual({ unit: "ticks", value: 3 });
+    expect(ok(post(defaults(), { "breakEvenOffset.value": "0.1" })).breakEvenOffset).toEqual({
+      unit: "percent",
+      value: 0.001,
+    });
+    expect(ok(post(defaults(), { "breakEvenOffset.value": "" })).breakEvenOffset).toEqual({
+      unit: "percent",
+      value: 0,
+    });
   });
 
   test("out of range: the message at the field", () => {
-    expect(errors(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "2.5" }))["breakEvenOffset.value"]).toEqual([
-      "Break-even offset must be a whole number of ticks from 0 to 1000",
+    expect(
+      errors(post(defaults(), { "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "2.5" }))[
+        "breakEvenOffset.value"
+      ],
+    ).toEqual(["Break-even offset must be a whole number of ticks from 0 to 1000"]);
+    expect(errors(post(defaults(), { "breakEvenOffset.value": "6" }))["breakEvenOffset.value"]).toEqual([
+      "Break-even offset must be from 0% to 5%",
     ]);
-    expect(errors(post(defaults(), { "breakEvenOffset.value": "6" }))["breakEvenOffset.value"]).toEqual(["Break-even offset must be from 0% to 5%"]);
   });
 });
 
 describe("switches", () => {
   test("a checked switch posts 'on' (true); an unchecked one posts nothing (false)", () => {
-    const value = ok(post(defaults(), { autoTradingEnabled: null, applyStopLossToManual: null, applyLeverageToSignals: "on" }));
+    const value = ok(
+      post(defaults(), { autoTradingEnabled: null, applyStopLossToManual: null, applyLeverageToSignals: "on" }),
+    );
     expect(value.autoTradingEnabled).toBe(false);
     expect(value.applyStopLossToManual).toBe(false);
     expect(value.applyLeverageToSignals).toBe(true);
@@ -143,8 +168,12 @@ describe("switches", () => {
 describe("take-profit allocation (docs/spec/api.md#validation)", () => {
   test("enabled levels must total 100%: the exact message", () => {
     const e = errors(post(defaults(), { "takeProfits[0].portfolio": "30" }));
-    expect(e.takeProfits).toEqual(["Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%"]);
-    expect(firstFormError(e)).toBe("Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%");
+    expect(e.takeProfits).toEqual([
+      "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%",
+    ]);
+    expect(firstFormError(e)).toBe(
+      "Invalid Portfolio Allocation: Enabled Take Profit levels must total 100%, currently 110%",
+    );
   });
 
   test("tolerance 0.1 around 100", () => {
@@ -156,7 +185,13 @@ describe("take-profit allocation (docs/spec/api.md#validation)", () => {
   });
 
   test("no enabled level is valid (no take profit)", () => {
-    const value = ok(post(defaults(), { "takeProfits[0].enabled": null, "takeProfits[1].enabled": null, "takeProfits[2].enabled": null }));
+    const value = ok(
+      post(defaults(), {
+        "takeProfits[0].enabled": null,
+        "takeProfits[1].enabled": null,
+        "takeProfits[2].enabled": null,
+      }),
+    );
     expect(value.takeProfits!.every((l) => !l.enabled)).toBe(true);
   });
 
@@ -174,7 +209,12 @@ describe("take-profit allocation (docs/spec/api.md#validation)", () => {
       }),
     );
     expect(value.takeProfits!.map((l) => l.portfolio)).toEqual([1, 0, 0.5]);
-    expect(enabledTotalPercent([{ portfolio: "150", enabled: true }, { portfolio: "-5", enabled: true }])).toBe("100");
+    expect(
+      enabledTotalPercent([
+        { portfolio: "150", enabled: true },
+        { portfolio: "-5", enabled: true },
+      ]),
+    ).toBe("100");
   });
 
   test("a level needs a number and a positive price deviation", () => {
@@ -222,20 +262,39 @@ describe("signal amount value per type (docs/spec/api.md#validation)", () => {
     ["usd", "ten", "Signal amount value must be a number"],
   ] as const)("%s %s", (type, value, message) => {
     expect(signalAmountValueError(type, value)).toBe(message);
-    const body = post(defaults(), { applyAmountControlToSignals: "on", signalAmountType: type, signalAmountValue: value });
+    const body = post(defaults(), {
+      applyAmountControlToSignals: "on",
+      signalAmountType: type,
+      signalAmountValue: value,
+    });
     if (message === null) {
-      expect(ok(body)).toMatchObject({ applyAmountControlToSignals: true, signalAmountType: type, signalAmountValue: value });
+      expect(ok(body)).toMatchObject({
+        applyAmountControlToSignals: true,
+        signalAmountType: type,
+        signalAmountValue: value,
+      });
     } else {
       expect(errors(body).signalAmountValue).toEqual([message]);
     }
   });
 
   test("percentage stays in percent (the sizing reads it as percent of the balance)", () => {
-    expect(ok(post(defaults(), { applyAmountControlToSignals: "on", signalAmountType: "percentage", signalAmountValue: "12.5" })).signalAmountValue).toBe("12.5");
+    expect(
+      ok(
+        post(defaults(), {
+          applyAmountControlToSignals: "on",
+          signalAmountType: "percentage",
+          signalAmountValue: "12.5",
+        }),
+      ).signalAmountValue,
+    ).toBe("12.5");
   });
 
   test("an unknown type is refused", () => {
-    expect(errors(post(defaults(), { applyAmountControlToSignals: "on", signalAmountType: "lots", signalAmountValue: "1" })).signalAmountType).toBeTruthy();
+    expect(
+      errors(post(defaults(), { applyAmountControlToSignals: "on", signalAmountType: "lots", signalAmountValue: "1" }))
+        .signalAmountType,
+    ).toBeTruthy();
   });
 
   test("amount control off: its type and value are neither checked nor saved", () => {
@@ -249,8 +308,12 @@ describe("signal amount value per type (docs/spec/api.md#validation)", () => {
 describe("stop loss, trailing stop", () => {
   test("the stop-loss offset is required, above 0 and at most 100%", () => {
     expect(errors(post(defaults(), { stopLossOffset: "" })).stopLossOffset).toEqual(["Stop-loss offset is required"]);
-    expect(errors(post(defaults(), { stopLossOffset: "0" })).stopLossOffset).toEqual(["Stop-loss offset must be more than 0% and at most 100%"]);
-    expect(errors(post(defaults(), { stopLossOffset: "x" })).stopLossOffset).toEqual(["Stop-loss offset must be a number"]);
+    expect(errors(post(defaults(), { stopLossOffset: "0" })).stopLossOffset).toEqual([
+      "Stop-loss offset must be more than 0% and at most 100%",
+    ]);
+    expect(errors(post(defaults(), { stopLossOffset: "x" })).stopLossOffset).toEqual([
+      "Stop-loss offset must be a number",
+    ]);
   });
 
   test("trailing stop on: activation and execute are checked and saved", () => {

@@ -28,11 +28,32 @@ import {
 export type SignalAmountType = (typeof SIGNAL_AMOUNT_TYPES)[number];
 
 /** docs/spec/api.md#validation: the signal amount value's bounds per type (input units: percent for percentage). */
-export const SIGNAL_AMOUNT_RULES: Record<SignalAmountType, { label: string; min: string; max: string | null; step: string | null; help: string }> = {
-  multiplier: { label: "Multiplier", min: "0.01", max: null, step: null, help: "Signal quantity × this value (min 0.01)" },
+export const SIGNAL_AMOUNT_RULES: Record<
+  SignalAmountType,
+  { label: string; min: string; max: string | null; step: string | null; help: string }
+> = {
+  multiplier: {
+    label: "Multiplier",
+    min: "0.01",
+    max: null,
+    step: null,
+    help: "Signal quantity × this value (min 0.01)",
+  },
   usd: { label: "USD amount", min: "1", max: null, step: "0.01", help: "Order notional in USD (min 1, step 0.01)" },
-  percentage: { label: "Percentage of balance", min: "0.1", max: "100", step: "0.1", help: "Percent of the available balance (0.1 to 100, step 0.1)" },
-  contracts: { label: "Contracts", min: "1", max: null, step: "1", help: "A fixed number of exchange contracts (whole numbers, min 1; on Coinbase one BTC contract is 0.01 BTC)" },
+  percentage: {
+    label: "Percentage of balance",
+    min: "0.1",
+    max: "100",
+    step: "0.1",
+    help: "Percent of the available balance (0.1 to 100, step 0.1)",
+  },
+  contracts: {
+    label: "Contracts",
+    min: "1",
+    max: null,
+    step: "1",
+    help: "A fixed number of exchange contracts (whole numbers, min 1; on Coinbase one BTC contract is 0.01 BTC)",
+  },
 };
 
 export const MULTIPLIER_MIN = "0.01";
@@ -44,41 +65,39 @@ const checkbox = z.preprocess((v) => v === "on" || v === "true" || v === true, z
 const text = z.string().optional();
 
 const RawFormSchema = z.object({
-    autoTradingEnabled: checkbox,
-    emergencyStopEnabled: checkbox,
-    applyTakeProfitToSignals: checkbox,
-    applyStopLossToSignals: checkbox,
-    applyBreakEvenToSignals: checkbox,
-    applyTrailingStopToSignals: checkbox,
-    applyLeverageToSignals: checkbox,
-    applyTakeProfitToManual: checkbox,
-    applyStopLossToManual: checkbox,
-    applyBreakEvenToManual: checkbox,
-    applyTrailingStopToManual: checkbox,
-    applyAmountControlToSignals: checkbox,
-    orderSizeMultiplier: text,
-    signalAmountType: text,
-    signalAmountValue: text,
-    takeProfits: z
-      .array(z.object({ portfolio: text, priceDeviation: text, enabled: checkbox }))
-      .max(10, "At most 10 take-profit levels")
-      .optional(),
-    stopLossOffset: text,
-    breakEvenEnabled: checkbox,
-    /** value: whole ticks, or percent of the entry (decision 046). */
-    breakEvenOffset: z.object({ unit: text, value: text }).optional(),
-    trailingStopEnabled: checkbox,
-    trailingStop: z.object({ activation: text, execute: text }).optional(),
+  autoTradingEnabled: checkbox,
+  emergencyStopEnabled: checkbox,
+  applyTakeProfitToSignals: checkbox,
+  applyStopLossToSignals: checkbox,
+  applyBreakEvenToSignals: checkbox,
+  applyTrailingStopToSignals: checkbox,
+  applyLeverageToSignals: checkbox,
+  applyTakeProfitToManual: checkbox,
+  applyStopLossToManual: checkbox,
+  applyBreakEvenToManual: checkbox,
+  applyTrailingStopToManual: checkbox,
+  applyAmountControlToSignals: checkbox,
+  orderSizeMultiplier: text,
+  signalAmountType: text,
+  signalAmountValue: text,
+  takeProfits: z
+    .array(z.object({ portfolio: text, priceDeviation: text, enabled: checkbox }))
+    .max(10, "At most 10 take-profit levels")
+    .optional(),
+  stopLossOffset: text,
+  breakEvenEnabled: checkbox,
+  /** value: whole ticks, or percent of the entry (decision 046). */
+  breakEvenOffset: z.object({ unit: text, value: text }).optional(),
+  trailingStopEnabled: checkbox,
+  trailingStop: z.object({ activation: text, execute: text }).optional(),
 });
 /** The form's values after field-level parsing: booleans and raw texts (percent). */
 export type RawTradingRulesForm = z.output<typeof RawFormSchema>;
 
-export const TradingRulesFormSchema = RawFormSchema
-  .superRefine((form, ctx) => {
-    for (const issue of formToConfig(form).issues) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-  })
-  .transform((form) => formToConfig(form).config);
-
+export const TradingRulesFormSchema = RawFormSchema.superRefine((form, ctx) => {
+  for (const issue of formToConfig(form).issues)
+    ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+}).transform((form) => formToConfig(form).config);
 
 /** Parses a posted (or about to be posted) form: the same call in the browser and the action. */
 export function parseTradingRulesForm(formData: FormData | URLSearchParams) {
@@ -121,10 +140,13 @@ export function signalAmountValueError(type: SignalAmountType, value: string | u
   if (!v) return "Signal amount value is required";
   if (!isNumber(v)) return "Signal amount value must be a number";
   const n = D(v);
-  if (rule.max !== null && (n.lt(rule.min) || n.gt(rule.max))) return `${rule.label} must be between ${rule.min} and ${rule.max}`;
+  if (rule.max !== null && (n.lt(rule.min) || n.gt(rule.max)))
+    return `${rule.label} must be between ${rule.min} and ${rule.max}`;
   if (n.lt(rule.min)) return `${rule.label} must be at least ${rule.min}`;
   if (rule.step !== null && !n.mod(rule.step).eq(0)) {
-    return rule.step === "1" ? `${rule.label} must be a whole number` : `${rule.label} must be a multiple of ${rule.step}`;
+    return rule.step === "1"
+      ? `${rule.label} must be a whole number`
+      : `${rule.label} must be a multiple of ${rule.step}`;
   }
   return null;
 }
@@ -174,11 +196,18 @@ export function formToConfig(f: RawTradingRulesForm): { config: Partial<TradingC
     f.takeProfits.forEach((level, i) => {
       const portfolio = clampPortfolioPercent(level.portfolio);
       if (portfolio === null) {
-        issues.push({ path: ["takeProfits", i, "portfolio"], message: level.portfolio?.trim() ? "Portfolio % must be a number" : "Portfolio % is required" });
+        issues.push({
+          path: ["takeProfits", i, "portfolio"],
+          message: level.portfolio?.trim() ? "Portfolio % must be a number" : "Portfolio % is required",
+        });
       }
       const deviation = positivePercent(level.priceDeviation, "Price deviation", 1000);
       if (deviation.error) issues.push({ path: ["takeProfits", i, "priceDeviation"], message: deviation.error });
-      levels.push({ portfolio: portfolio === null ? 0 : percentToFraction(portfolio), priceDeviation: deviation.value ?? 0, enabled: Boolean(level.enabled) });
+      levels.push({
+        portfolio: portfolio === null ? 0 : percentToFraction(portfolio),
+        priceDeviation: deviation.value ?? 0,
+        enabled: Boolean(level.enabled),
+      });
     });
     const allocation = takeProfitAllocationError(levels);
     if (allocation) issues.push({ path: ["takeProfits"], message: allocation });
@@ -201,13 +230,17 @@ export function formToConfig(f: RawTradingRulesForm): { config: Partial<TradingC
     const execute = positivePercent(f.trailingStop?.execute, "Trailing distance", 100);
     if (activation.error) issues.push({ path: ["trailingStop", "activation"], message: activation.error });
     if (execute.error) issues.push({ path: ["trailingStop", "execute"], message: execute.error });
-    if (activation.value !== undefined && execute.value !== undefined) config.trailingStop = { activation: activation.value, execute: execute.value };
+    if (activation.value !== undefined && execute.value !== undefined)
+      config.trailingStop = { activation: activation.value, execute: execute.value };
   }
 
   if (f.applyAmountControlToSignals) {
     const type = f.signalAmountType as SignalAmountType;
     if (!SIGNAL_AMOUNT_TYPES.includes(type)) {
-      issues.push({ path: ["signalAmountType"], message: "Signal amount type must be multiplier, usd, percentage or contracts" });
+      issues.push({
+        path: ["signalAmountType"],
+        message: "Signal amount type must be multiplier, usd, percentage or contracts",
+      });
     } else {
       const error = signalAmountValueError(type, f.signalAmountValue);
       if (error) issues.push({ path: ["signalAmountValue"], message: error });
@@ -227,14 +260,22 @@ export function breakEvenOffsetError(unit: string | undefined, value: string | u
   const v = value?.trim();
   if (!v) return null;
   if (!isNumber(v)) return "Break-even offset must be a number";
-  if (unit === "ticks") return D(v).mod(1).eq(0) && D(v).lte(1000) ? null : "Break-even offset must be a whole number of ticks from 0 to 1000";
+  if (unit === "ticks")
+    return D(v).mod(1).eq(0) && D(v).lte(1000)
+      ? null
+      : "Break-even offset must be a whole number of ticks from 0 to 1000";
   return D(v).lte(5) ? null : "Break-even offset must be from 0% to 5%";
 }
 
 /** A valid offset's texts as the config's value: ticks as a count, percent as a fraction. */
-export function breakEvenOffsetFromForm(unit: string | undefined, value: string | undefined): TradingConfig["breakEvenOffset"] {
+export function breakEvenOffsetFromForm(
+  unit: string | undefined,
+  value: string | undefined,
+): TradingConfig["breakEvenOffset"] {
   const v = value?.trim() || "0";
-  return unit === "ticks" ? { unit: "ticks", value: Number(D(v).toString()) } : { unit: "percent", value: percentToFraction(v) };
+  return unit === "ticks"
+    ? { unit: "ticks", value: Number(D(v).toString()) }
+    : { unit: "percent", value: percentToFraction(v) };
 }
 
 export type TradingRulesFormValues = ReturnType<typeof configToFormValues>;
@@ -266,7 +307,10 @@ export function configToFormValues(config: TradingConfig) {
     breakEvenEnabled: config.breakEvenEnabled,
     breakEvenOffset: {
       unit: config.breakEvenOffset.unit,
-      value: config.breakEvenOffset.unit === "ticks" ? String(config.breakEvenOffset.value) : fractionToPercent(config.breakEvenOffset.value),
+      value:
+        config.breakEvenOffset.unit === "ticks"
+          ? String(config.breakEvenOffset.value)
+          : fractionToPercent(config.breakEvenOffset.value),
     },
     trailingStopEnabled: config.trailingStopEnabled,
     trailingStop: {

@@ -8,7 +8,10 @@ const role = z.enum(ROLES, { error: "Role must be admin, trader or viewer" });
 export const InviteCreateSchema = z.object({ role });
 
 const flag = (error = "must be true or false") =>
-  z.preprocess((v) => (v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v), z.boolean({ error }));
+  z.preprocess(
+    (v) => (v === "true" || v === "on" ? true : v === "false" || v === "off" ? false : v),
+    z.boolean({ error }),
+  );
 
 /**
  * A change to one account: its role, whether it is disabled, and `twoFactor: false` to

@@ -2,7 +2,8 @@ import { describe, expect, test } from "vitest";
 import { parseWebhookSignal } from "./webhook-signal.ts";
 
 describe("parseWebhookSignal: ticker mapping", () => {
-  const parse = (symbol: string, strict?: boolean) => parseWebhookSignal({ action: "buy", symbol, quantity: "0.1", order_type: "market" }, { strict });
+  const parse = (symbol: string, strict?: boolean) =>
+    parseWebhookSignal({ action: "buy", symbol, quantity: "0.1", order_type: "market" }, { strict });
 
   test("TradingView tickers map to the perpetual of their base asset", () => {
     for (const ticker of ["BINANCE:ETHUSDT", "ETHUSDT.P", "ETH-PERP", "eth-perp"]) {
@@ -18,7 +19,9 @@ describe("parseWebhookSignal: ticker mapping", () => {
     for (const ticker of ["BINANCE:ETHUSDT", "ETHUSDT.P", "BTCUSD"]) {
       const parsed = parse(ticker, true);
       expect(parsed.ok).toBe(false);
-      expect(!parsed.ok && parsed.error).toBe(`symbol ${ticker} is not one of BTC-PERP, ETH-PERP, SOL-PERP, XRP-PERP (strict ticker mapping is on)`);
+      expect(!parsed.ok && parsed.error).toBe(
+        `symbol ${ticker} is not one of BTC-PERP, ETH-PERP, SOL-PERP, XRP-PERP (strict ticker mapping is on)`,
+      );
     }
   });
 });
@@ -37,9 +40,18 @@ describe("parseWebhookSignal: TradingView strategy fields", () => {
   });
 
   test("a bad target names its field", () => {
-    expect(parseWebhookSignal({ ...base, market_position: "sideways" })).toMatchObject({ ok: false, field: "market_position" });
-    expect(parseWebhookSignal({ ...base, market_position: "long" })).toMatchObject({ ok: false, field: "market_position_size" });
-    expect(parseWebhookSignal({ ...base, market_position: "long", market_position_size: "-1" })).toMatchObject({ ok: false, field: "market_position_size" });
+    expect(parseWebhookSignal({ ...base, market_position: "sideways" })).toMatchObject({
+      ok: false,
+      field: "market_position",
+    });
+    expect(parseWebhookSignal({ ...base, market_position: "long" })).toMatchObject({
+      ok: false,
+      field: "market_position_size",
+    });
+    expect(parseWebhookSignal({ ...base, market_position: "long", market_position_size: "-1" })).toMatchObject({
+      ok: false,
+      field: "market_position_size",
+    });
   });
 
   test("order_id with bar_time names the alert (dedupe) when it carries no id", () => {

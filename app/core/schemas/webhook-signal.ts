@@ -41,12 +41,15 @@ export function parsePositionTarget(body: Record<string, unknown>): PositionTarg
   const raw = body.market_position;
   if (raw === undefined || raw === null || raw === "") return null;
   const side = typeof raw === "string" ? raw.trim().toLowerCase() : "";
-  if (side !== "long" && side !== "short" && side !== "flat") return fail("market_position", "market_position must be long, flat or short");
+  if (side !== "long" && side !== "short" && side !== "flat")
+    return fail("market_position", "market_position must be long, flat or short");
   if (side === "flat") return { side, size: "0" };
   const rawSize = body.market_position_size;
-  if (rawSize === undefined || rawSize === null || rawSize === "") return fail("market_position_size", "market_position_size is required with market_position long or short");
+  if (rawSize === undefined || rawSize === null || rawSize === "")
+    return fail("market_position_size", "market_position_size is required with market_position long or short");
   const size = typeof rawSize === "number" || typeof rawSize === "string" ? parseDecimal(rawSize) : null;
-  if (size === null || D(size).lt(0)) return fail("market_position_size", "market_position_size must be a number of 0 or more");
+  if (size === null || D(size).lt(0))
+    return fail("market_position_size", "market_position_size must be a number of 0 or more");
   if (D(size).gt(MAX_QUANTITY)) return fail("market_position_size", "market_position_size is too large");
   return D(size).eq(0) ? { side: "flat", size: "0" } : { side, size };
 }
@@ -65,7 +68,8 @@ const fail = (field: string, error: string): WebhookParseError => ({ ok: false, 
 
 function parseTimestamp(value: unknown): number | null | undefined {
   if (value === undefined || value === null || value === "") return null;
-  if (typeof value === "number" && Number.isFinite(value)) return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
+  if (typeof value === "number" && Number.isFinite(value))
+    return value < 1e12 ? Math.round(value * 1000) : Math.round(value);
   if (typeof value === "string") {
     const trimmed = value.trim();
     if (/^\d+(\.\d+)?$/.test(trimmed)) return parseTimestamp(Number(trimmed));
@@ -90,14 +94,22 @@ function positiveDecimal(value: unknown, field: string, maxValue: string): strin
  * (Webhook Config's "Strict ticker mapping", issue 11): an alert for BTCUSD on a chart of
  * another instrument is refused instead of trading BTC-PERP.
  */
-export function parseWebhookSignal(body: Record<string, unknown>, options: { strict?: boolean } = {}): WebhookParseResult {
+export function parseWebhookSignal(
+  body: Record<string, unknown>,
+  options: { strict?: boolean } = {},
+): WebhookParseResult {
   const action = typeof body.action === "string" ? body.action.trim().toLowerCase() : undefined;
   if (!body.action) return fail("action", "action is required");
   if (action !== "buy" && action !== "sell") return fail("action", "action must be buy or sell");
 
-  if (body.symbol === undefined || body.symbol === null || body.symbol === "") return fail("symbol", "symbol is required");
+  if (body.symbol === undefined || body.symbol === null || body.symbol === "")
+    return fail("symbol", "symbol is required");
   if (typeof body.symbol !== "string") return fail("symbol", "symbol must be a string");
-  const product = options.strict ? (SYMBOLS.includes(body.symbol.trim().toUpperCase()) ? resolveSymbol(body.symbol) : null) : resolveSymbol(body.symbol);
+  const product = options.strict
+    ? SYMBOLS.includes(body.symbol.trim().toUpperCase())
+      ? resolveSymbol(body.symbol)
+      : null
+    : resolveSymbol(body.symbol);
   if (!product) {
     return fail(
       "symbol",
@@ -119,7 +131,8 @@ export function parseWebhookSignal(body: Record<string, unknown>, options: { str
   if (orderType === "limit" || (body.price !== undefined && body.price !== null && body.price !== "")) {
     const parsed = positiveDecimal(body.price, "price", MAX_PRICE);
     if (typeof parsed !== "string") {
-      if (orderType === "limit") return parsed.error === "price is required" ? fail("price", "price is required for limit orders") : parsed;
+      if (orderType === "limit")
+        return parsed.error === "price is required" ? fail("price", "price is required for limit orders") : parsed;
       return parsed;
     }
     price = parsed;
@@ -140,7 +153,12 @@ export function parseWebhookSignal(body: Record<string, unknown>, options: { str
   const scalar = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v).trim() : "");
   // A strategy order's id ({{strategy.order.id}}) repeats across bars: with its bar ({{time}}) it names one alert.
   const orderKey = scalar(body.order_id) ? `order:${scalar(body.order_id)}@${scalar(body.bar_time)}` : null;
-  const alertId = typeof rawId === "string" || typeof rawId === "number" ? String(rawId).slice(0, 100) : orderKey ? orderKey.slice(0, 100) : null;
+  const alertId =
+    typeof rawId === "string" || typeof rawId === "number"
+      ? String(rawId).slice(0, 100)
+      : orderKey
+        ? orderKey.slice(0, 100)
+        : null;
 
   const target = parsePositionTarget(body);
   if (target && "ok" in target) return target;

@@ -4,9 +4,15 @@
 // current one required, the others sessions end; decision 041). start, cancel, disable and
 // password redirect with a toast; confirm and renew answer the page with the codes (a
 // redirect would lose them).
-import { type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  json,
+} from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { AccountScreen } from "#app/components/account/account-screen.tsx";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
@@ -45,7 +51,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     isTwoFactorRequired(context.db),
   ]);
   return json(
-    { user: { username: user.username, role: user.role, twoFactorEnabled: user.twoFactorEnabled }, enrolment, recoveryCodesLeft: left, required },
+    {
+      user: { username: user.username, role: user.role, twoFactorEnabled: user.twoFactorEnabled },
+      enrolment,
+      recoveryCodesLeft: left,
+      required,
+    },
     { headers: NO_STORE },
   );
 }
@@ -66,7 +77,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
       // Conform's reply carries the field errors back (also without JavaScript); passwords are never sent back.
       const submission = parseWithZod(form, { schema: ChangePasswordSchema });
       const hideFields = ["currentPassword", "newPassword", "confirmPassword"];
-      if (submission.status !== "success") return json<ActionResult>({ intent, result: submission.reply({ hideFields }) }, { status: 400, headers: NO_STORE });
+      if (submission.status !== "success")
+        return json<ActionResult>(
+          { intent, result: submission.reply({ hideFields }) },
+          { status: 400, headers: NO_STORE },
+        );
       const outcome = await changeOwnPassword(db, {
         user,
         currentPassword: submission.value.currentPassword,
@@ -79,23 +94,40 @@ export async function action({ request, context }: ActionFunctionArgs) {
         const wait = outcome.error.match(/in (\d+) seconds/)?.[1];
         if (outcome.status === 429 && wait) headers.set("Retry-After", wait);
         return json<ActionResult>(
-          { intent, error: outcome.error, result: submission.reply({ fieldErrors: { [outcome.field ?? "currentPassword"]: [outcome.error] }, hideFields }) },
+          {
+            intent,
+            error: outcome.error,
+            result: submission.reply({
+              fieldErrors: { [outcome.field ?? "currentPassword"]: [outcome.error] },
+              hideFields,
+            }),
+          },
           { status: outcome.status, headers },
         );
       }
       const ended = outcome.value.sessionsEnded;
       return redirectWithToast(context, "/account", {
         title: "Password changed",
-        description: ended > 0 ? `Your ${ended} other session${ended === 1 ? " was" : "s were"} signed out; this one stays signed in.` : "This session stays signed in; no other session was open.",
+        description:
+          ended > 0
+            ? `Your ${ended} other session${ended === 1 ? " was" : "s were"} signed out; this one stays signed in.`
+            : "This session stays signed in; no other session was open.",
       });
     }
     case "start": {
-      if (!(await beginEnrolment(db, config.appSecret, user))) return refused("Two-factor authentication is already on", 409);
-      return redirectWithToast(context, "/account", { title: "Scan the QR code", description: "Then enter the code your app shows to turn two-factor authentication on." });
+      if (!(await beginEnrolment(db, config.appSecret, user)))
+        return refused("Two-factor authentication is already on", 409);
+      return redirectWithToast(context, "/account", {
+        title: "Scan the QR code",
+        description: "Then enter the code your app shows to turn two-factor authentication on.",
+      });
     }
     case "cancel": {
       await cancelEnrolment(db, user);
-      return redirectWithToast(context, "/account", { title: "Setup cancelled", description: "Two-factor authentication stays off." });
+      return redirectWithToast(context, "/account", {
+        title: "Setup cancelled",
+        description: "Two-factor authentication stays off.",
+      });
     }
     case "confirm":
     case "renew":
@@ -105,7 +137,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
       if (intent === "disable") {
         const outcome = await disableTwoFactor(db, config.appSecret, user, parsed.data, clientIp);
         if (!outcome.ok) return refused(outcome.error, outcome.status);
-        return redirectWithToast(context, "/account", { title: "Two-factor authentication is off", description: "Signing in asks for your password only." });
+        return redirectWithToast(context, "/account", {
+          title: "Two-factor authentication is off",
+          description: "Signing in asks for your password only.",
+        });
       }
       const outcome =
         intent === "confirm"

@@ -27,7 +27,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return json(await auditPage(context.db, new URL(request.url)), { headers: NO_STORE });
 }
 
-const show = (value: unknown) => (value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value));
+const show = (value: unknown) =>
+  value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
 
 function Changes({ changes }: { changes: AuditChanges }) {
   const keys = Object.keys(changes);
@@ -71,13 +72,17 @@ export default function AuditRoute() {
               {entries.length === 0 ? (
                 <TableRow>
                   <TableCell colSpan={6}>
-                    <Typography color="text.secondary">No audit entries{first ? " yet" : " older than these"}.</Typography>
+                    <Typography color="text.secondary">
+                      No audit entries{first ? " yet" : " older than these"}.
+                    </Typography>
                   </TableCell>
                 </TableRow>
               ) : (
                 entries.map((entry) => (
                   <TableRow key={entry.id} data-testid="audit-row">
-                    <TableCell sx={{ whiteSpace: "nowrap" }}>{entry.createdAt.replace("T", " ").slice(0, 19)} UTC</TableCell>
+                    <TableCell sx={{ whiteSpace: "nowrap" }}>
+                      {entry.createdAt.replace("T", " ").slice(0, 19)} UTC
+                    </TableCell>
                     <TableCell>{entry.actor}</TableCell>
                     <TableCell>
                       <code>{entry.action}</code>
@@ -101,7 +106,12 @@ export default function AuditRoute() {
           </Button>
         )}
         {nextBefore != null ? (
-          <Button component={RemixLink} to={`/audit?before=${nextBefore}${limit === 50 ? "" : `&limit=${limit}`}`} size="small" data-testid="audit-older">
+          <Button
+            component={RemixLink}
+            to={`/audit?before=${nextBefore}${limit === 50 ? "" : `&limit=${limit}`}`}
+            size="small"
+            data-testid="audit-older"
+          >
             Older
           </Button>
         ) : null}

@@ -6,7 +6,14 @@
 // the messages beside the fields). intent contract-sizes stores the simulator's "Use Coinbase
 // contract sizes" (docs/decisions/025-contracts-and-rounding.md).
 import { parseWithZod } from "@conform-to/zod/v4";
-import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  json,
+  redirect,
+} from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { ExchangesScreen } from "#app/components/exchanges/exchanges-screen.tsx";
@@ -26,7 +33,6 @@ import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 import { OpenExposureError } from "#app/services/exposure.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
-
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
@@ -58,11 +64,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "add") {
     const submission = parseWithZod(form, { schema: AddExchangeFormSchema });
     if (submission.status !== "success") {
-      return json({ addResult: submission.reply({ hideFields: ["apiSecret", "passphrase"] }) }, { status: 400, headers: NO_STORE });
+      return json(
+        { addResult: submission.reply({ hideFields: ["apiSecret", "passphrase"] }) },
+        { status: 400, headers: NO_STORE },
+      );
     }
     try {
       const created = await addExchangeConnection(context.db, context.config, submission.value, user.username);
-      return back({ title: "Exchange Added", description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}` });
+      return back({
+        title: "Exchange Added",
+        description: `${created.accountName} is connected${created.sandbox ? " (sandbox)" : ""}${created.notice ? `. ${created.notice}` : ""}`,
+      });
     } catch (error) {
       if (error instanceof OpenExposureError) return back(failed("Error Adding Exchange", error.message));
       console.warn(`adding an exchange failed: ${(error as Error).message}`);
@@ -84,7 +96,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!updated) return back(failed(title, "Failed to update exchange"));
     return back(
       intent === "sandbox"
-        ? { title: "Sandbox Mode Updated", description: `${updated.accountName} now ${value ? "uses the sandbox: paper trading" : "trades live on Coinbase"}` }
+        ? {
+            title: "Sandbox Mode Updated",
+            description: `${updated.accountName} now ${value ? "uses the sandbox: paper trading" : "trades live on Coinbase"}`,
+          }
         : { title: "Exchange Updated", description: `${updated.accountName} is now ${value ? "enabled" : "disabled"}` },
     );
   }
@@ -92,22 +107,34 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (intent === "contract-sizes") {
     const value = form.get("value") === "true";
     await switchCoinbaseContractSizes(context.db, value, user.username);
-    return back({ title: "Simulator Setting Updated", description: value ? "Paper orders are sized in whole Coinbase contracts" : "Paper orders use the simulator's own increments" });
+    return back({
+      title: "Simulator Setting Updated",
+      description: value
+        ? "Paper orders are sized in whole Coinbase contracts"
+        : "Paper orders use the simulator's own increments",
+    });
   }
 
   if (intent === "test") {
-    const outcome = await testExchange(context.db, context.config, id, user.username, coinbaseTester(context.db)).catch((error: Error) => {
-      console.warn(`testing exchange ${id} failed: ${error.message}`);
-      return undefined;
-    });
+    const outcome = await testExchange(context.db, context.config, id, user.username, coinbaseTester(context.db)).catch(
+      (error: Error) => {
+        console.warn(`testing exchange ${id} failed: ${error.message}`);
+        return undefined;
+      },
+    );
     if (outcome === null) return back(failed("Connection Test Failed", "The exchange no longer exists"));
     if (!outcome) return back(failed("Connection Test Failed", "Failed to test connection"));
-    return back(outcome.success ? { title: "Connection Successful", description: outcome.message } : failed("Connection Failed", outcome.message));
+    return back(
+      outcome.success
+        ? { title: "Connection Successful", description: outcome.message }
+        : failed("Connection Failed", outcome.message),
+    );
   }
 
   if (intent === "delete") {
     // Without JavaScript there is no browser confirmation: ask on the page first.
-    if (form.get("confirmed") !== "1") return redirect(`/exchanges?confirmDelete=${encodeURIComponent(id)}`, { headers: NO_STORE });
+    if (form.get("confirmed") !== "1")
+      return redirect(`/exchanges?confirmDelete=${encodeURIComponent(id)}`, { headers: NO_STORE });
     const removed = await deleteExchange(context.db, id, user.username).catch((error: Error) => {
       if (error instanceof OpenExposureError) return error;
       console.warn(`deleting exchange ${id} failed: ${error.message}`);

@@ -27,7 +27,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     activityLogPage(context.db, user, logDbFilters(filters), { limit: LOGS_SCREEN_LIMIT, before }),
     strategyNames(context.db),
   ]);
-  return json({ logs: page.logs, nextCursor: page.nextCursor, before: before > 0 ? before : null, filters, strategies }, { headers: NO_STORE });
+  return json(
+    { logs: page.logs, nextCursor: page.nextCursor, before: before > 0 ? before : null, filters, strategies },
+    { headers: NO_STORE },
+  );
 }
 
 export default function Page() {

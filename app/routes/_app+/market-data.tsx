@@ -5,8 +5,20 @@
 import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
-import { type MarketTab, type MarketView, MarketDataScreen, type PairFilter } from "#app/components/market-data/market-data-screen.tsx";
-import { type MarketProduct, type MarketProductDetails, type MarketSummary, getMarketProduct, getMarketProducts, getMarketSummary } from "#app/services/market-data.server.ts";
+import {
+  type MarketTab,
+  type MarketView,
+  MarketDataScreen,
+  type PairFilter,
+} from "#app/components/market-data/market-data-screen.tsx";
+import {
+  type MarketProduct,
+  type MarketProductDetails,
+  type MarketSummary,
+  getMarketProduct,
+  getMarketProducts,
+  getMarketSummary,
+} from "#app/services/market-data.server.ts";
 import { requireUser } from "#app/services/sessions.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
@@ -39,7 +51,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <MarketDataScreen initialView={data.view} summary={data.summary} products={data.products} details={data.details} loadError={data.loadError} />;
+  return (
+    <MarketDataScreen
+      initialView={data.view}
+      summary={data.summary}
+      products={data.products}
+      details={data.details}
+      loadError={data.loadError}
+    />
+  );
 }
 
 export const meta: MetaFunction = () => [{ title: "Market Data · PerpDesk" }];

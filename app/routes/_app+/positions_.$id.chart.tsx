@@ -16,7 +16,9 @@ import { NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/services/sessions.server.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.details.position.symbol ?? "Position"} chart · PerpDesk` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.details.position.symbol ?? "Position"} chart · PerpDesk` },
+];
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);
@@ -30,10 +32,13 @@ export const CHART_POLL_MS = 10_000;
 export default function PositionChartRoute() {
   const { details: initial } = useLoaderData<typeof loader>();
   const position = initial.position;
-  const query = useApiQuery<PositionDetailsResponse & { position: typeof position }>(`/api/positions/${position.id}/details`, {
-    initialData: initial as PositionDetailsResponse & { position: typeof position },
-    refetchIntervalMs: CHART_POLL_MS,
-  });
+  const query = useApiQuery<PositionDetailsResponse & { position: typeof position }>(
+    `/api/positions/${position.id}/details`,
+    {
+      initialData: initial as PositionDetailsResponse & { position: typeof position },
+      refetchIntervalMs: CHART_POLL_MS,
+    },
+  );
   const details = query.data ?? initial;
   const p = details.position;
   return (

@@ -22,14 +22,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = parseWithZod(await request.formData(), { schema: ReplayRequestSchema });
   if (submission.status !== "success") {
     // The values as posted (strings), so a browser without JavaScript gets its own entries back.
-    return json({ result: submission.reply(), values: submission.payload as unknown as ReplayRequest, replay: null }, { status: 400, headers: NO_STORE });
+    return json(
+      { result: submission.reply(), values: submission.payload as unknown as ReplayRequest, replay: null },
+      { status: 400, headers: NO_STORE },
+    );
   }
   let replay: ReplayResult;
   try {
     replay = await runReplay(context.db, submission.value);
   } catch (error) {
     if (!(error instanceof ReplayInputError)) throw error;
-    return json({ result: submission.reply({ fieldErrors: { strategy: [error.message] } }), values: submission.value, replay: null }, { status: 400, headers: NO_STORE });
+    return json(
+      {
+        result: submission.reply({ fieldErrors: { strategy: [error.message] } }),
+        values: submission.value,
+        replay: null,
+      },
+      { status: 400, headers: NO_STORE },
+    );
   }
   return json({ result: submission.reply(), values: submission.value as ReplayRequest, replay }, { headers: NO_STORE });
 }

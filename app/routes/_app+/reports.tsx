@@ -14,7 +14,6 @@ import { requireUser, requirePermission } from "#app/services/sessions.server.ts
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
-
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const url = new URL(request.url);
@@ -25,19 +24,31 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     status: (REPORT_STATUSES as readonly string[]).includes(status) ? status : "all",
   };
   const [reports, profiles] = await Promise.all([
-    listReportViews(context.db, { type: filters.type === "all" ? undefined : filters.type, status: filters.status === "all" ? undefined : filters.status }),
+    listReportViews(context.db, {
+      type: filters.type === "all" ? undefined : filters.type,
+      status: filters.status === "all" ? undefined : filters.status,
+    }),
     // The profiles the reports can be about: the paper ones, or Coinbase's with a passphrase key.
     listProfileViews(context.db)
       .then((r) => r.profiles)
       .catch(() => []),
   ]);
   return json(
-    { reports, filters, profiles: profiles.map((p) => ({ id: p.id, name: p.name })), dialog: url.searchParams.get("dialog") === "generate" },
+    {
+      reports,
+      filters,
+      profiles: profiles.map((p) => ({ id: p.id, name: p.name })),
+      dialog: url.searchParams.get("dialog") === "generate",
+    },
     { headers: NO_STORE },
   );
 }
 
-const failed = (description: string): Toast => ({ title: "Failed to create report", description, variant: "destructive" });
+const failed = (description: string): Toast => ({
+  title: "Failed to create report",
+  description,
+  variant: "destructive",
+});
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requirePermission(request, context, "reports.generate");
@@ -54,18 +65,39 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   if (!result.ok) {
     return json(
-      { result: submission.reply({ formErrors: [result.error], ...(result.field ? { fieldErrors: { [result.field]: [result.error] } } : {}) }), toast: failed(result.error) },
+      {
+        result: submission.reply({
+          formErrors: [result.error],
+          ...(result.field ? { fieldErrors: { [result.field]: [result.error] } } : {}),
+        }),
+        toast: failed(result.error),
+      },
       { status: result.status, headers: NO_STORE },
     );
   }
-  const toast: Toast = { title: "Report Requested", description: `Your ${REPORT_TYPE_LABELS[submission.value.type].toLowerCase()} report (${submission.value.format.toUpperCase()}) is being generated` };
-  if (wantsJson) return json({ result: submission.reply({ resetForm: true }), toast, done: true, report: result.value }, { headers: NO_STORE });
+  const toast: Toast = {
+    title: "Report Requested",
+    description: `Your ${REPORT_TYPE_LABELS[submission.value.type].toLowerCase()} report (${submission.value.format.toUpperCase()}) is being generated`,
+  };
+  if (wantsJson)
+    return json(
+      { result: submission.reply({ resetForm: true }), toast, done: true, report: result.value },
+      { headers: NO_STORE },
+    );
   return redirectWithToast(context, "/reports", toast, { headers: NO_STORE });
 }
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
-  return <ReportsScreen key={data.dialog ? "dialog" : "list"} initial={data.reports} filters={data.filters} profiles={data.profiles} initialDialog={data.dialog} />;
+  return (
+    <ReportsScreen
+      key={data.dialog ? "dialog" : "list"}
+      initial={data.reports}
+      filters={data.filters}
+      profiles={data.profiles}
+      initialDialog={data.dialog}
+    />
+  );
 }
 
 export const meta: MetaFunction = () => [{ title: "Reports · PerpDesk" }];

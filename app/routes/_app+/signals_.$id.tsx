@@ -13,7 +13,9 @@ import { getSignalNow } from "#app/services/test-alert.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/services/sessions.server.ts";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: `${data?.signal.symbol ?? "Signal"} latency · PerpDesk` }];
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.signal.symbol ?? "Signal"} latency · PerpDesk` },
+];
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   await requireUser(request, context);

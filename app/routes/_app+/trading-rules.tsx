@@ -6,11 +6,24 @@
 // Apply Rules to Existing Positions and Reset Statistics post intent=apply-rules|reset-stats
 // without JavaScript: first answered with a confirmation panel (?confirm=<intent>), then,
 // with confirmed=yes, run by the same services as their API routes.
-import { type ActionFunctionArgs, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
+import {
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  json,
+  redirect,
+} from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { firstFormError, parseTradingRulesForm } from "#app/core/schemas/trading-rules-form.ts";
-import { CONFIRM_INTENTS, type ConfirmIntent, RESET_DONE, TradingRulesScreen, appliedText } from "#app/components/trading-rules/trading-rules-screen.tsx";
+import {
+  CONFIRM_INTENTS,
+  type ConfirmIntent,
+  RESET_DONE,
+  TradingRulesScreen,
+  appliedText,
+} from "#app/components/trading-rules/trading-rules-screen.tsx";
 import { applyRulesToOpenPositions, resetStatistics } from "#app/services/positions.server.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { updateTradingConfig } from "#app/services/trading.server.ts";
@@ -19,7 +32,6 @@ import { redirectWithToast } from "#app/utils/toast.server.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
-
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
   const asked = new URL(request.url).searchParams.get("confirm");
@@ -27,7 +39,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return json({ config: await getTradingConfig(context.db), confirm }, { headers: NO_STORE });
 }
 
-const SAVED_TOAST: Toast = { title: "Trading Rules Saved", description: "Your trading rules have been updated successfully" };
+const SAVED_TOAST: Toast = {
+  title: "Trading Rules Saved",
+  description: "Your trading rules have been updated successfully",
+};
 const failed = (description: string): Toast => ({ title: "Error Saving Rules", description, variant: "destructive" });
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -43,10 +58,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (formData.get("confirmed") !== "yes") return redirect(`/trading-rules?confirm=${intent}`, { headers: NO_STORE });
     if (intent === "apply-rules") {
       const result = await applyRulesToOpenPositions(context.db, user.username);
-      return redirectWithToast(context, "/trading-rules", { title: "Rules Applied", description: appliedText(result.appliedCount, result.totalPositions) }, { headers: NO_STORE });
+      return redirectWithToast(
+        context,
+        "/trading-rules",
+        { title: "Rules Applied", description: appliedText(result.appliedCount, result.totalPositions) },
+        { headers: NO_STORE },
+      );
     }
     const reset = await resetStatistics(context.db, user.username);
-    if (!reset.success) return redirectWithToast(context, "/trading-rules", { title: "Reset Failed", description: reset.error, variant: "destructive" }, { headers: NO_STORE });
+    if (!reset.success)
+      return redirectWithToast(
+        context,
+        "/trading-rules",
+        { title: "Reset Failed", description: reset.error, variant: "destructive" },
+        { headers: NO_STORE },
+      );
     return redirectWithToast(context, "/trading-rules", RESET_DONE, { headers: NO_STORE });
   }
   const wantsJson = formData.get("_js") === "1";
@@ -61,14 +87,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
   } catch (error) {
     console.warn("saving the trading rules failed", error);
     return json(
-      { result: submission.reply({ formErrors: ["The rules could not be saved: please try again"] }), toast: failed("Failed to save trading rules") },
+      {
+        result: submission.reply({ formErrors: ["The rules could not be saved: please try again"] }),
+        toast: failed("Failed to save trading rules"),
+      },
       { status: 500, headers: NO_STORE },
     );
   }
   if (!saved.ok) {
-    return json({ result: submission.reply({ formErrors: [saved.error] }), toast: failed(saved.error) }, { status: 400, headers: NO_STORE });
+    return json(
+      { result: submission.reply({ formErrors: [saved.error] }), toast: failed(saved.error) },
+      { status: 400, headers: NO_STORE },
+    );
   }
-  if (wantsJson) return json({ result: submission.reply({ resetForm: true }), toast: SAVED_TOAST, config: saved.config }, { headers: NO_STORE });
+  if (wantsJson)
+    return json(
+      { result: submission.reply({ resetForm: true }), toast: SAVED_TOAST, config: saved.config },
+      { headers: NO_STORE },
+    );
   return redirectWithToast(context, "/trading-rules", SAVED_TOAST, { headers: NO_STORE });
 }
 

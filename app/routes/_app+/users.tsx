@@ -41,30 +41,49 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // A body that is not a form (JSON, broken multipart) is an unknown action (400), not a 500.
   const form = Object.fromEntries(await request.formData().catch(() => new FormData()));
   const done = (title: string, description: string) => redirectWithToast(context, "/users", { title, description });
-  const failed = (description: string) => redirectWithToast(context, "/users", { title: "Change refused", description, variant: "destructive" });
+  const failed = (description: string) =>
+    redirectWithToast(context, "/users", { title: "Change refused", description, variant: "destructive" });
   switch (form.intent) {
     case "invite": {
       const parsed = InviteCreateSchema.safeParse(form);
       if (!parsed.success) return failed(parsed.error.issues[0]!.message);
       await createInviteBy(context.db, me, parsed.data.role, publicOrigin(request, context));
-      return done("Invitation created", `A ${parsed.data.role} invite link is ready: copy it below and send it to the person.`);
+      return done(
+        "Invitation created",
+        `A ${parsed.data.role} invite link is ready: copy it below and send it to the person.`,
+      );
     }
     case "revoke": {
       const outcome = await revokeInviteBy(context.db, me, String(form.code ?? ""));
       return outcome.ok ? done("Invitation revoked", "The link no longer works.") : failed(outcome.error);
     }
     case "update": {
-      const parsed = UserUpdateSchema.safeParse({ role: form.role, disabled: form.disabled, twoFactor: form.twoFactor });
+      const parsed = UserUpdateSchema.safeParse({
+        role: form.role,
+        disabled: form.disabled,
+        twoFactor: form.twoFactor,
+      });
       if (!parsed.success) return failed(parsed.error.issues[0]!.message);
       const outcome = await updateUserBy(context.db, me, String(form.id ?? ""), parsed.data);
       if (!outcome.ok) return failed(outcome.error);
       if (parsed.data.twoFactor === false) {
-        return done("Two-factor authentication reset", `${outcome.value.username} signs in with the password only until they set it up again.`);
+        return done(
+          "Two-factor authentication reset",
+          `${outcome.value.username} signs in with the password only until they set it up again.`,
+        );
       }
-      return done("User updated", `${outcome.value.username}: ${outcome.value.role}${outcome.value.disabled ? ", disabled" : ""}`);
+      return done(
+        "User updated",
+        `${outcome.value.username}: ${outcome.value.role}${outcome.value.disabled ? ", disabled" : ""}`,
+      );
     }
     case "reset-password": {
-      const outcome = await createPasswordResetLink(context.db, me, String(form.id ?? ""), publicOrigin(request, context));
+      const outcome = await createPasswordResetLink(
+        context.db,
+        me,
+        String(form.id ?? ""),
+        publicOrigin(request, context),
+      );
       if (!outcome.ok) return failed(outcome.error);
       return json({ resetLink: outcome.value }, { headers: NO_STORE });
     }

@@ -17,8 +17,18 @@ import { SYMBOLS } from "#app/core/products.ts";
 import { protectionLines } from "#app/components/manual-trading/manual-protection.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
-import { SECRET_UNREADABLE_MESSAGE, getWebhookConfig, readableWebhookSecret } from "#app/services/webhook-config.server.ts";
-import { ROTATION_GRACE_LABELS, getStrictTickers, isRotationGrace, rotateWebhookSecret, saveStrictTickers } from "#app/services/webhook.server.ts";
+import {
+  SECRET_UNREADABLE_MESSAGE,
+  getWebhookConfig,
+  readableWebhookSecret,
+} from "#app/services/webhook-config.server.ts";
+import {
+  ROTATION_GRACE_LABELS,
+  getStrictTickers,
+  isRotationGrace,
+  rotateWebhookSecret,
+  saveStrictTickers,
+} from "#app/services/webhook.server.ts";
 import { allowlistView, saveAllowlist, validateAllowlist } from "#app/services/webhook-guard.server.ts";
 import { requireAdmin } from "#app/services/sessions.server.ts";
 import { redirectWithToast } from "#app/utils/toast.server.ts";
@@ -29,7 +39,6 @@ import { HeartbeatExpectationSchema } from "#app/core/schemas/heartbeat.ts";
 import { DEFAULT_STRATEGY_KEY } from "#app/core/types/heartbeats.ts";
 import { listStrategyHeartbeats, setHeartbeatExpectation } from "#app/services/heartbeats.server.ts";
 import { getLatencySummary } from "#app/services/signals.server.ts";
-
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
@@ -51,7 +60,25 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const allowlistError = url.searchParams.get("allowlistError");
   const heartbeatError = url.searchParams.get("heartbeatError");
   return json(
-    { config, systemStatus: health.systemStatus, rotated, allowlist, allowlistError, yourAddress: context.clientIp, trustProxy: context.config.TRUST_PROXY, protection, strictTickers, leverageApplies: trading.applyLeverageToSignals, latency, heartbeat, heartbeatError, now: Date.now(), testSent, testInitial, builderSearch: new URL(request.url).search },
+    {
+      config,
+      systemStatus: health.systemStatus,
+      rotated,
+      allowlist,
+      allowlistError,
+      yourAddress: context.clientIp,
+      trustProxy: context.config.TRUST_PROXY,
+      protection,
+      strictTickers,
+      leverageApplies: trading.applyLeverageToSignals,
+      latency,
+      heartbeat,
+      heartbeatError,
+      now: Date.now(),
+      testSent,
+      testInitial,
+      builderSearch: new URL(request.url).search,
+    },
     { headers: NO_STORE },
   );
 }
@@ -67,16 +94,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = form?.get("intent");
   if (intent === "allowlist") {
     if (context.config.WEBHOOK_ALLOWLIST) {
-      return json({ error: "WEBHOOK_ALLOWLIST is set in the environment: change it there" }, { status: 409, headers: NO_STORE });
+      return json(
+        { error: "WEBHOOK_ALLOWLIST is set in the environment: change it there" },
+        { status: 409, headers: NO_STORE },
+      );
     }
     const checked = validateAllowlist(String(form?.get("allowlist") ?? "").slice(0, 4000));
-    if (!checked.ok) return redirect(`/webhook?${new URLSearchParams({ allowlistError: checked.error })}`, { headers: NO_STORE });
+    if (!checked.ok)
+      return redirect(`/webhook?${new URLSearchParams({ allowlistError: checked.error })}`, { headers: NO_STORE });
     await saveAllowlist(context.db, user.username, checked.value);
     return redirectWithToast(
       context,
       "/webhook",
       checked.value
-        ? { title: "Webhook senders limited", description: `Only ${checked.value} may post alerts now; others get 403.` }
+        ? {
+            title: "Webhook senders limited",
+            description: `Only ${checked.value} may post alerts now; others get 403.`,
+          }
         : { title: "Webhook allowlist removed", description: "Any address with the secret may post alerts." },
       { headers: NO_STORE },
     );
@@ -88,8 +122,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
       context,
       "/webhook",
       on
-        ? { title: "Strict ticker mapping on", description: `Alerts must name ${SYMBOLS.join(", ")}; other tickers are refused with a 400.` }
-        : { title: "Strict ticker mapping off", description: "TradingView tickers map to the perpetual of their base asset." },
+        ? {
+            title: "Strict ticker mapping on",
+            description: `Alerts must name ${SYMBOLS.join(", ")}; other tickers are refused with a 400.`,
+          }
+        : {
+            title: "Strict ticker mapping off",
+            description: "TradingView tickers map to the perpetual of their base asset.",
+          },
       { headers: NO_STORE },
     );
   }
@@ -99,29 +139,51 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const { options } = parseAlertBuilderParams(builder, { leverageApplies: trading.applyLeverageToSignals });
     const secret = await readableWebhookSecret(context);
     // APP_SECRET changed: no alert can be signed until a new secret is generated (decision 041).
-    if (secret === null) return redirectWithToast(context, "/webhook", { title: "No test alert sent", description: SECRET_UNREADABLE_MESSAGE, variant: "destructive" }, { headers: NO_STORE });
+    if (secret === null)
+      return redirectWithToast(
+        context,
+        "/webhook",
+        { title: "No test alert sent", description: SECRET_UNREADABLE_MESSAGE, variant: "destructive" },
+        { headers: NO_STORE },
+      );
     const sent = await sendTestAlert(context.db, options, secret, { port: context.config.PORT });
     return redirect(`/webhook?${testAlertSearch(builder, sent)}#test-alert`, { headers: NO_STORE });
   }
   if (intent === "heartbeat") {
     if (form?.get("off")) {
       await setHeartbeatExpectation(context.db, DEFAULT_STRATEGY_KEY, null, user.username);
-      return redirectWithToast(context, "/webhook", { title: "Heartbeat alarm off", description: "No heartbeat alert is expected any more." }, { headers: NO_STORE });
+      return redirectWithToast(
+        context,
+        "/webhook",
+        { title: "Heartbeat alarm off", description: "No heartbeat alert is expected any more." },
+        { headers: NO_STORE },
+      );
     }
-    const parsed = HeartbeatExpectationSchema.safeParse({ intervalSeconds: form?.get("intervalSeconds"), graceSeconds: form?.get("graceSeconds") ?? "" });
-    if (!parsed.success) return redirect(`/webhook?${new URLSearchParams({ heartbeatError: parsed.error.issues[0]?.message ?? "Invalid interval" })}`, { headers: NO_STORE });
+    const parsed = HeartbeatExpectationSchema.safeParse({
+      intervalSeconds: form?.get("intervalSeconds"),
+      graceSeconds: form?.get("graceSeconds") ?? "",
+    });
+    if (!parsed.success)
+      return redirect(
+        `/webhook?${new URLSearchParams({ heartbeatError: parsed.error.issues[0]?.message ?? "Invalid interval" })}`,
+        { headers: NO_STORE },
+      );
     await setHeartbeatExpectation(context.db, DEFAULT_STRATEGY_KEY, parsed.data, user.username);
     return redirectWithToast(
       context,
       "/webhook",
-      { title: "Heartbeat alarm on", description: `A heartbeat alert is expected every ${parsed.data.intervalSeconds} s: paste the heartbeat message into a TradingView alert.` },
+      {
+        title: "Heartbeat alarm on",
+        description: `A heartbeat alert is expected every ${parsed.data.intervalSeconds} s: paste the heartbeat message into a TradingView alert.`,
+      },
       { headers: NO_STORE },
     );
   }
   if (intent !== "rotate") return json({ error: "Unknown action" }, { status: 400, headers: NO_STORE });
   // A grace period keeps the old secret working while TradingView is updated (issue 25); none by default.
   const grace = form?.get("grace") ?? "none";
-  if (!isRotationGrace(grace)) return json({ error: "Grace period must be none, 15m, 1h or 24h" }, { status: 400, headers: NO_STORE });
+  if (!isRotationGrace(grace))
+    return json({ error: "Grace period must be none, 15m, 1h or 24h" }, { status: 400, headers: NO_STORE });
   await rotateWebhookSecret(context.db, context.config.appSecret, user.username, { grace });
   return redirectWithToast(
     context,

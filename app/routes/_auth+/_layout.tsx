@@ -24,11 +24,7 @@ export default function AuthLayout() {
   // Switching between login and registration shows the loading screen; leaving for the
   // app (after a successful sign-in) shows 'Initializing...' until the session is loaded.
   const transition =
-    navigation.state === "loading" && target
-      ? AUTH_PATHS.has(target)
-        ? "loading"
-        : "initializing"
-      : null;
+    navigation.state === "loading" && target ? (AUTH_PATHS.has(target) ? "loading" : "initializing") : null;
 
   return (
     <Box sx={{ minHeight: "100vh", display: "grid", gridTemplateColumns: { xs: "1fr", md: "1.1fr 1fr" } }}>
@@ -55,8 +51,8 @@ export default function AuthLayout() {
           Futures trading automation
         </Typography>
         <Typography color="text.secondary" sx={{ mb: 4, maxWidth: 520 }}>
-          TradingView alerts become orders on Coinbase perpetual futures, protected by take-profit levels,
-          stop-loss, break-even and trailing stops.
+          TradingView alerts become orders on Coinbase perpetual futures, protected by take-profit levels, stop-loss,
+          break-even and trailing stops.
         </Typography>
         <Paper variant="outlined" sx={{ p: 3, maxWidth: 520, bgcolor: "rgba(15, 23, 42, 0.6)" }}>
           <Typography variant="overline" color="primary.light">

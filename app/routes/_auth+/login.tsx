@@ -10,12 +10,7 @@ import { useToast } from "#app/components/toaster.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
-import {
-  LoginError,
-  authenticateForm,
-  requireAnonymous,
-  startSession,
-} from "#app/services/sessions.server.ts";
+import { LoginError, authenticateForm, requireAnonymous, startSession } from "#app/services/sessions.server.ts";
 import { safeRedirect } from "#app/utils/safe-redirect.ts";
 import { commitSecondFactor } from "#app/utils/session.server.ts";
 
@@ -27,7 +22,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await request.clone().formData();
   const submission = parseWithZod(formData, { schema: LoginSchema });
   if (submission.status !== "success") {
-    return json({ result: submission.reply({ hideFields: ["password"] }), toast: null as Toast | null }, { status: 400 });
+    return json(
+      { result: submission.reply({ hideFields: ["password"] }), toast: null as Toast | null },
+      { status: 400 },
+    );
   }
   try {
     const { user, secondFactor } = await authenticateForm(request, context);
@@ -42,7 +40,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof LoginError)) throw error;
     const description = error.result.status === 401 ? LOGIN_FAILED_401 : error.result.error;
-    const headers: HeadersInit = error.result.retryAfterSeconds ? { "Retry-After": String(error.result.retryAfterSeconds) } : {};
+    const headers: HeadersInit = error.result.retryAfterSeconds
+      ? { "Retry-After": String(error.result.retryAfterSeconds) }
+      : {};
     return json(
       {
         result: submission.reply({ formErrors: [description], resetForm: true }),
@@ -92,7 +92,10 @@ export default function LoginPage() {
       footer={
         <>
           No account yet?{" "}
-          <Link component={RemixLink} to={redirectTo ? `/register?redirectTo=${encodeURIComponent(redirectTo)}` : "/register"}>
+          <Link
+            component={RemixLink}
+            to={redirectTo ? `/register?redirectTo=${encodeURIComponent(redirectTo)}` : "/register"}
+          >
             Create account
           </Link>
         </>

@@ -4,7 +4,14 @@ import Alert from "@mui/material/Alert";
 import Link from "@mui/material/Link";
 import Typography from "@mui/material/Typography";
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
-import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import {
+  Form,
+  Link as RemixLink,
+  useActionData,
+  useLoaderData,
+  useNavigation,
+  useSearchParams,
+} from "@remix-run/react";
 import { useEffect } from "react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
 import { Field } from "#app/components/forms.tsx";
@@ -25,7 +32,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const mode = await registrationMode(context.db, new URL(request.url).searchParams.get("invite"));
   return json({
     kind: mode.kind,
-    role: mode.kind === "invite" ? mode.invite.role : mode.kind === "open" ? "viewer" : mode.kind === "first" ? "admin" : null,
+    role:
+      mode.kind === "invite"
+        ? mode.invite.role
+        : mode.kind === "open"
+          ? "viewer"
+          : mode.kind === "first"
+            ? "admin"
+            : null,
     inviteInvalid: mode.kind === "closed" && mode.inviteInvalid,
   });
 }
@@ -98,7 +112,10 @@ export default function RegisterPage() {
       footer={
         <>
           Already have an account?{" "}
-          <Link component={RemixLink} to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}>
+          <Link
+            component={RemixLink}
+            to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}
+          >
             Sign in
           </Link>
         </>
@@ -122,14 +139,24 @@ export default function RegisterPage() {
         </Alert>
       ) : null}
       {mode.kind === "closed" ? null : (
-      <Form method="post" action={inviteCode ? `/register?invite=${encodeURIComponent(inviteCode)}` : "/register"} {...getFormProps(form)}>
-        <input type="hidden" name="redirectTo" value={redirectTo} />
-        <input type="hidden" name="invite" value={inviteCode} />
-        <Field field={fields.username} label="Username" autoComplete="username" autoFocus helperText="3-20 letters, numbers or underscores" />
-        <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
-        <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
-        <AuthSubmit busy={busy} label="Create account" busyLabel="Creating account..." />
-      </Form>
+        <Form
+          method="post"
+          action={inviteCode ? `/register?invite=${encodeURIComponent(inviteCode)}` : "/register"}
+          {...getFormProps(form)}
+        >
+          <input type="hidden" name="redirectTo" value={redirectTo} />
+          <input type="hidden" name="invite" value={inviteCode} />
+          <Field
+            field={fields.username}
+            label="Username"
+            autoComplete="username"
+            autoFocus
+            helperText="3-20 letters, numbers or underscores"
+          />
+          <Field field={fields.password} label="Password" type="password" autoComplete="new-password" />
+          <Field field={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
+          <AuthSubmit busy={busy} label="Create account" busyLabel="Creating account..." />
+        </Form>
       )}
     </AuthCard>
   );

@@ -39,10 +39,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   });
   if (!checked.ok) {
     const headers: HeadersInit = checked.retryAfterSeconds ? { "Retry-After": String(checked.retryAfterSeconds) } : {};
-    return json({ result: submission.reply({ formErrors: [checked.error], resetForm: true }) }, { status: checked.status, headers });
+    return json(
+      { result: submission.reply({ formErrors: [checked.error], resetForm: true }) },
+      { status: checked.status, headers },
+    );
   }
   const headers = new Headers();
-  headers.append("Set-Cookie", await startSession(request, context, await completeLogin(context.db, user, context.clientIp)));
+  headers.append(
+    "Set-Cookie",
+    await startSession(request, context, await completeLogin(context.db, user, context.clientIp)),
+  );
   headers.append("Set-Cookie", await clearSecondFactor(context));
   return redirect(safeRedirect(pending.redirectTo), { headers });
 }

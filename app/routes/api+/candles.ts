@@ -15,7 +15,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     return jsonError(400, issue?.message ?? "Invalid query", { field: issue?.path.join(".") || null });
   }
   const { symbol, from, to = Date.now(), limit = MAX_CANDLES } = parsed.data;
-  return json({ symbol, from, to, candles: await candleViews(context.db, symbol, from, to, limit) }, { headers: NO_STORE });
+  return json(
+    { symbol, from, to, candles: await candleViews(context.db, symbol, from, to, limit) },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action({ request }: ActionFunctionArgs) {

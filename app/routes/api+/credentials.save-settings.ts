@@ -4,7 +4,14 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { SaveSettingsSchema } from "#app/core/schemas/exchange-connection.ts";
 import { saveCredentialSettings } from "#app/services/exchange-connections.server.ts";
-import { firstIssue, getNotAllowedLoader, jsonError, outcomeJson, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
+import {
+  firstIssue,
+  getNotAllowedLoader,
+  jsonError,
+  outcomeJson,
+  readJsonObject,
+  requireMethod,
+} from "#app/utils/api.server.ts";
 import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export const loader = getNotAllowedLoader(requireAdmin);

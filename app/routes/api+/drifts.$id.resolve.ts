@@ -15,8 +15,12 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requirePermission(request, context, "drifts.resolve");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const parsed = DriftResolveSchema.safeParse(await readBodyObject(request));
-  if (!parsed.success) return jsonError(400, parsed.error.issues[0]?.message ?? "Invalid request", { success: false, field: "action" });
+  if (!parsed.success)
+    return jsonError(400, parsed.error.issues[0]?.message ?? "Invalid request", { success: false, field: "action" });
   const result = await requestDriftResolution(context.db, params.id ?? "", parsed.data.action, user.username);
   if (!result.ok) return jsonError(result.status, result.error, { success: false });
-  return json({ success: true, drift: result.drift, done: result.done }, { status: result.done ? 200 : 202, headers: NO_STORE });
+  return json(
+    { success: true, drift: result.drift, done: result.done },
+    { status: result.done ? 200 : 202, headers: NO_STORE },
+  );
 }

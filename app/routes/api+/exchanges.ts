@@ -9,7 +9,6 @@ import { refuseOnExposure } from "#app/services/exposure.server.ts";
 import { firstIssue, jsonError, NO_STORE, readJsonObject, requireMethod } from "#app/utils/api.server.ts";
 import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 
-
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   return json({ exchanges: await listExchanges(context.db) }, { headers: NO_STORE });
@@ -23,7 +22,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const { field, message } = firstIssue(parsed.error.issues);
     return jsonError(400, message, { field });
   }
-  const created = await addExchangeConnection(context.db, context.config, parsed.data, user.username).catch(refuseOnExposure);
+  const created = await addExchangeConnection(context.db, context.config, parsed.data, user.username).catch(
+    refuseOnExposure,
+  );
   if (created instanceof Response) return created;
   return json(created, { status: 201, headers: NO_STORE });
 }

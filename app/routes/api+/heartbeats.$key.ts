@@ -22,7 +22,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     const parsed = HeartbeatExpectationSchema.safeParse(await readBodyObject(request));
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return jsonError(400, issue?.message ?? "Invalid request", { success: false, field: String(issue?.path[0] ?? "intervalSeconds") });
+      return jsonError(400, issue?.message ?? "Invalid request", {
+        success: false,
+        field: String(issue?.path[0] ?? "intervalSeconds"),
+      });
     }
     await setHeartbeatExpectation(context.db, key, parsed.data, user.username);
   } else {

@@ -20,5 +20,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return jsonError(400, message, { field });
   }
   const invite = await createInviteBy(context.db, user, parsed.data.role, publicOrigin(request, context));
-  return json({ code: invite.code, role: invite.role, expiresAt: invite.expiresAt, url: invite.url }, { status: 201, headers: NO_STORE });
+  return json(
+    { code: invite.code, role: invite.role, expiresAt: invite.expiresAt, url: invite.url },
+    { status: 201, headers: NO_STORE },
+  );
 }

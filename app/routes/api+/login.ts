@@ -27,7 +27,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // The same remix-auth form strategy as the login page.
   const formRequest = new Request(request.url, {
     method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", "User-Agent": request.headers.get("user-agent") ?? "" },
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "User-Agent": request.headers.get("user-agent") ?? "",
+    },
     body: new URLSearchParams({ username: parsed.data.username, password: parsed.data.password }),
   });
   try {
@@ -38,9 +41,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
       const code = TwoFactorCodeSchema.safeParse(body.code);
       if (!code.success) return jsonError(400, code.error.issues[0]!.message, { field: "code" });
-      const checked = await checkSecondFactor(context.db, context.config.appSecret, user.id, code.data, { ip: context.clientIp, purpose: "login" });
+      const checked = await checkSecondFactor(context.db, context.config.appSecret, user.id, code.data, {
+        ip: context.clientIp,
+        purpose: "login",
+      });
       if (!checked.ok) {
-        const headers = checked.retryAfterSeconds ? { "Retry-After": String(checked.retryAfterSeconds), ...NO_STORE } : NO_STORE;
+        const headers = checked.retryAfterSeconds
+          ? { "Retry-After": String(checked.retryAfterSeconds), ...NO_STORE }
+          : NO_STORE;
         return json({ error: checked.error, twoFactorRequired: true }, { status: checked.status, headers });
       }
       user = await completeLogin(context.db, user, context.clientIp);
@@ -48,9 +56,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const cookie = await startSession(request, context, user);
     return json(user, { headers: { "Set-Cookie": cookie, "Cache-Control": "no-store" } });
   } catch (error) {
-    if (error instanceof LoginValidationError) return jsonError(400, error.message, { field: firstIssue(error.issues).field });
+    if (error instanceof LoginValidationError)
+      return jsonError(400, error.message, { field: firstIssue(error.issues).field });
     if (error instanceof LoginError) {
-      const headers = error.result.retryAfterSeconds ? { "Retry-After": String(error.result.retryAfterSeconds) } : undefined;
+      const headers = error.result.retryAfterSeconds
+        ? { "Retry-After": String(error.result.retryAfterSeconds) }
+        : undefined;
       return json({ error: error.result.error }, { status: error.result.status, headers });
     }
     throw error;

@@ -13,5 +13,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const cookie = await endSession(request, context);
   await recordLogout(context.db, user.username);
-  return json({ success: true, message: "You have been successfully logged out" }, { headers: { "Set-Cookie": cookie } });
+  return json(
+    { success: true, message: "You have been successfully logged out" },
+    { headers: { "Set-Cookie": cookie } },
+  );
 }

@@ -13,21 +13,35 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdmin(request, context);
   const { firstPage: _first, ...data } = await loadNotificationsPage(context.db, new URL(request.url));
   const log = data.log;
-  return json(data, { headers: { ...NO_STORE, ...(log.nextBefore ? { "X-Next-Cursor": String(log.nextBefore) } : {}) } });
+  return json(data, {
+    headers: { ...NO_STORE, ...(log.nextBefore ? { "X-Next-Cursor": String(log.nextBefore) } : {}) },
+  });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if (request.method !== "POST") return json({ success: false, error: "Method not allowed" }, { status: 405, headers: NO_STORE });
+  if (request.method !== "POST")
+    return json({ success: false, error: "Method not allowed" }, { status: 405, headers: NO_STORE });
   const body = (await request.json().catch(() => null)) as Record<string, unknown> | null;
   const intent = String(body?.intent ?? "");
-  if (!isNotificationIntent(intent)) return json({ success: false, error: "intent must be telegram, webhook, email, general or test" }, { status: 400, headers: NO_STORE });
+  if (!isNotificationIntent(intent))
+    return json(
+      { success: false, error: "intent must be telegram, webhook, email, general or test" },
+      { status: 400, headers: NO_STORE },
+    );
   const parsed = NOTIFICATION_FORMS[intent].safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return json({ success: false, error: issue?.message ?? "Invalid request", field: issue?.path.join(".") }, { status: 400, headers: NO_STORE });
+    return json(
+      { success: false, error: issue?.message ?? "Invalid request", field: issue?.path.join(".") },
+      { status: 400, headers: NO_STORE },
+    );
   }
   const outcome = await runNotificationIntent(context, user, intent, parsed.data);
-  if (!outcome.ok) return json({ success: false, error: outcome.error, field: outcome.field }, { status: intent === "test" ? 502 : 400, headers: NO_STORE });
+  if (!outcome.ok)
+    return json(
+      { success: false, error: outcome.error, field: outcome.field },
+      { status: intent === "test" ? 502 : 400, headers: NO_STORE },
+    );
   return json({ success: true, message: outcome.message }, { headers: NO_STORE });
 }

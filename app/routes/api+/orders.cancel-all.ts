@@ -12,5 +12,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requirePermission(request, context, "orders.cancel");
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const result = await cancelAllOrders(context.db, user.username);
-  return json({ success: true, cancelled: result.cancelled, done: result.done }, { status: result.done ? 200 : 202, headers: NO_STORE });
+  return json(
+    { success: true, cancelled: result.cancelled, done: result.done },
+    { status: result.done ? 200 : 202, headers: NO_STORE },
+  );
 }

@@ -21,5 +21,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   }
   const result = await editPosition(context.db, params.id ?? "", parsed.data, user.username);
   if (!result.ok) return jsonError(result.status, result.error, result.field ? { field: result.field } : {});
-  return json({ success: true, changed: result.changed, message: result.message, position: result.position }, { headers: NO_STORE });
+  return json(
+    { success: true, changed: result.changed, message: result.message, position: result.position },
+    { headers: NO_STORE },
+  );
 }

@@ -8,5 +8,8 @@ import { NO_STORE } from "#app/utils/api.server.ts";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const strategy = new URL(request.url).searchParams.get("strategy") || undefined;
-  return json(await listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy }), { headers: NO_STORE });
+  return json(
+    await listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000, strategy }),
+    { headers: NO_STORE },
+  );
 }

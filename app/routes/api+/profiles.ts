@@ -7,7 +7,6 @@ import { createProfile, listProfileViews } from "#app/services/profiles.server.t
 import { firstIssue, jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
-
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   try {

@@ -1,7 +1,7 @@
 // GET /api/reports/{id}/download: the ready report's file, as an attachment with its name
 // and content type (text/csv or application/pdf). 404 unknown, 409 not ready or failed,
 // 410 expired (JSON errors).
-import { type LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { downloadReport } from "#app/services/reports.server.ts";
 import { jsonError } from "#app/utils/api.server.ts";
 import { requireUser } from "#app/services/sessions.server.ts";

@@ -7,14 +7,15 @@ import { listReportViews, requestReport } from "#app/services/reports.server.ts"
 import { firstIssue, jsonError, NO_STORE, readJsonObject, queryInt } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
-
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
   const url = new URL(request.url);
   const type = url.searchParams.get("type") || undefined;
   const status = url.searchParams.get("status") || undefined;
-  if (type && type !== "all" && !(REPORT_TYPES as readonly string[]).includes(type)) return jsonError(400, `Unknown report type ${type}`);
-  if (status && status !== "all" && !(REPORT_STATUSES as readonly string[]).includes(status)) return jsonError(400, `Unknown report status ${status}`);
+  if (type && type !== "all" && !(REPORT_TYPES as readonly string[]).includes(type))
+    return jsonError(400, `Unknown report type ${type}`);
+  if (status && status !== "all" && !(REPORT_STATUSES as readonly string[]).includes(status))
+    return jsonError(400, `Unknown report status ${status}`);
   const reports = await listReportViews(context.db, {
     type: type === "all" ? undefined : type,
     status: status === "all" ? undefined : status,

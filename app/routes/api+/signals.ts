@@ -6,5 +6,7 @@ import { listSignalsWithTimelines } from "#app/services/signals.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  return json(await listSignalsWithTimelines(context.db, queryInt(new URL(request.url).searchParams, "limit", 10, 1, 500)));
+  return json(
+    await listSignalsWithTimelines(context.db, queryInt(new URL(request.url).searchParams, "limit", 10, 1, 500)),
+  );
 }

@@ -5,7 +5,9 @@ import { StrategyError, getStrategyView, rotateStrategySecret } from "#app/servi
 import { getNotAllowedLoader, jsonError, NO_STORE } from "#app/utils/api.server.ts";
 import { requirePermission } from "#app/services/sessions.server.ts";
 
-export const loader = getNotAllowedLoader((request, context) => requirePermission(request, context, "strategies.manage"));
+export const loader = getNotAllowedLoader((request, context) =>
+  requirePermission(request, context, "strategies.manage"),
+);
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requirePermission(request, context, "strategies.manage");
@@ -16,5 +18,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     if (error instanceof StrategyError) return jsonError(error.status, error.message);
     throw error;
   }
-  return json({ success: true, ...(await getStrategyView(request, context, params.id ?? "", user.role)) }, { headers: NO_STORE });
+  return json(
+    { success: true, ...(await getStrategyView(request, context, params.id ?? "", user.role)) },
+    { headers: NO_STORE },
+  );
 }

@@ -26,7 +26,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return json({ success: true, id }, { headers: NO_STORE });
     }
   } catch (error) {
-    if (error instanceof StrategyError) return jsonError(error.status, error.message, error.field ? { field: error.field } : {});
+    if (error instanceof StrategyError)
+      return jsonError(error.status, error.message, error.field ? { field: error.field } : {});
     throw error;
   }
   return jsonError(405, `Method ${request.method} not allowed`);

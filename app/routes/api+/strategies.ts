@@ -2,7 +2,13 @@
 // strategies with their webhook URL and alert message (the secret for admins only); POST
 // (admin) creates one and answers it with its new secret (201).
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
-import { StrategyError, createStrategy, getStrategyView, listStrategyViews, parseStrategyInput } from "#app/services/strategies.server.ts";
+import {
+  StrategyError,
+  createStrategy,
+  getStrategyView,
+  listStrategyViews,
+  parseStrategyInput,
+} from "#app/services/strategies.server.ts";
 import { jsonError, NO_STORE, readJsonObject } from "#app/utils/api.server.ts";
 import { requirePermission, requireUser } from "#app/services/sessions.server.ts";
 
@@ -20,7 +26,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const { strategy } = await createStrategy(context.db, context.config.appSecret, parsed.input, user.username);
     return json(await getStrategyView(request, context, strategy.id, user.role), { status: 201, headers: NO_STORE });
   } catch (error) {
-    if (error instanceof StrategyError) return jsonError(error.status, error.message, error.field ? { field: error.field } : {});
+    if (error instanceof StrategyError)
+      return jsonError(error.status, error.message, error.field ? { field: error.field } : {});
     throw error;
   }
 }

@@ -9,7 +9,8 @@ import { requireAdmin } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if ((params.exchange ?? "").toLowerCase() !== "coinbase") return jsonError(404, `Unknown exchange: ${params.exchange}`);
+  if ((params.exchange ?? "").toLowerCase() !== "coinbase")
+    return jsonError(404, `Unknown exchange: ${params.exchange}`);
   const outcome = await testTradingCredentials(context.db, context.config, user.username, coinbaseTester(context.db));
   const body = outcome.success
     ? { success: true, message: outcome.message, source: outcome.source }

@@ -14,5 +14,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
   const result = await cancelOrderBy(context.db, params.id ?? "", user.username);
   if (!result.ok) return jsonError(result.status, result.error, { success: false });
-  return json({ success: true, status: result.status, done: result.done }, { status: result.done ? 200 : 202, headers: NO_STORE });
+  return json(
+    { success: true, status: result.status, done: result.done },
+    { status: result.done ? 200 : 202, headers: NO_STORE },
+  );
 }

@@ -12,7 +12,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
-  if (request.method !== "POST" && request.method !== "PUT") return jsonError(405, `Method ${request.method} not allowed`);
+  if (request.method !== "POST" && request.method !== "PUT")
+    return jsonError(405, `Method ${request.method} not allowed`);
   const body = await readJsonObject(request);
   const result = await updateTradingConfig(context.db, body, user.username);
   if (!result.ok) return jsonError(400, result.error, result.field ? { field: result.field } : {});

@@ -11,9 +11,13 @@ export const loader = getNotAllowedLoader(requireAdmin);
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   if (request.method !== "POST") return jsonError(405, `Method ${request.method} not allowed`);
-  const body = request.headers.get("content-length") === "0" ? {} : await readBodyObject(request).catch(() => ({}) as Record<string, unknown>);
+  const body =
+    request.headers.get("content-length") === "0"
+      ? {}
+      : await readBodyObject(request).catch(() => ({}) as Record<string, unknown>);
   const grace = body.grace ?? "none";
-  if (!isRotationGrace(grace)) return jsonError(400, "Grace period must be none, 15m, 1h or 24h", { success: false, field: "grace" });
+  if (!isRotationGrace(grace))
+    return jsonError(400, "Grace period must be none, 15m, 1h or 24h", { success: false, field: "grace" });
   await rotateWebhookSecret(context.db, context.config.appSecret, user.username, { grace });
   return json({ success: true, ...(await getWebhookConfig(request, context)) }, { headers: NO_STORE });
 }

@@ -11,7 +11,13 @@ export const loader = getNotAllowedLoader(requireAdmin);
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const user = await requireAdmin(request, context);
   requireMethod(request, "POST");
-  const outcome = await testExchange(context.db, context.config, params.id ?? "", user.username, coinbaseTester(context.db));
+  const outcome = await testExchange(
+    context.db,
+    context.config,
+    params.id ?? "",
+    user.username,
+    coinbaseTester(context.db),
+  );
   if (!outcome) return jsonError(404, "Exchange not found");
   return json(outcome, { headers: NO_STORE });
 }
