@@ -340,7 +340,8 @@ describe("security: invitations, roles, 2FA, the Users screen (SQLite, own insta
       );
       await traderPage.evaluate(() => undefined);
       expect(flattenPosts).toEqual([]);
-      expect(await traderPage.getByTestId("position-row").count()).toBe(1);
+      // The list may be between two live refreshes (the cancel above): wait for it, the position must still be there.
+      await expect.poll(() => traderPage.getByTestId("position-row").count()).toBe(1);
       // Accepted: the post (with confirm=1) flattens.
       accept = true;
       since = Date.now();
