@@ -42,15 +42,34 @@ export class PermanentFailure extends Error {}
 const describeOrder = (t: Pick<Trade, "side" | "quantity" | "symbol">) =>
   `${t.side.toUpperCase()} ${t.quantity} ${t.symbol}`;
 
-/** Marks a trade (and its signal) failed, with the reason logged and pushed. */
-export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await updateTrade(trx, trade.id, { status: "failed", errorMessage: reason });
-    if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "failed", reason);
+/**
+ * Ends a trade as failed or cancelled in `trx`: its row, its signal (when it has one and
+ * `signalReason` is given), an activity line when `log` is given, and the live trade_update.
+ * The one place the four writes of an ended trade are made (failTrade, bookOrder, resizeClose).
+ */
+async function endTrade(
+  trx: Kysely<DB>,
+  trade: Trade,
+  end: {
+    status: "failed" | "cancelled";
+    reason: string;
+    orderId?: string;
+    signalReason?: string;
+    log?: { level: "info" | "error"; message: string };
+  },
+): Promise<void> {
+  await updateTrade(trx, trade.id, {
+    status: end.status,
+    errorMessage: end.reason,
+    ...(end.orderId ? { orderId: end.orderId } : {}),
+  });
+  if (trade.signalId && end.signalReason !== undefined)
+    await updateSignalStatus(trx, trade.signalId, end.status, end.signalReason);
+  if (end.log) {
     await recordActivity(trx, {
       type: "trade",
-      level: "error",
-      message: `Order failed: ${describeOrder(trade)}: ${reason}`,
+      level: end.log.level,
+      message: end.log.message,
       data: {
         tradeId: trade.id,
         symbol: trade.symbol,
@@ -59,12 +78,24 @@ export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): P
         source: trade.source,
       },
     });
-    await appendEvent(trx, "trade_update", {
-      id: trade.id,
-      symbol: trade.symbol,
-      side: trade.side,
+  }
+  await appendEvent(trx, "trade_update", {
+    id: trade.id,
+    symbol: trade.symbol,
+    side: trade.side,
+    status: end.status,
+    message: end.reason,
+  });
+}
+
+/** Marks a trade (and its signal) failed, with the reason logged and pushed. */
+export async function failTrade(db: Kysely<DB>, trade: Trade, reason: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await endTrade(trx, trade, {
       status: "failed",
-      message: reason,
+      reason,
+      signalReason: reason,
+      log: { level: "error", message: `Order failed: ${describeOrder(trade)}: ${reason}` },
     });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
   });
@@ -332,26 +363,11 @@ async function resizeClose(db: Kysely<DB>, trade: Trade, holding: ExchangeHoldin
         : !samePosition
           ? "Nothing to close: the position this close was for was closed before it was sent (a newer position on the symbol is left alone)"
           : `Nothing to close on ${trade.exchange}: it holds no ${open!.side} ${trade.symbol} position (the drift alarm on Positions shows the difference)`;
-      await updateTrade(trx, trade.id, { status: "cancelled", errorMessage: reason });
-      if (trade.signalId) await updateSignalStatus(trx, trade.signalId, "cancelled", reason);
-      await recordActivity(trx, {
-        type: "trade",
-        level: "info",
-        message: `${describeOrder(trade)} not sent: ${reason}`,
-        data: {
-          tradeId: trade.id,
-          symbol: trade.symbol,
-          side: trade.side,
-          quantity: trade.quantity,
-          source: trade.source,
-        },
-      });
-      await appendEvent(trx, "trade_update", {
-        id: trade.id,
-        symbol: trade.symbol,
-        side: trade.side,
+      await endTrade(trx, trade, {
         status: "cancelled",
-        message: reason,
+        reason,
+        signalReason: reason,
+        log: { level: "info", message: `${describeOrder(trade)} not sent: ${reason}` },
       });
       return null;
     }
@@ -464,30 +480,18 @@ export async function bookOrder(
     // when the limit price was reached); a cancel someone asked for says "Cancelled".
     const reason = order.rejectReason ?? "Cancelled";
     await db.transaction().execute(async (trx) => {
-      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
       // Cancelled before anything filled: the signal's own neutral state, not a failure (issue 25).
-      if (trade.signalId)
-        await updateSignalStatus(trx, trade.signalId, "cancelled", order.rejectReason ?? "Order cancelled");
-      if (order.rejectReason) {
-        await recordActivity(trx, {
-          type: "trade",
-          level: "error",
-          message: `Order cancelled by the exchange: ${describeOrder(trade)}: ${order.rejectReason}`,
-          data: {
-            tradeId: trade.id,
-            symbol: trade.symbol,
-            side: trade.side,
-            quantity: trade.quantity,
-            source: trade.source,
-          },
-        });
-      }
-      await appendEvent(trx, "trade_update", {
-        id: trade.id,
-        symbol: trade.symbol,
-        side: trade.side,
+      await endTrade(trx, trade, {
         status: "cancelled",
-        message: reason,
+        reason,
+        orderId: order.orderId,
+        signalReason: order.rejectReason ?? "Order cancelled",
+        log: order.rejectReason
+          ? {
+              level: "error",
+              message: `Order cancelled by the exchange: ${describeOrder(trade)}: ${order.rejectReason}`,
+            }
+          : undefined,
       });
     });
     return "cancelled";
@@ -531,14 +535,7 @@ export async function bookOrder(
     if (chunk) order = { ...order, fee: chunk.fee };
     if (chunk && D(filled).lte(0)) {
       const reason = `${order.status === "filled" ? "Filled" : "Cancelled"} after partial fills of ${parts!.quantity.toString()}, booked as their own trades`;
-      await updateTrade(trx, trade.id, { status: "cancelled", orderId: order.orderId, errorMessage: reason });
-      await appendEvent(trx, "trade_update", {
-        id: trade.id,
-        symbol: trade.symbol,
-        side: trade.side,
-        status: "cancelled",
-        message: reason,
-      });
+      await endTrade(trx, trade, { status: "cancelled", reason, orderId: order.orderId });
       return "cancelled" as const;
     }
 
