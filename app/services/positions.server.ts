@@ -51,7 +51,7 @@ import { type PriceChartData, positionChart } from "./price-chart.server.ts";
 import { deleteAllEquitySnapshots } from "#db/queries/equity-snapshots.ts";
 import { markFundingReset } from "#db/queries/funding.ts";
 import { unrealizedTotal } from "#app/core/pnl/unrealized.ts";
-import type { PartialClose, PositionEdit } from "#app/core/schemas/position-edit.ts";
+import type { PartialClose, PositionEdit, PositionEditView } from "#app/core/schemas/position-edit.ts";
 import { editControls, lockedTakeProfits, takeProfitPrice } from "#app/core/rules/edit.ts";
 
 type Db = Kysely<DB>;
@@ -393,29 +393,6 @@ export async function editPosition(db: Db, id: string, edit: PositionEdit, by: s
   });
   if (result.ok && result.changed) pokeWorkers(db);
   return result;
-}
-
-/** What the edit form shows for one open position (decision 048): the values it posts back unchanged. */
-export interface PositionEditView {
-  id: string;
-  symbol: string;
-  side: "long" | "short";
-  entryPrice: string;
-  currentPrice: string | null;
-  remainingQuantity: string;
-  /** The stop in force ("" none). */
-  stopLoss: string;
-  breakEvenTriggered: boolean;
-  /** Levels the rules hold on to (filled, skipped, requested): shown, not editable. */
-  lockedLevels: { n: number; price: string; close: string; state: string }[];
-  /** The other enabled levels, editable. */
-  levels: { price: string; close: string }[];
-  breakEven: boolean;
-  breakEvenOffset: string;
-  breakEvenOffsetUnit: "ticks" | "percent";
-  trailing: boolean;
-  trailingActivation: string;
-  trailingRetrace: string;
 }
 
 export async function positionEditView(db: Db, id: string): Promise<PositionEditView | null> {

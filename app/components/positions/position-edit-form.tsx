@@ -13,26 +13,7 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
 import { type FormEvent, useState } from "react";
-import { PositionEditSchema, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
-
-export interface PositionEditData {
-  id: string;
-  symbol: string;
-  side: "long" | "short";
-  entryPrice: string;
-  currentPrice: string | null;
-  remainingQuantity: string;
-  stopLoss: string;
-  breakEvenTriggered: boolean;
-  lockedLevels: { n: number; price: string; close: string; state: string }[];
-  levels: { price: string; close: string }[];
-  breakEven: boolean;
-  breakEvenOffset: string;
-  breakEvenOffsetUnit: "ticks" | "percent";
-  trailing: boolean;
-  trailingActivation: string;
-  trailingRetrace: string;
-}
+import { PositionEditSchema, type PositionEditView, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
 
 export interface PositionEditError {
   id: string;
@@ -50,12 +31,12 @@ export function PositionEditForm({
   position,
   posted,
 }: {
-  position: PositionEditData;
+  position: PositionEditView;
   posted?: PositionEditError | null;
 }) {
   const [clientError, setClientError] = useState<string | null>(null);
   const again = posted && posted.id === position.id ? posted : null;
-  const value = (name: keyof PositionEditData & string, fallback: string) =>
+  const value = (name: keyof PositionEditView & string, fallback: string) =>
     again ? (again.values[name] ?? "") : fallback;
   const levels = again
     ? again.tpPrices.map((price, i) => ({ price, close: again.tpCloses[i] ?? "" }))

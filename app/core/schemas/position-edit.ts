@@ -136,3 +136,26 @@ export const PartialCloseSchema = z
   });
 
 export type PartialClose = z.infer<typeof PartialCloseSchema>;
+
+/** What the edit form shows for one open position (decision 048): the values it posts back unchanged. */
+export interface PositionEditView {
+  id: string;
+  symbol: string;
+  side: "long" | "short";
+  entryPrice: string;
+  currentPrice: string | null;
+  remainingQuantity: string;
+  /** The stop in force ("" none). */
+  stopLoss: string;
+  breakEvenTriggered: boolean;
+  /** Levels the rules hold on to (filled, skipped, requested): shown, not editable. */
+  lockedLevels: { n: number; price: string; close: string; state: string }[];
+  /** The other enabled levels, editable. */
+  levels: { price: string; close: string }[];
+  breakEven: boolean;
+  breakEvenOffset: string;
+  breakEvenOffsetUnit: "ticks" | "percent";
+  trailing: boolean;
+  trailingActivation: string;
+  trailingRetrace: string;
+}
