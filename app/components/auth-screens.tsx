@@ -7,7 +7,9 @@ import Card from "@mui/material/Card";
 import CardContent from "@mui/material/CardContent";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
+import type { FieldMetadata } from "@conform-to/react";
 import type { ReactNode } from "react";
+import { Field } from "./forms.tsx";
 import { Logo } from "./logo.tsx";
 
 export function FullScreenMessage({ text, testId }: { text: string; testId: string }) {
@@ -88,5 +90,37 @@ export function AuthSubmit({ busy, label, busyLabel }: { busy: boolean; label: s
     <Button type="submit" variant="contained" size="large" fullWidth sx={{ mt: 2 }} disabled={busy}>
       {busy ? busyLabel : label}
     </Button>
+  );
+}
+
+/** A new password and its confirmation, as Account's Change password and the reset link's page ask for them. */
+export function NewPasswordFields({
+  newPassword,
+  confirmPassword,
+  autoFocus,
+}: {
+  newPassword: FieldMetadata<string | undefined>;
+  confirmPassword: FieldMetadata<string | undefined>;
+  autoFocus?: boolean;
+}) {
+  return (
+    <>
+      <Field
+        field={newPassword}
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        autoFocus={autoFocus}
+        helperText="At least 6 characters"
+        slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }}
+      />
+      <Field
+        field={confirmPassword}
+        label="Confirm new password"
+        type="password"
+        autoComplete="new-password"
+        slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }}
+      />
+    </>
   );
 }

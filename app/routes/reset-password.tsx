@@ -17,8 +17,7 @@ import {
   json,
 } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
-import { Field } from "#app/components/forms.tsx";
+import { AuthCard, AuthSubmit, NewPasswordFields } from "#app/components/auth-screens.tsx";
 // RESET_LINK_INVALID comes from the shared schema module: a .server module is empty in the browser,
 // and the page compares with it while rendering (a mismatch would break hydration).
 import { RESET_LINK_INVALID, ResetPasswordSchema } from "#app/core/schemas/auth.ts";
@@ -105,22 +104,7 @@ export default function ResetPasswordPage() {
             ) : null}
             <Form method="post" action={`/reset-password?${new URLSearchParams({ token })}`} {...getFormProps(form)}>
               <input type="hidden" name="token" value={token} />
-              <Field
-                field={fields.newPassword}
-                label="New password"
-                type="password"
-                autoComplete="new-password"
-                autoFocus
-                helperText="At least 6 characters"
-                slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }}
-              />
-              <Field
-                field={fields.confirmPassword}
-                label="Confirm new password"
-                type="password"
-                autoComplete="new-password"
-                slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }}
-              />
+              <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} autoFocus />
               <AuthSubmit busy={busy} label="Set new password" busyLabel="Saving..." />
             </Form>
           </>

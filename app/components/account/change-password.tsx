@@ -8,7 +8,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import Paper from "@mui/material/Paper";
 import Typography from "@mui/material/Typography";
 import { Form, useNavigation } from "@remix-run/react";
-import { AuthSubmit } from "#app/components/auth-screens.tsx";
+import { AuthSubmit, NewPasswordFields } from "#app/components/auth-screens.tsx";
 import { Field, FormError } from "#app/components/forms.tsx";
 import { ChangePasswordSchema } from "#app/core/schemas/auth.ts";
 
@@ -41,21 +41,7 @@ export function ChangePasswordCard({ lastResult }: { lastResult: SubmissionResul
           autoComplete="current-password"
           slotProps={{ htmlInput: { "data-testid": "current-password", maxLength: 100 } }}
         />
-        <Field
-          field={fields.newPassword}
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          helperText="At least 6 characters"
-          slotProps={{ htmlInput: { "data-testid": "new-password", maxLength: 100 } }}
-        />
-        <Field
-          field={fields.confirmPassword}
-          label="Confirm new password"
-          type="password"
-          autoComplete="new-password"
-          slotProps={{ htmlInput: { "data-testid": "confirm-password", maxLength: 100 } }}
-        />
+        <NewPasswordFields newPassword={fields.newPassword} confirmPassword={fields.confirmPassword} />
         <AuthSubmit busy={busy} label="Change password" busyLabel="Changing password..." />
       </Form>
     </Paper>
