@@ -76,21 +76,24 @@ const toFingerprint = (n: Aggregate, maxUpdated: Aggregate, sumA: Aggregate, sum
   sumB: Number(sumB ?? 0),
 });
 
+/** The columns a fill is read with, wherever the ledger reads fills. */
+const FILL_COLUMNS = [
+  "id",
+  "symbol",
+  "side",
+  "executed_quantity",
+  "executed_price",
+  "fee",
+  "executed_at",
+  "leverage",
+  "updated_at",
+] as const;
+
 /** Every executed trade (status executed or completed), in execution order (executed_at, then id). */
 export async function listExecutedTradeRows(db: Db): Promise<ExecutedTradeRow[]> {
   const rows = await db
     .selectFrom("trades")
-    .select([
-      "id",
-      "symbol",
-      "side",
-      "executed_quantity",
-      "executed_price",
-      "fee",
-      "executed_at",
-      "leverage",
-      "updated_at",
-    ])
+    .select(FILL_COLUMNS)
     .where("status", "in", EXECUTED)
     .orderBy("executed_at", "asc")
     .orderBy("id", "asc")
@@ -180,18 +183,7 @@ export async function listExecutedTradeRowsByIds(db: Db, ids: readonly string[])
     // scan the status index over every executed trade instead (0.55 ms against 0.05 ms).
     const found = await db
       .selectFrom("trades")
-      .select([
-        "id",
-        "status",
-        "symbol",
-        "side",
-        "executed_quantity",
-        "executed_price",
-        "fee",
-        "executed_at",
-        "leverage",
-        "updated_at",
-      ])
+      .select([...FILL_COLUMNS, "status"])
       .where("id", "in", ids.slice(at, at + IDS_PER_READ))
       .execute();
     for (const row of found) if (EXECUTED.includes(row.status)) rows.push(toTradeRow(row as RawTradeRow));
@@ -246,21 +238,7 @@ export async function listSymbolFills(
   symbol: string,
   after?: { executedAt: number; id: string },
 ): Promise<ExecutedFill[]> {
-  let query = db
-    .selectFrom("trades")
-    .select([
-      "id",
-      "symbol",
-      "side",
-      "executed_quantity",
-      "executed_price",
-      "fee",
-      "executed_at",
-      "leverage",
-      "updated_at",
-    ])
-    .where("symbol", "=", symbol)
-    .where("status", "in", EXECUTED);
+  let query = db.selectFrom("trades").select(FILL_COLUMNS).where("symbol", "=", symbol).where("status", "in", EXECUTED);
   if (after) {
     query = query.where((eb) =>
       eb.or([
