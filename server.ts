@@ -398,6 +398,10 @@ if (import.meta.main) {
   const config = loadConfigOrExit();
   const database = await openDatabase(config.databaseUrl);
   await migrateToLatest(database.db);
+  // The product catalog (decision 051): the worker reads Coinbase's list; this process follows
+  // what is stored (app/core/products.ts keeps it on globalThis, so the build sees it too).
+  const { startCatalogSync } = await import("./exchange/coinbase/catalog.ts");
+  const stopCatalog = await startCatalogSync(database.db);
   let build = await importBuild();
   const hub = new LiveHub({ db: database.db });
   const app = createApp({ config, database, build: () => build, hub });
@@ -448,6 +452,7 @@ if (import.meta.main) {
     if (closing) return;
     closing = true;
     server.stop();
+    stopCatalog();
     await hub.stop();
     await database.destroy();
     process.exit(0);

@@ -8,6 +8,7 @@ import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData } from "
 import { type ReactNode, useContext } from "react";
 import { GeneralErrorBoundary } from "./components/error-boundary.tsx";
 import { ToastProvider } from "./components/toaster.tsx";
+import { listedExtras, setCatalog } from "./core/products.ts";
 import { ClientStyleContext } from "./mui/emotion.ts";
 import { getUser } from "./services/sessions.server.ts";
 import { useNonce } from "./utils/nonce.ts";
@@ -17,7 +18,10 @@ export const PLATFORM_NAME = "PerpDesk";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [user, { toast, headers }] = await Promise.all([getUser(request, context), getToast(request, context)]);
-  return json({ user, toast }, { headers: headers ?? undefined });
+  // The products beyond the built-in four (decision 051), so the browser's forms and schemas
+  // know every symbol the server does (nothing is sent while Coinbase's list was never read).
+  const products = listedExtras();
+  return json({ user, toast, ...(products.length ? { products } : {}) }, { headers: headers ?? undefined });
 }
 
 export const meta: MetaFunction = () => [{ title: `${PLATFORM_NAME} · Futures Trading Automation` }];
@@ -62,7 +66,9 @@ const Document = withEmotionCache(({ children }: { children: ReactNode }, emotio
 });
 
 export default function App() {
-  const { toast } = useLoaderData<typeof loader>();
+  const { toast, products } = useLoaderData<typeof loader>();
+  // In the browser only: the server's catalog is the stored one already.
+  if (typeof document !== "undefined") setCatalog(products ?? []);
   return (
     <Document>
       <ToastProvider serverToast={toast}>

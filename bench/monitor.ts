@@ -23,7 +23,7 @@ import { D } from "../app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { controlsFor } from "../app/core/orders/controls.ts";
-import { PRODUCTS } from "../app/core/products.ts";
+import { BUILTIN_PRODUCTS } from "../app/core/products.ts";
 import { type RulePosition, emptyRuleState, evaluate, stopPriceFor } from "../app/core/rules/index.ts";
 import { DEFAULT_TRADING_CONFIG } from "../app/core/schemas/trading-config.ts";
 import { openDatabase } from "../db/client.ts";
@@ -70,7 +70,7 @@ function wander(seed: number) {
 }
 
 const controls = controlsFor(DEFAULT_TRADING_CONFIG, "signal");
-const entries = new Map(PRODUCTS.map((p) => [p.symbol, p.referencePrice]));
+const entries = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, p.referencePrice]));
 const priceAt = (symbol: string, micro: number) =>
   D(entries.get(symbol)!)
     .times(D(1).plus(D(micro).div(1_000_000)))
@@ -78,7 +78,7 @@ const priceAt = (symbol: string, micro: number) =>
 
 function makePositions(): RulePosition[] {
   return Array.from({ length: POSITIONS }, (_, i) => {
-    const product = PRODUCTS[i % PRODUCTS.length]!;
+    const product = BUILTIN_PRODUCTS[i % BUILTIN_PRODUCTS.length]!;
     const side = i % 2 === 0 ? "long" : "short";
     return {
       id: randomUUID(),
@@ -100,11 +100,11 @@ function makePositions(): RulePosition[] {
 async function benchEngine() {
   const positions = makePositions();
   const next = wander(7);
-  const byPosition = new Map(PRODUCTS.map((p) => [p.symbol, p]));
+  const byPosition = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, p]));
   const times: number[] = [];
   let actions = 0;
   for (let t = 0; t < TICKS; t++) {
-    const prices = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
+    const prices = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
     const start = performance.now();
     for (const position of positions) {
       const ev = evaluate(position, prices.get(position.symbol)!, byPosition.get(position.symbol)!, {
@@ -127,7 +127,7 @@ async function benchMonitor() {
     const db = database.db;
     const exchange = new SimulatorAdapter(db);
     await exchange.ensureAccount();
-    for (const p of PRODUCTS) await setPrice(db, p.symbol, p.referencePrice, "bench");
+    for (const p of BUILTIN_PRODUCTS) await setPrice(db, p.symbol, p.referencePrice, "bench");
     const positions = makePositions();
     await db.transaction().execute(async (trx) => {
       for (const p of positions) {
@@ -155,7 +155,7 @@ async function benchMonitor() {
     let written = 0;
     let closes = 0;
     for (let t = 0; t < TICKS; t++) {
-      const prices = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
+      const prices = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
       const start = performance.now();
       const result = await monitorPositions(db, prices, { exchange });
       times.push(performance.now() - start);
@@ -165,7 +165,7 @@ async function benchMonitor() {
     }
     // Ticks where nothing changes (the same prices again: no new worst excursion, the same
     // portfolio percents): one read, the evaluation, no write.
-    const steady = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, 0)]));
+    const steady = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, 0)]));
     await monitorPositions(db, steady, { exchange });
     const steadyTimes: number[] = [];
     let steadyWrites = 0;
@@ -178,7 +178,7 @@ async function benchMonitor() {
     // Ticks that also write every open position's current price (once a minute in the loop).
     const markTimes: number[] = [];
     for (let t = 0; t < Math.min(TICKS, 50); t++) {
-      const prices = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
+      const prices = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, next())]));
       const start = performance.now();
       await monitorPositions(db, prices, { exchange, markIntervalMs: 0 });
       markTimes.push(performance.now() - start);
@@ -186,7 +186,7 @@ async function benchMonitor() {
 
     // +0.6 %: every long reaches its first take-profit, every short its stop loss: one
     // locked transaction and one close-position job per position.
-    const up = new Map(PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, 6000)]));
+    const up = new Map(BUILTIN_PRODUCTS.map((p) => [p.symbol, priceAt(p.symbol, 6000)]));
     const t0 = performance.now();
     const fired = await monitorPositions(db, up, { exchange });
     const t1 = performance.now();

@@ -11,7 +11,7 @@
 // SQLite file in WAL mode with synchronous=FULL (as the app runs it) or a fresh MariaDB
 // database on 127.0.0.1:3306 (--mysql), dropped at the end.
 import { setPrices } from "#exchange/simulator/price-feed.ts";
-import { PRODUCTS } from "../app/core/products.ts";
+import { BUILTIN_PRODUCTS } from "../app/core/products.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { isMysql } from "../db/queries/util.ts";
@@ -39,12 +39,17 @@ try {
   await migrateToLatest(db);
   const start = Math.floor(Date.now() / 60_000) * 60_000;
   const priceAt = (i: number, k: number) =>
-    (Number(PRODUCTS[k]!.referencePrice) * (1 + 0.001 * Math.sin(i / 7 + k))).toFixed(2);
+    (Number(BUILTIN_PRODUCTS[k]!.referencePrice) * (1 + 0.001 * Math.sin(i / 7 + k))).toFixed(2);
   const before: number[] = [];
   const after: number[] = [];
   for (let i = 0; i < TICKS; i++) {
     const time = start + i * 1000;
-    const ticks = PRODUCTS.map((p, k) => ({ symbol: p.symbol, price: priceAt(i, k), source: "bench", at: time }));
+    const ticks = BUILTIN_PRODUCTS.map((p, k) => ({
+      symbol: p.symbol,
+      price: priceAt(i, k),
+      source: "bench",
+      at: time,
+    }));
     let t0 = performance.now();
     for (const t of ticks) {
       const values = { symbol: t.symbol, price: t.price, bid: null, ask: null, source: t.source, updated_at: t.at };
@@ -65,12 +70,12 @@ try {
   const result = {
     dialect: MYSQL ? "mysql" : "sqlite",
     ticks: TICKS,
-    symbols: PRODUCTS.length,
+    symbols: BUILTIN_PRODUCTS.length,
     beforeMs: summary(before),
     afterMs: summary(after),
     candles: Number(candles.n),
   };
-  console.log(`${result.dialect}: ${TICKS} ticks of ${PRODUCTS.length} symbols`);
+  console.log(`${result.dialect}: ${TICKS} ticks of ${BUILTIN_PRODUCTS.length} symbols`);
   console.log(
     `  before (4 upserts, 4 commits):          mean ${result.beforeMs.mean} ms, p50 ${result.beforeMs.p50}, p99 ${result.beforeMs.p99}`,
   );

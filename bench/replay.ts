@@ -11,7 +11,7 @@
 // replay) over the whole period with three rule sets (the default Trading Rules; without
 // break-even; without trailing), `runs` times. Prints the wall time of each run and the figures
 // of the first rule set (identical across runs: the replay is deterministic).
-import { PRODUCTS } from "../app/core/products.ts";
+import { BUILTIN_PRODUCTS } from "../app/core/products.ts";
 import { DEFAULT_TRADING_CONFIG } from "../app/core/schemas/trading-config.ts";
 import { type ReplayRequest, defaultReplayRequest } from "../app/core/schemas/replay.ts";
 import { runReplay } from "../app/services/replay.server.ts";
@@ -53,7 +53,7 @@ try {
   // Candles: a random walk per symbol, written 1,000 rows per statement.
   const t0 = performance.now();
   const closes = new Map<string, number[]>();
-  for (const product of PRODUCTS) {
+  for (const product of BUILTIN_PRODUCTS) {
     const decimals = product.quoteIncrement.includes(".") ? product.quoteIncrement.split(".")[1]!.length : 0;
     const vol = Number(product.volatility) * 4;
     let price = Number(product.referencePrice);
@@ -93,13 +93,13 @@ try {
     closes.set(product.symbol, series);
   }
   log(
-    `seeded ${minutes * PRODUCTS.length} candles (${DAYS} days × ${PRODUCTS.length} symbols) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `seeded ${minutes * BUILTIN_PRODUCTS.length} candles (${DAYS} days × ${BUILTIN_PRODUCTS.length} symbols) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
   // Alerts: executed signals at random minutes, at the candle's close as the alert's price.
   const rows = [];
   for (let i = 0; i < ALERTS; i++) {
-    const product = PRODUCTS[Math.floor(random() * PRODUCTS.length)]!;
+    const product = BUILTIN_PRODUCTS[Math.floor(random() * BUILTIN_PRODUCTS.length)]!;
     const minute = Math.floor(random() * minutes);
     const at = start + minute * MINUTE + Math.floor(random() * 59_000);
     const decimals = product.quoteIncrement.includes(".") ? product.quoteIncrement.split(".")[1]!.length : 0;

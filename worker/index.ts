@@ -9,6 +9,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrateToLatest } from "../db/migrate.ts";
 import { recordActivity } from "../db/queries/activity-logs.ts";
 import { pruneHeartbeats, writeHeartbeat } from "../db/queries/worker-heartbeats.ts";
+import { startCatalogSync } from "#exchange/coinbase/catalog.ts";
 import { startHousekeeping } from "./housekeeping.ts";
 import { startPriceLoop } from "./monitor/price-loop.ts";
 import { startEquitySnapshots } from "./monitor/equity-snapshots.ts";
@@ -28,6 +29,8 @@ export async function runWorker() {
   await migrateToLatest(database.db);
   const workerId = config.WORKER_ID ?? `${hostname()}:${process.pid}`;
   const startedAt = Date.now();
+  // Every Coinbase perpetual (decision 051): the stored catalog now, Coinbase's list in the background.
+  const stopCatalog = await startCatalogSync(database.db, { refreshFromCoinbase: true });
   const simulator = new SimulatorAdapter(database.db);
   await simulator.ensureAccount();
   // Simulator, or Coinbase when credentials say so; follows credential changes without a restart.
@@ -117,6 +120,7 @@ export async function runWorker() {
     if (stopping) return;
     stopping = true;
     stopHousekeeping();
+    stopCatalog();
     try {
       await stopPrices();
       await stopSnapshots();

@@ -10,7 +10,7 @@
 //   sent as /orders/close_position with a size. HTTP 200 with success:false is a refusal.
 // - findOrderByClientId lists recent orders (there is no lookup by client id) and matches.
 import { D, floorToIncrement, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
-import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { type ProductSpec, isKnownSymbol, productOf } from "#app/core/products.ts";
 import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "#app/core/exchange/accounts.ts";
 import {
   AuthError,
@@ -126,7 +126,7 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   }
 
   private specFor(symbol: string): ProductSpec {
-    const spec = PRODUCTS.find((p) => p.symbol === symbol);
+    const spec = productOf(symbol);
     if (!spec) throw new InvalidOrderError(`Unknown symbol ${symbol}`);
     return spec;
   }
@@ -188,7 +188,7 @@ export class CoinbaseAdapter implements ExchangeAdapter {
   }
 
   async getProducts(): Promise<Product[]> {
-    const symbols = Object.keys(this.productMap).filter((s) => PRODUCTS.some((p) => p.symbol === s));
+    const symbols = Object.keys(this.productMap).filter(isKnownSymbol);
     const ids = symbols.map((s) => this.productMap[s]!);
     const answer = await this.client.listProducts({ product_ids: ids, product_type: "FUTURE" });
     const byId = new Map((answer.products ?? []).map((p) => [p.product_id, p]));

@@ -110,6 +110,9 @@ export interface WireProduct {
   base_currency_id?: string;
   quote_currency_id?: string;
   display_name?: string;
+  mid_market_price?: string;
+  /** CBE (spot), FCM (US futures), INTX (international perpetuals). */
+  product_venue?: string;
   future_product_details?: {
     contract_code?: string;
     contract_size?: string;

@@ -2,7 +2,7 @@
 // products (docs/decisions/009-coinbase-connector.md).
 import type { Db } from "#db/queries/util.ts";
 import { getSetting, setSetting } from "#db/queries/settings.ts";
-import { SYMBOLS } from "#app/core/products.ts";
+import { isKnownSymbol, listProducts, symbolsText } from "#app/core/products.ts";
 
 export const AT_PRODUCTION_URL = "https://api.coinbase.com";
 export const AT_SANDBOX_URL = "https://api-sandbox.coinbase.com";
@@ -59,12 +59,17 @@ export const PRODUCT_MAP_SETTING = "coinbase_product_map";
 
 const PRODUCT_ID = /^[A-Z0-9]{2,12}(-[A-Z0-9]{2,12}){1,3}$/;
 
-/** The stored map over the defaults; unknown symbols and malformed ids are ignored. */
+/**
+ * The stored map over the catalog's Coinbase ids (products read from Coinbase's list,
+ * docs/decisions/051-every-coinbase-perpetual.md) over the defaults; unknown symbols and
+ * malformed ids are ignored.
+ */
 export async function getProductMap(db: Db): Promise<Record<string, string>> {
   const stored = await getSetting<Record<string, unknown>>(db, PRODUCT_MAP_SETTING);
   const map: Record<string, string> = { ...DEFAULT_PRODUCT_MAP };
+  for (const product of listProducts()) if (product.coinbaseProductId) map[product.symbol] = product.coinbaseProductId;
   for (const [symbol, id] of Object.entries(stored ?? {})) {
-    if (SYMBOLS.includes(symbol) && typeof id === "string" && PRODUCT_ID.test(id.trim().toUpperCase()))
+    if (isKnownSymbol(symbol) && typeof id === "string" && PRODUCT_ID.test(id.trim().toUpperCase()))
       map[symbol] = id.trim().toUpperCase();
   }
   return map;
@@ -73,7 +78,7 @@ export async function getProductMap(db: Db): Promise<Record<string, string>> {
 /** Saves a mapping (validated); returns the resulting whole map. */
 export async function setProductMap(db: Db, changes: Record<string, string>): Promise<Record<string, string>> {
   for (const [symbol, id] of Object.entries(changes)) {
-    if (!SYMBOLS.includes(symbol)) throw new Error(`Unknown symbol ${symbol}: use one of ${SYMBOLS.join(", ")}`);
+    if (!isKnownSymbol(symbol)) throw new Error(`Unknown symbol ${symbol}: use one of ${symbolsText()}`);
     if (!PRODUCT_ID.test(id.trim().toUpperCase()))
       throw new Error(`${id} is not a Coinbase product id (like BIP-20DEC30-CDE)`);
   }

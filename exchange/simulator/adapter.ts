@@ -41,7 +41,7 @@ import type {
   Ticker,
 } from "#app/core/exchange/types.ts";
 import { accountLiquidationPrices } from "#app/core/orders/liquidation.ts";
-import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { type ProductSpec, listProducts, productOf } from "#app/core/products.ts";
 import {
   getSimAvailable,
   getSimOrder,
@@ -96,8 +96,6 @@ export interface SimulatorOptions {
 }
 
 type Trx = Transaction<DB>;
-
-const productOf = (symbol: string): ProductSpec | undefined => PRODUCTS.find((p) => p.symbol === symbol);
 
 interface ValidOrder {
   product: ProductSpec;
@@ -455,7 +453,7 @@ export class SimulatorAdapter implements ExchangeAdapter {
     const volume = new Map<string, ReturnType<typeof D>>();
     for (const fill of fills)
       volume.set(fill.symbol, (volume.get(fill.symbol) ?? D(0)).plus(String(fill.filled_quantity)));
-    return PRODUCTS.map((spec) => {
+    return listProducts().map((spec) => {
       const change = changes.get(spec.symbol);
       return {
         ...toProduct(spec, prices.get(spec.symbol)?.price ?? null),

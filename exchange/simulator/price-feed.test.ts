@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { PRODUCTS } from "#app/core/products.ts";
+import { BUILTIN_PRODUCTS } from "#app/core/products.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { freshDatabase } from "#tests/setup/fresh-database.ts";
 import {
@@ -18,13 +18,14 @@ import {
 
 const onTick = (value: string, tick: string) => D(value).mod(tick).eq(0);
 
-/** A fake fetch answering each Coinbase product id with the given price; records the URLs. */
+/** A fake of Coinbase's public product list: each asked-for id with the given price; records the URLs. */
 function fakeFetch(prices: Record<string, unknown>) {
   const urls: string[] = [];
   const impl: FetchLike = async (url) => {
     urls.push(url);
-    const id = url.slice(url.lastIndexOf("/") + 1);
-    return { ok: true, status: 200, json: async () => ({ product_id: id, price: prices[id] }) };
+    const ids = new URL(url).searchParams.getAll("product_ids");
+    const products = ids.filter((id) => id in prices).map((id) => ({ product_id: id, price: prices[id] }));
+    return { ok: true, status: 200, json: async () => ({ products, num_products: products.length }) };
   };
   return { impl, urls };
 }
@@ -68,7 +69,7 @@ describe("random walk", () => {
 
   test("starts at the reference price, steps within the volatility, lands on the tick, stays > 0", () => {
     const walk = createRandomWalk(12345);
-    for (const spec of PRODUCTS) {
+    for (const spec of BUILTIN_PRODUCTS) {
       let previous: string | null = null;
       for (let i = 0; i < 200; i++) {
         const base = previous ?? spec.referencePrice;
@@ -87,21 +88,26 @@ describe("random walk", () => {
 });
 
 describe("Coinbase public prices (fake fetch, never the network)", () => {
-  test("reads each perp's spot reference and rounds it to our tick", async () => {
+  test("reads every perp's spot reference in one request and rounds it to our tick", async () => {
     const { impl, urls } = fakeFetch(PUBLIC);
     expect(await fetchPublicPrices(impl)).toEqual(PUBLIC_ROUNDED);
-    expect(urls.sort()).toEqual(
-      ["BTC-USD", "ETH-USD", "SOL-USD", "XRP-USD"].map((id) => `${COINBASE_PUBLIC_BASE}/${id}`),
-    );
+    expect(urls).toEqual([
+      `${COINBASE_PUBLIC_BASE}?product_ids=BTC-USD&product_ids=ETH-USD&product_ids=SOL-USD&product_ids=XRP-USD`,
+    ]);
     expect(COINBASE_PUBLIC_BASE).toBe("https://api.coinbase.com/api/v3/brokerage/market/products");
   });
 
-  test("any failure gives null: offline, HTTP error, bad body, one missing price, timeout", async () => {
+  test("a product the answer leaves out, or prices at <= 0, has no price; the others do", async () => {
+    const { "XRP-PERP": _xrp, "ETH-PERP": _eth, ...rest } = PUBLIC_ROUNDED;
+    expect(await fetchPublicPrices(fakeFetch({ ...PUBLIC, "XRP-USD": undefined, "ETH-USD": "-1" }).impl)).toEqual(rest);
+  });
+
+  test("any failure gives null: offline, HTTP error, bad body, nothing priced, timeout", async () => {
     expect(await fetchPublicPrices(offline().impl)).toBeNull();
     expect(await fetchPublicPrices(async () => ({ ok: false, status: 503, json: async () => ({}) }))).toBeNull();
     expect(await fetchPublicPrices(async () => ({ ok: true, status: 200, json: async () => "not json" }))).toBeNull();
-    expect(await fetchPublicPrices(fakeFetch({ ...PUBLIC, "XRP-USD": undefined }).impl)).toBeNull();
-    expect(await fetchPublicPrices(fakeFetch({ ...PUBLIC, "ETH-USD": "-1" }).impl)).toBeNull();
+    expect(await fetchPublicPrices(fakeFetch({}).impl)).toBeNull();
+    expect(await fetchPublicPrices(fakeFetch({ "BTC-USD": "0", "ETH-USD": "abc" }).impl)).toBeNull();
 
     let aborted = 0;
     const hanging: FetchLike = (_url, init) =>
@@ -114,7 +120,7 @@ describe("Coinbase public prices (fake fetch, never the network)", () => {
     const started = Date.now();
     expect(await fetchPublicPrices(hanging, { timeoutMs: 30 })).toBeNull();
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(aborted).toBe(4);
+    expect(aborted).toBe(1);
   });
 
   test("after a failure the source waits 60 s before asking again", async () => {
@@ -123,7 +129,7 @@ describe("Coinbase public prices (fake fetch, never the network)", () => {
     const source = createPublicPriceSource({ fetchImpl: net.impl, now: () => now });
     expect(await source.get()).toBeNull();
     const afterFirst = net.calls();
-    expect(afterFirst).toBe(4);
+    expect(afterFirst).toBe(1);
     now += 59_999;
     expect(await source.get()).toBeNull();
     expect(net.calls()).toBe(afterFirst); // not asked
@@ -188,13 +194,13 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     expect(ticks).toEqual([first]);
     for (const t of first)
       expect(await getPrice(db, t.symbol)).toMatchObject({ price: t.price, source: "random-walk" });
-    expect(net.calls()).toBe(4);
+    expect(net.calls()).toBe(1);
 
     // The same path as a fresh walk with the same seed, from the stored prices.
     const walk = createRandomWalk(99);
     expect(btc).toBe(walk.next("BTC-PERP", "50000"));
     const second = await feed.tick();
-    expect(net.calls()).toBe(4); // within 60 s of the failure: not asked again
+    expect(net.calls()).toBe(1); // within 60 s of the failure: not asked again
     expect(second[0]!.price).toBe(walk.next("BTC-PERP", btc));
   });
 
@@ -212,10 +218,18 @@ describe.each(testDialects())("price feed on %s", (dialect) => {
     up = false;
     expect(await feed.tick()).toEqual([]);
     expect(await feed.tick()).toEqual([]);
-    expect(net.calls()).toBe(8); // asked again on every tick, not blocked for 60 s
+    expect(net.calls()).toBe(2); // asked again on every tick, not blocked for 60 s
     expect(await getPrice(db, "BTC-PERP")).toEqual(before);
     up = true;
     expect((await feed.tick()).map((t) => t.source)).toEqual(["coinbase", "coinbase", "coinbase", "coinbase"]);
+  });
+
+  test("a product missing from the public answer gets no tick; the others do", async () => {
+    const db = fresh.db;
+    const { impl } = fakeFetch({ ...PUBLIC, "SOL-USD": undefined });
+    const feed = createPriceFeed(db, { seed: 1, fetchImpl: impl });
+    expect((await feed.tick()).map((t) => t.symbol)).toEqual(["BTC-PERP", "ETH-PERP", "XRP-PERP"]);
+    expect(await getPrice(db, "SOL-PERP")).toBeNull();
   });
 
   test("online: public prices are stored with source coinbase", async () => {

@@ -5,13 +5,14 @@
 //   reachable (this is what a fresh offline install shows; never after public prices were
 //   seen: then a failure leaves the prices to go stale, app/core/price-source.ts);
 // - fetchPublicPrices: Coinbase's public market data (no keys), the spot reference of each
-//   perp, null on any failure;
+//   perp of the catalog in one request, null on failure;
 // - startPriceFeed: the loop: public prices when reachable, else the walk from the last
-//   stored price; writes all four symbols, then calls onTick (where resting limits match).
+//   stored price; writes every product of the catalog it has a price for, then calls onTick
+//   (where resting limits match).
 import type { Kysely } from "kysely";
 import { Big, D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import { judgePrice } from "#app/core/price-source.ts";
-import { PRODUCTS, type ProductSpec } from "#app/core/products.ts";
+import { type ProductSpec, listProducts, productOf as catalogProduct } from "#app/core/products.ts";
 import { firstOpensSince, recordCandleTicks } from "#db/queries/candles.ts";
 import { isMysql } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
@@ -126,7 +127,7 @@ function rowToPrice(row: {
 }
 
 function productOf(symbol: string): ProductSpec {
-  const product = PRODUCTS.find((p) => p.symbol === symbol);
+  const product = catalogProduct(symbol);
   if (!product) throw new Error(`Unknown symbol ${symbol}`);
   return product;
 }
@@ -201,14 +202,17 @@ const defaultFetch: FetchLike = (url, init) => fetch(url, init);
 export const publicProductId = (product: ProductSpec) => `${product.base}-USD`;
 
 /**
- * Asks Coinbase's public market data for each perp's spot reference price (GET
- * /market/products/{BASE}-USD, field `price`), rounded to our tick. All or nothing: null when
- * any request fails, times out (3 s for the whole batch), or answers something unexpected.
+ * Asks Coinbase's public market data for each perp's spot reference price in one request (GET
+ * /market/products?product_ids={BASE}-USD&..., field `price` of each), rounded to our tick: one
+ * request whatever the catalog's size (the public limit is about 10 a second). Null when the
+ * request fails, times out (3 s), or prices none of them; a product missing from the answer
+ * gets no price this tick (its stored price ages and shows stale).
  */
 export async function fetchPublicPrices(
   fetchImpl: FetchLike = defaultFetch,
-  options: { timeoutMs?: number; baseUrl?: string } = {},
+  options: { timeoutMs?: number; baseUrl?: string; products?: readonly ProductSpec[] } = {},
 ): Promise<Record<string, string> | null> {
+  const products = options.products ?? listProducts();
   const timeoutMs = options.timeoutMs ?? 3000;
   const baseUrl = options.baseUrl ?? COINBASE_PUBLIC_BASE;
   const controller = new AbortController();
@@ -220,22 +224,26 @@ export async function fetchPublicPrices(
     }, timeoutMs);
   });
   const work = (async () => {
-    const entries = await Promise.all(
-      PRODUCTS.map(async (product) => {
-        const response = await fetchImpl(`${baseUrl}/${publicProductId(product)}`, {
-          signal: controller.signal,
-          headers: { accept: "application/json" },
-        });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        const body = (await response.json()) as { price?: unknown } | null;
-        const price = parseDecimal(body?.price);
-        if (price === null || !D(price).gt(0)) throw new Error("no price in the answer");
-        const rounded = roundToIncrement(price, product.quoteIncrement);
-        if (!D(rounded).gt(0)) throw new Error("price below one tick");
-        return [product.symbol, rounded] as const;
-      }),
-    );
-    return Object.fromEntries(entries) as Record<string, string>;
+    const query = products.map((p) => `product_ids=${encodeURIComponent(publicProductId(p))}`).join("&");
+    const response = await fetchImpl(`${baseUrl}?${query}`, {
+      signal: controller.signal,
+      headers: { accept: "application/json" },
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const body = (await response.json()) as { products?: unknown } | null;
+    if (!Array.isArray(body?.products)) throw new Error("no products in the answer");
+    const byId = new Map<string, unknown>();
+    for (const item of body.products as { product_id?: unknown; price?: unknown }[])
+      if (item && typeof item.product_id === "string") byId.set(item.product_id, item.price);
+    const out: Record<string, string> = {};
+    for (const product of products) {
+      const price = parseDecimal(byId.get(publicProductId(product)));
+      if (price === null || !D(price).gt(0)) continue;
+      const rounded = roundToIncrement(price, product.quoteIncrement);
+      if (D(rounded).gt(0)) out[product.symbol] = rounded;
+    }
+    if (Object.keys(out).length === 0) throw new Error("no product priced");
+    return out;
   })().catch(() => null);
   try {
     return await Promise.race([work, timeout]);
@@ -299,7 +307,7 @@ export interface PriceFeedOptions {
 }
 
 export interface PriceFeed {
-  /** One tick: read prices, store all four, call onTick. */
+  /** One tick: read prices, store every product's, call onTick. */
   tick(): Promise<PriceTick[]>;
 }
 
@@ -318,7 +326,8 @@ export function createPriceFeed(db: Kysely<DB>, options: PriceFeedOptions = {}):
       if (!publicPrices && source?.reached) return [];
       const ticks: PriceTick[] = [];
       const stored = publicPrices ? null : await getPrices(db);
-      for (const product of PRODUCTS) {
+      for (const product of listProducts()) {
+        if (publicPrices && !publicPrices[product.symbol]) continue;
         const tick: PriceTick = publicPrices
           ? { symbol: product.symbol, price: publicPrices[product.symbol]!, source: "coinbase" }
           : {

@@ -802,8 +802,8 @@ export interface FakePrices {
 
 /**
  * A fake of Coinbase's public market data on 127.0.0.1: GET
- * /api/v3/brokerage/market/products/{BASE}-USD answers { price } from `prices`, anything else
- * 404. Point an app at it with COINBASE_API_URL and its prices hold still (no random walk
+ * /api/v3/brokerage/market/products?product_ids={BASE}-USD&... answers { products: [{ product_id,
+ * price }] } from `prices` (each priced product counts as one request), anything else 404. Point an app at it with COINBASE_API_URL and its prices hold still (no random walk
  * setting off take-profits or stops in the middle of a test) until a test moves them.
  */
 export async function startFakePrices(
@@ -813,16 +813,18 @@ export async function startFakePrices(
   const prices = { ...initial };
   let requests = 0;
   const server: HttpServer = createHttpServer((req, res) => {
-    const match = /^\/api\/v3\/brokerage\/market\/products\/([A-Z]+)-USD$/.exec(req.url ?? "");
-    const price = match ? prices[match[1]!] : undefined;
-    if (!price) {
+    const url = new URL(req.url ?? "/", "http://fake");
+    const ids = url.searchParams.getAll("product_ids");
+    if (url.pathname !== "/api/v3/brokerage/market/products" || ids.length === 0) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "NOT_FOUND" }));
       return;
     }
-    requests++;
-    res
-      .writeHead(200, { "content-type": "application/json" })
-      .end(JSON.stringify({ product_id: `${match![1]}-USD`, price }));
+    const products = ids.flatMap((id) => {
+      const price = /^([A-Z]+)-USD$/.test(id) ? prices[id.slice(0, -4)] : undefined;
+      return price ? [{ product_id: id, price }] : [];
+    });
+    requests += products.length;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ products }));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -65,6 +65,12 @@ export interface FakeProduct {
   price_increment: string;
   change24h: string;
   volume24h: string;
+  /** Defaults: "{root} PERP", EXPIRING on 2030-12-20, venue FCM, open for trading. */
+  display_name?: string;
+  contract_expiry_type?: string;
+  contract_expiry?: string;
+  product_venue?: string;
+  trading_disabled?: boolean;
 }
 
 export const FAKE_PRODUCTS: FakeProduct[] = [
@@ -103,6 +109,55 @@ export const FAKE_PRODUCTS: FakeProduct[] = [
     price_increment: "0.0001",
     change24h: "-0.4",
     volume24h: "50000",
+  },
+];
+
+/**
+ * More of Coinbase's futures list, for the product catalog (decision 051): a DOGE perpetual
+ * the app does not know built in, and three it must not take (an INTX perpetual, a dated BTC
+ * future, a perpetual closed for trading).
+ */
+export const FAKE_MORE_FUTURES: FakeProduct[] = [
+  {
+    product_id: "DOP-20DEC30-CDE",
+    price: "0.38",
+    contract_size: "1000",
+    root: "DOGE",
+    price_increment: "0.00001",
+    change24h: "3.2",
+    volume24h: "9000",
+  },
+  {
+    product_id: "BTC-PERP-INTX",
+    price: "95010",
+    contract_size: "0.0001",
+    root: "BTC",
+    price_increment: "0.1",
+    change24h: "2.4",
+    volume24h: "100",
+    contract_expiry_type: "PERPETUAL",
+    product_venue: "INTX",
+  },
+  {
+    product_id: "BIT-26DEC26-CDE",
+    price: "96000",
+    contract_size: "0.01",
+    root: "BTC",
+    price_increment: "5",
+    change24h: "2.1",
+    volume24h: "500",
+    display_name: "BTC 26 DEC 26",
+    contract_expiry: "2026-12-26T16:00:00Z",
+  },
+  {
+    product_id: "LCP-20DEC30-CDE",
+    price: "95",
+    contract_size: "5",
+    root: "LTC",
+    price_increment: "0.01",
+    change24h: "0",
+    volume24h: "0",
+    trading_disabled: true,
   },
 ];
 
@@ -165,6 +220,8 @@ export interface FakeCoinbaseOptions {
   fillAfterPolls?: number;
   /** false: POST /orders/edit refuses every order (an exchange without in-place edits). */
   editable?: boolean;
+  /** Listed besides FAKE_PRODUCTS (e.g. FAKE_MORE_FUTURES). */
+  extraProducts?: FakeProduct[];
   /**
    * Random faults (bench/chaos.ts): asked for every signed request that no `fail()` fault
    * matched; the fault it returns applies to that one request, null lets it through.
@@ -183,7 +240,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
   const exchangeKeys = options.exchangeKeys ?? [];
 
   const state = {
-    products: new Map(FAKE_PRODUCTS.map((p) => [p.product_id, { ...p }])),
+    products: new Map([...FAKE_PRODUCTS, ...(options.extraProducts ?? [])].map((p) => [p.product_id, { ...p }])),
     orders: [] as FakeOrder[],
     /** product_id -> signed contracts (long > 0) and entry price */
     positions: new Map<string, { contracts: Big; entry: Big }>(),
@@ -384,7 +441,7 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     base_min_size: "1",
     base_max_size: "100000",
     status: "",
-    trading_disabled: false,
+    trading_disabled: p.trading_disabled ?? false,
     cancel_only: false,
     limit_only: false,
     post_only: false,
@@ -392,14 +449,14 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     product_type: "FUTURE",
     base_currency_id: "",
     quote_currency_id: "USD",
-    display_name: `${p.root} PERP`,
-    product_venue: "FCM",
+    display_name: p.display_name ?? `${p.root} PERP`,
+    product_venue: p.product_venue ?? "FCM",
     future_product_details: {
       contract_code: p.product_id.slice(0, 3),
       contract_size: p.contract_size,
       contract_root_unit: p.root,
-      contract_expiry: "2030-12-20T16:00:00Z",
-      contract_expiry_type: "EXPIRING",
+      contract_expiry: p.contract_expiry ?? "2030-12-20T16:00:00Z",
+      contract_expiry_type: p.contract_expiry_type ?? "EXPIRING",
       funding_interval: "3600s",
       open_interest: "1000",
     },
@@ -647,6 +704,22 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
       available_to_trade_fiat: Number(amount),
     }));
 
+  /** A spot reference (BTC-USD ...) at its perp's price, or null. */
+  const spotOf = (id: string) => {
+    const spot = /^([A-Z]+)-USD$/.exec(id);
+    const perp = spot ? [...state.products.values()].find((p) => p.root === spot[1]) : undefined;
+    return perp
+      ? {
+          product_id: id,
+          price: perp.price,
+          product_type: "SPOT",
+          base_currency_id: spot![1],
+          quote_currency_id: "USD",
+          status: "online",
+        }
+      : null;
+  };
+
   const advancedTrade: HttpHandler[] = [
     route("get", AT, "/time", "public", () => {
       const s = fakeNow();
@@ -658,26 +731,22 @@ export function createCoinbaseFake(options: FakeCoinbaseOptions = {}) {
     }),
     route("get", AT, "/market/products", "public", ({ url }) => {
       const ids = url.searchParams.getAll("product_ids");
-      const products = [...state.products.values()]
-        .filter((p) => ids.length === 0 || ids.includes(p.product_id))
-        .map(wireProduct);
+      const type = url.searchParams.get("product_type");
+      const products = [
+        ...[...state.products.values()]
+          .filter((p) => (ids.length === 0 ? type !== "SPOT" : ids.includes(p.product_id)))
+          .map(wireProduct),
+        // Spot references asked for by id (the simulator's price feed): each the perp's price.
+        ...ids.flatMap((id) => {
+          const spot = spotOf(id);
+          return spot ? [spot] : [];
+        }),
+      ];
       return HttpResponse.json({ products, num_products: products.length });
     }),
     route("get", AT, "/market/products/:id", "public", ({ params }) => {
-      // Spot references (BTC-USD ...), which the simulator's price feed reads: the perp's price.
-      const spot = /^([A-Z]+)-USD$/.exec(params.id!);
-      if (spot) {
-        const perp = [...state.products.values()].find((p) => p.root === spot[1]);
-        if (perp)
-          return HttpResponse.json({
-            product_id: params.id,
-            price: perp.price,
-            product_type: "SPOT",
-            base_currency_id: spot[1],
-            quote_currency_id: "USD",
-            status: "online",
-          });
-      }
+      const spot = spotOf(params.id!);
+      if (spot) return HttpResponse.json(spot);
       const p = state.products.get(params.id!);
       return p
         ? HttpResponse.json(wireProduct(p))

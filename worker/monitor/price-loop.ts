@@ -15,7 +15,7 @@ import { type PriceTick, type PriceUpdate, createPriceFeed, setPrices } from "#e
 import type { ExchangeAdapter } from "../../app/core/exchange/types.ts";
 import type { TradingProductResolver } from "#exchange/trading-product.ts";
 import { DEFAULT_PRICE_MAX_AGE_MS, LIVE_PRICE_SOURCE, judgePrice } from "../../app/core/price-source.ts";
-import { PRODUCTS } from "../../app/core/products.ts";
+import { BUILTIN_PRODUCTS, isKnownSymbol } from "../../app/core/products.ts";
 import { getTradeByClientOrderId } from "../../db/queries/trades.ts";
 import { listHeartbeats } from "../../db/queries/worker-heartbeats.ts";
 import type { DB } from "../../db/schema.ts";
@@ -70,7 +70,23 @@ export async function processPriceTicks(
 }
 
 /**
- * Live prices: each product's best bid/ask mid on the active exchange, stored as
+ * The symbols whose live price is polled every tick: the built-in products and every product
+ * with an open position or an open order (the rules act on those). The rest of the catalog is
+ * priced by Market Data's own product list, so a catalog of many perpetuals does not cost a
+ * private request each per second (docs/decisions/051-every-coinbase-perpetual.md).
+ */
+export async function watchedSymbols(db: Kysely<DB>): Promise<string[]> {
+  const [held, ordered] = await Promise.all([
+    db.selectFrom("positions").select("symbol").where("status", "=", "open").groupBy("symbol").execute(),
+    db.selectFrom("trades").select("symbol").where("status", "in", ["pending", "unknown"]).groupBy("symbol").execute(),
+  ]);
+  const symbols = new Set(BUILTIN_PRODUCTS.map((p) => p.symbol));
+  for (const row of [...held, ...ordered]) if (isKnownSymbol(row.symbol)) symbols.add(row.symbol);
+  return [...symbols];
+}
+
+/**
+ * Live prices: each watched product's best bid/ask mid on the active exchange, stored as
  * "coinbase-cde" at the time the exchange gives its book (never later than now). A product
  * whose call fails, times out, or whose book is empty or one-sided has no tick: its stored
  * price ages and the guard reports it stale.
@@ -81,11 +97,11 @@ export async function exchangeTicks(
   timeoutMs = 3000,
 ): Promise<Tick[]> {
   const answers = await Promise.allSettled(
-    PRODUCTS.map((product) =>
+    (await watchedSymbols(db)).map((symbol) =>
       Promise.race([
-        exchange.getTicker(product.symbol),
+        exchange.getTicker(symbol),
         new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error(`no price for ${product.symbol} within ${timeoutMs} ms`)), timeoutMs),
+          setTimeout(() => reject(new Error(`no price for ${symbol} within ${timeoutMs} ms`)), timeoutMs),
         ),
       ]),
     ),

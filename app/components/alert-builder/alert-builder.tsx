@@ -42,7 +42,7 @@ import {
   parseAlertBuilderParams,
   quantityError,
 } from "#app/core/alerts/template.ts";
-import { SYMBOLS } from "#app/core/products.ts";
+import { listSymbols } from "#app/core/products.ts";
 import { copyText } from "#app/utils/copy-text.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useToast } from "../toaster.tsx";
@@ -296,7 +296,7 @@ export function AlertBuilder({
             sx={{ maxWidth: 320 }}
           >
             <option value={TICKER}>{"Chart ticker ({{ticker}})"}</option>
-            {SYMBOLS.map((symbol) => (
+            {listSymbols().map((symbol) => (
               <option key={symbol} value={symbol}>
                 {symbol}
               </option>
@@ -304,8 +304,8 @@ export function AlertBuilder({
           </TextField>
           {strictTickers && options.symbol === TICKER ? (
             <Alert severity="warning" data-testid={`${testId}-strict-warning`}>
-              Strict ticker mapping is on: {"{{ticker}}"} must be one of {SYMBOLS.join(", ")}, or the alert is refused.
-              Choose a fixed product unless the chart's ticker is one.
+              Strict ticker mapping is on: {"{{ticker}}"} must be one of {listSymbols().join(", ")}, or the alert is
+              refused. Choose a fixed product unless the chart's ticker is one.
             </Alert>
           ) : null}
           <Box sx={{ display: "flex", flexWrap: "wrap", columnGap: 2 }}>

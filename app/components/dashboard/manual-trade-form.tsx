@@ -9,7 +9,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { DEFAULT_SYMBOL, SYMBOLS, isFuturesSymbol } from "#app/core/products.ts";
+import { DEFAULT_SYMBOL, listSymbols, isFuturesSymbol } from "#app/core/products.ts";
 import { LEVERAGE_OPTIONS, ManualOrderSchema } from "#app/core/schemas/manual-order.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { formatBalance } from "#app/core/format.ts";
@@ -105,7 +105,7 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
             onChange={setSymbol}
             error={fieldError("symbol")}
           >
-            {SYMBOLS.map((s) => (
+            {listSymbols().map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>

@@ -22,6 +22,7 @@ import Tab from "@mui/material/Tab";
 import Tabs from "@mui/material/Tabs";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
+import { Form } from "@remix-run/react";
 import { type MouseEvent, type ReactNode, useState } from "react";
 import { D } from "#app/core/decimal.ts";
 import { sourceLabel } from "#app/core/price-source.ts";
@@ -31,6 +32,7 @@ import type {
   MarketSummary,
   MarketVolume,
 } from "#app/services/market-data.server.ts";
+import type { ProductCatalogView } from "#app/services/products.server.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import { formatDateTime, formatMarketPrice, formatPnl, formatVolume } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
@@ -320,18 +322,63 @@ function Details({ productId, initial }: { productId: string | null; initial: Ma
   );
 }
 
+/**
+ * Where the product list comes from (decision 051): how many perpetuals, and when Coinbase's
+ * list was read; an admin can read it now (a form: works without JavaScript).
+ */
+function CatalogLine({
+  catalog,
+  canRefresh,
+  outcome,
+}: {
+  catalog: ProductCatalogView;
+  canRefresh: boolean;
+  outcome: { message?: string; error?: string } | null;
+}) {
+  return (
+    <Box sx={{ mb: 2 }} data-testid="product-catalog">
+      <Box sx={{ display: "flex", gap: 2, alignItems: "center", flexWrap: "wrap" }}>
+        <Typography variant="body2" color="text.secondary">
+          {catalog.fetchedAt
+            ? `${catalog.total} perpetuals: Coinbase's list, read ${formatDateTime(catalog.fetchedAt)}`
+            : `${catalog.total} built-in perpetuals: Coinbase's product list has not been read yet (offline?)`}
+        </Typography>
+        {canRefresh ? (
+          <Form method="post" action="/market-data">
+            <input type="hidden" name="intent" value="refresh-products" />
+            <Button type="submit" size="small" variant="outlined" data-testid="refresh-products">
+              Read products from Coinbase
+            </Button>
+          </Form>
+        ) : null}
+      </Box>
+      {outcome?.message || outcome?.error ? (
+        <Alert severity={outcome.error ? "error" : "success"} sx={{ mt: 1 }} data-testid="refresh-products-outcome">
+          {outcome.error ?? outcome.message}
+        </Alert>
+      ) : null}
+    </Box>
+  );
+}
+
 export function MarketDataScreen({
   initialView,
   summary: initialSummary,
   products: initialProducts,
   details,
   loadError,
+  catalog,
+  canRefreshProducts = false,
+  refreshOutcome = null,
 }: {
   initialView: MarketView;
   summary: MarketSummary | null;
   products: MarketProduct[] | null;
   details: MarketProductDetails | null;
   loadError: string | null;
+  catalog?: ProductCatalogView;
+  canRefreshProducts?: boolean;
+  refreshOutcome?: { message?: string; error?: string } | null;
 }) {
   const hydrated = useHydrated();
   const [view, setView] = useState(initialView);
@@ -394,6 +441,9 @@ export function MarketDataScreen({
           {summary.data!.source === "simulator" ? "the simulator (it keeps no price history)" : "this exchange"}: they
           show as —.
         </Alert>
+      ) : null}
+      {view.tab === "overview" && catalog ? (
+        <CatalogLine catalog={catalog} canRefresh={canRefreshProducts} outcome={refreshOutcome} />
       ) : null}
       {view.tab === "overview" ? <Overview summary={summary.data} /> : null}
       {view.tab === "pairs" ? (

@@ -25,7 +25,7 @@ import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { useActionData, useFetcher, useNavigate } from "@remix-run/react";
 import { type ReactNode, useEffect, useState } from "react";
-import { SYMBOLS } from "#app/core/products.ts";
+import { listSymbols } from "#app/core/products.ts";
 import { REPORT_STATUSES, REPORT_TYPES, REPORT_TYPE_LABELS, ReportFormSchema } from "#app/core/schemas/reports.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
@@ -306,7 +306,7 @@ function GenerateReportDialog({
                 testId="report-product"
               >
                 <option value="">All products</option>
-                {SYMBOLS.map((s) => (
+                {listSymbols().map((s) => (
                   <option key={s} value={s}>
                     {s}
                   </option>

@@ -10,7 +10,7 @@ import Stack from "@mui/material/Stack";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
-import { SYMBOLS } from "#app/core/products.ts";
+import { listSymbols } from "#app/core/products.ts";
 import type { StrategyInput } from "#app/core/schemas/strategy.ts";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
@@ -197,7 +197,7 @@ export function StrategyForm({
         <Typography variant="body2" sx={{ fontWeight: 600 }}>
           Allowed symbols (none ticked: all)
         </Typography>
-        {SYMBOLS.map((s) => (
+        {listSymbols().map((s) => (
           <label key={s}>
             <input
               type="checkbox"

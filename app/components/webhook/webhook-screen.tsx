@@ -34,7 +34,7 @@ import { useCopy } from "#app/components/use-copy.ts";
 import { HeartbeatCard } from "#app/components/webhook/heartbeat-card.tsx";
 import { TestAlertCard } from "#app/components/webhook/test-alert-card.tsx";
 import { TRADINGVIEW_ADDRESSES } from "#app/core/net/tradingview.ts";
-import { SYMBOLS, resolveSymbol } from "#app/core/products.ts";
+import { listSymbols, resolveSymbol } from "#app/core/products.ts";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
 import { ROTATION_GRACE_LABELS } from "#app/core/webhook-rotation.ts";
 import type { loader } from "#app/routes/_app+/webhook.tsx";
@@ -330,7 +330,7 @@ const FIELDS: { field: string; required: string; values: ReactNode }[] = [
     required: "required",
     values: (
       <>
-        {SYMBOLS.join(", ")}, or TradingView tickers such as <Code>BTCUSDT.P</Code>
+        {listSymbols().join(", ")}, or TradingView tickers such as <Code>BTCUSDT.P</Code>
       </>
     ),
   },
@@ -472,8 +472,8 @@ function SignalDefaultsCard({
       <Typography color="text.secondary" sx={{ mt: 2, mb: 1 }}>
         {strict ? (
           <>
-            Strict ticker mapping is <b>on</b>: an alert must name the product itself ({SYMBOLS.join(", ")}); any other
-            ticker is refused with a 400, so an alert copied onto another chart cannot trade the wrong product:
+            Strict ticker mapping is <b>on</b>: an alert must name the product itself ({listSymbols().join(", ")}); any
+            other ticker is refused with a 400, so an alert copied onto another chart cannot trade the wrong product:
           </>
         ) : (
           <>
@@ -488,7 +488,7 @@ function SignalDefaultsCard({
             <TableRow key={ticker} data-testid="ticker-mapping">
               <TableCell sx={{ fontFamily: "monospace" }}>{ticker}</TableCell>
               <TableCell>
-                → {(strict && !SYMBOLS.includes(ticker) ? null : resolveSymbol(ticker)?.symbol) ?? "refused"}
+                → {(strict && !listSymbols().includes(ticker) ? null : resolveSymbol(ticker)?.symbol) ?? "refused"}
               </TableCell>
             </TableRow>
           ))}

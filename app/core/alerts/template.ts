@@ -5,7 +5,7 @@
 // intended action, quantity and target (app/core/alerts/template.test.ts proves it per mode).
 import { z } from "zod";
 import { D, parseDecimal } from "../decimal.ts";
-import { SYMBOLS } from "../products.ts";
+import { isKnownSymbol } from "../products.ts";
 import { MAX_QUANTITY } from "../schemas/webhook-signal.ts";
 
 export const ALERT_MODES = ["entry", "exit", "reverse", "target"] as const;
@@ -156,7 +156,7 @@ export function parseAlertBuilderParams(
   }
 
   const rawSymbol = text(get("symbol")).toUpperCase();
-  const symbol = SYMBOLS.includes(rawSymbol) ? rawSymbol : TICKER;
+  const symbol = isKnownSymbol(rawSymbol) ? rawSymbol : TICKER;
   const flag = (key: "dedupe" | "fireTime" | "reveal", fallback: boolean) =>
     submitted ? get(key) !== null && get(key) !== "off" : fallback;
 

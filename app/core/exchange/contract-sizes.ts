@@ -63,8 +63,11 @@ export function withContracts(
   };
 }
 
-/** The spec in Coinbase's static contract sizes (a symbol without one: the simulator's own spec). */
+/**
+ * The spec in Coinbase's contract size: the one its product list gave (the catalog), else the
+ * static one; a symbol without either trades as the simulator's own spec.
+ */
 export function staticCoinbaseProduct(spec: ProductSpec): TradingProduct {
-  const size = COINBASE_CONTRACT_SIZES[spec.symbol];
+  const size = spec.coinbaseContractSize ?? COINBASE_CONTRACT_SIZES[spec.symbol];
   return size ? withContracts(spec, size, "coinbase-static") : { ...spec, contractSize: null, basis: "simulator" };
 }

@@ -20,7 +20,7 @@
 // Coinbase reports its own figure (exchange/coinbase/adapter.ts), shown instead there.
 // Pure decimals.
 import { Big, D } from "../decimal.ts";
-import { PRODUCTS } from "../products.ts";
+import { productOf } from "../products.ts";
 
 /**
  * Maintenance margin rate per product, a fraction of the position's notional at the mark.
@@ -67,7 +67,7 @@ export function unrealized(p: Pick<MarginInput, "side" | "entryPrice" | "quantit
   return perUnit.times(p.quantity).toString();
 }
 
-const tickOf = (symbol: string | undefined) => PRODUCTS.find((p) => p.symbol === symbol)?.quoteIncrement ?? null;
+const tickOf = (symbol: string | undefined) => productOf(symbol)?.quoteIncrement ?? null;
 
 /**
  * The mark price at which the position's equity falls to its maintenance margin; null when

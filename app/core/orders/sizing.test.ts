@@ -1,11 +1,11 @@
 import { describe, expect, test } from "vitest";
-import { PRODUCTS } from "../products.ts";
+import { BUILTIN_PRODUCTS } from "../products.ts";
 import { DEFAULT_TRADING_CONFIG } from "../schemas/trading-config.ts";
 import { staticCoinbaseProduct } from "../exchange/contract-sizes.ts";
 import { sizeSignalOrder } from "./sizing.ts";
 
-const BTC = PRODUCTS.find((p) => p.symbol === "BTC-PERP")!;
-const XRP = PRODUCTS.find((p) => p.symbol === "XRP-PERP")!;
+const BTC = BUILTIN_PRODUCTS.find((p) => p.symbol === "BTC-PERP")!;
+const XRP = BUILTIN_PRODUCTS.find((p) => p.symbol === "XRP-PERP")!;
 const base = { ...DEFAULT_TRADING_CONFIG };
 
 describe("sizeSignalOrder", () => {

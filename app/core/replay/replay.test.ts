@@ -2,12 +2,12 @@
 // four 1-minute candles, a fee rate of 0.1 % so the figures are easy to check by hand.
 import { describe, expect, test } from "vitest";
 import type { AdvancedControls } from "../orders/controls.ts";
-import { PRODUCTS } from "../products.ts";
+import { BUILTIN_PRODUCTS } from "../products.ts";
 import { type ReplayAlert, type ReplayCandle, type ReplayMarket, replayRules, replaySummary } from "./replay.ts";
 
 const T0 = Date.UTC(2026, 10, 1, 0, 0, 0); // 2026-11-01 00:00 UTC
 const M = 60_000;
-const ETH = PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, minimum 0.001
+const ETH = BUILTIN_PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, minimum 0.001
 const period = { from: T0, to: T0 + 10 * M };
 
 const candle = (minute: number, open: string, high: string, low: string, close: string): ReplayCandle => ({

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { D } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
-import { PRODUCTS } from "../products.ts";
+import { BUILTIN_PRODUCTS } from "../products.ts";
 import { applyControls } from "./apply.ts";
 import { applyCloseFill, closeQuantity } from "./close.ts";
 import {
@@ -27,8 +27,8 @@ import {
   ruleHeld,
 } from "./state.ts";
 
-const ETH = PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, min 0.001
-const XRP = PRODUCTS.find((p) => p.symbol === "XRP-PERP")!; // increment 1, min 1
+const ETH = BUILTIN_PRODUCTS.find((p) => p.symbol === "ETH-PERP")!; // increment 0.001, min 0.001
+const XRP = BUILTIN_PRODUCTS.find((p) => p.symbol === "XRP-PERP")!; // increment 1, min 1
 
 const DEFAULT_CONTROLS: AdvancedControls = {
   takeProfits: [

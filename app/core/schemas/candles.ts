@@ -2,7 +2,7 @@
 // and the chart. Times are epoch ms; at most MAX_CANDLES one-minute candles come back (the
 // newest of the range when it holds more).
 import { z } from "zod";
-import { SYMBOLS } from "../products.ts";
+import { isKnownSymbol, symbolsText } from "../products.ts";
 import type { ChartLevel, ChartMarker } from "../rules/levels.ts";
 
 export const MAX_CANDLES = 1500;
@@ -18,7 +18,9 @@ const epochMs = (name: string) =>
 
 export const CandlesQuerySchema = z
   .object({
-    symbol: z.enum(SYMBOLS as [string, ...string[]], { error: `symbol must be one of ${SYMBOLS.join(", ")}` }),
+    symbol: z
+      .string({ error: () => `symbol must be one of ${symbolsText()}` })
+      .refine(isKnownSymbol, { error: () => `symbol must be one of ${symbolsText()}` }),
     from: epochMs("from"),
     to: epochMs("to").optional(),
     limit: z.coerce

@@ -2,7 +2,7 @@
 // instant validation, the page action and the API.
 import { z } from "zod";
 import { D, isDecimalString } from "../decimal.ts";
-import { SYMBOLS, isFuturesSymbol } from "../products.ts";
+import { isFuturesSymbol, isKnownSymbol } from "../products.ts";
 import { MAX_PRICE, MAX_QUANTITY } from "./webhook-signal.ts";
 
 export const LEVERAGE_OPTIONS = [1, 2, 3, 5, 10] as const;
@@ -53,7 +53,7 @@ export const ManualOrderSchema = z
         message: `Price must be at most ${Number(MAX_PRICE).toLocaleString("en-US")}`,
       });
     }
-    if (!SYMBOLS.includes(v.symbol)) {
+    if (!isKnownSymbol(v.symbol)) {
       ctx.addIssue({ code: "custom", path: ["symbol"], message: `Trading pair ${v.symbol} is not supported` });
     }
     if (v.leverage !== undefined && v.leverage !== "") {

@@ -4,7 +4,7 @@
 // strategy's sizing and rule overrides mean exactly what the Trading Rules fields mean.
 import { z } from "zod";
 import { D } from "../decimal.ts";
-import { SYMBOLS } from "../products.ts";
+import { isKnownSymbol, symbolsText } from "../products.ts";
 import { TradingConfigSchema } from "./trading-config.ts";
 
 /** The protection rules a strategy may override; an absent field comes from Trading Rules. */
@@ -59,9 +59,9 @@ export const StrategyInputSchema = z.object({
         .string()
         .trim()
         .toUpperCase()
-        .refine((s) => SYMBOLS.includes(s), { message: `Allowed symbols must be among ${SYMBOLS.join(", ")}` }),
+        .refine((s) => isKnownSymbol(s), { error: () => `Allowed symbols must be among ${symbolsText()}` }),
     )
-    .max(SYMBOLS.length)
+    .max(500)
     .default([])
     .transform((list) => [...new Set(list)]),
   amountType: TradingConfigSchema.shape.signalAmountType.default("multiplier"),

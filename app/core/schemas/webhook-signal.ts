@@ -1,7 +1,7 @@
 // The TradingView webhook body (docs/spec/webhook.md): validated field by
 // field so a 400 can name the field.
 import { parseDecimal, D } from "../decimal.ts";
-import { type ProductSpec, SYMBOLS, resolveSymbol } from "../products.ts";
+import { type ProductSpec, isKnownSymbol, resolveSymbol, symbolsText } from "../products.ts";
 import { parseFireTime } from "../timeline.ts";
 
 export const MAX_QUANTITY = "1000000000";
@@ -106,7 +106,7 @@ export function parseWebhookSignal(
     return fail("symbol", "symbol is required");
   if (typeof body.symbol !== "string") return fail("symbol", "symbol must be a string");
   const product = options.strict
-    ? SYMBOLS.includes(body.symbol.trim().toUpperCase())
+    ? isKnownSymbol(body.symbol.trim().toUpperCase())
       ? resolveSymbol(body.symbol)
       : null
     : resolveSymbol(body.symbol);
@@ -114,8 +114,8 @@ export function parseWebhookSignal(
     return fail(
       "symbol",
       options.strict
-        ? `symbol ${body.symbol.slice(0, 40)} is not one of ${SYMBOLS.join(", ")} (strict ticker mapping is on)`
-        : `symbol ${body.symbol.slice(0, 40)} is not supported (${SYMBOLS.join(", ")})`,
+        ? `symbol ${body.symbol.slice(0, 40)} is not one of ${symbolsText()} (strict ticker mapping is on)`
+        : `symbol ${body.symbol.slice(0, 40)} is not supported (${symbolsText()})`,
     );
   }
 

@@ -2,8 +2,9 @@
 // &product=, &q=, &filter=all|gainers|losers choose what the server renders (links and a GET
 // form: it works without JavaScript); the data comes from the same cached services as
 // /api/market/*.
-import { type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { can } from "#app/core/auth/permissions.ts";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import {
   type MarketTab,
@@ -19,14 +20,15 @@ import {
   getMarketProducts,
   getMarketSummary,
 } from "#app/services/market-data.server.ts";
-import { requireUser } from "#app/services/sessions.server.ts";
+import { productCatalogView, refreshMessage, refreshProducts } from "#app/services/products.server.ts";
+import { requireAdmin, requireUser } from "#app/services/sessions.server.ts";
 import { NO_STORE } from "#app/utils/api.server.ts";
 
 const TABS: MarketTab[] = ["overview", "pairs", "details"];
 const FILTERS: PairFilter[] = ["all", "gainers", "losers"];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  await requireUser(request, context);
+  const user = await requireUser(request, context);
   const url = new URL(request.url);
   const tab = url.searchParams.get("tab") as MarketTab | null;
   const filter = url.searchParams.get("filter") as PairFilter | null;
@@ -46,11 +48,29 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } catch (error) {
     loadError = `Market data unavailable: ${(error as Error).message}`;
   }
-  return json({ view, summary, products, details, loadError }, { headers: NO_STORE });
+  const catalog = await productCatalogView(context.db);
+  const canRefreshProducts = can(user.role, "settings.change");
+  return json({ view, summary, products, details, loadError, catalog, canRefreshProducts }, { headers: NO_STORE });
+}
+
+/** intent=refresh-products (admin): reads Coinbase's list of perpetuals now (decision 051). */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdmin(request, context);
+  const form = await request.formData().catch(() => null);
+  if (form?.get("intent") !== "refresh-products") return json({ error: "Unknown action" }, { status: 400 });
+  try {
+    return json({ message: refreshMessage(await refreshProducts(context.db, user.username)) }, { headers: NO_STORE });
+  } catch (error) {
+    return json(
+      { error: `Products could not be read from Coinbase: ${(error as Error).message}` },
+      { status: 502, headers: NO_STORE },
+    );
+  }
 }
 
 export default function Page() {
   const data = useLoaderData<typeof loader>();
+  const outcome = useActionData<typeof action>();
   return (
     <MarketDataScreen
       initialView={data.view}
@@ -58,6 +78,9 @@ export default function Page() {
       products={data.products}
       details={data.details}
       loadError={data.loadError}
+      catalog={data.catalog}
+      canRefreshProducts={data.canRefreshProducts}
+      refreshOutcome={outcome ?? null}
     />
   );
 }

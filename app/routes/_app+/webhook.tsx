@@ -13,7 +13,7 @@ import {
 import { useLoaderData } from "@remix-run/react";
 import { GeneralErrorBoundary } from "#app/components/error-boundary.tsx";
 import { WebhookScreen } from "#app/components/webhook/webhook-screen.tsx";
-import { SYMBOLS } from "#app/core/products.ts";
+import { listSymbols } from "#app/core/products.ts";
 import { protectionLines } from "#app/components/manual-trading/manual-protection.ts";
 import { getTradingConfig } from "#app/services/trading.server.ts";
 import { getSystemStatusForPage } from "#app/services/health.server.ts";
@@ -124,7 +124,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       on
         ? {
             title: "Strict ticker mapping on",
-            description: `Alerts must name ${SYMBOLS.join(", ")}; other tickers are refused with a 400.`,
+            description: `Alerts must name ${listSymbols().join(", ")}; other tickers are refused with a 400.`,
           }
         : {
             title: "Strict ticker mapping off",
