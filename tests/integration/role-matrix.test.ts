@@ -4,7 +4,9 @@
 // nothing done); a refused one answers 401/403 and changes nothing. A meta-test fails when a
 // route file is missing from the table, so a new route cannot slip through unguarded.
 import { readdirSync } from "node:fs";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { setCatalog } from "#app/core/products.ts";
+import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { type TestApp, freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -399,6 +401,14 @@ const TABLE: Row[] = [
   READ("api+/portfolio-summary.ts", "/api/portfolio-summary"),
   READ("api+/trading-config.ts", "/api/trading-config"),
   READ("api+/market.products.ts", "/api/market/products"),
+  // Coinbase's product list comes from the fake (below): the admin's read answers 200.
+  {
+    file: "api+/market.products.refresh.ts",
+    method: "POST",
+    path: "/api/market/products/refresh",
+    expect: [401, 403, 403, 200],
+    guard: "settings",
+  },
   READ("api+/market.summary.ts", "/api/market/summary"),
   {
     file: "api+/market.products.$productId.ts",
@@ -606,6 +616,10 @@ function routeFiles(): string[] {
   }
   return out;
 }
+
+// The public product list an admin may read (POST /api/market/products/refresh) is the fake's.
+useCoinbaseFake();
+afterAll(() => setCatalog([]));
 
 test("every page and /api route file is in the role matrix", () => {
   const covered = new Set(TABLE.map((r) => r.file));
