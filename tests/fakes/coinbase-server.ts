@@ -55,9 +55,13 @@ export async function startCoinbaseServer(
 
 // `bun tests/fakes/coinbase-server.ts [port]`: a fake Coinbase to point a dev app at.
 if (import.meta.main) {
-  const { makeCdpKey } = await import("../msw/coinbase.ts");
+  const { FAKE_MORE_FUTURES, makeCdpKey } = await import("../msw/coinbase.ts");
   const key = makeCdpKey("ec");
-  const fake = await startCoinbaseServer({ cdpKeys: [key], port: Number(process.argv[2] ?? 0) });
+  const fake = await startCoinbaseServer({
+    cdpKeys: [key],
+    extraProducts: FAKE_MORE_FUTURES,
+    port: Number(process.argv[2] ?? 0),
+  });
   console.log(
     `fake Coinbase at ${fake.url}\nCOINBASE_API_URL=${fake.url}\nCOINBASE_API_KEY=${key.apiKey}\nCOINBASE_API_SECRET=${JSON.stringify(key.apiSecret)}`,
   );
