@@ -155,14 +155,15 @@ describe("Editing a position (JavaScript on)", () => {
         })
         .toContain("SL");
       // The entry offers no Edit; the stop's row does.
-      expect(await page.locator("[data-testid=chart-level][data-kind=entry] [data-testid=chart-level-edit]").count()).toBe(
-        0,
-      );
+      expect(
+        await page.locator("[data-testid=chart-level][data-kind=entry] [data-testid=chart-level-edit]").count(),
+      ).toBe(0);
       const edit = stopRow.getByTestId("chart-level-edit");
       await visible(edit);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), `scrollWidth at ${width}`).toBeLessThanOrEqual(
-        width,
-      );
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth),
+        `scrollWidth at ${width}`,
+      ).toBeLessThanOrEqual(width);
       await screenshot(page, `positions-edit-chart-marks-${width}`);
       await edit.click();
 

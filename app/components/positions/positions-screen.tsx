@@ -207,9 +207,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
         {tpProgress ? <Caption>{tpProgress}</Caption> : null}
       </td>
       <td className="pd-td pd-nowrap">
-        <div>
-          {stopLossText(controls)}
-        </div>
+        <div>{stopLossText(controls)}</div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
         <StopNote p={p} />
       </td>

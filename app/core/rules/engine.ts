@@ -197,9 +197,7 @@ export const tighterStop = (side: "long" | "short", a: string, b: string): strin
  * The stop the controls set, before break-even: the price typed by hand (decision 048, which
  * may lie past the entry, in profit), else entry × (1 ∓ offset). null: no stop loss.
  */
-export function ownStopPrice(
-  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls">,
-): string | null {
+export function ownStopPrice(position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls">): string | null {
   const controls = position.advancedControls;
   if (!hasStopLoss(controls)) return null;
   if (controls!.stopLossPrice) return dec(controls!.stopLossPrice).toString();

@@ -69,7 +69,13 @@ describe("chart levels: the prices the rules act on", () => {
   });
 
   test("a stop set by hand past the entry: its price and what it locks in; after break-even it stays beside the BE stop when tighter", () => {
-    const byHand = { ...controls, stopLossOffset: -0.005, stopLossPrice: "3015", trailingStop: null, takeProfits: null };
+    const byHand = {
+      ...controls,
+      stopLossOffset: -0.005,
+      stopLossPrice: "3015",
+      trailingStop: null,
+      takeProfits: null,
+    };
     const before = chartLevels({ ...long, advancedControls: byHand });
     expect(before.find((l) => l.kind === "sl")).toMatchObject({
       price: "3015",

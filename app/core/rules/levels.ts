@@ -29,7 +29,6 @@ export interface ChartLevel {
   edit?: EditField;
 }
 
-
 export interface ChartPosition {
   side: "long" | "short";
   entryPrice: string;
@@ -97,7 +96,8 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
       edit: "stopLoss",
     });
     // A stop set by hand past break-even stays in force (decision 048).
-    if (byHand) levels.push({ kind: "sl", title: "SL", price: own, note: stopNote(entry, own, long), edit: "stopLoss" });
+    if (byHand)
+      levels.push({ kind: "sl", title: "SL", price: own, note: stopNote(entry, own, long), edit: "stopLoss" });
   } else if (own !== null) {
     levels.push({ kind: "sl", title: "SL", price: own, note: stopNote(entry, own, long), edit: "stopLoss" });
     if (breakEvenApplies(controls)) {

@@ -240,13 +240,15 @@ export default function Page() {
   const editError = posted && "editError" in posted ? (posted.editError as PositionEditError) : null;
   return (
     <>
-      {data.edit ? <PositionEditForm
+      {data.edit ? (
+        <PositionEditForm
           key={data.edit.id}
           position={data.edit}
           posted={editError}
           focus={data.edit.focus}
           back={data.edit.back}
-        /> : null}
+        />
+      ) : null}
       {confirm ? (
         <FlattenConfirmPanel
           intent="flatten"

@@ -62,7 +62,9 @@ export default function PositionChartRoute() {
         </Typography>
         <PriceChart
           data={details.chart}
-          edit={canEdit && p.status === "open" ? { id: p.id, back: `/positions/${encodeURIComponent(p.id)}/chart` } : null}
+          edit={
+            canEdit && p.status === "open" ? { id: p.id, back: `/positions/${encodeURIComponent(p.id)}/chart` } : null
+          }
         />
       </Paper>
     </Screen>
