@@ -334,18 +334,17 @@ export function PriceChart({
                   {level.price}
                 </td>
                 <td style={{ color: palette.text.secondary }}>{level.note}</td>
-                {edit ? (
+                {/* Only a mark that can be changed has the cell (an empty one would add to the row's text). */}
+                {edit && level.edit ? (
                   <td style={{ paddingLeft: 12 }}>
-                    {level.edit ? (
-                      <a
-                        href={editHref(level.edit)}
-                        className="pd-c-primary"
-                        data-testid="chart-level-edit"
-                        aria-label={`Edit ${level.title}`}
-                      >
-                        Edit
-                      </a>
-                    ) : null}
+                    <a
+                      href={editHref(level.edit)}
+                      className="pd-c-primary"
+                      data-testid="chart-level-edit"
+                      aria-label={`Edit ${level.title}`}
+                    >
+                      Edit
+                    </a>
                   </td>
                 ) : null}
               </tr>
