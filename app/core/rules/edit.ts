@@ -106,11 +106,12 @@ export function editControls(
       // The form pre-fills the stop on the price tick: the same stop posted back is no move.
       const unchanged = inForce !== null && samePrice(inForce, stop, costs?.tick);
       if (!unchanged) {
-        const loosens = (than: Big) => (long ? stop.lt(than) : stop.gt(than));
+        // Whether the stop lies on the loss side of a price: below it for a long, above it for a short.
+        const lossSideOf = (than: Big) => (long ? stop.lt(than) : stop.gt(than));
         if (position.breakEvenTriggered && before.breakEven && edit.breakEven !== false) {
           // Break-even has armed: a stop past it (tighter) is taken, never one that loosens it.
           const armed = armedBreakEvenStop({ ...position, advancedControls: before });
-          if (loosens(new Big(armed))) {
+          if (lossSideOf(new Big(armed))) {
             return {
               ok: false,
               field: "stopLoss",
@@ -118,14 +119,14 @@ export function editControls(
             };
           }
         }
-        if (current && !loosens(current)) {
+        if (current && !lossSideOf(current)) {
           return {
             ok: false,
             field: "stopLoss",
             error: `A ${name}'s stop loss must be ${long ? "below" : "above"} the current price (${show(current)}), else it closes the position at once`,
           };
         }
-        if (!current && !loosens(entry)) {
+        if (!current && !lossSideOf(entry)) {
           return {
             ok: false,
             field: "stopLoss",
