@@ -83,7 +83,7 @@ export function PriceChart({
   const navigate = useNavigate();
   const editHref = (field: EditField) => positionEditHref(edit!.id, { focus: field, back: edit!.back ?? null });
   // The click handler is subscribed once: it reads the marks and the link through this ref.
-  const editRef = useRef<((price: number, y: number) => string | null) | null>(null);
+  const editRef = useRef<((y: number) => string | null) | null>(null);
   const palette = theme.palette;
   const container = useRef<HTMLDivElement>(null);
   const [mounted, setMounted] = useState(false); // JavaScript runs: make room for the chart
@@ -143,11 +143,7 @@ export function PriceChart({
           },
         });
         // A click on (or within LINE_HIT_PX of) an editable mark's line opens its edit; the cursor says so.
-        const markAt = (y: number | undefined) => {
-          if (y === undefined) return null;
-          const price = series.coordinateToPrice(y);
-          return price === null ? null : (editRef.current?.(price, y) ?? null);
-        };
+        const markAt = (y: number | undefined) => (y === undefined ? null : (editRef.current?.(y) ?? null));
         chart.subscribeClick((param) => {
           const href = markAt(param.point?.y);
           if (href) navigate(href);
@@ -211,7 +207,7 @@ export function PriceChart({
     );
     setLineTitles(data.levels.map((l) => l.title));
     editRef.current = edit
-      ? (_price, y) => {
+      ? (y) => {
           let best: { href: string; distance: number } | null = null;
           for (const level of data.levels) {
             if (!level.edit) continue;
