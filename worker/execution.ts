@@ -587,7 +587,11 @@ export async function bookOrder(
       });
       if (rule.breakEvenNow && stillOpen) breakEvenStop = rule.stopPrice;
       if (rule.breakEvenNow && stillOpen)
-        breakEvenNote = `Break-even: stop for ${trade.symbol} moved to ${rule.stopPrice} (entry ${open.entryPrice} + fees + offset) after the first take-profit`;
+        breakEvenNote =
+          rule.stopPrice === rule.ruleState.breakEvenStop
+            ? `Break-even: stop for ${trade.symbol} moved to ${rule.stopPrice} (entry ${open.entryPrice} + fees + offset) after the first take-profit`
+            : // A stop set by hand past break-even stays (decision 048): break-even never loosens it.
+              `Break-even armed for ${trade.symbol} at ${rule.ruleState.breakEvenStop} after the first take-profit: the stop stays at ${rule.stopPrice}, set by hand and tighter`;
       await updatePosition(trx, open.id, {
         remainingQuantity: stillOpen ? effect.position!.remaining : "0",
         realizedPnl: D(open.realizedPnl)

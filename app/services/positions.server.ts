@@ -52,7 +52,7 @@ import { deleteAllEquitySnapshots } from "#db/queries/equity-snapshots.ts";
 import { markFundingReset } from "#db/queries/funding.ts";
 import { unrealizedTotal } from "#app/core/pnl/unrealized.ts";
 import type { PartialClose, PositionEdit, PositionEditView } from "#app/core/schemas/position-edit.ts";
-import { editControls, lockedTakeProfits, takeProfitPrice } from "#app/core/rules/edit.ts";
+import { editControls, lockedTakeProfits, onTick, takeProfitPrice } from "#app/core/rules/edit.ts";
 
 type Db = Kysely<DB>;
 
@@ -404,6 +404,9 @@ export async function positionEditView(db: Db, id: string): Promise<PositionEdit
   const locked = lockedTakeProfits(position.ruleState);
   const state = position.ruleState as { tpFilled?: number[]; tpSkipped?: number[] };
   const levels = (c?.takeProfits ?? []).map((l, i) => ({ l, i }));
+  // Prices pre-filled on the product's tick, as a trader types them; posted back unchanged they are no change (decision 048).
+  const tick = resolveSymbol(position.symbol)?.quoteIncrement ?? null;
+  const stop = stopPriceFor(position);
   return {
     id: position.id,
     symbol: position.symbol,
@@ -411,19 +414,23 @@ export async function positionEditView(db: Db, id: string): Promise<PositionEdit
     entryPrice: position.entryPrice,
     currentPrice: price,
     remainingQuantity: position.remainingQuantity,
-    stopLoss: stopPriceFor(position) ?? "",
+    stopLoss: stop === null ? "" : onTick(stop, tick),
     breakEvenTriggered: position.breakEvenTriggered,
     lockedLevels: levels
       .filter(({ i }) => locked.has(i))
       .map(({ l, i }) => ({
         n: i + 1,
-        price: takeProfitPrice(position.side, position.entryPrice, l),
+        price: onTick(takeProfitPrice(position.side, position.entryPrice, l), tick),
         close: pct(l.portfolio),
         state: state.tpFilled?.includes(i) ? "filled" : state.tpSkipped?.includes(i) ? "skipped" : "closing",
       })),
     levels: levels
       .filter(({ l, i }) => l.enabled && !locked.has(i))
-      .map(({ l }) => ({ price: takeProfitPrice(position.side, position.entryPrice, l), close: pct(l.portfolio) })),
+      .map(({ l, i }) => ({
+        n: i + 1,
+        price: onTick(takeProfitPrice(position.side, position.entryPrice, l), tick),
+        close: pct(l.portfolio),
+      })),
     breakEven: Boolean(c?.breakEven),
     breakEvenOffset: c?.breakEvenOffset
       ? c.breakEvenOffset.unit === "percent"

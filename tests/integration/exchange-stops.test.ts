@@ -207,6 +207,38 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
     const config = open[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
     expect(D(config.stop_price!).minus(wanted).abs().lt(5)).toBe(true);
     expect(config.base_size).toBe("5");
+
+    // The price rises 0.4 % (TP1 at 0.5 % not reached): the stop moved past the entry, in profit, is
+    // taken below the price and the resting stop follows it there, in place (decision 048).
+    const entry = D(String(opened.entry_price));
+    msw.fake.setPrice("BIP-20DEC30-CDE", entry.times("1.004").round(0, 0).toString());
+    await processPriceTicks(
+      db(),
+      await exchangeTicks(db(), live.exchange),
+      createRulesMonitor(db(), { exchange: live.exchange }),
+      { exchangeName: "coinbase" },
+    );
+    const refused = await app.fetch(`/api/positions/${opened.id}`, {
+      method: "PATCH",
+      cookie: live.admin,
+      json: { stopLoss: entry.times("1.006").round(0, 0).toString() },
+    });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatch(/^A long's stop loss must be below the current price/);
+    const inProfit = entry.times("1.002").round(0, 0).toString();
+    const locked = await app.fetch(`/api/positions/${opened.id}`, {
+      method: "PATCH",
+      cookie: live.admin,
+      json: { stopLoss: inProfit },
+    });
+    expect(locked.status).toBe(200);
+    expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 0, moved: 1, withdrawn: 0 });
+    const resting = stopOrders().filter((o) => o.status === "OPEN");
+    expect(resting.map((o) => o.order_id)).toEqual([first.order_id]);
+    const lockedConfig = resting[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>;
+    expect(D(lockedConfig.stop_price!).minus(inProfit).abs().lt(5)).toBe(true);
+    expect(D(lockedConfig.stop_price!).gt(entry)).toBe(true); // past the entry: it locks in a profit
+    expect(lockedConfig.stop_direction).toBe("STOP_DIRECTION_STOP_DOWN");
     await live.startWorker("stops-w2");
   });
 });

@@ -129,7 +129,7 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
       field: "stopLoss",
-      error: expect.stringContaining("A long's stop loss must be below its entry price (3001.5)"),
+      error: "A long's stop loss must be below the current price (3000), else it closes the position at once",
     });
     await setPrice(db(), "ETH-PERP", "2990", "test");
     response = await patch(p.id, { stopLoss: "2995" });
@@ -192,6 +192,105 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     expect((await response.json()).error).toBe("The trailing stop needs an activation and a distance above 0");
   });
 
+  test("a stop past the entry (in profit): a long's and a short's, taken on the protective side of the price, the worker closes at it, break-even never loosens it", async () => {
+    // Long entered at 3001.5; the price at 3015 (TP1 at 3016.5075 not reached yet).
+    const p = await open();
+    await setPrice(db(), "ETH-PERP", "3015", "test");
+    let response = await patch(p.id, { stopLoss: "3016" });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe(
+      "A long's stop loss must be below the current price (3015), else it closes the position at once",
+    );
+    response = await patch(p.id, { stopLoss: "3012" });
+    expect(response.status).toBe(200);
+    const locked = await position(p.id);
+    expect(locked).toMatchObject({ stopPrice: "3012", advancedControls: { stopLossPrice: "3012" } });
+    expect(locked.advancedControls!.stopLossOffset).toBeLessThan(0); // past the entry: a signed distance below 0
+    // The form shows it as the stop in force; the same form posted back changes nothing.
+    const page = await (await app.fetch(`/positions?edit=${p.id}`, { cookie: cookies.trader })).text();
+    expect(page).toContain('value="3012"');
+
+    // TP1 fills and break-even arms at ≈ 3008.11 (entry + fees + 0.1 %): looser than 3012, so 3012 stays.
+    await tick("ETH-PERP", "3020");
+    const armed = await waitFor("TP1 filled", async () => {
+      const row = await position(p.id);
+      return row.remainingQuantity === "0.8" && row.breakEvenTriggered ? row : null;
+    });
+    expect(armed.stopPrice).toBe("3012");
+    const beStop = (armed.ruleState as { breakEvenStop?: string }).breakEvenStop!;
+    expect(Number(beStop)).toBeGreaterThan(3001.5);
+    expect(Number(beStop)).toBeLessThan(3012);
+    const note = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "Break-even armed for ETH-PERP%")
+      .executeTakeFirst();
+    expect(note?.message).toContain("the stop stays at 3012, set by hand and tighter");
+    // Break-even armed: a stop below it is refused, a tighter one taken.
+    response = await patch(p.id, { stopLoss: "3005" });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe(
+      `The stop is at break-even (${beStop}) since take-profit 1 filled: a stop below it would loosen it; turn break-even off to move it there`,
+    );
+    await setPrice(db(), "ETH-PERP", "3020", "test");
+    response = await patch(p.id, { stopLoss: "3014" });
+    expect(response.status).toBe(200);
+    expect(await position(p.id)).toMatchObject({ stopPrice: "3014", breakEvenTriggered: true });
+
+    // The price falls to 3013.5 (above break-even, through the stop): the worker closes what remains.
+    await tick("ETH-PERP", "3013.5");
+    await waitFor("long closed at its stop", async () => ((await position(p.id)).status === "closed" ? true : null));
+    const hit = await db()
+      .selectFrom("activity_logs")
+      .select("message")
+      .where("message", "like", "%Stop loss hit%")
+      .executeTakeFirst();
+    expect(hit).toBeTruthy();
+
+    // Short entered at 2998.5 (3000 less the simulator's slippage); the price at 2990.
+    await setPrice(db(), "ETH-PERP", "3000", "test");
+    const response2 = await sendSignal(app, secret, {
+      action: "sell",
+      symbol: "ETH-PERP",
+      quantity: "1",
+      order_type: "market",
+      id: `s-${Date.now()}`,
+    });
+    expect(response2.status).toBe(200);
+    const short = await waitFor("short open", async () => {
+      const row = await db()
+        .selectFrom("positions")
+        .selectAll()
+        .where("symbol", "=", "ETH-PERP")
+        .where("status", "=", "open")
+        .where("side", "=", "short")
+        .executeTakeFirst();
+      return row ? positionRowToPosition(row) : null;
+    });
+    await setPrice(db(), "ETH-PERP", "2990", "test");
+    response = await patch(short.id, { stopLoss: "2989" });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error).toBe(
+      "A short's stop loss must be above the current price (2990), else it closes the position at once",
+    );
+    response = await patch(short.id, { stopLoss: "2994" });
+    expect(response.status).toBe(200);
+    expect(await position(short.id)).toMatchObject({ stopPrice: "2994", advancedControls: { stopLossPrice: "2994" } });
+    await tick("ETH-PERP", "2993");
+    expect((await position(short.id)).status).toBe("open");
+    await tick("ETH-PERP", "2994.5");
+    await waitFor("short closed at its stop", async () =>
+      (await position(short.id)).status === "closed" ? true : null,
+    );
+    const exit = await db()
+      .selectFrom("trades")
+      .select(["side", "executed_price"])
+      .where("position_id", "=", short.id)
+      .where("side", "=", "buy")
+      .executeTakeFirst();
+    expect(exit?.side).toBe("buy");
+  });
+
   test("roles, unknown ids and methods", async () => {
     const p = await open();
     expect((await patch(p.id, { stopLoss: "2950" }, cookies.viewer)).status).toBe(403);
@@ -219,7 +318,9 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     const p = await open();
     const page = await (await app.fetch(`/positions?edit=${p.id}`, { cookie: cookies.trader })).text();
     expect(page).toContain('data-testid="position-edit"');
-    expect(page).toContain('value="2986.4925"');
+    // The stop in force (2986.4925) pre-filled on ETH-PERP's 0.01 tick, as a trader types it.
+    expect(page).toContain('value="2986.49"');
+    expect(page).not.toContain('value="2986.4925"');
     expect(page).toContain('data-testid="position-edit-link"');
     const form = (fields: [string, string][]) =>
       app.fetch(`/positions?edit=${p.id}`, {
@@ -257,9 +358,48 @@ describe.each(testDialects())("editing a position on %s", (dialect) => {
     const refused = await form([["stopLoss", "3010"], ...levels, ...rules]);
     expect(refused.status).toBe(400);
     const html = await refused.text();
-    expect(html).toContain("A long&#x27;s stop loss must be below its entry price (3001.5)");
+    expect(html).toContain("A long&#x27;s stop loss must be below the current price (3000)");
     expect(html).toContain('value="3010"');
     expect((await position(p.id)).stopPrice).toBe("2970");
+  });
+
+  test("no JavaScript: the price chart's marks link to the one edit form, on their field, and a save returns to the chart", async () => {
+    const p = await open();
+    const chartUrl = `/positions/${p.id}/chart`;
+    const chart = await (await app.fetch(chartUrl, { cookie: cookies.trader })).text();
+    // TP1..TP3, SL, BE and the trailing stop offer Edit; the entry does not.
+    expect(chart.split('data-testid="chart-level-edit"').length - 1).toBe(6);
+    const back = encodeURIComponent(chartUrl);
+    const stopHref = `/positions?edit=${p.id}&amp;focus=stopLoss&amp;back=${back}#edit-stopLoss`;
+    expect(chart).toContain(`href="${stopHref}"`);
+    expect(chart).toContain(`href="/positions?edit=${p.id}&amp;focus=tp2&amp;back=${back}#edit-tp2"`);
+    // A viewer's chart offers no Edit.
+    const viewerChart = await (await app.fetch(chartUrl, { cookie: cookies.viewer })).text();
+    expect(viewerChart).toContain('data-testid="chart-levels"');
+    expect(viewerChart).not.toContain('data-testid="chart-level-edit"');
+
+    // The link's form: the stop's control carries the fragment's id; the form posts back to the chart.
+    const page = await (
+      await app.fetch(`/positions?edit=${p.id}&focus=stopLoss&back=${back}`, { cookie: cookies.trader })
+    ).text();
+    expect(page).toContain('id="edit-stopLoss"');
+    expect(page).toContain('id="edit-tp2"');
+    expect(page).toContain(`name="back" value="${chartUrl}"`);
+    const saved = await app.fetch(`/positions?edit=${p.id}&back=${back}`, {
+      method: "POST",
+      cookie: cookies.trader,
+      form: { intent: "edit", id: p.id, back: chartUrl, stopLoss: "2975", breakEven: "on" },
+    });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get("location")).toBe(chartUrl);
+    expect((await position(p.id)).stopPrice).toBe("2975");
+    // A back that leaves the app is not followed.
+    const away = await app.fetch("/positions", {
+      method: "POST",
+      cookie: cookies.trader,
+      form: { intent: "edit", id: p.id, back: "//evil.example", stopLoss: "2976", breakEven: "on" },
+    });
+    expect(away.headers.get("location")).toBe("/positions");
   });
 
   test("partial close by percent (form) and by quantity (API), through the Close job; too small: Close's refusal", async () => {

@@ -6,9 +6,15 @@
 // loads it. The server (and a browser without JavaScript) renders the levels and the last
 // candles as tables instead; once the chart is drawn the candle table goes.
 // New data (the details poll every 10 s) redraws the candles, lines and markers in place.
+// An open position's chart, for whoever may trade, lets the trader act on a mark (decision
+// 048): each stop, take-profit, break-even and trailing row of the levels list has an Edit
+// link to the one edit form (/positions?edit=<id>, on that field, back to this page), which
+// works without JavaScript; with it a click on the mark's line on the chart follows the same link.
 import { type Theme, useTheme } from "@mui/material/styles";
+import { useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import type { ChartLevelKind } from "#app/core/rules/levels.ts";
+import { type EditField, positionEditHref } from "#app/core/schemas/position-edit.ts";
 import type { PriceChartData } from "#app/core/schemas/candles.ts";
 
 export type { PriceChartData };
@@ -60,8 +66,24 @@ function levelColor(kind: ChartLevelKind, palette: Palette): string {
   }
 }
 
-export function PriceChart({ data, title = "Price chart" }: { data: PriceChartData; title?: string }) {
+/** How near (px) a click must land to a mark's line to open its edit. */
+const LINE_HIT_PX = 6;
+
+export function PriceChart({
+  data,
+  title = "Price chart",
+  edit = null,
+}: {
+  data: PriceChartData;
+  title?: string;
+  /** An open position the user may edit: its marks offer Edit (decision 048); `back` is where a save returns. */
+  edit?: { id: string; back?: string | null } | null;
+}) {
   const theme = useTheme<Theme>();
+  const navigate = useNavigate();
+  const editHref = (field: EditField) => positionEditHref(edit!.id, { focus: field, back: edit!.back ?? null });
+  // The click handler is subscribed once: it reads the marks and the link through this ref.
+  const editRef = useRef<((y: number) => string | null) | null>(null);
   const palette = theme.palette;
   const container = useRef<HTMLDivElement>(null);
   const [mounted, setMounted] = useState(false); // JavaScript runs: make room for the chart
@@ -120,6 +142,15 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
             };
           },
         });
+        // A click on (or within LINE_HIT_PX of) an editable mark's line opens its edit; the cursor says so.
+        const markAt = (y: number | undefined) => (y === undefined ? null : (editRef.current?.(y) ?? null));
+        chart.subscribeClick((param) => {
+          const href = markAt(param.point?.y);
+          if (href) navigate(href);
+        });
+        chart.subscribeCrosshairMove((param) => {
+          if (container.current) container.current.style.cursor = markAt(param.point?.y) ? "pointer" : "";
+        });
         chartRef.current = {
           chart,
           series,
@@ -175,6 +206,20 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
       }),
     );
     setLineTitles(data.levels.map((l) => l.title));
+    editRef.current = edit
+      ? (y) => {
+          let best: { href: string; distance: number } | null = null;
+          for (const level of data.levels) {
+            if (!level.edit) continue;
+            const at = current.series.priceToCoordinate(Number(level.price));
+            if (at === null) continue;
+            const distance = Math.abs(at - y);
+            if (distance <= LINE_HIT_PX && (!best || distance < best.distance))
+              best = { href: editHref(level.edit), distance };
+          }
+          return best?.href ?? null;
+        }
+      : null;
     // The first time: the last VISIBLE_MINUTES (all, when fewer), with room on the right so the
     // newest candles and fills are not under the lines' labels; later answers keep whatever
     // the user scrolled or zoomed to.
@@ -201,7 +246,9 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
           text: m.kind === "entry" ? "Entry" : "Exit",
         })),
     );
-  }, [drawn, data, palette]);
+    // editHref follows `edit`, which is in the dependencies.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [drawn, data, palette, edit?.id, edit?.back]);
 
   // Inside a table wider than the screen, the chart takes the visible width only.
   useEffect(() => {
@@ -283,6 +330,19 @@ export function PriceChart({ data, title = "Price chart" }: { data: PriceChartDa
                   {level.price}
                 </td>
                 <td style={{ color: palette.text.secondary }}>{level.note}</td>
+                {/* Only a mark that can be changed has the cell (an empty one would add to the row's text). */}
+                {edit && level.edit ? (
+                  <td style={{ paddingLeft: 12 }}>
+                    <a
+                      href={editHref(level.edit)}
+                      className="pd-c-primary"
+                      data-testid="chart-level-edit"
+                      aria-label={`Edit ${level.title}`}
+                    >
+                      Edit
+                    </a>
+                  </td>
+                ) : null}
               </tr>
             ))}
             {data.markers.map((m) => (

@@ -143,7 +143,8 @@ export function PositionDetail({
       {header}
       {data.chart ? (
         <Box sx={{ mb: 2 }}>
-          <PriceChart data={data.chart} />
+          {/* The Positions screen lists open positions: their marks offer Edit (decision 048). */}
+          <PriceChart data={data.chart} edit={canEdit ? { id: position.id } : null} />
         </Box>
       ) : null}
       <Typography variant="subtitle2" component="h3" sx={{ mb: 1 }}>

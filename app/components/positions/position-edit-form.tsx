@@ -12,8 +12,15 @@ import Paper from "@mui/material/Paper";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
-import { type FormEvent, useState } from "react";
-import { PositionEditSchema, type PositionEditView, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
+import { type FormEvent, useEffect, useState } from "react";
+import {
+  type EditField,
+  PositionEditSchema,
+  type PositionEditView,
+  editFieldId,
+  positionEditFromForm,
+  positionEditHref,
+} from "#app/core/schemas/position-edit.ts";
 
 export interface PositionEditError {
   id: string;
@@ -30,9 +37,15 @@ const BLANK_LEVELS = 2;
 export function PositionEditForm({
   position,
   posted,
+  focus = null,
+  back = null,
 }: {
   position: PositionEditView;
   posted?: PositionEditError | null;
+  /** The field to land on (a price chart's mark opened the form on it): its control's id is the link's fragment. */
+  focus?: EditField | null;
+  /** Where a save and Cancel return (the chart the form was opened from); else Positions. */
+  back?: string | null;
 }) {
   const [clientError, setClientError] = useState<string | null>(null);
   const again = posted && posted.id === position.id ? posted : null;
@@ -41,6 +54,14 @@ export function PositionEditForm({
   const levels = again
     ? again.tpPrices.map((price, i) => ({ price, close: again.tpCloses[i] ?? "" }))
     : [...position.levels, ...Array.from({ length: BLANK_LEVELS }, () => ({ price: "", close: "" }))];
+  const levelIds = again ? [] : position.levels.map((l) => editFieldId(`tp${l.n}`));
+  // Without JavaScript the link's fragment scrolls to the field; with it the field takes the focus too.
+  useEffect(() => {
+    if (!focus) return;
+    const control = document.getElementById(editFieldId(focus));
+    control?.scrollIntoView({ block: "center" });
+    control?.focus();
+  }, [focus]);
   const checked = (name: "breakEven" | "trailing") => (again ? again.values[name] === "on" : position[name]);
   const long = position.side === "long";
   const error = clientError ?? again?.error ?? null;
@@ -60,25 +81,32 @@ export function PositionEditForm({
       </Typography>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
         Entry {position.entryPrice} · current {position.currentPrice ?? "—"}. A {position.side}'s stop lies{" "}
-        {long ? "below" : "above"} the entry and the current price, its take-profit levels {long ? "above" : "below"}{" "}
-        both. The old stop stays in force until the new one is stored.
+        {long ? "below" : "above"} the current price (past the entry it locks in a profit), its take-profit levels{" "}
+        {long ? "above" : "below"} the entry and the current price. The old stop stays in force until the new one is
+        stored.
       </Typography>
       {error ? (
         <Alert severity="error" sx={{ mb: 1 }} data-testid="position-edit-error">
           {error}
         </Alert>
       ) : null}
-      <Form method="post" action={`/positions?edit=${encodeURIComponent(position.id)}`} onSubmit={onSubmit} noValidate>
+      <Form method="post" action={positionEditHref(position.id, { back })} onSubmit={onSubmit} noValidate>
         <input type="hidden" name="intent" value="edit" />
         <input type="hidden" name="id" value={position.id} />
+        {back ? <input type="hidden" name="back" value={back} /> : null}
         <Box sx={{ display: "grid", gap: 1.5, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, maxWidth: 720 }}>
           <TextField
+            id={editFieldId("stopLoss")}
             name="stopLoss"
             label="Stop loss (price, blank: none)"
             size="small"
             defaultValue={value("stopLoss", position.stopLoss)}
             error={again?.field === "stopLoss"}
-            helperText={position.breakEvenTriggered ? "At break-even since TP1 filled" : undefined}
+            helperText={
+              position.breakEvenTriggered
+                ? "At break-even since TP1 filled: only a tighter stop is taken"
+                : `May lie past the entry (locks in a profit) while ${long ? "below" : "above"} the current price`
+            }
             slotProps={{ htmlInput: { inputMode: "decimal", "data-testid": "edit-stop-loss" } }}
           />
           <Box />
@@ -90,6 +118,7 @@ export function PositionEditForm({
           {levels.map((l, i) => (
             <Box key={i} sx={{ display: "contents" }}>
               <TextField
+                id={levelIds[i]}
                 name="tpPrice"
                 label={`Take-profit ${i + 1} price`}
                 size="small"
@@ -110,6 +139,7 @@ export function PositionEditForm({
           <FormControlLabel
             control={
               <Checkbox
+                id={editFieldId("breakEven")}
                 name="breakEven"
                 defaultChecked={checked("breakEven")}
                 slotProps={{ input: { "aria-label": "Break-even" } }}
@@ -140,6 +170,7 @@ export function PositionEditForm({
           <FormControlLabel
             control={
               <Checkbox
+                id={editFieldId("trailing")}
                 name="trailing"
                 defaultChecked={checked("trailing")}
                 slotProps={{ input: { "aria-label": "Trailing stop" } }}
@@ -168,7 +199,7 @@ export function PositionEditForm({
           <Button type="submit" variant="contained" data-testid="edit-save">
             Save changes
           </Button>
-          <Button href="/positions" variant="text">
+          <Button href={back ?? "/positions"} variant="text">
             Cancel
           </Button>
         </Box>

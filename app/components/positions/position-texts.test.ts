@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_TRADING_CONFIG } from "#app/core/schemas/trading-config.ts";
 import {
   breakEvenText,
+  stopLossText,
   positionStatusText,
   takeProfitProgress,
   takeProfitText,
@@ -37,6 +38,15 @@ describe("Futures Positions column texts (docs/spec/screens.md#states)", () => {
     expect(breakEvenText({ ...controls, breakEven: false }, false)).toBe("Inactive");
     expect(breakEvenText(controls, true)).toBe("Triggered");
     expect(breakEvenText(controls, false)).toBe("Active");
+  });
+
+  test("SL: None, the distance on the loss side, or a stop set by hand past the entry (decision 048)", () => {
+    expect(stopLossText(null)).toBe("None");
+    expect(stopLossText({ ...controls, stopLossOffset: null })).toBe("None");
+    expect(stopLossText({ ...controls, stopLossOffset: 0.005 })).toBe("0.5%");
+    expect(stopLossText({ ...controls, stopLossOffset: -0.003, stopLossPrice: "3009" })).toBe("+0.3% locked");
+    expect(stopLossText({ ...controls, stopLossOffset: 0, stopLossPrice: "3000" })).toBe("At entry");
+    expect(breakEvenText({ ...controls, stopLossOffset: -0.003, stopLossPrice: "3009" }, false)).toBe("Active");
   });
 
   test("Trailing: Inactive without one, Tracking when armed, else Active", () => {

@@ -1,6 +1,8 @@
 // The texts of the Futures Positions columns (docs/spec/screens.md#states), pure so they are unit-tested.
 import type { AdvancedControls } from "#app/core/orders/controls.ts";
 import { D } from "#app/core/decimal.ts";
+import { formatFractionPercent } from "#app/core/format.ts";
+import { breakEvenApplies, hasStopLoss } from "#app/core/rules/engine.ts";
 
 type Controls = AdvancedControls | null | undefined;
 
@@ -13,12 +15,24 @@ export function takeProfitText(controls: Controls): string {
 }
 
 /**
- * BE column: 'Inactive' without a stop-loss offset (or with break-even off: there is nothing
+ * BE column: 'Inactive' without a stop loss (or with break-even off: there is nothing
  * that will move), 'Triggered' once the stop moved to the entry, else 'Active'.
  */
 export function breakEvenText(controls: Controls, triggered: boolean): "Inactive" | "Triggered" | "Active" {
-  if (controls?.stopLossOffset == null || !(controls.stopLossOffset > 0) || !controls.breakEven) return "Inactive";
+  if (!breakEvenApplies(controls)) return "Inactive";
   return triggered ? "Triggered" : "Active";
+}
+
+/**
+ * SL column: 'None', the distance on the loss side ('0.5%'), or for a stop set by hand past the
+ * entry (decision 048: stopLossOffset 0 or below) 'At entry' / '+0.3% locked'.
+ */
+export function stopLossText(controls: Controls): string {
+  if (!hasStopLoss(controls)) return "None";
+  const offset = controls!.stopLossOffset ?? 0;
+  if (offset > 0) return formatFractionPercent(offset);
+  if (offset === 0) return "At entry";
+  return `+${formatFractionPercent(-offset)} locked`;
 }
 
 /** Trailing column: 'Inactive' when none is configured, 'Tracking' once armed, else 'Active'. */

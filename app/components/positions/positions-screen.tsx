@@ -16,7 +16,7 @@ import { D } from "#app/core/decimal.ts";
 import { isFuturesSymbol } from "#app/core/products.ts";
 import type { PositionView } from "#app/services/positions.server.ts";
 import { apiRequest, errorText } from "#app/utils/api-client.ts";
-import { formatFractionPercent, formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
+import { formatPercent, formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { Screen } from "../screen.tsx";
@@ -33,6 +33,7 @@ import { PositionDetail } from "./position-detail.tsx";
 import {
   breakEvenText,
   positionStatusText,
+  stopLossText,
   takeProfitProgress,
   takeProfitText,
   trailingText,
@@ -206,11 +207,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
         {tpProgress ? <Caption>{tpProgress}</Caption> : null}
       </td>
       <td className="pd-td pd-nowrap">
-        <div>
-          {controls?.stopLossOffset != null && controls.stopLossOffset > 0
-            ? formatFractionPercent(controls.stopLossOffset)
-            : "None"}
-        </div>
+        <div>{stopLossText(controls)}</div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
         <StopNote p={p} />
       </td>

@@ -1,6 +1,6 @@
 // editControls (decision 048): the checks against the side, levels kept by index, nothing changed.
 import { describe, expect, test } from "vitest";
-import { editControls } from "./edit.ts";
+import { editControls, onTick } from "./edit.ts";
 
 const controls = {
   takeProfits: [
@@ -25,15 +25,26 @@ const short = {
 };
 
 describe("editing a short", () => {
-  test("its stop lies above the entry and the price, its levels below both", () => {
-    expect(editControls(short, { stopLoss: "99.5" })).toMatchObject({
+  test("its stop lies above the current price, on either side of the entry; its levels below the entry and the price", () => {
+    // Past the entry (in profit) while still above the price: taken, its signed distance below 0.
+    expect(editControls({ ...short, ruleState: {} }, { stopLoss: "99.5" })).toMatchObject({
+      ok: true,
+      changed: true,
+      applied: { stopPrice: "99.5", advancedControls: { stopLossPrice: "99.5", stopLossOffset: -0.005 } },
+    });
+    expect(editControls({ ...short, ruleState: {} }, { stopLoss: "98.5" })).toMatchObject({
       ok: false,
       field: "stopLoss",
-      error: expect.stringContaining("A short's stop loss must be above its entry price (100)"),
+      error: "A short's stop loss must be above the current price (99), else it closes the position at once",
     });
     expect(editControls({ ...short, currentPrice: "103" }, { stopLoss: "102" })).toMatchObject({
       ok: false,
       error: expect.stringContaining("above the current price (103)"),
+    });
+    // No price known: a stop past the entry cannot be checked, so it is refused.
+    expect(editControls({ ...short, currentPrice: null, ruleState: {} }, { stopLoss: "99.5" })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("No current price for this position yet"),
     });
     expect(editControls(short, { takeProfits: [{ price: "99.5", close: "50" }] })).toMatchObject({
       ok: false,
@@ -46,6 +57,45 @@ describe("editing a short", () => {
       changed: true,
       applied: { stopPrice: "102.5", advancedControls: { stopLossPrice: "102.5", stopLossOffset: 0.025 } },
     });
+  });
+
+  test("break-even armed: a stop tighter than it is taken and stays in force, one that loosens it is refused", () => {
+    const armed = {
+      ...short,
+      currentPrice: "97",
+      breakEvenTriggered: true,
+      stopPrice: "99.8",
+      ruleState: { tpFilled: [0], breakEvenStop: "99.8" },
+    };
+    expect(editControls(armed, { stopLoss: "99.9" })).toMatchObject({
+      ok: false,
+      field: "stopLoss",
+      error:
+        "The stop is at break-even (99.8) since take-profit 1 filled: a stop above it would loosen it; turn break-even off to move it there",
+    });
+    const tighter = editControls(armed, { stopLoss: "98" });
+    expect(tighter).toMatchObject({
+      ok: true,
+      changed: true,
+      applied: { stopPrice: "98", breakEvenTriggered: true, ruleState: { breakEvenStop: "99.8" } },
+    });
+  });
+
+  test("a price posted back as the form pre-fills it (on the tick) is no change", () => {
+    const odd = {
+      ...short,
+      ruleState: {},
+      advancedControls: { ...controls, stopLossOffset: 0.012345, takeProfits: null },
+    }; // stop 101.2345
+    expect(editControls(odd, { stopLoss: "101.23" }, { exitFeeRate: "0.0006", tick: "0.01" })).toMatchObject({
+      ok: true,
+      changed: false,
+    });
+    expect(onTick("101.2345", "0.01")).toBe("101.23");
+    expect(onTick("2986.4925", "0.01")).toBe("2986.49");
+    expect(onTick("2986.4925", null)).toBe("2986.4925");
+    // Without the tick the rounded price is a move.
+    expect(editControls(odd, { stopLoss: "101.23" })).toMatchObject({ ok: true, changed: true });
   });
 
   test("a filled level keeps its index; the others are replaced, a slot left over disabled", () => {

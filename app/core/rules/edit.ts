@@ -2,22 +2,23 @@
 // the checked edit (app/core/schemas/position-edit.ts) against the position's side, entry and
 // current price, turned into new controls and the rule state that goes with them (through
 // applyControls, the one path "Apply Rules" takes too). Pure: no I/O.
-// - A stop moved by hand keeps the price typed (controls.stopLossPrice) and its distance
-//   (stopLossOffset): a long's stop lies below the entry and below the current price (a short's
-//   above both); past the entry the gain is protected by break-even and the trailing stop.
+// - A stop moved by hand keeps the price typed (controls.stopLossPrice) and its signed distance
+//   (stopLossOffset: above 0 on the loss side, 0 or below past the entry): a long's stop lies
+//   below the current price (a short's above it), on either side of the entry, so a stop past
+//   the entry locks in a profit.
 // - Take-profit levels filled, skipped or requested stay where they are (the rule state keeps
 //   them by index); the others are replaced by the levels given: the slots are reused in
 //   order, a slot left over is disabled (its index stays), more levels are appended. A long's
 //   level lies above the entry and the current price, a short's below both.
-// - Once break-even has armed (after TP1), the stop in force is the break-even stop: it is
-//   moved only by turning break-even off, and kept exactly while break-even stays on with the
-//   same offset.
-import { Big } from "../decimal.ts";
+// - Once break-even has armed (after TP1), the stop in force is the break-even stop or a stop
+//   set by hand past it: a stop that would loosen it is refused while break-even stays on, and
+//   the break-even stop is kept exactly while break-even stays on with the same offset.
+import { Big, roundToIncrement } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import type { PositionEdit } from "../schemas/position-edit.ts";
 import { type AppliedRules, applyControls } from "./apply.ts";
 import type { BreakEvenCosts } from "./breakeven.ts";
-import { stopPriceFor } from "./engine.ts";
+import { armedBreakEvenStop, hasStopLoss, stopPriceFor } from "./engine.ts";
 import { parseRuleState } from "./state.ts";
 
 export interface EditablePosition {
@@ -38,6 +39,18 @@ export type EditResult =
 
 const fraction = (percent: string) => Number(new Big(percent).div(100).toString());
 const distance = (entry: Big, price: Big) => Number(price.minus(entry).abs().div(entry).toString());
+/** A stop's distance from the entry as stopLossOffset holds it: above 0 on the loss side, 0 or below past the entry (in profit). */
+const signedDistance = (side: "long" | "short", entry: Big, stop: Big) =>
+  Number((side === "long" ? entry.minus(stop) : stop.minus(entry)).div(entry).toString());
+/** Whether a price posted back is the one in force, as typed or as the form pre-fills it (on the tick). */
+const samePrice = (inForce: string, posted: Big, tick: string | null | undefined) =>
+  posted.eq(inForce) || (tick != null && new Big(tick).gt(0) && posted.eq(onTick(inForce, tick)));
+
+/** A price on the product's tick (nearest), as a trader types it: what the edit form pre-fills (decision 048). */
+export function onTick(price: string, tick: string | null | undefined): string {
+  if (!tick || !new Big(tick).gt(0)) return show(price);
+  return roundToIncrement(price, tick);
+}
 const show = (value: Big | string) => new Big(value).toString();
 
 /** The take-profit levels the rule state holds on to (filled, skipped, or a close requested). */
@@ -90,30 +103,37 @@ export function editControls(
     } else {
       const stop = new Big(edit.stopLoss);
       const inForce = stopPriceFor({ ...position, advancedControls: before });
-      const unchanged = inForce !== null && new Big(inForce).eq(stop);
+      // The form pre-fills the stop on the price tick: the same stop posted back is no move.
+      const unchanged = inForce !== null && samePrice(inForce, stop, costs?.tick);
       if (!unchanged) {
+        // Whether the stop lies on the loss side of a price: below it for a long, above it for a short.
+        const lossSideOf = (than: Big) => (long ? stop.lt(than) : stop.gt(than));
         if (position.breakEvenTriggered && before.breakEven && edit.breakEven !== false) {
-          return {
-            ok: false,
-            field: "stopLoss",
-            error: `The stop is at break-even (${inForce}) since take-profit 1 filled: turn break-even off to move it`,
-          };
+          // Break-even has armed: a stop past it (tighter) is taken, never one that loosens it.
+          const armed = armedBreakEvenStop({ ...position, advancedControls: before });
+          if (lossSideOf(new Big(armed))) {
+            return {
+              ok: false,
+              field: "stopLoss",
+              error: `The stop is at break-even (${armed}) since take-profit 1 filled: a stop ${long ? "below" : "above"} it would loosen it; turn break-even off to move it there`,
+            };
+          }
         }
-        if (long ? stop.gte(entry) : stop.lte(entry)) {
-          return {
-            ok: false,
-            field: "stopLoss",
-            error: `A ${name}'s stop loss must be ${long ? "below" : "above"} its entry price (${show(entry)}): past the entry, break-even and the trailing stop protect the gain`,
-          };
-        }
-        if (current && (long ? stop.gte(current) : stop.lte(current))) {
+        if (current && !lossSideOf(current)) {
           return {
             ok: false,
             field: "stopLoss",
             error: `A ${name}'s stop loss must be ${long ? "below" : "above"} the current price (${show(current)}), else it closes the position at once`,
           };
         }
-        next.stopLossOffset = distance(entry, stop);
+        if (!current && !lossSideOf(entry)) {
+          return {
+            ok: false,
+            field: "stopLoss",
+            error: `No current price for this position yet: a ${name}'s stop past its entry (${show(entry)}) is checked against it, so set one ${long ? "below" : "above"} the entry for now`,
+          };
+        }
+        next.stopLossOffset = signedDistance(position.side, entry, stop);
         next.stopLossPrice = show(stop);
       }
     }
@@ -156,7 +176,7 @@ export function editControls(
       if (
         was.enabled &&
         was.portfolio === want.portfolio &&
-        new Big(takeProfitPrice(position.side, position.entryPrice, was)).eq(want.price)
+        samePrice(takeProfitPrice(position.side, position.entryPrice, was), want.price, costs?.tick)
       )
         continue;
       levels[i] = {
@@ -185,7 +205,7 @@ export function editControls(
       const unit = edit.breakEvenOffsetUnit ?? before.breakEvenOffset?.unit ?? "ticks";
       if (value !== "") next.breakEvenOffset = { unit, value: unit === "percent" ? fraction(value) : Number(value) };
       else if (edit.breakEvenOffset !== undefined) next.breakEvenOffset = { unit, value: 0 };
-      if (!(next.stopLossOffset != null && next.stopLossOffset > 0))
+      if (!hasStopLoss(next))
         return { ok: false, field: "breakEven", error: "Break-even moves the stop loss: set a stop loss" };
     }
   }
@@ -221,7 +241,12 @@ export function editControls(
     kept &&
     JSON.stringify(before.breakEvenOffset ?? null) === JSON.stringify(next.breakEvenOffset ?? null)
   ) {
-    applied = { ...applied, ruleState: { ...applied.ruleState, breakEvenStop: kept }, stopPrice: kept };
+    const ruleState = { ...applied.ruleState, breakEvenStop: kept };
+    applied = {
+      ...applied,
+      ruleState,
+      stopPrice: stopPriceFor({ ...position, advancedControls: next, breakEvenTriggered: true, ruleState }),
+    };
   }
   return { ok: true, changed: true, applied };
 }

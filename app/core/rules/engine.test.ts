@@ -473,6 +473,54 @@ describe("one trigger, one request", () => {
   });
 });
 
+describe("a stop set by hand past the entry (decision 048)", () => {
+  // Long entered at 3000, stop typed at 3010 (in profit: stopLossOffset −1/300); short at 3000, stop 2990.
+  const inProfit = (side: "long" | "short", stop: string, controls: Partial<AdvancedControls> = {}) =>
+    position({
+      side,
+      advancedControls: {
+        ...DEFAULT_CONTROLS,
+        stopLossOffset: side === "long" ? (3000 - Number(stop)) / 3000 : (Number(stop) - 3000) / 3000,
+        stopLossPrice: stop,
+        ...controls,
+      },
+    });
+
+  test("a long's stop at 3010 fires at 3010, a short's at 2990 fires at 2990: Stop loss hit", () => {
+    const long = drive(inProfit("long", "3010", { takeProfits: null }), ["3012", "3010.01", "3010"]);
+    expect(acted(long.steps)).toEqual(["3010: sl all → 1"]);
+    expect(long.actions[0]!.reason).toBe("Stop loss hit");
+    const short = drive(inProfit("short", "2990", { takeProfits: null }), ["2985", "2989.99", "2990"]);
+    expect(acted(short.steps)).toEqual(["2990: sl all → 1"]);
+    expect(stopPriceFor(inProfit("short", "2990"))).toBe("2990");
+  });
+
+  test("break-even never loosens it: after TP1 the stop stays at the tighter stop set by hand", () => {
+    // Long: TP1 at 3015 fills; break-even would be 3003.60…, the stop typed at 3010 is tighter and
+    // stays: 3005 (above break-even, below the stop) closes.
+    const { steps, actions, pos } = drive(inProfit("long", "3010"), ["3015", "3012", "3005"]);
+    expect(acted(steps)).toEqual(["3015: tp1 0.2 → 0.2", "3005: sl all → 0.8"]);
+    expect(pos.breakEvenTriggered).toBe(true);
+    expect(actions[1]!.reason).toBe("Stop loss hit");
+    expect(stopPriceFor(pos)).toBe("3010");
+    // A stop typed looser than break-even (at the entry): the break-even stop is in force.
+    const loose = drive(inProfit("long", "3000"), ["3015", "3003.6"]);
+    expect(acted(loose.steps)).toEqual(["3015: tp1 0.2 → 0.2", "3003.6: sl all → 0.8"]);
+    expect(loose.actions[1]!.reason).toBe("Break-even stop hit");
+    // Short: break-even 2996.40…, the stop typed at 2990 is tighter: 2995 closes.
+    const short = drive(inProfit("short", "2990"), ["2985", "2988", "2995"]);
+    expect(acted(short.steps)).toEqual(["2985: tp1 0.2 → 0.2", "2995: sl all → 0.8"]);
+  });
+
+  test("the trailing stop never loosens it: the stop fires before a trail further away", () => {
+    // Trailing arms at 3036 (1.2 %), best 3040: its exit 3040 × 0.994 = 3021.76; the stop typed at 3030 is tighter.
+    const controls = { takeProfits: null, trailingStop: { activation: 0.012, execute: 0.006 } };
+    const { steps, actions } = drive(inProfit("long", "3030", controls), ["3040", "3025"]);
+    expect(acted(steps)).toEqual(["3025: sl all → 1"]);
+    expect(actions[0]!.reason).toBe("Stop loss hit");
+  });
+});
+
 describe("controls and state", () => {
   test("no controls, or no enabled level: nothing to do but track", () => {
     expect(evaluate(position({ advancedControls: null }), "9999", ETH).actions).toEqual([]);

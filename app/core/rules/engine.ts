@@ -6,11 +6,12 @@
 // Per tick, from the position's advancedControls (fractions) and its rule state:
 // - maxDrawdown: the worst adverse excursion so far, in percent of the entry price;
 // - portfolioPercent: remaining × price / account equity × 100 (when equity is given);
-// - stop loss: entry × (1 − offset) for a long, entry × (1 + offset) for a short; once the
-//   first take-profit has filled and break-even is on (breakEvenTriggered), the stop is the
-//   honest break-even price (breakeven.ts: entry + the fees of entry and exit + the user's
-//   offset, decision 046), kept in the rule state when it armed. Price at or through the
-//   stop closes everything;
+// - stop loss: entry × (1 − offset) for a long, entry × (1 + offset) for a short, or the
+//   price set by hand on the position (stopLossPrice, decision 048: on either side of the
+//   entry, in profit too); once the first take-profit has filled and break-even is on
+//   (breakEvenTriggered), the stop is the honest break-even price (breakeven.ts: entry + the
+//   fees of entry and exit + the user's offset, decision 046), kept in the rule state when it
+//   armed, unless the stop set by hand is tighter. Price at or through the stop closes everything;
 // - trailing stop: arms (trailingStopActive) when the price reaches entry × (1 ± activation),
 //   then tracks the best price; a retrace of `execute` from the best (best × (1 ∓ execute))
 //   closes everything;
@@ -182,34 +183,61 @@ function floorTo(value: Big, increment: string): Big {
 }
 
 /**
+ * Whether these controls carry a stop loss: a price set by hand on the position (on either side
+ * of the entry, decision 048) or an offset above 0 from the trading rules.
+ */
+export const hasStopLoss = (controls: AdvancedControls | null | undefined): boolean =>
+  Boolean(controls && (controls.stopLossPrice || (controls.stopLossOffset != null && controls.stopLossOffset > 0)));
+
+/** The tighter of two stops: the higher for a long, the lower for a short. */
+export const tighterStop = (side: "long" | "short", a: string, b: string): string =>
+  (side === "long" ? dec(a).gte(dec(b)) : dec(a).lte(dec(b))) ? a : b;
+
+/**
+ * The stop the controls set, before break-even: the price typed by hand (decision 048, which
+ * may lie past the entry, in profit), else entry × (1 ∓ offset). null: no stop loss.
+ */
+export function ownStopPrice(position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls">): string | null {
+  const controls = position.advancedControls;
+  if (!hasStopLoss(controls)) return null;
+  if (controls!.stopLossPrice) return dec(controls!.stopLossPrice).toString();
+  const offset = dec(controls!.stopLossOffset!);
+  const factor = position.side === "long" ? ONE.minus(offset) : ONE.plus(offset);
+  return dec(position.entryPrice).times(factor).toString();
+}
+
+/** The break-even stop once it has armed: the one kept in the rule state, else estimated (decision 046). */
+export function armedBreakEvenStop(
+  position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls"> & { ruleState?: unknown },
+): string {
+  return (
+    parseRuleState(position.ruleState).breakEvenStop ??
+    breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null)
+  );
+}
+
+/**
  * The stop price in force for these controls, or null when there is no stop loss. Once
  * break-even has armed, the break-even stop kept in the rule state (computed with the fees
  * really paid when it armed, rules/close.ts), else one estimated at the default taker rate
- * (breakeven.ts): never the bare entry, which loses the fees (decision 046).
+ * (breakeven.ts): never the bare entry, which loses the fees (decision 046). A stop set by
+ * hand tighter than the break-even stop (past it, in profit) stays in force: break-even never
+ * loosens a stop (decision 048).
  */
 export function stopPriceFor(
   position: Pick<RulePosition, "side" | "entryPrice" | "advancedControls" | "breakEvenTriggered"> & {
     ruleState?: unknown;
   },
 ): string | null {
-  const offset = position.advancedControls?.stopLossOffset;
-  if (offset == null || !(offset > 0)) return null;
-  if (position.breakEvenTriggered) {
-    const kept = parseRuleState(position.ruleState).breakEvenStop;
-    return (
-      kept ?? breakEvenPrice(position.side, position.entryPrice, position.advancedControls?.breakEvenOffset ?? null)
-    );
-  }
-  // A stop moved by hand keeps the price typed (decision 048).
-  const typed = position.advancedControls?.stopLossPrice;
-  if (typed) return dec(typed).toString();
-  const factor = position.side === "long" ? ONE.minus(dec(offset)) : ONE.plus(dec(offset));
-  return dec(position.entryPrice).times(factor).toString();
+  const own = ownStopPrice(position);
+  if (own === null) return null;
+  if (position.breakEvenTriggered) return tighterStop(position.side, armedBreakEvenStop(position), own);
+  return own;
 }
 
-/** Break-even applies when it is on AND there is a stop loss to move (docs/spec/screens.md#states: Inactive without a stop-loss offset). */
+/** Break-even applies when it is on AND there is a stop loss to move (docs/spec/screens.md#states: Inactive without a stop loss). */
 export const breakEvenApplies = (controls: AdvancedControls | null | undefined): boolean =>
-  Boolean(controls?.breakEven && controls.stopLossOffset != null && controls.stopLossOffset > 0);
+  Boolean(controls?.breakEven && hasStopLoss(controls));
 
 /** Index of the last take-profit level: the enabled level with the highest deviation (the later one on ties). */
 export function lastTakeProfitLevel(levels: AdvancedControls["takeProfits"]): number {
@@ -274,8 +302,10 @@ export function evaluate(
     trailingBestPrice = null;
   }
 
+  // Armed break-even: its stop, or the stop set by hand when that one is tighter (decision 048).
+  const breakEvenStop = position.breakEvenTriggered ? armedBreakEvenStop({ ...position, ruleState: state }) : null;
   const stopPrice = position.breakEvenTriggered
-    ? (state.breakEvenStop ?? stopPriceFor({ ...position, ruleState: state }))
+    ? stopPriceFor({ ...position, ruleState: state })
     : (limits?.stop ?? null);
   const stopHit = stopPrice !== null && (long ? p.lte(dec(stopPrice)) : p.gte(dec(stopPrice)));
 
@@ -329,7 +359,7 @@ export function evaluate(
   });
 
   if (stopHit) {
-    result.actions.push(closeAll("sl", "sl", position.breakEvenTriggered ? "Break-even stop hit" : "Stop loss hit"));
+    result.actions.push(closeAll("sl", "sl", stopPrice === breakEvenStop ? "Break-even stop hit" : "Stop loss hit"));
     return result;
   }
   if (trailingHit) {

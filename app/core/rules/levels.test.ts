@@ -56,6 +56,54 @@ describe("chart levels: the prices the rules act on", () => {
     expect(levels[2]!.note).toBe("-3 %, closes 50 %");
   });
 
+  test("each mark the trader can act on names its edit field (decision 048): not the entry, not a level taken", () => {
+    const levels = chartLevels({ ...long, ruleState: { tpFilled: [0] } });
+    expect(levels.map((l) => [l.title, l.edit ?? null])).toEqual([
+      ["Entry", null],
+      ["TP1", null],
+      ["TP3", "tp3"],
+      ["SL", "stopLoss"],
+      ["BE", "breakEven"],
+      ["Trail on", "trailing"],
+    ]);
+  });
+
+  test("a stop set by hand past the entry: its price and what it locks in; after break-even it stays beside the BE stop when tighter", () => {
+    const byHand = {
+      ...controls,
+      stopLossOffset: -0.005,
+      stopLossPrice: "3015",
+      trailingStop: null,
+      takeProfits: null,
+    };
+    const before = chartLevels({ ...long, advancedControls: byHand });
+    expect(before.find((l) => l.kind === "sl")).toMatchObject({
+      price: "3015",
+      note: "+0.5 % from the entry: locks in a profit",
+      edit: "stopLoss",
+    });
+    const after = chartLevels({
+      ...long,
+      advancedControls: byHand,
+      breakEvenTriggered: true,
+      ruleState: { tpFilled: [0], breakEvenStop: "3003.61" },
+    });
+    expect(after.map((l) => [l.title, l.price])).toEqual([
+      ["Entry", "3000"],
+      ["BE stop", "3003.61"],
+      ["SL", "3015"],
+    ]);
+    expect(after[1]!.note).toBe("break-even armed (entry + fees + offset); the stop set by hand is tighter");
+    // A short's stop below its entry is in profit too; one above, a loss.
+    const short = { ...long, side: "short" as const };
+    expect(chartLevels({ ...short, advancedControls: { ...byHand, stopLossPrice: "2990" } })[1]!.note).toBe(
+      "-0.33 % from the entry: locks in a profit",
+    );
+    expect(chartLevels({ ...short, advancedControls: { ...byHand, stopLossPrice: "3030" } })[1]!.note).toBe(
+      "+1 % from the entry",
+    );
+  });
+
   test("no controls: the entry only; no break-even without a stop loss", () => {
     expect(chartLevels({ ...long, advancedControls: null }).map((l) => l.kind)).toEqual(["entry"]);
     expect(

@@ -1,13 +1,15 @@
 // The levels a position's price chart marks (issue 13, decision 032): entry, each take-profit
 // level, the stop loss, break-even and the trailing stop, priced by the SAME functions the
-// rules engine acts on (engine.ts: stopPriceFor, breakEvenApplies; take-profit and trailing
+// rules engine acts on (engine.ts: ownStopPrice, armedBreakEvenStop, breakEvenApplies; take-profit and trailing
 // prices are entry × (1 ± fraction)) and in the state the Positions screen's texts show
 // (position-texts.ts: filled / armed / tracking). And the fills it marks: entry and exits.
 // Pure: no I/O.
 import { Big } from "../decimal.ts";
 import type { AdvancedControls } from "../orders/controls.ts";
 import { type BreakEvenCosts, breakEvenPrice } from "./breakeven.ts";
-import { breakEvenApplies, stopPriceFor } from "./engine.ts";
+import type { EditField } from "../schemas/position-edit.ts";
+import { lockedTakeProfits } from "./edit.ts";
+import { armedBreakEvenStop, breakEvenApplies, ownStopPrice, tighterStop } from "./engine.ts";
 import { parseRuleState } from "./state.ts";
 
 export type ChartLevelKind = "entry" | "tp" | "sl" | "breakeven" | "trailing";
@@ -20,6 +22,11 @@ export interface ChartLevel {
   price: string;
   /** What it means now, for the list beside the chart ("filled", "stop moved to entry" ...). */
   note: string;
+  /**
+   * The edit form's field this level is changed with (decision 048), absent when it cannot be
+   * edited (the entry, a level taken or being taken): the chart offers "Edit" on it.
+   */
+  edit?: EditField;
 }
 
 export interface ChartPosition {
@@ -38,6 +45,14 @@ const away = (entry: Big, long: boolean, fraction: number) =>
   entry.times(long ? ONE.plus(fraction) : ONE.minus(fraction)).toString();
 const pct = (fraction: number) => `${new Big(fraction).times(100).toString()} %`;
 
+/** Where a stop lies from the entry: "-2 % from the entry", or past it "+0.5 % from the entry: locks in a profit". */
+function stopNote(entry: Big, stop: string, long: boolean): string {
+  const away = new Big(stop).minus(entry).div(entry).times(100).round(2);
+  if (away.eq(0)) return "at the entry";
+  const profit = long ? away.gt(0) : away.lt(0);
+  return `${away.gt(0) ? "+" : "-"}${away.abs().toString()} % from the entry${profit ? ": locks in a profit" : ""}`;
+}
+
 /** `costs`: what the break-even stop covers before it arms (the fees paid, the exit's taker rate, the tick); absent: estimated. */
 export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | null): ChartLevel[] {
   const long = position.side === "long";
@@ -48,41 +63,43 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
     { kind: "entry", title: "Entry", price: entry.toString(), note: `${position.side} entry` },
   ];
 
+  const locked = lockedTakeProfits(position.ruleState);
   (controls?.takeProfits ?? []).forEach((level, i) => {
     if (!level.enabled) return;
     const note = state.tpFilled.includes(i)
       ? "filled"
       : state.tpSkipped.includes(i)
         ? "reached (too small to split: left for the last level)"
-        : `${long ? "+" : "-"}${pct(level.priceDeviation)}, closes ${pct(level.portfolio)}`;
+        : locked.has(i)
+          ? "closing"
+          : `${long ? "+" : "-"}${pct(level.priceDeviation)}, closes ${pct(level.portfolio)}`;
     levels.push({
       kind: "tp",
       title: `TP${i + 1}`,
       price: level.price ? new Big(level.price).toString() : away(entry, long, level.priceDeviation),
       note,
+      ...(locked.has(i) ? {} : { edit: `tp${i + 1}` as const }),
     });
   });
 
-  const stop = stopPriceFor({
-    side: position.side,
-    entryPrice: position.entryPrice,
-    advancedControls: controls,
-    breakEvenTriggered: false,
-  });
+  const own = ownStopPrice({ side: position.side, entryPrice: position.entryPrice, advancedControls: controls });
   if (position.breakEvenTriggered && breakEvenApplies(controls)) {
+    const armed = armedBreakEvenStop({ ...position, advancedControls: controls });
+    const byHand = own !== null && tighterStop(position.side, armed, own) !== armed;
     levels.push({
       kind: "breakeven",
       title: "BE stop",
-      price: stopPriceFor({ ...position, advancedControls: controls })!,
-      note: "stop moved to break-even (entry + fees + offset)",
+      price: armed,
+      note: byHand
+        ? "break-even armed (entry + fees + offset); the stop set by hand is tighter"
+        : "stop moved to break-even (entry + fees + offset)",
+      edit: "stopLoss",
     });
-  } else if (stop !== null) {
-    levels.push({
-      kind: "sl",
-      title: "SL",
-      price: stop,
-      note: `${long ? "-" : "+"}${pct(controls!.stopLossOffset!)} from the entry`,
-    });
+    // A stop set by hand past break-even stays in force (decision 048).
+    if (byHand)
+      levels.push({ kind: "sl", title: "SL", price: own, note: stopNote(entry, own, long), edit: "stopLoss" });
+  } else if (own !== null) {
+    levels.push({ kind: "sl", title: "SL", price: own, note: stopNote(entry, own, long), edit: "stopLoss" });
     if (breakEvenApplies(controls)) {
       const price = breakEvenPrice(position.side, position.entryPrice, controls?.breakEvenOffset ?? null, costs);
       levels.push({
@@ -90,6 +107,7 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
         title: "BE",
         price,
         note: "the stop moves here once TP1 fills (entry + fees + offset)",
+        edit: "breakEven",
       });
     }
   }
@@ -104,6 +122,7 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
         title: "Trail",
         price: exit,
         note: `tracking: ${pct(trailing.execute)} from the best price ${best.toString()}`,
+        edit: "trailing",
       });
     } else {
       levels.push({
@@ -111,6 +130,7 @@ export function chartLevels(position: ChartPosition, costs?: BreakEvenCosts | nu
         title: "Trail on",
         price: away(entry, long, trailing.activation),
         note: "the trailing stop arms at this price",
+        edit: "trailing",
       });
     }
   }

@@ -145,17 +145,39 @@ export interface PositionEditView {
   entryPrice: string;
   currentPrice: string | null;
   remainingQuantity: string;
-  /** The stop in force ("" none). */
+  /** The stop in force ("" none); prices here are on the product's tick. */
   stopLoss: string;
   breakEvenTriggered: boolean;
   /** Levels the rules hold on to (filled, skipped, requested): shown, not editable. */
   lockedLevels: { n: number; price: string; close: string; state: string }[];
-  /** The other enabled levels, editable. */
-  levels: { price: string; close: string }[];
+  /** The other enabled levels, editable (n: the level's number, TPn on the chart). */
+  levels: { n: number; price: string; close: string }[];
   breakEven: boolean;
   breakEvenOffset: string;
   breakEvenOffsetUnit: "ticks" | "percent";
   trailing: boolean;
   trailingActivation: string;
   trailingRetrace: string;
+}
+
+/** The edit form's fields a link may open it on (a price chart's mark, decision 048): the stop, take-profit n, break-even, trailing. */
+export type EditField = "stopLoss" | "breakEven" | "trailing" | `tp${number}`;
+
+/** `focus` from a URL: one of the edit form's fields, else null. */
+export function parseEditField(value: string | null | undefined): EditField | null {
+  return value && /^(stopLoss|breakEven|trailing|tp[1-9][0-9]?)$/.test(value) ? (value as EditField) : null;
+}
+
+/** The id of the form control a field's link lands on (the URL's fragment, so it scrolls there without JavaScript). */
+export const editFieldId = (field: EditField) => `edit-${field}`;
+
+/**
+ * The one edit path (decision 048): /positions?edit=<id>, opened on `focus` (scrolled to and
+ * focused), returning to `back` (a same-origin path, e.g. the position's chart) after a save.
+ */
+export function positionEditHref(id: string, options: { focus?: EditField | null; back?: string | null } = {}): string {
+  const query = new URLSearchParams({ edit: id });
+  if (options.focus) query.set("focus", options.focus);
+  if (options.back) query.set("back", options.back);
+  return `/positions?${query.toString()}${options.focus ? `#${editFieldId(options.focus)}` : ""}`;
 }

@@ -21,7 +21,12 @@ import {
   requestClosePosition,
 } from "#app/services/positions.server.ts";
 import { type PositionEditError, PositionEditForm } from "#app/components/positions/position-edit-form.tsx";
-import { PartialCloseSchema, PositionEditSchema, positionEditFromForm } from "#app/core/schemas/position-edit.ts";
+import {
+  PartialCloseSchema,
+  PositionEditSchema,
+  parseEditField,
+  positionEditFromForm,
+} from "#app/core/schemas/position-edit.ts";
 import { firstIssue } from "#app/utils/api.server.ts";
 import { StrategyFilter } from "#app/components/strategies/strategy-filter.tsx";
 import { strategyNames } from "#app/services/strategies.server.ts";
@@ -37,8 +42,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const strategy = (url.searchParams.get("strategy") ?? "").slice(0, 40);
   // ?edit=<id>: the edit form of one open position (decision 048), for whoever may trade.
   const editId = (url.searchParams.get("edit") ?? "").slice(0, 64);
-  const edit =
+  const view =
     editId && can(user.role, "positions.close") ? await positionEditView(context.db, editId).catch(() => null) : null;
+  // Opened from a mark of the position's price chart: on that field, and back to the chart after a save.
+  const back = url.searchParams.get("back");
+  const edit = view
+    ? {
+        ...view,
+        focus: parseEditField(url.searchParams.get("focus")),
+        back: back ? safeRedirect(back, "") || null : null,
+      }
+    : null;
   try {
     // Pages asking at about the same time share one read (decision 037): everyone sees the same positions.
     const [positions, orders, drifts, strategies] = await sharedRead(context.db, `positions-page|${strategy}`, () =>
@@ -120,7 +134,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return redirectWithToast(
       context,
-      "/positions",
+      safeRedirect(form.get("back"), "/positions"),
       result.changed
         ? { title: "Position Updated", description: result.message }
         : { title: "Nothing Changed", description: result.message },
@@ -226,7 +240,15 @@ export default function Page() {
   const editError = posted && "editError" in posted ? (posted.editError as PositionEditError) : null;
   return (
     <>
-      {data.edit ? <PositionEditForm key={data.edit.id} position={data.edit} posted={editError} /> : null}
+      {data.edit ? (
+        <PositionEditForm
+          key={data.edit.id}
+          position={data.edit}
+          posted={editError}
+          focus={data.edit.focus}
+          back={data.edit.back}
+        />
+      ) : null}
       {confirm ? (
         <FlattenConfirmPanel
           intent="flatten"
