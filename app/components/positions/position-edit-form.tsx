@@ -55,6 +55,8 @@ export function PositionEditForm({
     ? again.tpPrices.map((price, i) => ({ price, close: again.tpCloses[i] ?? "" }))
     : [...position.levels, ...Array.from({ length: BLANK_LEVELS }, () => ({ price: "", close: "" }))];
   const levelIds = again ? [] : position.levels.map((l) => editFieldId(`tp${l.n}`));
+  // The editable levels are numbered after the ones already filled or closing (TP1 filled: 2, 3 ...).
+  const first = position.lockedLevels.length + 1;
   // Without JavaScript the link's fragment scrolls to the field; with it the field takes the focus too.
   useEffect(() => {
     if (!focus) return;
@@ -93,6 +95,7 @@ export function PositionEditForm({
       <Form method="post" action={positionEditHref(position.id, { back })} onSubmit={onSubmit} noValidate>
         <input type="hidden" name="intent" value="edit" />
         <input type="hidden" name="id" value={position.id} />
+        <input type="hidden" name="takeProfitsFrom" value={first} />
         {back ? <input type="hidden" name="back" value={back} /> : null}
         <Box sx={{ display: "grid", gap: 1.5, gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, maxWidth: 720 }}>
           <TextField
@@ -120,7 +123,7 @@ export function PositionEditForm({
               <TextField
                 id={levelIds[i]}
                 name="tpPrice"
-                label={`Take-profit ${i + 1} price`}
+                label={`Take-profit ${first + i} price`}
                 size="small"
                 defaultValue={l.price}
                 error={again?.field === `takeProfits.${i}.price`}
@@ -128,7 +131,7 @@ export function PositionEditForm({
               />
               <TextField
                 name="tpClose"
-                label={`Take-profit ${i + 1} closes %`}
+                label={`Take-profit ${first + i} closes %`}
                 size="small"
                 defaultValue={l.close}
                 error={again?.field === `takeProfits.${i}.close`}

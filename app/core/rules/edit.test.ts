@@ -46,9 +46,13 @@ describe("editing a short", () => {
       ok: false,
       error: expect.stringContaining("No current price for this position yet"),
     });
+    // TP1 has filled: the first level sent is TP2, and the message names it so, as the form does.
     expect(editControls(short, { takeProfits: [{ price: "99.5", close: "50" }] })).toMatchObject({
       ok: false,
       field: "takeProfits.0.price",
+      error: expect.stringContaining("Take-profit 2 of a short must be below the current price (99)"),
+    });
+    expect(editControls({ ...short, ruleState: {} }, { takeProfits: [{ price: "99.5", close: "50" }] })).toMatchObject({
       error: expect.stringContaining("Take-profit 1 of a short must be below the current price (99)"),
     });
     const moved = editControls({ ...short, ruleState: {} }, { stopLoss: "102.5" });

@@ -149,14 +149,14 @@ export function editControls(
         return {
           ok: false,
           field: `takeProfits.${i}.price`,
-          error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} its entry price (${show(entry)})`,
+          error: `Take-profit ${locked.size + i + 1} of a ${name} must be ${long ? "above" : "below"} its entry price (${show(entry)})`,
         };
       }
       if (current && (long ? price.lte(current) : price.gte(current))) {
         return {
           ok: false,
           field: `takeProfits.${i}.price`,
-          error: `Take-profit ${i + 1} of a ${name} must be ${long ? "above" : "below"} the current price (${show(current)}), else it fills at once`,
+          error: `Take-profit ${locked.size + i + 1} of a ${name} must be ${long ? "above" : "below"} the current price (${show(current)}), else it fills at once`,
         };
       }
       wanted.push({ price, portfolio: fraction(level.close) });

@@ -21,6 +21,11 @@ export const PositionEditSchema = z
       .array(z.object({ price: text, close: text }).strict())
       .max(MAX_TAKE_PROFIT_LEVELS, `At most ${MAX_TAKE_PROFIT_LEVELS} take-profit levels`)
       .optional(),
+    /**
+     * The number of the first level in `takeProfits` (the levels already filled come before it),
+     * so messages name a level as the screens do ("Take-profit 2" once TP1 has filled). Default 1.
+     */
+    takeProfitsFrom: z.coerce.number().int().min(1).max(MAX_TAKE_PROFIT_LEVELS).optional(),
     breakEven: z.boolean().optional(),
     breakEvenOffset: text.optional(),
     breakEvenOffsetUnit: z
@@ -40,18 +45,19 @@ export const PositionEditSchema = z
         message: "The stop loss must be a price above 0 (blank: no stop loss)",
       });
     }
+    const first = v.takeProfitsFrom ?? 1;
     (v.takeProfits ?? []).forEach((level, i) => {
       if (!positive(level.price) || D(level.price).gt(MAX_PRICE))
         ctx.addIssue({
           code: "custom",
           path: ["takeProfits", i, "price"],
-          message: `Take-profit ${i + 1} needs a price above 0`,
+          message: `Take-profit ${first + i} needs a price above 0`,
         });
       if (!positive(level.close) || D(level.close).gt(100))
         ctx.addIssue({
           code: "custom",
           path: ["takeProfits", i, "close"],
-          message: `Take-profit ${i + 1} closes a share above 0 and at most 100 %`,
+          message: `Take-profit ${first + i} closes a share above 0 and at most 100 %`,
         });
     });
     if (v.breakEvenOffset !== undefined && v.breakEvenOffset !== "") {
@@ -102,9 +108,11 @@ export function positionEditFromForm(form: FormData): Record<string, unknown> {
     if (price !== "" || close !== "") takeProfits.push({ price, close });
   }
   const unit = str("breakEvenOffsetUnit");
+  const from = str("takeProfitsFrom");
   return {
     stopLoss: str("stopLoss"),
     takeProfits,
+    ...(from ? { takeProfitsFrom: from } : {}),
     breakEven: form.get("breakEven") === "on",
     breakEvenOffset: str("breakEvenOffset"),
     ...(unit ? { breakEvenOffsetUnit: unit } : {}),
