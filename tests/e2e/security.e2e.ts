@@ -38,7 +38,9 @@ let baseUrl: string;
 let browser: Browser;
 let login: (options?: { role?: Role; javaScriptEnabled?: boolean }) => Promise<Session>;
 let initialConfig: Record<string, unknown>;
-useSuite({ label: "security", port: 5151, admin: ADMIN }, (suite) => {
+// Prices from a fake Coinbase that hold still: on the random walk a position's stop-loss could
+// close it before the test that opened it looks.
+useSuite({ label: "security", port: 5151, pricesPort: 5351, admin: ADMIN }, (suite) => {
   ({ baseUrl, browser, login, initialConfig } = suite);
 });
 
