@@ -103,7 +103,12 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     }[];
     expect(products.every((p) => p.volume24h !== null && p.price !== null)).toBe(true);
     const notional = products.reduce((sum, p) => sum.plus(new Big(p.volume24h!).times(p.price!)), new Big(0));
-    const shownVolume = notional.gte(1000) ? `${notional.div(1000).toFixed(2)}K` : notional.toFixed(2);
+    // Volumes with K / M (docs/spec/figures.md#defaults-and-limits), two decimals.
+    const shownVolume = notional.gte(1_000_000)
+      ? `${notional.div(1_000_000).toFixed(2)}M`
+      : notional.gte(1000)
+        ? `${notional.div(1000).toFixed(2)}K`
+        : notional.toFixed(2);
     expect(cards).toContain(`24h Volume ${shownVolume} USDC 4 products, volume × last price · simulator (paper fills)`);
     for (const text of ["Market Cap", "Dominance", "Static reference figure"]) expect(cards).not.toContain(text);
     await expect.poll(() => page.getByTestId("top-gainers").innerText()).toContain("Top Gainers");
