@@ -85,7 +85,7 @@ async function signedOutPage(url = baseUrl, options: { javaScriptEnabled?: boole
 
 // The screens before the first account exist only on an app nobody registered on yet: one of
 // the file's own (a fresh DATA_DIR, from the global setup's frozen build), started by the first
-// test that asks and again after a test registered on it.
+// test that asks, kept for the next while nobody registered on it, stopped after a test did.
 let withoutAccounts: { app: RunningApp; registered: boolean } | undefined;
 afterAll(async () => {
   await withoutAccounts?.app.stop();
