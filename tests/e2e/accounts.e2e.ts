@@ -5,24 +5,25 @@
 // validation, toasts of §8), and created again without JavaScript; a CSV fills report
 // generated, followed to ready and downloaded with its contents checked; a PDF report opened
 // with pdf.js and its first page rendered to PNG. Screenshots in test-results/e2e/accounts-*.png.
-// The tests run in order and build on each other.
+// Prices come from a fake Coinbase and hold still (the 24 h volume is then one figure however
+// long the page takes). Each test signs in on its own (suite.login) and makes what it looks at
+// itself (the profiles back to the paper account alone, its own trade, its own transfer), so
+// any one runs alone (`-t`) and in any order (docs/decisions/045-browser-tests-login-fixture.md).
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import Big from "big.js";
 import { describe, expect, test } from "vitest";
 import {
-  type Browser,
-  type BrowserContext,
   type Page,
-  type PageProblems,
+  type Session,
   escapeRe,
   expectToastShown,
   gotoHydrated,
   maxToastsSeen,
-  registerAccount,
+  resetTrading,
   ROOT,
   screenshot,
   SCREENSHOT_DIR,
-  signedInWithoutJs,
   squash,
   useSuite,
 } from "./utils.ts";
@@ -31,25 +32,55 @@ const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" 
 const FILLS_HEADER =
   "Trade ID,Order ID,Created At,Product,Side,Type,Size,Price,Fee,Total,Realized P&L (net of fees),Source";
 
-let baseUrl: string;
-let browser: Browser;
-let context: BrowserContext;
+let login: (options?: { javaScriptEnabled?: boolean }) => Promise<Session>;
+let initialConfig: Record<string, unknown>;
+// The running test's own page (set by each test from login()).
 let page: Page;
-let problems: PageProblems;
 
-useSuite({ label: "accounts", port: 5131 }, (suite) => ({ baseUrl, browser, context, page, problems } = suite));
+useSuite({ label: "accounts", port: 5131, pricesPort: 5331, admin: ADMIN }, (suite) => {
+  ({ login, initialConfig } = suite);
+});
 
 const cardBalance = (name: string) =>
   page.locator(
     `[data-testid="profile-card"][data-profile-name="${name}"] [data-testid="profile-balance"][data-currency="USDC"]`,
   );
 
+interface ProfileJson {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  balances: { currency: string; available: string; hold: string }[];
+}
+const profiles = async (p: Page) => (await (await p.request.get("/api/profiles")).json()) as ProfileJson[];
+
+/** The paper account alone again: every other profile deleted into the default one (Paper trading). Answers it. */
+async function onlyPaperTrading(p: Page): Promise<ProfileJson> {
+  const all = await profiles(p);
+  const paper = all.find((x) => x.isDefault)!;
+  expect(paper.name).toBe("Paper trading");
+  for (const other of all.filter((x) => !x.isDefault)) {
+    const res = await p.request.delete(`/api/profiles/${other.id}`, { data: { toProfileId: paper.id } });
+    expect(res.status(), await res.text()).toBe(200);
+  }
+  return (await profiles(p)).find((x) => x.isDefault)!;
+}
+
+/** A USDC balance as the profile cards show it (eight decimals). */
+const usdc = (amount: Big | string) => `USDC ${new Big(amount).toFixed(8)}`;
+
 describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () => {
   test("1. the first account is the admin", async () => {
-    await registerAccount(page, problems, ADMIN);
+    ({ page } = await login());
+    expect(await (await page.request.get("/api/user")).json()).toMatchObject({
+      username: ADMIN.username,
+      role: "admin",
+    });
   });
 
   test("2. Market Data: overview cards, pairs search and filter, a card opens its details", async () => {
+    let problems: Session["problems"];
+    ({ page, problems } = await login());
     // The price feed writes the first prices within a few seconds of the start.
     await expect
       .poll(
@@ -63,8 +94,22 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await gotoHydrated(page, "/market-data", "Market Data", problems);
     const cards = squash(await page.getByTestId("market-cards").innerText());
     expect(cards).toContain("Total Products 4");
-    // Real figures only (decision 049): the paper exchange's own 24 h volume with its source, nothing invented.
-    expect(cards).toContain("24h Volume 0.00 USDC 4 products, volume × last price · simulator (paper fills)");
+    // Real figures only (decision 049): the paper exchange's own 24 h volume with its source, nothing
+    // invented: Σ volume × last price of the products (0.00 before any fill; another test's
+    // fills count too, and the prices hold still).
+    const products = (await (await page.request.get("/api/market/products")).json()) as {
+      volume24h: string | null;
+      price: string | null;
+    }[];
+    expect(products.every((p) => p.volume24h !== null && p.price !== null)).toBe(true);
+    const notional = products.reduce((sum, p) => sum.plus(new Big(p.volume24h!).times(p.price!)), new Big(0));
+    // Volumes with K / M (docs/spec/figures.md#defaults-and-limits), two decimals.
+    const shownVolume = notional.gte(1_000_000)
+      ? `${notional.div(1_000_000).toFixed(2)}M`
+      : notional.gte(1000)
+        ? `${notional.div(1000).toFixed(2)}K`
+        : notional.toFixed(2);
+    expect(cards).toContain(`24h Volume ${shownVolume} USDC 4 products, volume × last price · simulator (paper fills)`);
     for (const text of ["Market Cap", "Dominance", "Static reference figure"]) expect(cards).not.toContain(text);
     await expect.poll(() => page.getByTestId("top-gainers").innerText()).toContain("Top Gainers");
     // The simulator keeps its minute price history: the change is known (since the start here).
@@ -126,12 +171,25 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
 
     await gotoHydrated(page, "/market-data?tab=details", "Market Data", problems);
     expect(await page.getByTestId("select-product").innerText()).toContain("Select a Product");
+    expect(problems.errors).toEqual([]);
   });
 
   test("3. Profiles: create (with validation), transfer, refuse an overdraft, delete into another", async () => {
+    let problems: Session["problems"];
+    ({ page, problems } = await login());
+    // Nothing open (no funding moves the balance meanwhile), and the paper account alone. Its
+    // balance is the fresh 10000 USDC until a test trades (test 5's fees and P&L stay in it),
+    // so the figures below start from what it holds now.
+    await resetTrading(page, initialConfig);
+    const paper = await onlyPaperTrading(page);
+    const start = new Big(paper.balances.find((b) => b.currency === "USDC")!.available);
+    const traded = ((await (await page.request.get("/api/market/products")).json()) as { volume24h: string }[]).some(
+      (p) => !new Big(p.volume24h).eq(0),
+    );
+    if (!traded) expect(start.toFixed(8), "the fresh paper account").toBe("10000.00000000");
     await gotoHydrated(page, "/profiles", "Profiles", problems);
     expect(await page.getByTestId("profile-card").count()).toBe(1);
-    expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 10000.00000000");
+    expect(squash(await cardBalance("Paper trading").innerText())).toBe(usdc(start));
 
     await page.getByRole("link", { name: "Create Profile" }).click();
     const create = page.getByTestId("profile-create-dialog");
@@ -166,7 +224,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
       t1,
     );
     await expect.poll(async () => squash(await cardBalance("Swing").innerText())).toBe("USDC 1000.50000000");
-    expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 8999.50000000");
+    expect(squash(await cardBalance("Paper trading").innerText())).toBe(usdc(start.minus("1000.5")));
 
     // An overdraft: the server's reason in an 'Error' toast, nothing moved.
     await page
@@ -210,31 +268,43 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
       t3,
     );
     await expect.poll(() => page.getByTestId("profile-card").count()).toBe(1);
-    expect(squash(await cardBalance("Paper trading").innerText())).toBe("USDC 10000.00000000");
+    expect(squash(await cardBalance("Paper trading").innerText())).toBe(usdc(start));
     expect(await maxToastsSeen(page)).toBe(1);
+    // The refused overdraft answered 409 on purpose (Chromium logs every non-2xx load).
+    expect(
+      problems.errors.filter((e) => !/status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/.test(e)),
+    ).toEqual([]);
   });
 
   test("4. Profiles without JavaScript: the dialog opens from its link and the form posts", async () => {
-    const p = await signedInWithoutJs(browser, baseUrl, context);
-    try {
-      await p.goto("/profiles");
-      await p.getByRole("link", { name: "Create Profile" }).click();
-      await p.waitForURL(/dialog=create/);
-      const dialog = p.getByTestId("profile-create-dialog");
-      await dialog.getByLabel("Profile name").fill("Plain HTML");
-      await dialog.getByRole("button", { name: "Create Profile" }).click();
-      await p.waitForURL((url) => url.pathname === "/profiles" && !url.search);
-      expect(squash(await p.getByTestId("toast").innerText())).toBe(
-        "Profile Created Profile Plain HTML has been created",
-      );
-      await p.locator('[data-testid="profile-card"][data-profile-name="Plain HTML"]').waitFor();
-      await screenshot(p, "accounts-profiles-nojs");
-    } finally {
-      await p.context().close();
-    }
+    const { page: p } = await login({ javaScriptEnabled: false });
+    await p.goto("/profiles");
+    await p.getByRole("link", { name: "Create Profile" }).click();
+    await p.waitForURL(/dialog=create/);
+    const dialog = p.getByTestId("profile-create-dialog");
+    await dialog.getByLabel("Profile name").fill("Plain HTML");
+    await dialog.getByRole("button", { name: "Create Profile" }).click();
+    await p.waitForURL((url) => url.pathname === "/profiles" && !url.search);
+    expect(squash(await p.getByTestId("toast").innerText())).toBe(
+      "Profile Created Profile Plain HTML has been created",
+    );
+    await p.locator('[data-testid="profile-card"][data-profile-name="Plain HTML"]').waitFor();
+    await screenshot(p, "accounts-profiles-nojs");
   });
 
   test("5. Reports: a CSV fills report is generated, turns ready and downloads with the trade in it", async () => {
+    let problems: Session["problems"];
+    ({ page, problems } = await login());
+    // The file's only trade: the fills report of ETH-PERP holds it alone.
+    await expect
+      .poll(
+        async () =>
+          ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
+            (p) => p.price !== null,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     const placed = await page.request.post("/api/trades", {
       data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.5" },
     });
@@ -251,6 +321,8 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
       .toBe("executed");
 
     await gotoHydrated(page, "/reports", "Reports", problems);
+    // No fills report yet (test 6 makes an account report: the filter leaves it out).
+    await page.getByTestId("filter-type").selectOption("fills");
     await page.getByTestId("reports-empty").waitFor();
     await page.getByRole("link", { name: "Generate Report" }).click();
     const dialog = page.getByTestId("generate-report-dialog");
@@ -301,9 +373,29 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     await page.getByTestId("reports-empty").waitFor();
     await page.getByTestId("filter-type").selectOption("all");
     await card.waitFor();
+    // The refused download answered 410 on purpose.
+    expect(
+      problems.errors.filter(
+        (e) => !/status of 410 \(Gone\) \(http:\/\/[^)]+\/api\/reports\/[^/]+\/download\)/.test(e),
+      ),
+    ).toEqual([]);
   });
 
   test("6. Reports: a PDF account report opens in pdf.js and its first page renders to PNG", async () => {
+    let problems: Session["problems"];
+    let context: Session["context"];
+    ({ page, problems, context } = await login());
+    // A transfer out of the paper account for the report to list: to a profile of its own, deleted back after.
+    const paper = await onlyPaperTrading(page);
+    const made = await page.request.post("/api/profiles", { data: { name: "Report ledger" } });
+    expect(made.status(), await made.text()).toBe(201);
+    const ledger = (await profiles(page)).find((x) => x.name === "Report ledger")!;
+    const moved = await page.request.post("/api/profiles/transfer", {
+      data: { fromProfileId: paper.id, toProfileId: ledger.id, currency: "USDC", amount: "1" },
+    });
+    expect(moved.status(), await moved.text()).toBe(200);
+    await onlyPaperTrading(page);
+    await gotoHydrated(page, "/reports", "Reports", problems);
     await page.getByRole("link", { name: "Generate Report" }).click();
     const dialog = page.getByTestId("generate-report-dialog");
     await dialog.getByTestId("report-type").selectOption("account");
@@ -361,12 +453,6 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     expect(rendered.dark).toBeGreaterThan(1000); // text was drawn
     await viewer.locator("#page").screenshot({ path: path.join(SCREENSHOT_DIR, "accounts-report-pdf-page1.png") });
     await viewer.close();
-    // The refused overdraft of test 3 answered 409 on purpose (Chromium logs every non-2xx load),
-    // and test 5's refused download answered 410 on purpose.
-    const expected = [
-      /status of 409 \(Conflict\) \(http:\/\/[^)]+\/profiles\?_data=/,
-      /status of 410 \(Gone\) \(http:\/\/[^)]+\/api\/reports\/[^/]+\/download\)/,
-    ];
-    expect(problems.errors.filter((e) => !expected.some((re) => re.test(e)))).toEqual([]);
+    expect(problems.errors).toEqual([]);
   });
 });

@@ -8,25 +8,25 @@
 // accepted). API Settings: each save message of docs/spec/api.md#validation, Save Settings appearing only
 // after the sandbox changed, Test Connection, Get Environment Setup. The error toasts of
 // §8 (failed calls answered by the test), and adding/deleting without JavaScript. Screenshots in
-// test-results/e2e/exchanges-*.png. The tests run in order and build on each other.
+// test-results/e2e/exchanges-*.png. Each test signs in on its own (suite.login) and makes the
+// connections it looks at itself: every one deleted (which brings back "nothing saved yet",
+// as nobody chooses "Use Coinbase contract sizes" here), then Main (the known key) and Backup
+// (an unknown one) added through POST /api/exchanges where it needs them, so any one runs
+// alone (`-t`) and in any order (docs/decisions/045-browser-tests-login-fixture.md).
 import { describe, expect, test } from "vitest";
 import { type CdpTestKey, makeCdpKey } from "../msw/coinbase.ts";
 import { MESSAGES } from "../../app/core/schemas/exchange-connection.ts";
 import { contractSizesSwitchNote, contractSizesSwitchedNotice } from "../../app/core/exchange/contract-sizes.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "../fakes/coinbase-server.ts";
 import {
-  type Browser,
-  type BrowserContext,
   type Page,
   type PageProblems,
-  type RunningApp,
+  type Session,
   apiJson,
   escapeRe,
   gotoHydrated,
   maxToastsSeen,
-  registerAccount,
   screenshot as fullScreenshot,
-  signedInWithoutJs,
   squash,
   toastsSeen,
   useSuite,
@@ -38,9 +38,8 @@ const goodKey: CdpTestKey = makeCdpKey("ec");
 const unknownKey: CdpTestKey = makeCdpKey("ec");
 
 let fake: CoinbaseServer | undefined;
-let app: RunningApp | undefined;
-let browser: Browser;
-let context: BrowserContext;
+let login: (options?: { javaScriptEnabled?: boolean }) => Promise<Session>;
+// The running test's own page (set by start()).
 let page: Page;
 let problems: PageProblems;
 
@@ -53,8 +52,11 @@ useSuite(
       return fake.env;
     },
     after: async () => fake?.stop(),
+    admin: ADMIN,
   },
-  (suite) => ({ app, browser, context, page, problems } = suite),
+  (suite) => {
+    login = suite.login;
+  },
 );
 
 /** A toast with this title (and description, a string or a pattern) was shown since `since`. */
@@ -98,9 +100,37 @@ const row = (accountName: string) =>
     .filter({ has: page.getByTestId("exchange-account").getByText(accountName, { exact: true }) });
 const dialog = () => page.getByRole("dialog", { name: "Connect Exchange" });
 
+/** The connections test 2 adds: Main with the fake's known key, Backup with a key it does not know (both sandbox, enabled). */
+const CONNECTIONS = {
+  Main: { exchangeName: "COINBASE", accountName: "Main", ...keyOf(goodKey), sandbox: true, isEnabled: true },
+  Backup: { exchangeName: "COINBASE", accountName: "Backup", ...keyOf(unknownKey), sandbox: true, isEnabled: true },
+};
+function keyOf(key: CdpTestKey) {
+  return { apiKey: key.apiKey, apiSecret: key.apiSecret };
+}
+
+/**
+ * The test's own start: the admin signed in on a new context, every connection deleted, then
+ * `names` added in this order (POST /api/exchanges).
+ */
+async function start(...names: (keyof typeof CONNECTIONS)[]): Promise<void> {
+  ({ page, problems } = await login());
+  for (const { id } of await exchanges())
+    expect((await page.request.delete(`/api/exchanges/${id}`)).status(), `delete ${id}`).toBe(200);
+  for (const name of names) {
+    const added = await page.request.post("/api/exchanges", { data: CONNECTIONS[name] });
+    expect(added.status(), await added.text()).toBe(201);
+  }
+  expect((await exchanges()).map((e) => e.accountName)).toEqual(names);
+}
+
 describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () => {
   test("1. the first account is the admin; Exchanges starts empty", async () => {
-    await registerAccount(page, problems, ADMIN);
+    await start();
+    expect(await apiJson<{ username: string; role: string }>(page, "/api/user")).toMatchObject({
+      username: ADMIN.username,
+      role: "admin",
+    });
 
     await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     await visible(page.getByText("No exchanges connected", { exact: true }));
@@ -111,9 +141,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await gotoHydrated(page, "/api-settings", "API Settings", problems);
     expect(squash(await page.getByTestId("contract-sizes-note").innerText())).toBe(contractSizesSwitchNote());
     await gotoHydrated(page, "/exchanges", "Exchanges", problems);
+    expect(problems.errors).toEqual([]);
   });
 
   test("2. Connect Exchange: each validation message, then two exchanges added", async () => {
+    await start();
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     await page.getByTestId("add-exchange").click();
     await visible(dialog());
     await page.getByTestId("connect-exchangeName").selectOption("");
@@ -174,9 +207,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main", "Backup"]);
     const html = await page.content();
     expect(html).not.toContain(goodKey.apiSecret.split("\n")[1]!);
+    expect(problems.errors).toEqual([]);
   });
 
   test("3. Test: 'Connection Successful' for the known key, 'Connection Failed' with Coinbase's message for the other", async () => {
+    await start("Main", "Backup");
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     let since = Date.now();
     await row("Main").getByTestId("exchange-test").click();
     await expectToast("Connection Successful", /.+/, "default", since);
@@ -195,9 +231,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await visible(row("Backup").getByText(message, { exact: true }));
     expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
     await screenshot("3-tested");
+    expect(problems.errors).toEqual([]);
   });
 
   test("4. the sandbox switch goes live and back; the enabled switch", async () => {
+    await start("Main", "Backup");
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     let since = Date.now();
     await row("Main").getByTestId("exchange-sandbox-switch").click();
     await expectToast("Sandbox Mode Updated", "Main now trades live on Coinbase", "default", since);
@@ -214,9 +253,13 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await row("Backup").getByTestId("exchange-enabled-switch").click();
     await expectToast("Exchange Updated", "Backup is now disabled", "default", since);
     await expect.poll(async () => (await exchanges()).find((e) => e.accountName === "Backup")!.isEnabled).toBe(false);
+    expect(await maxToastsSeen(page)).toBeLessThanOrEqual(1);
+    expect(problems.errors).toEqual([]);
   });
 
   test("5. delete asks a browser confirmation: dismissed keeps it, accepted removes it", async () => {
+    await start("Main", "Backup");
+    await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     const messages: string[] = [];
     page.once("dialog", (d) => {
       messages.push(d.message());
@@ -234,9 +277,11 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await row("Backup").waitFor({ state: "detached" });
     expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
     await screenshot("5-after-delete");
+    expect(problems.errors).toEqual([]);
   });
 
   test("6. API Settings: the masked form and every save message of docs/spec/api.md#validation", async () => {
+    await start("Main");
     await gotoHydrated(page, "/api-settings", "API Settings", problems);
     const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
     const key = page.getByTestId("credentials-api-key");
@@ -288,9 +333,12 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await expectToast("Save Failed", "No changes to save. Please enter new credentials.", "destructive", since);
     await visible(page.getByTestId("credentials-error").getByText("No changes to save. Please enter new credentials."));
     await screenshot("6-save-failed");
+    // The browser logs the 400 of the refused save ('No changes to save'); nothing else.
+    expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
   });
 
   test("7. Save Settings appears only after the sandbox changed; Test Connection; Get Environment Setup", async () => {
+    await start("Main");
     await gotoHydrated(page, "/api-settings", "API Settings", problems);
     expect(await page.getByTestId("save-settings").count()).toBe(0);
     await page.getByTestId("credentials-sandbox").click();
@@ -329,11 +377,11 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     ])
       expect(text).toContain(name);
     await screenshot("7-environment-setup");
-    // The browser logs the 400 of test 6's refused save ('No changes to save'); nothing else.
-    expect(problems.errors.filter((e) => !/status of 400 .*\/api\/credentials\/save\)$/.test(e))).toEqual([]);
+    expect(problems.errors).toEqual([]);
   });
 
   test("8. the error toasts of docs/spec/api.md#errors when a call fails (the API answered by the test)", async () => {
+    await start("Main");
     await gotoHydrated(page, "/exchanges", "Exchanges", problems);
     const fail500 = (body: string) => (route: import("playwright-core").Route) =>
       route.fulfill({ status: 500, contentType: "application/json", body });
@@ -403,7 +451,8 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
   });
 
   test("9. without JavaScript: add an exchange inline and delete it through the confirmation row", async () => {
-    const p = await signedInWithoutJs(browser, app!.baseUrl, context);
+    await start("Main");
+    const { page: p } = await login({ javaScriptEnabled: false });
     await p.goto("/exchanges");
     await p.getByTestId("add-exchange").click();
     await p.waitForURL((url) => url.search === "?add=1");
@@ -430,6 +479,5 @@ describe("Exchanges and API Settings (SQLite, own instance, fake Coinbase)", () 
     await p.getByTestId("exchange-confirm-delete-yes").click();
     await visible(p.getByTestId("toast").getByText("Exchange Deleted"));
     expect((await exchanges()).map((e) => e.accountName)).toEqual(["Main"]);
-    await p.context().close();
   });
 });

@@ -398,7 +398,7 @@ export interface SuiteOptions {
   before?: () => Promise<Record<string, string> | void>;
   /** Runs after the app and the browser stopped, even when setting up failed halfway. */
   after?: () => Promise<void>;
-  /** Permissions granted to the first context for the app's origin (clipboard-read, ...). */
+  /** Permissions granted to the first context and to every login() context for the app's origin (clipboard-read, ...). */
   permissions?: string[];
   /**
    * Fakes Coinbase's public prices for the file's app (startFakePrices) on the first free port
@@ -434,6 +434,7 @@ export function useSuite(options: SuiteOptions, ready: (suite: Suite) => void): 
     const role = opts.role ?? "admin";
     const context = await newContext(browser, baseUrlOf, { javaScriptEnabled: opts.javaScriptEnabled });
     sessions.push(context);
+    if (options.permissions) await context.grantPermissions(options.permissions, { origin: baseUrlOf });
     let user: Account;
     if (role === "admin") {
       user = options.admin;
