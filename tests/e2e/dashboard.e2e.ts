@@ -3,7 +3,7 @@
 // first account registered here is the admin whatever order the files run in.
 // Live status and the header, the four status cards, the Signals panel, the admin's Webhook
 // Endpoint box and its copy button; a TradingView webhook followed live to its order and
-// position; Emergency Stop and its reset; the Manual Trading form; the Activity Log panel's
+// position; Emergency Stop and its reset; Stop and flatten (its confirm dialog); the Manual Trading form; the Activity Log panel's
 // filter and CSV export; a non-admin's dashboard; the Webhook Config screen and its alert
 // template builder (with and without JavaScript, at 1440 and 390 px); the dashboard
 // without JavaScript; and no page or console errors anywhere.
@@ -409,6 +409,64 @@ describe("dashboard (SQLite, own instance)", () => {
     await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
     expect(await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).count()).toBe(0);
     expect(await apiJson<unknown[]>(page, "/api/trades?limit=50")).toHaveLength(tradesBefore.length);
+    await expectCleanPage(page, adminProblems);
+  });
+
+  test("3b. Stop and flatten asks first: dismissed, nothing is posted and trading goes on; accepted, the emergency stop is on and the account flat", async () => {
+    await start();
+    const page = adminPage;
+    await signalBought();
+    await gotoDashboard(page, adminProblems);
+    await expect.poll(() => positionRows(page).count(), { timeout: 10_000 }).toBe(1);
+
+    const dialogs: string[] = [];
+    let accept = false;
+    const onDialog = async (dialog: { message(): string; accept(): Promise<void>; dismiss(): Promise<void> }) => {
+      dialogs.push(dialog.message());
+      await (accept ? dialog.accept() : dialog.dismiss());
+    };
+    const posts: string[] = [];
+    const onRequest = (request: { method(): string; url(): string; postData(): string | null }) => {
+      if (request.method() === "POST" && (request.postData() ?? "").includes("flatten")) posts.push(request.url());
+    };
+    page.on("dialog", onDialog);
+    page.on("request", onRequest);
+    try {
+      // Dismissed: no post, the emergency stop stays off, the position stays.
+      await page.getByTestId("stop-and-flatten").click();
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toBe(
+        "Stop and flatten? The emergency stop turns on (no new positions until an admin resets it), every resting order is cancelled and every open position is closed at market.",
+      );
+      await page.evaluate(() => undefined);
+      expect(posts).toEqual([]);
+      await expect.poll(() => positionRows(page).count()).toBe(1);
+      await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
+
+      // Accepted: one post (confirm=1); the stop turns on and the position is closed.
+      accept = true;
+      const since = Date.now();
+      await page.getByTestId("stop-and-flatten").click();
+      await expectToastShown(
+        page,
+        "Account Flat",
+        "Emergency stop active. 1 position closed, 0 orders cancelled; the exchange reports no open position",
+        "default",
+        since,
+      );
+      expect(dialogs).toHaveLength(2);
+      expect(posts).toHaveLength(1);
+    } finally {
+      page.off("dialog", onDialog);
+      page.off("request", onRequest);
+    }
+    await visible(page.getByRole("button", { name: "Reset Emergency Stop", exact: true }));
+    await expect.poll(() => positionRows(page).count(), { timeout: 10_000 }).toBe(0);
+    expect((await apiJson<PositionJson[]>(page, "/api/positions")).filter((p) => p.status === "open")).toEqual([]);
+    expect(await page.getByRole("button", { name: "Emergency Stop", exact: true }).count()).toBe(0);
+    // The flattened button now reads "Flatten all" (the stop is already on).
+    await visible(page.getByTestId("stop-and-flatten").getByText("Flatten all", { exact: true }));
+    expect((await page.request.post("/api/reset-emergency-stop")).status()).toBe(200);
     await expectCleanPage(page, adminProblems);
   });
 
