@@ -11,8 +11,7 @@ import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
 import { type SystemStatusEntry, webhookCard } from "#app/core/system-status.ts";
-import type { ActivityLog } from "#app/core/types/activity-logs.ts";
-import type { Trade } from "#app/core/types/trades.ts";
+import type { LogLine, RecentOrder } from "#app/core/dashboard-view.ts";
 import { formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
@@ -28,6 +27,13 @@ import { type PanelSignal, SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel
 import { WebhookUrlBox } from "./webhook-url-box.tsx";
 import { S } from "./dashboard-screen.css.ts";
 import { StatCard } from "../ui/stat-card.tsx";
+import { plainIcon } from "../ui/plain-icon.tsx";
+
+// The cards' icons as plain SVG with SvgIcon's rules (decision 043).
+const WebhookIcon = plainIcon(Webhook);
+const HubIcon = plainIcon(Hub);
+const ShowChartIcon = plainIcon(ShowChart);
+const WalletIcon = plainIcon(AccountBalanceWallet);
 
 export interface DashboardStats {
   stats: { activeTrades: number; todayPnL: string; totalSignals: number; systemHealth: string };
@@ -38,8 +44,8 @@ export interface DashboardData {
   isAdmin: boolean;
   stats: DashboardStats;
   signals: PanelSignal[];
-  trades: Trade[];
-  logs: ActivityLog[];
+  trades: RecentOrder[];
+  logs: LogLine[];
   balance: BalanceInfo | null;
   positions: PositionSummary[];
   performance: PerformanceStats | null;
@@ -61,7 +67,10 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
     initialData: data.signals,
     refetchIntervalMs: SIGNALS_POLL_MS,
   });
-  const trades = useApiQuery<Trade[]>("/api/trades?limit=10", { initialData: data.trades, refetchIntervalMs: 60_000 });
+  const trades = useApiQuery<RecentOrder[]>("/api/trades?limit=10", {
+    initialData: data.trades,
+    refetchIntervalMs: 60_000,
+  });
   const positions = useApiQuery<PositionSummary[]>("/api/positions", {
     initialData: data.positions,
     refetchIntervalMs: 5_000,
@@ -102,7 +111,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-webhook"
           title="Webhook Status"
           value={webhook.value}
-          icon={<Webhook />}
+          icon={<WebhookIcon />}
           status={webhook.status}
           description={component("webhook")?.message}
         />
@@ -110,7 +119,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-exchange"
           title="Exchange API"
           value={exchangeConnected ? "connected" : "disconnected"}
-          icon={<Hub />}
+          icon={<HubIcon />}
           status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"}
           description={exchange?.message}
         />
@@ -118,14 +127,14 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-active-trades"
           title="Active Trades"
           value={String(stats.data?.stats.activeTrades ?? 0)}
-          icon={<ShowChart />}
+          icon={<ShowChartIcon />}
           description="Open positions"
         />
         <StatCard
           testId="card-pnl"
           title="24h P&L"
           value={formatPnl(todayPnL)}
-          icon={<AccountBalanceWallet />}
+          icon={<WalletIcon />}
           status={pnlStatus}
           description="Realised, after fees"
         />

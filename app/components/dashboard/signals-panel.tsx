@@ -4,7 +4,7 @@ import ArrowUpward from "@mui/icons-material/ArrowUpward";
 import Chip from "@mui/material/Chip";
 import Tooltip from "@mui/material/Tooltip";
 import Typography from "@mui/material/Typography";
-import type { Signal } from "#app/core/types/signals.ts";
+import type { SignalRow } from "#app/core/dashboard-view.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
 import { signalCaption } from "#app/core/signal-text.ts";
@@ -13,16 +13,21 @@ import { PanelCard } from "../ui/panel-card.tsx";
 import { StatusLabel } from "../trade-status-chip.tsx";
 import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
+import { plainIcon } from "../ui/plain-icon.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
+
+// The rows' arrows: plain SVG with SvgIcon's rules (decision 043).
+const Up = plainIcon(ArrowUpward);
+const Down = plainIcon(ArrowDownward);
 
 // The rows' text is plain elements with the static row classes (app/styles/rows.css.ts), not a
 // Typography each: a styled component per element is what server rendering the dashboard costs
 // (decision 043). The status chips and icons are MUI's; a chip's reason is in MUI's Tooltip,
 // which renders it as the chip's aria-label on the server too.
 
-function StatusBadge({ signal }: { signal: Signal }) {
+function StatusBadge({ signal }: { signal: SignalRow }) {
   if (signal.processed) return <StatusLabel color="success" label="EXECUTED" />;
   if (signal.status === "queued") return <StatusLabel color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so. A cancelled
@@ -35,8 +40,11 @@ function StatusBadge({ signal }: { signal: Signal }) {
   return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
 }
 
-/** A signal as the panel gets it: from the page, its latency line; from GET /api/signals, its whole timeline. */
-export type PanelSignal = Signal & { timeline?: SignalTimeline | null; latency?: string | null };
+/**
+ * A signal as the panel gets it: from the page, the fields the row shows (SignalRow) and its
+ * latency line; from GET /api/signals, the whole signal and its timeline.
+ */
+export type PanelSignal = SignalRow & { timeline?: SignalTimeline | null; latency?: string | null };
 
 export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
   const now = useNow(30_000);
@@ -70,9 +78,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
           const buy = signal.action === "buy";
           return (
             <div key={signal.id} data-testid="signal-row" className={S.row}>
-              <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
-                {buy ? <ArrowUpward /> : <ArrowDownward />}
-              </div>
+              <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>{buy ? <Up /> : <Down />}</div>
               <div className={S.main}>
                 <div className={S.head}>
                   <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
@@ -111,7 +117,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
 }
 
 /** The ticker the alert sent, beside the product it became, when they differ (issue 11). */
-function SentTicker({ signal }: { signal: Pick<Signal, "symbol" | "payload"> }) {
+function SentTicker({ signal }: { signal: Pick<SignalRow, "symbol" | "payload"> }) {
   const sent = typeof signal.payload?.symbol === "string" ? signal.payload.symbol.trim() : "";
   if (!sent || sent.toUpperCase() === signal.symbol) return null;
   return <span className="pd-muted" data-testid="signal-ticker">{` (alert: ${sent.slice(0, 40)})`}</span>;

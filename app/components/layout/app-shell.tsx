@@ -13,8 +13,10 @@ import Typography from "@mui/material/Typography";
 import { Link, useFetcher, useLocation } from "@remix-run/react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { SystemStatusEntry } from "#app/core/system-status.ts";
+import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { Logo } from "../logo.tsx";
 import { cls } from "../ui/cls.ts";
+import { PathIcon } from "../ui/plain-icon.tsx";
 import { useToast } from "../toaster.tsx";
 import { DRAWER_WIDTH, S } from "./app-shell.css.ts";
 import { MAIN_NAV, MORE_NAV, type NavItem, isActive, visibleItems } from "./navigation.ts";
@@ -23,7 +25,8 @@ import { SystemStatusBlock } from "./system-status.tsx";
 
 export const PLATFORM_TITLE = "Futures Trading Automation";
 
-// The Material icons' paths (what @mui/icons-material draws for each entry), drawn by SvgIcon.
+// The Material icons' paths (what @mui/icons-material draws for each entry), drawn as plain SVG
+// (PathIcon: SvgIcon's rules as a static class, no styled component per link; decision 043).
 const ICONS: Record<string, string> = {
   dashboard: "M3 13h8V3H3zm0 8h8v-6H3zm10 0h8V11h-8zm0-18v6h8V3z",
   positions: "m3.5 18.49 6-6.01 4 4L22 6.92l-1.41-1.41-7.09 7.97-4-4L2 16.99z",
@@ -78,9 +81,9 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
               onClick={onNavigate}
             >
               <span className={S.linkIcon}>
-                <SvgIcon>
+                <PathIcon>
                   <path d={ICONS[item.icon] ?? ""} />
-                </SvgIcon>
+                </PathIcon>
               </span>
               <span className={cls(S.linkText, "pd-body2")}>{item.label}</span>
             </Link>
@@ -155,6 +158,9 @@ export function AppShell({
   children: ReactNode;
 }) {
   const [mobileOpen, setMobileOpen] = useState(false);
+  // The phone-sized Drawer renders nothing while closed, but its styled root still ran emotion's
+  // serialization (its responsive sx) on every server render: it is mounted once hydrated.
+  const hydrated = useHydrated();
   return (
     <div className={S.root}>
       <header className={S.bar}>
@@ -180,15 +186,17 @@ export function AppShell({
         </div>
       </header>
       <aside className={S.aside}>
-        <Drawer
-          variant="temporary"
-          open={mobileOpen}
-          onClose={() => setMobileOpen(false)}
-          ModalProps={{ keepMounted: false }}
-          sx={{ display: { xs: "block", md: "none" }, "& .MuiDrawer-paper": { width: DRAWER_WIDTH } }}
-        >
-          <Sidebar user={user} status={status} onNavigate={() => setMobileOpen(false)} />
-        </Drawer>
+        {hydrated ? (
+          <Drawer
+            variant="temporary"
+            open={mobileOpen}
+            onClose={() => setMobileOpen(false)}
+            ModalProps={{ keepMounted: false }}
+            sx={{ display: { xs: "block", md: "none" }, "& .MuiDrawer-paper": { width: DRAWER_WIDTH } }}
+          >
+            <Sidebar user={user} status={status} onNavigate={() => setMobileOpen(false)} />
+          </Drawer>
+        ) : null}
         <div className={S.docked} data-testid="sidebar">
           <div className={S.drawerPaper}>
             <Sidebar user={user} status={status} />

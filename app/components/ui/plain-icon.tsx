@@ -1,0 +1,34 @@
+// A Material icon as a plain <svg> with the static class pd-icon (app/styles/rows.css.ts: MUI
+// SvgIcon's medium size, fill and transition): the same box and path as MUI's SvgIcon without
+// an emotion serialization per icon on each server render (~90 µs each; decision 043). For
+// icons in the pages' plain markup (the sidebar's links, the signal rows, the stat cards);
+// icons inside MUI widgets (a Button's startIcon, a Chip, an IconButton) stay MUI's, whose
+// rules size them.
+import type { ReactElement, ReactNode } from "react";
+import { cls } from "./cls.ts";
+
+/** What @mui/icons-material exports: createSvgIcon's memo(forwardRef(render)) around the icon's path. */
+type MuiIcon = { type?: { render?: (props: object, ref: null) => ReactElement<{ children?: ReactNode }> } };
+
+/** The path element(s) a Material icon draws (read once, when the module is loaded). */
+function pathOf(icon: unknown): ReactNode {
+  const render = (icon as MuiIcon).type?.render;
+  if (!render) throw new Error("plainIcon: not an @mui/icons-material icon");
+  return render({}, null).props.children;
+}
+
+export function PathIcon({ children, className }: { children: ReactNode; className?: string }) {
+  return (
+    <svg className={cls("pd-icon", className)} focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+      {children}
+    </svg>
+  );
+}
+
+/** A plain-SVG twin of a Material icon: `const Up = plainIcon(ArrowUpward)`, then `<Up />`. */
+export function plainIcon(icon: unknown) {
+  const path = pathOf(icon);
+  return function PlainIcon({ className }: { className?: string }) {
+    return <PathIcon className={className}>{path}</PathIcon>;
+  };
+}
