@@ -302,7 +302,8 @@ export function LogEntry({ log, hydrated }: { log: LogLine; hydrated: boolean })
         <div className={S.data} data-testid="activity-log-data">
           {preview.entries.map((entry) => (
             <span key={entry.key} className={S.dataEntry} data-testid="activity-log-data-entry">
-              <span className={S.dataKey}>{entry.key}</span>: {entry.value}
+              <span>{entry.key}</span>
+              {`: ${entry.value}`}
             </span>
           ))}
           {preview.more > 0 ? (

@@ -2,10 +2,6 @@
 // recent orders and positions, the webhook URL (admins), manual trading, activity log.
 // Each part starts from the server's data and then polls its API at the cadence of docs/spec/figures.md#defaults-and-limits;
 // live messages refresh them sooner.
-import AccountBalanceWallet from "@mui/icons-material/AccountBalanceWallet";
-import Hub from "@mui/icons-material/Hub";
-import ShowChart from "@mui/icons-material/ShowChart";
-import Webhook from "@mui/icons-material/Webhook";
 import Box from "@mui/material/Box";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
@@ -27,13 +23,7 @@ import { type PanelSignal, SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel
 import { WebhookUrlBox } from "./webhook-url-box.tsx";
 import { S } from "./dashboard-screen.css.ts";
 import { StatCard } from "../ui/stat-card.tsx";
-import { plainIcon } from "../ui/plain-icon.tsx";
-
-// The cards' icons as plain SVG with SvgIcon's rules (decision 043).
-const WebhookIcon = plainIcon(Webhook);
-const HubIcon = plainIcon(Hub);
-const ShowChartIcon = plainIcon(ShowChart);
-const WalletIcon = plainIcon(AccountBalanceWallet);
+import { SpriteIcon } from "../ui/plain-icon.tsx";
 
 export interface DashboardStats {
   stats: { activeTrades: number; todayPnL: string; totalSignals: number; systemHealth: string };
@@ -106,12 +96,13 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
         lastSignalAt={signals.data?.[0]?.createdAt ?? null}
       />
       <DriftAlarms initial={data.drifts ?? null} />
+      {/* The cards' icons: symbols of the cached sprite (app/components/ui/icons.svg; decision 043). */}
       <div className={S.cards}>
         <StatCard
           testId="card-webhook"
           title="Webhook Status"
           value={webhook.value}
-          icon={<WebhookIcon />}
+          icon={<SpriteIcon id="webhook" />}
           status={webhook.status}
           description={component("webhook")?.message}
         />
@@ -119,7 +110,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-exchange"
           title="Exchange API"
           value={exchangeConnected ? "connected" : "disconnected"}
-          icon={<HubIcon />}
+          icon={<SpriteIcon id="hub" />}
           status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"}
           description={exchange?.message}
         />
@@ -127,14 +118,14 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-active-trades"
           title="Active Trades"
           value={String(stats.data?.stats.activeTrades ?? 0)}
-          icon={<ShowChartIcon />}
+          icon={<SpriteIcon id="positions" />}
           description="Open positions"
         />
         <StatCard
           testId="card-pnl"
           title="24h P&L"
           value={formatPnl(todayPnL)}
-          icon={<WalletIcon />}
+          icon={<SpriteIcon id="wallet" />}
           status={pnlStatus}
           description="Realised, after fees"
         />

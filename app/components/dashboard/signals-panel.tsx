@@ -81,7 +81,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
               <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>{buy ? <Up /> : <Down />}</div>
               <div className={S.main}>
                 <div className={S.head}>
-                  <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
+                  <p className="pd-body1 pd-bold">{`${signal.action.toUpperCase()} Signal`}</p>
                   {signal.payload?.test === true ? (
                     <span
                       className="pd-caption pd-bold pd-c-warning"
@@ -102,8 +102,8 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
                 </div>
                 <p className="pd-body2">
                   {signal.symbol}
-                  <SentTicker signal={signal} /> · {signal.orderType}
-                  {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
+                  <SentTicker signal={signal} />
+                  {` · ${signal.orderType}${signal.price ? ` · ${formatPrice(signal.price)}` : ""}`}
                 </p>
                 <span className="pd-caption pd-mono pd-muted">{JSON.stringify(signalCaption(signal))}</span>
                 <SignalTimelineDetails signalId={signal.id} timeline={signal.timeline} latency={signal.latency} />

@@ -2,10 +2,11 @@
 // SvgIcon's medium size, fill and transition): the same box and path as MUI's SvgIcon without
 // an emotion serialization per icon on each server render (~90 µs each; decision 043). For
 // icons in the pages' plain markup (the sidebar's links, the signal rows, the stat cards);
-// icons inside MUI widgets (a Button's startIcon, a Chip, an IconButton) stay MUI's, whose
+// the icons repeated on every page are symbols of one cached file (SpriteIcon); icons inside MUI widgets (a Button's startIcon, a Chip, an IconButton) stay MUI's, whose
 // rules size them.
 import type { ReactElement, ReactNode } from "react";
 import { cls } from "./cls.ts";
+import icons from "./icons.svg";
 
 /** What @mui/icons-material exports: createSvgIcon's memo(forwardRef(render)) around the icon's path. */
 type MuiIcon = { type?: { render?: (props: object, ref: null) => ReactElement<{ children?: ReactNode }> } };
@@ -31,4 +32,17 @@ export function plainIcon(icon: unknown) {
   return function PlainIcon({ className }: { className?: string }) {
     return <PathIcon className={className}>{path}</PathIcon>;
   };
+}
+
+/**
+ * A Material icon of the cached sprite ./icons.svg (a hashed /build/ asset), drawn with <use>:
+ * for icons whose paths would otherwise be repeated in every page's HTML (the navigation's,
+ * the dashboard's stat cards'). `id`: a symbol of icons.svg.
+ */
+export function SpriteIcon({ id, className }: { id: string; className?: string }) {
+  return (
+    <PathIcon className={className}>
+      <use href={`${icons}#${id}`} />
+    </PathIcon>
+  );
 }
