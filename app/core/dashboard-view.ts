@@ -55,7 +55,7 @@ export const positionSummary = (p: PositionSummary): PositionSummary => ({
   unrealizedPnl: p.unrealizedPnl,
 });
 
-/** A Signals row: its action, symbol, order type, price, the alert's payload (caption, TEST, ticker), status and age. */
+/** A Signals row: its action, symbol, order type, price, the alert's fields it shows (TEST, ticker, target), status and age. */
 export type SignalRow = Pick<
   Signal,
   | "id"
@@ -71,6 +71,9 @@ export type SignalRow = Pick<
   | "createdAt"
 >;
 
+/** The alert's fields a row reads: TEST, the ticker sent, a target alert's target (signal-text.ts). */
+const ROW_PAYLOAD_KEYS = ["test", "symbol", "market_position", "market_position_size"] as const;
+
 export const signalRow = (s: SignalRow): SignalRow => ({
   id: s.id,
   action: s.action,
@@ -78,7 +81,9 @@ export const signalRow = (s: SignalRow): SignalRow => ({
   orderType: s.orderType,
   price: s.price,
   quantity: s.quantity,
-  payload: s.payload,
+  payload: Object.fromEntries(
+    ROW_PAYLOAD_KEYS.filter((key) => s.payload?.[key] !== undefined).map((key) => [key, s.payload[key]]),
+  ),
   processed: s.processed,
   status: s.status,
   statusReason: s.statusReason,

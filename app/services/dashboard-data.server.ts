@@ -70,7 +70,8 @@ async function readDashboard(context: AppLoadContext, user: User, webhookUrl: st
     performance,
     charts,
     isAdmin: user.role === "admin",
-    stats,
+    // The cards' numbers; the system status list is the layout's (the same read, decision 014).
+    stats: stats.stats,
     signals,
     trades,
     logs,

@@ -3,6 +3,7 @@
 // Each part starts from the server's data and then polls its API at the cadence of docs/spec/figures.md#defaults-and-limits;
 // live messages refresh them sooner.
 import Box from "@mui/material/Box";
+import { useRouteLoaderData } from "@remix-run/react";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
@@ -32,7 +33,8 @@ export interface DashboardStats {
 
 export interface DashboardData {
   isAdmin: boolean;
-  stats: DashboardStats;
+  /** The cards' numbers; the status list comes from the layout's loader (the same read). */
+  stats: DashboardStats["stats"];
   signals: PanelSignal[];
   trades: RecentOrder[];
   logs: LogLine[];
@@ -49,8 +51,9 @@ export interface DashboardData {
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
+  const layout = useRouteLoaderData<{ systemStatus: SystemStatusEntry[] }>("routes/_app+/_layout");
   const stats = useApiQuery<DashboardStats>("/api/dashboard/stats", {
-    initialData: data.stats,
+    initialData: { stats: data.stats, systemStatus: layout?.systemStatus ?? [] },
     refetchIntervalMs: 45_000,
   });
   const signals = useApiQuery<PanelSignal[]>("/api/signals?limit=10", {

@@ -49,6 +49,8 @@ function NavList({ items, pathname, onNavigate }: { items: NavItem[]; pathname: 
             <Link
               to={item.to}
               prefetch="intent"
+              // No data-discover attribute: routes are not discovered lazily here (remix.config.js).
+              discover="none"
               className={cls(S.link, active && "Mui-selected")}
               aria-current={active ? "page" : undefined}
               onClick={onNavigate}

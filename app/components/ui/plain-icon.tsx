@@ -18,9 +18,21 @@ function pathOf(icon: unknown): ReactNode {
   return render({}, null).props.children;
 }
 
-export function PathIcon({ children, className }: { children: ReactNode; className?: string }) {
+/**
+ * SvgIcon's box around `children` (paths, or a <use> of a symbol that has its own viewBox).
+ * No focusable="false": it was for Internet Explorer, which focused SVGs.
+ */
+export function PathIcon({
+  children,
+  className,
+  box = true,
+}: {
+  children: ReactNode;
+  className?: string;
+  box?: boolean;
+}) {
   return (
-    <svg className={cls("pd-icon", className)} focusable="false" aria-hidden="true" viewBox="0 0 24 24">
+    <svg className={cls("pd-icon", className)} aria-hidden="true" viewBox={box ? "0 0 24 24" : undefined}>
       {children}
     </svg>
   );
@@ -41,7 +53,7 @@ export function plainIcon(icon: unknown) {
  */
 export function SpriteIcon({ id, className }: { id: string; className?: string }) {
   return (
-    <PathIcon className={className}>
+    <PathIcon className={className} box={false}>
       <use href={`${icons}#${id}`} />
     </PathIcon>
   );
