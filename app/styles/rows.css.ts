@@ -11,7 +11,7 @@ import { vars } from "./theme.css.ts";
 type Decls = Record<string, string | number | undefined>;
 
 const p = theme.palette;
-const typo = (variant: "body1" | "body2" | "caption") => {
+const typo = (variant: "body1" | "body2" | "caption" | "subtitle2" | "h2") => {
   const { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } = theme.typography[variant];
   return { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } as Decls;
 };
@@ -50,6 +50,9 @@ rule(".pd-num", { fontVariantNumeric: "tabular-nums" });
 rule(".pd-body1", { margin: 0, ...typo("body1") });
 rule(".pd-body2", { margin: 0, ...typo("body2") });
 rule(".pd-caption", { margin: 0, ...typo("caption") });
+// A stat card's title and figure (app/components/ui/stat-card.tsx).
+rule(".pd-subtitle2", { margin: 0, ...typo("subtitle2") });
+rule(".pd-h2", { margin: 0, ...typo("h2") });
 rule(".pd-mono", { fontFamily: "monospace" });
 rule(".pd-ml-auto", { marginLeft: "auto" });
 rule(".pd-bold", { fontWeight: 600 });

@@ -2,7 +2,7 @@
 import ArrowDownward from "@mui/icons-material/ArrowDownward";
 import ArrowUpward from "@mui/icons-material/ArrowUpward";
 import Chip from "@mui/material/Chip";
-import Tooltip from "@mui/material/Tooltip";
+import { HydratedTooltip } from "../ui/hydrated-tooltip.tsx";
 import Typography from "@mui/material/Typography";
 import type { SignalRow } from "#app/core/dashboard-view.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
@@ -37,7 +37,7 @@ function StatusBadge({ signal }: { signal: SignalRow }) {
     <StatusLabel color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />
   );
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+  return reason ? <HydratedTooltip title={reason}>{chip}</HydratedTooltip> : chip;
 }
 
 /**
