@@ -13,14 +13,10 @@ import { PanelCard } from "../ui/panel-card.tsx";
 import { StatusLabel } from "../trade-status-chip.tsx";
 import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
-import { plainIcon } from "../ui/plain-icon.tsx";
+import { PlainIcon } from "../ui/plain-icon.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
-
-// The rows' arrows: plain SVG with SvgIcon's rules (decision 043).
-const Up = plainIcon(ArrowUpward);
-const Down = plainIcon(ArrowDownward);
 
 // The rows' text is plain elements with the static row classes (app/styles/rows.css.ts), not a
 // Typography each: a styled component per element is what server rendering the dashboard costs
@@ -78,7 +74,10 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
           const buy = signal.action === "buy";
           return (
             <div key={signal.id} data-testid="signal-row" className={S.row}>
-              <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>{buy ? <Up /> : <Down />}</div>
+              <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
+                {/* Plain SVG with SvgIcon's rules (decision 043). */}
+                <PlainIcon icon={buy ? ArrowUpward : ArrowDownward} />
+              </div>
               <div className={S.main}>
                 <div className={S.head}>
                   <p className="pd-body1 pd-bold">{`${signal.action.toUpperCase()} Signal`}</p>

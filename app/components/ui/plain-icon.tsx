@@ -1,9 +1,10 @@
 // A Material icon as a plain <svg> with the static class pd-icon (app/styles/rows.css.ts: MUI
 // SvgIcon's medium size, fill and transition): the same box and path as MUI's SvgIcon without
 // an emotion serialization per icon on each server render (~90 µs each; decision 043). For
-// icons in the pages' plain markup (the sidebar's links, the signal rows, the stat cards);
-// the icons repeated on every page are symbols of one cached file (SpriteIcon); icons inside MUI widgets (a Button's startIcon, a Chip, an IconButton) stay MUI's, whose
-// rules size them.
+// icons in the pages' plain markup: the signal rows' arrows (PlainIcon), and the icons repeated
+// on every page, the navigation's and the stat cards', as symbols of one cached file
+// (SpriteIcon). Icons inside MUI widgets (a Button's startIcon, a Chip, an IconButton) stay
+// MUI's, whose rules size them.
 import type { ReactElement, ReactNode } from "react";
 import { cls } from "./cls.ts";
 import icons from "./icons.svg";
@@ -11,10 +12,10 @@ import icons from "./icons.svg";
 /** What @mui/icons-material exports: createSvgIcon's memo(forwardRef(render)) around the icon's path. */
 type MuiIcon = { type?: { render?: (props: object, ref: null) => ReactElement<{ children?: ReactNode }> } };
 
-/** The path element(s) a Material icon draws (read once, when the module is loaded). */
+/** The path element(s) a Material icon draws: its render function's child, called outside React (no hooks in it). */
 function pathOf(icon: unknown): ReactNode {
   const render = (icon as MuiIcon).type?.render;
-  if (!render) throw new Error("plainIcon: not an @mui/icons-material icon");
+  if (!render) throw new Error("PlainIcon: not an @mui/icons-material icon");
   return render({}, null).props.children;
 }
 
@@ -38,12 +39,16 @@ export function PathIcon({
   );
 }
 
-/** A plain-SVG twin of a Material icon: `const Up = plainIcon(ArrowUpward)`, then `<Up />`. */
-export function plainIcon(icon: unknown) {
-  const path = pathOf(icon);
-  return function PlainIcon({ className }: { className?: string }) {
-    return <PathIcon className={className}>{path}</PathIcon>;
-  };
+const paths = new WeakMap<object, ReactNode>();
+
+/** A plain-SVG twin of a Material icon: `<PlainIcon icon={ArrowUpward} />` (its path read once per icon). */
+export function PlainIcon({ icon, className }: { icon: object; className?: string }) {
+  let path = paths.get(icon);
+  if (path === undefined) {
+    path = pathOf(icon);
+    paths.set(icon, path);
+  }
+  return <PathIcon className={className}>{path}</PathIcon>;
 }
 
 /**
