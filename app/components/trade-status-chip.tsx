@@ -1,8 +1,8 @@
 // The one trade status chip (the colours of docs/spec/screens.md#states from tradeStatusColor):
-// MUI's small Chip, with a failed order's reason in MUI's Tooltip, which also makes the reason
+// MUI's small Chip, with a failed order's reason in MUI's Tooltip (HydratedTooltip), which also makes the reason
 // the chip's aria-label in the server's render.
 import Chip from "@mui/material/Chip";
-import Tooltip from "@mui/material/Tooltip";
+import { HydratedTooltip } from "./ui/hydrated-tooltip.tsx";
 import { type HTMLAttributes, forwardRef } from "react";
 import { tradeStatusColor } from "#app/core/trade-history.ts";
 
@@ -34,7 +34,7 @@ export function TradeStatusLabel({
   testId?: string;
 }) {
   const label = <StatusLabel label={status} color={tradeStatusColor(status)} testId={testId} />;
-  return reason ? <Tooltip title={reason}>{label}</Tooltip> : label;
+  return reason ? <HydratedTooltip title={reason}>{label}</HydratedTooltip> : label;
 }
 
 export function TradeStatusChip({
@@ -50,5 +50,5 @@ export function TradeStatusChip({
   const chip = (
     <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />
   );
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+  return reason ? <HydratedTooltip title={reason}>{chip}</HydratedTooltip> : chip;
 }

@@ -16,6 +16,7 @@ import { getDashboardChartsTable } from "./performance-charts.server.ts";
 import { getPerformanceStats, getStatsLedger } from "./statistics.server.ts";
 import { WEBHOOK_PATH } from "./webhook.server.ts";
 import { sharedRead } from "./shared-read.server.ts";
+import { logPreviewLine, positionSummary, recentOrder, signalRow } from "#app/core/dashboard-view.ts";
 
 /**
  * The dashboard's first paint for this user. Pages that ask at about the same time share one
@@ -39,16 +40,22 @@ async function readDashboard(context: AppLoadContext, user: User, webhookUrl: st
     listSignals(context.db, { limit: 10 })
       .then((signals) => withTimelines(context.db, signals))
       .then((signals) =>
-        signals.map(({ timeline, ...signal }) => ({ ...signal, latency: timeline ? latencyLine(timeline) : null })),
+        signals.map(({ timeline, ...signal }) => ({
+          ...signalRow(signal),
+          latency: timeline ? latencyLine(timeline) : null,
+        })),
       ),
-    listTrades(context.db, { limit: 10 }),
-    listActivityLogs(context.db, { limit: 20, viewer: user }),
+    // Each panel's rows carry only what the panel renders (app/core/dashboard-view.ts, decision 043).
+    listTrades(context.db, { limit: 10 }).then((trades) => trades.map(recentOrder)),
+    listActivityLogs(context.db, { limit: 20, viewer: user }).then((logs) => logs.map((log) => logPreviewLine(log))),
     exchange
       .getBalances()
       .then((balances) => ({ exchange: exchange.name, label: exchange.label, balances }))
       .catch(() => null),
     // The same views as GET /api/positions, so first paint and polling agree.
-    listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }),
+    listPositionViews(context.db, { maxAgeMs: context.config.PRICE_MAX_AGE_SECONDS * 1000 }).then((positions) =>
+      positions.map(positionSummary),
+    ),
     // GET /api/performance-stats's figures (funding included), so first paint and polling agree.
     getPerformanceStats(context.db, Date.now(), ledger),
     listDrifts(context.db),
@@ -63,7 +70,8 @@ async function readDashboard(context: AppLoadContext, user: User, webhookUrl: st
     performance,
     charts,
     isAdmin: user.role === "admin",
-    stats,
+    // The cards' numbers; the system status list is the layout's (the same read, decision 014).
+    stats: stats.stats,
     signals,
     trades,
     logs,

@@ -11,7 +11,7 @@ import { vars } from "./theme.css.ts";
 type Decls = Record<string, string | number | undefined>;
 
 const p = theme.palette;
-const typo = (variant: "body1" | "body2" | "caption") => {
+const typo = (variant: "body1" | "body2" | "caption" | "subtitle2" | "h2") => {
   const { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } = theme.typography[variant];
   return { fontFamily, fontWeight, fontSize, lineHeight, letterSpacing } as Decls;
 };
@@ -50,6 +50,9 @@ rule(".pd-num", { fontVariantNumeric: "tabular-nums" });
 rule(".pd-body1", { margin: 0, ...typo("body1") });
 rule(".pd-body2", { margin: 0, ...typo("body2") });
 rule(".pd-caption", { margin: 0, ...typo("caption") });
+// A stat card's title and figure (app/components/ui/stat-card.tsx).
+rule(".pd-subtitle2", { margin: 0, ...typo("subtitle2") });
+rule(".pd-h2", { margin: 0, ...typo("h2") });
 rule(".pd-mono", { fontFamily: "monospace" });
 rule(".pd-ml-auto", { marginLeft: "auto" });
 rule(".pd-bold", { fontWeight: 600 });
@@ -58,6 +61,24 @@ rule(".pd-text", { color: vars.palette.text.primary });
 for (const c of COLORS) rule(`.pd-c-${c}`, { color: vars.palette[c].main });
 // A row's status, side or level: bold text in the status colour (a text label, not a chip;
 // MUI's Chip costs ~0.2 ms of server render each, decision 043).
+// A Material icon as plain SVG (app/components/ui/plain-icon.tsx): MUI SvgIcon's medium rules.
+rule(".pd-icon", {
+  userSelect: "none",
+  width: "1em",
+  height: "1em",
+  display: "inline-block",
+  flexShrink: 0,
+  transition: theme.transitions.create("fill", { duration: theme.transitions.duration.shorter }),
+  fill: "currentColor",
+  fontSize: theme.typography.pxToRem(24),
+});
+// A text link in a row (MUI Link's "always" underline, primary colour).
+rule(".pd-link", {
+  color: vars.palette.primary.main,
+  textDecoration: "underline",
+  textDecorationColor: theme.alpha(p.primary.main, 0.4),
+});
+rule(".pd-link:hover", { textDecorationColor: "inherit" });
 rule(".pd-label", { margin: 0, ...typo("caption"), fontWeight: 700, letterSpacing: "0.04em", whiteSpace: "nowrap" });
 rule(".pd-row", { display: "flex", flexDirection: "row", alignItems: "center" });
 rule(".pd-row>*", { margin: 0 });

@@ -232,4 +232,80 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     const tickers = [...page.matchAll(/data-testid="signal-ticker"[^>]*>([^<]*)</g)].map((m) => m[1]);
     expect(tickers).toEqual([" (alert: BINANCE:ETHUSDT)"]);
   });
+
+  test("the page's loader data is what the panels render (issue 24): rows cut to their fields, log lines to their preview", async () => {
+    const secret = await webhookSecret(app, cookies.admin);
+    const sent = await sendSignal(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.01",
+      order_type: "market",
+      id: "loader-shape-1",
+      strategy: "shape",
+    });
+    expect(sent.status).toBe(200);
+    const data = (await (
+      await app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", { cookie: cookies.admin })
+    ).json()) as Record<string, unknown> & {
+      stats: Record<string, unknown>;
+      signals: Record<string, unknown>[];
+      trades: Record<string, unknown>[];
+      positions: Record<string, unknown>[];
+      logs: { message: string; data: Record<string, unknown>; dataMore?: number }[];
+    };
+    // The status list is the layout's; the dashboard sends the cards' numbers only.
+    expect(Object.keys(data.stats).sort()).toEqual(["activeTrades", "systemHealth", "todayPnL", "totalSignals"]);
+    const signal = data.signals.find((s) => (s.payload as Record<string, unknown>).symbol === "ETH-PERP")!;
+    expect(Object.keys(signal).sort()).toEqual(
+      [
+        "action",
+        "createdAt",
+        "id",
+        "latency",
+        "orderType",
+        "payload",
+        "price",
+        "processed",
+        "quantity",
+        "status",
+        "statusReason",
+        "symbol",
+      ].sort(),
+    );
+    // Of the alert, only what a row reads (the ticker sent, TEST, a target).
+    expect(signal.payload).toEqual({ symbol: "ETH-PERP" });
+    for (const trade of data.trades)
+      expect(Object.keys(trade).sort()).toEqual(
+        [
+          "errorMessage",
+          "executedPrice",
+          "executedQuantity",
+          "id",
+          "price",
+          "quantity",
+          "side",
+          "source",
+          "status",
+          "symbol",
+        ].sort(),
+      );
+    for (const position of data.positions)
+      expect(Object.keys(position).sort()).toEqual(
+        ["currentPrice", "entryPrice", "id", "remainingQuantity", "side", "symbol", "unrealizedPnl"].sort(),
+      );
+    // A log line carries its preview (3 entries, as text) and how many entries it left out.
+    const received = data.logs.find((l) => l.message === "Signal received: BUY 0.01 ETH-PERP")!;
+    expect(Object.keys(received.data)).toHaveLength(3);
+    expect(Object.values(received.data).every((v) => typeof v === "string")).toBe(true);
+    expect(received.dataMore).toBeGreaterThan(0);
+    const full = (await (await app.fetch("/api/logs?limit=20", { cookie: cookies.admin })).json()) as {
+      message: string;
+      data: Record<string, unknown>;
+    }[];
+    const whole = full.find((l) => l.message === received.message)!;
+    expect(Object.keys(whole.data)).toHaveLength(3 + received.dataMore!);
+    // The page shows the same "+N more" as a page built from the whole line.
+    const html = await (await app.fetch("/dashboard", { cookie: cookies.admin })).text();
+    expect(html).toContain(`+${received.dataMore} more`);
+  });
 });

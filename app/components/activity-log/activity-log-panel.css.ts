@@ -64,6 +64,7 @@ export const S = sheet("actlog", {
     bgcolor: "action.hover",
     color: "text.secondary",
     overflowWrap: "anywhere",
+    // The entry's key: a bare span (no class per entry in the HTML; decision 043).
+    "& > span": { color: "text.primary" },
   },
-  dataKey: { color: "text.primary" },
 });

@@ -14,14 +14,16 @@ import Link from "@mui/material/Link";
 import Paper from "@mui/material/Paper";
 import Typography from "@mui/material/Typography";
 import { useCallback, useEffect, useState } from "react";
-import { errorText } from "#app/utils/api-client.ts";
+import { errorText, getJson } from "#app/utils/api-client.ts";
 import { downloadText, formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { useToast } from "../toaster.tsx";
 import { S } from "./activity-log-panel.css.ts";
 import {
   type ActivityLog,
+  DATA_PREVIEW_MAX,
   type LogFilters,
+  type LogLine,
   NO_FILTERS,
   activityLogCsv,
   activityLogFileName,
@@ -48,8 +50,8 @@ const PANEL = { p: 2 } as const;
 // rendering the Logs screen's 100 entries costs (decision 043).
 
 export interface ActivityLogPanelProps {
-  /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}). */
-  initialLogs?: ActivityLog[];
+  /** Server-rendered entries for the unfiltered query (GET /api/logs?limit={limit}); the dashboard's carry only their data preview (LogLine). */
+  initialLogs?: LogLine[];
   /** How many entries to ask for: 20 on the dashboard, 100 on the Logs screen. */
   limit?: number;
   /** Polling cadence: 90 s on the dashboard, 30 s on the Logs screen. */
@@ -102,11 +104,11 @@ function PanelBody({
   title: string;
   filters: LogFilters;
   onFiltersChange: (filters: LogFilters) => void;
-  initialLogs: ActivityLog[] | undefined;
+  initialLogs: LogLine[] | undefined;
   refetchIntervalMs: number;
 }) {
   const toast = useToast();
-  const { data, error, isLoading, refetch } = useApiQuery<ActivityLog[]>(url, {
+  const { data, error, isLoading, refetch } = useApiQuery<LogLine[]>(url, {
     initialData: initialLogs,
     refetchIntervalMs,
   });
@@ -132,18 +134,33 @@ function PanelBody({
     }
   };
 
-  const exportCsv = () => {
-    if (logs.length === 0) {
+  const exportCsv = async () => {
+    // The first paint's lines carry only their data preview (LogLine): the export reads the
+    // whole lines of the same query first.
+    let lines: ActivityLog[] = logs;
+    if (logs.some((log) => log.dataMore !== undefined)) {
+      try {
+        lines = newestFirst(await getJson<ActivityLog[]>(url));
+      } catch (error) {
+        toast({
+          title: "Export failed",
+          description: errorText(error, "Could not load the logs"),
+          variant: "destructive",
+        });
+        return;
+      }
+    }
+    if (lines.length === 0) {
       toast({
         title: "No logs to export",
         description: "Apply different filters or wait for logs to be generated",
       });
       return;
     }
-    downloadText(activityLogFileName(), activityLogCsv(logs));
+    downloadText(activityLogFileName(), activityLogCsv(lines));
     toast({
       title: "Export successful",
-      description: `Exported ${logs.length} logs as CSV file`,
+      description: `Exported ${lines.length} logs as CSV file`,
     });
   };
 
@@ -182,7 +199,7 @@ function PanelBody({
           size="small"
           variant="outlined"
           startIcon={<Download />}
-          onClick={exportCsv}
+          onClick={() => void exportCsv()}
           data-testid="activity-log-export"
         >
           Export to CSV
@@ -259,8 +276,8 @@ function PanelBody({
   );
 }
 
-export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolean }) {
-  const preview = dataPreview(log.data);
+export function LogEntry({ log, hydrated }: { log: LogLine; hydrated: boolean }) {
+  const preview = dataPreview(log.data, DATA_PREVIEW_MAX, log.dataMore);
   return (
     <li className={S.entry} data-testid="activity-log-entry" data-level={log.level} data-type={log.type}>
       <div className={S.head}>
@@ -285,7 +302,8 @@ export function LogEntry({ log, hydrated }: { log: ActivityLog; hydrated: boolea
         <div className={S.data} data-testid="activity-log-data">
           {preview.entries.map((entry) => (
             <span key={entry.key} className={S.dataEntry} data-testid="activity-log-data-entry">
-              <span className={S.dataKey}>{entry.key}</span>: {entry.value}
+              <span>{entry.key}</span>
+              {`: ${entry.value}`}
             </span>
           ))}
           {preview.more > 0 ? (

@@ -2,8 +2,10 @@
 // URL, the data preview (at most 3 entries), the CSV export and its file name.
 import type { ActivityLog, LogLevel } from "#app/core/types/activity-logs.ts";
 import { toCsv } from "#app/core/format.ts";
+import { DATA_PREVIEW_MAX, type LogLine, previewValue } from "#app/core/dashboard-view.ts";
 
-export type { ActivityLog, LogLevel };
+export type { ActivityLog, LogLevel, LogLine };
+export { DATA_PREVIEW_MAX, previewValue };
 
 /** The log types the server writes (db/queries/activity-logs.ts callers). */
 export const LOG_TYPES = ["trade", "signal", "system", "auth", "webhook"] as const;
@@ -33,33 +35,23 @@ export function levelColor(level: string): "error" | "warning" | "success" | "de
   return level === "error" || level === "warning" || level === "success" ? level : "default";
 }
 
-export const DATA_PREVIEW_MAX = 3;
-const PREVIEW_VALUE_MAX = 60;
-
-/** One value of the data preview as short text. */
-export function previewValue(value: unknown, max = PREVIEW_VALUE_MAX): string {
-  let text: string;
-  if (value === null) text = "null";
-  else if (value === undefined) text = "";
-  else if (typeof value === "object") text = JSON.stringify(value);
-  else text = String(value);
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** At most `max` key/value entries of a log's data, and how many more there are. */
-export function dataPreview(data: Record<string, unknown> | null | undefined, max = DATA_PREVIEW_MAX) {
+/**
+ * At most `max` key/value entries of a log's data, and how many more there are (`dropped`: the
+ * entries a first paint's LogLine left out, app/core/dashboard-view.ts).
+ */
+export function dataPreview(data: Record<string, unknown> | null | undefined, max = DATA_PREVIEW_MAX, dropped = 0) {
   const all =
     data && typeof data === "object" && !Array.isArray(data)
       ? Object.entries(data).filter(([, v]) => v !== undefined)
       : [];
   return {
     entries: all.slice(0, max).map(([key, value]) => ({ key, value: previewValue(value) })),
-    more: Math.max(0, all.length - max),
+    more: Math.max(0, all.length - max) + dropped,
   };
 }
 
 /** Newest first: by creation time, then by id (the API already answers in this order). */
-export function newestFirst(logs: ActivityLog[]): ActivityLog[] {
+export function newestFirst<T extends ActivityLog>(logs: T[]): T[] {
   return [...logs].sort((a, b) => {
     const byTime = Date.parse(b.createdAt) - Date.parse(a.createdAt);
     return Number.isFinite(byTime) && byTime !== 0 ? byTime : b.id - a.id;

@@ -2,17 +2,13 @@
 // recent orders and positions, the webhook URL (admins), manual trading, activity log.
 // Each part starts from the server's data and then polls its API at the cadence of docs/spec/figures.md#defaults-and-limits;
 // live messages refresh them sooner.
-import AccountBalanceWallet from "@mui/icons-material/AccountBalanceWallet";
-import Hub from "@mui/icons-material/Hub";
-import ShowChart from "@mui/icons-material/ShowChart";
-import Webhook from "@mui/icons-material/Webhook";
 import Box from "@mui/material/Box";
+import { useRouteLoaderData } from "@remix-run/react";
 import CircularProgress from "@mui/material/CircularProgress";
 import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
 import { type SystemStatusEntry, webhookCard } from "#app/core/system-status.ts";
-import type { ActivityLog } from "#app/core/types/activity-logs.ts";
-import type { Trade } from "#app/core/types/trades.ts";
+import type { LogLine, RecentOrder } from "#app/core/dashboard-view.ts";
 import { formatPnl } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import { ActivityLogPanel } from "../activity-log/activity-log-panel.tsx";
@@ -28,6 +24,7 @@ import { type PanelSignal, SIGNALS_POLL_MS, SignalsPanel } from "./signals-panel
 import { WebhookUrlBox } from "./webhook-url-box.tsx";
 import { S } from "./dashboard-screen.css.ts";
 import { StatCard } from "../ui/stat-card.tsx";
+import { SpriteIcon } from "../ui/plain-icon.tsx";
 
 export interface DashboardStats {
   stats: { activeTrades: number; todayPnL: string; totalSignals: number; systemHealth: string };
@@ -36,10 +33,11 @@ export interface DashboardStats {
 
 export interface DashboardData {
   isAdmin: boolean;
-  stats: DashboardStats;
+  /** The cards' numbers; the status list comes from the layout's loader (the same read). */
+  stats: DashboardStats["stats"];
   signals: PanelSignal[];
-  trades: Trade[];
-  logs: ActivityLog[];
+  trades: RecentOrder[];
+  logs: LogLine[];
   balance: BalanceInfo | null;
   positions: PositionSummary[];
   performance: PerformanceStats | null;
@@ -53,15 +51,19 @@ export interface DashboardData {
 }
 
 export function DashboardScreen({ data }: { data: DashboardData }) {
+  const layout = useRouteLoaderData<{ systemStatus: SystemStatusEntry[] }>("routes/_app+/_layout");
   const stats = useApiQuery<DashboardStats>("/api/dashboard/stats", {
-    initialData: data.stats,
+    initialData: { stats: data.stats, systemStatus: layout?.systemStatus ?? [] },
     refetchIntervalMs: 45_000,
   });
   const signals = useApiQuery<PanelSignal[]>("/api/signals?limit=10", {
     initialData: data.signals,
     refetchIntervalMs: SIGNALS_POLL_MS,
   });
-  const trades = useApiQuery<Trade[]>("/api/trades?limit=10", { initialData: data.trades, refetchIntervalMs: 60_000 });
+  const trades = useApiQuery<RecentOrder[]>("/api/trades?limit=10", {
+    initialData: data.trades,
+    refetchIntervalMs: 60_000,
+  });
   const positions = useApiQuery<PositionSummary[]>("/api/positions", {
     initialData: data.positions,
     refetchIntervalMs: 5_000,
@@ -97,12 +99,13 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
         lastSignalAt={signals.data?.[0]?.createdAt ?? null}
       />
       <DriftAlarms initial={data.drifts ?? null} />
+      {/* The cards' icons: symbols of the cached sprite (app/components/ui/icons.svg; decision 043). */}
       <div className={S.cards}>
         <StatCard
           testId="card-webhook"
           title="Webhook Status"
           value={webhook.value}
-          icon={<Webhook />}
+          icon={<SpriteIcon id="webhook" />}
           status={webhook.status}
           description={component("webhook")?.message}
         />
@@ -110,7 +113,7 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-exchange"
           title="Exchange API"
           value={exchangeConnected ? "connected" : "disconnected"}
-          icon={<Hub />}
+          icon={<SpriteIcon id="hub" />}
           status={exchangeConnected ? "success" : exchange?.status === "warning" ? "warning" : "error"}
           description={exchange?.message}
         />
@@ -118,14 +121,14 @@ export function DashboardScreen({ data }: { data: DashboardData }) {
           testId="card-active-trades"
           title="Active Trades"
           value={String(stats.data?.stats.activeTrades ?? 0)}
-          icon={<ShowChart />}
+          icon={<SpriteIcon id="positions" />}
           description="Open positions"
         />
         <StatCard
           testId="card-pnl"
           title="24h P&L"
           value={formatPnl(todayPnL)}
-          icon={<AccountBalanceWallet />}
+          icon={<SpriteIcon id="wallet" />}
           status={pnlStatus}
           description="Realised, after fees"
         />

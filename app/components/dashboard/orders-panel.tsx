@@ -1,6 +1,6 @@
 // Recent orders and open positions on the dashboard, so a signal can be followed to its
 // order and position without leaving the page.
-import type { Trade } from "#app/core/types/trades.ts";
+import type { PositionSummary, RecentOrder } from "#app/core/dashboard-view.ts";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import Table from "@mui/material/Table";
@@ -11,7 +11,7 @@ import { S } from "./orders-panel.css.ts";
 
 // MUI's Table with plain rows and the static row classes (app/styles/rows.css.ts), as in Trade
 // History: no styled component per cell when the dashboard is server-rendered (decision 043).
-export function RecentOrders({ trades }: { trades: Trade[] }) {
+export function RecentOrders({ trades }: { trades: RecentOrder[] }) {
   return (
     <PanelCard data-testid="recent-orders" title="Recent Orders" flush contentClassName={S.scroll}>
       {trades.length === 0 ? (
@@ -62,15 +62,7 @@ export function RecentOrders({ trades }: { trades: Trade[] }) {
   );
 }
 
-export interface PositionSummary {
-  id: string;
-  symbol: string;
-  side: "long" | "short";
-  remainingQuantity: string;
-  entryPrice: string;
-  currentPrice: string | null;
-  unrealizedPnl: string | null;
-}
+export type { PositionSummary };
 
 export function OpenPositions({ positions }: { positions: PositionSummary[] }) {
   return (

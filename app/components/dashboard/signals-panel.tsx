@@ -2,9 +2,9 @@
 import ArrowDownward from "@mui/icons-material/ArrowDownward";
 import ArrowUpward from "@mui/icons-material/ArrowUpward";
 import Chip from "@mui/material/Chip";
-import Tooltip from "@mui/material/Tooltip";
+import { HydratedTooltip } from "../ui/hydrated-tooltip.tsx";
 import Typography from "@mui/material/Typography";
-import type { Signal } from "#app/core/types/signals.ts";
+import type { SignalRow } from "#app/core/dashboard-view.ts";
 import { useLive } from "#app/live/use-live-updates.tsx";
 import { formatPrice, signalAge } from "#app/core/format.ts";
 import { signalCaption } from "#app/core/signal-text.ts";
@@ -13,6 +13,7 @@ import { PanelCard } from "../ui/panel-card.tsx";
 import { StatusLabel } from "../trade-status-chip.tsx";
 import { S } from "./signals-panel.css.ts";
 import { SignalTimelineDetails } from "../signals/signal-timeline.tsx";
+import { PlainIcon } from "../ui/plain-icon.tsx";
 import type { SignalTimeline } from "#app/core/timeline.ts";
 
 export const SIGNALS_POLL_MS = 60_000;
@@ -22,7 +23,7 @@ export const SIGNALS_POLL_MS = 60_000;
 // (decision 043). The status chips and icons are MUI's; a chip's reason is in MUI's Tooltip,
 // which renders it as the chip's aria-label on the server too.
 
-function StatusBadge({ signal }: { signal: Signal }) {
+function StatusBadge({ signal }: { signal: SignalRow }) {
   if (signal.processed) return <StatusLabel color="success" label="EXECUTED" />;
   if (signal.status === "queued") return <StatusLabel color="warning" label="PENDING" />;
   // Stored but not executed (emergency stop, auto trading off, refused): say so. A cancelled
@@ -32,11 +33,14 @@ function StatusBadge({ signal }: { signal: Signal }) {
     <StatusLabel color={signal.status === "failed" ? "error" : undefined} label={signal.status.toUpperCase()} />
   );
   // The Tooltip renders the chip with the reason as its aria-label, on the server too.
-  return reason ? <Tooltip title={reason}>{chip}</Tooltip> : chip;
+  return reason ? <HydratedTooltip title={reason}>{chip}</HydratedTooltip> : chip;
 }
 
-/** A signal as the panel gets it: from the page, its latency line; from GET /api/signals, its whole timeline. */
-export type PanelSignal = Signal & { timeline?: SignalTimeline | null; latency?: string | null };
+/**
+ * A signal as the panel gets it: from the page, the fields the row shows (SignalRow) and its
+ * latency line; from GET /api/signals, the whole signal and its timeline.
+ */
+export type PanelSignal = SignalRow & { timeline?: SignalTimeline | null; latency?: string | null };
 
 export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
   const now = useNow(30_000);
@@ -71,11 +75,12 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
           return (
             <div key={signal.id} data-testid="signal-row" className={S.row}>
               <div className={`${S.icon} ${buy ? "pd-c-primary" : "pd-c-error"}`}>
-                {buy ? <ArrowUpward /> : <ArrowDownward />}
+                {/* Plain SVG with SvgIcon's rules (decision 043). */}
+                <PlainIcon icon={buy ? ArrowUpward : ArrowDownward} />
               </div>
               <div className={S.main}>
                 <div className={S.head}>
-                  <p className="pd-body1 pd-bold">{signal.action.toUpperCase()} Signal</p>
+                  <p className="pd-body1 pd-bold">{`${signal.action.toUpperCase()} Signal`}</p>
                   {signal.payload?.test === true ? (
                     <span
                       className="pd-caption pd-bold pd-c-warning"
@@ -96,8 +101,8 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
                 </div>
                 <p className="pd-body2">
                   {signal.symbol}
-                  <SentTicker signal={signal} /> · {signal.orderType}
-                  {signal.price ? ` · ${formatPrice(signal.price)}` : ""}
+                  <SentTicker signal={signal} />
+                  {` · ${signal.orderType}${signal.price ? ` · ${formatPrice(signal.price)}` : ""}`}
                 </p>
                 <span className="pd-caption pd-mono pd-muted">{JSON.stringify(signalCaption(signal))}</span>
                 <SignalTimelineDetails signalId={signal.id} timeline={signal.timeline} latency={signal.latency} />
@@ -111,7 +116,7 @@ export function SignalsPanel({ signals }: { signals: PanelSignal[] }) {
 }
 
 /** The ticker the alert sent, beside the product it became, when they differ (issue 11). */
-function SentTicker({ signal }: { signal: Pick<Signal, "symbol" | "payload"> }) {
+function SentTicker({ signal }: { signal: Pick<SignalRow, "symbol" | "payload"> }) {
   const sent = typeof signal.payload?.symbol === "string" ? signal.payload.symbol.trim() : "";
   if (!sent || sent.toUpperCase() === signal.symbol) return null;
   return <span className="pd-muted" data-testid="signal-ticker">{` (alert: ${sent.slice(0, 40)})`}</span>;

@@ -1,7 +1,7 @@
 // The sidebar's status block: MUI Typography and Tooltips over plain rows with static layout
 // classes (it is on every page; see ./app-shell.tsx). Each component's message is its Tooltip,
 // which also makes it the row's aria-label in the server's render.
-import Tooltip from "@mui/material/Tooltip";
+import { HydratedTooltip } from "../ui/hydrated-tooltip.tsx";
 import { type ComponentStatus, STATUS_TEXT, type SystemStatusEntry, overallStatus } from "#app/core/system-status.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
 import Typography from "@mui/material/Typography";
@@ -51,9 +51,9 @@ export function SystemStatusBlock({ initial }: { initial: SystemStatusEntry[] })
           );
           // The Tooltip gives the row the message as its aria-label, on the server too.
           return (
-            <Tooltip key={entry.component} title={entry.message} placement="right">
+            <HydratedTooltip key={entry.component} title={entry.message} placement="right">
               {row}
-            </Tooltip>
+            </HydratedTooltip>
           );
         })}
       </ul>

@@ -2,7 +2,6 @@
 // the millisecond) and the time since the hop before it. Plain elements with static classes,
 // server-rendered (readable without JavaScript); the page re-fetches it on live events, so
 // the hops fill in as the worker reaches them.
-import Link from "@mui/material/Link";
 import { useState } from "react";
 import { type SignalTimeline, formatMs, latencyLine } from "#app/core/timeline.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
@@ -105,8 +104,13 @@ function TimelineOnDemand({ signalId, open }: { signalId: string; open: boolean 
   });
   if (data?.timeline) return <SignalTimelineView timeline={data.timeline} compact />;
   return (
-    <Link href={`/signals/${encodeURIComponent(signalId)}`} variant="caption" data-testid="signal-timeline-link">
+    // A plain link with MUI Link's look (pd-link): one per signal row (decision 043).
+    <a
+      href={`/signals/${encodeURIComponent(signalId)}`}
+      className="pd-caption pd-link"
+      data-testid="signal-timeline-link"
+    >
       Open the latency timeline
-    </Link>
+    </a>
   );
 }

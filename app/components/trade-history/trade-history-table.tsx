@@ -18,7 +18,7 @@ import TableBody from "@mui/material/TableBody";
 import TableCell from "@mui/material/TableCell";
 import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
-import Tooltip from "@mui/material/Tooltip";
+import { HydratedTooltip } from "../ui/hydrated-tooltip.tsx";
 import Typography from "@mui/material/Typography";
 import { Fragment, type ReactNode, useEffect, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
@@ -336,11 +336,11 @@ function TradeRow({
             {tpProgress ? <div className="pd-caption">{tpProgress}</div> : null}
           </>
         ) : (
-          <Tooltip title={TP_TIP}>
+          <HydratedTooltip title={TP_TIP}>
             <span>
               <Placeholder>—</Placeholder>
             </span>
-          </Tooltip>
+          </HydratedTooltip>
         )}
       </td>
       <td className="pd-td pd-nowrap" data-testid="trade-sl">
@@ -434,11 +434,11 @@ export function TradeDetailsPanel({ id }: { id: string }) {
     <Box data-testid="trade-details">
       <Box sx={{ display: "grid", gap: 2, gridTemplateColumns: { xs: "1fr 1fr", md: "repeat(4, minmax(0, 1fr))" } }}>
         <LabelledValue label="Trade ID" testId="detail-trade-id">
-          <Tooltip title={trade.id}>
+          <HydratedTooltip title={trade.id}>
             <Box component="span" sx={{ fontFamily: "monospace" }}>
               {shortId(trade.id)}
             </Box>
-          </Tooltip>
+          </HydratedTooltip>
         </LabelledValue>
         <LabelledValue label="Exchange" testId="detail-exchange">
           {exchangeLabel(trade.exchange)}

@@ -12,7 +12,19 @@ export const S = sheet("phone-cards", {
     p: 0,
   },
   /** A wide child (an expanded trade's chart or related trades) scrolls inside its card, not the page. */
-  card: { p: 2, minWidth: 0, overflowX: "auto" },
+  card: {
+    // MUI's Paper variant="outlined" (elevation none, the theme's radius and divider border).
+    bgcolor: "background.paper",
+    color: "text.primary",
+    transition: "box-shadow 300ms cubic-bezier(0.4, 0, 0.2, 1) 0ms",
+    borderRadius: 1,
+    border: 1,
+    borderColor: "divider",
+    backgroundImage: "none",
+    p: 2,
+    minWidth: 0,
+    overflowX: "auto",
+  },
   head: { display: "flex", alignItems: "center", gap: 1, flexWrap: "wrap", mb: 1 },
   spacer: { flex: 1 },
   facts: {

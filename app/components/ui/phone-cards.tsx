@@ -2,8 +2,9 @@
 // with a head (what the row is, its status) and label / value facts; the screen's table is
 // hidden there by its own `display: { xs: "none", sm: "block" }`. CSS alone switches the two
 // (both are server-rendered), so it works without JavaScript. Positions and Trade History use
-// it (issue 25: Trade History at 390 px was a 1,158 px table scrolled sideways).
-import Paper from "@mui/material/Paper";
+// it (issue 25: Trade History at 390 px was a 1,158 px table scrolled sideways). A card is a
+// plain <li> with MUI's outlined Paper rules as a static class (./phone-cards.css.ts): an MUI
+// Paper per card was 50 emotion serializations in each Trade History render (decision 043).
 import type { ReactNode } from "react";
 import { S } from "./phone-cards.css.ts";
 
@@ -33,7 +34,7 @@ export function PhoneCard({
   data?: Record<`data-${string}`, string>;
 }) {
   return (
-    <Paper variant="outlined" component="li" className={S.card} data-testid={testId} {...data}>
+    <li className={S.card} data-testid={testId} {...data}>
       <div className={S.head}>
         {head}
         {end ? (
@@ -45,7 +46,7 @@ export function PhoneCard({
       </div>
       {facts ? <dl className={S.facts}>{facts}</dl> : null}
       {children}
-    </Paper>
+    </li>
   );
 }
 

@@ -1,9 +1,10 @@
 // docs/spec/screens.md: a stat card has a title, value, icon, description and a status of
-// success, warning, error or neutral. MUI's outlined Card and Typography; the layout and the
-// status colours are static classes (./stat-card.css.ts).
+// success, warning, error or neutral. MUI's outlined Card; its text is plain elements with the
+// Typography variants as static classes (pd-subtitle2, pd-h2, pd-caption: app/styles/rows.css.ts),
+// the layout and the status colours too (./stat-card.css.ts): three Typography per card were
+// three emotion serializations in each render of the dashboard and Trade History (decision 043).
 import Card from "@mui/material/Card";
 import CardContent from "@mui/material/CardContent";
-import Typography from "@mui/material/Typography";
 import type { ReactNode } from "react";
 import { S } from "./stat-card.css.ts";
 
@@ -29,19 +30,11 @@ export function StatCard({
     <Card variant="outlined" data-testid={testId} data-status={status} className={S.card}>
       <CardContent>
         <div className={S.head}>
-          <Typography variant="subtitle2" component="h6" color="text.secondary">
-            {title}
-          </Typography>
+          <h6 className="pd-subtitle2 pd-muted">{title}</h6>
           <div className={`${S.icon} ${S[status]}`}>{icon}</div>
         </div>
-        <Typography variant="h2" component="p" className={`${S.value} ${S[status]}`}>
-          {value}
-        </Typography>
-        {description ? (
-          <Typography variant="caption" color="text.secondary">
-            {description}
-          </Typography>
-        ) : null}
+        <p className={`pd-h2 ${S.value} ${S[status]}`}>{value}</p>
+        {description ? <span className="pd-caption pd-muted">{description}</span> : null}
       </CardContent>
     </Card>
   );
