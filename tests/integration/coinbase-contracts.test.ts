@@ -14,7 +14,7 @@ import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { jobsIdle, openPositionOn, sendSignal } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
@@ -55,18 +55,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
       id: `c-${Math.random()}`,
     });
     expect(response.status).toBe(200);
-    return waitFor(
-      "position open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "BTC-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
+    return openPositionOn(app, "BTC-PERP");
   };
   const position = (id: string) =>
     db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
@@ -268,18 +257,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
         })
       ).status,
     ).toBe(200);
-    const sol = await waitFor(
-      "SOL open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "SOL-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
+    const sol = await openPositionOn(app, "SOL-PERP");
     expect(D(sol.quantity).toString()).toBe("10");
     const sizes = msw.fake.requestsTo("/orders", "POST").map((r) => {
       const body = r.body as { product_id: string; order_configuration: { market_market_ioc: { base_size: string } } };

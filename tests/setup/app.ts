@@ -192,6 +192,53 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
   });
 }
 
+/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded. */
+export async function sendSignalId(app: TestApp, secret: string, body: Record<string, unknown>): Promise<string> {
+  return ((await (await sendSignal(app, secret, body)).json()) as { signalId: string }).signalId;
+}
+
+/** The trade of signal `signalId` once the worker has booked it `status` (executed unless said); throws after `timeoutMs`. */
+export function signalTrade(app: TestApp, signalId: string, status = "executed", timeoutMs = 15_000) {
+  return waitFor(
+    `trade of signal ${signalId} ${status}`,
+    () =>
+      app.database.db
+        .selectFrom("trades")
+        .selectAll()
+        .where("signal_id", "=", signalId)
+        .where("status", "=", status)
+        .executeTakeFirst(),
+    timeoutMs,
+  );
+}
+
+/** Sends an alert (as sendSignal) and waits until its trade is executed; answers the signal's id and that trade. */
+export async function sendSignalExecuted(
+  app: TestApp,
+  secret: string,
+  body: Record<string, unknown>,
+  timeoutMs = 15_000,
+) {
+  const signalId = await sendSignalId(app, secret, body);
+  return { signalId, trade: await signalTrade(app, signalId, "executed", timeoutMs) };
+}
+
+/** The open position on `symbol` once there is one; throws after `timeoutMs`. */
+export function openPositionOn(app: TestApp, symbol: string, timeoutMs = 15_000) {
+  return waitFor(
+    `open position on ${symbol}`,
+    () =>
+      app.database.db
+        .selectFrom("positions")
+        .selectAll()
+        .where("symbol", "=", symbol)
+        .where("status", "=", "open")
+        .executeTakeFirst(),
+    timeoutMs,
+    10,
+  );
+}
+
 /**
  * An alert sender for one test file: each call sends `defaults` plus `body` with the next
  * `alert_id` (`${idPrefix}-1`, -2, ...) and answers the webhook's body and, unless the alert was
