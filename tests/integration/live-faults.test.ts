@@ -53,14 +53,16 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await db().updateTable("jobs").set({ status: "cancelled" }).where("status", "in", ["created", "retry"]).execute();
   }
 
+  const marketAlert = (action: "buy" | "sell", symbol: Symbol, quantity: string, alertId: string) => ({
+    action,
+    symbol,
+    quantity,
+    order_type: "market",
+    alert_id: alertId,
+  });
   /** A market order sent as an alert (`<prefix>-<n>` its alert id), once the running worker has executed it. */
   const marketOrder = (action: "buy" | "sell", symbol: Symbol, quantity: string, prefix: string, timeoutMs?: number) =>
-    sendSignalExecuted(
-      app,
-      live.secret,
-      { action, symbol, quantity, order_type: "market", alert_id: `${prefix}-${++alerts}` },
-      timeoutMs,
-    );
+    sendSignalExecuted(app, live.secret, marketAlert(action, symbol, quantity, `${prefix}-${++alerts}`), timeoutMs);
   /** A position's remaining quantity, as a plain decimal string. */
   const remaining = async (id: string) =>
     D(
@@ -371,13 +373,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   test("defect 10: an unknown order older than the newest 500 is found by its client id, not declared 'nothing was sent'", async () => {
     await fresh();
     await stopWorker();
-    const signalId = await sendSignalId(app, live.secret, {
-      action: "buy",
-      symbol: "ETH-PERP",
-      quantity: "0.1",
-      order_type: "market",
-      alert_id: "old-unknown",
-    });
+    const signalId = await sendSignalId(app, live.secret, marketAlert("buy", "ETH-PERP", "0.1", "old-unknown"));
     await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
     msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
@@ -418,13 +414,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   test("an order Coinbase took but cannot be asked about is asked again every few seconds, not after minutes of back-off", async () => {
     await fresh();
     await stopWorker();
-    const signalId = await sendSignalId(app, live.secret, {
-      action: "buy",
-      symbol: "SOL-PERP",
-      quantity: "10",
-      order_type: "market",
-      alert_id: "asked-soon",
-    });
+    const signalId = await sendSignalId(app, live.secret, marketAlert("buy", "SOL-PERP", "10", "asked-soon"));
     msw.fake.fail({ method: "POST", path: "/orders", status: 500, afterProcessing: true });
     // Coinbase cannot be asked for a while: with the plain back-off the 4th retry waits 8 s, the 6th 32 s.
     msw.fake.fail({ method: "GET", path: "/orders/historical/batch", status: 503, times: 100_000 });
