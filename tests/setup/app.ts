@@ -177,6 +177,15 @@ export function jobsIdle(app: TestApp): Promise<true> {
   );
 }
 
+/** Text as React renders it into HTML (quotes, ampersands and angle brackets escaped). */
+export const html = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+
 /** The webhook secret, as the admin reads it from GET /api/webhook-config. */
 export async function webhookSecret(app: TestApp, adminCookie: string): Promise<string> {
   return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string })
