@@ -22,6 +22,7 @@ import { DISCORD_URL, TELEGRAM_ROOT, createNotificationFakes, startSmtpSink } fr
 import {
   type TestApp,
   createTestApp,
+  deliveriesSettled,
   openPositionOn,
   registerVia,
   sendSignal,
@@ -105,19 +106,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       tasks: ["send-notification"],
     });
   };
-  const settled = () =>
-    waitFor(
-      "deliveries settled",
-      async () =>
-        (
-          await db()
-            .selectFrom("notification_deliveries")
-            .select("id")
-            .where("status", "in", ["queued", "sending", "retrying"])
-            .execute()
-        ).length === 0,
-      30_000,
-    );
+  const settled = () => deliveriesSettled(app);
   const resetAll = async () => {
     for (const table of [
       "notification_deliveries",

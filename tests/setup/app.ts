@@ -177,6 +177,22 @@ export function jobsIdle(app: TestApp): Promise<true> {
   );
 }
 
+/** Waits until no notification delivery is queued, sending or retrying (each sent or given up). */
+export function deliveriesSettled(app: TestApp): Promise<true> {
+  return waitFor(
+    "deliveries settled",
+    async () =>
+      (
+        await app.database.db
+          .selectFrom("notification_deliveries")
+          .select("id")
+          .where("status", "in", ["queued", "sending", "retrying"])
+          .execute()
+      ).length === 0,
+    30_000,
+  );
+}
+
 /** Text as React renders it into HTML (quotes, ampersands and angle brackets escaped). */
 export const html = (text: string) =>
   text
