@@ -72,6 +72,19 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       ),
     ).toString();
 
+  /** A manual close of all of the position queued as a job, run by the worker; answers the job's trade. */
+  async function closeAllByJob(positionId: string, jobKey?: string) {
+    const job = await enqueueJob(db(), {
+      task: "close-position",
+      payload: { positionId, quantity: "all", reason: "Close", source: "manual" },
+      ...(jobKey ? { jobKey } : {}),
+    });
+    await startWorker();
+    await jobsIdle(app);
+    await stopWorker();
+    return db().selectFrom("trades").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+  }
+
   /** Opens a long through a webhook (the worker runs it), then stops the worker. */
   async function openLong(symbol: Symbol, quantity: string) {
     await startWorker();
@@ -244,18 +257,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await syncExchangeStops(db(), live.exchange);
     expect(stopOrders("BTC-PERP")).toHaveLength(0);
     // A close of the app's 2 contracts sends nothing: Coinbase holds none.
-    const job = await enqueueJob(db(), {
-      task: "close-position",
-      payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" },
-    });
-    await startWorker();
-    await jobsIdle(app);
-    await stopWorker();
-    const close = await db()
-      .selectFrom("trades")
-      .select(["status", "error_message"])
-      .where("job_id", "=", job.id)
-      .executeTakeFirstOrThrow();
+    const close = await closeAllByJob(position.id);
     expect(close.status).toBe("cancelled");
     expect(close.error_message).toMatch(/^Nothing to close on coinbase: it holds no long BTC-PERP position/);
     expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined(); // no short opened
@@ -264,19 +266,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       contracts: new Big(1),
       entry: new Big(String(position.entry_price)),
     });
-    const again = await enqueueJob(db(), {
-      task: "close-position",
-      payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" },
-      jobKey: "close-again",
-    });
-    await startWorker();
-    await jobsIdle(app);
-    await stopWorker();
-    const second = await db()
-      .selectFrom("trades")
-      .select(["status", "executed_quantity"])
-      .where("job_id", "=", again.id)
-      .executeTakeFirstOrThrow();
+    const second = await closeAllByJob(position.id, "close-again");
     expect(second.status).toBe("executed");
     expect(D(String(second.executed_quantity)).eq("0.01")).toBe(true);
     expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined();
