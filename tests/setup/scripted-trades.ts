@@ -3,6 +3,7 @@
 // until booked. Known outcome: realized 96.59003, −110.01003, 140.265045 (total 126.845045).
 import type { Kysely } from "kysely";
 import { expect } from "vitest";
+import type { ExecutedFill } from "#app/core/pnl/fifo.ts";
 import { type TradeStatus, insertTrade, updateTrade } from "#db/queries/trades.ts";
 import type { DB } from "#db/schema.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
@@ -65,22 +66,12 @@ export async function playScriptedTrades(
 }
 
 /**
- * A market trade from a signal as the worker writes it on the simulator: pending first, then
- * booked `status` (executed unless said) at `price` for its whole quantity.
+ * A fill (the shape the P&L reads back) written as the worker writes a market trade from a signal
+ * on the simulator: pending first, then booked `status` (executed unless said) for its whole quantity.
  */
 export async function bookMarketTrade(
   db: Kysely<DB>,
-  trade: {
-    id: string;
-    symbol: string;
-    side: "buy" | "sell";
-    quantity: string;
-    price: string;
-    fee: string;
-    executedAt: number | null;
-    leverage?: number | null;
-    status?: TradeStatus;
-  },
+  trade: Omit<ExecutedFill, "executedAt"> & { executedAt: number | null; status?: TradeStatus },
 ) {
   const { id, symbol, side, quantity, price, fee, executedAt } = trade;
   await insertTrade(db, {
