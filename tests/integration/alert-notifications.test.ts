@@ -14,6 +14,7 @@ import { DISCORD_URL, createNotificationFakes } from "#tests/msw/notifications.t
 import {
   type TestApp,
   createTestApp,
+  deliveriesSettled,
   jobsIdle,
   registerVia,
   sendSignal,
@@ -38,18 +39,7 @@ describe.each(testDialects())("every alert accounted for on %s", (dialect) => {
   let n = 0;
 
   const delivered = async () => {
-    await waitFor(
-      "deliveries settled",
-      async () =>
-        (
-          await db()
-            .selectFrom("notification_deliveries")
-            .select("id")
-            .where("status", "in", ["queued", "sending", "retrying"])
-            .execute()
-        ).length === 0,
-      30_000,
-    );
+    await deliveriesSettled(app);
     const kinds = new Map(
       (await db().selectFrom("notifications").select(["id", "kind"]).execute()).map((r) => [r.id, r.kind]),
     );

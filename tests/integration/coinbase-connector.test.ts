@@ -26,7 +26,7 @@ import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, signalTrade, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -44,15 +44,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
   let connectionId: string;
   const db = () => app.database.db;
   const webhook = (body: Record<string, unknown>) => sendSignal(app, secret, body);
-  const executed = (signalId: string) =>
-    waitFor("trade executed", async () =>
-      db()
-        .selectFrom("trades")
-        .selectAll()
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+  const executed = (signalId: string) => signalTrade(app, signalId);
 
   beforeAll(async () => {
     secret = await webhookSecret(app, cookies.admin);
@@ -213,14 +205,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       const { signalId } = (await (
         await webhook({ action: "buy", symbol: "SOL-PERP", quantity: "10", order_type: "market" })
       ).json()) as { signalId: string };
-      const trade = await waitFor("trade failed", async () =>
-        db()
-          .selectFrom("trades")
-          .selectAll()
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "failed")
-          .executeTakeFirst(),
-      );
+      const trade = await signalTrade(app, signalId, "failed");
       expect(trade.error_message).toBe(
         "Coinbase refused the SLP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance)",
       );

@@ -4,21 +4,18 @@
 // nothing disabled and the position closed at the end; a refused close backs off and is sent
 // again (a size refusal of a partial take-profit leaves its share to the last level); a signal
 // with the `contracts` amount type sends that many exchange contracts.
-import { beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
-import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { createTradingProductResolver, tradingProductsFor } from "#exchange/trading-product.ts";
-import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
+import { createTradingProductResolver } from "#exchange/trading-product.ts";
 import { parseRuleState } from "#app/core/rules/index.ts";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { openPositionOn, sendSignal } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
-import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
-import { processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { liveBtcRules, liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
 
 const key = makeCdpKey("ec");
@@ -33,65 +30,15 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "contracts");
   const { app, db } = live;
 
-  const idle = () => jobsIdle(app);
-  /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */
-  const tick = async (monitor: ReturnType<typeof createRulesMonitor>, price: string) => {
-    msw.fake.setPrice(BIP, price);
-    const at = Date.now();
-    await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
-    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, {
-      exchangeName: "coinbase",
-    });
-    await idle();
-  };
-  const liveMonitor = () =>
-    createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
-  const open = async (quantity: string) => {
-    const response = await sendSignal(app, live.secret, {
-      action: "buy",
-      symbol: "BTC-PERP",
-      quantity,
-      order_type: "market",
-      id: `c-${Math.random()}`,
-    });
-    expect(response.status).toBe(200);
-    return waitFor(
-      "position open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "BTC-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
-  };
-  const position = (id: string) =>
-    db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-  const closeSizes = () =>
-    msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
+  const { tick, liveMonitor, open, position, ruleState, endHolds, closeSizes, refuseCloses } = liveBtcRules(
+    live,
+    msw,
+    CONFIG,
+  );
   /** Alarms raised (a kind's closes failed 3 times in a row): none in these runs. */
   const givenUp = async () =>
     (await db().selectFrom("activity_logs").select("message").where("message", "like", "%times in a row%").execute())
       .length;
-  /** The back-off over (as if its time had passed): the trigger may be requested again. */
-  const endHolds = async (id: string) => {
-    const state = parseRuleState(JSON.parse(String((await position(id)).rule_state)));
-    await db()
-      .updateTable("positions")
-      .set({ rule_state: JSON.stringify({ ...state, holdUntil: {} }) })
-      .where("id", "=", id)
-      .execute();
-  };
-
-  beforeEach(async () => {
-    msw.reset(); // the fake is shared by both dialects' runs
-    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const)
-      await db().deleteFrom(table).execute();
-    await saveTradingConfig(db(), CONFIG);
-  });
 
   test("2 contracts: TP1 closes 1, TP2 is skipped (one contract left for the last level), TP3 closes 1", async () => {
     const monitor = liveMonitor();
@@ -154,46 +101,22 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
     const monitor = liveMonitor();
     const opened = await open("0.05");
     // TP1 (2 contracts) refused for its size: not counted, its share left for the last level.
-    msw.fake.fail({
-      method: "POST",
-      path: "/orders/close_position",
-      status: 200,
-      body: {
-        success: false,
-        error_response: {
-          error: "INVALID_ARGUMENT",
-          message: "size",
-          new_order_failure_reason: "INVALID_SIZE_PRECISION",
-        },
-      },
-    });
+    refuseCloses({ error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" });
     await tick(monitor, TP[0]!);
-    let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    let state = await ruleState(opened.id);
     expect(state.failures).toEqual({});
     expect(state.tpSkipped).toEqual([0]);
     // TP2 refused for another reason: that counts (1 in a row): held 5 s, then sent again.
-    msw.fake.fail({
-      method: "POST",
-      path: "/orders/close_position",
-      status: 200,
-      body: {
-        success: false,
-        error_response: {
-          error: "UNKNOWN",
-          message: "rejected",
-          new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER",
-        },
-      },
-    });
+    refuseCloses({ error: "UNKNOWN", message: "rejected", new_order_failure_reason: "COMMANDER_REJECTED_NEW_ORDER" });
     await tick(monitor, TP[1]!);
-    state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    state = await ruleState(opened.id);
     expect(state.failures).toEqual({ tp: 1 });
     expect(state.holdUntil?.tp2).toBeGreaterThan(Date.now() + 3_000);
     await tick(monitor, TP[1]!); // held: nothing sent
     expect(closeSizes()).toEqual(["2", "2"]);
     await endHolds(opened.id);
     await tick(monitor, TP[1]!);
-    expect(parseRuleState(JSON.parse(String((await position(opened.id)).rule_state))).failures).toEqual({}); // its fill ends the count
+    expect((await ruleState(opened.id)).failures).toEqual({}); // its fill ends the count
     await tick(monitor, TP[2]!);
     // Sent: TP1 2 (refused), TP2 2 (refused), TP2 2, TP3 the rest 3.
     expect(closeSizes()).toEqual(["2", "2", "2", "3"]);
@@ -204,21 +127,9 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
   test("a close of everything refused for its size backs off instead of being re-sent every tick, then is sent again", async () => {
     const monitor = liveMonitor();
     const opened = await open("0.01");
-    msw.fake.fail({
-      method: "POST",
-      path: "/orders/close_position",
-      status: 200,
-      body: {
-        success: false,
-        error_response: {
-          error: "INVALID_ARGUMENT",
-          message: "size",
-          new_order_failure_reason: "INVALID_SIZE_PRECISION",
-        },
-      },
-    });
+    refuseCloses({ error: "INVALID_ARGUMENT", message: "size", new_order_failure_reason: "INVALID_SIZE_PRECISION" });
     await tick(monitor, TP[2]!); // TP3 (the last level): everything, refused for its size
-    let state = parseRuleState(JSON.parse(String((await position(opened.id)).rule_state)));
+    let state = await ruleState(opened.id);
     expect(state.failures).toEqual({ tp: 1 });
     expect(state.holdUntil?.tp3).toBeGreaterThan(Date.now() + 3_000);
     await tick(monitor, TP[2]!); // held: nothing sent
@@ -268,18 +179,7 @@ describe.each(testDialects())("whole Coinbase contracts, %s", (dialect) => {
         })
       ).status,
     ).toBe(200);
-    const sol = await waitFor(
-      "SOL open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "SOL-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
+    const sol = await openPositionOn(app, "SOL-PERP");
     expect(D(sol.quantity).toString()).toBe("10");
     const sizes = msw.fake.requestsTo("/orders", "POST").map((r) => {
       const body = r.body as { product_id: string; order_configuration: { market_market_ioc: { base_size: string } } };

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "vitest";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { sendSignal, waitFor } from "#tests/setup/app.ts";
+import { sendSignalExecuted } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 
@@ -22,15 +22,7 @@ describe.each(testDialects())("Flatten all on Coinbase, %s", (dialect) => {
       { action: "buy", symbol: "SOL-PERP", quantity: "15", order_type: "market" },
       { action: "sell", symbol: "ETH-PERP", quantity: "0.3", order_type: "market" },
     ]) {
-      const { signalId } = (await (await sendSignal(app, live.secret, body)).json()) as { signalId: string };
-      await waitFor("executed", async () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      );
+      await sendSignalExecuted(app, live.secret, body);
     }
     expect(msw.fake.state.positions.size).toBe(2);
     const response = await app.fetch("/api/positions/close-all", { method: "POST", cookie: live.admin });

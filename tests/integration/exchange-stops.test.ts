@@ -8,7 +8,7 @@ import { D } from "#app/core/decimal.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { sendSignal, waitFor } from "#tests/setup/app.ts";
+import { openPositionOn, sendSignalExecuted, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { desiredStop, syncExchangeStops } from "#worker/monitor/exchange-stops.ts";
@@ -54,17 +54,12 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
 
   test("placed, moved with break-even, and it closes the position while the worker is down", async () => {
     msw.reset();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.05", order_type: "market" })
-    ).json()) as { signalId: string };
-    await waitFor("opened", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await sendSignalExecuted(app, live.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: "0.05",
+      order_type: "market",
+    });
     const opened = await position();
     expect(opened.stop_price).not.toBeNull();
 
@@ -152,31 +147,14 @@ describe.each(testDialects())("Resting stops on Coinbase, %s", (dialect) => {
   test("a stop edited on the position (decision 048): the resting stop is moved in place, never withdrawn first", async () => {
     msw.reset();
     // Its own alert id: the same body as the test before would be a duplicate.
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "buy",
-        symbol: "BTC-PERP",
-        quantity: "0.05",
-        order_type: "market",
-        id: "edit-048",
-      })
-    ).json()) as { signalId: string };
-    await waitFor("opened", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
-    const opened = await waitFor("position booked", async () =>
-      db()
-        .selectFrom("positions")
-        .selectAll()
-        .where("symbol", "=", "BTC-PERP")
-        .where("status", "=", "open")
-        .executeTakeFirst(),
-    );
+    await sendSignalExecuted(app, live.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: "0.05",
+      order_type: "market",
+      id: "edit-048",
+    });
+    const opened = await openPositionOn(app, "BTC-PERP");
     // The stop keeper's passes by hand from here (the worker's own would race this test's).
     await live.stopWorker();
     await syncExchangeStops(db(), live.exchange);

@@ -9,7 +9,7 @@ import { getTradingCredentials } from "#exchange/credentials.ts";
 import { createCoinbaseFake, makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { contractSizesSwitchNote, contractSizesSwitchedNotice } from "#app/core/exchange/contract-sizes.ts";
 import { COINBASE_CONTRACT_SIZES_SETTING } from "#exchange/trading-product.ts";
-import { freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
+import { freshApp, html, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const goodKey = makeCdpKey("ec");
@@ -17,15 +17,6 @@ const fake = createCoinbaseFake({ cdpKeys: [goodKey] });
 const server = setupServer(...fake.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterAll(() => server.close());
-
-/** Text as React renders it into HTML. */
-const html = (text: string) =>
-  text
-    .replace(/&/g, "&amp;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#x27;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
 
 describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
   const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
@@ -41,6 +32,29 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
   const post = (path: string, form: Record<string, string>, cookie = admin) =>
     app.fetch(path, { method: "POST", cookie, form });
+  type Key = { apiKey: string; apiSecret: string; passphrase?: string };
+  /** A Coinbase connection posted through Connect Exchange (sandbox on). */
+  const add = (accountName: string, key: Key, extra: Record<string, string> = {}) =>
+    post("/exchanges", {
+      intent: "add",
+      exchangeName: "COINBASE",
+      accountName,
+      apiKey: key.apiKey,
+      apiSecret: key.apiSecret,
+      passphrase: key.passphrase ?? "",
+      sandbox: "on",
+      ...extra,
+    });
+  /** A key posted on API Settings (sandbox on, no key saved before). */
+  const save = (key: Key) =>
+    post("/api-settings", {
+      intent: "save",
+      apiKey: key.apiKey,
+      apiSecret: key.apiSecret,
+      sandbox: "on",
+      originalApiKey: "",
+      originalApiSecret: "",
+    });
 
   test("the empty Exchanges page, the inline Connect Exchange form, and each validation message beside its field", async () => {
     const page = await (await app.fetch("/exchanges", { cookie: admin })).text();
@@ -206,15 +220,7 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     expect(missingPage).toContain(MESSAGES.missingCredentialsTitle);
     expect(missingPage).toContain(MESSAGES.missingCredentials);
 
-    const saved = await post("/api-settings", {
-      intent: "save",
-      apiKey: goodKey.apiKey,
-      apiSecret: goodKey.apiSecret,
-      sandbox: "on",
-      originalApiKey: "",
-      originalApiSecret: "",
-    });
-    expect(await toastAfter(app, saved, admin)).toContain("Credentials Saved");
+    expect(await toastAfter(app, await save(goodKey), admin)).toContain("Credentials Saved");
 
     const page = await (await app.fetch("/api-settings", { cookie: admin })).text();
     const maskedKey = `${goodKey.apiKey.slice(0, 4)}••••••••${goodKey.apiKey.slice(-4)}`;
@@ -277,16 +283,6 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
   test("the key's shape without JavaScript (issue 22): Connect Exchange and API Settings refuse what is no Coinbase key, with the message beside the field, and take each real shape", async () => {
     const db = app.database.db;
-    const add = (accountName: string, key: { apiKey: string; apiSecret: string; passphrase?: string }) =>
-      post("/exchanges", {
-        intent: "add",
-        exchangeName: "COINBASE",
-        accountName,
-        apiKey: key.apiKey,
-        apiSecret: key.apiSecret,
-        passphrase: key.passphrase ?? "",
-        sandbox: "on",
-      });
     const refused: [{ apiKey: string; apiSecret: string; passphrase?: string }, string][] = [
       [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKeyOrExchange],
       [{ apiKey: "key-123", apiSecret: "secret-123-not-a-key" }, MESSAGES.secretNotKeyOrExchange],
@@ -321,15 +317,6 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
     await db.deleteFrom("exchanges").execute();
 
     // API Settings (no passphrase field: CDP keys only), titled 'Invalid Credentials'.
-    const save = (key: { apiKey: string; apiSecret: string }) =>
-      post("/api-settings", {
-        intent: "save",
-        apiKey: key.apiKey,
-        apiSecret: key.apiSecret,
-        sandbox: "on",
-        originalApiKey: "",
-        originalApiSecret: "",
-      });
     for (const [key, message] of [
       [{ apiKey: "garbage", apiSecret: "garbage-secret" }, MESSAGES.secretNotKey],
       [{ apiKey: "organizations/x/apiKeys/y", apiSecret: "not-a-real-secret" }, MESSAGES.secretNotKey],
@@ -359,37 +346,14 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
       expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).toContain(note);
 
       // A disabled connection turns nothing on: no notice, and the note stays.
-      const spare = makeCdpKey("ec");
-      const disabled = await toastAfter(
-        app,
-        await post("/exchanges", {
-          intent: "add",
-          exchangeName: "COINBASE",
-          accountName: "Spare",
-          apiKey: spare.apiKey,
-          apiSecret: spare.apiSecret,
-          sandbox: "on",
-        }),
-        admin,
-      );
+      const disabled = await toastAfter(app, await add("Spare", makeCdpKey("ec")), admin);
       expect(disabled).toContain("Exchange Added");
       expect(disabled).not.toContain(html(contractSizesSwitchedNotice()));
       expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).toContain(note);
       await db.deleteFrom("exchanges").execute();
 
       // The save that switched says so; afterwards neither form says it any more.
-      const saved = await toastAfter(
-        app,
-        await post("/api-settings", {
-          intent: "save",
-          apiKey: goodKey.apiKey,
-          apiSecret: goodKey.apiSecret,
-          sandbox: "on",
-          originalApiKey: "",
-          originalApiSecret: "",
-        }),
-        admin,
-      );
+      const saved = await toastAfter(app, await save(goodKey), admin);
       expect(saved).toContain("Credentials Saved");
       expect(saved).toContain(html(contractSizesSwitchedNotice()));
       expect(saved).not.toContain(note);
@@ -398,19 +362,7 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
 
       // Through Connect Exchange the same.
       expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).toContain(note);
-      const added = await toastAfter(
-        app,
-        await post("/exchanges", {
-          intent: "add",
-          exchangeName: "COINBASE",
-          accountName: "Desk",
-          apiKey: goodKey.apiKey,
-          apiSecret: goodKey.apiSecret,
-          sandbox: "on",
-          isEnabled: "on",
-        }),
-        admin,
-      );
+      const added = await toastAfter(app, await add("Desk", goodKey, { isEnabled: "on" }), admin);
       expect(added).toContain("Exchange Added");
       expect(added).toContain(html(contractSizesSwitchedNotice()));
       await db.deleteFrom("exchanges").execute();
@@ -421,18 +373,7 @@ describe.each(testDialects())("exchanges and API settings screens on %s", (diale
       ).toContain("Simulator Setting Updated");
       expect(await (await app.fetch("/api-settings", { cookie: admin })).text()).not.toContain(note);
       expect(await (await app.fetch("/exchanges?add=1", { cookie: admin })).text()).not.toContain(note);
-      const chosen = await toastAfter(
-        app,
-        await post("/api-settings", {
-          intent: "save",
-          apiKey: goodKey.apiKey,
-          apiSecret: goodKey.apiSecret,
-          sandbox: "on",
-          originalApiKey: "",
-          originalApiSecret: "",
-        }),
-        admin,
-      );
+      const chosen = await toastAfter(app, await save(goodKey), admin);
       expect(chosen).toContain("Credentials Saved");
       expect(chosen).not.toContain(html(contractSizesSwitchedNotice()));
       // A user (not admin) is never told: they cannot save.

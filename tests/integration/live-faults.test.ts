@@ -9,7 +9,7 @@ import { claimJobs, enqueueJob, failJob } from "#db/queries/jobs.ts";
 import { SlotBusyError, acquireOrderSlot, orderSlotHolder, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { jobsIdle, sendSignalExecuted, sendSignalId, signalTrade, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { executeTrade, settleUnknownTrade } from "#worker/execution.ts";
@@ -53,26 +53,42 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await db().updateTable("jobs").set({ status: "cancelled" }).where("status", "in", ["created", "retry"]).execute();
   }
 
+  const marketAlert = (action: "buy" | "sell", symbol: Symbol, quantity: string, alertId: string) => ({
+    action,
+    symbol,
+    quantity,
+    order_type: "market",
+    alert_id: alertId,
+  });
+  /** A market order sent as an alert (`<prefix>-<n>` its alert id), once the running worker has executed it. */
+  const marketOrder = (action: "buy" | "sell", symbol: Symbol, quantity: string, prefix: string, timeoutMs?: number) =>
+    sendSignalExecuted(app, live.secret, marketAlert(action, symbol, quantity, `${prefix}-${++alerts}`), timeoutMs);
+  /** A position's remaining quantity, as a plain decimal string. */
+  const remaining = async (id: string) =>
+    D(
+      String(
+        (await db().selectFrom("positions").select("remaining_quantity").where("id", "=", id).executeTakeFirstOrThrow())
+          .remaining_quantity,
+      ),
+    ).toString();
+
+  /** A manual close of all of the position queued as a job, run by the worker; answers the job's trade. */
+  async function closeAllByJob(positionId: string, jobKey?: string) {
+    const job = await enqueueJob(db(), {
+      task: "close-position",
+      payload: { positionId, quantity: "all", reason: "Close", source: "manual" },
+      ...(jobKey ? { jobKey } : {}),
+    });
+    await startWorker();
+    await jobsIdle(app);
+    await stopWorker();
+    return db().selectFrom("trades").selectAll().where("job_id", "=", job.id).executeTakeFirstOrThrow();
+  }
+
   /** Opens a long through a webhook (the worker runs it), then stops the worker. */
   async function openLong(symbol: Symbol, quantity: string) {
     await startWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "buy",
-        symbol,
-        quantity,
-        order_type: "market",
-        alert_id: `open-${++alerts}`,
-      })
-    ).json()) as { signalId: string };
-    await waitFor("opened", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await marketOrder("buy", symbol, quantity, "open");
     await stopWorker(); // drains its running jobs
     return db()
       .selectFrom("positions")
@@ -241,18 +257,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     await syncExchangeStops(db(), live.exchange);
     expect(stopOrders("BTC-PERP")).toHaveLength(0);
     // A close of the app's 2 contracts sends nothing: Coinbase holds none.
-    const job = await enqueueJob(db(), {
-      task: "close-position",
-      payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" },
-    });
-    await startWorker();
-    await jobsIdle(app);
-    await stopWorker();
-    const close = await db()
-      .selectFrom("trades")
-      .select(["status", "error_message"])
-      .where("job_id", "=", job.id)
-      .executeTakeFirstOrThrow();
+    const close = await closeAllByJob(position.id);
     expect(close.status).toBe("cancelled");
     expect(close.error_message).toMatch(/^Nothing to close on coinbase: it holds no long BTC-PERP position/);
     expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined(); // no short opened
@@ -261,19 +266,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       contracts: new Big(1),
       entry: new Big(String(position.entry_price)),
     });
-    const again = await enqueueJob(db(), {
-      task: "close-position",
-      payload: { positionId: position.id, quantity: "all", reason: "Close", source: "manual" },
-      jobKey: "close-again",
-    });
-    await startWorker();
-    await jobsIdle(app);
-    await stopWorker();
-    const second = await db()
-      .selectFrom("trades")
-      .select(["status", "executed_quantity"])
-      .where("job_id", "=", again.id)
-      .executeTakeFirstOrThrow();
+    const second = await closeAllByJob(position.id, "close-again");
     expect(second.status).toBe("executed");
     expect(D(String(second.executed_quantity)).eq("0.01")).toBe(true);
     expect(msw.fake.state.positions.get(PRODUCT["BTC-PERP"][0])).toBeUndefined();
@@ -370,27 +363,14 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   test("defect 10: an unknown order older than the newest 500 is found by its client id, not declared 'nothing was sent'", async () => {
     await fresh();
     await stopWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "buy",
-        symbol: "ETH-PERP",
-        quantity: "0.1",
-        order_type: "market",
-        alert_id: "old-unknown",
-      })
-    ).json()) as { signalId: string };
+    const signalId = await sendSignalId(app, live.secret, marketAlert("buy", "ETH-PERP", "0.1", "old-unknown"));
     await db().updateTable("jobs").set({ max_attempts: 1 }).where("status", "=", "created").execute();
     msw.fake.fail({ method: "POST", path: "/orders", status: 503, afterProcessing: true });
     msw.fake.fail({ method: "GET", path: /^\/orders\/historical/, status: 503, times: 1000 });
     await startWorker();
     const tradeOf = () =>
       db().selectFrom("trades").selectAll().where("signal_id", "=", signalId).executeTakeFirstOrThrow();
-    await waitFor(
-      "unknown",
-      async () =>
-        (await db().selectFrom("trades").select("status").where("signal_id", "=", signalId).executeTakeFirst())
-          ?.status === "unknown",
-    );
+    await signalTrade(app, signalId, "unknown");
     await stopWorker();
     // 600 orders of other sessions come after it: it is not among the newest 500.
     const template = msw.fake.state.orders.at(-1)!;
@@ -424,15 +404,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   test("an order Coinbase took but cannot be asked about is asked again every few seconds, not after minutes of back-off", async () => {
     await fresh();
     await stopWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "buy",
-        symbol: "SOL-PERP",
-        quantity: "10",
-        order_type: "market",
-        alert_id: "asked-soon",
-      })
-    ).json()) as { signalId: string };
+    const signalId = await sendSignalId(app, live.secret, marketAlert("buy", "SOL-PERP", "10", "asked-soon"));
     msw.fake.fail({ method: "POST", path: "/orders", status: 500, afterProcessing: true });
     // Coinbase cannot be asked for a while: with the plain back-off the 4th retry waits 8 s, the 6th 32 s.
     msw.fake.fail({ method: "GET", path: "/orders/historical/batch", status: 503, times: 100_000 });
@@ -454,14 +426,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     // Coinbase answers again: booked within one retry.
     msw.fake.state.faults.length = 0;
     const answered = Date.now();
-    await waitFor(
-      "booked",
-      async () =>
-        (await db().selectFrom("trades").select("status").where("signal_id", "=", signalId).executeTakeFirst())
-          ?.status === "executed",
-      15_000,
-      20,
-    );
+    await signalTrade(app, signalId); // booked
     expect(Date.now() - answered).toBeLessThan(4_000);
     await stopWorker();
     await syncExchangeStops(db(), live.exchange);
@@ -674,40 +639,12 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     const [first] = stopOrders("BTC-PERP");
     expect(stopSize("BTC-PERP")).toEqual(["5"]);
     await startWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "sell",
-        symbol: "BTC-PERP",
-        quantity: "0.02",
-        order_type: "market",
-        alert_id: `tp-${++alerts}`,
-      })
-    ).json()) as { signalId: string };
-    await waitFor("take-profit sold", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await marketOrder("sell", "BTC-PERP", "0.02", "tp");
     await stopWorker();
     // The edit was refused, so the stop was cancelled before the sell went out: never 5 + 2 contracts offered against 5.
     expect(msw.fake.state.orders.find((o) => o.order_id === first!.order_id)?.status).toBe("CANCELLED");
     expect(marketSells("BTC-PERP")).toHaveLength(1);
-    expect(
-      D(
-        String(
-          (
-            await db()
-              .selectFrom("positions")
-              .select("remaining_quantity")
-              .where("id", "=", position.id)
-              .executeTakeFirstOrThrow()
-          ).remaining_quantity,
-        ),
-      ).toString(),
-    ).toBe("0.03");
+    expect(await remaining(position.id)).toBe("0.03");
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 1 });
     expect(stopSize("BTC-PERP")).toEqual(["3"]);
     await expectInStep("BTC-PERP");
@@ -728,43 +665,12 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     // Through the pipeline: the first cut gets no answer, the job retries, the cut lands, the sell goes out once.
     msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
     await startWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "sell",
-        symbol: "BTC-PERP",
-        quantity: "0.02",
-        order_type: "market",
-        alert_id: `tp-${++alerts}`,
-      })
-    ).json()) as { signalId: string };
-    await waitFor(
-      "take-profit sold",
-      async () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      30_000,
-    );
+    await marketOrder("sell", "BTC-PERP", "0.02", "tp", 30_000);
     await stopWorker();
     expect(marketSells("BTC-PERP")).toHaveLength(1);
     expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]); // the same stop, cut in place
     expect(stopSize("BTC-PERP")).toEqual(["3"]);
-    expect(
-      D(
-        String(
-          (
-            await db()
-              .selectFrom("positions")
-              .select("remaining_quantity")
-              .where("id", "=", position.id)
-              .executeTakeFirstOrThrow()
-          ).remaining_quantity,
-        ),
-      ).toString(),
-    ).toBe("0.03");
+    expect(await remaining(position.id)).toBe("0.03");
     await expectInStep("BTC-PERP");
   }, 60_000);
 
@@ -817,26 +723,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       withdrawStopFor(db(), live.exchange, "ETH-PERP", { side: "sell", quantity: "0.2", orderType: "market" }),
     ).rejects.toThrow(/waits until it is known/);
     await startWorker();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, {
-        action: "sell",
-        symbol: "ETH-PERP",
-        quantity: "0.2",
-        order_type: "market",
-        alert_id: `exit-${++alerts}`,
-      })
-    ).json()) as { signalId: string };
-    await waitFor(
-      "exit sold",
-      async () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      30_000,
-    );
+    await marketOrder("sell", "ETH-PERP", "0.2", "exit", 30_000);
     await stopWorker();
     const [sell, ...more] = marketSells("ETH-PERP");
     expect(more).toHaveLength(0);

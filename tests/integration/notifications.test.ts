@@ -19,7 +19,17 @@ import { NOTIFICATION_MAX_ATTEMPTS, enqueueNotification, pruneNotifications } fr
 import { getEmergencyStop } from "#db/queries/trading-state.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { DISCORD_URL, TELEGRAM_ROOT, createNotificationFakes, startSmtpSink } from "#tests/msw/notifications.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  type TestApp,
+  createTestApp,
+  deliveriesSettled,
+  openPositionOn,
+  registerVia,
+  sendSignal,
+  sendSignalExecuted,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { reconcileOnce } from "#worker/monitor/reconcile.ts";
 import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
@@ -96,19 +106,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       tasks: ["send-notification"],
     });
   };
-  const settled = () =>
-    waitFor(
-      "deliveries settled",
-      async () =>
-        (
-          await db()
-            .selectFrom("notification_deliveries")
-            .select("id")
-            .where("status", "in", ["queued", "sending", "retrying"])
-            .execute()
-        ).length === 0,
-      30_000,
-    );
+  const settled = () => deliveriesSettled(app);
   const resetAll = async () => {
     for (const table of [
       "notification_deliveries",
@@ -220,14 +218,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     try {
       // Order filled: a long ETH position.
       await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.5", order_type: "market" });
-      const position = await waitFor("position open", () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "ETH-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      );
+      const position = await openPositionOn(app, "ETH-PERP");
       // Stop-loss hit (0.5% below the entry): the rule's close fills and closes the position.
       await setPrice(db(), "ETH-PERP", "2900");
       await createRulesMonitor(db()).tick({ "ETH-PERP": "2900" });
@@ -255,14 +246,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       );
       // Reconciliation drift: the exchange no longer holds a position the app holds.
       await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.001", order_type: "market" });
-      await waitFor("btc open", () =>
-        db()
-          .selectFrom("positions")
-          .select("id")
-          .where("symbol", "=", "BTC-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      );
+      await openPositionOn(app, "BTC-PERP");
     } finally {
       await trading.stop();
     }
@@ -529,17 +513,12 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     });
     try {
       const started = Date.now();
-      const { signalId } = (await (
-        await sendSignal(app, secret, { action: "buy", symbol: "ETH-PERP", quantity: "0.1", order_type: "market" })
-      ).json()) as { signalId: string };
-      await waitFor("order executed", () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      );
+      await sendSignalExecuted(app, secret, {
+        action: "buy",
+        symbol: "ETH-PERP",
+        quantity: "0.1",
+        order_type: "market",
+      });
       expect(Date.now() - started).toBeLessThan(2_000); // the channel still hangs meanwhile
       expect(fakes.state.webhook).toHaveLength(0);
     } finally {

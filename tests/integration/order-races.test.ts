@@ -9,7 +9,7 @@ import { TemporaryError } from "#app/core/exchange/errors.ts";
 import { acquireOrderSlot, orderSlotHolder, releaseOrderSlot, tryOrderSlot } from "#db/queries/order-slots.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { jobsIdle, sendSignal, sendSignalExecuted, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { settleUnknownTrades, syncExchangeOrders } from "#worker/monitor/order-sync.ts";
@@ -70,17 +70,12 @@ describe.each(testDialects())("One order in flight per symbol, %s", (dialect) =>
   test("a stop-loss close and a TradingView sell racing on BTC-PERP: the book ends equal to Coinbase's", async () => {
     msw.reset();
     await start();
-    const { signalId } = (await (
-      await sendSignal(app, live.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })
-    ).json()) as { signalId: string };
-    await waitFor("opened", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await sendSignalExecuted(app, live.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: "0.02",
+      order_type: "market",
+    });
     expect(await books()).toEqual({ app: "2", coinbase: "2", rows: 1 });
     const position = await db()
       .selectFrom("positions")

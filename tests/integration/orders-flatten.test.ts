@@ -8,7 +8,7 @@ import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
-import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, openPositionOn, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -74,6 +74,18 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
       10,
     );
     return trade.id;
+  };
+  /** A market buy of ETH-PERP sent as an alert (its id `<prefix>-<now>`), once the worker has opened it; answers the position's id. */
+  const openEthLong = async (quantity: string, prefix: string) => {
+    const sent = await sendSignal(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity,
+      order_type: "market",
+      id: `${prefix}-${Date.now()}`,
+    });
+    expect(sent.status).toBe(200);
+    return (await openPositionOn(app, "ETH-PERP")).id;
   };
   const openOrders = async (cookie = cookies.trader) =>
     (await (await app.fetch("/api/orders", { cookie })).json()) as { id: string; status: string; price: string }[];
@@ -318,23 +330,7 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   });
 
   test("without JavaScript, Flatten all and Stop and flatten ask first: the unconfirmed post flattens and stops nothing, the page's Confirm (confirm=1) does (issue 23)", async () => {
-    expect(
-      (
-        await sendSignal(app, secret, {
-          action: "buy",
-          symbol: "ETH-PERP",
-          quantity: "0.2",
-          order_type: "market",
-          id: `confirm-flat-${Date.now()}`,
-        })
-      ).status,
-    ).toBe(200);
-    await waitFor(
-      "position",
-      async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id,
-      15_000,
-      10,
-    );
+    await openEthLong("0.2", "confirm-flat");
     const closeJobs = async () =>
       Number(
         (
@@ -416,23 +412,7 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
   });
 
   test("'Stop and flatten' from the dashboard: the stop is on, the account flat; a viewer may only stop", async () => {
-    expect(
-      (
-        await sendSignal(app, secret, {
-          action: "buy",
-          symbol: "ETH-PERP",
-          quantity: "0.2",
-          order_type: "market",
-          id: `stop-flat-${Date.now()}`,
-        })
-      ).status,
-    ).toBe(200);
-    await waitFor(
-      "position",
-      async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id,
-      15_000,
-      10,
-    );
+    await openEthLong("0.2", "stop-flat");
     const post = (cookie: string, intent: string) =>
       app.fetch("/dashboard?_data=routes%2F_app%2B%2Fdashboard", {
         method: "POST",
@@ -469,23 +449,7 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     });
     expect(added.status).toBe(201);
     const { id } = (await added.json()) as { id: string };
-    expect(
-      (
-        await sendSignal(app, secret, {
-          action: "buy",
-          symbol: "ETH-PERP",
-          quantity: "0.3",
-          order_type: "market",
-          id: `switch-${Date.now()}`,
-        })
-      ).status,
-    ).toBe(200);
-    await waitFor(
-      "position",
-      async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id,
-      15_000,
-      10,
-    );
+    await openEthLong("0.3", "switch");
 
     const paper = await db()
       .selectFrom("positions")
@@ -525,23 +489,7 @@ describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
     expect(closing).toEqual({ exchange: "simulator", status: "executed" });
 
     // A position held on Coinbase would be stranded by a change of the trading connection: refused, naming it.
-    expect(
-      (
-        await sendSignal(app, secret, {
-          action: "buy",
-          symbol: "ETH-PERP",
-          quantity: "0.3",
-          order_type: "market",
-          id: `switch-live-${Date.now()}`,
-        })
-      ).status,
-    ).toBe(200);
-    const held = await waitFor(
-      "position",
-      async () => (await db().selectFrom("positions").select("id").where("status", "=", "open").executeTakeFirst())?.id,
-      15_000,
-      10,
-    );
+    const held = await openEthLong("0.3", "switch-live");
     await db().updateTable("positions").set({ exchange: "coinbase" }).where("id", "=", held).execute();
     const disable = await app.fetch(`/api/exchanges/${id}`, {
       method: "PUT",

@@ -237,53 +237,68 @@ describe.each(testDialects())("paper margin on %s", (dialect) => {
     });
   });
 
-  test("isolated short: liquidated at its price when the mark reaches it exactly", async () => {
-    expect((await order("ETH-PERP", "sell", "2")).status).toBe("executed");
-    expect((await sim().getPositions())[0]!.liquidationPrice).toBe("3283.58");
-    await tick("ETH-PERP", "3283.57");
-    expect(await simLiquidations()).toHaveLength(0);
-    await tick("ETH-PERP", "3283.58");
-    // The trade's net: −567.16 − 3.6 (opening fee) − 3.940296.
-    await expectLiquidated("ETH-PERP", {
-      side: "buy",
-      quantity: "2",
-      price: "3283.58",
-      fee: "3.940296",
-      tradePnl: "-574.700296",
-      available: "9425.299704",
-    });
-  });
-
-  test("cross long: the free collateral backs it; liquidated when the account's equity is down to maintenance", async () => {
-    await setBalance("1000");
-    expect((await order("ETH-PERP", "buy", "2", { marginType: "cross" })).status).toBe("executed");
-    expect((await sim().getPositions())[0]!.liquidationPrice).toBe("2514.38");
-    await tick("ETH-PERP", "2600");
-    expect(await simLiquidations()).toHaveLength(0);
-    await tick("ETH-PERP", "2400");
-    await expectLiquidated("ETH-PERP", {
-      side: "sell",
-      quantity: "2",
-      price: "2514.38",
-      fee: "3.017256",
-      tradePnl: "-977.857256",
-      available: "22.142744",
-    });
-  });
-
-  test("cross short", async () => {
-    await setBalance("2000");
-    expect((await order("BTC-PERP", "sell", "0.1", { marginType: "cross" })).status).toBe("executed");
-    expect((await sim().getPositions())[0]!.liquidationPrice).toBe("114371.1");
-    await tick("BTC-PERP", "120000");
-    await expectLiquidated("BTC-PERP", {
-      side: "buy",
-      quantity: "0.1",
-      price: "114371.1",
-      fee: "6.862266",
-      tradePnl: "-1949.672266",
-      available: "50.327734",
-    });
+  // One position each, the mark then moved to (or through) its liquidation price. The trade's net
+  // of the isolated short: −567.16 − 3.6 (opening fee) − 3.940296.
+  test.each([
+    {
+      name: "isolated short: liquidated at its price when the mark reaches it exactly",
+      balance: "10000",
+      open: ["ETH-PERP", "sell", "2", {}],
+      liquidationPrice: "3283.58",
+      notYet: "3283.57",
+      mark: "3283.58",
+      expected: {
+        side: "buy",
+        quantity: "2",
+        price: "3283.58",
+        fee: "3.940296",
+        tradePnl: "-574.700296",
+        available: "9425.299704",
+      },
+    },
+    {
+      name: "cross long: the free collateral backs it; liquidated when the account's equity is down to maintenance",
+      balance: "1000",
+      open: ["ETH-PERP", "buy", "2", { marginType: "cross" }],
+      liquidationPrice: "2514.38",
+      notYet: "2600",
+      mark: "2400",
+      expected: {
+        side: "sell",
+        quantity: "2",
+        price: "2514.38",
+        fee: "3.017256",
+        tradePnl: "-977.857256",
+        available: "22.142744",
+      },
+    },
+    {
+      name: "cross short",
+      balance: "2000",
+      open: ["BTC-PERP", "sell", "0.1", { marginType: "cross" }],
+      liquidationPrice: "114371.1",
+      notYet: null,
+      mark: "120000",
+      expected: {
+        side: "buy",
+        quantity: "0.1",
+        price: "114371.1",
+        fee: "6.862266",
+        tradePnl: "-1949.672266",
+        available: "50.327734",
+      },
+    },
+  ] as const)("$name", async ({ balance, open, liquidationPrice, notYet, mark, expected }) => {
+    const [symbol, side, quantity, options] = open;
+    await setBalance(balance);
+    expect((await order(symbol, side, quantity, options)).status).toBe("executed");
+    expect((await sim().getPositions())[0]!.liquidationPrice).toBe(liquidationPrice);
+    if (notYet) {
+      await tick(symbol, notYet);
+      expect(await simLiquidations()).toHaveLength(0);
+    }
+    await tick(symbol, mark);
+    await expectLiquidated(symbol, expected);
   });
 
   test("cross account: one position's loss brings the other's liquidation closer; both close together", async () => {

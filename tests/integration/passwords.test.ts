@@ -13,19 +13,10 @@ import {
   WRONG_CURRENT_PASSWORD,
   passwordChangeKey,
 } from "#app/services/passwords.server.ts";
-import { type TestApp, cookieFrom, freshApp, registerVia } from "#tests/setup/app.ts";
+import { type TestApp, cookieFrom, freshApp, html, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex");
-/** Text as React renders it into HTML. */
-const html = (text: string) =>
-  text
-    .replace(/&/g, "&amp;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#x27;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
-
 async function signIn(
   app: TestApp,
   username: string,

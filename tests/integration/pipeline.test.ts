@@ -3,7 +3,7 @@
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, signalTrade, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
@@ -39,14 +39,7 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
     try {
       const response = await webhook({ action: "buy", symbol: "ETH-PERP", quantity: "0.5", order_type: "market" });
       const { signalId } = (await response.json()) as { signalId: string };
-      const trade = await waitFor("trade executed", async () =>
-        db()
-          .selectFrom("trades")
-          .selectAll()
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      );
+      const trade = await signalTrade(app, signalId);
       expect(trade).toMatchObject({ symbol: "ETH-PERP", side: "buy", source: "signal", exchange: "simulator" });
       expect(Number(trade.executed_quantity)).toBe(0.5);
       expect(Number(trade.executed_price)).toBeGreaterThanOrEqual(3000); // slippage pays up
@@ -276,14 +269,7 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
       const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "survivor", pollMs: 5 });
       try {
         // The dead worker's lease (1.5 s) expires; the survivor reconciles by client order id.
-        const trade = await waitFor("trade executed after restart", async () =>
-          db()
-            .selectFrom("trades")
-            .selectAll()
-            .where("signal_id", "=", signalId)
-            .where("status", "=", "executed")
-            .executeTakeFirst(),
-        );
+        const trade = await signalTrade(app, signalId);
         expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
       } finally {
         await runner.stop();

@@ -10,7 +10,7 @@ import { checkExchange } from "#app/services/health.server.ts";
 import { listPositionViews } from "#app/services/positions.server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { sendSignal, waitFor } from "#tests/setup/app.ts";
+import { sendSignalExecuted, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { createPriceGuard } from "#worker/monitor/price-guard.ts";
@@ -28,17 +28,12 @@ describe.each(testDialects())("Rules act on the live exchange's fresh prices onl
 
   test("an outage or a foreign price never triggers the stop-loss; a fresh futures price does", async () => {
     msw.reset();
-    const { signalId } = (await (
-      await sendSignal(app, suite.secret, { action: "buy", symbol: "BTC-PERP", quantity: "0.02", order_type: "market" })
-    ).json()) as { signalId: string };
-    await waitFor("executed", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await sendSignalExecuted(app, suite.secret, {
+      action: "buy",
+      symbol: "BTC-PERP",
+      quantity: "0.02",
+      order_type: "market",
+    });
     const position = await db()
       .selectFrom("positions")
       .selectAll()

@@ -13,7 +13,15 @@ import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
 import { positionRowToPosition } from "#db/queries/positions.ts";
 import { type CoinbaseServer, startCoinbaseServer } from "#tests/fakes/coinbase-server.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
-import { type TestApp, createTestApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  type TestApp,
+  createTestApp,
+  registerVia,
+  sendSignal,
+  sendSignalExecuted,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { reconcileOnce } from "#worker/monitor/reconcile.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -299,23 +307,13 @@ describe.each(testDialects())("reconciliation on %s", (dialect) => {
     expect(D(realized.realized_pnl!).toString()).toBe("9.46");
 
     // A quantity mismatch and a position closed outside the app, on Coinbase too.
-    const { signalId } = (await (
-      await sendSignal(app, secret, {
-        action: "buy",
-        symbol: "ETH-PERP",
-        quantity: "0.3",
-        order_type: "market",
-        id: "cb-eth",
-      })
-    ).json()) as { signalId: string };
-    await waitFor("ETH on Coinbase", async () =>
-      db()
-        .selectFrom("trades")
-        .select("id")
-        .where("signal_id", "=", signalId)
-        .where("status", "=", "executed")
-        .executeTakeFirst(),
-    );
+    await sendSignalExecuted(app, secret, {
+      action: "buy",
+      symbol: "ETH-PERP",
+      quantity: "0.3",
+      order_type: "market",
+      id: "cb-eth",
+    });
     fake.coinbase.state.positions.set("ETP-20DEC30-CDE", { contracts: new Big("5"), entry: new Big("3400") }); // 0.5 ETH: 0.2 more, bought elsewhere
     await reconcileOnce(db(), coinbase, { streak });
     expect((await reconcileOnce(db(), coinbase, { streak })).opened).toBe(1);

@@ -4,6 +4,7 @@
 // nothing done); a refused one answers 401/403 and changes nothing. A meta-test fails when a
 // route file is missing from the table, so a new route cannot slip through unguarded.
 import { readdirSync } from "node:fs";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { setCatalog } from "#app/core/products.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
@@ -53,61 +54,60 @@ const TRADER_WRITE = (file: string, method: string, path: string, extra: Partial
   ...extra,
 });
 
+/** A page's form post (as without JavaScript). */
+const ACTION = (
+  file: string,
+  path: string,
+  form: Record<string, string>,
+  expect: Row["expect"],
+  guard?: Row["guard"],
+): Row => ({ file, method: "POST", path, form, expect, guard });
+/** Any other call, with an optional JSON body. */
+const CALL = (
+  file: string,
+  method: string,
+  path: string,
+  expect: Row["expect"],
+  guard?: Row["guard"],
+  json?: unknown,
+): Row => ({ file, method, path, expect, guard, json });
+
+const MANUAL_ORDER = {
+  intent: "place-order",
+  symbol: "BTC-PERP",
+  side: "buy",
+  orderType: "market",
+  amountType: "quantity",
+  quantity: "0.001",
+  leverage: "1",
+  marginType: "cross",
+};
+
 // What the dangerous calls would change, read straight from the database.
+type Table = "trades" | "jobs" | "settings" | "profiles" | "reports" | "users" | "strategies" | "strategy_heartbeats";
+const count = (table: Table) => (app: TestApp) =>
+  app.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirst()
+    .then((r) => Number(r?.n));
+/** The rows of a table, in a stable order, as one string to compare before and after. */
+const rows = (table: Table, columns: string[] | "*", orderBy: string) => async (app: TestApp) => {
+  const list = columns === "*" ? sql.raw("*") : sql.join(columns.map((c) => sql.ref(c)));
+  const result = await sql`select ${list} from ${sql.table(table)} order by ${sql.ref(orderBy)}`.execute(
+    app.database.db,
+  );
+  return JSON.stringify(result.rows);
+};
 const PROBES = {
-  trades: (app: TestApp) =>
-    app.database.db
-      .selectFrom("trades")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirst()
-      .then((r) => Number(r?.n)),
-  jobs: (app: TestApp) =>
-    app.database.db
-      .selectFrom("jobs")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirst()
-      .then((r) => Number(r?.n)),
-  settings: (app: TestApp) =>
-    app.database.db
-      .selectFrom("settings")
-      .select(["key", "value"])
-      .orderBy("key")
-      .execute()
-      .then((r) => JSON.stringify(r)),
-  profiles: (app: TestApp) =>
-    app.database.db
-      .selectFrom("profiles")
-      .select(["id", "active"])
-      .orderBy("id")
-      .execute()
-      .then((r) => JSON.stringify(r)),
-  reports: (app: TestApp) =>
-    app.database.db
-      .selectFrom("reports")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirst()
-      .then((r) => Number(r?.n)),
-  users: (app: TestApp) =>
-    app.database.db
-      .selectFrom("users")
-      .select(["id", "role", "disabled"])
-      .orderBy("id")
-      .execute()
-      .then((r) => JSON.stringify(r)),
-  strategies: (app: TestApp) =>
-    app.database.db
-      .selectFrom("strategies")
-      .selectAll()
-      .orderBy("id")
-      .execute()
-      .then((r) => JSON.stringify(r)),
-  heartbeats: (app: TestApp) =>
-    app.database.db
-      .selectFrom("strategy_heartbeats")
-      .selectAll()
-      .orderBy("strategy_key")
-      .execute()
-      .then((r) => JSON.stringify(r)),
+  trades: count("trades"),
+  jobs: count("jobs"),
+  settings: rows("settings", ["key", "value"], "key"),
+  profiles: rows("profiles", ["id", "active"], "id"),
+  reports: count("reports"),
+  users: rows("users", ["id", "role", "disabled"], "id"),
+  strategies: rows("strategies", "*", "id"),
+  heartbeats: rows("strategy_heartbeats", "*", "strategy_key"),
 };
 
 const TABLE: Row[] = [
@@ -137,261 +137,71 @@ const TABLE: Row[] = [
   PAGE("_app+/performance.tsx", "/performance?range=7d"),
   PAGE("_app+/replay.tsx", "/replay"),
   // The what-if replay reads only: every role may post it (an empty form or body is 400, nothing written).
-  {
-    file: "_app+/replay.tsx",
-    method: "POST",
-    path: "/replay",
-    form: { from: "" },
-    expect: [302, 400, 400, 400],
-    guard: "trades",
-  },
-  {
-    file: "_app+/positions_.$id.chart.tsx",
-    method: "GET",
-    path: "/positions/no-such-position/chart",
-    expect: [302, 404, 404, 404],
-  },
+  ACTION("_app+/replay.tsx", "/replay", { from: "" }, [302, 400, 400, 400], "trades"),
+  CALL("_app+/positions_.$id.chart.tsx", "GET", "/positions/no-such-position/chart", [302, 404, 404, 404]),
   // One signal's latency timeline rendered on the server (the dashboard's no-JavaScript link): every role reads it.
-  { file: "_app+/signals_.$id.tsx", method: "GET", path: "/signals/no-such-signal", expect: [302, 404, 404, 404] },
-  {
-    file: "_app+/strategies.tsx",
-    method: "POST",
-    path: "/strategies",
-    form: { intent: "nonsense" },
-    expect: [302, 403, 403, 400],
-    guard: "strategies",
-  },
-  { file: "_app+/$.tsx", method: "GET", path: "/no-such-page/deeper", expect: [302, 404, 404, 404] },
-  { file: "_app+/_layout.tsx", method: "GET", path: "/dashboard", expect: [302, 200, 200, 200] },
+  CALL("_app+/signals_.$id.tsx", "GET", "/signals/no-such-signal", [302, 404, 404, 404]),
+  ACTION("_app+/strategies.tsx", "/strategies", { intent: "nonsense" }, [302, 403, 403, 400], "strategies"),
+  CALL("_app+/$.tsx", "GET", "/no-such-page/deeper", [302, 404, 404, 404]),
+  CALL("_app+/_layout.tsx", "GET", "/dashboard", [302, 200, 200, 200]),
 
   // Page actions (form posts, as without JavaScript).
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "place-order" },
-    expect: [302, 403, 400, 400],
-    guard: "trades",
-  },
-  {
-    file: "_app+/_index.tsx",
-    method: "POST",
-    path: "/?index",
-    form: { intent: "place-order" },
-    expect: [302, 403, 400, 400],
-    guard: "trades",
-  },
-  {
-    file: "_app+/manual-trading.tsx",
-    method: "POST",
-    path: "/manual-trading",
-    form: {
-      intent: "place-order",
-      symbol: "BTC-PERP",
-      side: "buy",
-      orderType: "market",
-      amountType: "quantity",
-      quantity: "0.001",
-      leverage: "1",
-      marginType: "cross",
-    },
-    expect: [302, 403, 302, 302],
-    guard: "trades",
-  },
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "reset-emergency-stop" },
-    expect: [302, 403, 403, 302],
-    guard: "settings",
-  },
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "emergency-stop" },
-    expect: [302, 302, 302, 302],
-  },
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "reset-emergency-stop" },
-    expect: [302, 403, 403, 302],
-    guard: "settings",
-  },
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "nonsense" },
-    expect: [302, 400, 400, 400],
-  },
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "place-order" }, [302, 403, 400, 400], "trades"),
+  ACTION("_app+/_index.tsx", "/?index", { intent: "place-order" }, [302, 403, 400, 400], "trades"),
+  ACTION("_app+/manual-trading.tsx", "/manual-trading", MANUAL_ORDER, [302, 403, 302, 302], "trades"),
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "reset-emergency-stop" }, [302, 403, 403, 302], "settings"),
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "emergency-stop" }, [302, 302, 302, 302]),
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "reset-emergency-stop" }, [302, 403, 403, 302], "settings"),
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "nonsense" }, [302, 400, 400, 400]),
   // Unconfirmed: answers the confirmation page (decision 041), queues nothing.
-  {
-    file: "_app+/dashboard.tsx",
-    method: "POST",
-    path: "/dashboard",
-    form: { intent: "flatten" },
-    expect: [302, 403, 200, 200],
-    guard: "jobs",
-  },
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "close", symbol: "BTC-PERP" },
-    expect: [302, 403, 302, 302],
-    guard: "jobs",
-  },
+  ACTION("_app+/dashboard.tsx", "/dashboard", { intent: "flatten" }, [302, 403, 200, 200], "jobs"),
+  ACTION("_app+/positions.tsx", "/positions", { intent: "close", symbol: "BTC-PERP" }, [302, 403, 302, 302], "jobs"),
   // Unconfirmed: answers the confirmation page (decision 041), queues nothing.
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "flatten" },
-    expect: [302, 403, 200, 200],
-    guard: "jobs",
-  },
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "cancel-all" },
-    expect: [302, 403, 302, 302],
-    guard: "jobs",
-  },
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "edit", id: "nope", stopLoss: "1" },
-    expect: [302, 403, 404, 404],
-    guard: "trades",
-  },
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "close-part", symbol: "BTC-PERP", amount: "50", unit: "percent" },
-    expect: [302, 403, 302, 302],
-    guard: "jobs",
-  },
-  {
-    file: "_app+/positions.tsx",
-    method: "POST",
-    path: "/positions",
-    form: { intent: "cancel-order", id: "nope" },
-    expect: [302, 403, 302, 302],
-    guard: "jobs",
-  },
-  {
-    file: "_app+/profiles.tsx",
-    method: "POST",
-    path: "/profiles",
-    form: { intent: "create", name: "" },
-    expect: [302, 403, 403, 400],
-    guard: "profiles",
-  },
-  {
-    file: "_app+/profiles.tsx",
-    method: "POST",
-    path: "/profiles",
-    form: { intent: "transfer" },
-    expect: [302, 403, 403, 400],
-    guard: "profiles",
-  },
-  {
-    file: "_app+/reports.tsx",
-    method: "POST",
-    path: "/reports",
-    form: { type: "nope" },
-    expect: [302, 403, 403, 400],
-    guard: "reports",
-  },
-  {
-    file: "_app+/exchanges.tsx",
-    method: "POST",
-    path: "/exchanges",
-    form: { intent: "add" },
-    expect: [302, 403, 403, 400],
-    guard: "settings",
-  },
-  {
-    file: "_app+/api-settings.tsx",
-    method: "POST",
-    path: "/api-settings",
-    form: { intent: "save" },
-    expect: [302, 403, 403, 400],
-    guard: "settings",
-  },
-  {
-    file: "_app+/trading-rules.tsx",
-    method: "POST",
-    path: "/trading-rules",
-    form: { takeProfitLevels: "nope" },
-    expect: [302, 403, 403, 400],
-    guard: "settings",
-  },
-  {
-    file: "_app+/webhook.tsx",
-    method: "POST",
-    path: "/webhook",
-    form: { intent: "nonsense" },
-    expect: [302, 403, 403, 400],
-    guard: "settings",
-  },
-  {
-    file: "_app+/notifications.tsx",
-    method: "POST",
-    path: "/notifications",
-    form: { intent: "general", rateLimitPerMinute: "nope" },
-    expect: [302, 403, 403, 400],
-    guard: "settings",
-  },
+  ACTION("_app+/positions.tsx", "/positions", { intent: "flatten" }, [302, 403, 200, 200], "jobs"),
+  ACTION("_app+/positions.tsx", "/positions", { intent: "cancel-all" }, [302, 403, 302, 302], "jobs"),
+  ACTION(
+    "_app+/positions.tsx",
+    "/positions",
+    { intent: "edit", id: "nope", stopLoss: "1" },
+    [302, 403, 404, 404],
+    "trades",
+  ),
+  ACTION(
+    "_app+/positions.tsx",
+    "/positions",
+    { intent: "close-part", symbol: "BTC-PERP", amount: "50", unit: "percent" },
+    [302, 403, 302, 302],
+    "jobs",
+  ),
+  ACTION("_app+/positions.tsx", "/positions", { intent: "cancel-order", id: "nope" }, [302, 403, 302, 302], "jobs"),
+  ACTION("_app+/profiles.tsx", "/profiles", { intent: "create", name: "" }, [302, 403, 403, 400], "profiles"),
+  ACTION("_app+/profiles.tsx", "/profiles", { intent: "transfer" }, [302, 403, 403, 400], "profiles"),
+  ACTION("_app+/reports.tsx", "/reports", { type: "nope" }, [302, 403, 403, 400], "reports"),
+  ACTION("_app+/exchanges.tsx", "/exchanges", { intent: "add" }, [302, 403, 403, 400], "settings"),
+  ACTION("_app+/api-settings.tsx", "/api-settings", { intent: "save" }, [302, 403, 403, 400], "settings"),
+  ACTION("_app+/trading-rules.tsx", "/trading-rules", { takeProfitLevels: "nope" }, [302, 403, 403, 400], "settings"),
+  ACTION("_app+/webhook.tsx", "/webhook", { intent: "nonsense" }, [302, 403, 403, 400], "settings"),
+  ACTION(
+    "_app+/notifications.tsx",
+    "/notifications",
+    { intent: "general", rateLimitPerMinute: "nope" },
+    [302, 403, 403, 400],
+    "settings",
+  ),
   // Everyone manages their own two-factor authentication; a wrong code changes nothing.
-  {
-    file: "_app+/account.tsx",
-    method: "POST",
-    path: "/account",
-    form: { intent: "confirm", code: "123456" },
-    expect: [302, 400, 400, 400],
-    guard: "users",
-  },
-  {
-    file: "_app+/users.tsx",
-    method: "POST",
-    path: "/users",
-    form: { intent: "settings", registrationOpen: "on" },
-    expect: [302, 403, 403, 302],
-    guard: "settings",
-  },
-  {
-    file: "_app+/users.tsx",
-    method: "POST",
-    path: "/users",
-    form: { intent: "settings" },
-    expect: [302, 403, 403, 302],
-    guard: "settings",
-  },
-  {
-    file: "_app+/users.tsx",
-    method: "POST",
-    path: "/users",
-    form: { intent: "nonsense" },
-    expect: [302, 403, 403, 400],
-    guard: "users",
-  },
+  ACTION("_app+/account.tsx", "/account", { intent: "confirm", code: "123456" }, [302, 400, 400, 400], "users"),
+  ACTION("_app+/users.tsx", "/users", { intent: "settings", registrationOpen: "on" }, [302, 403, 403, 302], "settings"),
+  ACTION("_app+/users.tsx", "/users", { intent: "settings" }, [302, 403, 403, 302], "settings"),
+  ACTION("_app+/users.tsx", "/users", { intent: "nonsense" }, [302, 403, 403, 400], "users"),
 
   // JSON API: reads.
   READ("api+/user.ts", "/api/user"),
-  { file: "api+/health.ts", method: "GET", path: "/api/health", expect: [200, 200, 200, 200] },
+  CALL("api+/health.ts", "GET", "/api/health", [200, 200, 200, 200]),
   READ("api+/performance-stats.ts", "/api/performance-stats"),
   READ("api+/closed-trades-pnl.ts", "/api/closed-trades-pnl"),
   READ("api+/signals.ts", "/api/signals"),
   READ("api+/signals.latency.ts", "/api/signals/latency"),
-  { file: "api+/signals.$id.ts", method: "GET", path: "/api/signals/no-such-signal", expect: [401, 404, 404, 404] },
+  CALL("api+/signals.$id.ts", "GET", "/api/signals/no-such-signal", [401, 404, 404, 404]),
   READ("api+/trades.ts", "/api/trades"),
   READ("api+/trades.summary.ts", "/api/trades/summary"),
   READ("api+/logs.ts", "/api/logs"),
@@ -402,37 +212,16 @@ const TABLE: Row[] = [
   READ("api+/trading-config.ts", "/api/trading-config"),
   READ("api+/market.products.ts", "/api/market/products"),
   // Coinbase's product list comes from the fake (below): the admin's read answers 200.
-  {
-    file: "api+/market.products.refresh.ts",
-    method: "POST",
-    path: "/api/market/products/refresh",
-    expect: [401, 403, 403, 200],
-    guard: "settings",
-  },
+  CALL("api+/market.products.refresh.ts", "POST", "/api/market/products/refresh", [401, 403, 403, 200], "settings"),
   READ("api+/market.summary.ts", "/api/market/summary"),
-  {
-    file: "api+/market.products.$productId.ts",
-    method: "GET",
-    path: "/api/market/products/NOPE-PERP",
-    expect: [401, 404, 404, 404],
-  },
+  CALL("api+/market.products.$productId.ts", "GET", "/api/market/products/NOPE-PERP", [401, 404, 404, 404]),
   READ("api+/profiles.ts", "/api/profiles"),
   READ("api+/reports.ts", "/api/reports"),
-  {
-    file: "api+/reports.$id.download.ts",
-    method: "GET",
-    path: "/api/reports/none/download",
-    expect: [401, 404, 404, 404],
-  },
-  {
-    file: "api+/positions.$id.details.ts",
-    method: "GET",
-    path: "/api/positions/none/details",
-    expect: [401, 404, 404, 404],
-  },
-  { file: "api+/trades.$id.details.ts", method: "GET", path: "/api/trades/none/details", expect: [401, 404, 404, 404] },
+  CALL("api+/reports.$id.download.ts", "GET", "/api/reports/none/download", [401, 404, 404, 404]),
+  CALL("api+/positions.$id.details.ts", "GET", "/api/positions/none/details", [401, 404, 404, 404]),
+  CALL("api+/trades.$id.details.ts", "GET", "/api/trades/none/details", [401, 404, 404, 404]),
   READ("api+/exchanges.ts", "/api/exchanges"),
-  { file: "api+/exchanges.$id.ts", method: "GET", path: "/api/exchanges/none", expect: [401, 404, 404, 404] },
+  CALL("api+/exchanges.$id.ts", "GET", "/api/exchanges/none", [401, 404, 404, 404]),
   READ("api+/webhook-config.ts", "/api/webhook-config", true),
   READ("api+/credentials.ts", "/api/credentials", true),
   READ("api+/invites.ts", "/api/invites", true),
@@ -443,143 +232,57 @@ const TABLE: Row[] = [
   READ("api+/security-settings.ts", "/api/security-settings", true),
   READ("api+/strategies.ts", "/api/strategies"),
   READ("api+/performance-charts.ts", "/api/performance-charts?range=all"),
-  {
-    file: "api+/replay.ts",
-    method: "POST",
-    path: "/api/replay",
-    json: {},
-    expect: [401, 400, 400, 400],
-    guard: "trades",
-  },
+  CALL("api+/replay.ts", "POST", "/api/replay", [401, 400, 400, 400], "trades", {}),
   READ("api+/candles.ts", "/api/candles?symbol=ETH-PERP&from=1700000000000"),
   READ("api+/strategies.stats.ts", "/api/strategies/stats"),
-  { file: "api+/strategies.$id.ts", method: "GET", path: "/api/strategies/none", expect: [401, 404, 404, 404] },
+  CALL("api+/strategies.$id.ts", "GET", "/api/strategies/none", [401, 404, 404, 404]),
 
   // JSON API: writes. Traders order and close; anyone stops; the rest is admin.
   TRADER_WRITE("api+/trades.ts", "POST", "/api/trades", { guard: "trades" }),
-  {
-    file: "api+/positions.$symbol.close.ts",
-    method: "POST",
-    path: "/api/positions/BTC-PERP/close",
-    expect: [401, 403, 404, 404],
-    guard: "jobs",
-  },
-  {
-    file: "api+/positions.$id.ts",
-    method: "PATCH",
-    path: "/api/positions/none",
-    json: { stopLoss: "1" },
-    expect: [401, 403, 404, 404],
-    guard: "trades",
-  },
-  { file: "api+/emergency-stop.ts", method: "POST", path: "/api/emergency-stop", expect: [401, 200, 200, 200] },
-  {
-    file: "api+/reset-emergency-stop.ts",
-    method: "POST",
-    path: "/api/reset-emergency-stop",
-    expect: [401, 403, 403, 200],
-    guard: "settings",
-  },
+  CALL("api+/positions.$symbol.close.ts", "POST", "/api/positions/BTC-PERP/close", [401, 403, 404, 404], "jobs"),
+  CALL("api+/positions.$id.ts", "PATCH", "/api/positions/none", [401, 403, 404, 404], "trades", { stopLoss: "1" }),
+  CALL("api+/emergency-stop.ts", "POST", "/api/emergency-stop", [401, 200, 200, 200]),
+  CALL("api+/reset-emergency-stop.ts", "POST", "/api/reset-emergency-stop", [401, 403, 403, 200], "settings"),
   // The admin passes the permission check; the earlier rows left queued manual orders, so the
   // reset itself refuses (409: flatten first).
-  {
-    file: "api+/reset-stats.ts",
-    method: "POST",
-    path: "/api/reset-stats",
-    expect: [401, 403, 403, 409],
-    guard: "trades",
-  },
-  {
-    file: "api+/positions.apply-rules.ts",
-    method: "POST",
-    path: "/api/positions/apply-rules",
-    expect: [401, 403, 403, 200],
-    guard: "settings",
-  },
+  CALL("api+/reset-stats.ts", "POST", "/api/reset-stats", [401, 403, 403, 409], "trades"),
+  CALL("api+/positions.apply-rules.ts", "POST", "/api/positions/apply-rules", [401, 403, 403, 200], "settings"),
   ADMIN_WRITE("api+/profiles.ts", "POST", "/api/profiles", { guard: "profiles" }),
   ADMIN_WRITE("api+/profiles.transfer.ts", "POST", "/api/profiles/transfer", { guard: "profiles" }),
-  {
-    file: "api+/profiles.$profileId.ts",
-    method: "DELETE",
-    path: "/api/profiles/none",
-    expect: [401, 403, 403, 400],
-    guard: "profiles",
-  },
+  CALL("api+/profiles.$profileId.ts", "DELETE", "/api/profiles/none", [401, 403, 403, 400], "profiles"),
   ADMIN_WRITE("api+/reports.ts", "POST", "/api/reports", { guard: "reports" }),
   ADMIN_WRITE("api+/trading-config.ts", "POST", "/api/trading-config", {
     json: {},
     expect: [401, 403, 403, 200],
     guard: "settings",
   }),
-  {
-    file: "api+/webhook-config.rotate.ts",
-    method: "POST",
-    path: "/api/webhook-config/rotate",
-    expect: [401, 403, 403, 200],
-    guard: "settings",
-  },
+  CALL("api+/webhook-config.rotate.ts", "POST", "/api/webhook-config/rotate", [401, 403, 403, 200], "settings"),
   ADMIN_WRITE("api+/strategies.ts", "POST", "/api/strategies", { guard: "strategies" }),
-  {
-    file: "api+/strategies.$id.ts",
-    method: "PUT",
-    path: "/api/strategies/none",
-    json: { enabled: false },
-    expect: [401, 403, 403, 404],
-    guard: "strategies",
-  },
-  {
-    file: "api+/strategies.$id.ts",
-    method: "DELETE",
-    path: "/api/strategies/none",
-    expect: [401, 403, 403, 404],
-    guard: "strategies",
-  },
-  {
-    file: "api+/strategies.$id.rotate.ts",
-    method: "POST",
-    path: "/api/strategies/none/rotate",
-    expect: [401, 403, 403, 404],
-    guard: "strategies",
-  },
+  CALL("api+/strategies.$id.ts", "PUT", "/api/strategies/none", [401, 403, 403, 404], "strategies", { enabled: false }),
+  CALL("api+/strategies.$id.ts", "DELETE", "/api/strategies/none", [401, 403, 403, 404], "strategies"),
+  CALL("api+/strategies.$id.rotate.ts", "POST", "/api/strategies/none/rotate", [401, 403, 403, 404], "strategies"),
   ADMIN_WRITE("api+/exchanges.ts", "POST", "/api/exchanges", { guard: "settings" }),
-  {
-    file: "api+/exchanges.$id.ts",
-    method: "DELETE",
-    path: "/api/exchanges/none",
-    expect: [401, 403, 403, 404],
-    guard: "settings",
-  },
-  {
-    file: "api+/exchanges.$id.test/route.ts",
-    method: "POST",
-    path: "/api/exchanges/none/test",
-    expect: [401, 403, 403, 404],
-  },
-  { file: "api+/test.$exchange.ts", method: "GET", path: "/api/test/nope", expect: [401, 403, 403, 404] },
+  CALL("api+/exchanges.$id.ts", "DELETE", "/api/exchanges/none", [401, 403, 403, 404], "settings"),
+  CALL("api+/exchanges.$id.test/route.ts", "POST", "/api/exchanges/none/test", [401, 403, 403, 404]),
+  CALL("api+/test.$exchange.ts", "GET", "/api/test/nope", [401, 403, 403, 404]),
   ADMIN_WRITE("api+/credentials.save.ts", "POST", "/api/credentials/save", { guard: "settings" }),
   ADMIN_WRITE("api+/credentials.save-settings.ts", "POST", "/api/credentials/save-settings", {
     json: { sandbox: "maybe" },
     guard: "settings",
   }),
   ADMIN_WRITE("api+/invites.ts", "POST", "/api/invites", { guard: "settings" }),
-  { file: "api+/invites.$code.ts", method: "DELETE", path: "/api/invites/none", expect: [401, 403, 403, 404] },
+  CALL("api+/invites.$code.ts", "DELETE", "/api/invites/none", [401, 403, 403, 404]),
   ADMIN_WRITE("api+/users.$id.ts", "PATCH", "/api/users/none", { guard: "users" }),
-  {
-    file: "api+/users.$id.ts",
-    method: "DELETE",
-    path: "/api/users/none",
-    expect: [401, 403, 403, 404],
-    guard: "users",
-  },
+  CALL("api+/users.$id.ts", "DELETE", "/api/users/none", [401, 403, 403, 404], "users"),
   ADMIN_WRITE("api+/security-settings.ts", "POST", "/api/security-settings", {
     json: { registrationOpen: "maybe" },
     guard: "settings",
   }),
 
   // Sign-in endpoints and the rest.
-  { file: "api+/login.ts", method: "POST", path: "/api/login", json: {}, expect: [400, 400, 400, 400] },
-  { file: "api+/register.ts", method: "POST", path: "/api/register", json: {}, expect: [400, 400, 400, 400] },
-  { file: "api+/logout.ts", method: "GET", path: "/api/logout", expect: [405, 405, 405, 405] },
+  CALL("api+/login.ts", "POST", "/api/login", [400, 400, 400, 400], undefined, {}),
+  CALL("api+/register.ts", "POST", "/api/register", [400, 400, 400, 400], undefined, {}),
+  CALL("api+/logout.ts", "GET", "/api/logout", [405, 405, 405, 405]),
   READ("api+/orders.ts", "/api/orders"),
   TRADER_WRITE("api+/orders.cancel-all.ts", "POST", "/api/orders/cancel-all", { expect: [401, 403, 200, 200] }),
   TRADER_WRITE("api+/trades.$id.cancel.ts", "POST", "/api/trades/no-such-trade/cancel", {
@@ -587,14 +290,9 @@ const TABLE: Row[] = [
   }),
   READ("api+/drifts.ts", "/api/drifts"),
   READ("api+/heartbeats.ts", "/api/heartbeats"),
-  {
-    file: "api+/heartbeats.$key.ts",
-    method: "PUT",
-    path: "/api/heartbeats/default",
-    json: { intervalSeconds: 3600 },
-    expect: [401, 403, 403, 200],
-    guard: "heartbeats",
-  },
+  CALL("api+/heartbeats.$key.ts", "PUT", "/api/heartbeats/default", [401, 403, 403, 200], "heartbeats", {
+    intervalSeconds: 3600,
+  }),
   TRADER_WRITE("api+/drifts.$id.resolve.ts", "POST", "/api/drifts/no-such-drift/resolve", {
     json: { action: "adopt" },
     expect: [401, 403, 404, 404],
@@ -603,7 +301,7 @@ const TABLE: Row[] = [
     expect: [401, 403, 200, 200],
     guard: "trades",
   }),
-  { file: "api+/$.ts", method: "POST", path: "/api/does-not-exist", expect: [404, 404, 404, 404] },
+  CALL("api+/$.ts", "POST", "/api/does-not-exist", [404, 404, 404, 404]),
 ];
 
 const ROUTES_DIR = "app/routes";

@@ -3,25 +3,16 @@
 // is sent again until it fills, with ONE error line; a refusal Coinbase codes as a size is
 // recognised by its code whatever its message says, and one that only talks of a size is not
 // (docs/decisions/008-position-rules.md, docs/decisions/025-contracts-and-rounding.md).
-import { beforeEach, describe, expect, test } from "vitest";
-import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { tradingProductsFor } from "#exchange/trading-product.ts";
-import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
-import { type RuleState, parseRuleState } from "#app/core/rules/index.ts";
+import { describe, expect, test } from "vitest";
 import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
-import { saveTradingConfig } from "#db/queries/trading-state.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { jobsIdle, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { CONTRACT_TEST_CONFIG } from "#tests/setup/fixtures.ts";
-import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
-import { processPriceTicks } from "#worker/monitor/price-loop.ts";
-import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
+import { liveBtcRules, liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 
 const key = makeCdpKey("ec");
 const msw = useCoinbaseFake({ cdpKeys: [key] });
-const BIP = "BIP-20DEC30-CDE"; // BTC-PERP, contract 0.01 BTC, fake price 95 000
 
 // Stop 5 % under the entry (95 000): 90 250. A tick at 90 000 hits it.
 const CONFIG: TradingConfig = { ...CONTRACT_TEST_CONFIG, breakEvenEnabled: false };
@@ -31,63 +22,13 @@ const ALARM =
 
 describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => {
   const live = liveCoinbaseSuite(dialect, key, "backoff");
-  const { app, db } = live;
+  const { db } = live;
 
-  beforeEach(async () => {
-    msw.reset(); // the fake is shared by both dialects' runs
-    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const)
-      await db().deleteFrom(table).execute();
-    await saveTradingConfig(db(), CONFIG);
-  });
-
-  /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */
-  const tick = async (monitor: ReturnType<typeof createRulesMonitor>, price: string) => {
-    msw.fake.setPrice(BIP, price);
-    const at = Date.now();
-    await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
-    await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, {
-      exchangeName: "coinbase",
-    });
-    await jobsIdle(app);
-  };
-  const liveMonitor = () =>
-    createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) });
-  const open = async () => {
-    const response = await sendSignal(app, live.secret, {
-      action: "buy",
-      symbol: "BTC-PERP",
-      quantity: "0.05",
-      order_type: "market",
-      id: `b-${Math.random()}`,
-    });
-    expect(response.status).toBe(200);
-    return waitFor(
-      "position open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "BTC-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
-  };
-  const position = (id: string) =>
-    db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-  const ruleState = async (id: string): Promise<RuleState> =>
-    parseRuleState(JSON.parse(String((await position(id)).rule_state)));
-  /** The back-off over, as if its time had passed. */
-  const endHolds = async (id: string) => {
-    await db()
-      .updateTable("positions")
-      .set({ rule_state: JSON.stringify({ ...(await ruleState(id)), holdUntil: {} }) })
-      .where("id", "=", id)
-      .execute();
-  };
-  const closeSizes = () =>
-    msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size);
+  const { tick, liveMonitor, open, position, ruleState, endHolds, closeSizes, refuseCloses } = liveBtcRules(
+    live,
+    msw,
+    CONFIG,
+  );
   const alarms = () =>
     db()
       .selectFrom("activity_logs")
@@ -101,20 +42,12 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
       .where("message", "like", "%refused for its size%")
       .orderBy("id")
       .execute();
-  const refuse = (errorResponse: Record<string, string>, times: number) =>
-    msw.fake.fail({
-      method: "POST",
-      path: "/orders/close_position",
-      status: 200,
-      body: { success: false, error_response: errorResponse },
-      times,
-    });
 
   test("three refusals in a row: the stop-loss stays armed, is sent again after each back-off, one alarm; then it closes", async () => {
     const monitor = liveMonitor();
-    const opened = await open();
+    const opened = await open("0.05");
     // Refused for a reason that is not the size, although its message talks of one.
-    refuse(
+    refuseCloses(
       {
         error: "UNKNOWN_FAILURE_REASON",
         message: "size exceeds the position",
@@ -164,9 +97,9 @@ describe.each(testDialects())("rule closes that keep failing, %s", (dialect) => 
 
   test("a size refusal coded by Coinbase is recognised whatever its message: re-sized and sent again under the back-off, one alarm", async () => {
     const monitor = liveMonitor();
-    const opened = await open();
+    const opened = await open("0.05");
     // The code says size; the words say nothing of it.
-    refuse(
+    refuseCloses(
       {
         error: "UNKNOWN_FAILURE_REASON",
         message: "Ordre refusé",

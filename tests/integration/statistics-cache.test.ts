@@ -19,6 +19,7 @@ import { listExecutedFills, listExecutedTradeRowsByIds } from "#db/queries/stati
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { bookMarketTrade } from "#tests/setup/scripted-trades.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -38,25 +39,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     symbol = "ETH-PERP",
   ) => {
     const id = `t${String(++n).padStart(4, "0")}-${side}`;
-    await insertTrade(db(), {
-      id,
-      symbol,
-      side,
-      orderType: "market",
-      quantity,
-      price: null,
-      source: "signal",
-      clientOrderId: `c-${id}`,
-      exchange: "simulator",
-      leverage: 2,
-    });
-    await updateTrade(db(), id, {
-      status: "executed",
-      executedPrice: price,
-      executedQuantity: quantity,
-      fee,
-      executedAt,
-    });
+    await bookMarketTrade(db(), { id, symbol, side, quantity, price, fee, executedAt, leverage: 2 });
     return id;
   };
 

@@ -5,7 +5,8 @@ import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { EMPTY_PERFORMANCE_STATS } from "#tests/setup/fixtures.ts";
-import { type TradeStatus, insertTrade, updateTrade } from "#db/queries/trades.ts";
+import { bookMarketTrade } from "#tests/setup/scripted-trades.ts";
+import type { TradeStatus } from "#db/queries/trades.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -27,25 +28,7 @@ describe.each(testDialects())("statistics endpoints on %s", (dialect) => {
     executedAt: number | null,
     options: { leverage?: number; status?: TradeStatus } = {},
   ) {
-    await insertTrade(db(), {
-      id,
-      symbol,
-      side,
-      orderType: "market",
-      quantity,
-      price: null,
-      source: "signal",
-      clientOrderId: `c-${id}`,
-      exchange: "simulator",
-      leverage: options.leverage ?? null,
-    });
-    await updateTrade(db(), id, {
-      status: options.status ?? "executed",
-      executedPrice: price,
-      executedQuantity: quantity,
-      fee,
-      executedAt,
-    });
+    await bookMarketTrade(db(), { id, symbol, side, quantity, price, fee, executedAt, ...options });
   }
 
   beforeAll(async () => {

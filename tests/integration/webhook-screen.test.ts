@@ -2,17 +2,8 @@
 // gets them: server-rendered HTML, and the rotate form as a plain form post.
 import { beforeAll, describe, expect, test } from "vitest";
 import { recordActivity } from "#db/queries/activity-logs.ts";
-import { freshApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, html, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-
-/** Text as React renders it into HTML (quotes and ampersands escaped). */
-const html = (text: string) =>
-  text
-    .replace(/&/g, "&amp;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#x27;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;");
 
 describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
   const app = freshApp(dialect);

@@ -9,7 +9,7 @@ import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { claimJobs, enqueueJob, getJob, recoverExpiredLeases } from "#db/queries/jobs.ts";
 import { WORKER_DEAD_AFTER_MS, writeHeartbeat } from "#db/queries/worker-heartbeats.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, signalTrade, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 import { listenForWake } from "#worker/wake.ts";
@@ -186,14 +186,7 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
       onClaim: () => void (claimedAt ||= Date.now()),
     });
     try {
-      await waitFor("trade executed by the survivor", async () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      );
+      await signalTrade(app, signalId); // executed by the survivor
     } finally {
       await survivor.stop();
     }

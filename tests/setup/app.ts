@@ -177,6 +177,31 @@ export function jobsIdle(app: TestApp): Promise<true> {
   );
 }
 
+/** Waits until no notification delivery is queued, sending or retrying (each sent or given up). */
+export function deliveriesSettled(app: TestApp): Promise<true> {
+  return waitFor(
+    "deliveries settled",
+    async () =>
+      (
+        await app.database.db
+          .selectFrom("notification_deliveries")
+          .select("id")
+          .where("status", "in", ["queued", "sending", "retrying"])
+          .execute()
+      ).length === 0,
+    30_000,
+  );
+}
+
+/** Text as React renders it into HTML (quotes, ampersands and angle brackets escaped). */
+export const html = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#x27;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;");
+
 /** The webhook secret, as the admin reads it from GET /api/webhook-config. */
 export async function webhookSecret(app: TestApp, adminCookie: string): Promise<string> {
   return ((await (await app.fetch("/api/webhook-config", { cookie: adminCookie })).json()) as { secret: string })
@@ -190,6 +215,53 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
     body: JSON.stringify({ secret, ...body }),
     headers: { "Content-Type": "text/plain" },
   });
+}
+
+/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded. */
+export async function sendSignalId(app: TestApp, secret: string, body: Record<string, unknown>): Promise<string> {
+  return ((await (await sendSignal(app, secret, body)).json()) as { signalId: string }).signalId;
+}
+
+/** The trade of signal `signalId` once the worker has booked it `status` (executed unless said); throws after `timeoutMs`. */
+export function signalTrade(app: TestApp, signalId: string, status = "executed", timeoutMs = 15_000) {
+  return waitFor(
+    `trade of signal ${signalId} ${status}`,
+    () =>
+      app.database.db
+        .selectFrom("trades")
+        .selectAll()
+        .where("signal_id", "=", signalId)
+        .where("status", "=", status)
+        .executeTakeFirst(),
+    timeoutMs,
+  );
+}
+
+/** Sends an alert (as sendSignal) and waits until its trade is executed; answers the signal's id and that trade. */
+export async function sendSignalExecuted(
+  app: TestApp,
+  secret: string,
+  body: Record<string, unknown>,
+  timeoutMs = 15_000,
+) {
+  const signalId = await sendSignalId(app, secret, body);
+  return { signalId, trade: await signalTrade(app, signalId, "executed", timeoutMs) };
+}
+
+/** The open position on `symbol` once there is one; throws after `timeoutMs`. */
+export function openPositionOn(app: TestApp, symbol: string, timeoutMs = 15_000) {
+  return waitFor(
+    `open position on ${symbol}`,
+    () =>
+      app.database.db
+        .selectFrom("positions")
+        .selectAll()
+        .where("symbol", "=", symbol)
+        .where("status", "=", "open")
+        .executeTakeFirst(),
+    timeoutMs,
+    10,
+  );
 }
 
 /**

@@ -2,7 +2,16 @@
 // a Coinbase connection saved with sandbox off (as an admin would on Exchanges), and a
 // switching exchange, tuned for tests (short timeouts, fast polls), that has resolved to it.
 import type { Kysely } from "kysely";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { LIVE_PRICE_SOURCE } from "#app/core/price-source.ts";
+import { type RuleState, parseRuleState } from "#app/core/rules/index.ts";
+import type { TradingConfig } from "#app/core/schemas/trading-config.ts";
+import { saveTradingConfig } from "#db/queries/trading-state.ts";
+import { setPrice } from "#exchange/simulator/price-feed.ts";
+import { tradingProductsFor } from "#exchange/trading-product.ts";
+import type { useCoinbaseFake } from "#tests/msw/server.ts";
+import { processPriceTicks } from "#worker/monitor/price-loop.ts";
+import { createRulesMonitor } from "#worker/monitor/rules-monitor.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { addExchangeConnection as saveConnection } from "#app/services/exchange-connections.server.ts";
 import { type SwitchingExchange, createExchange } from "#exchange/factory.ts";
@@ -10,7 +19,16 @@ import type { Dialect } from "#db/client.ts";
 import type { DB } from "#db/schema.ts";
 import type { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
-import { type TestApp, freshApp, registerVia, waitFor, webhookSecret } from "./app.ts";
+import {
+  type TestApp,
+  freshApp,
+  jobsIdle,
+  openPositionOn,
+  registerVia,
+  sendSignal,
+  waitFor,
+  webhookSecret,
+} from "./app.ts";
 
 export async function goLiveOnFakeCoinbase(
   app: TestApp,
@@ -108,4 +126,73 @@ export function liveCoinbaseSuite(
     live.exchange?.stop();
   });
   return live;
+}
+
+/**
+ * Position rules on BTC-PERP (BIP-20DEC30-CDE) live on the fake Coinbase: before each test the
+ * fake is reset and the trades, jobs, positions, signals and log lines are gone, `config` saved.
+ * `tick` moves Coinbase's price and runs the monitor's closes at it; `open` opens a long by webhook.
+ */
+export function liveBtcRules(live: LiveCoinbaseSuite, msw: ReturnType<typeof useCoinbaseFake>, config: TradingConfig) {
+  const { app, db } = live;
+  beforeEach(async () => {
+    msw.reset(); // the fake is shared by both dialects' runs
+    for (const table of ["trades", "jobs", "positions", "signals", "activity_logs"] as const)
+      await db().deleteFrom(table).execute();
+    await saveTradingConfig(db(), config);
+  });
+  const position = (id: string) =>
+    db().selectFrom("positions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const ruleState = async (id: string): Promise<RuleState> =>
+    parseRuleState(JSON.parse(String((await position(id)).rule_state)));
+  return {
+    /** A live tick: Coinbase's price moves, the monitor evaluates at it, its closes run. */
+    async tick(monitor: ReturnType<typeof createRulesMonitor>, price: string) {
+      msw.fake.setPrice("BIP-20DEC30-CDE", price);
+      const at = Date.now();
+      await setPrice(db(), "BTC-PERP", price, LIVE_PRICE_SOURCE, { at });
+      await processPriceTicks(db(), [{ symbol: "BTC-PERP", price, source: LIVE_PRICE_SOURCE, at }], monitor, {
+        exchangeName: "coinbase",
+      });
+      await jobsIdle(app);
+    },
+    /** The monitor as the live worker makes it (Coinbase's contracts). */
+    liveMonitor: () =>
+      createRulesMonitor(db(), { exchange: live.exchange, products: tradingProductsFor(db(), live.exchange) }),
+    /** A long of `quantity` BTC opened by a market alert, once the worker has booked it. */
+    async open(quantity: string) {
+      const response = await sendSignal(app, live.secret, {
+        action: "buy",
+        symbol: "BTC-PERP",
+        quantity,
+        order_type: "market",
+        id: `rules-${Math.random()}`,
+      });
+      expect(response.status).toBe(200);
+      return openPositionOn(app, "BTC-PERP");
+    },
+    position,
+    ruleState,
+    /** The back-off over (as if its time had passed): the trigger may be requested again. */
+    async endHolds(id: string) {
+      await db()
+        .updateTable("positions")
+        .set({ rule_state: JSON.stringify({ ...(await ruleState(id)), holdUntil: {} }) })
+        .where("id", "=", id)
+        .execute();
+    },
+    /** The sizes of the closes Coinbase was sent, in order. */
+    closeSizes: () =>
+      msw.fake.requestsTo("/orders/close_position", "POST").map((r) => (r.body as { size?: string }).size),
+    /** The next `times` closes answered as Coinbase refuses an order (HTTP 200, success false). */
+    refuseCloses(errorResponse: Record<string, string>, times = 1) {
+      msw.fake.fail({
+        method: "POST",
+        path: "/orders/close_position",
+        status: 200,
+        body: { success: false, error_response: errorResponse },
+        times,
+      });
+    },
+  };
 }

@@ -1,7 +1,11 @@
 // The scripted ETH-PERP sequence the P&L tests share (pnl-consistency, performance charts):
 // five market signals through the real webhook → worker path at set prices, each waited for
 // until booked. Known outcome: realized 96.59003, −110.01003, 140.265045 (total 126.845045).
+import type { Kysely } from "kysely";
 import { expect } from "vitest";
+import type { ExecutedFill } from "#app/core/pnl/fifo.ts";
+import { type TradeStatus, insertTrade, updateTrade } from "#db/queries/trades.ts";
+import type { DB } from "#db/schema.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
@@ -59,4 +63,34 @@ export async function playScriptedTrades(
     await afterStep?.(i);
   }
   return runner;
+}
+
+/**
+ * A fill (the shape the P&L reads back) written as the worker writes a market trade from a signal
+ * on the simulator: pending first, then booked `status` (executed unless said) for its whole quantity.
+ */
+export async function bookMarketTrade(
+  db: Kysely<DB>,
+  trade: Omit<ExecutedFill, "executedAt"> & { executedAt: number | null; status?: TradeStatus },
+) {
+  const { id, symbol, side, quantity, price, fee, executedAt } = trade;
+  await insertTrade(db, {
+    id,
+    symbol,
+    side,
+    orderType: "market",
+    quantity,
+    price: null,
+    source: "signal",
+    clientOrderId: `c-${id}`,
+    exchange: "simulator",
+    leverage: trade.leverage ?? null,
+  });
+  await updateTrade(db, id, {
+    status: trade.status ?? "executed",
+    executedPrice: price,
+    executedQuantity: quantity,
+    fee,
+    executedAt,
+  });
 }
