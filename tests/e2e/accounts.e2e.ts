@@ -26,6 +26,7 @@ import {
   SCREENSHOT_DIR,
   squash,
   useSuite,
+  waitForMarketPrices,
 } from "./utils.ts";
 
 const ADMIN = { username: "accounts_admin", password: "accounts-admin-secret-1" };
@@ -82,15 +83,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     let problems: Session["problems"];
     ({ page, problems } = await login());
     // The price feed writes the first prices within a few seconds of the start.
-    await expect
-      .poll(
-        async () =>
-          ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
-            (p) => p.price !== null,
-          ),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
+    await waitForMarketPrices(page);
     await gotoHydrated(page, "/market-data", "Market Data", problems);
     const cards = squash(await page.getByTestId("market-cards").innerText());
     expect(cards).toContain("Total Products 4");
@@ -296,15 +289,7 @@ describe("accounts: Market Data, Profiles, Reports (SQLite, own instance)", () =
     let problems: Session["problems"];
     ({ page, problems } = await login());
     // The file's only trade: the fills report of ETH-PERP holds it alone.
-    await expect
-      .poll(
-        async () =>
-          ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
-            (p) => p.price !== null,
-          ),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
+    await waitForMarketPrices(page);
     const placed = await page.request.post("/api/trades", {
       data: { symbol: "ETH-PERP", side: "buy", orderType: "market", amountType: "quantity", quantity: "0.5" },
     });

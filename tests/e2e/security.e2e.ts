@@ -29,6 +29,7 @@ import {
   visible,
   waitForHydration,
   watchProblems,
+  waitForMarketPrices,
 } from "./utils.ts";
 
 const ADMIN = { username: "sec_admin", password: "sec-admin-secret-1" };
@@ -84,19 +85,6 @@ async function traderWithTwoFactor(): Promise<Session & { secret: string; recove
   expect(recoveryCodes).toHaveLength(10);
   await expect.poll(() => trader.page.getByTestId("two-factor-state").innerText(), { timeout: 5000 }).toBe("on");
   return { ...trader, secret, recoveryCodes };
-}
-
-/** The app's prices are known (the worker's price loop wrote them), so a market order can fill. */
-async function waitForMarketPrices(page: Page): Promise<void> {
-  await expect
-    .poll(
-      async () =>
-        ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
-          (p) => p.price !== null,
-        ),
-      { timeout: 30_000 },
-    )
-    .toBe(true);
 }
 
 /** A market BUY of 0.01 ETH-PERP placed by `page`'s user through POST /api/trades, open as a position once it returns. */

@@ -633,6 +633,19 @@ export async function submitForm(page: Page, pathname: string, button: Locator):
   return response.status();
 }
 
+/** The app's prices are known (the worker's price loop wrote them), so a market order can fill. */
+export async function waitForMarketPrices(page: Page): Promise<void> {
+  await expect
+    .poll(
+      async () =>
+        ((await (await page.request.get("/api/market/products")).json()) as { price: string | null }[]).every(
+          (p) => p.price !== null,
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
 /** GET `pathname` with the page's cookies: 200 and its JSON. */
 export async function apiJson<T>(page: Page, pathname: string): Promise<T> {
   const res = await page.request.get(pathname);
