@@ -20,7 +20,7 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import { HydratedTooltip } from "../ui/hydrated-tooltip.tsx";
 import Typography from "@mui/material/Typography";
-import { Fragment, type ReactNode, useEffect, useRef } from "react";
+import { Fragment, type ReactNode, useEffect, useMemo, useRef } from "react";
 import { D, toFixed } from "#app/core/decimal.ts";
 import { errorText } from "#app/utils/api-client.ts";
 import {
@@ -100,6 +100,7 @@ export type TradeRowData = Trade & { position?: TradePositionState | null };
 export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const hydrated = useHydrated();
   const { isExpanded, toggle } = useExpanded();
+  const views = useMemo(() => trades.map(tradeView), [trades]);
   return (
     <>
       <div className={S.container}>
@@ -121,10 +122,11 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
                 </td>
               </tr>
             ) : (
-              trades.map((trade) => (
+              trades.map((trade, i) => (
                 <Fragment key={trade.id}>
                   <TradeRow
                     trade={trade}
+                    v={views[i]}
                     open={isExpanded(trade.id)}
                     onToggle={() => toggle(trade.id)}
                     hydrated={hydrated}
@@ -143,7 +145,7 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
         </Table>
       </div>
       {/* After the table, so the table's cells come first in the document (what a desktop locator finds first). */}
-      <TradeCards trades={trades} hydrated={hydrated} />
+      <TradeCards trades={trades} views={views} hydrated={hydrated} />
     </>
   );
 }
@@ -153,7 +155,7 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
  * 25: the table was 1,158 px wide at 390 px): the table's figures as label / value pairs,
  * and with JavaScript a Details button that shows the expanded row's panel in the card.
  */
-function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: boolean }) {
+function TradeCards({ trades, views, hydrated }: { trades: TradeRowData[]; views: TradeView[]; hydrated: boolean }) {
   // Its own expanded set: a row expanded in the table does not load its details a second time in a hidden card.
   const { isExpanded: open, toggle: onToggle } = useExpanded();
   return (
@@ -161,8 +163,8 @@ function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: bo
       {trades.length === 0 ? (
         <PhoneCard testId="trade-card-empty" head={<Typography>No trades found</Typography>} />
       ) : (
-        trades.map((trade) => {
-          const f = tradeFigures(trade);
+        trades.map((trade, i) => {
+          const v = views[i];
           const expanded = open(trade.id);
           return (
             <PhoneCard
@@ -172,8 +174,8 @@ function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: bo
               head={
                 <>
                   <p className="pd-body1 pd-bold">{trade.symbol}</p>
-                  <StatusLabel label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} />
-                  <span className="pd-body2">{formatQuantity(tradeQuantity(trade))}</span>
+                  <StatusLabel label={v.side} color={v.sideColor} />
+                  <span className="pd-body2">{v.quantity}</span>
                 </>
               }
               end={<TradeStatusLabel status={trade.status} reason={trade.errorMessage} />}
@@ -184,28 +186,19 @@ function TradeCards({ trades, hydrated }: { trades: TradeRowData[]; hydrated: bo
                   </Fact>
                   <Fact label="Order">{`${trade.orderType} · ${trade.source}`}</Fact>
                   <Fact label="Entry" className="pd-num">
-                    {f.price ? formatPrice(f.price) : "Market"}
+                    {v.price ?? "Market"}
                   </Fact>
-                  <Fact label="P/L" className={cls("pd-num", f.pnlClass)} testId="trade-card-pnl">
-                    {f.pnl === null ? "—" : formatPnl(f.pnl)}
-                    {f.roi !== null ? ` (${D(f.roi).gt(0) ? "+" : ""}${formatPercent(f.roi)})` : ""}
+                  <Fact label="P/L" className={`pd-num ${v.pnlClass}`} testId="trade-card-pnl">
+                    {v.roi !== null ? `${v.pnl} (${v.roi})` : v.pnl}
                   </Fact>
-                  <Fact label="Max drawdown" className={cls("pd-num", f.drawdown?.gt(0) && "pd-c-error")}>
-                    {f.drawdown
-                      ? f.drawdown.gt(0)
-                        ? `-${formatPercent(f.drawdown.toString())}`
-                        : formatPercent("0")
-                      : "N/A"}
+                  <Fact label="Max drawdown" className={cls("pd-num", v.drawdownClass)}>
+                    {v.drawdown ?? "N/A"}
                   </Fact>
                   <Fact label="TP">
-                    {f.position ? `${takeProfitText(f.controls)}${f.tpProgress ? ` · ${f.tpProgress}` : ""}` : "—"}
+                    {v.takeProfit === null ? "—" : v.tpProgress ? `${v.takeProfit} · ${v.tpProgress}` : v.takeProfit}
                   </Fact>
-                  <Fact label="SL">{f.position?.stopPrice ? `@ ${formatPrice(f.position.stopPrice)}` : "None"}</Fact>
-                  <Fact label="BE / Trailing">
-                    {f.position
-                      ? `${breakEvenText(f.controls, f.position.breakEvenTriggered)} / ${trailingText(f.controls, f.position.trailingStopActive)}`
-                      : "Inactive / Inactive"}
-                  </Fact>
+                  <Fact label="SL">{v.stop}</Fact>
+                  <Fact label="BE / Trailing">{`${v.breakEven} / ${v.trailing}`}</Fact>
                 </>
               }
             >
@@ -271,31 +264,55 @@ function closingRoi(trade: Trade, position: TradePositionState): string | null {
   return margin.gt(0) ? D(pnl).div(margin).times(100).round(2).toString() : null;
 }
 
-/** What a row and a card show of a trade (one computation for both). */
-function tradeFigures(trade: TradeRowData) {
+/**
+ * What a row and a card show of a trade, formatted once per trade and render (issue 24: the
+ * cards were a second formatting pass over every trade; docs/decisions/043-one-ui-system.md).
+ */
+export function tradeView(trade: TradeRowData) {
   const price = tradePrice(trade);
   const pnl = tradePnl(trade);
   const position = trade.position ?? null;
   const controls = position?.advancedControls ?? null;
   const drawdown = position ? D(position.maxDrawdown || "0") : null;
-  const tpProgress = position ? takeProfitProgress(controls, position.ruleState) : null;
   const roi = position ? closingRoi(trade, position) : null;
-  const pnlClass = pnl === null ? "pd-muted" : D(pnl).gt(0) ? "pd-c-success" : D(pnl).lt(0) ? "pd-c-error" : "pd-text";
-  return { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass };
+  const roiSign = roi === null ? 0 : D(roi).gt(0) ? 1 : D(roi).lt(0) ? -1 : 0;
+  return {
+    side: trade.side.toUpperCase(),
+    sideColor: trade.side === "buy" ? "primary" : "error",
+    quantity: formatQuantity(tradeQuantity(trade)),
+    price: price ? formatPrice(price) : null,
+    /** Null without a position (the placeholder N/A). */
+    drawdown: drawdown ? (drawdown.gt(0) ? `-${formatPercent(drawdown.toString())}` : formatPercent("0")) : null,
+    drawdownClass: drawdown?.gt(0) ? "pd-c-error" : null,
+    /** Null without a position (the placeholder —). */
+    takeProfit: position ? takeProfitText(controls) : null,
+    tpProgress: position ? takeProfitProgress(controls, position.ruleState) : null,
+    stop: position?.stopPrice ? `@ ${formatPrice(position.stopPrice)}` : "None",
+    breakEven: position ? breakEvenText(controls, position.breakEvenTriggered) : "Inactive",
+    trailing: position ? trailingText(controls, position.trailingStopActive) : "Inactive",
+    pnl: pnl === null ? "—" : formatPnl(pnl),
+    pnlClass: pnl === null ? "pd-muted" : D(pnl).gt(0) ? "pd-c-success" : D(pnl).lt(0) ? "pd-c-error" : "pd-text",
+    /** Null when the trade has none (the placeholder N/A). */
+    roi: roi !== null ? `${roiSign > 0 ? "+" : ""}${formatPercent(roi)}` : null,
+    roiClass: roiSign > 0 ? "pd-c-success" : roiSign < 0 ? "pd-c-error" : null,
+  };
 }
+
+export type TradeView = ReturnType<typeof tradeView>;
 
 function TradeRow({
   trade,
+  v,
   open,
   onToggle,
   hydrated,
 }: {
   trade: TradeRowData;
+  v: TradeView;
   open: boolean;
   onToggle: () => void;
   hydrated: boolean;
 }) {
-  const { price, pnl, position, controls, drawdown, tpProgress, roi, pnlClass } = tradeFigures(trade);
   return (
     <tr
       className={cls("pd-tr pd-hover pd-pointer", open && "pd-open")}
@@ -310,30 +327,22 @@ function TradeRow({
           <p className="pd-body2 pd-bold" data-testid="trade-symbol">
             {trade.symbol}
           </p>
-          <StatusLabel label={trade.side.toUpperCase()} color={trade.side === "buy" ? "primary" : "error"} />
+          <StatusLabel label={v.side} color={v.sideColor} />
         </div>
-        <div className="pd-caption">{`${formatQuantity(tradeQuantity(trade))} · ${trade.orderType} · ${trade.source}`}</div>
+        <div className="pd-caption">{`${v.quantity} · ${trade.orderType} · ${trade.source}`}</div>
         <div className="pd-caption">
           <TimeText iso={trade.createdAt} short />
         </div>
       </td>
-      <td className="pd-td pd-num">{price ? formatPrice(price) : <Placeholder>Market</Placeholder>}</td>
-      <td className={cls("pd-td pd-num", drawdown?.gt(0) && "pd-c-error")} data-testid="trade-drawdown">
-        {drawdown ? (
-          drawdown.gt(0) ? (
-            `-${formatPercent(drawdown.toString())}`
-          ) : (
-            formatPercent("0")
-          )
-        ) : (
-          <Placeholder>N/A</Placeholder>
-        )}
+      <td className="pd-td pd-num">{v.price ?? <Placeholder>Market</Placeholder>}</td>
+      <td className={cls("pd-td pd-num", v.drawdownClass)} data-testid="trade-drawdown">
+        {v.drawdown ?? <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td pd-nowrap" data-testid="trade-tp">
-        {position ? (
+        {v.takeProfit !== null ? (
           <>
-            <div className="pd-body2">{takeProfitText(controls)}</div>
-            {tpProgress ? <div className="pd-caption">{tpProgress}</div> : null}
+            <div className="pd-body2">{v.takeProfit}</div>
+            {v.tpProgress ? <div className="pd-caption">{v.tpProgress}</div> : null}
           </>
         ) : (
           <HydratedTooltip title={TP_TIP}>
@@ -344,26 +353,20 @@ function TradeRow({
         )}
       </td>
       <td className="pd-td pd-nowrap" data-testid="trade-sl">
-        <Placeholder>{position?.stopPrice ? `@ ${formatPrice(position.stopPrice)}` : "None"}</Placeholder>
+        <Placeholder>{v.stop}</Placeholder>
       </td>
       <td className="pd-td" data-testid="trade-be">
-        <Placeholder>{position ? breakEvenText(controls, position.breakEvenTriggered) : "Inactive"}</Placeholder>
+        <Placeholder>{v.breakEven}</Placeholder>
       </td>
       <td className="pd-td" data-testid="trade-trailing">
-        <Placeholder>{position ? trailingText(controls, position.trailingStopActive) : "Inactive"}</Placeholder>
+        <Placeholder>{v.trailing}</Placeholder>
       </td>
       <td className="pd-td">100%</td>
-      <td className={cls("pd-td pd-num", pnlClass)} data-testid="trade-pnl">
-        {pnl === null ? "—" : formatPnl(pnl)}
+      <td className={`pd-td pd-num ${v.pnlClass}`} data-testid="trade-pnl">
+        {v.pnl}
       </td>
-      <td
-        className={cls(
-          "pd-td pd-num",
-          roi !== null && (D(roi).gt(0) ? "pd-c-success" : D(roi).lt(0) ? "pd-c-error" : null),
-        )}
-        data-testid="trade-roi"
-      >
-        {roi !== null ? `${D(roi).gt(0) ? "+" : ""}${formatPercent(roi)}` : <Placeholder>N/A</Placeholder>}
+      <td className={cls("pd-td pd-num", v.roiClass)} data-testid="trade-roi">
+        {v.roi ?? <Placeholder>N/A</Placeholder>}
       </td>
       <td className="pd-td">
         <TradeStatusLabel status={trade.status} reason={trade.errorMessage} testId="trade-status" />
