@@ -341,7 +341,7 @@ function CatalogLine({
         <Typography variant="body2" color="text.secondary">
           {catalog.fetchedAt
             ? `${catalog.total} perpetuals: Coinbase's list, read ${formatDateTime(catalog.fetchedAt)}`
-            : `${catalog.total} built-in perpetuals: Coinbase's product list has not been read yet (offline?)`}
+            : `${catalog.total} built-in perpetuals: Coinbase's product list has not been read yet`}
         </Typography>
         {canRefresh ? (
           <Form method="post" action="/market-data">
