@@ -38,11 +38,7 @@ export async function createTestApp(
   const database = await createTestDatabase(dialect, dbOptions);
   const config = loadConfig({
     NODE_ENV: "production",
-    // The process's own secret (tests/setup/setup-test-env.ts): the exchange the services share per
-    // database (exchange/factory.ts getExchange) decrypts stored credentials with it, as one
-    // production process has one APP_SECRET. A different literal here made a saved Coinbase
-    // connection undecryptable there, so Flatten all could not ask the exchange (a flaky test).
-    APP_SECRET: process.env.APP_SECRET!,
+    APP_SECRET: "integration-secret-0123456789abcdef0123456789",
     DATA_DIR: "/tmp/perpdesk-test-unused",
     ...env,
   });
