@@ -219,19 +219,6 @@ export async function refreshCatalog(
   return { products: listed.length, added, removed, skipped };
 }
 
-/** How many products the catalog holds now, and how many came from Coinbase's list. */
-export function catalogSummary(stored: StoredCatalog | null): {
-  products: number;
-  listed: number;
-  fetchedAt: number | null;
-} {
-  return {
-    products: listProducts().length,
-    listed: stored?.products.length ?? 0,
-    fetchedAt: stored?.fetchedAt ?? null,
-  };
-}
-
 export interface CatalogSyncOptions {
   /** Read Coinbase's list too (the worker), not only the stored catalog (the web). */
   refreshFromCoinbase?: boolean;

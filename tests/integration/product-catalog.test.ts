@@ -16,7 +16,7 @@ import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { createPriceFeed, getPrice } from "#exchange/simulator/price-feed.ts";
 import { FAKE_MORE_FUTURES, makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, openPositionOn, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -117,14 +117,7 @@ describe.each(testDialects())("every Coinbase perpetual on the simulator, %s", (
         order_type: "market",
       });
       expect(response.status).toBe(200);
-      const position = await waitFor("DOGE position open", () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "DOGE-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      );
+      const position = await openPositionOn(app, "DOGE-PERP");
       expect(D(position.quantity).eq(2000)).toBe(true);
       expect(D(position.entry_price).minus("0.38").abs().lte("0.001")).toBe(true);
     } finally {
@@ -194,17 +187,7 @@ describe.each(testDialects())("every Coinbase perpetual live on Coinbase, %s", (
       order_type: "market",
     });
     expect(response.status).toBe(200);
-    const position = await waitFor(
-      "DOGE position open",
-      () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("symbol", "=", "DOGE-PERP")
-          .where("status", "=", "open")
-          .executeTakeFirst(),
-      15_000,
-    );
+    const position = await openPositionOn(live.app, "DOGE-PERP");
     const sent = msw.fake.requestsTo("/orders", "POST").slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.body).toMatchObject({ product_id: "DOP-20DEC30-CDE" });
