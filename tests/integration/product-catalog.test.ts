@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { isKnownSymbol, listSymbols, setCatalog } from "#app/core/products.ts";
-import { PRODUCT_CATALOG_SETTING, readStoredCatalog } from "#exchange/coinbase/catalog.ts";
+import { PRODUCT_CATALOG_SETTING, readStoredCatalog, startCatalogSync } from "#exchange/coinbase/catalog.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { createPriceFeed, getPrice } from "#exchange/simulator/price-feed.ts";
 import { FAKE_MORE_FUTURES, makeCdpKey } from "#tests/msw/coinbase.ts";
@@ -149,6 +149,30 @@ describe.each(testDialects())("every Coinbase perpetual on the simulator, %s", (
       form: { intent: "refresh-products" },
     });
     expect(asTrader.status).toBe(403);
+  });
+
+  test("the sync loads the stored list into a process that lost it, and says a failed Coinbase read once", async () => {
+    setCatalog([]);
+    const errors: string[] = [];
+    const stop = await startCatalogSync(db(), {
+      refreshFromCoinbase: true,
+      refreshEveryMs: 20,
+      fetchImpl: async () => {
+        throw new TypeError("fetch failed: getaddrinfo ENOTFOUND api.coinbase.com");
+      },
+      onError: (message) => void errors.push(message),
+    });
+    try {
+      expect(isKnownSymbol("DOGE-PERP")).toBe(true);
+      await waitFor("a failed read reported", async () => errors.length > 0);
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      stop();
+    }
+    expect(errors).toEqual([
+      "Coinbase's product list could not be read (fetch failed: getaddrinfo ENOTFOUND api.coinbase.com); trading 5 known products",
+    ]);
+    expect(isKnownSymbol("DOGE-PERP")).toBe(true);
   });
 
   test("a product Coinbase stops listing stays known (its position can still close)", async () => {
