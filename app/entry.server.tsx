@@ -9,13 +9,13 @@ import createEmotionServer from "@emotion/server/create-instance";
 import CssBaseline from "@mui/material/CssBaseline";
 import { ThemeProvider } from "@mui/material/styles";
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { RemixServer } from "@remix-run/react";
 import { renderToString } from "react-dom/server.browser";
 import { getStatsLedger, statsCacheCounters } from "./services/statistics.server.ts";
 import { createEmotionCache } from "./mui/emotion.ts";
+import { emotionFiles } from "./mui/emotion-files.server.ts";
 import { theme } from "./mui/theme.ts";
 import { NonceContext, documentPolicy } from "./utils/nonce.ts";
 
@@ -58,36 +58,8 @@ export default function handleRequest(
   return new Response(html, { status: responseStatusCode, headers: responseHeaders });
 }
 
-type Chunks = ReturnType<ReturnType<typeof createEmotionServer>["extractCriticalToChunks"]>;
-
-// The page's emotion CSS (what its MUI components need) as a file named by its hash under
-// public/build/emotion/, linked from <head> instead of written into every page: the same
-// components give the same CSS, so a browser loads it once (cached a year, as /build/ is) and
-// each page is that much smaller (decision 043). Any web process writes the same bytes under
-// the same name (written aside, then renamed). If the folder cannot be written, the CSS goes
-// inline as before.
-const EMOTION_DIR = path.resolve("public/build/emotion");
-let writable = true;
-
-function emotionStyles(chunks: Chunks, inline: (chunks: Chunks) => string): string {
-  const css = chunks.styles.map((style) => style.css).join("");
-  if (!writable || css.length === 0) return inline(chunks);
-  const name = `${createHash("sha256").update(css).digest("hex").slice(0, 16)}.css`;
-  const file = path.join(EMOTION_DIR, name);
-  // A stat per page (a rebuild may have emptied public/build): microseconds.
-  if (!existsSync(file)) {
-    try {
-      mkdirSync(EMOTION_DIR, { recursive: true });
-      const aside = `${file}.${process.pid}.tmp`;
-      writeFileSync(aside, css);
-      renameSync(aside, file);
-    } catch {
-      writable = false;
-      return inline(chunks);
-    }
-  }
-  return `<link rel="stylesheet" href="/build/emotion/${name}"/>`;
-}
+// The page's emotion CSS is a linked file named by its hash (decision 043).
+const emotionStyles = emotionFiles(path.resolve("public/build/emotion"));
 
 /**
  * Called by server.ts once the web process listens: builds what the first pages would
