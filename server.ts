@@ -25,6 +25,7 @@ import { SESSION_POLICY, readSessionToken } from "./app/utils/session.server.ts"
 import { sessionPolicyRefusal } from "./app/services/session-policy.server.ts";
 import type { Database } from "./db/client.ts";
 import { getSessionUser, sessionIsLive } from "./db/queries/sessions.ts";
+import { bindExchangeConfig } from "./exchange/factory.ts";
 
 const BUILD_PATH = path.resolve("build/index.js");
 
@@ -120,6 +121,8 @@ export function createApp({
   mode = process.env.NODE_ENV ?? "production",
 }: CreateAppOptions) {
   const app = new Hono();
+  // The exchange the services share for this database reads saved credentials with this app's secret.
+  bindExchangeConfig(database.db, config);
   const getBuild = typeof build === "function" ? build : () => build;
   // One request handler per build (it compiles the route tree); a dev rebuild makes a new one.
   let current: { build: ServerBuild; handler: ReturnType<typeof createRequestHandler> } | null = null;

@@ -5,10 +5,12 @@
 //                                       prices): Coinbase's Advanced Trade sandbox only returns
 //                                       canned answers and never fills (docs/spec/exchange.md);
 //   - credentials with sandbox OFF   -> CoinbaseAdapter: real orders on Coinbase.
-// getExchange(db) returns one delegating adapter per database that checks, at most every
+// getExchange(db) returns one delegating adapter per database (reading saved credentials with
+// the APP_SECRET of the app serving it: bindExchangeConfig) that checks, at most every
 // CHECK_MS, whether the credentials (or the symbol map) changed, and switches without a
 // restart. Profiles and reports use the Coinbase Exchange API only when the credentials carry
 // a passphrase (getProfilesProvider / getRemoteReportsProvider, else null: the simulator's).
+import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { ProfilesProvider, RemoteReportsProvider } from "#app/core/exchange/accounts.ts";
 import { CoinbaseAdapter } from "#exchange/coinbase/adapter.ts";
@@ -309,17 +311,54 @@ export class SwitchingExchange implements ExchangeAdapter {
   }
 }
 
-const perDb = new WeakMap<Db, SwitchingExchange>();
+// The configuration of the app serving each database (bound by createApp, server.ts): kept on
+// globalThis because the Remix build bundles its own copy of this module beside the one
+// server.ts imports. The exchanges themselves stay per copy (each copy's error classes).
+const appConfigs = ((globalThis as Record<symbol, unknown>)[Symbol.for("perpdesk.exchangeConfigs")] ??=
+  new WeakMap()) as WeakMap<Db, CredentialsConfig>;
+const perDb = new WeakMap<Db, Map<string, SwitchingExchange>>();
 
 /**
- * The exchange of this process for `db` (one per database, so its cache and checks are
- * shared). `config` only matters the first time (tests whose APP_SECRET is not the process's).
+ * Binds the app's configuration to its database: getExchange(db) then reads saved credentials
+ * with the APP_SECRET of the app serving `db`, not with whatever the process's environment says
+ * (the same in production: one app, one secret per process; tests run apps with their own).
  */
-export function getExchange(db: Db, config?: CredentialsConfig): SwitchingExchange {
-  let exchange = perDb.get(db);
+export function bindExchangeConfig(db: Db, config: CredentialsConfig): void {
+  const { appSecret, COINBASE_API_KEY, COINBASE_API_SECRET, COINBASE_SANDBOX } = config;
+  appConfigs.set(db, { appSecret, COINBASE_API_KEY, COINBASE_API_SECRET, COINBASE_SANDBOX });
+}
+
+/** One cache key per configuration (a digest: secrets are not kept as keys). */
+const configKey = (config: CredentialsConfig | undefined) =>
+  config === undefined
+    ? "process"
+    : createHash("sha256")
+        .update(
+          JSON.stringify([
+            config.appSecret,
+            config.COINBASE_API_KEY,
+            config.COINBASE_API_SECRET,
+            config.COINBASE_SANDBOX,
+          ]),
+        )
+        .digest("hex");
+
+/**
+ * The exchange of this process for `db` (one per database and configuration, so its cache and
+ * checks are shared). `config` defaults to the one bound to `db` by the app serving it
+ * (bindExchangeConfig), else the process's.
+ */
+export function getExchange(db: Db, config: CredentialsConfig | undefined = appConfigs.get(db)): SwitchingExchange {
+  let byConfig = perDb.get(db);
+  if (!byConfig) {
+    byConfig = new Map();
+    perDb.set(db, byConfig);
+  }
+  const key = configKey(config);
+  let exchange = byConfig.get(key);
   if (!exchange) {
     exchange = new SwitchingExchange(db, { config, watch: false });
-    perDb.set(db, exchange);
+    byConfig.set(key, exchange);
     exchange.resolve().catch(() => undefined); // decide early, so the first name/label is right
   }
   return exchange;

@@ -34,14 +34,14 @@ export async function insertSimProfileIgnore(db: Db, values: Insertable<Profiles
   await db.insertInto("profiles").ignore().values(values).execute();
 }
 
-/** profiles.id of the profile with this id (`by: "id"`) or this profile_id key (`by: "key"`); throws when there is none. */
-export async function getSimProfileId(db: Db, by: "id" | "key", value: string): Promise<string> {
+/** profiles.id of the profile with this id (`by: "id"`) or this profile_id key (`by: "key"`); undefined when there is none. */
+export async function getSimProfileId(db: Db, by: "id" | "key", value: string): Promise<string | undefined> {
   const row = await db
     .selectFrom("profiles")
     .select("id")
     .where(by === "id" ? "id" : "profile_id", "=", value)
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .executeTakeFirst();
+  return row?.id;
 }
 
 /** Gives the profile its starting balance in `currency` unless it has one (INSERT IGNORE). */

@@ -1,6 +1,7 @@
 // The paper account: one simulator profile (`profiles`, source "simulator") with a USDC
 // balance in `balances` (available = free collateral, hold = margin of open positions + what
-// resting orders hold back), created on first use, race-safe (unique key + INSERT IGNORE);
+// resting orders hold back), created on first use, race-safe (unique key + INSERT IGNORE,
+// retried as an InnoDB deadlock victim);
 // and its books under the account's lock. Every state change (order, balance, position) is
 // one transaction that locks the balance row first (lockBalance: FOR UPDATE on MySQL; on
 // SQLite a no-op UPDATE takes the write lock before anything is read), so all trades of one
@@ -8,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { ExchangeError } from "#app/core/exchange/errors.ts";
 import {
+  getSimAvailable,
   getSimProfileId,
   insertSimBalanceIgnore,
   insertSimProfileIgnore,
@@ -16,7 +18,7 @@ import {
   saveSimPosition,
   updateSimBalance,
 } from "#db/queries/simulator.ts";
-import type { Db } from "#db/queries/util.ts";
+import { type Db, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { SimPositionRow } from "#db/schema.ts";
 import type { PositionState } from "./matching.ts";
 import { norm } from "./rows.ts";
@@ -34,28 +36,46 @@ export interface PaperAccountOptions {
   startingBalance: string;
 }
 
-/** The paper profile's id (profiles.id), creating the profile and its balance when missing. */
+/**
+ * The paper profile's id (profiles.id), creating the profile and its balance when missing.
+ * Read first: once the account exists (every start but the very first) nothing is inserted,
+ * so no duplicate-key lock is taken. Processes creating it together race on INSERT IGNORE
+ * (unique key: one profile, one balance); on InnoDB that race can deadlock (two duplicate
+ * inserts holding S locks on the key, both wanting its insert-intention lock: seen when the
+ * key's record was delete-marked), so each insert is retried as a deadlock victim; it is
+ * idempotent, and a rolled-back attempt left nothing.
+ */
 export async function createPaperAccount(db: Db, options: PaperAccountOptions): Promise<string> {
-  const now = Date.now();
   const explicit = options.profileId;
-  // INSERT IGNORE on a unique key: two processes starting together make one profile.
-  await insertSimProfileIgnore(db, {
-    id: explicit ?? randomUUID(),
-    profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
-    name: explicit ? (options.profileName ?? "Paper trading") : "Paper trading",
-    is_default: explicit ? 0 : 1,
-    active: 1,
-    trading_enabled: 1,
-    has_margin_enabled: 1,
-    source: "simulator",
-    created_at: now,
-    updated_at: now,
-  });
-  const profileId = explicit
-    ? await getSimProfileId(db, "id", explicit)
-    : await getSimProfileId(db, "key", DEFAULT_PAPER_PROFILE_KEY);
-  await insertSimBalanceIgnore(db, profileId, options.currency, options.startingBalance, now);
-  return profileId;
+  const find = () =>
+    explicit ? getSimProfileId(db, "id", explicit) : getSimProfileId(db, "key", DEFAULT_PAPER_PROFILE_KEY);
+  let profileId = await find();
+  if (profileId === undefined) {
+    await transactionWithLockRetry(db, (trx) => {
+      const now = Date.now();
+      return insertSimProfileIgnore(trx, {
+        id: explicit ?? randomUUID(),
+        profile_id: explicit ?? DEFAULT_PAPER_PROFILE_KEY,
+        name: explicit ? (options.profileName ?? "Paper trading") : "Paper trading",
+        is_default: explicit ? 0 : 1,
+        active: 1,
+        trading_enabled: 1,
+        has_margin_enabled: 1,
+        source: "simulator",
+        created_at: now,
+        updated_at: now,
+      });
+    });
+    profileId = await find();
+    if (profileId === undefined) throw new ExchangeError("The paper profile could not be created");
+  }
+  const account = profileId;
+  if ((await getSimAvailable(db, account, options.currency)) === undefined) {
+    await transactionWithLockRetry(db, (trx) =>
+      insertSimBalanceIgnore(trx, account, options.currency, options.startingBalance, Date.now()),
+    );
+  }
+  return account;
 }
 
 export interface LockedBalance {

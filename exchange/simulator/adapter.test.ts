@@ -1,6 +1,7 @@
 // The paper-trading exchange on both dialects. Every expected amount below is computed by
 // hand in the comment beside it (defaults: taker fee 0.0006, maker fee 0.0002, slippage
 // 0.0005, starting balance 10000 USDC).
+import { InsertQueryNode, type KyselyPlugin, type QueryId } from "kysely";
 import { beforeEach, describe, expect, test } from "vitest";
 import { D, sum } from "#app/core/decimal.ts";
 import {
@@ -45,6 +46,32 @@ const limit = (
   type: "limit",
   price,
 });
+
+/**
+ * A plugin making the first INSERT into `table` fail, once it has run, the way InnoDB fails a
+ * deadlock victim (errno 1213, as in db/queries/util.test.ts): the transaction it is in rolls
+ * back, so whatever that attempt wrote before it must leave no trace.
+ */
+function deadlockOnFirstInsert(table: string) {
+  const inserts = new WeakSet<QueryId>();
+  let injected = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node, queryId }) {
+      if (InsertQueryNode.is(node) && node.into?.table.identifier.name === table) inserts.add(queryId);
+      return node;
+    },
+    async transformResult({ queryId, result }) {
+      if (injected === 0 && inserts.has(queryId)) {
+        injected++;
+        throw Object.assign(new Error("Deadlock found when trying to get lock; try restarting transaction"), {
+          errno: 1213,
+        });
+      }
+      return result;
+    },
+  };
+  return { plugin, injected: () => injected };
+}
 
 describe.each(testDialects())("simulator exchange on %s", (dialect) => {
   const fresh = freshDatabase(dialect);
@@ -510,6 +537,50 @@ describe.each(testDialects())("simulator exchange on %s", (dialect) => {
     expect(await b.getBalances()).toEqual([{ currency: "USDC", available: "10000", hold: "0" }]);
     // 100 x 2.2011 = 220.11 margin, fee 0.132066
     expect(await a.getBalances()).toEqual([{ currency: "USDC", available: "279.757934", hold: "220.11" }]);
+  });
+
+  test("a fill chosen as a deadlock victim is run again on MySQL: filled once, nothing doubled", async () => {
+    await sim().ensureAccount();
+    await setPrice(fresh.db, "BTC-PERP", "95000", "test");
+    // The order row is the fill's last insert: the balance and the position were written before it.
+    const deadlock = deadlockOnFirstInsert("sim_orders");
+    const adapter = new SimulatorAdapter(fresh.db.withPlugin(deadlock.plugin));
+    const request = market("BTC-PERP", "buy", "0.01", { leverage: 2 });
+    const orders = () => fresh.db.selectFrom("sim_orders").selectAll().execute();
+    if (dialect === "mysql") {
+      const order = await adapter.placeOrder(request);
+      expect(deadlock.injected()).toBe(1);
+      expect(order).toMatchObject({ status: "filled", filledQuantity: "0.01", averagePrice: "95047.5" });
+      expect((await orders()).map((o) => [o.client_order_id, o.status])).toEqual([[request.clientOrderId, "filled"]]);
+      // fill 95047.5; notional 950.475; margin 475.2375; fee 0.570285: debited once
+      expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "9524.192215", hold: "475.2375" });
+      expect(await adapter.getPositions()).toMatchObject([{ symbol: "BTC-PERP", side: "long", quantity: "0.01" }]);
+    } else {
+      // SQLite has no deadlock victims: the error is not retried, and the attempt left nothing.
+      await expect(adapter.placeOrder(request)).rejects.toThrow(/Deadlock/);
+      expect(await orders()).toEqual([]);
+      expect(await usdc(adapter)).toEqual({ currency: "USDC", available: "10000", hold: "0" });
+      expect(await positionRow("BTC-PERP")).toBeUndefined();
+    }
+  });
+
+  test("creating the paper account as a deadlock victim is run again on MySQL: one profile, one balance", async () => {
+    // Seen under load: processes starting together deadlocked on the profile's INSERT IGNORE.
+    const deadlock = deadlockOnFirstInsert("profiles");
+    const adapter = new SimulatorAdapter(fresh.db.withPlugin(deadlock.plugin));
+    if (dialect === "mysql") {
+      const id = await adapter.ensureAccount();
+      expect(deadlock.injected()).toBe(1);
+      expect(await sim().ensureAccount()).toBe(id);
+    } else {
+      await expect(adapter.ensureAccount()).rejects.toThrow(/Deadlock/);
+      expect(await fresh.db.selectFrom("profiles").selectAll().execute()).toEqual([]);
+      await adapter.ensureAccount(); // a failed creation is not cached: the next call creates it
+    }
+    expect(await fresh.db.selectFrom("profiles").select("profile_id").execute()).toEqual([
+      { profile_id: DEFAULT_PAPER_PROFILE_KEY },
+    ]);
+    expect(await adapter.getBalances()).toEqual([{ currency: "USDC", available: "10000", hold: "0" }]);
   });
 
   test("four parallel callers trading one account leave the books consistent", async () => {

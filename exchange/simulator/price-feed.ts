@@ -14,7 +14,7 @@ import { Big, D, parseDecimal, roundToIncrement } from "#app/core/decimal.ts";
 import { judgePrice } from "#app/core/price-source.ts";
 import { type ProductSpec, listProducts, productOf as catalogProduct } from "#app/core/products.ts";
 import { firstOpensSince, recordCandleTicks } from "#db/queries/candles.ts";
-import { isMysql } from "#db/queries/util.ts";
+import { isMysql, transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 
 export interface MarketPrice {
@@ -85,8 +85,10 @@ export async function setPrices(db: Kysely<DB>, updates: PriceUpdate[]): Promise
       rows.map((r) => ({ symbol: r.symbol, price: r.price, at: r.updated_at })),
     );
   };
+  // Inside the caller's transaction it is the caller's to retry; alone, a deadlock victim
+  // (e.g. with another process's tick on the same rows) is written again.
   if (db.isTransaction) await write(db);
-  else await db.transaction().execute(write);
+  else await transactionWithLockRetry(db, write);
   return rows.map((r) => ({
     symbol: r.symbol,
     price: r.price,

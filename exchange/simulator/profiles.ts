@@ -7,7 +7,10 @@
 // - delete: not the default profile, a distinct active destination; every balance moves to
 //   the destination, nothing may be on hold, then the profile is deactivated;
 // - each change is one transaction: the profile rows are locked first (in id order), then the
-//   balances, so concurrent transfers serialise and never leave money half-moved.
+//   balances, so concurrent transfers serialise and never leave money half-moved. A trade
+//   takes them the other way (its balance lock, then the profile's key through the order's
+//   foreign key), so on InnoDB one of the two can be a deadlock victim: each change is
+//   re-run then (transactionWithLockRetry; it has no effect outside its transaction).
 import type { Kysely } from "kysely";
 import { D, parseDecimal } from "#app/core/decimal.ts";
 import {
@@ -21,6 +24,7 @@ import {
   lockProfiles,
   setAvailable,
 } from "#db/queries/profiles.ts";
+import { transactionWithLockRetry } from "#db/queries/util.ts";
 import type { DB } from "#db/schema.ts";
 import type { ExchangeProfile, ProfilesProvider, TransferRequest } from "#app/core/exchange/accounts.ts";
 import { SIMULATOR_NAME, SimulatorAdapter } from "./adapter.ts";
@@ -97,7 +101,7 @@ export class SimulatorProfiles implements ProfilesProvider {
     if (trimmed.length > MAX_PROFILE_NAME)
       throw new ProfileError(`Profile name must be at most ${MAX_PROFILE_NAME} characters`);
     await this.account.ensureAccount();
-    const created = await this.db.transaction().execute(async (trx) => {
+    const created = await transactionWithLockRetry(this.db, async (trx) => {
       const profile = await insertProfile(trx, { name: trimmed, source: SIMULATOR_NAME });
       await ensureBalanceRow(trx, profile.id, this.account.currency);
       return profile;
@@ -121,7 +125,7 @@ export class SimulatorProfiles implements ProfilesProvider {
     const amount = parseTransferAmount(request.amount);
     await this.account.ensureAccount();
 
-    await this.db.transaction().execute(async (trx) => {
+    await transactionWithLockRetry(this.db, async (trx) => {
       const locked = await lockProfiles(trx, [fromProfileId, toProfileId]);
       const from = this.requireActive(locked.get(fromProfileId), fromProfileId, "source");
       this.requireActive(locked.get(toProfileId), toProfileId, "destination");
@@ -157,7 +161,7 @@ export class SimulatorProfiles implements ProfilesProvider {
     if (profileId === toProfileId) throw new ProfileError("The destination must be another profile");
     await this.account.ensureAccount();
 
-    await this.db.transaction().execute(async (trx) => {
+    await transactionWithLockRetry(this.db, async (trx) => {
       const locked = await lockProfiles(trx, [profileId, toProfileId]);
       const profile = this.requireActive(locked.get(profileId), profileId, "profile");
       this.requireActive(locked.get(toProfileId), toProfileId, "destination");

@@ -17,6 +17,7 @@ import {
   LAST_CALL_SETTING,
   type SwitchingExchange,
   createExchange,
+  getExchange,
   getProfilesProvider,
   getRemoteReportsProvider,
   testCoinbaseConnection,
@@ -92,6 +93,12 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       async () => exchange.mode === (sandbox ? "coinbase-sandbox" : "coinbase-live"),
       5000,
     );
+    // Saving live credentials reads the account's value for the Exchanges table with the
+    // app's secret (exchange-connections.server.ts refreshLiveValue): balance reads, never an
+    // order. What a test checks next starts from here.
+    for (const r of msw.fake.state.requests)
+      expect(`${r.method} ${r.path}`).toMatch(/^GET \/(accounts|cfm\/balance_summary)$/);
+    msw.fake.state.requests.length = 0;
   };
 
   test("no credentials: the simulator; saved live credentials switch to Coinbase without a restart; sandbox on goes back to paper", async () => {
@@ -301,6 +308,17 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
     expect((await stranded.testConnection()).success).toBe(false);
     const health = await checkExchange({ db: db(), config: other });
     expect(health.status).toBe("error");
+    expect(msw.fake.state.requests).toEqual([]);
+  });
+
+  test("the exchange the services share reads the saved connection with its app's APP_SECRET, not the process's", async () => {
+    // This app's secret is not the process's (tests/setup/app.ts): createApp bound it to the database.
+    expect(app.config.appSecret).not.toBe(process.env.APP_SECRET);
+    await connectLive(false);
+    expect((await getExchange(db()).resolve()).mode).toBe("coinbase-live");
+    expect(getExchange(db())).toBe(getExchange(db(), app.config)); // one per database and secret
+    const other = { ...app.config, appSecret: "another-app-secret-0123456789abcdef0123456789" };
+    expect((await getExchange(db(), other).resolve()).mode).toBe("unavailable");
     expect(msw.fake.state.requests).toEqual([]);
   });
 

@@ -15,10 +15,7 @@ import { processPriceTicks } from "#worker/monitor/price-loop.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
 describe.each(testDialects())("open orders and flatten on %s", (dialect) => {
-  // The process's APP_SECRET: the exchange the services share per database (exchange/factory.ts
-  // getExchange) decrypts the saved Coinbase connection with it; another one made Flatten all's
-  // check fail on timing.
-  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+  const app = freshApp(dialect, {}, { file: true });
   const cookies = registeredAccounts(app, {
     admin: "flat_admin",
     trader: "flat_trader",
