@@ -21,7 +21,12 @@ export const S = sheet("pos", {
       "& .pd-td:last-of-type": { pr: 2 },
     },
     // Twice the class: MUI's Paper rules are one class too.
-    [theme.breakpoints.down("sm")]: { "&&": { border: 0, bgcolor: "transparent" } },
+    [theme.breakpoints.down("sm")]: {
+      "&&": { border: 0, bgcolor: "transparent" },
+      // The card's top line: the row's arrow beside the symbol, not halfway down the stack.
+      "& td:first-of-type > .pd-hstack": { alignItems: "flex-start" },
+      "& td:first-of-type > .pd-hstack > svg": { mt: 0.25 },
+    },
   },
   /** The screen's sx on its head cells (app/styles/rows.css.ts's pd-td is the rest). */
   th: { fontWeight: 600, lineHeight: 1.3 },
