@@ -27,6 +27,7 @@ import {
   screenshot as fullScreenshot,
   silenceLiveUpdates,
   squash,
+  cardText,
   unexpectedErrors,
   type Session,
   useSuite,
@@ -352,15 +353,19 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     // A phone (390 px): each position is a card with its figures and its own Close; the table is hidden.
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      await expect.poll(() => page.getByTestId("position-card").count()).toBe(3);
-      expect(await page.getByTestId("positions-table").isVisible()).toBe(false);
-      const card = page.locator('[data-testid=position-card][data-symbol="ETH-PERP"]');
-      const text = squash(await card.innerText());
-      expect(text).toMatch(/^ETH-PERP LONG 0\.5000 OPEN Entry 3,?401\.7000 Mark 3,?400\.0000 P\/L /);
+      // The table's own rows, laid out as cards by CSS (ui/phone-cards.css.ts): its head row visually hidden.
+      await expect.poll(() => page.getByTestId("position-row").count()).toBe(3);
+      expect((await page.getByTestId("positions-table").locator("thead").boundingBox())!.width).toBeLessThanOrEqual(1);
+      const card = page.locator('[data-testid=position-row][data-symbol="ETH-PERP"]');
+      const text = await cardText(card);
       expect(text).toMatch(
-        /Margin 1,?700\.8500 · 1x cross Liq\. price — TP Multi-TP \(3\/3\) · 0 of 3 hit SL @ 3,?384\.69\d* worker only BE \/ Trailing Active \/ Active Price chart · Edit Close$/,
+        /^ETH-PERP LONG 0\.5000 1x cross margin 1,?700\.8500 Price chart · Edit OPEN Entry \/ Current 3,?401\.7000 3,?400\.0000 liq\. — /,
       );
-      expect(await page.getByTestId("card-close-ETH-PERP").isVisible()).toBe(true);
+      expect(text).toMatch(
+        /TP Multi-TP \(3\/3\) 0 of 3 hit SL 0\.5% @ 3,?384\.69\d* worker only BE Active Trailing Active Portfolio .+ P\/L .+ ROI .+ Close$/,
+      );
+      expect(await card.getByTestId("close-ETH-PERP").isVisible()).toBe(true);
+      expect((await card.boundingBox())!.width).toBeLessThanOrEqual(390);
       await screenshot("04-rows-390");
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });

@@ -234,7 +234,8 @@ describe("Price chart (SQLite, own instance, prices from a fake Coinbase)", () =
     // From the 390 px card: its "Price chart" link leads here.
     await page.goto("/positions");
     await waitForHydration(page, problems);
-    await page.getByTestId("position-cards").getByTestId("position-chart-link").click();
+    expect((await page.getByTestId("positions-table").locator("thead").boundingBox())!.width).toBeLessThanOrEqual(1);
+    await page.locator("[data-testid=position-row]").getByTestId("position-chart-link").click();
     await page.waitForURL((url) => url.pathname === `/positions/${position.id}/chart`);
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(unexpectedErrors(problems)).toEqual([]);

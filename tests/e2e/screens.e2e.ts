@@ -35,6 +35,7 @@ import {
   signedInWithoutJs,
   silenceLiveUpdates,
   squash,
+  cardText,
   submitForm,
   type Session,
   useSuite,
@@ -894,19 +895,27 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     const page = adminPage;
     const trade = await placeManualBuy(page);
     const pageWidth = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth);
+    // The table's head row, visually hidden when CSS lays the rows out as cards (ui/phone-cards.css.ts).
+    const headWidth = async (p: Page) =>
+      (await p.getByTestId("trade-history-table").locator("thead").boundingBox())?.width ?? 0;
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await gotoHydrated(page, "/trade-history", "Trade History", adminProblems);
-      const card = page.locator(`[data-testid=trade-card][data-trade-id="${trade.id}"]`);
+      // The trade's row, laid out as a card (one markup per row, issue 24).
+      const card = page.locator(`[data-testid=trade-row][data-trade-id="${trade.id}"]`);
       await visible(card);
-      expect(await page.getByTestId("trade-history-table").isVisible()).toBe(false);
+      expect(await headWidth(page)).toBeLessThanOrEqual(1);
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
-      expect(squash(await card.innerText())).toMatch(
-        /^ETH-PERP BUY 0\.0200 executed Time .+ Order market · manual Entry \d+\.\d{4} P\/L — Max drawdown .+% TP Manual SL None BE \/ Trailing Inactive \/ Inactive Details$/,
+      expect(await cardText(card)).toMatch(
+        /^ETH-PERP BUY 0\.0200 · market · manual .+ executed Entry \d+\.\d{4} Max Drawdown .+% TP Manual SL None BE Inactive Trailing Inactive Portfolio 100% P\/L — ROI .+$/,
       );
       // With JavaScript the card opens the row's details in place, still within the screen.
-      await card.getByTestId("trade-card-expand").click();
-      await visible(card.getByTestId("trade-details"));
+      const expand = card.getByTestId("trade-expand");
+      expect(await expand.getAttribute("aria-label")).toMatch(/^Show details of trade /);
+      await expand.click();
+      await visible(
+        page.locator(`[data-testid=trade-details-row][data-trade-id="${trade.id}"]`).getByTestId("trade-details"),
+      );
       expect(await pageWidth(page)).toBeLessThanOrEqual(390);
       await screenshot(page, "screens-12-trade-history-390");
     } finally {
@@ -917,8 +926,10 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     try {
       await nojs.setViewportSize({ width: 390, height: 844 });
       await nojs.goto("/trade-history");
-      await visible(nojs.locator(`[data-testid=trade-card][data-trade-id="${trade.id}"]`));
-      expect(await nojs.getByTestId("trade-history-table").isVisible()).toBe(false);
+      const card = nojs.locator(`[data-testid=trade-row][data-trade-id="${trade.id}"]`);
+      await visible(card);
+      expect(await headWidth(nojs)).toBeLessThanOrEqual(1);
+      expect(await cardText(card)).toMatch(/^ETH-PERP BUY 0\.0200 · market · manual .+ executed Entry \d+\.\d{4} /);
       expect(await pageWidth(nojs)).toBeLessThanOrEqual(390);
       await screenshot(nojs, "screens-12-trade-history-390-nojs");
     } finally {

@@ -683,6 +683,38 @@ export async function expectToastOnScreen(page: Page, title: string, description
     .toEqual([expect.stringMatching(new RegExp(`^${escapeRe(title)} ${escapeRe(description)}$`))]);
 }
 
+/**
+ * A table row as a phone user reads it when CSS lays it out as a card (below 600 px,
+ * app/components/ui/phone-cards.css.ts): its visible cells top to bottom, left to right, each
+ * as the label its `::before` draws (the cell's data-label) and its text; squashed. The label
+ * is only there when the card layout draws it, so this also checks the layout is on.
+ */
+export async function cardText(row: Locator): Promise<string> {
+  const text = await row.evaluate((tr) =>
+    [...tr.children]
+      .map((td) => {
+        const box = td.getBoundingClientRect();
+        const content = getComputedStyle(td, "::before").content;
+        const label = content.startsWith('"')
+          ? (JSON.parse(content) as string)
+          : content.startsWith("attr(")
+            ? (td.getAttribute(content.slice(5, -1).trim()) ?? "")
+            : "";
+        return {
+          top: Math.round(box.top),
+          left: box.left,
+          shown: box.height > 0,
+          text: `${label} ${(td as HTMLElement).innerText}`,
+        };
+      })
+      .filter((c) => c.shown)
+      .sort((a, b) => a.top - b.top || a.left - b.left)
+      .map((c) => c.text)
+      .join(" "),
+  );
+  return squash(text);
+}
+
 /** Lines of a stat card: [title, value, description?]. */
 export async function cardLines(page: Page, testId: string): Promise<string[]> {
   return (await page.getByTestId(testId).innerText())

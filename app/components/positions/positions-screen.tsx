@@ -29,7 +29,7 @@ import { useCan } from "../layout/permissions.tsx";
 import { S } from "./positions-screen.css.ts";
 import { outlinedSmallError } from "../ui/plain-button.css.ts";
 import { useExpanded } from "../ui/use-expanded.ts";
-import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
+import { CARD_TOP, S as CARDS } from "../ui/phone-cards.css.ts";
 import { PositionDetail } from "./position-detail.tsx";
 import {
   breakEvenText,
@@ -113,8 +113,8 @@ function ClosePositionButton({ symbol, testId = `close-${symbol}` }: { symbol: s
     >
       <input type="hidden" name="intent" value="close" />
       <input type="hidden" name="symbol" value={symbol} />
-      {/* A plain button with MUI's small outlined error Button's look as a static class: two per
-          position (row and card), ~0.5 ms of emotion each as an MUI Button (decision 043). */}
+      {/* A plain button with MUI's small outlined error Button's look as a static class: one per
+          position, ~0.5 ms of emotion each as an MUI Button (decision 043). */}
       <button type="submit" className={outlinedSmallError} disabled={busy} data-testid={testId}>
         {busy ? "Closing..." : "Close"}
       </button>
@@ -192,7 +192,7 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
           </div>
         </div>
       </td>
-      <td className="pd-td pd-num">
+      <td className="pd-td pd-num" data-label="Entry / Current">
         <div>{formatPrice(p.entryPrice)}</div>
         <Caption>{formatPrice(p.currentPrice)}</Caption>
         <PriceNote p={p} />
@@ -202,37 +202,39 @@ function PositionRow({ p, expanded, onToggle }: { p: PositionItem; expanded: boo
           </span>
         </Caption>
       </td>
-      <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")}>
+      <td className={cls("pd-td pd-num", drawdown.gt(0) && "pd-c-error")} data-label="Max Drawdown">
         {drawdown.gt(0) ? `-${formatPercent(p.maxDrawdown)}` : formatPercent("0")}
       </td>
-      <td className="pd-td pd-nowrap">
+      <td className="pd-td pd-nowrap" data-label="TP">
         <div>{takeProfitText(controls)}</div>
         {tpProgress ? <Caption>{tpProgress}</Caption> : null}
       </td>
-      <td className="pd-td pd-nowrap">
+      <td className="pd-td pd-nowrap" data-label="SL">
         <div>{stopLossText(controls)}</div>
         {p.stopPrice ? <Caption>@ {formatPrice(p.stopPrice)}</Caption> : null}
         <StopNote p={p} />
       </td>
-      <td className="pd-td">
+      <td className="pd-td" data-label="BE">
         <StateChip label={be} />
       </td>
-      <td className="pd-td">
+      <td className="pd-td" data-label="Trailing">
         <StateChip label={trailing} />
         {trailing === "Tracking" && p.trailingBestPrice ? (
           <Caption>best {formatPrice(p.trailingBestPrice)}</Caption>
         ) : null}
       </td>
-      <td className="pd-td pd-num">{formatPercent(p.portfolioPercent)}</td>
-      <td className="pd-td pd-num">
+      <td className="pd-td pd-num" data-label="Portfolio">
+        {formatPercent(p.portfolioPercent)}
+      </td>
+      <td className="pd-td pd-num" data-label="P/L">
         <div className={cls("pd-nowrap", signClass(p.unrealizedPnl))}>{formatPnl(p.unrealizedPnl)}</div>
         {!D(p.realizedPnl || "0").eq(0) ? <Caption>realised {formatPnl(p.realizedPnl)}</Caption> : null}
         {!D(p.funding || "0").eq(0) ? <Caption>incl. funding {formatPnl(p.funding)}</Caption> : null}
       </td>
-      <td className={cls("pd-td pd-num", signClass(p.roi))}>
+      <td className={cls("pd-td pd-num", signClass(p.roi))} data-label="ROI">
         {p.roi == null ? "—" : `${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)}`}
       </td>
-      <td className="pd-td">
+      <td className={`pd-td ${CARD_TOP}`}>
         <StatusLabel
           label={positionStatusText(p)}
           color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"}
@@ -304,122 +306,45 @@ export const LIQUIDATION_HINT =
   "Liquidation price: where the loss would use up the margin backing the position (the exchange's own figure on Coinbase)";
 
 /**
- * On a phone (below 600 px; ui/phone-cards.tsx) each position is a card with what a trader acts on: side and
- * size, entry and mark, unrealized P&L, protection, margin and liquidation, and Close. The
- * table stays for wider screens; both come from the same rows, so they always agree.
+ * The positions' table; below 600 px CSS lays the same rows out as cards (ui/phone-cards.css.ts):
+ * the Position cell (symbol, side and size, leverage, margin, the chart and Edit links) with the
+ * status (CARD_TOP) on the top line, every other cell a fact labelled by its `data-label`, and
+ * Close at the bottom. One markup for both (issue 24: the cards were a second copy of every row).
  */
-function PositionCards({ positions }: { positions: PositionItem[] }) {
-  const canClose = useCan("positions.close");
-  return (
-    <PhoneCards testId="position-cards">
-      {positions.map((p) => {
-        const controls = p.advancedControls;
-        return (
-          <PhoneCard
-            key={p.id}
-            testId="position-card"
-            data={{ "data-symbol": p.symbol }}
-            head={
-              <>
-                <p className="pd-body1 pd-bold">{p.symbol}</p>
-                <span className={cls("pd-bold", p.side === "long" ? "pd-c-primary" : "pd-c-error")}>
-                  {p.side.toUpperCase()}
-                </span>
-                <span className="pd-body2">{formatQuantity(p.remainingQuantity)}</span>
-              </>
-            }
-            end={
-              <StatusLabel
-                label={positionStatusText(p)}
-                color={positionStatusText(p) === "PARTIAL" ? "warning" : "success"}
-              />
-            }
-            facts={
-              <>
-                <Fact label="Entry" className="pd-num">
-                  {formatPrice(p.entryPrice)}
-                </Fact>
-                <Fact label="Mark" className="pd-num">
-                  {formatPrice(p.currentPrice)}
-                  <PriceNote p={p} />
-                </Fact>
-                <Fact label="P/L" className={cls("pd-num", signClass(p.unrealizedPnl))}>
-                  {formatPnl(p.unrealizedPnl)}
-                  {p.roi == null ? "" : ` (${D(p.roi).gt(0) ? "+" : ""}${formatPercent(p.roi)})`}
-                </Fact>
-                <Fact label="Margin" className="pd-num">
-                  {formatPrice(p.margin)} · {p.leverage}x {p.marginType}
-                </Fact>
-                <Fact label="Liq. price" title={LIQUIDATION_HINT} className="pd-num">
-                  {p.liquidationPrice ? formatPrice(p.liquidationPrice) : "—"}
-                </Fact>
-                {!D(p.funding || "0").eq(0) ? (
-                  <Fact label="Funding" title={FUNDING_HINT} className={cls("pd-num", signClass(p.funding))}>
-                    {formatPnl(p.funding)}
-                  </Fact>
-                ) : null}
-                <Fact label="TP">
-                  {takeProfitText(controls)}
-                  {takeProfitProgress(controls, p.ruleState) ? ` · ${takeProfitProgress(controls, p.ruleState)}` : ""}
-                </Fact>
-                <Fact label="SL">
-                  {p.stopPrice ? `@ ${formatPrice(p.stopPrice)}` : "None"}
-                  <StopNote p={p} />
-                </Fact>
-                <Fact label="BE / Trailing">
-                  {breakEvenText(controls, p.breakEvenTriggered)} / {trailingText(controls, p.trailingStopActive)}
-                </Fact>
-              </>
-            }
-          >
-            <p className="pd-body2">
-              <ChartLink p={p} />
-            </p>
-            {canClose ? <ClosePositionButton symbol={p.symbol} testId={`card-close-${p.symbol}`} /> : null}
-          </PhoneCard>
-        );
-      })}
-    </PhoneCards>
-  );
-}
-
 export function PositionsTable({ positions }: { positions: PositionItem[] }) {
   const { isExpanded, toggle } = useExpanded();
   return (
-    <>
-      <PositionCards positions={positions} />
-      <Paper variant="outlined" className={S.container}>
-        <Table size="small" data-testid="positions-table">
-          <thead>
-            <tr className="pd-tr">
-              {COLUMNS.map((c, i) => (
-                <th
-                  key={c}
-                  className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)}
-                  scope="col"
-                >
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {positions.map((p) => (
-              <Fragment key={p.id}>
-                <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
-                {isExpanded(p.id) ? (
-                  <tr className="pd-tr" data-testid="position-detail-row">
-                    <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
-                      <PositionDetail position={p} />
-                    </td>
-                  </tr>
-                ) : null}
-              </Fragment>
+    <Paper variant="outlined" className={S.container}>
+      <Table size="small" className={CARDS.table} data-testid="positions-table">
+        <thead>
+          <tr className="pd-tr">
+            {COLUMNS.map((c, i) => (
+              <th
+                key={c}
+                className={cls("pd-td", S.th, i === 0 && S.stickyLeft, i === COLUMNS.length - 1 && S.stickyRight)}
+                scope="col"
+              >
+                {c}
+              </th>
             ))}
-          </tbody>
-        </Table>
-      </Paper>
-    </>
+          </tr>
+        </thead>
+        <tbody>
+          {positions.map((p) => (
+            <Fragment key={p.id}>
+              <PositionRow p={p} expanded={isExpanded(p.id)} onToggle={() => toggle(p.id)} />
+              {isExpanded(p.id) ? (
+                <tr className="pd-tr" data-testid="position-detail-row">
+                  <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
+                    <PositionDetail position={p} />
+                  </td>
+                </tr>
+              ) : null}
+            </Fragment>
+          ))}
+        </tbody>
+      </Table>
+    </Paper>
   );
 }
 

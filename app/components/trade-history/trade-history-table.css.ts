@@ -2,8 +2,8 @@
 import { sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("th-table", {
-  /** TableContainer: from 600 px; below, the cards (ui/phone-cards.tsx). */
-  container: { width: "100%", overflowX: "auto", display: { xs: "none", sm: "block" } },
+  /** TableContainer; below 600 px its rows are cards (ui/phone-cards.css.ts). */
+  container: { width: "100%", overflowX: "auto" },
   /** The screen's sx on its Table: `"& th, & td": { px: 1 }`. */
   table: { "& th, & td": { px: 1 } },
   /** The empty row's cell: sx py 5, centred. */

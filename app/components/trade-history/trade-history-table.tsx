@@ -9,7 +9,6 @@ import ExpandLess from "@mui/icons-material/ExpandLess";
 import ExpandMore from "@mui/icons-material/ExpandMore";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
-import Button from "@mui/material/Button";
 import CircularProgress from "@mui/material/CircularProgress";
 import IconButton from "@mui/material/IconButton";
 import Stack from "@mui/material/Stack";
@@ -41,7 +40,7 @@ import { cls } from "../ui/cls.ts";
 import { S } from "./trade-history-table.css.ts";
 import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
 import { useExpanded } from "../ui/use-expanded.ts";
-import { Fact, PhoneCard, PhoneCards } from "../ui/phone-cards.tsx";
+import { CARD_TOP, S as CARDS } from "../ui/phone-cards.css.ts";
 import { SignalTimelineView } from "../signals/signal-timeline.tsx";
 import type { TradePositionState } from "#app/services/trade-history.server.ts";
 import { breakEvenText, takeProfitProgress, takeProfitText, trailingText } from "../positions/position-texts.ts";
@@ -93,6 +92,10 @@ function TimeText({ iso, short }: { iso: string | null | undefined; short?: bool
 
 // MUI's Table (size small, the screen's 8 px cell padding); its head and body cells are plain
 // cells with the static row classes (app/styles/rows.css.ts: pd-td, pd-th, pd-nowrap, pd-right).
+// Below 600 px CSS lays the same rows out as cards (ui/phone-cards.css.ts; issue 25: the table
+// was 1,158 px wide at 390 px): the Position cell and, right of it, the status and the expand
+// button (CARD_TOP) on the top line, every other cell a fact labelled by its `data-label`.
+// One markup for both (issue 24: the cards were a second copy of every row).
 
 /** A row: the trade, with its position's state when it has one (GET /api/trades). */
 export type TradeRowData = Trade & { position?: TradePositionState | null };
@@ -102,128 +105,52 @@ export function TradeHistoryTable({ trades }: { trades: TradeRowData[] }) {
   const { isExpanded, toggle } = useExpanded();
   const views = useMemo(() => trades.map(tradeView), [trades]);
   return (
-    <>
-      <div className={S.container}>
-        <Table size="small" className={S.table} aria-label="Trade history" data-testid="trade-history-table">
-          <thead>
+    <div className={S.container}>
+      <Table
+        size="small"
+        className={cls(S.table, CARDS.table)}
+        aria-label="Trade history"
+        data-testid="trade-history-table"
+      >
+        <thead>
+          <tr className="pd-tr">
+            {COLUMNS.map((c) => (
+              <th key={c} className={cls("pd-td pd-th pd-nowrap", c === "Actions" && "pd-right")} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {trades.length === 0 ? (
             <tr className="pd-tr">
-              {COLUMNS.map((c) => (
-                <th key={c} className={cls("pd-td pd-th pd-nowrap", c === "Actions" && "pd-right")} scope="col">
-                  {c}
-                </th>
-              ))}
+              <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
+                <Typography>No trades found</Typography>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {trades.length === 0 ? (
-              <tr className="pd-tr">
-                <td className={cls("pd-td", S.empty)} colSpan={COLUMNS.length} data-testid="trade-history-empty">
-                  <Typography>No trades found</Typography>
-                </td>
-              </tr>
-            ) : (
-              trades.map((trade, i) => (
-                <Fragment key={trade.id}>
-                  <TradeRow
-                    trade={trade}
-                    v={views[i]}
-                    open={isExpanded(trade.id)}
-                    onToggle={() => toggle(trade.id)}
-                    hydrated={hydrated}
-                  />
-                  {isExpanded(trade.id) ? (
-                    <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
-                      <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
-                        <TradeDetailsPanel id={trade.id} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))
-            )}
-          </tbody>
-        </Table>
-      </div>
-      {/* After the table, so the table's cells come first in the document (what a desktop locator finds first). */}
-      <TradeCards trades={trades} views={views} hydrated={hydrated} />
-    </>
-  );
-}
-
-/**
- * On a phone (below 600 px) each trade is a card (ui/phone-cards.tsx, as on Positions; issue
- * 25: the table was 1,158 px wide at 390 px): the table's figures as label / value pairs,
- * and with JavaScript a Details button that shows the expanded row's panel in the card.
- */
-function TradeCards({ trades, views, hydrated }: { trades: TradeRowData[]; views: TradeView[]; hydrated: boolean }) {
-  // Its own expanded set: a row expanded in the table does not load its details a second time in a hidden card.
-  const { isExpanded: open, toggle: onToggle } = useExpanded();
-  return (
-    <PhoneCards testId="trade-cards" label="Trade history">
-      {trades.length === 0 ? (
-        <PhoneCard testId="trade-card-empty" head={<Typography>No trades found</Typography>} />
-      ) : (
-        trades.map((trade, i) => {
-          const v = views[i];
-          const expanded = open(trade.id);
-          return (
-            <PhoneCard
-              key={trade.id}
-              testId="trade-card"
-              data={{ "data-trade-id": trade.id, "data-status": trade.status }}
-              head={
-                <>
-                  <p className="pd-body1 pd-bold">{trade.symbol}</p>
-                  <StatusLabel label={v.side} color={v.sideColor} />
-                  <span className="pd-body2">{v.quantity}</span>
-                </>
-              }
-              end={<TradeStatusLabel status={trade.status} reason={trade.errorMessage} />}
-              facts={
-                <>
-                  <Fact label="Time">
-                    <TimeText iso={trade.createdAt} short />
-                  </Fact>
-                  <Fact label="Order">{`${trade.orderType} · ${trade.source}`}</Fact>
-                  <Fact label="Entry" className="pd-num">
-                    {v.price ?? "Market"}
-                  </Fact>
-                  <Fact label="P/L" className={`pd-num ${v.pnlClass}`} testId="trade-card-pnl">
-                    {v.roi !== null ? `${v.pnl} (${v.roi})` : v.pnl}
-                  </Fact>
-                  <Fact label="Max drawdown" className={cls("pd-num", v.drawdownClass)}>
-                    {v.drawdown ?? "N/A"}
-                  </Fact>
-                  <Fact label="TP">
-                    {v.takeProfit === null ? "—" : v.tpProgress ? `${v.takeProfit} · ${v.tpProgress}` : v.takeProfit}
-                  </Fact>
-                  <Fact label="SL">{v.stop}</Fact>
-                  <Fact label="BE / Trailing">{`${v.breakEven} / ${v.trailing}`}</Fact>
-                </>
-              }
-            >
-              {/* The details load with JavaScript only, as in the table. */}
-              {hydrated ? (
-                <Button
-                  size="small"
-                  variant="outlined"
-                  aria-expanded={expanded}
-                  data-testid="trade-card-expand"
-                  onClick={() => onToggle(trade.id)}
-                >
-                  {expanded ? "Hide details" : "Details"}
-                </Button>
-              ) : null}
-              {expanded ? (
-                <Box sx={{ mt: 1.5 }}>
-                  <TradeDetailsPanel id={trade.id} />
-                </Box>
-              ) : null}
-            </PhoneCard>
-          );
-        })
-      )}
-    </PhoneCards>
+          ) : (
+            trades.map((trade, i) => (
+              <Fragment key={trade.id}>
+                <TradeRow
+                  trade={trade}
+                  v={views[i]}
+                  open={isExpanded(trade.id)}
+                  onToggle={() => toggle(trade.id)}
+                  hydrated={hydrated}
+                />
+                {isExpanded(trade.id) ? (
+                  <tr className="pd-tr" data-testid="trade-details-row" data-trade-id={trade.id}>
+                    <td className={cls("pd-td", S.detail)} colSpan={COLUMNS.length}>
+                      <TradeDetailsPanel id={trade.id} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            ))
+          )}
+        </tbody>
+      </Table>
+    </div>
   );
 }
 
@@ -265,8 +192,7 @@ function closingRoi(trade: Trade, position: TradePositionState): string | null {
 }
 
 /**
- * What a row and a card show of a trade, formatted once per trade and render (issue 24: the
- * cards were a second formatting pass over every trade; docs/decisions/043-one-ui-system.md).
+ * What a row shows of a trade, formatted once per trade and render (docs/decisions/043-one-ui-system.md).
  */
 export function tradeView(trade: TradeRowData) {
   const price = tradePrice(trade);
@@ -334,11 +260,13 @@ function TradeRow({
           <TimeText iso={trade.createdAt} short />
         </div>
       </td>
-      <td className="pd-td pd-num">{v.price ?? <Placeholder>Market</Placeholder>}</td>
-      <td className={cls("pd-td pd-num", v.drawdownClass)} data-testid="trade-drawdown">
+      <td className="pd-td pd-num" data-label="Entry">
+        {v.price ?? <Placeholder>Market</Placeholder>}
+      </td>
+      <td className={cls("pd-td pd-num", v.drawdownClass)} data-label="Max Drawdown" data-testid="trade-drawdown">
         {v.drawdown ?? <Placeholder>N/A</Placeholder>}
       </td>
-      <td className="pd-td pd-nowrap" data-testid="trade-tp">
+      <td className="pd-td pd-nowrap" data-label="TP" data-testid="trade-tp">
         {v.takeProfit !== null ? (
           <>
             <div className="pd-body2">{v.takeProfit}</div>
@@ -352,26 +280,28 @@ function TradeRow({
           </HydratedTooltip>
         )}
       </td>
-      <td className="pd-td pd-nowrap" data-testid="trade-sl">
+      <td className="pd-td pd-nowrap" data-label="SL" data-testid="trade-sl">
         <Placeholder>{v.stop}</Placeholder>
       </td>
-      <td className="pd-td" data-testid="trade-be">
+      <td className="pd-td" data-label="BE" data-testid="trade-be">
         <Placeholder>{v.breakEven}</Placeholder>
       </td>
-      <td className="pd-td" data-testid="trade-trailing">
+      <td className="pd-td" data-label="Trailing" data-testid="trade-trailing">
         <Placeholder>{v.trailing}</Placeholder>
       </td>
-      <td className="pd-td">100%</td>
-      <td className={`pd-td pd-num ${v.pnlClass}`} data-testid="trade-pnl">
+      <td className="pd-td" data-label="Portfolio">
+        100%
+      </td>
+      <td className={`pd-td pd-num ${v.pnlClass}`} data-label="P/L" data-testid="trade-pnl">
         {v.pnl}
       </td>
-      <td className={cls("pd-td pd-num", v.roiClass)} data-testid="trade-roi">
+      <td className={cls("pd-td pd-num", v.roiClass)} data-label="ROI" data-testid="trade-roi">
         {v.roi ?? <Placeholder>N/A</Placeholder>}
       </td>
-      <td className="pd-td">
+      <td className={`pd-td ${CARD_TOP}`}>
         <TradeStatusLabel status={trade.status} reason={trade.errorMessage} testId="trade-status" />
       </td>
-      <td className="pd-td pd-right">
+      <td className={`pd-td pd-right ${CARD_TOP}`}>
         {/* The details load with JavaScript only, so the button comes with hydration: 50 IconButtons
             less in every server render (decision 043). */}
         {hydrated ? (
