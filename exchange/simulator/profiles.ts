@@ -6,11 +6,15 @@
 //   orders cannot move);
 // - delete: not the default profile, a distinct active destination; every balance moves to
 //   the destination, nothing may be on hold, then the profile is deactivated;
-// - each change is one transaction: the profile rows are locked first (in id order), then the
-//   balances, so concurrent transfers serialise and never leave money half-moved. A trade
-//   takes them the other way (its balance lock, then the profile's key through the order's
-//   foreign key), so on InnoDB one of the two can be a deadlock victim: each change is
-//   re-run then (transactionWithLockRetry; it has no effect outside its transaction).
+// - each change is one transaction that takes its locks in the order trades take them: the
+//   balance rows first (of both profiles, in key order), then the profile rows (in id order),
+//   then the checks. A trade locks its balance row, then its profile's key through the order's
+//   foreign key, so a transfer or a delete and a trade wait for each other on the balance and
+//   never in a cycle; concurrent transfers serialise the same way and never leave money
+//   half-moved. A destination's missing balance row is created after the checks, under the
+//   profile's lock, so a refusal leaves none behind. Each change still runs in
+//   transactionWithLockRetry (it has no effect outside its transaction): on InnoDB, creating
+//   that missing row can meet another transaction's lock on the same key.
 import type { Kysely } from "kysely";
 import { D, parseDecimal } from "#app/core/decimal.ts";
 import {
@@ -126,13 +130,13 @@ export class SimulatorProfiles implements ProfilesProvider {
     await this.account.ensureAccount();
 
     await transactionWithLockRetry(this.db, async (trx) => {
+      // Balances, then profiles: the order a trade takes them in (see the header).
+      const balances = await listBalances(trx, [fromProfileId, toProfileId], { forUpdate: true });
       const locked = await lockProfiles(trx, [fromProfileId, toProfileId]);
       const from = this.requireActive(locked.get(fromProfileId), fromProfileId, "source");
       this.requireActive(locked.get(toProfileId), toProfileId, "destination");
-      await ensureBalanceRow(trx, toProfileId, currency);
-      const balances = await listBalances(trx, [fromProfileId, toProfileId], { forUpdate: true });
       const source = balances.find((b) => b.profileId === fromProfileId && b.currency === currency);
-      const target = balances.find((b) => b.profileId === toProfileId && b.currency === currency)!;
+      const target = balances.find((b) => b.profileId === toProfileId && b.currency === currency);
       const available = source?.available ?? "0";
       if (D(available).lt(amount)) {
         throw new ProfileError(
@@ -140,9 +144,18 @@ export class SimulatorProfiles implements ProfilesProvider {
           409,
         );
       }
+      if (!target) await ensureBalanceRow(trx, toProfileId, currency);
       const now = Date.now();
       await setAvailable(trx, fromProfileId, currency, D(available).minus(amount).toString(), now);
-      await setAvailable(trx, toProfileId, currency, D(target.available).plus(amount).toString(), now);
+      await setAvailable(
+        trx,
+        toProfileId,
+        currency,
+        D(target?.available ?? "0")
+          .plus(amount)
+          .toString(),
+        now,
+      );
       await insertTransfer(trx, {
         fromProfileId,
         toProfileId,
@@ -162,11 +175,12 @@ export class SimulatorProfiles implements ProfilesProvider {
     await this.account.ensureAccount();
 
     await transactionWithLockRetry(this.db, async (trx) => {
+      // Balances, then profiles: the order a trade takes them in (see the header).
+      const balances = await listBalances(trx, [profileId, toProfileId], { forUpdate: true });
       const locked = await lockProfiles(trx, [profileId, toProfileId]);
       const profile = this.requireActive(locked.get(profileId), profileId, "profile");
       this.requireActive(locked.get(toProfileId), toProfileId, "destination");
       if (profile.isDefault) throw new ProfileError("The default profile cannot be deleted", 409);
-      const balances = await listBalances(trx, [profileId, toProfileId], { forUpdate: true });
       const now = Date.now();
       for (const balance of balances.filter((b) => b.profileId === profileId)) {
         if (D(balance.hold).gt(0)) {
@@ -176,8 +190,8 @@ export class SimulatorProfiles implements ProfilesProvider {
           );
         }
         if (!D(balance.available).gt(0)) continue;
-        await ensureBalanceRow(trx, toProfileId, balance.currency);
         const target = balances.find((b) => b.profileId === toProfileId && b.currency === balance.currency);
+        if (!target) await ensureBalanceRow(trx, toProfileId, balance.currency);
         await setAvailable(
           trx,
           toProfileId,

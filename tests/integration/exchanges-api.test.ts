@@ -35,9 +35,10 @@ afterAll(() => server.close());
 type Json = Record<string, any>;
 
 describe.each(testDialects())("exchanges and credentials API on %s", (dialect) => {
-  // The process's own configuration (what getExchange reads credentials with) and the
-  // app's must share APP_SECRET, as they do in production.
-  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
+  // The app's own APP_SECRET (tests/setup/app.ts), not this process's: Test reaches Coinbase
+  // through getExchange, which reads saved credentials with the secret of the app serving the
+  // database (bindExchangeConfig).
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   const consoleLines: string[] = [];
@@ -640,7 +641,6 @@ describe.each(testDialects())("exchanges and credentials API on %s", (dialect) =
 
 describe.each(testDialects())("credentials from the environment on %s", (dialect) => {
   const app = freshApp(dialect, {
-    APP_SECRET: process.env.APP_SECRET!,
     COINBASE_API_KEY: goodKey.apiKey,
     COINBASE_API_SECRET: goodKey.apiSecret.replace(/\n/g, "\\n"),
     COINBASE_SANDBOX: "false",

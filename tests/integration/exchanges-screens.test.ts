@@ -19,7 +19,7 @@ beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterAll(() => server.close());
 
 describe.each(testDialects())("exchanges and API settings screens on %s", (dialect) => {
-  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! });
+  const app = freshApp(dialect);
   let admin: string;
   let user: string;
   beforeAll(async () => {

@@ -26,7 +26,7 @@ useCoinbaseFake({ cdpKeys: [key] });
 const CONFIG = CONTRACT_TEST_CONFIG;
 
 describe.each(testDialects())("simulator with Coinbase contract sizes on %s", (dialect) => {
-  const app = freshApp(dialect, { APP_SECRET: process.env.APP_SECRET! }, { file: true });
+  const app = freshApp(dialect, {}, { file: true });
   let admin: string;
   let trader: string;
   let secret: string;
