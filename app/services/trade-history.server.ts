@@ -22,6 +22,7 @@ import { queryInt } from "#app/utils/api.server.ts";
 import type { DB } from "#db/schema.ts";
 import { strategyNames } from "./strategies.server.ts";
 import { sharedRead } from "./shared-read.server.ts";
+import { getClosedTradesPnlFor } from "./statistics.server.ts";
 
 export type TradePositionState = Pick<
   Position,
@@ -105,7 +106,7 @@ export async function loadTradeHistory(request: Request, context: AppLoadContext
   const filter = tradeDbFilter(filters, strategy);
   // Pages asking at about the same time share one read (decision 037): everyone sees the same trades.
   const key = `trade-history|${strategy}|${filters.status}|${filters.symbol}|${before ? `${before.createdAt}_${before.id}` : ""}`;
-  const [page, strategies, totals] = await sharedRead(context.db, key, () =>
+  const [page, strategies, totals, pnl] = await sharedRead(context.db, key, () =>
     Promise.all([
       pageTrades(context.db, { ...filter, limit: TRADE_HISTORY_LIMIT, before }).then(async (p) => ({
         trades: await withPositions(context.db, p.trades),
@@ -113,6 +114,9 @@ export async function loadTradeHistory(request: Request, context: AppLoadContext
       })),
       strategyNames(context.db),
       tradeHistoryTotals(context.db, filter),
+      // The P&L card's figure for the same filter (GET /api/closed-trades-pnl), so that it is on
+      // the page without JavaScript too.
+      getClosedTradesPnlFor(context.db, filter),
     ]),
   );
   return {
@@ -123,5 +127,6 @@ export async function loadTradeHistory(request: Request, context: AppLoadContext
     strategy,
     strategies,
     totals,
+    pnl,
   };
 }

@@ -871,8 +871,12 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await nojs.goto("/history?symbol=xrp");
       await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(50);
       expect(await cardLines(nojs, "card-total-trades")).toEqual(["Total Trades", "60", "Matching the filters"]);
-      // The P&L card is loaded by the browser (GET /api/closed-trades-pnl with the filter).
-      expect(await cardLines(nojs, "card-trade-pnl")).toEqual(["P&L", "—", "Realized P&L: needs JavaScript"]);
+      // The P&L card's figure comes with the page (the loader's GET /api/closed-trades-pnl for the filter).
+      expect(await cardLines(nojs, "card-trade-pnl")).toEqual([
+        "P&L",
+        "0.00",
+        "All time, net of fees: 0 closing trades",
+      ]);
       expect(await rowIds(nojs)).toEqual(xrpIds.slice(0, 50));
       const older = nojs.getByTestId("trades-older");
       expect(await older.getAttribute("href")).toMatch(/^\/history\?symbol=xrp&before=\d+_paging-010$/);

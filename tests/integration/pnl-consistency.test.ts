@@ -83,6 +83,11 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
 
   test("the header, the statistics, the 24 h P&L and the portfolio summary equal the sum of the rows", async () => {
     expect(await api("/api/closed-trades-pnl")).toEqual({ totalPnL: TOTAL, realizedMatches: 4, closingTrades: 3 });
+    // Trade History's P&L card comes with the page (no JavaScript needed): the same figure.
+    const history = await api<{ pnl: unknown }>(
+      `/trade-history?_data=${encodeURIComponent("routes/_app+/trade-history")}`,
+    );
+    expect(history.pnl).toEqual({ totalPnL: TOTAL, realizedMatches: 4, closingTrades: 3 });
     const stats = await api<Record<string, { totalPnl: string; totalTrades: number }>>("/api/performance-stats");
     // The statistics show money with 2 decimals (SPEC): the same total, rounded half up.
     for (const period of ["allTime", "month", "week"])
@@ -178,6 +183,12 @@ describe.each(testDialects())("one P&L truth on %s", (dialect) => {
       D(total).plus("0.3").toString(),
     );
     expect(await api("/api/closed-trades-pnl")).toEqual({
+      totalPnL: total,
+      realizedMatches: 5,
+      closingTrades: 4,
+      funding: "-0.3",
+    });
+    expect((await api<{ pnl: unknown }>(`/history?_data=${encodeURIComponent("routes/_app+/history")}`)).pnl).toEqual({
       totalPnL: total,
       realizedMatches: 5,
       closingTrades: 4,

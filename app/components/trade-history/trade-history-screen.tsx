@@ -7,8 +7,9 @@
 // filter), so without JavaScript the filters are a GET form and "Older" a link (?before=).
 // With JavaScript the filters typed narrow the rows at once and apply on the server after a
 // pause; the newest page polls GET /api/trades?limit=50 (every 30 s; live trade updates
-// refresh it sooner), the counts GET /api/trades/summary, the P&L card loads
-// GET /api/closed-trades-pnl in the browser (every 30 s), each with the same filter, and
+// refresh it sooner), the counts GET /api/trades/summary, the P&L card GET /api/closed-trades-pnl
+// (every 30 s; the loader sends its first figure, so it is there without JavaScript), each with
+// the same filter, and
 // "Older" loads the next page in place (X-Next-Cursor), as Activity Logs does.
 import Alert from "@mui/material/Alert";
 import Button from "@mui/material/Button";
@@ -83,6 +84,8 @@ export interface TradeHistoryData {
   strategies?: { id: string; name: string }[];
   /** The header's counts for the filters, over every page (issue 22). */
   totals?: TradeCounts;
+  /** The P&L card's figure for the filters (GET /api/closed-trades-pnl), polled after hydration. */
+  pnl?: ClosedTradesPnl;
 }
 
 type Query<T> = ReturnType<typeof useApiQuery<T>>;
@@ -170,7 +173,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
   const totals = current(counts)?.data ?? data.totals;
   const summary = totals ?? tradeSummary(all);
   const pnl = current(pnlState) ?? { data: undefined, error: null };
-  const pnlData = pnl.data;
+  const pnlData = pnl.data ?? data.pnl;
   const totalPnL = pnlData?.totalPnL ?? null;
   const closing = pnlData?.closingTrades ?? 0;
   const pnlStatus =
@@ -179,9 +182,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
     ? `All time, net of fees: ${closing} closing ${closing === 1 ? "trade" : "trades"}${pnlData.funding && !D(pnlData.funding).eq(0) ? `, funding ${formatPnl(pnlData.funding)}` : ""}`
     : pnl.error
       ? `Unavailable: ${errorText(pnl.error, "Unknown error")}`
-      : hydrated
-        ? "Loading realized P&L..."
-        : "Realized P&L: needs JavaScript";
+      : "Loading realized P&L...";
   const narrowed = hasFilters(data.filters) || strategy !== "";
 
   const olderHref = (cursor: string) =>
@@ -244,7 +245,7 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
       <Poll<ClosedTradesPnl>
         key={`pnl|${applied}`}
         url={`/api/closed-trades-pnl${apiQuery() ? `?${apiQuery()}` : ""}`}
-        initialData={undefined}
+        initialData={data.pnl}
         intervalMs={PNL_POLL_MS}
         onState={(query) => setPnlState({ key: applied, query })}
       />
