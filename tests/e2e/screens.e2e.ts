@@ -363,7 +363,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     const since = Date.now();
     const [download] = await Promise.all([
       page.waitForEvent("download", { timeout: 10_000 }),
-      page.getByRole("button", { name: "Export", exact: true }).click(),
+      page.getByRole("link", { name: "Export", exact: true }).click(),
     ]);
     expect(download.suggestedFilename()).toBe("trade-history.csv");
     const csv = readFileSync((await download.path())!, "utf8");
@@ -375,7 +375,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     let downloads = 0;
     const onDownload = () => (downloads += 1);
     page.on("download", onDownload);
-    await page.getByRole("button", { name: "Export", exact: true }).click();
+    await page.getByRole("link", { name: "Export", exact: true }).click();
     await expectToastShown(
       page,
       "No trades to export",
@@ -871,6 +871,17 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
       await nojs.goto("/history?symbol=xrp");
       await expect.poll(() => tradeRows(nojs).count(), { timeout: 10_000 }).toBe(50);
       expect(await cardLines(nojs, "card-total-trades")).toEqual(["Total Trades", "60", "Matching the filters"]);
+      // Export is a link to the page's CSV: the filter's 50 newest rows, the columns of the file the browser writes.
+      const [download] = await Promise.all([
+        nojs.waitForEvent("download", { timeout: 10_000 }),
+        nojs.getByRole("link", { name: "Export", exact: true }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe("trade-history.csv");
+      const exported = readFileSync((await download.path())!, "utf8")
+        .trim()
+        .split("\r\n");
+      expect(exported.length).toBe(51);
+      expect(exported.slice(1).map((line) => line.split(",").at(-2))).toEqual(xrpIds.slice(0, 50));
       // The P&L card's figure comes with the page (the loader's GET /api/closed-trades-pnl for the filter).
       expect(await cardLines(nojs, "card-trade-pnl")).toEqual([
         "P&L",

@@ -2,7 +2,8 @@
 // call GET /api/trades/{id}/details (docs/spec/api.md#shapes, api.md): 401, 404, the answer's shape.
 import { beforeAll, describe, expect, test } from "vitest";
 import { insertSignal } from "#db/queries/signals.ts";
-import { insertTrade, updateTrade } from "#db/queries/trades.ts";
+import { tradeHistoryCsv } from "#app/core/trade-history.ts";
+import { type Trade, insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
@@ -117,6 +118,20 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       ])
         expect(card, String(fact)).toMatch(fact);
     }
+
+    // Export without JavaScript: the button is a link to the page's CSV, the same file the
+    // browser writes from the rows shown (trade-history.csv, its columns).
+    const html = await (await app.fetch("/history?symbol=eth", { cookie: user })).text();
+    expect(html).toContain(
+      'href="/api/trades?limit=50&amp;format=csv&amp;search=eth" download="trade-history.csv" data-testid="trade-history-export"',
+    );
+    const csv = await app.fetch("/api/trades?limit=50&format=csv&search=eth", { cookie: user });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toBe('attachment; filename="trade-history.csv"');
+    const page = (await (await app.fetch("/api/trades?search=eth&limit=50", { cookie: user })).json()) as Trade[];
+    expect(await csv.text()).toBe(tradeHistoryCsv(page));
+    expect((await app.fetch("/api/trades?format=csv")).status).toBe(401);
 
     const response = await app.fetch(`/api/trades/${trade!.id}/details`, { cookie: user });
     expect(response.status).toBe(200);

@@ -252,12 +252,18 @@ function TradeHistoryBody({ data }: { data: TradeHistoryData }) {
       <div className={S.head}>
         <Typography variant="h1">Trade History</Typography>
         <div className={S.grow} />
-        {/* Disabled before hydration: nothing to export without JavaScript. */}
+        {/* A link to the page's CSV (GET /api/trades?format=csv, the same filter and page), which
+            works without JavaScript; with it, the rows shown (typed filters, older pages loaded in place). */}
         <Button
           variant="outlined"
           startIcon={<Download />}
-          onClick={exportCsv}
-          disabled={!hydrated}
+          href={`/api/trades?${apiQuery({ limit: TRADE_HISTORY_LIMIT, format: "csv", ...(data.before ? { before: data.before } : {}) })}`}
+          download={TRADE_HISTORY_FILE}
+          onClick={(event: React.MouseEvent) => {
+            if (!hydrated) return;
+            event.preventDefault();
+            exportCsv();
+          }}
           data-testid="trade-history-export"
         >
           Export

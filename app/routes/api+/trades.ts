@@ -5,17 +5,32 @@
 // `before=<cursor>` for the next page (trades written meanwhile never shift a page).
 // status "executed" is executed or completed; symbol is exact, search a case-insensitive
 // substring of the symbol (Trade History's Symbol filter); strategy an id or "default".
+// `format=csv` answers the same page as Trade History's Export file (trade-history.csv, its
+// columns), so the screen's Export works without JavaScript too.
 import { type ActionFunctionArgs, type LoaderFunctionArgs, json } from "@remix-run/node";
+import { TRADE_HISTORY_FILE, tradeHistoryCsv } from "#app/core/trade-history.ts";
 import { ManualOrderSchema, manualOrderFromBody } from "#app/core/schemas/manual-order.ts";
 import { placeManualOrder } from "#app/services/orders.server.ts";
 import { apiTradesPage } from "#app/services/trade-history.server.ts";
-import { firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
+import { NO_STORE, firstIssue, jsonError, readJsonObject } from "#app/utils/api.server.ts";
 import { requireUser, requirePermission } from "#app/services/sessions.server.ts";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireUser(request, context);
-  const { trades, nextCursor } = await apiTradesPage(context.db, new URL(request.url).searchParams);
-  return json(trades, { headers: nextCursor !== null ? { "X-Next-Cursor": nextCursor } : {} });
+  const params = new URL(request.url).searchParams;
+  const { trades, nextCursor } = await apiTradesPage(context.db, params);
+  const cursor: Record<string, string> = nextCursor !== null ? { "X-Next-Cursor": nextCursor } : {};
+  if (params.get("format") === "csv")
+    return new Response(tradeHistoryCsv(trades), {
+      headers: {
+        ...NO_STORE,
+        ...cursor,
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${TRADE_HISTORY_FILE}"`,
+        "X-Total-Count": String(trades.length),
+      },
+    });
+  return json(trades, { headers: cursor });
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
