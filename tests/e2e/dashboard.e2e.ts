@@ -608,7 +608,7 @@ describe("dashboard (SQLite, own instance)", () => {
     const onDownload = () => (downloads += 1);
     page.on("download", onDownload);
     let since = Date.now();
-    await panel.getByRole("button", { name: "Export to CSV", exact: true }).click();
+    await panel.getByRole("link", { name: "Export to CSV", exact: true }).click();
     await expectToastShown(
       page,
       "No logs to export",
@@ -636,7 +636,7 @@ describe("dashboard (SQLite, own instance)", () => {
     since = Date.now();
     const [download] = await Promise.all([
       page.waitForEvent("download", { timeout: 10_000 }),
-      panel.getByRole("button", { name: "Export to CSV", exact: true }).click(),
+      panel.getByRole("link", { name: "Export to CSV", exact: true }).click(),
     ]);
     const dayAfter = localDate();
     const name = download.suggestedFilename();
@@ -660,7 +660,7 @@ describe("dashboard (SQLite, own instance)", () => {
     await waitForHydration(page, adminProblems);
     const [fresh] = await Promise.all([
       page.waitForEvent("download", { timeout: 10_000 }),
-      page.getByTestId("activity-log-panel").getByRole("button", { name: "Export to CSV", exact: true }).click(),
+      page.getByTestId("activity-log-panel").getByRole("link", { name: "Export to CSV", exact: true }).click(),
     ]);
     const freshCsv = readFileSync((await fresh.path())!, "utf8");
     const received = freshCsv.split(/\r?\n/).find((l) => l.includes("Signal received: BUY 0.05 ETH-PERP"));

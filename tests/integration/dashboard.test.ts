@@ -28,7 +28,16 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
         expect(html, `${path}: ${text}`).toContain(text);
       }
       expect(html).toContain("http://localhost:5000/api/webhook/tradingview");
+      // The Activity Log's Filter and Export work without JavaScript: links to the filterable
+      // Activity Logs screen and to the CSV of every entry.
+      expect(html).toMatch(/<a [^>]*href="\/logs"[^>]*data-testid="activity-log-filter-button"/);
+      expect(html).toMatch(
+        /<a [^>]*href="\/api\/logs\?format=csv"[^>]*download=""[^>]*data-testid="activity-log-export"/,
+      );
     }
+    const csv = await app.fetch("/api/logs?format=csv", { cookie: cookies.user });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   });
 
   test("the webhook URL box is for admins only", async () => {

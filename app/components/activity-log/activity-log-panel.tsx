@@ -35,6 +35,7 @@ import {
   utcTimeText,
 } from "./activity-log-utils.ts";
 import { LogFilterDialog } from "./log-filter-dialog.tsx";
+import { NO_LOG_QUERY, logQueryString } from "./log-query.ts";
 import { StatusLabel } from "../trade-status-chip.tsx";
 
 export const DASHBOARD_LOG_LIMIT = 20;
@@ -88,6 +89,7 @@ export function ActivityLogPanel({
       onFiltersChange={applyFilters}
       initialLogs={seeded && !hasFilters(filters) ? initialLogs : undefined}
       refetchIntervalMs={refetchIntervalMs}
+      strategy={strategy}
     />
   );
 }
@@ -99,6 +101,7 @@ function PanelBody({
   onFiltersChange,
   initialLogs,
   refetchIntervalMs,
+  strategy,
 }: {
   url: string;
   title: string;
@@ -106,6 +109,7 @@ function PanelBody({
   onFiltersChange: (filters: LogFilters) => void;
   initialLogs: LogLine[] | undefined;
   refetchIntervalMs: number;
+  strategy?: string;
 }) {
   const toast = useToast();
   const { data, error, isLoading, refetch } = useApiQuery<LogLine[]>(url, {
@@ -164,11 +168,16 @@ function PanelBody({
     });
   };
 
+  // Without JavaScript (and until hydration) Filter leads to the Activity Logs screen, whose
+  // filters are a plain form, and Export to CSV is a link to GET /api/logs?format=csv (every
+  // matching entry); with JavaScript, the Filter dialog and the lines shown, as before.
+  const plain = { ...NO_LOG_QUERY, strategy: strategy ?? "" };
   const filterButton = (
     <Button
       size="small"
       variant="outlined"
       startIcon={<FilterList />}
+      href={hydrated ? undefined : `/logs${strategy ? `?${logQueryString(plain)}` : ""}`}
       onClick={() => setDialogOpen(true)}
       data-testid="activity-log-filter-button"
     >
@@ -199,7 +208,13 @@ function PanelBody({
           size="small"
           variant="outlined"
           startIcon={<Download />}
-          onClick={() => void exportCsv()}
+          href={`/api/logs?${logQueryString({ ...plain, type: filters.type, level: filters.level }, { format: "csv" })}`}
+          download
+          onClick={(event: React.MouseEvent) => {
+            if (!hydrated) return;
+            event.preventDefault();
+            void exportCsv();
+          }}
           data-testid="activity-log-export"
         >
           Export to CSV

@@ -13,6 +13,9 @@ export interface LogQueryFilters {
 
 export const LOG_QUERY_KEYS = ["from", "to", "type", "level", "strategy", "q"] as const;
 
+/** No filter: every entry. */
+export const NO_LOG_QUERY: LogQueryFilters = { from: "", to: "", type: "", level: "", strategy: "", q: "" };
+
 export function parseLogQuery(params: URLSearchParams): LogQueryFilters {
   const get = (name: string, max: number) => (params.get(name) ?? "").trim().slice(0, max);
   return {
