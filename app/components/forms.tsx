@@ -1,8 +1,10 @@
 // MUI inputs fed by Conform field metadata: one place for ids, names, errors and a11y.
 import Alert from "@mui/material/Alert";
 import TextField, { type TextFieldProps } from "@mui/material/TextField";
-import type { FieldMetadata } from "@conform-to/react";
+import { type DefaultValue, type FieldMetadata, type SubmissionResult, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { ReactNode } from "react";
+import type { z } from "zod";
 
 type FieldProps = Omit<TextFieldProps, "name" | "defaultValue" | "error"> & {
   field: FieldMetadata<string | undefined>;
@@ -90,4 +92,31 @@ export function FormError({ errors, mb = 1 }: { errors: string[] | undefined; mb
       {errors[0]}
     </Alert>
   );
+}
+
+/**
+ * A Conform form checked in the browser by one Zod schema (the same one the action parses with):
+ * validated first on submit (or on blur), then again on every input.
+ */
+export function useZodForm<Input extends Record<string, unknown>, Output>({
+  id,
+  schema,
+  lastResult,
+  defaultValue,
+  shouldValidate = "onSubmit",
+}: {
+  id: string;
+  schema: z.ZodType<Output, Input>;
+  lastResult: SubmissionResult<string[]> | null | undefined;
+  defaultValue?: DefaultValue<Input>;
+  shouldValidate?: "onSubmit" | "onBlur";
+}) {
+  return useForm<Input, Output>({
+    id,
+    lastResult,
+    defaultValue,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    shouldValidate,
+    shouldRevalidate: "onInput",
+  });
 }

@@ -1,11 +1,10 @@
 // The manual trading form (docs/spec/screens.md, api.md#validation, figures.md#defaults-and-limits): one Zod schema with the server; native
 // selects so it works without JavaScript; futures fields only for -PERP symbols.
 import { marginBalance } from "#app/core/exchange/types.ts";
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import Button from "@mui/material/Button";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
 import { useEffect, useState } from "react";
@@ -16,7 +15,7 @@ import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect, useZodForm } from "../forms.tsx";
 import { watchTrade } from "#app/live/use-live-updates.tsx";
 import { useCan, useRole } from "../layout/permissions.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
@@ -66,14 +65,12 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
     if (answered?.tradeId && answered.tradeStatus === "pending") watchTrade(answered.tradeId);
   }, [answered]);
 
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "manual-order",
+    schema: ManualOrderSchema,
     lastResult: result,
     // What a reset after a successful order returns to (the selects would go blank otherwise).
     defaultValue: { leverage: "1", marginType: "cross" },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ManualOrderSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
 
   const margin = balance ? marginBalance(balance.balances) : undefined;

@@ -4,8 +4,7 @@
 // (JSON answer and a toast), without it as a plain POST (redirect with a flash toast, or the
 // page again with the messages by the fields). Dialogs open from links (?dialog=...), so
 // they open without JavaScript too.
-import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import AccountBalanceWalletIcon from "@mui/icons-material/AccountBalanceWallet";
 import EditIcon from "@mui/icons-material/Edit";
 import Alert from "@mui/material/Alert";
@@ -35,7 +34,7 @@ import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect, useZodForm } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 
@@ -172,12 +171,10 @@ function FormDialog({
   children: (fields: Record<string, { errors?: string[] }>) => ReactNode;
 }) {
   const hydrated = useHydrated();
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm<Record<string, unknown>, unknown>({
     id: `profile-${kind}`,
+    schema,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   return (
     <Dialog
@@ -260,7 +257,15 @@ export function ProfilesScreen({
   };
   const busy = fetcher.state !== "idle";
   const canManage = useCan("profiles.manage");
-  const lastResult = (kind: DialogKind) => (answer?.intent === kind && !answer.done ? answer.result : undefined);
+  // What every dialog takes from the screen: whether it is the open one, and its own last answer.
+  const dialogProps = (kind: DialogKind) => ({
+    kind,
+    open: canManage && dialog?.kind === kind,
+    onClose: close,
+    lastResult: answer?.intent === kind && !answer.done ? answer.result : undefined,
+    busy,
+    fetcher,
+  });
   const selected = profiles.find((p) => p.id === dialog?.profileId) ?? null;
   const currencies = [...new Set(["USDC", ...profiles.flatMap((p) => p.balances.map((b) => b.currency))])];
 
@@ -319,15 +324,10 @@ export function ProfilesScreen({
 
       <FormDialog
         key={`create-${generation}`}
-        kind="create"
         title="Create Profile"
-        open={canManage && dialog?.kind === "create"}
-        onClose={close}
-        lastResult={lastResult("create")}
+        {...dialogProps("create")}
         schema={CreateProfileSchema}
         submitLabel="Create Profile"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <TextField
@@ -345,15 +345,10 @@ export function ProfilesScreen({
 
       <FormDialog
         key={`transfer-${generation}`}
-        kind="transfer"
         title="Transfer Funds"
-        open={canManage && dialog?.kind === "transfer"}
-        onClose={close}
-        lastResult={lastResult("transfer")}
+        {...dialogProps("transfer")}
         schema={TransferSchema}
         submitLabel="Transfer"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <>
@@ -402,15 +397,10 @@ export function ProfilesScreen({
 
       <FormDialog
         key={`delete-${generation}-${dialog?.profileId ?? ""}`}
-        kind="delete"
         title="Delete Profile"
-        open={canManage && dialog?.kind === "delete"}
-        onClose={close}
-        lastResult={lastResult("delete")}
+        {...dialogProps("delete")}
         schema={DeleteProfileSchema}
         submitLabel="Delete Profile"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <>

@@ -4,8 +4,7 @@
 // 'Generation failed' when failed, Download when ready. The dialog posts to the page's action
 // (JSON with JavaScript, a redirect with a flash toast without); filters are a GET form.
 import { useCan } from "#app/components/layout/permissions.tsx";
-import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import DescriptionIcon from "@mui/icons-material/Description";
 import DownloadIcon from "@mui/icons-material/Download";
 import Alert from "@mui/material/Alert";
@@ -34,7 +33,7 @@ import { ApiError, errorText } from "#app/utils/api-client.ts";
 import { downloadBlob, formatDateTime } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect, useZodForm } from "../forms.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
@@ -201,12 +200,10 @@ function GenerateReportDialog({
 }) {
   const hydrated = useHydrated();
   const [type, setType] = useState("fills");
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "generate-report",
+    schema: ReportFormSchema,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ReportFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   const err = (name: keyof typeof fields) => fields[name].errors?.[0];
   const busy = fetcher.state !== "idle";
