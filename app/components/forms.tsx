@@ -3,7 +3,8 @@ import Alert from "@mui/material/Alert";
 import TextField, { type TextFieldProps } from "@mui/material/TextField";
 import { type DefaultValue, type FieldMetadata, type SubmissionResult, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import type { ReactNode } from "react";
+import { Form } from "@remix-run/react";
+import type { CSSProperties, ReactNode } from "react";
 import type { z } from "zod";
 
 type FieldProps = Omit<TextFieldProps, "name" | "defaultValue" | "error"> & {
@@ -119,4 +120,32 @@ export function useZodForm<Input extends Record<string, unknown>, Output>({
     shouldValidate,
     shouldRevalidate: "onInput",
   });
+}
+
+/**
+ * A plain post (it works without JavaScript) of one intent to a page's action (`action`; without
+ * it, the current page's), with `values` as hidden fields in their order.
+ */
+export function IntentForm({
+  action,
+  intent,
+  values = {},
+  style,
+  children,
+}: {
+  action?: string;
+  intent: string;
+  values?: Record<string, string>;
+  style?: CSSProperties;
+  children: ReactNode;
+}) {
+  return (
+    <Form method="post" action={action} style={style}>
+      <input type="hidden" name="intent" value={intent} />
+      {Object.entries(values).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {children}
+    </Form>
+  );
 }

@@ -15,9 +15,9 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Typography from "@mui/material/Typography";
 import { Form, Link as RemixLink } from "@remix-run/react";
-import type { CSSProperties, ReactNode } from "react";
 import { ROLES } from "#app/core/auth/permissions.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { IntentForm } from "../forms.tsx";
 import { useCopy } from "../use-copy.ts";
 import { Screen } from "../screen.tsx";
 
@@ -81,32 +81,6 @@ const SECURITY_SWITCHES = [
 
 const when = (iso: string | null) =>
   iso ? `${new Date(iso).toISOString().replace("T", " ").slice(0, 16)} UTC` : "never";
-
-/** A post to the Users action about one account: its intent, the account's id, and the values it sets. */
-function UserPost({
-  intent,
-  id,
-  values = {},
-  style,
-  children,
-}: {
-  intent: string;
-  id: string;
-  values?: Record<string, string>;
-  style?: CSSProperties;
-  children: ReactNode;
-}) {
-  return (
-    <Form method="post" action="/users" style={style}>
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="id" value={id} />
-      {Object.entries(values).map(([name, value]) => (
-        <input key={name} type="hidden" name={name} value={value} />
-      ))}
-      {children}
-    </Form>
-  );
-}
 
 /** A one-time link to hand over: read-only, selected whole when it takes the focus. */
 function LinkField({
@@ -183,7 +157,12 @@ function RoleSelect({
 
 function RoleForm({ user }: { user: UserRowView }) {
   return (
-    <UserPost intent="update" id={user.id} style={{ display: "flex", gap: 8, alignItems: "center" }}>
+    <IntentForm
+      action="/users"
+      intent="update"
+      values={{ id: user.id }}
+      style={{ display: "flex", gap: 8, alignItems: "center" }}
+    >
       <RoleSelect
         defaultValue={user.role}
         ariaLabel={`Role of ${user.username}`}
@@ -193,7 +172,7 @@ function RoleForm({ user }: { user: UserRowView }) {
       <Button type="submit" size="small" variant="outlined" data-testid={`save-role-${user.username}`}>
         Save
       </Button>
-    </UserPost>
+    </IntentForm>
   );
 }
 
@@ -236,11 +215,11 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
           <Typography
             sx={{ mb: 1 }}
           >{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>
-          <UserPost intent="delete" id={toDelete.id} style={{ display: "inline" }}>
+          <IntentForm action="/users" intent="delete" values={{ id: toDelete.id }} style={{ display: "inline" }}>
             <Button type="submit" color="error" variant="contained" size="small" data-testid="confirm-delete-button">
               Delete {toDelete.username}
             </Button>
-          </UserPost>{" "}
+          </IntentForm>{" "}
           <Button component={RemixLink} to="/users" size="small">
             Cancel
           </Button>
@@ -294,15 +273,15 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                     <Box sx={{ display: "flex", gap: 1, justifyContent: "flex-end", flexWrap: "wrap" }}>
                       {/* Your own 2FA goes off on the Account screen, with a current code (issue 23). */}
                       {u.twoFactorEnabled && u.id !== meId ? (
-                        <UserPost intent="update" id={u.id} values={{ twoFactor: "false" }}>
+                        <IntentForm action="/users" intent="update" values={{ id: u.id, twoFactor: "false" }}>
                           <Button type="submit" size="small" color="warning" data-testid={`reset-2fa-${u.username}`}>
                             Reset 2FA
                           </Button>
-                        </UserPost>
+                        </IntentForm>
                       ) : null}
                       {/* Your own password changes on the Account screen, with the current one (decision 041). */}
                       {u.id !== meId ? (
-                        <UserPost intent="reset-password" id={u.id}>
+                        <IntentForm action="/users" intent="reset-password" values={{ id: u.id }}>
                           <Button
                             type="submit"
                             size="small"
@@ -311,9 +290,13 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                           >
                             Reset password
                           </Button>
-                        </UserPost>
+                        </IntentForm>
                       ) : null}
-                      <UserPost intent="update" id={u.id} values={{ disabled: u.disabled ? "false" : "true" }}>
+                      <IntentForm
+                        action="/users"
+                        intent="update"
+                        values={{ id: u.id, disabled: u.disabled ? "false" : "true" }}
+                      >
                         <Button
                           type="submit"
                           size="small"
@@ -322,7 +305,7 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                         >
                           {u.disabled ? "Enable" : "Disable"}
                         </Button>
-                      </UserPost>
+                      </IntentForm>
                       <Button
                         component={RemixLink}
                         to={`/users?delete=${u.id}`}
