@@ -259,6 +259,22 @@ export async function checkSecondFactor(
   return { ok: false, status: 401, error: unreadable ? SECRET_UNREADABLE : WRONG_CODE };
 }
 
+/** A user's change to their own second factor, in the activity log with who and from where. */
+function logOwnChange(
+  db: Kysely<DB>,
+  user: User,
+  ip: string | null,
+  level: "success" | "warning" | "info",
+  change: string,
+): Promise<void> {
+  return recordActivity(db, {
+    type: "auth",
+    level,
+    message: `${user.username} ${change}`,
+    data: { username: user.username, ip },
+  });
+}
+
 /**
  * Confirms enrolment with a code from the app: the pending secret becomes the account's,
  * and ten recovery codes are made. Returns them formatted, to be shown once.
@@ -293,12 +309,7 @@ export async function confirmEnrolment(
       .execute();
     const codes = await replaceRecoveryCodes(trx, user.id);
     await clearThrottle(trx, codeKey(user.id));
-    await recordActivity(trx, {
-      type: "auth",
-      level: "success",
-      message: `${user.username} turned on two-factor authentication`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "success", "turned on two-factor authentication");
     return codes;
   });
   return { ok: true, recoveryCodes };
@@ -316,12 +327,7 @@ export async function disableTwoFactor(
   if (!checked.ok) return checked;
   await db.transaction().execute(async (trx) => {
     await clearTwoFactor(trx, user.id);
-    await recordActivity(trx, {
-      type: "auth",
-      level: "warning",
-      message: `${user.username} turned off two-factor authentication`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "warning", "turned off two-factor authentication");
   });
   return checked;
 }
@@ -338,12 +344,7 @@ export async function renewRecoveryCodes(
   if (!checked.ok) return checked;
   const recoveryCodes = await db.transaction().execute(async (trx) => {
     const codes = await replaceRecoveryCodes(trx, user.id);
-    await recordActivity(trx, {
-      type: "auth",
-      level: "info",
-      message: `${user.username} made new recovery codes`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "info", "made new recovery codes");
     return codes;
   });
   return { ok: true, recoveryCodes };
