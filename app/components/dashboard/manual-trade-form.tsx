@@ -76,6 +76,29 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
   const margin = balance ? marginBalance(balance.balances) : undefined;
   const priceDisabled = hydrated && orderType === "market";
   const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
+  /** A select the form follows as it changes (the price and amount fields depend on it). */
+  const choice = (
+    name: "symbol" | "orderType" | "amountType",
+    label: string,
+    [value, onChange]: [string, (value: string) => void],
+    options: [value: string, text: string][],
+  ) => (
+    <NativeSelect
+      size="small"
+      margin="none"
+      name={name}
+      label={label}
+      value={value}
+      onChange={onChange}
+      error={fieldError(name)}
+    >
+      {options.map(([option, text]) => (
+        <option key={option} value={option}>
+          {text}
+        </option>
+      ))}
+    </NativeSelect>
+  );
 
   return (
     <PanelCard
@@ -93,46 +116,31 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
         <input type="hidden" name="intent" value="place-order" />
         <JsMarker />
         <div className={S.grid}>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="symbol"
-            label="Trading pair"
-            value={symbol}
-            onChange={setSymbol}
-            error={fieldError("symbol")}
-          >
-            {listSymbols().map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </NativeSelect>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="orderType"
-            label="Order type"
-            value={orderType}
-            onChange={setOrderType}
-            error={fieldError("orderType")}
-          >
-            <option value="market">Market</option>
-            <option value="limit">Limit</option>
-          </NativeSelect>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="amountType"
-            label="Amount type"
-            value={amountType}
-            onChange={setAmountType}
-            error={fieldError("amountType")}
-          >
-            <option value="quantity">Quantity</option>
-            <option value="usd">USD</option>
-            <option value="percentage">Percentage</option>
-          </NativeSelect>
+          {choice(
+            "symbol",
+            "Trading pair",
+            [symbol, setSymbol],
+            listSymbols().map((s) => [s, s]),
+          )}
+          {choice(
+            "orderType",
+            "Order type",
+            [orderType, setOrderType],
+            [
+              ["market", "Market"],
+              ["limit", "Limit"],
+            ],
+          )}
+          {choice(
+            "amountType",
+            "Amount type",
+            [amountType, setAmountType],
+            [
+              ["quantity", "Quantity"],
+              ["usd", "USD"],
+              ["percentage", "Percentage"],
+            ],
+          )}
           <TextField
             key={fields.quantity.key}
             size="small"
