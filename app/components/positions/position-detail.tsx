@@ -27,7 +27,7 @@ import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
-import { PriceChart, } from "../charts/price-chart.tsx";
+import { PriceChart } from "../charts/price-chart.tsx";
 import { useCan } from "../layout/permissions.tsx";
 
 export const DETAILS_POLL_MS = 10_000;
