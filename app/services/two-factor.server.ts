@@ -13,6 +13,7 @@ import { clearThrottle, reserveLoginAttempt } from "#db/queries/login-throttles.
 import { getSettingCached } from "#db/queries/settings.ts";
 import { type User, findUserById } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
+import { lockoutEntries } from "./auth.server.ts";
 
 /** What every authenticator app understands: SHA-1, 6 digits, 30 s. */
 export const TOTP = { algorithm: "SHA-1", digits: 6, period: 30 } as const;
@@ -246,15 +247,15 @@ export async function checkSecondFactor(
       data: { username: row.username, ip: context.ip },
     },
   ];
-  for (const lock of reservation.locked) {
-    const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
-    entries.push({
-      type: "auth",
-      level: "warning",
-      message: `Two-factor codes for ${row.username} locked for ${seconds} s after ${lock.failures} wrong codes`,
-      data: { username: row.username, ip: context.ip, failures: lock.failures, lockedSeconds: seconds },
-    });
-  }
+  entries.push(
+    ...lockoutEntries(
+      reservation.locked,
+      row.username,
+      context.ip,
+      (lock, seconds) =>
+        `Two-factor codes for ${row.username} locked for ${seconds} s after ${lock.failures} wrong codes`,
+    ),
+  );
   await recordActivities(db, entries);
   return { ok: false, status: 401, error: unreadable ? SECRET_UNREADABLE : WRONG_CODE };
 }
@@ -275,6 +276,9 @@ function logOwnChange(
   });
 }
 
+/** Fresh recovery codes, formatted, to be shown once; or why there are none. */
+type RecoveryCodesResult = { ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>;
+
 /**
  * Confirms enrolment with a code from the app: the pending secret becomes the account's,
  * and ten recovery codes are made. Returns them formatted, to be shown once.
@@ -285,7 +289,7 @@ export async function confirmEnrolment(
   user: User,
   code: string,
   ip: string | null,
-): Promise<{ ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>> {
+): Promise<RecoveryCodesResult> {
   const row = await readUserTotp(db, user.id);
   if (row?.totp_secret_enc) return { ok: false, status: 400, error: "Two-factor authentication is already on" };
   if (!row?.totp_pending_enc)
@@ -339,7 +343,7 @@ export async function renewRecoveryCodes(
   user: User,
   code: string,
   ip: string | null,
-): Promise<{ ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>> {
+): Promise<RecoveryCodesResult> {
   const checked = await checkSecondFactor(db, appSecret, user.id, code, { ip, purpose: "new recovery codes" });
   if (!checked.ok) return checked;
   const recoveryCodes = await db.transaction().execute(async (trx) => {
