@@ -79,12 +79,26 @@ async function endTrade(
       },
     });
   }
-  await appendEvent(trx, "trade_update", {
-    id: trade.id,
-    symbol: trade.symbol,
-    side: trade.side,
-    status: end.status,
-    message: end.reason,
+  await pushTradeUpdate(trx, trade, end.status, { message: end.reason });
+}
+
+/** Tells the browsers that a trade changed: its id, symbol, side, new status and what `more` adds. */
+function pushTradeUpdate(db: Db, trade: Trade, status: string, more: Record<string, unknown> = {}): Promise<void> {
+  return appendEvent(db, "trade_update", { id: trade.id, symbol: trade.symbol, side: trade.side, status, ...more });
+}
+
+/** A trade whose order rests on the exchange: its order id (and `changes`) stored, logged, pushed as pending. */
+async function markResting(
+  db: Kysely<DB>,
+  trade: Trade,
+  orderId: string,
+  message: string,
+  changes: Parameters<typeof updateTrade>[2] = {},
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await updateTrade(trx, trade.id, { ...changes, orderId });
+    await recordActivity(trx, { type: "trade", level: "info", message, data: { tradeId: trade.id, orderId } });
+    await pushTradeUpdate(trx, trade, "pending");
   });
 }
 
@@ -123,13 +137,7 @@ export async function markUnknown(db: Kysely<DB>, trade: Trade, reason: string):
         clientOrderId: trade.clientOrderId,
       },
     });
-    await appendEvent(trx, "trade_update", {
-      id: trade.id,
-      symbol: trade.symbol,
-      side: trade.side,
-      status: "unknown",
-      message,
-    });
+    await pushTradeUpdate(trx, trade, "unknown", { message });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
   });
 }
@@ -163,21 +171,16 @@ export async function settleUnknownTrade(
     return "failed";
   }
   if (order.status === "open") {
-    await db.transaction().execute(async (trx) => {
-      await updateTrade(trx, trade.id, { status: "pending", orderId: order.orderId, errorMessage: null });
-      await recordActivity(trx, {
-        type: "trade",
-        level: "info",
-        message: `${describeOrder(trade)} found resting on ${exchange.name}: followed until it fills`,
-        data: { tradeId: trade.id, orderId: order.orderId },
-      });
-      await appendEvent(trx, "trade_update", {
-        id: trade.id,
-        symbol: trade.symbol,
-        side: trade.side,
+    await markResting(
+      db,
+      trade,
+      order.orderId,
+      `${describeOrder(trade)} found resting on ${exchange.name}: followed until it fills`,
+      {
         status: "pending",
-      });
-    });
+        errorMessage: null,
+      },
+    );
     return "pending";
   }
   return bookOrder(db, trade, order, exchange.name);
@@ -500,21 +503,7 @@ export async function bookOrder(
   if (order.status === "open") {
     // A resting limit order: booked when it fills (the price loop reports fills).
     if (!trade.orderId) {
-      await db.transaction().execute(async (trx) => {
-        await updateTrade(trx, trade.id, { orderId: order.orderId });
-        await recordActivity(trx, {
-          type: "trade",
-          level: "info",
-          message: `Limit order resting: ${describeOrder(trade)} @ ${trade.price}`,
-          data: { tradeId: trade.id, orderId: order.orderId },
-        });
-        await appendEvent(trx, "trade_update", {
-          id: trade.id,
-          symbol: trade.symbol,
-          side: trade.side,
-          status: "pending",
-        });
-      });
+      await markResting(db, trade, order.orderId, `Limit order resting: ${describeOrder(trade)} @ ${trade.price}`);
     }
     return "pending";
   }
@@ -687,14 +676,7 @@ export async function bookOrder(
         data: { positionId, symbol: trade.symbol, stopPrice: breakEvenStop, entryPrice: open!.entryPrice },
       });
     }
-    await appendEvent(trx, "trade_update", {
-      id: trade.id,
-      symbol: trade.symbol,
-      side: trade.side,
-      status: "executed",
-      price,
-      quantity: filled,
-    });
+    await pushTradeUpdate(trx, trade, "executed", { price, quantity: filled });
     await appendEvent(trx, "dashboard_update", { reason: "trade" });
     return "executed" as const;
   });

@@ -1,8 +1,11 @@
 // MUI inputs fed by Conform field metadata: one place for ids, names, errors and a11y.
 import Alert from "@mui/material/Alert";
 import TextField, { type TextFieldProps } from "@mui/material/TextField";
-import type { FieldMetadata } from "@conform-to/react";
-import type { ReactNode } from "react";
+import { type DefaultValue, type FieldMetadata, type SubmissionResult, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Form } from "@remix-run/react";
+import type { CSSProperties, ReactNode } from "react";
+import type { z } from "zod";
 
 type FieldProps = Omit<TextFieldProps, "name" | "defaultValue" | "error"> & {
   field: FieldMetadata<string | undefined>;
@@ -89,5 +92,60 @@ export function FormError({ errors, mb = 1 }: { errors: string[] | undefined; mb
     <Alert severity="error" sx={{ mb }}>
       {errors[0]}
     </Alert>
+  );
+}
+
+/**
+ * A Conform form checked in the browser by one Zod schema (the same one the action parses with):
+ * validated first on submit (or on blur), then again on every input.
+ */
+export function useZodForm<Input extends Record<string, unknown>, Output>({
+  id,
+  schema,
+  lastResult,
+  defaultValue,
+  shouldValidate = "onSubmit",
+}: {
+  id: string;
+  schema: z.ZodType<Output, Input>;
+  lastResult: SubmissionResult<string[]> | null | undefined;
+  defaultValue?: DefaultValue<Input>;
+  shouldValidate?: "onSubmit" | "onBlur";
+}) {
+  return useForm<Input, Output>({
+    id,
+    lastResult,
+    defaultValue,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    shouldValidate,
+    shouldRevalidate: "onInput",
+  });
+}
+
+/**
+ * A plain post (it works without JavaScript) of one intent to a page's action (`action`; without
+ * it, the current page's), with `values` as hidden fields in their order.
+ */
+export function IntentForm({
+  action,
+  intent,
+  values = {},
+  style,
+  children,
+}: {
+  action?: string;
+  intent: string;
+  values?: Record<string, string>;
+  style?: CSSProperties;
+  children: ReactNode;
+}) {
+  return (
+    <Form method="post" action={action} style={style}>
+      <input type="hidden" name="intent" value={intent} />
+      {Object.entries(values).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {children}
+    </Form>
   );
 }

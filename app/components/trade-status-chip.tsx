@@ -23,29 +23,20 @@ export const StatusLabel = forwardRef<
   );
 });
 
-/** TradeStatusChip's status as a row label, the reason in the same Tooltip. */
-export function TradeStatusLabel({
-  status,
-  reason,
-  testId,
-}: {
+/** A trade's status, the reason it has (shown in a tooltip) and the test id. */
+interface TradeStatusProps {
   status: string;
   reason?: string | null;
   testId?: string;
-}) {
+}
+
+/** TradeStatusChip's status as a row label, the reason in the same Tooltip. */
+export function TradeStatusLabel({ status, reason, testId }: TradeStatusProps) {
   const label = <StatusLabel label={status} color={tradeStatusColor(status)} testId={testId} />;
   return reason ? <HydratedTooltip title={reason}>{label}</HydratedTooltip> : label;
 }
 
-export function TradeStatusChip({
-  status,
-  reason,
-  testId,
-}: {
-  status: string;
-  reason?: string | null;
-  testId?: string;
-}) {
+export function TradeStatusChip({ status, reason, testId }: TradeStatusProps) {
   const color = tradeStatusColor(status);
   const chip = (
     <Chip size="small" label={status} color={color} variant={color ? "filled" : "outlined"} data-testid={testId} />

@@ -3,7 +3,7 @@
 // under 1 h old, the newest one for the account) shows the new-password form; posting it sets
 // the password, uses the link up and signs out every session of the account, then sends the
 // browser to /login with a toast. A plain form: works without JavaScript.
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Alert from "@mui/material/Alert";
 import Box from "@mui/material/Box";
@@ -18,6 +18,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { AuthCard, AuthSubmit, NewPasswordFields } from "#app/components/auth-screens.tsx";
+import { useZodForm } from "#app/components/forms.tsx";
 // RESET_LINK_INVALID comes from the shared schema module: a .server module is empty in the browser,
 // and the page compares with it while rendering (a mismatch would break hydration).
 import { RESET_LINK_INVALID, ResetPasswordSchema } from "#app/core/schemas/auth.ts";
@@ -70,12 +71,11 @@ export default function ResetPasswordPage() {
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction?.startsWith("/reset-password") === true;
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "reset-password",
+    schema: ResetPasswordSchema,
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
     shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
   });
   const invalid = !token || actionData?.error === RESET_LINK_INVALID;
   return (

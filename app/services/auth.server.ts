@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import { type NewActivityLog, recordActivities, recordActivity } from "#db/queries/activity-logs.ts";
 import { throttleSource } from "#app/core/net/throttle-source.ts";
 import {
+  type Throttle,
   clearThrottle,
   getThrottle,
   markKnownSource,
@@ -116,19 +117,15 @@ export async function attemptLogin(
         data: { username: input.username, ip: input.ip },
       },
     ];
-    for (const lock of reservation.locked) {
-      const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
-      entries.push({
-        type: "auth",
-        level: "warning",
-        message: lock.key.startsWith("ip:")
+    entries.push(
+      ...lockoutEntries(reservation.locked, input.username, input.ip, (lock, seconds) =>
+        lock.key.startsWith("ip:")
           ? `Logins from one address locked for ${seconds} s after ${lock.failures} failures`
           : lock.key.startsWith("account:")
             ? `Login for ${input.username} from new addresses slowed: locked for ${seconds} s after ${lock.failures} failures`
             : `Login for ${input.username} from one address locked for ${seconds} s after ${lock.failures} failures`,
-        data: { username: input.username, ip: input.ip, failures: lock.failures, lockedSeconds: seconds },
-      });
-    }
+      ),
+    );
     await recordActivities(db, entries);
     return { ok: false, status: 401, error: INVALID_CREDENTIALS };
   }
@@ -251,5 +248,23 @@ export async function registerUser(
       data: { username: user.username, role: user.role, ip: input.ip },
     });
     return { ...user, lastLoginAt: new Date(now).toISOString() };
+  });
+}
+
+/** One activity line per throttle a failure just locked, said by `say` with the seconds left. */
+export function lockoutEntries(
+  locked: Throttle[],
+  username: string,
+  ip: string | null,
+  say: (lock: Throttle, seconds: number) => string,
+): NewActivityLog[] {
+  return locked.map((lock) => {
+    const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
+    return {
+      type: "auth",
+      level: "warning",
+      message: say(lock, seconds),
+      data: { username, ip, failures: lock.failures, lockedSeconds: seconds },
+    };
   });
 }

@@ -11,7 +11,7 @@ import { requirePermission, requireUser } from "#app/services/sessions.server.ts
 import { redirectWithToast } from "#app/utils/toast.server.ts";
 import type { Trade } from "#db/queries/trades.ts";
 import { awaitOrderOutcome, placeManualOrder } from "./orders.server.ts";
-import { flattenAll } from "./positions.server.ts";
+import { flattenAll, flattenToast } from "./positions.server.ts";
 import { switchEmergencyStop } from "./trading.server.ts";
 
 export type DashboardIntent =
@@ -77,16 +77,7 @@ export async function dashboardAction(
       stopped = "Emergency stop active. ";
     }
     const result = await flattenAll(context.db, user.username);
-    const summary = `${stopped}${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
-    return answer(
-      result.flat
-        ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
-        : {
-            title: "Not Flat Yet",
-            description: `${summary}; still open: ${result.remaining.join("; ")}`,
-            variant: "destructive",
-          },
-    );
+    return answer(flattenToast(result, stopped));
   }
   if (intent === "reset-emergency-stop") {
     try {

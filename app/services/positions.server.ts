@@ -6,6 +6,7 @@
 import { marginBalance } from "#app/core/exchange/types.ts";
 import type { Kysely } from "kysely";
 import { pokeWorkers } from "./worker-wake.server.ts";
+import type { Toast } from "#app/core/schemas/toast.ts";
 import { D } from "#app/core/decimal.ts";
 import { getPrices } from "#exchange/simulator/price-feed.ts";
 import { judgePrice, sourceLabel } from "#app/core/price-source.ts";
@@ -793,4 +794,16 @@ export async function flattenAll(db: Db, by: string): Promise<FlattenResult> {
   });
   await appendEvent(db, "dashboard_update", { reason: "flatten" });
   return { closed: positions.length, cancelled: cancelling.cancelled, flat, remaining, done };
+}
+
+/** Flatten all's toast (the Positions page and the dashboard); `before` leads its description. */
+export function flattenToast(result: FlattenResult, before = ""): Toast {
+  const summary = `${before}${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
+  return result.flat
+    ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
+    : {
+        title: "Not Flat Yet",
+        description: `${summary}; still open: ${result.remaining.join("; ")}`,
+        variant: "destructive",
+      };
 }

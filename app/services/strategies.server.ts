@@ -101,6 +101,37 @@ const isUniqueViolation = (error: unknown) => {
   return e.errno === 1062 || e.code === "SQLITE_CONSTRAINT_UNIQUE" || /UNIQUE constraint failed/i.test(e.message ?? "");
 };
 
+/**
+ * One change of a strategy in one transaction: `work` (its row and audit line), then its activity
+ * line and, unless `pushed` is false, a dashboard update; the cached strategies are dropped after.
+ * With `name`, a name the unique index refuses (a race past assertNameFree) answers 409 on the name.
+ */
+async function writeStrategy(
+  db: Kysely<DB>,
+  id: string,
+  by: string,
+  log: { type?: "system" | "webhook"; level: "info" | "warning"; message: string; pushed?: boolean; name?: string },
+  work: (trx: Kysely<DB>) => Promise<void>,
+): Promise<void> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      await work(trx);
+      await recordActivity(trx, {
+        type: log.type ?? "system",
+        level: log.level,
+        message: log.message,
+        data: { strategyId: id, by },
+      });
+      if (log.pushed !== false) await appendEvent(trx, "dashboard_update", { reason: "strategy" });
+    });
+  } catch (error) {
+    if (log.name !== undefined && isUniqueViolation(error))
+      throw new StrategyError(409, `A strategy named ${log.name} already exists`, "name");
+    throw error;
+  }
+  clearSettingsCache();
+}
+
 export async function createStrategy(
   db: Kysely<DB>,
   appSecret: string,
@@ -110,23 +141,11 @@ export async function createStrategy(
   await assertNameFree(db, input.name);
   const id = newId();
   const secret = randomSecret();
-  try {
-    await db.transaction().execute(async (trx) => {
-      await insertStrategy(trx, id, input, sealed(secret, appSecret));
-      await recordAudit(trx, { actor: by, action: "strategy.create", target: id, after: { ...input } });
-      await recordActivity(trx, {
-        type: "system",
-        level: "info",
-        message: `Strategy ${input.name} created by ${by}`,
-        data: { strategyId: id, by },
-      });
-      await appendEvent(trx, "dashboard_update", { reason: "strategy" });
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new StrategyError(409, `A strategy named ${input.name} already exists`, "name");
-    throw error;
-  }
-  clearSettingsCache();
+  const log = { level: "info", message: `Strategy ${input.name} created by ${by}`, name: input.name } as const;
+  await writeStrategy(db, id, by, log, async (trx) => {
+    await insertStrategy(trx, id, input, sealed(secret, appSecret));
+    await recordAudit(trx, { actor: by, action: "strategy.create", target: id, after: { ...input } });
+  });
   return { strategy: (await getStrategy(db, id))!, secret };
 }
 
@@ -138,35 +157,27 @@ export async function updateStrategy(
 ): Promise<StoredStrategy> {
   const before = await requireStrategy(db, id);
   await assertNameFree(db, input.name, id);
-  try {
-    await db.transaction().execute(async (trx) => {
-      await updateStrategyRow(trx, id, input);
-      await recordAudit(trx, {
-        actor: by,
-        action: "strategy.update",
-        target: id,
-        before: { ...toInput(before) },
-        after: { ...input },
-      });
-      const switched =
-        before.enabled !== input.enabled
-          ? input.enabled
-            ? " (enabled)"
-            : " (disabled: its alerts are stored, not traded)"
-          : "";
-      await recordActivity(trx, {
-        type: "system",
-        level: switched && !input.enabled ? "warning" : "info",
-        message: `Strategy ${input.name} updated by ${by}${switched}`,
-        data: { strategyId: id, by },
-      });
-      await appendEvent(trx, "dashboard_update", { reason: "strategy" });
+  const switched =
+    before.enabled !== input.enabled
+      ? input.enabled
+        ? " (enabled)"
+        : " (disabled: its alerts are stored, not traded)"
+      : "";
+  const log = {
+    level: switched && !input.enabled ? "warning" : "info",
+    message: `Strategy ${input.name} updated by ${by}${switched}`,
+    name: input.name,
+  } as const;
+  await writeStrategy(db, id, by, log, async (trx) => {
+    await updateStrategyRow(trx, id, input);
+    await recordAudit(trx, {
+      actor: by,
+      action: "strategy.update",
+      target: id,
+      before: { ...toInput(before) },
+      after: { ...input },
     });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new StrategyError(409, `A strategy named ${input.name} already exists`, "name");
-    throw error;
-  }
-  clearSettingsCache();
+  });
   return (await getStrategy(db, id))!;
 }
 
@@ -181,7 +192,14 @@ export async function changeStrategy(db: Kysely<DB>, id: string, body: unknown, 
 export async function rotateStrategySecret(db: Kysely<DB>, appSecret: string, id: string, by: string): Promise<string> {
   const strategy = await requireStrategy(db, id);
   const secret = randomSecret();
-  await db.transaction().execute(async (trx) => {
+  // Nothing the dashboards show changes: no live update.
+  const log = {
+    type: "webhook",
+    level: "warning",
+    message: `Webhook secret of strategy ${strategy.name} rotated by ${by}`,
+    pushed: false,
+  } as const;
+  await writeStrategy(db, id, by, log, async (trx) => {
     await setStrategySecret(trx, id, sealed(secret, appSecret));
     await recordAudit(trx, {
       actor: by,
@@ -190,14 +208,7 @@ export async function rotateStrategySecret(db: Kysely<DB>, appSecret: string, id
       before: { secret: "previous" },
       after: { secret: "new" },
     });
-    await recordActivity(trx, {
-      type: "webhook",
-      level: "warning",
-      message: `Webhook secret of strategy ${strategy.name} rotated by ${by}`,
-      data: { strategyId: id, by },
-    });
   });
-  clearSettingsCache();
   return secret;
 }
 
@@ -209,18 +220,14 @@ export async function removeStrategy(db: Kysely<DB>, id: string, by: string): Pr
       409,
       `Strategy ${strategy.name} has ${open} open position${open === 1 ? "" : "s"}: close ${open === 1 ? "it" : "them"} first`,
     );
-  await db.transaction().execute(async (trx) => {
+  const log = {
+    level: "warning",
+    message: `Strategy ${strategy.name} deleted by ${by}: its secret no longer works`,
+  } as const;
+  await writeStrategy(db, id, by, log, async (trx) => {
     await deleteStrategyRow(trx, id);
     await recordAudit(trx, { actor: by, action: "strategy.delete", target: id, before: { ...toInput(strategy) } });
-    await recordActivity(trx, {
-      type: "system",
-      level: "warning",
-      message: `Strategy ${strategy.name} deleted by ${by}: its secret no longer works`,
-      data: { strategyId: id, by },
-    });
-    await appendEvent(trx, "dashboard_update", { reason: "strategy" });
   });
-  clearSettingsCache();
 }
 
 export interface StrategyView extends Strategy {

@@ -13,6 +13,7 @@ import { clearThrottle, reserveLoginAttempt } from "#db/queries/login-throttles.
 import { getSettingCached } from "#db/queries/settings.ts";
 import { type User, findUserById } from "#db/queries/users.ts";
 import type { DB } from "#db/schema.ts";
+import { lockoutEntries } from "./auth.server.ts";
 
 /** What every authenticator app understands: SHA-1, 6 digits, 30 s. */
 export const TOTP = { algorithm: "SHA-1", digits: 6, period: 30 } as const;
@@ -246,18 +247,37 @@ export async function checkSecondFactor(
       data: { username: row.username, ip: context.ip },
     },
   ];
-  for (const lock of reservation.locked) {
-    const seconds = Math.ceil((lock.lockedUntil! - Date.now()) / 1000);
-    entries.push({
-      type: "auth",
-      level: "warning",
-      message: `Two-factor codes for ${row.username} locked for ${seconds} s after ${lock.failures} wrong codes`,
-      data: { username: row.username, ip: context.ip, failures: lock.failures, lockedSeconds: seconds },
-    });
-  }
+  entries.push(
+    ...lockoutEntries(
+      reservation.locked,
+      row.username,
+      context.ip,
+      (lock, seconds) =>
+        `Two-factor codes for ${row.username} locked for ${seconds} s after ${lock.failures} wrong codes`,
+    ),
+  );
   await recordActivities(db, entries);
   return { ok: false, status: 401, error: unreadable ? SECRET_UNREADABLE : WRONG_CODE };
 }
+
+/** A user's change to their own second factor, in the activity log with who and from where. */
+function logOwnChange(
+  db: Kysely<DB>,
+  user: User,
+  ip: string | null,
+  level: "success" | "warning" | "info",
+  change: string,
+): Promise<void> {
+  return recordActivity(db, {
+    type: "auth",
+    level,
+    message: `${user.username} ${change}`,
+    data: { username: user.username, ip },
+  });
+}
+
+/** Fresh recovery codes, formatted, to be shown once; or why there are none. */
+type RecoveryCodesResult = { ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>;
 
 /**
  * Confirms enrolment with a code from the app: the pending secret becomes the account's,
@@ -269,7 +289,7 @@ export async function confirmEnrolment(
   user: User,
   code: string,
   ip: string | null,
-): Promise<{ ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>> {
+): Promise<RecoveryCodesResult> {
   const row = await readUserTotp(db, user.id);
   if (row?.totp_secret_enc) return { ok: false, status: 400, error: "Two-factor authentication is already on" };
   if (!row?.totp_pending_enc)
@@ -293,12 +313,7 @@ export async function confirmEnrolment(
       .execute();
     const codes = await replaceRecoveryCodes(trx, user.id);
     await clearThrottle(trx, codeKey(user.id));
-    await recordActivity(trx, {
-      type: "auth",
-      level: "success",
-      message: `${user.username} turned on two-factor authentication`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "success", "turned on two-factor authentication");
     return codes;
   });
   return { ok: true, recoveryCodes };
@@ -316,12 +331,7 @@ export async function disableTwoFactor(
   if (!checked.ok) return checked;
   await db.transaction().execute(async (trx) => {
     await clearTwoFactor(trx, user.id);
-    await recordActivity(trx, {
-      type: "auth",
-      level: "warning",
-      message: `${user.username} turned off two-factor authentication`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "warning", "turned off two-factor authentication");
   });
   return checked;
 }
@@ -333,17 +343,12 @@ export async function renewRecoveryCodes(
   user: User,
   code: string,
   ip: string | null,
-): Promise<{ ok: true; recoveryCodes: string[] } | Extract<CodeResult, { ok: false }>> {
+): Promise<RecoveryCodesResult> {
   const checked = await checkSecondFactor(db, appSecret, user.id, code, { ip, purpose: "new recovery codes" });
   if (!checked.ok) return checked;
   const recoveryCodes = await db.transaction().execute(async (trx) => {
     const codes = await replaceRecoveryCodes(trx, user.id);
-    await recordActivity(trx, {
-      type: "auth",
-      level: "info",
-      message: `${user.username} made new recovery codes`,
-      data: { username: user.username, ip },
-    });
+    await logOwnChange(trx, user, ip, "info", "made new recovery codes");
     return codes;
   });
   return { ok: true, recoveryCodes };

@@ -4,10 +4,10 @@
 // tick. Decimals are TEXT on SQLite, so high and low are compared as numbers there (CAST ...
 // AS REAL only picks which exact string is kept; prices have far fewer than 15 significant
 // digits), and as DECIMAL by GREATEST / LEAST on MySQL. Never compared as strings.
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import { normalizeDecimal } from "../../app/core/decimal.ts";
 import { type CandleView, MAX_CANDLES } from "../../app/core/schemas/candles.ts";
-import type { DB } from "../schema.ts";
+import type { CandlesTable, DB } from "../schema.ts";
 import { isMysql } from "./util.ts";
 
 export const MINUTE_MS = 60_000;
@@ -80,23 +80,33 @@ export async function listCandles(
   range: { from: number; to: number; limit?: number },
 ): Promise<Candle[]> {
   const limit = Math.max(1, Math.min(range.limit ?? MAX_CANDLES, MAX_CANDLES));
-  const rows = await db
+  const rows = await candlesIn(db, symbol, range).orderBy("bucket", "desc").limit(limit).execute();
+  return rows.reverse().map((r) => rowToCandle(r, (v) => normalizeDecimal(v)!));
+}
+
+/** The candles of `symbol` whose minute starts in [from, to]: the query both reads order (and cap). */
+function candlesIn(db: Kysely<DB>, symbol: string, range: { from: number; to: number }) {
+  return db
     .selectFrom("candles")
     .select(["bucket", "open", "high", "low", "close", "ticks"])
     .where("symbol", "=", symbol)
     .where("bucket", ">=", minuteOf(range.from))
-    .where("bucket", "<=", range.to)
-    .orderBy("bucket", "desc")
-    .limit(limit)
-    .execute();
-  return rows.reverse().map((r) => ({
+    .where("bucket", "<=", range.to);
+}
+
+/** A candle row as a Candle, its prices written by `decimal`. */
+function rowToCandle(
+  r: Pick<Selectable<CandlesTable>, "bucket" | "open" | "high" | "low" | "close" | "ticks">,
+  decimal: (value: string) => string,
+): Candle {
+  return {
     time: Number(r.bucket),
-    open: normalizeDecimal(r.open)!,
-    high: normalizeDecimal(r.high)!,
-    low: normalizeDecimal(r.low)!,
-    close: normalizeDecimal(r.close)!,
+    open: decimal(r.open),
+    high: decimal(r.high),
+    low: decimal(r.low),
+    close: decimal(r.close),
     ticks: Number(r.ticks),
-  }));
+  };
 }
 
 /** Per symbol, the first candle at or after `from` (its open): Market Data's 24 h reference. */
@@ -151,22 +161,8 @@ export async function listCandleRange(
   symbol: string,
   range: { from: number; to: number },
 ): Promise<Candle[]> {
-  const rows = await db
-    .selectFrom("candles")
-    .select(["bucket", "open", "high", "low", "close", "ticks"])
-    .where("symbol", "=", symbol)
-    .where("bucket", ">=", minuteOf(range.from))
-    .where("bucket", "<=", range.to)
-    .orderBy("bucket", "asc")
-    .execute();
-  return rows.map((r) => ({
-    time: Number(r.bucket),
-    open: plainDecimal(r.open),
-    high: plainDecimal(r.high),
-    low: plainDecimal(r.low),
-    close: plainDecimal(r.close),
-    ticks: Number(r.ticks),
-  }));
+  const rows = await candlesIn(db, symbol, range).orderBy("bucket", "asc").execute();
+  return rows.map((r) => rowToCandle(r, plainDecimal));
 }
 
 const PLAIN = /^(\d+)(?:\.(\d*?)0*)?$/;

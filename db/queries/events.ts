@@ -1,6 +1,6 @@
 // The events table: an append-only feed of what browsers should see. The web process
 // tails it by id and pushes each row to the /ws clients.
-import { type Db, nowMs, parseJson } from "./util.ts";
+import { type Db, feedRowsAfter, latestFeedId, nowMs, parseJson } from "./util.ts";
 
 export const LIVE_MESSAGE_TYPES = [
   "dashboard_update",
@@ -38,13 +38,7 @@ export async function appendEvents(db: Db, events: NewEvent[]): Promise<void> {
 }
 
 export async function listEventsAfter(db: Db, afterId: number, limit = 500): Promise<LiveEvent[]> {
-  const rows = await db
-    .selectFrom("events")
-    .selectAll()
-    .where("id", ">", afterId)
-    .orderBy("id", "asc")
-    .limit(limit)
-    .execute();
+  const rows = await feedRowsAfter(db, "events", afterId, limit);
   return rows.map((r) => ({
     id: Number(r.id),
     type: r.type as LiveMessageType,
@@ -53,13 +47,7 @@ export async function listEventsAfter(db: Db, afterId: number, limit = 500): Pro
   }));
 }
 
-export async function latestEventId(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom("events")
-    .select((eb) => eb.fn.max("id").as("id"))
-    .executeTakeFirst();
-  return Number(row?.id ?? 0);
-}
+export const latestEventId = (db: Db): Promise<number> => latestFeedId(db, "events");
 
 export async function pruneEvents(db: Db, olderThanMs: number): Promise<number> {
   const result = await db.deleteFrom("events").where("created_at", "<", olderThanMs).executeTakeFirst();

@@ -13,7 +13,7 @@ import {
   type NotificationsConfig,
 } from "../../app/core/notifications/events.ts";
 import { getSetting } from "./settings.ts";
-import { type Db, isMysql, newId, nowMs, parseJson, toIso } from "./util.ts";
+import { type Db, feedRowsAfter, isMysql, latestFeedId, newId, nowMs, parseJson, toIso } from "./util.ts";
 import { enqueueJob } from "./jobs.ts";
 
 export const SEND_NOTIFICATION_TASK = "send-notification";
@@ -404,13 +404,7 @@ export async function listDeliveries(
 
 /** Activity lines after `afterId`, oldest first (the notifier's tail). */
 export async function activityAfter(db: Db, afterId: number, limit = 500) {
-  const rows = await db
-    .selectFrom("activity_logs")
-    .selectAll()
-    .where("id", ">", afterId)
-    .orderBy("id", "asc")
-    .limit(limit)
-    .execute();
+  const rows = await feedRowsAfter(db, "activity_logs", afterId, limit);
   return rows.map((r) => ({
     id: Number(r.id),
     type: r.type,
@@ -421,13 +415,7 @@ export async function activityAfter(db: Db, afterId: number, limit = 500) {
   }));
 }
 
-export async function latestActivityId(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom("activity_logs")
-    .select((eb) => eb.fn.max("id").as("id"))
-    .executeTakeFirst();
-  return Number(row?.id ?? 0);
-}
+export const latestActivityId = (db: Db): Promise<number> => latestFeedId(db, "activity_logs");
 
 /** The id of the newest executed trade booked on a position (did this fill close it?). */
 export async function lastExecutedTradeOfPosition(db: Db, positionId: string): Promise<string | null> {

@@ -2,6 +2,7 @@
 import { sql } from "kysely";
 import { D, normalizeDecimal } from "../../app/core/decimal.ts";
 import type { AdvancedControls } from "../../app/core/orders/controls.ts";
+import type { RuleSnapshot } from "../../app/core/rules/engine.ts";
 import type { PositionRow } from "../schema.ts";
 import { type Db, isMysql, nowMs, parseJson, toBool, toIso } from "./util.ts";
 
@@ -60,28 +61,13 @@ export function fastNormalizeDecimal(value: string | number | null | undefined):
 }
 
 export function positionRowToPosition(row: PositionRow): Position {
-  const normalizeDecimal = fastNormalizeDecimal;
   return {
-    id: row.id,
-    symbol: row.symbol,
-    side: row.side === "short" ? "short" : "long",
-    quantity: normalizeDecimal(row.quantity)!,
-    remainingQuantity: normalizeDecimal(row.remaining_quantity)!,
-    entryPrice: normalizeDecimal(row.entry_price)!,
-    currentPrice: normalizeDecimal(row.current_price),
+    ...rowToMonitored(row, parseJson),
     entryTradeId: row.entry_trade_id,
-    maxDrawdown: normalizeDecimal(row.max_drawdown) ?? "0",
-    portfolioPercent: normalizeDecimal(row.portfolio_percent) ?? "0",
     status: row.status === "open" ? "open" : "closed",
-    breakEvenTriggered: toBool(row.break_even_triggered),
-    trailingStopActive: toBool(row.trailing_stop_active),
-    trailingBestPrice: normalizeDecimal(row.trailing_best_price),
-    stopPrice: normalizeDecimal(row.stop_price),
-    advancedControls: parseJson<AdvancedControls | null>(row.advanced_controls, null),
-    ruleState: parseJson<Record<string, unknown>>(row.rule_state, {}),
-    realizedPnl: normalizeDecimal(row.realized_pnl) ?? "0",
-    fees: normalizeDecimal(row.fees) ?? "0",
-    funding: normalizeDecimal(row.funding) ?? "0",
+    realizedPnl: fastNormalizeDecimal(row.realized_pnl) ?? "0",
+    fees: fastNormalizeDecimal(row.fees) ?? "0",
+    funding: fastNormalizeDecimal(row.funding) ?? "0",
     leverage: Number(row.leverage),
     marginType: row.margin_type,
     source: row.source,
@@ -94,10 +80,6 @@ export function positionRowToPosition(row: PositionRow): Position {
   };
 }
 
-/**
- * Serialises every change to one symbol's positions until the transaction ends. Call it
- * first in the transaction, before reading positions.
- */
 export async function lockSymbol(db: Db, symbol: string): Promise<void> {
   const bump = () =>
     db
@@ -152,6 +134,49 @@ export type MonitoredPosition = Pick<
   | "ruleState"
 >;
 
+/** The columns behind MonitoredPosition. */
+const MONITORED_COLUMNS = [
+  "id",
+  "symbol",
+  "side",
+  "quantity",
+  "remaining_quantity",
+  "entry_price",
+  "current_price",
+  "max_drawdown",
+  "portfolio_percent",
+  "break_even_triggered",
+  "trailing_stop_active",
+  "trailing_best_price",
+  "stop_price",
+  "advanced_controls",
+  "rule_state",
+] as const;
+
+/** A row's monitored fields; `parse` reads the JSON columns (the monitor shares parsed objects). */
+function rowToMonitored(
+  row: Pick<PositionRow, (typeof MONITORED_COLUMNS)[number]>,
+  parse: <T>(text: string | null, fallback: T) => T,
+): MonitoredPosition {
+  return {
+    id: row.id,
+    symbol: row.symbol,
+    side: row.side === "short" ? "short" : "long",
+    quantity: fastNormalizeDecimal(row.quantity)!,
+    remainingQuantity: fastNormalizeDecimal(row.remaining_quantity)!,
+    entryPrice: fastNormalizeDecimal(row.entry_price)!,
+    currentPrice: fastNormalizeDecimal(row.current_price),
+    maxDrawdown: fastNormalizeDecimal(row.max_drawdown) ?? "0",
+    portfolioPercent: fastNormalizeDecimal(row.portfolio_percent) ?? "0",
+    breakEvenTriggered: toBool(row.break_even_triggered),
+    trailingStopActive: toBool(row.trailing_stop_active),
+    trailingBestPrice: fastNormalizeDecimal(row.trailing_best_price),
+    stopPrice: fastNormalizeDecimal(row.stop_price),
+    advancedControls: parse<AdvancedControls | null>(row.advanced_controls, null),
+    ruleState: parse<Record<string, unknown>>(row.rule_state, {}),
+  };
+}
+
 // Every open position usually carries the same controls text: parse each text once. The
 // parsed objects are shared, so the monitor only reads them.
 const PARSED_JSON = new Map<string, unknown>();
@@ -168,44 +193,8 @@ function parseShared<T>(text: string | null, fallback: T): T {
 
 /** Every open position, for the rules monitor: one query, the columns it needs. */
 export async function listMonitoredPositions(db: Db): Promise<MonitoredPosition[]> {
-  const rows = await db
-    .selectFrom("positions")
-    .select([
-      "id",
-      "symbol",
-      "side",
-      "quantity",
-      "remaining_quantity",
-      "entry_price",
-      "current_price",
-      "max_drawdown",
-      "portfolio_percent",
-      "break_even_triggered",
-      "trailing_stop_active",
-      "trailing_best_price",
-      "stop_price",
-      "advanced_controls",
-      "rule_state",
-    ])
-    .where("status", "=", "open")
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    symbol: row.symbol,
-    side: row.side === "short" ? "short" : "long",
-    quantity: fastNormalizeDecimal(row.quantity)!,
-    remainingQuantity: fastNormalizeDecimal(row.remaining_quantity)!,
-    entryPrice: fastNormalizeDecimal(row.entry_price)!,
-    currentPrice: fastNormalizeDecimal(row.current_price),
-    maxDrawdown: fastNormalizeDecimal(row.max_drawdown) ?? "0",
-    portfolioPercent: fastNormalizeDecimal(row.portfolio_percent) ?? "0",
-    breakEvenTriggered: toBool(row.break_even_triggered),
-    trailingStopActive: toBool(row.trailing_stop_active),
-    trailingBestPrice: fastNormalizeDecimal(row.trailing_best_price),
-    stopPrice: fastNormalizeDecimal(row.stop_price),
-    advancedControls: parseShared<AdvancedControls | null>(row.advanced_controls, null),
-    ruleState: parseShared<Record<string, unknown>>(row.rule_state, {}),
-  }));
+  const rows = await db.selectFrom("positions").select(MONITORED_COLUMNS).where("status", "=", "open").execute();
+  return rows.map((row) => rowToMonitored(row, parseShared));
 }
 
 export async function listOpenPositions(db: Db): Promise<Position[]> {
@@ -338,14 +327,8 @@ export async function pendingCloseQuantity(db: Db, positionId: string): Promise<
 }
 
 /** The monitor's per-tick state of one position (what the price did to it). */
-export interface RuleSnapshotRow {
+export interface RuleSnapshotRow extends RuleSnapshot {
   id: string;
-  currentPrice: string;
-  maxDrawdown: string;
-  trailingStopActive: boolean;
-  trailingBestPrice: string | null;
-  stopPrice: string | null;
-  portfolioPercent: string | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Small helpers shared by the repositories.
 import { createHash, randomUUID } from "node:crypto";
-import { type Kysely, MysqlAdapter, type Transaction } from "kysely";
+import { type Kysely, MysqlAdapter, type Selectable, type Transaction } from "kysely";
 import type { DB } from "../schema.ts";
 
 export type Db = Kysely<DB>;
@@ -57,3 +57,26 @@ export function parseJson<T = unknown>(text: string | null | undefined, fallback
 
 export const toIso = (ms: number | null | undefined): string | null =>
   ms == null ? null : new Date(Number(ms)).toISOString();
+
+/** The append-only feeds, tailed by their auto-increment id (docs/architecture.md: ids whose order matters). */
+type Feed = "events" | "activity_logs";
+
+/** A feed's rows after `afterId`, oldest first, up to `limit`. */
+export function feedRowsAfter<T extends Feed>(db: Db, table: T, afterId: number, limit: number) {
+  return db
+    .selectFrom(table as Feed)
+    .selectAll()
+    .where("id", ">", afterId)
+    .orderBy("id", "asc")
+    .limit(limit)
+    .execute() as Promise<Selectable<DB[T]>[]>;
+}
+
+/** A feed's newest id; 0 while it is empty. */
+export async function latestFeedId(db: Db, table: Feed): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}

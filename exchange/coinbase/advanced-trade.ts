@@ -8,7 +8,7 @@
 //   more than 5 s, the request is signed again with Coinbase's time (clock skew tolerated).
 import { buildCdpJwt } from "./jwt.ts";
 import { AT_PREFIX, AT_PRODUCTION_URL } from "./config.ts";
-import { type CallResult, type FetchFn, type RateLimiter, limiterFor, send, withQuery } from "./http.ts";
+import { type ClientTransportOptions, type FetchFn, type RateLimiter, limiterFor, send, withQuery } from "./http.ts";
 import { AuthError } from "#app/core/exchange/errors.ts";
 
 // Documented limits: ~30 req/s per user (private), 10 req/s per IP (public). We use 80 %.
@@ -179,19 +179,13 @@ export interface WirePricebook {
 
 export type Query = Record<string, string | number | boolean | string[] | undefined | null>;
 
-export interface AdvancedTradeOptions {
+export interface AdvancedTradeOptions extends ClientTransportOptions {
   /** Signs private calls; without keys only public market data works. */
   keys?: { apiKey: string; apiSecret: string } | null;
   /** Base URL of private calls (default: production). */
   baseUrl?: string;
   /** Base URL of public market data (default: production; the sandbox has none). */
   publicBaseUrl?: string;
-  fetchImpl?: FetchFn;
-  readTimeoutMs?: number;
-  writeTimeoutMs?: number;
-  maxAttempts?: number;
-  backoffMs?: number;
-  onResult?: (result: CallResult) => void;
   /** Test hook: the clock in epoch seconds used to sign. */
   now?: () => number;
 }

@@ -18,7 +18,7 @@ import { AuthError, ExchangeError, InvalidOrderError, NetworkError } from "#app/
 import { D, parseDecimal } from "#app/core/decimal.ts";
 import { EXCHANGE_PRODUCTION_URL } from "./config.ts";
 import {
-  type CallResult,
+  type ClientTransportOptions,
   type FetchFn,
   type RateLimiter,
   READ_TIMEOUT_MS,
@@ -31,19 +31,13 @@ import type { Query } from "./advanced-trade.ts";
 // Documented: private 15 req/s per profile; we use 80 %.
 export const EXCHANGE_PRIVATE_RATE = 12;
 
-export interface ExchangeClientOptions {
+export interface ExchangeClientOptions extends ClientTransportOptions {
   apiKey: string;
   /** base64, as Coinbase shows it */
   apiSecret: string;
   passphrase: string;
   baseUrl?: string;
   sandbox?: boolean;
-  fetchImpl?: FetchFn;
-  readTimeoutMs?: number;
-  writeTimeoutMs?: number;
-  maxAttempts?: number;
-  backoffMs?: number;
-  onResult?: (result: CallResult) => void;
 }
 
 interface WireProfile {

@@ -184,6 +184,18 @@ export interface SendOptions {
   onResult?: (result: CallResult) => void;
 }
 
+/** The transport settings both Coinbase clients take (tests shorten the waits). */
+export interface ClientTransportOptions {
+  fetchImpl?: FetchFn;
+  /** A GET's timeout. */
+  readTimeoutMs?: number;
+  /** The other methods' timeout. */
+  writeTimeoutMs?: number;
+  maxAttempts?: number;
+  backoffMs?: number;
+  onResult?: (result: CallResult) => void;
+}
+
 export interface CallResult {
   ok: boolean;
   at: number;

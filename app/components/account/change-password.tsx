@@ -3,24 +3,22 @@
 // uses, through Conform). A plain form posted to /account (intent=password): works without
 // JavaScript; the action answers the field errors, or redirects with a toast once changed (the
 // other sessions of the account are then signed out, this one stays).
-import { getFormProps, type SubmissionResult, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
 import Paper from "@mui/material/Paper";
 import Typography from "@mui/material/Typography";
 import { Form, useNavigation } from "@remix-run/react";
 import { AuthSubmit, NewPasswordFields } from "#app/components/auth-screens.tsx";
-import { Field, FormError } from "#app/components/forms.tsx";
+import { Field, FormError, useZodForm } from "#app/components/forms.tsx";
 import { ChangePasswordSchema } from "#app/core/schemas/auth.ts";
 
 export function ChangePasswordCard({ lastResult }: { lastResult: SubmissionResult<string[]> | undefined }) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formData?.get("intent") === "password";
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "change-password",
+    schema: ChangePasswordSchema,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ChangePasswordSchema }),
     shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
   });
   return (
     <Paper variant="outlined" sx={{ p: 2, mb: 3 }} data-testid="change-password">

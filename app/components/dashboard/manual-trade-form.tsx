@@ -1,11 +1,10 @@
 // The manual trading form (docs/spec/screens.md, api.md#validation, figures.md#defaults-and-limits): one Zod schema with the server; native
 // selects so it works without JavaScript; futures fields only for -PERP symbols.
 import { marginBalance } from "#app/core/exchange/types.ts";
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import Button from "@mui/material/Button";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { useActionData } from "@remix-run/react";
 import { useEffect, useState } from "react";
@@ -16,7 +15,7 @@ import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker, useIntentFetcher } from "./dashboard-header.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormError, NativeSelect, useZodForm } from "../forms.tsx";
 import { watchTrade } from "#app/live/use-live-updates.tsx";
 import { useCan, useRole } from "../layout/permissions.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
@@ -66,19 +65,40 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
     if (answered?.tradeId && answered.tradeStatus === "pending") watchTrade(answered.tradeId);
   }, [answered]);
 
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "manual-order",
+    schema: ManualOrderSchema,
     lastResult: result,
     // What a reset after a successful order returns to (the selects would go blank otherwise).
     defaultValue: { leverage: "1", marginType: "cross" },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ManualOrderSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
 
   const margin = balance ? marginBalance(balance.balances) : undefined;
   const priceDisabled = hydrated && orderType === "market";
   const fieldError = (name: keyof typeof fields) => fields[name].errors?.[0];
+  /** A select the form follows as it changes (the price and amount fields depend on it). */
+  const choice = (
+    name: "symbol" | "orderType" | "amountType",
+    label: string,
+    [value, onChange]: [string, (value: string) => void],
+    options: [value: string, text: string][],
+  ) => (
+    <NativeSelect
+      size="small"
+      margin="none"
+      name={name}
+      label={label}
+      value={value}
+      onChange={onChange}
+      error={fieldError(name)}
+    >
+      {options.map(([option, text]) => (
+        <option key={option} value={option}>
+          {text}
+        </option>
+      ))}
+    </NativeSelect>
+  );
 
   return (
     <PanelCard
@@ -96,46 +116,31 @@ function OrderForm({ balance, title = "Manual Trading" }: { balance: BalanceInfo
         <input type="hidden" name="intent" value="place-order" />
         <JsMarker />
         <div className={S.grid}>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="symbol"
-            label="Trading pair"
-            value={symbol}
-            onChange={setSymbol}
-            error={fieldError("symbol")}
-          >
-            {listSymbols().map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </NativeSelect>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="orderType"
-            label="Order type"
-            value={orderType}
-            onChange={setOrderType}
-            error={fieldError("orderType")}
-          >
-            <option value="market">Market</option>
-            <option value="limit">Limit</option>
-          </NativeSelect>
-          <NativeSelect
-            size="small"
-            margin="none"
-            name="amountType"
-            label="Amount type"
-            value={amountType}
-            onChange={setAmountType}
-            error={fieldError("amountType")}
-          >
-            <option value="quantity">Quantity</option>
-            <option value="usd">USD</option>
-            <option value="percentage">Percentage</option>
-          </NativeSelect>
+          {choice(
+            "symbol",
+            "Trading pair",
+            [symbol, setSymbol],
+            listSymbols().map((s) => [s, s]),
+          )}
+          {choice(
+            "orderType",
+            "Order type",
+            [orderType, setOrderType],
+            [
+              ["market", "Market"],
+              ["limit", "Limit"],
+            ],
+          )}
+          {choice(
+            "amountType",
+            "Amount type",
+            [amountType, setAmountType],
+            [
+              ["quantity", "Quantity"],
+              ["usd", "USD"],
+              ["percentage", "Percentage"],
+            ],
+          )}
           <TextField
             key={fields.quantity.key}
             size="small"

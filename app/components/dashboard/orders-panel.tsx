@@ -6,11 +6,14 @@ import { formatPnl, formatPrice, formatQuantity } from "#app/core/format.ts";
 import Table from "@mui/material/Table";
 import Typography from "@mui/material/Typography";
 import { StatusLabel, TradeStatusLabel } from "../trade-status-chip.tsx";
+import { ColumnHeads } from "../ui/column-heads.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./orders-panel.css.ts";
 
 // MUI's Table with plain rows and the static row classes (app/styles/rows.css.ts), as in Trade
 // History: no styled component per cell when the dashboard is server-rendered (decision 043).
+const ORDER_COLUMNS = ["Symbol", "Side", "Quantity", "Price", "Source", "Status"];
+
 export function RecentOrders({ trades }: { trades: RecentOrder[] }) {
   return (
     <PanelCard data-testid="recent-orders" title="Recent Orders" flush contentClassName={S.scroll}>
@@ -18,28 +21,7 @@ export function RecentOrders({ trades }: { trades: RecentOrder[] }) {
         <Typography color="text.secondary">No orders yet</Typography>
       ) : (
         <Table size="small">
-          <thead>
-            <tr className="pd-tr">
-              <th scope="col" className="pd-td pd-th">
-                Symbol
-              </th>
-              <th scope="col" className="pd-td pd-th">
-                Side
-              </th>
-              <th scope="col" className="pd-td pd-th pd-right">
-                Quantity
-              </th>
-              <th scope="col" className="pd-td pd-th pd-right">
-                Price
-              </th>
-              <th scope="col" className="pd-td pd-th">
-                Source
-              </th>
-              <th scope="col" className="pd-td pd-th">
-                Status
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={ORDER_COLUMNS} right={["Quantity", "Price"]} />
           <tbody>
             {trades.map((t) => (
               <tr key={t.id} data-testid="order-row" className="pd-tr">

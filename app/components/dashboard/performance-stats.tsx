@@ -5,6 +5,7 @@ import Typography from "@mui/material/Typography";
 import { D } from "#app/core/decimal.ts";
 import { formatPercent, formatPnl, formatProfitFactor, formatVolume } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { ColumnHeads } from "../ui/column-heads.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./performance-stats.css.ts";
 
@@ -61,6 +62,8 @@ const ROWS: { label: string; render: (s: PeriodStats) => React.ReactNode }[] = [
   { label: "Profit volume %", render: (s) => formatPercent(s.profitVolumePercent) },
 ];
 
+const PERIODS = ["All time", "Month", "Week"];
+
 export function PerformanceStatsTable({ initial }: { initial: PerformanceStats | null }) {
   const { data, error, isLoading } = useApiQuery<PerformanceStats>("/api/performance-stats", {
     initialData: initial ?? undefined,
@@ -70,20 +73,7 @@ export function PerformanceStatsTable({ initial }: { initial: PerformanceStats |
     <PanelCard data-testid="performance-stats" title="Performance Statistics" flush contentClassName={S.scroll}>
       {data ? (
         <Table size="small">
-          <thead>
-            <tr className="pd-tr">
-              <td className="pd-td pd-th" />
-              <th scope="col" className="pd-td pd-th pd-right">
-                All time
-              </th>
-              <th scope="col" className="pd-td pd-th pd-right">
-                Month
-              </th>
-              <th scope="col" className="pd-td pd-th pd-right">
-                Week
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads corner columns={PERIODS} right={PERIODS} />
           <tbody>
             {ROWS.map((row) => (
               <tr key={row.label} className="pd-tr">

@@ -3,8 +3,7 @@
 // summary's time; the delivery log, newest first, paged by id. Every form is a plain post to
 // /notifications validated by Conform with the shared Zod schemas. Secrets are never in the
 // page: a saved one shows as "saved" or its last 4 characters, and an empty field keeps it.
-import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { type SubmissionResult, getFormProps } from "@conform-to/react";
 import Box from "@mui/material/Box";
 import Button from "@mui/material/Button";
 import Checkbox from "@mui/material/Checkbox";
@@ -31,7 +30,7 @@ import {
 } from "#app/core/notifications/events.ts";
 import { NOTIFICATION_FORMS } from "#app/core/schemas/notifications.ts";
 import type { ChannelView } from "#app/services/notifications.server.ts";
-import { FormError } from "../forms.tsx";
+import { FormError, useZodForm } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 
 interface DeliveryView {
@@ -73,12 +72,10 @@ function ChannelForm({
   lastResult: SubmissionResult<string[]> | undefined;
   children: (field: (name: string) => { name: string; error?: string; defaultValue?: string }) => ReactNode;
 }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm<Record<string, unknown>, unknown>({
     id: `notify-${view.channel}`,
+    schema: NOTIFICATION_FORMS[view.channel],
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NOTIFICATION_FORMS[view.channel] }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   const field = (name: string) => {
     const f = (fields as Record<string, { name: string; errors?: string[] }>)[name];
@@ -191,16 +188,14 @@ function Text({
 export function NotificationsScreen({ data, actionData }: { data: NotificationsData; actionData?: ActionData }) {
   const view = (channel: Channel) => data.channels.find((c) => c.channel === channel)!;
   const resultFor = (intent: string) => (actionData?.intent === intent ? actionData.result : undefined);
-  const [general, generalFields] = useForm({
+  const [general, generalFields] = useZodForm({
     id: "notify-general",
+    schema: NOTIFICATION_FORMS.general,
     lastResult: resultFor("general"),
     defaultValue: {
       rateLimitPerMinute: String(data.config.rateLimitPerMinute),
       dailySummaryTime: data.config.dailySummaryTime,
     },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NOTIFICATION_FORMS.general }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   const telegram = view("telegram");
   const webhook = view("webhook");

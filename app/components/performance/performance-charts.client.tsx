@@ -55,6 +55,31 @@ const curveAxes = (points: EquityPoint[], height: number) => ({
   yAxis: [{ valueFormatter: (v: number | null) => money(v), width: 64 }],
 });
 
+/** What the bar charts share: no animation, no legend, the curves' margins. */
+const barFrame = (height: number) => ({
+  height,
+  skipAnimation: true,
+  hideLegend: true,
+  margin: { left: 8, right: 16 },
+});
+
+/** A money curve of one field of the equity points, without marks (the equity, realized and drawdown lines). */
+const moneyCurve = (
+  points: EquityPoint[],
+  field: "equity" | "realized" | "drawdown",
+  label: string,
+  color: string,
+  curve: "linear" | "stepAfter" = "linear",
+) => ({
+  id: field,
+  label,
+  data: points.map((p) => num(p[field])),
+  showMark: false,
+  curve,
+  color,
+  valueFormatter: money,
+});
+
 /** Bars coloured by sign: losses red, gains green (the value axis' piecewise colour map). */
 function useSignColors() {
   const theme = useTheme();
@@ -80,28 +105,8 @@ export function EquityChart({
       {...curveAxes(points, height)}
       hideLegend={compact}
       series={[
-        {
-          id: "equity",
-          label: "Equity (realized + unrealized)",
-          data: points.map((p) => num(p.equity)),
-          showMark: false,
-          curve: "linear",
-          color: theme.palette.primary.main,
-          valueFormatter: money,
-        },
-        ...(compact
-          ? []
-          : [
-              {
-                id: "realized",
-                label: "Realized",
-                data: points.map((p) => num(p.realized)),
-                showMark: false,
-                curve: "stepAfter" as const,
-                color: theme.palette.secondary.main,
-                valueFormatter: money,
-              },
-            ]),
+        moneyCurve(points, "equity", "Equity (realized + unrealized)", theme.palette.primary.main),
+        ...(compact ? [] : [moneyCurve(points, "realized", "Realized", theme.palette.secondary.main, "stepAfter")]),
       ]}
     />
   );
@@ -113,18 +118,7 @@ export function DrawdownChart({ points, height = 220 }: { points: EquityPoint[];
     <LineChart
       {...curveAxes(points, height)}
       hideLegend
-      series={[
-        {
-          id: "drawdown",
-          label: "Drawdown",
-          data: points.map((p) => num(p.drawdown)),
-          showMark: false,
-          curve: "linear",
-          area: true,
-          color: theme.palette.error.main,
-          valueFormatter: money,
-        },
-      ]}
+      series={[{ ...moneyCurve(points, "drawdown", "Drawdown", theme.palette.error.main), area: true }]}
     />
   );
 }
@@ -133,10 +127,7 @@ export function DailyPnlChart({ bars, height = 260 }: { bars: DailyBar[]; height
   const colorMap = useSignColors();
   return (
     <BarChart
-      height={height}
-      skipAnimation
-      hideLegend
-      margin={{ left: 8, right: 16 }}
+      {...barFrame(height)}
       xAxis={[
         {
           scaleType: "band",
@@ -154,11 +145,8 @@ export function GroupPnlChart({ groups, height }: { groups: GroupPnl[]; height?:
   const colorMap = useSignColors();
   return (
     <BarChart
-      height={height ?? Math.max(140, 48 + groups.length * 36)}
-      skipAnimation
-      hideLegend
+      {...barFrame(height ?? Math.max(140, 48 + groups.length * 36))}
       layout="horizontal"
-      margin={{ left: 8, right: 16 }}
       yAxis={[{ scaleType: "band", data: groups.map((g) => g.label), width: 110 }]}
       xAxis={[{ valueFormatter: (v: number | null) => money(v), colorMap }]}
       series={[{ id: "group", label: "Realized P&L", data: groups.map((g) => Number(g.pnl)), valueFormatter: money }]}
@@ -170,10 +158,7 @@ export function DistributionChart({ bins, height = 240 }: { bins: HistogramBin[]
   const theme = useTheme();
   return (
     <BarChart
-      height={height}
-      skipAnimation
-      hideLegend
-      margin={{ left: 8, right: 16 }}
+      {...barFrame(height)}
       xAxis={[
         {
           scaleType: "band",

@@ -14,7 +14,7 @@ import CardContent from "@mui/material/CardContent";
 import Table from "@mui/material/Table";
 import Typography from "@mui/material/Typography";
 import { Link } from "@remix-run/react";
-import { type ReactNode, Suspense, lazy } from "react";
+import { type ComponentProps, type ReactNode, Suspense, lazy } from "react";
 import { D } from "#app/core/decimal.ts";
 import { formatPnl } from "#app/core/format.ts";
 import {
@@ -29,6 +29,7 @@ import {
 import { CHART_RANGES, CHART_RANGE_LABELS, type ChartRange } from "#app/core/schemas/performance-charts.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { ColumnHeads } from "../ui/column-heads.tsx";
 import { PanelCard } from "../ui/panel-card.tsx";
 import { S } from "./performance-screen.css.ts";
 
@@ -92,15 +93,7 @@ function DataTable({ caption, head, rows }: { caption: string; head: string[]; r
   return (
     <Table size="small">
       <caption className={S.srOnly}>{caption}</caption>
-      <thead>
-        <tr className="pd-tr">
-          {head.map((h, i) => (
-            <th key={h} scope="col" className={i > 0 ? "pd-td pd-th pd-right" : "pd-td pd-th"}>
-              {h}
-            </th>
-          ))}
-        </tr>
-      </thead>
+      <ColumnHeads columns={head} right={head.slice(1)} />
       <tbody>
         {rows.map((cells, r) => (
           <tr key={r} className="pd-tr">
@@ -210,6 +203,52 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
     t.trades === 0 &&
     D(t.realizedPnl).eq(0) &&
     data.equity.every((p) => p.unrealized === null || D(p.unrealized).eq(0));
+  const panels: ComponentProps<typeof ChartPanel>[] = [
+    {
+      className: S.wide,
+      title: "Equity curve",
+      testId: "chart-equity",
+      height: 280,
+      chart: <Charts.Equity points={data.equity} />,
+      table: equityTable(data.equity),
+    },
+    {
+      title: "Daily P&L",
+      testId: "chart-daily",
+      height: 260,
+      chart: <Charts.Daily bars={data.daily} />,
+      table: dailyBarsTable(data.daily),
+    },
+    {
+      title: "Drawdown",
+      testId: "chart-drawdown",
+      height: 220,
+      chart: <Charts.Drawdown points={data.equity} />,
+      table: equityTable(data.equity),
+    },
+    {
+      title: "P&L by symbol",
+      testId: "chart-symbol",
+      height: 160,
+      chart: <Charts.Group groups={data.bySymbol ?? []} />,
+      table: groupTable(data.bySymbol ?? [], "symbol"),
+    },
+    {
+      title: "P&L by strategy",
+      testId: "chart-strategy",
+      height: 160,
+      chart: <Charts.Group groups={data.byStrategy ?? []} />,
+      table: groupTable(data.byStrategy ?? [], "strategy"),
+    },
+    {
+      className: S.wide,
+      title: "Win/loss distribution",
+      testId: "chart-distribution",
+      height: 240,
+      chart: <Charts.Distribution bins={data.distribution ?? []} />,
+      table: distributionTable(data.distribution ?? []),
+    },
+  ];
   return (
     <div data-testid="performance-screen">
       <RangeLinks range={data.range} path="/performance" />
@@ -231,50 +270,9 @@ export function PerformanceScreen({ initial }: { initial: PerformanceCharts }) {
         </Card>
       ) : (
         <div className={S.grid}>
-          <ChartPanel
-            className={S.wide}
-            title="Equity curve"
-            testId="chart-equity"
-            height={280}
-            chart={<Charts.Equity points={data.equity} />}
-            table={equityTable(data.equity)}
-          />
-          <ChartPanel
-            title="Daily P&L"
-            testId="chart-daily"
-            height={260}
-            chart={<Charts.Daily bars={data.daily} />}
-            table={dailyBarsTable(data.daily)}
-          />
-          <ChartPanel
-            title="Drawdown"
-            testId="chart-drawdown"
-            height={220}
-            chart={<Charts.Drawdown points={data.equity} />}
-            table={equityTable(data.equity)}
-          />
-          <ChartPanel
-            title="P&L by symbol"
-            testId="chart-symbol"
-            height={160}
-            chart={<Charts.Group groups={data.bySymbol ?? []} />}
-            table={groupTable(data.bySymbol ?? [], "symbol")}
-          />
-          <ChartPanel
-            title="P&L by strategy"
-            testId="chart-strategy"
-            height={160}
-            chart={<Charts.Group groups={data.byStrategy ?? []} />}
-            table={groupTable(data.byStrategy ?? [], "strategy")}
-          />
-          <ChartPanel
-            className={S.wide}
-            title="Win/loss distribution"
-            testId="chart-distribution"
-            height={240}
-            chart={<Charts.Distribution bins={data.distribution ?? []} />}
-            table={distributionTable(data.distribution ?? [])}
-          />
+          {panels.map((panel) => (
+            <ChartPanel key={panel.testId} {...panel} />
+          ))}
         </div>
       )}
     </div>

@@ -5,11 +5,11 @@
 // /positions (intent drift-adopt / drift-close), so they work without JavaScript.
 import Button from "@mui/material/Button";
 import Typography from "@mui/material/Typography";
-import { Form } from "@remix-run/react";
 import { describeDrift } from "#app/core/reconcile/compare.ts";
 import type { Drift } from "#app/core/types/drifts.ts";
 import { formatDateTime } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { IntentForm } from "../forms.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { S } from "./drift-alarms.css.ts";
 
@@ -45,16 +45,12 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
             </span>
             {canResolve ? (
               <>
-                <Form method="post" action="/positions">
-                  <input type="hidden" name="intent" value="drift-adopt" />
-                  <input type="hidden" name="id" value={d.id} />
+                <IntentForm action="/positions" intent="drift-adopt" values={{ id: d.id }}>
                   <Button type="submit" size="small" variant="outlined" data-testid={`drift-adopt-${d.symbol}`}>
                     Adopt
                   </Button>
-                </Form>
-                <Form method="post" action="/positions">
-                  <input type="hidden" name="intent" value="drift-close" />
-                  <input type="hidden" name="id" value={d.id} />
+                </IntentForm>
+                <IntentForm action="/positions" intent="drift-close" values={{ id: d.id }}>
                   <Button
                     type="submit"
                     size="small"
@@ -64,7 +60,7 @@ export function DriftAlarms({ initial }: { initial: DriftItem[] | null }) {
                   >
                     Close
                   </Button>
-                </Form>
+                </IntentForm>
               </>
             ) : null}
           </li>

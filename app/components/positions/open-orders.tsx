@@ -11,6 +11,7 @@ import Typography from "@mui/material/Typography";
 import { Form, useNavigation } from "@remix-run/react";
 import { formatDateTime, formatPrice, formatQuantity } from "#app/core/format.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
+import { IntentForm } from "../forms.tsx";
 import { useCan } from "../layout/permissions.tsx";
 import { S } from "./open-orders.css.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
@@ -73,13 +74,11 @@ export function OpenOrders({
         </Typography>
         <div className={S.spacer} />
         {canCancel && orders.length > 1 ? (
-          <Form method="post" action="/positions">
-            <input type="hidden" name="intent" value="cancel-all" />
-            <input type="hidden" name="back" value={back} />
+          <IntentForm action="/positions" intent="cancel-all" values={{ back }}>
             <Button type="submit" size="small" variant="outlined" color="warning" data-testid="cancel-all-orders">
               Cancel all
             </Button>
-          </Form>
+          </IntentForm>
         ) : null}
       </div>
       {orders.length === 0 ? (
@@ -98,10 +97,7 @@ export function OpenOrders({
                 {o.source} · {formatDateTime(o.createdAt)}
               </span>
               {canCancel ? (
-                <Form method="post" action="/positions">
-                  <input type="hidden" name="intent" value="cancel-order" />
-                  <input type="hidden" name="back" value={back} />
-                  <input type="hidden" name="id" value={o.id} />
+                <IntentForm action="/positions" intent="cancel-order" values={{ back, id: o.id }}>
                   <Button
                     type="submit"
                     size="small"
@@ -111,7 +107,7 @@ export function OpenOrders({
                   >
                     Cancel
                   </Button>
-                </Form>
+                </IntentForm>
               ) : null}
             </li>
           ))}

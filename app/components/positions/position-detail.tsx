@@ -11,7 +11,7 @@ import TableHead from "@mui/material/TableHead";
 import TableRow from "@mui/material/TableRow";
 import Typography from "@mui/material/Typography";
 import { useEffect, useRef } from "react";
-import type { Trade } from "#app/core/types/trades.ts";
+import type { PositionDetails } from "#app/services/positions.server.ts";
 import { ApiError } from "#app/utils/api-client.ts";
 import {
   formatDateTime,
@@ -27,7 +27,7 @@ import { LabelledValue } from "../labelled-value.tsx";
 import { TradeStatusChip } from "../trade-status-chip.tsx";
 import { useToast } from "../toaster.tsx";
 import { tradeTypeText } from "./position-texts.ts";
-import { PriceChart, type PriceChartData } from "../charts/price-chart.tsx";
+import { PriceChart } from "../charts/price-chart.tsx";
 import { useCan } from "../layout/permissions.tsx";
 
 export const DETAILS_POLL_MS = 10_000;
@@ -36,20 +36,8 @@ export const DETAILS_POLL_MS = 10_000;
 // positions table; its trades table scrolls inside instead.
 const DETAIL_SX = { p: 2, width: 0, minWidth: "100%", boxSizing: "border-box" } as const;
 
-export interface PositionDetailsResponse {
-  trades: Trade[];
-  relatedSignal: { id: string; action: "buy" | "sell"; symbol: string; createdAt: string } | null;
-  exchange: { name: string; label: string };
-  /** Candles, rule levels and fills (decision 032). */
-  chart: PriceChartData;
-  metrics: {
-    totalVolume: string;
-    estimatedFees: string;
-    feesPaid: string;
-    unrealizedPnL: string | null;
-    markPrice: string | null;
-  };
-}
+/** What /api/positions/:id/details answers (the position itself aside). */
+export type PositionDetailsResponse = Omit<PositionDetails, "position">;
 
 /** The reason a details call failed: the server's words, a timeout, or 'Network error'. */
 export function detailsErrorText(error: unknown): string {

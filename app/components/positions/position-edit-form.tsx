@@ -12,7 +12,7 @@ import Paper from "@mui/material/Paper";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
 import { Form } from "@remix-run/react";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useState } from "react";
 import {
   type EditField,
   PositionEditSchema,
@@ -65,6 +65,16 @@ export function PositionEditForm({
     control?.focus();
   }, [focus]);
   const checked = (name: "breakEven" | "trailing") => (again ? again.values[name] === "on" : position[name]);
+  /** A plain decimal setting of the position, shown as posted when the form comes back. */
+  const decimal = (name: "breakEvenOffset" | "trailingActivation" | "trailingRetrace", label: string) => (
+    <TextField
+      name={name}
+      label={label}
+      size="small"
+      defaultValue={value(name, position[name])}
+      slotProps={{ htmlInput: { inputMode: "decimal" } }}
+    />
+  );
   const long = position.side === "long";
   const error = clientError ?? again?.error ?? null;
 
@@ -139,25 +149,8 @@ export function PositionEditForm({
               />
             </Box>
           ))}
-          <FormControlLabel
-            control={
-              <Checkbox
-                id={editFieldId("breakEven")}
-                name="breakEven"
-                defaultChecked={checked("breakEven")}
-                slotProps={{ input: { "aria-label": "Break-even" } }}
-              />
-            }
-            label="Break-even after TP1"
-          />
-          <Box sx={{ display: "flex", gap: 1 }}>
-            <TextField
-              name="breakEvenOffset"
-              label="Break-even offset"
-              size="small"
-              defaultValue={value("breakEvenOffset", position.breakEvenOffset)}
-              slotProps={{ htmlInput: { inputMode: "decimal" } }}
-            />
+          <ProtectionSwitch name="breakEven" label="Break-even after TP1" ariaLabel="Break-even" checked={checked}>
+            {decimal("breakEvenOffset", "Break-even offset")}
             <TextField
               name="breakEvenOffsetUnit"
               label="Unit"
@@ -169,34 +162,11 @@ export function PositionEditForm({
               <option value="ticks">ticks</option>
               <option value="percent">%</option>
             </TextField>
-          </Box>
-          <FormControlLabel
-            control={
-              <Checkbox
-                id={editFieldId("trailing")}
-                name="trailing"
-                defaultChecked={checked("trailing")}
-                slotProps={{ input: { "aria-label": "Trailing stop" } }}
-              />
-            }
-            label="Trailing stop"
-          />
-          <Box sx={{ display: "flex", gap: 1 }}>
-            <TextField
-              name="trailingActivation"
-              label="Activation %"
-              size="small"
-              defaultValue={value("trailingActivation", position.trailingActivation)}
-              slotProps={{ htmlInput: { inputMode: "decimal" } }}
-            />
-            <TextField
-              name="trailingRetrace"
-              label="Distance %"
-              size="small"
-              defaultValue={value("trailingRetrace", position.trailingRetrace)}
-              slotProps={{ htmlInput: { inputMode: "decimal" } }}
-            />
-          </Box>
+          </ProtectionSwitch>
+          <ProtectionSwitch name="trailing" label="Trailing stop" ariaLabel="Trailing stop" checked={checked}>
+            {decimal("trailingActivation", "Activation %")}
+            {decimal("trailingRetrace", "Distance %")}
+          </ProtectionSwitch>
         </Box>
         <Box sx={{ display: "flex", gap: 1, mt: 2 }}>
           <Button type="submit" variant="contained" data-testid="edit-save">
@@ -236,5 +206,37 @@ export function PositionEditForm({
         </Box>
       </Form>
     </Paper>
+  );
+}
+
+/** A protection's switch (break-even, trailing stop) and, beside it, the settings it takes. */
+function ProtectionSwitch({
+  name,
+  label,
+  ariaLabel,
+  checked,
+  children,
+}: {
+  name: "breakEven" | "trailing";
+  label: string;
+  ariaLabel: string;
+  checked: (name: "breakEven" | "trailing") => boolean;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <FormControlLabel
+        control={
+          <Checkbox
+            id={editFieldId(name)}
+            name={name}
+            defaultChecked={checked(name)}
+            slotProps={{ input: { "aria-label": ariaLabel } }}
+          />
+        }
+        label={label}
+      />
+      <Box sx={{ display: "flex", gap: 1 }}>{children}</Box>
+    </>
   );
 }

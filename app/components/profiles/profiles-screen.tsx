@@ -4,8 +4,7 @@
 // (JSON answer and a toast), without it as a plain POST (redirect with a flash toast, or the
 // page again with the messages by the fields). Dialogs open from links (?dialog=...), so
 // they open without JavaScript too.
-import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
 import AccountBalanceWalletIcon from "@mui/icons-material/AccountBalanceWallet";
 import EditIcon from "@mui/icons-material/Edit";
 import Alert from "@mui/material/Alert";
@@ -15,11 +14,7 @@ import Card from "@mui/material/Card";
 import CardActions from "@mui/material/CardActions";
 import CardContent from "@mui/material/CardContent";
 import Chip from "@mui/material/Chip";
-import Dialog from "@mui/material/Dialog";
-import DialogActions from "@mui/material/DialogActions";
-import DialogContent from "@mui/material/DialogContent";
 import DialogContentText from "@mui/material/DialogContentText";
-import DialogTitle from "@mui/material/DialogTitle";
 import IconButton from "@mui/material/IconButton";
 import Paper from "@mui/material/Paper";
 import TextField from "@mui/material/TextField";
@@ -35,7 +30,8 @@ import { formatBalance } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery, useInvalidate } from "#app/utils/use-api-query.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormDialog } from "../form-dialog.tsx";
+import { NativeSelect, useZodForm } from "../forms.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
 
@@ -148,7 +144,7 @@ function ProfileOptions({ profiles }: { profiles: { id: string; name: string }[]
   );
 }
 
-function FormDialog({
+function ProfileDialog({
   kind,
   title,
   open,
@@ -156,7 +152,6 @@ function FormDialog({
   lastResult,
   schema,
   submitLabel,
-  busy,
   fetcher,
   children,
 }: {
@@ -167,45 +162,31 @@ function FormDialog({
   lastResult: SubmissionResult<string[]> | undefined;
   schema: typeof CreateProfileSchema | typeof TransferSchema | typeof DeleteProfileSchema;
   submitLabel: string;
-  busy: boolean;
   fetcher: ReturnType<typeof useFetcher>;
   children: (fields: Record<string, { errors?: string[] }>) => ReactNode;
 }) {
-  const hydrated = useHydrated();
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm<Record<string, unknown>, unknown>({
     id: `profile-${kind}`,
+    schema,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   return (
-    <Dialog
+    <FormDialog
+      form={form}
+      title={title}
       open={open}
       onClose={onClose}
-      disablePortal
-      fullWidth
+      action="/profiles"
+      fetcher={fetcher}
       maxWidth="xs"
-      slotProps={{ transition: { appear: false } }}
-      aria-labelledby={`profile-${kind}-title`}
-      data-testid={`profile-${kind}-dialog`}
+      submitLabel={submitLabel}
+      busyLabel="Working..."
+      danger={kind === "delete"}
     >
-      <fetcher.Form method="post" action="/profiles" {...getFormProps(form)}>
-        <DialogTitle id={`profile-${kind}-title`}>{title}</DialogTitle>
-        <DialogContent>
-          <FormError errors={form.errors} />
-          <input type="hidden" name="intent" value={kind} />
-          <JsMarker />
-          {children(fields as unknown as Record<string, { errors?: string[] }>)}
-        </DialogContent>
-        <DialogActions>
-          {hydrated ? <Button onClick={onClose}>Cancel</Button> : <Button href="/profiles">Cancel</Button>}
-          <Button type="submit" variant="contained" color={kind === "delete" ? "error" : "primary"} disabled={busy}>
-            {busy ? "Working..." : submitLabel}
-          </Button>
-        </DialogActions>
-      </fetcher.Form>
-    </Dialog>
+      <input type="hidden" name="intent" value={kind} />
+      <JsMarker />
+      {children(fields as unknown as Record<string, { errors?: string[] }>)}
+    </FormDialog>
   );
 }
 
@@ -258,9 +239,15 @@ export function ProfilesScreen({
     setDialog(null);
     if (initialDialog) navigate("/profiles", { replace: true, preventScrollReset: true });
   };
-  const busy = fetcher.state !== "idle";
   const canManage = useCan("profiles.manage");
-  const lastResult = (kind: DialogKind) => (answer?.intent === kind && !answer.done ? answer.result : undefined);
+  // What every dialog takes from the screen: whether it is the open one, and its own last answer.
+  const dialogProps = (kind: DialogKind) => ({
+    kind,
+    open: canManage && dialog?.kind === kind,
+    onClose: close,
+    lastResult: answer?.intent === kind && !answer.done ? answer.result : undefined,
+    fetcher,
+  });
   const selected = profiles.find((p) => p.id === dialog?.profileId) ?? null;
   const currencies = [...new Set(["USDC", ...profiles.flatMap((p) => p.balances.map((b) => b.currency))])];
 
@@ -317,17 +304,12 @@ export function ProfilesScreen({
       </Typography>
       {body}
 
-      <FormDialog
+      <ProfileDialog
         key={`create-${generation}`}
-        kind="create"
         title="Create Profile"
-        open={canManage && dialog?.kind === "create"}
-        onClose={close}
-        lastResult={lastResult("create")}
+        {...dialogProps("create")}
         schema={CreateProfileSchema}
         submitLabel="Create Profile"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <TextField
@@ -341,19 +323,14 @@ export function ProfilesScreen({
             slotProps={{ inputLabel: { shrink: true } }}
           />
         )}
-      </FormDialog>
+      </ProfileDialog>
 
-      <FormDialog
+      <ProfileDialog
         key={`transfer-${generation}`}
-        kind="transfer"
         title="Transfer Funds"
-        open={canManage && dialog?.kind === "transfer"}
-        onClose={close}
-        lastResult={lastResult("transfer")}
+        {...dialogProps("transfer")}
         schema={TransferSchema}
         submitLabel="Transfer"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <>
@@ -398,19 +375,14 @@ export function ProfilesScreen({
             />
           </>
         )}
-      </FormDialog>
+      </ProfileDialog>
 
-      <FormDialog
+      <ProfileDialog
         key={`delete-${generation}-${dialog?.profileId ?? ""}`}
-        kind="delete"
         title="Delete Profile"
-        open={canManage && dialog?.kind === "delete"}
-        onClose={close}
-        lastResult={lastResult("delete")}
+        {...dialogProps("delete")}
         schema={DeleteProfileSchema}
         submitLabel="Delete Profile"
-        busy={busy}
-        fetcher={fetcher}
       >
         {(fields) => (
           <>
@@ -436,7 +408,7 @@ export function ProfilesScreen({
             </NativeSelect>
           </>
         )}
-      </FormDialog>
+      </ProfileDialog>
     </Screen>
   );
 }

@@ -4,8 +4,7 @@
 // 'Generation failed' when failed, Download when ready. The dialog posts to the page's action
 // (JSON with JavaScript, a redirect with a flash toast without); filters are a GET form.
 import { useCan } from "#app/components/layout/permissions.tsx";
-import { type SubmissionResult, getFormProps, useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
 import DescriptionIcon from "@mui/icons-material/Description";
 import DownloadIcon from "@mui/icons-material/Download";
 import Alert from "@mui/material/Alert";
@@ -16,10 +15,6 @@ import CardActions from "@mui/material/CardActions";
 import CardContent from "@mui/material/CardContent";
 import Chip from "@mui/material/Chip";
 import CircularProgress from "@mui/material/CircularProgress";
-import Dialog from "@mui/material/Dialog";
-import DialogActions from "@mui/material/DialogActions";
-import DialogContent from "@mui/material/DialogContent";
-import DialogTitle from "@mui/material/DialogTitle";
 import Paper from "@mui/material/Paper";
 import TextField from "@mui/material/TextField";
 import Typography from "@mui/material/Typography";
@@ -34,7 +29,8 @@ import { ApiError, errorText } from "#app/utils/api-client.ts";
 import { downloadBlob, formatDateTime } from "#app/core/format.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { useApiQuery } from "#app/utils/use-api-query.tsx";
-import { FormError, NativeSelect } from "../forms.tsx";
+import { FormDialog } from "../form-dialog.tsx";
+import { NativeSelect, useZodForm } from "../forms.tsx";
 import { JsMarker } from "../dashboard/dashboard-header.tsx";
 import { Screen } from "../screen.tsx";
 import { useToast } from "../toaster.tsx";
@@ -201,138 +197,124 @@ function GenerateReportDialog({
 }) {
   const hydrated = useHydrated();
   const [type, setType] = useState("fills");
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "generate-report",
+    schema: ReportFormSchema,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ReportFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
   const err = (name: keyof typeof fields) => fields[name].errors?.[0];
-  const busy = fetcher.state !== "idle";
   return (
-    <Dialog
+    <FormDialog
+      form={form}
+      title="Generate Report"
       open={open}
       onClose={onClose}
-      disablePortal
-      fullWidth
+      action="/reports"
+      fetcher={fetcher}
       maxWidth="sm"
-      slotProps={{ transition: { appear: false } }}
-      aria-labelledby="generate-report-title"
-      data-testid="generate-report-dialog"
+      submitLabel="Generate"
+      busyLabel="Generating..."
     >
-      <fetcher.Form method="post" action="/reports" {...getFormProps(form)}>
-        <DialogTitle id="generate-report-title">Generate Report</DialogTitle>
-        <DialogContent>
-          <FormError errors={form.errors} />
-          <JsMarker />
-          <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, columnGap: 2 }}>
-            <NativeSelect
-              size="small"
-              margin="dense"
-              name="type"
-              label="Report type"
-              value={type}
-              onChange={hydrated ? setType : undefined}
-              error={err("type")}
-              testId="report-type"
-            >
-              {REPORT_TYPES.map((t) => (
-                <option key={t} value={t}>
-                  {REPORT_TYPE_LABELS[t]}
-                </option>
-              ))}
-            </NativeSelect>
-            <NativeSelect
-              size="small"
-              margin="dense"
-              name="format"
-              label="Format"
-              value="csv"
-              error={err("format")}
-              testId="report-format"
-            >
-              <option value="csv">CSV</option>
-              <option value="pdf">PDF</option>
-            </NativeSelect>
-            {type !== "balance" || !hydrated ? (
-              <TextField
-                name="startDate"
-                type="date"
-                label="Start date"
-                size="small"
-                margin="dense"
-                fullWidth
-                error={!!err("startDate")}
-                helperText={err("startDate")}
-                slotProps={{ inputLabel: { shrink: true } }}
-              />
-            ) : null}
-            <TextField
-              name="endDate"
-              type="date"
-              label={type === "balance" && hydrated ? "As of date" : "End date"}
-              size="small"
-              margin="dense"
-              fullWidth
-              error={!!err("endDate")}
-              helperText={err("endDate")}
-              slotProps={{ inputLabel: { shrink: true } }}
-            />
-            <NativeSelect
-              size="small"
-              margin="dense"
-              name="profileId"
-              label="Profile"
-              value=""
-              error={err("profileId")}
-              testId="report-profile"
-            >
-              <option value="">{type === "balance" ? "All profiles" : "Default profile"}</option>
-              {profiles.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </NativeSelect>
-            {type === "fills" || type === "otc_fills" || !hydrated ? (
-              <NativeSelect
-                size="small"
-                margin="dense"
-                name="productId"
-                label="Product"
-                value=""
-                error={err("productId")}
-                testId="report-product"
-              >
-                <option value="">All products</option>
-                {listSymbols().map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </NativeSelect>
-            ) : null}
-            <TextField
-              name="year"
-              label="Year (optional)"
-              size="small"
-              margin="dense"
-              fullWidth
-              error={!!err("year")}
-              helperText={err("year")}
-              slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "numeric" } }}
-            />
-          </Box>
-        </DialogContent>
-        <DialogActions>
-          {hydrated ? <Button onClick={onClose}>Cancel</Button> : <Button href="/reports">Cancel</Button>}
-          <Button type="submit" variant="contained" disabled={busy}>
-            {busy ? "Generating..." : "Generate"}
-          </Button>
-        </DialogActions>
-      </fetcher.Form>
-    </Dialog>
+      <JsMarker />
+      <Box sx={{ display: "grid", gridTemplateColumns: { xs: "1fr", sm: "1fr 1fr" }, columnGap: 2 }}>
+        <NativeSelect
+          size="small"
+          margin="dense"
+          name="type"
+          label="Report type"
+          value={type}
+          onChange={hydrated ? setType : undefined}
+          error={err("type")}
+          testId="report-type"
+        >
+          {REPORT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {REPORT_TYPE_LABELS[t]}
+            </option>
+          ))}
+        </NativeSelect>
+        <NativeSelect
+          size="small"
+          margin="dense"
+          name="format"
+          label="Format"
+          value="csv"
+          error={err("format")}
+          testId="report-format"
+        >
+          <option value="csv">CSV</option>
+          <option value="pdf">PDF</option>
+        </NativeSelect>
+        {type !== "balance" || !hydrated ? (
+          <TextField
+            name="startDate"
+            type="date"
+            label="Start date"
+            size="small"
+            margin="dense"
+            fullWidth
+            error={!!err("startDate")}
+            helperText={err("startDate")}
+            slotProps={{ inputLabel: { shrink: true } }}
+          />
+        ) : null}
+        <TextField
+          name="endDate"
+          type="date"
+          label={type === "balance" && hydrated ? "As of date" : "End date"}
+          size="small"
+          margin="dense"
+          fullWidth
+          error={!!err("endDate")}
+          helperText={err("endDate")}
+          slotProps={{ inputLabel: { shrink: true } }}
+        />
+        <NativeSelect
+          size="small"
+          margin="dense"
+          name="profileId"
+          label="Profile"
+          value=""
+          error={err("profileId")}
+          testId="report-profile"
+        >
+          <option value="">{type === "balance" ? "All profiles" : "Default profile"}</option>
+          {profiles.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </NativeSelect>
+        {type === "fills" || type === "otc_fills" || !hydrated ? (
+          <NativeSelect
+            size="small"
+            margin="dense"
+            name="productId"
+            label="Product"
+            value=""
+            error={err("productId")}
+            testId="report-product"
+          >
+            <option value="">All products</option>
+            {listSymbols().map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </NativeSelect>
+        ) : null}
+        <TextField
+          name="year"
+          label="Year (optional)"
+          size="small"
+          margin="dense"
+          fullWidth
+          error={!!err("year")}
+          helperText={err("year")}
+          slotProps={{ inputLabel: { shrink: true }, htmlInput: { inputMode: "numeric" } }}
+        />
+      </Box>
+    </FormDialog>
   );
 }
 
@@ -389,6 +371,27 @@ export function ReportsScreen({
     if (next.status !== "all") params.set("status", next.status);
     window.history.replaceState(null, "", `/reports${params.size ? `?${params}` : ""}`);
   };
+  /** A filter of the list: "all", then each value (a plain GET without JavaScript, the URL kept in step with it). */
+  const filterSelect = (key: keyof ReportFilters, label: string, all: string, options: [string, string][]) => (
+    <Box sx={{ width: 180 }}>
+      <NativeSelect
+        size="small"
+        margin="dense"
+        name={key}
+        label={label}
+        value={filters[key]}
+        onChange={hydrated ? (v) => changeFilter(key, v) : undefined}
+        testId={`filter-${key}`}
+      >
+        <option value="all">{all}</option>
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </NativeSelect>
+    </Box>
+  );
 
   const openDialog = (event: React.MouseEvent) => {
     if (!hydrated) return;
@@ -449,42 +452,18 @@ export function ReportsScreen({
         sx={{ display: "flex", gap: 2, mb: 2, flexWrap: "wrap", alignItems: "center" }}
         data-testid="report-filters"
       >
-        <Box sx={{ width: 180 }}>
-          <NativeSelect
-            size="small"
-            margin="dense"
-            name="type"
-            label="Type"
-            value={filters.type}
-            onChange={hydrated ? (v) => changeFilter("type", v) : undefined}
-            testId="filter-type"
-          >
-            <option value="all">All types</option>
-            {REPORT_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {REPORT_TYPE_LABELS[t]}
-              </option>
-            ))}
-          </NativeSelect>
-        </Box>
-        <Box sx={{ width: 180 }}>
-          <NativeSelect
-            size="small"
-            margin="dense"
-            name="status"
-            label="Status"
-            value={filters.status}
-            onChange={hydrated ? (v) => changeFilter("status", v) : undefined}
-            testId="filter-status"
-          >
-            <option value="all">All statuses</option>
-            {REPORT_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s.charAt(0).toUpperCase() + s.slice(1)}
-              </option>
-            ))}
-          </NativeSelect>
-        </Box>
+        {filterSelect(
+          "type",
+          "Type",
+          "All types",
+          REPORT_TYPES.map((t) => [t, REPORT_TYPE_LABELS[t]]),
+        )}
+        {filterSelect(
+          "status",
+          "Status",
+          "All statuses",
+          REPORT_STATUSES.map((s) => [s, s.charAt(0).toUpperCase() + s.slice(1)]),
+        )}
         {hydrated ? null : (
           <Button type="submit" variant="outlined">
             Apply

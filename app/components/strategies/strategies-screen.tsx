@@ -12,6 +12,7 @@ import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { listSymbols } from "#app/core/products.ts";
 import type { StrategyInput } from "#app/core/schemas/strategy.ts";
+import { IntentForm } from "#app/components/forms.tsx";
 import { AlertBuilder } from "#app/components/alert-builder/alert-builder.tsx";
 import { heartbeatStateText } from "#app/components/webhook/heartbeat-card.tsx";
 import { type SignalNow, TestAlertCard, type TestAlertSent } from "#app/components/webhook/test-alert-card.tsx";
@@ -374,27 +375,21 @@ export function StrategiesScreen({
           ) : null}
           {canManage ? (
             <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 2, flexWrap: "wrap" }}>
-              <Form method="post">
-                <input type="hidden" name="intent" value="toggle" />
-                <input type="hidden" name="id" value={s.id} />
+              <IntentForm intent="toggle" values={{ id: s.id }}>
                 <Button type="submit" variant="outlined" size="small">
                   {s.enabled ? "Disable" : "Enable"}
                 </Button>
-              </Form>
-              <Form method="post">
-                <input type="hidden" name="intent" value="rotate" />
-                <input type="hidden" name="id" value={s.id} />
+              </IntentForm>
+              <IntentForm intent="rotate" values={{ id: s.id }}>
                 <Button type="submit" variant="outlined" size="small">
                   Rotate secret
                 </Button>
-              </Form>
-              <Form method="post">
-                <input type="hidden" name="intent" value="delete" />
-                <input type="hidden" name="id" value={s.id} />
+              </IntentForm>
+              <IntentForm intent="delete" values={{ id: s.id }}>
                 <Button type="submit" variant="outlined" color="error" size="small">
                   Delete
                 </Button>
-              </Form>
+              </IntentForm>
               <Button size="small" href={editing === s.id ? "/strategies" : `/strategies?edit=${s.id}`}>
                 {editing === s.id ? "Close editor" : "Edit"}
               </Button>

@@ -17,6 +17,7 @@ import Typography from "@mui/material/Typography";
 import { Form, Link as RemixLink } from "@remix-run/react";
 import { ROLES } from "#app/core/auth/permissions.ts";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
+import { IntentForm } from "../forms.tsx";
 import { useCopy } from "../use-copy.ts";
 import { Screen } from "../screen.tsx";
 
@@ -63,37 +64,115 @@ const STACK_ON_PHONES = {
   },
 } as const;
 
+/** The Security form's switches, in order. */
+const SECURITY_SWITCHES = [
+  {
+    name: "registrationOpen",
+    testId: "registration-open",
+    label:
+      "Open registration: anyone who reaches this server can create a read-only (viewer) account without an invitation",
+  },
+  {
+    name: "requireTwoFactor",
+    testId: "require-2fa",
+    label: "Require two-factor authentication for all accounts",
+  },
+] as const;
+
 const when = (iso: string | null) =>
   iso ? `${new Date(iso).toISOString().replace("T", " ").slice(0, 16)} UTC` : "never";
 
+/** A one-time link to hand over: read-only, selected whole when it takes the focus. */
+function LinkField({
+  value,
+  ariaLabel,
+  testId,
+  border,
+}: {
+  value: string;
+  ariaLabel: string;
+  testId: string;
+  border: string;
+}) {
+  return (
+    <Box
+      component="input"
+      readOnly
+      value={value}
+      aria-label={ariaLabel}
+      data-testid={testId}
+      onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()}
+      sx={{
+        flex: "1 1 320px",
+        minWidth: 0,
+        p: 0.75,
+        font: "inherit",
+        fontSize: 13,
+        color: "inherit",
+        background: "transparent",
+        border,
+        borderRadius: 1,
+      }}
+    />
+  );
+}
+
+/** A native select of the roles (it works without JavaScript). */
+function RoleSelect({
+  id,
+  defaultValue,
+  ariaLabel,
+  testId,
+  padding,
+}: {
+  id?: string;
+  defaultValue: string;
+  ariaLabel?: string;
+  testId: string;
+  padding: string;
+}) {
+  return (
+    <select
+      id={id}
+      name="role"
+      defaultValue={defaultValue}
+      aria-label={ariaLabel}
+      data-testid={testId}
+      style={{
+        padding,
+        background: "transparent",
+        color: "inherit",
+        border: "1px solid rgba(255,255,255,0.23)",
+        borderRadius: 4,
+      }}
+    >
+      {ROLES.map((r) => (
+        <option key={r} value={r} style={{ color: "#000" }}>
+          {r}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 function RoleForm({ user }: { user: UserRowView }) {
   return (
-    <Form method="post" action="/users" style={{ display: "flex", gap: 8, alignItems: "center" }}>
-      <input type="hidden" name="intent" value="update" />
-      <input type="hidden" name="id" value={user.id} />
-      <select
-        name="role"
+    <IntentForm
+      action="/users"
+      intent="update"
+      values={{ id: user.id }}
+      style={{ display: "flex", gap: 8, alignItems: "center" }}
+    >
+      <RoleSelect
         defaultValue={user.role}
-        aria-label={`Role of ${user.username}`}
-        data-testid={`role-${user.username}`}
-        style={{
-          padding: "4px 6px",
-          background: "transparent",
-          color: "inherit",
-          border: "1px solid rgba(255,255,255,0.23)",
-          borderRadius: 4,
-        }}
-      >
-        {ROLES.map((r) => (
-          <option key={r} value={r} style={{ color: "#000" }}>
-            {r}
-          </option>
-        ))}
-      </select>
+        ariaLabel={`Role of ${user.username}`}
+        testId={`role-${user.username}`}
+        padding="4px 6px"
+      />
       <Button type="submit" size="small" variant="outlined" data-testid={`save-role-${user.username}`}>
         Save
       </Button>
-    </Form>
+    </IntentForm>
   );
 }
 
@@ -116,24 +195,11 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
             {`One-time password reset link for ${resetLink.username}, valid until ${when(resetLink.expiresAt)}. Hand it over yourself; it is shown only now. Opening it lets ${resetLink.username} choose a new password, once, and signs out all their sessions.`}
           </Typography>
           <Box sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}>
-            <Box
-              component="input"
-              readOnly
+            <LinkField
               value={resetLink.url}
-              aria-label={`Password reset link for ${resetLink.username}`}
-              data-testid="reset-link-url"
-              onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()}
-              sx={{
-                flex: "1 1 320px",
-                minWidth: 0,
-                p: 0.75,
-                font: "inherit",
-                fontSize: 13,
-                color: "inherit",
-                background: "transparent",
-                border: "1px solid rgba(128,128,128,0.5)",
-                borderRadius: 1,
-              }}
+              ariaLabel={`Password reset link for ${resetLink.username}`}
+              testId="reset-link-url"
+              border="1px solid rgba(128,128,128,0.5)"
             />
             {hydrated ? (
               <Button size="small" onClick={() => copy(resetLink.url, "Reset link")} data-testid="copy-reset-link">
@@ -149,13 +215,11 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
           <Typography
             sx={{ mb: 1 }}
           >{`Delete the account ${toDelete.username}? Its sessions end at once; this cannot be undone.`}</Typography>
-          <Form method="post" action="/users" style={{ display: "inline" }}>
-            <input type="hidden" name="intent" value="delete" />
-            <input type="hidden" name="id" value={toDelete.id} />
+          <IntentForm action="/users" intent="delete" values={{ id: toDelete.id }} style={{ display: "inline" }}>
             <Button type="submit" color="error" variant="contained" size="small" data-testid="confirm-delete-button">
               Delete {toDelete.username}
             </Button>
-          </Form>{" "}
+          </IntentForm>{" "}
           <Button component={RemixLink} to="/users" size="small">
             Cancel
           </Button>
@@ -209,20 +273,15 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                     <Box sx={{ display: "flex", gap: 1, justifyContent: "flex-end", flexWrap: "wrap" }}>
                       {/* Your own 2FA goes off on the Account screen, with a current code (issue 23). */}
                       {u.twoFactorEnabled && u.id !== meId ? (
-                        <Form method="post" action="/users">
-                          <input type="hidden" name="intent" value="update" />
-                          <input type="hidden" name="id" value={u.id} />
-                          <input type="hidden" name="twoFactor" value="false" />
+                        <IntentForm action="/users" intent="update" values={{ id: u.id, twoFactor: "false" }}>
                           <Button type="submit" size="small" color="warning" data-testid={`reset-2fa-${u.username}`}>
                             Reset 2FA
                           </Button>
-                        </Form>
+                        </IntentForm>
                       ) : null}
                       {/* Your own password changes on the Account screen, with the current one (decision 041). */}
                       {u.id !== meId ? (
-                        <Form method="post" action="/users">
-                          <input type="hidden" name="intent" value="reset-password" />
-                          <input type="hidden" name="id" value={u.id} />
+                        <IntentForm action="/users" intent="reset-password" values={{ id: u.id }}>
                           <Button
                             type="submit"
                             size="small"
@@ -231,12 +290,13 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                           >
                             Reset password
                           </Button>
-                        </Form>
+                        </IntentForm>
                       ) : null}
-                      <Form method="post" action="/users">
-                        <input type="hidden" name="intent" value="update" />
-                        <input type="hidden" name="id" value={u.id} />
-                        <input type="hidden" name="disabled" value={u.disabled ? "false" : "true"} />
+                      <IntentForm
+                        action="/users"
+                        intent="update"
+                        values={{ id: u.id, disabled: u.disabled ? "false" : "true" }}
+                      >
                         <Button
                           type="submit"
                           size="small"
@@ -245,7 +305,7 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                         >
                           {u.disabled ? "Enable" : "Disable"}
                         </Button>
-                      </Form>
+                      </IntentForm>
                       <Button
                         component={RemixLink}
                         to={`/users?delete=${u.id}`}
@@ -278,25 +338,7 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
         >
           <input type="hidden" name="intent" value="invite" />
           <label htmlFor="invite-role">Role</label>
-          <select
-            id="invite-role"
-            name="role"
-            defaultValue="trader"
-            data-testid="invite-role"
-            style={{
-              padding: "6px 8px",
-              background: "transparent",
-              color: "inherit",
-              border: "1px solid rgba(255,255,255,0.23)",
-              borderRadius: 4,
-            }}
-          >
-            {ROLES.map((r) => (
-              <option key={r} value={r} style={{ color: "#000" }}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <RoleSelect id="invite-role" defaultValue="trader" testId="invite-role" padding="6px 8px" />
           <Button type="submit" variant="contained" data-testid="create-invite">
             Create invite link
           </Button>
@@ -314,24 +356,11 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
                 sx={{ display: "flex", gap: 1, alignItems: "center", flexWrap: "wrap" }}
               >
                 <Chip size="small" label={invite.role} />
-                <Box
-                  component="input"
-                  readOnly
+                <LinkField
                   value={invite.url}
-                  aria-label={`Invite link (${invite.role})`}
-                  data-testid="invite-url"
-                  onFocus={(e: React.FocusEvent<HTMLInputElement>) => e.currentTarget.select()}
-                  sx={{
-                    flex: "1 1 320px",
-                    minWidth: 0,
-                    p: 0.75,
-                    font: "inherit",
-                    fontSize: 13,
-                    color: "inherit",
-                    background: "transparent",
-                    border: "1px solid rgba(255,255,255,0.23)",
-                    borderRadius: 1,
-                  }}
+                  ariaLabel={`Invite link (${invite.role})`}
+                  testId="invite-url"
+                  border="1px solid rgba(255,255,255,0.23)"
                 />
                 <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: "nowrap" }}>
                   expires {when(invite.expiresAt)}
@@ -360,25 +389,17 @@ export function UsersScreen({ users, invites, settings, meId, confirmDeleteId, r
         </Typography>
         <Form method="post" action="/users" style={{ display: "grid", gap: 8 }}>
           <input type="hidden" name="intent" value="settings" />
-          <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
-            <input
-              type="checkbox"
-              name="registrationOpen"
-              defaultChecked={settings.registrationOpen}
-              data-testid="registration-open"
-            />
-            Open registration: anyone who reaches this server can create a read-only (viewer) account without an
-            invitation
-          </label>
-          <label style={{ display: "flex", gap: 8, alignItems: "center" }}>
-            <input
-              type="checkbox"
-              name="requireTwoFactor"
-              defaultChecked={settings.requireTwoFactor}
-              data-testid="require-2fa"
-            />
-            Require two-factor authentication for all accounts
-          </label>
+          {SECURITY_SWITCHES.map((option) => (
+            <label key={option.name} style={{ display: "flex", gap: 8, alignItems: "center" }}>
+              <input
+                type="checkbox"
+                name={option.name}
+                defaultChecked={settings[option.name]}
+                data-testid={option.testId}
+              />
+              {option.label}
+            </label>
+          ))}
           <Box>
             <Button type="submit" variant="outlined" data-testid="save-security">
               Save security settings

@@ -108,31 +108,17 @@ function EndpointCard({
   previousUntil: string | null;
 }) {
   const copy = useCopy();
-  const navigation = useNavigation();
-  const rotating = navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
+  const rotating = useRotating();
   return (
     <Card title="Webhook endpoint" testId="webhook-endpoint">
       <Stack spacing={2}>
-        <TextField
-          label="Webhook URL"
-          value={url}
-          fullWidth
-          slotProps={{
-            input: {
-              readOnly: true,
-              sx: mono,
-              endAdornment: (
-                <InputAdornment position="end">
-                  <CopyButton
-                    label="Copy webhook URL"
-                    onClick={() => copy(url, "Webhook URL")}
-                    testId="copy-webhook-url"
-                  />
-                </InputAdornment>
-              ),
-            },
-            htmlInput: { "data-testid": "webhook-url" },
-          }}
+        <WebhookUrlField
+          url={url}
+          adornment={
+            <InputAdornment position="end">
+              <CopyButton label="Copy webhook URL" onClick={() => copy(url, "Webhook URL")} testId="copy-webhook-url" />
+            </InputAdornment>
+          }
         />
         <TextField
           label="Secret"
@@ -211,22 +197,37 @@ function EndpointCard({
   );
 }
 
+/** Whether the page is posting a secret rotation (its button waits meanwhile). */
+function useRotating() {
+  const navigation = useNavigation();
+  return navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
+}
+
+/** The webhook URL, read-only, with what stands at its end (the copy button). */
+function WebhookUrlField({ url, adornment }: { url: string; adornment?: ReactNode }) {
+  return (
+    <TextField
+      label="Webhook URL"
+      value={url}
+      fullWidth
+      slotProps={{
+        input: { readOnly: true, sx: mono, ...(adornment ? { endAdornment: adornment } : {}) },
+        htmlInput: { "data-testid": "webhook-url" },
+      }}
+    />
+  );
+}
+
 /**
  * The stored secret was encrypted under another APP_SECRET (decision 041): say so, and offer a
  * new one (the same rotate post as the endpoint card, so it works without JavaScript).
  */
 function UnreadableSecretCard({ url, message }: { url: string; message: string }) {
-  const navigation = useNavigation();
-  const rotating = navigation.state !== "idle" && navigation.formData?.get("intent") === "rotate";
+  const rotating = useRotating();
   return (
     <Card title="Webhook endpoint" testId="webhook-endpoint">
       <Stack spacing={2}>
-        <TextField
-          label="Webhook URL"
-          value={url}
-          fullWidth
-          slotProps={{ input: { readOnly: true, sx: mono }, htmlInput: { "data-testid": "webhook-url" } }}
-        />
+        <WebhookUrlField url={url} />
         <Alert severity="error" data-testid="secret-unreadable">
           {message}
         </Alert>

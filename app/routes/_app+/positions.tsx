@@ -16,6 +16,7 @@ import { cancelAllOrders, cancelOrderBy, listOpenOrders } from "#app/services/or
 import {
   editPosition,
   flattenAll,
+  flattenToast,
   listPositionViews,
   positionEditView,
   requestClosePosition,
@@ -195,16 +196,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (form.get("confirm") !== "1")
       return json({ confirm: "flatten" as const, back: returnTo }, { headers: { "Cache-Control": "no-store" } });
     const result = await flattenAll(context.db, user.username);
-    const summary = `${result.closed} position${result.closed === 1 ? "" : "s"} closed, ${result.cancelled} order${result.cancelled === 1 ? "" : "s"} cancelled`;
-    return back(
-      result.flat
-        ? { title: "Account Flat", description: `${summary}; the exchange reports no open position` }
-        : {
-            title: "Not Flat Yet",
-            description: `${summary}; still open: ${result.remaining.join("; ")}`,
-            variant: "destructive",
-          },
-    );
+    return back(flattenToast(result));
   }
   if (intent === "drift-adopt" || intent === "drift-close") {
     const user = await requirePermission(request, context, "drifts.resolve");

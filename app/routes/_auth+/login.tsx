@@ -1,11 +1,11 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Link from "@mui/material/Link";
 import { type ActionFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
-import { Field } from "#app/components/forms.tsx";
+import { Field, useZodForm } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { useHydrated } from "#app/utils/use-hydrated.ts";
 import { LoginSchema } from "#app/core/schemas/auth.ts";
@@ -65,12 +65,10 @@ export default function LoginPage() {
   const usernameRef = useRef<HTMLInputElement>(null);
   const hydrated = useHydrated();
 
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "login-form",
+    schema: LoginSchema,
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
 
   // A failed login clears the form, focuses the username and shows the toast (docs/spec/api.md#errors).

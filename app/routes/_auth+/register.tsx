@@ -1,4 +1,4 @@
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Alert from "@mui/material/Alert";
 import Link from "@mui/material/Link";
@@ -14,7 +14,7 @@ import {
 } from "@remix-run/react";
 import { useEffect } from "react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
-import { Field } from "#app/components/forms.tsx";
+import { Field, useZodForm } from "#app/components/forms.tsx";
 import { useToast } from "#app/components/toaster.tsx";
 import { RegisterFormSchema } from "#app/core/schemas/auth.ts";
 import type { Toast } from "#app/core/schemas/toast.ts";
@@ -94,12 +94,11 @@ export default function RegisterPage() {
   const busy = navigation.state !== "idle" && navigation.formAction?.startsWith("/register") === true;
   const toast = useToast();
 
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "register-form",
+    schema: RegisterFormSchema,
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: RegisterFormSchema }),
     shouldValidate: "onBlur",
-    shouldRevalidate: "onInput",
   });
 
   useEffect(() => {

@@ -1,13 +1,13 @@
 // /two-factor: the second login step for an account with 2FA on. The login action sends
 // here after a right password (a 5-minute signed cookie names the account); a right app
 // code or recovery code starts the session. Plain form post: works without JavaScript.
-import { getFormProps, useForm } from "@conform-to/react";
+import { getFormProps } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import Link from "@mui/material/Link";
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json, redirect } from "@remix-run/node";
 import { Form, Link as RemixLink, useActionData, useNavigation } from "@remix-run/react";
 import { AuthCard, AuthSubmit } from "#app/components/auth-screens.tsx";
-import { Field } from "#app/components/forms.tsx";
+import { Field, useZodForm } from "#app/components/forms.tsx";
 import { TwoFactorCodeFormSchema } from "#app/core/schemas/auth.ts";
 import { completeLogin } from "#app/services/auth.server.ts";
 import { checkSecondFactor, secondStepUser } from "#app/services/two-factor.server.ts";
@@ -57,12 +57,10 @@ export default function TwoFactorPage() {
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/two-factor";
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm({
     id: "two-factor-form",
+    schema: TwoFactorCodeFormSchema,
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: TwoFactorCodeFormSchema }),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
   });
 
   return (
