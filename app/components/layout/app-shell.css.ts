@@ -46,7 +46,21 @@ export const S = sheet("shell", {
   user: { display: "flex", alignItems: "center", gap: 1 },
   username: { display: "none", [theme.breakpoints.up("sm")]: { display: "block" } },
   aside: { [theme.breakpoints.up("md")]: { width: DRAWER_WIDTH, flexShrink: 0 } },
-  docked: { flex: "0 0 auto", display: "none", [theme.breakpoints.up("md")]: { display: "block" } },
+  // Docked from "md" up. On a phone it is the navigation a browser without JavaScript opens with
+  // the menu link (#navigation, :target), over a backdrop that closes it (app-shell.tsx).
+  docked: {
+    flex: "0 0 auto",
+    display: "none",
+    [theme.breakpoints.up("md")]: { display: "block" },
+    "&:target": { display: "block" },
+  },
+  backdrop: {
+    position: "fixed",
+    inset: 0,
+    zIndex: theme.zIndex.drawer - 1,
+    bgcolor: "rgba(0, 0, 0, 0.5)",
+    [theme.breakpoints.up("md")]: { display: "none" },
+  },
   drawerPaper: {
     ...paper,
     overflowY: "auto",

@@ -138,7 +138,14 @@ export function AppShell({
     <div className={S.root}>
       <header className={S.bar}>
         <div className={cls(S.toolbar, S.toolbarHeight)}>
-          <IconButton edge="start" sx={MENU_BUTTON} aria-label="Open navigation" onClick={() => setMobileOpen(true)}>
+          {/* Until hydrated (and without JavaScript) a link that shows the docked navigation (#navigation). */}
+          <IconButton
+            edge="start"
+            sx={MENU_BUTTON}
+            aria-label="Open navigation"
+            {...(hydrated ? {} : { href: "#navigation" })}
+            onClick={() => setMobileOpen(true)}
+          >
             <SvgIcon>
               <path d={MENU_ICON} />
             </SvgIcon>
@@ -170,7 +177,8 @@ export function AppShell({
             <Sidebar user={user} status={status} onNavigate={() => setMobileOpen(false)} />
           </Drawer>
         ) : null}
-        <div className={S.docked} data-testid="sidebar">
+        <div className={S.docked} id="navigation" data-testid="sidebar">
+          {hydrated ? null : <a href="#" className={S.backdrop} aria-label="Close navigation" />}
           <div className={S.drawerPaper}>
             <Sidebar user={user} status={status} />
           </div>
