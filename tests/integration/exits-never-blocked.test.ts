@@ -12,7 +12,17 @@ import { D } from "#app/core/decimal.ts";
 import { DEFAULT_ALERT_OPTIONS, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { alertSender, freshApp, jobsIdle, registerVia, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  alertSender,
+  freshApp,
+  jobsIdle,
+  registerVia,
+  restingTrade,
+  toastAfter,
+  waitFor,
+  walkTargetsToFlat,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -276,15 +286,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
       { action: "buy", symbol: "ETHUSDT.P", quantity: "0.001", order_type: "limit", price: "1000" },
       { wait: false },
     );
-    const resting = await waitFor("the limit order resting", async () =>
-      db()
-        .selectFrom("trades")
-        .selectAll()
-        .where("signal_id", "=", answer.signalId)
-        .where("status", "=", "pending")
-        .where("order_id", "is not", null)
-        .executeTakeFirst(),
-    );
+    const resting = await restingTrade(app, answer.signalId);
     const target = (id: string, side: "buy" | "sell", position: string, size: string) =>
       alert({
         alert_id: id,
@@ -303,12 +305,11 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     expect(await logged("Resting order cancelled before the target position is sized")).toEqual([
       "Resting order cancelled before the target position is sized: BUY 0.001 ETH-PERP @ 1000 (the target counts the filled position, not orders that may not fill)",
     ]);
-    expect((await target("rt2", "sell", "long", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "1", app: "1" });
-    expect((await target("rt3", "sell", "short", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "-1", app: "-1" });
-    expect((await target("rt4", "buy", "flat", "0")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "0", app: "0" });
+    let step = 1;
+    await walkTargetsToFlat(
+      (side, position, size) => target(`rt${++step}`, side, position, size),
+      () => sizes("ETH-PERP"),
+    );
 
     // No resting order is left, in the app or on the simulator.
     expect(

@@ -12,7 +12,7 @@ import { type Server, createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { enqueueNotification } from "#db/queries/notifications.ts";
-import { type TestApp, createTestApp, registerVia, waitFor } from "#tests/setup/app.ts";
+import { type TestApp, createTestApp, latestAudit, registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -128,12 +128,7 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
         )
       ).status,
     ).toBe(403);
-    const audit = await db()
-      .selectFrom("audit_entries")
-      .selectAll()
-      .where("target", "=", "notifications:general")
-      .orderBy("id", "desc")
-      .executeTakeFirstOrThrow();
+    const audit = await latestAudit(app, "target", "notifications:general");
     expect(JSON.stringify(audit)).toContain("allowPrivateDestinations");
     expect((await api({ intent: "webhook", enabled: true, url: hookUrl(), events: ["emergency_stop"] })).status).toBe(
       200,

@@ -3,11 +3,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
 import type { Dialect } from "#db/client.ts";
 import { createInvite } from "#db/queries/invites.ts";
 import { type Role, countUsers } from "#db/queries/users.ts";
+import type { DB, PositionRow, SignalRow, TradeRow } from "#db/schema.ts";
 import { createApp } from "../../server.ts";
 import { type TestDatabase, createTestDatabase } from "./db.ts";
 
@@ -193,6 +195,58 @@ export function deliveriesSettled(app: TestApp): Promise<true> {
   );
 }
 
+type RowsByStatus = { trades: TradeRow; signals: SignalRow; positions: PositionRow };
+
+/** Row `id` of `table` once its status is `status`; throws after `timeoutMs`. */
+export function rowInStatus<T extends keyof RowsByStatus>(
+  app: TestApp,
+  table: T,
+  id: string,
+  status: string,
+  timeoutMs = 15_000,
+): Promise<RowsByStatus[T]> {
+  const db = app.database.db as unknown as Kysely<Pick<DB, keyof RowsByStatus>>;
+  return waitFor(
+    `${table} ${id} ${status}`,
+    () =>
+      db
+        .selectFrom(table as keyof RowsByStatus)
+        .selectAll()
+        .where("id", "=", id)
+        .where("status", "=", status)
+        .executeTakeFirst() as Promise<RowsByStatus[T] | undefined>,
+    timeoutMs,
+    10,
+  );
+}
+
+/** The one manual trade a place-order post queued, checked to be tied to its place-order job. */
+export async function queuedManualTrade(app: TestApp) {
+  const trade = await app.database.db
+    .selectFrom("trades")
+    .selectAll()
+    .where("source", "=", "manual")
+    .executeTakeFirstOrThrow();
+  const job = await app.database.db
+    .selectFrom("jobs")
+    .selectAll()
+    .where("task", "=", "place-order")
+    .executeTakeFirstOrThrow();
+  expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
+  expect(Number(trade.job_id)).toBe(Number(job.id));
+  return trade;
+}
+
+/** The newest audit entry whose `column` is `value` (throws when there is none). */
+export function latestAudit(app: TestApp, column: "action" | "target" | "actor", value: string) {
+  return app.database.db
+    .selectFrom("audit_entries")
+    .selectAll()
+    .where(column, "=", value)
+    .orderBy("id", "desc")
+    .executeTakeFirstOrThrow();
+}
+
 /** Text as React renders it into HTML (quotes, ampersands and angle brackets escaped). */
 export const html = (text: string) =>
   text
@@ -217,9 +271,16 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
   });
 }
 
-/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded. */
-export async function sendSignalId(app: TestApp, secret: string, body: Record<string, unknown>): Promise<string> {
-  return ((await (await sendSignal(app, secret, body)).json()) as { signalId: string }).signalId;
+/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded; with `status`, checks the webhook answered that. */
+export async function sendSignalId(
+  app: TestApp,
+  secret: string,
+  body: Record<string, unknown>,
+  status?: number,
+): Promise<string> {
+  const response = await sendSignal(app, secret, body);
+  if (status !== undefined) expect(response.status).toBe(status);
+  return ((await response.json()) as { signalId: string }).signalId;
 }
 
 /** The trade of signal `signalId` once the worker has booked it `status` (executed unless said); throws after `timeoutMs`. */
@@ -262,6 +323,43 @@ export function openPositionOn(app: TestApp, symbol: string, timeoutMs = 15_000)
     timeoutMs,
     10,
   );
+}
+
+/** The trade of signal `signalId` once it rests on the exchange: pending, with the exchange's order id. */
+export function restingTrade(app: TestApp, signalId: string, timeoutMs = 15_000) {
+  return waitFor(
+    `trade of signal ${signalId} resting`,
+    () =>
+      app.database.db
+        .selectFrom("trades")
+        .selectAll()
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "pending")
+        .where("order_id", "is not", null)
+        .executeTakeFirst(),
+    timeoutMs,
+    10,
+  );
+}
+
+/**
+ * From a long 2 position: target-position alerts to long 1, short 1 and then flat, each
+ * executed, each met on the exchange and in the app (signed sizes, long +).
+ */
+export async function walkTargetsToFlat(
+  target: (side: "buy" | "sell", position: string, size: string) => Promise<{ signal: unknown }>,
+  sizes: () => Promise<{ exchange: string; app: string }>,
+) {
+  for (const [side, position, size, signed] of [
+    ["sell", "long", "1", "1"],
+    ["sell", "short", "1", "-1"],
+    ["buy", "flat", "0", "0"],
+  ] as const) {
+    expect((await target(side, position, size)).signal, `target ${position} ${size}`).toMatchObject({
+      status: "executed",
+    });
+    expect(await sizes()).toEqual({ exchange: signed, app: signed });
+  }
 }
 
 /**
