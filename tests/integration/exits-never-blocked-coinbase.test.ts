@@ -9,7 +9,15 @@ import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { alertSender, jobsIdle, restingTrade, toastAfter, waitFor, walkTargetsToFlat } from "#tests/setup/app.ts";
+import {
+  alertSender,
+  jobsIdle,
+  pendingTrades,
+  restingTrade,
+  toastAfter,
+  waitFor,
+  walkTargetsToFlat,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 
@@ -132,14 +140,7 @@ describe.each(testDialects())("exits are never blocked on the fake Coinbase, %s"
     await walkTargetsToFlat(target, sizes);
     await jobsIdle(app);
     expect(restingLimits()).toEqual([]);
-    expect(
-      await db()
-        .selectFrom("trades")
-        .select("id")
-        .where("symbol", "=", "ETH-PERP")
-        .where("status", "=", "pending")
-        .execute(),
-    ).toEqual([]);
+    expect(await pendingTrades(app, "ETH-PERP")).toEqual([]);
     expect(new Big(msw.fake.state.positions.get(ETH)?.contracts ?? 0).toString()).toBe("0");
   });
 });

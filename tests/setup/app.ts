@@ -5,7 +5,9 @@ import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect } from "vitest";
+import { D } from "#app/core/decimal.ts";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
+import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
 import type { Dialect } from "#db/client.ts";
 import { createInvite } from "#db/queries/invites.ts";
 import { type Role, countUsers } from "#db/queries/users.ts";
@@ -342,6 +344,16 @@ export function restingTrade(app: TestApp, signalId: string, timeoutMs = 15_000)
   );
 }
 
+/** The ids of `symbol`'s trades still pending (orders resting or not yet answered). */
+export function pendingTrades(app: TestApp, symbol: string) {
+  return app.database.db
+    .selectFrom("trades")
+    .select("id")
+    .where("symbol", "=", symbol)
+    .where("status", "=", "pending")
+    .execute();
+}
+
 /**
  * From a long 2 position: target-position alerts to long 1, short 1 and then flat, each
  * executed, each met on the exchange and in the app (signed sizes, long +).
@@ -360,6 +372,39 @@ export async function walkTargetsToFlat(
     });
     expect(await sizes()).toEqual({ exchange: signed, app: signed });
   }
+}
+
+/** Signal `signalId`'s status and reason once the worker has decided it (no longer queued); throws after `timeoutMs`. */
+export function signalFinal(app: TestApp, signalId: string, timeoutMs = 15_000) {
+  return waitFor(
+    `signal ${signalId} final`,
+    async () => {
+      const row = await app.database.db
+        .selectFrom("signals")
+        .select(["status", "status_reason"])
+        .where("id", "=", signalId)
+        .executeTakeFirst();
+      return row && row.status !== "queued" ? row : null;
+    },
+    timeoutMs,
+  );
+}
+
+/** Signed size of `symbol` on the exchange and in the app (long +, "0" when flat). */
+export async function signedSizes(app: TestApp, exchange: Pick<ExchangeAdapter, "getPositions">, symbol: string) {
+  const onExchange = (await exchange.getPositions()).find((p) => p.symbol === symbol);
+  const mine = await app.database.db
+    .selectFrom("positions")
+    .select(["side", "remaining_quantity"])
+    .where("symbol", "=", symbol)
+    .where("status", "=", "open")
+    .executeTakeFirst();
+  const signed = (side: string | undefined, q: string | number | undefined) =>
+    side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0";
+  return {
+    exchange: signed(onExchange?.side, onExchange?.quantity),
+    app: signed(mine?.side, mine?.remaining_quantity),
+  };
 }
 
 /**
@@ -384,15 +429,8 @@ export function alertSender(
     if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
     const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
     if (answer.status !== "queued" || !wait) return { answer, signal: null };
-    const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
-      const row = await app.database.db
-        .selectFrom("signals")
-        .select(["status", "status_reason"])
-        .where("id", "=", answer.signalId)
-        .executeTakeFirst();
-      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
-    });
-    return { answer, signal };
+    const final = await signalFinal(app, answer.signalId);
+    return { answer, signal: { status: final.status, reason: final.status_reason } };
   };
 }
 
@@ -427,6 +465,19 @@ export async function expectJsonAccess(
     const body = (await response.json()) as Record<string, unknown>;
     if (expected >= 400) expect(typeof body.error).toBe("string");
   }
+}
+
+/** A plain form post (no JavaScript) the page refuses: 400, the page again with `message`. */
+export async function expectFormRefused(
+  app: TestApp,
+  path: string,
+  cookie: string,
+  form: Record<string, string>,
+  message: string,
+): Promise<void> {
+  const response = await app.fetch(path, { method: "POST", cookie, form });
+  expect(response.status).toBe(400);
+  expect(await response.text()).toContain(message);
 }
 
 /** The page a redirect leads to, with the flash toast it carries (follows it with the flash cookie). */
