@@ -5,22 +5,9 @@ import { insertSignal } from "#db/queries/signals.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { TRADE_TABLE_COLUMNS } from "#tests/setup/fixtures.ts";
 
 const PATHS = ["/history", "/trade-history", "/trades", "/signals"];
-const COLUMNS = [
-  "Position",
-  "Entry",
-  "Max Drawdown",
-  "TP",
-  "SL",
-  "BE",
-  "Trailing",
-  "Portfolio",
-  "P/L",
-  "ROI",
-  "Status",
-  "Actions",
-];
 
 const rows = (html: string) => html.match(/data-testid="trade-row"/g)?.length ?? 0;
 
@@ -47,7 +34,7 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
         "Export",
         "Clear Filters",
         "No trades found",
-        ...COLUMNS,
+        ...TRADE_TABLE_COLUMNS,
       ]) {
         expect(html, `${path}: ${text}`).toContain(text);
       }

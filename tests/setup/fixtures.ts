@@ -81,3 +81,25 @@ export const DOGE_PRODUCT: ProductSpec = {
   coinbaseContractSize: "1000",
   coinbaseProductId: "DOP-20DEC30-CDE",
 };
+
+/**
+ * The columns of Trade History's table (docs/spec/screens.md); the Positions screen's table has
+ * the same, with "Entry / Current" for "Entry" (positionColumns).
+ */
+export const TRADE_TABLE_COLUMNS = [
+  "Position",
+  "Entry",
+  "Max Drawdown",
+  "TP",
+  "SL",
+  "BE",
+  "Trailing",
+  "Portfolio",
+  "P/L",
+  "ROI",
+  "Status",
+  "Actions",
+];
+
+/** The Positions screen's table columns: Trade History's, the entry beside the current price. */
+export const positionColumns = () => TRADE_TABLE_COLUMNS.map((c) => (c === "Entry" ? "Entry / Current" : c));
