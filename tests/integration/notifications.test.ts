@@ -23,6 +23,7 @@ import {
   type TestApp,
   createTestApp,
   deliveriesSettled,
+  expectFormRefused,
   latestAudit,
   openPositionOn,
   rowInStatus,
@@ -688,13 +689,13 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       secretHints: { url: "…mnop", signingSecret: "…6789" },
     });
     // A bad field: the page again with the message, nothing saved.
-    const bad = await app.fetch("/notifications", {
-      method: "POST",
-      cookie: admin,
-      form: { intent: "telegram", chatId: "not a chat", enabled: "on" },
-    });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("Chat id is a number");
+    await expectFormRefused(
+      app,
+      "/notifications",
+      admin,
+      { intent: "telegram", chatId: "not a chat", enabled: "on" },
+      "Chat id is a number",
+    );
     // Turning Telegram on without a token is refused with a clear message.
     const noToken = await api({ intent: "telegram", enabled: true, chatId: "123" });
     expect(noToken.status).toBe(400);

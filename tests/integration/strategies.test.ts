@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  expectFormRefused,
+  freshApp,
+  registeredAccounts,
+  sendSignal,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -376,13 +383,13 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(html).not.toContain(alpha.secret!);
     expect(html).not.toContain("Create Strategy");
 
-    const invalid = await app.fetch("/strategies", {
-      method: "POST",
-      cookie: cookies.admin,
-      form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" },
-    });
-    expect(invalid.status).toBe(400);
-    expect(await invalid.text()).toContain("USD amount must be at least 1");
+    await expectFormRefused(
+      app,
+      "/strategies",
+      cookies.admin,
+      { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" },
+      "USD amount must be at least 1",
+    );
     const created = await app.fetch("/strategies", {
       method: "POST",
       cookie: cookies.admin,
