@@ -143,18 +143,16 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     });
     const first = "7a1de000-0000-4000-8000-000000000001";
     const second = "7a1de000-0000-4000-8000-000000000002";
-    await insertTrade(db, {
-      id: first,
+    // The signal's two market sells of 0.01 BTC on the simulator.
+    const signalSell = {
       symbol: "BTC-PERP",
       side: "sell",
       orderType: "market",
       quantity: "0.01",
       price: null,
-      source: "signal",
-      clientOrderId: "history-c1",
-      exchange: "simulator",
-      signalId,
-    });
+    } as const;
+    const ofSignal = { source: "signal", exchange: "simulator", signalId };
+    await insertTrade(db, { ...signalSell, ...ofSignal, id: first, clientOrderId: "history-c1" });
     await updateTrade(db, first, {
       status: "executed",
       orderId: "sim-order-000000000001",
@@ -164,16 +162,10 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       executedAt: Date.now(),
     });
     await insertTrade(db, {
+      ...signalSell,
+      ...ofSignal,
       id: second,
-      symbol: "BTC-PERP",
-      side: "sell",
-      orderType: "market",
-      quantity: "0.01",
-      price: null,
-      source: "signal",
       clientOrderId: "history-c2",
-      exchange: "simulator",
-      signalId,
       status: "failed",
       errorMessage: "Insufficient margin",
     });
