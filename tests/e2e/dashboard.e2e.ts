@@ -14,6 +14,7 @@
 // checks its own pages for page and console errors and for one toast at a time.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { ALERT_PLACEHOLDERS } from "../setup/fixtures.ts";
 import {
   type Locator,
   type Page,
@@ -742,15 +743,8 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // The alert message: the placeholders; the secret hidden until revealed.
     const message = page.getByTestId("alert-message");
-    const placeholders = [
-      "{{strategy.order.action}}",
-      "{{ticker}}",
-      "{{strategy.order.contracts}}",
-      "{{close}}",
-      "{{timenow}}",
-    ];
     const hidden = await message.innerText();
-    for (const p of placeholders) expect(hidden).toContain(p);
+    for (const p of ALERT_PLACEHOLDERS) expect(hidden).toContain(p);
     expect(hidden).not.toContain(secret);
     await page.getByRole("button", { name: "Reveal secret", exact: true }).click();
     await expect.poll(() => message.innerText()).toContain(secret);

@@ -12,7 +12,7 @@ import {
   freshApp,
   registeredAccounts,
   sendSignal,
-  waitFor,
+  signalFinal,
   webhookSecret,
 } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
@@ -51,15 +51,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     const response = await sendSignal(app, secret, { id: `alert-${n}`, order_type: "market", ...body });
     const answer = (await response.json()) as { signalId?: string; status?: string; error?: string };
     if (!answer.signalId) return { http: response.status, status: null, reason: answer.error ?? null, trade: null };
-    const signal = await waitFor(
-      `signal ${n} final`,
-      async () => {
-        const row = await db().selectFrom("signals").selectAll().where("id", "=", answer.signalId!).executeTakeFirst();
-        return row && row.status !== "queued" ? row : null;
-      },
-      15_000,
-      10,
-    );
+    const signal = await signalFinal(app, answer.signalId);
     const trade = await db().selectFrom("trades").selectAll().where("signal_id", "=", signal.id).executeTakeFirst();
     return {
       http: response.status,
@@ -69,6 +61,9 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       trade: trade ?? null,
     };
   };
+  /** An alert the strategy's rules skip with `reason`, no trade written. */
+  const expectSkipped = async (secret: string, body: Record<string, unknown>, reason: string) =>
+    expect(await alert(secret, body)).toMatchObject({ status: "skipped", reason, trade: null });
   const openPosition = (symbol: string) =>
     db()
       .selectFrom("positions")
@@ -164,18 +159,16 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(more.status).toBe("executed");
     expect(D(String(more.trade!.quantity)).toString()).toBe("0.05"); // 0.1 open, max 0.15
     expect(D(String((await openPosition("ETH-PERP")).remaining_quantity)).toString()).toBe("0.15");
-    const full = await alert(beta.secret!, { action: "buy", symbol: "ETH-PERP", quantity: "1" });
-    expect(full).toMatchObject({
-      status: "skipped",
-      reason: "ETH-PERP position is at the strategy's max position size 0.15",
-      trade: null,
-    });
-    const second = await alert(beta.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1" });
-    expect(second).toMatchObject({
-      status: "skipped",
-      reason: "Strategy Beta already has 1 open position (max 1)",
-      trade: null,
-    });
+    await expectSkipped(
+      beta.secret!,
+      { action: "buy", symbol: "ETH-PERP", quantity: "1" },
+      "ETH-PERP position is at the strategy's max position size 0.15",
+    );
+    await expectSkipped(
+      beta.secret!,
+      { action: "buy", symbol: "XRP-PERP", quantity: "1" },
+      "Strategy Beta already has 1 open position (max 1)",
+    );
   });
 
   test("a strategy's secret cannot trade another strategy's symbols", async () => {
@@ -190,12 +183,11 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
 
   test("one owner per symbol: another strategy and the default one cannot add; the default may reduce", async () => {
-    const other = await alert(gamma.secret!, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });
-    expect(other).toMatchObject({
-      status: "skipped",
-      reason: "BTC-PERP has an open position of strategy Alpha",
-      trade: null,
-    });
+    await expectSkipped(
+      gamma.secret!,
+      { action: "buy", symbol: "BTC-PERP", quantity: "0.01" },
+      "BTC-PERP has an open position of strategy Alpha",
+    );
     const against = await alert(gamma.secret!, { action: "sell", symbol: "BTC-PERP", quantity: "0.01" });
     expect(against).toMatchObject({ status: "skipped", reason: "BTC-PERP has an open position of strategy Alpha" });
     const adds = await alert(globalSecret, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });

@@ -239,6 +239,16 @@ export async function queuedManualTrade(app: TestApp) {
   return trade;
 }
 
+/** How many rows `table` holds. */
+export async function rowCount(app: TestApp, table: keyof DB): Promise<number> {
+  const db = app.database.db as unknown as Kysely<DB>;
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The newest audit entry whose `column` is `value` (throws when there is none). */
 export function latestAudit(app: TestApp, column: "action" | "target" | "actor", value: string) {
   return app.database.db
@@ -374,19 +384,16 @@ export async function walkTargetsToFlat(
   }
 }
 
-/** Signal `signalId`'s status and reason once the worker has decided it (no longer queued); throws after `timeoutMs`. */
+/** Signal `signalId`'s row once the worker has decided it (no longer queued); throws after `timeoutMs`. */
 export function signalFinal(app: TestApp, signalId: string, timeoutMs = 15_000) {
   return waitFor(
     `signal ${signalId} final`,
     async () => {
-      const row = await app.database.db
-        .selectFrom("signals")
-        .select(["status", "status_reason"])
-        .where("id", "=", signalId)
-        .executeTakeFirst();
+      const row = await app.database.db.selectFrom("signals").selectAll().where("id", "=", signalId).executeTakeFirst();
       return row && row.status !== "queued" ? row : null;
     },
     timeoutMs,
+    10,
   );
 }
 

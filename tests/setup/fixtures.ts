@@ -103,3 +103,15 @@ export const TRADE_TABLE_COLUMNS = [
 
 /** The Positions screen's table columns: Trade History's, the entry beside the current price. */
 export const positionColumns = () => TRADE_TABLE_COLUMNS.map((c) => (c === "Entry" ? "Entry / Current" : c));
+
+/** The TradingView placeholders the ready-to-paste alert message carries (docs/spec/webhook.md). */
+export const ALERT_PLACEHOLDERS = [
+  "{{strategy.order.action}}",
+  "{{ticker}}",
+  "{{strategy.order.contracts}}",
+  "{{close}}",
+  "{{timenow}}",
+];
+
+/** A filled signal's latency timeline, hop by hop (issue 12, table signal_timeline). */
+export const TIMELINE_HOPS = ["fired", "received", "committed", "claimed", "sent", "acked", "filled"];
