@@ -93,6 +93,12 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
           .executeTakeFirst()
       )?.m ?? 0,
     );
+  /** The simulator's own size of `symbol` (its sim_positions row). */
+  const simQuantity = async (symbol: string) =>
+    D(
+      (await db().selectFrom("sim_positions").selectAll().where("symbol", "=", symbol).executeTakeFirstOrThrow())
+        .quantity,
+    ).toString();
   /** The messages of activity log lines like `pattern`, logged after `sinceId`. */
   const messagesLike = async (pattern: string, sinceId = 0) =>
     (
@@ -431,12 +437,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
       const closed = done.filter((c) => c.status === "executed").reduce((acc, c) => acc.plus(c.quantity), D(0));
       expect(closed.toString(), JSON.stringify(done)).toBe("1"); // everything closed, nothing more
       expect(await position(opened.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
-      const sim = await db()
-        .selectFrom("sim_positions")
-        .selectAll()
-        .where("symbol", "=", "ETH-PERP")
-        .executeTakeFirstOrThrow();
-      expect(D(sim.quantity).toString()).toBe("0"); // the exchange agrees: flat, never flipped short
+      expect(await simQuantity("ETH-PERP")).toBe("0"); // the exchange agrees: flat, never flipped short
       await Promise.all(runners.map((r) => r.stop()));
       runners = [];
     }
@@ -468,12 +469,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect(fired.closes).toBe(1);
     await idle();
     expect(await position(opened.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
-    const sim = await db()
-      .selectFrom("sim_positions")
-      .selectAll()
-      .where("symbol", "=", "ETH-PERP")
-      .executeTakeFirstOrThrow();
-    expect(D(sim.quantity).toString()).toBe("0");
+    expect(await simQuantity("ETH-PERP")).toBe("0");
 
     // A new entry is refused while the stop is on; a manual Close of another position is not.
     const entry = await webhook({

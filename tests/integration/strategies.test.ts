@@ -61,6 +61,10 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       trade: trade ?? null,
     };
   };
+  /** The webhook's HTTP status for a market buy of 1 XRP-PERP sent with `secret`. */
+  const xrpBuyStatus = async (secret: string, id: string) =>
+    (await sendSignal(app, secret, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id }))
+      .status;
   /** An alert the strategy's rules skip with `reason`, no trade written. */
   const expectSkipped = async (secret: string, body: Record<string, unknown>, reason: string) =>
     expect(await alert(secret, body)).toMatchObject({ status: "skipped", reason, trade: null });
@@ -463,44 +467,14 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: cookies.admin })
     ).json()) as View;
     expect(rotated.secret).not.toBe(gamma.secret);
-    expect(
-      (
-        await sendSignal(app, gamma.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "old-secret",
-        })
-      ).status,
-    ).toBe(401);
-    expect(
-      (
-        await sendSignal(app, rotated.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "new-secret",
-        })
-      ).status,
-    ).toBe(200);
+    expect(await xrpBuyStatus(gamma.secret!, "old-secret")).toBe(401);
+    expect(await xrpBuyStatus(rotated.secret!, "new-secret")).toBe(200);
 
     const busy = await app.fetch(`/api/strategies/${beta.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ error: "Strategy Beta has 1 open position: close it first" });
     const gone = await app.fetch(`/api/strategies/${gamma.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(gone.status).toBe(200);
-    expect(
-      (
-        await sendSignal(app, rotated.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "deleted",
-        })
-      ).status,
-    ).toBe(401);
+    expect(await xrpBuyStatus(rotated.secret!, "deleted")).toBe(401);
   });
 });
