@@ -192,31 +192,28 @@ async function ethPositionHolds(quantity: string): Promise<void> {
 /** Test 2's TradingView alert (a BUY of 0.05 ETH-PERP), sent and executed: one signal, one order, the position. */
 async function signalBought(): Promise<void> {
   await waitForPrices();
-  const answer = await sendWebhook({
-    secret: await webhookSecret(),
-    action: "buy",
-    symbol: "ETHUSDT.P",
-    quantity: "0.05",
-    order_type: "market",
-    timestamp: new Date().toISOString(),
-    strategy: "e2e-dashboard-long",
-  });
+  const answer = await sendEthBuy("0.05", "e2e-dashboard-long");
   expect(answer.body).toMatchObject({ success: true, status: "queued" });
   await ethPositionHolds("0.05");
+}
+
+/** A market BUY of `quantity` ETH-PERP (ticker ETHUSDT.P) from `strategy`, sent now as TradingView sends it. */
+async function sendEthBuy(quantity: string, strategy: string, secret?: string) {
+  return sendWebhook({
+    secret: secret ?? (await webhookSecret()),
+    action: "buy",
+    symbol: "ETHUSDT.P",
+    quantity,
+    order_type: "market",
+    timestamp: new Date().toISOString(),
+    strategy,
+  });
 }
 
 /** Test 3's alert during an emergency stop (a BUY of 0.02, skipped: no order), the stop reset after it. */
 async function signalSkipped(): Promise<void> {
   expect((await adminPage.request.post("/api/emergency-stop")).status()).toBe(200);
-  const answer = await sendWebhook({
-    secret: await webhookSecret(),
-    action: "buy",
-    symbol: "ETHUSDT.P",
-    quantity: "0.02",
-    order_type: "market",
-    timestamp: new Date().toISOString(),
-    strategy: "e2e-dashboard-during-stop",
-  });
+  const answer = await sendEthBuy("0.02", "e2e-dashboard-during-stop");
   expect(answer.body).toMatchObject({ success: true, status: "skipped" });
   expect((await adminPage.request.post("/api/reset-emergency-stop")).status()).toBe(200);
 }
@@ -311,15 +308,7 @@ describe("dashboard (SQLite, own instance)", () => {
     // No reload from here on: the page keeps this marker.
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
     const since = Date.now();
-    const answer = await sendWebhook({
-      secret,
-      action: "buy",
-      symbol: "ETHUSDT.P",
-      quantity: "0.05",
-      order_type: "market",
-      timestamp: new Date().toISOString(),
-      strategy: "e2e-dashboard-long",
-    });
+    const answer = await sendEthBuy("0.05", "e2e-dashboard-long", secret);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ success: true, status: "queued" });
 
@@ -398,15 +387,7 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // An entry now is stored, not executed (a BUY adds to the long; a SELL would only reduce it,
     // which the emergency stop lets through: decision 019).
-    const answer = await sendWebhook({
-      secret,
-      action: "buy",
-      symbol: "ETHUSDT.P",
-      quantity: "0.02",
-      order_type: "market",
-      timestamp: new Date().toISOString(),
-      strategy: "e2e-dashboard-during-stop",
-    });
+    const answer = await sendEthBuy("0.02", "e2e-dashboard-during-stop", secret);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ success: true, status: "skipped" });
     expect(String(answer.body.reason)).toContain("Emergency stop");
