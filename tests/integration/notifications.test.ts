@@ -25,6 +25,7 @@ import {
   deliveriesSettled,
   expectFormRefused,
   latestAudit,
+  notificationRunner,
   openPositionOn,
   rowInStatus,
   registerVia,
@@ -115,14 +116,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     api({ intent: "general", rateLimitPerMinute, dailySummaryTime: "20:00" });
   let runner: Runner | null = null;
   const startNotificationRunner = () => {
-    runner = startRunner({
-      db: db(),
-      exchange: new SimulatorAdapter(db()),
-      workerId: "notify-w1",
-      pollMs: 5,
-      concurrency: 2,
-      tasks: ["send-notification"],
-    });
+    runner = notificationRunner(app, "notify-w1");
   };
   const settled = () => deliveriesSettled(app);
   const resetAll = async () => {

@@ -14,6 +14,8 @@ import { type Role, countUsers } from "#db/queries/users.ts";
 import type { DB, PositionRow, SignalRow, TradeRow } from "#db/schema.ts";
 import { createApp } from "../../server.ts";
 import { type TestDatabase, createTestDatabase } from "./db.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
 
 const BUILD = path.resolve("build/index.js");
 export const ORIGIN = "http://localhost:5000";
@@ -247,6 +249,19 @@ export async function rowCount(app: TestApp, table: keyof DB): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** A runner of notification sends only, as the worker runs them (worker/index.ts): their own runner, 2 at a time. */
+export function notificationRunner(app: TestApp, workerId: string): Runner {
+  const db = app.database.db;
+  return startRunner({
+    db,
+    exchange: new SimulatorAdapter(db),
+    workerId,
+    pollMs: 5,
+    concurrency: 2,
+    tasks: ["send-notification"],
+  });
 }
 
 /** The newest audit entry whose `column` is `value` (throws when there is none). */
