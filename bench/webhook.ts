@@ -121,6 +121,26 @@ const out = summary.phases as Record<string, unknown>;
 let allIntact = true;
 const lines: string[] = [];
 
+/** What every phase records beside its own figures: latency, errors, CPU, profile, drain and integrity, verdicts. */
+function phaseRecord(
+  lat: ReturnType<typeof latencyReport>,
+  measured: { quietBefore: unknown; cpuUse: unknown; profile: Record<string, unknown> | null },
+  settled: Awaited<ReturnType<typeof settle>>,
+  verdicts: Record<string, string>,
+) {
+  return {
+    latencyMs: lat.service,
+    latencyFromDueMs: lat.fromDue,
+    errors: lat.errors,
+    statusCounts: lat.statusCounts,
+    cpuPercent: measured.cpuUse,
+    otherCpuBefore: measured.quietBefore,
+    profile: measured.profile,
+    ...settled,
+    verdicts,
+  };
+}
+
 /** A phase's summary lines, then its integrity and profile lines: kept for the final summary and printed now. */
 function phaseLines(settled: { integrity: Integrity }, profile: Record<string, unknown> | null, ...head: string[]) {
   const block = [...head, `    ${fmtIntegrity(settled.integrity)}`, ...(profile ? [`    ${fmtProfile(profile)}`] : [])];
@@ -135,12 +155,10 @@ if (phases.includes("a")) {
   const rate = 50;
   const count = Math.round(rate * ackSeconds);
   log(`(a) ${rate} req/s for ${ackSeconds} s (${count} requests, unique ids)`);
-  const {
-    result: run,
-    quietBefore,
-    cpuUse,
-    profile,
-  } = await measuredPhase(inst, args, label, () => pacedWebhooks(inst, prefix, rate, count, ackSeconds * 1000 + 5000));
+  const measured = await measuredPhase(inst, args, label, () =>
+    pacedWebhooks(inst, prefix, rate, count, ackSeconds * 1000 + 5000),
+  );
+  const run = measured.result;
   const lat = latencyReport(run.results);
   const settled = await settle("(a)", prefix, run.results);
   allIntact &&= integrityOk(settled.integrity);
@@ -156,21 +174,13 @@ if (phases.includes("a")) {
     sent: run.results.length,
     achievedRate: run.achievedRate,
     maxStartLagMs: run.maxStartLagMs,
-    latencyMs: lat.service,
-    latencyFromDueMs: lat.fromDue,
-    errors: lat.errors,
-    statusCounts: lat.statusCounts,
-    cpuPercent: cpuUse,
-    otherCpuBefore: quietBefore,
-    profile,
-    ...settled,
-    verdicts: v,
+    ...phaseRecord(lat, measured, settled, v),
   };
   phaseLines(
     settled,
-    profile,
+    measured.profile,
     `(a) ack @ ${rate}/s x ${ackSeconds}s: ${fmtStats(lat.service)}  errors ${lat.errors}`,
-    `    T1 p50<=5 ${v.p50}, p99<=20 ${v.p99}, p99.9<=50 ${v.p999}, all answered <=2s ${v.deadline}; cpu: ${fmtCpu(cpuUse)}`,
+    `    T1 p50<=5 ${v.p50}, p99<=20 ${v.p99}, p99.9<=50 ${v.p999}, all answered <=2s ${v.deadline}; cpu: ${fmtCpu(measured.cpuUse)}`,
   );
 }
 
@@ -181,12 +191,7 @@ if (phases.includes("b")) {
   const count = Math.round(sustainedRate * sustainedSeconds);
   log(`(b) ${sustainedRate} req/s for ${sustainedSeconds} s (${count} requests, 10 % resends of earlier alerts)`);
   let resends = 0;
-  const {
-    result: run,
-    quietBefore,
-    cpuUse,
-    profile,
-  } = await measuredPhase(inst, args, label, () =>
+  const measured = await measuredPhase(inst, args, label, () =>
     pacedLoop({
       rate: sustainedRate,
       count,
@@ -203,6 +208,7 @@ if (phases.includes("b")) {
       },
     }),
   );
+  const run = measured.result;
   const lat = latencyReport(run.results);
   const settled = await settle("(b)", prefix, run.results);
   allIntact &&= integrityOk(settled.integrity);
@@ -238,22 +244,14 @@ if (phases.includes("b")) {
     stoppedBy: run.stoppedBy,
     maxStartLagMs: run.maxStartLagMs,
     cappedStarts: run.cappedStarts,
-    latencyMs: lat.service,
-    latencyFromDueMs: lat.fromDue,
-    errors: lat.errors,
-    statusCounts: lat.statusCounts,
-    cpuPercent: cpuUse,
-    otherCpuBefore: quietBefore,
-    profile,
-    ...settled,
-    verdicts: v,
+    ...phaseRecord(lat, measured, settled, v),
   };
   phaseLines(
     settled,
-    profile,
+    measured.profile,
     `(b) sustained ${sustainedRate}/s x ${sustainedSeconds}s: requests started ${run.achievedRate}/s, signals committed ${storedPerSecond}/s over ${Math.round(spanS)} s, ${fmtStats(lat.service)}  errors ${lat.errors}`,
     `    from due time (coordinated omission): p99 ${lat.fromDue.p99} ms, max ${lat.fromDue.max} ms; generator lag max ${run.maxStartLagMs} ms`,
-    `    T2 rate ${v.rate}, p99<=50 ${v.p99}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(cpuUse)}`,
+    `    T2 rate ${v.rate}, p99<=50 ${v.p99}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(measured.cpuUse)}`,
   );
 }
 
@@ -262,14 +260,10 @@ if (phases.includes("c")) {
   const label = "(c)";
   const prefix = `c-${tag}-`;
   log(`(c) burst of ${burstCount} requests, ${burstConcurrency} in flight`);
-  const {
-    result: results,
-    quietBefore,
-    cpuUse,
-    profile,
-  } = await measuredPhase(inst, args, label, () =>
+  const measured = await measuredPhase(inst, args, label, () =>
     burst(burstCount, burstConcurrency, (i) => postWebhook(inst, `${prefix}${i}`, i)),
   );
+  const results = measured.result;
   const lat = latencyReport(results);
   const firstSent = Math.min(...results.map((r) => r.sentAt));
   const acks = results.filter((r) => r.ackAt !== null).map((r) => r.ackAt!);
@@ -287,20 +281,13 @@ if (phases.includes("c")) {
     count: burstCount,
     concurrency: burstConcurrency,
     allAckedWithinMs,
-    latencyMs: lat.service,
-    errors: lat.errors,
-    statusCounts: lat.statusCounts,
-    cpuPercent: cpuUse,
-    otherCpuBefore: quietBefore,
-    profile,
-    ...settled,
-    verdicts: v,
+    ...phaseRecord(lat, measured, settled, v),
   };
   phaseLines(
     settled,
-    profile,
+    measured.profile,
     `(c) burst ${burstCount} @ ${burstConcurrency} in flight: all acked within ${allAckedWithinMs ?? "-"} ms, ${fmtStats(lat.service)}  errors ${lat.errors}`,
-    `    T2 burst all acked <=1s ${v.allAckedWithin1s}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(cpuUse)}`,
+    `    T2 burst all acked <=1s ${v.allAckedWithin1s}, 0 errors ${v.errors}, 0 lost ${v.zeroLoss}, 0 dup ${v.noDuplicates}; drained in ${settled.drainMs ?? "-"} ms; cpu: ${fmtCpu(measured.cpuUse)}`,
   );
 }
 

@@ -12,19 +12,13 @@ import {
   setCatalog,
   symbolsText,
 } from "./products.ts";
+import { DOGE_PRODUCT } from "#tests/setup/fixtures.ts";
 
+/** A listed product shaped like DOGE-PERP, under another symbol. */
 const listed = (symbol: string, extra: Partial<ProductSpec> = {}): ProductSpec => ({
+  ...DOGE_PRODUCT,
   symbol,
   base: symbol.replace(/-PERP$/, ""),
-  quote: "USD",
-  baseIncrement: "1000",
-  baseMinSize: "1000",
-  quoteIncrement: "0.00001",
-  minMarketFunds: "10",
-  referencePrice: "0.38",
-  volatility: "0.0014",
-  coinbaseContractSize: "1000",
-  coinbaseProductId: "DOP-20DEC30-CDE",
   ...extra,
 });
 

@@ -27,6 +27,16 @@ async function queriesOf(db: Kysely<DB>, call: (db: Kysely<DB>) => Promise<unkno
   return seen;
 }
 
+/** A manual market buy of 1 on the simulator, the trade row these tests insert (symbol added per test). */
+const MANUAL_MARKET_BUY = {
+  side: "buy" as const,
+  orderType: "market" as const,
+  quantity: "1",
+  price: null,
+  source: "manual",
+  exchange: "simulator",
+};
+
 describe.each(testDialects())("trade lookups on %s", (dialect) => {
   const ref = freshDatabase(dialect);
 
@@ -60,15 +70,7 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
   test("a symbol's fill count and newest fill: (symbol, executed_at, status, executed_price)", async () => {
     // The count, the newest fill's time, then the greatest id at that time (read only when there is a fill).
     expect(await queriesOf(ref.db, (db) => symbolFillsHead(db, "BTC-PERP"))).toHaveLength(2);
-    const fill = {
-      symbol: "BTC-PERP",
-      side: "buy" as const,
-      orderType: "market" as const,
-      quantity: "1",
-      price: null,
-      source: "manual",
-      exchange: "simulator",
-    };
+    const fill = { ...MANUAL_MARKET_BUY, symbol: "BTC-PERP" };
     for (const [id, executedAt] of [
       ["head-a", 1_000],
       ["head-c", 2_000],
@@ -100,16 +102,7 @@ describe.each(testDialects())("trade lookups on %s", (dialect) => {
     expect(queries).toHaveLength(1);
     expect((await indexesUsed(queries))[0]).toContain("trades_status_client_order_idx");
 
-    const base = {
-      symbol: "ETH-PERP",
-      side: "buy" as const,
-      orderType: "market" as const,
-      quantity: "1",
-      price: null,
-      source: "manual",
-      exchange: "simulator",
-      status: "executed" as const,
-    };
+    const base = { ...MANUAL_MARKET_BUY, symbol: "ETH-PERP", status: "executed" as const };
     const ids = ["pd-order-1#p1", "pd-order-1#p2", "pd-order-1", "pd-order-10#p1", "pd-order-1#q1", "pd-order_1#p1"];
     for (const [i, clientOrderId] of ids.entries())
       await insertTrade(ref.db, { ...base, id: `lookup-${i}`, clientOrderId });

@@ -19,26 +19,13 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
   test("writeHeartbeat inserts a row for a new worker", async () => {
     const startedAt = Date.now() - 5000;
     const before = Date.now();
-    await writeHeartbeat(fresh.db, {
-      workerId: "w1",
-      hostname: "host-a",
-      pid: 101,
-      startedAt,
-      status: "running",
-      info: { jobs: 0 },
-    });
+    const written = { workerId: "w1", hostname: "host-a", pid: 101, startedAt, status: "running", info: { jobs: 0 } };
+    await writeHeartbeat(fresh.db, written);
     const after = Date.now();
 
     const beats = await listHeartbeats(fresh.db);
     expect(beats).toHaveLength(1);
-    expect(beats[0]).toMatchObject({
-      workerId: "w1",
-      hostname: "host-a",
-      pid: 101,
-      startedAt,
-      status: "running",
-      info: { jobs: 0 },
-    });
+    expect(beats[0]).toMatchObject(written);
     expect(beats[0]!.lastBeatAt).toBeGreaterThanOrEqual(before);
     expect(beats[0]!.lastBeatAt).toBeLessThanOrEqual(after);
   });
@@ -47,25 +34,20 @@ describe.each(testDialects())("worker heartbeats on %s", (dialect) => {
     await setLastBeat("w1", Date.now() - 10_000);
     const restartedAt = Date.now() - 1000;
     const before = Date.now();
-    await writeHeartbeat(fresh.db, {
+    const written = {
       workerId: "w1",
       hostname: "host-a",
       pid: 202,
       startedAt: restartedAt,
       status: "stopping",
       info: { jobs: 3, nested: { queue: ["a", "b"] } },
-    });
+    };
+    await writeHeartbeat(fresh.db, written);
 
     const rows = await fresh.db.selectFrom("worker_heartbeats").selectAll().where("worker_id", "=", "w1").execute();
     expect(rows).toHaveLength(1);
     const [beat] = await listHeartbeats(fresh.db);
-    expect(beat).toMatchObject({
-      workerId: "w1",
-      pid: 202,
-      startedAt: restartedAt,
-      status: "stopping",
-      info: { jobs: 3, nested: { queue: ["a", "b"] } },
-    });
+    expect(beat).toMatchObject(written);
     expect(beat!.lastBeatAt).toBeGreaterThanOrEqual(before);
   });
 

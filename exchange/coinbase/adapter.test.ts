@@ -174,42 +174,29 @@ describe("orders", () => {
   });
 
   test("HTTP 200 with success:false is a refusal with Coinbase's reason; insufficient funds has its own class", async () => {
-    msw.fake.fail({
-      path: "/orders",
-      status: 200,
-      body: {
-        success: false,
-        error_response: {
-          error: "INSUFFICIENT_FUND",
-          message: "Insufficient balance in source account",
-          error_details: "",
-          new_order_failure_reason: "INSUFFICIENT_FUND",
-        },
-      },
+    /** A market buy of 1 ETH that Coinbase answers with HTTP 200, success:false and `errorResponse`: what it throws. */
+    const refusedWith = (clientOrderId: string, errorResponse: Record<string, string>) => {
+      msw.fake.fail({ path: "/orders", status: 200, body: { success: false, error_response: errorResponse } });
+      return adapter()
+        .placeOrder({ clientOrderId, symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" })
+        .catch((e) => e);
+    };
+    const poor = await refusedWith("job-10", {
+      error: "INSUFFICIENT_FUND",
+      message: "Insufficient balance in source account",
+      error_details: "",
+      new_order_failure_reason: "INSUFFICIENT_FUND",
     });
-    const poor = await adapter()
-      .placeOrder({ clientOrderId: "job-10", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" })
-      .catch((e) => e);
     expect(poor).toBeInstanceOf(InsufficientFundsError);
     expect(poor.message).toBe(
       "Coinbase refused the ETP-20DEC30-CDE order: INSUFFICIENT_FUND (Insufficient balance in source account)",
     );
 
-    msw.fake.fail({
-      path: "/orders",
-      status: 200,
-      body: {
-        success: false,
-        error_response: {
-          error: "UNSUPPORTED_ORDER_CONFIGURATION",
-          message: "",
-          preview_failure_reason: "PREVIEW_INVALID_LIMIT_PRICE",
-        },
-      },
+    const bad = await refusedWith("job-11", {
+      error: "UNSUPPORTED_ORDER_CONFIGURATION",
+      message: "",
+      preview_failure_reason: "PREVIEW_INVALID_LIMIT_PRICE",
     });
-    const bad = await adapter()
-      .placeOrder({ clientOrderId: "job-11", symbol: "ETH-PERP", side: "buy", type: "market", quantity: "1" })
-      .catch((e) => e);
     expect(bad).toBeInstanceOf(InvalidOrderError);
     expect(bad).not.toBeInstanceOf(InsufficientFundsError);
     expect(bad.message).toBe(

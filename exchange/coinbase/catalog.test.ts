@@ -2,6 +2,7 @@
 import { describe, expect, test } from "vitest";
 import type { WireProduct } from "./advanced-trade.ts";
 import { type CatalogFetch, catalogUrl, fetchFutures, parsePerpetuals } from "./catalog.ts";
+import { DOGE_PRODUCT } from "#tests/setup/fixtures.ts";
 
 /** A CDE perpetual-style contract as Coinbase lists it (EXPIRING, a five-year expiry, "… PERP"). */
 const cde = (id: string, root: string, extra: Partial<WireProduct> & Record<string, unknown> = {}): WireProduct => ({
@@ -32,22 +33,7 @@ describe("parsePerpetuals", () => {
   test("a CDE perpetual becomes {ROOT}-PERP, sizes in the base asset", () => {
     const { products, skipped } = parsePerpetuals([cde("DOP-20DEC30-CDE", "DOGE")]);
     expect(skipped).toEqual([]);
-    expect(products).toEqual([
-      {
-        symbol: "DOGE-PERP",
-        base: "DOGE",
-        quote: "USD",
-        baseIncrement: "1000",
-        baseMinSize: "1000",
-        quoteIncrement: "0.00001",
-        minMarketFunds: "10",
-        referencePrice: "0.38",
-        volatility: "0.0014",
-        coinbaseContractSize: "1000",
-        coinbaseProductId: "DOP-20DEC30-CDE",
-        displayName: "DOGE PERP",
-      },
-    ]);
+    expect(products).toEqual([{ ...DOGE_PRODUCT, displayName: "DOGE PERP" }]);
   });
 
   test("an expiry type PERPETUAL counts without PERP in the name; the minimum is at least one step", () => {

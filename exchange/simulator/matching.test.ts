@@ -15,6 +15,15 @@ import {
   unrealizedPnl,
 } from "./matching.ts";
 
+/** A fill at 1x cross margin with no fee. */
+const feeFreeCross = (side: "buy" | "sell", quantity: string, price: string) => ({
+  side,
+  quantity,
+  price,
+  feeRate: "0",
+  leverage: 1,
+  marginType: "cross" as const,
+});
 const long = (quantity: string, entryPrice: string, margin: string, leverage = 1): PositionState => ({
   side: "long",
   quantity,
@@ -77,14 +86,7 @@ describe("simulator matching arithmetic", () => {
   });
 
   test("partial closes release margin pro rata and the last close releases the rest exactly", () => {
-    const first = applyFill(long("3", "100", "1000", 1), {
-      side: "sell",
-      quantity: "1",
-      price: "110",
-      feeRate: "0",
-      leverage: 1,
-      marginType: "cross",
-    });
+    const first = applyFill(long("3", "100", "1000", 1), feeFreeCross("sell", "1", "110"));
     expect(first.marginReleased).toBe("333.333333333333333333");
     expect(first.realizedPnl).toBe("10");
     expect(first.position).toMatchObject({
@@ -93,14 +95,7 @@ describe("simulator matching arithmetic", () => {
       margin: "666.666666666666666667",
       realizedPnl: "10",
     });
-    const second = applyFill(first.position, {
-      side: "sell",
-      quantity: "2",
-      price: "90",
-      feeRate: "0",
-      leverage: 1,
-      marginType: "cross",
-    });
+    const second = applyFill(first.position, feeFreeCross("sell", "2", "90"));
     expect(second.marginReleased).toBe("666.666666666666666667");
     expect(second.realizedPnl).toBe("-20");
     expect(second.position).toMatchObject({ side: "flat", quantity: "0", margin: "0", realizedPnl: "-10" });
@@ -130,14 +125,7 @@ describe("simulator matching arithmetic", () => {
   });
 
   test("extending averages the entry, rounded to 18 places", () => {
-    const fill = applyFill(long("1", "3000", "3000"), {
-      side: "buy",
-      quantity: "2",
-      price: "3100",
-      feeRate: "0",
-      leverage: 1,
-      marginType: "cross",
-    });
+    const fill = applyFill(long("1", "3000", "3000"), feeFreeCross("buy", "2", "3100"));
     expect(fill.position.entryPrice).toBe("3066.666666666666666667");
     expect(fill.position.margin).toBe("9200");
     expect(unrealizedPnl("long", "3", fill.position.entryPrice, "3100")).toBe("99.999999999999999999");

@@ -14,6 +14,7 @@
 // checks its own pages for page and console errors and for one toast at a time.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { ALERT_PLACEHOLDERS } from "../setup/fixtures.ts";
 import {
   type Locator,
   type Page,
@@ -76,6 +77,33 @@ useSuite(
 async function start(): Promise<void> {
   ({ page: adminPage, problems: adminProblems } = await login());
   await resetTrading(adminPage, initialConfig);
+}
+
+/**
+ * Without JavaScript: the header's `press` button posts its plain form and the browser lands on
+ * the dashboard again with the flash toast; the button `shown` has replaced it.
+ */
+async function postHeaderButton(
+  page: Page,
+  press: string,
+  shown: string,
+  toast: { title: string; message: string; variant?: string },
+): Promise<void> {
+  expect(await submitForm(page, "/dashboard", page.getByRole("button", { name: press, exact: true }))).toBe(302);
+  await page.waitForLoadState("load");
+  expect(pathOf(page)).toBe("/dashboard");
+  await expectToastOnScreen(page, toast.title, toast.message);
+  if (toast.variant) expect(await page.getByTestId("toast").getAttribute("data-variant")).toBe(toast.variant);
+  await visible(page.getByRole("button", { name: shown, exact: true }));
+  expect(await page.getByRole("button", { name: press, exact: true }).count()).toBe(0);
+}
+
+/** A fresh admin session on the dashboard, holding test 2's long of 0.05 ETH-PERP. */
+async function adminDashboardWithLong(): Promise<Page> {
+  await start();
+  await signalBought();
+  await gotoDashboard(adminPage, adminProblems);
+  return adminPage;
 }
 
 /** Opens the dashboard on `page` (hydrated, its live socket said hello: every live event reaches it from here). */
@@ -164,31 +192,28 @@ async function ethPositionHolds(quantity: string): Promise<void> {
 /** Test 2's TradingView alert (a BUY of 0.05 ETH-PERP), sent and executed: one signal, one order, the position. */
 async function signalBought(): Promise<void> {
   await waitForPrices();
-  const answer = await sendWebhook({
-    secret: await webhookSecret(),
-    action: "buy",
-    symbol: "ETHUSDT.P",
-    quantity: "0.05",
-    order_type: "market",
-    timestamp: new Date().toISOString(),
-    strategy: "e2e-dashboard-long",
-  });
+  const answer = await sendEthBuy("0.05", "e2e-dashboard-long");
   expect(answer.body).toMatchObject({ success: true, status: "queued" });
   await ethPositionHolds("0.05");
+}
+
+/** A market BUY of `quantity` ETH-PERP (ticker ETHUSDT.P) from `strategy`, sent now as TradingView sends it. */
+async function sendEthBuy(quantity: string, strategy: string, secret?: string) {
+  return sendWebhook({
+    secret: secret ?? (await webhookSecret()),
+    action: "buy",
+    symbol: "ETHUSDT.P",
+    quantity,
+    order_type: "market",
+    timestamp: new Date().toISOString(),
+    strategy,
+  });
 }
 
 /** Test 3's alert during an emergency stop (a BUY of 0.02, skipped: no order), the stop reset after it. */
 async function signalSkipped(): Promise<void> {
   expect((await adminPage.request.post("/api/emergency-stop")).status()).toBe(200);
-  const answer = await sendWebhook({
-    secret: await webhookSecret(),
-    action: "buy",
-    symbol: "ETHUSDT.P",
-    quantity: "0.02",
-    order_type: "market",
-    timestamp: new Date().toISOString(),
-    strategy: "e2e-dashboard-during-stop",
-  });
+  const answer = await sendEthBuy("0.02", "e2e-dashboard-during-stop");
   expect(answer.body).toMatchObject({ success: true, status: "skipped" });
   expect((await adminPage.request.post("/api/reset-emergency-stop")).status()).toBe(200);
 }
@@ -283,15 +308,7 @@ describe("dashboard (SQLite, own instance)", () => {
     // No reload from here on: the page keeps this marker.
     await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
     const since = Date.now();
-    const answer = await sendWebhook({
-      secret,
-      action: "buy",
-      symbol: "ETHUSDT.P",
-      quantity: "0.05",
-      order_type: "market",
-      timestamp: new Date().toISOString(),
-      strategy: "e2e-dashboard-long",
-    });
+    const answer = await sendEthBuy("0.05", "e2e-dashboard-long", secret);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ success: true, status: "queued" });
 
@@ -353,12 +370,9 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("3. Emergency Stop from the header: toast, Reset button, a webhook is 'skipped' with no order; Reset", async () => {
-    await start();
-    const page = adminPage;
     // Test 2's signal, executed: the skipped one below is the newest of two.
-    await signalBought();
+    const page = await adminDashboardWithLong();
     const secret = await webhookSecret();
-    await gotoDashboard(page, adminProblems);
     await expect.poll(() => signalRows(page).count(), { timeout: 10_000 }).toBe(1);
     const tradesBefore = await apiJson<unknown[]>(page, "/api/trades?limit=50");
     await expect.poll(() => orderRows(page).count(), { timeout: 10_000 }).toBe(tradesBefore.length);
@@ -373,15 +387,7 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // An entry now is stored, not executed (a BUY adds to the long; a SELL would only reduce it,
     // which the emergency stop lets through: decision 019).
-    const answer = await sendWebhook({
-      secret,
-      action: "buy",
-      symbol: "ETHUSDT.P",
-      quantity: "0.02",
-      order_type: "market",
-      timestamp: new Date().toISOString(),
-      strategy: "e2e-dashboard-during-stop",
-    });
+    const answer = await sendEthBuy("0.02", "e2e-dashboard-during-stop", secret);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ success: true, status: "skipped" });
     expect(String(answer.body.reason)).toContain("Emergency stop");
@@ -413,10 +419,7 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("3b. Stop and flatten asks first: dismissed, nothing is posted and trading goes on; accepted, the emergency stop is on and the account flat", async () => {
-    await start();
-    const page = adminPage;
-    await signalBought();
-    await gotoDashboard(page, adminProblems);
+    const page = await adminDashboardWithLong();
     await expect.poll(() => positionRows(page).count(), { timeout: 10_000 }).toBe(1);
 
     const dialogs: string[] = [];
@@ -471,11 +474,8 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("4. Manual Trading form: required amount, limit price, 'Market Price', a market SELL of 0.01 ETH-PERP", async () => {
-    await start();
-    const page = adminPage;
     // Test 2's long of 0.05 ETH-PERP, which the SELL below reduces.
-    await signalBought();
-    await gotoDashboard(page, adminProblems);
+    const page = await adminDashboardWithLong();
     const form = page.getByTestId("manual-trade-form");
     const quantity = form.getByLabel("Quantity", { exact: true });
     const price = form.getByLabel("Price", { exact: true });
@@ -556,11 +556,8 @@ describe("dashboard (SQLite, own instance)", () => {
   });
 
   test("5. Activity Log panel: entries, a filter with no match, 'No logs to export', Clear filters, Export to CSV", async () => {
-    await start();
-    const page = adminPage;
     // Test 2's signal: its activity entries.
-    await signalBought();
-    await gotoDashboard(page, adminProblems);
+    const page = await adminDashboardWithLong();
     const panel = page.getByTestId("activity-log-panel");
     await visible(panel.getByRole("heading", { name: "Activity Log", exact: true }));
     // Live activity_log refreshes are throttled (15 s).
@@ -727,15 +724,8 @@ describe("dashboard (SQLite, own instance)", () => {
 
     // The alert message: the placeholders; the secret hidden until revealed.
     const message = page.getByTestId("alert-message");
-    const placeholders = [
-      "{{strategy.order.action}}",
-      "{{ticker}}",
-      "{{strategy.order.contracts}}",
-      "{{close}}",
-      "{{timenow}}",
-    ];
     const hidden = await message.innerText();
-    for (const p of placeholders) expect(hidden).toContain(p);
+    for (const p of ALERT_PLACEHOLDERS) expect(hidden).toContain(p);
     expect(hidden).not.toContain(secret);
     await page.getByRole("button", { name: "Reveal secret", exact: true }).click();
     await expect.poll(() => message.innerText()).toContain(secret);
@@ -949,26 +939,18 @@ describe("dashboard (SQLite, own instance)", () => {
     await screenshot(page, "dashboard-08-nojs");
 
     // Emergency Stop: a form post, back to the dashboard with the flash toast.
-    expect(
-      await submitForm(page, "/dashboard", page.getByRole("button", { name: "Emergency Stop", exact: true })),
-    ).toBe(302);
-    await page.waitForLoadState("load");
-    expect(pathOf(page)).toBe("/dashboard");
-    await expectToastOnScreen(page, "Emergency Stop Activated", EMERGENCY_STOP_MESSAGE);
-    expect(await page.getByTestId("toast").getAttribute("data-variant")).toBe("destructive");
-    await visible(page.getByRole("button", { name: "Reset Emergency Stop", exact: true }));
-    expect(await page.getByRole("button", { name: "Emergency Stop", exact: true }).count()).toBe(0);
+    await postHeaderButton(page, "Emergency Stop", "Reset Emergency Stop", {
+      title: "Emergency Stop Activated",
+      message: EMERGENCY_STOP_MESSAGE,
+      variant: "destructive",
+    });
     await screenshot(page, "dashboard-08-nojs-stopped");
 
     // Reset.
-    expect(
-      await submitForm(page, "/dashboard", page.getByRole("button", { name: "Reset Emergency Stop", exact: true })),
-    ).toBe(302);
-    await page.waitForLoadState("load");
-    expect(pathOf(page)).toBe("/dashboard");
-    await expectToastOnScreen(page, "Emergency Stop Reset", EMERGENCY_RESET_MESSAGE);
-    await visible(page.getByRole("button", { name: "Emergency Stop", exact: true }));
-    expect(await page.getByRole("button", { name: "Reset Emergency Stop", exact: true }).count()).toBe(0);
+    await postHeaderButton(page, "Reset Emergency Stop", "Emergency Stop", {
+      title: "Emergency Stop Reset",
+      message: EMERGENCY_RESET_MESSAGE,
+    });
     const health = await fetchHealth(baseUrl);
     expect(health.systemStatus.find((s) => s.component === "system")?.status).toBe("online");
     expect(problems.errors).toEqual([]);

@@ -15,7 +15,7 @@ import {
   type PageProblems,
   apiJson as apiJsonOf,
   h1,
-  resetTrading,
+  resetOnFakePrices,
   unexpectedErrors,
   useSuite,
   visible,
@@ -44,13 +44,7 @@ interface PositionJson {
 
 /** A clean slate and an ETH-PERP long of 0.5 opened by a webhook under the default rules. */
 async function openEth(page: Page): Promise<PositionJson> {
-  await resetTrading(page, initialConfig);
-  const sizing = await page.request.post("/exchanges", {
-    form: { intent: "contract-sizes", value: "false" },
-    maxRedirects: 0,
-  });
-  expect(sizing.status()).toBe(302);
-  await fakePrices!.reset();
+  await resetOnFakePrices(page, initialConfig, fakePrices!);
   const apiJson = <T>(p: string) => apiJsonOf<T>(page, p);
   const secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
   const res = await page.request.post("/api/webhook/tradingview", {
@@ -140,20 +134,23 @@ describe("Editing a position (JavaScript on)", () => {
     const entry = Number(eth.entryPrice);
     const chartPath = `/positions/${eth.id}/chart`;
     const stopRow = page.locator("[data-testid=chart-level][data-kind=sl]");
+    /** The position's chart, hydrated and drawn (its candles come from the price loop) with a line per mark. */
+    const openChart = async () => {
+      await page.goto(chartPath);
+      await waitForHydration(page, problems);
+      await expect
+        .poll(async () => (await page.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "", {
+          timeout: 20_000,
+        })
+        .toContain("SL");
+    };
 
     for (const [width, height, factor] of [
       [1440, 900, 0.97],
       [390, 844, 0.975],
     ] as const) {
       await page.setViewportSize({ width, height });
-      await page.goto(chartPath);
-      await waitForHydration(page, problems);
-      // The chart is drawn (its candles come from the price loop) with a line per mark.
-      await expect
-        .poll(async () => (await page.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "", {
-          timeout: 20_000,
-        })
-        .toContain("SL");
+      await openChart();
       // The entry offers no Edit; the stop's row does.
       expect(
         await page.locator("[data-testid=chart-level][data-kind=entry] [data-testid=chart-level-edit]").count(),
@@ -189,13 +186,7 @@ describe("Editing a position (JavaScript on)", () => {
     // With JavaScript a click on a mark's line on the chart opens the same form on that mark:
     // the pointer over the canvas, top to bottom, until the cursor says a mark is under it.
     await page.setViewportSize({ width: 1440, height: 900 });
-    await page.goto(chartPath);
-    await waitForHydration(page, problems);
-    await expect
-      .poll(async () => (await page.getByTestId("price-chart-canvas").getAttribute("data-lines")) ?? "", {
-        timeout: 20_000,
-      })
-      .toContain("SL");
+    await openChart();
     const canvas = page.getByTestId("price-chart-canvas");
     const area = (await canvas.boundingBox())!;
     let hit: number | null = null;

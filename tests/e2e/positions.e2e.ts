@@ -12,6 +12,7 @@
 // from a clean slate (resetTrading, the fake's first prices) and opens what it needs, so any
 // one runs alone (`-t`) and in any order.
 import { describe, expect, test } from "vitest";
+import { positionColumns } from "../setup/fixtures.ts";
 import {
   type FakePrices,
   type Page,
@@ -23,7 +24,7 @@ import {
   h1,
   liveSocketReady,
   maxToastsSeen,
-  resetTrading,
+  resetOnFakePrices,
   screenshot as fullScreenshot,
   silenceLiveUpdates,
   squash,
@@ -83,13 +84,7 @@ useSuite(
  */
 async function start(): Promise<void> {
   ({ page, problems } = await login());
-  await resetTrading(page, initialConfig);
-  const sizing = await page.request.post("/exchanges", {
-    form: { intent: "contract-sizes", value: "false" },
-    maxRedirects: 0,
-  });
-  expect(sizing.status()).toBe(302);
-  await fakePrices!.reset();
+  await resetOnFakePrices(page, initialConfig, fakePrices!);
   secret = (await apiJson<{ secret: string }>("/api/webhook-config")).secret;
 }
 
@@ -310,20 +305,7 @@ describe("Futures Positions (SQLite, own instance, prices from a fake Coinbase)"
     expect(squash(await badge().innerText())).toBe("3");
     expect(await page.locator('[data-testid=position-row][data-symbol="ETH-USD"]').count()).toBe(0);
     const headers = (await page.getByTestId("positions-table").locator("thead th").allInnerTexts()).map(squash);
-    expect(headers).toEqual([
-      "Position",
-      "Entry / Current",
-      "Max Drawdown",
-      "TP",
-      "SL",
-      "BE",
-      "Trailing",
-      "Portfolio",
-      "P/L",
-      "ROI",
-      "Status",
-      "Actions",
-    ]);
+    expect(headers).toEqual(positionColumns());
 
     const e = await cells("ETH-PERP");
     // Margin: 3401.70 × 0.5 / 1x = 1700.85; a 1x long has no liquidation price (its whole notional backs it).

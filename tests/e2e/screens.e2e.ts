@@ -13,6 +13,7 @@
 // trades and rules it needs, so any one runs alone (`-t`) and in any order.
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { TRADE_TABLE_COLUMNS } from "../setup/fixtures.ts";
 import {
   type Browser,
   type BrowserContext,
@@ -291,20 +292,7 @@ describe("screens: Manual Trading, Trade History, Trading Rules (SQLite, own ins
     await gotoHydrated(page, "/history", "Trade History", adminProblems);
     await expect.poll(() => tradeRows(page).count()).toBe(1);
     const headers = await page.getByTestId("trade-history-table").locator("thead th").allInnerTexts();
-    expect(headers.map((h) => h.trim())).toEqual([
-      "Position",
-      "Entry",
-      "Max Drawdown",
-      "TP",
-      "SL",
-      "BE",
-      "Trailing",
-      "Portfolio",
-      "P/L",
-      "ROI",
-      "Status",
-      "Actions",
-    ]);
+    expect(headers.map((h) => h.trim())).toEqual(TRADE_TABLE_COLUMNS);
     const cells = (await tradeRows(page).first().locator("td").allInnerTexts()).map(squash);
     expect(cells[0]).toMatch(/^ETH-PERP BUY 0\.0200 · market · manual /);
     expect(cells[1]).toBe(Number(trade.executedPrice).toFixed(4));

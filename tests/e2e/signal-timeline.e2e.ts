@@ -3,6 +3,7 @@
 // timeline fills in to "Fill booked" without a reload, each hop with its time and a
 // non-negative delta; Webhook Config summarises it (p50 / p99), and both fit at 390 px.
 import { expect, test } from "vitest";
+import { TIMELINE_HOPS } from "../setup/fixtures.ts";
 import {
   type Page,
   type PageProblems,
@@ -54,15 +55,7 @@ test("a webhook's timeline fills in live on the dashboard, and Webhook Config su
   expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true); // no reload
 
   const steps = details.getByTestId("timeline-step");
-  expect(await steps.evaluateAll((els) => els.map((el) => el.getAttribute("data-hop")))).toEqual([
-    "fired",
-    "received",
-    "committed",
-    "claimed",
-    "sent",
-    "acked",
-    "filled",
-  ]);
+  expect(await steps.evaluateAll((els) => els.map((el) => el.getAttribute("data-hop")))).toEqual(TIMELINE_HOPS);
   expect(await details.locator('[data-hop="fired"] time').getAttribute("datetime")).toBe(
     new Date(timenow).toISOString(),
   );

@@ -540,6 +540,24 @@ export async function resetTrading(page: Page, config: Record<string, unknown>):
 }
 
 /**
+ * resetTrading, then paper sizing per unit (not Coinbase contracts) and the fake Coinbase's
+ * first prices again: the start of a suite whose prices come from a fake.
+ */
+export async function resetOnFakePrices(
+  page: Page,
+  config: Record<string, unknown>,
+  fakePrices: FakePrices,
+): Promise<void> {
+  await resetTrading(page, config);
+  const sizing = await page.request.post("/exchanges", {
+    form: { intent: "contract-sizes", value: "false" },
+    maxRedirects: 0,
+  });
+  expect(sizing.status()).toBe(302);
+  await fakePrices.reset();
+}
+
+/**
  * Registers an account through the Create account screen; the first one is the admin, later
  * ones need an invite link (`account.invite`, from inviteLink).
  */

@@ -12,7 +12,7 @@ import { FILLS_COLUMNS } from "#reports/build.ts";
 import { getMarketSummary, marketCacheStats, resetMarketCache } from "#app/services/market-data.server.ts";
 import { insertReport } from "#db/queries/reports.ts";
 import { insertTrade, updateTrade } from "#db/queries/trades.ts";
-import { cookieFrom, freshApp, registerVia, waitFor } from "#tests/setup/app.ts";
+import { expectFormRefused, freshApp, registerVia, toastAfter, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { pdfText } from "#tests/setup/pdf-text.ts";
 import { generateReport } from "#worker/tasks/generate-report.ts";
@@ -345,21 +345,12 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
         cookie: user,
         form: { intent: "create", name: "Scalp" },
       });
-      expect(response.status).toBe(302);
       expect(response.headers.get("location")).toBe("/profiles");
-      const html = await (
-        await app.fetch("/profiles", { cookie: `${user}; ${cookieFrom(response, "tv_toast")!}` })
-      ).text();
+      const html = await toastAfter(app, response, user);
       expect(html).toContain("Profile Created");
       expect(html).toContain("Scalp");
 
-      const invalid = await app.fetch("/profiles", {
-        method: "POST",
-        cookie: user,
-        form: { intent: "create", name: "" },
-      });
-      expect(invalid.status).toBe(400);
-      expect(await invalid.text()).toContain("Profile name is required");
+      await expectFormRefused(app, "/profiles", user, { intent: "create", name: "" }, "Profile name is required");
 
       const [main, , scalp] = await profiles();
       const failed = await app.fetch("/profiles", {
@@ -557,19 +548,17 @@ describe.each(testDialects())("market data, profiles and reports on %s", (dialec
         cookie: user,
         form: { type: "otc_fills", format: "csv" },
       });
-      expect(response.status).toBe(302);
-      const html = await (
-        await app.fetch("/reports", { cookie: `${user}; ${cookieFrom(response, "tv_toast")!}` })
-      ).text();
+      expect(response.headers.get("location")).toBe("/reports");
+      const html = await toastAfter(app, response, user);
       expect(html).toContain("Report Requested");
       expect(html).toContain("Processing...");
-      const invalid = await app.fetch("/reports", {
-        method: "POST",
-        cookie: user,
-        form: { type: "fills", format: "csv", endDate: "yesterday" },
-      });
-      expect(invalid.status).toBe(400);
-      expect(await invalid.text()).toContain("End date must be a date (YYYY-MM-DD)");
+      await expectFormRefused(
+        app,
+        "/reports",
+        user,
+        { type: "fills", format: "csv", endDate: "yesterday" },
+        "End date must be a date (YYYY-MM-DD)",
+      );
     });
 
     test("with a remote provider the report is created once, polled, downloaded; a failure is recorded", async () => {

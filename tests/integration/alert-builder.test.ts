@@ -15,7 +15,7 @@ import {
 import { getTradingConfig, saveTradingConfig } from "#db/queries/trading-state.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registeredAccounts, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, signalFinal, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -310,14 +310,7 @@ describe.each(testDialects())("alert template builder on %s", (dialect) => {
     const run = async (options: AlertTemplateOptions, values: Record<string, string>) => {
       const response = await post(substitutePlaceholders(buildAlertMessage(options, secret), fired(values)));
       const { signalId } = (await response.json()) as { signalId: string };
-      return waitFor("signal final", async () => {
-        const row = await db()
-          .selectFrom("signals")
-          .select(["status", "status_reason"])
-          .where("id", "=", signalId)
-          .executeTakeFirst();
-        return row && row.status !== "queued" ? row : null;
-      });
+      return signalFinal(app, signalId);
     };
     const position = async () => (await sim().getPositions()).find((p) => p.symbol === "ETH-PERP");
 

@@ -27,7 +27,15 @@ import { renewCredentialsVersion } from "#db/queries/exchanges.ts";
 import { deleteSetting } from "#db/queries/settings.ts";
 import { makeCdpKey, makeExchangeKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { freshApp, registeredAccounts, sendSignal, signalTrade, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  freshApp,
+  registeredAccounts,
+  restingTrade,
+  sendSignal,
+  signalTrade,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { syncExchangeOrders } from "#worker/monitor/order-sync.ts";
 import { startRunner } from "#worker/runner.ts";
@@ -269,14 +277,7 @@ describe.each(testDialects())("Coinbase connector on %s", (dialect) => {
       const { signalId } = (await (
         await webhook({ action: "buy", symbol: "ETH-PERP", quantity: "0.3", order_type: "limit", price: "3300.2" })
       ).json()) as { signalId: string };
-      const resting = await waitFor("order resting", async () =>
-        db()
-          .selectFrom("trades")
-          .selectAll()
-          .where("signal_id", "=", signalId)
-          .where("order_id", "is not", null)
-          .executeTakeFirst(),
-      );
+      const resting = await restingTrade(app, signalId);
       expect(resting.status).toBe("pending");
       expect(msw.fake.requestsTo("/orders", "POST")[0]!.body).toMatchObject({
         order_configuration: { limit_limit_gtc: { base_size: "3", limit_price: "3300" } },

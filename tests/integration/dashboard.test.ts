@@ -1,6 +1,13 @@
 // The dashboard as served (server-rendered, as without JavaScript) and its form posts.
 import { describe, expect, test } from "vitest";
-import { cookieFrom, freshApp, registeredAccounts, sendSignal, webhookSecret } from "#tests/setup/app.ts";
+import {
+  cookieFrom,
+  freshApp,
+  queuedManualTrade,
+  registeredAccounts,
+  sendSignal,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 
 describe.each(testDialects())("dashboard on %s", (dialect) => {
@@ -89,62 +96,29 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
   });
 
   test("the manual order form: SPEC §5 messages, then a queued trade and a toast saying so", async () => {
-    const empty = await app.fetch("/dashboard", {
-      method: "POST",
-      cookie: cookies.user,
-      form: {
-        intent: "place-order",
-        side: "buy",
-        symbol: "ETH-PERP",
-        orderType: "market",
-        amountType: "quantity",
-        quantity: "",
-      },
-    });
-    expect(empty.status).toBe(400);
-    expect(await empty.text()).toContain("Amount is required");
-    const limit = await app.fetch("/dashboard", {
-      method: "POST",
-      cookie: cookies.user,
-      form: {
-        intent: "place-order",
-        side: "buy",
-        symbol: "ETH-PERP",
-        orderType: "limit",
-        amountType: "quantity",
-        quantity: "0.1",
-      },
-    });
-    expect(limit.status).toBe(400);
-    expect(await limit.text()).toContain("Price must be a positive number greater than 0 for limit orders");
-    const zero = await app.fetch("/dashboard", {
-      method: "POST",
-      cookie: cookies.user,
-      form: {
-        intent: "place-order",
-        side: "buy",
-        symbol: "ETH-PERP",
-        orderType: "market",
-        amountType: "quantity",
-        quantity: "-1",
-      },
-    });
-    expect(await zero.text()).toContain("Quantity must be a positive number greater than 0");
+    const placeOrder = (fields: Record<string, string>) =>
+      app.fetch("/dashboard", {
+        method: "POST",
+        cookie: cookies.user,
+        form: { intent: "place-order", side: "buy", symbol: "ETH-PERP", amountType: "quantity", ...fields },
+      });
+    for (const [fields, message] of [
+      [{ orderType: "market", quantity: "" }, "Amount is required"],
+      [{ orderType: "limit", quantity: "0.1" }, "Price must be a positive number greater than 0 for limit orders"],
+      [{ orderType: "market", quantity: "-1" }, "Quantity must be a positive number greater than 0"],
+    ] as const) {
+      const refused = await placeOrder(fields);
+      expect(refused.status, message).toBe(400);
+      expect(await refused.text()).toContain(message);
+    }
 
-    const ok = await app.fetch("/dashboard", {
-      method: "POST",
-      cookie: cookies.user,
-      form: {
-        intent: "place-order",
-        side: "sell",
-        symbol: "ETH-PERP",
-        orderType: "limit",
-        amountType: "quantity",
-        quantity: "0.1",
-        price: "2500",
-        leverage: "3",
-        marginType: "isolated",
-      },
+    const ok = await placeOrder({
+      side: "sell",
+      orderType: "limit",
+      quantity: "0.1",
+      price: "2500",
+      leverage: "3",
+      marginType: "isolated",
     });
     expect(ok.status).toBe(302);
     const page = await (
@@ -152,11 +126,7 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
     ).text();
     expect(page).toContain("Order queued");
     expect(page).toContain("SELL order for ETH-PERP is queued");
-    const trade = await app.database.db
-      .selectFrom("trades")
-      .selectAll()
-      .where("source", "=", "manual")
-      .executeTakeFirstOrThrow();
+    const trade = await queuedManualTrade(app);
     expect(trade).toMatchObject({
       symbol: "ETH-PERP",
       side: "sell",
@@ -165,13 +135,6 @@ describe.each(testDialects())("dashboard on %s", (dialect) => {
       leverage: 3,
       margin_type: "isolated",
     });
-    const job = await app.database.db
-      .selectFrom("jobs")
-      .selectAll()
-      .where("task", "=", "place-order")
-      .executeTakeFirstOrThrow();
-    expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
-    expect(Number(trade.job_id)).toBe(Number(job.id));
   });
 
   test("dashboard stats: the cards' numbers and the system status list", async () => {

@@ -9,7 +9,15 @@ import { describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
-import { alertSender, jobsIdle, toastAfter, waitFor } from "#tests/setup/app.ts";
+import {
+  alertSender,
+  jobsIdle,
+  pendingTrades,
+  restingTrade,
+  toastAfter,
+  waitFor,
+  walkTargetsToFlat,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 
@@ -120,40 +128,19 @@ describe.each(testDialects())("exits are never blocked on the fake Coinbase, %s"
       { action: "buy", quantity: "0.1", order_type: "limit", price: "1000" },
       { wait: false },
     );
-    await waitFor(
-      "the limit resting on Coinbase, booked so",
-      async () =>
-        restingLimits().length === 1 &&
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("signal_id", "=", answer.signalId)
-          .where("status", "=", "pending")
-          .where("order_id", "is not", null)
-          .executeTakeFirst(),
-    );
+    await waitFor("the limit resting on Coinbase", async () => restingLimits().length === 1);
+    await restingTrade(app, answer.signalId); // booked so in the app
+    expect(restingLimits()).toHaveLength(1);
     const target = (side: "buy" | "sell", position: string, size: string) =>
       alert({ action: side, quantity: "1", market_position: position, market_position_size: size });
 
     expect((await target("buy", "long", "2")).signal).toMatchObject({ status: "executed" });
     expect(restingLimits()).toEqual([]);
     expect(await sizes()).toEqual({ exchange: "2", app: "2" });
-    expect((await target("sell", "long", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes()).toEqual({ exchange: "1", app: "1" });
-    expect((await target("sell", "short", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes()).toEqual({ exchange: "-1", app: "-1" });
-    expect((await target("buy", "flat", "0")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes()).toEqual({ exchange: "0", app: "0" });
+    await walkTargetsToFlat(target, sizes);
     await jobsIdle(app);
     expect(restingLimits()).toEqual([]);
-    expect(
-      await db()
-        .selectFrom("trades")
-        .select("id")
-        .where("symbol", "=", "ETH-PERP")
-        .where("status", "=", "pending")
-        .execute(),
-    ).toEqual([]);
+    expect(await pendingTrades(app, "ETH-PERP")).toEqual([]);
     expect(new Big(msw.fake.state.positions.get(ETH)?.contracts ?? 0).toString()).toBe("0");
   });
 });

@@ -12,7 +12,20 @@ import { D } from "#app/core/decimal.ts";
 import { DEFAULT_ALERT_OPTIONS, buildAlertMessage, substitutePlaceholders } from "#app/core/alerts/template.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { alertSender, freshApp, jobsIdle, registerVia, toastAfter, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  alertSender,
+  freshApp,
+  jobsIdle,
+  pendingTrades,
+  registerVia,
+  restingTrade,
+  signalFinal,
+  signedSizes,
+  toastAfter,
+  waitFor,
+  walkTargetsToFlat,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -42,21 +55,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
 
   const alert = alertSender(app, () => secret, "exit");
   /** Signed size of a symbol on the simulator and in the app (long +). */
-  const sizes = async (symbol: string) => {
-    const onExchange = (await sim().getPositions()).find((p) => p.symbol === symbol);
-    const mine = await db()
-      .selectFrom("positions")
-      .select(["side", "remaining_quantity"])
-      .where("symbol", "=", symbol)
-      .where("status", "=", "open")
-      .executeTakeFirst();
-    const signed = (side: string | undefined, q: string | number | undefined) =>
-      side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0";
-    return {
-      exchange: signed(onExchange?.side, onExchange?.quantity),
-      app: signed(mine?.side, mine?.remaining_quantity),
-    };
-  };
+  const sizes = (symbol: string) => signedSizes(app, sim(), symbol);
   /** The symbol's latest trade once final (a manual order's form may answer before the worker has run it). */
   const lastTrade = async (symbol: string) => {
     const row = await waitFor("the last trade final", async () => {
@@ -75,6 +74,15 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     (await db().selectFrom("activity_logs").select("message").where("message", "like", `%${text}%`).execute()).map(
       (r) => r.message,
     );
+  /** An alert the worker executes. */
+  const executes = async (body: Record<string, unknown>) =>
+    expect((await alert(body)).signal).toMatchObject({ status: "executed" });
+  /** An alert the emergency stop keeps from the exchange: stored skipped, no order. */
+  const storedSkipped = async (body: Record<string, unknown>) =>
+    expect((await alert(body)).answer).toMatchObject({
+      status: "skipped",
+      reason: "Emergency stop is active: signal stored, no order sent",
+    });
   const stop = async () =>
     expect((await app.fetch("/api/emergency-stop", { method: "POST", cookie: admin })).status).toBe(200);
   const reset = async () =>
@@ -91,9 +99,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
   });
 
   test("during the emergency stop exits go out reduce-only; entries, adds and the new side of a flip stay blocked", async () => {
-    expect((await alert({ action: "buy", symbol: "XRPUSDT.P", quantity: "100" })).signal).toMatchObject({
-      status: "executed",
-    });
+    await executes({ action: "buy", symbol: "XRPUSDT.P", quantity: "100" });
     expect(await sizes("XRP-PERP")).toEqual({ exchange: "100", app: "100" });
     await stop();
     try {
@@ -102,15 +108,10 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
         { action: "buy", symbol: "SOLUSDT.P", quantity: "1" },
         { action: "buy", symbol: "XRPUSDT.P", quantity: "10" },
       ]) {
-        expect((await alert(body)).answer).toMatchObject({
-          status: "skipped",
-          reason: "Emergency stop is active: signal stored, no order sent",
-        });
+        await storedSkipped(body);
       }
       // An exit alert selling part of the long: executed, reduce-only, said so in the log.
-      expect((await alert({ action: "sell", symbol: "XRPUSDT.P", quantity: "40" })).signal).toMatchObject({
-        status: "executed",
-      });
+      await executes({ action: "sell", symbol: "XRPUSDT.P", quantity: "40" });
       expect(await sizes("XRP-PERP")).toEqual({ exchange: "60", app: "60" });
       expect(await lastTrade("XRP-PERP")).toBe("sell 40 executed reduce-only");
       expect(await logged("Emergency stop is active: SELL 40 XRP-PERP sent reduce-only")).toEqual([
@@ -160,23 +161,17 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
       expect(api.status).toBe(409);
 
       // A target toward flat on the same side: long 45 → long 20 is a reduce-only sell of 25.
-      expect(
-        (
-          await alert({
-            action: "sell",
-            symbol: "XRPUSDT.P",
-            quantity: "25",
-            market_position: "long",
-            market_position_size: "20",
-          })
-        ).signal,
-      ).toMatchObject({ status: "executed" });
+      await executes({
+        action: "sell",
+        symbol: "XRPUSDT.P",
+        quantity: "25",
+        market_position: "long",
+        market_position_size: "20",
+      });
       expect(await sizes("XRP-PERP")).toEqual({ exchange: "20", app: "20" });
       expect(await lastTrade("XRP-PERP")).toBe("sell 25 executed reduce-only");
       // A plain flip (sell 50 against long 20) is close only: 20 sold reduce-only, no short opened.
-      expect((await alert({ action: "sell", symbol: "XRPUSDT.P", quantity: "50" })).signal).toMatchObject({
-        status: "executed",
-      });
+      await executes({ action: "sell", symbol: "XRPUSDT.P", quantity: "50" });
       expect(await sizes("XRP-PERP")).toEqual({ exchange: "0", app: "0" });
       expect(await lastTrade("XRP-PERP")).toBe("sell 20 executed reduce-only");
       expect(await logged("cut to 20")).toEqual([
@@ -197,38 +192,25 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     }
 
     // A target flip during the stop is close only too: long 30 → "short 10" closes the long.
-    expect((await alert({ action: "buy", symbol: "XRPUSDT.P", quantity: "30" })).signal).toMatchObject({
-      status: "executed",
-    });
+    await executes({ action: "buy", symbol: "XRPUSDT.P", quantity: "30" });
     await stop();
     try {
-      expect(
-        (
-          await alert({
-            action: "sell",
-            symbol: "XRPUSDT.P",
-            quantity: "1",
-            market_position: "short",
-            market_position_size: "10",
-          })
-        ).signal,
-      ).toMatchObject({ status: "executed" });
+      await executes({
+        action: "sell",
+        symbol: "XRPUSDT.P",
+        quantity: "1",
+        market_position: "short",
+        market_position_size: "10",
+      });
       expect(await sizes("XRP-PERP")).toEqual({ exchange: "0", app: "0" });
       expect(await lastTrade("XRP-PERP")).toBe("sell 30 executed reduce-only");
       // A target that opens from flat stays blocked.
-      expect(
-        (
-          await alert({
-            action: "sell",
-            symbol: "XRPUSDT.P",
-            quantity: "1",
-            market_position: "short",
-            market_position_size: "10",
-          })
-        ).answer,
-      ).toMatchObject({
-        status: "skipped",
-        reason: "Emergency stop is active: signal stored, no order sent",
+      await storedSkipped({
+        action: "sell",
+        symbol: "XRPUSDT.P",
+        quantity: "1",
+        market_position: "short",
+        market_position_size: "10",
       });
     } finally {
       await reset();
@@ -239,9 +221,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
   });
 
   test("an exit alert queued when the stop is activated still goes out, reduce-only; an entry queued with it is skipped", async () => {
-    expect((await alert({ action: "buy", symbol: "XRPUSDT.P", quantity: "10" })).signal).toMatchObject({
-      status: "executed",
-    });
+    await executes({ action: "buy", symbol: "XRPUSDT.P", quantity: "10" });
     await runner?.stop();
     runner = null;
     const exit = (await alert({ action: "sell", symbol: "XRPUSDT.P", quantity: "10" }, { wait: false })).answer;
@@ -276,15 +256,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
       { action: "buy", symbol: "ETHUSDT.P", quantity: "0.001", order_type: "limit", price: "1000" },
       { wait: false },
     );
-    const resting = await waitFor("the limit order resting", async () =>
-      db()
-        .selectFrom("trades")
-        .selectAll()
-        .where("signal_id", "=", answer.signalId)
-        .where("status", "=", "pending")
-        .where("order_id", "is not", null)
-        .executeTakeFirst(),
-    );
+    const resting = await restingTrade(app, answer.signalId);
     const target = (id: string, side: "buy" | "sell", position: string, size: string) =>
       alert({
         alert_id: id,
@@ -303,22 +275,14 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
     expect(await logged("Resting order cancelled before the target position is sized")).toEqual([
       "Resting order cancelled before the target position is sized: BUY 0.001 ETH-PERP @ 1000 (the target counts the filled position, not orders that may not fill)",
     ]);
-    expect((await target("rt2", "sell", "long", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "1", app: "1" });
-    expect((await target("rt3", "sell", "short", "1")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "-1", app: "-1" });
-    expect((await target("rt4", "buy", "flat", "0")).signal).toMatchObject({ status: "executed" });
-    expect(await sizes("ETH-PERP")).toEqual({ exchange: "0", app: "0" });
+    let step = 1;
+    await walkTargetsToFlat(
+      (side, position, size) => target(`rt${++step}`, side, position, size),
+      () => sizes("ETH-PERP"),
+    );
 
     // No resting order is left, in the app or on the simulator.
-    expect(
-      await db()
-        .selectFrom("trades")
-        .select("id")
-        .where("symbol", "=", "ETH-PERP")
-        .where("status", "=", "pending")
-        .execute(),
-    ).toEqual([]);
+    expect(await pendingTrades(app, "ETH-PERP")).toEqual([]);
     expect(
       await db()
         .selectFrom("sim_orders")
@@ -350,14 +314,7 @@ describe.each(testDialects())("exits are never blocked, simulator on %s", (diale
       });
       const { signalId, status } = (await response.json()) as { signalId: string; status: string };
       expect(status).toBe("queued");
-      return waitFor("signal final", async () => {
-        const row = await db()
-          .selectFrom("signals")
-          .select(["status", "status_reason"])
-          .where("id", "=", signalId)
-          .executeTakeFirst();
-        return row && row.status !== "queued" ? row : null;
-      });
+      return signalFinal(app, signalId);
     };
     const stale = await send(5 * 60_000, "2026-01-01T10:00:00Z");
     expect(stale.status).toBe("skipped");

@@ -8,7 +8,7 @@
 // password changed, no session ended, no link made for oneself, nothing flattened.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createInvite } from "#db/queries/invites.ts";
-import { type TestApp, freshApp, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import { type TestApp, freshApp, registerVia, rowCount, webhookSecret } from "#tests/setup/app.ts";
 import { WS_MAX_PAYLOAD } from "#server.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type LiveServer, startLiveServer } from "#tests/setup/live-server.ts";
@@ -116,15 +116,7 @@ function fieldBodies(base: Record<string, unknown>, fields: string[]): Case[] {
   return cases;
 }
 
-const count = async (app: TestApp, table: "users" | "sessions" | "signals" | "jobs" | "trades") =>
-  Number(
-    (
-      await app.database.db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const count = (app: TestApp, table: "users" | "sessions" | "signals" | "jobs" | "trades") => rowCount(app, table);
 
 async function run(app: TestApp, path: string, cases: Case[]) {
   const statuses = new Map<number, number>();

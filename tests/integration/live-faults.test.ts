@@ -103,6 +103,30 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       (o) =>
         o.product_id === PRODUCT[symbol][0] && o.order_configuration.stop_limit_stop_limit_gtc && o.status === status,
     );
+  /** From a fresh start: a long on `symbol` with its stop placed on Coinbase; answers the position and that stop. */
+  async function longWithStop(symbol: Symbol, quantity: string, options?: Parameters<typeof fresh>[0]) {
+    await fresh(options);
+    const position = await openLong(symbol, quantity);
+    await syncExchangeStops(db(), live.exchange);
+    const [stop] = stopOrders(symbol);
+    return { position, stop };
+  }
+  /** The app's record of the stop it keeps on Coinbase for a position. */
+  const stopRecord = (positionId: string) =>
+    db().selectFrom("exchange_stops").selectAll().where("position_id", "=", positionId).executeTakeFirstOrThrow();
+  /** Activity log lines (level, message) whose message is like `pattern`. */
+  const logsLike = (pattern: string) =>
+    db().selectFrom("activity_logs").select(["level", "message"]).where("message", "like", pattern).execute();
+  /** Break-even moves the position's stop to just under its entry; the stop's record is aged so the next pass acts on it. */
+  async function moveStopToBreakEven(position: { id: string; entry_price: string | number }) {
+    const moved = D(String(position.entry_price)).times("0.998").round(0).toString();
+    await db().updateTable("positions").set({ stop_price: moved }).where("id", "=", position.id).execute();
+    await db()
+      .updateTable("exchange_stops")
+      .set({ updated_at: Date.now() - 60_000 })
+      .execute();
+    return moved;
+  }
   const orderPosts = () => msw.fake.requestsTo("/orders", "POST").length;
 
   /** The end of every test: the exchange equals the app, one resting stop per open position at most, none when flat, the web answers. */
@@ -139,42 +163,23 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     msw.fake.fail({ method: "POST", path: "/orders", status: 500, afterProcessing: true });
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ placed: 0, unresolved: 1 });
     expect(stopOrders("BTC-PERP")).toHaveLength(1);
-    const record = await db()
-      .selectFrom("exchange_stops")
-      .selectAll()
-      .where("position_id", "=", position.id)
-      .executeTakeFirstOrThrow();
+    const record = await stopRecord(position.id);
     expect(record).toMatchObject({ status: "placing", order_id: "" });
     expect(record.client_order_id).toBe(stopOrders("BTC-PERP")[0]!.client_order_id);
     // The next passes look it up by its client order id: found, kept, none beside it.
     for (let pass = 0; pass < 3; pass++) await syncExchangeStops(db(), live.exchange);
     expect(orderPosts()).toBe(posts + 1);
     expect(stopOrders("BTC-PERP")).toHaveLength(1);
-    expect(
-      await db()
-        .selectFrom("exchange_stops")
-        .select(["status", "order_id"])
-        .where("position_id", "=", position.id)
-        .executeTakeFirstOrThrow(),
-    ).toEqual({
+    expect(await stopRecord(position.id)).toMatchObject({
       status: "resting",
       order_id: stopOrders("BTC-PERP")[0]!.order_id,
     });
-    const found = await db()
-      .selectFrom("activity_logs")
-      .select("message")
-      .where("message", "like", "Stop for BTC-PERP found resting on%")
-      .execute();
+    const found = await logsLike("Stop for BTC-PERP found resting on%");
     expect(found).toHaveLength(1);
 
     // Break-even moves the stop: edited in place (same order, no new order), never a window without one.
     const restingId = stopOrders("BTC-PERP")[0]!.order_id;
-    const moved = D(String(position.entry_price)).times("0.998").round(0).toString();
-    await db().updateTable("positions").set({ stop_price: moved }).where("id", "=", position.id).execute();
-    await db()
-      .updateTable("exchange_stops")
-      .set({ updated_at: Date.now() - 60_000 })
-      .execute();
+    const moved = await moveStopToBreakEven(position);
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 1 });
     expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([restingId]);
     expect(orderPosts()).toBe(posts + 1);
@@ -226,13 +231,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     const later = Date.now() + PLACING_LOOKUP_GRACE_MS + 1;
     expect(await syncExchangeStops(db(), live.exchange, later)).toMatchObject({ placed: 1 });
     expect(stopOrders("ETH-PERP")).toHaveLength(1);
-    expect(
-      await db()
-        .selectFrom("exchange_stops")
-        .select("status")
-        .where("position_id", "=", position.id)
-        .executeTakeFirstOrThrow(),
-    ).toEqual({ status: "resting" });
+    expect(await stopRecord(position.id)).toMatchObject({ status: "resting" });
     await expectInStep("ETH-PERP");
   });
 
@@ -283,10 +282,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   });
 
   test("defect 9: a stop Coinbase answers 'not found' at cancel is looked up, and its fill booked", async () => {
-    await fresh();
-    const position = await openLong("SOL-PERP", "10");
-    await syncExchangeStops(db(), live.exchange);
-    const [stop] = stopOrders("SOL-PERP");
+    const { position, stop } = await longWithStop("SOL-PERP", "10");
     expect(stop).toBeTruthy();
     msw.fake.setPrice(PRODUCT["SOL-PERP"][0], String(Math.floor(Number(position.stop_price) * 0.98 * 100) / 100));
     expect(stop!.status).toBe("FILLED");
@@ -332,31 +328,17 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
       now += 400_000; // past any back-off
       expect(await syncExchangeStops(db(), live.exchange, now)).toMatchObject({ refused: 1 });
     }
-    const record = await db()
-      .selectFrom("exchange_stops")
-      .selectAll()
-      .where("position_id", "=", position.id)
-      .executeTakeFirstOrThrow();
+    const record = await stopRecord(position.id);
     expect(record).toMatchObject({ status: "refused", failures: STOP_ALARM_AFTER + 2 });
     expect(Number(record.retry_at)).toBe(now + 300_000);
-    const logs = await db()
-      .selectFrom("activity_logs")
-      .select(["level", "message"])
-      .where("message", "like", "%refused the resting stop for ETH-PERP%")
-      .execute();
+    const logs = await logsLike("%refused the resting stop for ETH-PERP%");
     expect(logs.map((l) => l.level)).toEqual(["warning", "error"]);
     // Coinbase takes it again: it rests, and the count starts over.
     msw.fake.state.faults.length = 0;
     posts = orderPosts();
     expect(await syncExchangeStops(db(), live.exchange, now + 300_001)).toMatchObject({ placed: 1 });
     expect(orderPosts()).toBe(posts + 1);
-    expect(
-      await db()
-        .selectFrom("exchange_stops")
-        .select(["status", "failures"])
-        .where("position_id", "=", position.id)
-        .executeTakeFirstOrThrow(),
-    ).toEqual({ status: "resting", failures: 0 });
+    expect(await stopRecord(position.id)).toMatchObject({ status: "resting", failures: 0 });
     await expectInStep("ETH-PERP");
   });
 
@@ -633,10 +615,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
     );
 
   test("a take-profit beside a stop Coinbase will not cut: the stop is cancelled, the take-profit goes out, and a stop for what remains follows", async () => {
-    await fresh({ cdpKeys: [key], editable: false });
-    const position = await openLong("BTC-PERP", "0.05");
-    await syncExchangeStops(db(), live.exchange);
-    const [first] = stopOrders("BTC-PERP");
+    const { position, stop: first } = await longWithStop("BTC-PERP", "0.05", { cdpKeys: [key], editable: false });
     expect(stopSize("BTC-PERP")).toEqual(["5"]);
     await startWorker();
     await marketOrder("sell", "BTC-PERP", "0.02", "tp");
@@ -651,10 +630,7 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   });
 
   test("a cut of the stop with no clear answer: the take-profit waits (its job retries) and goes out once, the stop never more than the position", async () => {
-    await fresh();
-    const position = await openLong("BTC-PERP", "0.05");
-    await syncExchangeStops(db(), live.exchange);
-    const [stop] = stopOrders("BTC-PERP");
+    const { position, stop } = await longWithStop("BTC-PERP", "0.05");
     msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
     // Without an answer the stop's size is unknown: the order must not go out beside it.
     await expect(
@@ -675,35 +651,17 @@ describe.each(testDialects())("Live faults, %s", (dialect) => {
   }, 60_000);
 
   test("a stop move with no clear answer keeps the old stop resting and says so; the next pass moves it", async () => {
-    await fresh();
-    const position = await openLong("BTC-PERP", "0.02");
-    await syncExchangeStops(db(), live.exchange);
-    const [stop] = stopOrders("BTC-PERP");
+    const { position, stop } = await longWithStop("BTC-PERP", "0.02");
     const before = (stop!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price;
-    const moved = D(String(position.entry_price)).times("0.998").round(0).toString();
-    await db().updateTable("positions").set({ stop_price: moved }).where("id", "=", position.id).execute();
-    await db()
-      .updateTable("exchange_stops")
-      .set({ updated_at: Date.now() - 60_000 })
-      .execute();
+    const moved = await moveStopToBreakEven(position);
     msw.fake.fail({ method: "POST", path: "/orders/edit", status: 503 });
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 0, placed: 0 });
     expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]);
     expect(
       (stopOrders("BTC-PERP")[0]!.order_configuration.stop_limit_stop_limit_gtc as Record<string, string>).stop_price,
     ).toBe(before);
-    expect(
-      await db()
-        .selectFrom("exchange_stops")
-        .select(["status", "stop_price"])
-        .where("position_id", "=", position.id)
-        .executeTakeFirstOrThrow(),
-    ).toEqual({ status: "resting", stop_price: before });
-    const warned = await db()
-      .selectFrom("activity_logs")
-      .select("message")
-      .where("message", "like", "Resting stop for BTC-PERP%not moved%")
-      .execute();
+    expect(await stopRecord(position.id)).toMatchObject({ status: "resting", stop_price: before });
+    const warned = await logsLike("Resting stop for BTC-PERP%not moved%");
     expect(warned).toHaveLength(1);
     expect(await syncExchangeStops(db(), live.exchange)).toMatchObject({ moved: 1 });
     expect(stopOrders("BTC-PERP").map((o) => o.order_id)).toEqual([stop!.order_id]);

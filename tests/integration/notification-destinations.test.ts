@@ -12,9 +12,16 @@ import { type Server, createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { enqueueNotification } from "#db/queries/notifications.ts";
-import { type TestApp, createTestApp, registerVia, waitFor } from "#tests/setup/app.ts";
+import {
+  type TestApp,
+  createTestApp,
+  latestAudit,
+  notificationRunner,
+  registerVia,
+  waitFor,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
-import { type Runner, startRunner } from "#worker/runner.ts";
+import type { Runner } from "#worker/runner.ts";
 
 const INTERNAL_SECRET = "INTERNAL-ONLY: db_password=hunter2-internal";
 const BANNER = "5.5.5-10.11.6-MariaDB-banner-secret";
@@ -128,12 +135,7 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
         )
       ).status,
     ).toBe(403);
-    const audit = await db()
-      .selectFrom("audit_entries")
-      .selectAll()
-      .where("target", "=", "notifications:general")
-      .orderBy("id", "desc")
-      .executeTakeFirstOrThrow();
+    const audit = await latestAudit(app, "target", "notifications:general");
     expect(JSON.stringify(audit)).toContain("allowPrivateDestinations");
     expect((await api({ intent: "webhook", enabled: true, url: hookUrl(), events: ["emergency_stop"] })).status).toBe(
       200,
@@ -155,14 +157,7 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
       body: "",
       channels: ["webhook", "email"],
     });
-    runner = startRunner({
-      db: db(),
-      exchange: new SimulatorAdapter(db()),
-      workerId: "dest-w1",
-      pollMs: 5,
-      concurrency: 2,
-      tasks: ["send-notification"],
-    });
+    runner = notificationRunner(app, "dest-w1");
     const retryLines = await waitFor(
       "both channels' retry lines",
       async () => {
@@ -225,14 +220,7 @@ describe.each(testDialects())("notification destinations on %s", (dialect) => {
       .where("task", "=", "send-notification")
       .where("status", "=", "retry")
       .execute();
-    runner = startRunner({
-      db: db(),
-      exchange: new SimulatorAdapter(db()),
-      workerId: "dest-w2",
-      pollMs: 5,
-      concurrency: 2,
-      tasks: ["send-notification"],
-    });
+    runner = notificationRunner(app, "dest-w2");
     const failed = await waitFor(
       "both deliveries refused",
       async () => {

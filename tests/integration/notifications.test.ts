@@ -23,7 +23,11 @@ import {
   type TestApp,
   createTestApp,
   deliveriesSettled,
+  expectFormRefused,
+  latestAudit,
+  notificationRunner,
   openPositionOn,
+  rowInStatus,
   registerVia,
   sendSignal,
   sendSignalExecuted,
@@ -93,18 +97,26 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       ).status,
     ).toBe(200);
   };
+  // Only the webhook channel stays on: Telegram and email are saved disabled, with no events.
+  const webhookOnly = async () => {
+    await setUpChannels(["emergency_stop"]);
+    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
+    await api({
+      intent: "email",
+      enabled: false,
+      host: "127.0.0.1",
+      port: smtp.port,
+      user: SMTP_USER,
+      from: "perpdesk@example.com",
+      to: "owner@example.com",
+      events: [],
+    });
+  };
   const general = (rateLimitPerMinute: number) =>
     api({ intent: "general", rateLimitPerMinute, dailySummaryTime: "20:00" });
   let runner: Runner | null = null;
   const startNotificationRunner = () => {
-    runner = startRunner({
-      db: db(),
-      exchange: new SimulatorAdapter(db()),
-      workerId: "notify-w1",
-      pollMs: 5,
-      concurrency: 2,
-      tasks: ["send-notification"],
-    });
+    runner = notificationRunner(app, "notify-w1");
   };
   const settled = () => deliveriesSettled(app);
   const resetAll = async () => {
@@ -222,14 +234,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       // Stop-loss hit (0.5% below the entry): the rule's close fills and closes the position.
       await setPrice(db(), "ETH-PERP", "2900");
       await createRulesMonitor(db()).tick({ "ETH-PERP": "2900" });
-      await waitFor("position closed", () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("id", "=", position.id)
-          .where("status", "=", "closed")
-          .executeTakeFirst(),
-      );
+      await rowInStatus(app, "positions", position.id, "closed");
       // Order failed: far more than the paper margin.
       await sendSignal(app, secret, { action: "buy", symbol: "BTC-PERP", quantity: "500", order_type: "market" });
       await waitFor("order failed", () =>
@@ -424,18 +429,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
   }, 60_000);
 
   test("a channel down for good: the delivery ends failed after its last attempt, logged as a warning (no System Alert error)", async () => {
-    await setUpChannels(["emergency_stop"]);
-    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
-    await api({
-      intent: "email",
-      enabled: false,
-      host: "127.0.0.1",
-      port: smtp.port,
-      user: SMTP_USER,
-      from: "perpdesk@example.com",
-      to: "owner@example.com",
-      events: [],
-    });
+    await webhookOnly();
     fakes.state.webhookFailures = 1_000;
     await enqueueNotification(db(), {
       kind: "emergency_stop",
@@ -483,18 +477,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
   }, 45_000);
 
   test("a hanging channel never delays an order: notifications run on their own runner", async () => {
-    await setUpChannels(["emergency_stop"]);
-    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
-    await api({
-      intent: "email",
-      enabled: false,
-      host: "127.0.0.1",
-      port: smtp.port,
-      user: SMTP_USER,
-      from: "perpdesk@example.com",
-      to: "owner@example.com",
-      events: [],
-    });
+    await webhookOnly();
     fakes.state.webhookDelayMs = 4_000;
     // Three notifications whose sends hang, run as the worker runs them (worker/index.ts): their
     // own runner, 2 at a time; the third waits in the queue, older than the order's job, and
@@ -529,18 +512,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
   }, 30_000);
 
   test("a flood beyond the rate limit becomes one digest when the window reopens", async () => {
-    await setUpChannels(["emergency_stop"]);
-    await api({ intent: "telegram", enabled: false, chatId: String(OWNER_CHAT), events: [] });
-    await api({
-      intent: "email",
-      enabled: false,
-      host: "127.0.0.1",
-      port: smtp.port,
-      user: SMTP_USER,
-      from: "perpdesk@example.com",
-      to: "owner@example.com",
-      events: [],
-    });
+    await webhookOnly();
     expect((await general(3)).status).toBe(200);
     const ids: string[] = [];
     for (let i = 1; i <= 10; i++)
@@ -666,12 +638,7 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
     expect(replies[2]!.text).toContain(`All time: +$${toFixed((await getClosedTradesPnl(db())).totalPnL, 2)}`);
     expect(replies[3]!.text).toContain("Emergency stop activated");
     expect((await getEmergencyStop(db())).active).toBe(true);
-    const audit = await db()
-      .selectFrom("audit_entries")
-      .selectAll()
-      .where("action", "=", "emergency_stop.activate")
-      .orderBy("id", "desc")
-      .executeTakeFirstOrThrow();
+    const audit = await latestAudit(app, "action", "emergency_stop.activate");
     expect(audit.actor).toBe("telegram");
 
     // The offset was kept: the same updates are not answered twice.
@@ -716,13 +683,13 @@ describe.each(testDialects())("notifications on %s", (dialect) => {
       secretHints: { url: "…mnop", signingSecret: "…6789" },
     });
     // A bad field: the page again with the message, nothing saved.
-    const bad = await app.fetch("/notifications", {
-      method: "POST",
-      cookie: admin,
-      form: { intent: "telegram", chatId: "not a chat", enabled: "on" },
-    });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("Chat id is a number");
+    await expectFormRefused(
+      app,
+      "/notifications",
+      admin,
+      { intent: "telegram", chatId: "not a chat", enabled: "on" },
+      "Chat id is a number",
+    );
     // Turning Telegram on without a token is refused with a clear message.
     const noToken = await api({ intent: "telegram", enabled: true, chatId: "123" });
     expect(noToken.status).toBe(400);

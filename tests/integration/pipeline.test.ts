@@ -3,7 +3,15 @@
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, sendSignal, signalTrade, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  freshApp,
+  registerVia,
+  rowInStatus,
+  sendSignal,
+  signalTrade,
+  waitFor,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
@@ -65,14 +73,7 @@ describe.each(testDialects())("pipeline on %s", (dialect) => {
 
       await setPrice(db(), "ETH-PERP", "3100");
       await webhook({ action: "sell", symbol: "ETH-PERP", quantity: "0.5", order_type: "market", strategy: "exit" });
-      const closed = await waitFor("position closed", async () =>
-        db()
-          .selectFrom("positions")
-          .selectAll()
-          .where("id", "=", position.id)
-          .where("status", "=", "closed")
-          .executeTakeFirst(),
-      );
+      const closed = await rowInStatus(app, "positions", position.id, "closed");
       expect(Number(closed.remaining_quantity)).toBe(0);
       expect(Number(closed.realized_pnl)).toBeGreaterThan(40); // ~ (3100 - 3000) × 0.5 less slippage
       const logs = await db().selectFrom("activity_logs").select("message").where("type", "=", "trade").execute();

@@ -93,6 +93,22 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
           .executeTakeFirst()
       )?.m ?? 0,
     );
+  /** The simulator's own size of `symbol` (its sim_positions row). */
+  const simQuantity = async (symbol: string) =>
+    D(
+      (await db().selectFrom("sim_positions").selectAll().where("symbol", "=", symbol).executeTakeFirstOrThrow())
+        .quantity,
+    ).toString();
+  /** The messages of activity log lines like `pattern`, logged after `sinceId`. */
+  const messagesLike = async (pattern: string, sinceId = 0) =>
+    (
+      await db()
+        .selectFrom("activity_logs")
+        .select("message")
+        .where("id", ">", sinceId)
+        .where("message", "like", pattern)
+        .execute()
+    ).map((l) => l.message);
   const closes = async (positionId: string) =>
     (
       await db()
@@ -291,12 +307,8 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     await tick("BTC-PERP", "100178.6"); // back up to the break-even stop: it closes the rest
     expect(await position(second.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
     expect((await closes(second.id)).map((c) => c.quantity)).toEqual(["0.002", "0.008"]);
-    const logs = await db()
-      .selectFrom("activity_logs")
-      .select("message")
-      .where("message", "like", "Break-even stop hit%")
-      .execute();
-    expect(logs.map((l) => l.message)).toEqual(["Break-even stop hit: closing 0.008 BTC-PERP at 100178.6"]);
+    const logs = await messagesLike("Break-even stop hit%");
+    expect(logs).toEqual(["Break-even stop hit: closing 0.008 BTC-PERP at 100178.6"]);
   });
 
   test("honest break-even (issue 25, decision 046): the 0.8 ETH long that lost 4.63 at the bare entry now exits at >= 0 after fees", async () => {
@@ -334,13 +346,8 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect(D(last.realized_pnl!).toString()).toBe(gross.minus("1.3062528").minus(last.fee).toString());
     // The whole position nets above zero, fees included.
     expect(D(p.realizedPnl).gt(0)).toBe(true);
-    const moved = await db()
-      .selectFrom("activity_logs")
-      .select("message")
-      .where("id", ">", since)
-      .where("message", "like", "Break-even: stop for ETH-PERP%")
-      .execute();
-    expect(moved.map((l) => l.message)).toEqual([
+    const moved = await messagesLike("Break-even: stop for ETH-PERP%", since);
+    expect(moved).toEqual([
       "Break-even: stop for ETH-PERP moved to 3409.19 (entry 3401.7 + fees + offset) after the first take-profit",
     ]);
   });
@@ -430,12 +437,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
       const closed = done.filter((c) => c.status === "executed").reduce((acc, c) => acc.plus(c.quantity), D(0));
       expect(closed.toString(), JSON.stringify(done)).toBe("1"); // everything closed, nothing more
       expect(await position(opened.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
-      const sim = await db()
-        .selectFrom("sim_positions")
-        .selectAll()
-        .where("symbol", "=", "ETH-PERP")
-        .executeTakeFirstOrThrow();
-      expect(D(sim.quantity).toString()).toBe("0"); // the exchange agrees: flat, never flipped short
+      expect(await simQuantity("ETH-PERP")).toBe("0"); // the exchange agrees: flat, never flipped short
       await Promise.all(runners.map((r) => r.stop()));
       runners = [];
     }
@@ -467,12 +469,7 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
     expect(fired.closes).toBe(1);
     await idle();
     expect(await position(opened.id)).toMatchObject({ status: "closed", remainingQuantity: "0" });
-    const sim = await db()
-      .selectFrom("sim_positions")
-      .selectAll()
-      .where("symbol", "=", "ETH-PERP")
-      .executeTakeFirstOrThrow();
-    expect(D(sim.quantity).toString()).toBe("0");
+    expect(await simQuantity("ETH-PERP")).toBe("0");
 
     // A new entry is refused while the stop is on; a manual Close of another position is not.
     const entry = await webhook({
@@ -655,13 +652,8 @@ describe.each(testDialects())("positions and rules on %s", (dialect) => {
       stopLossOffset: 0.01,
       trailingStop: null,
     });
-    const log = await db()
-      .selectFrom("activity_logs")
-      .select("message")
-      .where("id", ">", since)
-      .where("message", "like", "Trading rules applied%")
-      .execute();
-    expect(log.map((l) => l.message)).toEqual(["Trading rules applied to 2 of 2 open positions by rules_admin"]);
+    const log = await messagesLike("Trading rules applied%", since);
+    expect(log).toEqual(["Trading rules applied to 2 of 2 open positions by rules_admin"]);
   });
 
   test("reset-stats refuses while a position is open; after Flatten all it deletes trades, signals, positions and logs in one go", async () => {

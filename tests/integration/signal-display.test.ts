@@ -4,7 +4,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, jobsIdle, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  freshApp,
+  jobsIdle,
+  registeredAccounts,
+  restingTrade,
+  rowInStatus,
+  sendSignalId,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -32,43 +40,17 @@ describe.each(testDialects())("signal display on %s", (dialect) => {
   };
 
   test("a cancelled order's signal is CANCELLED (neutral), not FAILED", async () => {
-    const sent = await sendSignal(app, secret, {
-      action: "buy",
-      symbol: "ETH-PERP",
-      quantity: "0.01",
-      order_type: "limit",
-      price: "2000",
-      id: "disp-limit",
-    });
-    expect(sent.status).toBe(200);
-    const { signalId } = (await sent.json()) as { signalId: string };
-    const trade = await waitFor(
-      "resting",
-      () =>
-        db()
-          .selectFrom("trades")
-          .selectAll()
-          .where("signal_id", "=", signalId)
-          .where("order_id", "is not", null)
-          .executeTakeFirst(),
-      15_000,
-      10,
+    const signalId = await sendSignalId(
+      app,
+      secret,
+      { action: "buy", symbol: "ETH-PERP", quantity: "0.01", order_type: "limit", price: "2000", id: "disp-limit" },
+      200,
     );
+    const trade = await restingTrade(app, signalId);
     expect(
       (await app.fetch(`/api/trades/${trade.id}/cancel`, { method: "POST", cookie: cookies.admin })).status,
     ).toBeLessThan(300);
-    await waitFor(
-      "cancelled",
-      () =>
-        db()
-          .selectFrom("trades")
-          .select("id")
-          .where("id", "=", trade.id)
-          .where("status", "=", "cancelled")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
+    await rowInStatus(app, "trades", trade.id, "cancelled");
     await jobsIdle(app);
     const signal = await db().selectFrom("signals").selectAll().where("id", "=", signalId).executeTakeFirstOrThrow();
     expect(signal.status).toBe("cancelled");
@@ -85,29 +67,21 @@ describe.each(testDialects())("signal display on %s", (dialect) => {
   });
 
   test("a target-position alert shows its target, not the ignored qty 1", async () => {
-    const sent = await sendSignal(app, secret, {
-      action: "buy",
-      symbol: "ETH-PERP",
-      quantity: "1",
-      order_type: "market",
-      market_position: "long",
-      market_position_size: "0.02",
-      id: "disp-target",
-    });
-    expect(sent.status).toBe(200);
-    const { signalId } = (await sent.json()) as { signalId: string };
-    await waitFor(
-      "executed",
-      () =>
-        db()
-          .selectFrom("signals")
-          .select("id")
-          .where("id", "=", signalId)
-          .where("status", "=", "executed")
-          .executeTakeFirst(),
-      15_000,
-      10,
+    const signalId = await sendSignalId(
+      app,
+      secret,
+      {
+        action: "buy",
+        symbol: "ETH-PERP",
+        quantity: "1",
+        order_type: "market",
+        market_position: "long",
+        market_position_size: "0.02",
+        id: "disp-target",
+      },
+      200,
     );
+    await rowInStatus(app, "signals", signalId, "executed");
     const line = await db()
       .selectFrom("activity_logs")
       .select("message")

@@ -8,7 +8,7 @@ import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { HOPS, type LatencySummary, formatMs, percentile } from "#app/core/timeline.ts";
 import { getLatencySummary } from "#app/services/signals.server.ts";
 import { getSignalStamps, stampSignal } from "#db/queries/signal-timeline.ts";
-import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registeredAccounts, sendSignal, sendSignalId, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { startRunner } from "#worker/runner.ts";
 
@@ -147,14 +147,13 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
   test("a resting limit order: claimed, sent and accepted are written without its fill; the fill adds the last hop", async () => {
     const runner = startRunner({ db: db(), exchange: new SimulatorAdapter(db()), workerId: "tl-w3", pollMs: 5 });
     try {
-      const response = await sendSignal(app, secret, {
+      const signalId = await sendSignalId(app, secret, {
         action: "buy",
         symbol: "ETH-PERP",
         quantity: "0.1",
         order_type: "limit",
         price: "2900",
       });
-      const { signalId } = (await response.json()) as { signalId: string };
       const resting = await waitFor("claimed, sent and accepted", async () => {
         const stamps = await getSignalStamps(db(), signalId);
         return stamps?.acked != null ? stamps : null;
@@ -168,13 +167,12 @@ describe.each(testDialects())("signal timeline on %s", (dialect) => {
   });
 
   test("a hop keeps its first time; a stamp for a signal without a row creates it", async () => {
-    const response = await sendSignal(app, secret, {
+    const signalId = await sendSignalId(app, secret, {
       action: "buy",
       symbol: "ETH-PERP",
       quantity: "0.1",
       order_type: "market",
     });
-    const { signalId } = (await response.json()) as { signalId: string };
     await db().updateTable("jobs").set({ status: "cancelled" }).execute(); // no worker here
     stampSignal(db(), signalId, "claimed", 1_000);
     stampSignal(db(), signalId, "claimed", 2_000);

@@ -43,6 +43,20 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     return id;
   };
 
+  /** A manual market buy of 1 ETH still pending: written, not a fill. */
+  const pending = (id: string, clientOrderId: string) =>
+    insertTrade(db(), {
+      id,
+      symbol: "ETH-PERP",
+      side: "buy",
+      orderType: "market",
+      quantity: "1",
+      price: null,
+      source: "manual",
+      clientOrderId,
+      exchange: "simulator",
+    });
+
   /** What the cache must answer: everything from scratch. */
   const fromScratch = async (now: number) => {
     const fills = await listExecutedFills(db());
@@ -82,17 +96,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
     expect(after.rebuilds).toBe(before.rebuilds);
 
     // A pending trade is not a fill: still a hit.
-    await insertTrade(db(), {
-      id: "pending-1",
-      symbol: "ETH-PERP",
-      side: "buy",
-      orderType: "market",
-      quantity: "1",
-      price: null,
-      source: "manual",
-      clientOrderId: "c-pending-1",
-      exchange: "simulator",
-    });
+    await pending("pending-1", "c-pending-1");
     const hitsBefore = statsCacheCounters(db()).hits;
     await expectFresh(now);
     expect(statsCacheCounters(db()).hits).toBeGreaterThan(hitsBefore);
@@ -149,17 +153,7 @@ describe.each(testDialects())("statistics cache on %s", (dialect) => {
   test("the uncounted trades are read by id: executed ones only, across several statements", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await book("buy", "0.1", "3000", Date.now() - 1000 + i));
-    await insertTrade(db(), {
-      id: "by-id-pending",
-      symbol: "ETH-PERP",
-      side: "buy",
-      orderType: "market",
-      quantity: "1",
-      price: null,
-      source: "manual",
-      clientOrderId: "c-by-id-pending",
-      exchange: "simulator",
-    });
+    await pending("by-id-pending", "c-by-id-pending");
     // 1,200 ids (three statements of at most 500): the three executed trades among unknown and pending ones.
     const asked = [...Array.from({ length: 1196 }, (_, i) => `missing-${i}`), "by-id-pending", ...ids];
     const rows = await listExecutedTradeRowsByIds(db(), asked);

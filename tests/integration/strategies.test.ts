@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registeredAccounts, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import {
+  expectFormRefused,
+  freshApp,
+  registeredAccounts,
+  sendSignal,
+  signalFinal,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -44,15 +51,7 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     const response = await sendSignal(app, secret, { id: `alert-${n}`, order_type: "market", ...body });
     const answer = (await response.json()) as { signalId?: string; status?: string; error?: string };
     if (!answer.signalId) return { http: response.status, status: null, reason: answer.error ?? null, trade: null };
-    const signal = await waitFor(
-      `signal ${n} final`,
-      async () => {
-        const row = await db().selectFrom("signals").selectAll().where("id", "=", answer.signalId!).executeTakeFirst();
-        return row && row.status !== "queued" ? row : null;
-      },
-      15_000,
-      10,
-    );
+    const signal = await signalFinal(app, answer.signalId);
     const trade = await db().selectFrom("trades").selectAll().where("signal_id", "=", signal.id).executeTakeFirst();
     return {
       http: response.status,
@@ -62,6 +61,13 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       trade: trade ?? null,
     };
   };
+  /** The webhook's HTTP status for a market buy of 1 XRP-PERP sent with `secret`. */
+  const xrpBuyStatus = async (secret: string, id: string) =>
+    (await sendSignal(app, secret, { action: "buy", symbol: "XRP-PERP", quantity: "1", order_type: "market", id }))
+      .status;
+  /** An alert the strategy's rules skip with `reason`, no trade written. */
+  const expectSkipped = async (secret: string, body: Record<string, unknown>, reason: string) =>
+    expect(await alert(secret, body)).toMatchObject({ status: "skipped", reason, trade: null });
   const openPosition = (symbol: string) =>
     db()
       .selectFrom("positions")
@@ -157,18 +163,16 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(more.status).toBe("executed");
     expect(D(String(more.trade!.quantity)).toString()).toBe("0.05"); // 0.1 open, max 0.15
     expect(D(String((await openPosition("ETH-PERP")).remaining_quantity)).toString()).toBe("0.15");
-    const full = await alert(beta.secret!, { action: "buy", symbol: "ETH-PERP", quantity: "1" });
-    expect(full).toMatchObject({
-      status: "skipped",
-      reason: "ETH-PERP position is at the strategy's max position size 0.15",
-      trade: null,
-    });
-    const second = await alert(beta.secret!, { action: "buy", symbol: "XRP-PERP", quantity: "1" });
-    expect(second).toMatchObject({
-      status: "skipped",
-      reason: "Strategy Beta already has 1 open position (max 1)",
-      trade: null,
-    });
+    await expectSkipped(
+      beta.secret!,
+      { action: "buy", symbol: "ETH-PERP", quantity: "1" },
+      "ETH-PERP position is at the strategy's max position size 0.15",
+    );
+    await expectSkipped(
+      beta.secret!,
+      { action: "buy", symbol: "XRP-PERP", quantity: "1" },
+      "Strategy Beta already has 1 open position (max 1)",
+    );
   });
 
   test("a strategy's secret cannot trade another strategy's symbols", async () => {
@@ -183,12 +187,11 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
   });
 
   test("one owner per symbol: another strategy and the default one cannot add; the default may reduce", async () => {
-    const other = await alert(gamma.secret!, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });
-    expect(other).toMatchObject({
-      status: "skipped",
-      reason: "BTC-PERP has an open position of strategy Alpha",
-      trade: null,
-    });
+    await expectSkipped(
+      gamma.secret!,
+      { action: "buy", symbol: "BTC-PERP", quantity: "0.01" },
+      "BTC-PERP has an open position of strategy Alpha",
+    );
     const against = await alert(gamma.secret!, { action: "sell", symbol: "BTC-PERP", quantity: "0.01" });
     expect(against).toMatchObject({ status: "skipped", reason: "BTC-PERP has an open position of strategy Alpha" });
     const adds = await alert(globalSecret, { action: "buy", symbol: "BTC-PERP", quantity: "0.01" });
@@ -376,13 +379,13 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
     expect(html).not.toContain(alpha.secret!);
     expect(html).not.toContain("Create Strategy");
 
-    const invalid = await app.fetch("/strategies", {
-      method: "POST",
-      cookie: cookies.admin,
-      form: { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" },
-    });
-    expect(invalid.status).toBe(400);
-    expect(await invalid.text()).toContain("USD amount must be at least 1");
+    await expectFormRefused(
+      app,
+      "/strategies",
+      cookies.admin,
+      { intent: "create", name: "Form One", amountType: "usd", amountValue: "0.5", leverage: "2" },
+      "USD amount must be at least 1",
+    );
     const created = await app.fetch("/strategies", {
       method: "POST",
       cookie: cookies.admin,
@@ -464,44 +467,14 @@ describe.each(testDialects())("strategies on %s", (dialect) => {
       await app.fetch(`/api/strategies/${gamma.id}/rotate`, { method: "POST", cookie: cookies.admin })
     ).json()) as View;
     expect(rotated.secret).not.toBe(gamma.secret);
-    expect(
-      (
-        await sendSignal(app, gamma.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "old-secret",
-        })
-      ).status,
-    ).toBe(401);
-    expect(
-      (
-        await sendSignal(app, rotated.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "new-secret",
-        })
-      ).status,
-    ).toBe(200);
+    expect(await xrpBuyStatus(gamma.secret!, "old-secret")).toBe(401);
+    expect(await xrpBuyStatus(rotated.secret!, "new-secret")).toBe(200);
 
     const busy = await app.fetch(`/api/strategies/${beta.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ error: "Strategy Beta has 1 open position: close it first" });
     const gone = await app.fetch(`/api/strategies/${gamma.id}`, { method: "DELETE", cookie: cookies.admin });
     expect(gone.status).toBe(200);
-    expect(
-      (
-        await sendSignal(app, rotated.secret!, {
-          action: "buy",
-          symbol: "XRP-PERP",
-          quantity: "1",
-          order_type: "market",
-          id: "deleted",
-        })
-      ).status,
-    ).toBe(401);
+    expect(await xrpBuyStatus(rotated.secret!, "deleted")).toBe(401);
   });
 });

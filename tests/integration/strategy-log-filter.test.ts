@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
 import { checkStrategyHeartbeats } from "#db/queries/heartbeats.ts";
-import { freshApp, jobsIdle, registeredAccounts, sendSignal, waitFor } from "#tests/setup/app.ts";
+import { freshApp, jobsIdle, registeredAccounts, rowInStatus, sendSignal, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 import { processPriceTicks } from "#worker/monitor/price-loop.ts";
@@ -95,18 +95,7 @@ describe.each(testDialects())("activity log strategy filter on %s", (dialect) =>
     await tick("ETH-PERP", "3040"); // TP2 (3031.515) and the trailing stop arms (3037.518)
     const closed = await app.fetch("/api/positions/ETH-PERP/close", { method: "POST", cookie: cookies.admin });
     expect(closed.status).toBe(200);
-    await waitFor(
-      "closed",
-      () =>
-        db()
-          .selectFrom("positions")
-          .select("status")
-          .where("id", "=", position.id)
-          .where("status", "=", "closed")
-          .executeTakeFirst(),
-      15_000,
-      10,
-    );
+    await rowInStatus(app, "positions", position.id, "closed");
 
     const mine = await logs(kappa.id);
     const has = (start: string) => mine.some((m) => m.startsWith(start));

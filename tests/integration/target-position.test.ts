@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { D } from "#app/core/decimal.ts";
 import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
 import { setPrice } from "#exchange/simulator/price-feed.ts";
-import { freshApp, registerVia, sendSignal, waitFor, webhookSecret } from "#tests/setup/app.ts";
+import { freshApp, registerVia, sendSignal, signedSizes, waitFor, webhookSecret } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { type Runner, startRunner } from "#worker/runner.ts";
 
@@ -57,21 +57,7 @@ describe.each(testDialects())("target-position signals on %s", (dialect) => {
     );
   };
   /** Signed size on the exchange and in the app (long +). */
-  const sizes = async () => {
-    const onExchange = (await sim().getPositions()).find((p) => p.symbol === "ETH-PERP");
-    const app = await db()
-      .selectFrom("positions")
-      .select(["side", "remaining_quantity"])
-      .where("symbol", "=", "ETH-PERP")
-      .where("status", "=", "open")
-      .executeTakeFirst();
-    const signed = (side: string | undefined, q: string | number | undefined) =>
-      side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0";
-    return {
-      exchange: signed(onExchange?.side, onExchange?.quantity),
-      app: signed(app?.side, app?.remaining_quantity),
-    };
-  };
+  const sizes = () => signedSizes(app, sim(), "ETH-PERP");
 
   test("open, repeat, reduce, flip over a missed alert, close: the position always ends at the target", async () => {
     expect(await alert("t1", "buy", "long", "2")).toMatchObject({ status: "executed" });

@@ -14,6 +14,7 @@ import { makeCdpKey } from "#tests/msw/coinbase.ts";
 import { useCoinbaseFake } from "#tests/msw/server.ts";
 import { registerVia, waitFor } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { TIMELINE_HOPS } from "#tests/setup/fixtures.ts";
 import { liveCoinbaseSuite } from "#tests/setup/live-coinbase.ts";
 import { startRunner } from "#worker/runner.ts";
 import { TEST_ALERTS_PROFILE_ID } from "#worker/tasks/test-alert.ts";
@@ -100,15 +101,7 @@ describe.each(testDialects())("Send test alert, %s", (dialect) => {
     const timeline = (
       (await (await app.fetch(`/api/signals/${sent.signalId}`, { cookie: viewer })).json()) as typeof body
     ).timeline;
-    expect(timeline.steps.map((s) => s.hop)).toEqual([
-      "fired",
-      "received",
-      "committed",
-      "claimed",
-      "sent",
-      "acked",
-      "filled",
-    ]);
+    expect(timeline.steps.map((s) => s.hop)).toEqual(TIMELINE_HOPS);
     expect(timeline.monotonic).toBe(true);
   });
 

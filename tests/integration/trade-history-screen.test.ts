@@ -6,22 +6,9 @@ import { tradeHistoryCsv } from "#app/core/trade-history.ts";
 import { type Trade, insertTrade, updateTrade } from "#db/queries/trades.ts";
 import { freshApp, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { TRADE_TABLE_COLUMNS } from "#tests/setup/fixtures.ts";
 
 const PATHS = ["/history", "/trade-history", "/trades", "/signals"];
-const COLUMNS = [
-  "Position",
-  "Entry",
-  "Max Drawdown",
-  "TP",
-  "SL",
-  "BE",
-  "Trailing",
-  "Portfolio",
-  "P/L",
-  "ROI",
-  "Status",
-  "Actions",
-];
 
 const rows = (html: string) => html.match(/data-testid="trade-row"/g)?.length ?? 0;
 
@@ -48,7 +35,7 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
         "Export",
         "Clear Filters",
         "No trades found",
-        ...COLUMNS,
+        ...TRADE_TABLE_COLUMNS,
       ]) {
         expect(html, `${path}: ${text}`).toContain(text);
       }
@@ -173,18 +160,16 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
     });
     const first = "7a1de000-0000-4000-8000-000000000001";
     const second = "7a1de000-0000-4000-8000-000000000002";
-    await insertTrade(db, {
-      id: first,
+    // The signal's two market sells of 0.01 BTC on the simulator.
+    const signalSell = {
       symbol: "BTC-PERP",
       side: "sell",
       orderType: "market",
       quantity: "0.01",
       price: null,
-      source: "signal",
-      clientOrderId: "history-c1",
-      exchange: "simulator",
-      signalId,
-    });
+    } as const;
+    const ofSignal = { source: "signal", exchange: "simulator", signalId };
+    await insertTrade(db, { ...signalSell, ...ofSignal, id: first, clientOrderId: "history-c1" });
     await updateTrade(db, first, {
       status: "executed",
       orderId: "sim-order-000000000001",
@@ -194,16 +179,10 @@ describe.each(testDialects())("trade history screen on %s", (dialect) => {
       executedAt: Date.now(),
     });
     await insertTrade(db, {
+      ...signalSell,
+      ...ofSignal,
       id: second,
-      symbol: "BTC-PERP",
-      side: "sell",
-      orderType: "market",
-      quantity: "0.01",
-      price: null,
-      source: "signal",
       clientOrderId: "history-c2",
-      exchange: "simulator",
-      signalId,
       status: "failed",
       errorMessage: "Insufficient margin",
     });

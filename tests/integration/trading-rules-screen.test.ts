@@ -5,7 +5,7 @@
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 import { saveTradingConfig } from "#db/queries/trading-state.ts";
-import { cookieFrom, freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
+import { cookieFrom, expectFormRefused, freshApp, registerVia, toastAfter } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { PERCENT_INPUTS, PERCENT_INPUTS_STORED } from "#tests/setup/fixtures.ts";
 
@@ -74,6 +74,10 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     return ((await response.json()) as { config: TradingConfig }).config;
   };
 
+  /** The rules form as the admin posts it without JavaScript: the defaults with `changes`. */
+  const postRules = (changes: Record<string, string | null>) =>
+    app.fetch("/trading-rules", { method: "POST", cookie: admin, form: form(changes) });
+
   beforeAll(async () => {
     admin = (await registerVia(app, "rules_admin")).cookie;
     user = (await registerVia(app, "rules_user")).cookie;
@@ -108,11 +112,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
     let html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
     expect(html).toContain("Break-even stop = entry + fees (0.12 %) + offset (0.1 %)");
     expect(inputValue(html, "breakEvenOffset.value")).toBe("0.1");
-    const saved = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" }),
-    });
+    const saved = await postRules({ "breakEvenOffset.unit": "ticks", "breakEvenOffset.value": "4" });
     expect(saved.status).toBe(302);
     expect((await config()).breakEvenOffset).toEqual({ unit: "ticks", value: 4 });
     html = await (await app.fetch("/trading-rules", { cookie: admin })).text();
@@ -256,19 +256,15 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   });
 
   test("a plain post stores the percent inputs as fractions, then redirects with the toast", async () => {
-    const response = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({
-        autoTradingEnabled: null,
-        applyTrailingStopToManual: null,
-        applyLeverageToSignals: "on",
-        applyAmountControlToSignals: "on",
-        orderSizeMultiplier: "2.5",
-        signalAmountType: "usd",
-        signalAmountValue: "50",
-        ...PERCENT_INPUTS,
-      }),
+    const response = await postRules({
+      autoTradingEnabled: null,
+      applyTrailingStopToManual: null,
+      applyLeverageToSignals: "on",
+      applyAmountControlToSignals: "on",
+      orderSizeMultiplier: "2.5",
+      signalAmountType: "usd",
+      signalAmountValue: "50",
+      ...PERCENT_INPUTS,
     });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/trading-rules");
@@ -307,11 +303,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   });
 
   test("the take-profit total: the exact message on the page (400), nothing saved", async () => {
-    const response = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({ "takeProfits[0].portfolio": "30", stopLossOffset: "0.9" }),
-    });
+    const response = await postRules({ "takeProfits[0].portfolio": "30", stopLossOffset: "0.9" });
     expect(response.status).toBe(400);
     const html = await response.text();
     expect(html).toContain("Error Saving Rules");
@@ -353,15 +345,11 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
   });
 
   test("clamping: a level's portfolio percent above 100 counts as 100, below 0 as 0", async () => {
-    const response = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({
-        "takeProfits[0].portfolio": "150",
-        "takeProfits[1].portfolio": "-10",
-        "takeProfits[1].enabled": null,
-        "takeProfits[2].enabled": null,
-      }),
+    const response = await postRules({
+      "takeProfits[0].portfolio": "150",
+      "takeProfits[1].portfolio": "-10",
+      "takeProfits[1].enabled": null,
+      "takeProfits[2].enabled": null,
     });
     expect(response.status).toBe(302);
     const stored = await config();
@@ -379,11 +367,7 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
       signalAmountValue: "3",
       orderSizeMultiplier: "2",
     });
-    const off = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({ orderSizeMultiplier: "50", signalAmountType: "usd", signalAmountValue: "0.2" }),
-    });
+    const off = await postRules({ orderSizeMultiplier: "50", signalAmountType: "usd", signalAmountValue: "0.2" });
     expect(off.status).toBe(302);
     expect(await config()).toMatchObject({
       orderSizeMultiplier: "1",
@@ -392,19 +376,19 @@ describe.each(testDialects())("trading rules screen on %s", (dialect) => {
       signalAmountValue: "3",
     });
 
-    const bad = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({ applyAmountControlToSignals: "on", signalAmountType: "contracts", signalAmountValue: "1.5" }),
-    });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain("Contracts must be a whole number");
+    await expectFormRefused(
+      app,
+      "/trading-rules",
+      admin,
+      form({ applyAmountControlToSignals: "on", signalAmountType: "contracts", signalAmountValue: "1.5" }),
+      "Contracts must be a whole number",
+    );
     expect((await config()).applyAmountControlToSignals).toBe(false);
 
-    const pct = await app.fetch("/trading-rules", {
-      method: "POST",
-      cookie: admin,
-      form: form({ applyAmountControlToSignals: "on", signalAmountType: "percentage", signalAmountValue: "12.5" }),
+    const pct = await postRules({
+      applyAmountControlToSignals: "on",
+      signalAmountType: "percentage",
+      signalAmountValue: "12.5",
     });
     expect(pct.status).toBe(302);
     expect(await config()).toMatchObject({

@@ -8,19 +8,19 @@ import { REJECTS_PER_MINUTE, TRADINGVIEW_ADDRESSES } from "#app/services/webhook
 import { flushRejections } from "#app/services/webhook.server.ts";
 import { appendEvents } from "#db/queries/events.ts";
 import { createApp } from "#server.ts";
-import { type TestApp, createTestApp, freshApp, loadBuild, registerVia, webhookSecret } from "#tests/setup/app.ts";
+import {
+  type TestApp,
+  createTestApp,
+  freshApp,
+  loadBuild,
+  registerVia,
+  rowCount,
+  webhookSecret,
+} from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
 import { pruneOnce } from "#worker/housekeeping.ts";
 
-const count = async (app: TestApp, table: "activity_logs" | "events" | "signals") =>
-  Number(
-    (
-      await app.database.db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const count = (app: TestApp, table: "activity_logs" | "events" | "signals") => rowCount(app, table);
 
 const post = (app: TestApp, body: unknown, ip: string) =>
   app.fetch("/api/webhook/tradingview", {
@@ -261,14 +261,22 @@ describe.each(testDialects())("webhook abuse on %s", (dialect) => {
     ).toBe(200);
   });
 
-  test("APP_SECRET changed: 503 with a clear error, the webhook component in error, one log line", async () => {
-    const config = loadConfig({
-      NODE_ENV: "production",
-      APP_SECRET: "a-different-secret-0123456789abcdefghijkl",
-      DATA_DIR: "/tmp/perpdesk-test-unused",
-      TRUST_PROXY: "true",
+  /** The same database served by an app started with another APP_SECRET (in production mode). */
+  const appWithSecret = async (appSecret: string) =>
+    createApp({
+      config: loadConfig({
+        NODE_ENV: "production",
+        APP_SECRET: appSecret,
+        DATA_DIR: "/tmp/perpdesk-test-unused",
+        TRUST_PROXY: "true",
+      }),
+      database: app.database,
+      build: await loadBuild(),
+      mode: "production",
     });
-    const changed = createApp({ config, database: app.database, build: await loadBuild(), mode: "production" });
+
+  test("APP_SECRET changed: 503 with a clear error, the webhook component in error, one log line", async () => {
+    const changed = await appWithSecret("a-different-secret-0123456789abcdefghijkl");
     const send = () =>
       changed.request("http://localhost:5000/api/webhook/tradingview", {
         method: "POST",
@@ -295,13 +303,7 @@ describe.each(testDialects())("webhook abuse on %s", (dialect) => {
 
   test("APP_SECRET changed: Webhook Config answers normally, says the secret cannot be read and offers a new one (issue 23)", async () => {
     // The operator the 503 sends here must not meet a 500: the page and the API say what happened.
-    const config = loadConfig({
-      NODE_ENV: "production",
-      APP_SECRET: "yet-another-secret-0123456789abcdefghijkl",
-      DATA_DIR: "/tmp/perpdesk-test-unused",
-      TRUST_PROXY: "true",
-    });
-    const changed = createApp({ config, database: app.database, build: await loadBuild(), mode: "production" });
+    const changed = await appWithSecret("yet-another-secret-0123456789abcdefghijkl");
     const at = (path: string, init: RequestInit = {}) =>
       changed.request(`http://localhost:5000${path}`, { redirect: "manual", ...init });
     // The old session cookie was signed under the old APP_SECRET: sign in again.

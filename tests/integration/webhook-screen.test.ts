@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { recordActivity } from "#db/queries/activity-logs.ts";
 import { freshApp, html, registerVia } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { ALERT_PLACEHOLDERS } from "#tests/setup/fixtures.ts";
 
 describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
   const app = freshApp(dialect);
@@ -31,13 +32,7 @@ describe.each(testDialects())("webhook and logs screens on %s", (dialect) => {
     expect(config.url).toBe("http://localhost:5000/api/webhook/tradingview");
     expect(page).toContain("TradingView only delivers webhooks to ports 80 and 443");
     expect(page).toContain("This app listens on port 5000");
-    for (const placeholder of [
-      "{{strategy.order.action}}",
-      "{{ticker}}",
-      "{{strategy.order.contracts}}",
-      "{{close}}",
-      "{{timenow}}",
-    ]) {
+    for (const placeholder of ALERT_PLACEHOLDERS) {
       expect(page).toContain(placeholder);
     }
     expect(page).toContain('data-testid="webhook-status"');

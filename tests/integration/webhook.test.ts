@@ -2,8 +2,9 @@
 // lists: each gets its answer and writes nothing but a log entry.
 import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { flushRejections } from "#app/services/webhook.server.ts";
-import { freshApp, registerVia } from "#tests/setup/app.ts";
+import { freshApp, registerVia, rowCount } from "#tests/setup/app.ts";
 import { testDialects } from "#tests/setup/db.ts";
+import { ALERT_PLACEHOLDERS } from "#tests/setup/fixtures.ts";
 
 describe.each(testDialects())("webhook on %s", (dialect) => {
   const app = freshApp(dialect);
@@ -11,15 +12,11 @@ describe.each(testDialects())("webhook on %s", (dialect) => {
   let user: string;
   let secret: string;
   const counts = async () => {
-    const db = app.database.db;
-    const n = async (table: "signals" | "jobs" | "activity_logs") =>
-      Number(
-        (await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .executeTakeFirst())!.n,
-      );
-    return { signals: await n("signals"), jobs: await n("jobs"), logs: await n("activity_logs") };
+    return {
+      signals: await rowCount(app, "signals"),
+      jobs: await rowCount(app, "jobs"),
+      logs: await rowCount(app, "activity_logs"),
+    };
   };
   const post = (body: string | object, init: { contentType?: string; query?: string } = {}) =>
     app.fetch(`/api/webhook/tradingview${init.query ?? ""}`, {
@@ -50,13 +47,7 @@ describe.each(testDialects())("webhook on %s", (dialect) => {
     const body = (await (await app.fetch("/api/webhook-config", { cookie: admin })).json()) as Record<string, string>;
     expect(body.url).toBe("http://localhost:5000/api/webhook/tradingview");
     expect(body.secret.length).toBeGreaterThanOrEqual(24);
-    for (const placeholder of [
-      "{{strategy.order.action}}",
-      "{{ticker}}",
-      "{{strategy.order.contracts}}",
-      "{{close}}",
-      "{{timenow}}",
-    ]) {
+    for (const placeholder of ALERT_PLACEHOLDERS) {
       expect(body.alertMessage).toContain(placeholder);
     }
     expect(body.alertMessage).toContain(body.secret);

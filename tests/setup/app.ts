@@ -3,13 +3,19 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { ServerBuild } from "@remix-run/node";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect } from "vitest";
+import { D } from "#app/core/decimal.ts";
 import { type AppConfig, loadConfig } from "#app/core/env.ts";
+import type { ExchangeAdapter } from "#app/core/exchange/types.ts";
 import type { Dialect } from "#db/client.ts";
 import { createInvite } from "#db/queries/invites.ts";
 import { type Role, countUsers } from "#db/queries/users.ts";
+import type { DB, PositionRow, SignalRow, TradeRow } from "#db/schema.ts";
 import { createApp } from "../../server.ts";
 import { type TestDatabase, createTestDatabase } from "./db.ts";
+import { SimulatorAdapter } from "#exchange/simulator/adapter.ts";
+import { type Runner, startRunner } from "#worker/runner.ts";
 
 const BUILD = path.resolve("build/index.js");
 export const ORIGIN = "http://localhost:5000";
@@ -193,6 +199,81 @@ export function deliveriesSettled(app: TestApp): Promise<true> {
   );
 }
 
+type RowsByStatus = { trades: TradeRow; signals: SignalRow; positions: PositionRow };
+
+/** Row `id` of `table` once its status is `status`; throws after `timeoutMs`. */
+export function rowInStatus<T extends keyof RowsByStatus>(
+  app: TestApp,
+  table: T,
+  id: string,
+  status: string,
+  timeoutMs = 15_000,
+): Promise<RowsByStatus[T]> {
+  const db = app.database.db as unknown as Kysely<Pick<DB, keyof RowsByStatus>>;
+  return waitFor(
+    `${table} ${id} ${status}`,
+    () =>
+      db
+        .selectFrom(table as keyof RowsByStatus)
+        .selectAll()
+        .where("id", "=", id)
+        .where("status", "=", status)
+        .executeTakeFirst() as Promise<RowsByStatus[T] | undefined>,
+    timeoutMs,
+    10,
+  );
+}
+
+/** The one manual trade a place-order post queued, checked to be tied to its place-order job. */
+export async function queuedManualTrade(app: TestApp) {
+  const trade = await app.database.db
+    .selectFrom("trades")
+    .selectAll()
+    .where("source", "=", "manual")
+    .executeTakeFirstOrThrow();
+  const job = await app.database.db
+    .selectFrom("jobs")
+    .selectAll()
+    .where("task", "=", "place-order")
+    .executeTakeFirstOrThrow();
+  expect(trade.client_order_id).toMatch(/^pd-[0-9a-f-]{36}$/);
+  expect(Number(trade.job_id)).toBe(Number(job.id));
+  return trade;
+}
+
+/** How many rows `table` holds. */
+export async function rowCount(app: TestApp, table: keyof DB): Promise<number> {
+  const db = app.database.db as unknown as Kysely<DB>;
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A runner of notification sends only, as the worker runs them (worker/index.ts): their own runner, 2 at a time. */
+export function notificationRunner(app: TestApp, workerId: string): Runner {
+  const db = app.database.db;
+  return startRunner({
+    db,
+    exchange: new SimulatorAdapter(db),
+    workerId,
+    pollMs: 5,
+    concurrency: 2,
+    tasks: ["send-notification"],
+  });
+}
+
+/** The newest audit entry whose `column` is `value` (throws when there is none). */
+export function latestAudit(app: TestApp, column: "action" | "target" | "actor", value: string) {
+  return app.database.db
+    .selectFrom("audit_entries")
+    .selectAll()
+    .where(column, "=", value)
+    .orderBy("id", "desc")
+    .executeTakeFirstOrThrow();
+}
+
 /** Text as React renders it into HTML (quotes, ampersands and angle brackets escaped). */
 export const html = (text: string) =>
   text
@@ -217,9 +298,16 @@ export function sendSignal(app: TestApp, secret: string, body: Record<string, un
   });
 }
 
-/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded. */
-export async function sendSignalId(app: TestApp, secret: string, body: Record<string, unknown>): Promise<string> {
-  return ((await (await sendSignal(app, secret, body)).json()) as { signalId: string }).signalId;
+/** Sends an alert (as sendSignal) and answers the id of the signal the webhook recorded; with `status`, checks the webhook answered that. */
+export async function sendSignalId(
+  app: TestApp,
+  secret: string,
+  body: Record<string, unknown>,
+  status?: number,
+): Promise<string> {
+  const response = await sendSignal(app, secret, body);
+  if (status !== undefined) expect(response.status).toBe(status);
+  return ((await response.json()) as { signalId: string }).signalId;
 }
 
 /** The trade of signal `signalId` once the worker has booked it `status` (executed unless said); throws after `timeoutMs`. */
@@ -264,6 +352,83 @@ export function openPositionOn(app: TestApp, symbol: string, timeoutMs = 15_000)
   );
 }
 
+/** The trade of signal `signalId` once it rests on the exchange: pending, with the exchange's order id. */
+export function restingTrade(app: TestApp, signalId: string, timeoutMs = 15_000) {
+  return waitFor(
+    `trade of signal ${signalId} resting`,
+    () =>
+      app.database.db
+        .selectFrom("trades")
+        .selectAll()
+        .where("signal_id", "=", signalId)
+        .where("status", "=", "pending")
+        .where("order_id", "is not", null)
+        .executeTakeFirst(),
+    timeoutMs,
+    10,
+  );
+}
+
+/** The ids of `symbol`'s trades still pending (orders resting or not yet answered). */
+export function pendingTrades(app: TestApp, symbol: string) {
+  return app.database.db
+    .selectFrom("trades")
+    .select("id")
+    .where("symbol", "=", symbol)
+    .where("status", "=", "pending")
+    .execute();
+}
+
+/**
+ * From a long 2 position: target-position alerts to long 1, short 1 and then flat, each
+ * executed, each met on the exchange and in the app (signed sizes, long +).
+ */
+export async function walkTargetsToFlat(
+  target: (side: "buy" | "sell", position: string, size: string) => Promise<{ signal: unknown }>,
+  sizes: () => Promise<{ exchange: string; app: string }>,
+) {
+  for (const [side, position, size, signed] of [
+    ["sell", "long", "1", "1"],
+    ["sell", "short", "1", "-1"],
+    ["buy", "flat", "0", "0"],
+  ] as const) {
+    expect((await target(side, position, size)).signal, `target ${position} ${size}`).toMatchObject({
+      status: "executed",
+    });
+    expect(await sizes()).toEqual({ exchange: signed, app: signed });
+  }
+}
+
+/** Signal `signalId`'s row once the worker has decided it (no longer queued); throws after `timeoutMs`. */
+export function signalFinal(app: TestApp, signalId: string, timeoutMs = 15_000) {
+  return waitFor(
+    `signal ${signalId} final`,
+    async () => {
+      const row = await app.database.db.selectFrom("signals").selectAll().where("id", "=", signalId).executeTakeFirst();
+      return row && row.status !== "queued" ? row : null;
+    },
+    timeoutMs,
+    10,
+  );
+}
+
+/** Signed size of `symbol` on the exchange and in the app (long +, "0" when flat). */
+export async function signedSizes(app: TestApp, exchange: Pick<ExchangeAdapter, "getPositions">, symbol: string) {
+  const onExchange = (await exchange.getPositions()).find((p) => p.symbol === symbol);
+  const mine = await app.database.db
+    .selectFrom("positions")
+    .select(["side", "remaining_quantity"])
+    .where("symbol", "=", symbol)
+    .where("status", "=", "open")
+    .executeTakeFirst();
+  const signed = (side: string | undefined, q: string | number | undefined) =>
+    side ? (side === "short" ? D(String(q)).neg() : D(String(q))).toString() : "0";
+  return {
+    exchange: signed(onExchange?.side, onExchange?.quantity),
+    app: signed(mine?.side, mine?.remaining_quantity),
+  };
+}
+
 /**
  * An alert sender for one test file: each call sends `defaults` plus `body` with the next
  * `alert_id` (`${idPrefix}-1`, -2, ...) and answers the webhook's body and, unless the alert was
@@ -286,15 +451,8 @@ export function alertSender(
     if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
     const answer = (await response.json()) as { signalId: string; status: string; reason?: string };
     if (answer.status !== "queued" || !wait) return { answer, signal: null };
-    const signal = await waitFor(`signal ${answer.signalId} final`, async () => {
-      const row = await app.database.db
-        .selectFrom("signals")
-        .select(["status", "status_reason"])
-        .where("id", "=", answer.signalId)
-        .executeTakeFirst();
-      return row && row.status !== "queued" ? { status: row.status, reason: row.status_reason } : null;
-    });
-    return { answer, signal };
+    const final = await signalFinal(app, answer.signalId);
+    return { answer, signal: { status: final.status, reason: final.status_reason } };
   };
 }
 
@@ -329,6 +487,19 @@ export async function expectJsonAccess(
     const body = (await response.json()) as Record<string, unknown>;
     if (expected >= 400) expect(typeof body.error).toBe("string");
   }
+}
+
+/** A plain form post (no JavaScript) the page refuses: 400, the page again with `message`. */
+export async function expectFormRefused(
+  app: TestApp,
+  path: string,
+  cookie: string,
+  form: Record<string, string>,
+  message: string,
+): Promise<void> {
+  const response = await app.fetch(path, { method: "POST", cookie, form });
+  expect(response.status).toBe(400);
+  expect(await response.text()).toContain(message);
 }
 
 /** The page a redirect leads to, with the flash toast it carries (follows it with the flash cookie). */

@@ -1,5 +1,6 @@
 // Test data that more than one test file asserts against (a unit test and the integration
 // test of the same rule): one copy, so the two cannot drift apart.
+import type { ProductSpec } from "#app/core/products.ts";
 import { DEFAULT_TRADING_CONFIG, type TradingConfig } from "#app/core/schemas/trading-config.ts";
 
 /** The performance statistics of no closed trade (app/core/pnl, GET /api/performance-stats). */
@@ -61,3 +62,56 @@ export const CONTRACT_TEST_CONFIG: TradingConfig = {
   trailingStopEnabled: false,
   applyTrailingStopToSignals: false,
 };
+
+/**
+ * DOGE-PERP as the catalog makes it of Coinbase's DOP-20DEC30-CDE perpetual (1000 DOGE a
+ * contract, docs/decisions/051-every-coinbase-perpetual.md): what the parser answers and what
+ * the product rules are tested with.
+ */
+export const DOGE_PRODUCT: ProductSpec = {
+  symbol: "DOGE-PERP",
+  base: "DOGE",
+  quote: "USD",
+  baseIncrement: "1000",
+  baseMinSize: "1000",
+  quoteIncrement: "0.00001",
+  minMarketFunds: "10",
+  referencePrice: "0.38",
+  volatility: "0.0014",
+  coinbaseContractSize: "1000",
+  coinbaseProductId: "DOP-20DEC30-CDE",
+};
+
+/**
+ * The columns of Trade History's table (docs/spec/screens.md); the Positions screen's table has
+ * the same, with "Entry / Current" for "Entry" (positionColumns).
+ */
+export const TRADE_TABLE_COLUMNS = [
+  "Position",
+  "Entry",
+  "Max Drawdown",
+  "TP",
+  "SL",
+  "BE",
+  "Trailing",
+  "Portfolio",
+  "P/L",
+  "ROI",
+  "Status",
+  "Actions",
+];
+
+/** The Positions screen's table columns: Trade History's, the entry beside the current price. */
+export const positionColumns = () => TRADE_TABLE_COLUMNS.map((c) => (c === "Entry" ? "Entry / Current" : c));
+
+/** The TradingView placeholders the ready-to-paste alert message carries (docs/spec/webhook.md). */
+export const ALERT_PLACEHOLDERS = [
+  "{{strategy.order.action}}",
+  "{{ticker}}",
+  "{{strategy.order.contracts}}",
+  "{{close}}",
+  "{{timenow}}",
+];
+
+/** A filled signal's latency timeline, hop by hop (issue 12, table signal_timeline). */
+export const TIMELINE_HOPS = ["fired", "received", "committed", "claimed", "sent", "acked", "filled"];

@@ -17,42 +17,34 @@ describe("applyFill", () => {
     expect(effect.position).toEqual({ side: "long", quantity: "4", remaining: "4", entryPrice: "175", isNew: false });
   });
 
-  test("reduces a long and realises P&L exactly (no float drift)", () => {
-    const effect = applyFill(
+  // Each fill's whole effect: what it realised and the position it leaves.
+  test.each<[string, ...Parameters<typeof applyFill>, ReturnType<typeof applyFill>]>([
+    [
+      "reduces a long and realises P&L exactly (no float drift)",
       { side: "long", quantity: "0.3", remaining: "0.3", entryPrice: "0.1" },
       { side: "sell", quantity: "0.1", price: "0.3" },
-    );
-    expect(effect.reduced).toEqual({ quantity: "0.1", realizedPnl: "0.02" });
-    expect(effect.position).toEqual({
-      side: "long",
-      quantity: "0.3",
-      remaining: "0.2",
-      entryPrice: "0.1",
-      isNew: false,
-    });
-  });
-
-  test("closes a short exactly and goes flat", () => {
-    const effect = applyFill(
+      {
+        reduced: { quantity: "0.1", realizedPnl: "0.02" },
+        position: { side: "long", quantity: "0.3", remaining: "0.2", entryPrice: "0.1", isNew: false },
+      },
+    ],
+    [
+      "closes a short exactly and goes flat",
       { side: "short", quantity: "2", remaining: "2", entryPrice: "50" },
       { side: "buy", quantity: "2", price: "45.5" },
-    );
-    expect(effect).toEqual({ reduced: { quantity: "2", realizedPnl: "9" }, position: null });
-  });
-
-  test("flips: closes what is open, opens the rest the other way", () => {
-    const effect = applyFill(
+      { reduced: { quantity: "2", realizedPnl: "9" }, position: null },
+    ],
+    [
+      "flips: closes what is open, opens the rest the other way",
       { side: "long", quantity: "1", remaining: "1", entryPrice: "100" },
       { side: "sell", quantity: "2.5", price: "90" },
-    );
-    expect(effect.reduced).toEqual({ quantity: "1", realizedPnl: "-10" });
-    expect(effect.position).toEqual({
-      side: "short",
-      quantity: "1.5",
-      remaining: "1.5",
-      entryPrice: "90",
-      isNew: true,
-    });
+      {
+        reduced: { quantity: "1", realizedPnl: "-10" },
+        position: { side: "short", quantity: "1.5", remaining: "1.5", entryPrice: "90", isNew: true },
+      },
+    ],
+  ])("%s", (_name, open, fill, effect) => {
+    expect(applyFill(open, fill)).toEqual(effect);
   });
 
   test("realizedPnl for both sides", () => {
