@@ -27,6 +27,7 @@ import {
   inviteLink,
   registerAccount,
   screenshot,
+  signedInWithoutJs,
   startApp,
   submitForm,
   submitLogin,
@@ -470,6 +471,32 @@ describe("foundation (issue #2), SQLite", () => {
     await expectShell(page, NOJS.username);
     // The flash toast was shown once and is gone on the next page.
     expect(await toasts(page).count()).toBe(0);
+  });
+
+  test("8b. a phone without JavaScript: the menu link opens the navigation, the backdrop closes it, a link leads on", async () => {
+    const { page } = await login();
+    const plain = await signedInWithoutJs(browser, baseUrl, page.context());
+    contexts.push(plain.context());
+    await plain.setViewportSize({ width: 390, height: 844 });
+    await plain.goto("/dashboard");
+    await visible(h1(plain, "Dashboard"));
+    const positionsLink = sidebar(plain).getByRole("link", { name: "Positions", exact: true });
+    // Closed: the docked navigation is not shown on a phone.
+    expect(await positionsLink.isVisible()).toBe(false);
+    await plain.getByRole("link", { name: "Open navigation", exact: true }).click();
+    await expect.poll(() => positionsLink.isVisible()).toBe(true);
+    const box = await positionsLink.boundingBox();
+    expect(box!.x).toBeLessThan(390);
+    await screenshot(plain, "08b-nojs-phone-navigation");
+    // The backdrop beside the navigation closes it.
+    await plain.getByRole("link", { name: "Close navigation", exact: true }).click({ position: { x: 360, y: 400 } });
+    await expect.poll(() => positionsLink.isVisible()).toBe(false);
+    // Open again, and a link leads to its screen (whose navigation is closed again).
+    await plain.getByRole("link", { name: "Open navigation", exact: true }).click();
+    await sidebar(plain).getByRole("link", { name: "Trade History", exact: true }).click();
+    await plain.waitForURL((url) => url.pathname === "/history");
+    await visible(h1(plain, "Trade History"));
+    expect(await positionsLink.isVisible()).toBe(false);
   });
 
   test("9. toasts: one at a time (a new one replaces the current one), shown about 5 s", async () => {
