@@ -61,6 +61,14 @@ export const S = sheet("shell", {
     bgcolor: "rgba(0, 0, 0, 0.5)",
     [theme.breakpoints.up("md")]: { display: "none" },
   },
+  srOnly: {
+    position: "absolute",
+    width: "1px",
+    height: "1px",
+    overflow: "hidden",
+    clip: "rect(0 0 0 0)",
+    whiteSpace: "nowrap",
+  },
   drawerPaper: {
     ...paper,
     overflowY: "auto",

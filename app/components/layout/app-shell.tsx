@@ -178,13 +178,18 @@ export function AppShell({
           </Drawer>
         ) : null}
         <div className={S.docked} id="navigation" data-testid="sidebar">
-          {hydrated ? null : <a href="#" className={S.backdrop} aria-label="Close navigation" />}
+          {hydrated ? null : (
+            // Back to the page's content (#main): the navigation is no longer the target, so it closes.
+            <a href="#main" className={S.backdrop}>
+              <span className={S.srOnly}>Close navigation</span>
+            </a>
+          )}
           <div className={S.drawerPaper}>
             <Sidebar user={user} status={status} />
           </div>
         </div>
       </aside>
-      <main className={S.main}>
+      <main className={S.main} id="main">
         <div className={S.toolbarHeight} />
         <EmergencyBanner initial={status} />
         {children}
