@@ -114,15 +114,19 @@ export function pokeWorkers(db: Kysely<DB>): void {
       return;
     }
     const socket = sender;
+    let failed: unknown = null;
     for (const address of targets.addresses) {
       try {
         socket.send(PING, address.port, address.host);
       } catch (error) {
-        // closed or broken: the next poke opens a new one
-        dropSender(socket);
-        logOnce(`send failed: ${(error as Error)?.message}`);
-        return;
+        // A send that fails (a dead worker's refusal reported on this send, or a broken socket)
+        // must not starve the workers after it in the list: try them all, then replace the socket.
+        failed ??= error;
       }
+    }
+    if (failed !== null) {
+      dropSender(socket); // the next poke opens a new one
+      logOnce(`send failed: ${(failed as Error)?.message}`);
     }
   } catch {
     // a hint only: never the caller's problem
