@@ -118,7 +118,9 @@ useSuite(
     port: VISUAL_PORT,
     before: async () => {
       fakePrices = await startFakePrices(await freePort(Number(process.env.E2E_VISUAL_PRICE_PORT ?? 5401)));
-      return { COINBASE_API_URL: fakePrices.url };
+      // Paper funding once a day (at 00:00 UTC), not every hour: a run across the top of the hour
+      // wrote a funding line into the Activity Log and funding into Trade History's P&L card.
+      return { COINBASE_API_URL: fakePrices.url, SIM_FUNDING_INTERVAL_SECONDS: "86400" };
     },
     after: () => fakePrices?.close() ?? Promise.resolve(),
   },
