@@ -99,6 +99,19 @@ function veStyle(declarations: Declarations) {
   return Object.keys(custom).length > 0 ? { ...own, vars: custom } : own;
 }
 
+/** Visually hidden, still read by screen readers (a caption, a link's name, a table's head row on a phone). */
+export const VISUALLY_HIDDEN = {
+  position: "absolute",
+  width: "1px",
+  height: "1px",
+  m: "-1px",
+  p: 0,
+  overflow: "hidden",
+  clip: "rect(0 0 0 0)",
+  whiteSpace: "nowrap",
+  border: 0,
+} as const;
+
 const SELF = ".__self__";
 
 /** One class per recipe, named `{block}_{key}__{hash}`; the rules resolved at build time. */

@@ -1,6 +1,6 @@
 // Static styles of app-shell.tsx, built by vanilla-extract at build time (app/styles/sheet.ts).
 import { theme } from "../../mui/theme.ts";
-import { sheet } from "../../styles/sheet.ts";
+import { VISUALLY_HIDDEN, sheet } from "../../styles/sheet.ts";
 
 export const DRAWER_WIDTH = 248;
 
@@ -61,14 +61,7 @@ export const S = sheet("shell", {
     bgcolor: "rgba(0, 0, 0, 0.5)",
     [theme.breakpoints.up("md")]: { display: "none" },
   },
-  srOnly: {
-    position: "absolute",
-    width: "1px",
-    height: "1px",
-    overflow: "hidden",
-    clip: "rect(0 0 0 0)",
-    whiteSpace: "nowrap",
-  },
+  srOnly: VISUALLY_HIDDEN,
   drawerPaper: {
     ...paper,
     overflowY: "auto",

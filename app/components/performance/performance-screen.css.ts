@@ -1,5 +1,5 @@
 // Static styles of performance-screen.tsx, built by vanilla-extract at build time (app/styles/sheet.ts).
-import { sheet } from "../../styles/sheet.ts";
+import { VISUALLY_HIDDEN, sheet } from "../../styles/sheet.ts";
 
 export const S = sheet("perfcharts", {
   grid: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", lg: "repeat(2, minmax(0, 1fr))" } },
@@ -20,13 +20,6 @@ export const S = sheet("perfcharts", {
   details: { "& > summary": { cursor: "pointer", color: "text.secondary", typography: "body2", py: 0.5 } },
   scroll: { overflowX: "auto", maxHeight: 360, overflowY: "auto" },
   empty: { py: 3, textAlign: "center" },
-  srOnly: {
-    position: "absolute",
-    width: "1px",
-    height: "1px",
-    overflow: "hidden",
-    clip: "rect(0 0 0 0)",
-    whiteSpace: "nowrap",
-  },
+  srOnly: VISUALLY_HIDDEN,
   compact: { display: "grid", gap: 2, gridTemplateColumns: { xs: "minmax(0, 1fr)", md: "repeat(2, minmax(0, 1fr))" } },
 });

@@ -14,7 +14,7 @@
 // Trade History (app/components/trade-history/trade-history-table.tsx) and Positions
 // (app/components/positions/positions-screen.tsx) use it.
 import { theme } from "../../mui/theme.ts";
-import { sheet } from "../../styles/sheet.ts";
+import { VISUALLY_HIDDEN, sheet } from "../../styles/sheet.ts";
 
 /** A cell on the card's top line, right of the row's first cell (a global class: one per row, kept short). */
 export const CARD_TOP = "pd-card-top";
@@ -29,17 +29,7 @@ export const S = sheet("phone-cards", {
       // Twice the class: MUI's own rule on the Table (display: table) is one class too.
       "&&": { display: "block" },
       // Visually hidden, still read.
-      "& > thead": {
-        position: "absolute",
-        width: "1px",
-        height: "1px",
-        m: "-1px",
-        p: 0,
-        overflow: "hidden",
-        clip: "rect(0 0 0 0)",
-        whiteSpace: "nowrap",
-        border: 0,
-      },
+      "& > thead": VISUALLY_HIDDEN,
       "& > tbody": { display: "block" },
       [ROW]: {
         display: "grid",
