@@ -94,10 +94,7 @@ describe.each(testDialects())("a dead worker on %s", (dialect) => {
       info: { wake: live.address },
     });
     try {
-      // Longer than the web's 2 s between heartbeat reads (app/services/worker-wake.server.ts,
-      // REFRESH_MS): a list read just before this test's heartbeats were written is read again
-      // within the window (it failed once in CI with 0 wakes in 1.5 s on MariaDB).
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + 1500;
       let lateWakes = 0;
       while (Date.now() < deadline) {
         expect(() => pokeWorkers(db())).not.toThrow();
